@@ -1,0 +1,47 @@
+// Package grade decides whether a completion answers a question. Each rule
+// (LIME's, multiple choice, exact, numeric, DABench, DataBench, an LLM judge)
+// is a Grader in a file of its own, chosen by name with New.
+package grade
+
+import (
+	"context"
+)
+
+// Input is what a grader sees of one answered question.
+type Input struct {
+	Completion string
+	Truth      string            // the ground truth text
+	Meta       map[string]string // the question's meta (after the sheet cascade); may be nil
+	Question   string            // the user message that was sent
+}
+
+// Verdict is a grader's decision on one question.
+type Verdict struct {
+	// Correct is nil when the question cannot be graded (no ground truth,
+	// no completion); LIME writes null for those.
+	Correct *bool
+	// Detail says why, in a line a person reads (extracted answer, rule used).
+	Detail string `json:",omitempty"`
+	// Parts holds sub-answer results for graders with several answers per
+	// question (DABench's @name[value] pairs).
+	Parts []Part `json:",omitempty"`
+}
+
+// Part is the result of one sub-answer.
+type Part struct {
+	Name    string `json:"name"`
+	Want    string `json:"want"`
+	Got     string `json:"got"`
+	Found   bool   `json:"found"`
+	Correct bool   `json:"correct"`
+}
+
+// Grader grades one question.
+type Grader interface {
+	// Name is the grader's registry name ("lime", "choice", ...).
+	Name() string
+	Grade(ctx context.Context, in Input) (Verdict, error)
+}
+
+// Bool returns a pointer to b, for Verdict.Correct.
+func Bool(b bool) *bool { return &b }

@@ -1,0 +1,72 @@
+// Package model defines how the tool talks to a language model: one request
+// (system text, messages, settings) in, one response (text and usage) out.
+// Providers (OpenAI-compatible servers, Anthropic, offline built-ins) each
+// implement Model in a file of their own.
+package model
+
+import (
+	"context"
+	"errors"
+)
+
+// Message is one chat turn.
+type Message struct {
+	Role    string  // "user" or "assistant"
+	Content string  // the text of the turn
+	Images  []Image // images sent with the turn, for models that take them
+}
+
+// Image is an image attached to a message; providers base64-encode Data.
+type Image struct {
+	MediaType string // "image/png", "image/jpeg"
+	Data      []byte
+}
+
+// Settings are the generation settings of a request. A nil pointer or zero
+// value means "the provider's default".
+type Settings struct {
+	Temperature *float64
+	TopP        *float64
+	MaxTokens   int
+	Seed        *int64
+	Stop        []string
+}
+
+// Request is everything sent for one question.
+type Request struct {
+	System   string // system message; empty means none
+	Messages []Message
+	Settings Settings
+
+	// Question identifies the question for offline built-ins (replay matches
+	// Name or ID, oracle answers GroundTruth). Providers never send it.
+	Question QuestionRef
+}
+
+// QuestionRef names the question a request asks.
+type QuestionRef struct {
+	Sheet       string
+	Name        string
+	ID          string  // the question's "id" meta, the benchmark's own id
+	GroundTruth *string // nil when the question has no answer
+}
+
+// Response is a model's answer with its usage.
+type Response struct {
+	Text         string
+	InputTokens  int
+	OutputTokens int
+	Model        string // the model name the provider reported, if any
+}
+
+// Model answers requests. Implementations are safe for concurrent use.
+type Model interface {
+	// Name is the model's name as given on the command line, e.g. "openai/gpt-4o".
+	Name() string
+	Complete(ctx context.Context, req Request) (Response, error)
+}
+
+// ErrNoAnswer is returned by a model that has no answer for a question (a
+// replay file without that question). The run records it as unanswered, not
+// as wrong.
+var ErrNoAnswer = errors.New("no answer for this question")

@@ -1,0 +1,51 @@
+package schema
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/internal/shared"
+)
+
+func TestDefault(t *testing.T) {
+	s := Default()
+	if s.Sheet.MdHeader != 1 || s.Question.MdHeader != 2 || s.Question.Children.MdHeader != 4 {
+		t.Fatalf("default schema headers: %+v", s)
+	}
+	for _, o := range []string{"meta", "answer", "templates", "question", "system", "context", "files"} {
+		if !s.Question.Has(o) {
+			t.Errorf("question lacks %q", o)
+		}
+	}
+	if s.Sheet.Has("answer") {
+		t.Error("sheet level should not have answer")
+	}
+}
+
+// LIME's own schema file loads as it is.
+func TestLIMESchema(t *testing.T) {
+	s, err := Load(shared.Path(t, "corpora", "lime", "md-schema.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Sheet.Has("system") || !s.Question.Has("answer") {
+		t.Errorf("LIME schema options: %+v", s)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", "x.yaml:1: empty schema"},
+		{"sheet:\n  md_header: 1\n  colour: red\n", "x.yaml:3: invalid schema"},
+		{"sheet: [\n", "x.yaml:1: invalid schema"},
+		{"sheet:\n  md_header: one\n", "x.yaml:2: invalid schema"},
+		{"sheet: {md_header: 1, children: {md_header: 4}}\nquestion: {md_header: 1, children: {md_header: 4, options: [question]}}\n", "same md_header"},
+		{"sheet: {md_header: 1, children: {md_header: 4}}\nquestion: {md_header: 2, children: {md_header: 4, options: [meta]}}\n", "must list \"question\""},
+		{"sheet: {md_header: 9, children: {md_header: 4}}\n", "md_header must be 1 to 6"},
+	} {
+		_, err := Parse("x.yaml", []byte(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,263 @@
+package sheet
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/evalmd/evalmd/schema"
+)
+
+// MaxSize is the largest sheet file Parse accepts.
+const MaxSize = 256 << 20
+
+// ParseFile reads and parses a sheet file with the schema (nil: default).
+func ParseFile(path string, s *schema.Schema) (*Doc, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data, s)
+}
+
+// Parse parses a sheet. path is only used in messages. It fails on input
+// that is not a text sheet (NUL bytes, invalid UTF-8, no header at all) and
+// warns about what LIME would silently drop or misread.
+func Parse(path string, data []byte, s *schema.Schema) (*Doc, error) {
+	if s == nil {
+		s = schema.Default()
+	}
+	if len(data) > MaxSize {
+		return nil, &Error{Diag{path, 1, fmt.Sprintf("sheet is %d bytes, more than the %d allowed", len(data), MaxSize)}}
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return nil, &Error{Diag{path, lineAt(data, i), "binary data (NUL byte): not a markdown sheet"}}
+	}
+	if !utf8.Valid(data) {
+		i := invalidUTF8(data)
+		return nil, &Error{Diag{path, lineAt(data, i), fmt.Sprintf("invalid UTF-8 at byte %d", i)}}
+	}
+	p := parser{path: path, s: s, doc: &Doc{Path: path}}
+	p.lines = splitLines(string(data))
+	p.run()
+	if len(p.doc.Blocks) == 0 {
+		return nil, &Error{Diag{path, 1, fmt.Sprintf("no %q sheet or %q question header: not a sheet",
+			marker(s.Sheet.MdHeader), marker(s.Question.MdHeader))}}
+	}
+	return p.doc, nil
+}
+
+func lineAt(data []byte, off int) int { return bytes.Count(data[:off], []byte{'\n'}) + 1 }
+
+func invalidUTF8(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(data)
+}
+
+// splitLines splits text as Python's readlines does on a file opened in
+// text mode: "\r\n" and "\r" become "\n" (universal newlines), and each line
+// keeps its "\n".
+func splitLines(text string) []string {
+	if strings.IndexByte(text, '\r') >= 0 {
+		text = strings.ReplaceAll(text, "\r\n", "\n")
+		text = strings.ReplaceAll(text, "\r", "\n")
+	}
+	n := strings.Count(text, "\n")
+	lines := make([]string, 0, n+1)
+	for len(text) > 0 {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			lines = append(lines, text)
+			break
+		}
+		lines = append(lines, text[:i+1])
+		text = text[i+1:]
+	}
+	return lines
+}
+
+func marker(depth int) string { return strings.Repeat("#", depth) + " " }
+
+type parser struct {
+	path  string
+	s     *schema.Schema
+	doc   *Doc
+	lines []string
+}
+
+func (p *parser) warn(line int, format string, args ...any) {
+	p.doc.Warnings = append(p.doc.Warnings, Diag{p.path, line, fmt.Sprintf(format, args...)})
+}
+
+// headerName is LIME's `line.replace(marker, "").strip()`: every occurrence
+// of the marker is removed, not just the leading one.
+func headerName(line, mark string) string {
+	return PyStrip(strings.ReplaceAll(line, mark, ""))
+}
+
+func (p *parser) run() {
+	sheetMark, questionMark := marker(p.s.Sheet.MdHeader), marker(p.s.Question.MdHeader)
+	minorSheet, minorQuestion := marker(p.s.Sheet.Children.MdHeader), marker(p.s.Question.Children.MdHeader)
+
+	fence := fenceTracker{}
+	var cur *Block
+	var level *schema.Level
+	var minor string
+	var text strings.Builder // the current minor section's text
+	var sec *Section
+	firstText := 0 // line of the first dropped non-blank line in a block, 0 if none
+	flush := func() {
+		if sec != nil {
+			sec.Text = text.String()
+			cur.Sections = append(cur.Sections, *sec)
+			sec = nil
+		}
+		text.Reset()
+	}
+	closeBlock := func() {
+		if cur == nil {
+			return
+		}
+		flush()
+		p.doc.Blocks = append(p.doc.Blocks, *cur)
+		cur = nil
+	}
+	for i, line := range p.lines {
+		n := i + 1
+		inFence := fence.inside(line)
+		var kind Kind
+		var name string
+		switch {
+		case strings.HasPrefix(line, sheetMark):
+			kind, name = SheetKind, headerName(line, sheetMark)
+		case strings.HasPrefix(line, questionMark):
+			kind, name = QuestionKind, headerName(line, questionMark)
+		}
+		if kind != "" {
+			if inFence {
+				p.warn(n, "%q inside a code block starts a new %s, as in LIME", strings.TrimRight(line, "\n"), kind)
+			}
+			closeBlock()
+			cur = &Block{Kind: kind, Name: name, Line: n}
+			level, minor = &p.s.Sheet, minorSheet
+			if kind == QuestionKind {
+				level, minor = &p.s.Question, minorQuestion
+			}
+			firstText = 0
+			continue
+		}
+		if cur == nil {
+			if PyStrip(line) != "" && firstText == 0 {
+				firstText = n
+				p.warn(n, "text before the first header is ignored")
+			}
+			continue
+		}
+		if strings.HasPrefix(line, minor) {
+			opt := strings.ToLower(headerName(line, minor))
+			if level.Has(opt) {
+				if inFence {
+					p.warn(n, "%q inside a code block starts a new section, as in LIME", strings.TrimRight(line, "\n"))
+				}
+				flush()
+				sec = &Section{Kind: opt, Line: n}
+				continue
+			}
+			if sec == nil {
+				p.warn(n, "%q is not a section of a %s and stands before any section: ignored, as in LIME",
+					strings.TrimRight(line, "\n"), cur.Kind)
+				continue
+			}
+		}
+		if sec == nil {
+			if PyStrip(line) != "" && firstText == 0 {
+				firstText = n
+				p.warn(n, "text between the %s header and its first section is ignored, as in LIME", cur.Kind)
+			}
+			continue
+		}
+		if p.s.EscapeHeaders {
+			line = unescape(line)
+		}
+		text.WriteString(line)
+	}
+	closeBlock()
+	p.check()
+}
+
+// check reports what LIME accepts silently but a sheet author would want
+// to know.
+func (p *parser) check() {
+	seen := map[string]int{}
+	sheets := 0
+	for bi := range p.doc.Blocks {
+		b := &p.doc.Blocks[bi]
+		if b.Kind == SheetKind {
+			sheets++
+			if sheets == 2 {
+				p.warn(b.Line, "a second sheet header: LIME records only the first one's name and meta")
+			}
+		}
+		if b.Kind == QuestionKind {
+			if prev, ok := seen[b.Name]; ok {
+				p.warn(b.Line, "duplicate question name %q (first at line %d): both kept", b.Name, prev)
+			} else {
+				seen[b.Name] = b.Line
+			}
+			if b.First("question") == nil {
+				p.warn(b.Line, "question %q has no question section: skipped, as in LIME", b.Name)
+			}
+			if b.Name == "" {
+				p.warn(b.Line, "question without a name")
+			}
+		}
+		for _, s := range b.Sections {
+			if PyStrip(CutEnd(s.Text)) == "" && s.Kind != "meta" {
+				p.warn(s.Line, "empty %s section", s.Kind)
+			}
+			if !HasEnd(s.Text) && (strings.Contains(s.Text, "EVAL-ENDCHAR") || strings.Contains(s.Text, "EVAL_ENDCHAR")) {
+				p.warn(s.Line, "%s section holds a malformed end token (the tokens are <EVAL-ENDCHAR> and |EVAL-ENDCHAR|)", s.Kind)
+			}
+		}
+	}
+}
+
+// fenceTracker follows fenced code blocks (``` and ~~~), only to warn when
+// a header line inside one is taken as a header (LIME does not know fences).
+type fenceTracker struct {
+	open string // the opening fence run, "" when outside
+}
+
+func (f *fenceTracker) inside(line string) bool {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 {
+		return f.open != ""
+	}
+	for _, c := range []byte{'`', '~'} {
+		n := 0
+		for n < len(t) && t[n] == c {
+			n++
+		}
+		if n < 3 {
+			continue
+		}
+		run := t[:n]
+		if f.open == "" {
+			f.open = run
+			return true
+		}
+		if run[0] == f.open[0] && len(run) >= len(f.open) && strings.TrimSpace(t[n:]) == "" {
+			f.open = ""
+			return true
+		}
+	}
+	return f.open != ""
+}

@@ -1,0 +1,177 @@
+package sheet
+
+import (
+	"strings"
+)
+
+// Info is the sheet-level record of a sheet, as LIME reports it: from the
+// first sheet header only.
+type Info struct {
+	Name     string
+	Line     int
+	Meta     map[string]string // the first meta section's data; nil without one
+	Question *string           // the first question section's raw text; nil without one
+	Present  bool              // the file has a sheet header
+}
+
+// Item is a question ready to ask: the sheet's cascade applied.
+type Item struct {
+	Name string
+	Line int
+	// Meta is the question's meta with the sheet's meta under it. As in
+	// LIME, a question without its own meta section (even an empty one)
+	// gets nil: the cascade happens only through a meta section.
+	Meta map[string]string
+	// GroundTruth is the answer text cut at its end token; nil without an
+	// answer section.
+	GroundTruth *string
+	// Prompt is LIME's question text: the sheet question and the question's
+	// own text, each cut at the end token, joined with nothing between.
+	Prompt    string
+	SheetText string // the sheet question part of Prompt (LIME's question_sys)
+	Text      string // the question's own part of Prompt (LIME's question_usr)
+
+	// Sections this tool adds; a question's own section wins over the
+	// sheet's. Texts are cut at the end token.
+	System   *string
+	Context  *string
+	Template *Located
+	Files    []Located // one path per line, relative to the sheet
+}
+
+// Located is a text with the line its section starts at, for errors.
+type Located struct {
+	Text string
+	Line int
+}
+
+// Resolve walks the blocks in order as LIME's parser does: a sheet block's
+// meta and question replace the cascade for the questions after it.
+func (d *Doc) Resolve() (Info, []Item) {
+	var info Info
+	var sheetMeta map[string]string
+	sheetQuestion := ""
+	var sheetSystem, sheetContext *string
+	var sheetTemplate *Located
+	var sheetFiles []Located
+	var items []Item
+	for bi := range d.Blocks {
+		b := &d.Blocks[bi]
+		if b.Kind == SheetKind {
+			first := !info.Present
+			if first {
+				info = Info{Name: b.Name, Line: b.Line, Present: true}
+			}
+			for _, s := range b.Sections {
+				switch s.Kind {
+				case "meta":
+					sheetMeta = ParseMeta(s.Text)
+					if first && info.Meta == nil {
+						info.Meta = sheetMeta
+					}
+				case "question":
+					sheetQuestion = CutEnd(s.Text)
+					if first && info.Question == nil {
+						t := s.Text
+						info.Question = &t
+					}
+				}
+			}
+			if s := b.First("system"); s != nil {
+				sheetSystem = cutPtr(s.Text)
+			}
+			if s := b.First("context"); s != nil {
+				sheetContext = cutPtr(s.Text)
+			}
+			if s := b.First("templates"); s != nil {
+				sheetTemplate = &Located{CutEnd(s.Text), s.Line}
+			}
+			if s := b.First("files"); s != nil {
+				sheetFiles = fileLines(s)
+			}
+			continue
+		}
+		q := b.First("question")
+		if q == nil {
+			continue // LIME skips it; the parser warned
+		}
+		it := Item{Name: b.Name, Line: b.Line, SheetText: sheetQuestion, Text: CutEnd(q.Text)}
+		it.Prompt = it.SheetText + it.Text
+		if m := b.First("meta"); m != nil {
+			own := ParseMeta(m.Text)
+			if sheetMeta != nil {
+				merged := make(map[string]string, len(sheetMeta)+len(own))
+				for k, v := range sheetMeta {
+					merged[k] = v
+				}
+				for k, v := range own {
+					merged[k] = v
+				}
+				own = merged
+			}
+			it.Meta = own
+		}
+		if a := b.First("answer"); a != nil {
+			it.GroundTruth = cutPtr(a.Text)
+		}
+		it.System, it.Context, it.Template, it.Files = sheetSystem, sheetContext, sheetTemplate, sheetFiles
+		if s := b.First("system"); s != nil {
+			it.System = cutPtr(s.Text)
+		}
+		if s := b.First("context"); s != nil {
+			it.Context = cutPtr(s.Text)
+		}
+		if s := b.First("templates"); s != nil {
+			it.Template = &Located{CutEnd(s.Text), s.Line}
+		}
+		if s := b.First("files"); s != nil {
+			it.Files = append(append([]Located(nil), sheetFiles...), fileLines(s)...)
+		}
+		items = append(items, it)
+	}
+	return info, items
+}
+
+func cutPtr(s string) *string {
+	c := CutEnd(s)
+	return &c
+}
+
+// fileLines reads a files section: one path a line, a leading "- " bullet
+// allowed, blank lines skipped.
+func fileLines(s *Section) []Located {
+	var out []Located
+	for i, line := range strings.Split(CutEnd(s.Text), "\n") {
+		line = strings.TrimSpace(line)
+		line = strings.TrimSpace(strings.TrimPrefix(line, "- "))
+		if line == "" || line == "-" {
+			continue
+		}
+		out = append(out, Located{line, s.Line + 1 + i})
+	}
+	return out
+}
+
+// ParseMeta reads "key: value" lines as LIME's extract_meta_kv does: the
+// key is what stands before the first ':', a leading "-" bullet removed,
+// lowercased, double spaces folded once, spaces and '-' made '_'; the value
+// is the rest, stripped, and stays a string. Lines without ':' are skipped;
+// a later key wins.
+func ParseMeta(text string) map[string]string {
+	m := map[string]string{}
+	for _, line := range strings.Split(text, "\n") {
+		i := strings.IndexByte(line, ':')
+		if i < 0 {
+			continue
+		}
+		k, v := line[:i], line[i+1:]
+		if strings.HasPrefix(k, "-") || strings.HasPrefix(k, " -") {
+			k = PyStrip(k[strings.IndexByte(k, '-')+1:])
+		}
+		k = strings.ReplaceAll(PyLower(PyStrip(k)), "  ", " ")
+		k = strings.ReplaceAll(PyLower(PyStrip(k)), " ", "_")
+		k = strings.ReplaceAll(PyLower(PyStrip(k)), "-", "_")
+		m[k] = PyStrip(v)
+	}
+	return m
+}

@@ -1,0 +1,100 @@
+// Package sheet parses and writes question sheets: markdown files in LIME's
+// format, split into sections by a schema (package schema).
+//
+// Parsing follows LIME's own parser line for line, because the prompts and
+// ground truths it yields must equal LIME's: a line that starts with the
+// sheet marker ("# ") or the question marker ("## ") opens a major section
+// wherever it stands (even inside a code fence); inside it, a "#### name"
+// line whose name is a schema option opens a minor section; any other line
+// is text of the section it stands in. What LIME drops silently (text
+// before the first header, a question without a question section) is
+// dropped here too, and reported as a warning with file:line.
+package sheet
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Kind is the kind of a major block.
+type Kind string
+
+// The major block kinds.
+const (
+	SheetKind    Kind = "sheet"
+	QuestionKind Kind = "question"
+)
+
+// Doc is a parsed sheet file: its major blocks in file order.
+type Doc struct {
+	Path     string
+	Blocks   []Block
+	Warnings []Diag
+}
+
+// Block is a major section: the sheet header or a question.
+type Block struct {
+	Kind     Kind
+	Name     string // the header line without its markers, trimmed
+	Line     int    // 1-based line of the header
+	Sections []Section
+}
+
+// Section is a minor section ("#### meta", "#### question", ...).
+type Section struct {
+	Kind string // the schema option it matched, lowercase
+	Text string // its lines joined, newlines kept, as LIME keeps them
+	Line int    // 1-based line of the "####" header
+}
+
+// Diag is a warning or error at a place in a sheet file.
+type Diag struct {
+	Path string
+	Line int
+	Msg  string
+}
+
+func (d Diag) String() string { return fmt.Sprintf("%s:%d: %s", d.Path, d.Line, d.Msg) }
+
+// Error is a parse failure at a place in a sheet file.
+type Error struct{ Diag }
+
+func (e *Error) Error() string { return e.Diag.String() }
+
+// First returns the block's first section of the kind, or nil.
+func (b *Block) First(kind string) *Section {
+	for i := range b.Sections {
+		if b.Sections[i].Kind == kind {
+			return &b.Sections[i]
+		}
+	}
+	return nil
+}
+
+// endTokens end a section's text; see CutEnd.
+var endTokens = [...]string{"|EVAL-ENDCHAR|", "<EVAL-ENDCHAR>"}
+
+// CutEnd returns text up to its end token. As LIME does, it looks for the
+// first occurrence of each token and cuts at the later of the two.
+func CutEnd(text string) string {
+	cut := -1
+	for _, tok := range endTokens {
+		if i := strings.Index(text, tok); i > cut {
+			cut = i
+		}
+	}
+	if cut >= 0 {
+		return text[:cut]
+	}
+	return text
+}
+
+// HasEnd reports whether text holds an end token.
+func HasEnd(text string) bool {
+	for _, tok := range endTokens {
+		if strings.Contains(text, tok) {
+			return true
+		}
+	}
+	return false
+}
