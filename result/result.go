@@ -164,12 +164,18 @@ func (f *File) Write(path string) error {
 // output-<sheet>-<model>-<run_id>.json, where <sheet> is the sheet's file
 // name without "input" and ".md" (LIME: input-rules-qa-1.md -> rules-qa-1)
 // and the model name is made file-safe.
+//
+// With an empty run id the name ends at the model, as LIME's -u 0 does.
 func FileName(sheetPath, modelName, runID string) string {
 	base := filepath.Base(sheetPath)
 	base = strings.TrimSuffix(base, ".md")
 	base = strings.TrimPrefix(base, "input")
 	base = strings.TrimLeft(base, "-_")
-	return "output-" + base + "-" + SafeName(modelName) + "-" + runID + ".json"
+	name := "output-" + base + "-" + SafeName(modelName)
+	if runID != "" {
+		name += "-" + runID
+	}
+	return name + ".json"
 }
 
 // SafeName makes a model name usable in a file name: "/" and ":" and other

@@ -18,9 +18,7 @@ func TestMalformedSheets(t *testing.T) {
 	}{
 		{"no header", "just some text\nand more\n", "bad.md:1: no \"# \" sheet or \"## \" question header", ""},
 		{"empty file", "", "bad.md:1: no \"# \" sheet", ""},
-		{"section before header", "#### question\nWhat?\n## Q\n#### question\nok\n", "", "bad.md:1: text before the first header is ignored"},
-		{"text before section", "## Q\nstray text\n#### question\nok\n", "", "bad.md:2: text between the question header and its first section is ignored"},
-		{"unknown minor first", "## Q\n#### notes\nx\n#### question\nok\n", "", "bad.md:2: \"#### notes\" is not a section of a question"},
+		{"section before header", "notes\n#### question\nWhat?\n## Q\n#### question\nok\n", "", "bad.md:2: \"#### question\" before the first header is ignored"},
 		{"unclosed end token", "## Q\n#### question\nWhat?\n<EVAL-ENDCHAR\n", "", "bad.md:2: question section holds a malformed end token"},
 		{"no question section", "## Q\n#### answer\nA\n", "", "bad.md:1: question \"Q\" has no question section: skipped"},
 		{"duplicate names", "## Q\n#### question\na\n## Q\n#### question\nb\n", "", "bad.md:4: duplicate question name \"Q\" (first at line 1)"},

@@ -155,15 +155,17 @@ func (p *parser) run() {
 			continue
 		}
 		if cur == nil {
-			if PyStrip(line) != "" && firstText == 0 {
+			// Notes above the first header are fine; a section there is a
+			// mistake, since its text goes nowhere.
+			if firstText == 0 && (isMinor(line, minorSheet, &p.s.Sheet) || isMinor(line, minorQuestion, &p.s.Question)) {
 				firstText = n
-				p.warn(n, "text before the first header is ignored")
+				p.warn(n, "%q before the first header is ignored", strings.TrimRight(line, "\n"))
 			}
 			continue
 		}
 		if strings.HasPrefix(line, minor) {
-			opt := strings.ToLower(headerName(line, minor))
-			if level.Has(opt) {
+			if isMinor(line, minor, level) {
+				opt := strings.ToLower(headerName(line, minor))
 				if inFence {
 					p.warn(n, "%q inside a code block starts a new section, as in LIME", strings.TrimRight(line, "\n"))
 				}
@@ -171,17 +173,10 @@ func (p *parser) run() {
 				sec = &Section{Kind: opt, Line: n}
 				continue
 			}
-			if sec == nil {
-				p.warn(n, "%q is not a section of a %s and stands before any section: ignored, as in LIME",
-					strings.TrimRight(line, "\n"), cur.Kind)
-				continue
-			}
 		}
 		if sec == nil {
-			if PyStrip(line) != "" && firstText == 0 {
-				firstText = n
-				p.warn(n, "text between the %s header and its first section is ignored, as in LIME", cur.Kind)
-			}
+			// Text between a header and its first section is ignored, as
+			// in LIME, whose sheets keep notes there ("#### info").
 			continue
 		}
 		if p.s.EscapeHeaders {
@@ -191,6 +186,11 @@ func (p *parser) run() {
 	}
 	closeBlock()
 	p.check()
+}
+
+// isMinor reports whether line opens a minor section of level.
+func isMinor(line, mark string, level *schema.Level) bool {
+	return strings.HasPrefix(line, mark) && level.Has(strings.ToLower(headerName(line, mark)))
 }
 
 // check reports what LIME accepts silently but a sheet author would want

@@ -1,0 +1,107 @@
+// Command run asks models the questions of markdown sheets and writes graded
+// output files (LIME's main.py, with its flags).
+//
+//	run -f SHEET | -d DIR -m MODEL[,MODEL...] [-o DIR] [-u N] [-y] [-v]
+//
+// See the README for models, resuming and the offline built-ins.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/evalmd/evalmd/harness"
+	"github.com/evalmd/evalmd/schema"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Stdout, os.Stderr, os.Args[1:]); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(os.Stderr, "run: %v\n", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// run is the whole command, callable from tests.
+func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		sheetFile = fs.String("f", "", "the sheet to run")
+		sheetDir  = fs.String("d", "", "run every input*.md sheet below this folder")
+		models    = fs.String("m", "", "model(s), comma-separated: openai/gpt-4o, anthropic/..., ollama/..., mock, random, oracle, replay:FILE.jsonl")
+		outDir    = fs.String("o", "", "folder for output files (default: beside each sheet)")
+		runIDLen  = fs.Int("u", 4, "hex digits of the run id (0: none)")
+		dryRun    = fs.Bool("y", false, "dry run: write the output files with prompts and ground truths, call no model")
+		schemaF   = fs.String("s", "", "sheet schema YAML (default: the built-in one)")
+		_         = fs.Bool("j", true, "write JSON output (always on; kept for LIME's command lines)")
+		verbose   = fs.Bool("v", false, "print each output file written")
+		conc      = fs.Int("c", 10, "requests in flight per model")
+		baseURL   = fs.String("base-url", "", "base URL of an OpenAI-compatible server")
+		temp      = fs.String("temperature", "", "sampling temperature (overrides the sheet)")
+		maxTok    = fs.Int("max-tokens", 0, "maximum tokens per completion (overrides the sheet)")
+	)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if (*sheetFile == "") == (*sheetDir == "") {
+		return fmt.Errorf("give one of -f SHEET or -d DIR")
+	}
+	cfg := harness.Config{
+		OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Stderr: stderr,
+		Concurrency: *conc, BaseURL: *baseURL,
+	}
+	if *models != "" {
+		for _, m := range strings.Split(*models, ",") {
+			if m = strings.TrimSpace(m); m != "" && !slices.Contains(cfg.Models, m) {
+				cfg.Models = append(cfg.Models, m)
+			}
+		}
+	}
+	if *temp != "" {
+		t, err := strconv.ParseFloat(*temp, 64)
+		if err != nil {
+			return fmt.Errorf("-temperature %q: not a number", *temp)
+		}
+		cfg.Settings.Temperature = &t
+	}
+	cfg.Settings.MaxTokens = *maxTok
+	if *schemaF != "" {
+		s, err := schema.Load(*schemaF)
+		if err != nil {
+			return err
+		}
+		cfg.Schema = s
+	}
+	if *sheetFile != "" {
+		cfg.Sheets = []string{*sheetFile}
+	} else {
+		found, err := harness.FindSheets(*sheetDir)
+		if err != nil {
+			return err
+		}
+		cfg.Sheets = found
+		cfg.SheetRoot = *sheetDir
+	}
+	sum, err := harness.Run(ctx, cfg)
+	if *verbose {
+		for _, p := range sum.Outputs {
+			fmt.Fprintln(stdout, p)
+		}
+	}
+	return err
+}

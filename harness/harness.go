@@ -1,0 +1,256 @@
+// Package harness runs models on sheets: it reads each sheet, builds every
+// question's request, asks each model (or, in a dry run, nobody), grades the
+// answers and writes one output file per sheet and model, with its readable
+// markdown beside it.
+package harness
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/prompt"
+	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/schema"
+	"github.com/evalmd/evalmd/sheet"
+)
+
+// Config is one invocation of run.
+type Config struct {
+	Sheets   []string // sheet files, in order
+	Models   []string // model names; a dry run without models writes "dry-run"
+	OutDir   string   // "" = beside each sheet, as LIME does
+	// SheetRoot is the folder -d named; with OutDir, each output goes to
+	// the sheet's folder relative to it, so equal sheet names in different
+	// folders do not overwrite each other.
+	SheetRoot string
+	RunIDLen int      // hex characters of the run id; 0 = none (LIME's -u 0)
+	DryRun   bool     // write prompts and ground truths, call no model
+	Schema   *schema.Schema
+
+	// NewModel makes a model by name (model.New with the run's options).
+	NewModel func(name string) (model.Model, error)
+	// Vision says whether a model takes images.
+	Vision func(name string) bool
+	// RenderWorkbook renders workbooks for templates (package workbook).
+	RenderWorkbook func(path string) (string, error)
+	// Truncate cuts user messages for a model (package tokens).
+	Truncate func(modelName, text string, meta map[string]string) (string, error)
+	Settings prompt.Overrides
+
+	Concurrency int    // requests in flight per model
+	BaseURL     string // OpenAI-compatible server for models that take one
+
+	// Ask runs the requests of one sheet on one model and fills in the
+	// questions' answers; nil is only allowed for dry runs.
+	Ask func(ctx context.Context, m model.Model, job *Job) error
+
+	Stderr io.Writer // warnings and totals
+	Now    func() time.Time
+	Rand   io.Reader // run ids; crypto/rand when nil
+}
+
+// Job is one sheet on one model: its requests and the output file that the
+// answers fill in.
+type Job struct {
+	SheetPath string
+	OutPath   string
+	Model     string
+	Requests  []model.Request
+	Output    *result.File
+}
+
+// Summary says what a run wrote.
+type Summary struct {
+	Outputs  []string
+	Warnings int
+}
+
+// Run runs every model on every sheet.
+func Run(ctx context.Context, cfg Config) (Summary, error) {
+	var sum Summary
+	if cfg.Stderr == nil {
+		cfg.Stderr = io.Discard
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	models := cfg.Models
+	if len(models) == 0 {
+		if !cfg.DryRun {
+			return sum, fmt.Errorf("no model: name one with -m")
+		}
+		models = []string{"dry-run"}
+	}
+	if !cfg.DryRun && cfg.Ask == nil {
+		return sum, fmt.Errorf("internal: no way to ask models")
+	}
+	runID, err := newRunID(cfg.Rand, cfg.RunIDLen)
+	if err != nil {
+		return sum, err
+	}
+	if err := checkOutputs(cfg, models, runID); err != nil {
+		return sum, err
+	}
+	for _, path := range cfg.Sheets {
+		doc, err := sheet.ParseFile(path, cfg.Schema)
+		if err != nil {
+			return sum, err
+		}
+		for _, w := range doc.Warnings {
+			fmt.Fprintf(cfg.Stderr, "warning: %s\n", w)
+			sum.Warnings++
+		}
+		info, items := doc.Resolve()
+		for _, name := range models {
+			job, err := prepare(cfg, path, info, items, name, runID)
+			if err != nil {
+				return sum, err
+			}
+			if !cfg.DryRun {
+				m, err := cfg.NewModel(name)
+				if err != nil {
+					return sum, fmt.Errorf("model %s: %w", name, err)
+				}
+				if err := cfg.Ask(ctx, m, job); err != nil {
+					return sum, err
+				}
+			}
+			if err := WriteOutput(job.OutPath, job.Output); err != nil {
+				return sum, err
+			}
+			sum.Outputs = append(sum.Outputs, job.OutPath)
+		}
+	}
+	return sum, nil
+}
+
+// prepare builds the requests and the unanswered output file of one sheet
+// and model.
+func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, modelName, runID string) (*Job, error) {
+	outPath := OutputPath(cfg, path, modelName, runID)
+	name := info.Name
+	if !info.Present {
+		name = strings.TrimSuffix(filepath.Base(path), ".md")
+	}
+	vision := cfg.Vision != nil && cfg.Vision(modelName)
+	b := &prompt.Builder{
+		Dir: filepath.Dir(path), Model: modelName, Vision: vision,
+		RenderWorkbook: cfg.RenderWorkbook, Settings: cfg.Settings,
+	}
+	if cfg.Truncate != nil {
+		b.Truncate = func(text string, meta map[string]string) (string, error) {
+			return cfg.Truncate(modelName, text, meta)
+		}
+	}
+	out := &result.File{Sheet: result.Sheet{
+		Name: name, RunID: runID, ModelName: modelName, MetaData: info.Meta, Question: info.Question,
+		SheetFile: path, Created: cfg.Now().UTC().Format(time.RFC3339),
+	}}
+	job := &Job{SheetPath: path, Model: modelName, Output: out, OutPath: outPath}
+	for i := range items {
+		it := &items[i]
+		req, err := b.Build(path, it)
+		if err != nil {
+			return nil, err
+		}
+		q := result.Question{
+			Name: it.Name, MetaData: it.Meta, GroundTruth: it.GroundTruth,
+			Question: req.Messages[0].Content, ModelName: modelName,
+		}
+		if req.System != "" || it.System != nil {
+			s := req.System
+			q.System = &s
+		}
+		job.Requests = append(job.Requests, req)
+		out.Questions = append(out.Questions, q)
+	}
+	return job, nil
+}
+
+// OutputPath is where the output of a sheet and model goes.
+func OutputPath(cfg Config, sheetPath, modelName, runID string) string {
+	dir := filepath.Dir(sheetPath)
+	if cfg.OutDir != "" {
+		dir = cfg.OutDir
+		if cfg.SheetRoot != "" {
+			if rel, err := filepath.Rel(cfg.SheetRoot, filepath.Dir(sheetPath)); err == nil && !strings.HasPrefix(rel, "..") {
+				dir = filepath.Join(cfg.OutDir, rel)
+			}
+		}
+	}
+	return filepath.Join(dir, result.FileName(sheetPath, modelName, runID))
+}
+
+// checkOutputs refuses a run in which two sheets would write one file.
+func checkOutputs(cfg Config, models []string, runID string) error {
+	seen := map[string]string{}
+	for _, p := range cfg.Sheets {
+		for _, m := range models {
+			out := OutputPath(cfg, p, m, runID)
+			if prev, ok := seen[out]; ok {
+				return fmt.Errorf("%s and %s would both write %s: give each its own -o folder", prev, p, out)
+			}
+			seen[out] = p
+		}
+	}
+	return nil
+}
+
+// WriteOutput writes an output file and its markdown beside it.
+func WriteOutput(path string, f *result.File) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := f.Write(path); err != nil {
+		return err
+	}
+	return result.WriteMarkdown(strings.TrimSuffix(path, ".json")+".md", f)
+}
+
+// newRunID makes LIME's run id: the first n hex digits of a random uuid.
+func newRunID(r io.Reader, n int) (string, error) {
+	if n <= 0 {
+		return "", nil
+	}
+	if r == nil {
+		r = rand.Reader
+	}
+	b := make([]byte, (n+1)/2)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return "", fmt.Errorf("run id: %w", err)
+	}
+	return hex.EncodeToString(b)[:n], nil
+}
+
+// FindSheets returns every input*.md file below dir, sorted (LIME's -d
+// takes the files named input*.md).
+func FindSheets(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasPrefix(d.Name(), "input") && strings.HasSuffix(d.Name(), ".md") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no input*.md sheets below it", dir)
+	}
+	sort.Strings(out)
+	return out, nil
+}

@@ -1,0 +1,336 @@
+// Package prompt turns a sheet question into the request sent to a model:
+// the system message, the user message (from the sheet's template, or
+// LIME's concatenation of sheet and question text), images, generation
+// settings and truncation to the model's context.
+package prompt
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"text/template"
+
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/sheet"
+)
+
+// Data is what a sheet's template sees.
+type Data struct {
+	Name          string
+	Meta          map[string]string
+	Question      string // the question's own text, cut at the end token
+	SheetQuestion string // the sheet-level question text, cut
+	Prompt        string // LIME's prompt: SheetQuestion + Question
+	Context       string
+	Files         []File // every file of the question, in sheet order
+	Workbooks     []File // the workbook files (.xlsx, .xlsm, .xlsb), rendered
+	Tables        []File // .csv/.tsv/.json/.jsonl (text loaded) and .parquet (referenced) files
+	Images        []File // images that will be sent (none for a model without vision)
+	Model         string
+}
+
+// File is a file named in a sheet's files section.
+type File struct {
+	Path string // as resolved: relative to the sheet
+	Name string // base name, as benchmarks print it
+	Kind string // "workbook", "table", "image" or "text"
+	Text string // a workbook's rendering or a text file's content; "" otherwise
+}
+
+// Builder builds requests for the questions of one run. It caches
+// rendered workbooks, which every question of a DSBench competition shares.
+type Builder struct {
+	// Dir is the folder of the sheet; files are relative to it.
+	Dir string
+	// Model is the model name, visible to templates and truncation.
+	Model string
+	// Vision says whether the model takes images.
+	Vision bool
+	// RenderWorkbook renders a workbook as the model sees it (package
+	// workbook). Nil means workbooks are an error.
+	RenderWorkbook func(path string) (string, error)
+	// Truncate cuts a user message to the model's context; nil or a
+	// question without truncation meta leaves it whole.
+	Truncate func(text string, meta map[string]string) (string, error)
+	// Settings override the sheet's meta (flags win).
+	Settings Overrides
+
+	mu    sync.Mutex
+	files map[string]fileResult
+	tmpls map[*sheet.Located]*template.Template
+}
+
+// Overrides are generation settings given on the command line.
+type Overrides struct {
+	Temperature *float64
+	TopP        *float64
+	MaxTokens   int
+	Seed        *int64
+	Stop        []string
+}
+
+type fileResult struct {
+	f   File
+	img []byte
+	err error
+}
+
+// Build makes the request for one question. sheetPath names the sheet in
+// errors.
+func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error) {
+	req := model.Request{Question: model.QuestionRef{
+		Sheet: sheetPath, Name: it.Name, ID: it.Meta["id"], GroundTruth: it.GroundTruth,
+	}}
+	d := Data{
+		Name: it.Name, Meta: it.Meta, Question: it.Text, SheetQuestion: it.SheetText,
+		Prompt: it.Prompt, Model: b.Model,
+	}
+	if it.Context != nil {
+		d.Context = *it.Context
+	}
+	var images []model.Image
+	for _, loc := range it.Files {
+		fr := b.file(loc.Text)
+		if fr.err != nil {
+			return req, fmt.Errorf("%s:%d: %w", sheetPath, loc.Line, fr.err)
+		}
+		d.Files = append(d.Files, fr.f)
+		switch fr.f.Kind {
+		case "workbook":
+			d.Workbooks = append(d.Workbooks, fr.f)
+		case "table":
+			d.Tables = append(d.Tables, fr.f)
+		case "image":
+			if b.Vision {
+				d.Images = append(d.Images, fr.f)
+				images = append(images, model.Image{MediaType: mediaType(fr.f.Name), Data: fr.img})
+			}
+		}
+	}
+	user, system := it.Prompt, it.System
+	if it.Template != nil {
+		t, err := b.template(sheetPath, it.Template)
+		if err != nil {
+			return req, err
+		}
+		var buf bytes.Buffer
+		if err := t.Execute(&buf, d); err != nil {
+			return req, fmt.Errorf("%s:%d: template: %w", sheetPath, it.Template.Line, err)
+		}
+		user = buf.String()
+		if st := t.Lookup("system"); st != nil {
+			buf.Reset()
+			if err := st.Execute(&buf, d); err != nil {
+				return req, fmt.Errorf("%s:%d: system template: %w", sheetPath, it.Template.Line, err)
+			}
+			s := buf.String()
+			system = &s
+		}
+	}
+	if b.Truncate != nil {
+		cut, err := b.Truncate(user, it.Meta)
+		if err != nil {
+			return req, fmt.Errorf("%s:%d: question %q: truncate: %w", sheetPath, it.Line, it.Name, err)
+		}
+		user = cut
+	}
+	if system != nil {
+		req.System = *system
+	}
+	req.Messages = []model.Message{{Role: "user", Content: user, Images: images}}
+	s, err := settings(it.Meta, b.Settings)
+	if err != nil {
+		return req, fmt.Errorf("%s:%d: question %q: %w", sheetPath, it.Line, it.Name, err)
+	}
+	req.Settings = s
+	return req, nil
+}
+
+func (b *Builder) template(sheetPath string, loc *sheet.Located) (*template.Template, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t, ok := b.tmpls[loc]; ok {
+		return t, nil
+	}
+	t, err := template.New("user").Option("missingkey=error").Parse(loc.Text)
+	if err != nil {
+		// text/template errors read "template: user:3: ..."; point at the sheet line.
+		return nil, fmt.Errorf("%s:%d: templates section: %v", sheetPath, loc.Line+templateLine(err), err)
+	}
+	if b.tmpls == nil {
+		b.tmpls = map[*sheet.Located]*template.Template{}
+	}
+	b.tmpls[loc] = t
+	return t, nil
+}
+
+// templateLine finds the template-relative line in a parse error.
+func templateLine(err error) int {
+	s := err.Error()
+	const p = "template: user:"
+	if i := strings.Index(s, p); i >= 0 {
+		rest := s[i+len(p):]
+		if j := strings.IndexByte(rest, ':'); j > 0 {
+			if n, e := strconv.Atoi(rest[:j]); e == nil {
+				return n
+			}
+		}
+	}
+	return 1
+}
+
+// file loads a file once per run.
+func (b *Builder) file(rel string) fileResult {
+	b.mu.Lock()
+	if fr, ok := b.files[rel]; ok {
+		b.mu.Unlock()
+		return fr
+	}
+	b.mu.Unlock()
+	fr := b.load(rel)
+	b.mu.Lock()
+	if b.files == nil {
+		b.files = map[string]fileResult{}
+	}
+	b.files[rel] = fr
+	b.mu.Unlock()
+	return fr
+}
+
+func (b *Builder) load(rel string) fileResult {
+	path := rel
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(b.Dir, rel)
+	}
+	f := File{Path: path, Name: filepath.Base(path), Kind: Kind(path)}
+	switch f.Kind {
+	case "workbook":
+		if b.RenderWorkbook == nil {
+			return fileResult{f: f, err: fmt.Errorf("%s: workbooks cannot be rendered here", path)}
+		}
+		text, err := b.RenderWorkbook(path)
+		if err != nil {
+			return fileResult{f: f, err: err}
+		}
+		f.Text = text
+		return fileResult{f: f}
+	case "table":
+		// Text tables are loaded so a template may inline them; parquet is
+		// only referenced.
+		if strings.EqualFold(filepath.Ext(path), ".parquet") {
+			_, err := os.Stat(path)
+			return fileResult{f: f, err: err}
+		}
+		data, err := os.ReadFile(path)
+		f.Text = string(data)
+		return fileResult{f: f, err: err}
+	case "image":
+		data, err := os.ReadFile(path)
+		return fileResult{f: f, img: data, err: err}
+	default:
+		data, err := os.ReadFile(path)
+		f.Text = string(data)
+		return fileResult{f: f, err: err}
+	}
+}
+
+// Kind classifies a file by its extension.
+func Kind(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".xlsx", ".xlsm", ".xlsb":
+		return "workbook"
+	case ".csv", ".tsv", ".parquet", ".json", ".jsonl":
+		return "table"
+	case ".png", ".jpg", ".jpeg", ".gif", ".webp":
+		return "image"
+	}
+	return "text"
+}
+
+func mediaType(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".png":
+		return "image/png"
+	case ".gif":
+		return "image/gif"
+	case ".webp":
+		return "image/webp"
+	}
+	return "image/jpeg"
+}
+
+// settings reads generation settings from meta (temperature, top_p,
+// max_tokens, seed, stop), then applies the overrides.
+func settings(meta map[string]string, o Overrides) (model.Settings, error) {
+	var s model.Settings
+	float := func(key string) (*float64, error) {
+		v, ok := meta[key]
+		if !ok || v == "" {
+			return nil, nil
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, fmt.Errorf("meta %s: %q is not a number", key, v)
+		}
+		return &f, nil
+	}
+	var err error
+	if s.Temperature, err = float("temperature"); err != nil {
+		return s, err
+	}
+	if s.TopP, err = float("top_p"); err != nil {
+		return s, err
+	}
+	if v := meta["max_tokens"]; v != "" {
+		if s.MaxTokens, err = strconv.Atoi(v); err != nil || s.MaxTokens < 0 {
+			return s, fmt.Errorf("meta max_tokens: %q is not a whole number", v)
+		}
+	}
+	if v := meta["seed"]; v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return s, fmt.Errorf("meta seed: %q is not a whole number", v)
+		}
+		s.Seed = &n
+	}
+	if v := meta["stop"]; v != "" {
+		// Stop sequences are separated by "|"; JSON arrays are accepted too.
+		for _, part := range strings.Split(strings.Trim(v, "[]"), "|") {
+			part = strings.Trim(strings.TrimSpace(part), `"`)
+			if part != "" {
+				s.Stop = append(s.Stop, part)
+			}
+		}
+	}
+	if o.Temperature != nil {
+		s.Temperature = o.Temperature
+	}
+	if o.TopP != nil {
+		s.TopP = o.TopP
+	}
+	if o.MaxTokens > 0 {
+		s.MaxTokens = o.MaxTokens
+	}
+	if o.Seed != nil {
+		s.Seed = o.Seed
+	}
+	if len(o.Stop) > 0 {
+		s.Stop = o.Stop
+	}
+	return s, nil
+}
+
+// SortedKeys returns a map's keys in order, for stable rendering.
+func SortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

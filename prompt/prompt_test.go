@@ -1,0 +1,114 @@
+package prompt
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/sheet"
+)
+
+func items(t *testing.T, dir, text string) []sheet.Item {
+	t.Helper()
+	path := filepath.Join(dir, "input-t.md")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := sheet.ParseFile(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, its := doc.Resolve()
+	return its
+}
+
+func TestTemplateSystemImagesSettings(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "chart.png"), []byte("\x89PNG fake"), 0o644)
+	os.WriteFile(filepath.Join(dir, "book.xlsx"), []byte("zip"), 0o644)
+	its := items(t, dir, `# S
+#### meta
+- temperature: 0.5
+- max_tokens: 100
+- stop: END|STOP
+#### files
+- book.xlsx
+- chart.png
+#### context
+Intro text.<EVAL-ENDCHAR>
+#### templates
+{{define "system"}}Analyst{{if .Images}} with eyes{{end}}.{{end}}{{range .Workbooks}}[{{.Name}}: {{.Text}}]{{end}} {{.Context}} | {{.Question}}<EVAL-ENDCHAR>
+## Q1
+#### meta
+- seed: 7
+- temperature: 0
+#### question
+How much?<EVAL-ENDCHAR>
+`)
+	render := func(p string) (string, error) { return "TEXT of " + filepath.Base(p), nil }
+	for _, vision := range []bool{true, false} {
+		b := &Builder{Dir: dir, Model: "m", Vision: vision, RenderWorkbook: render}
+		req, err := b.Build("input-t.md", &its[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := req.Messages[0].Content, "[book.xlsx: TEXT of book.xlsx] Intro text. | How much?"; got != want {
+			t.Errorf("user = %q, want %q", got, want)
+		}
+		wantSys, wantImgs := "Analyst.", 0
+		if vision {
+			wantSys, wantImgs = "Analyst with eyes.", 1
+		}
+		if req.System != wantSys || len(req.Messages[0].Images) != wantImgs {
+			t.Errorf("vision %v: system %q, %d images", vision, req.System, len(req.Messages[0].Images))
+		}
+		if vision && req.Messages[0].Images[0].MediaType != "image/png" {
+			t.Errorf("media type %q", req.Messages[0].Images[0].MediaType)
+		}
+		s := req.Settings
+		if *s.Temperature != 0 || s.MaxTokens != 100 || *s.Seed != 7 || strings.Join(s.Stop, ",") != "END,STOP" {
+			t.Errorf("settings %+v", s)
+		}
+	}
+	// Flags win over meta.
+	temp := 0.9
+	b := &Builder{Dir: dir, RenderWorkbook: render, Settings: Overrides{Temperature: &temp, MaxTokens: 5}}
+	req, _ := b.Build("input-t.md", &its[0])
+	if *req.Settings.Temperature != 0.9 || req.Settings.MaxTokens != 5 {
+		t.Errorf("overrides not applied: %+v", req.Settings)
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	for _, tc := range []struct{ name, sheet, want string }{
+		{"bad template", "# S\n#### templates\nline one\n{{.Nope\n## Q\n#### question\nx\n", "input-t.md:5: templates section"},
+		{"missing field", "# S\n#### templates\n{{.Colour}}\n## Q\n#### question\nx\n", "input-t.md:2: template"},
+		{"missing file", "## Q\n#### files\n- nothere.csv\n#### question\nx\n", "input-t.md:3: open"},
+		{"bad temperature", "## Q\n#### meta\n- temperature: warm\n#### question\nx\n", "meta temperature: \"warm\" is not a number"},
+		{"bad max tokens", "## Q\n#### meta\n- max_tokens: -3\n#### question\nx\n", "meta max_tokens"},
+		{"workbook without renderer", "## Q\n#### files\nbook.xlsx\n#### question\nx\n", "cannot be rendered"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			its := items(t, dir, tc.sheet)
+			b := &Builder{Dir: dir}
+			_, err := b.Build("input-t.md", &its[0])
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// Without a template the user message is LIME's prompt, unchanged.
+func TestLIMEPrompt(t *testing.T) {
+	its := items(t, t.TempDir(), "# S\n#### question\nSys\n<EVAL-ENDCHAR>\n## Q\n#### question\nAsk\n\n")
+	req, err := (&Builder{}).Build("x", &its[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Messages[0].Content != "Sys\nAsk\n\n" || req.System != "" {
+		t.Errorf("%q %q", req.Messages[0].Content, req.System)
+	}
+}

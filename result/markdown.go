@@ -1,0 +1,77 @@
+package result
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/google/renameio/v2"
+)
+
+// Markdown renders an output file for reading, in the layout of LIME's
+// output .md: the sheet's header, then per question its meta, question,
+// completion, ground truth and grade.
+func Markdown(f *File) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n**Run ID:** %s\n**Model name:** %s\n", f.Sheet.Name, f.Sheet.RunID, f.Sheet.ModelName)
+	if f.Sheet.Question != nil {
+		fmt.Fprintf(&b, "**System Prompt:**\n%s\n", *f.Sheet.Question)
+	}
+	if f.Sheet.MetaData != nil {
+		b.WriteString("**Meta Data:**\n")
+		writeMeta(&b, f.Sheet.MetaData)
+	}
+	for _, q := range f.Questions {
+		fmt.Fprintf(&b, "\n### %s\n\n", q.Name)
+		if q.MetaData != nil {
+			b.WriteString("<details>\n<summary>meta_data:</summary>\n\n")
+			writeMeta(&b, q.MetaData)
+			b.WriteString("\n</details>\n\n")
+		}
+		if q.System != nil {
+			fmt.Fprintf(&b, "\n**System:**\n%s\n", *q.System)
+		}
+		fmt.Fprintf(&b, "\n**Question:**\n%s\n\n", q.Question)
+		fmt.Fprintf(&b, "**Completion:**\n%s\n\n", orNone(q.Completion))
+		if q.Error != nil {
+			fmt.Fprintf(&b, "**Error:**\n%s\n\n", *q.Error)
+		}
+		fmt.Fprintf(&b, "**Ground Truth:**\n%s\n\n", orNone(q.GroundTruth))
+		grade := "None"
+		if q.Grade != nil {
+			grade = "False"
+			if *q.Grade {
+				grade = "True"
+			}
+		}
+		fmt.Fprintf(&b, "**Grade:**\n%s\n", grade)
+	}
+	return b.String()
+}
+
+func writeMeta(b *strings.Builder, m map[string]string) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(b, "- %s: %s\n", k, m[k])
+	}
+}
+
+func orNone(s *string) string {
+	if s == nil {
+		return "None"
+	}
+	return *s
+}
+
+// WriteMarkdown writes Markdown(f) atomically.
+func WriteMarkdown(path string, f *File) error {
+	if err := renameio.WriteFile(path, []byte(Markdown(f)), 0o644); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
