@@ -26,16 +26,16 @@ import (
 
 // Config is one invocation of run.
 type Config struct {
-	Sheets   []string // sheet files, in order
-	Models   []string // model names; a dry run without models writes "dry-run"
-	OutDir   string   // "" = beside each sheet, as LIME does
+	Sheets []string // sheet files, in order
+	Models []string // model names; a dry run without models writes "dry-run"
+	OutDir string   // "" = beside each sheet, as LIME does
 	// SheetRoot is the folder -d named; with OutDir, each output goes to
 	// the sheet's folder relative to it, so equal sheet names in different
 	// folders do not overwrite each other.
 	SheetRoot string
-	RunIDLen int      // hex characters of the run id; 0 = none (LIME's -u 0)
-	DryRun   bool     // write prompts and ground truths, call no model
-	Schema   *schema.Schema
+	RunIDLen  int  // hex characters of the run id; 0 = none (LIME's -u 0)
+	DryRun    bool // write prompts and ground truths, call no model
+	Schema    *schema.Schema
 
 	// NewModel makes a model by name (model.New with the run's options).
 	NewModel func(name string) (model.Model, error)

@@ -74,4 +74,3 @@ func WriteMarkdown(path string, f *File) error {
 	}
 	return nil
 }
-
