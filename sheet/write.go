@@ -51,7 +51,7 @@ func Write(w io.Writer, doc *Doc, s *schema.Schema) error {
 				return fmt.Errorf("%s %q, %s section: %w", b.Kind, b.Name, sec.Kind, err)
 			}
 			buf.WriteString(text)
-			if !strings.HasSuffix(text, "\n") {
+			if text != "" && !strings.HasSuffix(text, "\n") {
 				// The next header must start a line; an end token keeps the
 				// text's cut value unchanged by the newline.
 				// Meta is read line by line with values stripped, so a

@@ -17,6 +17,11 @@ func sameItems(t *testing.T, name string, a, b *Doc) {
 	ia, qa := a.Resolve()
 	ib, qb := b.Resolve()
 	ia.Line, ib.Line = 0, 0
+	// The raw sheet question may gain an end token (a text that did not
+	// end in a newline); what LIME cuts from it must not change.
+	if ia.Question != nil && ib.Question != nil && CutEnd(*ia.Question) == CutEnd(*ib.Question) {
+		ia.Question, ib.Question = nil, nil
+	}
 	if !reflect.DeepEqual(ia, ib) {
 		t.Errorf("%s: sheet info changed:\n%+v\n%+v", name, ia, ib)
 	}
