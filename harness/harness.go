@@ -20,8 +20,11 @@ import (
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/prompt"
 	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
+	"github.com/evalmd/evalmd/tokens"
+	"github.com/evalmd/evalmd/workbook"
 )
 
 // Config is one invocation of run.
@@ -37,22 +40,24 @@ type Config struct {
 	DryRun    bool // write prompts and ground truths, call no model
 	Schema    *schema.Schema
 
-	// NewModel makes a model by name (model.New with the run's options).
-	NewModel func(name string) (model.Model, error)
-	// Vision says whether a model takes images.
-	Vision func(name string) bool
-	// RenderWorkbook renders workbooks for templates (package workbook).
-	RenderWorkbook func(path string) (string, error)
-	// Truncate cuts user messages for a model (package tokens).
-	Truncate func(modelName, text string, meta map[string]string) (string, error)
+	// Model are the options every model is made with (keys, base URL).
+	Model model.Options
+	// Runner tunes sending: concurrency, retries, rate limits, cache.
+	// Journal is set per output file by Run.
+	Runner runner.Options
+	// Price overrides the price table (--price).
+	Price *model.Price
+	// Grader overrides the sheets' grader meta; Judge is the judge model's
+	// name for the "judge" grader.
+	Grader, Judge string
+	// Settings override the sheet's generation settings.
 	Settings prompt.Overrides
+	// Vision forces images on (true) or off (false) for every model;
+	// nil decides by the model's name.
+	Vision *bool
 
-	Concurrency int    // requests in flight per model
-	BaseURL     string // OpenAI-compatible server for models that take one
-
-	// Ask runs the requests of one sheet on one model and fills in the
-	// questions' answers; nil is only allowed for dry runs.
-	Ask func(ctx context.Context, m model.Model, job *Job) error
+	// NewModel replaces model.New (tests).
+	NewModel func(name string, opt model.Options) (model.Model, error)
 
 	Stderr io.Writer // warnings and totals
 	Now    func() time.Time
@@ -91,14 +96,30 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		}
 		models = []string{"dry-run"}
 	}
-	if !cfg.DryRun && cfg.Ask == nil {
-		return sum, fmt.Errorf("internal: no way to ask models")
+	if cfg.NewModel == nil {
+		cfg.NewModel = model.New
 	}
 	runID, err := newRunID(cfg.Rand, cfg.RunIDLen)
 	if err != nil {
 		return sum, err
 	}
-	if err := checkOutputs(cfg, models, runID); err != nil {
+	if err := checkOutputs(cfg, models); err != nil {
+		return sum, err
+	}
+	// Models are made once, before any sheet, so a bad name or a missing
+	// key stops the run before anything is spent.
+	made := map[string]model.Model{}
+	if !cfg.DryRun {
+		for _, name := range models {
+			m, err := cfg.NewModel(name, cfg.Model)
+			if err != nil {
+				return sum, fmt.Errorf("model %s: %w", name, err)
+			}
+			made[name] = m
+		}
+	}
+	gr, err := newGraders(cfg)
+	if err != nil {
 		return sum, err
 	}
 	for _, path := range cfg.Sheets {
@@ -112,21 +133,29 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		}
 		info, items := doc.Resolve()
 		for _, name := range models {
-			job, err := prepare(cfg, path, info, items, name, runID)
+			id := runID
+			st := resumeState{}
+			if !cfg.DryRun {
+				st = loadResume(cfg, path, name)
+				if st.RunID != "" || st.exists {
+					id = st.RunID
+					fmt.Fprintf(cfg.Stderr, "resuming %s on %s (run id %q) from %s\n", name, path, id, st.journal)
+				}
+			}
+			job, err := prepare(cfg, path, info, items, name, id)
 			if err != nil {
 				return sum, err
 			}
 			if !cfg.DryRun {
-				m, err := cfg.NewModel(name)
-				if err != nil {
-					return sum, fmt.Errorf("model %s: %w", name, err)
-				}
-				if err := cfg.Ask(ctx, m, job); err != nil {
+				if err := ask(ctx, cfg, made[name], job, st, gr); err != nil {
 					return sum, err
 				}
 			}
 			if err := WriteOutput(job.OutPath, job.Output); err != nil {
 				return sum, err
+			}
+			if !cfg.DryRun {
+				st.remove()
 			}
 			sum.Outputs = append(sum.Outputs, job.OutPath)
 		}
@@ -142,15 +171,16 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 	if !info.Present {
 		name = strings.TrimSuffix(filepath.Base(path), ".md")
 	}
-	vision := cfg.Vision != nil && cfg.Vision(modelName)
+	vision := Vision(modelName)
+	if cfg.Vision != nil {
+		vision = *cfg.Vision
+	}
 	b := &prompt.Builder{
 		Dir: filepath.Dir(path), Model: modelName, Vision: vision,
-		RenderWorkbook: cfg.RenderWorkbook, Settings: cfg.Settings,
-	}
-	if cfg.Truncate != nil {
-		b.Truncate = func(text string, meta map[string]string) (string, error) {
-			return cfg.Truncate(modelName, text, meta)
-		}
+		RenderWorkbook: workbook.Render, Settings: cfg.Settings,
+		Truncate: func(text string, meta map[string]string) (string, error) {
+			return tokens.ForMeta(BareModel(modelName), text, meta)
+		},
 	}
 	out := &result.File{Sheet: result.Sheet{
 		Name: name, RunID: runID, ModelName: modelName, MetaData: info.Meta, Question: info.Question,
@@ -192,11 +222,11 @@ func OutputPath(cfg Config, sheetPath, modelName, runID string) string {
 }
 
 // checkOutputs refuses a run in which two sheets would write one file.
-func checkOutputs(cfg Config, models []string, runID string) error {
+func checkOutputs(cfg Config, models []string) error {
 	seen := map[string]string{}
 	for _, p := range cfg.Sheets {
 		for _, m := range models {
-			out := OutputPath(cfg, p, m, runID)
+			out := OutputPath(cfg, p, m, "")
 			if prev, ok := seen[out]; ok {
 				return fmt.Errorf("%s and %s would both write %s: give each its own -o folder", prev, p, out)
 			}

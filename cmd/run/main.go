@@ -17,8 +17,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/evalmd/evalmd/harness"
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/schema"
 )
 
@@ -51,6 +54,17 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		baseURL   = fs.String("base-url", "", "base URL of an OpenAI-compatible server")
 		temp      = fs.String("temperature", "", "sampling temperature (overrides the sheet)")
 		maxTok    = fs.Int("max-tokens", 0, "maximum tokens per completion (overrides the sheet)")
+		rpm       = fs.Int("rpm", 0, "requests per minute per model (0: no limit)")
+		tpm       = fs.Int("tpm", 0, "estimated tokens per minute per model (0: no limit)")
+		timeout   = fs.Duration("timeout", 10*time.Minute, "time limit of one request")
+		attempts  = fs.Int("retries", 6, "attempts per question, the first included")
+		cacheDir  = fs.String("cache", "", "answer repeated requests from this cache folder")
+		price     = fs.String("price", "", "price override IN,OUT in US dollars per million tokens")
+		grader    = fs.String("grader", "", "grader for every question (overrides the sheet's grader meta)")
+		judge     = fs.String("judge", "", "model for the judge grader")
+		mockReply = fs.String("mock-reply", "", "the reply of the mock model")
+		seed      = fs.Int64("seed", 0, "seed of the random model")
+		vision    = fs.String("vision", "", "send images: on, off (default: by model name)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -63,7 +77,33 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	}
 	cfg := harness.Config{
 		OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Stderr: stderr,
-		Concurrency: *conc, BaseURL: *baseURL,
+		Model: model.Options{BaseURL: *baseURL, Getenv: os.Getenv, Timeout: *timeout,
+			MockReply: *mockReply, Seed: *seed},
+		Runner: runner.Options{Concurrency: *conc, MaxAttempts: *attempts, Timeout: *timeout,
+			RPM: *rpm, TPM: *tpm, BaseURL: *baseURL},
+		Grader: *grader, Judge: *judge,
+	}
+	if *cacheDir != "" {
+		c, err := runner.OpenCache(*cacheDir)
+		if err != nil {
+			return err
+		}
+		cfg.Runner.Cache = c
+	}
+	if *price != "" {
+		p, err := model.ParsePrice(*price)
+		if err != nil {
+			return fmt.Errorf("-price: %w", err)
+		}
+		cfg.Price = &p
+	}
+	switch *vision {
+	case "":
+	case "on", "off":
+		v := *vision == "on"
+		cfg.Vision = &v
+	default:
+		return fmt.Errorf("-vision %q: say on or off", *vision)
 	}
 	if *models != "" {
 		for _, m := range strings.Split(*models, ",") {

@@ -1,0 +1,210 @@
+// Package agg turns a folder of output files into markdown a person pastes
+// into a README or a paper: LIME's three tables (Leaderboard, Runs, All
+// Questions), byte for byte as LIME's agg.py prints them, then what LIME
+// lacks: per-model accuracy with 95% intervals, paired McNemar tests,
+// questions graded differently between models or runs, usage, errors apart
+// from wrong answers, the DSBench and DABench figures where the sheets are
+// those benchmarks, and optional SVG charts.
+//
+// Files are streamed: each is decoded, reduced to one small row per question
+// and dropped, so a folder of 10,000 files never sits in memory.
+package agg
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Options are agg's settings, as the command line gives them.
+type Options struct {
+	// Dir is the folder searched (recursively) for output*.json files.
+	Dir string
+	// Out is the markdown file written. Empty means LIME's default:
+	// agg-XXXX.md in Dir, XXXX a random id. "-" means Stdout.
+	Out string
+	// Verbose prints LIME's counts (questions found, unique sheets) and the
+	// file written on Stderr.
+	Verbose bool
+	// Charts also writes SVG charts beside the markdown and links them.
+	Charts bool
+	// MaxDiscrepancies caps the discrepancy table (0: 50; negative: no cap).
+	MaxDiscrepancies int
+	// ID replaces the random 4-character id of the default output name, so
+	// tests know the file name.
+	ID string
+
+	Stdout, Stderr io.Writer
+}
+
+// ErrNoOutputs is returned when a folder holds no output file agg can read.
+var ErrNoOutputs = errors.New("no output files found")
+
+// Main runs the agg command: flags in args (without the program name),
+// report to a file or stdout, warnings on stderr. It is the whole command,
+// so tests run it as the binary would.
+func Main(stdout, stderr io.Writer, args []string) error {
+	fs := flag.NewFlagSet("agg", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var opt Options
+	fs.StringVar(&opt.Dir, "i", "", "input `dir`: every output*.json below it is read")
+	fs.StringVar(&opt.Out, "o", "", "output markdown `file` (default: agg-XXXX.md in the input dir; - for stdout)")
+	fs.BoolVar(&opt.Verbose, "v", false, "verbose: counts and the file written, on stderr")
+	fs.BoolVar(&opt.Charts, "charts", false, "also write SVG charts beside the markdown")
+	fs.IntVar(&opt.MaxDiscrepancies, "max-discrepancies", 0, "rows of the discrepancy table (0: 50, -1: all)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: agg -i DIR [-o FILE.md] [-v] [-charts]\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if opt.Dir == "" && fs.NArg() == 1 {
+		opt.Dir = fs.Arg(0) // LIME's later agg took the folder as an argument
+	} else if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("agg: unexpected arguments %q", fs.Args())
+	}
+	if opt.Dir == "" {
+		fs.Usage()
+		return errors.New("agg: -i DIR is required")
+	}
+	opt.Stdout, opt.Stderr = stdout, stderr
+	return Run(context.Background(), opt)
+}
+
+// Run reads the output files below opt.Dir and writes the report.
+func Run(ctx context.Context, opt Options) error {
+	if opt.Stdout == nil {
+		opt.Stdout = io.Discard
+	}
+	if opt.Stderr == nil {
+		opt.Stderr = io.Discard
+	}
+	st, err := os.Stat(opt.Dir)
+	if err != nil {
+		return fmt.Errorf("agg: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("agg: %s is not a directory", opt.Dir)
+	}
+	d, err := Load(ctx, opt.Dir, opt.Stderr)
+	if err != nil {
+		return err
+	}
+	if d.Files == 0 {
+		return fmt.Errorf("agg: %s: %w (LIME's rule: names starting with \"output\" and ending in \".json\")", opt.Dir, ErrNoOutputs)
+	}
+	if opt.Verbose {
+		// LIME's agg.py prints these two lines.
+		fmt.Fprintf(opt.Stderr, "questions found: %d\n", d.Questions())
+		fmt.Fprintf(opt.Stderr, "unique sheets:   %d\n", d.uniqueSheets())
+	}
+
+	out := opt.Out
+	if out == "" {
+		id := opt.ID
+		if id == "" {
+			if id, err = randomID(); err != nil {
+				return err
+			}
+		}
+		out = filepath.Join(opt.Dir, "agg-"+id+".md")
+	}
+	var charts []Chart
+	if opt.Charts {
+		base := "agg"
+		dir := "."
+		if out != "-" {
+			dir = filepath.Dir(out)
+			base = strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
+		}
+		charts, err = d.WriteCharts(dir, base)
+		if err != nil {
+			return err
+		}
+	}
+	md, err := d.Markdown(ReportOptions{MaxDiscrepancies: opt.MaxDiscrepancies, Charts: charts})
+	if err != nil {
+		return err
+	}
+	if out == "-" {
+		_, err := io.WriteString(opt.Stdout, md)
+		return err
+	}
+	if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
+		return fmt.Errorf("agg: writing %s: %w", out, err)
+	}
+	if opt.Verbose {
+		fmt.Fprintf(opt.Stderr, "wrote %s\n", out)
+	}
+	return nil
+}
+
+// randomID is LIME's uuid4().hex[:4]: four lowercase hex digits.
+func randomID() (string, error) {
+	var b [2]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("agg: random id: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+func (d *Data) uniqueSheets() int {
+	seen := map[strID]bool{}
+	for i := range d.rows {
+		if s := d.rows[i].sheet; s != noStr {
+			seen[s] = true
+		}
+	}
+	return len(seen)
+}
+
+// ReportOptions shape the markdown report.
+type ReportOptions struct {
+	MaxDiscrepancies int     // 0: 50; negative: all
+	Charts           []Chart // charts to link, already written
+}
+
+// Markdown renders the whole report: LIME's tables first, unchanged, then
+// agg's own sections.
+func (d *Data) Markdown(opt ReportOptions) (string, error) {
+	var b strings.Builder
+	b.WriteString(d.LIMEMarkdown())
+	limit := opt.MaxDiscrepancies
+	if limit == 0 {
+		limit = 50
+	} else if limit < 0 {
+		limit = 0
+	}
+	totals := d.Totals()
+	tables := []Table{totalsTable(totals), pairsTable(d.Pairs()),
+		discrepancyTable(d.Discrepancies(), limit), usageTable(d.Usages()), errorsTable(totals)}
+	if ds := d.DSBench(); len(ds) > 0 {
+		tables = append(tables, dsbenchTable(ds))
+	}
+	if da := d.DABench(); len(da) > 0 {
+		tables = append(tables, dabenchTables(da)...)
+	}
+	for _, t := range tables {
+		s, err := t.Markdown()
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(s)
+	}
+	if len(opt.Charts) > 0 {
+		b.WriteString("### Charts\n\n")
+		for _, c := range opt.Charts {
+			fmt.Fprintf(&b, "![%s](%s)\n\n", c.Title, c.File)
+		}
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,194 @@
+package agg
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Chart is a chart file written beside the report.
+type Chart struct {
+	Title string
+	File  string // file name, relative to the report
+}
+
+// WriteCharts writes the charts the data calls for into dir, named after
+// base (the report's name without extension): a leaderboard of per-model
+// accuracy with Wilson 95% intervals, and, when DABench sheets are present,
+// DABench's per-concept accuracy. The DABench paper draws concepts as a
+// spider chart; grouped horizontal bars are used here, because they show
+// the same numbers, stay readable with many models and need no custom
+// plotter.
+func (d *Data) WriteCharts(dir, base string) ([]Chart, error) {
+	var out []Chart
+	if ts := d.Totals(); len(ts) > 0 {
+		p, h, err := leaderboardPlot(ts)
+		if err != nil {
+			return nil, err
+		}
+		c := Chart{Title: "Leaderboard: accuracy with 95% interval", File: base + "-leaderboard.svg"}
+		if err := saveSVG(p, 6*vg.Inch, h, filepath.Join(dir, c.File)); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	if runs := d.DABench(); len(runs) > 0 {
+		p, h, err := conceptPlot(runs)
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			c := Chart{Title: "DABench: accuracy by question per concept", File: base + "-concepts.svg"}
+			if err := saveSVG(p, 7*vg.Inch, h, filepath.Join(dir, c.File)); err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// saveSVG writes p as SVG. Fonts are named, not embedded (embedding adds
+// half a megabyte per chart): gonum lays text out with Liberation Serif's
+// metrics, which Times New Roman shares, so viewers with either font show
+// the labels as laid out; a viewer that substitutes a wider serif may clip
+// long model names.
+func saveSVG(p *plot.Plot, w, h vg.Length, path string) error {
+	c := vgsvg.NewWith(vgsvg.UseWH(w, h))
+	// A small margin keeps the longest label off the edge.
+	m := vg.Points(6)
+	p.Draw(draw.Crop(draw.New(c), m, -m, m, -m))
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("agg: writing chart: %w", err)
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("agg: writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("agg: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// intervals holds bar values and their asymmetric error bars for
+// plotter.XErrorBars: X is the value, Y the bar's row.
+type intervals struct {
+	xys   plotter.XYs
+	lo    []float64
+	hi    []float64
+	empty bool
+}
+
+func (v intervals) Len() int                        { return len(v.xys) }
+func (v intervals) XY(i int) (float64, float64)     { return v.xys[i].X, v.xys[i].Y }
+func (v intervals) XError(i int) (float64, float64) { return v.lo[i], v.hi[i] }
+
+// leaderboardPlot draws per-model accuracy as horizontal bars, best at the
+// top, with Wilson intervals as error bars.
+func leaderboardPlot(ts []ModelTotal) (*plot.Plot, vg.Length, error) {
+	p := plot.New()
+	p.Title.Text = "Accuracy per model (95% Wilson interval)"
+	p.Title.Padding = vg.Points(8)
+	p.X.Label.Text = "accuracy (correct / graded)"
+	p.X.Min, p.X.Max = 0, 1
+	n := len(ts)
+	vals := make(plotter.Values, n)
+	iv := intervals{xys: make(plotter.XYs, n), lo: make([]float64, n), hi: make([]float64, n)}
+	names := make([]string, n)
+	for i, t := range ts {
+		// Row 0 is drawn at the bottom, so the best model goes last.
+		j := n - 1 - i
+		acc := t.Accuracy
+		if math.IsNaN(acc) {
+			acc = 0
+		}
+		vals[j] = acc
+		names[j] = fmt.Sprintf("%s (n=%d)", t.Model, t.Graded)
+		iv.xys[j] = plotter.XY{X: acc, Y: float64(j)}
+		if t.Graded > 0 {
+			iv.lo[j], iv.hi[j] = acc-t.Lo, t.Hi-acc
+		}
+	}
+	bars, err := plotter.NewBarChart(vals, vg.Points(14))
+	if err != nil {
+		return nil, 0, fmt.Errorf("agg: leaderboard chart: %w", err)
+	}
+	bars.Horizontal = true
+	bars.Color = plotutil.Color(0)
+	bars.LineStyle.Width = 0
+	errs, err := plotter.NewXErrorBars(iv)
+	if err != nil {
+		return nil, 0, fmt.Errorf("agg: leaderboard chart: %w", err)
+	}
+	errs.LineStyle.Width = vg.Points(1.2)
+	p.Add(plotter.NewGrid(), bars, errs)
+	p.NominalY(names...)
+	h := vg.Length(n)*vg.Points(22) + vg.Inch
+	return p, h, nil
+}
+
+// conceptPlot draws DABench's ABQ per concept, one bar per run in each
+// concept's group. It returns nil when no question names a concept.
+func conceptPlot(runs []DABenchRun) (*plot.Plot, vg.Length, error) {
+	var concepts []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, c := range r.Report.Concepts {
+			if !seen[c.Name] {
+				seen[c.Name] = true
+				concepts = append(concepts, c.Name)
+			}
+		}
+	}
+	if len(concepts) == 0 {
+		return nil, 0, nil
+	}
+	p := plot.New()
+	p.Title.Text = "DABench: accuracy by question (ABQ) per concept"
+	p.Title.Padding = vg.Points(8)
+	p.X.Label.Text = "ABQ"
+	p.X.Min, p.X.Max = 0, 1
+	p.Legend.Top = true
+	nr := len(runs)
+	barW := vg.Points(10)
+	for i, r := range runs {
+		vals := make(plotter.Values, len(concepts))
+		for _, c := range r.Report.Concepts {
+			for j, name := range concepts {
+				if name == c.Name {
+					// Row 0 at the bottom: reverse so the first concept is on top.
+					vals[len(concepts)-1-j] = c.Rate.Value
+				}
+			}
+		}
+		bars, err := plotter.NewBarChart(vals, barW)
+		if err != nil {
+			return nil, 0, fmt.Errorf("agg: concept chart: %w", err)
+		}
+		bars.Horizontal = true
+		bars.Color = plotutil.Color(i)
+		bars.LineStyle.Width = 0
+		// Spread the group around the concept's row.
+		bars.Offset = barW * vg.Length(float64(i)-float64(nr-1)/2)
+		p.Add(bars)
+		p.Legend.Add(r.Label, bars)
+	}
+	names := make([]string, len(concepts))
+	for j, c := range concepts {
+		names[len(concepts)-1-j] = c
+	}
+	p.Add(plotter.NewGrid())
+	p.NominalY(names...)
+	h := vg.Length(len(concepts))*(barW*vg.Length(nr)+vg.Points(12)) + vg.Inch + vg.Points(14)*vg.Length(nr)
+	return p, h, nil
+}

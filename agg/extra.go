@@ -1,0 +1,382 @@
+package agg
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// This file builds the sections LIME lacks. Each builder returns plain data
+// (a slice of structs); table*.go-style helpers below turn the data into
+// Tables.
+
+// ModelTotal is one model's totals over every sheet and run.
+type ModelTotal struct {
+	Model      string
+	Questions  int // question rows
+	Graded     int // rows with a non-null grade
+	Correct    int
+	Errors     int // rows whose error is not null
+	Unanswered int // rows the model had no answer for (replay)
+	Ungraded   int // rows whose grade is null
+	// Accuracy is Correct/Graded (LIME's pct_correct rule: null grades are
+	// left out, not counted wrong); NaN when nothing is graded.
+	Accuracy float64
+	Lo, Hi   float64 // Wilson 95% interval of Accuracy
+	Stderr   float64 // Inspect's stderr of Accuracy
+}
+
+// Totals returns per-model totals, best accuracy first, then by name.
+func (d *Data) Totals() []ModelTotal {
+	by := map[strID]*ModelTotal{}
+	for i := range d.rows {
+		r := &d.rows[i]
+		if r.model == noStr {
+			continue
+		}
+		t := by[r.model]
+		if t == nil {
+			t = &ModelTotal{Model: d.strs.str(r.model)}
+			by[r.model] = t
+		}
+		t.Questions++
+		switch r.grade {
+		case gradeNull:
+			t.Ungraded++
+		case gradeTrue:
+			t.Correct++
+			t.Graded++
+		default:
+			t.Graded++
+		}
+		if r.errored {
+			t.Errors++
+		}
+		if r.unanswered {
+			t.Unanswered++
+		}
+	}
+	out := make([]ModelTotal, 0, len(by))
+	for _, t := range by {
+		t.Accuracy = math.NaN()
+		if t.Graded > 0 {
+			t.Accuracy = float64(t.Correct) / float64(t.Graded)
+		}
+		t.Lo, t.Hi = Wilson(t.Correct, t.Graded)
+		t.Stderr = Stderr(t.Correct, t.Graded)
+		out = append(out, *t)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].Accuracy, out[j].Accuracy
+		if math.IsNaN(a) != math.IsNaN(b) {
+			return !math.IsNaN(a)
+		}
+		if a != b {
+			return a > b
+		}
+		return out[i].Model < out[j].Model
+	})
+	return out
+}
+
+// qkey names a question across files: its sheet and its name.
+type qkey struct{ sheet, name strID }
+
+// Pair is McNemar's comparison of two models on the questions both have a
+// grade for.
+type Pair struct {
+	A, B               string
+	Both               int // questions graded for both
+	ACorrect, BCorrect int
+	OnlyA, OnlyB       int // discordant questions: only A right, only B right
+	P                  float64
+}
+
+// firstGrades returns, per model, each question's grade from the model's
+// first run (run ids in string order) that graded it, so a model run twice
+// is compared once per question.
+func (d *Data) firstGrades() map[strID]map[qkey]int8 {
+	type pick struct {
+		run   strID
+		grade int8
+	}
+	picks := map[strID]map[qkey]pick{}
+	for i := range d.rows {
+		r := &d.rows[i]
+		if r.model == noStr || r.sheet == noStr || r.name == noStr || r.grade == gradeNull {
+			continue
+		}
+		m := picks[r.model]
+		if m == nil {
+			m = map[qkey]pick{}
+			picks[r.model] = m
+		}
+		k := qkey{r.sheet, r.name}
+		if p, ok := m[k]; ok && !d.less(r.run, p.run) {
+			continue
+		}
+		m[k] = pick{r.run, r.grade}
+	}
+	out := make(map[strID]map[qkey]int8, len(picks))
+	for model, m := range picks {
+		g := make(map[qkey]int8, len(m))
+		for k, p := range m {
+			g[k] = p.grade
+		}
+		out[model] = g
+	}
+	return out
+}
+
+// Pairs compares every two models with McNemar's exact test.
+func (d *Data) Pairs() []Pair {
+	grades := d.firstGrades()
+	models := make([]strID, 0, len(grades))
+	for m := range grades {
+		models = append(models, m)
+	}
+	sort.Slice(models, func(i, j int) bool { return d.less(models[i], models[j]) })
+	var out []Pair
+	for i := 0; i < len(models); i++ {
+		for j := i + 1; j < len(models); j++ {
+			ga, gb := grades[models[i]], grades[models[j]]
+			p := Pair{A: d.strs.str(models[i]), B: d.strs.str(models[j])}
+			for k, a := range ga {
+				b, ok := gb[k]
+				if !ok {
+					continue
+				}
+				p.Both++
+				if a == gradeTrue {
+					p.ACorrect++
+				}
+				if b == gradeTrue {
+					p.BCorrect++
+				}
+				switch {
+				case a == gradeTrue && b != gradeTrue:
+					p.OnlyA++
+				case a != gradeTrue && b == gradeTrue:
+					p.OnlyB++
+				}
+			}
+			if p.Both == 0 {
+				continue
+			}
+			p.P = McNemarExact(p.OnlyA, p.OnlyB)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Discrepancy is a question whose grades differ between models or runs.
+type Discrepancy struct {
+	Sheet, Name  string
+	Right, Wrong []string // "model (run)" labels, sorted
+}
+
+// Discrepancies returns the questions graded both true and false somewhere,
+// by sheet then name.
+func (d *Data) Discrepancies() []Discrepancy {
+	type seen struct{ right, wrong []int } // row indexes
+	by := map[qkey]*seen{}
+	for i := range d.rows {
+		r := &d.rows[i]
+		if r.sheet == noStr || r.name == noStr || r.grade == gradeNull {
+			continue
+		}
+		k := qkey{r.sheet, r.name}
+		s := by[k]
+		if s == nil {
+			s = &seen{}
+			by[k] = s
+		}
+		if r.grade == gradeTrue {
+			s.right = append(s.right, i)
+		} else {
+			s.wrong = append(s.wrong, i)
+		}
+	}
+	// A sheet may repeat a question name (LIME allows it), so one run can
+	// appear several times: say so once, with a count.
+	label := func(idx []int) []string {
+		n := map[string]int{}
+		for _, j := range idx {
+			r := &d.rows[j]
+			n[d.strs.str(r.model)+" ("+d.strs.str(r.run)+")"]++
+		}
+		out := make([]string, 0, len(n))
+		for l, k := range n {
+			if k > 1 {
+				l += fmt.Sprintf(" x%d", k)
+			}
+			out = append(out, l)
+		}
+		sort.Strings(out)
+		return out
+	}
+	var out []Discrepancy
+	for k, s := range by {
+		if len(s.right) == 0 || len(s.wrong) == 0 {
+			continue
+		}
+		out = append(out, Discrepancy{Sheet: d.strs.str(k.sheet), Name: d.strs.str(k.name),
+			Right: label(s.right), Wrong: label(s.wrong)})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Sheet != out[j].Sheet {
+			return out[i].Sheet < out[j].Sheet
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// Usage is one model's tokens, cost and time.
+type Usage struct {
+	Model                     string
+	Questions                 int
+	TokenQuestions            int // questions that reported tokens
+	InputTokens, OutputTokens int64
+	CostQuestions             int // questions that reported a cost
+	Cost                      float64
+	TimeQuestions             int // questions with an eval_time
+	Seconds                   float64
+}
+
+// Usages returns per-model usage, by model name.
+func (d *Data) Usages() []Usage {
+	var out []Usage
+	for m, u := range d.usage {
+		if m == noStr || u.questions == 0 {
+			continue
+		}
+		out = append(out, Usage{Model: d.strs.str(m), Questions: u.questions,
+			TokenQuestions: u.tokQuestions, InputTokens: u.inTok, OutputTokens: u.outTok,
+			CostQuestions: u.costN, Cost: u.cost, TimeQuestions: u.evalN, Seconds: u.evalTime})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Model < out[j].Model })
+	return out
+}
+
+// Formatting helpers shared by the table builders.
+
+func fmtFrac(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", x)
+}
+
+func fmtPct(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f%%", 100*x)
+}
+
+func fmtP(p float64) string {
+	if p < 0.0001 {
+		return "<0.0001"
+	}
+	return fmt.Sprintf("%.4f", p)
+}
+
+// totalsTable renders Totals.
+func totalsTable(ts []ModelTotal) Table {
+	t := Table{
+		Title: "Models: accuracy over all sheets, with 95% interval",
+		Note: "accuracy = correct / graded (null grades left out, as LIME's pct_correct); " +
+			"95% CI: Wilson score interval; stderr: Inspect's, sqrt(p(1-p)/(n-1)). " +
+			"Every run of a model counts.",
+		Columns: cols("model", "#graded", "#correct", "#wrong", "#accuracy", "95% CI", "#stderr"),
+	}
+	for _, m := range ts {
+		ci := "-"
+		if m.Graded > 0 {
+			ci = fmt.Sprintf("[%.3f, %.3f]", m.Lo, m.Hi)
+		}
+		t.Rows = append(t.Rows, []string{m.Model, itoa(m.Graded), itoa(m.Correct),
+			itoa(m.Graded - m.Correct), fmtFrac(m.Accuracy), ci, fmt.Sprintf("%.4f", m.Stderr)})
+	}
+	return t
+}
+
+// errorsTable renders the error counts of Totals.
+func errorsTable(ts []ModelTotal) Table {
+	t := Table{
+		Title: "Errors: counted apart from wrong answers",
+		Note: "errors: the model call failed (error not null); unanswered: no answer to grade; " +
+			"ungraded: grade is null. A question can be in more than one column.",
+		Columns: cols("model", "#questions", "#errors", "#unanswered", "#ungraded"),
+	}
+	sorted := append([]ModelTotal(nil), ts...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Model < sorted[j].Model })
+	for _, m := range sorted {
+		t.Rows = append(t.Rows, []string{m.Model, itoa(m.Questions), itoa(m.Errors),
+			itoa(m.Unanswered), itoa(m.Ungraded)})
+	}
+	return t
+}
+
+// pairsTable renders Pairs.
+func pairsTable(ps []Pair) Table {
+	t := Table{
+		Title: "Paired comparison: McNemar's exact test",
+		Note: "on the questions (sheet, name) both models have a grade for, each model's " +
+			"first run by run id; p: two-sided exact binomial test on the discordant questions.",
+		Columns: cols("model A", "model B", "#questions", "#A correct", "#B correct",
+			"#only A", "#only B", "#p"),
+	}
+	for _, p := range ps {
+		t.Rows = append(t.Rows, []string{p.A, p.B, itoa(p.Both), itoa(p.ACorrect),
+			itoa(p.BCorrect), itoa(p.OnlyA), itoa(p.OnlyB), fmtP(p.P)})
+	}
+	return t
+}
+
+// discrepancyTable renders Discrepancies, at most limit rows (0: all).
+func discrepancyTable(ds []Discrepancy, limit int) Table {
+	t := Table{
+		Title:   "Discrepancies: questions graded differently between models or runs",
+		Note:    fmt.Sprintf("%d questions; each cell lists model (run id).", len(ds)),
+		Columns: cols("input_name", "name", "correct", "wrong"),
+	}
+	if limit > 0 && len(ds) > limit {
+		t.More = len(ds) - limit
+		ds = ds[:limit]
+	}
+	for _, x := range ds {
+		t.Rows = append(t.Rows, []string{x.Sheet, x.Name,
+			strings.Join(x.Right, ", "), strings.Join(x.Wrong, ", ")})
+	}
+	return t
+}
+
+// usageTable renders Usages.
+func usageTable(us []Usage) Table {
+	t := Table{
+		Title: "Usage: tokens, cost and time per model",
+		Note: "sums over every question that reported the figure; " +
+			"'-' where no question did (LIME's files carry time only).",
+		Columns: cols("model", "#questions", "#input tokens", "#output tokens",
+			"#cost (USD)", "#time (s)", "#mean time (s)"),
+	}
+	for _, u := range us {
+		in, out, cost, secs, mean := "-", "-", "-", "-", "-"
+		if u.TokenQuestions > 0 {
+			in, out = fmt.Sprint(u.InputTokens), fmt.Sprint(u.OutputTokens)
+		}
+		if u.CostQuestions > 0 {
+			cost = fmt.Sprintf("%.4f", u.Cost)
+		}
+		if u.TimeQuestions > 0 {
+			secs = fmt.Sprintf("%.1f", u.Seconds)
+			mean = fmt.Sprintf("%.2f", u.Seconds/float64(u.TimeQuestions))
+		}
+		t.Rows = append(t.Rows, []string{u.Model, itoa(u.Questions), in, out, cost, secs, mean})
+	}
+	return t
+}

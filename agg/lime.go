@@ -1,0 +1,213 @@
+package agg
+
+import (
+	"math"
+	"sort"
+)
+
+// LIME's agg.py (sutt/lime at e03f8c2) loads every question of every output
+// file into one pandas frame, with the sheet's name, model and run id on each
+// row, and prints three group-bys of it. The functions here rebuild those
+// group-bys, keeping pandas' rules: group keys that are null drop the row,
+// groups come out sorted by key, `count` skips null names, `mean` skips null
+// grades, and the sorts are pandas' (stable for several keys, numpy's
+// unstable quicksort for one).
+
+// sheetModel is a group key of the Leaderboard and Runs tables.
+type sheetModel struct{ sheet, model strID }
+
+// less orders interned strings as Python orders str: by code point, which is
+// byte order for UTF-8.
+func (d *Data) less(a, b strID) bool { return d.strs.str(a) < d.strs.str(b) }
+
+// sortedSheetModels returns the (sheet, model) groups in pandas groupby order.
+func (d *Data) sortedSheetModels(keys map[sheetModel]bool) []sheetModel {
+	out := make([]sheetModel, 0, len(keys))
+	for k := range keys {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].sheet != out[j].sheet {
+			return d.less(out[i].sheet, out[j].sheet)
+		}
+		return d.less(out[i].model, out[j].model)
+	})
+	return out
+}
+
+// LeaderRow is one row of LIME's Leaderboard.
+type LeaderRow struct {
+	Sheet, Model string
+	Questions    int     // rows with a question name (pandas count of "name")
+	Correct      int     // true grades
+	Graded       int     // non-null grades
+	Mean         float64 // Correct/Graded, NaN when nothing is graded
+	Rounded      float64 // Mean rounded as pandas' round(2)
+}
+
+// Leaderboard is LIME's sheet_by_model_pct_correct: per (sheet, model), the
+// number of questions and the mean grade, sorted by sheet then mean, both
+// descending, ties in group order.
+func (d *Data) Leaderboard() []LeaderRow {
+	type acc struct{ n, correct, graded int }
+	groups := map[sheetModel]*acc{}
+	keys := map[sheetModel]bool{}
+	for i := range d.rows {
+		r := &d.rows[i]
+		if r.sheet == noStr || r.model == noStr {
+			continue
+		}
+		k := sheetModel{r.sheet, r.model}
+		a := groups[k]
+		if a == nil {
+			a = &acc{}
+			groups[k] = a
+			keys[k] = true
+		}
+		if r.name != noStr {
+			a.n++
+		}
+		if r.grade != gradeNull {
+			a.graded++
+			if r.grade == gradeTrue {
+				a.correct++
+			}
+		}
+	}
+	order := d.sortedSheetModels(keys)
+	out := make([]LeaderRow, len(order))
+	for i, k := range order {
+		a := groups[k]
+		m := math.NaN()
+		if a.graded > 0 {
+			// pandas' nanmean on an object column: the Python sum of the
+			// bools divided by their count, one float division.
+			m = float64(a.correct) / float64(a.graded)
+		}
+		out[i] = LeaderRow{Sheet: d.strs.str(k.sheet), Model: d.strs.str(k.model),
+			Questions: a.n, Correct: a.correct, Graded: a.graded, Mean: m, Rounded: pdRound2(m)}
+	}
+	// sort_values(["input_name", "pct_correct"], ascending=False) goes
+	// through lexsort_indexer, which is stable; NaN means sort last.
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Sheet != b.Sheet {
+			return a.Sheet > b.Sheet
+		}
+		an, bn := math.IsNaN(a.Mean), math.IsNaN(b.Mean)
+		switch {
+		case an || bn:
+			return !an && bn
+		}
+		return a.Mean > b.Mean
+	})
+	return out
+}
+
+// pdRound2 is pandas' Series.round(2), which is numpy's round: scale by 100,
+// round half to even, scale back.
+func pdRound2(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	return math.RoundToEven(x*100) / 100
+}
+
+// RunsRow is one row of LIME's Runs table.
+type RunsRow struct {
+	Sheet, Model string
+	Runs         int // distinct non-null run ids
+}
+
+// Runs is LIME's input_by_model: distinct run ids per (sheet, model), sorted
+// by that count descending with numpy's quicksort, so ties come out in the
+// order LIME's pandas gives them.
+func (d *Data) Runs() []RunsRow {
+	runs := map[sheetModel]map[strID]bool{}
+	for i := range d.rows {
+		r := &d.rows[i]
+		if r.sheet == noStr || r.model == noStr {
+			continue
+		}
+		k := sheetModel{r.sheet, r.model}
+		s := runs[k]
+		if s == nil {
+			s = map[strID]bool{}
+			runs[k] = s
+		}
+		if r.run != noStr {
+			s[r.run] = true
+		}
+	}
+	keys := map[sheetModel]bool{}
+	for k := range runs {
+		keys[k] = true
+	}
+	order := d.sortedSheetModels(keys)
+	counts := make([]int64, len(order))
+	for i, k := range order {
+		counts[i] = int64(len(runs[k]))
+	}
+	out := make([]RunsRow, len(order))
+	for i, j := range pdSortDescending(counts) {
+		k := order[j]
+		out[i] = RunsRow{Sheet: d.strs.str(k.sheet), Model: d.strs.str(k.model), Runs: int(counts[j])}
+	}
+	return out
+}
+
+// QuestionRow is one row of LIME's All Questions table.
+type QuestionRow struct{ Sheet, Name string }
+
+// AllQuestions is LIME's all_sheets_all_questions: the distinct (sheet,
+// question name) pairs, sorted.
+func (d *Data) AllQuestions() []QuestionRow {
+	type key struct{ sheet, name strID }
+	seen := map[key]bool{}
+	for i := range d.rows {
+		r := &d.rows[i]
+		if r.sheet == noStr || r.name == noStr {
+			continue
+		}
+		seen[key{r.sheet, r.name}] = true
+	}
+	out := make([]QuestionRow, 0, len(seen))
+	for k := range seen {
+		out = append(out, QuestionRow{d.strs.str(k.sheet), d.strs.str(k.name)})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Sheet != out[j].Sheet {
+			return out[i].Sheet < out[j].Sheet
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// LIME's section headings, as agg.py writes them.
+const (
+	limeLeaderboardTitle  = "### Leaderboard: `{input_sheet, model}` on `pct_correct`"
+	limeRunsTitle         = "### Runs: `{input_sheet, model}` on number of `run_id`'s"
+	limeAllQuestionsTitle = "### All Questions: list of all question names by sheet"
+)
+
+// LIMEMarkdown renders LIME's three tables exactly as agg.py writes them:
+// each heading, a blank line, the table, a blank line.
+func (d *Data) LIMEMarkdown() string {
+	lb := Frame{Columns: []string{"input_name", "model_name", "num_questions", "pct_correct"}}
+	for _, r := range d.Leaderboard() {
+		lb.Rows = append(lb.Rows, []Value{S(r.Sheet), S(r.Model), I(int64(r.Questions)), F(r.Rounded)})
+	}
+	runs := Frame{Columns: []string{"input_name", "model_name", "run_id"}}
+	for _, r := range d.Runs() {
+		runs.Rows = append(runs.Rows, []Value{S(r.Sheet), S(r.Model), I(int64(r.Runs))})
+	}
+	qs := Frame{Columns: []string{"input_name", "name"}}
+	for _, r := range d.AllQuestions() {
+		qs.Rows = append(qs.Rows, []Value{S(r.Sheet), S(r.Name)})
+	}
+	out := limeLeaderboardTitle + "\n\n" + Tabulate(lb) + "\n\n"
+	out += limeRunsTitle + "\n\n" + Tabulate(runs) + "\n\n"
+	out += limeAllQuestionsTitle + "\n\n" + Tabulate(qs) + "\n\n"
+	return out
+}

@@ -1,0 +1,117 @@
+package agg
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// writeBenchFolder writes files output files of perFile graded questions
+// each, shaped like real ones (prompt, completion, meta, usage), over 20
+// models and files/20 sheets.
+func writeBenchFolder(dir string, files, perFile int) error {
+	prompt := strings.Repeat("Below is a question about the data. ", 8)
+	completion := strings.Repeat("The answer is B because of the table. ", 4)
+	for f := 0; f < files; f++ {
+		model := fmt.Sprintf("provider/model-%02d", f%20)
+		sheet := fmt.Sprintf("Sheet-%04d", f/20)
+		run := fmt.Sprintf("%04x", f)
+		qs := make([]map[string]any, perFile)
+		for i := range qs {
+			cost := 0.0001 * float64(i%7)
+			qs[i] = map[string]any{
+				"name":         fmt.Sprintf("Q-%03d", i),
+				"meta_data":    map[string]string{"answer_type": "multiple-choice", "id": fmt.Sprint(i)},
+				"ground_truth": "B",
+				"question":     prompt,
+				"completion":   completion,
+				"error":        nil,
+				"model_name":   model,
+				"eval_time":    1.25,
+				"grade":        (i*31+f*17)%3 != 0,
+				"input_tokens": 120, "output_tokens": 40, "cost": cost, "grader": "lime",
+			}
+		}
+		doc := map[string]any{
+			"sheet":     map[string]any{"name": sheet, "run_id": run, "model_name": model, "meta_data": map[string]string{"answer_type": "multiple-choice"}, "question": prompt},
+			"questions": qs,
+		}
+		data, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			return err
+		}
+		name := filepath.Join(dir, fmt.Sprintf("output-sheet-%04d-%s-%s.json", f/20, SafeModel(model), run))
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SafeModel makes a model name file-safe for the generated names.
+func SafeModel(s string) string { return strings.ReplaceAll(s, "/", "_") }
+
+// TestWriteBenchFolder writes the 10,000-file folder to $AGG_BENCH_DIR, for
+// timing the built command with /usr/bin/time -v; skipped otherwise.
+func TestWriteBenchFolder(t *testing.T) {
+	dir := os.Getenv("AGG_BENCH_DIR")
+	if dir == "" {
+		t.Skip("set AGG_BENCH_DIR to write the benchmark folder")
+	}
+	if err := writeBenchFolder(dir, 10000, 100); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// BenchmarkAgg10k aggregates 10,000 output files of 100 questions each (1M
+// graded questions) into the full report, and reports the peak heap in use.
+func BenchmarkAgg10k(b *testing.B) {
+	dir := b.TempDir()
+	if err := writeBenchFolder(dir, 10000, 100); err != nil {
+		b.Fatal(err)
+	}
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	runtime.GC()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d, err := Load(context.Background(), dir, io.Discard)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if d.Questions() != 1000000 {
+			b.Fatalf("%d questions", d.Questions())
+		}
+		if _, err := d.Markdown(ReportOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	close(stop)
+	<-done
+	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
+}

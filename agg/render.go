@@ -1,0 +1,104 @@
+package agg
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Table is one of agg's own sections, already reduced to text cells: a
+// heading, an optional note under it, and rows. Building a Table (from the
+// data) is kept apart from rendering it (markdown text).
+type Table struct {
+	Title   string
+	Note    string // a line under the heading saying how the numbers are made
+	Columns []Column
+	Rows    [][]string
+	// More is how many rows were left out of a long table.
+	More int
+}
+
+// Column is a table column; numbers are right-aligned.
+type Column struct {
+	Name    string
+	Numeric bool
+}
+
+// cols builds columns from names; a leading '#' marks a numeric column.
+func cols(names ...string) []Column {
+	out := make([]Column, len(names))
+	for i, n := range names {
+		if strings.HasPrefix(n, "#") {
+			out[i] = Column{Name: n[1:], Numeric: true}
+		} else {
+			out[i] = Column{Name: n}
+		}
+	}
+	return out
+}
+
+// escapeCell makes a cell safe inside a markdown table row: a '|' would end
+// the cell and a newline the row.
+func escapeCell(s string) string {
+	s = strings.ReplaceAll(s, `|`, `\|`)
+	s = strings.ReplaceAll(s, "\r\n", " ")
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// Markdown renders the table with tablewriter's markdown renderer: header
+// text as given (its auto-format would upper-case it), no wrapping.
+func (t *Table) Markdown() (string, error) {
+	var b strings.Builder
+	b.WriteString("### " + t.Title + "\n\n")
+	if t.Note != "" {
+		b.WriteString(t.Note + "\n\n")
+	}
+	if len(t.Rows) == 0 {
+		b.WriteString("(none)\n\n")
+		return b.String(), nil
+	}
+	aligns := make([]tw.Align, len(t.Columns))
+	header := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		header[i] = escapeCell(c.Name)
+		aligns[i] = tw.AlignLeft
+		if c.Numeric {
+			aligns[i] = tw.AlignRight
+		}
+	}
+	cfg := tablewriter.Config{
+		Header: tw.CellConfig{
+			Formatting: tw.CellFormatting{AutoFormat: tw.Off, AutoWrap: tw.WrapNone},
+			Alignment:  tw.CellAlignment{PerColumn: aligns},
+		},
+		Row: tw.CellConfig{
+			Formatting: tw.CellFormatting{AutoWrap: tw.WrapNone},
+			Alignment:  tw.CellAlignment{PerColumn: aligns},
+		},
+	}
+	tbl := tablewriter.NewTable(&b,
+		tablewriter.WithRenderer(renderer.NewMarkdown()),
+		tablewriter.WithConfig(cfg),
+	)
+	tbl.Header(header)
+	for _, r := range t.Rows {
+		cells := make([]string, len(r))
+		for i, c := range r {
+			cells[i] = escapeCell(c)
+		}
+		if err := tbl.Append(cells); err != nil {
+			return "", fmt.Errorf("agg: table %q: %w", t.Title, err)
+		}
+	}
+	if err := tbl.Render(); err != nil {
+		return "", fmt.Errorf("agg: table %q: %w", t.Title, err)
+	}
+	if t.More > 0 {
+		fmt.Fprintf(&b, "\n(%d more rows not shown)\n", t.More)
+	}
+	b.WriteString("\n")
+	return b.String(), nil
+}

@@ -1,0 +1,265 @@
+package agg
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file renders LIME's three tables the way pandas DataFrame.to_markdown
+// does: python-tabulate's "pipe" format with showindex=False. tablewriter's
+// markdown renderer pads and aligns differently (no minimum padding of two
+// past the header, no decimal alignment), and LIME's tables must be
+// byte-identical to the reference, so these tables get their own renderer.
+// The new tables use tablewriter (see render.go).
+
+// Value is one cell of a LIME table before formatting. Exactly one of the
+// kinds is set: a string (Str, with Null for pandas' None/NaN), an integer or
+// a float.
+type Value struct {
+	Kind  ValueKind
+	Str   string
+	Int   int64
+	Float float64
+}
+
+// ValueKind says which field of a Value holds the cell.
+type ValueKind uint8
+
+// The kinds of Value.
+const (
+	KindString ValueKind = iota
+	KindInt
+	KindFloat
+	KindNull
+)
+
+// S, I and F build Values.
+func S(s string) Value       { return Value{Kind: KindString, Str: s} }
+func I(i int64) Value        { return Value{Kind: KindInt, Int: i} }
+func F(f float64) Value      { return Value{Kind: KindFloat, Float: f} }
+func nullValue() Value       { return Value{Kind: KindNull} }
+func (v Value) isNull() bool { return v.Kind == KindNull }
+
+// Frame is a pandas-like table: named columns of Values, rows in order.
+type Frame struct {
+	Columns []string
+	Rows    [][]Value
+}
+
+// tabulate's column types, from least to most generic (its _more_generic).
+type colType int
+
+const (
+	typeNone colType = iota
+	typeInt
+	typeFloat
+	typeString
+)
+
+// pyInt and pyFloat accept what Python's int() and float() accept from a
+// string (surrounding white space, underscores between digits), because
+// tabulate's number parsing turns such strings into numbers.
+var (
+	pyInt   = regexp.MustCompile(`^\s*[-+]?(?:0(?:_?0)*|[1-9](?:_?[0-9])*)\s*$`)
+	pyFloat = regexp.MustCompile(`(?i)^\s*[-+]?(?:(?:[0-9](?:_?[0-9])*)?\.?[0-9](?:_?[0-9])*(?:e[-+]?[0-9](?:_?[0-9])*)?|[0-9](?:_?[0-9])*\.(?:e[-+]?[0-9](?:_?[0-9])*)?|inf|-inf|nan|infinity)\s*$`)
+)
+
+// cellType is tabulate's _type for one cell.
+func cellType(v Value) colType {
+	switch v.Kind {
+	case KindNull:
+		return typeNone
+	case KindInt:
+		return typeInt
+	case KindFloat:
+		return typeFloat
+	}
+	if pyInt.MatchString(v.Str) {
+		return typeInt
+	}
+	if isPyNumber(v.Str) {
+		return typeFloat
+	}
+	return typeString
+}
+
+// isPyNumber is tabulate's _isnumber on a string: float() accepts it, and an
+// infinite or NaN value is spelled exactly inf, -inf or nan.
+func isPyNumber(s string) bool {
+	if !pyFloat.MatchString(s) {
+		return false
+	}
+	t := strings.ToLower(strings.TrimSpace(s))
+	switch strings.TrimLeft(t, "+-") {
+	case "inf", "infinity", "nan":
+		return t == "inf" || t == "-inf" || t == "nan"
+	}
+	return true
+}
+
+// pyFloatValue converts a string tabulate called a float.
+func pyFloatValue(s string) float64 {
+	t := strings.ReplaceAll(strings.TrimSpace(s), "_", "")
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		// ParseFloat reports range errors with ±Inf or 0, as Python does.
+		return f
+	}
+	return f
+}
+
+// formatG is Python's format(x, "g").
+func formatG(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "nan"
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	s := strconv.FormatFloat(x, 'g', 6, 64)
+	// Go writes e+06 and e-05 as Python does; only "e+6"-style short
+	// exponents would differ, and FormatFloat always pads to two digits.
+	return s
+}
+
+// afterPoint is tabulate's _afterpoint: digits after the decimal point (or
+// after the exponent mark), -1 for integers and non-numbers.
+func afterPoint(s string) int {
+	if !isPyNumber(s) || pyInt.MatchString(s) {
+		return -1
+	}
+	pos := strings.LastIndex(s, ".")
+	if pos < 0 {
+		pos = strings.LastIndex(strings.ToLower(s), "e")
+	}
+	if pos < 0 {
+		return -1
+	}
+	return utf8.RuneCountInString(s) - pos - 1
+}
+
+func width(s string) int { return utf8.RuneCountInString(s) }
+
+// Tabulate renders f as tabulate(f, headers="keys", tablefmt="pipe",
+// showindex=False), which is what DataFrame.to_markdown(index=False) calls.
+// The result has no trailing newline, as to_markdown's.
+func Tabulate(f Frame) string {
+	const minPadding = 2
+	ncol := len(f.Columns)
+	cells := make([][]string, ncol)
+	aligns := make([]string, ncol)
+	widths := make([]int, ncol)
+	for c := 0; c < ncol; c++ {
+		t := typeNone
+		for _, row := range f.Rows {
+			if ct := cellType(row[c]); ct > t {
+				t = ct
+			}
+		}
+		col := make([]string, len(f.Rows))
+		for r, row := range f.Rows {
+			col[r] = formatCell(row[c], t)
+		}
+		align := "left"
+		if t == typeInt || t == typeFloat {
+			align = "decimal"
+		}
+		switch align {
+		case "decimal":
+			maxDec := -1
+			decs := make([]int, len(col))
+			for i, s := range col {
+				decs[i] = afterPoint(s)
+				maxDec = max(maxDec, decs[i])
+			}
+			for i := range col {
+				col[i] += strings.Repeat(" ", maxDec-decs[i])
+			}
+		default:
+			// tabulate strips left-aligned strings (PRESERVE_WHITESPACE off).
+			for i := range col {
+				col[i] = strings.TrimFunc(col[i], isPySpace)
+			}
+		}
+		w := width(f.Columns[c]) + minPadding
+		for _, s := range col {
+			w = max(w, width(s))
+		}
+		for i, s := range col {
+			pad := strings.Repeat(" ", w-width(s))
+			if align == "left" {
+				col[i] = s + pad
+			} else {
+				col[i] = pad + s
+			}
+		}
+		cells[c], aligns[c], widths[c] = col, align, w
+	}
+
+	var b strings.Builder
+	// Header row: numbers' headers are right-aligned, strings' left.
+	b.WriteString("|")
+	for c, h := range f.Columns {
+		pad := strings.Repeat(" ", widths[c]-width(h))
+		if aligns[c] == "left" {
+			b.WriteString(" " + h + pad + " |")
+		} else {
+			b.WriteString(" " + pad + h + " |")
+		}
+	}
+	b.WriteString("\n|")
+	for c := range f.Columns {
+		w := widths[c] + 2
+		if aligns[c] == "left" {
+			b.WriteString(":" + strings.Repeat("-", w-1))
+		} else {
+			b.WriteString(strings.Repeat("-", w-1) + ":")
+		}
+		b.WriteString("|")
+	}
+	for r := range f.Rows {
+		b.WriteString("\n|")
+		for c := range f.Columns {
+			b.WriteString(" " + cells[c][r] + " |")
+		}
+	}
+	return b.String()
+}
+
+// formatCell is tabulate's _format for one cell of a column of type t.
+func formatCell(v Value, t colType) string {
+	switch v.Kind {
+	case KindNull:
+		if t == typeFloat {
+			// pandas hands tabulate NaN, not None, in a float column.
+			return "nan"
+		}
+		return ""
+	case KindInt:
+		if t == typeFloat {
+			return formatG(float64(v.Int))
+		}
+		return strconv.FormatInt(v.Int, 10)
+	case KindFloat:
+		return formatG(v.Float)
+	}
+	if t == typeFloat {
+		return formatG(pyFloatValue(v.Str))
+	}
+	return v.Str
+}
+
+// isPySpace is Python's str.isspace for one character.
+func isPySpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\v', '\f', '\r', 0x1c, 0x1d, 0x1e, 0x1f, 0x85, 0xa0,
+		0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200a
+}

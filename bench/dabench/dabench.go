@@ -1,0 +1,317 @@
+// Package dabench turns InfiAgent-DABench's closed-form validation set
+// (da-dev-questions.jsonl, da-dev-labels.jsonl and the da-dev-tables CSVs,
+// from examples/DA-Agent/data of InfiAgent/InfiAgent) into question sheets
+// graded by the "dabench" grader, and reads the sheet meta back for the
+// benchmark's metrics (grade.DABenchMetrics).
+package dabench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/evalmd/evalmd/grade"
+	"github.com/evalmd/evalmd/schema"
+	"github.com/evalmd/evalmd/sheet"
+)
+
+// The files of a DABench data folder.
+const (
+	QuestionsFile = "da-dev-questions.jsonl"
+	LabelsFile    = "da-dev-labels.jsonl"
+	TablesDir     = "da-dev-tables"
+)
+
+// Question is one DABench question with its labels.
+type Question struct {
+	ID          int
+	Question    string
+	Concepts    []string
+	Constraints string
+	Format      string
+	FileName    string
+	Level       string
+	// Labels are common_answers in file order, repeated names (id 734) and
+	// empty values kept.
+	Labels []grade.DABenchPair
+}
+
+type questionRow struct {
+	ID          *int     `json:"id"`
+	Question    string   `json:"question"`
+	Concepts    []string `json:"concepts"`
+	Constraints string   `json:"constraints"`
+	Format      string   `json:"format"`
+	FileName    string   `json:"file_name"`
+	Level       string   `json:"level"`
+}
+
+type labelRow struct {
+	ID            *int                `json:"id"`
+	CommonAnswers [][]json.RawMessage `json:"common_answers"`
+}
+
+// Load reads a DABench data folder. Every question must have a labels row
+// and the other way round, ids once each.
+func Load(dir string) ([]Question, error) {
+	var qs []Question
+	index := map[int]int{}
+	err := eachLine(filepath.Join(dir, QuestionsFile), func(line int, data []byte) error {
+		var r questionRow
+		if err := json.Unmarshal(data, &r); err != nil {
+			return err
+		}
+		if r.ID == nil {
+			return fmt.Errorf("no id")
+		}
+		if _, dup := index[*r.ID]; dup {
+			return fmt.Errorf("id %d again", *r.ID)
+		}
+		if r.FileName == "" || strings.ContainsAny(r.FileName, "/\\") || r.FileName == ".." {
+			return fmt.Errorf("id %d: bad file_name %q", *r.ID, r.FileName)
+		}
+		index[*r.ID] = len(qs)
+		qs = append(qs, Question{ID: *r.ID, Question: r.Question, Concepts: r.Concepts,
+			Constraints: r.Constraints, Format: r.Format, FileName: r.FileName, Level: r.Level})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[int]bool{}
+	err = eachLine(filepath.Join(dir, LabelsFile), func(line int, data []byte) error {
+		var r labelRow
+		if err := json.Unmarshal(data, &r); err != nil {
+			return err
+		}
+		if r.ID == nil {
+			return fmt.Errorf("no id")
+		}
+		i, ok := index[*r.ID]
+		if !ok {
+			return fmt.Errorf("labels for id %d, which has no question", *r.ID)
+		}
+		if seen[*r.ID] {
+			return fmt.Errorf("labels for id %d again", *r.ID)
+		}
+		seen[*r.ID] = true
+		for _, pair := range r.CommonAnswers {
+			if len(pair) != 2 {
+				return fmt.Errorf("id %d: a label is not a [name, answer] pair", *r.ID)
+			}
+			name, err := labelText(pair[0])
+			if err != nil {
+				return fmt.Errorf("id %d: label name: %w", *r.ID, err)
+			}
+			value, err := labelText(pair[1])
+			if err != nil {
+				return fmt.Errorf("id %d: label %s: %w", *r.ID, name, err)
+			}
+			if name == "" || strings.ContainsAny(name, "[]\r\n") || strings.ContainsAny(value, "\r\n") {
+				// The sheet keeps a label as one "@name[value]" line.
+				return fmt.Errorf("id %d: label %q=%q cannot be written as an @name[value] line", *r.ID, name, value)
+			}
+			qs[i].Labels = append(qs[i].Labels, grade.DABenchPair{Name: name, Value: value})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range qs {
+		if !seen[q.ID] {
+			return nil, fmt.Errorf("dabench: question %d has no labels in %s", q.ID, LabelsFile)
+		}
+	}
+	return qs, nil
+}
+
+// labelText reads a label field: a string, or a number kept as written
+// (the script compares str() of what it reads; all real labels are strings).
+func labelText(raw json.RawMessage) (string, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err == nil {
+		return n.String(), nil
+	}
+	return "", fmt.Errorf("not a string: %s", raw)
+}
+
+func eachLine(path string, fn func(line int, data []byte) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("dabench: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	n := 0
+	for sc.Scan() {
+		n++
+		data := bytes.TrimSpace(sc.Bytes())
+		if len(data) == 0 {
+			continue
+		}
+		if err := fn(n, data); err != nil {
+			return fmt.Errorf("dabench: %s:%d: %w", path, n, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("dabench: %s: %w", path, err)
+	}
+	return nil
+}
+
+// Template is the user-message template of every DABench sheet: the table
+// file's name, then the question with its constraints and format (the
+// question section). A model without tools cannot open the file; to send
+// the table itself, replace the first line with {{(index .Tables 0).Text}}.
+const Template = `{{range .Tables}}The data is in the CSV file {{.Name}}.
+{{end}}{{.Question}}`
+
+// Text is a question's text as the sheet stores it: the question, its
+// constraints and its format requirement, the parts DABench's closed-form
+// prompt carries.
+func (q *Question) Text() string {
+	return "Question: " + q.Question + "\n\nConstraints: " + q.Constraints + "\n\nFormat: " + q.Format
+}
+
+// SheetName is the file name of the sheet for one table file: "input-" so
+// run -d finds it, and only [A-Za-z0-9._-] in the rest.
+func SheetName(table string) string {
+	stem := strings.TrimSuffix(table, filepath.Ext(table))
+	var b strings.Builder
+	for _, r := range stem {
+		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	return "input-dabench-" + b.String() + ".md"
+}
+
+// QuestionName is the name of a question in its sheet.
+func QuestionName(id int) string { return "DABench-" + strconv.Itoa(id) }
+
+// Sheet returns the sheet of the questions on one table. tablePath is the
+// path the files section names (relative to the sheet's folder).
+func Sheet(table, tablePath string, qs []Question) *sheet.Doc {
+	head := sheet.Block{Kind: sheet.SheetKind, Name: "DABench " + table}
+	head.Sections = []sheet.Section{
+		{Kind: "meta", Text: sheet.MetaText(
+			[2]string{"benchmark", "dabench"},
+			[2]string{"grader", "dabench"},
+			[2]string{"table", table},
+		)},
+		{Kind: "files", Text: "- " + filepath.ToSlash(tablePath) + "\n"},
+		{Kind: "templates", Text: Template},
+	}
+	doc := &sheet.Doc{Blocks: []sheet.Block{head}}
+	for i := range qs {
+		q := &qs[i]
+		doc.Blocks = append(doc.Blocks, sheet.Block{
+			Kind: sheet.QuestionKind,
+			Name: QuestionName(q.ID),
+			Sections: []sheet.Section{
+				{Kind: "meta", Text: sheet.MetaText(
+					[2]string{"id", strconv.Itoa(q.ID)},
+					[2]string{"concepts", strings.Join(q.Concepts, ", ")},
+					[2]string{"level", q.Level},
+				)},
+				{Kind: "question", Text: q.Text()},
+				{Kind: "answer", Text: grade.DABenchLabelText(q.Labels)},
+			},
+		})
+	}
+	return doc
+}
+
+// Concepts reads the concepts meta a DABench sheet writes (", "-joined).
+// It returns nil when the meta has none, which grade.DABenchMetrics reads
+// as "not in the questions file".
+func Concepts(meta map[string]string) []string {
+	v, ok := meta["concepts"]
+	if !ok {
+		return nil
+	}
+	out := []string{}
+	for _, c := range strings.Split(v, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Convert reads the data folder dataDir and writes one sheet per table file
+// into outDir, in the order the tables first appear. It returns the paths
+// written.
+func Convert(dataDir, outDir string) ([]string, error) {
+	qs, err := Load(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, fmt.Errorf("dabench: %w", err)
+	}
+	var order []string
+	byTable := map[string][]Question{}
+	for _, q := range qs {
+		if _, ok := byTable[q.FileName]; !ok {
+			order = append(order, q.FileName)
+		}
+		byTable[q.FileName] = append(byTable[q.FileName], q)
+	}
+	names := map[string]string{}
+	var written []string
+	for _, table := range order {
+		name := SheetName(table)
+		if other, dup := names[name]; dup {
+			return written, fmt.Errorf("dabench: tables %q and %q would share the sheet %s", other, table, name)
+		}
+		names[name] = table
+		src := filepath.Join(dataDir, TablesDir, table)
+		if _, err := os.Stat(src); err != nil {
+			return written, fmt.Errorf("dabench: table of %d question(s): %w", len(byTable[table]), err)
+		}
+		rel, err := relPath(outDir, src)
+		if err != nil {
+			return written, err
+		}
+		data, err := sheet.Format(Sheet(table, rel, byTable[table]), schema.Default())
+		if err != nil {
+			return written, fmt.Errorf("dabench: table %s: %w", table, err)
+		}
+		path := filepath.Join(outDir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return written, fmt.Errorf("dabench: %w", err)
+		}
+		written = append(written, path)
+	}
+	return written, nil
+}
+
+// relPath names target from the folder dir, relative when it can.
+func relPath(dir, target string) (string, error) {
+	ad, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("dabench: %w", err)
+	}
+	at, err := filepath.Abs(target)
+	if err != nil {
+		return "", fmt.Errorf("dabench: %w", err)
+	}
+	if rel, err := filepath.Rel(ad, at); err == nil {
+		return rel, nil
+	}
+	return at, nil
+}

@@ -1,0 +1,286 @@
+package dabench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/grade"
+	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/prompt"
+	"github.com/evalmd/evalmd/schema"
+	"github.com/evalmd/evalmd/sheet"
+)
+
+type convertedQuestion struct {
+	item  sheet.Item
+	path  string
+	truth string
+}
+
+// convertCorpus converts the real DABench folder and reads every sheet back.
+func convertCorpus(t *testing.T) (map[int]convertedQuestion, []string) {
+	t.Helper()
+	out := t.TempDir()
+	paths, err := Convert(shared.Path(t, "corpora", "dabench"), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]convertedQuestion{}
+	for _, p := range paths {
+		doc, err := sheet.ParseFile(p, schema.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range doc.Warnings {
+			t.Errorf("%s", w)
+		}
+		_, items := doc.Resolve()
+		for _, it := range items {
+			id, err := strconv.Atoi(it.Meta["id"])
+			if err != nil {
+				t.Fatalf("%s: question %s: id meta %q", p, it.Name, it.Meta["id"])
+			}
+			if _, dup := got[id]; dup {
+				t.Fatalf("id %d in two places", id)
+			}
+			if it.GroundTruth == nil {
+				t.Fatalf("id %d: no answer", id)
+			}
+			got[id] = convertedQuestion{item: it, path: p, truth: *it.GroundTruth}
+		}
+	}
+	return got, paths
+}
+
+// TestConvertCorpus checks that every question and label pair of the real
+// validation set survives the trip through a sheet, with its meta, and that
+// the prompt builder finds each table.
+func TestConvertCorpus(t *testing.T) {
+	dir := shared.Path(t, "corpora", "dabench")
+	qs, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, paths := convertCorpus(t)
+	if len(paths) != 52 {
+		t.Errorf("%d sheets, want one per table (52)", len(paths))
+	}
+	if len(qs) != 257 || len(got) != 257 {
+		t.Fatalf("%d questions loaded, %d read back; want 257", len(qs), len(got))
+	}
+	pairs, empty := 0, 0
+	for _, q := range qs {
+		c := got[q.ID]
+		lines := strings.Split(c.truth, "\n")
+		if len(lines) != len(q.Labels) {
+			t.Errorf("id %d: %d label lines, want %d", q.ID, len(lines), len(q.Labels))
+			continue
+		}
+		for i, l := range q.Labels {
+			if lines[i] != "@"+l.Name+"["+l.Value+"]" {
+				t.Errorf("id %d label %d: %q", q.ID, i, lines[i])
+			}
+			pairs++
+			if l.Value == "" {
+				empty++
+			}
+		}
+		m := c.item.Meta
+		if m["grader"] != "dabench" || m["level"] != q.Level || !reflect.DeepEqual(Concepts(m), q.Concepts) {
+			t.Errorf("id %d: meta %v", q.ID, m)
+		}
+		if c.item.Text != q.Text() || !strings.Contains(c.item.Text, q.Format) {
+			t.Errorf("id %d: question text differs", q.ID)
+		}
+		if len(c.item.Files) != 1 || filepath.Base(c.item.Files[0].Text) != q.FileName {
+			t.Errorf("id %d: files %v", q.ID, c.item.Files)
+		}
+	}
+	if pairs != 461 {
+		t.Errorf("%d label pairs, want 461", pairs)
+	}
+	if empty == 0 {
+		t.Error("the empty labels were lost")
+	}
+	if n := strings.Count(got[734].truth, "@correlation_coefficient["); n != 5 {
+		t.Errorf("id 734 keeps %d correlation_coefficient labels, want 5", n)
+	}
+	// The prompt builder resolves the files section and runs the template.
+	c := got[0]
+	b := &prompt.Builder{Dir: filepath.Dir(c.path)}
+	req, err := b.Build(c.path, &c.item)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := req.Messages[0].Content
+	if !strings.HasPrefix(user, "The data is in the CSV file test_ave.csv.\nQuestion: ") || !strings.HasSuffix(user, qs[0].Format) {
+		t.Errorf("user message:\n%s", user)
+	}
+}
+
+// TestSheetsReproduceScript grades the reference responses against the
+// converted sheets (answers matched by the id meta, as replay does) and
+// checks the metrics against eval_closed_form.py's output for each case.
+func TestSheetsReproduceScript(t *testing.T) {
+	got, _ := convertCorpus(t)
+	qs, err := Load(shared.Path(t, "corpora", "dabench"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := grade.New("dabench", grade.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := shared.Path(t, "reference", "dabench")
+	for _, name := range []string{"half", "none_scored", "perfect"} {
+		t.Run(name, func(t *testing.T) {
+			responses := firstResponses(t, filepath.Join(ref, name+".responses.jsonl"))
+			var scored []grade.DABenchScored
+			for _, q := range qs { // labels-file order, as the script
+				c := got[q.ID]
+				s := grade.DABenchScored{ID: c.item.Meta["id"], Concepts: Concepts(c.item.Meta), Level: c.item.Meta["level"]}
+				if resp, ok := responses[q.ID]; ok {
+					v, err := g.Grade(context.Background(), grade.Input{Completion: resp, Truth: c.truth, Meta: c.item.Meta})
+					if err != nil {
+						t.Fatal(err)
+					}
+					s.Answered, s.Parts = true, v.Parts
+				}
+				scored = append(scored, s)
+			}
+			gotJSON, err := json.Marshal(grade.DABenchMetrics(scored))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(filepath.Join(ref, name+".expected.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(jsonValue(t, gotJSON), jsonValue(t, want)) {
+				t.Errorf("metrics\n got %s\nwant %s", gotJSON, want)
+			}
+		})
+	}
+}
+
+// TestOracle: answering each sheet's ground truth scores 1.0 everywhere,
+// duplicates (id 734) and "[" (id 273) included.
+func TestOracle(t *testing.T) {
+	got, _ := convertCorpus(t)
+	g, _ := grade.New("dabench", grade.Options{})
+	for id, c := range got {
+		v, err := g.Grade(context.Background(), grade.Input{Completion: c.truth, Truth: c.truth})
+		if err != nil || v.Correct == nil || !*v.Correct {
+			t.Errorf("id %d: oracle graded %v, %v", id, v.Correct, err)
+		}
+	}
+}
+
+func jsonValue(t *testing.T, data []byte) any {
+	t.Helper()
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// firstResponses keeps, per id, the script's choice: the first line whose id
+// is a JSON number (the string "6" is not 6 to Python) and whose response
+// is a non-empty string.
+func firstResponses(t *testing.T, path string) map[int]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[int]string{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var row struct {
+			ID       json.RawMessage `json:"id"`
+			Response *string         `json:"response"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatal(err)
+		}
+		raw := bytes.TrimSpace(row.ID)
+		if len(raw) == 0 || raw[0] == '"' || row.Response == nil || *row.Response == "" {
+			continue
+		}
+		f, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil || f != float64(int(f)) {
+			continue
+		}
+		if _, ok := out[int(f)]; !ok {
+			out[int(f)] = *row.Response
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestSheetName(t *testing.T) {
+	for in, want := range map[string]string{
+		"test_ave.csv":                    "input-dabench-test_ave.md",
+		"beauty and the labor market.csv": "input-dabench-beauty-and-the-labor-market.md",
+		"DES=+2006261.csv":                "input-dabench-DES--2006261.md",
+	} {
+		if got := SheetName(in); got != want {
+			t.Errorf("SheetName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	cases := map[string][2]string{
+		"missing labels":   {`{"id": 1, "question": "q", "file_name": "a.csv"}`, ``},
+		"unknown label id": {`{"id": 1, "question": "q", "file_name": "a.csv"}`, `{"id": 1, "common_answers": []}` + "\n" + `{"id": 2, "common_answers": []}`},
+		"bad pair":         {`{"id": 1, "question": "q", "file_name": "a.csv"}`, `{"id": 1, "common_answers": [["a"]]}`},
+		"newline value":    {`{"id": 1, "question": "q", "file_name": "a.csv"}`, `{"id": 1, "common_answers": [["a", "x\ny"]]}`},
+		"path in name":     {`{"id": 1, "question": "q", "file_name": "../a.csv"}`, `{"id": 1, "common_answers": []}`},
+		"duplicate id":     {`{"id": 1, "file_name": "a.csv"}` + "\n" + `{"id": 1, "file_name": "a.csv"}`, `{"id": 1, "common_answers": []}`},
+	}
+	for name, files := range cases {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, QuestionsFile), []byte(files[0]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, LabelsFile), []byte(files[1]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(dir); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func FuzzConcepts(f *testing.F) {
+	f.Add("Summary Statistics, Feature Engineering")
+	f.Add(" , ,")
+	f.Fuzz(func(t *testing.T, s string) {
+		cs := Concepts(map[string]string{"concepts": s})
+		if cs == nil {
+			t.Fatal("nil with the key present")
+		}
+		for _, c := range cs {
+			if c == "" || c != strings.TrimSpace(c) || strings.Contains(c, ",") {
+				t.Fatalf("concept %q from %q", c, s)
+			}
+		}
+	})
+}

@@ -1,0 +1,146 @@
+package dsbench
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/prompt"
+	"github.com/evalmd/evalmd/schema"
+	"github.com/evalmd/evalmd/sheet"
+	"github.com/evalmd/evalmd/tokens"
+)
+
+// buildSheet parses a written sheet and builds every question's request the
+// way run does.
+func buildSheet(t *testing.T, path string, b *prompt.Builder) ([]sheet.Item, []string, []string) {
+	t.Helper()
+	doc, err := sheet.ParseFile(path, schema.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range doc.Warnings {
+		t.Errorf("%s", w)
+	}
+	_, items := doc.Resolve()
+	var systems, users []string
+	for i := range items {
+		req, err := b.Build(path, &items[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		systems = append(systems, req.System)
+		users = append(users, req.Messages[0].Content)
+	}
+	return items, systems, users
+}
+
+// TestConvertReference converts the real corpus, reads the sheets back with
+// the sheet parser and prompt builder, and checks every request and ground
+// truth against the notebook's (reference/dsbench/prompts.jsonl).
+func TestConvertReference(t *testing.T) {
+	ref := readRefPrompts(t)
+	out := t.TempDir()
+	paths, errs := Convert(shared.Path(t, "corpora", "dsbench"), out)
+	for _, err := range errs {
+		t.Error(err)
+	}
+	if len(paths) != 38 {
+		t.Fatalf("%d sheets written, want 38", len(paths))
+	}
+	comps, _ := Load(shared.Path(t, "corpora", "dsbench"))
+	answers := map[string]Answer{}
+	for _, c := range comps {
+		for _, q := range c.Questions {
+			answers[c.ID+"/"+q.Name] = q.Answer
+		}
+	}
+	i := 0
+	for _, path := range paths {
+		b := &prompt.Builder{Dir: filepath.Dir(path), Model: "gpt-4-turbo-2024-04-09", Vision: true}
+		items, systems, users := buildSheet(t, path, b)
+		for k, it := range items {
+			if i >= len(ref) {
+				t.Fatal("more questions than the reference")
+			}
+			r := ref[i]
+			i++
+			id := r.Competition + "/" + r.Question
+			if it.Meta["id"] != id || it.Name != r.Question {
+				t.Fatalf("question %d is %s (%s), reference has %s", i, it.Meta["id"], it.Name, id)
+			}
+			if systems[k] != r.System {
+				t.Errorf("%s: system %q, want %q", id, systems[k], r.System)
+			}
+			if users[k] != r.User {
+				t.Errorf("%s: user message differs at byte %d", id, firstDiff(users[k], r.User))
+			}
+			if it.GroundTruth == nil || *it.GroundTruth != answers[id].Python() {
+				t.Errorf("%s: ground truth %v, want %q", id, it.GroundTruth, answers[id].Python())
+			}
+			if it.Meta["truncate"] != "keep-last" {
+				t.Errorf("%s: truncate meta %q", id, it.Meta["truncate"])
+			}
+			// Every prompt fits gpt-4-turbo, so the cut leaves it whole.
+			if cut, err := tokens.ForMeta("gpt-4-turbo-2024-04-09", users[k], it.Meta); err != nil || cut != users[k] {
+				t.Errorf("%s: ForMeta changed a prompt that fits (%v)", id, err)
+			}
+		}
+	}
+	if i != len(ref) {
+		t.Errorf("%d questions in the sheets, %d in the reference", i, len(ref))
+	}
+	t.Logf("%d sheets, %d questions equal the notebook's messages", len(paths), i)
+}
+
+// TestConvertWorkbooksAndImage checks a converted sheet with workbooks and
+// an image against Prompts, with and without vision.
+func TestConvertWorkbooksAndImage(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"data.json":               `{"id": "7", "name": "case", "questions": ["question1", "question2"], "answers": ["B", {"Q": 1, "# of words": 7}]}`,
+		"data/7/introduction.txt": "INTRO\n# not a header\n",
+		"data/7/question1.txt":    "first?\n#### answer\nnot an answer",
+		"data/7/question2.txt":    "second? ",
+		"data/7/b.xlsx":           "",
+		"data/7/a.xlsm":           "",
+		"data/7/chart.png":        "PNG",
+	})
+	out := filepath.Join(t.TempDir(), "sheets")
+	paths, errs := Convert(dir, out)
+	if len(errs) > 0 || len(paths) != 1 {
+		t.Fatalf("%v %v", paths, errs)
+	}
+	comps, _ := Load(dir)
+	render := func(path string) (string, error) {
+		return "Sheet name: S\n<" + filepath.Base(path) + ">\n\n", nil
+	}
+	for _, tt := range []struct {
+		model  string
+		vision bool
+	}{{"gpt-4o-2024-05-13", true}, {"gpt-3.5-turbo-0125", false}} {
+		want, err := comps[0].Prompts(render, tt.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := &prompt.Builder{Dir: out, Model: tt.model, Vision: tt.vision, RenderWorkbook: render}
+		items, systems, users := buildSheet(t, paths[0], b)
+		if len(items) != 2 {
+			t.Fatalf("%d questions", len(items))
+		}
+		for k := range items {
+			if systems[k] != want[k].System || users[k] != want[k].User {
+				t.Errorf("%s %s: sheet gives system %q user %q; want %q %q", tt.model, items[k].Name, systems[k], users[k], want[k].System, want[k].User)
+			}
+		}
+		if got := items[1].Meta["answer_json"]; got != `{"Q":1,"# of words":7}` {
+			t.Errorf("answer_json meta %q", got)
+		}
+		if got := *items[1].GroundTruth; got != `{'Q': 1, '# of words': 7}` {
+			t.Errorf("ground truth %q", got)
+		}
+		if !strings.HasSuffix(items[0].Files[2].Text, "chart.png") {
+			t.Errorf("files %v", items[0].Files)
+		}
+	}
+}

@@ -1,0 +1,198 @@
+// Package dsbench reads the data-analysis task of DSBench (Jing et al.,
+// github.com/LiqiangJing/DSBench, data_analysis/) and builds the exact
+// messages its eval_GPT.ipynb sends for each question, so that runs here can
+// be compared with the published numbers.
+//
+// The data folder holds data.json (one competition per line) and
+// data/<id>/ with introduction.txt, questionN.txt, workbooks (.xlsx, .xlsb,
+// .xlsm) and sometimes an image. Load reads it; Prompt and its helpers
+// rebuild the notebook's strings byte for byte. Quirks of the notebook that
+// shape those bytes are kept and named where they happen.
+package dsbench
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// Competition is one DSBench case: its data.json entry and the texts and
+// file names found in its folder.
+type Competition struct {
+	Entry
+	Line         int        // line of data.json the entry is on (1-based)
+	Dir          string     // the competition's folder, data/<id>
+	Introduction string     // introduction.txt as Python's read_txt returns it
+	Questions    []Question // in data.json's order
+	Workbooks    []string   // workbook file names in Dir, sorted (see FindWorkbooks)
+	Image        string     // the image file name in Dir, "" if none (see FindImage)
+}
+
+// Question is one question of a competition.
+type Question struct {
+	Name   string // file name without ".txt", as data.json lists it ("question6")
+	Text   string // the file's text as Python's read_txt returns it
+	Answer Answer // the ground truth, from data.json
+}
+
+// Load reads the DSBench data folder dir (holding data.json and data/). It
+// returns every competition that loaded and one error per problem: a
+// data.json line that does not parse (named by file and line), or a
+// competition whose introduction or question file is missing or unreadable
+// (named by file, with the data.json line); such a competition is left out
+// and the others still load. Blank lines in data.json are skipped.
+func Load(dir string) ([]Competition, []error) {
+	path := filepath.Join(dir, "data.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, []error{fmt.Errorf("dsbench: %w", err)}
+	}
+	var comps []Competition
+	var errs []error
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, len(data)+1) // a line may be as long as the file
+	for n := 1; sc.Scan(); n++ {
+		// eval(line.strip()): surrounding white space does not matter.
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		e, err := ParseLine(line)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("dsbench: %s:%d: %w", path, n, err))
+			continue
+		}
+		c, err := loadCompetition(dir, e)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("dsbench: competition %s (%s:%d): %w", e.ID, path, n, err))
+			continue
+		}
+		c.Line = n
+		comps = append(comps, c)
+	}
+	if err := sc.Err(); err != nil {
+		errs = append(errs, fmt.Errorf("dsbench: %s: %w", path, err))
+	}
+	return comps, errs
+}
+
+// loadCompetition reads the folder of one data.json entry.
+func loadCompetition(dir string, e Entry) (Competition, error) {
+	c := Competition{Entry: e, Dir: filepath.Join(dir, "data", e.ID)}
+	var err error
+	if c.Introduction, err = ReadText(filepath.Join(c.Dir, "introduction.txt")); err != nil {
+		return c, err
+	}
+	var missing []error
+	for i, name := range e.Questions {
+		text, err := ReadText(filepath.Join(c.Dir, name+".txt"))
+		if err != nil {
+			missing = append(missing, err)
+			continue
+		}
+		c.Questions = append(c.Questions, Question{Name: name, Text: text, Answer: e.Answers[i]})
+	}
+	if len(missing) > 0 {
+		return c, errors.Join(missing...)
+	}
+	if c.Workbooks, err = FindWorkbooks(c.Dir); err != nil {
+		return c, err
+	}
+	if c.Image, err = FindImage(c.Dir); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// ReadText reads a text file as the notebook's read_txt does
+// (open(path, "r").read()): UTF-8 (the locale's encoding on the machines
+// DSBench ran on), with universal newlines, so "\r\n" and a lone "\r" both
+// become "\n". A file that is not valid UTF-8 is an error, as Python raises
+// UnicodeDecodeError.
+func ReadText(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	if !utf8.Valid(data) {
+		return "", fmt.Errorf("%s: not valid UTF-8", path)
+	}
+	s := string(data)
+	if strings.IndexByte(s, '\r') >= 0 {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+		s = strings.ReplaceAll(s, "\r", "\n")
+	}
+	return s, nil
+}
+
+// IsWorkbook is the notebook's find_excel_files test on a file name: it ends
+// in xlsx, xlsb or xlsm, case-insensitively (no dot required, as written),
+// and "answer" does not occur in the lower-cased name (answer workbooks sit
+// beside the data and must not be shown to the model).
+func IsWorkbook(name string) bool {
+	l := strings.ToLower(name)
+	return (strings.HasSuffix(l, "xlsx") || strings.HasSuffix(l, "xlsb") || strings.HasSuffix(l, "xlsm")) &&
+		!strings.Contains(l, "answer")
+}
+
+// IsImage is the notebook's find_jpg_files test: the lower-cased name ends
+// in ".jpg" or ".png".
+func IsImage(name string) bool {
+	l := strings.ToLower(name)
+	return strings.HasSuffix(l, ".jpg") || strings.HasSuffix(l, ".png")
+}
+
+// FindWorkbooks lists the workbooks of a competition folder, sorted by name.
+// The notebook takes them in os.listdir order, which is whatever order the
+// file system gives, and its prompt concatenates them in that order; sorting
+// is the one reproducible choice, and for a folder with one workbook (the
+// usual case) it changes nothing. Entries are taken as os.listdir gives
+// them, folders included.
+func FindWorkbooks(dir string) ([]string, error) {
+	names, err := listDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, n := range names {
+		if IsWorkbook(n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// FindImage returns the image the notebook attaches for a competition
+// folder: it keeps image[0] of the names find_jpg_files lists, in
+// os.listdir order; here the first by sorted name, for the reason given at
+// FindWorkbooks. It returns "" when there is none.
+func FindImage(dir string) (string, error) {
+	names, err := listDir(dir)
+	if err != nil {
+		return "", err
+	}
+	for _, n := range names {
+		if IsImage(n) {
+			return n, nil
+		}
+	}
+	return "", nil
+}
+
+// listDir returns the entry names of dir, sorted (os.ReadDir sorts).
+func listDir(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+	}
+	return names, nil
+}

@@ -1,0 +1,138 @@
+package dsbench
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/evalmd/evalmd/tokens"
+)
+
+// The notebook's system messages, byte for byte. Both say "give  you" with
+// two spaces; the text-only one ends in one space, the one sent with an
+// image in two (get_gpt_res has two copies of the request that drifted).
+const (
+	System      = "You are a data analyst. I will give  you a background introduction and data analysis question. You must answer the question. "
+	SystemImage = "You are a data analyst. I will give  you a background introduction and data analysis question. You must answer the question.  "
+)
+
+// ImageMediaType is the media type the notebook declares for the image
+// whatever the file is: it always sends "data:image/jpeg;base64,...", also
+// for a .png.
+const ImageMediaType = "image/jpeg"
+
+// RenderFunc renders one workbook as the notebook's combine_sheets_text
+// does: for each sheet, "Sheet name: {name}\n{df.to_string(index=False)}\n\n"
+// (package workbook's Render has this shape).
+type RenderFunc func(path string) (string, error)
+
+// SendsImage is the notebook's test for attaching the image: there is one and
+// model[:7] != "gpt-3.5". The test is on the model name as the notebook
+// names it; a "provider/" prefix is stripped first so "openai/gpt-3.5-turbo"
+// is treated like "gpt-3.5-turbo".
+func SendsImage(model string, hasImage bool) bool {
+	if i := strings.LastIndexByte(model, '/'); i >= 0 {
+		model = model[i+1:]
+	}
+	return hasImage && !strings.HasPrefix(model, "gpt-3.5")
+}
+
+// SystemFor returns the system message for a request with or without the
+// image.
+func SystemFor(withImage bool) string {
+	if withImage {
+		return SystemImage
+	}
+	return System
+}
+
+// ExcelContent is the notebook's excel_content for a competition: for each
+// workbook, "The excel file {name} is: " followed by its rendering, all
+// concatenated; "" when there is no workbook.
+func (c *Competition) ExcelContent(render RenderFunc) (string, error) {
+	var b strings.Builder
+	for _, name := range c.Workbooks {
+		if render == nil {
+			return "", fmt.Errorf("dsbench: competition %s has workbook %s and no renderer was given", c.ID, name)
+		}
+		text, err := render(filepath.Join(c.Dir, name))
+		if err != nil {
+			return "", fmt.Errorf("dsbench: competition %s: workbook %s: %w", c.ID, name, err)
+		}
+		b.WriteString("The excel file " + name + " is: " + text)
+	}
+	return b.String(), nil
+}
+
+// Context is the notebook's text, shared by all questions of a competition:
+// the workbook part when excelContent is not empty, then the introduction.
+// The odd spacing (" \n", "\n ") is the notebook's.
+func Context(excelContent, introduction string) string {
+	text := ""
+	if excelContent != "" {
+		text += "The workbook is detailed as follows. " + excelContent + " \n"
+	}
+	return text + "The introduction is detailed as follows. \n " + introduction + " \n"
+}
+
+// User is the notebook's prompt for one question: the context, then the
+// question text. This is the user message before truncation.
+func User(context, question string) string {
+	return context + "The questions are detailed as follows. \n " + question
+}
+
+// Prompt is one request as the notebook builds it.
+type Prompt struct {
+	Competition string // the competition id
+	Question    string // the question's name ("question6")
+	System      string // the system message
+	User        string // the user message, before truncation
+	Image       string // path of the image to attach, "" for none
+	Answer      Answer // the ground truth
+}
+
+// Prompts builds the requests for every question of c as the notebook does
+// for model (which decides whether the image goes along, see SendsImage).
+// render turns a workbook into text; it may be nil when c has no workbooks.
+// The notebook skips a competition without questions; so does this (it
+// returns none).
+func (c *Competition) Prompts(render RenderFunc, model string) ([]Prompt, error) {
+	if len(c.Questions) == 0 {
+		return nil, nil
+	}
+	excel, err := c.ExcelContent(render)
+	if err != nil {
+		return nil, err
+	}
+	context := Context(excel, c.Introduction)
+	withImage := SendsImage(model, c.Image != "")
+	image := ""
+	if withImage {
+		image = filepath.Join(c.Dir, c.Image)
+	}
+	out := make([]Prompt, len(c.Questions))
+	for i, q := range c.Questions {
+		out[i] = Prompt{
+			Competition: c.ID,
+			Question:    q.Name,
+			System:      SystemFor(withImage),
+			User:        User(context, q.Text),
+			Image:       image,
+			Answer:      q.Answer,
+		}
+	}
+	return out, nil
+}
+
+// Truncate cuts a user message to model's context as the notebook does:
+// decode(encode(prompt)[6000 - MODEL_LIMITS[model]:]), i.e. the last
+// limit-6000 tokens in the model's tiktoken encoding. The notebook knows
+// three models; the limit here comes from tokens.ContextLimit, which has
+// them and more, and an unknown model is an error (the notebook's KeyError).
+func Truncate(user, model string) (string, error) {
+	limit, ok := tokens.ContextLimit(model)
+	if !ok {
+		return "", fmt.Errorf("dsbench: no context limit known for model %q", model)
+	}
+	return tokens.Truncate(user, model, limit, tokens.Reserve)
+}

@@ -1,0 +1,239 @@
+package grade
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+// DABenchScored is one DABench question as the metrics see it: plain data an
+// aggregator can fill from output files.
+type DABenchScored struct {
+	ID string
+	// Concepts are the question's concepts; nil means the question is not in
+	// the questions file, and the script then leaves it out of the concept
+	// tables (it still counts in the main figures).
+	Concepts []string
+	Level    string
+	// Parts are the sub-answer results, one per distinct label name.
+	Parts []Part
+	// Answered is false when the question has no non-empty response: the
+	// script then leaves it out of every figure, denominators included.
+	Answered bool
+}
+
+// DABenchRate is one figure of the report. Where the script divides by
+// nothing it prints the integer 0 (Int set); otherwise a share rounded to
+// four places with Python's round, printed as Python prints a float.
+type DABenchRate struct {
+	Value float64
+	Int   bool
+}
+
+// MarshalJSON writes the figure as Python's json.dump does: 0 for the
+// integer, else the float's repr (1.0, 0.7519).
+func (r DABenchRate) MarshalJSON() ([]byte, error) {
+	if r.Int {
+		return []byte(strconv.Itoa(int(r.Value))), nil
+	}
+	return []byte(dabenchPyRepr(r.Value)), nil
+}
+
+// DABenchNamedRate is one row of a per-concept or per-count table.
+type DABenchNamedRate struct {
+	Name string
+	Rate DABenchRate
+}
+
+// DABenchReport is what eval_closed_form.py writes to
+// eval_outputs/<responses>_evaluation_analysis.json. Tables keep the
+// script's order: first appearance among the scored questions.
+type DABenchReport struct {
+	// ABQ is "Accuracy by Question": the share of questions whose every
+	// sub-answer is right.
+	ABQ DABenchRate
+	// PSAQ is "Accuracy Proportional by Sub-Question": the mean over
+	// questions of the share of their sub-answers that are right.
+	PSAQ DABenchRate
+	// UASQ is "Accuracy by Sub-Question": right sub-answers over all
+	// sub-answers.
+	UASQ DABenchRate
+	// Concepts is ABQ per concept.
+	Concepts []DABenchNamedRate
+	// ConceptCounts is ABQ by number of concepts ("1", "2", ...).
+	ConceptCounts []DABenchNamedRate
+	// TwoOrMore is ABQ over questions with two or more concepts; nil (JSON
+	// null) when there are none.
+	TwoOrMore *DABenchRate
+	// Scored is how many questions entered the figures.
+	Scored int
+}
+
+// DABenchMetrics computes the script's figures from graded questions.
+func DABenchMetrics(qs []DABenchScored) DABenchReport {
+	type tally struct{ correct, total int }
+	var (
+		rep          DABenchReport
+		allRight     int
+		subRight     int
+		subTotal     int
+		propSum      float64
+		conceptOrder []string
+		concept      = map[string]*tally{}
+		countOrder   []int
+		count        = map[int]*tally{}
+		two          tally
+	)
+	for _, q := range qs {
+		if !q.Answered {
+			continue
+		}
+		rep.Scored++
+		right := 0
+		for _, p := range q.Parts {
+			if p.Correct {
+				right++
+			}
+		}
+		all := right == len(q.Parts) // Python's all(): true when empty
+		if all {
+			allRight++
+		}
+		subRight += right
+		subTotal += len(q.Parts)
+		if len(q.Parts) > 0 {
+			// sum(correctness) * (1 / n), in the script's order of operations.
+			propSum += float64(right) * (1 / float64(len(q.Parts)))
+		}
+		if q.Concepts == nil {
+			continue
+		}
+		for _, c := range q.Concepts {
+			t := concept[c]
+			if t == nil {
+				t = &tally{}
+				concept[c] = t
+				conceptOrder = append(conceptOrder, c)
+			}
+			t.total++
+			if all {
+				t.correct++
+			}
+		}
+		n := len(q.Concepts)
+		t := count[n]
+		if t == nil {
+			t = &tally{}
+			count[n] = t
+			countOrder = append(countOrder, n)
+		}
+		t.total++
+		if all {
+			t.correct++
+		}
+		if n >= 2 {
+			two.total++
+			if all {
+				two.correct++
+			}
+		}
+	}
+	rate := func(num float64, den int) DABenchRate {
+		if den == 0 {
+			return DABenchRate{Int: true}
+		}
+		return DABenchRate{Value: dabenchRound4(num / float64(den))}
+	}
+	rep.ABQ = rate(float64(allRight), rep.Scored)
+	rep.UASQ = rate(float64(subRight), subTotal)
+	rep.PSAQ = rate(propSum, rep.Scored)
+	for _, c := range conceptOrder {
+		t := concept[c]
+		rep.Concepts = append(rep.Concepts, DABenchNamedRate{c, rate(float64(t.correct), t.total)})
+	}
+	for _, n := range countOrder {
+		t := count[n]
+		rep.ConceptCounts = append(rep.ConceptCounts, DABenchNamedRate{strconv.Itoa(n), rate(float64(t.correct), t.total)})
+	}
+	if two.total > 0 {
+		r := rate(float64(two.correct), two.total)
+		rep.TwoOrMore = &r
+	}
+	return rep
+}
+
+// MarshalJSON writes the report with the script's keys and order.
+func (r DABenchReport) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	table := func(rows []DABenchNamedRate) error {
+		b.WriteByte('{')
+		for i, row := range rows {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			k, err := json.Marshal(row.Name)
+			if err != nil {
+				return err
+			}
+			v, _ := row.Rate.MarshalJSON()
+			b.Write(k)
+			b.WriteString(": ")
+			b.Write(v)
+		}
+		b.WriteByte('}')
+		return nil
+	}
+	abq, _ := r.ABQ.MarshalJSON()
+	psaq, _ := r.PSAQ.MarshalJSON()
+	uasq, _ := r.UASQ.MarshalJSON()
+	b.WriteString(`{"main_results": {"Accuracy by Question": `)
+	b.Write(abq)
+	b.WriteString(`, "Accuracy Proportional by Sub-Question": `)
+	b.Write(psaq)
+	b.WriteString(`, "Accuracy by Sub-Question": `)
+	b.Write(uasq)
+	b.WriteString(`}, "concept_accuracy_analysis": `)
+	if err := table(r.Concepts); err != nil {
+		return nil, err
+	}
+	b.WriteString(`, "concept_count_accuracy_analysis": `)
+	if err := table(r.ConceptCounts); err != nil {
+		return nil, err
+	}
+	b.WriteString(`, "two_or_more_concepts_accuracy": `)
+	if r.TwoOrMore == nil {
+		b.WriteString("null")
+	} else {
+		v, _ := r.TwoOrMore.MarshalJSON()
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// dabenchRound4 is Python's round(x, 4): the decimal nearest the exact
+// binary value, ties to even, which strconv's correctly rounded formatting
+// gives.
+func dabenchRound4(x float64) float64 {
+	f, err := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 4, 64), 64)
+	if err != nil {
+		return x
+	}
+	return f
+}
+
+// dabenchPyRepr is Python's repr of a float for the values the report holds
+// (finite shares): the shortest round-tripping digits, with ".0" on whole
+// numbers and an exponent below 1e-4 or from 1e16.
+func dabenchPyRepr(x float64) string {
+	if x != 0 && (x < 1e-4 && x > -1e-4 || x >= 1e16 || x <= -1e16) {
+		s := strconv.FormatFloat(x, 'e', -1, 64)
+		// Go writes e-05, Python e-05 too; Go writes e+16, Python e+16.
+		return s
+	}
+	s := strconv.FormatFloat(x, 'f', -1, 64)
+	if !bytes.ContainsAny([]byte(s), ".") {
+		s += ".0"
+	}
+	return s
+}

@@ -1,0 +1,362 @@
+package grade
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// This file is DataBench's answer check: Evaluator.default_compare of the
+// databench_eval package (jorses/databench_eval, src/databench_eval/eval.py)
+// in version 4.0.1 (grader "databench") and 3.0.0, the SemEval 2025 Task 8
+// scorer (grader "databench-semeval"). The two differ only for numbers.
+
+// DataBenchComparer runs default_compare. The zero value is version 4.0.1 on
+// the wall clock.
+type DataBenchComparer struct {
+	// SemEval selects version 3.0.0, the one SemEval 2025 Task 8 scored
+	// with: numbers compare after Python's round(x, 2) instead of v4's
+	// truncation.
+	SemEval bool
+	// Now is the clock for the dates pandas fills in from "today"
+	// (time-only strings such as "12:30" parse to today's date; two-digit
+	// years pivot on the current year). Nil means time.Now.
+	Now func() time.Time
+}
+
+// DataBenchSemanticError is default_compare's `raise Exception(f"Semantic
+// not supported: {semantic}")` for a semantic type it does not know. The
+// original only gets there when neither value nor truth is null.
+type DataBenchSemanticError struct{ Semantic string }
+
+func (e *DataBenchSemanticError) Error() string {
+	return "Semantic not supported: " + e.Semantic
+}
+
+// DataBenchOverflowError is the OverflowError pandas lets out of
+// pd.to_datetime when dateutil builds a date field past a C int (a
+// "category" answer like "Jan 1 99999999999"): default_compare catches only
+// ValueError and TypeError there, so the original call raises.
+type DataBenchOverflowError struct{ Text string }
+
+func (e *DataBenchOverflowError) Error() string {
+	return "signed integer is greater than maximum: " + e.Text
+}
+
+// databenchStripChars is default_compare's STRIP_CHARS.
+const databenchStripChars = "[]'\" "
+
+// databenchNull reports whether s is in valid_null_set once it is a stripped
+// string: None and np.nan never equal a str, so only these remain.
+func databenchNull(s string) bool {
+	switch s {
+	case "nan", "", " ", "np.nan", "None":
+		return true
+	}
+	return false
+}
+
+// pyStripChars is Python's str.strip(chars).
+func pyStripChars(s, chars string) string {
+	return strings.Trim(s, chars)
+}
+
+// Compare is default_compare(value, truth, semantic). It returns an error
+// where the original raises.
+func (c DataBenchComparer) Compare(value, truth, semantic string) (bool, error) {
+	semantic = strings.TrimFunc(semantic, pyIsSpace)
+	v := pyStripChars(value, databenchStripChars)
+	t := pyStripChars(truth, databenchStripChars)
+	// Null handling comes before the semantic check, so an unknown semantic
+	// with a null on either side still gives a verdict.
+	vn, tn := databenchNull(v), databenchNull(t)
+	if vn && tn {
+		return true, nil
+	}
+	if vn || tn {
+		return false, nil
+	}
+	switch semantic {
+	case "boolean":
+		lv, lt := strings.ToLower(v), strings.ToLower(t)
+		isTrue := func(s string) bool { return s == "true" || s == "yes" || s == "y" }
+		isFalse := func(s string) bool { return s == "false" || s == "no" || s == "n" }
+		return isTrue(lv) && isTrue(lt) || isFalse(lv) && isFalse(lt), nil
+	case "category":
+		return c.category(v, t)
+	case "number":
+		return c.number(value, truth), nil
+	case "list[category]":
+		return c.listCategory(value, truth), nil
+	case "list[number]":
+		return databenchListNumber(value, truth), nil
+	}
+	return false, &DataBenchSemanticError{Semantic: semantic}
+}
+
+func (c DataBenchComparer) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+// category: equal strings, else equal dates when both parse with
+// pd.to_datetime (a failed parse falls back to the string test, which has
+// already failed).
+func (c DataBenchComparer) category(v, t string) (bool, error) {
+	if v == t {
+		return true, nil
+	}
+	now := c.now()
+	// Python parses value first; a ValueError there skips the truth.
+	vd, err := databenchToDate(v, now)
+	if err != nil {
+		return false, databenchOverflowOnly(err)
+	}
+	td, err := databenchToDate(t, now)
+	if err != nil {
+		return false, databenchOverflowOnly(err)
+	}
+	// NaT == NaT is False.
+	return !vd.nat && !td.nat && vd == td, nil
+}
+
+// databenchOverflowOnly keeps the errors the original lets escape.
+func databenchOverflowOnly(err error) error {
+	if _, ok := err.(*DataBenchOverflowError); ok {
+		return err
+	}
+	return nil
+}
+
+// number: keep digits, '.' and '-' of each side, read as floats, compare to
+// two decimals. Quirk: "1e3" cleans to "13", "$1,234" to "1234", and
+// "1-2" fails (False). v4 truncates x*100 toward zero in floating point, so
+// float artefacts decide (0.29*100 is 28.999999999999996: 0.29 matches 0.28).
+// v3 uses Python's round(x, 2), half to even on the exact binary value.
+func (c DataBenchComparer) number(value, truth string) bool {
+	a, err := dabenchPyFloat(databenchCleanNumber(value))
+	if err != nil {
+		return false
+	}
+	b, err := dabenchPyFloat(databenchCleanNumber(truth))
+	if err != nil {
+		return false
+	}
+	if c.SemEval {
+		if math.IsInf(a, 0) || math.IsInf(b, 0) {
+			return a == b // round(inf, 2) is inf
+		}
+		return databenchRound2(a) == databenchRound2(b)
+	}
+	ta, tb := a*100, b*100
+	if math.IsInf(ta, 0) || math.IsInf(tb, 0) {
+		return false // math.trunc(inf) raises OverflowError, caught: False
+	}
+	return math.Trunc(ta) == math.Trunc(tb)
+}
+
+// databenchRound2 is Python's round(x, 2).
+func databenchRound2(x float64) float64 {
+	f, err := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 2, 64), 64)
+	if err != nil {
+		return x
+	}
+	return f
+}
+
+// databenchCleanNumber keeps the characters for which Python's isdigit() is
+// true, and '.' and '-'.
+func databenchCleanNumber(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '.' || r == '-' || pyIsDigit(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// pyIsDigit is Python's str.isdigit for one character: decimal digits (Nd)
+// and the other characters whose Numeric_Type is Digit (superscripts,
+// circled digits, ...), which float() then refuses.
+func pyIsDigit(r rune) bool {
+	if r < 0x80 {
+		return r >= '0' && r <= '9'
+	}
+	if unicode.Is(unicode.Nd, r) {
+		return true
+	}
+	switch {
+	case r == 0xB2, r == 0xB3, r == 0xB9, r == 0x2070, r >= 0x2074 && r <= 0x2079,
+		r >= 0x2080 && r <= 0x2089, r >= 0x2460 && r <= 0x2468, r >= 0x2474 && r <= 0x247C,
+		r >= 0x2488 && r <= 0x2490, r == 0x24EA, r >= 0x24F5 && r <= 0x24FD, r == 0x24FF,
+		r >= 0x2776 && r <= 0x277E, r >= 0x2780 && r <= 0x2788, r >= 0x278A && r <= 0x2792,
+		r >= 0x1369 && r <= 0x1371, r == 0x19DA, r >= 0x10A40 && r <= 0x10A43,
+		r >= 0x1F100 && r <= 0x1F10A:
+		return true
+	}
+	return false
+}
+
+// databenchSplitList is str(x).strip('[]').split(','): only brackets are
+// stripped from the ends, and quotes stay with the items.
+func databenchSplitList(s string) []string {
+	return strings.Split(strings.Trim(s, "[]"), ",")
+}
+
+// listCategory: items stripped of STRIP_CHARS, nulls made "", a length
+// check, then sets of dates when every item parses with pd.to_datetime,
+// else sets of strings. Quirks: order and repeats do not count past the
+// length check (['a','a','b'] matches ['a','b','b']); "" parses to NaT and
+// NaT equals itself inside a set; a list of years compares as dates.
+func (c DataBenchComparer) listCategory(value, truth string) bool {
+	items := func(s string) []string {
+		parts := databenchSplitList(s)
+		for i, p := range parts {
+			p = pyStripChars(p, databenchStripChars)
+			if databenchNull(p) {
+				p = ""
+			}
+			parts[i] = p
+		}
+		return parts
+	}
+	vs, ts := items(value), items(truth)
+	if len(vs) != len(ts) {
+		return false
+	}
+	now := c.now()
+	dates := func(xs []string) (map[databenchDate]bool, error) {
+		m := make(map[databenchDate]bool, len(xs))
+		for _, x := range xs {
+			d, err := databenchToDate(x, now)
+			if err != nil {
+				return nil, err
+			}
+			m[d] = true
+		}
+		return m, nil
+	}
+	vd, err := dates(vs)
+	if err == nil {
+		var td map[databenchDate]bool
+		td, err = dates(ts)
+		if err == nil {
+			return databenchSameSet(vd, td)
+		}
+	}
+	if _, ok := err.(*DataBenchOverflowError); ok {
+		return false // the outer `except Exception` turns it into False
+	}
+	return databenchSameSet(databenchStringSet(vs), databenchStringSet(ts))
+}
+
+func databenchStringSet(xs []string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
+func databenchSameSet[K comparable](a, b map[K]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// databenchListNumber: non-blank items cleaned as for numbers, read as
+// floats (any failure: False), truncated to int(x*100)/100, then a length
+// check and a set comparison: [1, 1, 2] matches [1, 2, 2]. Both versions.
+func databenchListNumber(value, truth string) bool {
+	read := func(s string) ([]float64, bool) {
+		var out []float64
+		for _, p := range databenchSplitList(s) {
+			p = strings.TrimFunc(p, pyIsSpace)
+			if p == "" {
+				continue
+			}
+			f, err := dabenchPyFloat(databenchCleanNumber(p))
+			if err != nil {
+				return nil, false
+			}
+			out = append(out, f)
+		}
+		for i, f := range out {
+			t := f * 100
+			if math.IsInf(t, 0) {
+				return nil, false // int(inf) raises OverflowError
+			}
+			out[i] = math.Trunc(t) / 100
+		}
+		return out, true
+	}
+	vs, ok := read(value)
+	if !ok {
+		return false
+	}
+	ts, ok := read(truth)
+	if !ok || len(vs) != len(ts) {
+		return false
+	}
+	set := func(xs []float64) map[float64]bool {
+		m := make(map[float64]bool, len(xs))
+		for _, x := range xs {
+			m[x] = true
+		}
+		return m
+	}
+	return databenchSameSet(set(vs), set(ts))
+}
+
+// databenchGrader grades a DataBench answer with default_compare.
+type databenchGrader struct {
+	cmp  DataBenchComparer
+	name string
+}
+
+func newDataBench(_ Options, semeval bool) Grader {
+	if semeval {
+		return databenchGrader{cmp: DataBenchComparer{SemEval: true}, name: "databench-semeval"}
+	}
+	return databenchGrader{name: "databench"}
+}
+
+// Name implements Grader.
+func (g databenchGrader) Name() string { return g.name }
+
+// DataBenchSemantic is the semantic type of a question: its `semantic` meta,
+// else its `type` meta (DataBench's own column name).
+func DataBenchSemantic(meta map[string]string) (string, bool) {
+	if s, ok := meta["semantic"]; ok {
+		return s, true
+	}
+	s, ok := meta["type"]
+	return s, ok
+}
+
+// Grade implements Grader: the completion is the value, the ground truth the
+// truth. Where the original raises, Grade returns the error and no verdict.
+func (g databenchGrader) Grade(_ context.Context, in Input) (Verdict, error) {
+	sem, ok := DataBenchSemantic(in.Meta)
+	if !ok {
+		return Verdict{}, fmt.Errorf("%s: question has no semantic (or type) meta", g.name)
+	}
+	ok, err := g.cmp.Compare(in.Completion, in.Truth, sem)
+	if err != nil {
+		return Verdict{}, fmt.Errorf("%s: %w", g.name, err)
+	}
+	return Verdict{Correct: Bool(ok), Detail: fmt.Sprintf("%s default_compare as %s", g.name, strings.TrimFunc(sem, pyIsSpace))}, nil
+}

@@ -1,0 +1,33 @@
+package grade
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// exact grades by normalised string equality: both texts are trimmed, every
+// run of white space becomes one space, and the comparison ignores case
+// (Unicode simple case folding, strings.EqualFold). Nothing else is
+// forgiven: punctuation, a trailing period and extra words all make a
+// completion wrong, which is what a typed answer ("Paris", "2019-03") asks
+// for.
+type exact struct{}
+
+func newExact(Options) Grader { return exact{} }
+
+// Name is "exact".
+func (exact) Name() string { return "exact" }
+
+// Grade compares the normalised completion with the normalised truth.
+func (exact) Grade(_ context.Context, in Input) (Verdict, error) {
+	got, want := ExactNorm(in.Completion), ExactNorm(in.Truth)
+	if want == "" {
+		return Verdict{Detail: "no ground truth"}, nil
+	}
+	ok := strings.EqualFold(got, want)
+	return Verdict{Correct: Bool(ok), Detail: fmt.Sprintf("exact: %q vs %q", choiceClip(got), choiceClip(want))}, nil
+}
+
+// ExactNorm trims s and collapses each run of white space to one space.
+func ExactNorm(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,182 @@
+package grade
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/evalmd/evalmd/model"
+)
+
+// JudgeDSBenchPrompt is DSBench's judge prompt (data_analysis/
+// compute_answer.py, evaluate_prediction), reproduced byte for byte with its
+// typo ("Flase") and its odd spacing around the newlines, since the judge's
+// verdicts depend on the exact text. {question} is the question, {answer}
+// the true answer and {prediction} the model's answer.
+const JudgeDSBenchPrompt = "Please judge whether the generated answer is right or wrong. We require that the correct answer " +
+	"to the prediction gives a clear answer, not just a calculation process or a disassembly of ideas. " +
+	"The question is {question}. The true answer is \n {answer}. \n The predicted answer is \n {prediction}.\n " +
+	"If the predicted answer is right, please output True. Otherwise output Flase. " +
+	"Don't output any other text content. You only can output True or False."
+
+// JudgeInspectTemplate is Inspect AI's DEFAULT_MODEL_GRADED_QA_TEMPLATE
+// (inspect_ai/scorer/_model.py). {question} is the question, {answer} the
+// model's answer, {criterion} the ground truth, {instructions}
+// JudgeInspectInstructions.
+const JudgeInspectTemplate = `
+You are assessing a submitted answer on a given task based on a criterion. Here is the data:
+
+[BEGIN DATA]
+***
+[Task]: {question}
+***
+[Submission]: {answer}
+***
+[Criterion]: {criterion}
+***
+[END DATA]
+
+Does the submission meet the criterion?
+
+{instructions}
+`
+
+// JudgeInspectInstructions is Inspect AI's default_instructions(partial_credit=False).
+const JudgeInspectInstructions = `
+After assessing the submitted answer, reply with 'GRADE: $LETTER' (without quotes) where LETTER is one of CI.  Please choose ONE option for the grade: either "C" for correct answers, or "I" for incorrect answers.
+
+For example, after reviewing a correct answer you might write 'GRADE: C' or after reviewing an incorrect answer you might write 'GRADE: I'.
+
+First, write out in a step by step manner your reasoning about the criterion to be sure that your conclusion is correct. Avoid simply stating the correct answers at the outset. Then, end with your answer formatted as 'GRADE: $LETTER' (without quotes) where LETTER is one of CI.
+`
+
+// judgeGradeRe is Inspect's DEFAULT_GRADE_PATTERN r"(?i)GRADE\s*:\s*([CPI])(.*)$"
+// as Python's re.search reads it: \s is Unicode white space, case folding
+// lets 'ı' and 'İ' match I, and $ also matches before a final newline, so
+// the grade must sit on the reply's last line.
+var judgeGradeRe = regexp.MustCompile(`(?i)GRADE[\s\x0b\x1c-\x1f\x85\p{Z}]*:[\s\x0b\x1c-\x1f\x85\p{Z}]*([CPIİı])([^\n]*)\n?$`)
+
+// judge asks a model whether the completion is right, with DSBench's prompt
+// or Inspect AI's model_graded_qa template.
+//
+// DSBench: one user message, temperature 0, top_p 1, max_tokens 256; the
+// verdict is DSBench's own test, `"true" in reply.lower()` (so "not true"
+// counts as true, a quirk kept for parity). DSBench scores a failed judge
+// call as False; here the error is returned, so a flaky judge is retried
+// or reported rather than silently counted wrong.
+//
+// Inspect: the template formatted with the default instructions, sent as
+// one user message with the model's default settings; the grade is the
+// first "GRADE: X" on the reply's last line; only "C" is correct (Inspect's
+// accuracy scores "P" 0.5 and a lower-case "c" 0, as it does any value it
+// does not know); no grade found is incorrect, as in Inspect.
+//
+// The question shown to the judge is the question's "judge_question" meta
+// when set (DSBench showed its judge the question file, not the whole
+// prompt with workbook text), else the user message that was sent.
+type judge struct {
+	m        model.Model
+	template string
+}
+
+func newJudge(opt Options) (Grader, error) {
+	if opt.Judge == nil {
+		return nil, fmt.Errorf("grader judge: no judge model given")
+	}
+	return judge{m: opt.Judge, template: opt.JudgeTemplate}, nil
+}
+
+// Name is "judge".
+func (judge) Name() string { return "judge" }
+
+// Grade asks the judge model.
+func (j judge) Grade(ctx context.Context, in Input) (Verdict, error) {
+	question := in.Question
+	if q, ok := in.Meta["judge_question"]; ok {
+		question = q
+	}
+	tmpl := j.template
+	if t := strings.TrimSpace(in.Meta["judge_template"]); t != "" {
+		tmpl = t
+	}
+	var req model.Request
+	kind := strings.ToLower(strings.TrimSpace(tmpl))
+	switch kind {
+	case "dsbench":
+		zero, one := 0.0, 1.0
+		req.Settings = model.Settings{Temperature: &zero, TopP: &one, MaxTokens: 256}
+		req.Messages = []model.Message{{Role: "user", Content: JudgeFormat(JudgeDSBenchPrompt, map[string]string{
+			"question": question, "answer": in.Truth, "prediction": in.Completion})}}
+	case "", "inspect":
+		kind = "inspect"
+		tmpl = JudgeInspectTemplate
+		fallthrough
+	default:
+		if kind != "inspect" {
+			kind = "custom"
+		}
+		req.Messages = []model.Message{{Role: "user", Content: JudgeFormat(tmpl, map[string]string{
+			"question": question, "answer": in.Completion, "criterion": in.Truth,
+			"instructions": JudgeInspectInstructions})}}
+	}
+	resp, err := j.m.Complete(ctx, req)
+	if err != nil {
+		return Verdict{}, fmt.Errorf("judge %s: %w", j.m.Name(), err)
+	}
+	var ok bool
+	var verdict string
+	if kind == "dsbench" {
+		ok = strings.Contains(strings.ToLower(resp.Text), "true")
+		verdict = fmt.Sprintf("%t (reply contains \"true\": %t)", ok, ok)
+	} else {
+		m := judgeGradeRe.FindStringSubmatch(resp.Text)
+		switch {
+		case m == nil:
+			verdict = "incorrect (grade not found in judge reply)"
+		case m[1] == "C":
+			ok, verdict = true, "GRADE: C"
+		case m[1] == "P":
+			verdict = "GRADE: P (partial; Inspect scores 0.5, counted incorrect here)"
+		default:
+			verdict = "GRADE: " + m[1]
+		}
+	}
+	return Verdict{Correct: Bool(ok), Detail: fmt.Sprintf("judge %s (%s): %s; reply: %q", j.m.Name(), kind, verdict, resp.Text)}, nil
+}
+
+// JudgeFormat fills a template's {name} placeholders from vars, in one pass
+// the way Python's str.format does: "{{" and "}}" stand for braces, a
+// placeholder not in vars stays as written, and text substituted in is never
+// scanned again (a completion containing "{criterion}" cannot leak the
+// truth).
+func JudgeFormat(tmpl string, vars map[string]string) string {
+	var b strings.Builder
+	b.Grow(len(tmpl))
+	for i := 0; i < len(tmpl); {
+		c := tmpl[i]
+		switch {
+		case c == '{' && i+1 < len(tmpl) && tmpl[i+1] == '{':
+			b.WriteByte('{')
+			i += 2
+		case c == '}' && i+1 < len(tmpl) && tmpl[i+1] == '}':
+			b.WriteByte('}')
+			i += 2
+		case c == '{':
+			end := strings.IndexByte(tmpl[i:], '}')
+			if end > 0 {
+				if v, ok := vars[tmpl[i+1:i+end]]; ok {
+					b.WriteString(v)
+					i += end + 1
+					continue
+				}
+			}
+			b.WriteByte(c)
+			i++
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,228 @@
+package grade
+
+import (
+	"context"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// lime is LIME's grader (fuzzier_match in LIME's grading module at commit
+// e03f8c2, used by grader.py and by main.py after a run).
+//
+// Normal mode: correct when the completion and the ground truth are equal
+// after Python's s.lower().strip() and re.sub(r"[^\w\s]", "", s), or when
+// the raw ground truth is a substring of the raw completion. Liberal mode
+// (grader.py -l) adds: correct when, for some i in 1..4, the first i code
+// points of the completion, normalised the same way, equal the ground
+// truth's first code point normalised.
+//
+// Python's semantics are kept where they differ from Go's defaults, since
+// they decide grades: \w and \s are Unicode-aware (letters, digits and
+// numerals of every script, '_'; Python's isspace set, which includes the
+// ASCII separators \x1c-\x1f); lower() maps 'İ' to "i̇" and a final capital
+// sigma to 'ς'; slicing counts code points, not bytes.
+//
+// Quirks of LIME kept on purpose (they are the reference): a ground truth
+// whose first character is punctuation matches, in liberal mode, any
+// completion that starts with punctuation or a space (both normalise to "");
+// the substring rule makes a short ground truth such as "A" match any
+// completion containing a capital A. Null handling: LIME writes null for a
+// null ground truth and crashes on a null completion; here both give a null
+// verdict (see Nullable). An empty ground truth, which LIME's parser never
+// produces (an empty answer is null), is also null here: LIME itself would
+// call it correct, since every string contains "".
+type lime struct{ liberal bool }
+
+func newLime(opt Options) Grader { return lime{liberal: opt.Liberal} }
+
+// Name is "lime".
+func (l lime) Name() string { return "lime" }
+
+// Grade applies LIME's rule. It never fails.
+func (l lime) Grade(_ context.Context, in Input) (Verdict, error) {
+	if in.Truth == "" {
+		return Verdict{Detail: "no ground truth"}, nil
+	}
+	ok, why := limeMatch(in.Truth, in.Completion, l.liberal)
+	return Verdict{Correct: Bool(ok), Detail: why}, nil
+}
+
+// limeMatch is fuzzier_match(ground_truth, completion, allow_just_letter).
+func limeMatch(truth, completion string, liberal bool) (bool, string) {
+	if limeNorm(truth) == limeNorm(completion) {
+		return true, "equal after normalising"
+	}
+	if strings.Contains(completion, truth) {
+		return true, "ground truth found in completion"
+	}
+	if liberal {
+		_, n := utf8.DecodeRuneInString(truth)
+		first := limeNorm(truth[:n])
+		end := 0
+		for i := 1; i <= 4; i++ {
+			if end < len(completion) {
+				_, w := utf8.DecodeRuneInString(completion[end:])
+				end += w
+			}
+			if limeNorm(completion[:end]) == first {
+				return true, "liberal: completion starts with the ground truth's first letter"
+			}
+		}
+	}
+	return false, "no match"
+}
+
+// limeNorm is LIME's fuzzy_match normalisation: Python's
+// re.sub(r"[^\w\s]", "", s.lower().strip()).
+func limeNorm(s string) string {
+	if n, ok := limeNormASCII(s); ok {
+		return n
+	}
+	return limeNormUnicode(s)
+}
+
+// limeNormUnicode is limeNorm for any text.
+func limeNormUnicode(s string) string {
+	s = limePyLower(s)
+	s = strings.TrimFunc(s, limePySpace)
+	// Fast path: most normalised strings keep every rune.
+	clean := true
+	for _, r := range s {
+		if !limePyWord(r) && !limePySpace(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if limePyWord(r) || limePySpace(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// limeNormASCII is limeNorm for ASCII text, in one pass and one
+// allocation; ok is false when s is not ASCII.
+func limeNormASCII(s string) (string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return "", false
+		}
+	}
+	isSpace := func(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' || c >= 0x1c && c <= 0x1f }
+	lo, hi := 0, len(s)
+	for lo < hi && isSpace(s[lo]) {
+		lo++
+	}
+	for hi > lo && isSpace(s[hi-1]) {
+		hi--
+	}
+	b := make([]byte, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		c := s[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			b = append(b, c+'a'-'A')
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '_', isSpace(c):
+			b = append(b, c)
+		}
+	}
+	return string(b), true
+}
+
+// limePySpace is Python's str.isspace for one code point (also what re's \s
+// matches in a str pattern): Go's Unicode white space plus the ASCII
+// information separators \x1c-\x1f, which Python counts as white space.
+func limePySpace(r rune) bool {
+	if r >= 0x1c && r <= 0x1f {
+		return true
+	}
+	return unicode.IsSpace(r)
+}
+
+// limePyWord is what Python's re \w matches in a str pattern: '_' and every
+// code point for which str.isalnum() is true (letters Lu Ll Lt Lm Lo,
+// digits and numerals Nd Nl No). Combining marks are not word characters.
+func limePyWord(r rune) bool {
+	if r < 0x80 {
+		return r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+	}
+	return unicode.IsLetter(r) || unicode.IsNumber(r)
+}
+
+// limePyLower is Python's str.lower(): Unicode full lowercase mapping, in
+// which 'İ' (U+0130) becomes "i̇" (two code points) and a capital sigma at
+// the end of a word becomes final sigma 'ς'. Go's strings.ToLower does
+// neither.
+func limePyLower(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(s)
+	}
+	rs := []rune(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	for i, r := range rs {
+		switch r {
+		case 0x130:
+			b.WriteString("i\u0307")
+		case 0x3a3:
+			if limeFinalSigma(rs, i) {
+				b.WriteRune(0x3c2)
+			} else {
+				b.WriteRune(0x3c3)
+			}
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// limeFinalSigma reports whether the capital sigma at rs[i] is in the
+// Final_Sigma context, as CPython's handle_capital_sigma decides it: a cased
+// letter before it (skipping case-ignorable code points) and no cased
+// letter after it (skipping case-ignorable code points).
+func limeFinalSigma(rs []rune, i int) bool {
+	j := i - 1
+	for j >= 0 && limeCaseIgnorable(rs[j]) {
+		j--
+	}
+	if j < 0 || !limeCased(rs[j]) {
+		return false
+	}
+	j = i + 1
+	for j < len(rs) && limeCaseIgnorable(rs[j]) {
+		j++
+	}
+	return j == len(rs) || !limeCased(rs[j])
+}
+
+// limeCased is Unicode's Cased property.
+func limeCased(r rune) bool {
+	return unicode.In(r, unicode.Lu, unicode.Ll, unicode.Lt, unicode.Other_Lowercase, unicode.Other_Uppercase)
+}
+
+// limeCaseIgnorable is Unicode's Case_Ignorable property: marks, format
+// characters, modifier letters and symbols, and the word-internal
+// punctuation of Word_Break MidLetter, MidNumLet and Single_Quote.
+func limeCaseIgnorable(r rune) bool {
+	switch r {
+	case '\'', '.', ':', 0xb7, 0x387, 0x55f, 0x5f4, 0x2018, 0x2019, 0x2024, 0x2027,
+		0xfe13, 0xfe52, 0xfe55, 0xff07, 0xff0e, 0xff1a:
+		return true
+	}
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
+}

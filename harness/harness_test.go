@@ -1,0 +1,204 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/runner"
+)
+
+func sheets(t *testing.T) []string {
+	t.Helper()
+	s, err := FindSheets("../sheets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The oracle answers every ground truth, so every graded question is right:
+// the pipeline from sheet to grade loses nothing.
+func TestOracleReadsFullMarks(t *testing.T) {
+	out := t.TempDir()
+	var stderr bytes.Buffer
+	sum, err := Run(context.Background(), Config{Sheets: sheets(t), Models: []string{"oracle"}, OutDir: out, Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if len(sum.Outputs) != 2 {
+		t.Fatalf("outputs %v", sum.Outputs)
+	}
+	n := 0
+	for _, p := range sum.Outputs {
+		f, err := result.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range f.Questions {
+			n++
+			if q.Grade == nil || !*q.Grade || q.Grader == "" || q.Completion == nil || q.EvalTime == nil {
+				t.Errorf("%s %s: grade %v grader %q", p, q.Name, q.Grade, q.Grader)
+			}
+		}
+		if f.Sheet.Totals == nil || f.Sheet.Totals.Answered != len(f.Questions) {
+			t.Errorf("%s: totals %+v", p, f.Sheet.Totals)
+		}
+		if _, err := os.Stat(strings.TrimSuffix(p, ".json") + ".md"); err != nil {
+			t.Error(err)
+		}
+	}
+	if n != 7 {
+		t.Errorf("%d questions", n)
+	}
+}
+
+// A replay file answers some questions; the others are unanswered, not
+// wrong, and not errors.
+func TestReplayUnanswered(t *testing.T) {
+	dir := t.TempDir()
+	replay := filepath.Join(dir, "r.jsonl")
+	os.WriteFile(replay, []byte(`{"name": "Planet-Count", "response": "B"}`+"\n"+`{"id": "up-2", "response": "1.20 euros"}`+"\n"), 0o644)
+	sum, err := Run(context.Background(), Config{Sheets: sheets(t), Models: []string{"replay:" + replay}, OutDir: dir, RunIDLen: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered, unanswered, correct := 0, 0, 0
+	for _, p := range sum.Outputs {
+		if !strings.Contains(p, "replay_") {
+			t.Errorf("output name %s does not make the model name file-safe", p)
+		}
+		f, _ := result.Read(p)
+		for _, q := range f.Questions {
+			switch {
+			case q.Unanswered:
+				unanswered++
+				if q.Grade != nil || q.Error != nil || q.Completion != nil {
+					t.Errorf("%s: unanswered but grade %v error %v", q.Name, q.Grade, q.Error)
+				}
+			case q.Completion != nil:
+				answered++
+				if q.Grade != nil && *q.Grade {
+					correct++
+				}
+			}
+		}
+	}
+	if answered != 2 || unanswered != 5 || correct != 2 {
+		t.Errorf("answered %d unanswered %d correct %d", answered, unanswered, correct)
+	}
+}
+
+// countingModel answers with the question's name, counts calls per
+// question, and cancels the run after `stopAfter` calls.
+type countingModel struct {
+	mu        sync.Mutex
+	calls     map[string]int
+	stopAfter int
+	cancel    context.CancelFunc
+	total     int
+}
+
+func (m *countingModel) Name() string { return "counting" }
+
+func (m *countingModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	m.mu.Lock()
+	m.calls[req.Question.Name]++
+	m.total++
+	stop := m.stopAfter > 0 && m.total > m.stopAfter
+	m.mu.Unlock()
+	if stop {
+		m.cancel()
+		<-ctx.Done()
+		return model.Response{}, ctx.Err()
+	}
+	return model.Response{Text: "answer to " + req.Question.Name, InputTokens: 10, OutputTokens: 2}, nil
+}
+
+// An interrupted run resumes: the rerun asks only what is missing, keeps
+// the run id (so the same file name), and removes its journal at the end.
+func TestResumeAfterInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("# Many\n")
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, "## Q%d\n#### answer\nanswer to Q%d\n#### question\nask %d\n", i, i, i)
+	}
+	path := filepath.Join(dir, "input-many.md")
+	os.WriteFile(path, []byte(b.String()), 0o644)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &countingModel{calls: map[string]int{}, stopAfter: 15, cancel: cancel}
+	cfg := Config{Sheets: []string{path}, Models: []string{"counting"}, RunIDLen: 6,
+		Runner: runner.Options{Concurrency: 1},
+		NewModel: func(string, model.Options) (model.Model, error) { return m, nil }}
+	_, err := Run(ctx, cfg)
+	if err == nil || !strings.Contains(err.Error(), "rerun the same command") {
+		t.Fatalf("interrupted run: err = %v", err)
+	}
+	journals, _ := filepath.Glob(filepath.Join(dir, ".output-many-counting.journal"))
+	if len(journals) != 1 {
+		t.Fatalf("no journal after the interrupt: %v", journals)
+	}
+	asked := m.total
+	state, err := os.ReadFile(filepath.Join(dir, ".output-many-counting.run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal(state, &st); err != nil || len(st.RunID) != 6 {
+		t.Fatalf("run state %q: %v", state, err)
+	}
+
+	m.stopAfter = 0
+	sum, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, n := range m.calls {
+		// The call cut by the interrupt was not answered, so it is the
+		// only one asked twice.
+		if n > 2 || (n == 2 && name != "Q15") {
+			t.Errorf("%s asked %d times", name, n)
+		}
+	}
+	if m.total != 40+1 {
+		t.Errorf("%d calls over both runs (first run %d), want 41", m.total, asked)
+	}
+	f, err := result.Read(sum.Outputs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range f.Questions {
+		if q.Grade == nil || !*q.Grade {
+			t.Errorf("%s not answered right after resume", q.Name)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".output-*")); len(left) != 0 {
+		t.Errorf("journal left behind: %v", left)
+	}
+	if f.Sheet.RunID != st.RunID || !strings.HasSuffix(sum.Outputs[0], "-"+st.RunID+".json") {
+		t.Errorf("output %s, run id %q", sum.Outputs[0], f.Sheet.RunID)
+	}
+}
+
+func TestVision(t *testing.T) {
+	for name, want := range map[string]bool{
+		"openai/gpt-4o": true, "gpt-4": true, "gpt-3.5-turbo": false, "openai/gpt-3.5-turbo-0125": false,
+		"anthropic/claude-3-5-sonnet": true, "ollama/llama3": false, "oracle": false, "replay:x.jsonl": false,
+	} {
+		if got := Vision(name); got != want {
+			t.Errorf("Vision(%q) = %v", name, got)
+		}
+	}
+}

@@ -1,0 +1,838 @@
+package inspect
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/result"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// fixedCreated stands in for the start time LIME's output files lack.
+var fixedCreated = time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+
+// limeOutputs lists the real LIME output files.
+func limeOutputs(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(shared.Path(t, "corpora", "lime", "results", "output-*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 26 {
+		t.Fatalf("found %d LIME output files, want 26", len(files))
+	}
+	return files
+}
+
+// requiredField is a JSON path Inspect's pydantic models require, with
+// the JSON kinds they accept. "*" stands for every element of a list or
+// every value of an object; a path under a missing optional parent is not
+// checked.
+type requiredField struct {
+	path  string
+	kinds []string // "string", "number", "integer", "bool", "object", "array"
+}
+
+// inspectRequired lists what read_eval_log needs of a JSON log. It is
+// derived from the pydantic models of inspect_ai: a field without a default
+// is required (Field(default=...) or default_factory makes one optional).
+//
+//	src/inspect_ai/log/_log.py: EvalLog.eval; EvalSpec.created, task,
+//	  dataset, model, config; EvalPlanStep.solver; EvalScore.name, scorer;
+//	  EvalMetric.name, value; EvalSample.id, epoch, input, target.
+//	src/inspect_ai/_util/error.py: EvalError.message, traceback,
+//	  traceback_ansi.
+//	src/inspect_ai/scorer/_metric.py: Score.value (not null).
+//	src/inspect_ai/model/_chat_message.py: ChatMessageBase.content, and role,
+//	  the discriminator of the ChatMessage union.
+//	src/inspect_ai/model/_model_output.py: ChatCompletionChoice.message.
+//
+// Beyond the models, the JSON recorder's header reader
+// (log/_recorders/json.py _read_header_streaming) reads "version" and then
+// needs "status", "plan" and "stats" present, in that order before
+// "samples"; it is checked in TestLogMemberOrder.
+var inspectRequired = []requiredField{
+	{"version", []string{"integer"}},
+	{"status", []string{"string"}},
+	{"eval", []string{"object"}},
+	{"eval.created", []string{"string"}},
+	{"eval.task", []string{"string"}},
+	{"eval.dataset", []string{"object"}},
+	{"eval.model", []string{"string"}},
+	{"eval.config", []string{"object"}},
+	{"plan", []string{"object"}},
+	{"plan.steps.*.solver", []string{"string"}},
+	{"results.scores.*.name", []string{"string"}},
+	{"results.scores.*.scorer", []string{"string"}},
+	{"results.scores.*.metrics.*.name", []string{"string"}},
+	{"results.scores.*.metrics.*.value", []string{"number"}},
+	{"stats", []string{"object"}},
+	{"error.message", []string{"string"}},
+	{"error.traceback", []string{"string"}},
+	{"error.traceback_ansi", []string{"string"}},
+	{"samples.*.id", []string{"integer", "string"}},
+	{"samples.*.epoch", []string{"integer"}},
+	{"samples.*.input", []string{"string", "array"}},
+	{"samples.*.input.*.role", []string{"string"}},
+	{"samples.*.input.*.content", []string{"string", "array"}},
+	{"samples.*.target", []string{"string", "array"}},
+	{"samples.*.messages.*.role", []string{"string"}},
+	{"samples.*.messages.*.content", []string{"string", "array"}},
+	{"samples.*.output.choices.*.message", []string{"object"}},
+	{"samples.*.output.choices.*.message.role", []string{"string"}},
+	{"samples.*.output.choices.*.message.content", []string{"string", "array"}},
+	{"samples.*.scores.*.value", []string{"string", "number", "bool", "array", "object"}},
+	{"samples.*.error.message", []string{"string"}},
+	{"samples.*.error.traceback", []string{"string"}},
+	{"samples.*.error.traceback_ansi", []string{"string"}},
+}
+
+// typedMembers are members that, when present, must have these kinds:
+// pydantic rejects null and wrong types for non-Optional fields and
+// Literals.
+var typedMembers = []requiredField{
+	{"eval.dataset.sample_ids", []string{"array"}},
+	{"eval.task_version", []string{"integer", "string"}},
+	{"eval.packages", []string{"object"}},
+	{"stats.model_usage", []string{"object"}},
+	{"stats.model_usage.*.input_tokens", []string{"integer"}},
+	{"stats.model_usage.*.output_tokens", []string{"integer"}},
+	{"stats.model_usage.*.total_tokens", []string{"integer"}},
+	{"samples.*.metadata", []string{"object"}},
+	{"samples.*.messages", []string{"array"}},
+	{"samples.*.output", []string{"object"}},
+	{"samples.*.output.choices", []string{"array"}},
+	{"samples.*.output.completion", []string{"string"}},
+	{"samples.*.model_usage", []string{"object"}},
+	{"samples.*.choices", []string{"array"}},
+	{"samples.*.choices.*", []string{"string"}},
+}
+
+// literals are the Literal-typed members and the values Inspect accepts.
+var literals = map[string][]string{
+	"status":                                    {"started", "success", "cancelled", "error"},
+	"samples.*.messages.*.role":                 {"system", "user", "assistant", "tool"},
+	"samples.*.input.*.role":                    {"system", "user", "assistant", "tool"},
+	"samples.*.messages.*.source":               {"input", "generate"},
+	"samples.*.output.choices.*.stop_reason":    {"stop", "max_tokens", "model_length", "tool_calls", "content_filter", "unknown"},
+	"samples.*.output.choices.*.message.role":   {"assistant"},
+	"samples.*.output.choices.*.message.source": {"input", "generate"},
+}
+
+// isoPython matches what Python's datetime.fromisoformat takes, as Inspect
+// parses its time members (UtcDatetimeStr).
+var isoPython = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)?$`)
+
+func kindOf(v any) string {
+	switch x := v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case json.Number:
+		if _, err := x.Int64(); err == nil && !strings.ContainsAny(string(x), ".eE") {
+			return "integer"
+		}
+		return "number"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// walk calls fn with every value at path (with "*" expanded). A missing
+// or null member on the way is skipped (its parent is optional; required
+// parents are listed on their own), a missing last member is reported to
+// missing.
+func walk(v any, path []string, at string, missing func(string), fn func(string, any)) {
+	if len(path) == 0 {
+		fn(at, v)
+		return
+	}
+	join := func(k string) string {
+		if at == "" {
+			return k
+		}
+		return at + "." + k
+	}
+	if path[0] == "*" {
+		switch x := v.(type) {
+		case []any:
+			for i, e := range x {
+				walk(e, path[1:], join(fmt.Sprint(i)), missing, fn)
+			}
+		case map[string]any:
+			for k, e := range x {
+				walk(e, path[1:], join(k), missing, fn)
+			}
+		}
+		return
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	child, ok := obj[path[0]]
+	switch {
+	case !ok && len(path) == 1:
+		if missing != nil {
+			missing(join(path[0]))
+		}
+	case !ok, child == nil && len(path) > 1:
+	default:
+		walk(child, path[1:], join(path[0]), missing, fn)
+	}
+}
+
+// checkInspectShape checks a log's JSON against what Inspect requires.
+func checkInspectShape(t *testing.T, name string, data []byte) {
+	t.Helper()
+	for _, p := range inspectProblems(data) {
+		t.Errorf("%s: %s", name, p)
+	}
+}
+
+// inspectProblems lists what Inspect would reject in a log's JSON.
+func inspectProblems(data []byte) []string {
+	var probs []string
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var root any
+	if err := dec.Decode(&root); err != nil {
+		return []string{err.Error()}
+	}
+	check := func(fields []requiredField, required bool) {
+		for _, rf := range fields {
+			var missing func(string)
+			if required {
+				missing = func(p string) { probs = append(probs, fmt.Sprintf("required member %s missing", p)) }
+			}
+			walk(root, strings.Split(rf.path, "."), "", missing, func(p string, v any) {
+				k := kindOf(v)
+				for _, want := range rf.kinds {
+					if k == want || want == "number" && k == "integer" {
+						return
+					}
+				}
+				probs = append(probs, fmt.Sprintf("%s is %s, Inspect takes %v", p, k, rf.kinds))
+			})
+		}
+	}
+	check(inspectRequired, true)
+	check(typedMembers, false)
+	for path, allowed := range literals {
+		walk(root, strings.Split(path, "."), "", nil, func(p string, v any) {
+			s, _ := v.(string)
+			for _, a := range allowed {
+				if s == a {
+					return
+				}
+			}
+			probs = append(probs, fmt.Sprintf("%s = %v, Inspect takes %v", p, v, allowed))
+		})
+	}
+	for _, path := range []string{"eval.created", "stats.started_at", "stats.completed_at"} {
+		walk(root, strings.Split(path, "."), "", nil, func(p string, v any) {
+			s, _ := v.(string)
+			if s == "" && path != "eval.created" {
+				return // Literal[""] is allowed for the stats times
+			}
+			if !isoPython.MatchString(s) {
+				probs = append(probs, fmt.Sprintf("%s = %q is not an ISO 8601 time Python reads", p, s))
+			}
+		})
+	}
+	return probs
+}
+
+// TestInspectProblemsCatches makes sure the shape check fails the logs
+// Inspect would reject: each edit breaks one rule of the models.
+func TestInspectProblemsCatches(t *testing.T) {
+	lg, err := BuildLog(syntheticOutput(), LogOptions{Created: fixedCreated})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := marshal(lg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := inspectProblems(good); len(p) != 0 {
+		t.Fatalf("good log: %v", p)
+	}
+	edits := map[string]func(m map[string]any){
+		"no eval":           func(m map[string]any) { delete(m, "eval") },
+		"no created":        func(m map[string]any) { delete(obj(m, "eval"), "created") },
+		"bad created":       func(m map[string]any) { obj(m, "eval")["created"] = "May 1st" },
+		"no config":         func(m map[string]any) { delete(obj(m, "eval"), "config") },
+		"null model":        func(m map[string]any) { obj(m, "eval")["model"] = nil },
+		"bad status":        func(m map[string]any) { m["status"] = "done" },
+		"sample without id": func(m map[string]any) { delete(sample(m, 0), "id") },
+		"float epoch":       func(m map[string]any) { sample(m, 0)["epoch"] = json.Number("1.5") },
+		"null target":       func(m map[string]any) { sample(m, 2)["target"] = nil },
+		"null metadata":     func(m map[string]any) { sample(m, 2)["metadata"] = nil },
+		"null score value":  func(m map[string]any) { obj(obj(sample(m, 0), "scores"), "exact")["value"] = nil },
+		"message no role":   func(m map[string]any) { delete(sample(m, 0)["messages"].([]any)[1].(map[string]any), "role") },
+		"sample error part": func(m map[string]any) { delete(obj(sample(m, 1), "error"), "traceback") },
+		"metric no value": func(m map[string]any) {
+			delete(m["results"].(map[string]any)["scores"].([]any)[0].(map[string]any)["metrics"].(map[string]any)["accuracy"].(map[string]any), "value")
+		},
+		"bad stop reason": func(m map[string]any) {
+			obj(sample(m, 0), "output")["choices"].([]any)[0].(map[string]any)["stop_reason"] = "done"
+		},
+		"plan step no name":  func(m map[string]any) { delete(obj(m, "plan")["steps"].([]any)[0].(map[string]any), "solver") },
+		"no plan":            func(m map[string]any) { delete(m, "plan") },
+		"input role unknown": func(m map[string]any) { sample(m, 0)["input"].([]any)[0].(map[string]any)["role"] = "robot" },
+	}
+	for name, edit := range edits {
+		dec := json.NewDecoder(bytes.NewReader(good))
+		dec.UseNumber()
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		edit(m)
+		bad, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := inspectProblems(bad); len(p) == 0 {
+			t.Errorf("%s: not caught", name)
+		}
+	}
+}
+
+func obj(m map[string]any, k string) map[string]any { return m[k].(map[string]any) }
+
+func sample(m map[string]any, i int) map[string]any { return m["samples"].([]any)[i].(map[string]any) }
+
+// TestLIMEOutputsToInspect writes the log of every real LIME output file,
+// checks it against Inspect's required members, reads it back and compares
+// it with the output file it came from.
+func TestLIMEOutputsToInspect(t *testing.T) {
+	dir := t.TempDir()
+	names := map[string]bool{}
+	for _, src := range limeOutputs(t) {
+		t.Run(filepath.Base(src), func(t *testing.T) {
+			f, err := result.Read(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path, err := WriteLog(dir, f, LogOptions{Created: fixedCreated, Version: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if names[path] {
+				t.Errorf("log name %s used twice", path)
+			}
+			names[path] = true
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInspectShape(t, filepath.Base(path), data)
+			checkFileName(t, path)
+
+			lg, err := ReadLog(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareWithOutput(t, f, lg)
+		})
+	}
+}
+
+// inspectLogName is log_file_pattern of inspect_ai/log/_file.py, which
+// decides what Inspect lists as a log.
+var inspectLogName = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*$`)
+
+// checkFileName parses the name as Inspect's _try_parse_filename does and
+// checks it gives back the log's task and task id.
+func checkFileName(t *testing.T, path string) {
+	t.Helper()
+	lg, err := ReadLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Base(path)
+	if !inspectLogName.MatchString(base) || !strings.HasSuffix(base, ".json") {
+		t.Fatalf("%s: Inspect would not list it as a log", base)
+	}
+	parts := strings.Split(strings.TrimSuffix(base, ".json"), "_")
+	if len(parts) != 3 {
+		t.Fatalf("%s: %d parts, want timestamp_task_id", base, len(parts))
+	}
+	if want := "2024-05-01T12-00-00+00-00"; parts[0] != want {
+		t.Errorf("%s: timestamp part %q, want %q", base, parts[0], want)
+	}
+	if want := cleanPart(lg.Eval.Task); parts[1] != want {
+		t.Errorf("%s: task part %q, want %q", base, parts[1], want)
+	}
+	id := strings.Split(parts[2], "-")
+	if id[0] != lg.Eval.TaskID || len(id) != 1 {
+		t.Errorf("%s: Inspect reads task id %q (suffix %v), log has %q", base, id[0], id[1:], lg.Eval.TaskID)
+	}
+}
+
+// compareWithOutput checks a log read back against its output file.
+func compareWithOutput(t *testing.T, f *result.File, lg *Log) {
+	t.Helper()
+	if lg.Version != 2 || lg.Status != "success" {
+		t.Errorf("version %d status %q", lg.Version, lg.Status)
+	}
+	if lg.Eval.Model != f.Sheet.ModelName || lg.Eval.RunID != f.Sheet.RunID || lg.Eval.Dataset.Name != f.Sheet.Name {
+		t.Errorf("eval: model %q run %q dataset %q; output file: %q %q %q",
+			lg.Eval.Model, lg.Eval.RunID, lg.Eval.Dataset.Name, f.Sheet.ModelName, f.Sheet.RunID, f.Sheet.Name)
+	}
+	if lg.Eval.Created != "2024-05-01T12:00:00+00:00" {
+		t.Errorf("created %q", lg.Eval.Created)
+	}
+	if len(lg.Samples) != len(f.Questions) || lg.Eval.Dataset.Samples != len(f.Questions) || len(lg.Eval.Dataset.SampleIDs) != len(f.Questions) {
+		t.Fatalf("%d samples, %d in dataset, %d ids; output file has %d questions",
+			len(lg.Samples), lg.Eval.Dataset.Samples, len(lg.Eval.Dataset.SampleIDs), len(f.Questions))
+	}
+	var grades []float64
+	seen := map[string]bool{}
+	for i, q := range f.Questions {
+		s := lg.Samples[i]
+		if seen[s.ID.Text] {
+			t.Errorf("sample id %q repeated", s.ID.Text)
+		}
+		seen[s.ID.Text] = true
+		if !strings.HasPrefix(s.ID.Text, q.Name) || s.Epoch != 1 {
+			t.Errorf("sample %d: id %q epoch %d for question %q", i, s.ID.Text, s.Epoch, q.Name)
+		}
+		if s.Input.Text != q.Question || s.Input.Messages != nil {
+			t.Errorf("sample %d: input differs from the question sent", i)
+		}
+		if q.GroundTruth == nil && s.Target != "" || q.GroundTruth != nil && s.Target != *q.GroundTruth {
+			t.Errorf("sample %d: target %q", i, s.Target)
+		}
+		if q.Completion != nil {
+			if len(s.Output.Choices) != 1 || s.Output.Choices[0].Message.Content.String() != *q.Completion || s.Output.Completion != *q.Completion {
+				t.Errorf("sample %d: output differs from the completion", i)
+			}
+			last := s.Messages[len(s.Messages)-1]
+			if last.Role != "assistant" || last.Content.String() != *q.Completion {
+				t.Errorf("sample %d: last message %s %q", i, last.Role, last.Content.String())
+			}
+		}
+		for k, v := range q.MetaData {
+			if s.Metadata[k] != v {
+				t.Errorf("sample %d: metadata %s = %v, want %q", i, k, s.Metadata[k], v)
+			}
+		}
+		if q.EvalTime != nil && (s.Output.Time == nil || *s.Output.Time != *q.EvalTime) {
+			t.Errorf("sample %d: time %v, want %v", i, s.Output.Time, *q.EvalTime)
+		}
+		sc, ok := s.Scores["lime"]
+		switch {
+		case q.Grade == nil && ok:
+			t.Errorf("sample %d: ungraded question has score %v", i, sc.Value)
+		case q.Grade != nil && !ok:
+			t.Errorf("sample %d: graded question has no lime score (%v)", i, s.Scores)
+		case q.Grade != nil:
+			want := map[bool]string{true: "C", false: "I"}[*q.Grade]
+			if sc.Value != want {
+				t.Errorf("sample %d: score %v, want %s", i, sc.Value, want)
+			}
+			grades = append(grades, map[bool]float64{true: 1, false: 0}[*q.Grade])
+		}
+	}
+	if lg.Results == nil || len(lg.Results.Scores) != 1 {
+		t.Fatalf("results: %+v", lg.Results)
+	}
+	if lg.Results.TotalSamples != len(f.Questions) || lg.Results.CompletedSamples != len(f.Questions) {
+		t.Errorf("results: %d total %d completed, want %d", lg.Results.TotalSamples, lg.Results.CompletedSamples, len(f.Questions))
+	}
+	sc := lg.Results.Scores[0]
+	right := 0.0
+	for _, g := range grades {
+		right += g
+	}
+	n := float64(len(grades))
+	p := right / n
+	// stderr of a 0/1 mean: sqrt(p(1-p) * n/(n-1)) / sqrt(n), written out
+	// apart from Stderr's own loop.
+	wantStderr := 0.0
+	if n > 1 {
+		wantStderr = math.Sqrt(p*(1-p)*n/(n-1)) / math.Sqrt(n)
+	}
+	if sc.Name != "lime" || sc.Scorer != "lime" || sc.Metrics["accuracy"].Value != p || math.Abs(sc.Metrics["stderr"].Value-wantStderr) > 1e-12 {
+		t.Errorf("score %s/%s accuracy %v stderr %v; want accuracy %v stderr %v",
+			sc.Name, sc.Scorer, sc.Metrics["accuracy"].Value, sc.Metrics["stderr"].Value, p, wantStderr)
+	}
+	if sc.ScoredSamples == nil || *sc.ScoredSamples != len(grades) {
+		t.Errorf("scored_samples %v, want %d", sc.ScoredSamples, len(grades))
+	}
+}
+
+// TestGoldenLog pins the whole log of one LIME output file.
+func TestGoldenLog(t *testing.T) {
+	src := shared.Path(t, "corpora", "lime", "results", "output-rules-qa-1-gpt-4-09fa.json")
+	f, err := result.Read(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := WriteLog(t.TempDir(), f, LogOptions{Created: fixedCreated, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "rules-qa-1-gpt-4.log.json")
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		gotPath := filepath.Join(t.TempDir(), "got.json")
+		os.WriteFile(gotPath, got, 0o644)
+		t.Errorf("log differs from %s; got written to %s", golden, gotPath)
+	}
+}
+
+// TestLogMemberOrder checks the top-level member order Inspect's
+// streaming header reader needs (log/_recorders/json.py): version, status,
+// eval, plan, results, stats, error, then samples.
+func TestLogMemberOrder(t *testing.T) {
+	f := syntheticOutput()
+	lg, err := BuildLog(f, LogOptions{Created: fixedCreated, Status: "error", Error: "rate limited"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := marshal(lg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "version status eval plan results stats error samples"
+	if got := strings.Join(keys, " "); got != want {
+		t.Errorf("members %q, want %q", got, want)
+	}
+	checkInspectShape(t, "error log", data)
+}
+
+// syntheticOutput is an output file with what LIME's files never have:
+// a system message, an error, an ungraded and an unanswered question,
+// duplicate names, several graders, tokens and cost.
+func syntheticOutput() *result.File {
+	s := func(v string) *string { return &v }
+	b := func(v bool) *bool { return &v }
+	f := func(v float64) *float64 { return &v }
+	return &result.File{
+		Sheet: result.Sheet{
+			Name: "Unit prices", RunID: "ab12", ModelName: "openai/gpt-4o",
+			MetaData:  map[string]string{"temperature": "0.2", "max_tokens": "300", "stop": "END|STOP"},
+			SheetFile: "sheets/input-unit-prices.md", Created: "2025-02-03T04:05:06Z",
+			Totals: &result.Totals{WallSeconds: 12.5},
+		},
+		Questions: []result.Question{
+			{Name: "q1", MetaData: map[string]string{"id": "7", "grader": "exact"}, GroundTruth: s("42"),
+				Question: "What is 6*7?\nA) 41\nB) 42", Completion: s("42"), ModelName: "openai/gpt-4o",
+				EvalTime: f(1.5), Grade: b(true), System: s("Answer with a number."),
+				InputTokens: 20, OutputTokens: 2, Cost: f(0.001), Grader: "exact", GradeDetail: "exact match"},
+			{Name: "q1", GroundTruth: s("x"), Question: "dup", Error: s("timeout after 3 tries"), ModelName: "openai/gpt-4o"},
+			{Name: "q3", GroundTruth: nil, Question: "no truth", Completion: s("something"), ModelName: "openai/gpt-4o", EvalTime: f(0.5)},
+			{Name: "q4", GroundTruth: s("B"), Question: "unanswered", ModelName: "openai/gpt-4o", Unanswered: true},
+			{Name: "q5", GroundTruth: s("@a[1]"), Question: "dabench", Completion: s("@a[2]"), ModelName: "openai/gpt-4o",
+				Grade: b(false), Grader: "dabench", InputTokens: 5, OutputTokens: 1,
+				SubAnswers: []result.SubAnswer{{Name: "a", Want: "1", Got: "2", Found: true}}},
+			{Name: "q6", GroundTruth: s("42"), Question: "again", Completion: s("41"), ModelName: "openai/gpt-4o",
+				Grade: b(false), Grader: "exact"},
+		},
+	}
+}
+
+// TestSyntheticLog checks the cases LIME's files do not exercise.
+func TestSyntheticLog(t *testing.T) {
+	dir := t.TempDir()
+	path, err := WriteLog(dir, syntheticOutput(), LogOptions{Version: "v1.2.3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInspectShape(t, "synthetic", data)
+	if want := "2025-02-03T04-05-06+00-00_unit-prices_"; !strings.HasPrefix(filepath.Base(path), want) {
+		t.Errorf("file %s, want prefix %s", filepath.Base(path), want)
+	}
+	lg, err := ReadLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lg.Eval.Task != "unit-prices" || lg.Eval.TaskFile != "sheets/input-unit-prices.md" || lg.Eval.Packages["evalmd"] != "v1.2.3" {
+		t.Errorf("task %q file %q packages %v", lg.Eval.Task, lg.Eval.TaskFile, lg.Eval.Packages)
+	}
+	if g := lg.Plan.Config; g.Temperature == nil || *g.Temperature != 0.2 || g.MaxTokens == nil || *g.MaxTokens != 300 ||
+		strings.Join(g.StopSeqs, ",") != "END,STOP" || len(lg.Plan.Steps) != 1 || lg.Plan.Steps[0].Solver != "generate" {
+		t.Errorf("plan %+v", lg.Plan)
+	}
+	if lg.Stats.CompletedAt != "2025-02-03T04:05:18+00:00" {
+		t.Errorf("completed_at %q, want start + 12.5 s", lg.Stats.CompletedAt)
+	}
+	u := lg.Stats.ModelUsage["openai/gpt-4o"]
+	if u.InputTokens != 25 || u.OutputTokens != 3 || u.TotalTokens != 28 || u.TotalCost == nil || *u.TotalCost != 0.001 {
+		t.Errorf("model usage %+v", u)
+	}
+	ids := []string{}
+	for _, s := range lg.Samples {
+		ids = append(ids, s.ID.Text)
+	}
+	if got := strings.Join(ids, "|"); got != "q1|q1 (2)|q3|q4|q5|q6" {
+		t.Errorf("ids %s", got)
+	}
+	s0 := lg.Samples[0]
+	if len(s0.Input.Messages) != 2 || s0.Input.Messages[0].Role != "system" || s0.Input.Messages[0].Content.Text != "Answer with a number." ||
+		s0.Input.Messages[1].Content.Text != "What is 6*7?\nA) 41\nB) 42" {
+		t.Errorf("input with system message: %+v", s0.Input)
+	}
+	if roles := msgRoles(s0.Messages); roles != "system user assistant" {
+		t.Errorf("messages %s", roles)
+	}
+	if strings.Join(s0.Choices, "|") != "41|42" {
+		t.Errorf("choices %q", s0.Choices)
+	}
+	if sc := s0.Scores["exact"]; sc.Value != "C" || sc.Explanation == nil || *sc.Explanation != "exact match" {
+		t.Errorf("score %+v", sc)
+	}
+	if s0.Output.Usage == nil || s0.Output.Usage.TotalTokens != 22 {
+		t.Errorf("output usage %+v", s0.Output.Usage)
+	}
+	s1 := lg.Samples[1]
+	if s1.Error == nil || s1.Error.Message != "timeout after 3 tries" || len(s1.Output.Choices) != 0 || s1.Scores != nil {
+		t.Errorf("errored sample %+v", s1)
+	}
+	if lg.Samples[2].Scores != nil || lg.Samples[3].Scores != nil {
+		t.Errorf("ungraded samples have scores")
+	}
+	if _, ok := lg.Samples[4].Scores["dabench"].Metadata["sub_answers"]; !ok {
+		t.Errorf("dabench score lacks its sub-answers")
+	}
+	if lg.Results.TotalSamples != 6 || lg.Results.CompletedSamples != 5 {
+		t.Errorf("results %d total %d completed", lg.Results.TotalSamples, lg.Results.CompletedSamples)
+	}
+	got := map[string]string{}
+	for _, sc := range lg.Results.Scores {
+		got[sc.Name] = fmt.Sprintf("acc=%.4f stderr=%.4f scored=%d unscored=%d",
+			sc.Metrics["accuracy"].Value, sc.Metrics["stderr"].Value, *sc.ScoredSamples, *sc.UnscoredSamples)
+	}
+	want := map[string]string{
+		// exact: values 1, 0: mean 0.5, sd sqrt(0.5), stderr sqrt(0.5)/sqrt(2) = 0.5.
+		"exact":   "acc=0.5000 stderr=0.5000 scored=2 unscored=4",
+		"dabench": "acc=0.0000 stderr=0.0000 scored=1 unscored=5",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || lg.Results.Scores[0].Name != "exact" {
+		t.Errorf("scores %v, want %v (exact first)", got, want)
+	}
+
+	// Writing again gives the same file: the ids derive from the run.
+	again, err := WriteLog(dir, syntheticOutput(), LogOptions{Version: "v1.2.3"})
+	if err != nil || again != path {
+		t.Errorf("second write: %s, %v; want %s", again, err, path)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("%d files in the log dir, want 1", len(entries))
+	}
+}
+
+func msgRoles(ms []Message) string {
+	var r []string
+	for _, m := range ms {
+		r = append(r, m.Role)
+	}
+	return strings.Join(r, " ")
+}
+
+func TestLogOptions(t *testing.T) {
+	temp := 0.7
+	seed := int64(3)
+	tests := []struct {
+		name    string
+		opt     LogOptions
+		status  string
+		results bool
+		errMsg  string
+		bad     bool
+	}{
+		{"default", LogOptions{}, "success", true, "", false},
+		{"started", LogOptions{Status: "started"}, "started", false, "", false},
+		{"error", LogOptions{Status: "error", Error: "quota"}, "error", true, "quota", false},
+		{"error without message", LogOptions{Status: "error"}, "error", true, "the run stopped with an error", false},
+		{"settings", LogOptions{Settings: &model.Settings{Temperature: &temp, Seed: &seed}}, "success", true, "", false},
+		{"bad status", LogOptions{Status: "done"}, "", false, "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lg, err := BuildLog(syntheticOutput(), tc.opt)
+			if tc.bad {
+				if err == nil {
+					t.Fatal("no error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lg.Status != tc.status || (lg.Results != nil) != tc.results {
+				t.Errorf("status %q results %v", lg.Status, lg.Results != nil)
+			}
+			if tc.errMsg != "" && (lg.Error == nil || lg.Error.Message != tc.errMsg) || tc.errMsg == "" && lg.Error != nil {
+				t.Errorf("error %+v, want %q", lg.Error, tc.errMsg)
+			}
+			if tc.opt.Settings != nil {
+				g := lg.Plan.Config
+				if g.Temperature == nil || *g.Temperature != 0.7 || g.Seed == nil || *g.Seed != 3 || g.MaxTokens != nil {
+					t.Errorf("settings not used: %+v", g)
+				}
+			}
+		})
+	}
+	if _, err := BuildLog(&result.File{Sheet: result.Sheet{Name: "x", Created: "yesterday"}}, LogOptions{}); err == nil {
+		t.Error("a bad created time gave no error")
+	}
+	if _, err := BuildLog(nil, LogOptions{}); err == nil {
+		t.Error("nil file gave no error")
+	}
+}
+
+func TestStderr(t *testing.T) {
+	tests := []struct {
+		vals []float64
+		want float64
+	}{
+		{nil, 0},
+		{[]float64{1}, 0},
+		{[]float64{1, 1, 1}, 0},
+		{[]float64{1, 0}, 0.5},
+		// numpy: np.std([1,0,0,0], ddof=1)/np.sqrt(4) = 0.25
+		{[]float64{1, 0, 0, 0}, 0.25},
+		{[]float64{1, 1, 0, 1, 0}, math.Sqrt(0.3) / math.Sqrt(5)},
+	}
+	for _, tc := range tests {
+		if got := Stderr(tc.vals); math.Abs(got-tc.want) > 1e-15 {
+			t.Errorf("Stderr(%v) = %v, want %v", tc.vals, got, tc.want)
+		}
+	}
+}
+
+func TestSampleID(t *testing.T) {
+	tests := []struct {
+		in   string
+		json string
+	}{
+		{"42", `42`},
+		{"0", `0`},
+		{"-3", `-3`},
+		{"042", `"042"`},
+		{"+4", `"+4"`},
+		{"4.0", `"4.0"`},
+		{"Num-Guesses-1", `"Num-Guesses-1"`},
+		{"99999999999999999999", `"99999999999999999999"`},
+	}
+	for _, tc := range tests {
+		data, err := json.Marshal(MakeID(tc.in))
+		if err != nil || string(data) != tc.json {
+			t.Errorf("MakeID(%q) = %s, %v; want %s", tc.in, data, err, tc.json)
+			continue
+		}
+		var back SampleID
+		if err := json.Unmarshal(data, &back); err != nil || back != MakeID(tc.in) {
+			t.Errorf("%s read back as %+v, %v", data, back, err)
+		}
+	}
+	var id SampleID
+	if err := json.Unmarshal([]byte(`1.5`), &id); err == nil {
+		t.Error("1.5 read as a sample id")
+	}
+}
+
+func TestChoices(t *testing.T) {
+	tests := []struct {
+		q    string
+		want []string
+	}{
+		{"Q: max guesses?\nA) 5\nB) 6\nC) 7\nD) No limit\n<EVAL-ENDCHAR1>\n", []string{"5", "6", "7", "No limit"}},
+		{"Pick:\nA. red\nB. blue", []string{"red", "blue"}},
+		{"(A) yes\n(B) no\n", []string{"yes", "no"}},
+		{"A: x\n\nB: y\nC: z", []string{"x", "y", "z"}},
+		{"A) only one", nil},
+		{"B) starts late\nC) x", nil},
+		{"A) a\nC) skips B", nil},
+		{"Old: A) 1\nB) 2\nNew:\nA) x\nB) y\nC) z", []string{"x", "y", "z"}},
+		{"no options here", nil},
+		{"a) lower\nb) case", nil},
+	}
+	for _, tc := range tests {
+		if got := Choices(tc.q); strings.Join(got, "|") != strings.Join(tc.want, "|") || (got == nil) != (tc.want == nil) {
+			t.Errorf("Choices(%q) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}
+
+func TestReadLogErrors(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]string{
+		"garbage.json": "not json",
+		"newer.json":   `{"version": 3, "eval": {"task": "t", "created": "2024-01-01T00:00:00+00:00"}}`,
+		"other.json":   `{"sheet": {"name": "x"}, "questions": []}`,
+	}
+	var names []string
+	for n := range cases {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if err := os.WriteFile(p, []byte(cases[n]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadLog(p); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: error %v, want one naming the file", n, err)
+		}
+	}
+	if _, err := ReadLog(filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("missing file read")
+	}
+}

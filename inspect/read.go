@@ -1,0 +1,39 @@
+package inspect
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// ReadLog loads an Inspect JSON log (one this package wrote, or one of
+// Inspect's own; members this package does not model are skipped). It
+// fails on a log of a later format version, as Inspect does.
+func ReadLog(path string) (*Log, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var lg Log
+	if err := json.Unmarshal(data, &lg); err != nil {
+		return nil, fmt.Errorf("%s: not an Inspect log: %w", path, err)
+	}
+	if lg.Version > LogVersion {
+		return nil, fmt.Errorf("%s: log format version %d is newer than %d", path, lg.Version, LogVersion)
+	}
+	if lg.Eval.Task == "" && lg.Eval.Created == "" {
+		return nil, fmt.Errorf("%s: not an Inspect log: no eval.task or eval.created", path)
+	}
+	return &lg, nil
+}
+
+// indent re-indents JSON with two spaces.
+func indent(data []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, data, "", "  "); err != nil {
+		return nil, err
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes(), nil
+}

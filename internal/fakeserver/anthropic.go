@@ -1,0 +1,142 @@
+package fakeserver
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// NewAnthropic starts a fake Anthropic-compatible server serving POST
+// /v1/messages. Its URL is the server root. It stops when t ends.
+func NewAnthropic(t testing.TB, opt Options) *Server {
+	t.Helper()
+	return newServer(t, opt, dialect{
+		name:    "anthropic",
+		path:    "/v1/messages",
+		decode:  decodeAnthropic,
+		answer:  answerAnthropic,
+		errBody: errorAnthropic,
+		baseURL: func(root string) string { return root },
+	})
+}
+
+func decodeAnthropic(body map[string]any, c *Call) error {
+	c.Model = stringField(body, "model")
+	var err error
+	if c.Settings, err = settings(body, "stop_sequences"); err != nil {
+		return err
+	}
+	if c.Settings.MaxTokens == nil {
+		// The real API rejects a request without max_tokens; so does the fake,
+		// so a client that forgets it fails its tests.
+		return fmt.Errorf("max_tokens: required")
+	}
+	switch sys := body["system"].(type) {
+	case nil:
+	case string:
+		c.System = sys
+	case []any:
+		texts, _, err := blocks(sys, "system")
+		if err != nil {
+			return err
+		}
+		c.System = strings.Join(texts, "\n")
+	default:
+		return fmt.Errorf("system: want a string or blocks, got %T", sys)
+	}
+	msgs, ok := body["messages"].([]any)
+	if !ok {
+		return fmt.Errorf("messages: want an array, got %T", body["messages"])
+	}
+	for i, raw := range msgs {
+		m, ok := raw.(map[string]any)
+		if !ok {
+			return fmt.Errorf("messages[%d]: want an object", i)
+		}
+		msg := Message{Role: stringField(m, "role")}
+		switch content := m["content"].(type) {
+		case string:
+			msg.Text = content
+		case []any:
+			texts, images, err := blocks(content, fmt.Sprintf("messages[%d].content", i))
+			if err != nil {
+				return err
+			}
+			msg.Text, msg.Images = strings.Join(texts, "\n"), images
+		default:
+			return fmt.Errorf("messages[%d].content: want a string or blocks, got %T", i, content)
+		}
+		c.Messages = append(c.Messages, msg)
+	}
+	return nil
+}
+
+// blocks reads an array of text and base64 image content blocks.
+func blocks(arr []any, where string) (texts []string, images []Image, err error) {
+	for j, rb := range arr {
+		b, ok := rb.(map[string]any)
+		if !ok {
+			return nil, nil, fmt.Errorf("%s[%d]: want an object", where, j)
+		}
+		switch stringField(b, "type") {
+		case "text":
+			texts = append(texts, stringField(b, "text"))
+		case "image":
+			src, _ := b["source"].(map[string]any)
+			if stringField(src, "type") != "base64" {
+				return nil, nil, fmt.Errorf("%s[%d]: image source is not base64", where, j)
+			}
+			data, err := base64.StdEncoding.DecodeString(stringField(src, "data"))
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s[%d]: %v", where, j, err)
+			}
+			images = append(images, Image{MediaType: stringField(src, "media_type"), Data: data})
+		default:
+			return nil, nil, fmt.Errorf("%s[%d]: unknown block type %q", where, j, stringField(b, "type"))
+		}
+	}
+	return texts, images, nil
+}
+
+func answerAnthropic(c Call, r Reply) any {
+	return map[string]any{
+		"id":            fmt.Sprintf("msg_fake_%d", c.N),
+		"type":          "message",
+		"role":          "assistant",
+		"model":         r.Model,
+		"content":       []any{map[string]any{"type": "text", "text": r.Text}},
+		"stop_reason":   "end_turn",
+		"stop_sequence": nil,
+		"usage": map[string]any{
+			"input_tokens":  r.InputTokens,
+			"output_tokens": r.OutputTokens,
+		},
+	}
+}
+
+func errorAnthropic(status int, message string) any {
+	if message == "" {
+		message = http.StatusText(status)
+	}
+	kind := "api_error"
+	switch status {
+	case http.StatusBadRequest:
+		kind = "invalid_request_error"
+	case http.StatusUnauthorized:
+		kind = "authentication_error"
+	case http.StatusForbidden:
+		kind = "permission_error"
+	case http.StatusNotFound:
+		kind = "not_found_error"
+	case http.StatusTooManyRequests:
+		kind = "rate_limit_error"
+	case 529:
+		kind = "overloaded_error"
+	}
+	return map[string]any{
+		"type":  "error",
+		"error": map[string]any{"type": kind, "message": message},
+	}
+}

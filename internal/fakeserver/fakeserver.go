@@ -1,0 +1,429 @@
+// Package fakeserver runs in-process fake model servers for tests: one that
+// speaks the OpenAI chat-completions API (NewOpenAI) and one that speaks the
+// Anthropic messages API (NewAnthropic). Both listen on 127.0.0.1 only, record
+// every request (messages, system text, settings, images, headers) for
+// assertions, reply from a script, and inject faults on demand: 429 with
+// Retry-After, 500, connection resets, hangs past the client's timeout, and
+// malformed JSON. They are bounded: after Options.MaxRequests calls they
+// answer 503, and they shut down by themselves when the test ends.
+//
+// Typical use:
+//
+//	srv := fakeserver.NewOpenAI(t, fakeserver.Options{
+//		Reply: func(c fakeserver.Call) fakeserver.Reply {
+//			return fakeserver.Reply{Text: "B"}
+//		},
+//		FaultRate: 0.2, // 20% of calls fail
+//		Faults:    []fakeserver.Fault{fakeserver.RateLimit, fakeserver.Reset},
+//	})
+//	m, _ := model.New("openai/gpt-4o", model.Options{BaseURL: srv.URL, APIKey: "k"})
+//	... run ...
+//	calls := srv.Calls() // what the client sent, in arrival order
+//
+// srv.URL is the base URL a client is given: for the OpenAI fake it ends in
+// "/v1" (clients append "/chat/completions"); for the Anthropic fake it is the
+// server root (the SDK appends "/v1/messages").
+package fakeserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Fault is a failure the server can inject instead of a normal reply.
+type Fault int
+
+const (
+	// NoFault answers normally.
+	NoFault Fault = iota
+	// RateLimit answers 429 with a Retry-After header (Options.RetryAfter).
+	RateLimit
+	// ServerError answers 500 with a JSON error body.
+	ServerError
+	// Reset hijacks the connection and closes it with a TCP reset, so the
+	// client sees a transport error and no HTTP status.
+	Reset
+	// Timeout holds the request without answering until the client gives up
+	// (its context or timeout ends), Options.Hang passes, or the test ends.
+	Timeout
+	// MalformedJSON answers 200 with a truncated JSON body.
+	MalformedJSON
+)
+
+// String names the fault for test messages.
+func (f Fault) String() string {
+	switch f {
+	case NoFault:
+		return "none"
+	case RateLimit:
+		return "rate-limit"
+	case ServerError:
+		return "server-error"
+	case Reset:
+		return "reset"
+	case Timeout:
+		return "timeout"
+	case MalformedJSON:
+		return "malformed-json"
+	}
+	return "fault(" + strconv.Itoa(int(f)) + ")"
+}
+
+// Image is an image the client attached to a message, decoded from base64.
+type Image struct {
+	MediaType string
+	Data      []byte
+}
+
+// Message is one chat turn as the server received it. Text joins the turn's
+// text parts with "\n".
+type Message struct {
+	Role   string
+	Text   string
+	Images []Image
+}
+
+// Settings are the generation settings the client sent; nil or empty means
+// the field was absent from the request body.
+type Settings struct {
+	Temperature         *float64
+	TopP                *float64
+	MaxTokens           *int // "max_tokens" (both APIs)
+	MaxCompletionTokens *int // "max_completion_tokens" (OpenAI only)
+	Seed                *int64
+	Stop                []string // "stop" (OpenAI) or "stop_sequences" (Anthropic)
+}
+
+// Call is one request the server received.
+type Call struct {
+	N        int // 1-based arrival number
+	Path     string
+	Header   http.Header // a copy of the request headers, Authorization included
+	Model    string
+	System   string // OpenAI: the system messages' text; Anthropic: the system field
+	Messages []Message
+	Settings Settings
+	Body     map[string]any // the decoded JSON body, for fields not lifted above
+}
+
+// LastUserText returns the text of the last user message, or "".
+func (c Call) LastUserText() string {
+	for i := len(c.Messages) - 1; i >= 0; i-- {
+		if c.Messages[i].Role == "user" {
+			return c.Messages[i].Text
+		}
+	}
+	return ""
+}
+
+// Reply is what the server answers to one call. The zero Reply answers
+// "fake reply" with the default usage.
+type Reply struct {
+	Text         string
+	InputTokens  int // 0 means Options.InputTokens
+	OutputTokens int // 0 means Options.OutputTokens
+	Model        string
+
+	// Fault, when set, replaces the answer with the injected failure.
+	Fault Fault
+
+	// Status, when not 0 or 200, answers an API error with this status and
+	// Message in the provider's error format (Fault takes precedence).
+	Status     int
+	Message    string
+	RetryAfter string // Retry-After header value for a Status reply, if any
+
+	// RawBody, when set with Status, is sent as is instead of a JSON error
+	// (a proxy's HTML page, a plain-text echo, ...).
+	RawBody string
+}
+
+// Options configure a fake server. The zero value is a working server that
+// answers "fake reply" at once.
+type Options struct {
+	// Reply scripts the answer to each call; nil answers Reply{}. It is
+	// called concurrently and must be safe for that.
+	Reply func(Call) Reply
+
+	// Latency is waited before each answer (and before injected faults).
+	Latency time.Duration
+
+	// InputTokens and OutputTokens are the usage reported when a Reply does
+	// not set its own; defaults 10 and 5.
+	InputTokens, OutputTokens int
+
+	// FaultRate is the share of calls (0..1) that fail with one of Faults,
+	// chosen by a random source seeded with Seed, so a run is reproducible
+	// for a given arrival order. Faults defaults to {ServerError}.
+	FaultRate float64
+	Faults    []Fault
+	Seed      uint64
+
+	// RetryAfter is the Retry-After sent with RateLimit faults; default 1s.
+	// It is sent in whole seconds, rounded up.
+	RetryAfter time.Duration
+
+	// Hang bounds how long a Timeout fault holds a request; default 30s.
+	Hang time.Duration
+
+	// MaxRequests bounds the server: later calls are answered 503 without
+	// being scripted or recorded. Default 1000.
+	MaxRequests int
+}
+
+// Server is a running fake server. Its methods are safe for concurrent use.
+type Server struct {
+	// URL is the base URL to give a client (see the package doc).
+	URL string
+
+	opt     Options
+	dialect dialect
+	srv     *httptest.Server
+	done    chan struct{}
+
+	mu          sync.Mutex
+	calls       []Call
+	count       int // calls received, refused ones included
+	rng         *rand.Rand
+	inFlight    int
+	maxInFlight int
+}
+
+// dialect is what differs between the OpenAI and the Anthropic fake.
+type dialect struct {
+	name    string
+	path    string                                   // the one endpoint served
+	decode  func(body map[string]any, c *Call) error // lifts the body into c
+	answer  func(c Call, r Reply) any                // a success body
+	errBody func(status int, message string) any     // an error body
+	baseURL func(root string) string
+}
+
+func newServer(t testing.TB, opt Options, d dialect) *Server {
+	t.Helper()
+	if opt.InputTokens == 0 {
+		opt.InputTokens = 10
+	}
+	if opt.OutputTokens == 0 {
+		opt.OutputTokens = 5
+	}
+	if len(opt.Faults) == 0 {
+		opt.Faults = []Fault{ServerError}
+	}
+	if opt.RetryAfter <= 0 {
+		opt.RetryAfter = time.Second
+	}
+	if opt.Hang <= 0 {
+		opt.Hang = 30 * time.Second
+	}
+	if opt.MaxRequests <= 0 {
+		opt.MaxRequests = 1000
+	}
+	s := &Server{
+		opt:     opt,
+		dialect: d,
+		done:    make(chan struct{}),
+		rng:     rand.New(rand.NewPCG(opt.Seed, 0x5eed)),
+	}
+	// httptest.NewServer listens on 127.0.0.1 (or ::1), never a public address.
+	s.srv = httptest.NewServer(http.HandlerFunc(s.handle))
+	s.URL = d.baseURL(s.srv.URL)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Close stops the server: pending hangs and latencies end at once. It is
+// called by t.Cleanup and may be called earlier; calling it twice is fine.
+func (s *Server) Close() {
+	s.mu.Lock()
+	select {
+	case <-s.done:
+	default:
+		close(s.done)
+	}
+	s.mu.Unlock()
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// Calls returns a copy of the calls recorded so far, in arrival order.
+// Refused calls (past MaxRequests, or not decodable) are not recorded.
+func (s *Server) Calls() []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Call(nil), s.calls...)
+}
+
+// Count returns how many requests arrived, refused ones included.
+func (s *Server) Count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.count
+}
+
+// MaxInFlight returns the largest number of requests the server was handling
+// at once, to check a client's concurrency limit.
+func (s *Server) MaxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxInFlight
+}
+
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.count++
+	n := s.count
+	s.inFlight++
+	s.maxInFlight = max(s.maxInFlight, s.inFlight)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
+
+	if n > s.opt.MaxRequests {
+		s.writeError(w, http.StatusServiceUnavailable, "fakeserver: request limit reached", "")
+		return
+	}
+	if r.Method != http.MethodPost || r.URL.Path != s.dialect.path {
+		s.writeError(w, http.StatusNotFound, "fakeserver: no route "+r.Method+" "+r.URL.Path, "")
+		return
+	}
+	var body map[string]any
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<20))
+	dec.UseNumber()
+	if err := dec.Decode(&body); err != nil {
+		s.writeError(w, http.StatusBadRequest, "fakeserver: bad JSON body: "+err.Error(), "")
+		return
+	}
+	c := Call{N: n, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	if err := s.dialect.decode(body, &c); err != nil {
+		s.writeError(w, http.StatusBadRequest, "fakeserver: "+err.Error(), "")
+		return
+	}
+	s.mu.Lock()
+	s.calls = append(s.calls, c)
+	injected := NoFault
+	if s.opt.FaultRate > 0 && s.rng.Float64() < s.opt.FaultRate {
+		injected = s.opt.Faults[s.rng.IntN(len(s.opt.Faults))]
+	}
+	s.mu.Unlock()
+
+	var rep Reply
+	if s.opt.Reply != nil {
+		rep = s.opt.Reply(c)
+	}
+	if rep.Fault == NoFault {
+		rep.Fault = injected
+	}
+	if !s.wait(r.Context(), s.opt.Latency) {
+		return
+	}
+	s.answer(w, r, c, rep)
+}
+
+// wait sleeps d unless the request or the server ends first; it reports
+// whether the full time passed.
+func (s *Server) wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-ctx.Done():
+	case <-s.done:
+	}
+	return false
+}
+
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, c Call, rep Reply) {
+	switch rep.Fault {
+	case RateLimit:
+		secs := int((s.opt.RetryAfter + time.Second - 1) / time.Second)
+		s.writeError(w, http.StatusTooManyRequests, "fakeserver: rate limited", strconv.Itoa(secs))
+		return
+	case ServerError:
+		s.writeError(w, http.StatusInternalServerError, "fakeserver: internal error", "")
+		return
+	case Reset:
+		resetConn(w)
+		return
+	case Timeout:
+		s.wait(r.Context(), s.opt.Hang)
+		return // whatever ended the wait, the client has long given up
+	case MalformedJSON:
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id": "fake", "choices": [{"message": {"content": "trunc`)
+		return
+	}
+	if rep.Status != 0 && rep.Status != http.StatusOK {
+		if rep.RawBody != "" {
+			if rep.RetryAfter != "" {
+				w.Header().Set("Retry-After", rep.RetryAfter)
+			}
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(rep.Status)
+			fmt.Fprint(w, rep.RawBody)
+			return
+		}
+		s.writeError(w, rep.Status, rep.Message, rep.RetryAfter)
+		return
+	}
+	if rep.Text == "" {
+		rep.Text = "fake reply"
+	}
+	if rep.InputTokens == 0 {
+		rep.InputTokens = s.opt.InputTokens
+	}
+	if rep.OutputTokens == 0 {
+		rep.OutputTokens = s.opt.OutputTokens
+	}
+	if rep.Model == "" {
+		rep.Model = c.Model
+	}
+	writeJSON(w, http.StatusOK, s.dialect.answer(c, rep))
+}
+
+func (s *Server) writeError(w http.ResponseWriter, status int, message, retryAfter string) {
+	if retryAfter != "" {
+		w.Header().Set("Retry-After", retryAfter)
+	}
+	writeJSON(w, status, s.dialect.errBody(status, message))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// resetConn hijacks the connection and closes it with SO_LINGER 0, so the
+// client gets a TCP RST ("connection reset by peer") rather than a clean EOF.
+func resetConn(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok { // only HTTP/2 lacks it, and httptest.NewServer serves HTTP/1.1
+		http.Error(w, "fakeserver: cannot hijack to reset", http.StatusInternalServerError)
+		return
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
+}

@@ -1,0 +1,107 @@
+package fakeserver
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// NewOpenAI starts a fake OpenAI-compatible server serving POST
+// /v1/chat/completions. Its URL ends in "/v1". It stops when t ends.
+func NewOpenAI(t testing.TB, opt Options) *Server {
+	t.Helper()
+	return newServer(t, opt, dialect{
+		name:    "openai",
+		path:    "/v1/chat/completions",
+		decode:  decodeOpenAI,
+		answer:  answerOpenAI,
+		errBody: errorOpenAI,
+		baseURL: func(root string) string { return root + "/v1" },
+	})
+}
+
+func decodeOpenAI(body map[string]any, c *Call) error {
+	c.Model = stringField(body, "model")
+	var err error
+	if c.Settings, err = settings(body, "stop"); err != nil {
+		return err
+	}
+	msgs, ok := body["messages"].([]any)
+	if !ok {
+		return fmt.Errorf("messages: want an array, got %T", body["messages"])
+	}
+	var system []string
+	for i, raw := range msgs {
+		m, ok := raw.(map[string]any)
+		if !ok {
+			return fmt.Errorf("messages[%d]: want an object", i)
+		}
+		msg := Message{Role: stringField(m, "role")}
+		var texts []string
+		switch content := m["content"].(type) {
+		case string:
+			texts = append(texts, content)
+		case []any:
+			for j, rp := range content {
+				part, ok := rp.(map[string]any)
+				if !ok {
+					return fmt.Errorf("messages[%d].content[%d]: want an object", i, j)
+				}
+				switch stringField(part, "type") {
+				case "text":
+					texts = append(texts, stringField(part, "text"))
+				case "image_url":
+					iu, _ := part["image_url"].(map[string]any)
+					img, err := dataURL(stringField(iu, "url"))
+					if err != nil {
+						return fmt.Errorf("messages[%d].content[%d]: %v", i, j, err)
+					}
+					msg.Images = append(msg.Images, img)
+				default:
+					return fmt.Errorf("messages[%d].content[%d]: unknown part type %q", i, j, stringField(part, "type"))
+				}
+			}
+		case nil:
+		default:
+			return fmt.Errorf("messages[%d].content: want a string or parts, got %T", i, content)
+		}
+		msg.Text = strings.Join(texts, "\n")
+		if msg.Role == "system" || msg.Role == "developer" {
+			system = append(system, msg.Text)
+		}
+		c.Messages = append(c.Messages, msg)
+	}
+	c.System = strings.Join(system, "\n")
+	return nil
+}
+
+func answerOpenAI(c Call, r Reply) any {
+	return map[string]any{
+		"id":      fmt.Sprintf("chatcmpl-fake-%d", c.N),
+		"object":  "chat.completion",
+		"created": 1700000000,
+		"model":   r.Model,
+		"choices": []any{map[string]any{
+			"index":         0,
+			"message":       map[string]any{"role": "assistant", "content": r.Text},
+			"finish_reason": "stop",
+		}},
+		"usage": map[string]any{
+			"prompt_tokens":     r.InputTokens,
+			"completion_tokens": r.OutputTokens,
+			"total_tokens":      r.InputTokens + r.OutputTokens,
+		},
+	}
+}
+
+func errorOpenAI(status int, message string) any {
+	if message == "" {
+		message = http.StatusText(status)
+	}
+	return map[string]any{"error": map[string]any{
+		"message": message,
+		"type":    "fake_error",
+		"code":    fmt.Sprint(status),
+	}}
+}

@@ -1,0 +1,97 @@
+package model
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"regexp"
+)
+
+// randomModel is the chance baseline: it answers one of the options it finds
+// in the question text, chosen by a hash of the seed and the question's
+// identity, so a question gets the same pick in every run with that seed,
+// whatever order or concurrency the requests come in.
+type randomModel struct {
+	name string
+	seed int64
+}
+
+func newRandom(name string, opt Options) *randomModel {
+	return &randomModel{name: name, seed: opt.Seed}
+}
+
+// NoOptionsReply is what "random" answers to a question in which it finds no
+// options: a free-form question's chance score is zero, so the baseline
+// answers, and is graded wrong, rather than skipping it.
+const NoOptionsReply = "(random: no options found)"
+
+// optionLine matches an option line: "A) ...", "B. ...", "(C) ...", with an
+// optional "-" or "*" bullet before it. Capital letters only, so that prose
+// such as "e.g." or "a. m." is not taken for an option.
+var optionLine = regexp.MustCompile(`(?m)^[ \t]*(?:[-*][ \t]+)?(?:\(([A-Z])\)|([A-Z])[.)])[ \t]+\S`)
+
+// Name returns "random".
+func (m *randomModel) Name() string { return m.name }
+
+// Complete answers the letter of one option of the question.
+func (m *randomModel) Complete(ctx context.Context, req Request) (Response, error) {
+	if err := ctx.Err(); err != nil {
+		return Response{}, fmt.Errorf("model %s, question %q: %w", m.name, req.Question.Name, err)
+	}
+	var text string
+	for _, msg := range req.Messages {
+		if msg.Role == "user" {
+			text += msg.Content + "\n"
+		}
+	}
+	opts := options(text)
+	if len(opts) == 0 {
+		return Response{Text: NoOptionsReply, Model: m.name}, nil
+	}
+	return Response{Text: opts[m.pick(req, text)%uint64(len(opts))], Model: m.name}, nil
+}
+
+// options returns the option letters found in text, each once, in order.
+func options(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, sub := range optionLine.FindAllStringSubmatch(text, -1) {
+		letter := sub[1] + sub[2] // one of the two groups matched
+		if !seen[letter] {
+			seen[letter] = true
+			out = append(out, letter)
+		}
+	}
+	return out
+}
+
+// pick hashes the seed with the question's identity (sheet, name, id; the
+// text when the question has neither name nor id).
+func (m *randomModel) pick(req Request, text string) uint64 {
+	h := fnv.New64a()
+	var seed [8]byte
+	binary.LittleEndian.PutUint64(seed[:], uint64(m.seed))
+	h.Write(seed[:])
+	q := req.Question
+	if q.Name == "" && q.ID == "" {
+		h.Write([]byte(text))
+	} else {
+		for _, s := range []string{q.Sheet, q.Name, q.ID} {
+			h.Write([]byte(s))
+			h.Write([]byte{0})
+		}
+	}
+	return mix(h.Sum64())
+}
+
+// mix is splitmix64's finalizer: FNV's low bits are weak, and the pick is
+// taken modulo a small number of options.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}

@@ -1,0 +1,130 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+)
+
+func ask(text string, q QuestionRef) Request {
+	return Request{Messages: []Message{{Role: "user", Content: text}}, Question: q}
+}
+
+func TestMock(t *testing.T) {
+	for _, tc := range []struct {
+		reply, want string
+	}{{"", DefaultMockReply}, {"B", "B"}} {
+		m, err := New("mock", Options{MockReply: tc.reply})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := m.Complete(context.Background(), ask("anything", QuestionRef{Name: "q"}))
+		if err != nil || resp.Text != tc.want {
+			t.Errorf("mock with %q = %q, %v; want %q", tc.reply, resp.Text, err, tc.want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m, _ := New("mock", Options{})
+	if _, err := m.Complete(ctx, ask("x", QuestionRef{})); !errors.Is(err, context.Canceled) {
+		t.Errorf("mock on a cancelled context: %v", err)
+	}
+}
+
+func TestOracle(t *testing.T) {
+	m, err := New("oracle", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gt := "42"
+	resp, err := m.Complete(context.Background(), ask("q", QuestionRef{Name: "q1", GroundTruth: &gt}))
+	if err != nil || resp.Text != "42" {
+		t.Errorf("oracle = %q, %v; want 42", resp.Text, err)
+	}
+	empty := ""
+	resp, err = m.Complete(context.Background(), ask("q", QuestionRef{Name: "q2", GroundTruth: &empty}))
+	if err != nil || resp.Text != "" {
+		t.Errorf("oracle with an empty ground truth = %q, %v; want an empty answer", resp.Text, err)
+	}
+	_, err = m.Complete(context.Background(), ask("q", QuestionRef{Name: "q3"}))
+	if !errors.Is(err, ErrNoAnswer) {
+		t.Errorf("oracle without ground truth: %v, want ErrNoAnswer", err)
+	}
+}
+
+func TestRandomFindsOptions(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"Pick one:\nA) red\nB) green\nC) blue", []string{"A", "B", "C"}},
+		{"A. one\nB. two", []string{"A", "B"}},
+		{"(A) x\n(B) y\n(C) z\n(D) w", []string{"A", "B", "C", "D"}},
+		{"- A) bullet\n* B) star\n  C. indented", []string{"A", "B", "C"}},
+		{"A) a\nB) b\nA) again", []string{"A", "B"}},
+		{"e.g. this is prose\nI think so.\nNo options here", nil},
+		{"What is 2+2?", nil},
+		{"A)no space\nB.x", nil},
+	} {
+		if got := options(tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("options(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestRandomIsReproducibleAndFair(t *testing.T) {
+	const text = "Which?\nA) one\nB) two\nC) three\nD) four"
+	picks := func(seed int64, order []int) map[int]string {
+		m, err := New("random", Options{Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int]string{}
+		for _, i := range order {
+			resp, err := m.Complete(context.Background(), ask(text, QuestionRef{Sheet: "s", Name: fmt.Sprintf("q%d", i)}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[i] = resp.Text
+		}
+		return out
+	}
+	const n = 400
+	forward, backward := make([]int, n), make([]int, n)
+	for i := range n {
+		forward[i], backward[n-1-i] = i, i
+	}
+	a, b := picks(7, forward), picks(7, backward)
+	counts := map[string]int{}
+	for i := range n {
+		if a[i] != b[i] {
+			t.Fatalf("question %d: %q forward, %q backward: the pick depends on request order", i, a[i], b[i])
+		}
+		counts[a[i]]++
+	}
+	// Each of 4 options should get about n/4 = 100; 60..140 is far outside
+	// chance for a fair pick and catches a pick stuck on one option.
+	for _, opt := range []string{"A", "B", "C", "D"} {
+		if c := counts[opt]; c < 60 || c > 140 {
+			t.Errorf("option %s picked %d times of %d: %v", opt, c, n, counts)
+		}
+	}
+	other := picks(8, forward)
+	same := 0
+	for i := range n {
+		if other[i] == a[i] {
+			same++
+		}
+	}
+	if same > n/2 {
+		t.Errorf("seeds 7 and 8 agree on %d of %d questions: the seed does not matter", same, n)
+	}
+
+	m, _ := New("random", Options{})
+	resp, err := m.Complete(context.Background(), ask("What is 2+2?", QuestionRef{Name: "open"}))
+	if err != nil || resp.Text != NoOptionsReply {
+		t.Errorf("random on a free-form question = %q, %v", resp.Text, err)
+	}
+}

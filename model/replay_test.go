@@ -1,0 +1,85 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "responses.jsonl")
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestReplay(t *testing.T) {
+	path := writeFile(t, strings.Join([]string{
+		`{"name": "q1", "response": "first"}`,
+		`{"name": "q1", "response": "second"}`, // first non-empty wins
+		``,
+		`{"id": 7, "response": ""}`,
+		`{"id": 7, "response": "seven"}`, // an empty one does not count
+		`{"id": "x-9", "response": "nine"}`,
+		`{"name": "both", "id": "b", "response": "by name or id"}`,
+		`{"name": "blank", "response": ""}`,
+		`  {"name": "spaced", "response": "ok"}  `,
+	}, "\n"))
+	m, err := New("replay:"+path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Name() != "replay:"+path {
+		t.Errorf("Name() = %q", m.Name())
+	}
+	for _, tc := range []struct {
+		q    QuestionRef
+		want string
+		none bool
+	}{
+		{q: QuestionRef{Name: "q1"}, want: "first"},
+		{q: QuestionRef{Name: "other", ID: "7"}, want: "seven"},
+		{q: QuestionRef{ID: "x-9"}, want: "nine"},
+		{q: QuestionRef{Name: "both"}, want: "by name or id"},
+		{q: QuestionRef{Name: "zzz", ID: "b"}, want: "by name or id"},
+		{q: QuestionRef{Name: "blank"}, want: ""},
+		{q: QuestionRef{Name: "spaced"}, want: "ok"},
+		{q: QuestionRef{Name: "missing", ID: "8"}, none: true},
+		{q: QuestionRef{}, none: true},
+	} {
+		resp, err := m.Complete(context.Background(), ask("question text", tc.q))
+		if tc.none {
+			if !errors.Is(err, ErrNoAnswer) {
+				t.Errorf("%+v: %v, want ErrNoAnswer", tc.q, err)
+			}
+			continue
+		}
+		if err != nil || resp.Text != tc.want {
+			t.Errorf("%+v: %q, %v; want %q", tc.q, resp.Text, err, tc.want)
+		}
+	}
+}
+
+func TestReplayErrorsNameFileAndLine(t *testing.T) {
+	for _, tc := range []struct {
+		content, want string
+	}{
+		{"{\"name\": \"a\", \"response\": \"x\"}\n\n{not json}\n", ":3: not a JSON object"},
+		{"{\"name\": \"a\"}\n", ":1: no \"response\""},
+		{"{\"response\": \"x\"}\n", ":1: neither \"name\" nor \"id\""},
+		{"{\"id\": [1], \"response\": \"x\"}\n", ":1: \"id\" is neither"},
+		{"{\"name\": \"a\", \"response\": \"x\"} {\"name\": \"b\"}\n", ":1: more than one"},
+		{"[1, 2]\n", ":1: not a JSON object"},
+	} {
+		path := writeFile(t, tc.content)
+		_, err := New("replay:"+path, Options{})
+		if err == nil || !strings.Contains(err.Error(), path+tc.want) {
+			t.Errorf("%q: error %v, want one containing %q", tc.content, err, path+tc.want)
+		}
+	}
+}

@@ -1,0 +1,361 @@
+// Package regrade is what the grade command does, as a library: it reads
+// output files, regrades every question with its grader (LIME's rule by
+// default, liberal on request), optionally refreshes ground truths from a
+// sheet, and, when asked to write, rewrites each output file and the
+// LIME-style grade file beside it. Without Write it is LIME's dry run: a
+// report of what would change.
+package regrade
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/renameio/v2"
+
+	"github.com/evalmd/evalmd/grade"
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/result"
+)
+
+// Options say how to regrade.
+type Options struct {
+	// Liberal is LIME's -l: liberal grading for the lime grader.
+	Liberal bool
+	// Write rewrites the output files and writes the grade files; without
+	// it nothing is written (LIME's default dry run).
+	Write bool
+	// GraderOverride, when set, grades every question with this grader
+	// instead of the one its "grader" meta names.
+	GraderOverride string
+	// Sheet, when set, replaces each question's ground truth by the sheet's
+	// answer for the question of the same name (LIME's -i).
+	Sheet *SheetTruths
+	// Verbose adds LIME's verbose lines (ground-truth counts, the old and
+	// new grade lists) to the printed report.
+	Verbose bool
+	// Judge and JudgeTemplate configure the "judge" grader.
+	Judge         model.Model
+	JudgeTemplate string
+}
+
+// SheetTruths are the ground truths of a sheet by question name; a nil
+// value is a question without an answer. The sheet package builds it, so
+// this package does not depend on the sheet format.
+type SheetTruths struct {
+	Path   string // the sheet file, for the report
+	Truths map[string]*string
+}
+
+// Report is what a regrade did, file by file.
+type Report struct {
+	Files   []FileReport
+	Write   bool   // files were written
+	Verbose bool   // print LIME's verbose lines
+	Sheet   string // the sheet ground truths came from, or ""
+}
+
+// FileReport is the regrade of one output file.
+type FileReport struct {
+	Path      string
+	Err       error    // the file could not be regraded; nothing was written for it
+	Questions int      // questions in the file
+	Old, New  []*bool  // grades before and after, one per question
+	Changes   []Change // the questions whose grade changed
+	// Ground truths from the sheet: questions of the sheet found, matched
+	// by name in this file, and overwritten because they differed.
+	TruthsFound, TruthsMatched, TruthsOverwritten int
+	GradePath                                     string // the grade file written, or "" when nothing was written
+}
+
+// Change is one question whose grade changed.
+type Change struct {
+	Name     string
+	Old, New *bool
+	Grader   string
+	Detail   string
+}
+
+// Failed counts the files that could not be regraded.
+func (r *Report) Failed() int {
+	n := 0
+	for _, f := range r.Files {
+		if f.Err != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// Regrade regrades the output files at paths: each path is a file, or a
+// folder whose output-*.json files (at any depth) are taken. A file that
+// cannot be read, parsed or graded gets a one-line error naming it in its
+// FileReport and in the returned error, and the other files are still done.
+func Regrade(ctx context.Context, paths []string, opt Options) (Report, error) {
+	rep := Report{Write: opt.Write, Verbose: opt.Verbose}
+	if opt.Sheet != nil {
+		rep.Sheet = opt.Sheet.Path
+	}
+	files, errs := collect(paths)
+	gopt := grade.Options{Liberal: opt.Liberal, Judge: opt.Judge, JudgeTemplate: opt.JudgeTemplate}
+	graders := map[string]grade.Grader{}
+	for _, path := range files {
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, err)
+			break
+		}
+		fr := regradeFile(ctx, path, opt, gopt, graders)
+		if fr.Err != nil {
+			errs = append(errs, fr.Err)
+		}
+		rep.Files = append(rep.Files, fr)
+	}
+	return rep, errors.Join(errs...)
+}
+
+// collect expands paths into output files, in the order given, folders in
+// lexical order. A path that does not exist is an error; the rest go on.
+func collect(paths []string) ([]string, []error) {
+	var files []string
+	var errs []error
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			files = append(files, p)
+		}
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			errs = append(errs, oneLine(err))
+			continue
+		}
+		if !st.IsDir() {
+			add(p)
+			continue
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				errs = append(errs, oneLine(err))
+				return nil
+			}
+			name := d.Name()
+			if !d.IsDir() && strings.HasPrefix(name, "output-") && strings.HasSuffix(name, ".json") {
+				add(path)
+			}
+			return nil
+		})
+		if err != nil {
+			errs = append(errs, oneLine(err))
+		}
+	}
+	return files, errs
+}
+
+// regradeFile regrades one file and writes it when asked.
+func regradeFile(ctx context.Context, path string, opt Options, gopt grade.Options, graders map[string]grade.Grader) FileReport {
+	fr := FileReport{Path: path}
+	f, err := result.Read(path)
+	if err != nil {
+		fr.Err = oneLine(err)
+		return fr
+	}
+	fr.Questions = len(f.Questions)
+	if opt.Sheet != nil {
+		refreshTruths(f, opt.Sheet, &fr)
+	}
+	for i := range f.Questions {
+		q := &f.Questions[i]
+		if err := ctx.Err(); err != nil {
+			fr.Err = fmt.Errorf("%s: %w", path, err)
+			return fr
+		}
+		name := grade.Select(q.MetaData, opt.GraderOverride)
+		g, ok := graders[name]
+		if !ok {
+			g, err = grade.New(name, gopt)
+			if err != nil {
+				fr.Err = oneLine(fmt.Errorf("%s: question %q: %w", path, q.Name, err))
+				return fr
+			}
+			graders[name] = g
+		}
+		v, err := grade.Nullable(ctx, g, q.GroundTruth, q.Completion, q.MetaData, q.Question)
+		if err != nil {
+			fr.Err = oneLine(fmt.Errorf("%s: question %q: %w", path, q.Name, err))
+			return fr
+		}
+		fr.Old = append(fr.Old, q.Grade)
+		fr.New = append(fr.New, v.Correct)
+		if fmtGrade(q.Grade) != fmtGrade(v.Correct) {
+			fr.Changes = append(fr.Changes, Change{Name: q.Name, Old: q.Grade, New: v.Correct, Grader: g.Name(), Detail: v.Detail})
+		}
+		q.Grade = v.Correct
+		q.Grader = g.Name()
+		q.GradeDetail = v.Detail
+		q.SubAnswers = nil
+		for _, p := range v.Parts {
+			q.SubAnswers = append(q.SubAnswers, result.SubAnswer(p))
+		}
+	}
+	if !opt.Write {
+		return fr
+	}
+	if err := f.Write(path); err != nil {
+		fr.Err = oneLine(err)
+		return fr
+	}
+	gp := GradePath(path)
+	if err := renameio.WriteFile(gp, GradeJSON(fr.New), 0o644); err != nil {
+		fr.Err = oneLine(fmt.Errorf("%s: %w", gp, err))
+		return fr
+	}
+	fr.GradePath = gp
+	return fr
+}
+
+// refreshTruths is LIME's -i: for each sheet question, the first output
+// question of that name takes the sheet's ground truth.
+func refreshTruths(f *result.File, s *SheetTruths, fr *FileReport) {
+	fr.TruthsFound = len(s.Truths)
+	first := map[string]int{}
+	for i := len(f.Questions) - 1; i >= 0; i-- {
+		first[f.Questions[i].Name] = i
+	}
+	for name, truth := range s.Truths {
+		i, ok := first[name]
+		if !ok {
+			continue
+		}
+		fr.TruthsMatched++
+		q := &f.Questions[i]
+		if fmtTruth(q.GroundTruth) == fmtTruth(truth) {
+			continue
+		}
+		fr.TruthsOverwritten++
+		if truth == nil {
+			q.GroundTruth = nil
+		} else {
+			t := *truth
+			q.GroundTruth = &t
+		}
+	}
+}
+
+func fmtTruth(s *string) string {
+	if s == nil {
+		return "\x00null"
+	}
+	return *s
+}
+
+// GradePath is the LIME grade file beside an output file:
+// output-<rest>.json -> grade-<rest>.json. Only the file name's leading
+// "output" is replaced (LIME replaced every "output" in the whole path, a
+// bug its own comment admits); a file not named output-* gets "grade-" in
+// front.
+func GradePath(outputPath string) string {
+	dir, base := filepath.Split(outputPath)
+	if strings.HasPrefix(base, "output") {
+		return dir + "grade" + strings.TrimPrefix(base, "output")
+	}
+	return dir + "grade-" + base
+}
+
+// GradeJSON encodes grades as LIME's grade file: Python's json.dump(grades,
+// indent=2), one true/false/null per line, no final newline, "[]" when
+// empty.
+func GradeJSON(grades []*bool) []byte {
+	if len(grades) == 0 {
+		return []byte("[]")
+	}
+	var b bytes.Buffer
+	b.WriteString("[\n")
+	for i, g := range grades {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		b.WriteString("  ")
+		b.WriteString(fmtGrade(g))
+	}
+	b.WriteString("\n]")
+	return b.Bytes()
+}
+
+func fmtGrade(g *bool) string {
+	switch {
+	case g == nil:
+		return "null"
+	case *g:
+		return "true"
+	}
+	return "false"
+}
+
+// pyGrades prints grades as Python prints a list of them, as LIME's
+// verbose output does: [True, False, None].
+func pyGrades(gs []*bool) string {
+	parts := make([]string, len(gs))
+	for i, g := range gs {
+		switch {
+		case g == nil:
+			parts[i] = "None"
+		case *g:
+			parts[i] = "True"
+		default:
+			parts[i] = "False"
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// oneLine keeps an error to one line, so a report stays one line per file.
+func oneLine(err error) error {
+	s := err.Error()
+	if !strings.ContainsAny(s, "\r\n") {
+		return err
+	}
+	return errors.New(strings.Join(strings.Fields(s), " "))
+}
+
+// WriteTo prints the report: per file the number of changed grades and each
+// change (name: old -> new), with LIME's verbose lines when Verbose, and
+// LIME's closing line on a dry run.
+func (r *Report) WriteTo(w io.Writer) (int64, error) {
+	var b bytes.Buffer
+	changed := 0
+	for _, f := range r.Files {
+		if f.Err != nil {
+			fmt.Fprintf(&b, "error: %v\n", f.Err)
+			continue
+		}
+		changed += len(f.Changes)
+		fmt.Fprintf(&b, "%s: %d questions, %d grades changed\n", f.Path, f.Questions, len(f.Changes))
+		if r.Verbose && f.TruthsFound > 0 {
+			fmt.Fprintf(&b, "ground_truth entries from input: %s\nfound:  %d\nmatched: %d\noverwritten: %d\n",
+				r.Sheet, f.TruthsFound, f.TruthsMatched, f.TruthsOverwritten)
+		}
+		for _, c := range f.Changes {
+			fmt.Fprintf(&b, "  %s: %s -> %s\n", c.Name, fmtGrade(c.Old), fmtGrade(c.New))
+		}
+		if r.Verbose {
+			fmt.Fprintf(&b, "orig_grades:   %s\nnew_grades:    %s\n", pyGrades(f.Old), pyGrades(f.New))
+		}
+		if f.GradePath != "" {
+			fmt.Fprintf(&b, "  wrote %s and %s\n", f.Path, f.GradePath)
+		}
+	}
+	fmt.Fprintf(&b, "%d files, %d grades changed, %d files failed\n", len(r.Files), changed, r.Failed())
+	if !r.Write {
+		b.WriteString("Script done. To overwrite run with -w flag.\n")
+	}
+	n, err := w.Write(b.Bytes())
+	return int64(n), err
+}

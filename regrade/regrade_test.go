@@ -1,0 +1,327 @@
+package regrade
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/result"
+)
+
+// copyLime copies LIME's real output files (and its grade files) into a
+// fresh folder, so the test can write without touching the corpus.
+func copyLime(t *testing.T) (dir string, outputs []string) {
+	t.Helper()
+	src := shared.Path(t, "corpora", "lime", "results")
+	all, err := filepath.Glob(filepath.Join(src, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	for _, p := range all {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(dir, filepath.Base(p))
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(filepath.Base(p), "output-") {
+			outputs = append(outputs, dst)
+		}
+	}
+	if len(outputs) != 26 {
+		t.Fatalf("found %d LIME outputs, want 26", len(outputs))
+	}
+	return dir, outputs
+}
+
+// reference reads LIME's grades for an output file.
+func reference(t *testing.T, output string) (normal, liberal []*bool) {
+	t.Helper()
+	data, err := os.ReadFile(shared.Path(t, "reference", "lime", "grade", filepath.Base(output)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct{ Normal, Liberal []*bool }
+	if err := json.Unmarshal(data, &ref); err != nil {
+		t.Fatal(err)
+	}
+	return ref.Normal, ref.Liberal
+}
+
+func TestRegradeWritesLimeGrades(t *testing.T) {
+	for _, liberal := range []bool{false, true} {
+		dir, outputs := copyLime(t)
+		// LIME's own grade files, before they are overwritten.
+		limeGrades := map[string][]byte{}
+		for _, o := range outputs {
+			if data, err := os.ReadFile(GradePath(o)); err == nil {
+				limeGrades[o] = data
+			}
+		}
+		rep, err := Regrade(context.Background(), []string{dir}, Options{Liberal: liberal, Write: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Files) != 26 || rep.Failed() != 0 {
+			t.Fatalf("regraded %d files, %d failed", len(rep.Files), rep.Failed())
+		}
+		sameBytes := 0
+		for _, o := range outputs {
+			normal, lib := reference(t, o)
+			want := normal
+			if liberal {
+				want = lib
+			}
+			data, err := os.ReadFile(GradePath(o))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []*bool
+			if err := json.Unmarshal(data, &got); err != nil {
+				t.Fatalf("%s: %v", GradePath(o), err)
+			}
+			if fmtList(got) != fmtList(want) {
+				t.Errorf("%s (liberal %t): grade file %s, want %s", filepath.Base(o), liberal, fmtList(got), fmtList(want))
+			}
+			f, err := result.Read(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var inFile []*bool
+			for _, q := range f.Questions {
+				inFile = append(inFile, q.Grade)
+				if q.Grader != "lime" {
+					t.Errorf("%s %s: grader %q", o, q.Name, q.Grader)
+				}
+			}
+			if fmtList(inFile) != fmtList(want) {
+				t.Errorf("%s: rewritten grades %s, want %s", filepath.Base(o), fmtList(inFile), fmtList(want))
+			}
+			// Where LIME's stored grade file holds the same grades, the
+			// bytes we write must be LIME's bytes.
+			if old, ok := limeGrades[o]; ok {
+				var oldGrades []*bool
+				if json.Unmarshal(old, &oldGrades) == nil && fmtList(oldGrades) == fmtList(got) {
+					sameBytes++
+					if !bytes.Equal(old, data) {
+						t.Errorf("%s: grade file bytes %q, LIME wrote %q", filepath.Base(o), data, old)
+					}
+				}
+			}
+		}
+		if sameBytes < 15 {
+			t.Errorf("liberal %t: only %d grade files comparable byte for byte", liberal, sameBytes)
+		}
+		t.Logf("liberal %t: 26 files regraded, %d grade files byte-identical to LIME's", liberal, sameBytes)
+	}
+}
+
+func fmtList(gs []*bool) string { return pyGrades(gs) }
+
+func TestRegradeDryRun(t *testing.T) {
+	dir, outputs := copyLime(t)
+	before := map[string][]byte{}
+	for _, o := range outputs {
+		before[o], _ = os.ReadFile(o)
+	}
+	rep, err := Regrade(context.Background(), []string{dir}, Options{Verbose: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := 0
+	for i, fr := range rep.Files {
+		if fr.GradePath != "" {
+			t.Errorf("dry run wrote %s", fr.GradePath)
+		}
+		normal, _ := reference(t, outputs[i])
+		// The changes are exactly the stored grades that differ from LIME's.
+		f, err := result.Read(fr.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for j, q := range f.Questions {
+			if fmtGrade(q.Grade) != fmtGrade(normal[j]) {
+				want = append(want, q.Name+": "+fmtGrade(q.Grade)+" -> "+fmtGrade(normal[j]))
+			}
+		}
+		var got []string
+		for _, c := range fr.Changes {
+			got = append(got, c.Name+": "+fmtGrade(c.Old)+" -> "+fmtGrade(c.New))
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: changes\n%s\nwant\n%s", fr.Path, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		changed += len(fr.Changes)
+	}
+	for _, o := range outputs {
+		after, _ := os.ReadFile(o)
+		if !bytes.Equal(before[o], after) {
+			t.Errorf("dry run changed %s", o)
+		}
+	}
+	var out bytes.Buffer
+	if _, err := rep.WriteTo(&out); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{"orig_grades:   [", "new_grades:    [", "Script done. To overwrite run with -w flag.", " -> "} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report lacks %q:\n%s", want, s)
+		}
+	}
+	if changed == 0 {
+		t.Error("no stored grade differs from LIME's current grader; the corpus says some do")
+	}
+	t.Logf("dry run: %d grades would change over %d files", changed, len(rep.Files))
+}
+
+func TestRegradeBadFiles(t *testing.T) {
+	dir, outputs := copyLime(t)
+	whole, _ := os.ReadFile(outputs[0])
+	half := filepath.Join(dir, "output-half-written.json")
+	foreign := filepath.Join(dir, "sub", "output-foreign.json")
+	if err := os.WriteFile(half, whole[:len(whole)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Dir(foreign), 0o755)
+	if err := os.WriteFile(foreign, []byte(`{"foo": [1, 2]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "output-missing.json")
+	rep, err := Regrade(context.Background(), []string{dir, missing}, Options{Write: true})
+	if err == nil {
+		t.Fatal("no error for broken files")
+	}
+	if rep.Failed() != 2 || len(rep.Files) != 28 {
+		t.Errorf("%d files, %d failed; want 28 and 2", len(rep.Files), rep.Failed())
+	}
+	for _, name := range []string{half, foreign, missing} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error does not name %s:\n%v", name, err)
+		}
+	}
+	for _, fr := range rep.Files {
+		if fr.Err != nil && strings.Contains(fr.Err.Error(), "\n") {
+			t.Errorf("error is not one line: %q", fr.Err)
+		}
+	}
+	// The good files were still written.
+	for _, o := range outputs {
+		if _, err := os.Stat(GradePath(o)); err != nil {
+			t.Errorf("good file not done: %v", err)
+		}
+	}
+	if _, err := os.Stat(GradePath(half)); err == nil {
+		t.Error("grade file written for a broken output")
+	}
+}
+
+func TestRegradeSheetTruths(t *testing.T) {
+	dir, _ := copyLime(t)
+	o := filepath.Join(dir, "output-rules-qa-1-gpt-4-09fa.json")
+	f, err := result.Read(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q0 := f.Questions[0]
+	if q0.Completion == nil || q0.GroundTruth == nil {
+		t.Fatal("corpus changed: first question has no completion or truth")
+	}
+	// A truth the completion certainly does not contain flips the grade to
+	// false; a nil truth makes it null; an unknown name matches nothing.
+	wrong := "Z) nothing like it"
+	sheet := &SheetTruths{Path: "input-rules-qa-1.md", Truths: map[string]*string{
+		q0.Name:             &wrong,
+		f.Questions[1].Name: nil,
+		"No-Such-Question":  &wrong,
+	}}
+	rep, err := Regrade(context.Background(), []string{o}, Options{Sheet: sheet, Write: true, Verbose: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := rep.Files[0]
+	if fr.TruthsFound != 3 || fr.TruthsMatched != 2 || fr.TruthsOverwritten != 2 {
+		t.Errorf("found %d matched %d overwritten %d; want 3 2 2", fr.TruthsFound, fr.TruthsMatched, fr.TruthsOverwritten)
+	}
+	g, err := result.Read(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Questions[0].GroundTruth == nil || *g.Questions[0].GroundTruth != wrong || g.Questions[0].Grade == nil || *g.Questions[0].Grade {
+		t.Errorf("question 0: truth %v grade %s; want %q false", g.Questions[0].GroundTruth, fmtGrade(g.Questions[0].Grade), wrong)
+	}
+	if g.Questions[1].GroundTruth != nil || g.Questions[1].Grade != nil {
+		t.Errorf("question 1: want null truth and grade, got %v %s", g.Questions[1].GroundTruth, fmtGrade(g.Questions[1].Grade))
+	}
+	var out bytes.Buffer
+	rep.WriteTo(&out)
+	if !strings.Contains(out.String(), "ground_truth entries from input: input-rules-qa-1.md\nfound:  3\nmatched: 2\noverwritten: 2\n") {
+		t.Errorf("report:\n%s", out.String())
+	}
+}
+
+func TestRegradeOverrideAndUnknownGrader(t *testing.T) {
+	dir, _ := copyLime(t)
+	o := filepath.Join(dir, "output-rules-qa-1-gpt-4-09fa.json")
+	rep, err := Regrade(context.Background(), []string{o}, Options{GraderOverride: "choice", Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := result.Read(o)
+	for _, q := range f.Questions {
+		if q.Grader != "choice" || q.GradeDetail == "" {
+			t.Errorf("%s: grader %q detail %q", q.Name, q.Grader, q.GradeDetail)
+		}
+	}
+	if len(rep.Files[0].New) != len(f.Questions) {
+		t.Errorf("%d grades for %d questions", len(rep.Files[0].New), len(f.Questions))
+	}
+	if _, err := Regrade(context.Background(), []string{o}, Options{GraderOverride: "nope"}); err == nil || !strings.Contains(err.Error(), o) {
+		t.Errorf("unknown grader: %v", err)
+	}
+}
+
+func TestGradePathAndJSON(t *testing.T) {
+	paths := []struct{ in, want string }{
+		{"results/output-wsu-1-gpt-4-1063.json", "results/grade-wsu-1-gpt-4-1063.json"},
+		{"output/output-x.json", "output/grade-x.json"}, // only the file name changes
+		{"mine.json", "grade-mine.json"},
+	}
+	for _, p := range paths {
+		if got := GradePath(filepath.FromSlash(p.in)); got != filepath.FromSlash(p.want) {
+			t.Errorf("GradePath(%q) = %q, want %q", p.in, got, p.want)
+		}
+	}
+	tr, fa := true, false
+	jsons := []struct {
+		in   []*bool
+		want string
+	}{
+		{nil, "[]"},
+		{[]*bool{&tr}, "[\n  true\n]"},
+		{[]*bool{&tr, &fa, nil}, "[\n  true,\n  false,\n  null\n]"},
+	}
+	for _, j := range jsons {
+		if got := string(GradeJSON(j.in)); got != j.want {
+			t.Errorf("GradeJSON(%s) = %q, want %q", pyGrades(j.in), got, j.want)
+		}
+	}
+}
+
+func TestRegradeCanceled(t *testing.T) {
+	dir, _ := copyLime(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Regrade(ctx, []string{dir}, Options{Write: true}); err == nil {
+		t.Error("canceled context: no error")
+	}
+}

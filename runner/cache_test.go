@@ -1,0 +1,192 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/evalmd/evalmd/model"
+)
+
+func TestRequestKey(t *testing.T) {
+	temp := 0.5
+	temp2 := 0.7
+	seed := int64(1)
+	base := model.Request{
+		System:   "sys",
+		Messages: []model.Message{{Role: "user", Content: "hi", Images: []model.Image{{MediaType: "image/png", Data: []byte{1, 2, 3}}}}},
+		Settings: model.Settings{Temperature: &temp, MaxTokens: 100},
+		Question: model.QuestionRef{Name: "q1"},
+	}
+	k0 := RequestKey("openai/gpt-4o", "http://a", base)
+	for _, tc := range []struct {
+		name   string
+		model  string
+		url    string
+		change func(r *model.Request)
+		same   bool
+	}{
+		{name: "identical", same: true},
+		{name: "equal copy of the temperature", change: func(r *model.Request) { v := 0.5; r.Settings.Temperature = &v }, same: true},
+		{name: "question ref not covered", change: func(r *model.Request) { r.Question.Name = "q2" }, same: true},
+		{name: "model", model: "openai/gpt-4o-mini"},
+		{name: "base URL", url: "http://b"},
+		{name: "system", change: func(r *model.Request) { r.System = "sys2" }},
+		{name: "message text", change: func(r *model.Request) {
+			r.Messages = []model.Message{{Role: "user", Content: "hi!", Images: r.Messages[0].Images}}
+		}},
+		{name: "role", change: func(r *model.Request) {
+			r.Messages = []model.Message{{Role: "assistant", Content: "hi", Images: r.Messages[0].Images}}
+		}},
+		{name: "image bytes", change: func(r *model.Request) {
+			r.Messages = []model.Message{{Role: "user", Content: "hi", Images: []model.Image{{MediaType: "image/png", Data: []byte{1, 2, 4}}}}}
+		}},
+		{name: "temperature", change: func(r *model.Request) { r.Settings.Temperature = &temp2 }},
+		{name: "no temperature", change: func(r *model.Request) { r.Settings.Temperature = nil }},
+		{name: "max tokens", change: func(r *model.Request) { r.Settings.MaxTokens = 101 }},
+		{name: "seed", change: func(r *model.Request) { r.Settings.Seed = &seed }},
+		{name: "stop", change: func(r *model.Request) { r.Settings.Stop = []string{"\n"} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := base
+			r.Messages = append([]model.Message(nil), base.Messages...)
+			if tc.change != nil {
+				tc.change(&r)
+			}
+			m, u := "openai/gpt-4o", "http://a"
+			if tc.model != "" {
+				m = tc.model
+			}
+			if tc.url != "" {
+				u = tc.url
+			}
+			k := RequestKey(m, u, r)
+			if (k == k0) != tc.same {
+				t.Errorf("key equal = %v, want %v", k == k0, tc.same)
+			}
+			if len(k) != 64 {
+				t.Errorf("key %q is not a hex sha256", k)
+			}
+		})
+	}
+	// NaN cannot be marshalled as JSON; the key must exist anyway.
+	nan := func() float64 { z := 0.0; return z / z }()
+	r := base
+	r.Settings.Temperature = &nan
+	if k := RequestKey("m", "", r); len(k) != 64 || k == k0 {
+		t.Errorf("NaN temperature key %q", k)
+	}
+}
+
+func TestCacheGetPut(t *testing.T) {
+	c, err := OpenCache(filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := RequestKey("m", "", model.Request{System: "s"})
+	if _, ok, err := c.Get(key); ok || err != nil {
+		t.Fatalf("empty cache: ok %v err %v", ok, err)
+	}
+	want := model.Response{Text: "hello", InputTokens: 3, OutputTokens: 4, Model: "m-2024"}
+	if err := c.Put(key, "m", want, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := c.Get(key)
+	if !ok || err != nil || got != want {
+		t.Fatalf("got %+v ok %v err %v", got, ok, err)
+	}
+	if _, _, err := c.Get("../../etc/passwd"); err == nil {
+		t.Error("path-like key accepted")
+	}
+	// A corrupt entry is an error and a miss.
+	p := filepath.Join(c.Dir(), key[:2], key+".json")
+	if err := os.WriteFile(p, []byte("{trunc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := c.Get(key); ok || err == nil || !strings.Contains(err.Error(), p) {
+		t.Errorf("corrupt entry: ok %v err %v", ok, err)
+	}
+}
+
+func TestRunWithCache(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache")
+	c, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := makeJobs(20)
+	// Jobs 10..19 repeat the prompts of 0..9 under other keys: within one
+	// run each prompt is paid for once.
+	for i := 10; i < 20; i++ {
+		jobs[i].Request = jobs[i-10].Request
+	}
+	m1 := newFuncModel(func(ctx context.Context, req model.Request) (model.Response, error) {
+		time.Sleep(time.Millisecond) // let duplicates overlap
+		return echo(ctx, req)
+	})
+	got, st, err := collect(t, context.Background(), m1, jobs, Options{Concurrency: 8, Cache: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m1.calls.Load() != 10 || st.Cached != 10 || st.Calls != 10 {
+		t.Errorf("run 1: %d calls, stats %+v; want 10 calls and 10 cache hits", m1.calls.Load(), st)
+	}
+	for i := 10; i < 20; i++ {
+		if got[jobs[i].Key].Response.Text != got[jobs[i-10].Key].Response.Text {
+			t.Errorf("duplicate %d answered differently", i)
+		}
+	}
+	// Run 2: all hits, no calls.
+	m2 := newFuncModel(echo)
+	got, st, err = collect(t, context.Background(), m2, jobs, Options{Cache: c})
+	if err != nil || m2.calls.Load() != 0 || st.Cached != 20 {
+		t.Fatalf("run 2: err %v calls %d stats %+v", err, m2.calls.Load(), st)
+	}
+	for _, j := range jobs {
+		if o := got[j.Key]; !o.Cached || o.Attempts != 0 || o.Response.Text == "" {
+			t.Errorf("%s: %+v", j.Key, o)
+		}
+	}
+	// Another model misses.
+	m3 := newFuncModel(echo)
+	m3.name = "fake/other"
+	if _, st, _ := collect(t, context.Background(), m3, jobs[:5], Options{Cache: c}); st.Cached != 0 || m3.calls.Load() != 5 {
+		t.Errorf("other model: stats %+v calls %d", st, m3.calls.Load())
+	}
+	// Errors are not cached.
+	m4 := newFuncModel(func(ctx context.Context, req model.Request) (model.Response, error) {
+		return model.Response{}, &model.APIError{Status: 400, Message: "no"}
+	})
+	m4.name = "fake/failing"
+	collect(t, context.Background(), m4, jobs[:1], Options{Cache: c})
+	m4.f = echo
+	if _, st, _ := collect(t, context.Background(), m4, jobs[:1], Options{Cache: c}); st.Cached != 0 || st.Answered != 1 {
+		t.Errorf("error was cached: %+v", st)
+	}
+}
+
+func TestCacheConcurrentPut(t *testing.T) {
+	c, err := OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := RequestKey("m", "", model.Request{})
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			for range 20 {
+				if err := c.Put(key, "m", model.Response{Text: strings.Repeat("x", 1000+i)}, time.Now()); err != nil {
+					t.Error(err)
+				}
+				if r, ok, err := c.Get(key); !ok || err != nil || !strings.HasPrefix(r.Text, "xxx") {
+					t.Errorf("torn read: ok %v err %v", ok, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -1,0 +1,216 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/evalmd/evalmd/model"
+)
+
+// The journal is a JSON Lines file with one record per settled job: an
+// answer, or the model's "no answer" (model.ErrNoAnswer). Final errors are
+// not journaled: a rerun asks those questions again, which is what a person
+// resuming after an outage wants, and costs nothing for questions that never
+// got an answer.
+//
+// Durability: records are written in group commits. The collector writes
+// every outcome that has arrived since its last write, fsyncs once, and only
+// then emits those outcomes to the caller. Under load a commit holds many
+// records (one fsync per batch, not per line, so the disk never limits
+// throughput); when answers trickle in, each is synced on its own. A process
+// crash (SIGKILL) loses nothing that was written, fsync or not; the fsync
+// guards against a machine crash. A crash can leave a torn last line; the
+// reader ignores it and the writer truncates it away before appending.
+//
+// Reading rules, chosen so a crash never stops a resume but real damage is
+// never silently ignored:
+//   - a final line without a newline is a torn write: ignored;
+//   - blank lines are ignored;
+//   - any other line that is not a valid record is an error naming
+//     file:line, and the run does not start (delete the line, or the
+//     journal, to go on);
+//   - a key journaled twice: the later record wins.
+
+// journalRecord is one line of the journal.
+type journalRecord struct {
+	Key          string  `json:"key"`
+	Fingerprint  string  `json:"req"` // fingerprint of the request that was answered
+	Text         string  `json:"text"`
+	NoAnswer     bool    `json:"no_answer,omitempty"`
+	InputTokens  int     `json:"input_tokens,omitempty"`
+	OutputTokens int     `json:"output_tokens,omitempty"`
+	Model        string  `json:"model,omitempty"` // model name the provider reported
+	ElapsedSec   float64 `json:"elapsed"`
+	Attempts     int     `json:"attempts,omitempty"`
+	Cached       bool    `json:"cached,omitempty"`
+	Time         string  `json:"time,omitempty"` // RFC 3339, when it was journaled
+}
+
+// outcome rebuilds the Outcome a record stands for.
+func (r journalRecord) outcome() Outcome {
+	o := Outcome{
+		Key: r.Key,
+		Response: model.Response{
+			Text:         r.Text,
+			InputTokens:  r.InputTokens,
+			OutputTokens: r.OutputTokens,
+			Model:        r.Model,
+		},
+		Elapsed:     time.Duration(r.ElapsedSec * float64(time.Second)),
+		Attempts:    r.Attempts,
+		Cached:      r.Cached,
+		FromJournal: true,
+	}
+	if r.NoAnswer {
+		o.Err = model.ErrNoAnswer
+	}
+	return o
+}
+
+// recordOf is the journal record of a settled outcome.
+func recordOf(o Outcome, fp string, now time.Time) journalRecord {
+	return journalRecord{
+		Key:          o.Key,
+		Fingerprint:  fp,
+		Text:         o.Response.Text,
+		NoAnswer:     errors.Is(o.Err, model.ErrNoAnswer),
+		InputTokens:  o.Response.InputTokens,
+		OutputTokens: o.Response.OutputTokens,
+		Model:        o.Response.Model,
+		ElapsedSec:   o.Elapsed.Seconds(),
+		Attempts:     o.Attempts,
+		Cached:       o.Cached,
+		Time:         now.UTC().Format(time.RFC3339Nano),
+	}
+}
+
+// readJournal reads journal records from r; name is used in errors.
+// It returns the records by key, the length of the well-formed prefix (where
+// appending may start) and whether a torn last line was dropped.
+func readJournal(r io.Reader, name string) (recs map[string]journalRecord, good int64, torn bool, err error) {
+	recs = make(map[string]journalRecord)
+	br := bufio.NewReader(r)
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if err == io.EOF {
+			// Whatever follows the last newline is a write the crash cut
+			// short (or nothing at all).
+			return recs, good, len(b) > 0, nil
+		}
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("journal %s:%d: %w", name, line, err)
+		}
+		if len(bytes.TrimSpace(b)) > 0 {
+			rec, err := parseRecord(b)
+			if err != nil {
+				return nil, 0, false, fmt.Errorf("journal %s:%d: %w (delete this line or the journal to go on)", name, line, err)
+			}
+			recs[rec.Key] = rec
+		}
+		good += int64(len(b))
+	}
+}
+
+func parseRecord(b []byte) (journalRecord, error) {
+	var rec journalRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return rec, fmt.Errorf("not a journal record: %w", err)
+	}
+	if rec.Key == "" {
+		return rec, errors.New("record has no key")
+	}
+	if rec.Fingerprint == "" {
+		return rec, fmt.Errorf("record %q has no request fingerprint", rec.Key)
+	}
+	return rec, nil
+}
+
+// journal appends records to a journal file. It is used by one goroutine.
+type journal struct {
+	f      *os.File
+	name   string
+	buf    bytes.Buffer
+	unlock func()
+}
+
+// openJournal opens (creating if needed) the journal at path, reads what it
+// holds, drops a torn last line and locks the file so that two runs cannot
+// append to one journal (each would ask, and pay for, the other's questions).
+func openJournal(path string) (*journal, map[string]journalRecord, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("journal: %w", err)
+	}
+	unlock, err := lockFile(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("journal %s: %w (is another run using it?)", path, err)
+	}
+	fail := func(err error) (*journal, map[string]journalRecord, error) {
+		unlock()
+		f.Close()
+		return nil, nil, err
+	}
+	recs, good, torn, err := readJournal(f, path)
+	if err != nil {
+		return fail(err)
+	}
+	if torn {
+		if err := f.Truncate(good); err != nil {
+			return fail(fmt.Errorf("journal %s: dropping torn last line: %w", path, err))
+		}
+	}
+	if _, err := f.Seek(good, io.SeekStart); err != nil {
+		return fail(fmt.Errorf("journal %s: %w", path, err))
+	}
+	// Make the file's own directory entry durable, so synced records are
+	// not lost with a file that the directory forgot.
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = d.Sync() // best effort: some filesystems refuse to sync directories
+		d.Close()
+	}
+	return &journal{f: f, name: path, unlock: unlock}, recs, nil
+}
+
+// add buffers one record; commit writes it.
+func (j *journal) add(rec journalRecord) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("journal %s: record %q: %w", j.name, rec.Key, err)
+	}
+	j.buf.Write(b)
+	j.buf.WriteByte('\n')
+	return nil
+}
+
+// commit writes the buffered records in one write and fsyncs.
+func (j *journal) commit() error {
+	if j.buf.Len() == 0 {
+		return nil
+	}
+	_, err := j.f.Write(j.buf.Bytes())
+	j.buf.Reset()
+	if err != nil {
+		return fmt.Errorf("journal %s: %w", j.name, err)
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("journal %s: %w", j.name, err)
+	}
+	return nil
+}
+
+// close releases the lock and closes the file.
+func (j *journal) close() error {
+	j.unlock()
+	if err := j.f.Close(); err != nil {
+		return fmt.Errorf("journal %s: %w", j.name, err)
+	}
+	return nil
+}

@@ -1,0 +1,128 @@
+package workbook
+
+// Expected values in this file were produced by the reference stack itself
+// (pandas 1.5.3 TextParser(..., header=0, skip_blank_lines=False) and
+// DataFrame.to_string(index=False); openpyxl 3.0.9 from_excel and
+// is_date_format), not by this package.
+
+import "math"
+
+type frameCase struct {
+	name string
+	rows [][]value
+	want string
+}
+
+type fromExcelCase struct {
+	serial float64
+	mac    bool
+	want   value
+}
+
+type dateFormatCase struct {
+	format string
+	want   bool
+}
+
+// Cell constructors keep the tables short.
+var (
+	E = value{}
+	N = value{k: kFloat, f: math.NaN()}
+)
+
+func I(i int64) value   { return intVal(i) }
+func F(f float64) value { return floatVal(f) }
+func S(s string) value  { return strVal(s) }
+func B(b bool) value    { return boolVal(b) }
+func D(y, mo, d, h, mi, s, us int) value {
+	return value{k: kDateTime, i: daysFromCivil(y, mo, d)*usPerDay + int64(h)*3600*usPerSec + int64(mi)*60*usPerSec + int64(s)*usPerSec + int64(us)}
+}
+func T(h, mi, s, us int) value {
+	return value{k: kTime, i: int64(h)*3600*usPerSec + int64(mi)*60*usPerSec + int64(s)*usPerSec + int64(us)}
+}
+
+var frameCases = []frameCase{
+	{"dup headers", [][]value{{S("a"), S("a"), S("a.1"), S("a")}, {I(1), I(2), I(3), I(4)}}, " a  a.2  a.1  a.3\n 1    2    3    4"},
+	{"numeric headers", [][]value{{I(1), F(2.5), S("x"), B(true)}, {I(1), I(2), I(3), I(4)}}, " 1  2.5  x  True.1\n 1    2  3       4"},
+	{"int headers pad", [][]value{{I(1), I(100), I(7)}, {I(1), I(2), I(3)}}, " 1    100  7  \n   1    2    3"},
+	{"float headers", [][]value{{F(0.5), F(1e-07), I(2)}, {I(1), I(2), I(3)}}, " 5.000000e-01  1.000000e-07  2.000000e+00\n            1             2             3"},
+	{"bool headers", [][]value{{B(true), B(false)}, {I(1), I(2)}}, " True   False\n     1      2"},
+	{"one-equal mangling", [][]value{{I(1), F(1.0), B(true)}, {I(1), I(2), I(3)}}, " 1  1.0.1  True.2\n 1      2       3"},
+	{"unnamed", [][]value{{E, S("x"), E}, {I(1), I(2), I(3)}}, " Unnamed: 0  x  Unnamed: 2\n          1  2           3"},
+	{"bool with blank", [][]value{{S("b")}, {B(true)}, {E}, {B(false)}}, "  b\n1.0\nNaN\n0.0"},
+	{"memo bool first", [][]value{{S("m")}, {S("s")}, {B(false)}, {I(0)}, {I(1)}, {B(true)}}, "    m\n    s\nFalse\nFalse\n    1\n    1"},
+	{"memo int first", [][]value{{S("m")}, {S("s")}, {I(1)}, {F(1.0)}, {B(true)}}, "m\ns\n1\n1\n1"},
+	{"na strings", [][]value{{S("a"), S("b")}, {S("NA"), I(1)}, {S("null"), F(2.5)}, {S("n/a"), E}}, "  a   b\nNaN 1.0\nNaN 2.5\nNaN NaN"},
+	{"true strings", [][]value{{S("t")}, {S("TRUE")}, {S("false")}, {B(true)}}, "    t\n True\nFalse\n True"},
+	{"numeric strings", [][]value{{S("n")}, {S("1")}, {S(" 2 ")}, {S("3.5")}, {S("1e3")}}, "     n\n   1.0\n   2.0\n   3.5\n1000.0"},
+	{"datetimes with blank", [][]value{{S("d")}, {D(2020, 1, 1, 0, 0, 0, 0)}, {E}, {D(2020, 1, 2, 12, 30, 0, 0)}}, "                  d\n2020-01-01 00:00:00\n                NaT\n2020-01-02 12:30:00"},
+	{"dates only", [][]value{{S("d")}, {D(2020, 1, 1, 0, 0, 0, 0)}, {D(1999, 12, 31, 0, 0, 0, 0)}}, "         d\n2020-01-01\n1999-12-31"},
+	{"millis", [][]value{{S("d")}, {D(2020, 1, 1, 0, 0, 0, 500000)}, {D(2020, 1, 1, 0, 0, 0, 0)}}, "                      d\n2020-01-01 00:00:00.500\n2020-01-01 00:00:00.000"},
+	{"times", [][]value{{S("t")}, {T(12, 30, 0, 0)}, {T(0, 0, 1, 250000)}}, "              t\n       12:30:00\n00:00:01.250000"},
+	{"mixed object", [][]value{{S("o")}, {S("x")}, {I(1)}, {F(2.5)}, {B(true)}, {D(2021, 5, 6, 0, 0, 0, 0)}, {E}}, "                  o\n                  x\n                  1\n                2.5\n                  1\n2021-05-06 00:00:00\n                NaN"},
+	{"small floats", [][]value{{S("f")}, {F(1e-07)}, {F(1.0)}, {F(2.5)}}, "           f\n1.000000e-07\n1.000000e+00\n2.500000e+00"},
+	{"large floats", [][]value{{S("f")}, {F(1500000000000.0)}, {F(0.25)}}, "           f\n1.500000e+12\n2.500000e-01"},
+	{"trim zeros", [][]value{{S("f")}, {F(0.5)}, {F(0.25)}, {F(100.0)}}, "     f\n  0.50\n  0.25\n100.00"},
+	{"negative floats", [][]value{{S("f")}, {F(-1.5)}, {F(2.25)}, {N}}, "    f\n-1.50\n 2.25\n  NaN"},
+	{"escapes", [][]value{{S("e\tx")}, {S("a\nb")}, {S("c\rd")}}, "e\\tx\na\\nb\nc\\rd"},
+	{"blank rows kept", [][]value{{S("a"), S("b")}, {E, E}, {I(1), I(2)}}, "  a   b\nNaN NaN\n1.0 2.0"},
+	{"single column blank", [][]value{{S("a")}, {E}, {I(1)}}, "  a\nNaN\n1.0"},
+	{"unicode width", [][]value{{S("名前"), S("x")}, {S("日本語"), I(1)}, {S("é"), I(22)}}, " 名前  x\n日本語  1\n  é 22"},
+	{"header only", [][]value{{S("a"), I(1), D(2020, 1, 1, 0, 0, 0, 0)}}, "Empty DataFrame\nColumns: [a, 1, 2020-01-01 00:00:00]\nIndex: []"},
+	{"empty header row", [][]value{{E, E}, {I(1), I(2)}}, " Unnamed: 0  Unnamed: 1\n          1           2"},
+	{"big ints", [][]value{{S("i")}, {I(4611686018427387904)}, {I(-5)}}, "                  i\n4611686018427387904\n                 -5"},
+}
+
+var fromExcelCases = []fromExcelCase{
+	{0, false, T(0, 0, 0, 0)},
+	{0, true, T(0, 0, 0, 0)},
+	{0.5, false, T(12, 0, 0, 0)},
+	{0.5, true, T(12, 0, 0, 0)},
+	{0.999999, false, T(23, 59, 59, 914000)},
+	{0.999999, true, T(23, 59, 59, 914000)},
+	{1, false, D(1900, 1, 1, 0, 0, 0, 0)},
+	{1, true, D(1904, 1, 2, 0, 0, 0, 0)},
+	{59, false, D(1900, 2, 28, 0, 0, 0, 0)},
+	{59, true, D(1904, 2, 29, 0, 0, 0, 0)},
+	{60, false, D(1900, 2, 28, 0, 0, 0, 0)},
+	{60, true, D(1904, 3, 1, 0, 0, 0, 0)},
+	{61, false, D(1900, 3, 1, 0, 0, 0, 0)},
+	{61, true, D(1904, 3, 2, 0, 0, 0, 0)},
+	{1.5, false, D(1900, 1, 1, 12, 0, 0, 0)},
+	{1.5, true, D(1904, 1, 2, 12, 0, 0, 0)},
+	{43831.75, false, D(2020, 1, 1, 18, 0, 0, 0)},
+	{43831.75, true, D(2024, 1, 2, 18, 0, 0, 0)},
+	{-1234.5678, false, D(1896, 8, 12, 10, 22, 22, 80000)},
+	{-1234.5678, true, D(1900, 8, 14, 10, 22, 22, 80000)},
+	{2958465.99999, false, D(9999, 12, 31, 23, 59, 59, 136000)},
+	{2958465.99999, true, E},
+	{12345.6789, false, D(1933, 10, 18, 16, 17, 36, 960000)},
+	{12345.6789, true, D(1937, 10, 19, 16, 17, 36, 960000)},
+	{1e-07, false, T(0, 0, 0, 9000)},
+	{1e-07, true, T(0, 0, 0, 9000)},
+	{44000.123456, false, D(2020, 6, 18, 2, 57, 46, 598000)},
+	{44000.123456, true, D(2024, 6, 19, 2, 57, 46, 598000)},
+}
+
+var dateFormatCases = []dateFormatCase{
+	{"General", false},
+	{"0.00", false},
+	{"yyyy-mm-dd", true},
+	{"d", false},
+	{"dd", true},
+	{"h:mm", true},
+	{"[h]:mm:ss", true},
+	{"\"d\"0", false},
+	{"[Red]0.0", false},
+	{"[$-409]0", false},
+	{"#,##0_);(#,##0)", false},
+	{"mmss.0", true},
+	{"0;[Red]dd", false},
+	{"\\d0", false},
+	{"0.00E+00", false},
+	{"@", false},
+	{"m/d/yy h:mm", true},
+	{"[hh]", true},
+	{"yy", true},
+	{"_(* #,##0_)", false},
+}

@@ -1,0 +1,93 @@
+package workbook
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+)
+
+// kind is the Python type a reader hands to pandas for one cell.
+type kind uint8
+
+const (
+	kEmpty    kind = iota // None, which pandas' readers turn into ""
+	kInt                  // int
+	kFloat                // float, NaN for error cells read by openpyxl
+	kStr                  // str
+	kBool                 // bool (i is 0 or 1)
+	kDateTime             // datetime.datetime, i = microseconds since 0001-01-01
+	kTime                 // datetime.time, i = microseconds since midnight
+	kDuration             // datetime.timedelta, i = microseconds
+	kBigInt               // int past int64: f is its value, s its digits
+	kDate                 // datetime.date (t="d" cells without a time), i as kDateTime
+)
+
+// value is one cell as the Python reader returns it.
+type value struct {
+	k kind
+	i int64
+	f float64
+	s string
+}
+
+func (v value) isEmpty() bool { return v.k == kEmpty || (v.k == kStr && v.s == "") }
+
+func intVal(i int64) value     { return value{k: kInt, i: i} }
+func floatVal(f float64) value { return value{k: kFloat, f: f} }
+func strVal(s string) value    { return value{k: kStr, s: s} }
+func nanVal() value            { return value{k: kFloat, f: math.NaN()} }
+
+// wholeVal is int(f) for a whole float, as pandas' readers return it:
+// an int64 when it fits, else a Python big int.
+func wholeVal(f float64) value {
+	if math.Abs(f) < 9.2e18 {
+		return intVal(int64(f))
+	}
+	return value{k: kBigInt, f: f, s: new(big.Float).SetFloat64(f).Text('f', 0)}
+}
+func boolVal(b bool) value {
+	if b {
+		return value{k: kBool, i: 1}
+	}
+	return value{k: kBool}
+}
+
+// num is the value as a Python number (bool counts as 0/1), for equality
+// tests the way Python compares 1 == 1.0 == True.
+func (v value) num() (float64, bool) {
+	switch v.k {
+	case kInt, kBool:
+		return float64(v.i), true
+	case kFloat, kBigInt:
+		return v.f, true
+	}
+	return 0, false
+}
+
+// pyStr is str(value) as Python prints it.
+func (v value) pyStr() string {
+	switch v.k {
+	case kEmpty:
+		return ""
+	case kInt:
+		return strconv.FormatInt(v.i, 10)
+	case kFloat:
+		return pyRepr(v.f)
+	case kStr, kBigInt:
+		return v.s
+	case kBool:
+		if v.i != 0 {
+			return "True"
+		}
+		return "False"
+	case kDateTime:
+		return pyDateTime(v.i)
+	case kTime:
+		return pyTime(v.i)
+	case kDate:
+		return pyDate(v.i)
+	case kDuration:
+		return pyTimedelta(v.i)
+	}
+	return ""
+}

@@ -1,0 +1,797 @@
+package workbook
+
+import (
+	"archive/zip"
+	"bufio"
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// This file reads .xlsx/.xlsm the way openpyxl 3.0.9 does for pandas
+// (load_workbook(read_only=True, data_only=True)): cached formula values,
+// shared and inline strings, dates from the cell style's number format,
+// error cells, no merged-cell filling, worksheets only (chartsheets are not
+// listed; macro and dialog sheets are). A Strict-OOXML workbook uses other
+// namespaces, which openpyxl does not recognise, so it has no sheets.
+
+const (
+	nsMain    = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+	nsRel     = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+	nsPkgRels = "http://schemas.openxmlformats.org/package/2006/relationships"
+
+	ctSharedStrings = "application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"
+)
+
+// workbookTypes are the content types openpyxl accepts for the workbook
+// part, in the order it looks for them.
+var workbookTypes = []string{
+	"application/vnd.ms-excel.template.macroEnabled.main+xml",
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml",
+	"application/vnd.ms-excel.sheet.macroEnabled.main+xml",
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml",
+}
+
+type xlsxSheet struct {
+	name, part string
+}
+
+type xlsxBook struct {
+	file    string
+	opts    Options
+	zr      *zip.Reader
+	files   map[string]*zip.File
+	budget  int64 // uncompressed bytes left to read
+	sheets  []xlsxSheet
+	shared  []string
+	dateXF  map[int]bool
+	mac     bool
+	sharedP string
+}
+
+func openXLSX(file string, zr *zip.Reader, opts Options) (*xlsxBook, error) {
+	b := &xlsxBook{file: file, opts: opts, zr: zr, files: map[string]*zip.File{}, budget: opts.MaxUncompressed}
+	for _, f := range zr.File {
+		b.files[f.Name] = f
+	}
+	wbPart, defaults, overrides, err := b.manifest()
+	if err != nil {
+		return nil, err
+	}
+	for p, ct := range overrides {
+		if ct == ctSharedStrings {
+			b.sharedP = p
+		}
+	}
+	if err := b.readWorkbook(wbPart); err != nil {
+		return nil, err
+	}
+	_ = defaults
+	if b.sharedP != "" {
+		if err := b.readShared(b.sharedP); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.readStyles("xl/styles.xml"); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// open returns a reader for one part, charged against the budget so a
+// zip bomb ends in an error instead of exhausting memory.
+func (b *xlsxBook) open(name string) (io.ReadCloser, error) {
+	f := b.files[name]
+	if f == nil {
+		return nil, fmt.Errorf("%s: part %s: %w", b.file, name, errMissingPart)
+	}
+	if int64(f.UncompressedSize64) > b.budget && f.UncompressedSize64 > 0 {
+		return nil, fmt.Errorf("%s: part %s inflates to %d bytes: %w", b.file, name, f.UncompressedSize64, ErrTooLarge)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("%s: part %s: %w", b.file, name, err)
+	}
+	return &budgetReader{r: rc, b: b, name: name}, nil
+}
+
+var errMissingPart = errors.New("missing from the archive")
+
+type budgetReader struct {
+	r    io.ReadCloser
+	b    *xlsxBook
+	name string
+}
+
+func (r *budgetReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.b.budget -= int64(n)
+	if r.b.budget < 0 {
+		return n, fmt.Errorf("%s: part %s: more than %d uncompressed bytes: %w", r.b.file, r.name, r.b.opts.MaxUncompressed, ErrTooLarge)
+	}
+	return n, err
+}
+
+func (r *budgetReader) Close() error { return r.r.Close() }
+
+func attr(se xml.StartElement, space, local string) (string, bool) {
+	for _, a := range se.Attr {
+		if a.Name.Local == local && a.Name.Space == space {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+// manifest reads [Content_Types].xml and picks the workbook part as
+// openpyxl's _find_workbook_part does.
+func (b *xlsxBook) manifest() (wb string, defaults map[string]string, overrides map[string]string, err error) {
+	defaults, overrides = map[string]string{}, map[string]string{}
+	rc, err := b.open("[Content_Types].xml")
+	if err != nil {
+		return "", nil, nil, err
+	}
+	defer rc.Close()
+	d := xml.NewDecoder(bufio.NewReader(rc))
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", nil, nil, fmt.Errorf("%s: [Content_Types].xml: %w", b.file, err)
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		ct, _ := attr(se, "", "ContentType")
+		switch se.Name.Local {
+		case "Override":
+			pn, _ := attr(se, "", "PartName")
+			overrides[strings.TrimPrefix(pn, "/")] = ct
+		case "Default":
+			ext, _ := attr(se, "", "Extension")
+			defaults[ext] = ct
+		}
+	}
+	for _, want := range workbookTypes {
+		// package.find returns the first override of that type.
+		for p, ct := range overrides {
+			if ct == want {
+				return p, defaults, overrides, nil
+			}
+		}
+	}
+	for _, want := range workbookTypes {
+		for _, ct := range defaults {
+			if ct == want {
+				return "xl/workbook.xml", defaults, overrides, nil
+			}
+		}
+	}
+	return "", nil, nil, fmt.Errorf("%s: file contains no valid workbook part", b.file)
+}
+
+// rels reads the relationships of part, resolving targets as openpyxl's
+// get_dependents does.
+func (b *xlsxBook) rels(part string) (map[string][2]string, error) {
+	relsPath := path.Join(path.Dir(part), "_rels", path.Base(part)+".rels")
+	out := map[string][2]string{}
+	if b.files[relsPath] == nil {
+		return out, nil
+	}
+	rc, err := b.open(relsPath)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	folder := path.Dir(relsPath)
+	parent := path.Dir(folder)
+	d := xml.NewDecoder(bufio.NewReader(rc))
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", b.file, relsPath, err)
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok || se.Name.Local != "Relationship" {
+			continue
+		}
+		id, _ := attr(se, "", "Id")
+		typ, _ := attr(se, "", "Type")
+		target, _ := attr(se, "", "Target")
+		if mode, _ := attr(se, "", "TargetMode"); mode == "External" {
+			continue
+		}
+		if strings.HasPrefix(target, "/") {
+			target = target[1:]
+		} else {
+			target = path.Clean(path.Join(parent, target))
+		}
+		out[id] = [2]string{typ, target}
+	}
+	return out, nil
+}
+
+func (b *xlsxBook) readWorkbook(part string) error {
+	rels, err := b.rels(part)
+	if err != nil {
+		return err
+	}
+	rc, err := b.open(part)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	d := xml.NewDecoder(bufio.NewReader(rc))
+	type ref struct{ name, id string }
+	var refs []ref
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", b.file, part, err)
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok || se.Name.Space != nsMain {
+			continue
+		}
+		switch se.Name.Local {
+		case "workbookPr":
+			if v, ok := attr(se, "", "date1904"); ok && (v == "1" || strings.EqualFold(v, "true")) {
+				b.mac = true
+			}
+		case "sheet":
+			name, _ := attr(se, "", "name")
+			id, _ := attr(se, nsRel, "id")
+			refs = append(refs, ref{name, id})
+		}
+	}
+	for _, r := range refs {
+		rel, ok := rels[r.id]
+		if !ok {
+			return fmt.Errorf("%s: %s: sheet %q has no relationship %q", b.file, part, r.name, r.id)
+		}
+		if b.files[rel[1]] == nil {
+			continue
+		}
+		if strings.Contains(rel[0], "chartsheet") {
+			continue
+		}
+		b.sheets = append(b.sheets, xlsxSheet{name: r.name, part: rel[1]})
+	}
+	if b.sharedP == "" {
+		for _, rel := range rels {
+			if strings.HasSuffix(rel[0], "/sharedStrings") && b.files[rel[1]] != nil {
+				b.sharedP = rel[1]
+			}
+		}
+	}
+	return nil
+}
+
+// readRichText returns openpyxl's Text.content of the <si> or <is>
+// element just opened: the plain <t> and the <t> of each <r> run, in
+// order, leaving out phonetic runs.
+func readRichText(s *xscan) (string, error) {
+	if s.selfClose {
+		return "", nil
+	}
+	var out []byte
+	depth := 1
+	for s.next() {
+		if s.end {
+			depth--
+			if depth == 0 {
+				return string(out), nil
+			}
+			continue
+		}
+		if s.selfClose {
+			continue
+		}
+		switch {
+		case s.is("rPh") || s.is("phoneticPr"):
+			if !s.skipElement() {
+				break
+			}
+			continue
+		case s.is("t"):
+			var err error
+			if out, err = s.text(out); err != nil {
+				return "", err
+			}
+		}
+		depth++
+	}
+	if err := s.Err(); err != nil {
+		return "", err
+	}
+	return "", io.ErrUnexpectedEOF
+}
+
+func (b *xlsxBook) readShared(part string) error {
+	rc, err := b.open(part)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	s := newXScan(rc)
+	for s.next() {
+		if s.end || !s.is("si") {
+			continue
+		}
+		str, err := readRichText(s)
+		if err != nil {
+			return fmt.Errorf("%s: %s: string %d: %w", b.file, part, len(b.shared), err)
+		}
+		// openpyxl's read_string_table drops every "x005F_" (a
+		// half-handled escape), so "_x005F_x000D_" reads "_x000D_".
+		b.shared = append(b.shared, strings.ReplaceAll(str, "x005F_", ""))
+	}
+	if err := s.Err(); err != nil {
+		return fmt.Errorf("%s: %s: %w", b.file, part, err)
+	}
+	return nil
+}
+
+// readStyles finds the cell formats (cellXfs) whose number format is a
+// date or an elapsed time, as openpyxl's stylesheet does.
+func (b *xlsxBook) readStyles(part string) error {
+	b.dateXF = map[int]bool{}
+	if b.files[part] == nil {
+		return nil
+	}
+	rc, err := b.open(part)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	d := xml.NewDecoder(bufio.NewReader(rc))
+	custom := map[int]string{}
+	var xfs []int
+	inXfs := false
+	for {
+		tok, err := d.RawToken()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", b.file, part, err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "numFmt":
+				var id int
+				var code string
+				for _, a := range t.Attr {
+					switch a.Name.Local {
+					case "numFmtId":
+						id, _ = strconv.Atoi(a.Value)
+					case "formatCode":
+						code = a.Value
+					}
+				}
+				custom[id] = code
+			case "cellXfs":
+				inXfs = true
+			case "xf":
+				if inXfs {
+					id := 0
+					for _, a := range t.Attr {
+						if a.Name.Local == "numFmtId" {
+							id, _ = strconv.Atoi(a.Value)
+						}
+					}
+					xfs = append(xfs, id)
+				}
+			}
+		case xml.EndElement:
+			if t.Name.Local == "cellXfs" {
+				inXfs = false
+			}
+		}
+	}
+	for i, id := range xfs {
+		code, ok := custom[id]
+		if !ok {
+			code, ok = builtinFormats[id]
+		}
+		if !ok {
+			continue
+		}
+		if isDateFormat(code) {
+			b.dateXF[i] = true
+		}
+	}
+	return nil
+}
+
+// colIndex parses the column letters of an A1 reference, 1-based.
+func splitRef(ref string) (row, col int, ok bool) {
+	i := 0
+	for i < len(ref) && ref[i] >= 'A' && ref[i] <= 'Z' || i < len(ref) && ref[i] >= 'a' && ref[i] <= 'z' {
+		c := ref[i]
+		if c >= 'a' {
+			c -= 'a' - 'A'
+		}
+		col = col*26 + int(c-'A') + 1
+		i++
+		if i > 3 {
+			return 0, 0, false
+		}
+	}
+	if i == 0 {
+		return 0, 0, false
+	}
+	i2 := i
+	for i2 < len(ref) && ref[i2] == '$' {
+		i2++
+	}
+	r, err := strconv.Atoi(ref[i2:])
+	if err != nil || r < 1 {
+		return 0, 0, false
+	}
+	return r, col, true
+}
+
+// readSheet returns the sheet's rows as pandas' OpenpyxlReader
+// get_sheet_data does: from row 1 and column 1, each row trimmed of
+// trailing empty cells, trailing empty rows dropped.
+func (b *xlsxBook) readSheet(ctx context.Context, sh xlsxSheet) ([][]value, error) {
+	rc, err := b.open(sh.part)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	s := newXScan(rc)
+	var rows [][]value
+	lastData := -1
+	counter := 1 // next row index openpyxl's reader will yield
+	rowCounter := 0
+	cells := 0
+	type pcell struct {
+		col int
+		v   value
+	}
+	var rowCells []pcell
+	for s.next() {
+		if s.end || !s.is("row") {
+			continue
+		}
+		if len(rows)%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if v, ok := s.attr("r"); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				f, ferr := strconv.ParseFloat(v, 64)
+				if ferr != nil || f != math.Trunc(f) {
+					return nil, fmt.Errorf("%s: sheet %q: row number %q is not valid", b.file, sh.name, v)
+				}
+				n = int(f)
+			}
+			rowCounter = n
+		} else {
+			rowCounter++
+		}
+		if rowCounter > 1<<21 {
+			return nil, fmt.Errorf("%s: sheet %q: row %d is past the sheet size limit: %w", b.file, sh.name, rowCounter, ErrTooLarge)
+		}
+		colCounter := 0
+		rowCells = rowCells[:0]
+		if !s.selfClose {
+			closed := false
+			for s.next() {
+				if s.end {
+					if s.is("row") {
+						closed = true
+						break
+					}
+					continue
+				}
+				if !s.is("c") {
+					if !s.skipElement() {
+						break
+					}
+					continue
+				}
+				col, v, err := b.readCell(s, &colCounter)
+				if err != nil {
+					return nil, fmt.Errorf("%s: sheet %q row %d: %w", b.file, sh.name, rowCounter, err)
+				}
+				rowCells = append(rowCells, pcell{col, v})
+			}
+			if !closed {
+				err := s.Err()
+				if err == nil {
+					err = io.ErrUnexpectedEOF
+				}
+				return nil, fmt.Errorf("%s: sheet %q row %d: %w", b.file, sh.name, rowCounter, err)
+			}
+		}
+		idx := rowCounter
+		if idx < counter {
+			continue // openpyxl drops a row that repeats or goes back
+		}
+		for counter < idx {
+			rows = append(rows, nil)
+			counter++
+		}
+		counter++
+		var row []value
+		if len(rowCells) > 0 {
+			maxCol := rowCells[len(rowCells)-1].col
+			// trailing empty cells are trimmed, so size by the last
+			// non-empty cell within maxCol.
+			width := 0
+			for _, c := range rowCells {
+				if c.col >= 1 && c.col <= maxCol && !c.v.isEmpty() && c.col > width {
+					width = c.col
+				}
+			}
+			if width > 0 {
+				cells += width
+				if int64(cells) > b.opts.MaxCells {
+					return nil, fmt.Errorf("%s: sheet %q: more than %d cells: %w", b.file, sh.name, b.opts.MaxCells, ErrTooLarge)
+				}
+				row = make([]value, width)
+				for _, c := range rowCells {
+					if c.col >= 1 && c.col <= width {
+						row[c.col-1] = c.v
+					}
+				}
+			}
+		}
+		rows = append(rows, row)
+		if len(row) > 0 {
+			lastData = len(rows) - 1
+		}
+	}
+	if err := s.Err(); err != nil {
+		return nil, fmt.Errorf("%s: sheet %q (%s): %w", b.file, sh.name, sh.part, err)
+	}
+	rows = rows[:lastData+1]
+	return rows, nil
+}
+
+func unexpectedEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// readCell parses one <c> element (the start tag just read) into the
+// value openpyxl gives pandas.
+func (b *xlsxBook) readCell(s *xscan, colCounter *int) (int, value, error) {
+	ref, _ := s.attr("r")
+	typ, _ := s.attr("t")
+	style, _ := s.attr("s")
+	if typ == "" {
+		typ = "n"
+	}
+	col := 0
+	if ref != "" {
+		_, c, ok := splitRef(ref)
+		if !ok {
+			return 0, value{}, fmt.Errorf("cell reference %q is not valid", ref)
+		}
+		col = c
+		*colCounter = c
+	} else {
+		*colCounter++
+		col = *colCounter
+	}
+	var text string
+	hasV := false
+	var inline string
+	hasInline := false
+	if !s.selfClose {
+		depth := 1
+		for depth > 0 {
+			if !s.next() {
+				if err := s.Err(); err != nil {
+					return 0, value{}, err
+				}
+				return 0, value{}, io.ErrUnexpectedEOF
+			}
+			if s.end {
+				depth--
+				continue
+			}
+			switch {
+			case depth == 1 && s.is("v") && !hasV:
+				hasV = true
+				if !s.selfClose {
+					t, err := s.text(nil)
+					if err != nil {
+						return 0, value{}, err
+					}
+					text = string(t)
+					depth++
+				}
+			case depth == 1 && s.is("is") && !hasInline:
+				str, err := readRichText(s)
+				if err != nil {
+					return 0, value{}, err
+				}
+				inline, hasInline = str, true
+			case !s.selfClose:
+				depth++
+			}
+		}
+	}
+	if typ == "inlineStr" {
+		if hasInline {
+			return col, strVal(inline), nil
+		}
+		return col, value{}, nil
+	}
+	if text == "" {
+		return col, value{}, nil // findtext(...) or None
+	}
+	switch typ {
+	case "n":
+		v, err := castNumber(text)
+		if err != nil {
+			return 0, value{}, fmt.Errorf("cell %s: %w", ref, err)
+		}
+		{
+			sid := 0 // a cell without s uses cell format 0
+			if style != "" {
+				sid, _ = strconv.Atoi(style)
+			}
+			if b.dateXF[sid] {
+				f, _ := v.num()
+				// openpyxl 3.0.9's reader gives elapsed-time formats
+				// ([h]:mm) datetimes too, not timedeltas.
+				dv, ok := fromExcel(f, b.mac, false)
+				if !ok {
+					return col, nanVal(), nil // openpyxl's "#VALUE!" error cell
+				}
+				return col, dv, nil
+			}
+		}
+		// pandas' _convert_cell: a whole float is returned as int.
+		if v.k == kFloat && v.f == math.Trunc(v.f) && !math.IsInf(v.f, 0) {
+			return col, wholeVal(v.f), nil
+		}
+		return col, v, nil
+	case "s":
+		i, err := strconv.Atoi(strings.TrimSpace(text))
+		if err != nil || i < 0 || i >= len(b.shared) {
+			return 0, value{}, fmt.Errorf("cell %s: shared string index %q out of range", ref, text)
+		}
+		return col, strVal(b.shared[i]), nil
+	case "b":
+		i, err := strconv.Atoi(strings.TrimSpace(text))
+		if err != nil {
+			return 0, value{}, fmt.Errorf("cell %s: boolean %q is not valid", ref, text)
+		}
+		return col, boolVal(i != 0), nil
+	case "e":
+		return col, nanVal(), nil
+	case "str":
+		return col, strVal(text), nil
+	case "d":
+		v, ok := parseISO(text)
+		if !ok {
+			return col, value{}, nil
+		}
+		return col, v, nil
+	}
+	// Unknown types keep the raw text, as openpyxl does.
+	return col, strVal(text), nil
+}
+
+// castNumber is openpyxl's _cast_number: float if the text has '.', 'e' or
+// 'E', else int.
+func castNumber(s string) (value, error) {
+	if strings.ContainsAny(s, ".eE") {
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return value{}, fmt.Errorf("number %q is not valid", s)
+		}
+		return floatVal(f), nil
+	}
+	t := strings.TrimSpace(s)
+	i, err := strconv.ParseInt(strings.TrimPrefix(t, "+"), 10, 64)
+	if err != nil {
+		// Python ints are unbounded; past int64 keep the nearest float.
+		f, ferr := strconv.ParseFloat(t, 64)
+		if ferr != nil {
+			return value{}, fmt.Errorf("number %q is not valid", s)
+		}
+		return floatVal(f), nil
+	}
+	return intVal(i), nil
+}
+
+// parseISO is openpyxl's from_ISO8601 for t="d" cells: a date, a time or
+// both, with up to millisecond fractions.
+func parseISO(s string) (value, bool) {
+	var y, mo, d, h, mi, sec, us int
+	hasDate, hasTime := false, false
+	p := s
+	num := func(n int) (int, bool) {
+		if len(p) < n {
+			return 0, false
+		}
+		v, err := strconv.Atoi(p[:n])
+		if err != nil {
+			return 0, false
+		}
+		p = p[n:]
+		return v, true
+	}
+	if len(p) >= 10 && p[4] == '-' && p[7] == '-' {
+		var ok1, ok2, ok3 bool
+		y, ok1 = num(4)
+		p = p[1:]
+		mo, ok2 = num(2)
+		p = p[1:]
+		d, ok3 = num(2)
+		if !ok1 || !ok2 || !ok3 {
+			return value{}, false
+		}
+		hasDate = true
+	}
+	p = strings.TrimPrefix(p, "T")
+	if len(p) >= 5 && p[2] == ':' {
+		var ok1, ok2 bool
+		h, ok1 = num(2)
+		p = p[1:]
+		mi, ok2 = num(2)
+		if !ok1 || !ok2 {
+			return value{}, false
+		}
+		if len(p) >= 3 && p[0] == ':' {
+			p = p[1:]
+			var ok bool
+			if sec, ok = num(2); !ok {
+				return value{}, false
+			}
+			if len(p) > 1 && p[0] == '.' {
+				p = p[1:]
+				n := 0
+				for n < len(p) && n < 3 && p[n] >= '0' && p[n] <= '9' {
+					n++
+				}
+				f, _ := strconv.ParseFloat("0."+p[:n], 64)
+				us = int(f * 1e6)
+				p = p[n:]
+			}
+		}
+		hasTime = true
+	}
+	if !hasDate && !hasTime {
+		return value{}, false
+	}
+	tod := int64(h)*3600*usPerSec + int64(mi)*60*usPerSec + int64(sec)*usPerSec + int64(us)
+	if !hasDate {
+		return value{k: kTime, i: tod}, true
+	}
+	if mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1 {
+		return value{}, false
+	}
+	if !hasTime {
+		return value{k: kDate, i: daysFromCivil(y, mo, d) * usPerDay}, true
+	}
+	return value{k: kDateTime, i: daysFromCivil(y, mo, d)*usPerDay + tod}, true
+}
