@@ -131,9 +131,9 @@ func TestDataBenchCompare(t *testing.T) {
 		{"['a', 'b']", "['b', 'a']", "list[category]", true, true},
 		{"['2012', '2011']", "['2011-01-01', '2012']", "list[category]", true, true},
 		{"['NaT', '2020']", "['none', '2020-01-01']", "list[category]", true, true}, // NaT is one set member
-		{"NaT", "nat", "category", false, false},                                      // NaT == NaT is False
+		{"NaT", "nat", "category", false, false},                                    // NaT == NaT is False
 		{"Jan 5, 2021", "2021-01-05", "category", true, true},
-		{"Monday", "monday", "category", false, false}, // year 1: out of datetime64[ns]
+		{"Monday", "monday", "category", false, false},  // year 1: out of datetime64[ns]
 		{"12:30", "2025-03-14", "category", true, true}, // time only: today
 		{"2Q2020", "2020-04-01", "category", true, true},
 		{"5Q2020", "5Q2020 ", "category", true, true}, // equal after strip

@@ -138,7 +138,7 @@ func TestResumeAfterInterrupt(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &countingModel{calls: map[string]int{}, stopAfter: 15, cancel: cancel}
 	cfg := Config{Sheets: []string{path}, Models: []string{"counting"}, RunIDLen: 6,
-		Runner: runner.Options{Concurrency: 1},
+		Runner:   runner.Options{Concurrency: 1},
 		NewModel: func(string, model.Options) (model.Model, error) { return m, nil }}
 	_, err := Run(ctx, cfg)
 	if err == nil || !strings.Contains(err.Error(), "rerun the same command") {
