@@ -1,0 +1,188 @@
+// Command convert turns benchmark data into sheets, sheets into an Inspect
+// dataset, output files into benchmark submission files, and prints a
+// workbook as a model sees it.
+//
+//	convert workbook FILE
+//	convert dsbench -i DATA -o DIR
+//	convert dabench -i DIR -o DIR
+//	convert databench -i QA -o DIR [-answers F] [-lite F] [-semantics F] [-tables DIR]
+//	convert inspect -i SHEET|DIR -o FILE.jsonl
+//	convert dabench-responses -i OUTPUT|DIR -o FILE.jsonl
+//	convert semeval-predictions -i OUTPUT.json -o predictions.txt
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/evalmd/evalmd/bench/dabench"
+	"github.com/evalmd/evalmd/bench/databench"
+	"github.com/evalmd/evalmd/bench/dsbench"
+	"github.com/evalmd/evalmd/export"
+	"github.com/evalmd/evalmd/harness"
+	"github.com/evalmd/evalmd/inspect"
+	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/workbook"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := convert(ctx, os.Stdout, os.Stderr, os.Args[1:]); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(os.Stderr, "convert: %v\n", err)
+		}
+		os.Exit(1)
+	}
+}
+
+const usage = "usage: convert workbook FILE | dsbench|dabench|databench -i IN -o DIR | inspect -i SHEETS -o FILE.jsonl | dabench-responses|semeval-predictions -i OUTPUTS -o FILE"
+
+// convert is the whole command, callable from tests.
+func convert(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	if len(args) == 0 {
+		return errors.New(usage)
+	}
+	what, args := args[0], args[1:]
+	fs := flag.NewFlagSet("convert "+what, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	in := fs.String("i", "", "input")
+	out := fs.String("o", "", "output")
+	answers := fs.String("answers", "", "databench: answers file, one per line")
+	lite := fs.String("lite", "", "databench: lite answers file, one per line")
+	semantics := fs.String("semantics", "", "databench: semantic types file, one per line")
+	tables := fs.String("tables", "", "databench: folder of <dataset>/all.parquet tables")
+	if what == "workbook" {
+		if len(args) != 1 {
+			return errors.New("usage: convert workbook FILE")
+		}
+		w := bufio.NewWriter(stdout)
+		if err := workbook.RenderTo(ctx, w, args[0], workbook.Options{}); err != nil {
+			return err
+		}
+		return w.Flush()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *in == "" || *out == "" {
+		return fmt.Errorf("convert %s needs -i and -o", what)
+	}
+	switch what {
+	case "dsbench":
+		written, errs := dsbench.Convert(*in, *out)
+		for _, e := range errs {
+			fmt.Fprintf(stderr, "convert: %v\n", e)
+		}
+		fmt.Fprintf(stderr, "wrote %d DSBench sheets to %s\n", len(written), *out)
+		if len(errs) > 0 {
+			return fmt.Errorf("%d competitions not converted", len(errs))
+		}
+		return nil
+	case "dabench":
+		written, err := dabench.Convert(*in, *out)
+		fmt.Fprintf(stderr, "wrote %d DABench sheets to %s\n", len(written), *out)
+		return err
+	case "databench":
+		written, err := databench.Convert(databench.Options{QA: *in, Answers: *answers, AnswersLite: *lite,
+			Semantics: *semantics, Tables: *tables, Out: *out})
+		fmt.Fprintf(stderr, "wrote %d DataBench sheets to %s\n", len(written), *out)
+		return err
+	case "inspect":
+		sheets, err := sheetsOf(*in)
+		if err != nil {
+			return err
+		}
+		return writeFile(*out, func(w io.Writer) error {
+			return inspect.WriteDatasetOptions(w, sheets, inspect.DatasetOptions{RenderWorkbook: workbook.Render})
+		})
+	case "dabench-responses":
+		files, err := outputsOf(*in)
+		if err != nil {
+			return err
+		}
+		return writeFile(*out, func(w io.Writer) error { return export.DABenchResponses(w, files) })
+	case "semeval-predictions":
+		f, err := result.Read(*in)
+		if err != nil {
+			return err
+		}
+		return writeFile(*out, func(w io.Writer) error { return export.SemEvalPredictions(w, f) })
+	}
+	return fmt.Errorf("unknown conversion %q; %s", what, usage)
+}
+
+// sheetsOf is a sheet file, or the input*.md sheets below a folder.
+func sheetsOf(path string) ([]string, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return []string{path}, nil
+	}
+	return harness.FindSheets(path)
+}
+
+// outputsOf reads an output file, or the output-*.json files below a folder.
+func outputsOf(path string) ([]*result.File, error) {
+	var names []string
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		names = []string{path}
+	} else {
+		err := filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), "output-") && strings.HasSuffix(d.Name(), ".json") {
+				names = append(names, p)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(names)
+	}
+	var files []*result.File
+	for _, n := range names {
+		f, err := result.Read(n)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// writeFile writes a file through a temporary one, so a failed export
+// leaves no half-written file.
+func writeFile(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".convert-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriter(tmp)
+	if err := write(w); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

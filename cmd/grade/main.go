@@ -1,0 +1,99 @@
+// Command grade regrades output files without new model calls (LIME's
+// grader.py, with its flags): a dry run that prints what would change,
+// unless -w rewrites the files and writes LIME's grade-*.json beside them.
+//
+//	grade -o OUTPUT.json|DIR [-o ...] [-i SHEET] [-l] [-w] [-v] [--grader NAME]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/regrade"
+	"github.com/evalmd/evalmd/sheet"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := grade(ctx, os.Stdout, os.Stderr, os.Args[1:]); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(os.Stderr, "grade: %v\n", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// paths collects repeated -o flags.
+type paths []string
+
+func (p *paths) String() string     { return fmt.Sprint(*p) }
+func (p *paths) Set(s string) error { *p = append(*p, s); return nil }
+
+// grade is the whole command, callable from tests.
+func grade(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	fs := flag.NewFlagSet("grade", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var outputs paths
+	fs.Var(&outputs, "o", "output file or folder to regrade (repeatable; more may follow as arguments)")
+	var (
+		sheetPath = fs.String("i", "", "sheet whose answers replace the ground truths, by question name")
+		liberal   = fs.Bool("l", false, "liberal grading (LIME's -l)")
+		write     = fs.Bool("w", false, "write the regraded files and grade files (default: dry run)")
+		verbose   = fs.Bool("v", false, "verbose report")
+		grader    = fs.String("grader", "", "grade every question with this grader")
+		judge     = fs.String("judge", "", "model for the judge grader")
+		template  = fs.String("judge-template", "", "judge prompt: inspect (default), dsbench, or a template text")
+	)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	outputs = append(outputs, fs.Args()...)
+	if len(outputs) == 0 {
+		return fmt.Errorf("name output files or folders with -o")
+	}
+	opt := regrade.Options{Liberal: *liberal, Write: *write, Verbose: *verbose,
+		GraderOverride: *grader, JudgeTemplate: *template}
+	if *judge != "" {
+		m, err := model.New(*judge, model.Options{Getenv: os.Getenv})
+		if err != nil {
+			return fmt.Errorf("judge model %s: %w", *judge, err)
+		}
+		opt.Judge = m
+	}
+	if *sheetPath != "" {
+		truths, err := sheetTruths(*sheetPath)
+		if err != nil {
+			return err
+		}
+		opt.Sheet = truths
+	}
+	rep, err := regrade.Regrade(ctx, outputs, opt)
+	if _, werr := rep.WriteTo(stdout); werr != nil && err == nil {
+		err = werr
+	}
+	return err
+}
+
+// sheetTruths reads the answers of a sheet by question name; with
+// duplicate names the first question's answer is taken.
+func sheetTruths(path string) (*regrade.SheetTruths, error) {
+	doc, err := sheet.ParseFile(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	_, items := doc.Resolve()
+	t := &regrade.SheetTruths{Path: path, Truths: map[string]*string{}}
+	for _, it := range items {
+		if _, ok := t.Truths[it.Name]; !ok {
+			t.Truths[it.Name] = it.GroundTruth
+		}
+	}
+	return t, nil
+}
