@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/harness"
+	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/result"
+)
+
+// DSBench end to end: convert the real data, dry-run the sheets for
+// gpt-4o, and compare every system and user message with the notebook's.
+func TestDSBenchSheetsGiveNotebookPrompts(t *testing.T) {
+	data := shared.Path(t, "corpora", "dsbench")
+	sheets, outs := t.TempDir(), t.TempDir()
+	var stderr bytes.Buffer
+	if err := convert(context.Background(), &stderr, &stderr, []string{"dsbench", "-i", data, "-o", sheets}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	found, err := harness.FindSheets(sheets)
+	if err != nil || len(found) != 38 {
+		t.Fatalf("%d sheets: %v", len(found), err)
+	}
+	sum, err := harness.Run(context.Background(), harness.Config{Sheets: found, Models: []string{"openai/gpt-4o"}, OutDir: outs, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type ref struct{ Competition, Question, System, User string }
+	refs := map[string]ref{}
+	f, err := os.Open(shared.Path(t, "reference", "dsbench", "prompts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var r ref
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		refs[r.Competition+"/"+r.Question] = r
+	}
+	n := 0
+	for _, p := range sum.Outputs {
+		out, err := result.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range out.Questions {
+			r, ok := refs[q.ID()]
+			if !ok {
+				t.Errorf("%s: question id %q not in the reference", p, q.ID())
+				continue
+			}
+			if q.Question != r.User || q.System == nil || *q.System != r.System {
+				t.Errorf("%s: messages differ from the notebook's", q.ID())
+			}
+			n++
+		}
+	}
+	if n != 466 || len(refs) != 466 {
+		t.Errorf("compared %d questions, reference has %d", n, len(refs))
+	}
+}
+
+// A broken competition is reported by name and the others still convert.
+func TestDSBenchBadInput(t *testing.T) {
+	src := shared.Path(t, "corpora", "dsbench")
+	dir := t.TempDir()
+	lines, err := os.ReadFile(filepath.Join(src, "data.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.SplitAfter(strings.TrimRight(string(lines), "\n"), "\n")
+	// Three competitions: one good, one whose question file is missing,
+	// and a line that is not JSON.
+	data := all[0] + all[1] + "{not json\n"
+	os.WriteFile(filepath.Join(dir, "data.json"), []byte(data), 0o644)
+	for _, id := range []string{"00000001", "00000002"} {
+		os.MkdirAll(filepath.Join(dir, "data", id), 0o755)
+		ents, _ := os.ReadDir(filepath.Join(src, "data", id))
+		for _, e := range ents {
+			b, _ := os.ReadFile(filepath.Join(src, "data", id, e.Name()))
+			os.WriteFile(filepath.Join(dir, "data", id, e.Name()), b, 0o644)
+		}
+	}
+	os.Remove(filepath.Join(dir, "data", "00000002", "question1.txt"))
+	out := t.TempDir()
+	var stderr bytes.Buffer
+	err = convert(context.Background(), &stderr, &stderr, []string{"dsbench", "-i", dir, "-o", out})
+	if err == nil {
+		t.Fatal("no error for broken competitions")
+	}
+	msg := stderr.String()
+	for _, want := range []string{"question1.txt", "data.json:3"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, msg)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "input-dsbench-00000001.md")); err != nil {
+		t.Errorf("the good competition was not converted: %v", err)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "usage"},
+		{[]string{"nonsense", "-i", "a", "-o", "b"}, "unknown conversion"},
+		{[]string{"dsbench"}, "needs -i and -o"},
+		{[]string{"workbook"}, "usage: convert workbook FILE"},
+		{[]string{"workbook", "missing.xlsx"}, "missing.xlsx"},
+		{[]string{"semeval-predictions", "-i", "missing.json", "-o", "x"}, "missing.json"},
+	} {
+		var b bytes.Buffer
+		err := convert(context.Background(), &b, &b, tc.args)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("convert %q: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
