@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/prompt"
 	"github.com/evalmd/evalmd/result"
@@ -52,6 +53,8 @@ type Config struct {
 	Grader, Judge string
 	// Settings override the sheet's generation settings.
 	Settings prompt.Overrides
+	// LogDir, when set, also receives an Inspect log per output file.
+	LogDir string
 	// Vision forces images on (true) or off (false) for every model;
 	// nil decides by the model's name.
 	Vision *bool
@@ -153,6 +156,11 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			}
 			if err := WriteOutput(job.OutPath, job.Output); err != nil {
 				return sum, err
+			}
+			if cfg.LogDir != "" {
+				if _, err := inspect.WriteLog(cfg.LogDir, job.Output, inspect.LogOptions{}); err != nil {
+					return sum, fmt.Errorf("inspect log: %w", err)
+				}
 			}
 			if !cfg.DryRun {
 				st.remove()

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
@@ -200,5 +201,38 @@ func TestVision(t *testing.T) {
 		if got := Vision(name); got != want {
 			t.Errorf("Vision(%q) = %v", name, got)
 		}
+	}
+}
+
+// --log-dir writes one Inspect log per output file, which reads back with
+// the run's samples and scores.
+func TestInspectLogs(t *testing.T) {
+	out, logs := t.TempDir(), t.TempDir()
+	sum, err := Run(context.Background(), Config{Sheets: sheets(t), Models: []string{"oracle"}, OutDir: out, LogDir: logs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(logs, "*.json"))
+	if len(paths) != len(sum.Outputs) {
+		t.Fatalf("%d logs for %d outputs", len(paths), len(sum.Outputs))
+	}
+	samples, scores := 0, 0
+	for _, p := range paths {
+		l, err := inspect.ReadLog(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples += len(l.Samples)
+		for _, s := range l.Samples {
+			for _, sc := range s.Scores {
+				scores++
+				if fmt.Sprint(sc.Value) != "C" {
+					t.Errorf("%s: oracle sample %v scored %v", p, s.ID, sc.Value)
+				}
+			}
+		}
+	}
+	if samples != 7 || scores != 7 {
+		t.Errorf("%d samples, %d scores", samples, scores)
 	}
 }

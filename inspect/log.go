@@ -158,7 +158,14 @@ type Sample struct {
 	ModelUsage  map[string]Usage       `json:"model_usage"`
 	TotalTime   *float64               `json:"total_time,omitempty"`
 	WorkingTime *float64               `json:"working_time,omitempty"`
+	UUID        string                 `json:"uuid,omitempty"`
 	Error       *EvalError             `json:"error,omitempty"`
+	// Events, Store and Attachments are written empty, as Inspect writes
+	// them for a sample without a transcript: its viewer reads the raw
+	// JSON, where pydantic's defaults are not filled in.
+	Events      []json.RawMessage `json:"events"`
+	Store       map[string]any    `json:"store"`
+	Attachments map[string]string `json:"attachments"`
 }
 
 // SampleScore is a scorer's verdict on one sample (Score). Value is "C"

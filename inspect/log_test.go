@@ -836,3 +836,67 @@ func TestReadLogErrors(t *testing.T) {
 		t.Error("missing file read")
 	}
 }
+
+// TestWriteLogFile checks that a LIME output file, which records no start
+// time, takes its modification time.
+func TestWriteLogFile(t *testing.T) {
+	src := shared.Path(t, "corpora", "lime", "results", "output-wsu-1-gpt-4-1063.json")
+	st, err := os.Stat(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := WriteLogFile(t.TempDir(), src, LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg, err := ReadLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := isoTime(st.ModTime()); lg.Eval.Created != want {
+		t.Errorf("created %q, want the file's mtime %q", lg.Eval.Created, want)
+	}
+	if len(lg.Samples) != 1 || lg.Eval.Task != "What Shows Up" {
+		t.Errorf("%d samples, task %q", len(lg.Samples), lg.Eval.Task)
+	}
+	if _, err := WriteLogFile(t.TempDir(), filepath.Join(t.TempDir(), "none.json"), LogOptions{}); err == nil {
+		t.Error("missing output file gave no error")
+	}
+}
+
+// TestNonFiniteNumbers checks that NaN and infinite times and costs, which
+// JSON cannot carry, are left out instead of failing the write.
+func TestNonFiniteNumbers(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	c := "x"
+	f := &result.File{Sheet: result.Sheet{Name: "n", ModelName: "m"}, Questions: []result.Question{
+		{Name: "a", Question: "q", Completion: &c, EvalTime: &nan, Cost: &inf, InputTokens: 1},
+	}}
+	path, err := WriteLog(t.TempDir(), f, LogOptions{Created: fixedCreated})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg, err := ReadLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := lg.Samples[0]
+	if s.Output.Time != nil || s.TotalTime != nil || s.Output.Usage == nil || s.Output.Usage.TotalCost != nil {
+		t.Errorf("non-finite numbers kept: time %v usage %+v", s.Output.Time, s.Output.Usage)
+	}
+	if lg.Stats.CompletedAt != lg.Stats.StartedAt {
+		t.Errorf("completed_at %q, started_at %q", lg.Stats.CompletedAt, lg.Stats.StartedAt)
+	}
+}
+
+func FuzzChoices(f *testing.F) {
+	for _, s := range []string{"A) 1\nB) 2", "(A) x\n(B) y\n(C) z", "A. a\nC. c", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		got := Choices(q)
+		if got != nil && len(got) < 2 {
+			t.Errorf("Choices(%q) = %q: a run has at least two options", q, got)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
@@ -179,17 +180,17 @@ func BuildLog(f *result.File, opt LogOptions) (*Log, error) {
 	completed := 0
 	for i := range f.Questions {
 		q := &f.Questions[i]
-		s := buildSample(q, ids[i], modelName, i)
+		s := buildSample(q, ids[i], modelName, lg.Eval.TaskID, i)
 		lg.Eval.Dataset.SampleIDs = append(lg.Eval.Dataset.SampleIDs, s.ID)
 		if q.Error == nil {
 			completed++
 		}
-		if q.EvalTime != nil && !math.IsNaN(*q.EvalTime) && !math.IsInf(*q.EvalTime, 0) {
+		if finite(q.EvalTime) {
 			wall += *q.EvalTime
 		}
 		total.InputTokens += q.InputTokens
 		total.OutputTokens += q.OutputTokens
-		if q.Cost != nil {
+		if finite(q.Cost) {
 			totalCost += *q.Cost
 			hasCost = true
 		}
@@ -200,7 +201,7 @@ func BuildLog(f *result.File, opt LogOptions) (*Log, error) {
 	if hasCost {
 		total.TotalCost = &totalCost
 	}
-	if modelName != "" {
+	if modelName != "" && (total.TotalTokens > 0 || hasCost) {
 		lg.Stats.ModelUsage[modelName] = total
 	}
 	if t := f.Sheet.Totals; t != nil && t.WallSeconds > 0 {
@@ -328,13 +329,18 @@ func sampleIDs(qs []result.Question) []SampleID {
 	return ids
 }
 
-// buildSample turns one question record into a sample.
-func buildSample(q *result.Question, id SampleID, modelName string, index int) Sample {
+// buildSample turns one question record into a sample. seed (the task id)
+// makes its message ids and uuid unique to the run.
+func buildSample(q *result.Question, id SampleID, modelName, seed string, index int) Sample {
 	s := Sample{
-		ID:         id,
-		Epoch:      1,
-		Metadata:   map[string]any{},
-		ModelUsage: map[string]Usage{},
+		ID:          id,
+		Epoch:       1,
+		Metadata:    map[string]any{},
+		ModelUsage:  map[string]Usage{},
+		UUID:        shortID("sample", seed, strconv.Itoa(index)),
+		Events:      []json.RawMessage{},
+		Store:       map[string]any{},
+		Attachments: map[string]string{},
 	}
 	if q.GroundTruth != nil {
 		s.Target = *q.GroundTruth
@@ -343,7 +349,7 @@ func buildSample(q *result.Question, id SampleID, modelName string, index int) S
 		s.Metadata[k] = v
 	}
 	s.Choices = Choices(q.Question)
-	msgID := func(role string) string { return shortID("msg", id.Text, strconv.Itoa(index), role, modelName) }
+	msgID := func(role string) string { return shortID("msg", seed, strconv.Itoa(index), role) }
 	user := Message{ID: msgID("user"), Role: "user", Content: Content{Text: q.Question}, Source: "input"}
 	if q.System != nil {
 		sys := Message{ID: msgID("system"), Role: "system", Content: Content{Text: *q.System}, Source: "input"}
@@ -354,7 +360,7 @@ func buildSample(q *result.Question, id SampleID, modelName string, index int) S
 		s.Messages = []Message{user}
 	}
 	usage := Usage{InputTokens: q.InputTokens, OutputTokens: q.OutputTokens, TotalTokens: q.InputTokens + q.OutputTokens}
-	if q.Cost != nil {
+	if finite(q.Cost) {
 		c := *q.Cost
 		usage.TotalCost = &c
 	}
@@ -368,16 +374,19 @@ func buildSample(q *result.Question, id SampleID, modelName string, index int) S
 		s.Messages = append(s.Messages, asst)
 		s.Output.Choices = []Choice{{Message: asst, StopReason: "stop"}}
 		s.Output.Completion = *q.Completion
-		u := usage
-		s.Output.Usage = &u
+		if q.InputTokens+q.OutputTokens > 0 {
+			// LIME's files record no tokens; zeros would claim a count.
+			u := usage
+			s.Output.Usage = &u
+		}
 	}
-	if q.EvalTime != nil && !math.IsNaN(*q.EvalTime) && !math.IsInf(*q.EvalTime, 0) {
+	if finite(q.EvalTime) {
 		t := *q.EvalTime
 		s.Output.Time = &t
 		s.TotalTime = &t
 		s.WorkingTime = &t
 	}
-	if mdl != "" && (q.Completion != nil || q.InputTokens+q.OutputTokens > 0) {
+	if mdl != "" && (q.InputTokens+q.OutputTokens > 0 || finite(q.Cost)) {
 		s.ModelUsage[mdl] = usage
 	}
 	if q.Error != nil {
@@ -406,6 +415,9 @@ func buildSample(q *result.Question, id SampleID, modelName string, index int) S
 	}
 	return s
 }
+
+// finite reports a number JSON can carry (NaN and infinities it cannot).
+func finite(p *float64) bool { return p != nil && !math.IsNaN(*p) && !math.IsInf(*p, 0) }
 
 func scorerName(q *result.Question) string {
 	if q.Grader != "" {
@@ -514,4 +526,20 @@ func marshalIndent(v any) ([]byte, error) {
 		return nil, err
 	}
 	return indent(data)
+}
+
+// WriteLogFile reads an output file and writes its log into dir (see
+// WriteLog). An output file that does not record its start (LIME's) takes
+// its modification time, unless opt.Created is set.
+func WriteLogFile(dir, outputPath string, opt LogOptions) (string, error) {
+	f, err := result.Read(outputPath)
+	if err != nil {
+		return "", err
+	}
+	if f.Sheet.Created == "" && opt.Created.IsZero() {
+		if st, err := os.Stat(outputPath); err == nil {
+			opt.Created = st.ModTime()
+		}
+	}
+	return WriteLog(dir, f, opt)
 }

@@ -106,7 +106,7 @@ func convert(ctx context.Context, stdout, stderr io.Writer, args []string) error
 			return err
 		}
 		return writeFile(*out, func(w io.Writer) error {
-			return inspect.WriteDatasetOptions(w, sheets, inspect.DatasetOptions{RenderWorkbook: workbook.Render})
+			return inspect.WriteDatasetOptions(w, sheets, inspect.DatasetOptions{RenderWorkbook: workbook.Render, BaseDir: filepath.Dir(*out)})
 		})
 	case "dabench-responses":
 		files, err := outputsOf(*in)

@@ -65,6 +65,7 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		mockReply = fs.String("mock-reply", "", "the reply of the mock model")
 		seed      = fs.Int64("seed", 0, "seed of the random model")
 		vision    = fs.String("vision", "", "send images: on, off (default: by model name)")
+		logDir    = fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
 	)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -81,7 +82,7 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 			MockReply: *mockReply, Seed: *seed},
 		Runner: runner.Options{Concurrency: *conc, MaxAttempts: *attempts, Timeout: *timeout,
 			RPM: *rpm, TPM: *tpm, BaseURL: *baseURL},
-		Grader: *grader, Judge: *judge,
+		Grader: *grader, Judge: *judge, LogDir: *logDir,
 	}
 	if *cacheDir != "" {
 		c, err := runner.OpenCache(*cacheDir)

@@ -1,0 +1,355 @@
+package export
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/grade"
+	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/result"
+)
+
+type dabenchQuestion struct {
+	ID       int      `json:"id"`
+	Concepts []string `json:"concepts"`
+	Level    string   `json:"level"`
+}
+
+type dabenchLabel struct {
+	ID            int         `json:"id"`
+	CommonAnswers [][2]string `json:"common_answers"`
+}
+
+// jsonLines decodes each line of a JSON Lines file as a JSON value with
+// numbers kept as written.
+func jsonLines(t *testing.T, data []byte) []any {
+	t.Helper()
+	var out []any
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("line %d: %v", n, err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func readLines[T any](t *testing.T, path string) []T {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []T
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var v T
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("%s:%d: %v", path, i+1, err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// dabenchOutputs builds output files answering DABench with the given
+// responses: one question per DABench id, with the id, concepts and level
+// meta the converter sets, the completion being the response. The
+// questions are split over two files, and a decoy file after them answers
+// every answered id differently (the first answer must win); an empty
+// completion before the real one must be skipped.
+func dabenchOutputs(questions []dabenchQuestion, responses map[int]string) []*result.File {
+	s := func(v string) *string { return &v }
+	mk := func(name string) *result.File {
+		return &result.File{Sheet: result.Sheet{Name: name, RunID: "r1", ModelName: "replay"}}
+	}
+	a, b, decoy := mk("dabench-a"), mk("dabench-b"), mk("decoy")
+	for i, q := range questions {
+		meta := map[string]string{
+			"id": fmt.Sprint(q.ID), "concepts": strings.Join(q.Concepts, ", "), "level": q.Level, "grader": "dabench",
+		}
+		qr := result.Question{Name: fmt.Sprintf("dabench-%d", q.ID), MetaData: meta, Question: "q", ModelName: "replay"}
+		if r, ok := responses[q.ID]; ok {
+			qr.Completion = s(r)
+		}
+		target := a
+		if i >= len(questions)/2 {
+			target = b
+		}
+		if i%7 == 0 {
+			empty := qr
+			empty.Completion = s("")
+			target.Questions = append(target.Questions, empty)
+		}
+		target.Questions = append(target.Questions, qr)
+		if qr.Completion != nil {
+			other := qr
+			other.Completion = s("@decoy[1]")
+			decoy.Questions = append(decoy.Questions, other)
+		}
+	}
+	return []*result.File{a, b, decoy}
+}
+
+// TestDABenchResponses exports the reference response sets from output
+// files, checks the exported file equals the responses given, then scores
+// it as eval_closed_form.py does and compares with the script's report.
+func TestDABenchResponses(t *testing.T) {
+	corpus := shared.Path(t, "corpora", "dabench")
+	ref := shared.Path(t, "reference", "dabench")
+	questions := readLines[dabenchQuestion](t, filepath.Join(corpus, "da-dev-questions.jsonl"))
+	labels := readLines[dabenchLabel](t, filepath.Join(corpus, "da-dev-labels.jsonl"))
+	if len(questions) != 257 || len(labels) != 257 {
+		t.Fatalf("%d questions, %d labels; want 257", len(questions), len(labels))
+	}
+	// none_scored is left out: its ids are partly strings ("6"), which the
+	// script never matches, while an export writes the integer id.
+	for _, name := range []string{"half", "perfect"} {
+		t.Run(name, func(t *testing.T) {
+			respPath := filepath.Join(ref, name+".responses.jsonl")
+			rows := readLines[struct {
+				ID       int    `json:"id"`
+				Response string `json:"response"`
+			}](t, respPath)
+			responses := map[int]string{}
+			for _, r := range rows {
+				if _, ok := responses[r.ID]; !ok && r.Response != "" {
+					responses[r.ID] = r.Response
+				}
+			}
+			var buf bytes.Buffer
+			if err := DABenchResponses(&buf, dabenchOutputs(questions, responses)); err != nil {
+				t.Fatal(err)
+			}
+			in, err := os.ReadFile(respPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want := jsonLines(t, buf.Bytes()), jsonLines(t, in)
+			if len(got) != len(want) {
+				t.Fatalf("%d lines exported, %d in %s", len(got), len(want), respPath)
+			}
+			for i := range want {
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Errorf("line %d: got %v, want %v", i+1, got[i], want[i])
+				}
+			}
+			checkScore(t, buf.Bytes(), questions, labels, filepath.Join(ref, name+".expected.json"))
+		})
+	}
+}
+
+// checkScore grades an exported responses file the way eval_closed_form.py
+// does (first non-empty response per label id, the closed-form rule,
+// ABQ/PSAQ/UASQ and the concept tables) and compares with its report.
+func checkScore(t *testing.T, exported []byte, questions []dabenchQuestion, labels []dabenchLabel, expectedPath string) {
+	t.Helper()
+	var rows []struct {
+		ID       json.Number `json:"id"`
+		Response string      `json:"response"`
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(exported)), "\n") {
+		if line == "" {
+			continue
+		}
+		var r struct {
+			ID       json.Number `json:"id"`
+			Response string      `json:"response"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("exported line %q: %v", line, err)
+		}
+		rows = append(rows, r)
+	}
+	byID := map[int]dabenchQuestion{}
+	for _, q := range questions {
+		byID[q.ID] = q
+	}
+	g, err := grade.New("dabench", grade.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scored []grade.DABenchScored
+	for _, l := range labels {
+		pairs := make([]grade.DABenchPair, len(l.CommonAnswers))
+		for i, a := range l.CommonAnswers {
+			pairs[i] = grade.DABenchPair{Name: a[0], Value: a[1]}
+		}
+		truth := grade.DABenchLabelText(pairs)
+		s := grade.DABenchScored{ID: fmt.Sprint(l.ID), Level: byID[l.ID].Level}
+		if q, ok := byID[l.ID]; ok {
+			s.Concepts = append([]string{}, q.Concepts...)
+		}
+		for _, r := range rows {
+			if r.ID.String() != fmt.Sprint(l.ID) || r.Response == "" {
+				continue
+			}
+			v, err := g.Grade(context.Background(), grade.Input{Truth: truth, Completion: r.Response})
+			if err != nil {
+				t.Fatalf("id %d: %v", l.ID, err)
+			}
+			s.Parts, s.Answered = v.Parts, true
+			break
+		}
+		scored = append(scored, s)
+	}
+	gotJSON, err := json.Marshal(grade.DABenchMetrics(scored))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJSON, err := os.ReadFile(expectedPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := jsonLines(t, bytes.ReplaceAll(gotJSON, []byte("\n"), nil)), jsonLines(t, bytes.Join(bytes.Fields(wantJSON), []byte(" ")))
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("score of the exported responses:\n got %s\nwant %s", gotJSON, bytes.Join(bytes.Fields(wantJSON), []byte(" ")))
+	}
+}
+
+func TestDABenchResponsesIDs(t *testing.T) {
+	s := func(v string) *string { return &v }
+	f := &result.File{Sheet: result.Sheet{Name: "ids"}, Questions: []result.Question{
+		{Name: "a", MetaData: map[string]string{"id": "7"}, Completion: s("@x[1]")},
+		{Name: "b", MetaData: map[string]string{"id": "007"}, Completion: s("dup of 7")},
+		{Name: "c", MetaData: map[string]string{"id": "q-9"}, Completion: s("<a & b>")},
+		{Name: "d", Completion: s("no id meta")},
+		{Name: "e", MetaData: map[string]string{"id": "8"}},
+		{Name: "f", MetaData: map[string]string{"id": "8"}, Completion: s("")},
+	}}
+	var buf bytes.Buffer
+	if err := DABenchResponses(&buf, []*result.File{nil, f}); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":7,"response":"@x[1]"}` + "\n" +
+		`{"id":"q-9","response":"<a & b>"}` + "\n" +
+		`{"id":"d","response":"no id meta"}` + "\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
+// pySplitlines is Python's str.splitlines, which databench_eval uses to
+// read predictions.txt.
+func pySplitlines(s string) []string {
+	var out []string
+	start := 0
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		switch rs[i] {
+		case '\n', '\r', '\v', '\f', '\x1c', '\x1d', '\x1e', '\u0085', '\u2028', '\u2029':
+			out = append(out, string(rs[start:i]))
+			if rs[i] == '\r' && i+1 < len(rs) && rs[i+1] == '\n' {
+				i++
+			}
+			start = i + 1
+		}
+	}
+	if start < len(rs) {
+		out = append(out, string(rs[start:]))
+	}
+	return out
+}
+
+// TestSemEvalPredictionsLIME writes the predictions of every LIME output
+// file and reads them back as databench_eval does: line n must be
+// completion n, with its line breaks turned into spaces.
+func TestSemEvalPredictionsLIME(t *testing.T) {
+	files, err := filepath.Glob(shared.Path(t, "corpora", "lime", "results", "output-*.json"))
+	if err != nil || len(files) != 26 {
+		t.Fatalf("%d LIME output files, %v", len(files), err)
+	}
+	multiline := 0
+	for _, path := range files {
+		f, err := result.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := SemEvalPredictions(&buf, f); err != nil {
+			t.Fatal(err)
+		}
+		lines := pySplitlines(buf.String())
+		if len(lines) != len(f.Questions) {
+			t.Fatalf("%s: %d lines, %d questions", filepath.Base(path), len(lines), len(f.Questions))
+		}
+		for i, q := range f.Questions {
+			want := ""
+			if q.Completion != nil {
+				want = strings.Join(pySplitlinesKeepEmpty(*q.Completion), " ")
+				if strings.ContainsAny(*q.Completion, "\n\r") {
+					multiline++
+				}
+			}
+			if lines[i] != want {
+				t.Errorf("%s: line %d = %q, want %q", filepath.Base(path), i+1, lines[i], want)
+			}
+		}
+	}
+	if multiline == 0 {
+		t.Error("no multi-line completion exercised")
+	}
+}
+
+// pySplitlinesKeepEmpty splits at every line break, keeping a trailing
+// empty part, so joining with spaces puts one space per break.
+func pySplitlinesKeepEmpty(s string) []string {
+	parts := pySplitlines(s)
+	if s != "" && strings.ContainsRune("\n\r\v\f\x1c\x1d\x1e\u0085\u2028\u2029", []rune(s)[len([]rune(s))-1]) {
+		parts = append(parts, "")
+	}
+	if len(parts) == 0 {
+		return []string{""}
+	}
+	return parts
+}
+
+func TestSemEvalPredictions(t *testing.T) {
+	s := func(v string) *string { return &v }
+	tests := []struct {
+		name string
+		qs   []result.Question
+		want string
+	}{
+		{"plain", []result.Question{{Completion: s("True")}, {Completion: s("['a', 'b']")}}, "True\n['a', 'b']\n"},
+		{"null is an empty line", []result.Question{{Completion: s("1")}, {}, {Completion: s("3")}}, "1\n\n3\n"},
+		{"breaks become spaces", []result.Question{{Completion: s("a\r\nb\nc\rd\u2028e\x0bf")}}, "a b c d e f\n"},
+		{"empty completion", []result.Question{{Completion: s("")}}, "\n"},
+		{"no questions", nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := SemEvalPredictions(&buf, &result.File{Questions: tc.qs}); err != nil {
+				t.Fatal(err)
+			}
+			if buf.String() != tc.want {
+				t.Errorf("got %q, want %q", buf.String(), tc.want)
+			}
+			if n := len(pySplitlines(buf.String())); n != len(tc.qs) {
+				t.Errorf("databench_eval would read %d lines for %d questions", n, len(tc.qs))
+			}
+		})
+	}
+	if err := SemEvalPredictions(&bytes.Buffer{}, nil); err == nil {
+		t.Error("nil file gave no error")
+	}
+}
