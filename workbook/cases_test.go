@@ -27,7 +27,7 @@ type dateFormatCase struct {
 // Cell constructors keep the tables short.
 var (
 	E = value{}
-	N = value{k: kFloat, f: math.NaN()}
+	N = floatVal(math.NaN())
 )
 
 func I(i int64) value   { return intVal(i) }
@@ -45,6 +45,17 @@ var frameCases = []frameCase{
 	{"dup headers", [][]value{{S("a"), S("a"), S("a.1"), S("a")}, {I(1), I(2), I(3), I(4)}}, " a  a.2  a.1  a.3\n 1    2    3    4"},
 	{"numeric headers", [][]value{{I(1), F(2.5), S("x"), B(true)}, {I(1), I(2), I(3), I(4)}}, " 1  2.5  x  True.1\n 1    2  3       4"},
 	{"int headers pad", [][]value{{I(1), I(100), I(7)}, {I(1), I(2), I(3)}}, " 1    100  7  \n   1    2    3"},
+	{"negative int headers", [][]value{{I(1000000000), I(-1)}, {I(1), I(2)}}, "  1000000000  -1         \n           1            2"},
+	{"float headers with nan", [][]value{{F(1.5), F(-2.5), N}, {I(1), I(2), I(3)}}, "  1.5  -2.5   NaN\n    1     2     3"},
+	{"int and nan headers", [][]value{{N, I(1)}, {I(1), I(2)}}, " NaN  1.0\n   1    2"},
+	{"nan and str headers", [][]value{{N, S("a")}, {I(1), I(2)}}, " NaN  a\n   1  2"},
+	{"datetime and nan headers", [][]value{{D(2020, 1, 1, 0, 0, 0, 0), N}, {I(1), I(2)}}, " 2020-01-01  NaT\n          1    2"},
+	{"datetime headers", [][]value{{D(2020, 1, 1, 0, 0, 0, 0), D(2020, 1, 2, 5, 0, 0, 0)}, {I(1), I(2)}}, " 2020-01-01 00:00:00  2020-01-02 05:00:00\n                   1                    2"},
+	{"date-only datetime headers", [][]value{{D(2020, 1, 1, 0, 0, 0, 0), D(2020, 1, 2, 0, 0, 0, 0)}, {I(1), I(2)}}, " 2020-01-01  2020-01-02\n          1           2"},
+	{"time headers", [][]value{{T(1, 2, 0, 0), T(3, 4, 0, 0)}, {I(1), I(2)}}, " 01:02:00  03:04:00\n        1         2"},
+	{"dup nan headers", [][]value{{N, N, S("x")}, {I(1), I(2), I(3)}}, " NaN  nan.1  x\n   1      2  3"},
+	{"empty frame float cols", [][]value{{F(1.5), I(2)}}, "Empty DataFrame\nColumns: [1.5, 2.0]\nIndex: []"},
+	{"empty frame dt cols", [][]value{{D(2020, 1, 1, 0, 0, 0, 0), D(2021, 1, 1, 3, 0, 0, 0)}}, "Empty DataFrame\nColumns: [2020-01-01 00:00:00, 2021-01-01 03:00:00]\nIndex: []"},
 	{"float headers", [][]value{{F(0.5), F(1e-07), I(2)}, {I(1), I(2), I(3)}}, " 5.000000e-01  1.000000e-07  2.000000e+00\n            1             2             3"},
 	{"bool headers", [][]value{{B(true), B(false)}, {I(1), I(2)}}, " True   False\n     1      2"},
 	{"one-equal mangling", [][]value{{I(1), F(1.0), B(true)}, {I(1), I(2), I(3)}}, " 1  1.0.1  True.2\n 1      2       3"},
@@ -71,6 +82,14 @@ var frameCases = []frameCase{
 	{"header only", [][]value{{S("a"), I(1), D(2020, 1, 1, 0, 0, 0, 0)}}, "Empty DataFrame\nColumns: [a, 1, 2020-01-01 00:00:00]\nIndex: []"},
 	{"empty header row", [][]value{{E, E}, {I(1), I(2)}}, " Unnamed: 0  Unnamed: 1\n          1           2"},
 	{"big ints", [][]value{{S("i")}, {I(4611686018427387904)}, {I(-5)}}, "                  i\n4611686018427387904\n                 -5"},
+	{"iso strings with datetime", [][]value{{S("d")}, {D(2020, 1, 1, 0, 0, 0, 0)}, {S("2020-01-05")}, {S("2020/1/6")}}, "         d\n2020-01-01\n2020-01-05\n2020-01-06"},
+	{"three strings first", [][]value{{S("d")}, {S("2020-01-05")}, {S("2020-01-06")}, {S("2020-01-07")}, {D(2020, 1, 1, 0, 0, 0, 0)}}, "                  d\n         2020-01-05\n         2020-01-06\n         2020-01-07\n2020-01-01 00:00:00"},
+	{"datetime first then strings", [][]value{{S("d")}, {D(2020, 1, 1, 0, 0, 0, 0)}, {S("2020-01-05")}, {S("2020-01-06")}, {S("2020-01-07")}, {S("20200108")}}, "         d\n2020-01-01\n2020-01-05\n2020-01-06\n2020-01-07\n2020-01-08"},
+	{"iso with time", [][]value{{S("d")}, {D(2020, 1, 1, 0, 0, 0, 0)}, {S("2020-01-05 10:00")}, {S("2020-01-05T10:00:00.5")}}, "                      d\n2020-01-01 00:00:00.000\n2020-01-05 10:00:00.000\n2020-01-05 10:00:00.500"},
+	{"bad iso", [][]value{{S("d")}, {D(2020, 1, 1, 0, 0, 0, 0)}, {S("2020-13-01")}}, "                  d\n2020-01-01 00:00:00\n         2020-13-01"},
+	{"NaT string", [][]value{{S("d")}, {D(2020, 1, 1, 0, 0, 0, 0)}, {S("NaT")}, {E}}, "         d\n2020-01-01\n       NaT\n       NaT"},
+	{"year only", [][]value{{S("d")}, {D(2020, 1, 1, 0, 0, 0, 0)}, {S("2021")}, {S("2021-03")}}, "         d\n2020-01-01\n2021-01-01\n2021-03-01"},
+	{"out of range", [][]value{{S("d")}, {D(2020, 1, 1, 0, 0, 0, 0)}, {D(2300, 1, 1, 0, 0, 0, 0)}}, "                  d\n2020-01-01 00:00:00\n2300-01-01 00:00:00"},
 }
 
 var fromExcelCases = []fromExcelCase{

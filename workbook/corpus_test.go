@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -77,7 +78,7 @@ func firstDiff(got, want string) string {
 			wl = w[i]
 		}
 		if gl != wl {
-			return "line " + itoa(i+1) + ":\n got: " + quoteTrunc(gl) + "\nwant: " + quoteTrunc(wl)
+			return "line " + strconv.Itoa(i+1) + ":\n got: " + quoteTrunc(gl) + "\nwant: " + quoteTrunc(wl)
 		}
 	}
 	return "lengths differ"
@@ -88,49 +89,4 @@ func quoteTrunc(s string) string {
 		s = s[:300] + "…"
 	}
 	return "\"" + s + "\""
-}
-
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
-
-func fmtInt(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b []byte
-	for i > 0 {
-		b = append([]byte{byte('0' + i%10)}, b...)
-		i /= 10
-	}
-	return string(b)
-}
-
-// TestDifferential compares Render with pandas' text for every *.xlsx in
-// $WORKBOOK_DIFF_DIR that has a FILE.txt beside it (made by running pandas
-// on generated workbooks; see scripts/bench-workbooks.sh for the pandas
-// side). Without the variable there is nothing to compare and it skips.
-func TestDifferential(t *testing.T) {
-	dir := os.Getenv("WORKBOOK_DIFF_DIR")
-	if dir == "" {
-		t.Skip("WORKBOOK_DIFF_DIR not set")
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.xls[xmb]"))
-	match, total := 0, 0
-	for _, f := range files {
-		want, err := os.ReadFile(f + ".txt")
-		if err != nil {
-			continue
-		}
-		total++
-		got, err := Render(f)
-		if err == nil && got == string(want) {
-			match++
-			continue
-		}
-		if err != nil {
-			t.Errorf("%s: %v", filepath.Base(f), err)
-		} else {
-			t.Errorf("%s: %s", filepath.Base(f), firstDiff(got, string(want)))
-		}
-	}
-	t.Logf("differential: %d of %d identical", match, total)
 }

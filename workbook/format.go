@@ -1,6 +1,7 @@
 package workbook
 
 import (
+	"bufio"
 	"math"
 	"strconv"
 	"strings"
@@ -43,7 +44,7 @@ func escapeText(s string) string {
 }
 
 // writeFrame writes to_string(index=False) of fr.
-func writeFrame(b *strings.Builder, fr frame) {
+func writeFrame(b *bufio.Writer, fr frame) {
 	if fr.nrows == 0 || len(fr.cols) == 0 {
 		b.WriteString("Empty DataFrame\nColumns: ")
 		b.WriteString(emptyColumns(fr.labels))
@@ -58,7 +59,9 @@ func writeFrame(b *strings.Builder, fr frame) {
 	for j, l := range labels {
 		leadsp[l] = isNumeric(fr.cols[j].dt)
 	}
+	heads := make([]string, len(fr.cols))
 	cols := make([][]string, len(fr.cols))
+	widths := make([]int, len(fr.cols))
 	for j, c := range fr.cols {
 		h := labels[j]
 		if leadsp[h] {
@@ -71,24 +74,39 @@ func writeFrame(b *strings.Builder, fr frame) {
 				w = n
 			}
 		}
-		col := make([]string, 0, len(vals)+1)
-		col = append(col, rjust(h, w))
-		for _, v := range vals {
-			col = append(col, rjust(v, w))
-		}
-		cols[j] = col
+		heads[j] = h
+		cols[j] = vals
+		widths[j] = w
+		fr.cols[j] = column{} // the values are no longer needed
 	}
-	for i := 0; i <= fr.nrows; i++ {
-		if i > 0 {
-			b.WriteByte('\n')
+	// Right-justify while writing rather than building padded copies.
+	for j, h := range heads {
+		if j > 0 {
+			b.WriteByte(' ')
 		}
+		writePadded(b, h, widths[j])
+	}
+	for i := 0; i < fr.nrows; i++ {
+		b.WriteByte('\n')
 		for j, col := range cols {
 			if j > 0 {
 				b.WriteByte(' ')
 			}
-			b.WriteString(col[i])
+			writePadded(b, col[i], widths[j])
 		}
 	}
+}
+
+const spaces = "                                                                "
+
+// writePadded writes s right-justified to width w (in code points).
+func writePadded(b *bufio.Writer, s string, w int) {
+	for n := w - textLen(s); n > 0; {
+		k := min(n, len(spaces))
+		b.WriteString(spaces[:k])
+		n -= k
+	}
+	b.WriteString(s)
 }
 
 func isNumeric(dt dtype) bool { return dt == dtInt64 || dt == dtFloat64 || dt == dtBool }
@@ -115,7 +133,7 @@ func labelIndexKind(labels []value) indexKind {
 			allDT = false
 		case kFloat:
 			allInt = false
-			if !math.IsNaN(l.f) {
+			if !math.IsNaN(l.flt()) {
 				allDT = false
 			}
 		case kDateTime:
@@ -155,10 +173,14 @@ func formatLabels(labels []value) []string {
 	out := make([]string, len(labels))
 	switch labelIndexKind(labels) {
 	case ixInt, ixBool:
-		// format_array(..., justify="left") with a leading space, then
-		// trim_front: left-aligned, padded to a common width.
+		// format_array(..., justify="left"), then trim_front: ints as
+		// f"{x: d}" (a space, or the minus sign), bools with a space;
+		// left-aligned, padded to a common width.
 		for i, l := range labels {
-			out[i] = " " + l.pyStr()
+			out[i] = l.pyStr()
+			if l.k == kBool || l.i >= 0 {
+				out[i] = " " + out[i]
+			}
 		}
 		return trimFront(fixedWidthLeft(out))
 	case ixFloat:
@@ -180,7 +202,7 @@ func formatLabels(labels []value) []string {
 		return formatDatetimes(us, nat)
 	}
 	for i, l := range labels {
-		if l.k == kFloat && math.IsNaN(l.f) {
+		if l.k == kFloat && math.IsNaN(l.flt()) {
 			out[i] = "NaN"
 			continue
 		}
@@ -274,10 +296,10 @@ func formatColumn(c column) []string {
 	out := make([]string, len(c.objs))
 	for i, v := range c.objs {
 		switch {
-		case v.k == kFloat && math.IsNaN(v.f):
+		case v.k == kFloat && math.IsNaN(v.flt()):
 			out[i] = "NaN"
 		case v.k == kFloat:
-			out[i] = trimZerosSingle(pyFixed(v.f, precision, true))
+			out[i] = trimZerosSingle(pyFixed(v.flt(), precision, true))
 		default:
 			out[i] = escapeText(v.pyStr())
 		}

@@ -66,9 +66,9 @@ var (
 // get_sheet_data returns them (each row trimmed of trailing empty cells,
 // trailing empty rows dropped). ok is false when pandas returns a bare
 // DataFrame() because there was no data at all.
-func buildFrame(rows [][]value) (fr frame, ok bool, err error) {
+func buildFrame(rows [][]value) (fr frame, ok bool) {
 	if len(rows) == 0 {
-		return frame{}, false, nil
+		return frame{}, false
 	}
 	width := 0
 	for _, r := range rows {
@@ -106,7 +106,7 @@ func buildFrame(rows [][]value) (fr frame, ok bool, err error) {
 		}
 		fr.cols[j] = inferColumn(vals)
 	}
-	return fr, true, nil
+	return fr, true
 }
 
 // mangle renames duplicate labels "x", "x.1", "x.2" the way pandas 1.5.3's
@@ -164,10 +164,10 @@ func keyOf(v value) valueKey {
 	case kInt, kBool:
 		return valueKey{k: kFloat, i: int64(math.Float64bits(float64(v.i)))}
 	case kFloat, kBigInt:
-		if math.IsNaN(v.f) {
+		if math.IsNaN(v.flt()) {
 			return valueKey{k: kFloat, s: "nan"}
 		}
-		return valueKey{k: kFloat, i: int64(math.Float64bits(v.f + 0))}
+		return valueKey{k: kFloat, i: int64(math.Float64bits(v.flt() + 0))}
 	case kStr:
 		return valueKey{k: kStr, s: v.s}
 	case kEmpty:
@@ -210,7 +210,7 @@ func inferColumn(vals []value) column {
 		switch {
 		case v.k == kBool:
 		case v.k == kStr && (trueStrings[v.s] || falseStrings[v.s]):
-		case v.k == kFloat && math.IsNaN(v.f):
+		case v.k == kFloat && math.IsNaN(v.flt()):
 			hasNaN = true
 		default:
 			isBool = false
@@ -271,7 +271,7 @@ func convertNumeric(vals []value) (column, bool) {
 				sawFloat = true
 			}
 		case kFloat, kBigInt:
-			floats[i] = v.f
+			floats[i] = v.flt()
 			sawFloat = true
 		case kInt:
 			floats[i] = float64(v.i)
@@ -358,7 +358,8 @@ func parseNumber(s string) (f float64, isInt bool, iv int64, ok bool) {
 		return 0, false, 0, false
 	}
 	f, err := strconv.ParseFloat(t, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
+	if err != nil && (!errors.Is(err, strconv.ErrRange) || math.IsInf(f, 0)) {
+		// pandas' xstrtod refuses overflow but lets underflow go to 0.
 		return 0, false, 0, false
 	}
 	if isInt {
@@ -378,14 +379,25 @@ var (
 )
 
 // inferDatetimelike is maybe_infer_to_datetimelike as the DataFrame
-// constructor applies it: an object column of datetimes and NaN becomes
-// datetime64, of timedeltas and NaN timedelta64; anything else (strings,
-// times, numbers, dates out of the nanosecond range) stays object.
+// constructor applies it to an object column. infer_datetimelike_array
+// scans the values, giving up ("mixed") at any number, bool or time, and
+// stopping after the third string; a column in which it saw a datetime
+// (and no timedelta) is then converted whole, strings parsed as ISO 8601,
+// and stays object if any string does not parse or a date falls outside
+// datetime64[ns]. A column of strings alone, or of dates alone, stays
+// object; timedeltas alone become timedelta64.
 func inferDatetimelike(objs []value) column {
 	var seenDT, seenTD, seenDate bool
+	strs := 0
+scan:
 	for _, v := range objs {
 		switch {
-		case v.k == kFloat && math.IsNaN(v.f):
+		case v.k == kFloat && math.IsNaN(v.flt()):
+		case v.k == kStr:
+			strs++
+			if strs == 3 {
+				break scan
+			}
 		case v.k == kDate:
 			seenDate = true
 		case v.k == kDateTime:
@@ -396,9 +408,10 @@ func inferDatetimelike(objs []value) column {
 			return column{dt: dtObject, objs: objs}
 		}
 	}
-	// Dates alone stay objects (inferred "date"); with datetimes they
-	// convert too, at midnight; with timedeltas nothing converts.
-	if seenDT == seenTD || (seenDate && seenTD) {
+	switch {
+	case seenDT && !seenTD:
+	case seenTD && !seenDT && !seenDate && strs == 0:
+	default:
 		return column{dt: dtObject, objs: objs}
 	}
 	c := column{ints: make([]int64, len(objs)), nat: make([]bool, len(objs))}
@@ -408,14 +421,146 @@ func inferDatetimelike(objs []value) column {
 		c.dt = dtTimedelta
 	}
 	for i, v := range objs {
-		if v.k == kFloat {
+		us := v.i
+		switch v.k {
+		case kFloat:
 			c.nat[i] = true
 			continue
-		}
-		if seenDT && (v.i < nsMin || v.i > nsMax) {
+		case kStr:
+			if strings.TrimSpace(v.s) == "NaT" {
+				c.nat[i] = true
+				continue
+			}
+			var ok bool
+			if us, ok = parseISODatetime(v.s); !ok {
+				return column{dt: dtObject, objs: objs}
+			}
+		case kDuration:
+			if seenDT {
+				return column{dt: dtObject, objs: objs}
+			}
+		case kTime, kInt, kBool, kBigInt, kEmpty:
 			return column{dt: dtObject, objs: objs}
 		}
-		c.ints[i] = v.i
+		if c.dt == dtDatetime && (us < nsMin || us > nsMax) {
+			return column{dt: dtObject, objs: objs}
+		}
+		c.ints[i] = us
 	}
 	return c
+}
+
+// parseISODatetime parses the ISO 8601 forms pandas' string-to-datetime
+// conversion accepts with require_iso8601: "YYYY", "YYYY-MM",
+// "YYYY-MM-DD" (separators '-', '/' or '.', one- or two-digit month and
+// day), "YYYYMMDD", each optionally followed by 'T' or ' ' and
+// "HH:MM[:SS[.fraction]]", with surrounding spaces. Time zones are not
+// modelled and make the column stay object.
+func parseISODatetime(s string) (int64, bool) {
+	t := strings.TrimSpace(s)
+	num := func(min, max int) (int, bool) {
+		n := 0
+		for n < len(t) && n < max && t[n] >= '0' && t[n] <= '9' {
+			n++
+		}
+		if n < min {
+			return 0, false
+		}
+		v, _ := strconv.Atoi(t[:n])
+		t = t[n:]
+		return v, true
+	}
+	y, mo, d := 0, 1, 1
+	if len(t) >= 8 && allDigits(t[:8]) && (len(t) == 8 || t[8] == 'T' || t[8] == ' ') {
+		y, _ = strconv.Atoi(t[:4])
+		mo, _ = strconv.Atoi(t[4:6])
+		d, _ = strconv.Atoi(t[6:8])
+		t = t[8:]
+	} else {
+		var ok bool
+		if y, ok = num(4, 4); !ok {
+			return 0, false
+		}
+		if len(t) > 0 && (t[0] == '-' || t[0] == '/' || t[0] == '.') {
+			sep := t[0]
+			t = t[1:]
+			if mo, ok = num(1, 2); !ok {
+				return 0, false
+			}
+			if len(t) > 0 && t[0] == sep {
+				t = t[1:]
+				if d, ok = num(1, 2); !ok {
+					return 0, false
+				}
+			}
+		}
+	}
+	if mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) {
+		return 0, false
+	}
+	var h, mi, sec, frac int64
+	if len(t) > 0 {
+		if t[0] != 'T' && t[0] != ' ' {
+			return 0, false
+		}
+		t = t[1:]
+		hh, ok1 := num(2, 2)
+		if !ok1 || len(t) == 0 || t[0] != ':' {
+			return 0, false
+		}
+		t = t[1:]
+		mm, ok2 := num(2, 2)
+		if !ok2 || hh > 23 || mm > 59 {
+			return 0, false
+		}
+		h, mi = int64(hh), int64(mm)
+		if len(t) > 0 && t[0] == ':' {
+			t = t[1:]
+			ss, ok := num(2, 2)
+			if !ok || ss > 59 {
+				return 0, false
+			}
+			sec = int64(ss)
+			if len(t) > 0 && t[0] == '.' {
+				t = t[1:]
+				n := 0
+				for n < len(t) && t[n] >= '0' && t[n] <= '9' {
+					n++
+				}
+				if n == 0 || n > 9 {
+					return 0, false
+				}
+				digits := (t[:n] + "000000")[:6]
+				frac, _ = strconv.ParseInt(digits, 10, 64)
+				t = t[n:]
+			}
+		}
+		if t != "" {
+			return 0, false
+		}
+	}
+	return daysFromCivil(y, mo, d)*usPerDay + h*3600*usPerSec + mi*60*usPerSec + sec*usPerSec + frac, true
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// daysIn is the number of days in month m of year y.
+func daysIn(y, m int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }

@@ -32,7 +32,6 @@ var (
 	bracketOrQuote = regexp.MustCompile(`".*?"|\[[^\]]*\]`)
 	elapsedBracket = regexp.MustCompile(`^\[(hh?|mm?|ss?)\]$`)
 	dateChar       = regexp.MustCompile(`[^\\][dmhysDMHYS]`)
-	timedeltaRE    = regexp.MustCompile(`(?i)\[hh?\](:mm(:ss(\.0*)?)?)?|\[mm?\](:ss(\.0*)?)?|\[ss?\](\.0*)?`)
 )
 
 // stripFormat removes quoted literals and bracketed locale/colour codes,
@@ -48,18 +47,12 @@ func stripFormat(f string) string {
 
 // isDateFormat is openpyxl's is_date_format: the first section, stripped,
 // holds a date or time letter not escaped by a backslash. Like openpyxl's
-// pattern it needs a character before the letter.
+// pattern it needs a character before the letter, so "d" alone is not a
+// date format. Elapsed-time formats ([h]:mm) count as dates: openpyxl
+// 3.0.9's read-only reader returns datetimes for them, not timedeltas.
 func isDateFormat(f string) bool {
 	if i := strings.IndexByte(f, ';'); i >= 0 {
 		f = f[:i]
 	}
 	return dateChar.MatchString(stripFormat(f))
-}
-
-// isTimedeltaFormat is openpyxl's is_timedelta_format.
-func isTimedeltaFormat(f string) bool {
-	if i := strings.IndexByte(f, ';'); i >= 0 {
-		f = f[:i]
-	}
-	return timedeltaRE.MatchString(f)
 }

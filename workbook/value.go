@@ -22,20 +22,24 @@ const (
 	kDate                 // datetime.date (t="d" cells without a time), i as kDateTime
 )
 
-// value is one cell as the Python reader returns it.
+// value is one cell as the Python reader returns it. i holds the integer
+// payload, or the bits of the float for kFloat and kBigInt (see flt), which
+// keeps a cell at 32 bytes: big sheets hold millions of them.
 type value struct {
 	k kind
 	i int64
-	f float64
 	s string
 }
+
+// flt is the float payload of a kFloat or kBigInt value.
+func (v value) flt() float64 { return math.Float64frombits(uint64(v.i)) }
 
 func (v value) isEmpty() bool { return v.k == kEmpty || (v.k == kStr && v.s == "") }
 
 func intVal(i int64) value     { return value{k: kInt, i: i} }
-func floatVal(f float64) value { return value{k: kFloat, f: f} }
+func floatVal(f float64) value { return value{k: kFloat, i: int64(math.Float64bits(f))} }
 func strVal(s string) value    { return value{k: kStr, s: s} }
-func nanVal() value            { return value{k: kFloat, f: math.NaN()} }
+func nanVal() value            { return floatVal(math.NaN()) }
 
 // wholeVal is int(f) for a whole float, as pandas' readers return it:
 // an int64 when it fits, else a Python big int.
@@ -43,7 +47,7 @@ func wholeVal(f float64) value {
 	if math.Abs(f) < 9.2e18 {
 		return intVal(int64(f))
 	}
-	return value{k: kBigInt, f: f, s: new(big.Float).SetFloat64(f).Text('f', 0)}
+	return value{k: kBigInt, i: int64(math.Float64bits(f)), s: new(big.Float).SetFloat64(f).Text('f', 0)}
 }
 func boolVal(b bool) value {
 	if b {
@@ -59,7 +63,7 @@ func (v value) num() (float64, bool) {
 	case kInt, kBool:
 		return float64(v.i), true
 	case kFloat, kBigInt:
-		return v.f, true
+		return v.flt(), true
 	}
 	return 0, false
 }
@@ -72,7 +76,7 @@ func (v value) pyStr() string {
 	case kInt:
 		return strconv.FormatInt(v.i, 10)
 	case kFloat:
-		return pyRepr(v.f)
+		return pyRepr(v.flt())
 	case kStr, kBigInt:
 		return v.s
 	case kBool:

@@ -9,12 +9,19 @@
 // text: error cells are NaN from openpyxl but hex code strings ("0x7") from
 // pyxlsb; pyxlsb gives dates as serial numbers; openpyxl skips chartsheets
 // while pyxlsb lists them; a bool column with blanks prints as 1.0/0.0;
-// blank rows are kept when a sheet is wider than one column; a
-// Strict-OOXML workbook has no sheets.
+// blank rows are kept (read_excel turns its parser's skip_blank_lines off);
+// object columns print a value as the first equal one seen (0 after False
+// prints False); a Strict-OOXML workbook has no sheets.
+//
+// Render and RenderTo read a file; RenderReader reads bytes already in
+// memory. Options bound the work on untrusted input: a zip bomb or an
+// oversized sheet ends in an error wrapping ErrTooLarge, a legacy .xls, an
+// encrypted workbook or a non-workbook in one wrapping ErrUnsupported.
 package workbook
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -24,22 +31,24 @@ import (
 	"strings"
 )
 
-// Options bound the work Render does on untrusted files.
+// Options bound the work Render does on untrusted files. The zero value
+// gives defaults far above any real benchmark workbook.
 type Options struct {
 	// MaxUncompressed is the most bytes read from inside the zip archive
-	// in total; a zip bomb stops with ErrTooLarge. Zero means 1 GiB.
+	// in total; a zip bomb stops with ErrTooLarge instead of filling
+	// memory. Zero means 512 MiB.
 	MaxUncompressed int64
-	// MaxCells bounds rows x columns of one sheet's grid. Zero means 20
-	// million.
+	// MaxCells bounds the cells of one sheet's grid (rows x columns as
+	// pandas pads it). Zero means 10 million.
 	MaxCells int64
 }
 
 func (o Options) withDefaults() Options {
 	if o.MaxUncompressed <= 0 {
-		o.MaxUncompressed = 1 << 30
+		o.MaxUncompressed = 512 << 20
 	}
 	if o.MaxCells <= 0 {
-		o.MaxCells = 20_000_000
+		o.MaxCells = 10_000_000
 	}
 	return o
 }
@@ -85,7 +94,7 @@ func RenderReader(ctx context.Context, w io.Writer, name string, r io.ReaderAt, 
 		return err
 	}
 	defer src.close()
-	var b strings.Builder
+	b := bufio.NewWriterSize(w, 64<<10)
 	for _, sheet := range src.sheetNames() {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -94,24 +103,23 @@ func RenderReader(ctx context.Context, w io.Writer, name string, r io.ReaderAt, 
 		if err != nil {
 			return err
 		}
-		b.Reset()
 		b.WriteString("Sheet name: ")
 		b.WriteString(sheet)
 		b.WriteByte('\n')
-		if err := renderSheet(&b, rows, opts); err != nil {
+		if err := renderSheet(b, rows, opts); err != nil {
 			return fmt.Errorf("%s: sheet %q: %w", name, sheet, err)
 		}
 		b.WriteString("\n\n")
-		if _, err := io.WriteString(w, b.String()); err != nil {
-			return fmt.Errorf("%s: writing sheet %q: %w", name, sheet, err)
-		}
+	}
+	if err := b.Flush(); err != nil {
+		return fmt.Errorf("%s: writing: %w", name, err)
 	}
 	return nil
 }
 
 // renderSheet writes to_string(index=False) of the frame pandas builds
 // from rows.
-func renderSheet(b *strings.Builder, rows [][]value, opts Options) error {
+func renderSheet(b *bufio.Writer, rows [][]value, opts Options) error {
 	width := 0
 	for _, r := range rows {
 		if len(r) > width {
@@ -121,10 +129,7 @@ func renderSheet(b *strings.Builder, rows [][]value, opts Options) error {
 	if int64(width)*int64(len(rows)) > opts.MaxCells {
 		return fmt.Errorf("%d rows x %d columns is more than %d cells: %w", len(rows), width, opts.MaxCells, ErrTooLarge)
 	}
-	fr, ok, err := buildFrame(rows)
-	if err != nil {
-		return err
-	}
+	fr, ok := buildFrame(rows)
 	if !ok {
 		b.WriteString("Empty DataFrame\nColumns: []\nIndex: []")
 		return nil

@@ -2,6 +2,7 @@ package workbook
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -18,9 +19,11 @@ func TestFrames(t *testing.T) {
 	for _, tc := range frameCases {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
-			if err := renderSheet(&b, tc.rows, Options{}.withDefaults()); err != nil {
+			bw := bufio.NewWriter(&b)
+			if err := renderSheet(bw, tc.rows, Options{}.withDefaults()); err != nil {
 				t.Fatal(err)
 			}
+			bw.Flush()
 			if got := b.String(); got != tc.want {
 				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
 			}
@@ -88,7 +91,8 @@ func TestParseNumber(t *testing.T) {
 		{"5.", 5, false, true}, {"inf", math.Inf(1), false, true}, {"-Infinity", math.Inf(-1), false, true},
 		{"abc", 0, false, false}, {"1,000", 0, false, false}, {"0x7", 0, false, false},
 		{"", 0, false, false}, {".", 0, false, false}, {"1e", 0, false, false},
-		{"99999999999999999999", 0, false, false},
+		{"99999999999999999999", 0, false, false}, {"1e400", 0, false, false},
+		{"1e-400", 0, false, true}, {"1_000", 0, false, false}, {"INF", math.Inf(1), false, true},
 	}
 	for _, c := range cases {
 		f, isInt, _, ok := parseNumber(c.s)

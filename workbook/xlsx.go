@@ -60,19 +60,18 @@ func openXLSX(file string, zr *zip.Reader, opts Options) (*xlsxBook, error) {
 	for _, f := range zr.File {
 		b.files[f.Name] = f
 	}
-	wbPart, defaults, overrides, err := b.manifest()
+	wbPart, overrides, err := b.manifest()
 	if err != nil {
 		return nil, err
 	}
-	for p, ct := range overrides {
-		if ct == ctSharedStrings {
-			b.sharedP = p
+	for _, o := range overrides {
+		if o[1] == ctSharedStrings && b.sharedP == "" {
+			b.sharedP = o[0]
 		}
 	}
 	if err := b.readWorkbook(wbPart); err != nil {
 		return nil, err
 	}
-	_ = defaults
 	if b.sharedP != "" {
 		if err := b.readShared(b.sharedP); err != nil {
 			return nil, err
@@ -130,12 +129,13 @@ func attr(se xml.StartElement, space, local string) (string, bool) {
 }
 
 // manifest reads [Content_Types].xml and picks the workbook part as
-// openpyxl's _find_workbook_part does.
-func (b *xlsxBook) manifest() (wb string, defaults map[string]string, overrides map[string]string, err error) {
-	defaults, overrides = map[string]string{}, map[string]string{}
+// openpyxl's _find_workbook_part does. overrides lists (part, content
+// type) pairs in document order.
+func (b *xlsxBook) manifest() (wb string, overrides [][2]string, err error) {
+	var defaults []string
 	rc, err := b.open("[Content_Types].xml")
 	if err != nil {
-		return "", nil, nil, err
+		return "", nil, err
 	}
 	defer rc.Close()
 	d := xml.NewDecoder(bufio.NewReader(rc))
@@ -145,7 +145,7 @@ func (b *xlsxBook) manifest() (wb string, defaults map[string]string, overrides 
 			break
 		}
 		if err != nil {
-			return "", nil, nil, fmt.Errorf("%s: [Content_Types].xml: %w", b.file, err)
+			return "", nil, fmt.Errorf("%s: [Content_Types].xml: %w", b.file, err)
 		}
 		se, ok := tok.(xml.StartElement)
 		if !ok {
@@ -155,28 +155,26 @@ func (b *xlsxBook) manifest() (wb string, defaults map[string]string, overrides 
 		switch se.Name.Local {
 		case "Override":
 			pn, _ := attr(se, "", "PartName")
-			overrides[strings.TrimPrefix(pn, "/")] = ct
+			overrides = append(overrides, [2]string{strings.TrimPrefix(pn, "/"), ct})
 		case "Default":
-			ext, _ := attr(se, "", "Extension")
-			defaults[ext] = ct
+			defaults = append(defaults, ct)
 		}
 	}
 	for _, want := range workbookTypes {
-		// package.find returns the first override of that type.
-		for p, ct := range overrides {
-			if ct == want {
-				return p, defaults, overrides, nil
+		for _, o := range overrides {
+			if o[1] == want {
+				return o[0], overrides, nil
 			}
 		}
 	}
-	for _, want := range workbookTypes {
-		for _, ct := range defaults {
+	for _, ct := range defaults {
+		for _, want := range workbookTypes {
 			if ct == want {
-				return "xl/workbook.xml", defaults, overrides, nil
+				return "xl/workbook.xml", overrides, nil
 			}
 		}
 	}
-	return "", nil, nil, fmt.Errorf("%s: file contains no valid workbook part", b.file)
+	return "", nil, fmt.Errorf("%s: file contains no valid workbook part", b.file)
 }
 
 // rels reads the relationships of part, resolving targets as openpyxl's
@@ -420,7 +418,7 @@ func (b *xlsxBook) readStyles(part string) error {
 	return nil
 }
 
-// colIndex parses the column letters of an A1 reference, 1-based.
+// splitRef parses an A1 reference into its 1-based row and column.
 func splitRef(ref string) (row, col int, ok bool) {
 	i := 0
 	for i < len(ref) && ref[i] >= 'A' && ref[i] <= 'Z' || i < len(ref) && ref[i] >= 'a' && ref[i] <= 'z' {
@@ -570,13 +568,6 @@ func (b *xlsxBook) readSheet(ctx context.Context, sh xlsxSheet) ([][]value, erro
 	return rows, nil
 }
 
-func unexpectedEOF(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
-	}
-	return err
-}
-
 // readCell parses one <c> element (the start tag just read) into the
 // value openpyxl gives pandas.
 func (b *xlsxBook) readCell(s *xscan, colCounter *int) (int, value, error) {
@@ -669,8 +660,8 @@ func (b *xlsxBook) readCell(s *xscan, colCounter *int) (int, value, error) {
 			}
 		}
 		// pandas' _convert_cell: a whole float is returned as int.
-		if v.k == kFloat && v.f == math.Trunc(v.f) && !math.IsInf(v.f, 0) {
-			return col, wholeVal(v.f), nil
+		if v.k == kFloat && v.flt() == math.Trunc(v.flt()) && !math.IsInf(v.flt(), 0) {
+			return col, wholeVal(v.flt()), nil
 		}
 		return col, v, nil
 	case "s":

@@ -29,7 +29,6 @@ type xscan struct {
 	attrs     []byte // raw attribute text
 	end       bool   // </name>
 	selfClose bool   // <name ... />
-	scratch   []byte
 }
 
 var errXMLSyntax = errors.New("malformed XML")
@@ -172,50 +171,57 @@ func (s *xscan) setErr(err error) {
 }
 
 // readTag reads a tag's name and attributes up to its '>', honouring
-// quotes so a '>' inside an attribute value does not end it.
+// quotes so a '>' inside an attribute value does not end it. name and
+// attrs point into the buffer: they are valid until the next read.
 func (s *xscan) readTag() bool {
-	s.scratch = s.scratch[:0]
+	i := 0
 	var quote byte
 	for {
-		c, ok := s.readByte()
-		if !ok {
-			s.setErr(io.ErrUnexpectedEOF)
-			return false
-		}
-		if quote != 0 {
-			if c == quote {
-				quote = 0
+		win := s.buf[s.p:s.n]
+		for ; i < len(win); i++ {
+			c := win[i]
+			if quote != 0 {
+				if c == quote {
+					quote = 0
+				}
+				continue
 			}
-		} else if c == '"' || c == '\'' {
-			quote = c
-		} else if c == '>' {
-			break
+			if c == '"' || c == '\'' {
+				quote = c
+			} else if c == '>' {
+				goto found
+			}
 		}
-		s.scratch = append(s.scratch, c)
-		if len(s.scratch) > 1<<20 {
+		if i > 1<<20 {
 			s.setErr(fmt.Errorf("tag longer than 1 MiB: %w", errXMLSyntax))
 			return false
 		}
+		if !s.fill() || s.p+i >= s.n {
+			s.setErr(io.ErrUnexpectedEOF)
+			return false
+		}
 	}
-	t := s.scratch
+found:
+	t := s.buf[s.p : s.p+i]
+	s.p += i + 1
 	if len(t) > 0 && t[len(t)-1] == '/' && !s.end {
 		s.selfClose = true
 		t = t[:len(t)-1]
 	}
-	i := 0
-	for i < len(t) && !isXMLSpace(t[i]) {
-		i++
+	j := 0
+	for j < len(t) && !isXMLSpace(t[j]) {
+		j++
 	}
-	name := t[:i]
-	if j := bytes.LastIndexByte(name, ':'); j >= 0 {
-		name = name[j+1:]
+	name := t[:j]
+	if k := bytes.LastIndexByte(name, ':'); k >= 0 {
+		name = name[k+1:]
 	}
 	if len(name) == 0 {
 		s.setErr(fmt.Errorf("tag without a name: %w", errXMLSyntax))
 		return false
 	}
 	s.name = name
-	s.attrs = t[i:]
+	s.attrs = t[j:]
 	return true
 }
 
