@@ -8,6 +8,12 @@
 //
 // Files are streamed: each is decoded, reduced to one small row per question
 // and dropped, so a folder of 10,000 files never sits in memory.
+//
+// Where agg departs from LIME's agg.py, on purpose: it searches the folder
+// recursively (LIME lists only the folder itself); a file that is not an
+// output file (bad or half-written JSON, a foreign document) is named on
+// stderr and skipped, where LIME's whole run fails; LIME's verbose counts go
+// to stderr, so the report can go to stdout with -o -.
 package agg
 
 import (
@@ -15,7 +21,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -46,39 +51,6 @@ type Options struct {
 
 // ErrNoOutputs is returned when a folder holds no output file agg can read.
 var ErrNoOutputs = errors.New("no output files found")
-
-// Main runs the agg command: flags in args (without the program name),
-// report to a file or stdout, warnings on stderr. It is the whole command,
-// so tests run it as the binary would.
-func Main(stdout, stderr io.Writer, args []string) error {
-	fs := flag.NewFlagSet("agg", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var opt Options
-	fs.StringVar(&opt.Dir, "i", "", "input `dir`: every output*.json below it is read")
-	fs.StringVar(&opt.Out, "o", "", "output markdown `file` (default: agg-XXXX.md in the input dir; - for stdout)")
-	fs.BoolVar(&opt.Verbose, "v", false, "verbose: counts and the file written, on stderr")
-	fs.BoolVar(&opt.Charts, "charts", false, "also write SVG charts beside the markdown")
-	fs.IntVar(&opt.MaxDiscrepancies, "max-discrepancies", 0, "rows of the discrepancy table (0: 50, -1: all)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: agg -i DIR [-o FILE.md] [-v] [-charts]\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if opt.Dir == "" && fs.NArg() == 1 {
-		opt.Dir = fs.Arg(0) // LIME's later agg took the folder as an argument
-	} else if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("agg: unexpected arguments %q", fs.Args())
-	}
-	if opt.Dir == "" {
-		fs.Usage()
-		return errors.New("agg: -i DIR is required")
-	}
-	opt.Stdout, opt.Stderr = stdout, stderr
-	return Run(context.Background(), opt)
-}
 
 // Run reads the output files below opt.Dir and writes the report.
 func Run(ctx context.Context, opt Options) error {
@@ -185,8 +157,9 @@ func (d *Data) Markdown(opt ReportOptions) (string, error) {
 		limit = 0
 	}
 	totals := d.Totals()
+	disc, ndisc := d.Discrepancies(limit)
 	tables := []Table{totalsTable(totals), pairsTable(d.Pairs()),
-		discrepancyTable(d.Discrepancies(), limit), usageTable(d.Usages()), errorsTable(totals)}
+		discrepancyTable(disc, ndisc), usageTable(d.Usages()), errorsTable(totals)}
 	if ds := d.DSBench(); len(ds) > 0 {
 		tables = append(tables, dsbenchTable(ds))
 	}

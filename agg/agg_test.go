@@ -37,20 +37,26 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
+// runTo runs the report with its output streams set.
+func runTo(stdout, stderr io.Writer, opt Options) error {
+	opt.Stdout, opt.Stderr = stdout, stderr
+	return Run(context.Background(), opt)
+}
+
 // TestMainGolden runs the whole command on the folders in testdata and
 // compares stdout and stderr with golden files.
 func TestMainGolden(t *testing.T) {
 	tests := []struct {
 		name string
-		args []string
+		opt  Options
 	}{
-		{"bench", []string{"-i", "testdata/bench", "-o", "-"}},
-		{"broken", []string{"-i", "testdata/broken", "-o", "-", "-v"}},
+		{"bench", Options{Dir: "testdata/bench", Out: "-"}},
+		{"broken", Options{Dir: "testdata/broken", Out: "-", Verbose: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			if err := Main(&stdout, &stderr, tt.args); err != nil {
+			if err := runTo(&stdout, &stderr, tt.opt); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, tt.name+".stdout", stdout.String())
@@ -64,7 +70,7 @@ func TestMainGolden(t *testing.T) {
 func TestLIMECorpusGolden(t *testing.T) {
 	dir := shared.Path(t, "corpora", "lime", "results")
 	var stdout, stderr bytes.Buffer
-	if err := Main(&stdout, &stderr, []string{"-i", dir, "-o", "-"}); err != nil {
+	if err := runTo(&stdout, &stderr, Options{Dir: dir, Out: "-"}); err != nil {
 		t.Fatal(err)
 	}
 	want, err := os.ReadFile(shared.Path(t, "reference", "lime", "agg", "agg-reference.md"))
@@ -104,8 +110,8 @@ func TestNoOutputs(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no output files") {
 		t.Errorf("Run on an empty folder: %v", err)
 	}
-	if err := Main(io.Discard, io.Discard, nil); err == nil {
-		t.Error("Main without -i succeeded")
+	if err := Run(context.Background(), Options{Dir: "testdata/missing"}); err == nil {
+		t.Error("Run on a missing folder succeeded")
 	}
 }
 

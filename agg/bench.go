@@ -127,6 +127,9 @@ func (d *Data) DABench() []DABenchRun {
 			Answered: !r.noResponse && !r.unanswered,
 		}
 		if r.concepts != noStr {
+			// Present but empty is not absent: as bench/dabench.Concepts,
+			// the question then counts under zero concepts.
+			s.Concepts = []string{}
 			for _, c := range strings.Split(d.strs.str(r.concepts), ",") {
 				if c = strings.TrimSpace(c); c != "" {
 					s.Concepts = append(s.Concepts, c)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -83,10 +84,9 @@ func saveSVG(p *plot.Plot, w, h vg.Length, path string) error {
 // intervals holds bar values and their asymmetric error bars for
 // plotter.XErrorBars: X is the value, Y the bar's row.
 type intervals struct {
-	xys   plotter.XYs
-	lo    []float64
-	hi    []float64
-	empty bool
+	xys plotter.XYs
+	lo  []float64
+	hi  []float64
 }
 
 func (v intervals) Len() int                        { return len(v.xys) }
@@ -153,14 +153,21 @@ func conceptPlot(runs []DABenchRun) (*plot.Plot, vg.Length, error) {
 	if len(concepts) == 0 {
 		return nil, 0, nil
 	}
+	sort.Strings(concepts) // the order of the per-concept table
 	p := plot.New()
 	p.Title.Text = "DABench: accuracy by question (ABQ) per concept"
 	p.Title.Padding = vg.Points(8)
 	p.X.Label.Text = "ABQ"
 	p.X.Min, p.X.Max = 0, 1
 	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	nr := len(runs)
 	barW := vg.Points(10)
+	rowH := barW*vg.Length(nr) + vg.Points(12) // one concept's group
+	// Leave room above the top group for the legend, which sits inside the
+	// plot area: one legend line is about 14 points.
+	p.Y.Min = -0.6
+	p.Y.Max = float64(len(concepts)) - 0.4 + float64(vg.Points(14)*vg.Length(nr)/rowH)
 	for i, r := range runs {
 		vals := make(plotter.Values, len(concepts))
 		for _, c := range r.Report.Concepts {
@@ -178,8 +185,9 @@ func conceptPlot(runs []DABenchRun) (*plot.Plot, vg.Length, error) {
 		bars.Horizontal = true
 		bars.Color = plotutil.Color(i)
 		bars.LineStyle.Width = 0
-		// Spread the group around the concept's row.
-		bars.Offset = barW * vg.Length(float64(i)-float64(nr-1)/2)
+		// Spread the group around the concept's row, first run on top as in
+		// the legend.
+		bars.Offset = barW * vg.Length(float64(nr-1)/2-float64(i))
 		p.Add(bars)
 		p.Legend.Add(r.Label, bars)
 	}
@@ -189,6 +197,6 @@ func conceptPlot(runs []DABenchRun) (*plot.Plot, vg.Length, error) {
 	}
 	p.Add(plotter.NewGrid())
 	p.NominalY(names...)
-	h := vg.Length(len(concepts))*(barW*vg.Length(nr)+vg.Points(12)) + vg.Inch + vg.Points(14)*vg.Length(nr)
+	h := vg.Length(len(concepts))*rowH + vg.Inch + vg.Points(14)*vg.Length(nr)
 	return p, h, nil
 }

@@ -93,40 +93,75 @@ type Pair struct {
 	P                  float64
 }
 
-// firstGrades returns, per model, each question's grade from the model's
-// first run (run ids in string order) that graded it, so a model run twice
-// is compared once per question.
-func (d *Data) firstGrades() map[strID]map[qkey]int8 {
-	type pick struct {
-		run   strID
-		grade int8
-	}
-	picks := map[strID]map[qkey]pick{}
+// questionIndex numbers the distinct questions (sheet, name) of the rows:
+// idx[i] is row i's question, -1 when its sheet or name is null.
+func (d *Data) questionIndex() (idx []int32, n int) {
+	ids := map[qkey]int32{}
+	idx = make([]int32, len(d.rows))
 	for i := range d.rows {
 		r := &d.rows[i]
-		if r.model == noStr || r.sheet == noStr || r.name == noStr || r.grade == gradeNull {
+		if r.sheet == noStr || r.name == noStr {
+			idx[i] = -1
 			continue
-		}
-		m := picks[r.model]
-		if m == nil {
-			m = map[qkey]pick{}
-			picks[r.model] = m
 		}
 		k := qkey{r.sheet, r.name}
-		if p, ok := m[k]; ok && !d.less(r.run, p.run) {
+		q, ok := ids[k]
+		if !ok {
+			q = int32(len(ids))
+			ids[k] = q
+		}
+		idx[i] = q
+	}
+	return idx, len(ids)
+}
+
+// graded is one model's grade on one question.
+type graded struct {
+	q     int32
+	run   strID
+	grade int8
+}
+
+// firstGrades returns, per model, its graded questions sorted by question,
+// each with the grade from the model's first run (run ids in string order)
+// that graded it, so a model run twice is compared once per question.
+func (d *Data) firstGrades() map[strID][]graded {
+	idx, _ := d.questionIndex()
+	count := map[strID]int{}
+	for i := range d.rows {
+		if r := &d.rows[i]; r.model != noStr && idx[i] >= 0 && r.grade != gradeNull {
+			count[r.model]++
+		}
+	}
+	all := make(map[strID][]graded, len(count))
+	for m, n := range count {
+		all[m] = make([]graded, 0, n)
+	}
+	for i := range d.rows {
+		r := &d.rows[i]
+		if r.model == noStr || idx[i] < 0 || r.grade == gradeNull {
 			continue
 		}
-		m[k] = pick{r.run, r.grade}
+		all[r.model] = append(all[r.model], graded{idx[i], r.run, r.grade})
 	}
-	out := make(map[strID]map[qkey]int8, len(picks))
-	for model, m := range picks {
-		g := make(map[qkey]int8, len(m))
-		for k, p := range m {
-			g[k] = p.grade
+	for m, gs := range all {
+		// Stable, so within one run the first row of a repeated name wins.
+		sort.SliceStable(gs, func(i, j int) bool {
+			if gs[i].q != gs[j].q {
+				return gs[i].q < gs[j].q
+			}
+			return d.less(gs[i].run, gs[j].run)
+		})
+		out := gs[:0]
+		for _, g := range gs {
+			if len(out) > 0 && out[len(out)-1].q == g.q {
+				continue
+			}
+			out = append(out, g)
 		}
-		out[model] = g
+		all[m] = out
 	}
-	return out
+	return all
 }
 
 // Pairs compares every two models with McNemar's exact test.
@@ -142,22 +177,30 @@ func (d *Data) Pairs() []Pair {
 		for j := i + 1; j < len(models); j++ {
 			ga, gb := grades[models[i]], grades[models[j]]
 			p := Pair{A: d.strs.str(models[i]), B: d.strs.str(models[j])}
-			for k, a := range ga {
-				b, ok := gb[k]
-				if !ok {
+			// Both lists are sorted by question: walk them together.
+			for x, y := 0, 0; x < len(ga) && y < len(gb); {
+				switch {
+				case ga[x].q < gb[y].q:
+					x++
+					continue
+				case ga[x].q > gb[y].q:
+					y++
 					continue
 				}
+				a, b := ga[x].grade == gradeTrue, gb[y].grade == gradeTrue
+				x++
+				y++
 				p.Both++
-				if a == gradeTrue {
+				if a {
 					p.ACorrect++
 				}
-				if b == gradeTrue {
+				if b {
 					p.BCorrect++
 				}
 				switch {
-				case a == gradeTrue && b != gradeTrue:
+				case a && !b:
 					p.OnlyA++
-				case a != gradeTrue && b == gradeTrue:
+				case !a && b:
 					p.OnlyB++
 				}
 			}
@@ -178,37 +221,53 @@ type Discrepancy struct {
 }
 
 // Discrepancies returns the questions graded both true and false somewhere,
-// by sheet then name.
-func (d *Data) Discrepancies() []Discrepancy {
-	type seen struct{ right, wrong []int } // row indexes
-	by := map[qkey]*seen{}
+// by sheet then name: the first limit of them (all when limit <= 0) and how
+// many there are. Only the rows returned are labelled, which matters when a
+// million questions disagree.
+func (d *Data) Discrepancies(limit int) ([]Discrepancy, int) {
+	idx, n := d.questionIndex()
+	// First pass: which questions have both a true and a false grade.
+	const seenTrue, seenFalse = 1, 2
+	seen := make([]uint8, n)
 	for i := range d.rows {
-		r := &d.rows[i]
-		if r.sheet == noStr || r.name == noStr || r.grade == gradeNull {
+		if q := idx[i]; q >= 0 {
+			switch d.rows[i].grade {
+			case gradeTrue:
+				seen[q] |= seenTrue
+			case gradeFalse:
+				seen[q] |= seenFalse
+			}
+		}
+	}
+	// Second pass: the rows of those questions only.
+	type lists struct{ right, wrong []int }
+	by := map[int32]*lists{}
+	for i := range d.rows {
+		q := idx[i]
+		if q < 0 || seen[q] != seenTrue|seenFalse || d.rows[i].grade == gradeNull {
 			continue
 		}
-		k := qkey{r.sheet, r.name}
-		s := by[k]
-		if s == nil {
-			s = &seen{}
-			by[k] = s
+		l := by[q]
+		if l == nil {
+			l = &lists{}
+			by[q] = l
 		}
-		if r.grade == gradeTrue {
-			s.right = append(s.right, i)
+		if d.rows[i].grade == gradeTrue {
+			l.right = append(l.right, i)
 		} else {
-			s.wrong = append(s.wrong, i)
+			l.wrong = append(l.wrong, i)
 		}
 	}
 	// A sheet may repeat a question name (LIME allows it), so one run can
 	// appear several times: say so once, with a count.
-	label := func(idx []int) []string {
-		n := map[string]int{}
-		for _, j := range idx {
+	label := func(rows []int) []string {
+		count := map[string]int{}
+		for _, j := range rows {
 			r := &d.rows[j]
-			n[d.strs.str(r.model)+" ("+d.strs.str(r.run)+")"]++
+			count[d.strs.str(r.model)+" ("+d.strs.str(r.run)+")"]++
 		}
-		out := make([]string, 0, len(n))
-		for l, k := range n {
+		out := make([]string, 0, len(count))
+		for l, k := range count {
 			if k > 1 {
 				l += fmt.Sprintf(" x%d", k)
 			}
@@ -217,21 +276,29 @@ func (d *Data) Discrepancies() []Discrepancy {
 		sort.Strings(out)
 		return out
 	}
-	var out []Discrepancy
-	for k, s := range by {
-		if len(s.right) == 0 || len(s.wrong) == 0 {
-			continue
-		}
-		out = append(out, Discrepancy{Sheet: d.strs.str(k.sheet), Name: d.strs.str(k.name),
-			Right: label(s.right), Wrong: label(s.wrong)})
+	type found struct {
+		sheet, name string
+		l           *lists
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Sheet != out[j].Sheet {
-			return out[i].Sheet < out[j].Sheet
+	all := make([]found, 0, len(by))
+	for _, l := range by {
+		r := &d.rows[l.right[0]]
+		all = append(all, found{d.strs.str(r.sheet), d.strs.str(r.name), l})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].sheet != all[j].sheet {
+			return all[i].sheet < all[j].sheet
 		}
-		return out[i].Name < out[j].Name
+		return all[i].name < all[j].name
 	})
-	return out
+	if limit > 0 && len(all) > limit {
+		all = all[:limit]
+	}
+	out := make([]Discrepancy, len(all))
+	for i, f := range all {
+		out[i] = Discrepancy{Sheet: f.sheet, Name: f.name, Right: label(f.l.right), Wrong: label(f.l.wrong)}
+	}
+	return out, len(by)
 }
 
 // Usage is one model's tokens, cost and time.
@@ -337,16 +404,13 @@ func pairsTable(ps []Pair) Table {
 	return t
 }
 
-// discrepancyTable renders Discrepancies, at most limit rows (0: all).
-func discrepancyTable(ds []Discrepancy, limit int) Table {
+// discrepancyTable renders Discrepancies: ds, the first of total.
+func discrepancyTable(ds []Discrepancy, total int) Table {
 	t := Table{
 		Title:   "Discrepancies: questions graded differently between models or runs",
-		Note:    fmt.Sprintf("%d questions; each cell lists model (run id).", len(ds)),
+		Note:    fmt.Sprintf("%d questions; each cell lists model (run id).", total),
 		Columns: cols("input_name", "name", "correct", "wrong"),
-	}
-	if limit > 0 && len(ds) > limit {
-		t.More = len(ds) - limit
-		ds = ds[:limit]
+		More:    total - len(ds),
 	}
 	for _, x := range ds {
 		t.Rows = append(t.Rows, []string{x.Sheet, x.Name,

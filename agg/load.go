@@ -1,7 +1,6 @@
 package agg
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,8 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/buger/jsonparser"
 )
 
 // strID is an interned string. noStr stands for JSON null or a missing
@@ -33,16 +30,19 @@ type interner struct {
 
 func newInterner() *interner { return &interner{ids: map[string]strID{}} }
 
-func (in *interner) id(s *string) strID {
-	if s == nil {
+// id interns b; nil (JSON null) is noStr. Looking up string(b) does not
+// allocate, so only new strings cost memory.
+func (in *interner) id(b []byte) strID {
+	if b == nil {
 		return noStr
 	}
-	if id, ok := in.ids[*s]; ok {
+	if id, ok := in.ids[string(b)]; ok {
 		return id
 	}
+	s := string(b)
 	id := strID(len(in.strs))
-	in.strs = append(in.strs, *s)
-	in.ids[*s] = id
+	in.strs = append(in.strs, s)
+	in.ids[s] = id
 	return id
 }
 
@@ -106,27 +106,29 @@ type Data struct {
 // Questions is the number of question rows read.
 func (d *Data) Questions() int { return len(d.rows) }
 
-// jsFile is the part of an output file agg reads, decoded by decodeOutput.
+// jsFile is the part of an output file agg reads (see decodeOutput).
 type jsFile struct {
 	Sheet     jsSheet
 	Questions []jsQuestion
 }
 
 type jsSheet struct {
-	Name, RunID, ModelName *string
+	Name, RunID, ModelName []byte // nil for null
 	Benchmark              string // meta_data["benchmark"]
 }
 
 type jsQuestion struct {
-	Name                      *string
-	Benchmark                 string  // meta_data["benchmark"]
-	Concepts, Level           *string // meta_data["concepts"], ["level"]
-	Errored                   bool    // error is there and not null
-	Responded                 bool    // completion is a non-empty string
-	EvalTime                  *float64
-	Grade                     *bool
+	Name                      []byte // nil for null
+	Benchmark                 string // meta_data["benchmark"]
+	Concepts, Level           []byte // meta_data["concepts"], ["level"]
+	Errored                   bool   // error is there and not null
+	Responded                 bool   // completion is a non-empty string
+	EvalTime                  float64
+	HasEvalTime               bool
+	Grade                     int8 // gradeNull, gradeFalse or gradeTrue
 	InputTokens, OutputTokens int64
-	Cost                      *float64
+	Cost                      float64
+	HasCost                   bool
 	Grader                    string
 	SubTotal, SubCorrect      int
 	Unanswered                bool
@@ -135,213 +137,26 @@ type jsQuestion struct {
 // errNotOutput marks a JSON document that is not an output file.
 var errNotOutput = errors.New(`no "sheet" or "questions"`)
 
-// decodeOutput reads the members agg needs from an output file. It walks
-// the bytes with jsonparser rather than encoding/json: prompts and
-// completions are most of a file and are skipped without being decoded,
-// which makes a 10,000-file folder several times faster to read. (The
-// shared result.Parse decodes every object twice to keep unknown members
-// for rewriting; agg only reads.) jsonparser checks the structure it walks,
-// so a half-written file fails: its last array or object is never closed.
-func decodeOutput(data []byte) (*jsFile, error) {
-	var f jsFile
-	var haveSheet, haveQuestions bool
-	err := jsonparser.ObjectEach(data, func(key, value []byte, vt jsonparser.ValueType, _ int) error {
-		switch string(key) {
-		case "sheet":
-			if vt != jsonparser.Object {
-				return fmt.Errorf(`"sheet" is a %v, not an object`, vt)
-			}
-			haveSheet = true
-			return decodeSheet(value, &f.Sheet)
-		case "questions":
-			if vt != jsonparser.Array {
-				return fmt.Errorf(`"questions" is a %v, not an array`, vt)
-			}
-			haveQuestions = true
-			f.Questions = f.Questions[:0]
-			var qerr error
-			_, err := jsonparser.ArrayEach(value, func(v []byte, vt jsonparser.ValueType, _ int, _ error) {
-				if qerr != nil {
-					return
-				}
-				if vt != jsonparser.Object {
-					qerr = fmt.Errorf("question %d is a %v, not an object", len(f.Questions)+1, vt)
-					return
-				}
-				var q jsQuestion
-				if err := decodeQuestion(v, &q); err != nil {
-					qerr = fmt.Errorf("question %d: %w", len(f.Questions)+1, err)
-					return
-				}
-				f.Questions = append(f.Questions, q)
-			})
-			if err != nil {
-				return fmt.Errorf(`"questions": %w`, err)
-			}
-			return qerr
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if t := bytes.TrimRight(data, " \t\r\n"); len(t) == 0 || t[len(t)-1] != '}' {
-		return nil, errors.New("unexpected end of JSON input")
-	}
-	if !haveSheet || !haveQuestions {
-		return nil, errNotOutput
-	}
-	return &f, nil
-}
-
-// str decodes a JSON string member; null (or another type) gives nil.
-func str(value []byte, vt jsonparser.ValueType) (*string, error) {
-	if vt != jsonparser.String {
-		if vt == jsonparser.Number || vt == jsonparser.Boolean {
-			s := string(value) // a run id written as a number still counts
-			return &s, nil
-		}
-		return nil, nil
-	}
-	s, err := jsonparser.ParseString(value)
-	if err != nil {
-		return nil, err
-	}
-	return &s, nil
-}
-
-func decodeSheet(data []byte, s *jsSheet) error {
-	return jsonparser.ObjectEach(data, func(key, value []byte, vt jsonparser.ValueType, _ int) error {
-		var err error
-		switch string(key) {
-		case "name":
-			s.Name, err = str(value, vt)
-		case "run_id":
-			s.RunID, err = str(value, vt)
-		case "model_name":
-			s.ModelName, err = str(value, vt)
-		case "meta_data":
-			if vt == jsonparser.Object {
-				err = decodeMeta(value, func(k string, v *string) {
-					if k == "benchmark" {
-						s.Benchmark = *v
-					}
-				})
-			}
-		}
-		return err
-	})
-}
-
-// decodeMeta calls set for the meta keys agg uses.
-func decodeMeta(data []byte, set func(key string, value *string)) error {
-	return jsonparser.ObjectEach(data, func(key, value []byte, vt jsonparser.ValueType, _ int) error {
-		switch string(key) {
-		case "benchmark", "concepts", "level":
-			v, err := str(value, vt)
-			if err != nil {
-				return err
-			}
-			if v != nil {
-				set(string(key), v)
-			}
-		}
-		return nil
-	})
-}
-
-func decodeQuestion(data []byte, q *jsQuestion) error {
-	return jsonparser.ObjectEach(data, func(key, value []byte, vt jsonparser.ValueType, _ int) error {
-		var err error
-		switch string(key) {
-		case "name":
-			q.Name, err = str(value, vt)
-		case "meta_data":
-			if vt == jsonparser.Object {
-				err = decodeMeta(value, func(k string, v *string) {
-					switch k {
-					case "benchmark":
-						q.Benchmark = *v
-					case "concepts":
-						q.Concepts = v
-					case "level":
-						q.Level = v
-					}
-				})
-			}
-		case "error":
-			q.Errored = vt != jsonparser.Null
-		case "completion":
-			q.Responded = vt == jsonparser.String && len(value) > 0
-		case "eval_time":
-			if vt == jsonparser.Number {
-				x, e := jsonparser.ParseFloat(value)
-				q.EvalTime, err = &x, e
-			}
-		case "grade":
-			if vt == jsonparser.Boolean {
-				b, e := jsonparser.ParseBoolean(value)
-				q.Grade, err = &b, e
-			}
-		case "input_tokens":
-			if vt == jsonparser.Number {
-				q.InputTokens, err = jsonparser.ParseInt(value)
-			}
-		case "output_tokens":
-			if vt == jsonparser.Number {
-				q.OutputTokens, err = jsonparser.ParseInt(value)
-			}
-		case "cost":
-			if vt == jsonparser.Number {
-				x, e := jsonparser.ParseFloat(value)
-				q.Cost, err = &x, e
-			}
-		case "grader":
-			if vt == jsonparser.String {
-				q.Grader = string(value)
-			}
-		case "unanswered":
-			if vt == jsonparser.Boolean {
-				q.Unanswered, err = jsonparser.ParseBoolean(value)
-			}
-		case "sub_answers":
-			if vt == jsonparser.Array {
-				var serr error
-				_, err = jsonparser.ArrayEach(value, func(v []byte, vt jsonparser.ValueType, _ int, _ error) {
-					if vt != jsonparser.Object {
-						return
-					}
-					q.SubTotal++
-					if ok, e := jsonparser.GetBoolean(v, "correct"); e == nil && ok {
-						q.SubCorrect++
-					} else if e != nil && e != jsonparser.KeyPathNotFoundError && serr == nil {
-						serr = e
-					}
-				})
-				if err == nil {
-					err = serr
-				}
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("%q: %w", key, err)
-		}
-		return nil
-	})
-}
-
 // isOutputFile is LIME's rule for which files agg reads: the name starts
 // with "output" and ends with ".json".
 func isOutputFile(name string) bool {
 	return strings.HasPrefix(name, "output") && strings.HasSuffix(name, ".json")
 }
 
-// findOutputs lists the output files below dir, sorted.
-func findOutputs(dir string) ([]string, error) {
+// findOutputs lists the output files below dir, sorted. A folder below dir
+// that cannot be read is reported on warn and skipped.
+func findOutputs(dir string, warn io.Writer) ([]string, error) {
 	var paths []string
 	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
-			return err
+			if p == dir {
+				return err
+			}
+			fmt.Fprintf(warn, "agg: skipping %v\n", err)
+			if e != nil && e.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
 		}
 		if !e.IsDir() && isOutputFile(e.Name()) {
 			paths = append(paths, p)
@@ -355,11 +170,20 @@ func findOutputs(dir string) ([]string, error) {
 	return paths, nil
 }
 
-// decoded is one file reduced to string-keyed rows, before interning.
+// decoded is one decoded file, before interning. Its byte slices point
+// into buf, which goes back to the pool once the file is merged.
 type decoded struct {
 	path string
 	file *jsFile
+	buf  []byte
 	err  error
+}
+
+// scratch is what a worker reuses from file to file: the read buffer and
+// the decoded questions.
+type scratch struct {
+	buf  []byte
+	file *jsFile
 }
 
 // Load reads every output file below dir. Files that are not output files
@@ -367,7 +191,7 @@ type decoded struct {
 // warn with their name and skipped. Files are decoded in parallel but merged
 // in name order, and at most a few files are held at once.
 func Load(ctx context.Context, dir string, warn io.Writer) (*Data, error) {
-	paths, err := findOutputs(dir)
+	paths, err := findOutputs(dir, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -377,8 +201,10 @@ func Load(ctx context.Context, dir string, warn io.Writer) (*Data, error) {
 	for i := range results {
 		results[i] = make(chan decoded, 1)
 	}
-	// tokens bounds how many decoded files wait to be merged.
+	// tokens bounds how many decoded files wait to be merged; their read
+	// buffers are recycled through pool, so memory stays at a few files.
 	tokens := make(chan struct{}, 2*workers)
+	pool := make(chan scratch, 2*workers+workers)
 	jobs := make(chan int)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -400,8 +226,14 @@ func Load(ctx context.Context, dir string, warn io.Writer) (*Data, error) {
 	for w := 0; w < workers; w++ {
 		go func() {
 			for i := range jobs {
-				f, err := decodeFile(paths[i])
-				results[i] <- decoded{paths[i], f, err}
+				var sc scratch
+				select {
+				case sc = <-pool:
+				default:
+					sc.file = &jsFile{}
+				}
+				buf, err := decodeFile(paths[i], sc.buf, sc.file)
+				results[i] <- decoded{paths[i], sc.file, buf, err}
 			}
 		}()
 	}
@@ -412,29 +244,69 @@ func Load(ctx context.Context, dir string, warn io.Writer) (*Data, error) {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		<-tokens
 		if r.err != nil {
 			d.Skipped = append(d.Skipped, r.err.Error())
 			fmt.Fprintf(warn, "agg: skipping %v\n", r.err)
-			continue
+		} else {
+			if d.Files == 0 {
+				// Files are usually alike: size the rows for all of them
+				// at once instead of doubling a million-row slice.
+				d.rows = make([]row, 0, min(len(paths)*len(r.file.Questions), 1<<24))
+			}
+			d.Files++
+			d.add(r.file)
 		}
-		d.Files++
-		d.add(r.file)
+		select {
+		case pool <- scratch{r.buf, r.file}:
+		default:
+		}
+		<-tokens
 	}
 	return d, nil
 }
 
-// decodeFile reads one output file.
-func decodeFile(path string) (*jsFile, error) {
-	data, err := os.ReadFile(path)
+// decodeFile reads one output file into buf (grown as needed) and decodes
+// it into f; it returns the buffer for reuse.
+func decodeFile(path string, buf []byte, f *jsFile) ([]byte, error) {
+	data, err := readInto(path, buf)
 	if err != nil {
-		return nil, err
+		return buf, err
 	}
-	f, err := decodeOutput(data)
+	if err := decodeInto(data, f); err != nil {
+		return data, fmt.Errorf("%s: not an output file: %w", path, err)
+	}
+	return data, nil
+}
+
+// readInto reads a whole file into buf's storage.
+func readInto(path string, buf []byte) ([]byte, error) {
+	fh, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not an output file: %w", path, err)
+		return buf, err
 	}
-	return f, nil
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return buf, err
+	}
+	// One byte more than the size so a file that grew is still read whole.
+	if n := int(st.Size()) + 1; cap(buf) < n {
+		buf = make([]byte, 0, n)
+	}
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := fh.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 }
 
 // add reduces one decoded file to rows.
@@ -452,15 +324,9 @@ func (d *Data) add(f *jsFile) {
 	for i := range f.Questions {
 		q := &f.Questions[i]
 		r := row{sheet: sheet, model: model, run: run, name: in.id(q.Name),
-			concepts: in.id(q.Concepts), level: in.id(q.Level), grade: gradeNull,
+			concepts: in.id(q.Concepts), level: in.id(q.Level), grade: q.Grade,
 			errored: q.Errored, unanswered: q.Unanswered, noResponse: !q.Responded,
 			subTotal: uint16(min(q.SubTotal, math.MaxUint16)), subCorrect: uint16(min(q.SubCorrect, math.MaxUint16))}
-		if q.Grade != nil {
-			r.grade = gradeFalse
-			if *q.Grade {
-				r.grade = gradeTrue
-			}
-		}
 		r.bench = benchOf(q.Benchmark, q.Grader)
 		if r.bench == benchNone {
 			r.bench = sheetBench
@@ -473,12 +339,12 @@ func (d *Data) add(f *jsFile) {
 			u.inTok += q.InputTokens
 			u.outTok += q.OutputTokens
 		}
-		if q.Cost != nil {
-			u.cost += *q.Cost
+		if q.HasCost {
+			u.cost += q.Cost
 			u.costN++
 		}
-		if q.EvalTime != nil {
-			u.evalTime += *q.EvalTime
+		if q.HasEvalTime {
+			u.evalTime += q.EvalTime
 			u.evalN++
 		}
 	}

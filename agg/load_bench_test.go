@@ -48,7 +48,7 @@ func writeBenchFolder(dir string, files, perFile int) error {
 		if err != nil {
 			return err
 		}
-		name := filepath.Join(dir, fmt.Sprintf("output-sheet-%04d-%s-%s.json", f/20, SafeModel(model), run))
+		name := filepath.Join(dir, fmt.Sprintf("output-sheet-%04d-%s-%s.json", f/20, safeModel(model), run))
 		if err := os.WriteFile(name, data, 0o644); err != nil {
 			return err
 		}
@@ -56,8 +56,8 @@ func writeBenchFolder(dir string, files, perFile int) error {
 	return nil
 }
 
-// SafeModel makes a model name file-safe for the generated names.
-func SafeModel(s string) string { return strings.ReplaceAll(s, "/", "_") }
+// safeModel makes a model name file-safe for the generated names.
+func safeModel(s string) string { return strings.ReplaceAll(s, "/", "_") }
 
 // TestWriteBenchFolder writes the 10,000-file folder to $AGG_BENCH_DIR, for
 // timing the built command with /usr/bin/time -v; skipped otherwise.

@@ -44,21 +44,18 @@ func McNemarExact(b, c int) float64 {
 	}
 	m := min(b, c)
 	// Sum the binomial tail in log space so n in the millions neither
-	// overflows nor underflows term by term.
-	lnHalfN := float64(n) * math.Log(0.5)
+	// overflows nor underflows term by term. For k <= m <= n/2 the terms
+	// grow with k, so the largest is the last; scale by it.
 	lgN, _ := math.Lgamma(float64(n + 1))
-	var logs []float64
-	maxLog := math.Inf(-1)
-	for k := 0; k <= m; k++ {
+	term := func(k int) float64 {
 		lk, _ := math.Lgamma(float64(k + 1))
 		lnk, _ := math.Lgamma(float64(n - k + 1))
-		l := lgN - lk - lnk + lnHalfN
-		logs = append(logs, l)
-		maxLog = math.Max(maxLog, l)
+		return lgN - lk - lnk + float64(n)*math.Log(0.5)
 	}
+	maxLog := term(m)
 	var s float64
-	for _, l := range logs {
-		s += math.Exp(l - maxLog)
+	for k := 0; k <= m; k++ {
+		s += math.Exp(term(k) - maxLog)
 	}
 	p := 2 * math.Exp(maxLog+math.Log(s))
 	return math.Min(1, p)

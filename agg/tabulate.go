@@ -30,18 +30,23 @@ type ValueKind uint8
 
 // The kinds of Value.
 const (
-	KindString ValueKind = iota
-	KindInt
-	KindFloat
-	KindNull
+	KindString ValueKind = iota // Str holds the cell
+	KindInt                     // Int holds the cell
+	KindFloat                   // Float holds the cell
+	KindNull                    // no value
 )
 
-// S, I and F build Values.
-func S(s string) Value       { return Value{Kind: KindString, Str: s} }
-func I(i int64) Value        { return Value{Kind: KindInt, Int: i} }
-func F(f float64) Value      { return Value{Kind: KindFloat, Float: f} }
-func nullValue() Value       { return Value{Kind: KindNull} }
-func (v Value) isNull() bool { return v.Kind == KindNull }
+// S builds a string Value.
+func S(s string) Value { return Value{Kind: KindString, Str: s} }
+
+// I builds an integer Value.
+func I(i int64) Value { return Value{Kind: KindInt, Int: i} }
+
+// F builds a float Value; NaN prints as pandas does, "nan".
+func F(f float64) Value { return Value{Kind: KindFloat, Float: f} }
+
+// Null builds a null Value (pandas' None in an object column).
+func Null() Value { return Value{Kind: KindNull} }
 
 // Frame is a pandas-like table: named columns of Values, rows in order.
 type Frame struct {

@@ -46,6 +46,14 @@ func TestTabulate(t *testing.T) {
 			"|:----|------:|\n" +
 			"| pad | nan   |\n" +
 			"| x   |   0.5 |",
+	}, {
+		name: "a null string cell is empty",
+		f:    Frame{Columns: []string{"name", "n"}, Rows: [][]Value{{Null(), I(3)}, {S("q"), I(12)}}},
+		want: "" +
+			"| name   |   n |\n" +
+			"|:-------|----:|\n" +
+			"|        |   3 |\n" +
+			"| q      |  12 |",
 	}}
 	for _, tt := range tests {
 		if got := Tabulate(tt.f); got != tt.want {

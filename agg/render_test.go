@@ -1,0 +1,37 @@
+package agg
+
+import "testing"
+
+func TestTableMarkdown(t *testing.T) {
+	tests := []struct {
+		name string
+		t    Table
+		want string
+	}{{
+		name: "pipes escaped, header kept as written, numbers right",
+		t: Table{Title: "T", Note: "note", Columns: cols("model", "#n"),
+			Rows: [][]string{{"a|b", "1"}, {"gpt-4o", "10"}}},
+		want: "### T\n\nnote\n\n" +
+			"| model  |  n |\n" +
+			"|:-------|---:|\n" +
+			"| a\\|b   |  1 |\n" +
+			"| gpt-4o | 10 |\n\n",
+	}, {
+		name: "empty table",
+		t:    Table{Title: "E", Columns: cols("x")},
+		want: "### E\n\n(none)\n\n",
+	}, {
+		name: "rows left out are counted",
+		t:    Table{Title: "M", Columns: cols("x"), Rows: [][]string{{"line\nbreak"}}, More: 3},
+		want: "### M\n\n| x          |\n|:-----------|\n| line break |\n\n(3 more rows not shown)\n\n",
+	}}
+	for _, tt := range tests {
+		got, err := tt.t.Markdown()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tt.want {
+			t.Errorf("%s:\ngot  %q\nwant %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,119 @@
+package agg
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/result"
+)
+
+// TestDecodeMatchesResult checks the one-pass scanner against the shared
+// result package (encoding/json) on every real LIME output file.
+func TestDecodeMatchesResult(t *testing.T) {
+	paths, err := filepath.Glob(shared.Path(t, "corpora", "lime", "results", "output-*.json"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no LIME outputs: %v", err)
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := result.Parse(data)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		got, err := decodeOutput(data)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if string(got.Sheet.Name) != want.Sheet.Name || string(got.Sheet.ModelName) != want.Sheet.ModelName ||
+			string(got.Sheet.RunID) != want.Sheet.RunID || len(got.Questions) != len(want.Questions) {
+			t.Fatalf("%s: sheet or question count differs", p)
+		}
+		for i, q := range want.Questions {
+			g := got.Questions[i]
+			wantGrade := gradeNull
+			if q.Grade != nil {
+				wantGrade = gradeFalse
+				if *q.Grade {
+					wantGrade = gradeTrue
+				}
+			}
+			responded := q.Completion != nil && *q.Completion != ""
+			if string(g.Name) != q.Name || g.Grade != wantGrade || g.Errored != (q.Error != nil) ||
+				g.Responded != responded || g.HasEvalTime != (q.EvalTime != nil) ||
+				(q.EvalTime != nil && g.EvalTime != *q.EvalTime) {
+				t.Errorf("%s question %d: got %+v", p, i, g)
+			}
+		}
+	}
+}
+
+// TestDecodeTruncated cuts a valid file at every length: a half-written file
+// must never decode.
+func TestDecodeTruncated(t *testing.T) {
+	data, err := os.ReadFile("testdata/bench/output-dabench-m1-0004.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decodeOutput(data); err != nil {
+		t.Fatal(err)
+	}
+	end := bytes.LastIndexByte(data, '}')
+	for n := 0; n <= end; n++ {
+		if _, err := decodeOutput(data[:n]); err == nil {
+			t.Fatalf("a file cut at %d of %d bytes decoded", n, len(data))
+		}
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct {
+		name, doc, want string
+	}{
+		{"foreign object", `{"hello": 1}`, `no "sheet" or "questions"`},
+		{"array", `[1, 2]`, `want '{'`},
+		{"question not an object", `{"sheet": {}, "questions": [1]}`, "question 1 is not an object"},
+		{"missing comma", `{"sheet": {} "questions": []}`, "want ',' or '}'"},
+		{"bad literal", `{"sheet": {"name": nul}, "questions": []}`, "bad literal"},
+		{"trailing data", `{"sheet": {}, "questions": []} x`, "data after"},
+		{"unterminated string", `{"sheet": {"name": "abc`, "unexpected end"},
+	}
+	for _, tt := range tests {
+		_, err := decodeOutput([]byte(tt.doc))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: got %v, want an error containing %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestDecodeValues(t *testing.T) {
+	doc := `{"questions": [{"name": "a\"b", "grade": true, "error": {"x": 1}, "completion": "",
+	  "eval_time": 2.5, "cost": 0, "input_tokens": 7, "unanswered": true,
+	  "meta_data": {"concepts": "A, B", "level": "hard", "other": [1]},
+	  "sub_answers": [{"correct": true}, {"correct": false}, {"name": "x"}]},
+	  {"name": null, "grade": null, "completion": "x", "error": null}],
+	  "sheet": {"name": "S", "run_id": 12, "model_name": "m", "meta_data": {"benchmark": "DSBench"}}}`
+	f, err := decodeOutput([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := f.Questions[0]
+	if string(q.Name) != `a"b` || q.Grade != gradeTrue || !q.Errored || q.Responded ||
+		!q.HasEvalTime || q.EvalTime != 2.5 || !q.HasCost || q.InputTokens != 7 || !q.Unanswered ||
+		string(q.Concepts) != "A, B" || string(q.Level) != "hard" || q.SubTotal != 3 || q.SubCorrect != 1 {
+		t.Errorf("question 0: %+v", q)
+	}
+	q = f.Questions[1]
+	if q.Name != nil || q.Grade != gradeNull || q.Errored || !q.Responded {
+		t.Errorf("question 1: %+v", q)
+	}
+	if string(f.Sheet.RunID) != "12" || f.Sheet.Benchmark != "DSBench" || benchOf(f.Sheet.Benchmark, "") != benchDSBench {
+		t.Errorf("sheet: %+v", f.Sheet)
+	}
+}

@@ -1,0 +1,68 @@
+// Command agg turns a folder of output files into markdown leaderboards
+// (LIME's agg.py, with its flags): LIME's Leaderboard, Runs and All
+// Questions tables, then intervals, paired comparisons, discrepancies,
+// usage, errors and benchmark metrics.
+//
+//	agg -i DIR [-o FILE.md|-] [-v] [-charts] [--log-dir DIR]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/inspect"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := aggregate(ctx, os.Stdout, os.Stderr, os.Args[1:]); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(os.Stderr, "%v\n", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// aggregate is the whole command, callable from tests.
+func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	fs := flag.NewFlagSet("agg", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	opt := agg.Options{Stdout: stdout, Stderr: stderr}
+	fs.StringVar(&opt.Dir, "i", "", "input `dir`: every output*.json below it is read")
+	fs.StringVar(&opt.Out, "o", "", "output markdown `file` (default: agg-XXXX.md in the input dir; - for stdout)")
+	fs.BoolVar(&opt.Verbose, "v", false, "verbose: counts and the file written, on stderr")
+	fs.BoolVar(&opt.Charts, "charts", false, "also write SVG charts beside the markdown")
+	fs.IntVar(&opt.MaxDiscrepancies, "max-discrepancies", 0, "rows of the discrepancy table (0: 50, -1: all)")
+	logDir := fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if opt.Dir == "" && fs.NArg() == 1 {
+		opt.Dir = fs.Arg(0) // LIME's later agg took the folder as an argument
+	} else if fs.NArg() > 0 {
+		return fmt.Errorf("agg: unexpected arguments %q", fs.Args())
+	}
+	if opt.Dir == "" {
+		return errors.New("agg: -i DIR is required")
+	}
+	if err := agg.Run(ctx, opt); err != nil {
+		return err
+	}
+	if *logDir != "" {
+		n, err := inspect.WriteLogsFor(*logDir, opt.Dir, stderr)
+		if err != nil {
+			return fmt.Errorf("agg: %w", err)
+		}
+		if opt.Verbose {
+			fmt.Fprintf(stderr, "wrote %d Inspect logs to %s\n", n, *logDir)
+		}
+	}
+	return nil
+}
