@@ -78,7 +78,7 @@ func (s ChoiceSet) weak(c byte) bool {
 // "B", "B) 6", "(b)", "**C.** 12" or "Answer: D".
 func ChoiceTruthLetter(truth string) (byte, bool) {
 	t := strings.TrimSpace(choiceStripMarkup(truth))
-	low := strings.ToLower(t)
+	low := choiceASCIILower(t)
 	for _, p := range []string{"answer:", "answer", "option", "choice"} {
 		if strings.HasPrefix(low, p) {
 			t = strings.TrimSpace(t[len(p):])
@@ -155,7 +155,7 @@ func ChoiceExtract(completion string, set ChoiceSet) (byte, string) {
 	if strings.TrimSpace(text) == "" {
 		return 0, "empty reply"
 	}
-	lower := strings.ToLower(text)
+	lower := choiceASCIILower(text) // same byte offsets as text
 
 	// 1. Explicit decisions: "final answer" outranks the others.
 	for _, tier := range [][]string{choiceFinalMarkers, choiceMarkers} {
@@ -240,7 +240,8 @@ var (
 	choiceHedges = []string{"not sure", "unsure", "either", "cannot determine", "can't determine",
 		"cannot be determined", "can't be determined", "unable to determine", "it depends",
 		"don't know", "do not know", "not enough information", "none of the", "cannot answer",
-		"can't answer", "unable to answer", "no way to tell", "could be any"}
+		"can't answer", "unable to answer", "no way to tell", "could be", "might be", "maybe",
+		"perhaps", "possibly", "not clear", "unclear"}
 )
 
 // choiceLastMarked finds the last marker of the tier followed by a letter.
@@ -249,16 +250,22 @@ var (
 func choiceLastMarked(text, lower string, markers []string, set ChoiceSet) (c byte, marker string, found bool) {
 	best, bestPos := -1, 0
 	var bestLetter byte
+	var at []int
 	for _, m := range markers {
-		// Search from the end: the last usable occurrence of each marker is
-		// the only one that can win.
-		for to := len(lower); to > best+1; {
-			i := strings.LastIndex(lower[:to], m)
-			if i <= best {
+		// Collect the marker's occurrences with the forward (vectorised)
+		// search, then try them from the last: the last usable one of each
+		// marker is the only one that can win.
+		at = at[:0]
+		for from := 0; ; {
+			i := strings.Index(lower[from:], m)
+			if i < 0 {
 				break
 			}
-			to = i + len(m) - 1
-			end := i + len(m)
+			at = append(at, from+i)
+			from += i + 1
+		}
+		for k := len(at) - 1; k >= 0 && at[k] > best; k-- {
+			i, end := at[k], at[k]+len(m)
 			if i > 0 && choiceIsAlnum(lower[i-1]) || end < len(lower) && choiceIsAlnum(lower[end]) {
 				continue
 			}
@@ -281,8 +288,14 @@ func choiceLastMarked(text, lower string, markers []string, set ChoiceSet) (c by
 // follows and the position after it.
 func choiceAfterMarker(text string, p int) (byte, int, bool) {
 	for steps := 0; steps < 12 && p < len(text); steps++ {
-		for p < len(text) && strings.IndexByte(" \t\r\n\"'`:=-–—>([{#.,", text[p]) >= 0 {
-			p++
+		for p < len(text) {
+			if strings.IndexByte(" \t\r\n\"'`:=->([{#.,", text[p]) >= 0 {
+				p++
+			} else if strings.HasPrefix(text[p:], "–") || strings.HasPrefix(text[p:], "—") {
+				p += len("—") // en and em dash are both three bytes
+			} else {
+				break
+			}
 		}
 		// A single letter?
 		if p < len(text) && choiceIsLetter(text[p]) && choiceStandalone(text, p) {
@@ -425,7 +438,7 @@ func choiceSeveral(text string, p int, set ChoiceSet) bool {
 			k++
 		}
 		for _, w := range []string{"option ", "choice ", "maybe ", "possibly ", "perhaps "} {
-			if strings.HasPrefix(strings.ToLower(line[k:]), w) {
+			if len(line)-k >= len(w) && strings.EqualFold(line[k:k+len(w)], w) {
 				k += len(w)
 			}
 		}
@@ -442,7 +455,7 @@ func choiceWordIs(line string, i int, w string) bool {
 	if i > 0 && choiceIsAlnum(line[i-1]) || i+len(w) > len(line) {
 		return false
 	}
-	if strings.ToLower(line[i:i+len(w)]) != w {
+	if !strings.EqualFold(line[i:i+len(w)], w) {
 		return false
 	}
 	return i+len(w) == len(line) || !choiceIsAlnum(line[i+len(w)])
@@ -523,6 +536,18 @@ func choiceClip(s string) string {
 		return s[:40] + "..."
 	}
 	return s
+}
+
+// choiceASCIILower lowers ASCII letters only, so that byte offsets in the
+// result are offsets in s (strings.ToLower can change a text's length).
+func choiceASCIILower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 func choiceIsLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

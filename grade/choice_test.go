@@ -20,6 +20,7 @@ func TestChoice(t *testing.T) {
 		{"bare", choiceQ, "D", "D", true},
 		{"bare wrong", choiceQ, "B) 6", "D", false},
 		{"answer colon", choiceQ, "D", "Answer: D", true},
+		{"answer em dash", choiceQ, "C", "Answer — C", true},
 		{"bold paren", choiceQ, "D) No limit", "**(D)**", true},
 		{"correct option is", choiceQ, "D", "the correct option is D. 75", true},
 		{"label and text", choiceQ, "B) 6", "B) 6", true},
@@ -72,6 +73,11 @@ func TestChoice(t *testing.T) {
 		{"hedge either", choiceQ, "B", "It could be either B or C.", false},
 		{"hedge not sure two", choiceQ, "B", "I'm not sure whether it's B or C.", false},
 		{"cannot determine", choiceQ, "B", "Cannot be determined from the information given.", false},
+		{"hedge maybe", choiceQ, "A", "The answer is not clear; maybe A.", false},
+		{"hedge could be", choiceQ, "B", "It could be B.", false},
+		{"decides after weighing two", choiceQ, "C", "Both B and C seem plausible, but I'll go with C.", true},
+		{"xml tags", choiceQ, "B", "<answer>B</answer>", true},
+		{"answer then confidence", choiceQ, "B", "Answer: B\nConfidence: high", true},
 		{"empty", choiceQ, "B", "", false},
 		{"no letter", choiceQ, "B", "Six guesses.", false},
 
@@ -110,7 +116,7 @@ func TestChoice(t *testing.T) {
 				t.Fatal(err)
 			}
 			if v.Correct == nil || *v.Correct != tt.want {
-				t.Errorf("completion %q truth %q: got %s, want %t (%s)", tt.completion, tt.truth, fmtBool(v.Correct), tt.want, v.Detail)
+				t.Errorf("completion %q truth %q: got %s, want %t (%s)", tt.completion, tt.truth, limeFmtBool(v.Correct), tt.want, v.Detail)
 			}
 		})
 	}
@@ -138,12 +144,12 @@ func TestChoiceTruthLetter(t *testing.T) {
 func TestChoiceNoTruthLetter(t *testing.T) {
 	v, err := newChoice(Options{}).Grade(context.Background(), Input{Truth: "six", Completion: "B"})
 	if err != nil || v.Correct != nil {
-		t.Errorf("truth without a letter: got %s, %v; want null", fmtBool(v.Correct), err)
+		t.Errorf("truth without a letter: got %s, %v; want null", limeFmtBool(v.Correct), err)
 	}
 }
 
 func FuzzChoiceExtract(f *testing.F) {
-	for _, s := range []string{"D", "Answer: D", "**(D)**", "A or B", "A good choice is C", "Final answer: C", "a", "I", "(", "answer:", "e.g.", "\xff"} {
+	for _, s := range []string{"ȺȺȺȺ B is correct", "İİİİİİ answer: B", "D", "Answer: D", "**(D)**", "A or B", "A good choice is C", "Final answer: C", "a", "I", "(", "answer:", "e.g.", "\xff"} {
 		f.Add(s, choiceQ)
 	}
 	f.Fuzz(func(t *testing.T, completion, question string) {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // This file is InfiAgent-DABench's closed-form rule (eval_closed_form.py,
@@ -32,10 +33,37 @@ func DABenchExtract(response string) []DABenchPair {
 	return dabenchDedup(dabenchFindAll(response))
 }
 
+// dabenchFindAll is re.findall(dabenchPattern, s), written out: at each '@'
+// the longest run of word characters must be followed by '[' (a shorter run
+// cannot be, since '[' is no word character), and the value runs to the
+// first ']' unless a newline comes first; scanning resumes after the match,
+// or after the '@' when there is none. FuzzDABenchExtract checks it against
+// the regular expression.
 func dabenchFindAll(s string) []DABenchPair {
 	var out []DABenchPair
-	for _, m := range dabenchPattern.FindAllStringSubmatch(s, -1) {
-		out = append(out, DABenchPair{Name: m[1], Value: m[2]})
+	for i := 0; i < len(s); {
+		at := strings.IndexByte(s[i:], '@')
+		if at < 0 {
+			break
+		}
+		start := i + at + 1
+		j := start
+		for j < len(s) {
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) {
+				j += size
+				continue
+			}
+			break
+		}
+		if j > start && j < len(s) && s[j] == '[' {
+			if end := strings.IndexAny(s[j+1:], "]\n"); end >= 0 && s[j+1+end] == ']' {
+				out = append(out, DABenchPair{Name: s[start:j], Value: s[j+1 : j+1+end]})
+				i = j + 1 + end + 1
+				continue
+			}
+		}
+		i = start
 	}
 	return out
 }

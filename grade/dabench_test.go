@@ -290,6 +290,13 @@ func FuzzDABenchExtract(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		var want []DABenchPair
+		for _, m := range dabenchPattern.FindAllStringSubmatch(s, -1) {
+			want = append(want, DABenchPair{Name: m[1], Value: m[2]})
+		}
+		if raw := dabenchFindAll(s); !reflect.DeepEqual(raw, want) {
+			t.Fatalf("dabenchFindAll(%q) = %v, the regular expression finds %v", s, raw, want)
+		}
 		got := DABenchExtract(s)
 		seen := map[string]bool{}
 		for _, p := range got {
@@ -333,4 +340,32 @@ func FuzzDABenchLabels(f *testing.F) {
 		}
 		_ = DABenchEqual(s, s)
 	})
+}
+
+// BenchmarkDABenchGrade10k grades 10,000 questions per op: the "perfect"
+// reference responses against the real labels, cycled.
+func BenchmarkDABenchGrade10k(b *testing.B) {
+	corpus := shared.Path(b, "corpora", "dabench")
+	ref := shared.Path(b, "reference", "dabench")
+	labels := readJSONL[dabenchLabelRow](b, filepath.Join(corpus, "da-dev-labels.jsonl"))
+	responses := readJSONL[map[string]json.RawMessage](b, filepath.Join(ref, "perfect.responses.jsonl"))
+	var ins []Input
+	for _, l := range labels {
+		pairs := make([]DABenchPair, len(l.CommonAnswers))
+		for i, a := range l.CommonAnswers {
+			pairs[i] = DABenchPair{a[0], a[1]}
+		}
+		resp, _ := dabenchFirstResponse(responses, l.ID)
+		ins = append(ins, Input{Truth: DABenchLabelText(pairs), Completion: "Some reasoning first.\n" + resp})
+	}
+	g := newDABench(Options{})
+	ctx := context.Background()
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		for i := 0; i < 10000; i++ {
+			if _, err := g.Grade(ctx, ins[i%len(ins)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }

@@ -236,3 +236,30 @@ func FuzzDataBenchToDate(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDataBenchGrade10k grades 10,000 questions per op with each
+// version: the reference cases (real SemEval answers, perturbations, dates),
+// cycled.
+func BenchmarkDataBenchGrade10k(b *testing.B) {
+	cases := readJSONL[databenchRefCase](b, filepath.Join(shared.Path(b, "reference"), "databench-compare.jsonl"))
+	var ins []Input
+	for _, tc := range cases {
+		if tc.ErrorV4 != nil {
+			continue
+		}
+		ins = append(ins, Input{Completion: tc.Value, Truth: tc.Truth, Meta: map[string]string{"semantic": tc.Semantic}})
+	}
+	for _, semeval := range []bool{false, true} {
+		g := newDataBench(Options{}, semeval)
+		b.Run(g.Name(), func(b *testing.B) {
+			ctx := context.Background()
+			for n := 0; n < b.N; n++ {
+				for i := 0; i < 10000; i++ {
+					if _, err := g.Grade(ctx, ins[i%len(ins)]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

@@ -13,6 +13,9 @@ type Input struct {
 	Truth      string            // the ground truth text
 	Meta       map[string]string // the question's meta (after the sheet cascade); may be nil
 	Question   string            // the user message that was sent
+	// QuestionText is the question's own text (LIME's question_usr), which
+	// a judge is shown instead of a long templated message; "" if unknown.
+	QuestionText string
 }
 
 // Verdict is a grader's decision on one question.

@@ -73,8 +73,9 @@ var judgeGradeRe = regexp.MustCompile(`(?i)GRADE[\s\x0b\x1c-\x1f\x85\p{Z}]*:[\s\
 // does not know); no grade found is incorrect, as in Inspect.
 //
 // The question shown to the judge is the question's "judge_question" meta
-// when set (DSBench showed its judge the question file, not the whole
-// prompt with workbook text), else the user message that was sent.
+// when set, else the question's own text (DSBench showed its judge the
+// question file, not the whole prompt with workbook text), else the user
+// message that was sent.
 type judge struct {
 	m        model.Model
 	template string
@@ -93,6 +94,9 @@ func (judge) Name() string { return "judge" }
 // Grade asks the judge model.
 func (j judge) Grade(ctx context.Context, in Input) (Verdict, error) {
 	question := in.Question
+	if in.QuestionText != "" {
+		question = in.QuestionText
+	}
 	if q, ok := in.Meta["judge_question"]; ok {
 		question = q
 	}

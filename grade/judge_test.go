@@ -42,7 +42,7 @@ func TestJudgeDSBenchPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	if v.Correct == nil || !*v.Correct {
-		t.Errorf("got %s, want true", fmtBool(v.Correct))
+		t.Errorf("got %s, want true", limeFmtBool(v.Correct))
 	}
 	want := "Please judge whether the generated answer is right or wrong. We require that the correct answer to the prediction gives a clear answer, not just a calculation process or a disassembly of ideas. The question is What is the NPV?. The true answer is \n 1661626. \n The predicted answer is \n The NPV is $1,661,626..\n If the predicted answer is right, please output True. Otherwise output Flase. Don't output any other text content. You only can output True or False."
 	req := m.got[0]
@@ -89,7 +89,7 @@ func TestJudgeVerdicts(t *testing.T) {
 			t.Fatal(err)
 		}
 		if v.Correct == nil || *v.Correct != tt.want {
-			t.Errorf("%s reply %q: got %s, want %t (%s)", tt.template, tt.reply, fmtBool(v.Correct), tt.want, v.Detail)
+			t.Errorf("%s reply %q: got %s, want %t (%s)", tt.template, tt.reply, limeFmtBool(v.Correct), tt.want, v.Detail)
 		}
 	}
 }
@@ -128,7 +128,7 @@ func TestJudgeMetaAndErrors(t *testing.T) {
 	v, err := g.Grade(context.Background(), Input{Question: "long prompt with workbook", Truth: "1", Completion: "1",
 		Meta: map[string]string{"judge_template": "dsbench", "judge_question": "short question"}})
 	if err != nil || v.Correct == nil || !*v.Correct {
-		t.Fatalf("meta dsbench: %s, %v", fmtBool(v.Correct), err)
+		t.Fatalf("meta dsbench: %s, %v", limeFmtBool(v.Correct), err)
 	}
 	if !strings.Contains(m.got[0].Messages[0].Content, "The question is short question.") {
 		t.Errorf("judge_question not used: %q", m.got[0].Messages[0].Content)
@@ -179,4 +179,27 @@ func FuzzJudgeGrade(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The judge is shown the question's own text rather than a long templated
+// message, and judge_question meta overrides both.
+func TestJudgeQuestionText(t *testing.T) {
+	for _, tc := range []struct {
+		in   Input
+		want string
+	}{
+		{Input{Question: "INTRO + WORKBOOK + Q?", QuestionText: "Q?"}, "The question is Q?."},
+		{Input{Question: "whole message"}, "The question is whole message."},
+		{Input{Question: "x", QuestionText: "Q?", Meta: map[string]string{"judge_question": "Meta Q"}}, "The question is Meta Q."},
+	} {
+		m := &fakeJudge{reply: "True"}
+		g, _ := New("judge", Options{Judge: m, JudgeTemplate: "dsbench"})
+		tc.in.Truth, tc.in.Completion = "1", "1"
+		if _, err := g.Grade(context.Background(), tc.in); err != nil {
+			t.Fatal(err)
+		}
+		if got := m.got[0].Messages[0].Content; !strings.Contains(got, tc.want) || strings.Contains(got, "WORKBOOK") {
+			t.Errorf("%+v: judge saw %q", tc.in, got)
+		}
+	}
 }

@@ -65,8 +65,8 @@ func (numeric) Grade(ctx context.Context, in Input) (Verdict, error) {
 	return Verdict{Correct: Bool(match), Detail: fmt.Sprintf("numeric: got %s (%g), want %s (%g)", got.Text, got.Value, want.Text, want.Value)}, nil
 }
 
-// Number is a number read from text.
-type Number struct {
+// NumericValue is a number read from text.
+type NumericValue struct {
 	Value    float64 // the value, percent not applied ("12.5%" is 12.5)
 	Percent  bool    // written with a percent sign
 	Decimals int     // digits written after the decimal point
@@ -80,8 +80,8 @@ type Number struct {
 var numericRe = regexp.MustCompile(`(\(\s*)?([-+−]\s*)?([$€£¥₹]\s*)?([-+−])?((?:\d{1,3}(?:,\d{3})+|\d+)?)(\.\d+)?([eE][-+]?\d+)?(?:\s*(thousand|million|billion|trillion)\b)?(\s*%)?(\s*\))?`)
 
 // numericFind returns every number in s, in order.
-func numericFind(s string) []Number {
-	var out []Number
+func numericFind(s string) []NumericValue {
+	var out []NumericValue
 	for _, m := range numericRe.FindAllStringSubmatchIndex(s, -1) {
 		g := func(i int) string {
 			if m[2*i] < 0 {
@@ -138,31 +138,32 @@ func numericFind(s string) []Number {
 		if frac != "" {
 			dec = len(frac) - 1
 		}
-		out = append(out, Number{Value: v, Percent: g(9) != "", Decimals: dec, Text: text})
+		out = append(out, NumericValue{Value: v, Percent: g(9) != "", Decimals: dec, Text: text})
 	}
 	return out
 }
 
 // NumericTruth reads the ground truth's number: its first.
-func NumericTruth(s string) (Number, bool) {
+func NumericTruth(s string) (NumericValue, bool) {
 	ns := numericFind(s)
 	if len(ns) == 0 {
-		return Number{}, false
+		return NumericValue{}, false
 	}
 	return ns[0], true
 }
 
 // NumericAnswer reads the number a completion answers with: the first after
 // its last "answer", else its last.
-func NumericAnswer(s string) (Number, bool) {
-	if i := strings.LastIndex(strings.ToLower(s), "answer"); i >= 0 {
+func NumericAnswer(s string) (NumericValue, bool) {
+	// Lowering ASCII only keeps byte offsets valid in s.
+	if i := strings.LastIndex(choiceASCIILower(s), "answer"); i >= 0 {
 		if ns := numericFind(s[i+len("answer"):]); len(ns) > 0 {
 			return ns[0], true
 		}
 	}
 	ns := numericFind(s)
 	if len(ns) == 0 {
-		return Number{}, false
+		return NumericValue{}, false
 	}
 	return ns[len(ns)-1], true
 }
@@ -185,7 +186,7 @@ func numericTolerances(meta map[string]string) (abs, rel float64, err error) {
 
 // numericMatch applies the tolerance and rounding rules, reading a percent
 // on either side both as written and as a fraction.
-func numericMatch(got, want Number, abs, rel float64) bool {
+func numericMatch(got, want NumericValue, abs, rel float64) bool {
 	gs := []float64{got.Value}
 	if got.Percent {
 		gs = append(gs, got.Value/100)

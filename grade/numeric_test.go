@@ -50,8 +50,8 @@ func TestNumeric(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fmtBool(v.Correct) != fmtBool(tt.want) {
-				t.Errorf("truth %q completion %q: got %s, want %s (%s)", tt.truth, tt.completion, fmtBool(v.Correct), fmtBool(tt.want), v.Detail)
+			if limeFmtBool(v.Correct) != limeFmtBool(tt.want) {
+				t.Errorf("truth %q completion %q: got %s, want %s (%s)", tt.truth, tt.completion, limeFmtBool(v.Correct), limeFmtBool(tt.want), v.Detail)
 			}
 		})
 	}
@@ -93,7 +93,7 @@ func TestNumericFind(t *testing.T) {
 }
 
 func FuzzNumericAnswer(f *testing.F) {
-	for _, s := range []string{"$1,661,626", "(1,200)", "1e309", "12.5%", "−3", "answer", "2.5 million", "\xff9"} {
+	for _, s := range []string{"ȺȺȺȺȺȺ answer 7", "$1,661,626", "(1,200)", "1e309", "12.5%", "−3", "answer", "2.5 million", "\xff9"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -125,12 +125,12 @@ func TestExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		if v.Correct == nil || *v.Correct != tt.want {
-			t.Errorf("exact(%q, %q) = %s, want %t", tt.truth, tt.completion, fmtBool(v.Correct), tt.want)
+			t.Errorf("exact(%q, %q) = %s, want %t", tt.truth, tt.completion, limeFmtBool(v.Correct), tt.want)
 		}
 	}
 	v, _ := newExact(Options{}).Grade(context.Background(), Input{Truth: "  ", Completion: "x"})
 	if v.Correct != nil {
-		t.Errorf("blank truth: got %s, want null", fmtBool(v.Correct))
+		t.Errorf("blank truth: got %s, want null", limeFmtBool(v.Correct))
 	}
 }
 

@@ -75,12 +75,13 @@ func Select(meta map[string]string, override string) string {
 // without asking g, which is what LIME writes for a question without an
 // answer. (LIME's grader.py crashes on a null completion; a null grade is
 // the honest reading of "not answered".)
-func Nullable(ctx context.Context, g Grader, truth, completion *string, meta map[string]string, question string) (Verdict, error) {
+func Nullable(ctx context.Context, g Grader, truth, completion *string, in Input) (Verdict, error) {
 	if truth == nil {
 		return Verdict{Detail: "no ground truth"}, nil
 	}
 	if completion == nil {
 		return Verdict{Detail: "no completion"}, nil
 	}
-	return g.Grade(ctx, Input{Completion: *completion, Truth: *truth, Meta: meta, Question: question})
+	in.Truth, in.Completion = *truth, *completion
+	return g.Grade(ctx, in)
 }

@@ -57,13 +57,13 @@ func TestNullableAsksNothing(t *testing.T) {
 	m := &fakeJudge{reply: "GRADE: C"}
 	g, _ := New("judge", Options{Judge: m})
 	s := "x"
-	if v, err := Nullable(context.Background(), g, nil, &s, nil, ""); err != nil || v.Correct != nil {
-		t.Errorf("no truth: %s %v", fmtBool(v.Correct), err)
+	if v, err := Nullable(context.Background(), g, nil, &s, Input{}); err != nil || v.Correct != nil {
+		t.Errorf("no truth: %s %v", limeFmtBool(v.Correct), err)
 	}
 	if len(m.got) != 0 {
 		t.Errorf("judge asked %d times for an ungradable question", len(m.got))
 	}
-	if v, err := Nullable(context.Background(), g, &s, &s, nil, ""); err != nil || v.Correct == nil || !*v.Correct {
-		t.Errorf("graded question: %s %v", fmtBool(v.Correct), err)
+	if v, err := Nullable(context.Background(), g, &s, &s, Input{}); err != nil || v.Correct == nil || !*v.Correct {
+		t.Errorf("graded question: %s %v", limeFmtBool(v.Correct), err)
 	}
 }

@@ -152,7 +152,7 @@ func (g *graders) gradeAll(ctx context.Context, f *result.File) error {
 		if err != nil {
 			return fmt.Errorf("%s: question %q: %w", f.Sheet.SheetFile, q.Name, err)
 		}
-		v, err := grade.Nullable(ctx, gr, q.GroundTruth, q.Completion, q.MetaData, q.Question)
+		v, err := grade.Nullable(ctx, gr, q.GroundTruth, q.Completion, grade.Input{Meta: q.MetaData, Question: q.Question, QuestionText: q.QuestionUsr})
 		q.Grader = name
 		if err != nil {
 			// A grader that cannot decide (an unsupported DataBench

@@ -205,6 +205,11 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 			Name: it.Name, MetaData: it.Meta, GroundTruth: it.GroundTruth,
 			Question: req.Messages[0].Content, ModelName: modelName,
 		}
+		if it.Template != nil {
+			// The message was built by a template; keep the question's own
+			// text for a judge (LIME's question_usr).
+			q.QuestionUsr = it.Text
+		}
 		if req.System != "" || it.System != nil {
 			s := req.System
 			q.System = &s

@@ -187,7 +187,7 @@ func regradeFile(ctx context.Context, path string, opt Options, gopt grade.Optio
 			}
 			graders[name] = g
 		}
-		v, err := grade.Nullable(ctx, g, q.GroundTruth, q.Completion, q.MetaData, q.Question)
+		v, err := grade.Nullable(ctx, g, q.GroundTruth, q.Completion, grade.Input{Meta: q.MetaData, Question: q.Question, QuestionText: q.QuestionUsr})
 		if err != nil {
 			fr.Err = oneLine(fmt.Errorf("%s: question %q: %w", path, q.Name, err))
 			return fr

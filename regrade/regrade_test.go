@@ -325,3 +325,61 @@ func TestRegradeCanceled(t *testing.T) {
 		t.Error("canceled context: no error")
 	}
 }
+
+// TestRegradeGraderByMeta builds an output whose questions each name a
+// grader in their meta, and checks each is graded by it.
+func TestRegradeGraderByMeta(t *testing.T) {
+	str := func(s string) *string { return &s }
+	f := &result.File{Sheet: result.Sheet{Name: "mixed", RunID: "0001", ModelName: "mock"}}
+	cases := []struct {
+		grader, truth, completion string
+		want                      *bool
+	}{
+		{"choice", "B) 6", "The answer is (B).", boolp(true)},
+		{"numeric", "1661626", "The NPV is $1,661,626.", boolp(true)},
+		{"exact", "Paris", "Lyon", boolp(false)},
+		{"", "B) 6", "b) six", boolp(false)}, // no meta: LIME's rule
+	}
+	for i, c := range cases {
+		var meta map[string]string
+		if c.grader != "" {
+			meta = map[string]string{"grader": c.grader}
+		}
+		f.Questions = append(f.Questions, result.Question{Name: "Q" + string(rune('0'+i)), MetaData: meta,
+			GroundTruth: str(c.truth), Completion: str(c.completion), Question: "A) 5\nB) 6\n"})
+	}
+	f.Questions = append(f.Questions, result.Question{Name: "unanswered", GroundTruth: str("B"), Error: str("timeout")})
+	p := filepath.Join(t.TempDir(), "output-mixed-mock-0001.json")
+	if err := f.Write(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Regrade(context.Background(), []string{p}, Options{Write: true}); err != nil {
+		t.Fatal(err)
+	}
+	g, err := result.Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
+		q := g.Questions[i]
+		wantGrader := c.grader
+		if wantGrader == "" {
+			wantGrader = "lime"
+		}
+		if q.Grader != wantGrader || fmtGrade(q.Grade) != fmtGrade(c.want) {
+			t.Errorf("%s: grader %q grade %s; want %q %s (%s)", q.Name, q.Grader, fmtGrade(q.Grade), wantGrader, fmtGrade(c.want), q.GradeDetail)
+		}
+	}
+	if last := g.Questions[len(g.Questions)-1]; last.Grade != nil {
+		t.Errorf("question without a completion graded %s, want null", fmtGrade(last.Grade))
+	}
+	data, err := os.ReadFile(GradePath(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[\n  true,\n  true,\n  false,\n  false,\n  null\n]"; string(data) != want {
+		t.Errorf("grade file %q, want %q", data, want)
+	}
+}
+
+func boolp(b bool) *bool { return &b }

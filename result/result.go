@@ -65,7 +65,8 @@ type Question struct {
 	Grade       *bool             `json:"grade"`
 
 	// This tool's additions (absent from LIME's files).
-	System       *string         `json:"system,omitempty"` // the system message sent
+	QuestionUsr  string          `json:"question_usr,omitempty"` // the question's own text (LIME's name), for judges
+	System       *string         `json:"system,omitempty"`       // the system message sent
 	InputTokens  int             `json:"input_tokens,omitempty"`
 	OutputTokens int             `json:"output_tokens,omitempty"`
 	Cost         *float64        `json:"cost,omitempty"`
@@ -206,7 +207,7 @@ func known(v any) map[string]bool {
 	case *Question:
 		return map[string]bool{"name": true, "meta_data": true, "ground_truth": true, "question": true,
 			"completion": true, "error": true, "model_name": true, "eval_time": true, "grade": true,
-			"system": true, "input_tokens": true, "output_tokens": true, "cost": true, "grader": true,
+			"question_usr": true, "system": true, "input_tokens": true, "output_tokens": true, "cost": true, "grader": true,
 			"grade_detail": true, "sub_answers": true, "unanswered": true, "judge": true}
 	}
 	return nil
