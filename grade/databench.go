@@ -33,6 +33,7 @@ type DataBenchComparer struct {
 // original only gets there when neither value nor truth is null.
 type DataBenchSemanticError struct{ Semantic string }
 
+// Error is the original's message.
 func (e *DataBenchSemanticError) Error() string {
 	return "Semantic not supported: " + e.Semantic
 }
@@ -43,6 +44,7 @@ func (e *DataBenchSemanticError) Error() string {
 // ValueError and TypeError there, so the original call raises.
 type DataBenchOverflowError struct{ Text string }
 
+// Error names the string whose date overflowed.
 func (e *DataBenchOverflowError) Error() string {
 	return "signed integer is greater than maximum: " + e.Text
 }

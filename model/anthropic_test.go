@@ -77,7 +77,7 @@ func TestAnthropicRequestAndUsage(t *testing.T) {
 
 func TestAnthropicDefaults(t *testing.T) {
 	srv := newFakeAnthropic(t, fakeserver.Options{})
-	m, err := New("claude-3-5-haiku-latest", Options{BaseURL: srv.URL, APIKey: "sk-ant-test"})
+	m, err := New("anthropic/claude-3-5-haiku-latest", Options{BaseURL: srv.URL, APIKey: "sk-ant-test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,9 +45,13 @@ type Request struct {
 
 // QuestionRef names the question a request asks.
 type QuestionRef struct {
-	Sheet       string
-	Name        string
-	ID          string  // the question's "id" meta, the benchmark's own id
+	Sheet string
+	Name  string
+	ID    string // the question's "id" meta, the benchmark's own id
+	// IDIsNumber says the benchmark keys answers by numeric id (DABench's
+	// eval_closed_form.py): a replay line's "id": "7" then does not answer
+	// question 7, only "id": 7 does.
+	IDIsNumber  bool
 	GroundTruth *string // nil when the question has no answer
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -319,5 +320,38 @@ func TestRetryAfterHeader(t *testing.T) {
 		if got := retryAfter(h, now); got != tc.want {
 			t.Errorf("retryAfter(%v) = %v, want %v", tc.header, got, tc.want)
 		}
+	}
+}
+
+func TestOpenAIConcurrentUse(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{
+		Latency: 50 * time.Millisecond,
+		Reply: func(c fakeserver.Call) fakeserver.Reply {
+			return fakeserver.Reply{Text: "re: " + c.LastUserText()}
+		},
+	})
+	m, err := New("vllm/x", Options{BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 16
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			q := fmt.Sprintf("question %d", i)
+			resp, err := m.Complete(context.Background(), Request{Messages: []Message{{Role: "user", Content: q}}})
+			if err == nil && resp.Text != "re: "+q {
+				err = fmt.Errorf("%s: got %q", q, resp.Text)
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if got := srv.MaxInFlight(); got < 2 {
+		t.Errorf("MaxInFlight = %d: requests were serialised", got)
 	}
 }

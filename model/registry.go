@@ -69,11 +69,14 @@ const (
 //	openai-api/NAME/MODEL   OpenAI-compatible server at BaseURL, labelled NAME
 //	gpt-4, gpt-3.5-turbo... a bare LIME-style OpenAI name (gpt-*, o1..o4*, chatgpt-*)
 //	claude-...              a bare Anthropic name
+//	(any other, or a bare name, with Options.BaseURL: a model of the
+//	OpenAI-compatible server there)
 //	mock, random, oracle    offline built-ins (see builtin.go)
 //	replay:FILE.jsonl       answers from a file (see replay.go)
 //
-// With Options.BaseURL, any other name is a model of an OpenAI-compatible
-// server there. OPENAI_API_KEY is only sent to OpenAI (or to OPENAI_BASE_URL
+// With Options.BaseURL, openai/ and anthropic/ names go to BaseURL in their
+// own dialect; every other name (bare ones included) is a model of an
+// OpenAI-compatible server there. OPENAI_API_KEY is only sent to OpenAI (or to OPENAI_BASE_URL
 // or BaseURL when the name says openai/): a local or third-party server gets
 // Options.APIKey or nothing, so the key never leaks to a server it is not for.
 func New(name string, opt Options) (Model, error) {
@@ -100,7 +103,7 @@ func New(name string, opt Options) (Model, error) {
 	case hasSlash && (prefix == "ollama" || prefix == "vllm" || prefix == "llamacpp"):
 		base := opt.BaseURL
 		if base == "" {
-			base = map[string]string{"ollama": OllamaURL, "vllm": VLLMURL, "llamacpp": LlamaCppURL}[prefix]
+			base = localURL(prefix)
 		}
 		return newCompatible(name, prefix, rest, base, opt)
 	case hasSlash && prefix == "openai-api":
@@ -112,15 +115,28 @@ func New(name string, opt Options) (Model, error) {
 			return nil, fmt.Errorf("model %q: an openai-api model needs a base URL (--base-url)", name)
 		}
 		return newCompatible(name, label, model, opt.BaseURL, opt)
+	case opt.BaseURL != "":
+		// Before the bare names: "-m gpt-4 --base-url URL" is a model of the
+		// server at URL, which must not get OpenAI's key.
+		return newCompatible(name, "openai-api", name, opt.BaseURL, opt)
 	case !hasSlash && isBareOpenAI(name):
 		return newOpenAIDialect(name, name, opt, getenv)
 	case !hasSlash && strings.HasPrefix(name, "claude-"):
 		return newAnthropicModel(name, name, opt, getenv)
-	case opt.BaseURL != "":
-		return newCompatible(name, "openai-api", name, opt.BaseURL, opt)
 	}
 	return nil, fmt.Errorf("model %q: unknown model; want provider/model (openai/, anthropic/, ollama/, vllm/, llamacpp/, openai-api/NAME/), "+
 		"a bare gpt-*/claude-* name, mock, random, oracle, replay:FILE.jsonl, or a --base-url", name)
+}
+
+// localURL returns the default base URL of a local server provider.
+func localURL(provider string) string {
+	switch provider {
+	case "ollama":
+		return OllamaURL
+	case "vllm":
+		return VLLMURL
+	}
+	return LlamaCppURL
 }
 
 // isBareOpenAI reports whether a name without a provider is an OpenAI model,

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -35,7 +37,10 @@ func TestNewParsesNames(t *testing.T) {
 		{name: "ollama/llama3", opt: Options{BaseURL: "http://gpu:11434/v1", APIKey: "k2"}, kind: "openai", provider: "ollama", model: "llama3", base: "http://gpu:11434/v1", key: "k2"},
 		{name: "openai-api/together/meta-llama/Llama-3-8b", opt: Options{BaseURL: "https://api.together.xyz/v1"}, kind: "openai", provider: "together", model: "meta-llama/Llama-3-8b", base: "https://api.together.xyz/v1"},
 		{name: "meta-llama/Llama-3-8b", opt: Options{BaseURL: "http://h/v1"}, kind: "openai", provider: "openai-api", model: "meta-llama/Llama-3-8b", base: "http://h/v1"},
-		{name: "mock", kind: "mock"},
+		{name: "gpt-4", opt: Options{BaseURL: "http://h/v1"}, kind: "openai", provider: "openai-api", model: "gpt-4", base: "http://h/v1"},
+		{name: "claude-3-haiku", opt: Options{BaseURL: "http://h/v1"}, kind: "openai", provider: "openai-api", model: "claude-3-haiku", base: "http://h/v1"},
+		{name: "anthropic/claude-3-haiku", opt: Options{BaseURL: "http://h"}, kind: "anthropic", model: "claude-3-haiku", key: "env-anthropic-key"},
+		{name: "mock", opt: Options{BaseURL: "http://h/v1"}, kind: "mock"},
 		{name: "random", kind: "random"},
 		{name: "oracle", kind: "oracle"},
 		{name: "", err: "empty"},
@@ -113,5 +118,39 @@ func TestNewEnvironment(t *testing.T) {
 	}
 	if c := m.(*openAIModel).cfg; c.baseURL != "http://local/v1" || c.key != "" {
 		t.Errorf("cfg = %+v", c)
+	}
+}
+
+func TestBodyMessage(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		body   string
+		want   string
+	}{
+		{400, `{"error": {"message": "bad model", "type": "invalid_request_error"}}`, "invalid_request_error: bad model"},
+		{400, `{"error": {"message": "no type"}}`, "no type"},
+		{404, `{"error": "model \"x\" not found"}`, `model "x" not found`},  // Ollama
+		{400, `{"detail": "max_tokens too large"}`, "max_tokens too large"}, // FastAPI (vLLM)
+		{400, `{"message": "plain"}`, "plain"},
+		{502, `<html>Bad gateway, Authorization: Bearer sk-x</html>`, "Bad Gateway"},
+		{500, `{"error": {}}`, "Internal Server Error"},
+		{599, ``, "error"},
+	} {
+		res := &http.Response{StatusCode: tc.status, Body: io.NopCloser(strings.NewReader(tc.body))}
+		if got := bodyMessage(res); got != tc.want {
+			t.Errorf("bodyMessage(%d %s) = %q, want %q", tc.status, tc.body, got, tc.want)
+		}
+	}
+}
+
+func TestScrubBeforeTruncate(t *testing.T) {
+	key := "sk-test-SECRET123"
+	msg := strings.Repeat("x", 495) + key + " tail"
+	got := truncate(scrub(msg, key), 500)
+	if strings.Contains(got, "sk-test") || strings.Contains(got, "SECRET") {
+		t.Errorf("part of the key survived: %q", got[480:])
+	}
+	if got := truncate("héllo", 2); got != "h..." {
+		t.Errorf("truncate split a character: %q", got)
 	}
 }

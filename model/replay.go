@@ -20,13 +20,14 @@ type replayModel struct {
 	name   string
 	byName map[string]string
 	byID   map[string]string
+	byNum  map[string]string // ids that were JSON numbers, for IDIsNumber
 }
 
 // replayLine is one line of a replay file.
 type replayLine struct {
 	Name     *string         `json:"name"`
 	ID       json.RawMessage `json:"id"`
-	Response *string         `json:"response"`
+	Response json.RawMessage `json:"response"`
 }
 
 // maxReplayLine bounds one line of a replay file; responses may be long.
@@ -51,7 +52,7 @@ func newReplay(name, path string) (*replayModel, error) {
 
 // readReplay reads a replay file; errors name path:line.
 func readReplay(r io.Reader, path string) (*replayModel, error) {
-	m := &replayModel{byName: map[string]string{}, byID: map[string]string{}}
+	m := &replayModel{byName: map[string]string{}, byID: map[string]string{}, byNum: map[string]string{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxReplayLine)
 	for n := 1; sc.Scan(); n++ {
@@ -70,8 +71,16 @@ func readReplay(r io.Reader, path string) (*replayModel, error) {
 		if dec.More() {
 			return nil, fmt.Errorf("%s:%d: more than one JSON value on the line", path, n)
 		}
-		if l.Response == nil {
-			return nil, fmt.Errorf("%s:%d: no \"response\" string", path, n)
+		// A null response is no answer, as DABench's script reads it; a
+		// line without the key is a mistake.
+		if len(l.Response) == 0 {
+			return nil, fmt.Errorf("%s:%d: no \"response\"", path, n)
+		}
+		var resp string
+		if string(l.Response) != "null" {
+			if err := json.Unmarshal(l.Response, &resp); err != nil {
+				return nil, fmt.Errorf("%s:%d: \"response\" is not a string: %s", path, n, l.Response)
+			}
 		}
 		id, err := replayID(l.ID)
 		if err != nil {
@@ -81,10 +90,13 @@ func readReplay(r io.Reader, path string) (*replayModel, error) {
 			return nil, fmt.Errorf("%s:%d: neither \"name\" nor \"id\"", path, n)
 		}
 		if l.Name != nil && *l.Name != "" {
-			keepFirstNonEmpty(m.byName, *l.Name, *l.Response)
+			keepFirstNonEmpty(m.byName, *l.Name, resp)
 		}
 		if id != "" {
-			keepFirstNonEmpty(m.byID, id, *l.Response)
+			keepFirstNonEmpty(m.byID, id, resp)
+			if !bytes.HasPrefix(bytes.TrimSpace(l.ID), []byte(`"`)) {
+				keepFirstNonEmpty(m.byNum, id, resp)
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -128,10 +140,16 @@ func (m *replayModel) Complete(ctx context.Context, req Request) (Response, erro
 		return Response{}, fmt.Errorf("model %s, question %q: %w", m.name, req.Question.Name, err)
 	}
 	q := req.Question
-	if resp, ok := m.byName[q.Name]; ok && q.Name != "" {
+	// An empty (or null) response is no answer: DABench counts only the
+	// first non-empty response of an id.
+	if resp, ok := m.byName[q.Name]; ok && q.Name != "" && resp != "" {
 		return Response{Text: resp, Model: m.name}, nil
 	}
-	if resp, ok := m.byID[q.ID]; ok && q.ID != "" {
+	ids := m.byID
+	if q.IDIsNumber {
+		ids = m.byNum
+	}
+	if resp, ok := ids[q.ID]; ok && q.ID != "" && resp != "" {
 		return Response{Text: resp, Model: m.name}, nil
 	}
 	return Response{}, fmt.Errorf("model %s, question %q (id %q): %w", m.name, q.Name, q.ID, ErrNoAnswer)

@@ -47,7 +47,7 @@ func TestReplay(t *testing.T) {
 		{q: QuestionRef{ID: "x-9"}, want: "nine"},
 		{q: QuestionRef{Name: "both"}, want: "by name or id"},
 		{q: QuestionRef{Name: "zzz", ID: "b"}, want: "by name or id"},
-		{q: QuestionRef{Name: "blank"}, want: ""},
+		{q: QuestionRef{Name: "blank"}, none: true}, // empty is no answer (DABench counts only non-empty ones)
 		{q: QuestionRef{Name: "spaced"}, want: "ok"},
 		{q: QuestionRef{Name: "missing", ID: "8"}, none: true},
 		{q: QuestionRef{}, none: true},
@@ -80,6 +80,33 @@ func TestReplayErrorsNameFileAndLine(t *testing.T) {
 		_, err := New("replay:"+path, Options{})
 		if err == nil || !strings.Contains(err.Error(), path+tc.want) {
 			t.Errorf("%q: error %v, want one containing %q", tc.content, err, path+tc.want)
+		}
+	}
+}
+
+// With IDIsNumber (DABench), only a JSON number id answers: the string "6"
+// does not answer question 6, as in eval_closed_form.py.
+func TestReplayNumericIDs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	os.WriteFile(path, []byte(`{"id": "6", "response": "six as text"}`+"\n"+`{"id": 7, "response": "seven"}`+"\n"), 0o644)
+	m, err := New("replay:"+path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id     string
+		strict bool
+		want   string // "" means no answer
+	}{
+		{"6", false, "six as text"}, {"6", true, ""}, {"7", false, "seven"}, {"7", true, "seven"},
+	} {
+		r, err := m.Complete(context.Background(), Request{Question: QuestionRef{Name: "q", ID: tc.id, IDIsNumber: tc.strict}})
+		if tc.want == "" {
+			if !errors.Is(err, ErrNoAnswer) {
+				t.Errorf("id %s strict %v: %v, want ErrNoAnswer", tc.id, tc.strict, err)
+			}
+		} else if err != nil || r.Text != tc.want {
+			t.Errorf("id %s strict %v: %q %v", tc.id, tc.strict, r.Text, err)
 		}
 	}
 }

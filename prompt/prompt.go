@@ -85,6 +85,7 @@ type fileResult struct {
 func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error) {
 	req := model.Request{Question: model.QuestionRef{
 		Sheet: sheetPath, Name: it.Name, ID: it.Meta["id"], GroundTruth: it.GroundTruth,
+		IDIsNumber: it.Meta["id_type"] == "number",
 	}}
 	d := Data{
 		Name: it.Name, Meta: it.Meta, Question: it.Text, SheetQuestion: it.SheetText,

@@ -194,42 +194,44 @@ func SafeName(s string) string {
 // fields holds the JSON members a struct does not know, kept for rewriting.
 type fields map[string]json.RawMessage
 
-// known lists the JSON names of a struct's fields.
-func known(v any) map[string]bool {
-	// Derived from the encoding of the zero value with every omitempty field
-	// forced present is overkill; the lists are small and fixed.
-	switch v.(type) {
-	case *File:
-		return map[string]bool{"sheet": true, "questions": true}
-	case *Sheet:
-		return map[string]bool{"name": true, "run_id": true, "model_name": true, "meta_data": true,
-			"question": true, "sheet_file": true, "created": true, "totals": true}
-	case *Question:
-		return map[string]bool{"name": true, "meta_data": true, "ground_truth": true, "question": true,
-			"completion": true, "error": true, "model_name": true, "eval_time": true, "grade": true,
-			"question_usr": true, "system": true, "input_tokens": true, "output_tokens": true, "cost": true, "grader": true,
-			"grade_detail": true, "sub_answers": true, "unanswered": true, "judge": true}
-	}
-	return nil
-}
-
-// splitExtra returns the members of a JSON object that v does not know.
-func splitExtra(data []byte, v any) (fields, error) {
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(data, &all); err != nil {
+// decodeObject walks a JSON object's members once: member decodes the
+// members it knows from the decoder and reports false for the others,
+// which are kept raw. One walk matters: output files run to hundreds of
+// megabytes, and decoding twice (once more to find unknown members)
+// doubled the time of every grade and export.
+func decodeObject(data []byte, member func(name string, dec *json.Decoder) (bool, error)) (fields, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
 		return nil, err
 	}
-	k := known(v)
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, &json.UnmarshalTypeError{Value: fmt.Sprint(tok), Offset: dec.InputOffset()}
+	}
 	var ex fields
-	for name, raw := range all {
-		if !k[name] {
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		name, _ := tok.(string)
+		ok, err := member(name, dec)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return nil, err
+			}
 			if ex == nil {
 				ex = fields{}
 			}
 			ex[name] = raw
 		}
 	}
-	return ex, nil
+	_, err = dec.Token() // the closing brace
+	return ex, err
 }
 
 // joinExtra appends extra members to an encoded JSON object.
@@ -263,10 +265,15 @@ type questionAlias Question
 
 // UnmarshalJSON keeps unknown members.
 func (f *File) UnmarshalJSON(data []byte) error {
-	if err := json.Unmarshal(data, (*fileAlias)(f)); err != nil {
-		return err
-	}
-	ex, err := splitExtra(data, f)
+	ex, err := decodeObject(data, func(name string, dec *json.Decoder) (bool, error) {
+		switch name {
+		case "sheet":
+			return true, dec.Decode(&f.Sheet)
+		case "questions":
+			return true, dec.Decode(&f.Questions)
+		}
+		return false, nil
+	})
 	f.extra = ex
 	return err
 }
@@ -282,10 +289,30 @@ func (f File) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON keeps unknown members (LIME's "type", "sub_sections").
 func (s *Sheet) UnmarshalJSON(data []byte) error {
-	if err := json.Unmarshal(data, (*sheetAlias)(s)); err != nil {
-		return err
-	}
-	ex, err := splitExtra(data, s)
+	ex, err := decodeObject(data, func(name string, dec *json.Decoder) (bool, error) {
+		var v any
+		switch name {
+		case "name":
+			v = &s.Name
+		case "run_id":
+			v = &s.RunID
+		case "model_name":
+			v = &s.ModelName
+		case "meta_data":
+			v = &s.MetaData
+		case "question":
+			v = &s.Question
+		case "sheet_file":
+			v = &s.SheetFile
+		case "created":
+			v = &s.Created
+		case "totals":
+			v = &s.Totals
+		default:
+			return false, nil
+		}
+		return true, dec.Decode(v)
+	})
 	s.extra = ex
 	return err
 }
@@ -299,12 +326,54 @@ func (s Sheet) MarshalJSON() ([]byte, error) {
 	return joinExtra(obj, s.extra)
 }
 
-// UnmarshalJSON keeps unknown members (LIME's "question_sys", "question_usr").
+// UnmarshalJSON keeps unknown members (LIME's "question_sys").
 func (q *Question) UnmarshalJSON(data []byte) error {
-	if err := json.Unmarshal(data, (*questionAlias)(q)); err != nil {
-		return err
-	}
-	ex, err := splitExtra(data, q)
+	ex, err := decodeObject(data, func(name string, dec *json.Decoder) (bool, error) {
+		var v any
+		switch name {
+		case "name":
+			v = &q.Name
+		case "meta_data":
+			v = &q.MetaData
+		case "ground_truth":
+			v = &q.GroundTruth
+		case "question":
+			v = &q.Question
+		case "completion":
+			v = &q.Completion
+		case "error":
+			v = &q.Error
+		case "model_name":
+			v = &q.ModelName
+		case "eval_time":
+			v = &q.EvalTime
+		case "grade":
+			v = &q.Grade
+		case "question_usr":
+			v = &q.QuestionUsr
+		case "system":
+			v = &q.System
+		case "input_tokens":
+			v = &q.InputTokens
+		case "output_tokens":
+			v = &q.OutputTokens
+		case "cost":
+			v = &q.Cost
+		case "grader":
+			v = &q.Grader
+		case "grade_detail":
+			v = &q.GradeDetail
+		case "sub_answers":
+			v = &q.SubAnswers
+		case "unanswered":
+			v = &q.Unanswered
+		case "judge":
+			v = &q.Judge
+		default:
+			return false, nil
+		}
+		return true, dec.Decode(v)
+	})
 	q.extra = ex
 	return err
 }

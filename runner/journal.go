@@ -14,29 +14,8 @@ import (
 	"github.com/evalmd/evalmd/model"
 )
 
-// The journal is a JSON Lines file with one record per settled job: an
-// answer, or the model's "no answer" (model.ErrNoAnswer). Final errors are
-// not journaled: a rerun asks those questions again, which is what a person
-// resuming after an outage wants, and costs nothing for questions that never
-// got an answer.
-//
-// Durability: records are written in group commits. The collector writes
-// every outcome that has arrived since its last write, fsyncs once, and only
-// then emits those outcomes to the caller. Under load a commit holds many
-// records (one fsync per batch, not per line, so the disk never limits
-// throughput); when answers trickle in, each is synced on its own. A process
-// crash (SIGKILL) loses nothing that was written, fsync or not; the fsync
-// guards against a machine crash. A crash can leave a torn last line; the
-// reader ignores it and the writer truncates it away before appending.
-//
-// Reading rules, chosen so a crash never stops a resume but real damage is
-// never silently ignored:
-//   - a final line without a newline is a torn write: ignored;
-//   - blank lines are ignored;
-//   - any other line that is not a valid record is an error naming
-//     file:line, and the run does not start (delete the line, or the
-//     journal, to go on);
-//   - a key journaled twice: the later record wins.
+// The journal's format, durability and reading rules are described in
+// the package doc (doc.go).
 
 // journalRecord is one line of the journal.
 type journalRecord struct {
@@ -179,7 +158,10 @@ func openJournal(path string) (*journal, map[string]journalRecord, error) {
 	return &journal{f: f, name: path, unlock: unlock}, recs, nil
 }
 
-// add buffers one record; commit writes it.
+// syncEvery bounds how long a written record may stay without fsync.
+const syncEvery = 100 * time.Millisecond
+
+// add buffers one record; write writes it.
 func (j *journal) add(rec journalRecord) error {
 	b, err := json.Marshal(rec)
 	if err != nil {
@@ -190,16 +172,22 @@ func (j *journal) add(rec journalRecord) error {
 	return nil
 }
 
-// commit writes the buffered records in one write and fsyncs.
-func (j *journal) commit() error {
+// write writes the buffered records in one write; it reports whether
+// there was anything to write.
+func (j *journal) write() (bool, error) {
 	if j.buf.Len() == 0 {
-		return nil
+		return false, nil
 	}
 	_, err := j.f.Write(j.buf.Bytes())
 	j.buf.Reset()
 	if err != nil {
-		return fmt.Errorf("journal %s: %w", j.name, err)
+		return false, fmt.Errorf("journal %s: %w", j.name, err)
 	}
+	return true, nil
+}
+
+// sync makes what was written durable.
+func (j *journal) sync() error {
 	if err := j.f.Sync(); err != nil {
 		return fmt.Errorf("journal %s: %w", j.name, err)
 	}

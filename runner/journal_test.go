@@ -86,7 +86,10 @@ func TestOpenJournalTruncatesTornLine(t *testing.T) {
 	if err := j.add(journalRecord{Key: "c", Fingerprint: "fp-c", Text: "C"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := j.commit(); err != nil {
+	if wrote, err := j.write(); err != nil || !wrote {
+		t.Fatalf("write: %v %v", wrote, err)
+	}
+	if err := j.sync(); err != nil {
 		t.Fatal(err)
 	}
 	if err := j.close(); err != nil {

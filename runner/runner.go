@@ -1,10 +1,3 @@
-// Package runner sends a run's requests to a model: many in flight at once,
-// retrying what failed for a passing reason, within the provider's rate
-// limits, answering repeats from a content-addressed cache, and journaling
-// every answer as it arrives so that a run killed halfway resumes without
-// asking (or paying for) an answered question again. It knows nothing of
-// sheets or output files: callers turn questions into Jobs and Outcomes
-// into output records.
 package runner
 
 import (
@@ -63,9 +56,8 @@ type Options struct {
 	// be exact, because a 429 is retried anyway.
 	RPM, TPM int
 
-	// Journal is the path of the run's journal ("" for none); see
-	// journal.go for what it holds. The caller deletes it once the
-	// output file is written.
+	// Journal is the path of the run's journal ("" for none); see the
+	// package doc. The caller deletes it once the output file is written.
 	Journal string
 
 	// Cache answers repeated requests without a call (nil for none). Do
@@ -87,8 +79,13 @@ type Options struct {
 	// cost shown).
 	Cost func(model.Response) float64
 	// Warn receives warnings that do not stop the run (stale journal
-	// entries, unreadable cache entries); nil discards them.
+	// entries, unreadable cache entries); nil discards them. It is called
+	// from several goroutines at once.
 	Warn func(msg string)
+	// OnRetry, when set, is told of each failed attempt that will be
+	// retried and how long the runner waits first (for a verbose log).
+	// It is called from several goroutines at once.
+	OnRetry func(key string, attempt int, err error, wait time.Duration)
 
 	// Now and Sleep replace the clock and backoff waits in tests. Rate
 	// limiter waits always use the real clock.
@@ -149,7 +146,7 @@ func (o Options) withDefaults() Options {
 // outcomes arrive: first the jobs answered in the journal (FromJournal),
 // then the others in the order they finish. emit is called from Run's own
 // goroutine, never concurrently, and after the outcome's journal record is
-// on disk; a slow emit slows the run.
+// written (see journal.go for when it is fsynced); a slow emit slows the run.
 //
 // Every job is emitted exactly once unless the run stops early: when ctx
 // is cancelled Run stops promptly, emits what had already been answered,
@@ -160,24 +157,102 @@ func (o Options) withDefaults() Options {
 // is its Outcome.Err.
 func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(Outcome)) (Stats, error) {
 	opt = opt.withDefaults()
-	st := Stats{Jobs: len(jobs)}
 	if m == nil {
-		return st, errors.New("runner: no model")
+		return Stats{Jobs: len(jobs)}, errors.New("runner: no model")
 	}
 	if emit == nil {
 		emit = func(Outcome) {}
 	}
+	if err := checkKeys(jobs); err != nil {
+		return Stats{Jobs: len(jobs)}, err
+	}
+	r := newRun(m, opt)
+	c := newCollector(r, len(jobs), emit)
+
+	pending := jobs
+	if opt.Journal != "" {
+		jr, recs, err := openJournal(opt.Journal)
+		if err != nil {
+			return c.st, err
+		}
+		defer jr.close()
+		// Fingerprints tie a journal record to the request it answered;
+		// a job whose request changed since (an edited sheet) is asked
+		// again.
+		fps := make(map[string]string, len(jobs))
+		for _, j := range jobs {
+			fps[j.Key] = fingerprint(m.Name(), r.baseURL, j.Request)
+		}
+		c.journal, c.fps = jr, fps
+		pending = c.resume(jobs, recs)
+	}
+
+	// Workers take jobs from todo and send outcomes to done; this
+	// goroutine collects, journals and emits them. wctx also stops the
+	// workers when the journal fails.
+	wctx, stopWorkers := context.WithCancel(ctx)
+	defer stopWorkers()
+	c.stopWorkers = stopWorkers
+	todo := make(chan Job)
+	done := make(chan Outcome, opt.Concurrency)
+	var wg sync.WaitGroup
+	for range min(opt.Concurrency, len(pending)) {
+		wg.Go(func() {
+			for j := range todo {
+				if o, ok := r.do(wctx, j); ok {
+					done <- o
+				}
+			}
+		})
+	}
+	go func() {
+		defer close(todo)
+		for _, j := range pending {
+			select {
+			case todo <- j:
+			case <-wctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	c.loop(done)
+
+	st := c.st
+	st.Calls = int(r.calls.Load())
+	st.Wall = opt.Now().Sub(c.p.start)
+	st.Unfinished = st.Jobs - st.Answered - st.NoAnswer - st.Failed
+	switch {
+	case c.fatal != nil:
+		return st, fmt.Errorf("runner: stopped with %d jobs unfinished: %w", st.Unfinished, c.fatal)
+	case st.Unfinished > 0 && ctx.Err() != nil:
+		return st, fmt.Errorf("runner: stopped with %d jobs unfinished: %w", st.Unfinished, ctx.Err())
+	case st.Unfinished > 0:
+		return st, fmt.Errorf("runner: %d jobs unfinished", st.Unfinished)
+	}
+	return st, nil
+}
+
+// checkKeys rejects jobs without a key or with a key given twice: the
+// journal could not tell their answers apart.
+func checkKeys(jobs []Job) error {
 	seen := make(map[string]bool, len(jobs))
 	for i, j := range jobs {
 		if j.Key == "" {
-			return st, fmt.Errorf("runner: job %d (question %q) has no key", i, j.Request.Question.Name)
+			return fmt.Errorf("runner: job %d (question %q) has no key", i, j.Request.Question.Name)
 		}
 		if seen[j.Key] {
-			return st, fmt.Errorf("runner: job key %q given twice", j.Key)
+			return fmt.Errorf("runner: job key %q given twice", j.Key)
 		}
 		seen[j.Key] = true
 	}
+	return nil
+}
 
+func newRun(m model.Model, opt Options) *run {
 	r := &run{m: m, opt: opt, baseURL: opt.BaseURL, inflight: make(map[string]*sync.Mutex)}
 	if r.baseURL == "" {
 		if b, ok := m.(interface{ BaseURL() string }); ok {
@@ -192,185 +267,7 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 		// at once; a request estimated above it is clamped to it.
 		r.tpm = rate.NewLimiter(rate.Limit(float64(opt.TPM)/60), opt.TPM)
 	}
-
-	start := opt.Now()
-	p := &progress{w: progressWriter(opt.Progress), start: start, total: len(jobs), hasCost: opt.Cost != nil}
-	tally := func(o Outcome) {
-		p.done++
-		switch {
-		case o.Err == nil:
-			st.Answered++
-		case errors.Is(o.Err, model.ErrNoAnswer):
-			st.NoAnswer++
-		default:
-			st.Failed++
-			p.failed++
-		}
-		if o.FromJournal {
-			st.FromJournal++
-		}
-		if o.Cached {
-			st.Cached++
-		}
-		if !o.FromJournal && !o.Cached {
-			p.live++
-		}
-		st.InputTokens += o.Response.InputTokens
-		st.OutputTokens += o.Response.OutputTokens
-		p.inTok, p.outTok = st.InputTokens, st.OutputTokens
-		if opt.Cost != nil && o.Err == nil {
-			st.Cost += opt.Cost(o.Response)
-			p.cost = st.Cost
-		}
-	}
-
-	// Fingerprints tie a journal record to the request it answered; a job
-	// whose request changed since (an edited sheet) is asked again.
-	fps := make([]string, len(jobs))
-	for i, j := range jobs {
-		fps[i] = fingerprint(m.Name(), r.baseURL, j.Request)
-	}
-	var jr *journal
-	pending := make([]int, 0, len(jobs))
-	if opt.Journal != "" {
-		var recs map[string]journalRecord
-		var err error
-		jr, recs, err = openJournal(opt.Journal)
-		if err != nil {
-			return st, err
-		}
-		defer jr.close()
-		for i, j := range jobs {
-			rec, ok := recs[j.Key]
-			switch {
-			case !ok:
-				pending = append(pending, i)
-			case rec.Fingerprint != fps[i]:
-				opt.Warn(fmt.Sprintf("journal %s: %s: the request changed since it was answered; asking again", opt.Journal, j.Key))
-				pending = append(pending, i)
-			default:
-				o := rec.outcome()
-				tally(o)
-				emit(o)
-			}
-		}
-	} else {
-		for i := range jobs {
-			pending = append(pending, i)
-		}
-	}
-
-	// Workers take job indexes from todo and send outcomes to done; the
-	// calling goroutine collects, journals and emits. wctx stops the
-	// workers early when the journal fails.
-	wctx, stopWorkers := context.WithCancel(ctx)
-	defer stopWorkers()
-	todo := make(chan int)
-	done := make(chan Outcome, opt.Concurrency)
-	var wg sync.WaitGroup
-	for range min(opt.Concurrency, len(pending)) {
-		wg.Go(func() {
-			for i := range todo {
-				if o, ok := r.do(wctx, jobs[i]); ok {
-					done <- o
-				}
-			}
-		})
-	}
-	go func() {
-		defer close(todo)
-		for _, i := range pending {
-			select {
-			case todo <- i:
-			case <-wctx.Done():
-				return
-			}
-		}
-	}()
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
-
-	fpOf := make(map[string]string, len(pending))
-	for _, i := range pending {
-		fpOf[jobs[i].Key] = fps[i]
-	}
-	var fatal error
-	var tick <-chan time.Time
-	if p.w != nil {
-		t := time.NewTicker(progressEvery)
-		defer t.Stop()
-		tick = t.C
-		p.draw(opt.Now())
-	}
-	batch := make([]Outcome, 0, opt.Concurrency)
-	for open := true; open; {
-		select {
-		case <-tick:
-			p.draw(opt.Now())
-			continue
-		case o, ok := <-done:
-			if !ok {
-				open = false
-				break
-			}
-			// Group commit: take whatever else has arrived, write it
-			// all, fsync once, then emit.
-			batch = append(batch[:0], o)
-		drain:
-			for len(batch) < cap(batch) {
-				select {
-				case o, ok := <-done:
-					if !ok {
-						open = false
-						break drain
-					}
-					batch = append(batch, o)
-				default:
-					break drain
-				}
-			}
-		}
-		if jr != nil && fatal == nil {
-			now := opt.Now()
-			for _, o := range batch {
-				if o.Err == nil || errors.Is(o.Err, model.ErrNoAnswer) {
-					if err := jr.add(recordOf(o, fpOf[o.Key], now)); err != nil && fatal == nil {
-						fatal = err
-					}
-				}
-			}
-			if err := jr.commit(); err != nil && fatal == nil {
-				fatal = err
-			}
-			if fatal != nil {
-				// Answers received from now on could not be kept for a
-				// resume: stop paying for more. Those in hand are still
-				// emitted, so the caller can write them out.
-				stopWorkers()
-			}
-		}
-		for _, o := range batch {
-			tally(o)
-			emit(o)
-		}
-		batch = batch[:0]
-	}
-	st.Calls = int(r.calls.Load())
-	st.Wall = opt.Now().Sub(start)
-	st.Unfinished = st.Jobs - st.Answered - st.NoAnswer - st.Failed
-	p.finish(opt.Now())
-	if fatal != nil {
-		return st, fmt.Errorf("runner: stopped with %d jobs unfinished: %w", st.Unfinished, fatal)
-	}
-	if st.Unfinished > 0 {
-		if err := ctx.Err(); err != nil {
-			return st, fmt.Errorf("runner: stopped with %d jobs unfinished: %w", st.Unfinished, err)
-		}
-		return st, fmt.Errorf("runner: %d jobs unfinished", st.Unfinished)
-	}
-	return st, nil
+	return r
 }
 
 // run is the state the workers of one Run share.
@@ -474,7 +371,11 @@ func (r *run) call(ctx context.Context, j Job) (Outcome, bool) {
 		if after > 0 {
 			r.gate.extend(r.opt.Now().Add(after))
 		}
-		if err := r.opt.Sleep(ctx, backoff(o.Attempts, r.opt.BaseBackoff, r.opt.MaxBackoff, after, defaultRand)); err != nil {
+		wait := backoff(o.Attempts, r.opt.BaseBackoff, r.opt.MaxBackoff, after, defaultRand)
+		if r.opt.OnRetry != nil {
+			r.opt.OnRetry(j.Key, o.Attempts, err, wait)
+		}
+		if err := r.opt.Sleep(ctx, wait); err != nil {
 			return Outcome{}, false
 		}
 	}

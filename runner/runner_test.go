@@ -126,8 +126,10 @@ func TestRetries(t *testing.T) {
 				return echo(ctx, req)
 			})
 			s := &noSleep{}
+			var retried []int
 			got, _, err := collect(t, context.Background(), m, makeJobs(1),
-				Options{MaxAttempts: 4, Timeout: 20 * time.Millisecond, Sleep: s.sleep})
+				Options{MaxAttempts: 4, Timeout: 20 * time.Millisecond, Sleep: s.sleep,
+					OnRetry: func(key string, attempt int, err error, wait time.Duration) { retried = append(retried, attempt) }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,6 +159,10 @@ func TestRetries(t *testing.T) {
 			var ae *model.APIError
 			if tc.wantErr == serverErr && !errors.As(o.Err, &ae) {
 				t.Errorf("errors.As(%v, *APIError) failed", o.Err)
+			}
+			// Every attempt but the last was retried.
+			if len(retried) != tc.wantAttempts-1 {
+				t.Errorf("OnRetry told of attempts %v, want %d", retried, tc.wantAttempts-1)
 			}
 			if len(s.ds) < tc.wantAttempts-1 {
 				t.Errorf("%d backoff sleeps for %d attempts", len(s.ds), tc.wantAttempts)

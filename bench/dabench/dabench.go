@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/schema"
@@ -75,6 +76,18 @@ func Load(dir string) ([]Question, error) {
 		if r.FileName == "" || strings.ContainsAny(r.FileName, "/\\") || r.FileName == ".." {
 			return fmt.Errorf("id %d: bad file_name %q", *r.ID, r.FileName)
 		}
+		for _, f := range append([]string{r.Question, r.Constraints, r.Format, r.FileName, r.Level}, r.Concepts...) {
+			if !utf8.ValidString(f) || strings.ContainsAny(f, "\r\x00") {
+				// A sheet holds neither (universal newlines, binary data).
+				return fmt.Errorf("id %d: text is not UTF-8 or holds a carriage return or NUL: %q", *r.ID, f)
+			}
+		}
+		for _, f := range append([]string{r.Level}, r.Concepts...) {
+			if strings.ContainsAny(f, "\n,") {
+				// Meta is one line; concepts are joined with ", ".
+				return fmt.Errorf("id %d: concept or level %q holds a newline or comma", *r.ID, f)
+			}
+		}
 		index[*r.ID] = len(qs)
 		qs = append(qs, Question{ID: *r.ID, Question: r.Question, Concepts: r.Concepts,
 			Constraints: r.Constraints, Format: r.Format, FileName: r.FileName, Level: r.Level})
@@ -112,7 +125,8 @@ func Load(dir string) ([]Question, error) {
 			if err != nil {
 				return fmt.Errorf("id %d: label %s: %w", *r.ID, name, err)
 			}
-			if name == "" || strings.ContainsAny(name, "[]\r\n") || strings.ContainsAny(value, "\r\n") {
+			if name == "" || strings.ContainsAny(name, "[]\r\n\x00") || strings.ContainsAny(value, "\r\n\x00") ||
+				!utf8.ValidString(name) || !utf8.ValidString(value) {
 				// The sheet keeps a label as one "@name[value]" line.
 				return fmt.Errorf("id %d: label %q=%q cannot be written as an @name[value] line", *r.ID, name, value)
 			}
@@ -210,6 +224,8 @@ func Sheet(table, tablePath string, qs []Question) *sheet.Doc {
 		{Kind: "meta", Text: sheet.MetaText(
 			[2]string{"benchmark", "dabench"},
 			[2]string{"grader", "dabench"},
+			// eval_closed_form.py matches responses by integer id.
+			[2]string{"id_type", "number"},
 			[2]string{"table", table},
 		)},
 		{Kind: "files", Text: "- " + filepath.ToSlash(tablePath) + "\n"},

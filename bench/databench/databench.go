@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
@@ -90,6 +91,16 @@ func Load(opt Options) ([]Row, error) {
 		}
 		if strings.ContainsAny(r.Semantic, "\r\n") {
 			return nil, fmt.Errorf("databench: row %d: semantic %q spans lines", r.Index, r.Semantic)
+		}
+		for _, f := range []string{r.Question, r.Dataset, r.Answer, r.SampleAnswer, r.Semantic} {
+			if !utf8.ValidString(f) {
+				return nil, fmt.Errorf("databench: row %d: text is not UTF-8: %q", r.Index, f)
+			}
+			if strings.ContainsAny(f, "\r\x00") {
+				// A sheet cannot keep a carriage return (universal
+				// newlines) or a NUL (binary data).
+				return nil, fmt.Errorf("databench: row %d: text holds a carriage return or NUL: %q", r.Index, f)
+			}
 		}
 	}
 	return rows, nil

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/internal/shared"
@@ -284,6 +285,8 @@ func TestLoadErrors(t *testing.T) {
 		"no question":     {QA: write("nq.jsonl", `{"dataset": "d"}`+"\n")},
 		"bad json line":   {QA: write("bad.jsonl", "{\n")},
 		"semantic broken": {QA: write("s.jsonl", `{"question": "q", "dataset": "d", "type": "a\nb"}`+"\n")},
+		"bad utf-8":       {QA: write("u.csv", "question,dataset\nq\xff,d\n")},
+		"carriage return": {QA: write("r.jsonl", `{"question": "a\rb", "dataset": "d"}`+"\n")},
 	} {
 		if _, err := Load(opt); err == nil {
 			t.Errorf("%s: no error", name)
@@ -295,8 +298,9 @@ func FuzzSheetRoundTrip(f *testing.F) {
 	f.Add("How many?", "['a', 'b']", "list[category]")
 	f.Add("#### answer", "  padded  ", "number")
 	f.Fuzz(func(t *testing.T, question, answer, semantic string) {
-		if strings.ContainsAny(question+answer, "\r") || strings.ContainsAny(semantic, "\r\n") {
-			return
+		if strings.ContainsAny(question+answer+semantic, "\r\x00") || strings.ContainsAny(semantic, "\n") ||
+			!utf8.ValidString(question) || !utf8.ValidString(answer) || !utf8.ValidString(semantic) {
+			return // Load refuses these
 		}
 		doc, err := Sheet("d", "t.parquet", []Row{{Question: question, Dataset: "d", Answer: answer, HasAnswer: true, Semantic: semantic}}, false)
 		if err != nil {

@@ -16,9 +16,13 @@
 //		FaultRate: 0.2, // 20% of calls fail
 //		Faults:    []fakeserver.Fault{fakeserver.RateLimit, fakeserver.Reset},
 //	})
-//	m, _ := model.New("openai/gpt-4o", model.Options{BaseURL: srv.URL, APIKey: "k"})
+//	m, _ := model.New("openai/gpt-4o", model.Options{BaseURL: srv.URL, APIKey: "test-key"})
 //	... run ...
 //	calls := srv.Calls() // what the client sent, in arrival order
+//
+// Options.Reply can script each answer from the call (see Fixed, FailFirst
+// and FailEachFirst for common scripts); Call.Fault records which calls got
+// an injected fault, so a test can count the retries it caused.
 //
 // srv.URL is the base URL a client is given: for the OpenAI fake it ends in
 // "/v1" (clients append "/chat/completions"); for the Anthropic fake it is the
@@ -113,6 +117,10 @@ type Call struct {
 	Messages []Message
 	Settings Settings
 	Body     map[string]any // the decoded JSON body, for fields not lifted above
+
+	// Fault is the fault injected into this call's answer, NoFault if none.
+	// The Call passed to Options.Reply does not have it yet.
+	Fault Fault
 }
 
 // LastUserText returns the text of the last user message, or "".
@@ -312,6 +320,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
+	idx := len(s.calls)
 	s.calls = append(s.calls, c)
 	injected := NoFault
 	if s.opt.FaultRate > 0 && s.rng.Float64() < s.opt.FaultRate {
@@ -325,6 +334,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	if rep.Fault == NoFault {
 		rep.Fault = injected
+	}
+	if rep.Fault != NoFault {
+		s.mu.Lock()
+		s.calls[idx].Fault = rep.Fault
+		s.mu.Unlock()
 	}
 	if !s.wait(r.Context(), s.opt.Latency) {
 		return

@@ -86,6 +86,7 @@ func TestRefusals(t *testing.T) {
 }
 
 func TestFaultRateIsSeededAndShared(t *testing.T) {
+	var last *Server
 	run := func() []int {
 		srv := NewOpenAI(t, Options{FaultRate: 0.3, Faults: []Fault{RateLimit, ServerError}, Seed: 9, RetryAfter: 1500 * time.Millisecond})
 		var statuses []int
@@ -100,6 +101,7 @@ func TestFaultRateIsSeededAndShared(t *testing.T) {
 			res.Body.Close()
 			statuses = append(statuses, res.StatusCode)
 		}
+		last = srv
 		return statuses
 	}
 	a, b := run(), run()
@@ -111,6 +113,9 @@ func TestFaultRateIsSeededAndShared(t *testing.T) {
 		counts[a[i]]++
 	}
 	failed := counts[429] + counts[500]
+	if n := faulted(last); n != failed {
+		t.Errorf("Call.Fault marks %d calls, but %d failed", n, failed)
+	}
 	if failed < 35 || failed > 85 || counts[429] == 0 || counts[500] == 0 {
 		t.Errorf("statuses %v: want about 30%% of 200 failing, both kinds", counts)
 	}
@@ -180,4 +185,14 @@ func TestCloseEndsHangs(t *testing.T) {
 	if _, _, err := post(t, client, srv2.URL+"/chat/completions", chatBody); err == nil {
 		t.Error("want the client's timeout")
 	}
+}
+
+func faulted(s *Server) int {
+	n := 0
+	for _, c := range s.Calls() {
+		if c.Fault != NoFault {
+			n++
+		}
+	}
+	return n
 }

@@ -1,0 +1,40 @@
+package result
+
+import (
+	"fmt"
+	"testing"
+)
+
+// bigFile is an output file of n questions shaped like a real run's.
+func bigFile(n int) []byte {
+	f := &File{Sheet: Sheet{Name: "Big", RunID: "abcd", ModelName: "openai/gpt-4o", MetaData: map[string]string{"grader": "choice"}}}
+	for i := 0; i < n; i++ {
+		c, g, et := fmt.Sprintf("The answer is B) %d.", i), i%2 == 0, 1.25
+		gt := fmt.Sprintf("B) %d", i)
+		f.Questions = append(f.Questions, Question{
+			Name: fmt.Sprintf("Q-%d", i), MetaData: map[string]string{"grader": "choice", "id": fmt.Sprint(i), "level": "easy"},
+			GroundTruth: &gt, Question: fmt.Sprintf("Question %d: which is right?\nA) %d\nB) %d\nC) %d\nD) none\n", i, i-1, i, i+1),
+			Completion: &c, ModelName: "openai/gpt-4o", EvalTime: &et, Grade: &g, InputTokens: 120, OutputTokens: 8,
+			Grader: "choice", GradeDetail: "extracted B",
+		})
+	}
+	data, err := f.Marshal()
+	if err != nil {
+		panic(err)
+	}
+	return data
+}
+
+// BenchmarkParse10k decodes a 10,000-question output file (what grade and
+// the exports read).
+func BenchmarkParse10k(b *testing.B) {
+	data := bigFile(10000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		f, err := Parse(data)
+		if err != nil || len(f.Questions) != 10000 {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,200 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/evalmd/evalmd/model"
+)
+
+// collector is the single goroutine's side of a run: it journals
+// outcomes, emits them, keeps the totals and draws the progress line. Only
+// Run's goroutine touches it, so it needs no locks.
+type collector struct {
+	opt  Options
+	emit func(Outcome)
+	st   Stats
+	p    *progress
+
+	journal     *journal          // nil without a journal
+	fps         map[string]string // job key -> request fingerprint, for records
+	fatal       error             // the journal's first failure
+	stopWorkers func()
+}
+
+func newCollector(r *run, jobs int, emit func(Outcome)) *collector {
+	opt := r.opt
+	return &collector{
+		opt:  opt,
+		emit: emit,
+		st:   Stats{Jobs: jobs},
+		p: &progress{w: progressWriter(opt.Progress), start: opt.Now(), total: jobs,
+			hasCost: opt.Cost != nil},
+	}
+}
+
+// resume emits the jobs the journal answered for the same request and
+// returns the others.
+func (c *collector) resume(jobs []Job, recs map[string]journalRecord) (pending []Job) {
+	var stale []string
+	for _, j := range jobs {
+		rec, ok := recs[j.Key]
+		switch {
+		case !ok:
+			pending = append(pending, j)
+		case rec.Fingerprint != c.fps[j.Key]:
+			stale = append(stale, j.Key)
+			pending = append(pending, j)
+		default:
+			c.settle(rec.outcome())
+		}
+	}
+	if len(stale) > 0 {
+		// One warning, not one per job: a changed model name or base URL
+		// makes every record stale at once.
+		c.opt.Warn(fmt.Sprintf("journal %s: %d answered requests changed since (model, base URL, prompt or settings); asking them again: %s",
+			c.opt.Journal, len(stale), someOf(stale, 3)))
+	}
+	return pending
+}
+
+// someOf lists the first n items and says how many more there are.
+func someOf(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
+}
+
+// settle counts an outcome and hands it to the caller.
+func (c *collector) settle(o Outcome) {
+	st, p := &c.st, c.p
+	p.done++
+	switch {
+	case o.Err == nil:
+		st.Answered++
+	case errors.Is(o.Err, model.ErrNoAnswer):
+		st.NoAnswer++
+	default:
+		st.Failed++
+		p.failed++
+	}
+	if o.FromJournal {
+		st.FromJournal++
+	}
+	if o.Cached {
+		st.Cached++
+	}
+	if !o.FromJournal && !o.Cached {
+		p.live++
+	}
+	st.InputTokens += o.Response.InputTokens
+	st.OutputTokens += o.Response.OutputTokens
+	p.inTok, p.outTok = st.InputTokens, st.OutputTokens
+	if c.opt.Cost != nil && o.Err == nil {
+		st.Cost += c.opt.Cost(o.Response)
+		p.cost = st.Cost
+	}
+	c.emit(o)
+}
+
+// fail records the journal's first failure and stops the workers: answers
+// received from now on could not be kept for a resume, so paying for more
+// is wasted. Those in hand are still emitted, so the caller can write them.
+func (c *collector) fail(err error) {
+	if c.fatal == nil {
+		c.fatal = err
+		c.stopWorkers()
+	}
+}
+
+// loop settles outcomes from done until it is closed.
+func (c *collector) loop(done <-chan Outcome) {
+	var tick <-chan time.Time
+	if c.p.w != nil {
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		tick = t.C
+		c.p.draw(c.opt.Now())
+	}
+	// syncC fires syncEvery after the first write not yet fsynced.
+	var syncC <-chan time.Time
+	syncT := time.NewTimer(syncEvery)
+	syncT.Stop()
+	defer syncT.Stop()
+
+	batch := make([]Outcome, 0, cap(done)+1)
+	for open := true; open; {
+		select {
+		case <-tick:
+			c.p.draw(c.opt.Now())
+			continue
+		case <-syncC:
+			syncC = nil
+			if c.fatal == nil {
+				if err := c.journal.sync(); err != nil {
+					c.fail(err)
+				}
+			}
+			continue
+		case o, ok := <-done:
+			if !ok {
+				open = false
+				break
+			}
+			// Take whatever else has arrived too: one write for all.
+			batch = append(batch[:0], o)
+		drain:
+			for len(batch) < cap(batch) {
+				select {
+				case o, ok := <-done:
+					if !ok {
+						open = false
+						break drain
+					}
+					batch = append(batch, o)
+				default:
+					break drain
+				}
+			}
+		}
+		if c.write(batch) && syncC == nil {
+			syncT.Reset(syncEvery)
+			syncC = syncT.C
+		}
+		for _, o := range batch {
+			c.settle(o)
+		}
+		batch = batch[:0]
+	}
+	if c.journal != nil && c.fatal == nil {
+		if err := c.journal.sync(); err != nil {
+			c.fatal = err
+		}
+	}
+	c.p.finish(c.opt.Now())
+}
+
+// write journals the settled answers of a batch (final errors are not
+// journaled: a resume asks them again) and reports whether it wrote.
+func (c *collector) write(batch []Outcome) bool {
+	if c.journal == nil || c.fatal != nil {
+		return false
+	}
+	now := c.opt.Now()
+	for _, o := range batch {
+		if o.Err == nil || errors.Is(o.Err, model.ErrNoAnswer) {
+			if err := c.journal.add(recordOf(o, c.fps[o.Key], now)); err != nil {
+				c.fail(err)
+				return false
+			}
+		}
+	}
+	wrote, err := c.journal.write()
+	if err != nil {
+		c.fail(err)
+	}
+	return wrote
+}
