@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -110,7 +111,15 @@ func Read(path string) (*File, error) {
 // the caller can put the file name in front.
 func Parse(data []byte) (*File, error) {
 	var f File
-	if err := json.Unmarshal(data, &f); err != nil {
+	// UnmarshalJSON is called directly: json.Unmarshal would first scan
+	// the whole file to validate it and again to find its end, which for
+	// a large output costs more than the decoding.
+	if err := f.UnmarshalJSON(data); err != nil {
+		// Decode once more as a plain value, only to locate the error.
+		var v any
+		if serr := json.Unmarshal(data, &v); serr != nil {
+			err = serr
+		}
 		return nil, fmt.Errorf(":%d: not an output file: %w", errLine(data, err), err)
 	}
 	if f.Questions == nil && f.Sheet.Name == "" {
@@ -259,6 +268,40 @@ func joinExtra(obj []byte, ex fields) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// decodeQuestions reads the questions array one element at a time, so
+// each question's bytes are scanned once by the decoder and once by its
+// own UnmarshalJSON (a plain Decode would skip over each element first).
+func decodeQuestions(dec *json.Decoder, qs *[]Question) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		*qs = nil
+		return nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return &json.UnmarshalTypeError{Value: fmt.Sprint(tok), Type: reflect.TypeOf(*qs), Offset: dec.InputOffset()}
+	}
+	out := []Question{}
+	for dec.More() {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		var q Question
+		if err := q.UnmarshalJSON(raw); err != nil {
+			return fmt.Errorf("question %d: %w", len(out)+1, err)
+		}
+		out = append(out, q)
+	}
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	*qs = out
+	return nil
+}
+
 type fileAlias File
 type sheetAlias Sheet
 type questionAlias Question
@@ -270,7 +313,7 @@ func (f *File) UnmarshalJSON(data []byte) error {
 		case "sheet":
 			return true, dec.Decode(&f.Sheet)
 		case "questions":
-			return true, dec.Decode(&f.Questions)
+			return true, decodeQuestions(dec, &f.Questions)
 		}
 		return false, nil
 	})
