@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -101,6 +102,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	if cfg.NewModel == nil {
 		cfg.NewModel = model.New
+	}
+	if cfg.Model.HTTPClient == nil {
+		cfg.Model.HTTPClient = pooledClient(cfg.Runner.Concurrency)
 	}
 	runID, err := newRunID(cfg.Rand, cfg.RunIDLen)
 	if err != nil {
@@ -218,6 +222,19 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 		out.Questions = append(out.Questions, q)
 	}
 	return job, nil
+}
+
+// pooledClient keeps as many idle connections per host as requests in
+// flight: Go's default of 2 makes a run at -c 32 reopen connections all
+// the time (about 60 µs of CPU per question, measured in runner).
+func pooledClient(concurrency int) *http.Client {
+	if concurrency < 10 {
+		concurrency = 10
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 2 * concurrency
+	t.MaxIdleConnsPerHost = concurrency
+	return &http.Client{Transport: t}
 }
 
 // OutputPath is where the output of a sheet and model goes.

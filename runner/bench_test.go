@@ -117,3 +117,26 @@ func report(b *testing.B, questions int, wall, cpu time.Duration, srv *fakeserve
 	b.ReportMetric(float64(cpu.Microseconds())/n, "cpu-µs/q")
 	b.ReportMetric(float64(srv.MaxInFlight()), "max-in-flight")
 }
+
+// BenchmarkOverhead is the runner's own cost per job: 1000 jobs against an
+// in-process model that answers at once, with and without a journal.
+//
+//	go test ./runner -run '^$' -bench Overhead
+func BenchmarkOverhead(b *testing.B) {
+	for _, journal := range []bool{false, true} {
+		b.Run(map[bool]string{false: "no-journal", true: "journal"}[journal], func(b *testing.B) {
+			m := newFuncModel(echo)
+			jobs := makeJobs(1000)
+			for b.Loop() {
+				opt := Options{Concurrency: 32}
+				if journal {
+					opt.Journal = filepath.Join(b.TempDir(), "j")
+				}
+				if _, err := Run(context.Background(), m, jobs, opt, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(jobs)), "ns/job")
+		})
+	}
+}

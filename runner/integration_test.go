@@ -23,23 +23,33 @@ func questionOf(c fakeserver.Call) string {
 	return strings.TrimPrefix(c.LastUserText(), "Q: ")
 }
 
-// clients are the two ways the tests reach a fake server: this package's
+// clients are the ways the tests reach a fake server: this package's
 // minimal client (transport errors unclassified) and the real providers.
 var clients = []struct {
-	name string
-	new  func(t testing.TB, baseURL string) model.Model
+	name   string
+	server func(t testing.TB, opt fakeserver.Options) *fakeserver.Server
+	new    func(t testing.TB, baseURL string) model.Model
 }{
-	{"testclient", func(t testing.TB, baseURL string) model.Model {
+	{"testclient", fakeserver.NewOpenAI, func(t testing.TB, baseURL string) model.Model {
 		return newHTTPModel("openai-api/fake/m", baseURL, testAPIKey)
 	}},
-	{"model.New", func(t testing.TB, baseURL string) model.Model {
-		m, err := model.New("openai-api/fake/m", model.Options{BaseURL: baseURL, APIKey: testAPIKey,
-			HTTPClient: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
+	{"model.New/openai", fakeserver.NewOpenAI, func(t testing.TB, baseURL string) model.Model {
+		return newProvider(t, "openai-api/fake/m", baseURL)
 	}},
+	{"model.New/anthropic", fakeserver.NewAnthropic, func(t testing.TB, baseURL string) model.Model {
+		return newProvider(t, "anthropic/claude-fake", baseURL)
+	}},
+}
+
+// newProvider builds a real provider for a fake server, with a connection
+// pool as large as the tests' concurrency.
+func newProvider(t testing.TB, name, baseURL string) model.Model {
+	m, err := model.New(name, model.Options{BaseURL: baseURL, APIKey: testAPIKey,
+		HTTPClient: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // TestFaults runs 1000 jobs against a server that fails 20% of calls with
@@ -52,10 +62,13 @@ func TestFaults(t *testing.T) {
 		fakeserver.Timeout, fakeserver.MalformedJSON}
 	for _, cl := range clients {
 		t.Run(cl.name, func(t *testing.T) {
+			if testing.Short() && cl.name != "testclient" {
+				t.Skip("-short: the providers' own tests cover them")
+			}
 			var mu sync.Mutex
 			rng := rand.New(rand.NewPCG(1, 2))
 			seq := map[string][]fakeserver.Fault{} // per question, the fault of each call
-			srv := fakeserver.NewOpenAI(t, fakeserver.Options{
+			srv := cl.server(t, fakeserver.Options{
 				MaxRequests: 5000,
 				Hang:        5 * time.Second,
 				Reply: func(c fakeserver.Call) fakeserver.Reply {

@@ -154,3 +154,33 @@ func FuzzReadJournal(f *testing.F) {
 		}
 	})
 }
+
+func TestJournaledOutcomesComeFirst(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	jobs := makeJobs(40)
+	// Run 1 answers the even questions only.
+	var even []Job
+	for i, j := range jobs {
+		if i%2 == 0 {
+			even = append(even, j)
+		}
+	}
+	if _, err := Run(context.Background(), newFuncModel(echo), even, Options{Journal: path}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var order []bool // FromJournal, in emit order
+	_, err := Run(context.Background(), newFuncModel(echo), jobs, Options{Journal: path, Concurrency: 4}, func(o Outcome) {
+		order = append(order, o.FromJournal)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != 40 {
+		t.Fatalf("%d outcomes", len(order))
+	}
+	for i, fj := range order {
+		if fj != (i < 20) {
+			t.Fatalf("outcome %d FromJournal=%v; want the 20 journaled ones first: %v", i, fj, order)
+		}
+	}
+}

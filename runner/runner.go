@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,10 +52,11 @@ type Options struct {
 	Timeout     time.Duration // per attempt; default 10m, negative for none. Expiry is retried.
 
 	// RPM and TPM cap requests and estimated tokens per minute (0 = no
-	// cap). Tokens are estimated before sending as len(system+messages)/4
+	// cap), as token buckets holding 10 s worth, so a run starts at full
+	// speed. Tokens are estimated before sending as len(system+messages)/4
 	// plus Settings.MaxTokens, which is how providers that count
 	// max_tokens against a TPM limit see a request; the estimate need not
-	// be exact, because a 429 is retried anyway.
+	// be exact, because a 429 is retried anyway. Every attempt counts.
 	RPM, TPM int
 
 	// Journal is the path of the run's journal ("" for none); see the
@@ -146,7 +149,8 @@ func (o Options) withDefaults() Options {
 // outcomes arrive: first the jobs answered in the journal (FromJournal),
 // then the others in the order they finish. emit is called from Run's own
 // goroutine, never concurrently, and after the outcome's journal record is
-// written (see journal.go for when it is fsynced); a slow emit slows the run.
+// written (the package doc says when it is fsynced); a slow emit slows the
+// run.
 //
 // Every job is emitted exactly once unless the run stops early: when ctx
 // is cancelled Run stops promptly, emits what had already been answered,
@@ -259,13 +263,17 @@ func newRun(m model.Model, opt Options) *run {
 			r.baseURL = b.BaseURL()
 		}
 	}
+	// Token buckets refilled at the per-minute rate. A bucket of burst B
+	// lets B + limit through in any one minute, so B is kept to a sixth of
+	// the limit (10 s worth): at most about 17% over a provider's window,
+	// which the retries absorb, while a run still starts at full speed.
 	if opt.RPM > 0 {
-		r.rpm = rate.NewLimiter(rate.Limit(float64(opt.RPM)/60), min(opt.RPM, opt.Concurrency))
+		r.rpm = rate.NewLimiter(rate.Limit(float64(opt.RPM)/60), max(1, min(opt.Concurrency, opt.RPM/6)))
 	}
 	if opt.TPM > 0 {
-		// A burst of a whole minute's tokens lets the first requests go
-		// at once; a request estimated above it is clamped to it.
-		r.tpm = rate.NewLimiter(rate.Limit(float64(opt.TPM)/60), opt.TPM)
+		// A request estimated above the burst is clamped to it, or it
+		// could never be sent.
+		r.tpm = rate.NewLimiter(rate.Limit(float64(opt.TPM)/60), max(1, opt.TPM/6))
 	}
 	return r
 }
@@ -420,6 +428,8 @@ type JobError struct {
 	Err      error
 }
 
+// Error names the model, the question (or the job key) and the attempts,
+// unless the provider's error already names them.
 func (e *JobError) Error() string {
 	q := e.Question
 	if q == "" {
@@ -429,7 +439,13 @@ func (e *JobError) Error() string {
 	if e.Attempts != 1 {
 		s = "attempts"
 	}
-	return fmt.Sprintf("%s: question %q: %v (after %d %s)", e.Model, q, e.Err, e.Attempts, s)
+	inner := e.Err.Error()
+	if strings.Contains(inner, strconv.Quote(q)) && strings.Contains(inner, e.Model) {
+		// The provider already named the model and the question; an
+		// output file's error field need not say them twice.
+		return fmt.Sprintf("%s (after %d %s)", inner, e.Attempts, s)
+	}
+	return fmt.Sprintf("%s: question %q: %s (after %d %s)", e.Model, q, inner, e.Attempts, s)
 }
 
 // Unwrap returns the last attempt's error, so errors.As finds a

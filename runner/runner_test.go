@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -172,6 +174,24 @@ func TestRetries(t *testing.T) {
 				t.Errorf("slept %v, want at least %v first (Retry-After)", s.ds, tc.wantMinSleep)
 			}
 		})
+	}
+}
+
+func TestJobErrorText(t *testing.T) {
+	for _, tc := range []struct {
+		err  JobError
+		want string
+	}{
+		{JobError{Model: "openai/gpt-4o", Key: "k", Question: "Q1", Attempts: 1, Err: &model.APIError{Provider: "openai", Status: 400, Message: "bad"}},
+			`openai/gpt-4o: question "Q1": openai: HTTP 400: bad (after 1 attempt)`},
+		{JobError{Model: "m", Key: "sheet#3", Attempts: 6, Err: errors.New("boom")},
+			`m: question "sheet#3": boom (after 6 attempts)`},
+		{JobError{Model: "m", Question: "Q1", Attempts: 2, Err: errors.New(`model m, question "Q1": timed out`)},
+			`model m, question "Q1": timed out (after 2 attempts)`},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
 	}
 }
 
@@ -409,6 +429,32 @@ func TestRPMLimit(t *testing.T) {
 	}
 	if d := time.Since(start); d < 190*time.Millisecond {
 		t.Errorf("22 requests at 100/s took %v", d)
+	}
+}
+
+func TestLimiters(t *testing.T) {
+	for _, tc := range []struct {
+		opt                Options
+		rpmRate, tpmRate   float64
+		rpmBurst, tpmBurst int
+	}{
+		{Options{Concurrency: 32, RPM: 600, TPM: 60000}, 10, 1000, 32, 10000},
+		{Options{Concurrency: 32, RPM: 60, TPM: 3}, 1, 0.05, 10, 1},
+		{Options{Concurrency: 4, RPM: 1}, 1.0 / 60, 0, 1, 0},
+	} {
+		r := newRun(newFuncModel(echo), tc.opt.withDefaults())
+		if r.rpm.Limit() != rate.Limit(tc.rpmRate) || r.rpm.Burst() != tc.rpmBurst {
+			t.Errorf("%+v: rpm limiter %v/s burst %d", tc.opt, r.rpm.Limit(), r.rpm.Burst())
+		}
+		if tc.tpmRate == 0 {
+			if r.tpm != nil {
+				t.Errorf("%+v: tpm limiter without TPM", tc.opt)
+			}
+			continue
+		}
+		if r.tpm.Limit() != rate.Limit(tc.tpmRate) || r.tpm.Burst() != tc.tpmBurst {
+			t.Errorf("%+v: tpm limiter %v/s burst %d", tc.opt, r.tpm.Limit(), r.tpm.Burst())
+		}
 	}
 }
 
