@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/evalmd/evalmd/result"
 )
 
 // strID is an interned string. noStr stands for JSON null or a missing
@@ -137,36 +136,13 @@ type jsQuestion struct {
 // errNotOutput marks a JSON document that is not an output file.
 var errNotOutput = errors.New(`no "sheet" or "questions"`)
 
-// isOutputFile is LIME's rule for which files agg reads: the name starts
-// with "output" and ends with ".json".
-func isOutputFile(name string) bool {
-	return strings.HasPrefix(name, "output") && strings.HasSuffix(name, ".json")
-}
-
 // findOutputs lists the output files below dir, sorted. A folder below dir
 // that cannot be read is reported on warn and skipped.
 func findOutputs(dir string, warn io.Writer) ([]string, error) {
-	var paths []string
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			fmt.Fprintf(warn, "agg: skipping %v\n", err)
-			if e != nil && e.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !e.IsDir() && isOutputFile(e.Name()) {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	paths, err := result.Find(dir, func(err error) { fmt.Fprintf(warn, "agg: skipping %v\n", err) })
 	if err != nil {
-		return nil, fmt.Errorf("agg: reading %s: %w", dir, err)
+		return nil, fmt.Errorf("agg: %w", err)
 	}
-	sort.Strings(paths)
 	return paths, nil
 }
 

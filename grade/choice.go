@@ -515,7 +515,7 @@ func choiceWordAt(text string, p int) string {
 // choiceStripMarkup removes markdown emphasis and code marks, which models
 // wrap around answers ("**(D)**", "`B`"): every '*' and '`', and "__".
 func choiceStripMarkup(s string) string {
-	if strings.IndexAny(s, "*_`") < 0 {
+	if !strings.ContainsAny(s, "*_`") {
 		return s
 	}
 	b := make([]byte, 0, len(s))

@@ -3,10 +3,8 @@ package inspect
 import (
 	"fmt"
 	"io"
-	"io/fs"
-	"path/filepath"
-	"sort"
-	"strings"
+
+	"github.com/evalmd/evalmd/result"
 )
 
 // WriteLogsFor writes an Inspect log into logDir for every output file
@@ -14,20 +12,10 @@ import (
 // in Inspect's viewer. A file that cannot be read is reported on warn and
 // skipped; the count of logs written is returned.
 func WriteLogsFor(logDir, dir string, warn io.Writer) (int, error) {
-	var paths []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasPrefix(d.Name(), "output") && strings.HasSuffix(d.Name(), ".json") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	paths, err := result.Find(dir, func(err error) { fmt.Fprintf(warn, "inspect log: skipping %v\n", err) })
 	if err != nil {
 		return 0, err
 	}
-	sort.Strings(paths)
 	n := 0
 	for _, p := range paths {
 		if _, err := WriteLogFile(logDir, p, LogOptions{}); err != nil {

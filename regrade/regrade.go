@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,19 +140,12 @@ func collect(paths []string) ([]string, []error) {
 			add(p)
 			continue
 		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				errs = append(errs, oneLine(err))
-				return nil
-			}
-			name := d.Name()
-			if !d.IsDir() && strings.HasPrefix(name, "output-") && strings.HasSuffix(name, ".json") {
-				add(path)
-			}
-			return nil
-		})
+		found, err := result.Find(p, func(err error) { errs = append(errs, oneLine(err)) })
 		if err != nil {
 			errs = append(errs, oneLine(err))
+		}
+		for _, f := range found {
+			add(f)
 		}
 	}
 	return files, errs

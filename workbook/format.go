@@ -20,13 +20,6 @@ const precision = 6
 // textLen is Python's len() of a str.
 func textLen(s string) int { return utf8.RuneCountInString(s) }
 
-func rjust(s string, w int) string {
-	if n := textLen(s); n < w {
-		return strings.Repeat(" ", w-n) + s
-	}
-	return s
-}
-
 func ljust(s string, w int) string {
 	if n := textLen(s); n < w {
 		return s + strings.Repeat(" ", w-n)

@@ -32,16 +32,6 @@ type column struct {
 	nat    []bool    // datetime/timedelta: NaT mask
 }
 
-func (c column) len() int {
-	switch c.dt {
-	case dtFloat64:
-		return len(c.floats)
-	case dtObject:
-		return len(c.objs)
-	}
-	return len(c.ints)
-}
-
 // frame is a parsed sheet: column labels and columns of equal length.
 type frame struct {
 	labels []value

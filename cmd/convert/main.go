@@ -21,8 +21,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/evalmd/evalmd/bench/dabench"
 	"github.com/evalmd/evalmd/bench/databench"
@@ -141,17 +139,8 @@ func outputsOf(path string) ([]*result.File, error) {
 		return nil, err
 	} else if !fi.IsDir() {
 		names = []string{path}
-	} else {
-		err := filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), "output-") && strings.HasSuffix(d.Name(), ".json") {
-				names = append(names, p)
-			}
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-		sort.Strings(names)
+	} else if names, err = result.Find(path, nil); err != nil {
+		return nil, err
 	}
 	var files []*result.File
 	for _, n := range names {
