@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/result"
+)
+
+// run against an OpenAI-compatible server on 127.0.0.1: the requests
+// carry the sheet's system message, the templated user message and the
+// settings; the output records usage, time and grades.
+func TestRunAgainstServer(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{
+		Reply:        func(c fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "7.50"} },
+		InputTokens:  120,
+		OutputTokens: 3,
+		MaxRequests:  50,
+	})
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), &stdout, &stderr, []string{
+		"-f", "../../sheets/input-unit-prices-template.md", "-m", "openai-api/local/tiny", "--base-url", srv.URL,
+		"-o", out, "-c", "2", "--price", "1,2",
+	})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	calls := srv.Calls()
+	if len(calls) != 3 {
+		t.Fatalf("%d calls, want 3", len(calls))
+	}
+	for _, c := range calls {
+		if c.Model != "tiny" || c.System != "You are a careful analyst. Reply with the number only." {
+			t.Errorf("call model %q system %q", c.Model, c.System)
+		}
+		if !strings.Contains(c.LastUserText(), "apple,2.50") || !strings.HasPrefix(c.LastUserText(), "A shop sells fruit.") {
+			t.Errorf("user message %q", c.LastUserText())
+		}
+		if c.Settings.Temperature == nil || *c.Settings.Temperature != 0 {
+			t.Errorf("temperature %v, want the sheet's 0", c.Settings.Temperature)
+		}
+	}
+	paths, _ := filepath.Glob(filepath.Join(out, "output-unit-prices-template-openai-api_local_tiny-*.json"))
+	if len(paths) != 1 {
+		t.Fatalf("outputs %v", paths)
+	}
+	f, err := result.Read(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	right := 0
+	for _, q := range f.Questions {
+		if q.InputTokens != 120 || q.OutputTokens != 3 || q.Cost == nil || q.EvalTime == nil {
+			t.Errorf("%s: tokens %d/%d cost %v time %v", q.Name, q.InputTokens, q.OutputTokens, q.Cost, q.EvalTime)
+		}
+		if q.Grade != nil && *q.Grade {
+			right++
+		}
+	}
+	// "7.50" is right for Apples-Cost only (numeric grader).
+	if right != 1 {
+		t.Errorf("%d graded right, want 1", right)
+	}
+	if !strings.Contains(stderr.String(), "1/3 correct") {
+		t.Errorf("totals line missing: %s", stderr.String())
+	}
+}
+
+// An API key from the environment appears in no file, log or error, even
+// when the server echoes it back in its error.
+func TestNoKeyAnywhere(t *testing.T) {
+	const key = "sk-test-SECRET-0123456789abcdef"
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{
+		Reply: func(c fakeserver.Call) fakeserver.Reply {
+			return fakeserver.Reply{Status: 401, RawBody: "invalid key " + c.Header.Get("Authorization")}
+		},
+		MaxRequests: 50,
+	})
+	t.Setenv("OPENAI_API_KEY", key)
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), &stdout, &stderr, []string{"-d", "../../sheets", "-m", "openai/gpt-4o", "-o", out, "-v", "--log-dir", filepath.Join(out, "logs")})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	sawAuth := false
+	for _, c := range srv.Calls() {
+		sawAuth = sawAuth || strings.Contains(c.Header.Get("Authorization"), key)
+	}
+	if !sawAuth {
+		t.Fatal("the key was never sent, so the test proves nothing")
+	}
+	if strings.Contains(stdout.String()+stderr.String(), key) {
+		t.Error("the key appears on stdout or stderr")
+	}
+	files := 0
+	filepath.Walk(out, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		files++
+		b, _ := os.ReadFile(p)
+		if bytes.Contains(b, []byte(key)) || bytes.Contains(b, []byte("SECRET-0123")) {
+			t.Errorf("%s holds the key", p)
+		}
+		return nil
+	})
+	if files < 6 {
+		t.Errorf("only %d files written", files)
+	}
+	// The errors are recorded, not lost.
+	paths, _ := filepath.Glob(filepath.Join(out, "output-*.json"))
+	for _, p := range paths {
+		f, _ := result.Read(p)
+		for _, q := range f.Questions {
+			if q.Error == nil || !strings.Contains(*q.Error, "401") {
+				t.Errorf("%s %s: error %v", p, q.Name, q.Error)
+			}
+		}
+	}
+}
