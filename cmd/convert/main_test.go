@@ -129,3 +129,39 @@ func TestUsage(t *testing.T) {
 		}
 	}
 }
+
+// A person edits a converted sheet in a text editor (here: a string
+// replacement on the markdown) and reruns it: the new prompt carries the
+// edit, and the other questions are unchanged.
+func TestEditConvertedSheetAndRerun(t *testing.T) {
+	sheets, outs := t.TempDir(), t.TempDir()
+	var stderr bytes.Buffer
+	if err := convert(context.Background(), &stderr, &stderr, []string{"dsbench", "-i", shared.Path(t, "corpora", "dsbench"), "-o", sheets}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(sheets, "input-dsbench-00000001.md")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const old = "How many days is the plant operational in Q4 2023?"
+	const edited = "How many days is the plant operational in Q1 2024?"
+	if !bytes.Contains(b, []byte(old)) {
+		t.Fatalf("the sheet does not hold %q", old)
+	}
+	os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(edited), 1), 0o644)
+	sum, err := harness.Run(context.Background(), harness.Config{Sheets: []string{path}, Models: []string{"openai/gpt-4o"}, OutDir: outs, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := result.Read(sum.Outputs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range f.Questions {
+		has := strings.Contains(q.Question, edited)
+		if (q.Name == "question6") != has || strings.Contains(q.Question, old) {
+			t.Errorf("%s: edited text present %v", q.Name, has)
+		}
+	}
+}
