@@ -120,7 +120,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		for _, name := range models {
 			m, err := cfg.NewModel(name, cfg.Model)
 			if err != nil {
-				return sum, fmt.Errorf("model %s: %w", name, err)
+				return sum, err // model.New names the model
 			}
 			made[name] = m
 		}

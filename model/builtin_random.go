@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"path/filepath"
 	"regexp"
 )
 
@@ -66,8 +67,10 @@ func options(text string) []string {
 	return out
 }
 
-// pick hashes the seed with the question's identity (sheet, name, id; the
-// text when the question has neither name nor id).
+// pick hashes the seed with the question's identity (the sheet's file
+// name, the question's name and id; the text when the question has neither
+// name nor id). The file name, not its path, so the baseline is the same
+// from any working directory.
 func (m *randomModel) pick(req Request, text string) uint64 {
 	h := fnv.New64a()
 	var seed [8]byte
@@ -77,7 +80,7 @@ func (m *randomModel) pick(req Request, text string) uint64 {
 	if q.Name == "" && q.ID == "" {
 		h.Write([]byte(text))
 	} else {
-		for _, s := range []string{q.Sheet, q.Name, q.ID} {
+		for _, s := range []string{filepath.Base(q.Sheet), q.Name, q.ID} {
 			h.Write([]byte(s))
 			h.Write([]byte{0})
 		}

@@ -128,3 +128,30 @@ func TestRandomIsReproducibleAndFair(t *testing.T) {
 		t.Errorf("random on a free-form question = %q, %v", resp.Text, err)
 	}
 }
+
+// The random baseline depends on the sheet's file name, not on the path
+// it was given by, so it is the same from any working directory.
+func TestRandomSameFromAnyPath(t *testing.T) {
+	m, err := New("random", Options{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "Pick one.\nA) w\nB) x\nC) y\nD) z\nE) v\nF) u\n"
+	for i := 0; i < 20; i++ {
+		name := fmt.Sprintf("Q%d", i)
+		var got []string
+		for _, sheet := range []string{"sheets/input-a.md", "/home/me/evals/sheets/input-a.md", "input-a.md"} {
+			r, err := m.Complete(context.Background(), Request{
+				Messages: []Message{{Role: "user", Content: text}},
+				Question: QuestionRef{Sheet: sheet, Name: name},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, r.Text)
+		}
+		if got[0] != got[1] || got[1] != got[2] {
+			t.Errorf("%s: picks %q differ by path", name, got)
+		}
+	}
+}
