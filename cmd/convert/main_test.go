@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/bench/dsbench"
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/result"
@@ -164,4 +165,89 @@ func TestEditConvertedSheetAndRerun(t *testing.T) {
 			t.Errorf("%s: edited text present %v", q.Name, has)
 		}
 	}
+}
+
+// A DSBench competition with a real workbook and an image, end to end: the
+// converted sheet, rendered with our workbook package and run dry for a
+// vision model and for gpt-3.5, gives the notebook's messages, built here
+// from pandas' own text of the workbook (the reference) and cut with
+// tiktoken's rule for gpt-3.5's 16,385-token window.
+func TestDSBenchWithWorkbookAndImage(t *testing.T) {
+	src := shared.Path(t, "corpora", "dsbench")
+	const book = "formula_stress_test.xlsx"
+	bookText, err := os.ReadFile(shared.Path(t, "reference", "workbooks", book+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	lines, _ := os.ReadFile(filepath.Join(src, "data.json"))
+	os.WriteFile(filepath.Join(dir, "data.json"), []byte(strings.SplitAfter(string(lines), "\n")[0]), 0o644)
+	comp := filepath.Join(dir, "data", "00000001")
+	os.MkdirAll(comp, 0o755)
+	ents, _ := os.ReadDir(filepath.Join(src, "data", "00000001"))
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(src, "data", "00000001", e.Name()))
+		os.WriteFile(filepath.Join(comp, e.Name()), b, 0o644)
+	}
+	b, _ := os.ReadFile(shared.Path(t, "corpora", "workbooks", "files", book))
+	os.WriteFile(filepath.Join(comp, book), b, 0o644)
+	os.WriteFile(filepath.Join(comp, "answer_key.xlsx"), b, 0o644) // "answer" in the name: not given to the model
+	os.WriteFile(filepath.Join(comp, "chart.png"), []byte("\x89PNG\r\n\x1a\n fake image"), 0o644)
+
+	sheets, outs := t.TempDir(), t.TempDir()
+	var stderr bytes.Buffer
+	if err := convert(context.Background(), &stderr, &stderr, []string{"dsbench", "-i", dir, "-o", sheets}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	comps, errs := dsbench.Load(dir)
+	if len(errs) > 0 || len(comps) != 1 {
+		t.Fatalf("load: %v", errs)
+	}
+	c := comps[0]
+	ctxText := dsbench.Context("The excel file "+book+" is: "+string(bookText), c.Introduction)
+	for _, tc := range []struct {
+		model, system string
+		cut           bool
+	}{
+		{"openai/gpt-4o", dsbench.SystemImage, false},
+		{"openai/gpt-3.5-turbo-0125", dsbench.System, true},
+	} {
+		sum, err := harness.Run(context.Background(), harness.Config{
+			Sheets: []string{filepath.Join(sheets, "input-dsbench-00000001.md")}, Models: []string{tc.model}, OutDir: outs, DryRun: true,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := result.Read(sum.Outputs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Questions) != len(c.Questions) {
+			t.Fatalf("%d questions, want %d", len(f.Questions), len(c.Questions))
+		}
+		for i, q := range f.Questions {
+			want := dsbench.User(ctxText, c.Questions[i].Text)
+			if tc.cut {
+				if want, err = dsbench.Truncate(want, "gpt-3.5-turbo-0125"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if q.Question != want {
+				t.Errorf("%s %s: user message differs (len %d, want %d)", tc.model, q.Name, len(q.Question), len(want))
+			}
+			if q.System == nil || *q.System != tc.system {
+				t.Errorf("%s %s: system %q", tc.model, q.Name, deref(q.System))
+			}
+			if tc.cut == strings.Contains(q.Question, "The workbook is detailed as follows.") {
+				t.Errorf("%s %s: truncation did not behave (cut %v)", tc.model, q.Name, tc.cut)
+			}
+		}
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
 }
