@@ -76,27 +76,15 @@ func pyRepr(f float64) string {
 
 // pyFixed is Python's format(f, ".{prec}f"), with a leading space for
 // non-negative numbers when space is set (the " " format flag).
-func pyFixed(f float64, prec int, space bool) string {
-	var s string
-	switch {
-	case math.IsNaN(f):
-		s = "nan"
-	case math.IsInf(f, 1):
-		s = "inf"
-	case math.IsInf(f, -1):
-		s = "-inf"
-	default:
-		s = strconv.FormatFloat(f, 'f', prec, 64)
-	}
-	if space && !strings.HasPrefix(s, "-") {
-		return " " + s
-	}
-	return s
-}
+func pyFixed(f float64, prec int, space bool) string { return pyFloat(f, 'f', prec, space) }
 
 // pyExp is Python's format(f, ".{prec}e"); Go's 'e' layout already has the
 // two-digit minimum exponent Python uses.
-func pyExp(f float64, prec int, space bool) string {
+func pyExp(f float64, prec int, space bool) string { return pyFloat(f, 'e', prec, space) }
+
+// pyFloat formats f with Go's verb ('f' or 'e') as Python's format does,
+// spelling non-finite values Python's way.
+func pyFloat(f float64, verb byte, prec int, space bool) string {
 	var s string
 	switch {
 	case math.IsNaN(f):
@@ -106,7 +94,7 @@ func pyExp(f float64, prec int, space bool) string {
 	case math.IsInf(f, -1):
 		s = "-inf"
 	default:
-		s = strconv.FormatFloat(f, 'e', prec, 64)
+		s = strconv.FormatFloat(f, verb, prec, 64)
 	}
 	if space && !strings.HasPrefix(s, "-") {
 		return " " + s

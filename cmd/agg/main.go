@@ -12,23 +12,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 
 	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/inspect"
+	"github.com/evalmd/evalmd/internal/cli"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := aggregate(ctx, os.Stdout, os.Stderr, os.Args[1:]); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(os.Stderr, "%v\n", err)
-		}
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("agg", aggregate) }
 
 // aggregate is the whole command, callable from tests.
 func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) error {

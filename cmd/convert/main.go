@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 
 	"github.com/evalmd/evalmd/bench/dabench"
@@ -28,20 +27,12 @@ import (
 	"github.com/evalmd/evalmd/export"
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/inspect"
+	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/workbook"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := convert(ctx, os.Stdout, os.Stderr, os.Args[1:]); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(os.Stderr, "convert: %v\n", err)
-		}
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("convert", convert) }
 
 const usage = "usage: convert workbook FILE | dsbench|dabench|databench -i IN -o DIR | inspect -i SHEETS -o FILE.jsonl | dabench-responses|semeval-predictions -i OUTPUTS -o FILE"
 

@@ -7,28 +7,18 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 
+	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/sheet"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := grade(ctx, os.Stdout, os.Stderr, os.Args[1:]); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(os.Stderr, "grade: %v\n", err)
-		}
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("grade", grade) }
 
 // paths collects repeated -o flags.
 type paths []string

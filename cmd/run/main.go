@@ -8,33 +8,23 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/evalmd/evalmd/harness"
+	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/schema"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Stdout, os.Stderr, os.Args[1:]); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(os.Stderr, "run: %v\n", err)
-		}
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("run", run) }
 
 // run is the whole command, callable from tests.
 func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
