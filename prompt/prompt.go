@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -324,14 +323,4 @@ func settings(meta map[string]string, o Overrides) (model.Settings, error) {
 		s.Stop = o.Stop
 	}
 	return s, nil
-}
-
-// SortedKeys returns a map's keys in order, for stable rendering.
-func SortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -430,9 +430,6 @@ func (q Question) MarshalJSON() ([]byte, error) {
 	return joinExtra(obj, q.extra)
 }
 
-// Extra returns an unknown member's raw JSON, or nil.
-func (q *Question) Extra(name string) json.RawMessage { return q.extra[name] }
-
 func marshalNoEscape(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -70,5 +71,57 @@ func TestFileName(t *testing.T) {
 		if got := FileName(tc.sheet, tc.model, tc.id); got != tc.want {
 			t.Errorf("FileName(%q,%q,%q) = %q, want %q", tc.sheet, tc.model, tc.id, got, tc.want)
 		}
+	}
+}
+
+// nonZero fails for an exported field left at its zero value, so a field
+// added to a struct must also be added to TestEveryFieldRoundTrips.
+func nonZero(t *testing.T, v any) {
+	t.Helper()
+	rv := reflect.ValueOf(v)
+	for i := 0; i < rv.NumField(); i++ {
+		if f := rv.Type().Field(i); f.IsExported() && rv.Field(i).IsZero() {
+			t.Errorf("%s.%s is zero in the test value", rv.Type().Name(), f.Name)
+		}
+	}
+}
+
+// Every field survives Marshal then Parse. The decoders name each member
+// by hand; this catches a name that drifts from the struct tag (the field
+// would land in the unknown members and read back empty).
+func TestEveryFieldRoundTrips(t *testing.T) {
+	s := func(x string) *string { return &x }
+	ft, tr, cost := 1.5, true, 0.25
+	q := Question{
+		Name: "Q", MetaData: map[string]string{"id": "7"}, GroundTruth: s("B"), Question: "ask",
+		Completion: s("B"), Error: s("none"), ModelName: "m", EvalTime: &ft, Grade: &tr,
+		QuestionUsr: "own", System: s("sys"), InputTokens: 3, OutputTokens: 4, Cost: &cost,
+		Grader: "choice", GradeDetail: "extracted B", SubAnswers: []SubAnswer{{Name: "a", Want: "1", Got: "1", Found: true, Correct: true}},
+		Unanswered: true, Judge: json.RawMessage(`{"reply":"True"}`),
+	}
+	sh := Sheet{Name: "S", RunID: "ab", ModelName: "m", MetaData: map[string]string{"k": "v"}, Question: s("sq"),
+		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1}}
+	nonZero(t, q)
+	nonZero(t, sh)
+	want := &File{Sheet: sh, Questions: []Question{q}}
+	data, err := want.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The indented encoder re-indents raw JSON; compare it as a value.
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, got.Questions[0].Judge); err != nil {
+		t.Fatal(err)
+	}
+	got.Questions[0].Judge = compact.Bytes()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("round trip changed the file:\n got %+v\nwant %+v", got, want)
+	}
+	if len(got.extra)+len(got.Sheet.extra)+len(got.Questions[0].extra) != 0 {
+		t.Errorf("known members read as unknown: %v %v %v", got.extra, got.Sheet.extra, got.Questions[0].extra)
 	}
 }
