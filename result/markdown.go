@@ -11,11 +11,17 @@ import (
 // Markdown renders an output file for reading, in the layout of LIME's
 // output .md: the sheet's header, then per question its meta, question,
 // completion, ground truth and grade.
+//
+// Unlike LIME, every free text (prompts, completion, error, ground truth)
+// is put in a code fence longer than any backtick run inside it, so a
+// completion holding "### ", an open fence or raw HTML cannot change the
+// document's structure: the only headings are the sheet's and the
+// questions'.
 func Markdown(f *File) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n**Run ID:** %s\n**Model name:** %s\n", f.Sheet.Name, f.Sheet.RunID, f.Sheet.ModelName)
 	if f.Sheet.Question != nil {
-		fmt.Fprintf(&b, "**System Prompt:**\n%s\n", *f.Sheet.Question)
+		fmt.Fprintf(&b, "**System Prompt:**\n%s\n", fence(*f.Sheet.Question))
 	}
 	if f.Sheet.MetaData != nil {
 		b.WriteString("**Meta Data:**\n")
@@ -29,14 +35,14 @@ func Markdown(f *File) string {
 			b.WriteString("\n</details>\n\n")
 		}
 		if q.System != nil {
-			fmt.Fprintf(&b, "\n**System:**\n%s\n", *q.System)
+			fmt.Fprintf(&b, "\n**System:**\n%s\n", fence(*q.System))
 		}
-		fmt.Fprintf(&b, "\n**Question:**\n%s\n\n", q.Question)
-		fmt.Fprintf(&b, "**Completion:**\n%s\n\n", orNone(q.Completion))
+		fmt.Fprintf(&b, "\n**Question:**\n%s\n", fence(q.Question))
+		fmt.Fprintf(&b, "**Completion:**\n%s\n", fenceOrNone(q.Completion))
 		if q.Error != nil {
-			fmt.Fprintf(&b, "**Error:**\n%s\n\n", *q.Error)
+			fmt.Fprintf(&b, "**Error:**\n%s\n", fence(*q.Error))
 		}
-		fmt.Fprintf(&b, "**Ground Truth:**\n%s\n\n", orNone(q.GroundTruth))
+		fmt.Fprintf(&b, "**Ground Truth:**\n%s\n", fenceOrNone(q.GroundTruth))
 		grade := "None"
 		if q.Grade != nil {
 			grade = "False"
@@ -60,11 +66,32 @@ func writeMeta(b *strings.Builder, m map[string]string) {
 	}
 }
 
-func orNone(s *string) string {
+// fenceOrNone fences *s, or says None (LIME's word for null) unfenced.
+func fenceOrNone(s *string) string {
 	if s == nil {
-		return "None"
+		return "None\n"
 	}
-	return *s
+	return fence(*s)
+}
+
+// fence puts s in a backtick code fence longer than any backtick run in s,
+// so no line of s can close it (CommonMark: a closing fence is at least as
+// long as the opening one). The result ends with a newline.
+func fence(s string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", max(3, longest+1))
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return f + "\n" + s + f + "\n"
 }
 
 // WriteMarkdown writes Markdown(f) atomically.

@@ -1,0 +1,112 @@
+package result
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+// hostile are texts a model (or a server's error) might send that would
+// change a markdown document's structure if inserted raw.
+var hostile = []string{
+	"### Injected heading",
+	"```\n# inside an open fence",
+	"````\n## four backticks\n```` and text after",
+	"</table>\n<script>alert(1)</script>\n# after html",
+	"Setext heading\n===\n",
+	"~~~\n# tilde fence\n",
+	"<details>\n\n# after a details tag\n",
+	"   ```\n### indented fence\n",
+	"`` ` ``` ```` `````\n# many runs",
+	"",
+}
+
+// The readable .md parses (with goldmark, as any viewer would) to exactly
+// the tool's headings, whatever the model wrote, and each text comes back
+// whole from its code block.
+func TestMarkdownHostileText(t *testing.T) {
+	sys := "### system heading"
+	sheetQ := "# sheet-level question\n```"
+	f := &File{Sheet: Sheet{Name: "Sheet one", RunID: "ab12", ModelName: "m/x", Question: &sheetQ,
+		MetaData: map[string]string{"grader": "lime"}}}
+	var wantHeads []string
+	wantHeads = append(wantHeads, "1:Sheet one")
+	for i, h := range hostile {
+		gt := "## ground truth " + h
+		errText := "#### error " + h
+		q := Question{Name: fmt.Sprintf("Q%d", i), Question: "## user " + h, Completion: &h, GroundTruth: &gt,
+			System: &sys, MetaData: map[string]string{"k": "v"}}
+		if i%2 == 0 {
+			q.Error = &errText
+			g := true
+			q.Grade = &g
+		}
+		f.Questions = append(f.Questions, q)
+		wantHeads = append(wantHeads, fmt.Sprintf("3:Q%d", i))
+	}
+	src := []byte(Markdown(f))
+	doc := goldmark.New().Parser().Parse(text.NewReader(src))
+	var heads, blocks []string
+	err := ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Heading:
+			heads = append(heads, fmt.Sprintf("%d:%s", n.Level, plain(n, src)))
+		case *ast.FencedCodeBlock:
+			var b strings.Builder
+			for i := 0; i < n.Lines().Len(); i++ {
+				seg := n.Lines().At(i)
+				b.Write(seg.Value(src))
+			}
+			blocks = append(blocks, b.String())
+		}
+		return ast.WalkContinue, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(heads, wantHeads) {
+		t.Errorf("headings:\n got %q\nwant %q\n%s", heads, wantHeads, src)
+	}
+	for _, h := range append(hostile, sys, sheetQ) {
+		want := h
+		if want != "" && !strings.HasSuffix(want, "\n") {
+			want += "\n"
+		}
+		if !slices.Contains(blocks, want) {
+			t.Errorf("no code block holds %q whole", h)
+		}
+	}
+}
+
+// plain is a heading's text.
+func plain(n ast.Node, src []byte) string {
+	var b strings.Builder
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if t, ok := c.(*ast.Text); ok {
+			b.Write(t.Segment.Value(src))
+		}
+	}
+	return b.String()
+}
+
+func TestFence(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"a", "```\na\n```\n"},
+		{"a\n", "```\na\n```\n"},
+		{"x ``` y", "````\nx ``` y\n````\n"},
+		{"`````", "``````\n`````\n``````\n"},
+		{"", "```\n```\n"},
+	} {
+		if got := fence(tc.in); got != tc.want {
+			t.Errorf("fence(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
