@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
@@ -59,9 +60,8 @@ func (d *Data) WriteCharts(dir, base string) ([]Chart, error) {
 
 // saveSVG writes p as SVG. Fonts are named, not embedded (embedding adds
 // half a megabyte per chart): gonum lays text out with Liberation Serif's
-// metrics, which Times New Roman shares, so viewers with either font show
-// the labels as laid out; a viewer that substitutes a wider serif may clip
-// long model names.
+// metrics, which Times New Roman shares; row labels leave room for a wider
+// substitute (see rowLabels).
 func saveSVG(p *plot.Plot, w, h vg.Length, path string) error {
 	c := vgsvg.NewWith(vgsvg.UseWH(w, h))
 	// A small margin keeps the longest label off the edge.
@@ -79,6 +79,56 @@ func saveSVG(p *plot.Plot, w, h vg.Length, path string) error {
 		return fmt.Errorf("agg: writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// labelSlack is how much wider than Liberation Serif a viewer's substitute
+// font may be: DejaVu Serif, the usual fallback on Linux, sets model names
+// about 20% wider.
+const labelSlack = 1.3
+
+// rowLabels draws a horizontal bar chart's row names left-aligned at the
+// chart's left edge, in a margin sized to the longest name with
+// labelSlack to spare. gonum's own nominal axis right-aligns names against
+// the bars at positions computed with Liberation Serif's metrics, so a
+// viewer without that font draws long names into the bars, which hide
+// their ends ("gpt-3.5-turbo (n=1").
+type rowLabels struct {
+	names []string
+	style text.Style
+	room  vg.Length // from the labels' left edge to the bars
+}
+
+// nominalY names the rows of p's Y axis with rowLabels instead of tick
+// labels.
+func nominalY(p *plot.Plot, names []string) {
+	sty := p.Y.Tick.Label
+	sty.XAlign = draw.XLeft
+	sty.YAlign = draw.YCenter
+	var w vg.Length
+	for _, n := range names {
+		w = max(w, sty.Width(n))
+	}
+	p.NominalY(make([]string, len(names))...) // rows at 0..n-1, no tick labels
+	p.Add(&rowLabels{names: names, style: sty, room: w*labelSlack + sty.Width("  ")})
+}
+
+// Plot draws the names in the margin left of the data area.
+func (l *rowLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	for i, n := range l.names {
+		y := c.Y(p.Y.Norm(float64(i)))
+		c.FillText(l.style, vg.Point{X: c.X(p.X.Norm(p.X.Min)) - l.room, Y: y}, n)
+	}
+}
+
+// GlyphBoxes reserves the margin, so the plot moves its data area right.
+func (l *rowLabels) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	out := make([]plot.GlyphBox, len(l.names))
+	for i := range l.names {
+		h := l.style.Height(l.names[i])
+		out[i] = plot.GlyphBox{X: 0, Y: p.Y.Norm(float64(i)),
+			Rectangle: vg.Rectangle{Min: vg.Point{X: -l.room, Y: -h / 2}, Max: vg.Point{X: 0, Y: h / 2}}}
+	}
+	return out
 }
 
 // intervals holds bar values and their asymmetric error bars for
@@ -132,7 +182,7 @@ func leaderboardPlot(ts []ModelTotal) (*plot.Plot, vg.Length, error) {
 	}
 	errs.LineStyle.Width = vg.Points(1.2)
 	p.Add(plotter.NewGrid(), bars, errs)
-	p.NominalY(names...)
+	nominalY(p, names)
 	h := vg.Length(n)*vg.Points(22) + vg.Inch
 	return p, h, nil
 }
@@ -196,7 +246,7 @@ func conceptPlot(runs []DABenchRun) (*plot.Plot, vg.Length, error) {
 		names[len(concepts)-1-j] = c
 	}
 	p.Add(plotter.NewGrid())
-	p.NominalY(names...)
+	nominalY(p, names)
 	h := vg.Length(len(concepts))*rowH + vg.Inch + vg.Points(14)*vg.Length(nr)
 	return p, h, nil
 }

@@ -1,0 +1,67 @@
+package agg
+
+import (
+	"image/color"
+	"math"
+	"testing"
+
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
+)
+
+// Row names start inside the chart and leave room, before the bars, for a
+// font labelSlack times wider than the one gonum measures with; the
+// longest name sets the margin.
+func TestLeaderboardLabelsFit(t *testing.T) {
+	ts := []ModelTotal{
+		{Model: "gpt-4", Graded: 59, Accuracy: 0.56, Lo: 0.43, Hi: 0.68},
+		{Model: "gpt-3.5-turbo", Graded: 116, Accuracy: 0.31, Lo: 0.23, Hi: 0.4},
+		{Model: "openai-api/some-server/a-very-long-fine-tuned-model-name-2026", Graded: 1000, Accuracy: 0.2, Lo: 0.18, Hi: 0.23},
+	}
+	p, h, err := leaderboardPlot(ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec recorder.Canvas
+	p.Draw(draw.NewCanvas(&rec, 6*vg.Inch, h))
+
+	barColor := plotutil.Color(0)
+	var cur color.Color
+	barLeft := vg.Length(math.Inf(1))
+	labels := map[string]*recorder.FillString{}
+	for _, a := range rec.Actions {
+		switch a := a.(type) {
+		case *recorder.SetColor:
+			cur = a.Color
+		case *recorder.Fill:
+			if cur == barColor {
+				for _, c := range a.Path {
+					if c.Type != vg.CloseComp {
+						barLeft = min(barLeft, c.Pos.X)
+					}
+				}
+			}
+		case *recorder.FillString:
+			labels[a.String] = a
+		}
+	}
+	if math.IsInf(float64(barLeft), 1) {
+		t.Fatal("no bars drawn")
+	}
+	sty := p.Y.Tick.Label
+	for _, want := range []string{"gpt-4 (n=59)", "gpt-3.5-turbo (n=116)", ts[2].Model + " (n=1000)"} {
+		l := labels[want]
+		if l == nil {
+			t.Errorf("label %q not drawn", want)
+			continue
+		}
+		if l.Point.X < 0 {
+			t.Errorf("label %q starts at x=%v, outside the chart", want, l.Point.X)
+		}
+		if end := l.Point.X + labelSlack*sty.Width(want); end > barLeft {
+			t.Errorf("label %q, %v wider, would reach x=%v, past the bars at %v", want, labelSlack, end, barLeft)
+		}
+	}
+}
