@@ -61,7 +61,7 @@ func TestGradeMatchesLIME(t *testing.T) {
 func TestDryRunWritesNothing(t *testing.T) {
 	src, _ := filepath.Glob(shared.Path(t, "corpora", "lime", "results", "output-wsu-1-gpt-4-1063.json"))
 	if len(src) != 1 {
-		t.Skip("output-wsu-1-gpt-4-1063.json not in the corpus")
+		shared.Missing(t, "output-wsu-1-gpt-4-1063.json not in the corpus")
 	}
 	dir := t.TempDir()
 	b, _ := os.ReadFile(src[0])

@@ -3,6 +3,7 @@
 package shared
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,7 +12,8 @@ import (
 // Dir returns the absolute path of the shared folder, found as "shared"
 // beside the module root (the folder holding go.mod). EVALMD_SHARED
 // overrides it. When the folder is missing the test is skipped with the path
-// it looked for, so a missing corpus never passes silently.
+// it looked for, so a missing corpus never passes silently; under CI
+// (EVALMD_REQUIRE_SHARED=1, set by .ci/run) the test fails instead.
 func Dir(t testing.TB) string {
 	t.Helper()
 	if d := os.Getenv("EVALMD_SHARED"); d != "" {
@@ -19,13 +21,29 @@ func Dir(t testing.TB) string {
 	}
 	root, err := moduleRoot()
 	if err != nil {
-		t.Skipf("shared corpus: cannot find module root: %v", err)
+		Missing(t, fmt.Sprintf("shared corpus: cannot find module root: %v", err))
 	}
 	d := filepath.Join(filepath.Dir(root), "shared")
 	if _, err := os.Stat(filepath.Join(d, "DESIGN.md")); err != nil {
-		t.Skipf("shared corpus not found: looked for %s", d)
+		Missing(t, "shared corpus not found: looked for "+d)
 	}
 	return d
+}
+
+// Required reports whether a missing test input must fail the test rather
+// than skip it: CI sets EVALMD_REQUIRE_SHARED=1 so that nothing it is meant
+// to check (the corpus, a Debian package such as bubblewrap or chromium) is
+// passed over unseen.
+func Required() bool { return os.Getenv("EVALMD_REQUIRE_SHARED") == "1" }
+
+// Missing ends the test because an input it needs is absent: a skip naming
+// what is missing, or a failure when Required.
+func Missing(t testing.TB, why string) {
+	t.Helper()
+	if Required() {
+		t.Fatalf("%s (EVALMD_REQUIRE_SHARED=1: required here)", why)
+	}
+	t.Skip(why)
 }
 
 // Path is Dir joined with elem.
