@@ -19,7 +19,8 @@ type fakeJudge struct {
 	got   []model.Request
 }
 
-func (f *fakeJudge) Name() string { return "fake/judge" }
+func (f *fakeJudge) Name() string     { return "fake/judge" }
+func (f *fakeJudge) Info() model.Info { return model.Info{Provider: "fake"} }
 
 func (f *fakeJudge) Complete(ctx context.Context, req model.Request) (model.Response, error) {
 	f.mu.Lock()

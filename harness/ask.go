@@ -37,24 +37,20 @@ func ask(ctx context.Context, cfg Config, m model.Model, job *Job, st resumeStat
 	if opt.Progress == nil && cfg.Stderr == os.Stderr {
 		opt.Progress = os.Stderr
 	}
+	info := m.Info()
 	opt.Cost = func(r model.Response) float64 {
-		c, _ := model.Cost(m.Name(), r.InputTokens, r.OutputTokens, cfg.Price)
+		c, _ := model.Cost(info, r.InputTokens, r.OutputTokens, cfg.Price)
 		return c
 	}
 	if opt.Warn == nil {
 		opt.Warn = func(msg string) { fmt.Fprintf(cfg.Stderr, "warning: %s\n", msg) }
-	}
-	if isOffline(m.Name()) {
-		// Built-ins answer from the question, not the prompt; a cache keyed
-		// on the prompt would mix their answers up.
-		opt.Cache = nil
 	}
 	var mu sync.Mutex
 	start := time.Now()
 	stats, err := runner.Run(ctx, m, jobs, opt, func(o runner.Outcome) {
 		mu.Lock()
 		defer mu.Unlock()
-		record(&job.Output.Questions[index[o.Key]], o, m.Name(), cfg.Price)
+		record(&job.Output.Questions[index[o.Key]], o, info, cfg.Price)
 	})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -86,7 +82,7 @@ func ask(ctx context.Context, cfg Config, m model.Model, job *Job, st resumeStat
 }
 
 // record puts an outcome into its question.
-func record(q *result.Question, o runner.Outcome, modelName string, price *model.Price) {
+func record(q *result.Question, o runner.Outcome, info model.Info, price *model.Price) {
 	secs := o.Elapsed.Seconds()
 	q.EvalTime = &secs
 	switch {
@@ -94,7 +90,7 @@ func record(q *result.Question, o runner.Outcome, modelName string, price *model
 		text := o.Response.Text
 		q.Completion = &text
 		q.InputTokens, q.OutputTokens = o.Response.InputTokens, o.Response.OutputTokens
-		if c, ok := model.Cost(modelName, o.Response.InputTokens, o.Response.OutputTokens, price); ok {
+		if c, ok := model.Cost(info, o.Response.InputTokens, o.Response.OutputTokens, price); ok {
 			q.Cost = &c
 		}
 	case errors.Is(o.Err, model.ErrNoAnswer):
@@ -116,11 +112,7 @@ type graders struct {
 func newGraders(cfg Config) (*graders, error) {
 	g := &graders{cfg: cfg, byID: map[string]grade.Grader{}}
 	if cfg.Judge != "" && !cfg.DryRun {
-		nm := cfg.NewModel
-		if nm == nil {
-			nm = model.New
-		}
-		j, err := nm(cfg.Judge, cfg.Model)
+		j, err := cfg.NewModel(cfg.Judge, cfg.Model)
 		if err != nil {
 			return nil, fmt.Errorf("judge model %s: %w", cfg.Judge, err)
 		}
@@ -216,31 +208,4 @@ func (st resumeState) remove() {
 		os.Remove(st.journal)
 		os.Remove(st.state)
 	}
-}
-
-// BareModel strips a provider prefix: "openai/gpt-4o" -> "gpt-4o".
-func BareModel(name string) string {
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		return name[i+1:]
-	}
-	return name
-}
-
-// isOffline reports whether a model is a built-in that answers from the
-// question rather than the prompt.
-func isOffline(name string) bool {
-	return name == "mock" || name == "random" || name == "oracle" || strings.HasPrefix(name, "replay:")
-}
-
-// Vision decides from a model's name whether it takes images: DSBench's
-// rule sends them to every model but gpt-3.5; local servers get none
-// unless --vision says so, since most of their models are text-only.
-func Vision(name string) bool {
-	switch {
-	case isOffline(name):
-		return false
-	case strings.HasPrefix(name, "ollama/"), strings.HasPrefix(name, "vllm/"), strings.HasPrefix(name, "llamacpp/"), strings.HasPrefix(name, "openai-api/"):
-		return false
-	}
-	return !strings.HasPrefix(BareModel(name), "gpt-3.5")
 }

@@ -60,7 +60,8 @@ type Config struct {
 	// nil decides by the model's name.
 	Vision *bool
 
-	// NewModel replaces model.New (tests).
+	// NewModel builds a model by name: the program's model.Registry New,
+	// with the providers it links. Required unless DryRun.
 	NewModel func(name string, opt model.Options) (model.Model, error)
 
 	Stderr io.Writer // warnings and totals
@@ -100,8 +101,8 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		}
 		models = []string{"dry-run"}
 	}
-	if cfg.NewModel == nil {
-		cfg.NewModel = model.New
+	if cfg.NewModel == nil && !cfg.DryRun {
+		return sum, fmt.Errorf("no model providers: Config.NewModel is not set")
 	}
 	if cfg.Model.HTTPClient == nil {
 		cfg.Model.HTTPClient = pooledClient(cfg.Runner.Concurrency)
@@ -120,7 +121,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		for _, name := range models {
 			m, err := cfg.NewModel(name, cfg.Model)
 			if err != nil {
-				return sum, err // model.New names the model
+				return sum, err // the registry names the model
 			}
 			made[name] = m
 		}
@@ -149,7 +150,11 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 					fmt.Fprintf(cfg.Stderr, "resuming %s on %s (run id %q) from %s\n", name, path, id, st.journal)
 				}
 			}
-			job, err := prepare(cfg, path, info, items, name, id)
+			minfo := model.Describe(name) // a dry run makes no model: the name tells
+			if m := made[name]; m != nil {
+				minfo = m.Info()
+			}
+			job, err := prepare(cfg, path, info, items, name, minfo, id)
 			if err != nil {
 				return sum, err
 			}
@@ -177,13 +182,13 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 
 // prepare builds the requests and the unanswered output file of one sheet
 // and model.
-func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, modelName, runID string) (*Job, error) {
+func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, modelName string, minfo model.Info, runID string) (*Job, error) {
 	outPath := OutputPath(cfg, path, modelName, runID)
 	name := info.Name
 	if !info.Present {
 		name = strings.TrimSuffix(filepath.Base(path), ".md")
 	}
-	vision := Vision(modelName)
+	vision := minfo.Vision
 	if cfg.Vision != nil {
 		vision = *cfg.Vision
 	}
@@ -191,12 +196,13 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 		Dir: filepath.Dir(path), Model: modelName, Vision: vision,
 		RenderWorkbook: workbook.Render, Settings: cfg.Settings,
 		Truncate: func(text string, meta map[string]string) (string, error) {
-			return tokens.ForMeta(BareModel(modelName), text, meta)
+			enc, _ := tokens.EncodingFor(minfo.Model)
+			return tokens.Cut(text, meta, tokens.Limits{Model: modelName, ContextLimit: minfo.ContextLimit, Encoding: enc})
 		},
 	}
 	out := &result.File{Sheet: result.Sheet{
 		Name: name, RunID: runID, ModelName: modelName, MetaData: info.Meta, Question: info.Question,
-		SheetFile: path, Created: cfg.Now().UTC().Format(time.RFC3339),
+		SheetFile: path, Created: cfg.Now().UTC().Format(time.RFC3339), ModelInfo: &minfo,
 	}}
 	job := &Job{SheetPath: path, Model: modelName, Output: out, OutPath: outPath}
 	for i := range items {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/builtin"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
 )
@@ -31,7 +32,7 @@ func sheets(t *testing.T) []string {
 func TestOracleReadsFullMarks(t *testing.T) {
 	out := t.TempDir()
 	var stderr bytes.Buffer
-	sum, err := Run(context.Background(), Config{Sheets: sheets(t), Models: []string{"oracle"}, OutDir: out, Stderr: &stderr})
+	sum, err := Run(context.Background(), Config{NewModel: builtins(), Sheets: sheets(t), Models: []string{"oracle"}, OutDir: out, Stderr: &stderr})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
@@ -68,7 +69,7 @@ func TestReplayUnanswered(t *testing.T) {
 	dir := t.TempDir()
 	replay := filepath.Join(dir, "r.jsonl")
 	os.WriteFile(replay, []byte(`{"name": "Planet-Count", "response": "B"}`+"\n"+`{"id": "up-2", "response": "1.20 euros"}`+"\n"), 0o644)
-	sum, err := Run(context.Background(), Config{Sheets: sheets(t), Models: []string{"replay:" + replay}, OutDir: dir, RunIDLen: 4})
+	sum, err := Run(context.Background(), Config{NewModel: builtins(), Sheets: sheets(t), Models: []string{"replay:" + replay}, OutDir: dir, RunIDLen: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,8 @@ type countingModel struct {
 	total     int
 }
 
-func (m *countingModel) Name() string { return "counting" }
+func (m *countingModel) Name() string     { return "counting" }
+func (m *countingModel) Info() model.Info { return model.Info{Provider: "counting"} }
 
 func (m *countingModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
 	m.mu.Lock()
@@ -193,22 +195,11 @@ func TestResumeAfterInterrupt(t *testing.T) {
 	}
 }
 
-func TestVision(t *testing.T) {
-	for name, want := range map[string]bool{
-		"openai/gpt-4o": true, "gpt-4": true, "gpt-3.5-turbo": false, "openai/gpt-3.5-turbo-0125": false,
-		"anthropic/claude-3-5-sonnet": true, "ollama/llama3": false, "oracle": false, "replay:x.jsonl": false,
-	} {
-		if got := Vision(name); got != want {
-			t.Errorf("Vision(%q) = %v", name, got)
-		}
-	}
-}
-
 // --log-dir writes one Inspect log per output file, which reads back with
 // the run's samples and scores.
 func TestInspectLogs(t *testing.T) {
 	out, logs := t.TempDir(), t.TempDir()
-	sum, err := Run(context.Background(), Config{Sheets: sheets(t), Models: []string{"oracle"}, OutDir: out, LogDir: logs})
+	sum, err := Run(context.Background(), Config{NewModel: builtins(), Sheets: sheets(t), Models: []string{"oracle"}, OutDir: out, LogDir: logs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,4 +226,11 @@ func TestInspectLogs(t *testing.T) {
 	if samples != 7 || scores != 7 {
 		t.Errorf("%d samples, %d scores", samples, scores)
 	}
+}
+
+// builtins builds models with the offline providers only.
+func builtins() func(string, model.Options) (model.Model, error) {
+	r := model.NewRegistry()
+	builtin.Register(r)
+	return r.New
 }

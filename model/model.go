@@ -1,7 +1,9 @@
 // Package model defines how the tool talks to a language model: one request
-// (system text, messages, settings) in, one response (text and usage) out.
-// Providers (OpenAI-compatible servers, Anthropic, offline built-ins) each
-// implement Model in a file of their own.
+// (system text, messages, settings) in, one response (text and usage) out,
+// and what a model can do (its Info: provider, server, vision, price,
+// context). It knows no provider: the providers live in model/openai,
+// model/anthropic and model/builtin, and a program wires the ones it wants
+// into a Registry (database/sql's drivers, without the global table).
 package model
 
 import (
@@ -61,12 +63,18 @@ type Response struct {
 	InputTokens  int
 	OutputTokens int
 	Model        string // the model name the provider reported, if any
+	// FinishReason is why the model stopped, as the provider says it
+	// ("stop", "length", "end_turn", "max_tokens", ...); "" when unknown.
+	FinishReason string `json:",omitempty"`
 }
 
 // Model answers requests. Implementations are safe for concurrent use.
 type Model interface {
 	// Name is the model's name as given on the command line, e.g. "openai/gpt-4o".
 	Name() string
+	// Info says what the model is and can do; every capability question
+	// (vision, price, offline, context limit, server) is asked of it.
+	Info() Info
 	Complete(ctx context.Context, req Request) (Response, error)
 }
 

@@ -85,37 +85,18 @@ func LookupPrice(model string) (Price, bool) {
 }
 
 // Cost returns the cost in US dollars of in input and out output tokens on
-// model. override, when not nil, is used instead of the table (--price).
-// Offline built-ins and local servers (ollama, vllm, llamacpp) cost 0. It
-// reports false when the price is unknown; the cost is then 0.
-func Cost(model string, in, out int, override *Price) (float64, bool) {
-	var p Price
-	switch {
-	case override != nil:
-		p = *override
-	case isFree(model):
-		return 0, true
-	default:
-		var ok bool
-		if p, ok = LookupPrice(model); !ok {
-			return 0, false
-		}
+// a model: override (--price), when not nil, is used instead of the model's
+// Info.Price. It reports false when the price is unknown; the cost is then
+// 0 and should be shown as unknown, not as free.
+func Cost(info Info, in, out int, override *Price) (float64, bool) {
+	p := info.Price
+	if override != nil {
+		p = override
+	}
+	if p == nil {
+		return 0, false
 	}
 	return (float64(in)*p.In + float64(out)*p.Out) / 1e6, true
-}
-
-// isFree reports whether a model is offline or served locally, with no
-// per-token charge.
-func isFree(model string) bool {
-	switch model {
-	case "mock", "random", "oracle":
-		return true
-	}
-	if strings.HasPrefix(model, "replay:") {
-		return true
-	}
-	prefix, _, ok := strings.Cut(model, "/")
-	return ok && (prefix == "ollama" || prefix == "vllm" || prefix == "llamacpp")
 }
 
 // ParsePrice parses a --price override "IN,OUT": US dollars per million

@@ -1,156 +1,129 @@
 package model
 
 import (
-	"io"
-	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-func TestNewParsesNames(t *testing.T) {
-	env := map[string]string{
-		"OPENAI_API_KEY":    "env-openai-key",
-		"ANTHROPIC_API_KEY": "env-anthropic-key",
+// every provider name the commands register, for parsing tests.
+func fullRegistry() *Registry {
+	r := NewRegistry()
+	for _, p := range []string{"openai", "anthropic", "ollama", "vllm", "llamacpp", "openai-api", "mock", "random", "oracle", "replay"} {
+		r.Register(p, func(Ref, Options) (Model, error) { return nil, nil })
 	}
-	getenv := func(k string) string { return env[k] }
+	return r
+}
+
+func TestParseNames(t *testing.T) {
+	r := fullRegistry()
 	for _, tc := range []struct {
-		name     string
-		opt      Options
-		kind     string // "openai", "anthropic", "mock", "random", "oracle"
-		provider string
-		model    string
-		base     string
-		key      string
-		maxCT    bool // max_completion_tokens dialect
-		err      string
+		name, base      string
+		provider, label string
+		model           string
+		err             string
 	}{
-		{name: "openai/gpt-4o", kind: "openai", provider: "openai", model: "gpt-4o", base: "https://api.openai.com/v1", key: "env-openai-key", maxCT: true},
-		{name: "gpt-4", kind: "openai", provider: "openai", model: "gpt-4", base: "https://api.openai.com/v1", key: "env-openai-key", maxCT: true},
-		{name: "gpt-3.5-turbo", kind: "openai", provider: "openai", model: "gpt-3.5-turbo", base: "https://api.openai.com/v1", key: "env-openai-key", maxCT: true},
-		{name: "o3-mini", kind: "openai", provider: "openai", model: "o3-mini", base: "https://api.openai.com/v1", key: "env-openai-key", maxCT: true},
-		{name: "openai/gpt-4o", opt: Options{APIKey: "flag-key", BaseURL: "http://proxy/v1"}, kind: "openai", provider: "openai", model: "gpt-4o", base: "http://proxy/v1", key: "flag-key", maxCT: true},
-		{name: "anthropic/claude-sonnet-4-5", kind: "anthropic", model: "claude-sonnet-4-5", key: "env-anthropic-key"},
-		{name: "claude-3-opus-20240229", kind: "anthropic", model: "claude-3-opus-20240229", key: "env-anthropic-key"},
-		{name: "ollama/llama3:8b", kind: "openai", provider: "ollama", model: "llama3:8b", base: OllamaURL},
-		{name: "vllm/Qwen/Qwen2.5-7B", kind: "openai", provider: "vllm", model: "Qwen/Qwen2.5-7B", base: VLLMURL},
-		{name: "llamacpp/any", kind: "openai", provider: "llamacpp", model: "any", base: LlamaCppURL},
-		{name: "ollama/llama3", opt: Options{BaseURL: "http://gpu:11434/v1", APIKey: "k2"}, kind: "openai", provider: "ollama", model: "llama3", base: "http://gpu:11434/v1", key: "k2"},
-		{name: "openai-api/together/meta-llama/Llama-3-8b", opt: Options{BaseURL: "https://api.together.xyz/v1"}, kind: "openai", provider: "together", model: "meta-llama/Llama-3-8b", base: "https://api.together.xyz/v1"},
-		{name: "meta-llama/Llama-3-8b", opt: Options{BaseURL: "http://h/v1"}, kind: "openai", provider: "openai-api", model: "meta-llama/Llama-3-8b", base: "http://h/v1"},
-		{name: "gpt-4", opt: Options{BaseURL: "http://h/v1"}, kind: "openai", provider: "openai-api", model: "gpt-4", base: "http://h/v1"},
-		{name: "claude-3-haiku", opt: Options{BaseURL: "http://h/v1"}, kind: "openai", provider: "openai-api", model: "claude-3-haiku", base: "http://h/v1"},
-		{name: "anthropic/claude-3-haiku", opt: Options{BaseURL: "http://h"}, kind: "anthropic", model: "claude-3-haiku", key: "env-anthropic-key"},
-		{name: "mock", opt: Options{BaseURL: "http://h/v1"}, kind: "mock"},
-		{name: "random", kind: "random"},
-		{name: "oracle", kind: "oracle"},
+		{name: "openai/gpt-4o", provider: "openai", model: "gpt-4o"},
+		{name: "gpt-4", provider: "openai", model: "gpt-4"},
+		{name: "o3-mini", provider: "openai", model: "o3-mini"},
+		{name: "chatgpt-4o-latest", provider: "openai", model: "chatgpt-4o-latest"},
+		{name: "anthropic/claude-sonnet-4-5", provider: "anthropic", model: "claude-sonnet-4-5"},
+		{name: "claude-3-opus-20240229", provider: "anthropic", model: "claude-3-opus-20240229"},
+		{name: "ollama/llama3:8b", provider: "ollama", model: "llama3:8b"},
+		{name: "vllm/Qwen/Qwen2.5-7B", provider: "vllm", model: "Qwen/Qwen2.5-7B"},
+		{name: "openai-api/together/meta-llama/Llama-3-8b", provider: "openai-api", label: "together", model: "meta-llama/Llama-3-8b"},
+		{name: "meta-llama/Llama-3-8b", base: "http://h/v1", provider: "openai-api", model: "meta-llama/Llama-3-8b"},
+		{name: "gpt-4", base: "http://h/v1", provider: "openai-api", model: "gpt-4"},
+		{name: "anthropic/claude-3-haiku", base: "http://h", provider: "anthropic", model: "claude-3-haiku"},
+		{name: "mock", base: "http://h/v1", provider: "mock", model: "mock"},
+		{name: "random", provider: "random", model: "random"},
+		{name: "replay:r.jsonl", provider: "replay", model: "r.jsonl"},
 		{name: "", err: "empty"},
 		{name: "llama3", err: "unknown model"},
 		{name: "foo/bar", err: "unknown model"},
 		{name: "openai/", err: "no model"},
-		{name: "vllm/", err: "no model"},
-		{name: "openai-api/together/x", err: "base URL"},
-		{name: "openai-api/x", opt: Options{BaseURL: "http://h"}, err: "openai-api/NAME/MODEL"},
+		{name: "openai-api/x", err: "openai-api/NAME/MODEL"},
+		{name: "openai-api/x/", err: "openai-api/NAME/MODEL"},
 		{name: "replay:", err: "replay:FILE"},
-		{name: "replay:/does/not/exist.jsonl", err: "exist.jsonl"},
 	} {
-		opt := tc.opt
-		if opt.Getenv == nil {
-			opt.Getenv = getenv
-		}
-		m, err := New(tc.name, opt)
+		ref, err := r.Parse(tc.name, Options{BaseURL: tc.base})
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("New(%q) error = %v, want one containing %q", tc.name, err, tc.err)
+				t.Errorf("Parse(%q) error = %v, want one containing %q", tc.name, err, tc.err)
 			}
 			continue
 		}
-		if err != nil {
-			t.Errorf("New(%q): %v", tc.name, err)
-			continue
-		}
-		if m.Name() != tc.name {
-			t.Errorf("New(%q).Name() = %q", tc.name, m.Name())
-		}
-		switch m := m.(type) {
-		case *openAIModel:
-			c := m.cfg
-			if tc.kind != "openai" || c.provider != tc.provider || c.model != tc.model || c.baseURL != tc.base || c.key != tc.key || c.maxCompletionTokens != tc.maxCT {
-				t.Errorf("New(%q) = openai %+v, want %s %s %s %s key %q maxCT %v", tc.name, c, tc.kind, tc.provider, tc.model, tc.base, tc.key, tc.maxCT)
-			}
-		case *anthropicModel:
-			if tc.kind != "anthropic" || m.cfg.model != tc.model || m.cfg.key != tc.key {
-				t.Errorf("New(%q) = anthropic %+v, want %s %s", tc.name, m.cfg, tc.kind, tc.model)
-			}
-		case *mockModel:
-			if tc.kind != "mock" {
-				t.Errorf("New(%q) = mock, want %s", tc.name, tc.kind)
-			}
-		case *randomModel:
-			if tc.kind != "random" {
-				t.Errorf("New(%q) = random, want %s", tc.name, tc.kind)
-			}
-		case *oracleModel:
-			if tc.kind != "oracle" {
-				t.Errorf("New(%q) = oracle, want %s", tc.name, tc.kind)
-			}
-		default:
-			t.Errorf("New(%q) = %T", tc.name, m)
+		want := Ref{Name: tc.name, Provider: tc.provider, Label: tc.label, Model: tc.model}
+		if err != nil || ref != want {
+			t.Errorf("Parse(%q, base %q) = %+v, %v; want %+v", tc.name, tc.base, ref, err, want)
 		}
 	}
 }
 
-func TestNewEnvironment(t *testing.T) {
-	// No Getenv: the process environment is never read, so hosted
-	// providers without a key fail at New, naming the variable.
-	t.Setenv("OPENAI_API_KEY", "from-process-env")
-	t.Setenv("ANTHROPIC_API_KEY", "from-process-env")
-	for name, want := range map[string]string{"openai/gpt-4o": "OPENAI_API_KEY", "gpt-4": "OPENAI_API_KEY", "anthropic/claude-3-haiku": "ANTHROPIC_API_KEY"} {
-		if _, err := New(name, Options{}); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("New(%q) without a key: error %v, want one naming %s", name, err, want)
-		}
+func TestRegistryNamesMissingProvider(t *testing.T) {
+	r := NewRegistry()
+	r.Register("mock", func(Ref, Options) (Model, error) { return nil, nil })
+	if _, err := r.New("openai/gpt-4o", Options{}); err == nil {
+		t.Error("openai/gpt-4o in a registry without openai: want an error")
 	}
-	// OPENAI_BASE_URL moves OpenAI, and then a key is optional.
-	m, err := New("openai/gpt-4o", Options{Getenv: func(k string) string {
-		return map[string]string{"OPENAI_BASE_URL": "http://local/v1"}[k]
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := m.(*openAIModel).cfg; c.baseURL != "http://local/v1" || c.key != "" {
-		t.Errorf("cfg = %+v", c)
+	if _, err := r.New("claude-x", Options{}); err == nil || !strings.Contains(err.Error(), "have: mock") {
+		t.Errorf("error %v, want one listing the registered providers", err)
 	}
 }
 
-func TestBodyMessage(t *testing.T) {
+func TestDescribe(t *testing.T) {
+	gpt4, _ := LookupPrice("gpt-4")
 	for _, tc := range []struct {
-		status int
-		body   string
-		want   string
+		name    string
+		want    Info
+		noPrice bool
 	}{
-		{400, `{"error": {"message": "bad model", "type": "invalid_request_error"}}`, "invalid_request_error: bad model"},
-		{400, `{"error": {"message": "no type"}}`, "no type"},
-		{404, `{"error": "model \"x\" not found"}`, `model "x" not found`},  // Ollama
-		{400, `{"detail": "max_tokens too large"}`, "max_tokens too large"}, // FastAPI (vLLM)
-		{400, `{"message": "plain"}`, "plain"},
-		{502, `<html>Bad gateway, Authorization: Bearer sk-x</html>`, "Bad Gateway"},
-		{500, `{"error": {}}`, "Internal Server Error"},
-		{599, ``, "error"},
+		{name: "gpt-4", want: Info{Provider: "openai", Model: "gpt-4", BaseURL: OpenAIURL, Vision: true, Price: &gpt4}},
+		{name: "openai/gpt-3.5-turbo", want: Info{Provider: "openai", Model: "gpt-3.5-turbo", BaseURL: OpenAIURL, Price: &Price{0.5, 1.5}}},
+		{name: "claude-3-haiku", want: Info{Provider: "anthropic", Model: "claude-3-haiku", BaseURL: AnthropicURL, Vision: true, Price: &Price{0.25, 1.25}}},
+		{name: "ollama/gpt-4", want: Info{Provider: "ollama", Model: "gpt-4", BaseURL: OllamaURL, Price: &Price{}}},
+		{name: "mock", want: Info{Provider: "mock", Model: "mock", Offline: true, Price: &Price{}}},
+		{name: "replay:x.jsonl", want: Info{Provider: "replay", Model: "x.jsonl", Offline: true, Price: &Price{}}},
+		{name: "openai-api/local/gpt-4", want: Info{Provider: "openai-api", Label: "local", Model: "gpt-4"}},
+		{name: "some-local-model", want: Info{Model: "some-local-model"}},
 	} {
-		res := &http.Response{StatusCode: tc.status, Body: io.NopCloser(strings.NewReader(tc.body))}
-		if got := bodyMessage(res); got != tc.want {
-			t.Errorf("bodyMessage(%d %s) = %q, want %q", tc.status, tc.body, got, tc.want)
+		got := Describe(tc.name)
+		if got.Provider != tc.want.Provider || got.Label != tc.want.Label || got.Model != tc.want.Model || got.BaseURL != tc.want.BaseURL ||
+			got.Vision != tc.want.Vision || got.Offline != tc.want.Offline || fmtPrice(got.Price) != fmtPrice(tc.want.Price) {
+			t.Errorf("Describe(%q) = %+v (price %s), want %+v (price %s)", tc.name, got, fmtPrice(got.Price), tc.want, fmtPrice(tc.want.Price))
 		}
 	}
 }
 
-func TestScrubBeforeTruncate(t *testing.T) {
-	key := "sk-test-SECRET123"
-	msg := strings.Repeat("x", 495) + key + " tail"
-	got := truncate(scrub(msg, key), 500)
-	if strings.Contains(got, "sk-test") || strings.Contains(got, "SECRET") {
-		t.Errorf("part of the key survived: %q", got[480:])
+func fmtPrice(p *Price) string {
+	if p == nil {
+		return "unknown"
 	}
-	if got := truncate("héllo", 2); got != "h..." {
-		t.Errorf("truncate split a character: %q", got)
+	return strings.TrimSpace(strings.Join(strings.Fields(fmtFloat(p.In)+" "+fmtFloat(p.Out)), " "))
+}
+
+func TestIsOpenAI(t *testing.T) {
+	for url, want := range map[string]bool{
+		OpenAIURL: true, "https://API.openai.com/v1/": true, "http://localhost:8080/v1": false,
+		"https://api.openai.com.evil.example/v1": false, "": false, "::bad": false,
+	} {
+		if got := IsOpenAI(url); got != want {
+			t.Errorf("IsOpenAI(%q) = %v, want %v", url, got, want)
+		}
+	}
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// DSBench's rule: images for every model but gpt-3.5; local servers and
+// built-ins get none.
+func TestDescribeVision(t *testing.T) {
+	for name, want := range map[string]bool{
+		"openai/gpt-4o": true, "gpt-4": true, "gpt-3.5-turbo": false, "openai/gpt-3.5-turbo-0125": false,
+		"anthropic/claude-3-5-sonnet": true, "ollama/llama3": false, "oracle": false, "replay:x.jsonl": false,
+	} {
+		if got := Describe(name).Vision; got != want {
+			t.Errorf("Describe(%q).Vision = %v", name, got)
+		}
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/google/renameio/v2"
+
+	"github.com/evalmd/evalmd/model"
 )
 
 // File is one output file.
@@ -35,11 +37,21 @@ type Sheet struct {
 	Question  *string           `json:"question"` // the raw sheet-level question text, null when absent
 
 	// This tool's additions (absent from LIME's files).
-	SheetFile string  `json:"sheet_file,omitempty"` // path of the sheet the run read
-	Created   string  `json:"created,omitempty"`    // RFC 3339 time the run started
-	Totals    *Totals `json:"totals,omitempty"`
+	SheetFile string      `json:"sheet_file,omitempty"` // path of the sheet the run read
+	Created   string      `json:"created,omitempty"`    // RFC 3339 time the run started
+	Totals    *Totals     `json:"totals,omitempty"`
+	ModelInfo *model.Info `json:"model_info,omitempty"` // what the model was (provider, server, price); see Info
 
 	extra fields
+}
+
+// Info says what the file's model was: the Info the run recorded, else
+// what the model's name tells (LIME's files record only a name).
+func (s *Sheet) Info() model.Info {
+	if s.ModelInfo != nil {
+		return *s.ModelInfo
+	}
+	return model.Describe(s.ModelName)
 }
 
 // Totals sums a run's usage.
@@ -351,6 +363,8 @@ func (s *Sheet) UnmarshalJSON(data []byte) error {
 			v = &s.Created
 		case "totals":
 			v = &s.Totals
+		case "model_info":
+			v = &s.ModelInfo
 		default:
 			return false, nil
 		}

@@ -3,6 +3,7 @@ package result
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/evalmd/evalmd/model"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -100,7 +101,8 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 		Unanswered: true, Judge: json.RawMessage(`{"reply":"True"}`),
 	}
 	sh := Sheet{Name: "S", RunID: "ab", ModelName: "m", MetaData: map[string]string{"k": "v"}, Question: s("sq"),
-		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1}}
+		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1},
+		ModelInfo: &model.Info{Provider: "openai-api", Label: "box", Model: "gpt-4", BaseURL: "http://box/v1", ContextLimit: 4096}}
 	nonZero(t, q)
 	nonZero(t, sh)
 	want := &File{Sheet: sh, Questions: []Question{q}}
@@ -123,5 +125,18 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 	}
 	if len(got.extra)+len(got.Sheet.extra)+len(got.Questions[0].extra) != 0 {
 		t.Errorf("known members read as unknown: %v %v %v", got.extra, got.Sheet.extra, got.Questions[0].extra)
+	}
+}
+
+// The Info a run recorded wins over what the name alone tells: a local
+// server named gpt-4 stays unpriced.
+func TestSheetInfo(t *testing.T) {
+	recorded := Sheet{ModelName: "gpt-4", ModelInfo: &model.Info{Provider: "openai-api", Model: "gpt-4", BaseURL: "http://box/v1"}}
+	if i := recorded.Info(); i.Price != nil || i.BaseURL != "http://box/v1" {
+		t.Errorf("recorded Info() = %+v, want the recorded one", i)
+	}
+	lime := Sheet{ModelName: "gpt-4"}
+	if i := lime.Info(); i.Provider != "openai" || i.Price == nil {
+		t.Errorf("LIME's gpt-4: Info() = %+v, want OpenAI's, priced", i)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -42,7 +43,7 @@ func BenchmarkThroughput(b *testing.B) {
 	}{
 		{"testclient", func(b *testing.B, url string) model.Model { return newHTTPModel("openai-api/fake/m", url, testAPIKey) }},
 		{"model.New/pooled", func(b *testing.B, url string) model.Model {
-			m, err := model.New("openai-api/fake/m", model.Options{BaseURL: url, APIKey: testAPIKey,
+			m, err := providers.New("openai-api/fake/m", model.Options{BaseURL: url, APIKey: testAPIKey,
 				HTTPClient: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency}}})
 			if err != nil {
 				b.Fatal(err)
@@ -50,7 +51,7 @@ func BenchmarkThroughput(b *testing.B) {
 			return m
 		}},
 		{"model.New/default-client", func(b *testing.B, url string) model.Model {
-			m, err := model.New("openai-api/fake/m", model.Options{BaseURL: url, APIKey: testAPIKey})
+			m, err := providers.New("openai-api/fake/m", model.Options{BaseURL: url, APIKey: testAPIKey})
 			if err != nil {
 				b.Fatal(err)
 			}

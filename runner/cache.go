@@ -21,8 +21,13 @@ import (
 // or none, and several runs may share one directory at once. Only answers
 // are stored, never errors, and nothing in an entry is a credential.
 type Cache struct {
-	dir string
+	dir  string
+	note string
 }
+
+// cacheMarker names the file that records the key version of a cache
+// directory's entries.
+const cacheMarker = "VERSION"
 
 // cacheEntry is the stored form of one response.
 type cacheEntry struct {
@@ -40,8 +45,25 @@ func OpenCache(dir string) (*Cache, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
-	return &Cache{dir: dir}, nil
+	c := &Cache{dir: dir}
+	marker := filepath.Join(dir, cacheMarker)
+	have, err := os.ReadFile(marker)
+	if err == nil && string(have) == keyVersion+"\n" {
+		return c, nil
+	}
+	// Entries made under another key version are never found (their keys
+	// differ); say so once, since a run will pay for them again.
+	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+		c.note = fmt.Sprintf("cache %s: its entries were made by an older evalmd, whose keys did not cover the model's server; they are not used", dir)
+	}
+	if err := renameio.WriteFile(marker, []byte(keyVersion+"\n"), 0o644); err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	return c, nil
 }
+
+// Note is a message for the user about the directory's old entries, or "".
+func (c *Cache) Note() string { return c.note }
 
 // Dir is the cache's directory.
 func (c *Cache) Dir() string { return c.dir }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,6 +158,24 @@ func TestRunWithCache(t *testing.T) {
 	if _, st, _ := collect(t, context.Background(), m3, jobs[:5], Options{Cache: c}); st.Cached != 0 || m3.calls.Load() != 5 {
 		t.Errorf("other model: stats %+v calls %d", st, m3.calls.Load())
 	}
+	// The same model name at another server misses: the key covers the
+	// server the model's Info names; at the same server it hits.
+	m5 := newFuncModel(echo)
+	m5.info.BaseURL = "http://other-server:8080/v1"
+	if _, st, _ := collect(t, context.Background(), m5, jobs[:5], Options{Cache: c}); st.Cached != 0 || m5.calls.Load() != 5 {
+		t.Errorf("other server: stats %+v calls %d; want 5 calls, no hits", st, m5.calls.Load())
+	}
+	m6 := newFuncModel(echo)
+	m6.info.BaseURL = "http://other-server:8080/v1"
+	if _, st, _ := collect(t, context.Background(), m6, jobs[:5], Options{Cache: c}); st.Cached != 5 || m6.calls.Load() != 0 {
+		t.Errorf("same server again: stats %+v calls %d; want 5 hits", st, m6.calls.Load())
+	}
+	// An offline model (answering from the question) is never cached.
+	m7 := newFuncModel(echo)
+	m7.info.Offline = true
+	if _, st, _ := collect(t, context.Background(), m7, jobs[:5], Options{Cache: c}); st.Cached != 0 || m7.calls.Load() != 5 {
+		t.Errorf("offline model: stats %+v calls %d; want no cache", st, m7.calls.Load())
+	}
 	// Errors are not cached.
 	m4 := newFuncModel(func(ctx context.Context, req model.Request) (model.Response, error) {
 		return model.Response{}, &model.APIError{Status: 400, Message: "no"}
@@ -189,4 +208,47 @@ func TestCacheConcurrentPut(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// A cache directory or journal from before the server URL joined the key
+// is not used for answers, and says so once.
+func TestOldCacheAndJournalDropped(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "ab", "ab12.json")
+	os.MkdirAll(filepath.Dir(old), 0o755)
+	os.WriteFile(old, []byte(`{"key":"ab12"}`), 0o644)
+	c, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.Note(), "older evalmd") {
+		t.Errorf("Note() = %q, want a word on the old entries", c.Note())
+	}
+	if c, _ := OpenCache(dir); c.Note() != "" {
+		t.Errorf("reopened: Note() = %q, want none", c.Note())
+	}
+	if c, _ := OpenCache(filepath.Join(t.TempDir(), "fresh")); c.Note() != "" {
+		t.Errorf("fresh cache: Note() = %q", c.Note())
+	}
+
+	// A journal whose records carry no version (evalmd before v2).
+	jobs := makeJobs(4)
+	journal := filepath.Join(t.TempDir(), "j")
+	var lines []string
+	for _, j := range jobs {
+		lines = append(lines, fmt.Sprintf(`{"key":%q,"req":%q,"text":"old answer","elapsed":1}`, j.Key, fingerprint("fake/model", "", j.Request)))
+	}
+	os.WriteFile(journal, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	var warnings []string
+	m := newFuncModel(echo)
+	got, st, err := collect(t, context.Background(), m, jobs, Options{Journal: journal, Warn: func(s string) { warnings = append(warnings, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.FromJournal != 0 || m.calls.Load() != 4 || got[jobs[0].Key].Response.Text == "old answer" {
+		t.Errorf("old journal used: stats %+v calls %d", st, m.calls.Load())
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "4 answers were journaled by an older evalmd") {
+		t.Errorf("warnings = %q, want one about the 4 old answers", warnings)
+	}
 }

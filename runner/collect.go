@@ -39,10 +39,14 @@ func newCollector(r *run, jobs int, emit func(Outcome)) *collector {
 // returns the others.
 func (c *collector) resume(jobs []Job, recs map[string]journalRecord) (pending []Job) {
 	var stale []string
+	old := 0
 	for _, j := range jobs {
 		rec, ok := recs[j.Key]
 		switch {
 		case !ok:
+			pending = append(pending, j)
+		case rec.Version < journalVersion:
+			old++
 			pending = append(pending, j)
 		case rec.Fingerprint != c.fps[j.Key]:
 			stale = append(stale, j.Key)
@@ -50,6 +54,10 @@ func (c *collector) resume(jobs []Job, recs map[string]journalRecord) (pending [
 		default:
 			c.settle(rec.outcome())
 		}
+	}
+	if old > 0 {
+		c.opt.Warn(fmt.Sprintf("journal %s: %d answers were journaled by an older evalmd, whose request keys did not cover the model's server; asking them again",
+			c.opt.Journal, old))
 	}
 	if len(stale) > 0 {
 		// One warning, not one per job: a changed model name or base URL

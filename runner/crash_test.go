@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -33,7 +34,7 @@ func TestHelperProcess(t *testing.T) {
 	if os.Getenv("EVALMD_RUNNER_HELPER") != "1" {
 		t.Skip("helper process for TestCrashResume")
 	}
-	m, err := model.New("openai-api/fake/m", model.Options{BaseURL: os.Getenv("EVALMD_RUNNER_URL"), APIKey: testAPIKey,
+	m, err := providers.New("openai-api/fake/m", model.Options{BaseURL: os.Getenv("EVALMD_RUNNER_URL"), APIKey: testAPIKey,
 		HTTPClient: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: crashConcurrency}}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/runner"
 )
@@ -16,7 +17,7 @@ import (
 // written. Rerunning after a crash with the same journal asks only the
 // questions not yet answered.
 func ExampleRun() {
-	m, err := model.New("mock", model.Options{MockReply: "42"})
+	m, err := providers.New("mock", model.Options{MockReply: "42"})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -20,6 +20,7 @@ import (
 // funcModel is an in-process model whose answers a test scripts.
 type funcModel struct {
 	name string
+	info model.Info
 	f    func(ctx context.Context, req model.Request) (model.Response, error)
 
 	calls       atomic.Int64
@@ -34,6 +35,8 @@ func newFuncModel(f func(ctx context.Context, req model.Request) (model.Response
 }
 
 func (m *funcModel) Name() string { return m.name }
+
+func (m *funcModel) Info() model.Info { return m.info }
 
 func (m *funcModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
 	m.calls.Add(1)
@@ -129,8 +132,8 @@ func newHTTPModel(name, base, apiKey string) *httpModel {
 	}}}
 }
 
-func (m *httpModel) Name() string    { return m.name }
-func (m *httpModel) BaseURL() string { return m.base }
+func (m *httpModel) Name() string     { return m.name }
+func (m *httpModel) Info() model.Info { return model.Info{Provider: "openai-api", BaseURL: m.base} }
 
 func (m *httpModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
 	type msg struct {

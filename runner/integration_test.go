@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -44,7 +45,7 @@ var clients = []struct {
 // newProvider builds a real provider for a fake server, with a connection
 // pool as large as the tests' concurrency.
 func newProvider(t testing.TB, name, baseURL string) model.Model {
-	m, err := model.New(name, model.Options{BaseURL: baseURL, APIKey: testAPIKey,
+	m, err := providers.New(name, model.Options{BaseURL: baseURL, APIKey: testAPIKey,
 		HTTPClient: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}})
 	if err != nil {
 		t.Fatal(err)
@@ -214,7 +215,8 @@ type resultLog struct {
 	seen map[string][]error
 }
 
-func (r *resultLog) Name() string { return r.m.Name() }
+func (r *resultLog) Name() string     { return r.m.Name() }
+func (r *resultLog) Info() model.Info { return r.m.Info() }
 
 func (r *resultLog) Complete(ctx context.Context, req model.Request) (model.Response, error) {
 	resp, err := r.m.Complete(ctx, req)

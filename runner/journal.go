@@ -19,6 +19,7 @@ import (
 
 // journalRecord is one line of the journal.
 type journalRecord struct {
+	Version      int     `json:"v,omitempty"` // journalVersion; 0 in records of evalmd before it
 	Key          string  `json:"key"`
 	Fingerprint  string  `json:"req"` // fingerprint of the request that was answered
 	Text         string  `json:"text"`
@@ -56,6 +57,7 @@ func (r journalRecord) outcome() Outcome {
 // recordOf is the journal record of a settled outcome.
 func recordOf(o Outcome, fp string, now time.Time) journalRecord {
 	return journalRecord{
+		Version:      journalVersion,
 		Key:          o.Key,
 		Fingerprint:  fp,
 		Text:         o.Response.Text,

@@ -11,8 +11,14 @@ import (
 )
 
 // keyVersion is hashed into every key, so a change to what a key covers
-// invalidates old cache entries instead of silently matching them.
-const keyVersion = "evalmd-request-v1"
+// invalidates old cache entries instead of silently matching them. v2: the
+// base URL is always the model's real server (Info().BaseURL); v1 keys
+// held it only when --base-url was given.
+const keyVersion = "evalmd-request-v2"
+
+// journalVersion is written in every journal record; records of an older
+// version (v1 had none) are asked again, with one warning.
+const journalVersion = 2
 
 // keyMaterial is what a request key covers. It is marshalled with
 // encoding/json, whose output for a struct is deterministic (fields in

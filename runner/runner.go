@@ -63,16 +63,11 @@ type Options struct {
 	// package doc. The caller deletes it once the output file is written.
 	Journal string
 
-	// Cache answers repeated requests without a call (nil for none). Do
-	// not give one to models that answer from Request.Question rather
-	// than the prompt (replay, oracle, random): the cache key does not
-	// cover it.
+	// Cache answers repeated requests without a call (nil for none). It is
+	// not used for offline models (Info().Offline: replay, oracle, random),
+	// which answer from Request.Question, which the cache key does not
+	// cover. The key covers the model's server (Info().BaseURL).
 	Cache *Cache
-
-	// BaseURL is the model's server, part of the cache key and the journal
-	// fingerprint. When empty and the model has a BaseURL() string method,
-	// that is used.
-	BaseURL string
 
 	// Progress receives a progress line redrawn in place. An *os.File is
 	// written only when it is a terminal; other writers always are.
@@ -257,11 +252,12 @@ func checkKeys(jobs []Job) error {
 }
 
 func newRun(m model.Model, opt Options) *run {
-	r := &run{m: m, opt: opt, baseURL: opt.BaseURL, inflight: make(map[string]*sync.Mutex)}
-	if r.baseURL == "" {
-		if b, ok := m.(interface{ BaseURL() string }); ok {
-			r.baseURL = b.BaseURL()
-		}
+	info := m.Info()
+	r := &run{m: m, opt: opt, baseURL: info.BaseURL, inflight: make(map[string]*sync.Mutex)}
+	if info.Offline {
+		// Built-ins answer from the question, not the prompt; a cache
+		// keyed on the prompt would mix their answers up.
+		r.opt.Cache = nil
 	}
 	// Token buckets refilled at the per-minute rate. A bucket of burst B
 	// lets B + limit through in any one minute, so B is kept to a sixth of

@@ -14,14 +14,31 @@ const (
 	MetaEncoding     = "encoding"       // tiktoken encoding; default EncodingFor(model)
 )
 
-// ForMeta cuts a user message for model as a question's meta asks: with
-// truncate: keep-last it is decode(encode(text)[reserve-limit:]), DSBench's
-// rule (see Truncate); without truncate meta the text is returned whole.
-// The limit and encoding come from the model's name unless the meta gives
-// context_limit or encoding, so models this package does not know can still
-// be cut (with a stated tokenizer); an unknown model without them is an
-// error, as the notebook's MODEL_LIMITS[model] is a KeyError.
+// Limits are what a cut falls back on where a question's meta is silent:
+// the model's context window and tiktoken encoding, from the model's Info
+// or the command line.
+type Limits struct {
+	Model        string // named in errors
+	ContextLimit int    // tokens; 0 when unknown
+	Encoding     string // "" when unknown
+}
+
+// ForMeta cuts a user message for model as a question's meta asks (see
+// Cut), with the context limit and encoding tiktoken and the providers'
+// tables give the model's name.
 func ForMeta(model, text string, meta map[string]string) (string, error) {
+	l := Limits{Model: model}
+	l.ContextLimit, _ = ContextLimit(model)
+	l.Encoding, _ = EncodingFor(model)
+	return Cut(text, meta, l)
+}
+
+// Cut cuts a user message as a question's meta asks: with truncate:
+// keep-last it is decode(encode(text)[reserve-limit:]), DSBench's rule (see
+// Truncate); without truncate meta the text is returned whole. The meta's
+// context_limit and encoding win over l's; a limit or encoding known from
+// neither is an error, as the notebook's MODEL_LIMITS[model] is a KeyError.
+func Cut(text string, meta map[string]string, l Limits) (string, error) {
 	switch meta[MetaTruncate] {
 	case "", "none":
 		return text, nil
@@ -37,23 +54,23 @@ func ForMeta(model, text string, meta map[string]string) (string, error) {
 		}
 		reserve = n
 	}
-	limit, ok := ContextLimit(model)
+	limit := l.ContextLimit
 	if v := meta[MetaContextLimit]; v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			return "", fmt.Errorf("tokens: meta %s: %q is not a whole number", MetaContextLimit, v)
 		}
-		limit, ok = n, true
+		limit = n
 	}
-	if !ok {
-		return "", fmt.Errorf("tokens: no context limit known for model %q (set meta %s)", model, MetaContextLimit)
+	if limit <= 0 {
+		return "", fmt.Errorf("tokens: no context limit known for model %q (set meta %s)", l.Model, MetaContextLimit)
 	}
 	enc := meta[MetaEncoding]
 	if enc == "" {
-		var err error
-		if enc, err = EncodingFor(model); err != nil {
-			return "", fmt.Errorf("%w (set meta %s)", err, MetaEncoding)
-		}
+		enc = l.Encoding
+	}
+	if enc == "" {
+		return "", fmt.Errorf("tokens: no tiktoken encoding for model %q: %w (set meta %s)", l.Model, ErrUnknownModel, MetaEncoding)
 	}
 	return sliceFrom(text, enc, reserve-limit)
 }

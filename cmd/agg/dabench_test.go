@@ -11,6 +11,7 @@ import (
 	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/bench/dabench"
 	"github.com/evalmd/evalmd/harness"
+	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/internal/shared"
 )
 
@@ -32,7 +33,7 @@ func TestDABenchReplayEqualsScript(t *testing.T) {
 		t.Run(c, func(t *testing.T) {
 			out := t.TempDir()
 			replay := "replay:" + shared.Path(t, "reference", "dabench", c+".responses.jsonl")
-			if _, err := harness.Run(context.Background(), harness.Config{Sheets: found, Models: []string{replay}, OutDir: out}); err != nil {
+			if _, err := harness.Run(context.Background(), harness.Config{NewModel: providers.New, Sheets: found, Models: []string{replay}, OutDir: out}); err != nil {
 				t.Fatal(err)
 			}
 			d, err := agg.Load(context.Background(), out, io.Discard)

@@ -13,6 +13,7 @@ import (
 	"os"
 
 	"github.com/evalmd/evalmd/internal/cli"
+	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/sheet"
@@ -51,7 +52,7 @@ func grade(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	opt := regrade.Options{Liberal: *liberal, Write: *write, Verbose: *verbose,
 		GraderOverride: *grader, JudgeTemplate: *template}
 	if *judge != "" {
-		m, err := model.New(*judge, model.Options{Getenv: os.Getenv})
+		m, err := providers.New(*judge, model.Options{Getenv: os.Getenv})
 		if err != nil {
 			return fmt.Errorf("judge model %s: %w", *judge, err)
 		}

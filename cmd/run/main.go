@@ -19,6 +19,7 @@ import (
 
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/internal/cli"
+	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/schema"
@@ -42,6 +43,7 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		verbose   = fs.Bool("v", false, "print each output file written")
 		conc      = fs.Int("c", 10, "requests in flight per model")
 		baseURL   = fs.String("base-url", "", "base URL of an OpenAI-compatible server")
+		keyEnv    = fs.String("api-key-env", "", "environment variable holding the API key (default: the provider's, e.g. OPENAI_API_KEY, NAME_API_KEY for openai-api/NAME/)")
 		temp      = fs.String("temperature", "", "sampling temperature (overrides the sheet)")
 		maxTok    = fs.Int("max-tokens", 0, "maximum tokens per completion (overrides the sheet)")
 		rpm       = fs.Int("rpm", 0, "requests per minute per model (0: no limit)")
@@ -68,10 +70,11 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	}
 	cfg := harness.Config{
 		OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Stderr: stderr,
-		Model: model.Options{BaseURL: *baseURL, Getenv: os.Getenv, Timeout: *timeout,
+		Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: os.Getenv, Timeout: *timeout,
 			MockReply: *mockReply, Seed: *seed},
+		NewModel: providers.Registry().New,
 		Runner: runner.Options{Concurrency: *conc, MaxAttempts: *attempts, Timeout: *timeout,
-			RPM: *rpm, TPM: *tpm, BaseURL: *baseURL},
+			RPM: *rpm, TPM: *tpm},
 		Grader: *grader, Judge: *judge, LogDir: *logDir,
 	}
 	if *cacheDir != "" {
@@ -80,6 +83,9 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 			return err
 		}
 		cfg.Runner.Cache = c
+		if n := c.Note(); n != "" {
+			fmt.Fprintf(stderr, "warning: %s\n", n)
+		}
 	}
 	if *price != "" {
 		p, err := model.ParsePrice(*price)

@@ -72,32 +72,54 @@ func TestRunAgainstServer(t *testing.T) {
 	}
 }
 
-// An API key from the environment appears in no file, log or error, even
+// An API key from the environment reaches the server it is named for
+// (OPENAI_API_KEY for openai/, NAME_API_KEY for openai-api/NAME/, the
+// variable --api-key-env names) and appears in no file, log or error, even
 // when the server echoes it back in its error.
 func TestNoKeyAnywhere(t *testing.T) {
 	const key = "sk-test-SECRET-0123456789abcdef"
-	srv := fakeserver.NewOpenAI(t, fakeserver.Options{
-		Reply: func(c fakeserver.Call) fakeserver.Reply {
-			return fakeserver.Reply{Status: 401, RawBody: "invalid key " + c.Header.Get("Authorization")}
-		},
-		MaxRequests: 50,
-	})
-	t.Setenv("OPENAI_API_KEY", key)
-	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	out := t.TempDir()
-	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), &stdout, &stderr, []string{"-d", "../../sheets", "-m", "openai/gpt-4o", "-o", out, "-v", "--log-dir", filepath.Join(out, "logs")})
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
+	for _, tc := range []struct {
+		name string
+		env  []string // variable, value pairs; "URL" stands for the server's
+		args []string
+	}{
+		{"openai", []string{"OPENAI_API_KEY", key, "OPENAI_BASE_URL", "URL"}, []string{"-m", "openai/gpt-4o"}},
+		{"openai-api NAME_API_KEY", []string{"LOCAL_API_KEY", key, "OPENAI_API_KEY", "sk-wrong"}, []string{"-m", "openai-api/local/tiny", "--base-url", "URL"}},
+		{"llamacpp --api-key-env", []string{"MY_KEY", key, "OPENAI_API_KEY", "sk-wrong"}, []string{"-m", "llamacpp/tiny", "--base-url", "URL", "--api-key-env", "MY_KEY"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fakeserver.NewOpenAI(t, fakeserver.Options{
+				Reply: func(c fakeserver.Call) fakeserver.Reply {
+					return fakeserver.Reply{Status: 401, RawBody: "invalid key " + c.Header.Get("Authorization")}
+				},
+				MaxRequests: 50,
+			})
+			url := func(s string) string { return strings.ReplaceAll(s, "URL", srv.URL) }
+			for i := 0; i < len(tc.env); i += 2 {
+				t.Setenv(tc.env[i], url(tc.env[i+1]))
+			}
+			out := t.TempDir()
+			args := []string{"-d", "../../sheets", "-o", out, "-v", "--log-dir", filepath.Join(out, "logs")}
+			for _, a := range tc.args {
+				args = append(args, url(a))
+			}
+			var stdout, stderr bytes.Buffer
+			if err := run(context.Background(), &stdout, &stderr, args); err != nil {
+				t.Fatalf("%v\n%s", err, stderr.String())
+			}
+			checkKeyNowhere(t, srv, key, out, stdout.String()+stderr.String())
+		})
 	}
-	sawAuth := false
+}
+
+func checkKeyNowhere(t *testing.T, srv *fakeserver.Server, key, out, console string) {
+	t.Helper()
 	for _, c := range srv.Calls() {
-		sawAuth = sawAuth || strings.Contains(c.Header.Get("Authorization"), key)
+		if got := c.Header.Get("Authorization"); got != "Bearer "+key {
+			t.Fatalf("Authorization %q: the key was not sent as asked, so the test proves nothing", got)
+		}
 	}
-	if !sawAuth {
-		t.Fatal("the key was never sent, so the test proves nothing")
-	}
-	if strings.Contains(stdout.String()+stderr.String(), key) {
+	if strings.Contains(console, key) {
 		t.Error("the key appears on stdout or stderr")
 	}
 	files := 0

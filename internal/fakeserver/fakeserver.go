@@ -16,7 +16,7 @@
 //		FaultRate: 0.2, // 20% of calls fail
 //		Faults:    []fakeserver.Fault{fakeserver.RateLimit, fakeserver.Reset},
 //	})
-//	m, _ := model.New("openai/gpt-4o", model.Options{BaseURL: srv.URL, APIKey: "test-key"})
+//	m, _ := providers.New("openai/gpt-4o", model.Options{BaseURL: srv.URL, APIKey: "test-key"})
 //	... run ...
 //	calls := srv.Calls() // what the client sent, in arrival order
 //

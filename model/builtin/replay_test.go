@@ -1,8 +1,9 @@
-package model
+package builtin
 
 import (
 	"context"
 	"errors"
+	"github.com/evalmd/evalmd/model"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +31,7 @@ func TestReplay(t *testing.T) {
 		`{"name": "blank", "response": ""}`,
 		`  {"name": "spaced", "response": "ok"}  `,
 	}, "\n"))
-	m, err := New("replay:"+path, Options{})
+	m, err := newModel("replay:"+path, model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,24 +39,24 @@ func TestReplay(t *testing.T) {
 		t.Errorf("Name() = %q", m.Name())
 	}
 	for _, tc := range []struct {
-		q    QuestionRef
+		q    model.QuestionRef
 		want string
 		none bool
 	}{
-		{q: QuestionRef{Name: "q1"}, want: "first"},
-		{q: QuestionRef{Name: "other", ID: "7"}, want: "seven"},
-		{q: QuestionRef{ID: "x-9"}, want: "nine"},
-		{q: QuestionRef{Name: "both"}, want: "by name or id"},
-		{q: QuestionRef{Name: "zzz", ID: "b"}, want: "by name or id"},
-		{q: QuestionRef{Name: "blank"}, none: true}, // empty is no answer (DABench counts only non-empty ones)
-		{q: QuestionRef{Name: "spaced"}, want: "ok"},
-		{q: QuestionRef{Name: "missing", ID: "8"}, none: true},
-		{q: QuestionRef{}, none: true},
+		{q: model.QuestionRef{Name: "q1"}, want: "first"},
+		{q: model.QuestionRef{Name: "other", ID: "7"}, want: "seven"},
+		{q: model.QuestionRef{ID: "x-9"}, want: "nine"},
+		{q: model.QuestionRef{Name: "both"}, want: "by name or id"},
+		{q: model.QuestionRef{Name: "zzz", ID: "b"}, want: "by name or id"},
+		{q: model.QuestionRef{Name: "blank"}, none: true}, // empty is no answer (DABench counts only non-empty ones)
+		{q: model.QuestionRef{Name: "spaced"}, want: "ok"},
+		{q: model.QuestionRef{Name: "missing", ID: "8"}, none: true},
+		{q: model.QuestionRef{}, none: true},
 	} {
 		resp, err := m.Complete(context.Background(), ask("question text", tc.q))
 		if tc.none {
-			if !errors.Is(err, ErrNoAnswer) {
-				t.Errorf("%+v: %v, want ErrNoAnswer", tc.q, err)
+			if !errors.Is(err, model.ErrNoAnswer) {
+				t.Errorf("%+v: %v, want model.ErrNoAnswer", tc.q, err)
 			}
 			continue
 		}
@@ -77,7 +78,7 @@ func TestReplayErrorsNameFileAndLine(t *testing.T) {
 		{"[1, 2]\n", ":1: not a JSON object"},
 	} {
 		path := writeFile(t, tc.content)
-		_, err := New("replay:"+path, Options{})
+		_, err := newModel("replay:"+path, model.Options{})
 		if err == nil || !strings.Contains(err.Error(), path+tc.want) {
 			t.Errorf("%q: error %v, want one containing %q", tc.content, err, path+tc.want)
 		}
@@ -89,7 +90,7 @@ func TestReplayErrorsNameFileAndLine(t *testing.T) {
 func TestReplayNumericIDs(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.jsonl")
 	os.WriteFile(path, []byte(`{"id": "6", "response": "six as text"}`+"\n"+`{"id": 7, "response": "seven"}`+"\n"), 0o644)
-	m, err := New("replay:"+path, Options{})
+	m, err := newModel("replay:"+path, model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,10 +101,10 @@ func TestReplayNumericIDs(t *testing.T) {
 	}{
 		{"6", false, "six as text"}, {"6", true, ""}, {"7", false, "seven"}, {"7", true, "seven"},
 	} {
-		r, err := m.Complete(context.Background(), Request{Question: QuestionRef{Name: "q", ID: tc.id, IDIsNumber: tc.strict}})
+		r, err := m.Complete(context.Background(), model.Request{Question: model.QuestionRef{Name: "q", ID: tc.id, IDIsNumber: tc.strict}})
 		if tc.want == "" {
-			if !errors.Is(err, ErrNoAnswer) {
-				t.Errorf("id %s strict %v: %v, want ErrNoAnswer", tc.id, tc.strict, err)
+			if !errors.Is(err, model.ErrNoAnswer) {
+				t.Errorf("id %s strict %v: %v, want model.ErrNoAnswer", tc.id, tc.strict, err)
 			}
 		} else if err != nil || r.Text != tc.want {
 			t.Errorf("id %s strict %v: %q %v", tc.id, tc.strict, r.Text, err)

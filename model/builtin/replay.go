@@ -1,4 +1,4 @@
-package model
+package builtin
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/evalmd/evalmd/model"
 	"io"
 	"os"
 )
@@ -133,24 +134,27 @@ func keepFirstNonEmpty(m map[string]string, key, resp string) {
 // Name returns "replay:FILE".
 func (m *replayModel) Name() string { return m.name }
 
+// Info says the replay is offline and free.
+func (m *replayModel) Info() model.Info { return info("replay", m.name) }
+
 // Complete answers the recorded response for the question's name, else for
-// its id; ErrNoAnswer (wrapped) when the file has neither.
-func (m *replayModel) Complete(ctx context.Context, req Request) (Response, error) {
+// its id; model.ErrNoAnswer (wrapped) when the file has neither.
+func (m *replayModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
 	if err := ctx.Err(); err != nil {
-		return Response{}, fmt.Errorf("model %s, question %q: %w", m.name, req.Question.Name, err)
+		return model.Response{}, fmt.Errorf("model %s, question %q: %w", m.name, req.Question.Name, err)
 	}
 	q := req.Question
 	// An empty (or null) response is no answer: DABench counts only the
 	// first non-empty response of an id.
 	if resp, ok := m.byName[q.Name]; ok && q.Name != "" && resp != "" {
-		return Response{Text: resp, Model: m.name}, nil
+		return model.Response{Text: resp, Model: m.name}, nil
 	}
 	ids := m.byID
 	if q.IDIsNumber {
 		ids = m.byNum
 	}
 	if resp, ok := ids[q.ID]; ok && q.ID != "" && resp != "" {
-		return Response{Text: resp, Model: m.name}, nil
+		return model.Response{Text: resp, Model: m.name}, nil
 	}
-	return Response{}, fmt.Errorf("model %s, question %q (id %q): %w", m.name, q.Name, q.ID, ErrNoAnswer)
+	return model.Response{}, fmt.Errorf("model %s, question %q (id %q): %w", m.name, q.Name, q.ID, model.ErrNoAnswer)
 }

@@ -1,4 +1,6 @@
-package model
+// Package anthropic is the provider of Anthropic's messages API.
+// Register wires it into a model.Registry.
+package anthropic
 
 import (
 	"context"
@@ -10,58 +12,96 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/internal/wire"
 )
 
-// AnthropicDefaultMaxTokens is sent when a request sets no MaxTokens: the
-// messages API requires max_tokens, and 4096 fits every current Claude model.
-const AnthropicDefaultMaxTokens = 4096
+// DefaultMaxTokens is sent when a request sets no MaxTokens: the messages
+// API requires max_tokens, and 4096 fits every current Claude model.
+const DefaultMaxTokens = 4096
 
-// anthropicConfig is what New resolved for an Anthropic model.
-type anthropicConfig struct {
-	name    string // as given on the command line
-	model   string // sent as the request's model
-	baseURL string // "" means api.anthropic.com
-	key     string
-	opt     Options
+// Register adds the anthropic provider to r.
+func Register(r *model.Registry) { r.Register("anthropic", New) }
+
+// config is what New resolved for a model.
+type config struct {
+	name string // as given on the command line
+	key  string
+	info model.Info
+	opt  model.Options
 }
 
-// anthropicModel talks to the Anthropic messages API.
-type anthropicModel struct {
-	cfg      anthropicConfig
+// messagesModel talks to the Anthropic messages API.
+type messagesModel struct {
+	cfg      config
 	messages anthropic.MessageService
 }
 
-func newAnthropic(cfg anthropicConfig) (*anthropicModel, error) {
+// New builds an Anthropic model: the key from Options (APIKey, APIKeyEnv)
+// or ANTHROPIC_API_KEY, the server from Options.BaseURL or
+// ANTHROPIC_BASE_URL, else api.anthropic.com.
+func New(ref model.Ref, opt model.Options) (model.Model, error) {
+	if ref.Model == "" {
+		return nil, fmt.Errorf("model %q: no model after the provider", ref.Name)
+	}
+	base := opt.BaseURL
+	if base == "" {
+		base = opt.Env("ANTHROPIC_BASE_URL")
+	}
+	key, from := opt.Key("ANTHROPIC_API_KEY")
+	if key == "" && base == "" {
+		want := "ANTHROPIC_API_KEY"
+		if from != "" {
+			want = from
+		}
+		return nil, fmt.Errorf("model %q: no Anthropic API key: set %s", ref.Name, want)
+	}
+	info := model.Info{Provider: ref.Provider, Model: ref.Model, BaseURL: base, Vision: true}
+	if base == "" {
+		info.BaseURL = model.AnthropicURL
+		if p, ok := model.LookupPrice(ref.Model); ok {
+			info.Price = &p
+		}
+	}
+	if n, ok := model.ContextLimit(ref.Model); ok {
+		info.ContextLimit = n
+	}
 	// Built from explicit options only: the SDK's defaults would read
 	// ANTHROPIC_* variables and credential profiles from the machine.
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithEnvironmentProduction(),
-		option.WithHTTPClient(cfg.opt.httpClient()),
+		option.WithHTTPClient(opt.HTTP()),
 		option.WithMaxRetries(0), // the runner retries, with its own budget
 		// An explicit request timeout also stops the SDK from refusing large
 		// max_tokens for non-streaming calls; Complete's context is the real bound.
-		option.WithRequestTimeout(cfg.opt.timeout()),
+		option.WithRequestTimeout(opt.RequestTimeout()),
 	}
-	if cfg.baseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.baseURL))
+	if base != "" {
+		opts = append(opts, option.WithBaseURL(base))
 	}
-	if cfg.key != "" {
-		opts = append(opts, option.WithAPIKey(cfg.key))
+	if key != "" {
+		opts = append(opts, option.WithAPIKey(key))
 	}
-	return &anthropicModel{cfg: cfg, messages: anthropic.NewMessageService(opts...)}, nil
+	cfg := config{name: ref.Name, key: key, info: info, opt: opt}
+	return &messagesModel{cfg: cfg, messages: anthropic.NewMessageService(opts...)}, nil
 }
 
 // Name returns the name given to New.
-func (m *anthropicModel) Name() string { return m.cfg.name }
+func (m *messagesModel) Name() string { return m.cfg.name }
+
+// Info says what New resolved.
+func (m *messagesModel) Info() model.Info { return m.cfg.info }
 
 // Complete sends one message request and returns the text of its reply.
-func (m *anthropicModel) Complete(ctx context.Context, req Request) (Response, error) {
+func (m *messagesModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
 	params, err := m.params(req)
 	if err != nil {
-		return Response{}, m.wrap(req, err)
+		return model.Response{}, m.wrap(req, err)
 	}
-	callCtx, cancel := context.WithTimeout(ctx, m.cfg.opt.timeout())
+	timeout := m.cfg.opt.RequestTimeout()
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var httpRes *http.Response
 	out, err := m.messages.New(callCtx, params, option.WithResponseInto(&httpRes))
@@ -70,10 +110,10 @@ func (m *anthropicModel) Complete(ctx context.Context, req Request) (Response, e
 		if errors.As(err, &apiErr) && httpRes == nil {
 			httpRes = apiErr.Response
 		}
-		return Response{}, m.wrap(req, classify("anthropic", m.cfg.key, err, httpRes, ctx, callCtx, m.cfg.opt.timeout()))
+		return model.Response{}, m.wrap(req, wire.Classify("anthropic", m.cfg.key, err, httpRes, ctx, callCtx, timeout))
 	}
 	if out == nil {
-		return Response{}, m.wrap(req, &APIError{Provider: "anthropic", Retryable: true, Message: "malformed reply: empty"})
+		return model.Response{}, m.wrap(req, &model.APIError{Provider: "anthropic", Retryable: true, Message: "malformed reply: empty"})
 	}
 	var text strings.Builder
 	for _, block := range out.Content {
@@ -81,24 +121,25 @@ func (m *anthropicModel) Complete(ctx context.Context, req Request) (Response, e
 			text.WriteString(block.Text)
 		}
 	}
-	return Response{
+	return model.Response{
 		Text:         text.String(),
 		InputTokens:  int(out.Usage.InputTokens),
 		OutputTokens: int(out.Usage.OutputTokens),
 		Model:        string(out.Model),
+		FinishReason: string(out.StopReason),
 	}, nil
 }
 
 // wrap names the request in an error, keeping *APIError reachable by errors.As.
-func (m *anthropicModel) wrap(req Request, err error) error {
+func (m *messagesModel) wrap(req model.Request, err error) error {
 	return fmt.Errorf("model %s, question %q: %w", m.cfg.name, req.Question.Name, err)
 }
 
 // params translates a Request into the SDK's request body.
-func (m *anthropicModel) params(req Request) (anthropic.MessageNewParams, error) {
+func (m *messagesModel) params(req model.Request) (anthropic.MessageNewParams, error) {
 	p := anthropic.MessageNewParams{
-		Model:     anthropic.Model(m.cfg.model),
-		MaxTokens: AnthropicDefaultMaxTokens,
+		Model:     anthropic.Model(m.cfg.info.Model),
+		MaxTokens: DefaultMaxTokens,
 	}
 	if req.System != "" {
 		p.System = []anthropic.TextBlockParam{{Text: req.System}}

@@ -1,9 +1,10 @@
-package model
+package builtin
 
 import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/evalmd/evalmd/model"
 	"hash/fnv"
 	"path/filepath"
 	"regexp"
@@ -18,7 +19,7 @@ type randomModel struct {
 	seed int64
 }
 
-func newRandom(name string, opt Options) *randomModel {
+func newRandom(name string, opt model.Options) *randomModel {
 	return &randomModel{name: name, seed: opt.Seed}
 }
 
@@ -35,10 +36,13 @@ var optionLine = regexp.MustCompile(`(?m)^[ \t]*(?:[-*][ \t]+)?(?:\(([A-Z])\)|([
 // Name returns "random".
 func (m *randomModel) Name() string { return m.name }
 
+// Info says the baseline is offline and free.
+func (m *randomModel) Info() model.Info { return info("random", m.name) }
+
 // Complete answers the letter of one option of the question.
-func (m *randomModel) Complete(ctx context.Context, req Request) (Response, error) {
+func (m *randomModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
 	if err := ctx.Err(); err != nil {
-		return Response{}, fmt.Errorf("model %s, question %q: %w", m.name, req.Question.Name, err)
+		return model.Response{}, fmt.Errorf("model %s, question %q: %w", m.name, req.Question.Name, err)
 	}
 	var text string
 	for _, msg := range req.Messages {
@@ -48,9 +52,9 @@ func (m *randomModel) Complete(ctx context.Context, req Request) (Response, erro
 	}
 	opts := options(text)
 	if len(opts) == 0 {
-		return Response{Text: NoOptionsReply, Model: m.name}, nil
+		return model.Response{Text: NoOptionsReply, Model: m.name}, nil
 	}
-	return Response{Text: opts[m.pick(req, text)%uint64(len(opts))], Model: m.name}, nil
+	return model.Response{Text: opts[m.pick(req, text)%uint64(len(opts))], Model: m.name}, nil
 }
 
 // options returns the option letters found in text, each once, in order.
@@ -71,7 +75,7 @@ func options(text string) []string {
 // name, the question's name and id; the text when the question has neither
 // name nor id). The file name, not its path, so the baseline is the same
 // from any working directory.
-func (m *randomModel) pick(req Request, text string) uint64 {
+func (m *randomModel) pick(req model.Request, text string) uint64 {
 	h := fnv.New64a()
 	var seed [8]byte
 	binary.LittleEndian.PutUint64(seed[:], uint64(m.seed))

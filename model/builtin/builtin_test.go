@@ -1,56 +1,58 @@
-package model
+package builtin
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/evalmd/evalmd/model"
 	"slices"
+	"strings"
 	"testing"
 )
 
-func ask(text string, q QuestionRef) Request {
-	return Request{Messages: []Message{{Role: "user", Content: text}}, Question: q}
+func ask(text string, q model.QuestionRef) model.Request {
+	return model.Request{Messages: []model.Message{{Role: "user", Content: text}}, Question: q}
 }
 
 func TestMock(t *testing.T) {
 	for _, tc := range []struct {
 		reply, want string
 	}{{"", DefaultMockReply}, {"B", "B"}} {
-		m, err := New("mock", Options{MockReply: tc.reply})
+		m, err := newModel("mock", model.Options{MockReply: tc.reply})
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, err := m.Complete(context.Background(), ask("anything", QuestionRef{Name: "q"}))
+		resp, err := m.Complete(context.Background(), ask("anything", model.QuestionRef{Name: "q"}))
 		if err != nil || resp.Text != tc.want {
 			t.Errorf("mock with %q = %q, %v; want %q", tc.reply, resp.Text, err, tc.want)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	m, _ := New("mock", Options{})
-	if _, err := m.Complete(ctx, ask("x", QuestionRef{})); !errors.Is(err, context.Canceled) {
+	m, _ := newModel("mock", model.Options{})
+	if _, err := m.Complete(ctx, ask("x", model.QuestionRef{})); !errors.Is(err, context.Canceled) {
 		t.Errorf("mock on a cancelled context: %v", err)
 	}
 }
 
 func TestOracle(t *testing.T) {
-	m, err := New("oracle", Options{})
+	m, err := newModel("oracle", model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	gt := "42"
-	resp, err := m.Complete(context.Background(), ask("q", QuestionRef{Name: "q1", GroundTruth: &gt}))
+	resp, err := m.Complete(context.Background(), ask("q", model.QuestionRef{Name: "q1", GroundTruth: &gt}))
 	if err != nil || resp.Text != "42" {
 		t.Errorf("oracle = %q, %v; want 42", resp.Text, err)
 	}
 	empty := ""
-	resp, err = m.Complete(context.Background(), ask("q", QuestionRef{Name: "q2", GroundTruth: &empty}))
+	resp, err = m.Complete(context.Background(), ask("q", model.QuestionRef{Name: "q2", GroundTruth: &empty}))
 	if err != nil || resp.Text != "" {
 		t.Errorf("oracle with an empty ground truth = %q, %v; want an empty answer", resp.Text, err)
 	}
-	_, err = m.Complete(context.Background(), ask("q", QuestionRef{Name: "q3"}))
-	if !errors.Is(err, ErrNoAnswer) {
-		t.Errorf("oracle without ground truth: %v, want ErrNoAnswer", err)
+	_, err = m.Complete(context.Background(), ask("q", model.QuestionRef{Name: "q3"}))
+	if !errors.Is(err, model.ErrNoAnswer) {
+		t.Errorf("oracle without ground truth: %v, want model.ErrNoAnswer", err)
 	}
 }
 
@@ -77,13 +79,13 @@ func TestRandomFindsOptions(t *testing.T) {
 func TestRandomIsReproducibleAndFair(t *testing.T) {
 	const text = "Which?\nA) one\nB) two\nC) three\nD) four"
 	picks := func(seed int64, order []int) map[int]string {
-		m, err := New("random", Options{Seed: seed})
+		m, err := newModel("random", model.Options{Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
 		out := map[int]string{}
 		for _, i := range order {
-			resp, err := m.Complete(context.Background(), ask(text, QuestionRef{Sheet: "s", Name: fmt.Sprintf("q%d", i)}))
+			resp, err := m.Complete(context.Background(), ask(text, model.QuestionRef{Sheet: "s", Name: fmt.Sprintf("q%d", i)}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,8 +124,8 @@ func TestRandomIsReproducibleAndFair(t *testing.T) {
 		t.Errorf("seeds 7 and 8 agree on %d of %d questions: the seed does not matter", same, n)
 	}
 
-	m, _ := New("random", Options{})
-	resp, err := m.Complete(context.Background(), ask("What is 2+2?", QuestionRef{Name: "open"}))
+	m, _ := newModel("random", model.Options{})
+	resp, err := m.Complete(context.Background(), ask("What is 2+2?", model.QuestionRef{Name: "open"}))
 	if err != nil || resp.Text != NoOptionsReply {
 		t.Errorf("random on a free-form question = %q, %v", resp.Text, err)
 	}
@@ -132,7 +134,7 @@ func TestRandomIsReproducibleAndFair(t *testing.T) {
 // The random baseline depends on the sheet's file name, not on the path
 // it was given by, so it is the same from any working directory.
 func TestRandomSameFromAnyPath(t *testing.T) {
-	m, err := New("random", Options{Seed: 3})
+	m, err := newModel("random", model.Options{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,9 +143,9 @@ func TestRandomSameFromAnyPath(t *testing.T) {
 		name := fmt.Sprintf("Q%d", i)
 		var got []string
 		for _, sheet := range []string{"sheets/input-a.md", "/home/me/evals/sheets/input-a.md", "input-a.md"} {
-			r, err := m.Complete(context.Background(), Request{
-				Messages: []Message{{Role: "user", Content: text}},
-				Question: QuestionRef{Sheet: sheet, Name: name},
+			r, err := m.Complete(context.Background(), model.Request{
+				Messages: []model.Message{{Role: "user", Content: text}},
+				Question: model.QuestionRef{Sheet: sheet, Name: name},
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -153,5 +155,29 @@ func TestRandomSameFromAnyPath(t *testing.T) {
 		if got[0] != got[1] || got[1] != got[2] {
 			t.Errorf("%s: picks %q differ by path", name, got)
 		}
+	}
+}
+
+func newModel(name string, opt model.Options) (model.Model, error) {
+	r := model.NewRegistry()
+	Register(r)
+	return r.New(name, opt)
+}
+
+func TestInfo(t *testing.T) {
+	for _, name := range []string{"mock", "random", "oracle"} {
+		m, err := newModel(name, model.Options{BaseURL: "http://ignored/v1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := m.Info(); !i.Offline || i.Vision || i.Price == nil || *i.Price != (model.Price{}) || i.BaseURL != "" || i.Provider != name {
+			t.Errorf("%s: Info() = %+v, want offline, free, no vision, no server", name, i)
+		}
+	}
+	if _, err := newModel("replay:", model.Options{}); err == nil || !strings.Contains(err.Error(), "replay:FILE") {
+		t.Errorf("replay without a file: %v", err)
+	}
+	if _, err := newModel("replay:/does/not/exist.jsonl", model.Options{}); err == nil || !strings.Contains(err.Error(), "exist.jsonl") {
+		t.Errorf("replay of a missing file: %v", err)
 	}
 }

@@ -1,0 +1,80 @@
+// Package builtin holds the offline models, which answer without any
+// server: "mock" for trying the pipeline, "oracle" to check that grading
+// reads 100%, "random" (random.go) as a chance baseline, and
+// "replay:FILE.jsonl" (replay.go) for answers made elsewhere. Register
+// wires them into a model.Registry.
+package builtin
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/evalmd/evalmd/model"
+)
+
+// Register adds mock, random, oracle and replay to r.
+func Register(r *model.Registry) {
+	r.Register("mock", func(ref model.Ref, opt model.Options) (model.Model, error) { return newMock(ref.Name, opt), nil })
+	r.Register("random", func(ref model.Ref, opt model.Options) (model.Model, error) { return newRandom(ref.Name, opt), nil })
+	r.Register("oracle", func(ref model.Ref, _ model.Options) (model.Model, error) { return newOracle(ref.Name), nil })
+	r.Register("replay", func(ref model.Ref, _ model.Options) (model.Model, error) { return newReplay(ref.Name, ref.Model) })
+}
+
+// info is the Info of every built-in: offline, free, no images.
+func info(provider, name string) model.Info {
+	return model.Info{Provider: provider, Model: name, Offline: true, Price: &model.Price{}}
+}
+
+// DefaultMockReply is what "mock" answers when Options.MockReply is empty.
+const DefaultMockReply = "mock reply"
+
+// mockModel answers every request with the same text.
+type mockModel struct {
+	name  string
+	reply string
+}
+
+func newMock(name string, opt model.Options) *mockModel {
+	reply := opt.MockReply
+	if reply == "" {
+		reply = DefaultMockReply
+	}
+	return &mockModel{name: name, reply: reply}
+}
+
+// Name returns "mock".
+func (m *mockModel) Name() string { return m.name }
+
+// Info says the mock is offline and free.
+func (m *mockModel) Info() model.Info { return info("mock", m.name) }
+
+// Complete returns the fixed reply, unless ctx is already done.
+func (m *mockModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return model.Response{}, fmt.Errorf("model %s, question %q: %w", m.name, req.Question.Name, err)
+	}
+	return model.Response{Text: m.reply, Model: m.name}, nil
+}
+
+// oracleModel answers each question's ground truth.
+type oracleModel struct{ name string }
+
+func newOracle(name string) *oracleModel { return &oracleModel{name: name} }
+
+// Name returns "oracle".
+func (m *oracleModel) Name() string { return m.name }
+
+// Info says the oracle is offline and free.
+func (m *oracleModel) Info() model.Info { return info("oracle", m.name) }
+
+// Complete returns the question's ground truth, or model.ErrNoAnswer (wrapped)
+// when the question has none.
+func (m *oracleModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return model.Response{}, fmt.Errorf("model %s, question %q: %w", m.name, req.Question.Name, err)
+	}
+	if req.Question.GroundTruth == nil {
+		return model.Response{}, fmt.Errorf("model %s, question %q has no ground truth: %w", m.name, req.Question.Name, model.ErrNoAnswer)
+	}
+	return model.Response{Text: *req.Question.GroundTruth, Model: m.name}, nil
+}

@@ -1,0 +1,156 @@
+// Package providertest holds the checks every HTTP provider's tests run:
+// a request using every field, and the classification of server failures.
+package providertest
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/model"
+)
+
+// Ptr returns a pointer to v.
+func Ptr[T any](v T) *T { return &v }
+
+// PNG is not a real PNG: the providers only base64 it, and the fake
+// servers decode it back, so any bytes show the round trip.
+var PNG = []byte("\x89PNG\r\n\x1a\nfake-image-bytes")
+
+// fullRequest exercises every part of a Request a provider sends.
+func FullRequest() model.Request {
+	return model.Request{
+		System: "You are terse.",
+		Messages: []model.Message{
+			{Role: "user", Content: "first question"},
+			{Role: "assistant", Content: "first answer"},
+			{Role: "user", Content: "What is in the picture?", Images: []model.Image{{MediaType: "image/png", Data: PNG}}},
+		},
+		Settings: model.Settings{
+			Temperature: Ptr(0.25),
+			TopP:        Ptr(0.9),
+			MaxTokens:   123,
+			Seed:        Ptr(int64(42)),
+			Stop:        []string{"END", "STOP"},
+		},
+		Question: model.QuestionRef{Sheet: "s", Name: "q1"},
+	}
+}
+
+// errorCase is one server behaviour and how a provider must classify it.
+type errorCase struct {
+	name       string
+	reply      fakeserver.Reply
+	status     int
+	retryable  bool
+	retryAfter time.Duration
+	contains   string // in the error message
+}
+
+func errorCases() []errorCase {
+	return []errorCase{
+		{name: "400", reply: fakeserver.Reply{Status: 400, Message: "bad request"}, status: 400, contains: "bad request"},
+		{name: "401", reply: fakeserver.Reply{Status: 401, Message: "invalid key"}, status: 401, contains: "invalid key"},
+		{name: "403", reply: fakeserver.Reply{Status: 403}, status: 403},
+		{name: "404", reply: fakeserver.Reply{Status: 404, Message: "no such model"}, status: 404, contains: "no such model"},
+		{name: "408", reply: fakeserver.Reply{Status: 408}, status: 408, retryable: true},
+		{name: "409", reply: fakeserver.Reply{Status: 409}, status: 409, retryable: true},
+		{name: "429 retry-after", reply: fakeserver.Reply{Status: 429, Message: "slow down", RetryAfter: "7"}, status: 429, retryable: true, retryAfter: 7 * time.Second, contains: "slow down"},
+		{name: "500", reply: fakeserver.Reply{Status: 500}, status: 500, retryable: true},
+		{name: "502 plain text", reply: fakeserver.Reply{Status: 502, RawBody: "<html>bad gateway</html>"}, status: 502, retryable: true, contains: "Bad Gateway"},
+		{name: "503", reply: fakeserver.Reply{Status: 503}, status: 503, retryable: true},
+		{name: "529 overloaded", reply: fakeserver.Reply{Status: 529, Message: "overloaded"}, status: 529, retryable: true},
+		{name: "rate-limit fault", reply: fakeserver.Reply{Fault: fakeserver.RateLimit}, status: 429, retryable: true, retryAfter: 2 * time.Second},
+		{name: "server-error fault", reply: fakeserver.Reply{Fault: fakeserver.ServerError}, status: 500, retryable: true},
+		{name: "connection reset", reply: fakeserver.Reply{Fault: fakeserver.Reset}, retryable: true, contains: "transport"},
+		{name: "malformed json", reply: fakeserver.Reply{Fault: fakeserver.MalformedJSON}, retryable: true, contains: "malformed"},
+		{name: "timeout", reply: fakeserver.Reply{Fault: fakeserver.Timeout}, retryable: true, contains: "timed out"},
+	}
+}
+
+// CheckErrorCases runs every errorCase against a fresh fake server built by
+// start and a model built by build.
+func CheckErrorCases(t *testing.T, start func(*testing.T, fakeserver.Options) *fakeserver.Server, build func(url string) (model.Model, error)) {
+	for _, tc := range errorCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := start(t, fakeserver.Options{
+				Reply:      func(fakeserver.Call) fakeserver.Reply { return tc.reply },
+				RetryAfter: 2 * time.Second,
+				Hang:       5 * time.Second,
+			})
+			m, err := build(srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := model.Request{Messages: []model.Message{{Role: "user", Content: "hi"}}, Question: model.QuestionRef{Name: "q-err"}}
+			begin := time.Now()
+			_, err = m.Complete(context.Background(), req)
+			t.Log(err)
+			var apiErr *model.APIError
+			if !errors.As(err, &apiErr) {
+				t.Fatalf("error %v (%T) is not an *model.APIError", err, err)
+			}
+			if apiErr.Status != tc.status || apiErr.Retryable != tc.retryable || apiErr.RetryAfter != tc.retryAfter {
+				t.Errorf("got status %d retryable %v retry-after %v, want %d %v %v (%v)",
+					apiErr.Status, apiErr.Retryable, apiErr.RetryAfter, tc.status, tc.retryable, tc.retryAfter, err)
+			}
+			if !strings.Contains(err.Error(), tc.contains) {
+				t.Errorf("error %q does not contain %q", err, tc.contains)
+			}
+			if !strings.Contains(err.Error(), `"q-err"`) {
+				t.Errorf("error %q does not name the question", err)
+			}
+			if n := srv.Count(); n != 1 {
+				t.Errorf("server saw %d requests, want 1: the SDK must not retry", n)
+			}
+			if d := time.Since(begin); d > 3*time.Second {
+				t.Errorf("took %v: the client timeout did not apply", d)
+			}
+		})
+	}
+}
+
+// secret is a key that must never appear in an error message.
+const secret = "sk-test-SECRET123"
+
+// echoAuth answers 401 quoting the credentials the client sent, in the JSON
+// error message and in a raw body, as a careless proxy might.
+func echoAuth(raw bool) func(fakeserver.Call) fakeserver.Reply {
+	return func(c fakeserver.Call) fakeserver.Reply {
+		echo := "auth=" + c.Header.Get("Authorization") + " x-api-key=" + c.Header.Get("X-Api-Key")
+		if raw {
+			return fakeserver.Reply{Status: 401, RawBody: echo}
+		}
+		return fakeserver.Reply{Status: 401, Message: "bad credentials: " + echo}
+	}
+}
+
+// CheckKeyNeverInError checks that a key the server echoes back never
+// reaches an error message; build makes the model with that key.
+func CheckKeyNeverInError(t *testing.T, start func(*testing.T, fakeserver.Options) *fakeserver.Server, build func(url, key string) (model.Model, error)) {
+	for _, raw := range []bool{false, true} {
+		srv := start(t, fakeserver.Options{Reply: echoAuth(raw)})
+		m, err := build(srv.URL, secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = m.Complete(context.Background(), model.Request{Messages: []model.Message{{Role: "user", Content: "hi"}}})
+		if err == nil {
+			t.Fatal("want an error")
+		}
+		if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), "SECRET123") {
+			t.Errorf("raw=%v: the key leaked into the error: %v", raw, err)
+		}
+		// The server did echo the key: the JSON message is kept, scrubbed.
+		if !raw && !strings.Contains(err.Error(), "[redacted]") {
+			t.Errorf("raw=%v: want the echoed key scrubbed to [redacted]: %v", raw, err)
+		}
+		var apiErr *model.APIError
+		if !errors.As(err, &apiErr) || apiErr.Status != 401 || apiErr.Retryable {
+			t.Errorf("raw=%v: want a non-retryable 401 APIError, got %v", raw, err)
+		}
+	}
+}

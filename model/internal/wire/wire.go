@@ -1,0 +1,172 @@
+// Package wire classifies the failures of HTTP providers (model/openai,
+// model/anthropic) the same way: which are worth a retry, how long the
+// server asked to be left alone, and an error text that never carries a
+// key or a raw body.
+package wire
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/evalmd/evalmd/model"
+)
+
+// Classify turns a failed SDK call into the error Complete returns: the
+// caller's own cancellation as is, everything else as an *APIError that says
+// whether a retry may help. res is the HTTP response, if one arrived; parent
+// is the caller's context and call the one bounded by the request timeout.
+// Messages never carry a raw body, only the error text parsed from it, and
+// key is scrubbed from all of them.
+func Classify(provider, key string, err error, res *http.Response, parent, call context.Context, timeout time.Duration) error {
+	if parent.Err() != nil {
+		return parent.Err() // the caller gave up: not the server's fault, not to retry
+	}
+	if res != nil && res.StatusCode >= 400 {
+		return &model.APIError{
+			Provider:   provider,
+			Status:     res.StatusCode,
+			RetryAfter: retryAfter(res.Header, time.Now()),
+			Retryable:  retryableStatus(res.StatusCode),
+			Message:    truncate(scrub(bodyMessage(res), key), 500),
+		}
+	}
+	if call.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+		return &model.APIError{Provider: provider, Retryable: true,
+			Message: fmt.Sprintf("request timed out after %s", timeout)}
+	}
+	if res != nil {
+		// A success status whose body could not be read or decoded: a
+		// truncated or garbled reply, worth another try.
+		return &model.APIError{Provider: provider, Status: 0, Retryable: true,
+			Message: truncate(scrub("malformed reply: "+err.Error(), key), 500)}
+	}
+	if isTransport(err) {
+		return &model.APIError{Provider: provider, Retryable: true,
+			Message: truncate(scrub("transport error: "+err.Error(), key), 500)}
+	}
+	// Anything else failed before a request left (a bad base URL, an
+	// unencodable body): retrying cannot help.
+	return &model.APIError{Provider: provider, Message: truncate(scrub(err.Error(), key), 500)}
+}
+
+// retryableStatus says which HTTP statuses are worth retrying: rate limits,
+// request timeouts, conflicts, and server-side failures (5xx, Anthropic's 529).
+func retryableStatus(status int) bool {
+	switch status {
+	case http.StatusTooManyRequests, http.StatusRequestTimeout, http.StatusConflict:
+		return true
+	}
+	return status >= 500
+}
+
+// isTransport reports whether err is a network failure: a refused, reset or
+// dropped connection, or a reply cut short.
+func isTransport(err error) bool {
+	var urlErr *url.Error
+	var netErr net.Error
+	return errors.As(err, &urlErr) || errors.As(err, &netErr) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// retryAfter reads how long the server asks us to wait: OpenAI's
+// retry-after-ms, else Retry-After in seconds or as an HTTP date; 0 if absent.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		return time.Duration(secs * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// bodyMessage extracts the error text from an error response's JSON body,
+// in the shapes OpenAI, Anthropic and the local servers use. A body that is
+// not such JSON is never quoted (it may echo headers, keys included): the
+// status text stands in for it.
+func bodyMessage(res *http.Response) string {
+	fallback := http.StatusText(res.StatusCode)
+	if fallback == "" {
+		fallback = "error"
+	}
+	if res.Body == nil {
+		return fallback
+	}
+	data, err := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+	if err != nil {
+		return fallback
+	}
+	var body struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(data, &body) != nil {
+		return fallback
+	}
+	var msg string
+	var nested struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	}
+	switch {
+	case json.Unmarshal(body.Error, &nested) == nil && nested.Message != "":
+		msg = nested.Message
+		if nested.Type != "" {
+			msg = nested.Type + ": " + msg
+		}
+	case json.Unmarshal(body.Error, &msg) == nil && msg != "": // {"error": "text"} (Ollama)
+	case body.Message != "":
+		msg = body.Message
+	case json.Unmarshal(body.Detail, &msg) == nil && msg != "": // {"detail": "text"} (FastAPI servers)
+	default:
+		return fallback
+	}
+	return msg
+}
+
+// scrub removes the API key from a message, whatever echoed it. It runs
+// before truncate, so a cut can never leave part of a key behind.
+func scrub(s, key string) string {
+	if key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, key, "[redacted]")
+}
+
+// truncate shortens s to at most n bytes without splitting a character.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
+
+// Truncate shortens s to at most n bytes without splitting a character,
+// after scrubbing key from it.
+func Truncate(s, key string, n int) string { return truncate(scrub(s, key), n) }

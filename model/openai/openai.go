@@ -1,0 +1,258 @@
+// Package openai is the provider of OpenAI's chat-completions API and of
+// every server that speaks it (vLLM, Ollama, llama.cpp, hosted
+// OpenAI-compatible APIs). Register wires it into a model.Registry.
+package openai
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/internal/wire"
+)
+
+// Register adds the providers of this package to r: openai, ollama, vllm,
+// llamacpp and openai-api (openai-api/NAME/MODEL, and any model name given
+// with a base URL that no other provider claims).
+func Register(r *model.Registry) {
+	for _, p := range []string{"openai", "ollama", "vllm", "llamacpp", "openai-api"} {
+		r.Register(p, New)
+	}
+}
+
+// config is what New resolved for a model.
+type config struct {
+	name  string // as given on the command line
+	label string // the provider in errors: "openai", "vllm", or an openai-api NAME
+	key   string // "" sends no Authorization header
+	info  model.Info
+
+	// maxCompletionTokens sends Settings.MaxTokens as max_completion_tokens,
+	// which OpenAI requires for its reasoning models (o1, o3, gpt-5...) and
+	// accepts for every chat model. Every other server gets max_tokens:
+	// llama.cpp and older servers ignore max_completion_tokens.
+	maxCompletionTokens bool
+
+	opt model.Options
+}
+
+// envName is the environment variable prefix of a provider or openai-api
+// server NAME, as Inspect names them: "together" -> "TOGETHER",
+// "my-server" -> "MY_SERVER".
+func envName(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
+		}
+		return '_'
+	}, name)
+}
+
+// New builds a model of OpenAI or of an OpenAI-compatible server.
+//
+// Keys and servers: openai/ takes OPENAI_API_KEY and OPENAI_BASE_URL;
+// ollama/, vllm/ and llamacpp/ take OLLAMA_*, VLLM_*, LLAMACPP_* _API_KEY
+// and _BASE_URL (a local server needs no key); openai-api/NAME/ takes
+// NAME_API_KEY and NAME_BASE_URL (Inspect's convention); a bare name with
+// --base-url takes only the key given (--api-key-env). Options.BaseURL and
+// Options.APIKeyEnv override these. No key is ever sent to a server it was
+// not named for: OPENAI_API_KEY goes only with openai/ names.
+func New(ref model.Ref, opt model.Options) (model.Model, error) {
+	cfg := config{name: ref.Name, label: ref.Provider, opt: opt}
+	var keyVars []string
+	base := opt.BaseURL
+	switch ref.Provider {
+	case "openai":
+		keyVars = []string{"OPENAI_API_KEY"}
+		if base == "" {
+			base = opt.Env("OPENAI_BASE_URL")
+		}
+		if base == "" {
+			base = model.OpenAIURL
+		}
+	case "ollama", "vllm", "llamacpp":
+		keyVars = []string{envName(ref.Provider) + "_API_KEY"}
+		if base == "" {
+			base = opt.Env(envName(ref.Provider) + "_BASE_URL")
+		}
+		if base == "" {
+			base = model.LocalURL(ref.Provider)
+		}
+	case "openai-api":
+		if ref.Label != "" {
+			cfg.label = ref.Label
+			keyVars = []string{envName(ref.Label) + "_API_KEY"}
+			if base == "" {
+				base = opt.Env(envName(ref.Label) + "_BASE_URL")
+			}
+		}
+		if base == "" {
+			return nil, fmt.Errorf("model %q: an openai-api model needs a base URL (--base-url or %s_BASE_URL)", ref.Name, envName(ref.Label))
+		}
+	default:
+		return nil, fmt.Errorf("model %q: provider %s is not OpenAI-compatible", ref.Name, ref.Provider)
+	}
+	if ref.Model == "" {
+		return nil, fmt.Errorf("model %q: no model after the provider", ref.Name)
+	}
+	key, from := opt.Key(keyVars...)
+	official := model.IsOpenAI(base)
+	if key == "" && official {
+		want := "OPENAI_API_KEY"
+		if from != "" {
+			want = from
+		}
+		return nil, fmt.Errorf("model %q: no OpenAI API key: set %s", ref.Name, want)
+	}
+	cfg.key = key
+	cfg.maxCompletionTokens = official
+	cfg.info = model.Info{Provider: ref.Provider, Label: ref.Label, Model: ref.Model, BaseURL: base}
+	switch ref.Provider {
+	case "openai":
+		cfg.info.Vision = model.OpenAIVision(ref.Model)
+		if official {
+			// Another server under an OpenAI name (a proxy, a local
+			// server) is not priced as OpenAI: its price is unknown.
+			if p, ok := model.LookupPrice(ref.Model); ok {
+				cfg.info.Price = &p
+			}
+		}
+		if n, ok := model.ContextLimit(ref.Model); ok {
+			cfg.info.ContextLimit = n
+		}
+	case "ollama", "vllm", "llamacpp":
+		cfg.info.Price = &model.Price{} // served locally: no charge per token
+	}
+	opts := []option.RequestOption{
+		// Built from explicit options only, not openai.NewClient, whose
+		// defaults read OPENAI_* variables from the process environment.
+		option.WithHTTPClient(opt.HTTP()),
+		option.WithBaseURL(base),
+		option.WithMaxRetries(0), // the runner retries, with its own budget
+	}
+	if key != "" {
+		opts = append(opts, option.WithAPIKey(key))
+	}
+	return &chatModel{cfg: cfg, chat: openai.NewChatCompletionService(opts...)}, nil
+}
+
+// chatModel talks to OpenAI or any server speaking its chat-completions API.
+type chatModel struct {
+	cfg  config
+	chat openai.ChatCompletionService
+}
+
+// Name returns the name given to New.
+func (m *chatModel) Name() string { return m.cfg.name }
+
+// Info says what New resolved.
+func (m *chatModel) Info() model.Info { return m.cfg.info }
+
+// Complete sends one chat completion and returns its first choice.
+func (m *chatModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	params, err := m.params(req)
+	if err != nil {
+		return model.Response{}, m.wrap(req, err)
+	}
+	timeout := m.cfg.opt.RequestTimeout()
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var httpRes *http.Response
+	out, err := m.chat.New(callCtx, params, option.WithResponseInto(&httpRes))
+	if err != nil {
+		var apiErr *openai.Error
+		if errors.As(err, &apiErr) && httpRes == nil {
+			httpRes = apiErr.Response
+		}
+		return model.Response{}, m.wrap(req, wire.Classify(m.cfg.label, m.cfg.key, err, httpRes, ctx, callCtx, timeout))
+	}
+	if out == nil || len(out.Choices) == 0 {
+		return model.Response{}, m.wrap(req, &model.APIError{Provider: m.cfg.label, Retryable: true,
+			Message: "malformed reply: no choices"})
+	}
+	choice := out.Choices[0]
+	text := choice.Message.Content
+	if text == "" && choice.Message.Refusal != "" {
+		text = choice.Message.Refusal // a refusal is the model's answer; grading decides
+	}
+	return model.Response{
+		Text:         text,
+		InputTokens:  int(out.Usage.PromptTokens),
+		OutputTokens: int(out.Usage.CompletionTokens),
+		Model:        out.Model,
+		FinishReason: choice.FinishReason,
+	}, nil
+}
+
+// wrap names the request in an error, keeping *APIError reachable by errors.As.
+func (m *chatModel) wrap(req model.Request, err error) error {
+	return fmt.Errorf("model %s, question %q: %w", m.cfg.name, req.Question.Name, err)
+}
+
+// params translates a Request into the SDK's request body.
+func (m *chatModel) params(req model.Request) (openai.ChatCompletionNewParams, error) {
+	p := openai.ChatCompletionNewParams{Model: m.cfg.info.Model}
+	if req.System != "" {
+		p.Messages = append(p.Messages, openai.SystemMessage(req.System))
+	}
+	if len(req.Messages) == 0 {
+		return p, fmt.Errorf("request has no messages")
+	}
+	for i, msg := range req.Messages {
+		switch msg.Role {
+		case "user":
+			if len(msg.Images) == 0 {
+				p.Messages = append(p.Messages, openai.UserMessage(msg.Content))
+				continue
+			}
+			parts := []openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(msg.Content)}
+			for j, img := range msg.Images {
+				if img.MediaType == "" || len(img.Data) == 0 {
+					return p, fmt.Errorf("message %d, image %d: no media type or no data", i, j)
+				}
+				parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
+					URL: "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data),
+				}))
+			}
+			p.Messages = append(p.Messages, openai.UserMessage(parts))
+		case "assistant":
+			if len(msg.Images) > 0 {
+				return p, fmt.Errorf("message %d: assistant messages cannot carry images", i)
+			}
+			p.Messages = append(p.Messages, openai.AssistantMessage(msg.Content))
+		default:
+			return p, fmt.Errorf("message %d: unknown role %q (want user or assistant)", i, msg.Role)
+		}
+	}
+	s := req.Settings
+	if s.Temperature != nil {
+		p.Temperature = openai.Float(*s.Temperature)
+	}
+	if s.TopP != nil {
+		p.TopP = openai.Float(*s.TopP)
+	}
+	if s.MaxTokens > 0 {
+		if m.cfg.maxCompletionTokens {
+			p.MaxCompletionTokens = openai.Int(int64(s.MaxTokens))
+		} else {
+			p.MaxTokens = openai.Int(int64(s.MaxTokens))
+		}
+	}
+	if s.Seed != nil {
+		p.Seed = openai.Int(*s.Seed)
+	}
+	if len(s.Stop) > 0 {
+		p.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: s.Stop}
+	}
+	return p, nil
+}
