@@ -26,6 +26,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/evalmd/evalmd/internal/outfile"
 )
 
 // Options are agg's settings, as the command line gives them.
@@ -42,6 +44,9 @@ type Options struct {
 	Charts bool
 	// MaxDiscrepancies caps the discrepancy table (0: 50; negative: no cap).
 	MaxDiscrepancies int
+	// Force writes over files evalmd did not write or that were changed
+	// since (see internal/outfile); never over an output file read.
+	Force bool
 	// ID replaces the random 4-character id of the default output name, so
 	// tests know the file name.
 	ID string
@@ -90,6 +95,13 @@ func Run(ctx context.Context, opt Options) error {
 		}
 		out = filepath.Join(opt.Dir, "agg-"+id+".md")
 	}
+	wopt := outfile.Options{Force: opt.Force, Inputs: d.Paths}
+	if out != "-" {
+		// Refused before any chart is written.
+		if err := outfile.Check(out, wopt); err != nil {
+			return fmt.Errorf("agg: %w", err)
+		}
+	}
 	var charts []Chart
 	if opt.Charts {
 		base := "agg"
@@ -98,7 +110,7 @@ func Run(ctx context.Context, opt Options) error {
 			dir = filepath.Dir(out)
 			base = strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
 		}
-		charts, err = d.WriteCharts(dir, base)
+		charts, err = d.WriteCharts(dir, base, wopt)
 		if err != nil {
 			return err
 		}
@@ -111,8 +123,8 @@ func Run(ctx context.Context, opt Options) error {
 		_, err := io.WriteString(opt.Stdout, md)
 		return err
 	}
-	if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
-		return fmt.Errorf("agg: writing %s: %w", out, err)
+	if err := outfile.Write(out, []byte(md), wopt); err != nil {
+		return fmt.Errorf("agg: %w", err)
 	}
 	if opt.Verbose {
 		fmt.Fprintf(opt.Stderr, "wrote %s\n", out)

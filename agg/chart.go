@@ -2,11 +2,12 @@ package agg
 
 import (
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 
+	"github.com/evalmd/evalmd/internal/outfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -29,7 +30,20 @@ type Chart struct {
 // spider chart; grouped horizontal bars are used here, because they show
 // the same numbers, stay readable with many models and need no custom
 // plotter.
-func (d *Data) WriteCharts(dir, base string) ([]Chart, error) {
+func (d *Data) WriteCharts(dir, base string, opt outfile.Options) ([]Chart, error) {
+	var paths []string
+	if len(d.Totals()) > 0 {
+		paths = append(paths, base+"-leaderboard.svg")
+	}
+	if len(d.DABench()) > 0 {
+		paths = append(paths, base+"-concepts.svg")
+	}
+	for _, p := range paths {
+		// Every chart is checked before any is written.
+		if err := outfile.Check(filepath.Join(dir, p), opt); err != nil {
+			return nil, fmt.Errorf("agg: chart %w", err)
+		}
+	}
 	var out []Chart
 	if ts := d.Totals(); len(ts) > 0 {
 		p, h, err := leaderboardPlot(ts)
@@ -37,7 +51,7 @@ func (d *Data) WriteCharts(dir, base string) ([]Chart, error) {
 			return nil, err
 		}
 		c := Chart{Title: "Leaderboard: accuracy with 95% interval", File: base + "-leaderboard.svg"}
-		if err := saveSVG(p, 6*vg.Inch, h, filepath.Join(dir, c.File)); err != nil {
+		if err := saveSVG(p, 6*vg.Inch, h, filepath.Join(dir, c.File), opt); err != nil {
 			return nil, err
 		}
 		out = append(out, c)
@@ -49,7 +63,7 @@ func (d *Data) WriteCharts(dir, base string) ([]Chart, error) {
 		}
 		if p != nil {
 			c := Chart{Title: "DABench: accuracy by question per concept", File: base + "-concepts.svg"}
-			if err := saveSVG(p, 7*vg.Inch, h, filepath.Join(dir, c.File)); err != nil {
+			if err := saveSVG(p, 7*vg.Inch, h, filepath.Join(dir, c.File), opt); err != nil {
 				return nil, err
 			}
 			out = append(out, c)
@@ -62,21 +76,17 @@ func (d *Data) WriteCharts(dir, base string) ([]Chart, error) {
 // half a megabyte per chart): gonum lays text out with Liberation Serif's
 // metrics, which Times New Roman shares; row labels leave room for a wider
 // substitute (see rowLabels).
-func saveSVG(p *plot.Plot, w, h vg.Length, path string) error {
+func saveSVG(p *plot.Plot, w, h vg.Length, path string, opt outfile.Options) error {
 	c := vgsvg.NewWith(vgsvg.UseWH(w, h))
 	// A small margin keeps the longest label off the edge.
 	m := vg.Points(6)
 	p.Draw(draw.Crop(draw.New(c), m, -m, m, -m))
-	f, err := os.Create(path)
+	err := outfile.WriteFunc(path, opt, func(w io.Writer) error {
+		_, err := c.WriteTo(w)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("agg: writing chart: %w", err)
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("agg: writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("agg: writing %s: %w", path, err)
+		return fmt.Errorf("agg: chart %w", err)
 	}
 	return nil
 }

@@ -100,6 +100,9 @@ type Data struct {
 	// could not be read, each with the reason.
 	Files   int
 	Skipped []string
+	// Paths are the output files found, read or not: agg never writes
+	// over one.
+	Paths []string
 }
 
 // Questions is the number of question rows read.
@@ -171,7 +174,7 @@ func Load(ctx context.Context, dir string, warn io.Writer) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Data{strs: newInterner(), usage: map[strID]*usage{}}
+	d := &Data{strs: newInterner(), usage: map[strID]*usage{}, Paths: paths}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	results := make([]chan decoded, len(paths))
 	for i := range results {

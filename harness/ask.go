@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/grade"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
@@ -199,7 +200,8 @@ func (st resumeState) save(runID string) error {
 		return err
 	}
 	data, _ := json.Marshal(map[string]string{"run_id": runID})
-	return os.WriteFile(st.state, data, 0o644)
+	// The state is the run's own; a stale one is replaced.
+	return outfile.Write(st.state, data, outfile.Options{Force: true})
 }
 
 // remove deletes the journal once the output file holds every answer.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/inspect"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/prompt"
 	"github.com/evalmd/evalmd/result"
@@ -40,7 +41,10 @@ type Config struct {
 	SheetRoot string
 	RunIDLen  int  // hex characters of the run id; 0 = none (LIME's -u 0)
 	DryRun    bool // write prompts and ground truths, call no model
-	Schema    *schema.Schema
+	// Force writes over files evalmd did not write or that were changed
+	// since (see internal/outfile).
+	Force  bool
+	Schema *schema.Schema
 
 	// Model are the options every model is made with (keys, base URL).
 	Model model.Options
@@ -158,16 +162,21 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			if err != nil {
 				return sum, err
 			}
+			wopt := outfile.Options{Force: cfg.Force}
+			// Refused before anything is spent.
+			if err := checkOutput(job.OutPath, wopt); err != nil {
+				return sum, err
+			}
 			if !cfg.DryRun {
 				if err := ask(ctx, cfg, made[name], job, st, gr); err != nil {
 					return sum, err
 				}
 			}
-			if err := WriteOutput(job.OutPath, job.Output); err != nil {
+			if err := WriteOutput(job.OutPath, job.Output, wopt); err != nil {
 				return sum, err
 			}
 			if cfg.LogDir != "" {
-				if _, err := inspect.WriteLog(cfg.LogDir, job.Output, inspect.LogOptions{}); err != nil {
+				if _, err := inspect.WriteLog(cfg.LogDir, job.Output, inspect.LogOptions{Force: cfg.Force}); err != nil {
 					return sum, fmt.Errorf("inspect log: %w", err)
 				}
 			}
@@ -273,15 +282,28 @@ func checkOutputs(cfg Config, models []string) error {
 }
 
 // WriteOutput writes an output file and its markdown beside it.
-func WriteOutput(path string, f *result.File) error {
+func WriteOutput(path string, f *result.File, opt outfile.Options) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	if err := f.Write(path); err != nil {
+	if err := checkOutput(path, opt); err != nil {
+		return err // before the JSON, so neither is written
+	}
+	if err := f.Write(path, opt); err != nil {
 		return err
 	}
-	return result.WriteMarkdown(strings.TrimSuffix(path, ".json")+".md", f)
+	return result.WriteMarkdown(markdownPath(path), f, opt)
 }
+
+// checkOutput says whether an output file and its markdown may be written.
+func checkOutput(path string, opt outfile.Options) error {
+	if err := outfile.Check(path, opt); err != nil {
+		return err
+	}
+	return outfile.Check(markdownPath(path), opt)
+}
+
+func markdownPath(outputPath string) string { return strings.TrimSuffix(outputPath, ".json") + ".md" }
 
 // newRunID makes LIME's run id: the first n hex digits of a random uuid.
 func newRunID(r io.Reader, n int) (string, error) {

@@ -10,15 +10,15 @@ import (
 // WriteLogsFor writes an Inspect log into logDir for every output file
 // (output*.json) below dir, so runs made earlier, LIME's among them, open
 // in Inspect's viewer. A file that cannot be read is reported on warn and
-// skipped; the count of logs written is returned.
-func WriteLogsFor(logDir, dir string, warn io.Writer) (int, error) {
+// skipped; the count of logs written is returned. opt applies to every log.
+func WriteLogsFor(logDir, dir string, warn io.Writer, opt LogOptions) (int, error) {
 	paths, err := result.Find(dir, func(err error) { fmt.Fprintf(warn, "inspect log: skipping %v\n", err) })
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, p := range paths {
-		if _, err := WriteLogFile(logDir, p, LogOptions{}); err != nil {
+		if _, err := WriteLogFile(logDir, p, opt); err != nil {
 			fmt.Fprintf(warn, "inspect log: skipping %v\n", err)
 			continue
 		}

@@ -12,8 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/renameio/v2"
-
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 )
@@ -38,6 +37,9 @@ type LogOptions struct {
 	// Settings are the generation settings of the run; nil means the ones
 	// the sheet's meta sets (temperature, top_p, max_tokens, seed, stop).
 	Settings *model.Settings
+	// Force writes over a log evalmd did not write or that was changed
+	// since (see internal/outfile).
+	Force bool
 }
 
 // scorerDefault names the scorer of questions graded without a recorded
@@ -62,8 +64,8 @@ func WriteLog(dir string, f *result.File, opt LogOptions) (string, error) {
 		return "", fmt.Errorf("inspect log dir %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, FileName(lg.Eval))
-	if err := renameio.WriteFile(path, data, 0o644); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
+	if err := outfile.Write(path, data, outfile.Options{Force: opt.Force}); err != nil {
+		return "", err
 	}
 	return path, nil
 }

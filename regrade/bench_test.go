@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/result"
 )
@@ -23,7 +24,7 @@ func benchFile(b *testing.B) string {
 		f.Questions[i] = base[i%len(base)]
 	}
 	p := filepath.Join(b.TempDir(), "output-bench-10k.json")
-	if err := f.Write(p); err != nil {
+	if err := f.Write(p, outfile.Options{}); err != nil {
 		b.Fatal(err)
 	}
 	return p

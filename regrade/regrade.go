@@ -16,9 +16,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/renameio/v2"
-
 	"github.com/evalmd/evalmd/grade"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 )
@@ -39,6 +38,9 @@ type Options struct {
 	// Verbose adds LIME's verbose lines (ground-truth counts, the old and
 	// new grade lists) to the printed report.
 	Verbose bool
+	// Force writes grade files over files evalmd did not write or that
+	// were changed since (see internal/outfile).
+	Force bool
 	// Judge and JudgeTemplate configure the "judge" grader.
 	Judge         model.Model
 	JudgeTemplate string
@@ -200,13 +202,21 @@ func regradeFile(ctx context.Context, path string, opt Options, gopt grade.Optio
 	if !opt.Write {
 		return fr
 	}
-	if err := f.Write(path); err != nil {
+	// The output file is rewritten in place because -w asks for it: its
+	// own content (a hand edit included) is what was regraded, so nothing
+	// is lost and no ownership is asked; a read-only file is still refused.
+	// The grade file beside it is protected as any other.
+	gp := GradePath(path)
+	if err := outfile.Check(gp, outfile.Options{Force: opt.Force}); err != nil {
 		fr.Err = oneLine(err)
 		return fr
 	}
-	gp := GradePath(path)
-	if err := renameio.WriteFile(gp, GradeJSON(fr.New), 0o644); err != nil {
-		fr.Err = oneLine(fmt.Errorf("%s: %w", gp, err))
+	if err := f.Write(path, outfile.Options{Force: true}); err != nil {
+		fr.Err = oneLine(err)
+		return fr
+	}
+	if err := outfile.Write(gp, GradeJSON(fr.New), outfile.Options{Force: opt.Force, Inputs: []string{path}}); err != nil {
+		fr.Err = oneLine(err)
 		return fr
 	}
 	fr.GradePath = gp

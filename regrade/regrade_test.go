@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/result"
 )
@@ -66,7 +67,17 @@ func TestRegradeWritesLimeGrades(t *testing.T) {
 				limeGrades[o] = data
 			}
 		}
+		// LIME's grade files were written by LIME, not evalmd: refused
+		// without --force, and nothing is rewritten.
+		before, _ := os.ReadFile(outputs[0])
 		rep, err := Regrade(context.Background(), []string{dir}, Options{Liberal: liberal, Write: true})
+		if err == nil || !strings.Contains(err.Error(), "not written by evalmd") {
+			t.Fatalf("without --force: %v", err)
+		}
+		if after, _ := os.ReadFile(outputs[0]); !bytes.Equal(before, after) || rep.Failed() != len(limeGrades) {
+			t.Fatalf("without --force: output rewritten or %d of %d refused", rep.Failed(), len(limeGrades))
+		}
+		rep, err = Regrade(context.Background(), []string{dir}, Options{Liberal: liberal, Write: true, Force: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +208,7 @@ func TestRegradeBadFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(dir, "output-missing.json")
-	rep, err := Regrade(context.Background(), []string{dir, missing}, Options{Write: true})
+	rep, err := Regrade(context.Background(), []string{dir, missing}, Options{Write: true, Force: true})
 	if err == nil {
 		t.Fatal("no error for broken files")
 	}
@@ -244,7 +255,7 @@ func TestRegradeSheetTruths(t *testing.T) {
 		f.Questions[1].Name: nil,
 		"No-Such-Question":  &wrong,
 	}}
-	rep, err := Regrade(context.Background(), []string{o}, Options{Sheet: sheet, Write: true, Verbose: true})
+	rep, err := Regrade(context.Background(), []string{o}, Options{Sheet: sheet, Write: true, Verbose: true, Force: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +283,7 @@ func TestRegradeSheetTruths(t *testing.T) {
 func TestRegradeOverrideAndUnknownGrader(t *testing.T) {
 	dir, _ := copyLime(t)
 	o := filepath.Join(dir, "output-rules-qa-1-gpt-4-09fa.json")
-	rep, err := Regrade(context.Background(), []string{o}, Options{GraderOverride: "choice", Write: true})
+	rep, err := Regrade(context.Background(), []string{o}, Options{GraderOverride: "choice", Write: true, Force: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +361,7 @@ func TestRegradeGraderByMeta(t *testing.T) {
 	}
 	f.Questions = append(f.Questions, result.Question{Name: "unanswered", GroundTruth: str("B"), Error: str("timeout")})
 	p := filepath.Join(t.TempDir(), "output-mixed-mock-0001.json")
-	if err := f.Write(p); err != nil {
+	if err := f.Write(p, outfile.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Regrade(context.Background(), []string{p}, Options{Write: true}); err != nil {

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/google/renameio/v2"
+	"github.com/evalmd/evalmd/internal/outfile"
 )
 
 // Markdown renders an output file for reading, in the layout of LIME's
@@ -94,10 +94,7 @@ func fence(s string) string {
 	return f + "\n" + s + f + "\n"
 }
 
-// WriteMarkdown writes Markdown(f) atomically.
-func WriteMarkdown(path string, f *File) error {
-	if err := renameio.WriteFile(path, []byte(Markdown(f)), 0o644); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+// WriteMarkdown writes Markdown(f) atomically, under outfile's rules.
+func WriteMarkdown(path string, f *File, opt outfile.Options) error {
+	return outfile.Write(path, []byte(Markdown(f)), opt)
 }

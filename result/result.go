@@ -15,8 +15,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/google/renameio/v2"
-
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -169,17 +168,14 @@ func (f *File) Marshal() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Write writes the file atomically: a reader sees the old file or the new
-// one, never half of one.
-func (f *File) Write(path string) error {
+// Write writes the file atomically (a reader sees the old file or the new
+// one, never half of one), under outfile's rules for an existing file.
+func (f *File) Write(path string, opt outfile.Options) error {
 	data, err := f.Marshal()
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := renameio.WriteFile(path, data, 0o644); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return outfile.Write(path, data, opt)
 }
 
 // FileName is the output file name for a sheet file, a model and a run id:

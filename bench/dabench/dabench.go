@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/evalmd/evalmd/grade"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
 )
@@ -270,8 +271,9 @@ func Concepts(meta map[string]string) []string {
 
 // Convert reads the data folder dataDir and writes one sheet per table file
 // into outDir, in the order the tables first appear. It returns the paths
-// written.
-func Convert(dataDir, outDir string) ([]string, error) {
+// written. opt says which existing sheets may be replaced (see
+// internal/outfile).
+func Convert(dataDir, outDir string, opt outfile.Options) ([]string, error) {
 	qs, err := Load(dataDir)
 	if err != nil {
 		return nil, err
@@ -308,7 +310,7 @@ func Convert(dataDir, outDir string) ([]string, error) {
 			return written, fmt.Errorf("dabench: table %s: %w", table, err)
 		}
 		path := filepath.Join(outDir, name)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
+		if err := outfile.Write(path, data, opt); err != nil {
 			return written, fmt.Errorf("dabench: %w", err)
 		}
 		written = append(written, path)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/grade"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/prompt"
 	"github.com/evalmd/evalmd/schema"
@@ -29,7 +30,7 @@ type convertedQuestion struct {
 func convertCorpus(t *testing.T) (map[int]convertedQuestion, []string) {
 	t.Helper()
 	out := t.TempDir()
-	paths, err := Convert(shared.Path(t, "corpora", "dabench"), out)
+	paths, err := Convert(shared.Path(t, "corpora", "dabench"), out, outfile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

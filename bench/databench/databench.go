@@ -24,6 +24,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
 )
@@ -55,6 +56,9 @@ type Options struct {
 	Tables string
 	// Out is the folder the sheets are written to.
 	Out string
+	// Write says which existing sheets may be replaced (see
+	// internal/outfile).
+	Write outfile.Options
 }
 
 // Load reads the QA table and the line files of opt.
@@ -349,7 +353,7 @@ func Convert(opt Options) ([]string, error) {
 				return written, fmt.Errorf("databench: dataset %s: %w", ds, err)
 			}
 			path := filepath.Join(opt.Out, name)
-			if err := os.WriteFile(path, data, 0o644); err != nil {
+			if err := outfile.Write(path, data, opt.Write); err != nil {
 				return written, fmt.Errorf("databench: %w", err)
 			}
 			written = append(written, path)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
 )
@@ -124,7 +125,8 @@ func oneLine(s string) string {
 // competition with questions into outDir (see Sheet and SheetName). It
 // returns the sheets written and every problem met; a competition that
 // cannot be loaded or written is reported and the others are still written.
-func Convert(dataDir, outDir string) ([]string, []error) {
+// opt says which existing sheets may be replaced (see internal/outfile).
+func Convert(dataDir, outDir string, opt outfile.Options) ([]string, []error) {
 	comps, errs := Load(dataDir)
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, append(errs, fmt.Errorf("dsbench: %w", err))
@@ -141,7 +143,7 @@ func Convert(dataDir, outDir string) ([]string, []error) {
 			continue
 		}
 		path := filepath.Join(outDir, SheetName(c.ID))
-		if err := os.WriteFile(path, data, 0o644); err != nil {
+		if err := outfile.Write(path, data, opt); err != nil {
 			errs = append(errs, fmt.Errorf("dsbench: %w", err))
 			continue
 		}

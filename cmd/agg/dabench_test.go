@@ -11,6 +11,7 @@ import (
 	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/bench/dabench"
 	"github.com/evalmd/evalmd/harness"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/internal/shared"
 )
@@ -22,7 +23,7 @@ import (
 // that string ids match nothing.
 func TestDABenchReplayEqualsScript(t *testing.T) {
 	sheets := t.TempDir()
-	if _, err := dabench.Convert(shared.Path(t, "corpora", "dabench"), sheets); err != nil {
+	if _, err := dabench.Convert(shared.Path(t, "corpora", "dabench"), sheets, outfile.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	found, err := harness.FindSheets(sheets)

@@ -29,6 +29,7 @@ func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	fs.StringVar(&opt.Out, "o", "", "output markdown `file` (default: agg-XXXX.md in the input dir; - for stdout)")
 	fs.BoolVar(&opt.Verbose, "v", false, "verbose: counts and the file written, on stderr")
 	fs.BoolVar(&opt.Charts, "charts", false, "also write SVG charts beside the markdown")
+	fs.BoolVar(&opt.Force, "force", false, "write over files evalmd did not write, or changed since it wrote them")
 	fs.IntVar(&opt.MaxDiscrepancies, "max-discrepancies", 0, "rows of the discrepancy table (0: 50, -1: all)")
 	logDir := fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
 	if err := fs.Parse(args); err != nil {
@@ -46,7 +47,7 @@ func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		return err
 	}
 	if *logDir != "" {
-		n, err := inspect.WriteLogsFor(*logDir, opt.Dir, stderr)
+		n, err := inspect.WriteLogsFor(*logDir, opt.Dir, stderr, inspect.LogOptions{Force: opt.Force})
 		if err != nil {
 			return fmt.Errorf("agg: %w", err)
 		}

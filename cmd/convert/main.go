@@ -28,6 +28,7 @@ import (
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/cli"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/workbook"
 )
@@ -50,6 +51,7 @@ func convert(ctx context.Context, stdout, stderr io.Writer, args []string) error
 	lite := fs.String("lite", "", "databench: lite answers file, one per line")
 	semantics := fs.String("semantics", "", "databench: semantic types file, one per line")
 	tables := fs.String("tables", "", "databench: folder of <dataset>/all.parquet tables")
+	force := fs.Bool("force", false, "write over files evalmd did not write, or changed since it wrote them")
 	if what == "workbook" {
 		if len(args) != 1 {
 			return errors.New("usage: convert workbook FILE")
@@ -69,9 +71,10 @@ func convert(ctx context.Context, stdout, stderr io.Writer, args []string) error
 	if *in == "" || *out == "" {
 		return fmt.Errorf("convert %s needs -i and -o", what)
 	}
+	wopt := outfile.Options{Force: *force, Inputs: []string{*in}}
 	switch what {
 	case "dsbench":
-		written, errs := dsbench.Convert(*in, *out)
+		written, errs := dsbench.Convert(*in, *out, wopt)
 		for _, e := range errs {
 			fmt.Fprintf(stderr, "convert: %v\n", e)
 		}
@@ -81,12 +84,13 @@ func convert(ctx context.Context, stdout, stderr io.Writer, args []string) error
 		}
 		return nil
 	case "dabench":
-		written, err := dabench.Convert(*in, *out)
+		written, err := dabench.Convert(*in, *out, wopt)
 		fmt.Fprintf(stderr, "wrote %d DABench sheets to %s\n", len(written), *out)
 		return err
 	case "databench":
 		written, err := databench.Convert(databench.Options{QA: *in, Answers: *answers, AnswersLite: *lite,
-			Semantics: *semantics, Tables: *tables, Out: *out})
+			Semantics: *semantics, Tables: *tables, Out: *out,
+			Write: outfile.Options{Force: *force, Inputs: []string{*in, *answers, *lite, *semantics}}})
 		fmt.Fprintf(stderr, "wrote %d DataBench sheets to %s\n", len(written), *out)
 		return err
 	case "inspect":
@@ -94,21 +98,23 @@ func convert(ctx context.Context, stdout, stderr io.Writer, args []string) error
 		if err != nil {
 			return err
 		}
-		return writeFile(*out, func(w io.Writer) error {
+		wopt.Inputs = append(wopt.Inputs, sheets...)
+		return outfile.WriteFunc(*out, wopt, func(w io.Writer) error {
 			return inspect.WriteDatasetOptions(w, sheets, inspect.DatasetOptions{RenderWorkbook: workbook.Render, BaseDir: filepath.Dir(*out)})
 		})
 	case "dabench-responses":
-		files, err := outputsOf(*in)
+		files, paths, err := outputsOf(*in)
 		if err != nil {
 			return err
 		}
-		return writeFile(*out, func(w io.Writer) error { return export.DABenchResponses(w, files) })
+		wopt.Inputs = append(wopt.Inputs, paths...)
+		return outfile.WriteFunc(*out, wopt, func(w io.Writer) error { return export.DABenchResponses(w, files) })
 	case "semeval-predictions":
 		f, err := result.Read(*in)
 		if err != nil {
 			return err
 		}
-		return writeFile(*out, func(w io.Writer) error { return export.SemEvalPredictions(w, f) })
+		return outfile.WriteFunc(*out, wopt, func(w io.Writer) error { return export.SemEvalPredictions(w, f) })
 	}
 	return fmt.Errorf("unknown conversion %q; %s", what, usage)
 }
@@ -123,46 +129,24 @@ func sheetsOf(path string) ([]string, error) {
 	return harness.FindSheets(path)
 }
 
-// outputsOf reads an output file, or the output-*.json files below a folder.
-func outputsOf(path string) ([]*result.File, error) {
+// outputsOf reads an output file, or the output-*.json files below a
+// folder; it returns them and their paths.
+func outputsOf(path string) ([]*result.File, []string, error) {
 	var names []string
 	if fi, err := os.Stat(path); err != nil {
-		return nil, err
+		return nil, nil, err
 	} else if !fi.IsDir() {
 		names = []string{path}
 	} else if names, err = result.Find(path, nil); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var files []*result.File
 	for _, n := range names {
 		f, err := result.Read(n)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		files = append(files, f)
 	}
-	return files, nil
-}
-
-// writeFile writes a file through a temporary one, so a failed export
-// leaves no half-written file.
-func writeFile(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".convert-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriter(tmp)
-	if err := write(w); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return files, names, nil
 }

@@ -37,6 +37,7 @@ func grade(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		sheetPath = fs.String("i", "", "sheet whose answers replace the ground truths, by question name")
 		liberal   = fs.Bool("l", false, "liberal grading (LIME's -l)")
 		write     = fs.Bool("w", false, "write the regraded files and grade files (default: dry run)")
+		force     = fs.Bool("force", false, "write grade files over files evalmd did not write, or changed since it wrote them")
 		verbose   = fs.Bool("v", false, "verbose report")
 		grader    = fs.String("grader", "", "grade every question with this grader")
 		judge     = fs.String("judge", "", "model for the judge grader")
@@ -50,7 +51,7 @@ func grade(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("name output files or folders with -o")
 	}
 	opt := regrade.Options{Liberal: *liberal, Write: *write, Verbose: *verbose,
-		GraderOverride: *grader, JudgeTemplate: *template}
+		GraderOverride: *grader, JudgeTemplate: *template, Force: *force}
 	if *judge != "" {
 		m, err := providers.New(*judge, model.Options{Getenv: os.Getenv})
 		if err != nil {

@@ -41,6 +41,7 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		schemaF   = fs.String("s", "", "sheet schema YAML (default: the built-in one)")
 		_         = fs.Bool("j", true, "write JSON output (always on; kept for LIME's command lines)")
 		verbose   = fs.Bool("v", false, "print each output file written")
+		force     = fs.Bool("force", false, "write over files evalmd did not write, or changed since it wrote them")
 		conc      = fs.Int("c", 10, "requests in flight per model")
 		baseURL   = fs.String("base-url", "", "base URL of an OpenAI-compatible server")
 		keyEnv    = fs.String("api-key-env", "", "environment variable holding the API key (default: the provider's, e.g. OPENAI_API_KEY, NAME_API_KEY for openai-api/NAME/)")
@@ -69,7 +70,7 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("give one of -f SHEET or -d DIR")
 	}
 	cfg := harness.Config{
-		OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Stderr: stderr,
+		OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, Stderr: stderr,
 		Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: os.Getenv, Timeout: *timeout,
 			MockReply: *mockReply, Seed: *seed},
 		NewModel: providers.Registry().New,

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/shared"
+)
+
+// Rerunning a conversion over sheets a person edited keeps the edits (and
+// says which) unless --force; sheets nobody touched are rewritten. A file
+// evalmd did not write is kept the same way, and an input never written
+// over.
+func TestConvertRerunKeepsEdits(t *testing.T) {
+	for _, tc := range []struct {
+		what string
+		in   string
+	}{
+		{"dsbench", shared.Path(t, "corpora", "dsbench")},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			out := t.TempDir()
+			run := func(extra ...string) (string, error) {
+				var stderr bytes.Buffer
+				err := convert(context.Background(), &stderr, &stderr, append([]string{tc.what, "-i", tc.in, "-o", out}, extra...))
+				return stderr.String(), err
+			}
+			if msg, err := run(); err != nil {
+				t.Fatalf("%v\n%s", err, msg)
+			}
+			sheets, _ := filepath.Glob(filepath.Join(out, "input-*.md"))
+			if len(sheets) < 3 {
+				t.Fatalf("%d sheets", len(sheets))
+			}
+			edited := sheets[0]
+			os.WriteFile(edited, []byte("# my edit\n"), 0o644)
+			msg, err := run()
+			if err == nil || !strings.Contains(msg+err.Error(), edited+" was changed since evalmd wrote it") {
+				t.Fatalf("rerun over an edited sheet: %v\n%s", err, msg)
+			}
+			if b, _ := os.ReadFile(edited); string(b) != "# my edit\n" {
+				t.Error("the edit was lost")
+			}
+			// Without the record (a folder copied elsewhere), no sheet
+			// counts as evalmd's.
+			os.Remove(filepath.Join(out, outfile.Record))
+			before, _ := os.ReadFile(sheets[1])
+			msg, err = run()
+			if err == nil || !strings.Contains(msg+err.Error(), sheets[1]+" exists and was not written by evalmd") {
+				t.Fatalf("rerun without the record: %v\n%s", err, msg)
+			}
+			if b, _ := os.ReadFile(sheets[1]); !bytes.Equal(b, before) {
+				t.Error("a sheet not known as evalmd's was rewritten")
+			}
+			if msg, err := run("--force"); err != nil {
+				t.Fatalf("--force: %v\n%s", err, msg)
+			}
+			if b, _ := os.ReadFile(edited); string(b) == "# my edit\n" {
+				t.Error("--force did not rewrite the sheet")
+			}
+		})
+	}
+}
+
+// An export never writes over its input, even with --force.
+func TestExportNotOverInput(t *testing.T) {
+	src := shared.Path(t, "corpora", "lime", "results", "output-wsu-1-gpt-4-1063.json")
+	orig, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "output-x.json")
+	os.WriteFile(p, orig, 0o644)
+	var b bytes.Buffer
+	for _, what := range []string{"semeval-predictions", "dabench-responses"} {
+		err := convert(context.Background(), &b, &b, []string{what, "-i", p, "-o", p, "--force"})
+		if err == nil || !strings.Contains(err.Error(), "is an input") {
+			t.Errorf("%s over its input: %v", what, err)
+		}
+	}
+	if after, _ := os.ReadFile(p); !bytes.Equal(after, orig) {
+		t.Error("the input was changed")
+	}
+}
