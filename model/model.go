@@ -11,11 +11,19 @@ import (
 	"errors"
 )
 
-// Message is one chat turn.
+// Message is one chat turn. The JSON form is how a transcript is kept in
+// output files (images are not kept there).
 type Message struct {
-	Role    string  // "user" or "assistant"
-	Content string  // the text of the turn
-	Images  []Image // images sent with the turn, for models that take them
+	Role    string  `json:"role"`             // "user", "assistant" or "tool"
+	Content string  `json:"content"`          // the text of the turn
+	Images  []Image `json:"images,omitempty"` // images sent with the turn, for models that take them
+
+	// ToolCalls are the tools an assistant turn asked to run.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID is the call a "tool" turn answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// ToolLimit is the sandbox limit a tool call hit ("timeout", "memory", ...).
+	ToolLimit string `json:"tool_limit,omitempty"`
 }
 
 // Image is an image attached to a message; providers base64-encode Data.
@@ -39,6 +47,8 @@ type Request struct {
 	System   string // system message; empty means none
 	Messages []Message
 	Settings Settings
+	// Tools are offered to the model (agent mode); nil for none.
+	Tools []Tool
 
 	// Question identifies the question for offline built-ins (replay matches
 	// Name or ID, oracle answers GroundTruth). Providers never send it.
@@ -66,6 +76,11 @@ type Response struct {
 	// FinishReason is why the model stopped, as the provider says it
 	// ("stop", "length", "end_turn", "max_tokens", ...); "" when unknown.
 	FinishReason string `json:",omitempty"`
+	// ToolCalls are the tools the model asked to run, in order.
+	ToolCalls []ToolCall `json:",omitempty"`
+	// Work is what a code- or agent-mode answer ran; nil for a plain
+	// completion.
+	Work *Work `json:",omitempty"`
 }
 
 // Model answers requests. Implementations are safe for concurrent use.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -51,6 +52,13 @@ func TestRequestKey(t *testing.T) {
 		{name: "max tokens", change: func(r *model.Request) { r.Settings.MaxTokens = 101 }},
 		{name: "seed", change: func(r *model.Request) { r.Settings.Seed = &seed }},
 		{name: "stop", change: func(r *model.Request) { r.Settings.Stop = []string{"\n"} }},
+		{name: "tools offered", change: func(r *model.Request) { r.Tools = []model.Tool{{Name: "python"}} }},
+		{name: "tool calls in the history", change: func(r *model.Request) {
+			r.Messages = append(r.Messages, model.Message{Role: "assistant", ToolCalls: []model.ToolCall{{ID: "1", Name: "python", Arguments: "{}"}}})
+		}},
+		{name: "tool result", change: func(r *model.Request) {
+			r.Messages = append(r.Messages, model.Message{Role: "tool", ToolCallID: "1", Content: "42"})
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := base
@@ -97,7 +105,7 @@ func TestCacheGetPut(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, ok, err := c.Get(key)
-	if !ok || err != nil || got != want {
+	if !ok || err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v ok %v err %v", got, ok, err)
 	}
 	if _, _, err := c.Get("../../etc/passwd"); err == nil {

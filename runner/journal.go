@@ -31,6 +31,9 @@ type journalRecord struct {
 	Attempts     int     `json:"attempts,omitempty"`
 	Cached       bool    `json:"cached,omitempty"`
 	Time         string  `json:"time,omitempty"` // RFC 3339, when it was journaled
+	// Work is what a code- or agent-mode answer ran (transcript, code,
+	// answer), so a resumed run keeps it without running it again.
+	Work *model.Work `json:"work,omitempty"`
 }
 
 // outcome rebuilds the Outcome a record stands for.
@@ -42,6 +45,7 @@ func (r journalRecord) outcome() Outcome {
 			InputTokens:  r.InputTokens,
 			OutputTokens: r.OutputTokens,
 			Model:        r.Model,
+			Work:         r.Work,
 		},
 		Elapsed:     time.Duration(r.ElapsedSec * float64(time.Second)),
 		Attempts:    r.Attempts,
@@ -69,6 +73,7 @@ func recordOf(o Outcome, fp string, now time.Time) journalRecord {
 		Attempts:     o.Attempts,
 		Cached:       o.Cached,
 		Time:         now.UTC().Format(time.RFC3339Nano),
+		Work:         o.Response.Work,
 	}
 }
 

@@ -6,8 +6,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/evalmd/evalmd/model"
 )
 
 func rec(key, text string) string {
@@ -182,5 +186,28 @@ func TestJournaledOutcomesComeFirst(t *testing.T) {
 		if fj != (i < 20) {
 			t.Fatalf("outcome %d FromJournal=%v; want the 20 journaled ones first: %v", i, fj, order)
 		}
+	}
+}
+
+// A code- or agent-mode answer's work (transcript, code, answer) survives
+// the journal, so a resumed run has it without running the question again.
+func TestJournalKeepsWork(t *testing.T) {
+	answer := "42"
+	work := &model.Work{Mode: "agent", Turns: 2, Limit: "max_turns", Answer: &answer,
+		Transcript: []model.Message{
+			{Role: "assistant", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: `{"code":"1"}`}}},
+			{Role: "tool", ToolCallID: "c1", Content: "1", ToolLimit: "timeout"},
+		}}
+	o := Outcome{Key: "k", Response: model.Response{Text: "42", Work: work}}
+	b, err := json.Marshal(recordOf(o, "fp", time.Unix(0, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := parseRecord(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.outcome().Response.Work; !reflect.DeepEqual(got, work) {
+		t.Errorf("work after the journal = %+v, want %+v", got, work)
 	}
 }

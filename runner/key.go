@@ -26,14 +26,48 @@ const journalVersion = 2
 // Credentials are not part of it on purpose: the cache directory may be
 // shared or committed, and a key must not change when a key is rotated.
 type keyMaterial struct {
-	Version  string           `json:"v"`
-	Model    string           `json:"model"`
-	BaseURL  string           `json:"base_url"`
-	System   string           `json:"system"`
-	Messages []model.Message  `json:"messages"`
-	Settings settingsMaterial `json:"settings"`
+	Version  string            `json:"v"`
+	Model    string            `json:"model"`
+	BaseURL  string            `json:"base_url"`
+	System   string            `json:"system"`
+	Messages []messageMaterial `json:"messages"`
+	Settings settingsMaterial  `json:"settings"`
+	// Tools offered (agent mode); absent for plain requests, so their keys
+	// are what they were before tools existed.
+	Tools []toolMaterial `json:"tools,omitempty"`
 	// Question is set only for the journal fingerprint (see fingerprint).
 	Question *questionMaterial `json:"question,omitempty"`
+}
+
+// messageMaterial is model.Message as keys have always covered it (Go's
+// field names, images as base64), plus the tool fields when set.
+type messageMaterial struct {
+	Role       string
+	Content    string
+	Images     []model.Image
+	ToolCalls  []model.ToolCall `json:",omitempty"`
+	ToolCallID string           `json:",omitempty"`
+}
+
+type toolMaterial struct {
+	Name, Description string
+	Parameters        string
+}
+
+func messagesOf(msgs []model.Message) []messageMaterial {
+	out := make([]messageMaterial, len(msgs))
+	for i, m := range msgs {
+		out[i] = messageMaterial{Role: m.Role, Content: m.Content, Images: m.Images, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
+	}
+	return out
+}
+
+func toolsOf(tools []model.Tool) []toolMaterial {
+	var out []toolMaterial
+	for _, t := range tools {
+		out = append(out, toolMaterial{Name: t.Name, Description: t.Description, Parameters: string(t.Parameters)})
+	}
+	return out
 }
 
 // settingsMaterial is model.Settings with floats as text: encoding/json
@@ -78,8 +112,9 @@ func RequestKey(modelName, baseURL string, req model.Request) string {
 		Model:    modelName,
 		BaseURL:  baseURL,
 		System:   req.System,
-		Messages: req.Messages,
+		Messages: messagesOf(req.Messages),
 		Settings: settingsOf(req.Settings),
+		Tools:    toolsOf(req.Tools),
 	})
 }
 
@@ -96,8 +131,9 @@ func fingerprint(modelName, baseURL string, req model.Request) string {
 		Model:    modelName,
 		BaseURL:  baseURL,
 		System:   req.System,
-		Messages: req.Messages,
+		Messages: messagesOf(req.Messages),
 		Settings: settingsOf(req.Settings),
+		Tools:    toolsOf(req.Tools),
 		Question: q,
 	})
 }

@@ -2,6 +2,7 @@ package fakeserver
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -60,6 +61,12 @@ func decodeAnthropic(body map[string]any, c *Call) error {
 		case string:
 			msg.Text = content
 		case []any:
+			var toolTurns []Message
+			content, toolTurns, msg.ToolCalls = toolBlocks(content)
+			c.Messages = append(c.Messages, toolTurns...)
+			if len(toolTurns) > 0 && len(content) == 0 {
+				continue
+			}
 			texts, images, err := blocks(content, fmt.Sprintf("messages[%d].content", i))
 			if err != nil {
 				return err
@@ -70,7 +77,42 @@ func decodeAnthropic(body map[string]any, c *Call) error {
 		}
 		c.Messages = append(c.Messages, msg)
 	}
+	if tools, ok := body["tools"].([]any); ok {
+		for _, rt := range tools {
+			t, _ := rt.(map[string]any)
+			c.Tools = append(c.Tools, stringField(t, "name"))
+		}
+	}
 	return nil
+}
+
+// toolBlocks takes the tool_use and tool_result blocks out of a content
+// array: results become turns of their own (Role "tool"), uses the turn's
+// ToolCalls; rest is what is left for blocks.
+func toolBlocks(arr []any) (rest []any, results []Message, calls []ToolCall) {
+	for _, rb := range arr {
+		b, _ := rb.(map[string]any)
+		switch stringField(b, "type") {
+		case "tool_use":
+			args, _ := json.Marshal(b["input"])
+			calls = append(calls, ToolCall{ID: stringField(b, "id"), Name: stringField(b, "name"), Arguments: string(args)})
+		case "tool_result":
+			var text []string
+			switch c := b["content"].(type) {
+			case string:
+				text = append(text, c)
+			case []any:
+				for _, rc := range c {
+					tb, _ := rc.(map[string]any)
+					text = append(text, stringField(tb, "text"))
+				}
+			}
+			results = append(results, Message{Role: "tool", ToolCallID: stringField(b, "tool_use_id"), Text: strings.Join(text, "\n")})
+		default:
+			rest = append(rest, rb)
+		}
+	}
+	return rest, results, calls
 }
 
 // blocks reads an array of text and base64 image content blocks.
@@ -101,13 +143,26 @@ func blocks(arr []any, where string) (texts []string, images []Image, err error)
 }
 
 func answerAnthropic(c Call, r Reply) any {
+	content := []any{map[string]any{"type": "text", "text": r.Text}}
+	stop := "end_turn"
+	if len(r.ToolCalls) > 0 {
+		if r.Text == "" {
+			content = nil
+		}
+		for _, tc := range r.ToolCalls {
+			var input any = map[string]any{}
+			_ = json.Unmarshal([]byte(tc.Arguments), &input)
+			content = append(content, map[string]any{"type": "tool_use", "id": tc.ID, "name": tc.Name, "input": input})
+		}
+		stop = "tool_use"
+	}
 	return map[string]any{
 		"id":            fmt.Sprintf("msg_fake_%d", c.N),
 		"type":          "message",
 		"role":          "assistant",
 		"model":         r.Model,
-		"content":       []any{map[string]any{"type": "text", "text": r.Text}},
-		"stop_reason":   "end_turn",
+		"content":       content,
+		"stop_reason":   stop,
 		"stop_sequence": nil,
 		"usage": map[string]any{
 			"input_tokens":  r.InputTokens,

@@ -94,6 +94,19 @@ type Message struct {
 	Role   string
 	Text   string
 	Images []Image
+	// ToolCalls are the calls an assistant turn made (both APIs).
+	ToolCalls []ToolCall
+	// ToolCallID is the call a tool result answers. Anthropic's tool_result
+	// blocks are decoded as one Message of Role "tool" each, as OpenAI
+	// sends them, so tests read both APIs alike.
+	ToolCallID string
+}
+
+// ToolCall is a tool call in a request's history or in a Reply.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments string // JSON text
 }
 
 // Settings are the generation settings the client sent; nil or empty means
@@ -116,6 +129,7 @@ type Call struct {
 	System   string // OpenAI: the system messages' text; Anthropic: the system field
 	Messages []Message
 	Settings Settings
+	Tools    []string       // names of the tools offered
 	Body     map[string]any // the decoded JSON body, for fields not lifted above
 
 	// Fault is the fault injected into this call's answer, NoFault if none.
@@ -140,6 +154,9 @@ type Reply struct {
 	InputTokens  int // 0 means Options.InputTokens
 	OutputTokens int // 0 means Options.OutputTokens
 	Model        string
+	// ToolCalls, when set, are answered as the model's tool calls (with
+	// Text, if any, beside them).
+	ToolCalls []ToolCall
 
 	// Fault, when set, replaces the answer with the injected failure.
 	Fault Fault

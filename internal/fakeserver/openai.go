@@ -67,16 +67,49 @@ func decodeOpenAI(body map[string]any, c *Call) error {
 			return fmt.Errorf("messages[%d].content: want a string or parts, got %T", i, content)
 		}
 		msg.Text = strings.Join(texts, "\n")
+		msg.ToolCallID = stringField(m, "tool_call_id")
+		if calls, ok := m["tool_calls"].([]any); ok {
+			for j, rc := range calls {
+				call, _ := rc.(map[string]any)
+				fn, _ := call["function"].(map[string]any)
+				if call == nil || fn == nil {
+					return fmt.Errorf("messages[%d].tool_calls[%d]: want an object with a function", i, j)
+				}
+				msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: stringField(call, "id"),
+					Name: stringField(fn, "name"), Arguments: stringField(fn, "arguments")})
+			}
+		}
 		if msg.Role == "system" || msg.Role == "developer" {
 			system = append(system, msg.Text)
 		}
 		c.Messages = append(c.Messages, msg)
 	}
 	c.System = strings.Join(system, "\n")
+	if tools, ok := body["tools"].([]any); ok {
+		for _, rt := range tools {
+			t, _ := rt.(map[string]any)
+			fn, _ := t["function"].(map[string]any)
+			c.Tools = append(c.Tools, stringField(fn, "name"))
+		}
+	}
 	return nil
 }
 
 func answerOpenAI(c Call, r Reply) any {
+	message := map[string]any{"role": "assistant", "content": r.Text}
+	finish := "stop"
+	if len(r.ToolCalls) > 0 {
+		var calls []any
+		for _, tc := range r.ToolCalls {
+			calls = append(calls, map[string]any{"id": tc.ID, "type": "function",
+				"function": map[string]any{"name": tc.Name, "arguments": tc.Arguments}})
+		}
+		message["tool_calls"] = calls
+		if r.Text == "" {
+			message["content"] = nil
+		}
+		finish = "tool_calls"
+	}
 	return map[string]any{
 		"id":      fmt.Sprintf("chatcmpl-fake-%d", c.N),
 		"object":  "chat.completion",
@@ -84,8 +117,8 @@ func answerOpenAI(c Call, r Reply) any {
 		"model":   r.Model,
 		"choices": []any{map[string]any{
 			"index":         0,
-			"message":       map[string]any{"role": "assistant", "content": r.Text},
-			"finish_reason": "stop",
+			"message":       message,
+			"finish_reason": finish,
 		}},
 		"usage": map[string]any{
 			"prompt_tokens":     r.InputTokens,

@@ -5,6 +5,7 @@ package anthropic
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -116,9 +117,13 @@ func (m *messagesModel) Complete(ctx context.Context, req model.Request) (model.
 		return model.Response{}, m.wrap(req, &model.APIError{Provider: "anthropic", Retryable: true, Message: "malformed reply: empty"})
 	}
 	var text strings.Builder
+	var calls []model.ToolCall
 	for _, block := range out.Content {
-		if block.Type == "text" {
+		switch block.Type {
+		case "text":
 			text.WriteString(block.Text)
+		case "tool_use":
+			calls = append(calls, model.ToolCall{ID: block.ID, Name: block.Name, Arguments: string(block.Input)})
 		}
 	}
 	return model.Response{
@@ -127,6 +132,7 @@ func (m *messagesModel) Complete(ctx context.Context, req model.Request) (model.
 		OutputTokens: int(out.Usage.OutputTokens),
 		Model:        string(out.Model),
 		FinishReason: string(out.StopReason),
+		ToolCalls:    calls,
 	}, nil
 }
 
@@ -147,7 +153,23 @@ func (m *messagesModel) params(req model.Request) (anthropic.MessageNewParams, e
 	if len(req.Messages) == 0 {
 		return p, fmt.Errorf("request has no messages")
 	}
-	for i, msg := range req.Messages {
+	for i := 0; i < len(req.Messages); i++ {
+		msg := req.Messages[i]
+		if msg.Role == "tool" {
+			// Anthropic takes tool results as one user turn of
+			// tool_result blocks: consecutive results are joined.
+			var results []anthropic.ContentBlockParamUnion
+			for ; i < len(req.Messages) && req.Messages[i].Role == "tool"; i++ {
+				t := req.Messages[i]
+				if t.ToolCallID == "" {
+					return p, fmt.Errorf("message %d: a tool result without the id of its call", i)
+				}
+				results = append(results, anthropic.NewToolResultBlock(t.ToolCallID, t.Content, false))
+			}
+			i--
+			p.Messages = append(p.Messages, anthropic.NewUserMessage(results...))
+			continue
+		}
 		var blocks []anthropic.ContentBlockParamUnion
 		// Images go before the text, as Anthropic recommends for vision prompts.
 		for j, img := range msg.Images {
@@ -156,9 +178,17 @@ func (m *messagesModel) params(req model.Request) (anthropic.MessageNewParams, e
 			}
 			blocks = append(blocks, anthropic.NewImageBlockBase64(img.MediaType, base64.StdEncoding.EncodeToString(img.Data)))
 		}
-		if msg.Content != "" || len(blocks) == 0 {
-			// Anthropic rejects empty text blocks, so an image-only turn has none.
+		if msg.Content != "" || (len(blocks) == 0 && len(msg.ToolCalls) == 0) {
+			// Anthropic rejects empty text blocks, so an image-only turn
+			// or a turn of tool calls alone has none.
 			blocks = append(blocks, anthropic.NewTextBlock(msg.Content))
+		}
+		for _, c := range msg.ToolCalls {
+			input := json.RawMessage(c.Arguments)
+			if !json.Valid(input) {
+				input = json.RawMessage("{}")
+			}
+			blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, input, c.Name))
 		}
 		switch msg.Role {
 		case "user":
@@ -169,8 +199,22 @@ func (m *messagesModel) params(req model.Request) (anthropic.MessageNewParams, e
 			}
 			p.Messages = append(p.Messages, anthropic.NewAssistantMessage(blocks...))
 		default:
-			return p, fmt.Errorf("message %d: unknown role %q (want user or assistant)", i, msg.Role)
+			return p, fmt.Errorf("message %d: unknown role %q (want user, assistant or tool)", i, msg.Role)
 		}
+	}
+	for _, t := range req.Tools {
+		var schema struct {
+			Properties any      `json:"properties"`
+			Required   []string `json:"required"`
+		}
+		if len(t.Parameters) > 0 {
+			if err := json.Unmarshal(t.Parameters, &schema); err != nil {
+				return p, fmt.Errorf("tool %s: parameters are not a JSON object: %v", t.Name, err)
+			}
+		}
+		tool := anthropic.ToolUnionParamOfTool(anthropic.ToolInputSchemaParam{Properties: schema.Properties, Required: schema.Required}, t.Name)
+		tool.OfTool.Description = anthropic.String(t.Description)
+		p.Tools = append(p.Tools, tool)
 	}
 	s := req.Settings
 	if s.MaxTokens > 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func TestAnthropicRequestAndUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := model.Response{Text: "a cat", InputTokens: 400, OutputTokens: 9, Model: "claude-sonnet-4-5-20250929", FinishReason: "end_turn"}
-	if resp != want {
+	if !reflect.DeepEqual(resp, want) {
 		t.Errorf("response = %+v, want %+v", resp, want)
 	}
 	calls := srv.Calls()
@@ -167,4 +168,10 @@ func TestNewKeysAndInfo(t *testing.T) {
 	if _, err := newModel("anthropic/claude-3-haiku", model.Options{}); err == nil || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
 		t.Errorf("without a key: %v, want an error naming ANTHROPIC_API_KEY", err)
 	}
+}
+
+func TestAnthropicToolCalls(t *testing.T) {
+	providertest.CheckToolCalls(t, newFakeAnthropic, func(url string) (model.Model, error) {
+		return newModel("anthropic/claude-sonnet-4-5", model.Options{BaseURL: url, APIKey: "test-key-1"})
+	})
 }

@@ -6,6 +6,7 @@ package openai
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/model/internal/wire"
@@ -185,12 +187,20 @@ func (m *chatModel) Complete(ctx context.Context, req model.Request) (model.Resp
 	if text == "" && choice.Message.Refusal != "" {
 		text = choice.Message.Refusal // a refusal is the model's answer; grading decides
 	}
+	var calls []model.ToolCall
+	for _, c := range choice.Message.ToolCalls {
+		if c.Type != "" && c.Type != "function" {
+			continue // custom tools are never offered
+		}
+		calls = append(calls, model.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
+	}
 	return model.Response{
 		Text:         text,
 		InputTokens:  int(out.Usage.PromptTokens),
 		OutputTokens: int(out.Usage.CompletionTokens),
 		Model:        out.Model,
 		FinishReason: choice.FinishReason,
+		ToolCalls:    calls,
 	}, nil
 }
 
@@ -229,10 +239,44 @@ func (m *chatModel) params(req model.Request) (openai.ChatCompletionNewParams, e
 			if len(msg.Images) > 0 {
 				return p, fmt.Errorf("message %d: assistant messages cannot carry images", i)
 			}
-			p.Messages = append(p.Messages, openai.AssistantMessage(msg.Content))
+			if len(msg.ToolCalls) == 0 {
+				p.Messages = append(p.Messages, openai.AssistantMessage(msg.Content))
+				continue
+			}
+			a := openai.ChatCompletionAssistantMessageParam{}
+			if msg.Content != "" {
+				a.Content.OfString = openai.String(msg.Content)
+			}
+			for _, c := range msg.ToolCalls {
+				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+						ID:       c.ID,
+						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: c.Arguments},
+					},
+				})
+			}
+			p.Messages = append(p.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+		case "tool":
+			if msg.ToolCallID == "" {
+				return p, fmt.Errorf("message %d: a tool result without the id of its call", i)
+			}
+			p.Messages = append(p.Messages, openai.ToolMessage(msg.Content, msg.ToolCallID))
 		default:
-			return p, fmt.Errorf("message %d: unknown role %q (want user or assistant)", i, msg.Role)
+			return p, fmt.Errorf("message %d: unknown role %q (want user, assistant or tool)", i, msg.Role)
 		}
+	}
+	for _, t := range req.Tools {
+		var schema map[string]any
+		if len(t.Parameters) > 0 {
+			if err := json.Unmarshal(t.Parameters, &schema); err != nil {
+				return p, fmt.Errorf("tool %s: parameters are not a JSON object: %v", t.Name, err)
+			}
+		}
+		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name:        t.Name,
+			Description: openai.String(t.Description),
+			Parameters:  shared.FunctionParameters(schema),
+		}))
 	}
 	s := req.Settings
 	if s.Temperature != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +34,7 @@ func TestOpenAIRequestAndUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := model.Response{Text: "a cat", InputTokens: 321, OutputTokens: 12, Model: "gpt-4o-2024-08-06", FinishReason: "stop"}
-	if resp != want {
+	if !reflect.DeepEqual(resp, want) {
 		t.Errorf("response = %+v, want %+v", resp, want)
 	}
 	calls := srv.Calls()
@@ -342,4 +343,12 @@ func TestOpenAIAPIKeyFromNameVariable(t *testing.T) {
 	if got := srv.Calls()[0].Header.Get("Authorization"); got != "Bearer sk-local" {
 		t.Errorf("Authorization = %q, want the LOCAL_API_KEY", got)
 	}
+}
+
+func TestOpenAIToolCalls(t *testing.T) {
+	providertest.CheckToolCalls(t,
+		func(t *testing.T, o fakeserver.Options) *fakeserver.Server { return fakeserver.NewOpenAI(t, o) },
+		func(url string) (model.Model, error) {
+			return newModel("openai/gpt-4o", model.Options{BaseURL: url, APIKey: "test-key-1"})
+		})
 }

@@ -154,3 +154,67 @@ func CheckKeyNeverInError(t *testing.T, start func(*testing.T, fakeserver.Option
 		}
 	}
 }
+
+// CheckToolCalls sends a tool-calling conversation (a tool offered, an
+// assistant turn with two calls, their two results) and checks that the
+// server received each part on its own wire format, and that the calls the
+// server answers come back as Response.ToolCalls with their arguments.
+func CheckToolCalls(t *testing.T, start func(*testing.T, fakeserver.Options) *fakeserver.Server, build func(url string) (model.Model, error)) {
+	t.Helper()
+	srv := start(t, fakeserver.Options{Reply: func(fakeserver.Call) fakeserver.Reply {
+		return fakeserver.Reply{ToolCalls: []fakeserver.ToolCall{{ID: "call_9", Name: "python", Arguments: `{"code":"print(1+1)"}`}}}
+	}})
+	m, err := build(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := model.Request{
+		Messages: []model.Message{
+			{Role: "user", Content: "How many rows?"},
+			{Role: "assistant", Content: "Let me look.", ToolCalls: []model.ToolCall{
+				{ID: "call_1", Name: "python", Arguments: `{"code":"import pandas as pd"}`},
+				{ID: "call_2", Name: "python", Arguments: `{"code":"len(pd.read_csv('t.csv'))"}`},
+			}},
+			{Role: "tool", ToolCallID: "call_1", Content: ""},
+			{Role: "tool", ToolCallID: "call_2", Content: "42"},
+		},
+		Settings: model.Settings{MaxTokens: 50},
+		Tools:    []model.Tool{{Name: "python", Description: "run code", Parameters: []byte(`{"type":"object","properties":{"code":{"type":"string"}},"required":["code"]}`)}},
+	}
+	resp, err := m.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []model.ToolCall{{ID: "call_9", Name: "python", Arguments: `{"code":"print(1+1)"}`}}
+	if len(resp.ToolCalls) != 1 || resp.ToolCalls[0] != want[0] {
+		t.Errorf("tool calls = %+v, want %+v", resp.ToolCalls, want)
+	}
+	calls := srv.Calls()
+	if len(calls) != 1 {
+		t.Fatalf("server saw %d calls, want 1", len(calls))
+	}
+	c := calls[0]
+	if strings.Join(c.Tools, ",") != "python" {
+		t.Errorf("tools offered = %q, want [python]", c.Tools)
+	}
+	var got []string
+	for _, msg := range c.Messages {
+		line := msg.Role + ":" + msg.Text
+		for _, tc := range msg.ToolCalls {
+			line += " call(" + tc.ID + "," + tc.Name + "," + tc.Arguments + ")"
+		}
+		if msg.ToolCallID != "" {
+			line += " for " + msg.ToolCallID
+		}
+		got = append(got, line)
+	}
+	wantMsgs := []string{
+		"user:How many rows?",
+		`assistant:Let me look. call(call_1,python,{"code":"import pandas as pd"}) call(call_2,python,{"code":"len(pd.read_csv('t.csv'))"})`,
+		"tool: for call_1",
+		"tool:42 for call_2",
+	}
+	if strings.Join(got, "\n") != strings.Join(wantMsgs, "\n") {
+		t.Errorf("server received:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantMsgs, "\n"))
+	}
+}
