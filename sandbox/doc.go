@@ -1,0 +1,120 @@
+// Package sandbox runs model-written Python safely: Debian's Python with
+// pandas and numpy, in a persistent interpreter per question (state kept
+// between calls, as in a Jupyter kernel), confined by bubblewrap, with
+// limits on time, memory, CPU, processes and output, and interpreters
+// started ahead of time so that a question starts in milliseconds.
+//
+//	p, err := sandbox.NewPool(ctx, sandbox.Config{})  // checks bwrap, python3, pandas
+//	v := p.Versions()                                 // record with the outputs
+//	s, err := p.Open(ctx, []string{"data/x.csv"})     // x.csv, read-only, in the working directory
+//	r, err := s.Exec(ctx, "import pandas as pd\ndf = pd.read_csv('x.csv')\ndf.shape")
+//	// r.Output == "(3, 2)\n"; r.Limit, r.Restarted say whether a limit stopped it
+//	s.Close(); p.Close()
+//
+// Pool.Run is the one-shot mode (a fresh interpreter, one call). Check
+// is NewPool and Close: call it before any model call, and a missing
+// bubblewrap, Python or pandas is one error naming the Debian packages
+// (AptPackages).
+//
+// # The interpreter
+//
+// Each interpreter runs driver.py (embedded) under /usr/bin/python3 -I -B
+// -u. Requests (JSON lines) arrive on stdin, replies leave on stdout, and
+// the user's stdout and stderr both go to one pipe, so prints, tracebacks
+// and subprocesses' output interleave as written; the driver moves its
+// protocol pipes to private descriptors and gives the user /dev/null as
+// stdin. A cell runs as in Jupyter: statements, then the value of a final
+// expression through sys.displayhook; an uncaught exception prints its
+// traceback (with the cell's own lines). Each call's output ends with a
+// random marker, so output from the call and the driver's "done" reply are
+// matched without relying on timing. Three descriptors and nothing else is
+// why the same driver runs under bwrap, docker and a bare process.
+//
+// Output is kept head and tail within Config.OutputCap (16 KiB): a model
+// sees the start and the end (where tracebacks are) with a line saying which
+// bytes were left out. More than Config.MaxOutput (8 MiB) in one call stops
+// it: a loop printing for ever would otherwise run to the time limit.
+//
+// # Limits
+//
+// A call that hits a limit is stopped by killing its interpreter, and the
+// Result says which limit and that the state is lost; the next call in the
+// session gets a fresh interpreter with the same files.
+//   - Timeout (180 s): a timer in Go; the kill takes bwrap's process group,
+//     and with it the sandbox's PID namespace (--die-with-parent on its
+//     init), so children, setsid'd ones included, die too (tested).
+//   - Memory (2 GiB): RLIMIT_DATA, set by the driver before it imports
+//     anything. It counts heap and anonymous mappings (numpy arrays) but not
+//     shared libraries, so it tracks what code allocates better than
+//     RLIMIT_AS, which OpenBLAS's per-thread reservations inflate on machines
+//     with many cores. An allocation over it is a MemoryError; one reaching
+//     the top of a cell is reported as the memory limit. Each process has
+//     its own rlimit (no cgroup is needed, none is used): a cell's children
+//     may each use as much.
+//   - CPUTime (= Timeout): RLIMIT_CPU, moved forward by the driver before
+//     each call; SIGXCPU ends the interpreter. It matters for threaded code,
+//     which can use more CPU than wall time.
+//   - Processes (128): RLIMIT_NPROC, processes and threads. It counts per
+//     user namespace (Linux 5.14 and later), so sandboxes do not share it.
+//   - Disk: each tmpfs (working directory, /tmp, /dev/shm) is Config.Disk
+//     (1 GiB) at most; a full one is an ordinary "No space left" error.
+//
+// A call cancelled through its context kills the interpreter too. Nothing
+// waits without a bound: starts (Config.StartTimeout), requests and kills
+// all have one.
+//
+// # Isolation (bubblewrap)
+//
+// bwrap --unshare-all gives new user, mount, PID, network, IPC, UTS and
+// cgroup namespaces. The network namespace has only its own loopback, so
+// even services on the host's 127.0.0.1 are out of reach. The file system
+// is an explicit allowlist, read-only: /usr (and /bin, /sbin, /lib* as its
+// symlinks), /etc/alternatives and /etc/ld.so.cache, then a new /proc and
+// /dev, fresh tmpfs at /tmp, /dev/shm and the working directory /work, and
+// the root itself remounted read-only. No /home, /root, host /tmp, project
+// tree or the rest of /etc is there.
+//
+// Code runs as uid 1000 in a new user namespace with every capability
+// dropped (--unshare-user --uid 1000 --cap-drop ALL) and no nested user
+// namespaces (--disable-userns), so mount, remount and unshare fail. When
+// this process is root (developers and CI), bwrap run as root would map the
+// sandbox's uid to host root: root-owned files would be the sandbox's own,
+// and RLIMIT_NPROC would not apply (the kernel exempts root). So bwrap
+// itself runs as Config.HostUID (nobody): the sandbox is an unprivileged
+// host user, and the tests check this from the host's /proc.
+//
+// # Files
+//
+// A session's files appear in the working directory under their base
+// names, read-only. Interpreters are started before their files are known,
+// so each gets an empty host staging folder bound read-only at /input when
+// it starts; when a session claims it, the files are hard-linked into that
+// folder (copied when the link fails, across file systems, or when the file
+// is not world-readable, since the sandbox's host uid must read it) and the
+// driver symlinks /input/NAME into /work. A write through the link meets
+// the read-only mount ("Read-only file system"), whatever the file's mode.
+// Staging folders are 0711 inside a 0711 folder: nobody can list them.
+//
+// # Warm pool and the in-flight limit
+//
+// Starting bwrap and python3 takes tens of milliseconds; importing pandas
+// takes 0.5 to 3 s. Config.Warm interpreters (default: MaxInFlight) are
+// kept started with Config.Preload (numpy, pandas) imported; a session
+// takes one and a replacement starts at once. A session's interpreter is
+// never reused by another session. Config.MaxInFlight (default: the number
+// of cores) caps open sessions apart from the run's request concurrency:
+// each may use Memory, and 2 GiB times ten is more than a small machine
+// has. A failed start is handed to the waiting session as an error, so
+// nobody waits for an interpreter that will not come.
+//
+// # Docker and none
+//
+// Backend Docker runs the same driver in `docker run --rm -i --init
+// --network none --read-only --cap-drop ALL --security-opt
+// no-new-privileges --user 1000:1000 --memory --pids-limit` with tmpfs at
+// /tmp and /work and the staging folder mounted read-only at /input;
+// Config.Image (DefaultImage, built from this package's Dockerfile) must
+// have /usr/bin/python3 with pandas. A stopped call is `docker kill`ed.
+// Backend None runs the driver on the host in a temporary working folder,
+// with the rlimits and nothing else; every NewPool warns.
+package sandbox

@@ -1,0 +1,173 @@
+# The interpreter side of package sandbox: a small kernel that runs cells.
+#
+# Started as `python3 -I -B -u -c DRIVER CONFIG_JSON`. Three file
+# descriptors carry everything, so the same protocol works through bwrap,
+# docker and a bare process:
+#   stdin   requests from Go, one JSON object a line (moved to a private fd;
+#           the user's fd 0 is /dev/null)
+#   stdout  replies to Go, one JSON object a line (moved to a private fd)
+#   stderr  the user's output: fd 1 and fd 2 both point here, so prints,
+#           tracebacks and subprocesses' output interleave as written. Each
+#           cell's output ends with the marker Go sent in the request.
+import ast
+import builtins
+import errno
+import json
+import linecache
+import os
+import resource
+import sys
+import traceback
+import types
+
+
+def main():
+    cfg = json.loads(sys.argv[1])
+    requests = os.fdopen(os.dup(0), "rb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    ctl = os.fdopen(os.dup(1), "wb", buffering=0)
+    out = os.dup(2)
+    os.dup2(2, 1)
+
+    def reply(**msg):
+        ctl.write(json.dumps(msg).encode() + b"\n")
+
+    if cfg.get("memory"):
+        resource.setrlimit(resource.RLIMIT_DATA, (cfg["memory"], cfg["memory"]))
+    if cfg.get("processes"):
+        resource.setrlimit(resource.RLIMIT_NPROC, (cfg["processes"], cfg["processes"]))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    set_cpu(cfg.get("start_cpu", 0))
+
+    error = ""
+    for name in cfg.get("preload", []):
+        try:
+            __import__(name)
+        except BaseException as e:  # an import can raise anything
+            error = error or "import %s: %s: %s" % (name, type(e).__name__, e)
+    versions = {"python": sys.version.split()[0]}
+    for name in ("pandas", "numpy"):
+        try:
+            versions[name] = version(name)
+        except BaseException as e:
+            error = error or "import %s: %s: %s" % (name, type(e).__name__, e)
+    reply(ready=True, error=error, **versions)
+
+    user = types.ModuleType("__main__")
+    user.__dict__["__builtins__"] = builtins
+    sys.modules["__main__"] = user
+    cells = 0
+
+    while True:
+        line = requests.readline()
+        if not line:
+            return
+        req = json.loads(line)
+        op = req.get("op")
+        if op == "files":
+            try:
+                for name, target in req["links"]:
+                    os.symlink(target, name)
+                reply(ok=True)
+            except OSError as e:
+                reply(ok=False, error=str(e))
+        elif op == "exec":
+            cells += 1
+            set_cpu(req.get("cpu", 0))
+            limit = run_cell(cells, req["code"], user.__dict__)
+            for f in (sys.stdout, sys.stderr):
+                try:
+                    f.flush()
+                except BaseException:
+                    pass
+            write_all(out, req["marker"].encode())
+            reply(done=req["marker"], limit=limit)
+        else:
+            reply(ok=False, error="unknown op %r" % op)
+
+
+def version(name):
+    """A module's version, without importing it when it is not loaded."""
+    mod = sys.modules.get(name)
+    if mod is not None:
+        return mod.__version__
+    import importlib.metadata
+    import importlib.util
+
+    if importlib.util.find_spec(name) is None:
+        raise ModuleNotFoundError("No module named %r" % name)
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return __import__(name).__version__
+
+
+def set_cpu(seconds):
+    """Lets this process use `seconds` more CPU seconds from now (SIGXCPU after)."""
+    if not seconds:
+        return
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    soft = int(use.ru_utime + use.ru_stime) + 1 + int(seconds)
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+
+
+def run_cell(n, code, ns):
+    """Runs one cell as Jupyter does: statements, then the value of a final
+    expression shown by sys.displayhook. Returns the limit an uncaught
+    exception stands for ("" when none)."""
+    name = "<cell %d>" % n
+    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+    try:
+        tree = ast.parse(code, name, "exec")
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = ast.Expression(tree.body.pop().value)
+        body = compile(tree, name, "exec")
+        tail = compile(last, name, "eval") if last is not None else None
+    except BaseException as e:  # SyntaxError, ValueError (NUL bytes), MemoryError
+        show(e, None)
+        return classify(e)
+    try:
+        exec(body, ns)
+        if tail is not None:
+            value = eval(tail, ns)
+            if value is not None:
+                sys.displayhook(value)
+        return ""
+    except BaseException as e:
+        show(e, e.__traceback__.tb_next)
+        return classify(e)
+
+
+def show(e, tb):
+    try:
+        traceback.print_exception(type(e), e, tb)
+    except BaseException:
+        os.write(2, ("%s: %s\n" % (type(e).__name__, e)).encode("utf-8", "replace"))
+
+
+def classify(e):
+    seen = 0
+    while e is not None and seen < 10:
+        if isinstance(e, MemoryError):
+            return "memory"
+        if isinstance(e, OSError) and e.errno == errno.EAGAIN:
+            return "processes"
+        if isinstance(e, RuntimeError) and "can't start new thread" in str(e):
+            return "processes"
+        e = e.__cause__ or e.__context__
+        seen += 1
+    return ""
+
+
+def write_all(fd, data):
+    while data:
+        data = data[os.write(fd, data):]
+
+
+main()

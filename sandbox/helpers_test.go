@@ -1,0 +1,121 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	checkOnce sync.Once
+	checkErr  error
+)
+
+// needSandbox skips a test when bubblewrap or Debian's pandas is missing,
+// saying what to install, unless EVALMD_REQUIRE_SANDBOX=1 (CI), where it
+// fails.
+func needSandbox(t testing.TB) {
+	t.Helper()
+	checkOnce.Do(func() {
+		_, checkErr = Check(context.Background(), Config{})
+	})
+	if checkErr == nil {
+		return
+	}
+	if os.Getenv("EVALMD_REQUIRE_SANDBOX") == "1" {
+		t.Fatalf("sandbox required (EVALMD_REQUIRE_SANDBOX=1): %v", checkErr)
+	}
+	t.Skipf("no sandbox here: %v", checkErr)
+}
+
+// newPool is a pool for one test, closed at its end. Tests keep limits
+// small so that a stopped call is quick.
+func newPool(t testing.TB, cfg Config) *Pool {
+	t.Helper()
+	needSandbox(t)
+	if cfg.Warm == 0 {
+		cfg.Warm = 1
+	}
+	if cfg.Preload == nil {
+		cfg.Preload = []string{} // quicker starts; a test imports what it uses
+	}
+	if cfg.Environ == nil {
+		cfg.Environ = []string{}
+	}
+	p, err := NewPool(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func mustOpen(t testing.TB, p *Pool, files ...string) *Session {
+	t.Helper()
+	s, err := p.Open(context.Background(), files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// mustExec runs code and fails the test on an error.
+func mustExec(t testing.TB, s *Session, code string) Result {
+	t.Helper()
+	r, err := s.Exec(context.Background(), code)
+	if err != nil {
+		t.Fatalf("Exec(%q): %v", code, err)
+	}
+	return r
+}
+
+func writeFile(t testing.TB, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// processesWith lists host pids whose command line contains arg as a
+// whole argument.
+func processesWith(arg string) []string {
+	var pids []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		for _, a := range strings.Split(string(b), "\x00") {
+			if a == arg {
+				pids = append(pids, e.Name())
+				break
+			}
+		}
+	}
+	return pids
+}
+
+// waitGone waits until no process has arg in its command line (a killed
+// process group dies asynchronously), failing after 20 s.
+func waitGone(t testing.TB, arg string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		pids := processesWith(arg)
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes with %q still running: %v", arg, pids)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
