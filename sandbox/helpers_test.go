@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/evalmd/evalmd/internal/shared"
 )
 
 var (
@@ -16,8 +18,7 @@ var (
 )
 
 // needSandbox skips a test when bubblewrap or Debian's pandas is missing,
-// saying what to install, unless EVALMD_REQUIRE_SANDBOX=1 (CI), where it
-// fails.
+// saying what to install, or fails it under CI (shared.Required).
 func needSandbox(t testing.TB) {
 	t.Helper()
 	checkOnce.Do(func() {
@@ -26,10 +27,7 @@ func needSandbox(t testing.TB) {
 	if checkErr == nil {
 		return
 	}
-	if os.Getenv("EVALMD_REQUIRE_SANDBOX") == "1" {
-		t.Fatalf("sandbox required (EVALMD_REQUIRE_SANDBOX=1): %v", checkErr)
-	}
-	t.Skipf("no sandbox here: %v", checkErr)
+	shared.Missing(t, "no sandbox here: "+checkErr.Error())
 }
 
 // newPool is a pool for one test, closed at its end. Tests keep limits
