@@ -67,7 +67,8 @@ var judgeGradeRe = regexp.MustCompile(`(?i)GRADE[\s\x0b\x1c-\x1f\x85\p{Z}]*:[\s\
 // or reported rather than silently counted wrong.
 //
 // Inspect: the template formatted with the default instructions, sent as
-// one user message with the model's default settings; the grade is the
+// one user message with the model's default settings but max_tokens
+// (InspectJudgeMaxTokens, or the judge's own); the grade is the
 // first "GRADE: X" on the reply's last line; only "C" is correct (Inspect's
 // accuracy scores "P" 0.5 and a lower-case "c" 0, as it does any value it
 // does not know); no grade found is incorrect, as in Inspect.
@@ -77,15 +78,23 @@ var judgeGradeRe = regexp.MustCompile(`(?i)GRADE[\s\x0b\x1c-\x1f\x85\p{Z}]*:[\s\
 // question file, not the whole prompt with workbook text), else the user
 // message that was sent.
 type judge struct {
-	m        model.Model
-	template string
+	m         model.Model
+	template  string
+	maxTokens int
 }
+
+// InspectJudgeMaxTokens is the judge's max_tokens with Inspect's template
+// when none is given: room for the step-by-step reasoning it asks for.
+const InspectJudgeMaxTokens = 1024
+
+// DSBenchJudgeMaxTokens is DSBench's own max_tokens for its judge.
+const DSBenchJudgeMaxTokens = 256
 
 func newJudge(opt Options) (Grader, error) {
 	if opt.Judge == nil {
-		return nil, fmt.Errorf("grader judge: no judge model given")
+		return nil, fmt.Errorf("grader judge: no judge model given (--judge MODEL)")
 	}
-	return judge{m: opt.Judge, template: opt.JudgeTemplate}, nil
+	return judge{m: opt.Judge, template: opt.JudgeTemplate, maxTokens: opt.JudgeMaxTokens}, nil
 }
 
 // Name is "judge".
@@ -104,12 +113,15 @@ func (j judge) Grade(ctx context.Context, in Input) (Verdict, error) {
 	if t := strings.TrimSpace(in.Meta["judge_template"]); t != "" {
 		tmpl = t
 	}
+	if strings.TrimSpace(tmpl) == "" && strings.EqualFold(strings.TrimSpace(in.Meta["benchmark"]), "dsbench") {
+		tmpl = "dsbench"
+	}
 	var req model.Request
 	kind := strings.ToLower(strings.TrimSpace(tmpl))
 	switch kind {
 	case "dsbench":
 		zero, one := 0.0, 1.0
-		req.Settings = model.Settings{Temperature: &zero, TopP: &one, MaxTokens: 256}
+		req.Settings = model.Settings{Temperature: &zero, TopP: &one, MaxTokens: DSBenchJudgeMaxTokens}
 		req.Messages = []model.Message{{Role: "user", Content: JudgeFormat(JudgeDSBenchPrompt, map[string]string{
 			"question": question, "answer": in.Truth, "prediction": in.Completion})}}
 	case "", "inspect":
@@ -123,6 +135,10 @@ func (j judge) Grade(ctx context.Context, in Input) (Verdict, error) {
 		req.Messages = []model.Message{{Role: "user", Content: JudgeFormat(tmpl, map[string]string{
 			"question": question, "answer": in.Completion, "criterion": in.Truth,
 			"instructions": JudgeInspectInstructions})}}
+		req.Settings.MaxTokens = InspectJudgeMaxTokens
+	}
+	if j.maxTokens > 0 {
+		req.Settings.MaxTokens = j.maxTokens
 	}
 	resp, err := j.m.Complete(ctx, req)
 	if err != nil {

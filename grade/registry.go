@@ -16,14 +16,26 @@ type Options struct {
 	// a completion that starts with the ground truth's first character
 	// counts as correct.
 	Liberal bool
+	// JudgeOptions configure the "judge" grader.
+	JudgeOptions
+}
+
+// JudgeOptions configure the "judge" grader. Nothing in them comes from the
+// model under test: the judge has its own server, key and settings.
+type JudgeOptions struct {
 	// Judge is the model the "judge" grader asks. Required for "judge".
 	Judge model.Model
 	// JudgeTemplate picks the judge's prompt: "dsbench" (DSBench's
-	// compute_answer.py), "inspect" (Inspect AI's model_graded_qa default,
-	// the default when empty), or a template text of one's own using
-	// Inspect's placeholders {question}, {answer}, {criterion} and
-	// {instructions}. A question's "judge_template" meta overrides it.
+	// compute_answer.py), "inspect" (Inspect AI's model_graded_qa default),
+	// or a template text of one's own using Inspect's placeholders
+	// {question}, {answer}, {criterion} and {instructions}. A question's
+	// "judge_template" meta overrides it; when both are empty, questions of
+	// a DSBench sheet (meta benchmark: dsbench) get "dsbench" and the
+	// others "inspect".
 	JudgeTemplate string
+	// JudgeMaxTokens bounds the judge's reply; 0 means the template's
+	// default (DSBench's 256; 1024 for Inspect's, which reasons first).
+	JudgeMaxTokens int
 }
 
 // Names lists the grader names New accepts, sorted.

@@ -55,7 +55,7 @@ func TestSelect(t *testing.T) {
 
 func TestNullableAsksNothing(t *testing.T) {
 	m := &fakeJudge{reply: "GRADE: C"}
-	g, _ := New("judge", Options{Judge: m})
+	g, _ := New("judge", Options{JudgeOptions: JudgeOptions{Judge: m}})
 	s := "x"
 	if v, err := Nullable(context.Background(), g, nil, &s, Input{}); err != nil || v.Correct != nil {
 		t.Errorf("no truth: %s %v", limeFmtBool(v.Correct), err)

@@ -11,16 +11,17 @@ import (
 	"sync"
 	"time"
 
-	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
 )
 
 // ask sends a job's requests through the runner, records every outcome in
 // the output file and grades it.
-func ask(ctx context.Context, cfg Config, m model.Model, job *Job, st resumeState, gr *graders) error {
+// It returns how many questions could not be graded.
+func ask(ctx context.Context, cfg Config, m model.Model, job *Job, st resumeState, gr *regrade.Graders) (int, error) {
 	jobs := make([]runner.Job, len(job.Requests))
 	index := make(map[string]int, len(jobs))
 	for i, req := range job.Requests {
@@ -33,7 +34,7 @@ func ask(ctx context.Context, cfg Config, m model.Model, job *Job, st resumeStat
 	opt := cfg.Runner
 	opt.Journal = st.journal
 	if err := st.save(job.Output.Sheet.RunID); err != nil {
-		return err
+		return 0, err
 	}
 	if opt.Progress == nil && cfg.Stderr == os.Stderr {
 		opt.Progress = os.Stderr
@@ -55,16 +56,17 @@ func ask(ctx context.Context, cfg Config, m model.Model, job *Job, st resumeStat
 	})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("%s on %s: stopped; answers so far are in %s, rerun the same command to go on", m.Name(), job.SheetPath, st.journal)
+			return 0, fmt.Errorf("%s on %s: stopped; answers so far are in %s, rerun the same command to go on", m.Name(), job.SheetPath, st.journal)
 		}
-		return fmt.Errorf("%s on %s: %w", m.Name(), job.SheetPath, err)
+		return 0, fmt.Errorf("%s on %s: %w", m.Name(), job.SheetPath, err)
 	}
 	if stats.Unfinished > 0 {
-		return fmt.Errorf("%s on %s: %d questions unfinished; answers so far are in %s, rerun the same command to go on",
+		return 0, fmt.Errorf("%s on %s: %d questions unfinished; answers so far are in %s, rerun the same command to go on",
 			m.Name(), job.SheetPath, stats.Unfinished, st.journal)
 	}
-	if err := gr.gradeAll(ctx, job.Output); err != nil {
-		return err
+	graded, err := regrade.GradeFile(ctx, job.Output, gr)
+	if err != nil {
+		return 0, fmt.Errorf("%s on %s: grading: %w", m.Name(), job.SheetPath, err)
 	}
 	t := &result.Totals{Questions: len(jobs), Answered: stats.Answered, Errors: stats.Failed,
 		InputTokens: stats.InputTokens, OutputTokens: stats.OutputTokens, Cost: stats.Cost,
@@ -76,10 +78,14 @@ func ask(ctx context.Context, cfg Config, m model.Model, job *Job, st resumeStat
 			correct++
 		}
 	}
-	fmt.Fprintf(cfg.Stderr, "%s on %s: %d/%d correct, %d answered, %d errors, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out, $%.4f, %.1fs\n",
-		m.Name(), filepath.Base(job.SheetPath), correct, len(jobs), stats.Answered, stats.Failed, stats.NoAnswer,
+	ungraded := ""
+	if graded.Failed > 0 {
+		ungraded = fmt.Sprintf(", %d could not be graded", graded.Failed)
+	}
+	fmt.Fprintf(cfg.Stderr, "%s on %s: %d/%d correct%s, %d answered, %d errors, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out, $%.4f, %.1fs\n",
+		m.Name(), filepath.Base(job.SheetPath), correct, len(jobs), ungraded, stats.Answered, stats.Failed, stats.NoAnswer,
 		stats.Calls, stats.Cached, stats.FromJournal, stats.InputTokens, stats.OutputTokens, stats.Cost, t.WallSeconds)
-	return nil
+	return graded.Failed, nil
 }
 
 // record puts an outcome into its question.
@@ -100,66 +106,6 @@ func record(q *result.Question, o runner.Outcome, info model.Info, price *model.
 		msg := o.Err.Error()
 		q.Error = &msg
 	}
-}
-
-// graders grades output files with one grader per name.
-type graders struct {
-	cfg  Config
-	opt  grade.Options
-	mu   sync.Mutex
-	byID map[string]grade.Grader
-}
-
-func newGraders(cfg Config) (*graders, error) {
-	g := &graders{cfg: cfg, byID: map[string]grade.Grader{}}
-	if cfg.Judge != "" && !cfg.DryRun {
-		j, err := cfg.NewModel(cfg.Judge, cfg.Model)
-		if err != nil {
-			return nil, fmt.Errorf("judge model %s: %w", cfg.Judge, err)
-		}
-		g.opt.Judge = j
-	}
-	return g, nil
-}
-
-func (g *graders) get(name string) (grade.Grader, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if gr, ok := g.byID[name]; ok {
-		return gr, nil
-	}
-	gr, err := grade.New(name, g.opt)
-	if err != nil {
-		return nil, err
-	}
-	g.byID[name] = gr
-	return gr, nil
-}
-
-// gradeAll grades every question of an output file with its grader.
-func (g *graders) gradeAll(ctx context.Context, f *result.File) error {
-	for i := range f.Questions {
-		q := &f.Questions[i]
-		name := grade.Select(q.MetaData, g.cfg.Grader)
-		gr, err := g.get(name)
-		if err != nil {
-			return fmt.Errorf("%s: question %q: %w", f.Sheet.SheetFile, q.Name, err)
-		}
-		v, err := grade.Nullable(ctx, gr, q.GroundTruth, q.Completion, grade.Input{Meta: q.MetaData, Question: q.Question, QuestionText: q.QuestionUsr})
-		q.Grader = name
-		if err != nil {
-			// A grader that cannot decide (an unsupported DataBench
-			// semantic) leaves the grade null and says why.
-			q.Grade, q.GradeDetail = nil, "grader error: "+err.Error()
-			continue
-		}
-		q.Grade, q.GradeDetail = v.Correct, v.Detail
-		q.SubAnswers = nil
-		for _, p := range v.Parts {
-			q.SubAnswers = append(q.SubAnswers, result.SubAnswer(p))
-		}
-	}
-	return nil
 }
 
 // resumeState is the journal of one sheet on one model, and the run id it

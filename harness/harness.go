@@ -18,10 +18,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/prompt"
+	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/schema"
@@ -53,11 +55,13 @@ type Config struct {
 	Runner runner.Options
 	// Price overrides the price table (--price).
 	Price *model.Price
-	// Grader overrides the sheets' grader meta; Judge is the judge model's
-	// name for the "judge" grader.
-	Grader, Judge string
-	// Settings override the sheet's generation settings.
-	Settings prompt.Overrides
+	// Grader overrides the sheets' grader meta (--grader).
+	Grader string
+	// Judge configures the "judge" grader: its own model (built by the
+	// command, with its own server and key), template and max_tokens.
+	Judge grade.JudgeOptions
+	// Settings override the sheet's generation settings (flags).
+	Settings model.Settings
 	// LogDir, when set, also receives an Inspect log per output file.
 	LogDir string
 	// Vision forces images on (true) or off (false) for every model;
@@ -87,6 +91,8 @@ type Job struct {
 type Summary struct {
 	Outputs  []string
 	Warnings int
+	// GradeFailures counts the questions whose grader failed (graded null).
+	GradeFailures int
 }
 
 // Run runs every model on every sheet.
@@ -130,10 +136,15 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			made[name] = m
 		}
 	}
-	gr, err := newGraders(cfg)
-	if err != nil {
-		return sum, err
+	graders := regrade.NewGraders(grade.Options{JudgeOptions: cfg.Judge}, cfg.Grader)
+
+	// Every sheet, request and grader is checked before any model is
+	// asked: bad input stops the run before anything is spent.
+	type planned struct {
+		job *Job
+		st  resumeState
 	}
+	var plan []planned
 	for _, path := range cfg.Sheets {
 		doc, err := sheet.ParseFile(path, cfg.Schema)
 		if err != nil {
@@ -162,31 +173,56 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			if err != nil {
 				return sum, err
 			}
-			wopt := outfile.Options{Force: cfg.Force}
 			// Refused before anything is spent.
-			if err := checkOutput(job.OutPath, wopt); err != nil {
+			if err := checkOutput(job.OutPath, outfile.Options{Force: cfg.Force}); err != nil {
 				return sum, err
 			}
 			if !cfg.DryRun {
-				if err := ask(ctx, cfg, made[name], job, st, gr); err != nil {
+				if err := checkGraders(job, graders); err != nil {
 					return sum, err
 				}
 			}
-			if err := WriteOutput(job.OutPath, job.Output, wopt); err != nil {
-				return sum, err
-			}
-			if cfg.LogDir != "" {
-				if _, err := inspect.WriteLog(cfg.LogDir, job.Output, inspect.LogOptions{Force: cfg.Force}); err != nil {
-					return sum, fmt.Errorf("inspect log: %w", err)
-				}
-			}
-			if !cfg.DryRun {
-				st.remove()
-			}
-			sum.Outputs = append(sum.Outputs, job.OutPath)
+			plan = append(plan, planned{job, st})
 		}
 	}
+	for _, p := range plan {
+		job := p.job
+		if !cfg.DryRun {
+			failed, err := ask(ctx, cfg, made[job.Model], job, p.st, graders)
+			if err != nil {
+				return sum, err
+			}
+			sum.GradeFailures += failed
+		}
+		if err := WriteOutput(job.OutPath, job.Output, outfile.Options{Force: cfg.Force}); err != nil {
+			return sum, err
+		}
+		if cfg.LogDir != "" {
+			if _, err := inspect.WriteLog(cfg.LogDir, job.Output, inspect.LogOptions{Force: cfg.Force, Settings: job.Output.Sheet.Settings}); err != nil {
+				return sum, fmt.Errorf("inspect log: %w", err)
+			}
+		}
+		if !cfg.DryRun {
+			p.st.remove()
+		}
+		sum.Outputs = append(sum.Outputs, job.OutPath)
+	}
+	if err := regrade.GradeErrors(sum.GradeFailures, "run"); err != nil {
+		return sum, err
+	}
 	return sum, nil
+}
+
+// checkGraders builds the grader of every question of a job, so an unknown
+// grader name or a judge without --judge stops the run before any call.
+func checkGraders(job *Job, g *regrade.Graders) error {
+	for i := range job.Output.Questions {
+		q := &job.Output.Questions[i]
+		if _, err := g.Get(q.Grader); err != nil {
+			return fmt.Errorf("%s: question %q: %w", job.SheetPath, q.Name, err)
+		}
+	}
+	return nil
 }
 
 // prepare builds the requests and the unanswered output file of one sheet
@@ -202,7 +238,7 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 		vision = *cfg.Vision
 	}
 	b := &prompt.Builder{
-		Dir: filepath.Dir(path), Model: modelName, Vision: vision,
+		Dir: filepath.Dir(path), Model: modelName, Vision: vision, SheetMeta: info.Meta,
 		RenderWorkbook: workbook.Render, Settings: cfg.Settings,
 		Truncate: func(text string, meta map[string]string) (string, error) {
 			enc, _ := tokens.EncodingFor(minfo.Model)
@@ -213,6 +249,17 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 		Name: name, RunID: runID, ModelName: modelName, MetaData: info.Meta, Question: info.Question,
 		SheetFile: path, Created: cfg.Now().UTC().Format(time.RFC3339), ModelInfo: &minfo,
 	}}
+	// The run-level settings: the sheet's meta under the flags. A
+	// question's own meta may differ; its record holds what was sent.
+	runSettings, err := model.SettingsFromMeta(info.Meta)
+	if err != nil {
+		return nil, fmt.Errorf("%s: sheet meta: %w", path, err)
+	}
+	runSettings = runSettings.Over(cfg.Settings)
+	if !runSettings.IsZero() {
+		out.Sheet.Settings = &runSettings
+	}
+	graders := regrade.NewGraders(grade.Options{}, cfg.Grader)
 	job := &Job{SheetPath: path, Model: modelName, Output: out, OutPath: outPath}
 	for i := range items {
 		it := &items[i]
@@ -220,10 +267,12 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 		if err != nil {
 			return nil, err
 		}
+		sent := req.Settings
 		q := result.Question{
 			Name: it.Name, MetaData: it.Meta, GroundTruth: it.GroundTruth,
-			Question: req.Messages[0].Content, ModelName: modelName,
+			Question: req.Messages[0].Content, ModelName: modelName, Settings: &sent,
 		}
+		q.Grader = graders.Name(&q, info.Meta)
 		if it.Template != nil {
 			// The message was built by a template; keep the question's own
 			// text for a judge (LIME's question_usr).

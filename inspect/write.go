@@ -34,8 +34,10 @@ type LogOptions struct {
 	Error string
 	// Version is this tool's version, recorded in eval.packages.
 	Version string
-	// Settings are the generation settings of the run; nil means the ones
-	// the sheet's meta sets (temperature, top_p, max_tokens, seed, stop).
+	// Settings are the generation settings of the run (the log's
+	// model_generate_config); nil means the ones the output file records
+	// for the run, else those the sheet's meta sets (LIME's files).
+	// Questions sent other settings have theirs in sample metadata.
 	Settings *model.Settings
 	// Force writes over a log evalmd did not write or that was changed
 	// since (see internal/outfile).
@@ -127,7 +129,11 @@ func BuildLog(f *result.File, opt LogOptions) (*Log, error) {
 	if runID == "" {
 		runID = shortID("run", f.Sheet.Name, modelName, stamp)
 	}
-	gen := generateConfig(f.Sheet.MetaData, opt.Settings)
+	runSettings := opt.Settings
+	if runSettings == nil {
+		runSettings = f.Sheet.Settings
+	}
+	gen := generateConfig(f.Sheet.MetaData, runSettings)
 	no := false
 	yes := true
 	lg := &Log{
@@ -182,7 +188,7 @@ func BuildLog(f *result.File, opt LogOptions) (*Log, error) {
 	completed := 0
 	for i := range f.Questions {
 		q := &f.Questions[i]
-		s := buildSample(q, ids[i], modelName, lg.Eval.TaskID, i)
+		s := buildSample(q, ids[i], modelName, lg.Eval.TaskID, i, runSettings)
 		lg.Eval.Dataset.SampleIDs = append(lg.Eval.Dataset.SampleIDs, s.ID)
 		if q.Error == nil {
 			completed++
@@ -333,7 +339,9 @@ func sampleIDs(qs []result.Question) []SampleID {
 
 // buildSample turns one question record into a sample. seed (the task id)
 // makes its message ids and uuid unique to the run.
-func buildSample(q *result.Question, id SampleID, modelName, seed string, index int) Sample {
+// run is the run-level settings: a question sent other ones has them in
+// its metadata ("generate_config").
+func buildSample(q *result.Question, id SampleID, modelName, seed string, index int, run *model.Settings) Sample {
 	s := Sample{
 		ID:          id,
 		Epoch:       1,
@@ -349,6 +357,13 @@ func buildSample(q *result.Question, id SampleID, modelName, seed string, index 
 	}
 	for k, v := range q.MetaData {
 		s.Metadata[k] = v
+	}
+	var runLevel model.Settings
+	if run != nil {
+		runLevel = *run
+	}
+	if q.Settings != nil && !q.Settings.Equal(runLevel) {
+		s.Metadata["generate_config"] = generateConfig(nil, q.Settings)
 	}
 	s.Choices = Choices(q.Question)
 	msgID := func(role string) string { return shortID("msg", seed, strconv.Itoa(index), role) }

@@ -35,11 +35,11 @@ type Image struct {
 // Settings are the generation settings of a request. A nil pointer or zero
 // value means "the provider's default".
 type Settings struct {
-	Temperature *float64
-	TopP        *float64
-	MaxTokens   int
-	Seed        *int64
-	Stop        []string
+	Temperature *float64 `json:"temperature,omitempty"`
+	TopP        *float64 `json:"top_p,omitempty"`
+	MaxTokens   int      `json:"max_tokens,omitempty"`
+	Seed        *int64   `json:"seed,omitempty"`
+	Stop        []string `json:"stop,omitempty"`
 }
 
 // Request is everything sent for one question.

@@ -57,20 +57,17 @@ type Builder struct {
 	// question without truncation meta leaves it whole.
 	Truncate func(text string, meta map[string]string) (string, error)
 	// Settings override the sheet's meta (flags win).
-	Settings Overrides
+	Settings model.Settings
+	// SheetMeta is the sheet's own meta. The settings that steer a
+	// question (generation settings, truncation limits) come from its meta,
+	// else the sheet's: LIME copies the sheet's meta only into questions
+	// with a meta section, so a sheet-wide max_tokens would otherwise do
+	// nothing for the others.
+	SheetMeta map[string]string
 
 	mu    sync.Mutex
 	files map[string]fileResult
 	tmpls map[*sheet.Located]*template.Template
-}
-
-// Overrides are generation settings given on the command line.
-type Overrides struct {
-	Temperature *float64
-	TopP        *float64
-	MaxTokens   int
-	Seed        *int64
-	Stop        []string
 }
 
 type fileResult struct {
@@ -132,8 +129,9 @@ func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error)
 			system = &s
 		}
 	}
+	steer := sheet.Steering(it.Meta, b.SheetMeta)
 	if b.Truncate != nil {
-		cut, err := b.Truncate(user, it.Meta)
+		cut, err := b.Truncate(user, steer)
 		if err != nil {
 			return req, fmt.Errorf("%s:%d: question %q: truncate: %w", sheetPath, it.Line, it.Name, err)
 		}
@@ -143,11 +141,11 @@ func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error)
 		req.System = *system
 	}
 	req.Messages = []model.Message{{Role: "user", Content: user, Images: images}}
-	s, err := settings(it.Meta, b.Settings)
+	s, err := model.SettingsFromMeta(steer)
 	if err != nil {
 		return req, fmt.Errorf("%s:%d: question %q: %w", sheetPath, it.Line, it.Name, err)
 	}
-	req.Settings = s
+	req.Settings = s.Over(b.Settings)
 	return req, nil
 }
 
@@ -262,65 +260,4 @@ func mediaType(name string) string {
 		return "image/webp"
 	}
 	return "image/jpeg"
-}
-
-// settings reads generation settings from meta (temperature, top_p,
-// max_tokens, seed, stop), then applies the overrides.
-func settings(meta map[string]string, o Overrides) (model.Settings, error) {
-	var s model.Settings
-	float := func(key string) (*float64, error) {
-		v, ok := meta[key]
-		if !ok || v == "" {
-			return nil, nil
-		}
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return nil, fmt.Errorf("meta %s: %q is not a number", key, v)
-		}
-		return &f, nil
-	}
-	var err error
-	if s.Temperature, err = float("temperature"); err != nil {
-		return s, err
-	}
-	if s.TopP, err = float("top_p"); err != nil {
-		return s, err
-	}
-	if v := meta["max_tokens"]; v != "" {
-		if s.MaxTokens, err = strconv.Atoi(v); err != nil || s.MaxTokens < 0 {
-			return s, fmt.Errorf("meta max_tokens: %q is not a whole number", v)
-		}
-	}
-	if v := meta["seed"]; v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return s, fmt.Errorf("meta seed: %q is not a whole number", v)
-		}
-		s.Seed = &n
-	}
-	if v := meta["stop"]; v != "" {
-		// Stop sequences are separated by "|"; JSON arrays are accepted too.
-		for _, part := range strings.Split(strings.Trim(v, "[]"), "|") {
-			part = strings.Trim(strings.TrimSpace(part), `"`)
-			if part != "" {
-				s.Stop = append(s.Stop, part)
-			}
-		}
-	}
-	if o.Temperature != nil {
-		s.Temperature = o.Temperature
-	}
-	if o.TopP != nil {
-		s.TopP = o.TopP
-	}
-	if o.MaxTokens > 0 {
-		s.MaxTokens = o.MaxTokens
-	}
-	if o.Seed != nil {
-		s.Seed = o.Seed
-	}
-	if len(o.Stop) > 0 {
-		s.Stop = o.Stop
-	}
-	return s, nil
 }

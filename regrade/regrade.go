@@ -18,7 +18,6 @@ import (
 
 	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/internal/outfile"
-	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -41,14 +40,14 @@ type Options struct {
 	// Force writes grade files over files evalmd did not write or that
 	// were changed since (see internal/outfile).
 	Force bool
-	// Judge and JudgeTemplate configure the "judge" grader.
-	Judge         model.Model
-	JudgeTemplate string
+	// Judge configures the "judge" grader: its model, template and
+	// max_tokens (grade.Options' Judge fields).
+	Judge grade.JudgeOptions
 }
 
 // SheetTruths are the ground truths of a sheet by question name; a nil
-// value is a question without an answer. The sheet package builds it, so
-// this package does not depend on the sheet format.
+// value is a question without an answer. The command builds it from the
+// sheet.
 type SheetTruths struct {
 	Path   string // the sheet file, for the report
 	Truths map[string]*string
@@ -67,6 +66,7 @@ type FileReport struct {
 	Path      string
 	Err       error    // the file could not be regraded; nothing was written for it
 	Questions int      // questions in the file
+	Failed    int      // questions whose grader failed: graded null, the rest written
 	Old, New  []*bool  // grades before and after, one per question
 	Changes   []Change // the questions whose grade changed
 	// Ground truths from the sheet: questions of the sheet found, matched
@@ -81,6 +81,15 @@ type Change struct {
 	Old, New *bool
 	Grader   string
 	Detail   string
+}
+
+// GradeFailures counts the questions, over all files, whose grader failed.
+func (r *Report) GradeFailures() int {
+	n := 0
+	for _, f := range r.Files {
+		n += f.Failed
+	}
+	return n
 }
 
 // Failed counts the files that could not be regraded.
@@ -98,24 +107,28 @@ func (r *Report) Failed() int {
 // folder whose output-*.json files (at any depth) are taken. A file that
 // cannot be read, parsed or graded gets a one-line error naming it in its
 // FileReport and in the returned error, and the other files are still done.
+// A question whose grader fails is graded null with the reason (see
+// GradeFile), the file is still written, and the count is in the error.
 func Regrade(ctx context.Context, paths []string, opt Options) (Report, error) {
 	rep := Report{Write: opt.Write, Verbose: opt.Verbose}
 	if opt.Sheet != nil {
 		rep.Sheet = opt.Sheet.Path
 	}
 	files, errs := collect(paths)
-	gopt := grade.Options{Liberal: opt.Liberal, Judge: opt.Judge, JudgeTemplate: opt.JudgeTemplate}
-	graders := map[string]grade.Grader{}
+	graders := NewGraders(grade.Options{Liberal: opt.Liberal, JudgeOptions: opt.Judge}, opt.GraderOverride)
 	for _, path := range files {
 		if err := ctx.Err(); err != nil {
 			errs = append(errs, err)
 			break
 		}
-		fr := regradeFile(ctx, path, opt, gopt, graders)
+		fr := regradeFile(ctx, path, opt, graders)
 		if fr.Err != nil {
 			errs = append(errs, fr.Err)
 		}
 		rep.Files = append(rep.Files, fr)
+	}
+	if n := rep.GradeFailures(); n > 0 {
+		errs = append(errs, GradeErrors(n, "grade"))
 	}
 	return rep, errors.Join(errs...)
 }
@@ -154,7 +167,7 @@ func collect(paths []string) ([]string, []error) {
 }
 
 // regradeFile regrades one file and writes it when asked.
-func regradeFile(ctx context.Context, path string, opt Options, gopt grade.Options, graders map[string]grade.Grader) FileReport {
+func regradeFile(ctx context.Context, path string, opt Options, graders *Graders) FileReport {
 	fr := FileReport{Path: path}
 	f, err := result.Read(path)
 	if err != nil {
@@ -165,40 +178,12 @@ func regradeFile(ctx context.Context, path string, opt Options, gopt grade.Optio
 	if opt.Sheet != nil {
 		refreshTruths(f, opt.Sheet, &fr)
 	}
-	for i := range f.Questions {
-		q := &f.Questions[i]
-		if err := ctx.Err(); err != nil {
-			fr.Err = fmt.Errorf("%s: %w", path, err)
-			return fr
-		}
-		name := grade.Select(q.MetaData, opt.GraderOverride)
-		g, ok := graders[name]
-		if !ok {
-			g, err = grade.New(name, gopt)
-			if err != nil {
-				fr.Err = oneLine(fmt.Errorf("%s: question %q: %w", path, q.Name, err))
-				return fr
-			}
-			graders[name] = g
-		}
-		v, err := grade.Nullable(ctx, g, q.GroundTruth, q.Completion, grade.Input{Meta: q.MetaData, Question: q.Question, QuestionText: q.QuestionUsr})
-		if err != nil {
-			fr.Err = oneLine(fmt.Errorf("%s: question %q: %w", path, q.Name, err))
-			return fr
-		}
-		fr.Old = append(fr.Old, q.Grade)
-		fr.New = append(fr.New, v.Correct)
-		if fmtGrade(q.Grade) != fmtGrade(v.Correct) {
-			fr.Changes = append(fr.Changes, Change{Name: q.Name, Old: q.Grade, New: v.Correct, Grader: g.Name(), Detail: v.Detail})
-		}
-		q.Grade = v.Correct
-		q.Grader = g.Name()
-		q.GradeDetail = v.Detail
-		q.SubAnswers = nil
-		for _, p := range v.Parts {
-			q.SubAnswers = append(q.SubAnswers, result.SubAnswer(p))
-		}
+	g, err := GradeFile(ctx, f, graders)
+	if err != nil {
+		fr.Err = fmt.Errorf("%s: %w", path, err)
+		return fr
 	}
+	fr.Old, fr.New, fr.Changes, fr.Failed = g.Old, g.New, g.Changes, g.Failed
 	if !opt.Write {
 		return fr
 	}
@@ -339,7 +324,11 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 			continue
 		}
 		changed += len(f.Changes)
-		fmt.Fprintf(&b, "%s: %d questions, %d grades changed\n", f.Path, f.Questions, len(f.Changes))
+		fmt.Fprintf(&b, "%s: %d questions, %d grades changed", f.Path, f.Questions, len(f.Changes))
+		if f.Failed > 0 {
+			fmt.Fprintf(&b, ", %d could not be graded", f.Failed)
+		}
+		b.WriteString("\n")
 		if r.Verbose && f.TruthsFound > 0 {
 			fmt.Fprintf(&b, "ground_truth entries from input: %s\nfound:  %d\nmatched: %d\noverwritten: %d\n",
 				r.Sheet, f.TruthsFound, f.TruthsMatched, f.TruthsOverwritten)

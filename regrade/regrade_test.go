@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/result"
@@ -296,8 +297,61 @@ func TestRegradeOverrideAndUnknownGrader(t *testing.T) {
 	if len(rep.Files[0].New) != len(f.Questions) {
 		t.Errorf("%d grades for %d questions", len(rep.Files[0].New), len(f.Questions))
 	}
-	if _, err := Regrade(context.Background(), []string{o}, Options{GraderOverride: "nope"}); err == nil || !strings.Contains(err.Error(), o) {
-		t.Errorf("unknown grader: %v", err)
+	rep, err = Regrade(context.Background(), []string{o}, Options{GraderOverride: "nope"})
+	if err == nil || !strings.Contains(err.Error(), "could not be graded") || rep.GradeFailures() != len(f.Questions) {
+		t.Errorf("unknown grader: %v, %d failures", err, rep.GradeFailures())
+	}
+}
+
+// One grading path: a question whose grader fails (an unknown grader, a
+// bad tolerance) is graded null with the reason; the others are graded, the
+// file is written, and the count is reported (issue 12, item 5). A grader
+// a run recorded (run --grader X) is the one grade uses (item 28).
+func TestGraderErrorsKeepTheRest(t *testing.T) {
+	s := func(x string) *string { return &x }
+	f := &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m"}, Questions: []result.Question{
+		{Name: "ok", GroundTruth: s("B"), Completion: s("B")},
+		{Name: "unknown", MetaData: map[string]string{"grader": "nope"}, GroundTruth: s("B"), Completion: s("B")},
+		{Name: "tolerance", MetaData: map[string]string{"grader": "numeric", "tolerance": "abc"}, GroundTruth: s("1"), Completion: s("1")},
+		{Name: "recorded", Grader: "numeric", GroundTruth: s("3.0"), Completion: s("3")},
+	}}
+	path := filepath.Join(t.TempDir(), "output-s-m.json")
+	if err := f.Write(path, outfile.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Regrade(context.Background(), []string{path}, Options{Write: true})
+	if err == nil || !strings.Contains(err.Error(), "2 questions could not be graded") {
+		t.Errorf("error %v, want one counting 2 ungraded questions", err)
+	}
+	if rep.Files[0].Err != nil || rep.Files[0].GradePath == "" {
+		t.Fatalf("file not written: %+v", rep.Files[0])
+	}
+	got, err := result.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		grade, grader, detail string
+	}{
+		{"true", "lime", ""},
+		{"null", "nope", "grader error: unknown grader"},
+		{"null", "numeric", "grader error:"},
+		{"true", "numeric", ""}, // LIME's rule would say false
+	}
+	for i, w := range want {
+		q := got.Questions[i]
+		if fmtGrade(q.Grade) != w.grade || q.Grader != w.grader || !strings.Contains(q.GradeDetail, w.detail) {
+			t.Errorf("%s: grade %s grader %q detail %q; want %s %q %q", q.Name, fmtGrade(q.Grade), q.Grader, q.GradeDetail, w.grade, w.grader, w.detail)
+		}
+	}
+	lime, _ := grade.New("lime", grade.Options{})
+	if v, _ := lime.Grade(context.Background(), grade.Input{Truth: "3.0", Completion: "3"}); v.Correct == nil || *v.Correct {
+		t.Errorf("lime grades the recorded question %s: the test cannot tell the graders apart", fmtGrade(v.Correct))
+	}
+	var out bytes.Buffer
+	rep.WriteTo(&out)
+	if !strings.Contains(out.String(), "2 could not be graded") {
+		t.Errorf("report does not say it:\n%s", out.String())
 	}
 }
 

@@ -40,6 +40,9 @@ type Sheet struct {
 	Created   string      `json:"created,omitempty"`    // RFC 3339 time the run started
 	Totals    *Totals     `json:"totals,omitempty"`
 	ModelInfo *model.Info `json:"model_info,omitempty"` // what the model was (provider, server, price); see Info
+	// Settings are the run-level generation settings: the sheet's meta
+	// under the flags. A question's own are in its Settings.
+	Settings *model.Settings `json:"settings,omitempty"`
 
 	extra fields
 }
@@ -87,6 +90,7 @@ type Question struct {
 	SubAnswers   []SubAnswer     `json:"sub_answers,omitempty"`
 	Unanswered   bool            `json:"unanswered,omitempty"` // the model had no answer (replay), not a wrong one
 	Judge        json.RawMessage `json:"judge,omitempty"`      // an LLM judge's reply and verdict
+	Settings     *model.Settings `json:"settings,omitempty"`   // the generation settings sent
 
 	extra fields
 }
@@ -361,6 +365,8 @@ func (s *Sheet) UnmarshalJSON(data []byte) error {
 			v = &s.Totals
 		case "model_info":
 			v = &s.ModelInfo
+		case "settings":
+			v = &s.Settings
 		default:
 			return false, nil
 		}
@@ -422,6 +428,8 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.Unanswered
 		case "judge":
 			v = &q.Judge
+		case "settings":
+			v = &q.Settings
 		default:
 			return false, nil
 		}

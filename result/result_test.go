@@ -98,11 +98,12 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 		Completion: s("B"), Error: s("none"), ModelName: "m", EvalTime: &ft, Grade: &tr,
 		QuestionUsr: "own", System: s("sys"), InputTokens: 3, OutputTokens: 4, Cost: &cost,
 		Grader: "choice", GradeDetail: "extracted B", SubAnswers: []SubAnswer{{Name: "a", Want: "1", Got: "1", Found: true, Correct: true}},
-		Unanswered: true, Judge: json.RawMessage(`{"reply":"True"}`),
+		Unanswered: true, Judge: json.RawMessage(`{"reply":"True"}`), Settings: &model.Settings{MaxTokens: 5, Stop: []string{"\n"}},
 	}
 	sh := Sheet{Name: "S", RunID: "ab", ModelName: "m", MetaData: map[string]string{"k": "v"}, Question: s("sq"),
 		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1},
-		ModelInfo: &model.Info{Provider: "openai-api", Label: "box", Model: "gpt-4", BaseURL: "http://box/v1", ContextLimit: 4096}}
+		ModelInfo: &model.Info{Provider: "openai-api", Label: "box", Model: "gpt-4", BaseURL: "http://box/v1", ContextLimit: 4096},
+		Settings:  &model.Settings{Temperature: &ft}}
 	nonZero(t, q)
 	nonZero(t, sh)
 	want := &File{Sheet: sh, Questions: []Question{q}}

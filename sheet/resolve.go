@@ -175,3 +175,25 @@ func ParseMeta(text string) map[string]string {
 	}
 	return m
 }
+
+// Steering is the meta that steers a question (its grader, generation
+// settings, limits): the question's meta over the sheet's. LIME copies the
+// sheet's meta only into questions that have a meta section of their own,
+// and the recorded meta_data keeps that; a sheet-wide setting still applies
+// to the others. The maps are not changed.
+func Steering(question, sheet map[string]string) map[string]string {
+	if len(sheet) == 0 {
+		return question
+	}
+	if len(question) == 0 {
+		return sheet
+	}
+	m := make(map[string]string, len(sheet)+len(question))
+	for k, v := range sheet {
+		m[k] = v
+	}
+	for k, v := range question {
+		m[k] = v
+	}
+	return m
+}

@@ -13,7 +13,7 @@ import (
 	"os"
 
 	"github.com/evalmd/evalmd/internal/cli"
-	"github.com/evalmd/evalmd/internal/providers"
+	"github.com/evalmd/evalmd/internal/judgeflag"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/sheet"
@@ -40,9 +40,8 @@ func grade(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		force     = fs.Bool("force", false, "write grade files over files evalmd did not write, or changed since it wrote them")
 		verbose   = fs.Bool("v", false, "verbose report")
 		grader    = fs.String("grader", "", "grade every question with this grader")
-		judge     = fs.String("judge", "", "model for the judge grader")
-		template  = fs.String("judge-template", "", "judge prompt: inspect (default), dsbench, or a template text")
 	)
+	judge := judgeflag.Bind(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -50,15 +49,12 @@ func grade(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	if len(outputs) == 0 {
 		return fmt.Errorf("name output files or folders with -o")
 	}
-	opt := regrade.Options{Liberal: *liberal, Write: *write, Verbose: *verbose,
-		GraderOverride: *grader, JudgeTemplate: *template, Force: *force}
-	if *judge != "" {
-		m, err := providers.New(*judge, model.Options{Getenv: os.Getenv})
-		if err != nil {
-			return fmt.Errorf("judge model %s: %w", *judge, err)
-		}
-		opt.Judge = m
+	jo, err := judge.Options(model.Options{Getenv: os.Getenv})
+	if err != nil {
+		return err
 	}
+	opt := regrade.Options{Liberal: *liberal, Write: *write, Verbose: *verbose,
+		GraderOverride: *grader, Judge: jo, Force: *force}
 	if *sheetPath != "" {
 		truths, err := sheetTruths(*sheetPath)
 		if err != nil {

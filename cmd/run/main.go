@@ -19,6 +19,7 @@ import (
 
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/internal/cli"
+	"github.com/evalmd/evalmd/internal/judgeflag"
 	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/runner"
@@ -54,12 +55,12 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		cacheDir  = fs.String("cache", "", "answer repeated requests from this cache folder")
 		price     = fs.String("price", "", "price override IN,OUT in US dollars per million tokens")
 		grader    = fs.String("grader", "", "grader for every question (overrides the sheet's grader meta)")
-		judge     = fs.String("judge", "", "model for the judge grader")
 		mockReply = fs.String("mock-reply", "", "the reply of the mock model")
 		seed      = fs.Int64("seed", 0, "seed of the random model")
 		vision    = fs.String("vision", "", "send images: on, off (default: by model name)")
 		logDir    = fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
 	)
+	judge := judgeflag.Bind(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -76,7 +77,16 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		NewModel: providers.Registry().New,
 		Runner: runner.Options{Concurrency: *conc, MaxAttempts: *attempts, Timeout: *timeout,
 			RPM: *rpm, TPM: *tpm},
-		Grader: *grader, Judge: *judge, LogDir: *logDir,
+		Grader: *grader, LogDir: *logDir,
+	}
+	if !*dryRun {
+		// The judge has its own server and key (--judge-base-url,
+		// --judge-api-key-env): nothing of the run's model is passed on.
+		jo, err := judge.Options(model.Options{Getenv: os.Getenv, Timeout: *timeout})
+		if err != nil {
+			return err
+		}
+		cfg.Judge = jo
 	}
 	if *cacheDir != "" {
 		c, err := runner.OpenCache(*cacheDir)

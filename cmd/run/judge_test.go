@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/inspect"
+	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/result"
+)
+
+// writeSheet writes a sheet into a fresh folder and returns its path.
+func writeSheet(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "input-t.md")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const judgedSheet = `# Judged
+#### meta
+grader: judge
+## Q1
+#### question
+What is 2+2?
+#### answer
+4
+## Q2
+#### question
+What is 3+3?
+#### answer
+6
+`
+
+// The judge has its own server, key and max_tokens: it never receives the
+// run's base URL or key (issue 13; issue 12, item 28).
+func TestJudgeHasItsOwnServerAndKey(t *testing.T) {
+	models := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20,
+		Reply: func(fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "4"} }})
+	judges := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20,
+		Reply: func(fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "Fine.\nGRADE: C"} }})
+	t.Setenv("LOCAL_API_KEY", "sk-model-key")
+	t.Setenv("JUDGE_API_KEY", "sk-judge-key")
+	t.Setenv("OPENAI_API_KEY", "sk-openai-key")
+	sheetPath := writeSheet(t, judgedSheet)
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", t.TempDir(),
+		"-m", "openai-api/local/tiny", "--base-url", models.URL,
+		"--judge", "openai-api/judge/big", "--judge-base-url", judges.URL, "--judge-max-tokens", "50"})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	for _, c := range models.Calls() {
+		if c.Model != "tiny" || c.Header.Get("Authorization") != "Bearer sk-model-key" {
+			t.Errorf("model server got model %q auth %q", c.Model, c.Header.Get("Authorization"))
+		}
+	}
+	jc := judges.Calls()
+	if len(jc) != 2 || len(models.Calls()) != 2 {
+		t.Fatalf("%d judge calls, %d model calls; want 2 and 2", len(jc), len(models.Calls()))
+	}
+	for _, c := range jc {
+		if c.Model != "big" || c.Header.Get("Authorization") != "Bearer sk-judge-key" {
+			t.Errorf("judge server got model %q auth %q", c.Model, c.Header.Get("Authorization"))
+		}
+		if c.Settings.MaxTokens == nil || *c.Settings.MaxTokens != 50 {
+			t.Errorf("judge max_tokens = %v, want 50", c.Settings.MaxTokens)
+		}
+	}
+	if !strings.Contains(stderr.String(), "2/2 correct") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	// Without --judge-base-url the judge does not borrow the run's.
+	err = run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", t.TempDir(),
+		"-m", "openai-api/local/tiny", "--base-url", models.URL, "--judge", "openai-api/judge/big"})
+	if err == nil || !strings.Contains(err.Error(), "base URL") {
+		t.Errorf("judge without its own server: %v, want an error asking for one", err)
+	}
+}
+
+// Bad graders stop the run before any model call (issue 12, item 8).
+func TestGradersCheckedBeforeAnyCall(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20})
+	for _, tc := range []struct {
+		sheet, flag, want string
+	}{
+		{judgedSheet, "", "no judge model"},
+		{strings.Replace(judgedSheet, "grader: judge", "grader: lime", 1) + "## Q3\n#### meta\ngrader: nope\n#### question\nx\n#### answer\ny\n", "", "unknown grader"},
+		{judgedSheet, "--grader=choise", "unknown grader"},
+	} {
+		args := []string{"-f", writeSheet(t, tc.sheet), "-o", t.TempDir(), "-m", "openai-api/local/tiny", "--base-url", srv.URL}
+		if tc.flag != "" {
+			args = append(args, tc.flag)
+		}
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), &stdout, &stderr, args)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.flag, err, tc.want)
+		}
+	}
+	if n := srv.Count(); n != 0 {
+		t.Errorf("%d model calls before the bad grader was found", n)
+	}
+}
+
+// A question whose grader fails at grading time (a bad tolerance) is graded
+// null with the reason; the others are graded, the file is written, and
+// the run says how many and fails (issue 12, items 5 and 6).
+func TestRunKeepsTheRestWhenAGraderFails(t *testing.T) {
+	sheetPath := writeSheet(t, "# S\n## Q1\n#### question\na\n#### answer\nB\n## Q2\n#### meta\ngrader: numeric\ntolerance: abc\n#### question\nb\n#### answer\n1\n")
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", out, "-m", "mock", "--mock-reply", "B"})
+	if err == nil || !strings.Contains(err.Error(), "1 question could not be graded") {
+		t.Errorf("error %v, want one saying 1 question could not be graded", err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(out, "output-*.json"))
+	if len(paths) != 1 {
+		t.Fatalf("outputs %v", paths)
+	}
+	f, err := result.Read(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := f.Questions[0]; q.Grade == nil || !*q.Grade {
+		t.Errorf("Q1 grade %v, want true", q.Grade)
+	}
+	if q := f.Questions[1]; q.Grade != nil || q.Grader != "numeric" || !strings.Contains(q.GradeDetail, "grader error") {
+		t.Errorf("Q2 grade %v grader %q detail %q", q.Grade, q.Grader, q.GradeDetail)
+	}
+	if !strings.Contains(stderr.String(), "1 could not be graded") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+}
+
+// The Inspect log's model_generate_config is the run's settings, flags
+// included; a question sent other settings has them in its metadata; the
+// output file records the settings sent, per question and for the run.
+func TestSettingsRecordedAndLogged(t *testing.T) {
+	sheetPath := writeSheet(t, "# S\n#### meta\ntop_p: 0.5\n## Q1\n#### question\na\n#### answer\nB\n## Q2\n#### meta\nmax_tokens: 7\n#### question\nb\n#### answer\nB\n")
+	out, logs := t.TempDir(), t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", out, "-m", "mock", "--temperature", "0.7", "--log-dir", logs}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	paths, _ := filepath.Glob(filepath.Join(out, "output-*.json"))
+	f, err := result.Read(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := f.Sheet.Settings; s == nil || s.Temperature == nil || *s.Temperature != 0.7 || s.TopP == nil || *s.TopP != 0.5 {
+		t.Errorf("sheet settings %+v, want temperature 0.7 top_p 0.5", s)
+	}
+	// Q1 has no meta section: the sheet's top_p still steers it (item 24),
+	// and its recorded meta_data stays null as in LIME.
+	if q := f.Questions[0]; q.MetaData != nil || q.Settings == nil || q.Settings.TopP == nil || *q.Settings.TopP != 0.5 || *q.Settings.Temperature != 0.7 {
+		t.Errorf("Q1 meta %v settings %+v", q.MetaData, q.Settings)
+	}
+	if q := f.Questions[1]; q.Settings == nil || q.Settings.MaxTokens != 7 {
+		t.Errorf("Q2 settings %+v, want max_tokens 7", q.Settings)
+	}
+	logPaths, _ := filepath.Glob(filepath.Join(logs, "*.json"))
+	if len(logPaths) != 1 {
+		t.Fatalf("logs %v", logPaths)
+	}
+	lg, err := inspect.ReadLog(logPaths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := lg.Eval.ModelConfig
+	if g.Temperature == nil || *g.Temperature != 0.7 || g.TopP == nil || *g.TopP != 0.5 || g.MaxTokens != nil {
+		t.Errorf("model_generate_config %+v, want temperature 0.7, top_p 0.5", g)
+	}
+	if _, ok := lg.Samples[0].Metadata["generate_config"]; ok {
+		t.Errorf("Q1 sent the run's settings, yet its sample has its own: %v", lg.Samples[0].Metadata)
+	}
+	if _, ok := lg.Samples[1].Metadata["generate_config"]; !ok {
+		t.Errorf("Q2 sent max_tokens 7, but its sample metadata does not say so: %v", lg.Samples[1].Metadata)
+	}
+}

@@ -1,0 +1,63 @@
+// Package judgeflag binds the judge's flags, which run and grade share,
+// and builds the judge from them. The judge has its own server, key and
+// settings: nothing is taken from the model under test.
+package judgeflag
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/evalmd/evalmd/grade"
+	"github.com/evalmd/evalmd/internal/providers"
+	"github.com/evalmd/evalmd/model"
+)
+
+// Flags are the judge's command-line flags.
+type Flags struct {
+	Model     string
+	BaseURL   string
+	KeyEnv    string
+	MaxTokens int
+	Template  string
+}
+
+// Bind registers --judge, --judge-base-url, --judge-api-key-env,
+// --judge-max-tokens and --judge-template on fs.
+func Bind(fs *flag.FlagSet) *Flags {
+	f := &Flags{}
+	fs.StringVar(&f.Model, "judge", "", "model for the judge grader")
+	fs.StringVar(&f.BaseURL, "judge-base-url", "", "base URL of the judge's server (not the run's --base-url)")
+	fs.StringVar(&f.KeyEnv, "judge-api-key-env", "", "environment variable holding the judge's API key (default: its provider's)")
+	fs.IntVar(&f.MaxTokens, "judge-max-tokens", 0, "max_tokens of a judge request (default: DSBench's 256, or 1024 with Inspect's template)")
+	fs.StringVar(&f.Template, "judge-template", "", "judge prompt: dsbench, inspect, or a template text (default: dsbench for DSBench sheets, else inspect)")
+	return f
+}
+
+// Options builds the judge: nil Judge when --judge is not given. opt is
+// the base of the judge's model options (environment, HTTP client,
+// timeout); its server and key settings are replaced by the judge's own.
+func (f *Flags) Options(opt model.Options) (grade.JudgeOptions, error) {
+	if f.MaxTokens < 0 {
+		return grade.JudgeOptions{}, fmt.Errorf("-judge-max-tokens %d: want a number >= 0", f.MaxTokens)
+	}
+	switch t := strings.ToLower(strings.TrimSpace(f.Template)); {
+	case t == "", t == "dsbench", t == "inspect", strings.Contains(f.Template, "{"):
+	default:
+		return grade.JudgeOptions{}, fmt.Errorf("-judge-template %q: want dsbench, inspect, or a template text with {question}, {answer}, {criterion}", f.Template)
+	}
+	jo := grade.JudgeOptions{JudgeTemplate: f.Template, JudgeMaxTokens: f.MaxTokens}
+	if f.Model == "" {
+		if f.BaseURL != "" || f.KeyEnv != "" {
+			return jo, fmt.Errorf("-judge-base-url and -judge-api-key-env need -judge MODEL")
+		}
+		return jo, nil
+	}
+	opt.BaseURL, opt.APIKey, opt.APIKeyEnv = f.BaseURL, "", f.KeyEnv
+	m, err := providers.New(f.Model, opt)
+	if err != nil {
+		return jo, fmt.Errorf("judge model %s: %w", f.Model, err)
+	}
+	jo.Judge = m
+	return jo, nil
+}

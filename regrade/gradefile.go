@@ -1,0 +1,137 @@
+package regrade
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/evalmd/evalmd/grade"
+	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/sheet"
+)
+
+// Graders builds each grader once, by name, for every file and question
+// that names it. It is safe for concurrent use.
+type Graders struct {
+	opt      grade.Options
+	override string
+
+	mu     sync.Mutex
+	byName map[string]built
+}
+
+type built struct {
+	g   grade.Grader
+	err error
+}
+
+// NewGraders returns the graders of one run or regrade: opt configures
+// them (liberal, the judge), override (--grader), when set, grades every
+// question.
+func NewGraders(opt grade.Options, override string) *Graders {
+	return &Graders{opt: opt, override: strings.TrimSpace(override), byName: map[string]built{}}
+}
+
+// Get returns the grader named name, building it on first use.
+func (g *Graders) Get(name string) (grade.Grader, error) {
+	key := strings.ToLower(strings.TrimSpace(name))
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if b, ok := g.byName[key]; ok {
+		return b.g, b.err
+	}
+	gr, err := grade.New(name, g.opt)
+	g.byName[key] = built{gr, err}
+	return gr, err
+}
+
+// Name names the grader of a question: the override, else the grader a
+// run recorded for the question (run --grader X records X), else the
+// "grader" meta of the question, else of the sheet, else "lime" (LIME's
+// only rule, so LIME's own files regrade as LIME grades them).
+func (g *Graders) Name(q *result.Question, sheetMeta map[string]string) string {
+	if g.override != "" {
+		return g.override
+	}
+	if s := strings.TrimSpace(q.Grader); s != "" {
+		return s
+	}
+	return grade.Select(sheet.Steering(q.MetaData, sheetMeta), "")
+}
+
+// Graded is what GradeFile did to one file.
+type Graded struct {
+	Old, New []*bool  // grades before and after, one per question
+	Changes  []Change // the questions whose grade changed
+	// Failed counts the questions whose grader could not be built or
+	// failed: their grade is null and their grade_detail says why.
+	Failed int
+}
+
+// GradeFile grades every question of f in place, for run and grade alike.
+// Every question's grader is resolved before any is asked (a judge's calls
+// cost money). A question whose grader cannot be built or fails gets a null
+// grade, its grader's name and "grader error: ..." in grade_detail; the
+// others are graded. The error is only ctx's.
+func GradeFile(ctx context.Context, f *result.File, g *Graders) (Graded, error) {
+	var res Graded
+	type plan struct {
+		name string
+		gr   grade.Grader
+		err  error
+	}
+	plans := make([]plan, len(f.Questions))
+	for i := range f.Questions {
+		name := g.Name(&f.Questions[i], f.Sheet.MetaData)
+		gr, err := g.Get(name)
+		if gr != nil {
+			name = gr.Name()
+		}
+		plans[i] = plan{name, gr, err}
+	}
+	for i := range f.Questions {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		q, p := &f.Questions[i], plans[i]
+		old := q.Grade
+		var v grade.Verdict
+		err := p.err
+		if err == nil {
+			v, err = grade.Nullable(ctx, p.gr, q.GroundTruth, q.Completion, grade.Input{
+				Meta: sheet.Steering(q.MetaData, f.Sheet.MetaData), Question: q.Question, QuestionText: q.QuestionUsr})
+			if err != nil && ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+		}
+		q.Grader = p.name
+		q.SubAnswers = nil
+		if err != nil {
+			res.Failed++
+			v = grade.Verdict{Detail: "grader error: " + oneLine(err).Error()}
+		}
+		q.Grade, q.GradeDetail = v.Correct, v.Detail
+		for _, part := range v.Parts {
+			q.SubAnswers = append(q.SubAnswers, result.SubAnswer(part))
+		}
+		res.Old = append(res.Old, old)
+		res.New = append(res.New, v.Correct)
+		if fmtGrade(old) != fmtGrade(v.Correct) {
+			res.Changes = append(res.Changes, Change{Name: q.Name, Old: old, New: v.Correct, Grader: p.name, Detail: v.Detail})
+		}
+	}
+	return res, nil
+}
+
+// GradeErrors says how many questions could not be graded, or nil.
+func GradeErrors(n int, where string) error {
+	if n == 0 {
+		return nil
+	}
+	s := "s"
+	if n == 1 {
+		s = ""
+	}
+	return fmt.Errorf("%s: %d question%s could not be graded (grade null, reason in grade_detail)", where, n, s)
+}
