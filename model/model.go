@@ -49,6 +49,9 @@ type Request struct {
 	Settings Settings
 	// Tools are offered to the model (agent mode); nil for none.
 	Tools []Tool
+	// Solve, when set, says the answer is made by running code (code and
+	// agent modes); nil for a plain completion.
+	Solve *Solve
 
 	// Question identifies the question for offline built-ins (replay matches
 	// Name or ID, oracle answers GroundTruth). Providers never send it.

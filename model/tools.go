@@ -1,6 +1,9 @@
 package model
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Tool is a function offered to the model (OpenAI's tools, Anthropic's
 // tool_use). Providers that cannot call tools answer with text only.
@@ -39,3 +42,28 @@ type Work struct {
 	// Env is the sandbox's environment (python, pandas, numpy versions).
 	Env map[string]string `json:"env,omitempty"`
 }
+
+// Solve says that a question's answer is made by running code rather than
+// read from one completion. Providers never send it; package solve, which
+// wraps a Model, acts on it. It is part of a request's cache key.
+type Solve struct {
+	Mode  string   // ModeCode or ModeAgent
+	Files []string // host paths of the question's files; the code sees them under their base names
+
+	// Code mode: the rule that takes the code out of the completion
+	// ("baseline" or "lenient").
+	Extract string
+
+	// Agent mode: the loop's style ("tools" or "react") and its limits.
+	Style           string
+	MaxTurns        int           // model calls; 0 means the default (10)
+	QuestionTimeout time.Duration // 0: none
+	TokenBudget     int           // input+output tokens over all turns; 0: none
+}
+
+// Answer modes (the `mode` meta).
+const (
+	ModeChat  = "chat"  // one completion is the answer
+	ModeCode  = "code"  // the completion is code, run on the question's tables
+	ModeAgent = "agent" // the model calls a Python tool until it answers
+)

@@ -52,6 +52,7 @@ func TestRequestKey(t *testing.T) {
 		{name: "max tokens", change: func(r *model.Request) { r.Settings.MaxTokens = 101 }},
 		{name: "seed", change: func(r *model.Request) { r.Settings.Seed = &seed }},
 		{name: "stop", change: func(r *model.Request) { r.Settings.Stop = []string{"\n"} }},
+		{name: "code mode", change: func(r *model.Request) { r.Solve = &model.Solve{Mode: model.ModeCode, Extract: "baseline"} }},
 		{name: "tools offered", change: func(r *model.Request) { r.Tools = []model.Tool{{Name: "python"}} }},
 		{name: "tool calls in the history", change: func(r *model.Request) {
 			r.Messages = append(r.Messages, model.Message{Role: "assistant", ToolCalls: []model.ToolCall{{ID: "1", Name: "python", Arguments: "{}"}}})

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strconv"
 
 	"github.com/evalmd/evalmd/model"
@@ -35,6 +36,9 @@ type keyMaterial struct {
 	// Tools offered (agent mode); absent for plain requests, so their keys
 	// are what they were before tools existed.
 	Tools []toolMaterial `json:"tools,omitempty"`
+	// Solve is how the answer is made (code, agent mode); absent for a
+	// plain completion. Files count by base name, as the code sees them.
+	Solve *solveMaterial `json:"solve,omitempty"`
 	// Question is set only for the journal fingerprint (see fingerprint).
 	Question *questionMaterial `json:"question,omitempty"`
 }
@@ -60,6 +64,25 @@ func messagesOf(msgs []model.Message) []messageMaterial {
 		out[i] = messageMaterial{Role: m.Role, Content: m.Content, Images: m.Images, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
 	}
 	return out
+}
+
+type solveMaterial struct {
+	Mode, Extract, Style   string
+	Files                  []string
+	MaxTurns, TokenBudget  int
+	QuestionTimeoutSeconds float64
+}
+
+func solveOf(s *model.Solve) *solveMaterial {
+	if s == nil {
+		return nil
+	}
+	m := &solveMaterial{Mode: s.Mode, Extract: s.Extract, Style: s.Style, MaxTurns: s.MaxTurns,
+		TokenBudget: s.TokenBudget, QuestionTimeoutSeconds: s.QuestionTimeout.Seconds()}
+	for _, f := range s.Files {
+		m.Files = append(m.Files, filepath.Base(f))
+	}
+	return m
 }
 
 func toolsOf(tools []model.Tool) []toolMaterial {
@@ -115,6 +138,7 @@ func RequestKey(modelName, baseURL string, req model.Request) string {
 		Messages: messagesOf(req.Messages),
 		Settings: settingsOf(req.Settings),
 		Tools:    toolsOf(req.Tools),
+		Solve:    solveOf(req.Solve),
 	})
 }
 
@@ -134,6 +158,7 @@ func fingerprint(modelName, baseURL string, req model.Request) string {
 		Messages: messagesOf(req.Messages),
 		Settings: settingsOf(req.Settings),
 		Tools:    toolsOf(req.Tools),
+		Solve:    solveOf(req.Solve),
 		Question: q,
 	})
 }

@@ -1,0 +1,158 @@
+// Package agent answers a question with a model that calls a Python tool:
+// the `agent` answer mode of DABench's and DSBench's agent settings.
+//
+// One tool, python, takes one argument, code. Calls within a question run
+// in one interpreter (an Interpreter, normally a sandbox session), so
+// variables and imports persist between them, as in InfiAgent's Jupyter
+// kernel. The final answer is the last assistant message without tool
+// calls. Limits end a question with the reason kept: max_turns (model
+// calls), question_timeout, token_budget (input + output tokens over all
+// turns). Per-call limits (time, memory, output) are the interpreter's: it
+// reports them in the tool result, the model sees that, and the question
+// goes on.
+//
+// Run is a loop over model.Model, so retries, the cache and the journal of
+// the runner see one agent question as one request: a finished question is
+// never asked again on resume, and its transcript is kept with its answer.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/sandbox"
+)
+
+// Limits a question can stop at; recorded as the output's "limit".
+const (
+	LimitMaxTurns        = "max_turns"
+	LimitQuestionTimeout = "question_timeout"
+	LimitTokenBudget     = "token_budget"
+)
+
+// Options bound one question. The zero value means the defaults.
+type Options struct {
+	MaxTurns        int           // model calls per question; 10
+	QuestionTimeout time.Duration // wall time of the whole question; 0 none
+	TokenBudget     int           // input+output tokens over all turns; 0 none
+}
+
+// DefaultMaxTurns is InfiAgent's max_iterations.
+const DefaultMaxTurns = 10
+
+// Interpreter runs code with state kept between calls.
+type Interpreter interface {
+	Exec(ctx context.Context, code string) (sandbox.Result, error)
+}
+
+// PythonTool is the one tool offered to the model.
+var PythonTool = model.Tool{
+	Name: "python",
+	Description: "Run Python 3 code in a persistent interpreter (pandas and numpy are installed; " +
+		"variables persist between calls). The question's files are in the working directory " +
+		"under their base names, read-only. Returns stdout and stderr.",
+	Parameters: json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"the Python code to run"}},"required":["code"]}`),
+}
+
+// Run asks m the question in req, running every python call in interp,
+// until the model answers without a tool call or a limit is reached. The
+// response carries the final answer as Text, the tokens of all turns, and
+// the transcript in Work. An error is returned only when a model call
+// failed (the transcript so far is lost with it, as a failed chat request
+// loses nothing worth keeping) or ctx ended.
+func Run(ctx context.Context, m model.Model, req model.Request, interp Interpreter, opt Options) (model.Response, error) {
+	if opt.MaxTurns <= 0 {
+		opt.MaxTurns = DefaultMaxTurns
+	}
+	qctx := ctx
+	if opt.QuestionTimeout > 0 {
+		var cancel context.CancelFunc
+		qctx, cancel = context.WithTimeout(ctx, opt.QuestionTimeout)
+		defer cancel()
+	}
+	req.Tools = []model.Tool{PythonTool}
+	msgs := append([]model.Message(nil), req.Messages...)
+	asked := len(msgs) // the transcript is what comes after the question
+	work := &model.Work{Mode: "agent"}
+	var out model.Response
+	out.Work = work
+	finish := func(limit string) (model.Response, error) {
+		work.Limit = limit
+		work.Transcript = msgs[asked:]
+		return out, nil
+	}
+	for turn := 1; ; turn++ {
+		if turn > opt.MaxTurns {
+			return finish(LimitMaxTurns)
+		}
+		if opt.TokenBudget > 0 && out.InputTokens+out.OutputTokens >= opt.TokenBudget {
+			return finish(LimitTokenBudget)
+		}
+		req.Messages = msgs
+		resp, err := m.Complete(qctx, req)
+		if err != nil {
+			if ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
+				return finish(LimitQuestionTimeout)
+			}
+			return model.Response{}, fmt.Errorf("agent turn %d: %w", turn, err)
+		}
+		work.Turns = turn
+		out.InputTokens += resp.InputTokens
+		out.OutputTokens += resp.OutputTokens
+		out.Model = resp.Model
+		out.FinishReason = resp.FinishReason
+		msgs = append(msgs, model.Message{Role: "assistant", Content: resp.Text, ToolCalls: resp.ToolCalls})
+		if len(resp.ToolCalls) == 0 {
+			out.Text = resp.Text
+			return finish("")
+		}
+		for _, call := range resp.ToolCalls {
+			result, err := runCall(qctx, interp, call)
+			if err != nil {
+				if ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
+					return finish(LimitQuestionTimeout)
+				}
+				return model.Response{}, fmt.Errorf("agent turn %d: python: %w", turn, err)
+			}
+			msgs = append(msgs, model.Message{Role: "tool", ToolCallID: call.ID, Content: result.Output, ToolLimit: string(result.Limit)})
+		}
+	}
+}
+
+// runCall runs one tool call. A call the model got wrong (another tool, bad
+// arguments) is answered with a result saying so, as a kernel would answer
+// a syntax error: the model can correct itself.
+func runCall(ctx context.Context, interp Interpreter, call model.ToolCall) (sandbox.Result, error) {
+	if call.Name != PythonTool.Name {
+		return sandbox.Result{Output: fmt.Sprintf("error: no tool named %q; the only tool is python(code)", call.Name)}, nil
+	}
+	code, err := CodeArgument(call.Arguments)
+	if err != nil {
+		return sandbox.Result{Output: "error: " + err.Error()}, nil
+	}
+	return interp.Exec(ctx, code)
+}
+
+// CodeArgument returns the code of a python call's JSON arguments
+// ({"code": "..."}). A bare string, as some models send, is taken as code.
+func CodeArgument(args string) (string, error) {
+	var a struct {
+		Code *string `json:"code"`
+	}
+	if err := json.Unmarshal([]byte(args), &a); err != nil {
+		var s string
+		if json.Unmarshal([]byte(args), &s) == nil {
+			return s, nil
+		}
+		return "", fmt.Errorf("the arguments are not JSON: %v", err)
+	}
+	if a.Code == nil || strings.TrimSpace(*a.Code) == "" {
+		return "", errors.New(`the arguments have no "code"`)
+	}
+	return *a.Code, nil
+}

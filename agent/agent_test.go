@@ -1,0 +1,191 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/sandbox"
+)
+
+// scripted is a model whose replies are given in order; it records the
+// requests it was sent.
+type scripted struct {
+	mu      sync.Mutex
+	replies []model.Response
+	reqs    []model.Request
+	block   bool // wait for ctx instead of answering
+}
+
+func (s *scripted) Name() string     { return "scripted" }
+func (s *scripted) Info() model.Info { return model.Info{} }
+func (s *scripted) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	s.mu.Lock()
+	s.reqs = append(s.reqs, req)
+	n := len(s.reqs)
+	s.mu.Unlock()
+	if s.block {
+		<-ctx.Done()
+		return model.Response{}, ctx.Err()
+	}
+	if n > len(s.replies) {
+		return s.replies[len(s.replies)-1], nil
+	}
+	return s.replies[n-1], nil
+}
+
+// fakeInterp answers each code with a scripted result and records it.
+type fakeInterp struct {
+	ran     []string
+	results map[string]sandbox.Result
+}
+
+func (f *fakeInterp) Exec(ctx context.Context, code string) (sandbox.Result, error) {
+	f.ran = append(f.ran, code)
+	if r, ok := f.results[code]; ok {
+		return r, nil
+	}
+	return sandbox.Result{Output: "ran: " + code}, nil
+}
+
+func call(id, code string) model.ToolCall {
+	return model.ToolCall{ID: id, Name: "python", Arguments: fmt.Sprintf("{%q:%q}", "code", code)}
+}
+
+func question() model.Request {
+	return model.Request{System: "sys", Messages: []model.Message{{Role: "user", Content: "How many rows?"}}}
+}
+
+func TestRunToolLoop(t *testing.T) {
+	m := &scripted{replies: []model.Response{
+		{Text: "Loading.", ToolCalls: []model.ToolCall{call("a", "import pandas as pd"), call("b", "df = pd.read_csv('t.csv')")}, InputTokens: 10, OutputTokens: 5},
+		{ToolCalls: []model.ToolCall{call("c", "len(df)")}, InputTokens: 20, OutputTokens: 5},
+		{Text: "There are 42 rows.", InputTokens: 30, OutputTokens: 7, FinishReason: "stop"},
+	}}
+	interp := &fakeInterp{results: map[string]sandbox.Result{"len(df)": {Output: "42"}}}
+	resp, err := Run(context.Background(), m, question(), interp, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != "There are 42 rows." || resp.InputTokens != 60 || resp.OutputTokens != 17 {
+		t.Errorf("resp = %q, tokens %d/%d", resp.Text, resp.InputTokens, resp.OutputTokens)
+	}
+	w := resp.Work
+	if w == nil || w.Mode != model.ModeAgent || w.Turns != 3 || w.Limit != "" {
+		t.Fatalf("work = %+v", w)
+	}
+	if strings.Join(interp.ran, "|") != "import pandas as pd|df = pd.read_csv('t.csv')|len(df)" {
+		t.Errorf("ran %q", interp.ran)
+	}
+	var roles []string
+	for _, msg := range w.Transcript {
+		roles = append(roles, msg.Role)
+	}
+	if strings.Join(roles, ",") != "assistant,tool,tool,assistant,tool,assistant" {
+		t.Errorf("transcript roles %v", roles)
+	}
+	if w.Transcript[4].Content != "42" || w.Transcript[4].ToolCallID != "c" {
+		t.Errorf("tool result %+v", w.Transcript[4])
+	}
+	// Every call offers the tool and sends the whole history so far.
+	if len(m.reqs) != 3 || len(m.reqs[2].Messages) != 6 || len(m.reqs[2].Tools) != 1 || m.reqs[2].Tools[0].Name != "python" {
+		t.Fatalf("third request: %d messages, tools %+v", len(m.reqs[2].Messages), m.reqs[2].Tools)
+	}
+	if m.reqs[0].System != "sys" {
+		t.Errorf("system not sent")
+	}
+}
+
+func TestRunLimits(t *testing.T) {
+	loop := model.Response{ToolCalls: []model.ToolCall{call("x", "1")}, InputTokens: 60, OutputTokens: 40}
+	for _, tc := range []struct {
+		name      string
+		model     *scripted
+		opt       Options
+		wantLimit string
+		wantTurns int
+	}{
+		{name: "max turns", model: &scripted{replies: []model.Response{loop}}, opt: Options{MaxTurns: 3}, wantLimit: LimitMaxTurns, wantTurns: 3},
+		{name: "default max turns is 10", model: &scripted{replies: []model.Response{loop}}, wantLimit: LimitMaxTurns, wantTurns: 10},
+		{name: "token budget", model: &scripted{replies: []model.Response{loop}}, opt: Options{TokenBudget: 250}, wantLimit: LimitTokenBudget, wantTurns: 3},
+		{name: "question timeout", model: &scripted{block: true}, opt: Options{QuestionTimeout: 20 * time.Millisecond}, wantLimit: LimitQuestionTimeout, wantTurns: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := Run(context.Background(), tc.model, question(), &fakeInterp{}, tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Work.Limit != tc.wantLimit || resp.Work.Turns != tc.wantTurns || resp.Text != "" {
+				t.Errorf("limit %q turns %d text %q, want %q %d and no answer", resp.Work.Limit, resp.Work.Turns, resp.Text, tc.wantLimit, tc.wantTurns)
+			}
+		})
+	}
+}
+
+// A call the model gets wrong is answered with what is wrong; a call that
+// hits a sandbox limit is answered with the sandbox's note and marked.
+func TestRunBadCallsAndToolLimits(t *testing.T) {
+	m := &scripted{replies: []model.Response{
+		{ToolCalls: []model.ToolCall{{ID: "1", Name: "shell", Arguments: `{"code":"ls"}`}, {ID: "2", Name: "python", Arguments: `not json`}, {ID: "3", Name: "python", Arguments: `{}`}}},
+		{ToolCalls: []model.ToolCall{call("4", "while True: pass")}},
+		{Text: "done"},
+	}}
+	interp := &fakeInterp{results: map[string]sandbox.Result{"while True: pass": {Output: "stopped: time limit", Limit: sandbox.LimitTimeout, Restarted: true}}}
+	resp, err := Run(context.Background(), m, question(), interp, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := resp.Work.Transcript
+	for i, want := range []string{`no tool named "shell"`, "not JSON", `no "code"`} {
+		if !strings.Contains(tr[1+i].Content, want) {
+			t.Errorf("result %d = %q, want it to say %q", i, tr[1+i].Content, want)
+		}
+	}
+	if len(interp.ran) != 1 {
+		t.Errorf("ran %q; bad calls must not run", interp.ran)
+	}
+	if tr[5].ToolLimit != "timeout" || resp.Text != "done" || resp.Work.Limit != "" {
+		t.Errorf("limit result %+v, answer %q, question limit %q", tr[5], resp.Text, resp.Work.Limit)
+	}
+}
+
+func TestRunModelError(t *testing.T) {
+	m := &failing{}
+	_, err := Run(context.Background(), m, question(), &fakeInterp{}, Options{})
+	if err == nil || !strings.Contains(err.Error(), "agent turn 1") || !errors.Is(err, errDown) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+var errDown = errors.New("server down")
+
+type failing struct{}
+
+func (failing) Name() string     { return "failing" }
+func (failing) Info() model.Info { return model.Info{} }
+func (failing) Complete(context.Context, model.Request) (model.Response, error) {
+	return model.Response{}, errDown
+}
+
+func TestCodeArgument(t *testing.T) {
+	for _, tc := range []struct {
+		args, code string
+		bad        bool
+	}{
+		{args: `{"code":"print(1)"}`, code: "print(1)"},
+		{args: `"print(2)"`, code: "print(2)"},
+		{args: `{"code":"  "}`, bad: true},
+		{args: `{"cmd":"x"}`, bad: true},
+		{args: `{`, bad: true},
+	} {
+		code, err := CodeArgument(tc.args)
+		if (err != nil) != tc.bad || code != tc.code {
+			t.Errorf("CodeArgument(%s) = %q, %v", tc.args, code, err)
+		}
+	}
+}

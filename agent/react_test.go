@@ -1,0 +1,100 @@
+package agent
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/sandbox"
+)
+
+func TestParseReact(t *testing.T) {
+	for _, tc := range []struct {
+		name, text   string
+		final        bool
+		answer, code string
+		bad          bool
+		raw          string
+	}{
+		{name: "action", text: "I will load it.\nAction: python_code_sandbox\nAction Input:\n```python\nimport pandas as pd\nprint(1)\n```\n", code: "import pandas as pd\nprint(1)"},
+		{name: "py fence", text: "Action: python_code_sandbox\nAction Input: ```py\nprint(2)```", code: "print(2)"},
+		{name: "cut at the stop word", text: "Action: x\nAction Input:\n```python\nprint(3)\n```\nObservation: 3\nFinal Answer: 3", code: "print(3)",
+			raw: "Action: x\nAction Input:\n```python\nprint(3)\n```"},
+		{name: "final", text: "I now know.\nFinal Answer: @mean[3.5]", final: true, answer: "I now know.\n @mean[3.5]"},
+		{name: "lowercase indicator", text: "the final answer is 7", final: true, answer: "the  is 7"},
+		{name: "neither", text: "Let me think about it.", bad: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := parseReact(tc.text)
+			if (err != nil) != tc.bad {
+				t.Fatalf("err = %v", err)
+			}
+			if st.final != tc.final || st.answer != tc.answer || st.code != tc.code {
+				t.Errorf("got final=%v answer=%q code=%q", st.final, st.answer, st.code)
+			}
+			if tc.raw != "" && st.raw != tc.raw {
+				t.Errorf("raw = %q, want %q", st.raw, tc.raw)
+			}
+		})
+	}
+}
+
+// The loop runs the action, puts the observation in the scratchpad of the
+// next prompt, and ends at the final answer.
+func TestRunReact(t *testing.T) {
+	m := &scripted{replies: []model.Response{
+		{Text: "Load it.\nAction: python_code_sandbox\nAction Input:\n```python\nprint(len(df))\n```\nObservation: made up"},
+		{Text: "Final Answer: @rows[42]"},
+	}}
+	interp := &fakeInterp{results: map[string]sandbox.Result{"print(len(df))": {Output: "42"}}}
+	resp, err := RunReact(context.Background(), m, question(), interp, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != "@rows[42]" || resp.Work.Turns != 2 {
+		t.Errorf("answer %q after %d turns", resp.Text, resp.Work.Turns)
+	}
+	first := m.reqs[0].Messages[0].Content
+	if !strings.Contains(first, "python_code_sandbox[input]: this tool can help to run python script with python code as input\n.\n") ||
+		!strings.HasSuffix(first, "Question: How many rows?\nThought:\n\n") {
+		t.Errorf("first prompt:\n%s", first)
+	}
+	second := m.reqs[1].Messages[0].Content
+	wantPad := "Thought:\nLoad it.\nAction: python_code_sandbox\nAction Input:\n```python\nprint(len(df))\n```\nObservation:\n" +
+		"[SYSTEM NOTIFICATION] Running the above tool with the following response: \n\nSTDOUT:\n```python\n42\n```\n\n\n\nThought:\n\n"
+	if !strings.HasSuffix(second, wantPad) {
+		t.Errorf("second prompt ends:\n%q\nwant:\n%q", second[len(second)-len(wantPad)-20:], wantPad)
+	}
+	if stop := m.reqs[0].Settings.Stop; len(stop) != 1 || stop[0] != "Observation:" {
+		t.Errorf("stop = %q", stop)
+	}
+}
+
+// A reply that is neither action nor answer is asked again three times,
+// then the question ends with InfiAgent's failure text.
+func TestRunReactGivesUp(t *testing.T) {
+	m := &scripted{replies: []model.Response{{Text: "hmm"}}}
+	resp, err := RunReact(context.Background(), m, question(), &fakeInterp{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.reqs) != 4 || !strings.Contains(resp.Text, "Sorry Agent unable to answer") {
+		t.Errorf("%d calls, answer %q", len(m.reqs), resp.Text)
+	}
+}
+
+func TestTrimMiddle(t *testing.T) {
+	var lines []string
+	for i := 0; i < 300; i++ {
+		lines = append(lines, "line of some text")
+	}
+	s := strings.Join(lines, "\n")
+	got := trimMiddle(s)
+	if len(got) >= len(s) || !strings.Contains(got, "\n......\n") {
+		t.Errorf("not trimmed: %d -> %d", len(s), len(got))
+	}
+	if short := "short"; trimMiddle(short) != short {
+		t.Error("short text changed")
+	}
+}

@@ -1,0 +1,85 @@
+// Package solve makes answers that are more than one completion: it wraps
+// a model.Model so that a request whose Solve field asks for code or agent
+// mode is answered by running Python in a sandbox (package sandbox).
+//
+// The wrapper is itself a model.Model, so the runner's retries, cache and
+// journal treat a code- or agent-mode question like any other: it is asked
+// once, and a resumed run keeps its answer and its work (the code that ran,
+// the transcript) without running it again. Requests without Solve pass
+// straight through.
+//
+// An offline model that answers with its Work already filled in (the
+// oracle: the ground truth, nothing executed) is passed through as well.
+package solve
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/evalmd/evalmd/agent"
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/sandbox"
+)
+
+// Sandbox is what solving needs of a sandbox: a *sandbox.Pool.
+type Sandbox interface {
+	Open(ctx context.Context, files []string) (*sandbox.Session, error)
+	Run(ctx context.Context, files []string, code string) (sandbox.Result, error)
+	Versions() sandbox.Versions
+}
+
+// Model answers code- and agent-mode requests by running code.
+type Model struct {
+	Inner   model.Model
+	Sandbox Sandbox // nil: code and agent requests fail with a clear error
+}
+
+// Name is the inner model's name: outputs name the model, not the mode.
+func (m *Model) Name() string { return m.Inner.Name() }
+
+// Info is the inner model's.
+func (m *Model) Info() model.Info { return m.Inner.Info() }
+
+// Complete answers req: one completion, or by running code when req.Solve
+// says so.
+func (m *Model) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	s := req.Solve
+	if s == nil || s.Mode == "" || s.Mode == model.ModeChat {
+		return m.Inner.Complete(ctx, req)
+	}
+	if m.Sandbox == nil {
+		return model.Response{}, fmt.Errorf("question %q: %s mode needs a sandbox", req.Question.Name, s.Mode)
+	}
+	var (
+		resp model.Response
+		err  error
+	)
+	switch s.Mode {
+	case model.ModeAgent:
+		resp, err = m.agent(ctx, req)
+	default:
+		return model.Response{}, fmt.Errorf("question %q: unknown mode %q (want chat, code or agent)", req.Question.Name, s.Mode)
+	}
+	if err != nil {
+		return resp, err
+	}
+	if resp.Work != nil && resp.Work.Env == nil {
+		v := m.Sandbox.Versions()
+		resp.Work.Env = map[string]string{"sandbox": v.Sandbox, "python": v.Python, "pandas": v.Pandas, "numpy": v.Numpy}
+	}
+	return resp, nil
+}
+
+func (m *Model) agent(ctx context.Context, req model.Request) (model.Response, error) {
+	s := req.Solve
+	sess, err := m.Sandbox.Open(ctx, s.Files)
+	if err != nil {
+		return model.Response{}, fmt.Errorf("question %q: sandbox: %w", req.Question.Name, err)
+	}
+	defer sess.Close()
+	opt := agent.Options{MaxTurns: s.MaxTurns, QuestionTimeout: s.QuestionTimeout, TokenBudget: s.TokenBudget}
+	if s.Style == agent.StyleReact {
+		return agent.RunReact(ctx, m.Inner, req, sess, opt)
+	}
+	return agent.Run(ctx, m.Inner, req, sess, opt)
+}

@@ -1,0 +1,161 @@
+package solve
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/anthropic"
+	"github.com/evalmd/evalmd/model/openai"
+	"github.com/evalmd/evalmd/sandbox"
+)
+
+// pool starts a real sandbox, or skips (fails under CI) naming what is missing.
+func pool(t *testing.T, cfg sandbox.Config) *sandbox.Pool {
+	t.Helper()
+	cfg.Warm = -1
+	p, err := sandbox.NewPool(context.Background(), cfg)
+	if err != nil {
+		shared.Missing(t, "sandbox: "+err.Error())
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// csvFile writes a small table for the question.
+func csvFile(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "sales.csv")
+	if err := os.WriteFile(p, []byte("region,amount\nnorth,10\nsouth,32\neast,7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// analyst is a scripted model that reads the table, keeps it in a
+// variable, and answers with what the second call printed: it can only
+// answer right if the file is there and state persists between calls.
+func analyst(c fakeserver.Call) fakeserver.Reply {
+	var results []string
+	for _, m := range c.Messages {
+		if m.Role == "tool" {
+			results = append(results, m.Text)
+		}
+	}
+	switch len(results) {
+	case 0:
+		return fakeserver.Reply{Text: "Loading.", ToolCalls: []fakeserver.ToolCall{{ID: "t1", Name: "python",
+			Arguments: `{"code":"import pandas as pd\ndf = pd.read_csv('sales.csv')"}`}}}
+	case 1:
+		return fakeserver.Reply{ToolCalls: []fakeserver.ToolCall{{ID: "t2", Name: "python", Arguments: `{"code":"print(df['amount'].sum())"}`}}}
+	default:
+		return fakeserver.Reply{Text: "total=" + strings.TrimSpace(results[1])}
+	}
+}
+
+func TestAgentModeOverBothWireFormats(t *testing.T) {
+	p := pool(t, sandbox.Config{})
+	file := csvFile(t)
+	for _, tc := range []struct {
+		name  string
+		start func(*testing.T, fakeserver.Options) *fakeserver.Server
+		model string
+		reg   func(*model.Registry)
+	}{
+		{"openai", func(t *testing.T, o fakeserver.Options) *fakeserver.Server { return fakeserver.NewOpenAI(t, o) }, "openai/gpt-4o", openai.Register},
+		{"anthropic", func(t *testing.T, o fakeserver.Options) *fakeserver.Server { return fakeserver.NewAnthropic(t, o) }, "anthropic/claude-sonnet-4-5", anthropic.Register},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := tc.start(t, fakeserver.Options{Reply: analyst, MaxRequests: 10})
+			r := model.NewRegistry()
+			tc.reg(r)
+			inner, err := r.New(tc.model, model.Options{BaseURL: srv.URL, APIKey: "k"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := &Model{Inner: inner, Sandbox: p}
+			req := model.Request{
+				Messages: []model.Message{{Role: "user", Content: "What is the total amount?"}},
+				Settings: model.Settings{MaxTokens: 100},
+				Solve:    &model.Solve{Mode: model.ModeAgent, Files: []string{file}},
+			}
+			resp, err := m.Complete(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Text != "total=49" {
+				t.Errorf("answer %q, want total=49; transcript %+v", resp.Text, resp.Work.Transcript)
+			}
+			w := resp.Work
+			if w.Turns != 3 || len(w.Transcript) != 5 || w.Env["pandas"] == "" || w.Env["python"] == "" {
+				t.Errorf("work: %d turns, %d transcript entries, env %v", w.Turns, len(w.Transcript), w.Env)
+			}
+			if srv.Count() != 3 {
+				t.Errorf("%d model calls, want 3", srv.Count())
+			}
+		})
+	}
+}
+
+// A python call over the time limit is stopped, the model is told, the
+// interpreter restarts without the old state, and the question goes on.
+func TestAgentToolLimitRestarts(t *testing.T) {
+	p := pool(t, sandbox.Config{Timeout: 2 * time.Second})
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10, Reply: func(c fakeserver.Call) fakeserver.Reply {
+		var results []string
+		for _, m := range c.Messages {
+			if m.Role == "tool" {
+				results = append(results, m.Text)
+			}
+		}
+		codes := []string{"x = 41", "while True: pass", "print(x)"}
+		if len(results) < len(codes) {
+			return fakeserver.Reply{ToolCalls: []fakeserver.ToolCall{{ID: fmt.Sprint(len(results)), Name: "python",
+				Arguments: fmt.Sprintf(`{"code":%q}`, codes[len(results)])}}}
+		}
+		return fakeserver.Reply{Text: "saw: " + results[2]}
+	}})
+	r := model.NewRegistry()
+	openai.Register(r)
+	inner, err := r.New("openai/gpt-4o", model.Options{BaseURL: srv.URL, APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := (&Model{Inner: inner, Sandbox: p}).Complete(context.Background(), model.Request{
+		Messages: []model.Message{{Role: "user", Content: "q"}},
+		Solve:    &model.Solve{Mode: model.ModeAgent},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := resp.Work.Transcript
+	if tr[3].ToolLimit != string(sandbox.LimitTimeout) {
+		t.Errorf("the loop's result %+v does not name the time limit", tr[3])
+	}
+	if !strings.Contains(resp.Text, "NameError") {
+		t.Errorf("after the restart x should be gone: %q", resp.Text)
+	}
+}
+
+func TestChatPassesThroughAndModesNeedASandbox(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 5, Reply: fakeserver.Fixed("plain")})
+	r := model.NewRegistry()
+	openai.Register(r)
+	inner, _ := r.New("openai/gpt-4o", model.Options{BaseURL: srv.URL, APIKey: "k"})
+	m := &Model{Inner: inner}
+	resp, err := m.Complete(context.Background(), model.Request{Messages: []model.Message{{Role: "user", Content: "q"}}})
+	if err != nil || resp.Text != "plain" || resp.Work != nil {
+		t.Errorf("chat: %q %+v %v", resp.Text, resp.Work, err)
+	}
+	_, err = m.Complete(context.Background(), model.Request{Messages: []model.Message{{Role: "user", Content: "q"}},
+		Solve: &model.Solve{Mode: model.ModeAgent}})
+	if err == nil || !strings.Contains(err.Error(), "needs a sandbox") {
+		t.Errorf("agent without a sandbox: %v", err)
+	}
+}
