@@ -1,8 +1,8 @@
 package agg
 
 import (
+	"bytes"
 	"fmt"
-	"io"
 	"math"
 	"path/filepath"
 	"sort"
@@ -17,44 +17,49 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Chart is a chart file written beside the report.
+// Chart is a chart drawn from the data.
 type Chart struct {
 	Title string
 	File  string // file name, relative to the report
+	SVG   []byte // the chart itself
 }
 
-// WriteCharts writes the charts the data calls for into dir, named after
-// base (the report's name without extension): a leaderboard of per-model
-// accuracy with Wilson 95% intervals, and, when DABench sheets are present,
-// DABench's per-concept accuracy. The DABench paper draws concepts as a
-// spider chart; grouped horizontal bars are used here, because they show
-// the same numbers, stay readable with many models and need no custom
-// plotter.
+// WriteCharts writes the charts the data calls for (see Charts) into dir.
+// Every chart's file is checked before any is written.
 func (d *Data) WriteCharts(dir, base string, opt outfile.Options) ([]Chart, error) {
-	var paths []string
-	if len(d.Totals()) > 0 {
-		paths = append(paths, base+"-leaderboard.svg")
+	charts, err := d.Charts(base)
+	if err != nil {
+		return nil, err
 	}
-	if len(d.DABench()) > 0 {
-		paths = append(paths, base+"-concepts.svg")
-	}
-	for _, p := range paths {
-		// Every chart is checked before any is written.
-		if err := outfile.Check(filepath.Join(dir, p), opt); err != nil {
+	for _, c := range charts {
+		if err := outfile.Check(filepath.Join(dir, c.File), opt); err != nil {
 			return nil, fmt.Errorf("agg: chart %w", err)
 		}
 	}
+	for _, c := range charts {
+		if err := outfile.Write(filepath.Join(dir, c.File), c.SVG, opt); err != nil {
+			return nil, fmt.Errorf("agg: chart %w", err)
+		}
+	}
+	return charts, nil
+}
+
+// Charts draws the charts the data calls for as SVG, their file names
+// starting with base (the report's name without extension): a leaderboard
+// of per-model accuracy with Wilson 95% intervals, and, when DABench sheets
+// are present, DABench's per-concept accuracy. The DABench paper draws
+// concepts as a spider chart; grouped horizontal bars are used here,
+// because they show the same numbers, stay readable with many models and
+// need no custom plotter.
+func (d *Data) Charts(base string) ([]Chart, error) {
 	var out []Chart
 	if ts := d.Totals(); len(ts) > 0 {
 		p, h, err := leaderboardPlot(ts)
 		if err != nil {
 			return nil, err
 		}
-		c := Chart{Title: "Leaderboard: accuracy with 95% interval", File: base + "-leaderboard.svg"}
-		if err := saveSVG(p, 6*vg.Inch, h, filepath.Join(dir, c.File), opt); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
+		out = append(out, Chart{Title: "Leaderboard: accuracy with 95% interval", File: base + "-leaderboard.svg",
+			SVG: renderSVG(p, 6*vg.Inch, h)})
 	}
 	if runs := d.DABench(); len(runs) > 0 {
 		p, h, err := conceptPlot(runs)
@@ -62,33 +67,25 @@ func (d *Data) WriteCharts(dir, base string, opt outfile.Options) ([]Chart, erro
 			return nil, err
 		}
 		if p != nil {
-			c := Chart{Title: "DABench: accuracy by question per concept", File: base + "-concepts.svg"}
-			if err := saveSVG(p, 7*vg.Inch, h, filepath.Join(dir, c.File), opt); err != nil {
-				return nil, err
-			}
-			out = append(out, c)
+			out = append(out, Chart{Title: "DABench: accuracy by question per concept", File: base + "-concepts.svg",
+				SVG: renderSVG(p, 7*vg.Inch, h)})
 		}
 	}
 	return out, nil
 }
 
-// saveSVG writes p as SVG. Fonts are named, not embedded (embedding adds
+// renderSVG draws p as SVG. Fonts are named, not embedded (embedding adds
 // half a megabyte per chart): gonum lays text out with Liberation Serif's
 // metrics, which Times New Roman shares; row labels leave room for a wider
 // substitute (see rowLabels).
-func saveSVG(p *plot.Plot, w, h vg.Length, path string, opt outfile.Options) error {
+func renderSVG(p *plot.Plot, w, h vg.Length) []byte {
 	c := vgsvg.NewWith(vgsvg.UseWH(w, h))
 	// A small margin keeps the longest label off the edge.
 	m := vg.Points(6)
 	p.Draw(draw.Crop(draw.New(c), m, -m, m, -m))
-	err := outfile.WriteFunc(path, opt, func(w io.Writer) error {
-		_, err := c.WriteTo(w)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("agg: chart %w", err)
-	}
-	return nil
+	var b bytes.Buffer
+	c.WriteTo(&b) // writing to memory does not fail
+	return b.Bytes()
 }
 
 // labelSlack is how much wider than Liberation Serif a viewer's substitute

@@ -3,7 +3,11 @@
 // Questions tables, then intervals, paired comparisons, discrepancies,
 // usage, errors and benchmark metrics.
 //
-//	agg -i DIR [-o FILE.md|-] [-v] [-charts] [--log-dir DIR]
+//	agg -i DIR [-o FILE.md|-] [-v] [-charts] [--log-dir DIR] [-html FILE.html]
+//
+// -html writes one self-contained HTML page (tables, charts, every
+// question, run comparison); the markdown is then written only when -o
+// names it.
 package main
 
 import (
@@ -16,6 +20,7 @@ import (
 	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/cli"
+	"github.com/evalmd/evalmd/report"
 )
 
 func main() { cli.Main("agg", aggregate) }
@@ -32,6 +37,7 @@ func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	fs.BoolVar(&opt.Force, "force", false, "write over files evalmd did not write, or changed since it wrote them")
 	fs.IntVar(&opt.MaxDiscrepancies, "max-discrepancies", 0, "rows of the discrepancy table (0: 50, -1: all)")
 	logDir := fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
+	htmlOut := fs.String("html", "", "write a self-contained HTML report to this `file` (the markdown only with -o)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -43,8 +49,19 @@ func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	if opt.Dir == "" {
 		return errors.New("agg: -i DIR is required")
 	}
-	if err := agg.Run(ctx, opt); err != nil {
-		return err
+	if *htmlOut == "" || opt.Out != "" {
+		if err := agg.Run(ctx, opt); err != nil {
+			return err
+		}
+	}
+	if *htmlOut != "" {
+		ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: stderr}
+		if err := report.WriteFile(ctx, *htmlOut, opt.Dir, ro); err != nil {
+			return err
+		}
+		if opt.Verbose {
+			fmt.Fprintf(stderr, "wrote %s\n", *htmlOut)
+		}
 	}
 	if *logDir != "" {
 		n, err := inspect.WriteLogsFor(*logDir, opt.Dir, stderr, inspect.LogOptions{Force: opt.Force})

@@ -1,0 +1,320 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/evalmd/evalmd/result"
+)
+
+// Data is the page's data, the JSON its script reads. Texts are ids into
+// Texts, each text a list of ids into Chunks; -1 is no text (null).
+type Data struct {
+	Files     int        `json:"files"`
+	Runs      []Run      `json:"runs"`
+	Models    []string   `json:"models"`
+	Sheets    []string   `json:"sheets"`
+	Questions []Question `json:"questions"`
+	Texts     [][]int    `json:"texts"`
+	Chunks    []string   `json:"chunks"`
+}
+
+// Run is one model's run: the output files with the same model and run id,
+// one per sheet.
+type Run struct {
+	Key   string `json:"key"` // model@run_id, the name the URL uses
+	Model string `json:"model"`
+	RunID string `json:"run"`
+	Label string `json:"label"` // the model, with the run id when the model has several runs
+}
+
+// Question is one question of one sheet with every run's answer.
+type Question struct {
+	Key     string   `json:"k"` // sheet/name, unique in the page
+	Sheet   int      `json:"s"` // index in Sheets
+	Name    string   `json:"n"`
+	Answers []Answer `json:"a"`
+}
+
+// Answer is one run's record of a question.
+type Answer struct {
+	Run        int    `json:"r"`   // index in Runs
+	File       string `json:"f"`   // the output file, relative to the folder read
+	System     int    `json:"sys"` // the system message sent
+	User       int    `json:"u"`   // the user message sent
+	Truth      int    `json:"t"`   // the ground truth
+	Completion int    `json:"c"`
+	Error      int    `json:"e"`
+	Grade      int    `json:"g"` // 1 right, 0 wrong, -1 not graded
+	Info       string `json:"i,omitempty"`
+	// Sections are shown after the completion, in order (see sections).
+	Sections []Section `json:"x,omitempty"`
+}
+
+// Section is a titled text shown with an answer. Kind is a hint for the
+// page: "code" for code and program output, "" for prose.
+type Section struct {
+	Title string `json:"t"`
+	Text  int    `json:"x"`
+	Kind  string `json:"k,omitempty"`
+}
+
+// sections lists what an answer shows beside its completion: the grader's
+// detail, DABench's sub-answers, a judge's reply.
+//
+// This is the one place for what other answer modes record: code-mode
+// answers (the code executed and its result) and agent transcripts (one
+// section per message or tool call, Kind "code" for code and tool output)
+// become sections here once result.Question carries them. The page shows
+// any list of sections without change.
+func sections(q *result.Question, st *store) []Section {
+	var out []Section
+	if q.GradeDetail != "" {
+		out = append(out, Section{Title: "Grade detail", Text: st.text(q.GradeDetail)})
+	}
+	if len(q.SubAnswers) > 0 {
+		var b strings.Builder
+		for _, s := range q.SubAnswers {
+			mark := "wrong"
+			switch {
+			case s.Correct:
+				mark = "right"
+			case !s.Found:
+				mark = "missing"
+			}
+			fmt.Fprintf(&b, "%s: want %q, got %q (%s)\n", s.Name, s.Want, s.Got, mark)
+		}
+		out = append(out, Section{Title: "Sub-answers", Text: st.text(b.String()), Kind: "code"})
+	}
+	if len(q.Judge) > 0 && string(q.Judge) != "null" {
+		var b bytes.Buffer
+		if json.Indent(&b, q.Judge, "", "  ") != nil {
+			b.Reset()
+			b.Write(q.Judge)
+		}
+		out = append(out, Section{Title: "Judge", Text: st.text(b.String()), Kind: "code"})
+	}
+	return out
+}
+
+// info is an answer's one-line summary: grader, usage, time.
+func info(q *result.Question) string {
+	var parts []string
+	if q.Grader != "" {
+		parts = append(parts, "grader "+q.Grader)
+	}
+	if q.Unanswered {
+		parts = append(parts, "unanswered")
+	}
+	if q.InputTokens != 0 || q.OutputTokens != 0 {
+		parts = append(parts, fmt.Sprintf("%d in / %d out tokens", q.InputTokens, q.OutputTokens))
+	}
+	if q.Cost != nil {
+		parts = append(parts, "$"+strconv.FormatFloat(*q.Cost, 'g', 4, 64))
+	}
+	if q.EvalTime != nil {
+		parts = append(parts, strconv.FormatFloat(*q.EvalTime, 'f', 2, 64)+" s")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// builder collects output files into Data.
+type builder struct {
+	st        *store
+	files     int
+	runs      map[string]int // run key -> index in runList
+	runList   []Run
+	sheets    map[string]int
+	sheetList []string
+	qs        map[string]int // question key -> index in questions
+	questions []Question
+}
+
+func newBuilder() *builder {
+	return &builder{st: newStore(), runs: map[string]int{}, sheets: map[string]int{}, qs: map[string]int{}}
+}
+
+func (b *builder) add(file string, f *result.File) {
+	b.files++
+	rk := f.Sheet.ModelName + "@" + f.Sheet.RunID
+	run, ok := b.runs[rk]
+	if !ok {
+		run = len(b.runList)
+		b.runs[rk] = run
+		b.runList = append(b.runList, Run{Key: rk, Model: f.Sheet.ModelName, RunID: f.Sheet.RunID})
+	}
+	sheet, ok := b.sheets[f.Sheet.Name]
+	if !ok {
+		sheet = len(b.sheetList)
+		b.sheets[f.Sheet.Name] = sheet
+		b.sheetList = append(b.sheetList, f.Sheet.Name)
+	}
+	seen := map[string]int{} // a name repeated in one file is another question
+	for i := range f.Questions {
+		q := &f.Questions[i]
+		seen[q.Name]++
+		key := f.Sheet.Name + "/" + q.Name
+		if n := seen[q.Name]; n > 1 {
+			key += "#" + strconv.Itoa(n)
+		}
+		qi, ok := b.qs[key]
+		if !ok {
+			qi = len(b.questions)
+			b.qs[key] = qi
+			b.questions = append(b.questions, Question{Key: key, Sheet: sheet, Name: q.Name})
+		}
+		grade := -1
+		if q.Grade != nil {
+			grade = 0
+			if *q.Grade {
+				grade = 1
+			}
+		}
+		b.questions[qi].Answers = append(b.questions[qi].Answers, Answer{
+			Run: run, File: file, System: b.st.textp(q.System), User: b.st.text(q.Question),
+			Truth: b.st.textp(q.GroundTruth), Completion: b.st.textp(q.Completion), Error: b.st.textp(q.Error),
+			Grade: grade, Info: info(q), Sections: sections(q, b.st),
+		})
+	}
+}
+
+// finish orders runs by model and run id, sheets by name, questions by
+// sheet (keeping each sheet's question order) and answers by run.
+func (b *builder) finish() *Data {
+	runOrder := make([]int, len(b.runList))
+	for i := range runOrder {
+		runOrder[i] = i
+	}
+	sort.SliceStable(runOrder, func(i, j int) bool {
+		a, c := b.runList[runOrder[i]], b.runList[runOrder[j]]
+		if a.Model != c.Model {
+			return a.Model < c.Model
+		}
+		return a.RunID < c.RunID
+	})
+	newRun := make([]int, len(b.runList))
+	runs := make([]Run, len(b.runList))
+	perModel := map[string]int{}
+	for _, r := range b.runList {
+		perModel[r.Model]++
+	}
+	var models []string
+	for n, old := range runOrder {
+		r := b.runList[old]
+		newRun[old] = n
+		r.Label = r.Model
+		if perModel[r.Model] > 1 {
+			r.Label += " · " + r.RunID
+		}
+		if n == 0 || runs[n-1].Model != r.Model {
+			models = append(models, r.Model)
+		}
+		runs[n] = r
+	}
+	sheets := append([]string(nil), b.sheetList...)
+	sort.Strings(sheets)
+	newSheet := make([]int, len(b.sheetList))
+	for old, name := range b.sheetList {
+		newSheet[old] = sort.SearchStrings(sheets, name)
+	}
+	qs := b.questions
+	for i := range qs {
+		qs[i].Sheet = newSheet[qs[i].Sheet]
+		for j := range qs[i].Answers {
+			qs[i].Answers[j].Run = newRun[qs[i].Answers[j].Run]
+		}
+		sort.SliceStable(qs[i].Answers, func(x, y int) bool { return qs[i].Answers[x].Run < qs[i].Answers[y].Run })
+	}
+	sort.SliceStable(qs, func(i, j int) bool { return qs[i].Sheet < qs[j].Sheet })
+	return &Data{Files: b.files, Runs: runs, Models: models, Sheets: sheets, Questions: qs,
+		Texts: b.st.texts, Chunks: b.st.chunks}
+}
+
+// store interns texts and their chunks.
+type store struct {
+	textIDs  map[string]int
+	texts    [][]int
+	chunkIDs map[string]int
+	chunks   []string
+}
+
+func newStore() *store { return &store{textIDs: map[string]int{}, chunkIDs: map[string]int{}} }
+
+// textp interns *s; nil is -1.
+func (s *store) textp(p *string) int {
+	if p == nil {
+		return -1
+	}
+	return s.text(*p)
+}
+
+// text interns t and returns its id.
+func (s *store) text(t string) int {
+	if id, ok := s.textIDs[t]; ok {
+		return id
+	}
+	parts := chunk(t)
+	ids := make([]int, len(parts))
+	for i, c := range parts {
+		id, ok := s.chunkIDs[c]
+		if !ok {
+			id = len(s.chunks)
+			s.chunkIDs[c] = id
+			s.chunks = append(s.chunks, c)
+		}
+		ids[i] = id
+	}
+	id := len(s.texts)
+	s.textIDs[t] = id
+	s.texts = append(s.texts, ids)
+	return id
+}
+
+// Chunking: a chunk ends after a line whose hash is 0 mod chunkLines, once
+// the chunk holds minChunk bytes, or at maxChunk bytes. Because where a
+// chunk ends depends on the lines' content, not on their offsets, two
+// texts sharing a run of lines (an introduction, a workbook) cut it into
+// the same chunks even when one text starts somewhere else (a prompt cut
+// to a model's context from the front).
+const (
+	chunkLines = 8
+	minChunk   = 256
+	maxChunk   = 64 << 10
+)
+
+// chunk cuts t into chunks; joined, they are t. Short texts are one chunk.
+func chunk(t string) []string {
+	if len(t) <= 2*minChunk {
+		return []string{t}
+	}
+	var out []string
+	start := 0
+	for i := 0; i < len(t); {
+		j := strings.IndexByte(t[i:], '\n')
+		if j < 0 {
+			break
+		}
+		end := i + j + 1
+		n := end - start
+		if n >= maxChunk || (n >= minChunk && lineHash(t[i:end])%chunkLines == 0) {
+			out = append(out, t[start:end])
+			start = end
+		}
+		i = end
+	}
+	if start < len(t) {
+		out = append(out, t[start:])
+	}
+	return out
+}
+
+func lineHash(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
+}

@@ -1,0 +1,293 @@
+(function () {
+'use strict';
+// The page's data: see report.Data. Text only ever enters the page as text
+// nodes (append of strings, textContent), never as markup.
+var D = JSON.parse(document.getElementById('data').textContent);
+var $ = function (id) { return document.getElementById(id); };
+
+// add appends the children that are there.
+function add(parent) {
+  for (var i = 1; i < arguments.length; i++) {
+    var c = arguments[i];
+    if (c !== null && c !== undefined) parent.append(c);
+  }
+  return parent;
+}
+
+function el(tag, attrs) {
+  var e = document.createElement(tag);
+  if (attrs) {
+    for (var k in attrs) {
+      if (k === 'class') e.className = attrs[k];
+      else if (k === 'text') e.textContent = attrs[k];
+      else e.setAttribute(k, attrs[k]);
+    }
+  }
+  return add.apply(null, [e].concat(Array.prototype.slice.call(arguments, 2)));
+}
+
+var textCache = {};
+function text(id) {
+  if (id < 0) return null;
+  if (!(id in textCache)) textCache[id] = D.texts[id].map(function (c) { return D.chunks[c]; }).join('');
+  return textCache[id];
+}
+
+// pre shows a text; long ones scroll.
+function pre(id, cls) {
+  var t = text(id);
+  if (t === null) return el('pre', {class: 'none', text: 'None'});
+  var p = el('pre', {class: cls || '', text: t});
+  if (t.length > 1500 || t.split('\n').length > 30) p.classList.add('long');
+  return p;
+}
+
+var gradeWord = {'1': 'right', '0': 'wrong', '-1': 'not graded'};
+var gradeMark = {'1': '\u2713', '0': '\u2717', '-1': '\u2013'};
+function badge(g) { return el('span', {class: 'badge g' + g, text: gradeWord[g]}); }
+
+// State, kept in the URL fragment. Defaults are left out of the URL.
+var keys = ['tab', 'sheet', 'model', 'grade', 'differ', 'find', 'q', 'a', 'b'];
+var S = {};
+function readHash() {
+  var p = new URLSearchParams(location.hash.replace(/^#/, ''));
+  keys.forEach(function (k) { S[k] = p.get(k) || ''; });
+  if (['board', 'questions', 'compare'].indexOf(S.tab) < 0) S.tab = S.q ? 'questions' : 'board';
+}
+function hashOf(st) {
+  var p = new URLSearchParams();
+  keys.forEach(function (k) {
+    if (st[k] && !(k === 'tab' && st[k] === 'board')) p.set(k, st[k]);
+  });
+  return '#' + p.toString();
+}
+function with_(changes) {
+  var st = {};
+  keys.forEach(function (k) { st[k] = S[k]; });
+  for (var k in changes) st[k] = changes[k];
+  return st;
+}
+function setState(changes) {
+  for (var k in changes) S[k] = changes[k];
+  var h = hashOf(S);
+  if (h !== location.hash) {
+    try { history.replaceState(null, '', h === '#' ? location.pathname + location.search : h); }
+    catch (e) { location.hash = h; }
+  }
+  render();
+}
+
+var runsOfModel = {};
+D.runs.forEach(function (r, i) { (runsOfModel[r.model] = runsOfModel[r.model] || []).push(i); });
+var runByKey = {};
+D.runs.forEach(function (r, i) { runByKey[r.key] = i; });
+var qByKey = {};
+D.questions.forEach(function (q, i) { qByKey[q.k] = i; });
+
+// considered are the answers the model filter keeps.
+function considered(q) {
+  if (!S.model) return q.a;
+  return q.a.filter(function (a) { return D.runs[a.r].model === S.model; });
+}
+var gradeOf = {right: 1, wrong: 0, ungraded: -1};
+function matches(q) {
+  if (S.sheet && D.sheets[q.s] !== S.sheet) return false;
+  if (S.find && q.n.toLowerCase().indexOf(S.find.toLowerCase()) < 0) return false;
+  var as = considered(q);
+  if (!as.length) return false;
+  if (S.grade in gradeOf && !as.some(function (a) { return a.g === gradeOf[S.grade]; })) return false;
+  if (S.differ) {
+    var g = as[0].g;
+    if (as.every(function (a) { return a.g === g; })) return false;
+  }
+  return true;
+}
+
+function fillSelect(sel, values, labels) {
+  values.forEach(function (v, i) { sel.append(el('option', {value: v, text: labels ? labels[i] : v})); });
+}
+fillSelect($('f-sheet'), D.sheets);
+fillSelect($('c-sheet'), D.sheets);
+fillSelect($('f-model'), D.models);
+var runKeys = D.runs.map(function (r) { return r.key; });
+var runLabels = D.runs.map(function (r) { return r.label; });
+fillSelect($('c-a'), runKeys, runLabels);
+fillSelect($('c-b'), runKeys, runLabels);
+
+$('f-sheet').addEventListener('change', function (e) { setState({sheet: e.target.value}); });
+$('c-sheet').addEventListener('change', function (e) { setState({sheet: e.target.value}); });
+$('f-model').addEventListener('change', function (e) { setState({model: e.target.value}); });
+$('f-grade').addEventListener('change', function (e) { setState({grade: e.target.value}); });
+$('f-differ').addEventListener('change', function (e) { setState({differ: e.target.checked ? '1' : ''}); });
+$('f-find').addEventListener('input', function (e) { setState({find: e.target.value}); });
+$('c-a').addEventListener('change', function (e) { setState({a: e.target.value}); });
+$('c-b').addEventListener('change', function (e) { setState({b: e.target.value}); });
+document.querySelectorAll('form').forEach(function (f) {
+  f.addEventListener('submit', function (e) { e.preventDefault(); });
+});
+
+var listLimit = 300;
+function renderList() {
+  var list = $('q-list');
+  list.replaceChildren();
+  var shown = D.questions.filter(matches);
+  $('q-count').textContent = shown.length + ' of ' + D.questions.length + ' questions';
+  shown.slice(0, listLimit).forEach(function (q) {
+    var marks = el('span', {class: 'marks'});
+    considered(q).forEach(function (a) {
+      marks.append(el('span', {class: 'mark g' + a.g, title: D.runs[a.r].label + ': ' + gradeWord[a.g], text: gradeMark[a.g]}));
+    });
+    var li = el('li', {'data-key': q.k},
+      el('a', {href: hashOf(with_({tab: 'questions', q: q.k}))},
+        el('span', {class: 'qname', text: q.n}), marks,
+        el('span', {class: 'sheetname', text: D.sheets[q.s]})));
+    if (q.k === S.q) li.className = 'on';
+    list.append(li);
+  });
+  if (shown.length > listLimit) {
+    list.append(el('li', null, el('button', {type: 'button', class: 'more', text: 'show ' + Math.min(300, shown.length - listLimit) + ' more'})));
+    list.lastChild.firstChild.addEventListener('click', function () { listLimit += 300; renderList(); });
+  }
+}
+
+// groups collects answers by a text field: one group when every run sent
+// or expected the same text.
+function groups(as, field) {
+  var out = [];
+  as.forEach(function (a) {
+    var g = out.find(function (x) { return x.id === a[field]; });
+    if (!g) out.push(g = {id: a[field], runs: []});
+    g.runs.push(D.runs[a.r].label);
+  });
+  return out;
+}
+function runsNote(g, n) { return n > 1 ? el('p', {class: 'info', text: 'for ' + g.runs.join(', ')}) : null; }
+
+function answerCard(a) {
+  var card = el('div', {class: 'answer', 'data-run': D.runs[a.r].key},
+    el('div', {class: 'head'}, el('strong', {text: D.runs[a.r].label}), badge(a.g),
+      a.i ? el('span', {class: 'info', text: a.i}) : null),
+    el('h4', {text: 'Completion'}), pre(a.c, 'completion'));
+  if (a.e >= 0) card.append(el('h4', {text: 'Error'}), pre(a.e, 'error'));
+  (a.x || []).forEach(function (s) {
+    card.append(el('h4', {text: s.t}), pre(s.x, s.k === 'code' ? 'code' : ''));
+  });
+  card.append(el('p', {class: 'info', text: a.f}));
+  return card;
+}
+
+function renderQuestion() {
+  var view = $('q-view');
+  view.replaceChildren();
+  var qi = qByKey[S.q];
+  if (qi === undefined) {
+    view.append(el('p', {class: 'hint', text: S.q ? 'No question ' + S.q + ' in this report.' : 'Choose a question.'}));
+    return;
+  }
+  var q = D.questions[qi];
+  var as = considered(q);
+  if (!as.length) as = q.a;
+  view.append(el('h2', {text: q.n}), el('p', {class: 'sheetname', text: D.sheets[q.s]}));
+  view.append(el('h3', {text: 'Prompt'}));
+  var sys = groups(as, 'sys'), usr = groups(as, 'u');
+  sys.forEach(function (g) {
+    if (g.id < 0) return;
+    view.append(el('details', null, el('summary', {text: 'System message'}), runsNote(g, sys.length), pre(g.id, 'system')));
+  });
+  usr.forEach(function (g) { add(view, runsNote(g, usr.length), pre(g.id, 'user')); });
+  view.append(el('h3', {text: 'Ground truth'}));
+  var gts = groups(as, 't');
+  gts.forEach(function (g) { add(view, runsNote(g, gts.length), pre(g.id, 'truth')); });
+  view.append(el('h3', {text: 'Answers'}));
+  as.forEach(function (a) { view.append(answerCard(a)); });
+}
+
+var flipLimit = {};
+function renderCompare() {
+  var view = $('c-view');
+  view.replaceChildren();
+  if (D.runs.length < 2) {
+    view.append(el('p', {class: 'hint', text: 'Comparing needs two runs; this report has ' + D.runs.length + '.'}));
+    return;
+  }
+  var ai = runByKey[S.a], bi = runByKey[S.b];
+  if (ai === undefined) ai = 0;
+  if (bi === undefined) bi = ai === 0 ? 1 : 0;
+  $('c-a').value = D.runs[ai].key;
+  $('c-b').value = D.runs[bi].key;
+  var A = D.runs[ai].label, B = D.runs[bi].label;
+  var counts = {}, flips = {'10': [], '01': []}, both = 0;
+  D.questions.forEach(function (q) {
+    if (S.sheet && D.sheets[q.s] !== S.sheet) return;
+    var a = q.a.find(function (x) { return x.r === ai; });
+    var b = q.a.find(function (x) { return x.r === bi; });
+    if (!a || !b) return;
+    both++;
+    var k = a.g + ',' + b.g;
+    counts[k] = (counts[k] || 0) + 1;
+    if (a.g !== b.g && a.g >= 0 && b.g >= 0) flips['' + a.g + b.g].push([q, a, b]);
+  });
+  view.append(el('p', {class: 'count', text: both + ' questions answered in both runs' + (S.sheet ? ' of sheet ' + S.sheet : '')}));
+  var vals = [1, 0, -1];
+  var m = el('table', {class: 'matrix'});
+  var hr = el('tr', null, el('th', {text: 'A \u2193 \u00b7 B \u2192'}));
+  vals.forEach(function (v) { hr.append(el('th', {text: 'B ' + gradeWord[v]})); });
+  m.append(hr);
+  vals.forEach(function (va) {
+    var tr = el('tr', null, el('th', {text: 'A ' + gradeWord[va]}));
+    vals.forEach(function (vb) { tr.append(el('td', {text: String(counts[va + ',' + vb] || 0)})); });
+    m.append(tr);
+  });
+  view.append(el('p', null, 'A: ', el('strong', {text: A}), ' \u00b7 B: ', el('strong', {text: B})), m);
+  [['10', 'Right in A, wrong in B'], ['01', 'Wrong in A, right in B']].forEach(function (f) {
+    var list = flips[f[0]];
+    var sec = el('section', {class: 'flips', 'data-flip': f[0]}, el('h3', {text: f[1] + ' (' + list.length + ')'}));
+    var lim = flipLimit[f[0]] || 50;
+    list.slice(0, lim).forEach(function (t) {
+      var q = t[0];
+      sec.append(el('div', {class: 'flip', 'data-key': q.k},
+        el('h4', null, el('a', {href: hashOf(with_({tab: 'questions', q: q.k}))}, q.n),
+          ' ', el('span', {class: 'sheetname', text: D.sheets[q.s]})),
+        el('div', {class: 'pair'},
+          el('div', {class: 'side-a'}, el('div', {class: 'head'}, 'A ', badge(t[1].g), ' ', A), pre(t[1].c, 'completion')),
+          el('div', {class: 'side-b'}, el('div', {class: 'head'}, 'B ', badge(t[2].g), ' ', B), pre(t[2].c, 'completion'))),
+        add(el('p', {class: 'info'}, 'Ground truth: '), text(t[1].t) === null ? 'None' : text(t[1].t))));
+    });
+    if (list.length > lim) {
+      var btn = el('button', {type: 'button', class: 'more', text: 'show ' + Math.min(50, list.length - lim) + ' more'});
+      btn.addEventListener('click', function () { flipLimit[f[0]] = lim + 50; renderCompare(); });
+      sec.append(btn);
+    }
+    view.append(sec);
+  });
+}
+
+function render() {
+  ['board', 'questions', 'compare'].forEach(function (t) { $('tab-' + t).hidden = t !== S.tab; });
+  document.querySelectorAll('#tabs a').forEach(function (a) {
+    a.classList.toggle('on', a.getAttribute('data-tab') === S.tab);
+    a.setAttribute('href', hashOf(with_({tab: a.getAttribute('data-tab')})));
+  });
+  $('f-sheet').value = S.sheet;
+  $('c-sheet').value = S.sheet;
+  $('f-model').value = S.model;
+  $('f-grade').value = S.grade;
+  $('f-differ').checked = !!S.differ;
+  if ($('f-find').value !== S.find) $('f-find').value = S.find;
+  if (S.tab === 'questions') { renderList(); renderQuestion(); }
+  if (S.tab === 'compare') renderCompare();
+  document.body.setAttribute('data-ready', S.tab);
+}
+
+window.addEventListener('hashchange', function () {
+  var before = S.q;
+  readHash();
+  render();
+  // On a narrow screen the question is below the list: show it.
+  if (S.q && S.q !== before && S.tab === 'questions' && window.matchMedia('(max-width: 820px)').matches) {
+    $('q-view').scrollIntoView();
+  }
+});
+readHash();
+render();
+})();

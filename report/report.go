@@ -1,0 +1,221 @@
+// Package report writes agg's results as one self-contained HTML page: the
+// leaderboard and every agg table, rendered with goldmark from the same
+// markdown agg writes, the charts inline, every question with its prompt,
+// each run's completion, the ground truth and the grade, filters, and a
+// two-run comparison.
+//
+// The page needs nothing but itself: no network, no external asset (a
+// Content-Security-Policy forbids any fetch and lets only the page's own
+// script run), so it opens from file:// and can be mailed around. Its view
+// (tab, filters, selected question, compared runs) lives in the URL
+// fragment, so a link shows the same view.
+//
+// Model text is untrusted. It never becomes markup: the page's data is one
+// JSON block whose '<', '>' and '&' are escaped, and the script puts text
+// into the page as text nodes only. Tables are rendered by goldmark, which
+// escapes text and drops raw HTML.
+//
+// Texts are stored once per page: each text is cut into chunks at
+// content-defined line boundaries and chunks are interned, so a DSBench
+// case's introduction or workbook, repeated in every question's prompt and
+// in every run, is stored once even where a model's context limit cut the
+// prompt at a different place.
+package report
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/renameio/v2"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+
+	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/result"
+)
+
+// Options shape the page.
+type Options struct {
+	// Title heads the page; empty means "evalmd report".
+	Title string
+	// MaxDiscrepancies caps agg's discrepancy table (as agg.ReportOptions).
+	MaxDiscrepancies int
+	// Warn receives one line per file that is skipped.
+	Warn io.Writer
+}
+
+//go:embed page.css
+var pageCSS string
+
+//go:embed page.js
+var pageJS string
+
+// WriteFile builds the report of the output files below dir and writes it
+// atomically to path.
+func WriteFile(ctx context.Context, path, dir string, opt Options) error {
+	var b bytes.Buffer
+	if err := Write(ctx, &b, dir, opt); err != nil {
+		return err
+	}
+	if err := renameio.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("report: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// Write builds the report of the output files below dir and writes the
+// page to w.
+func Write(ctx context.Context, w io.Writer, dir string, opt Options) error {
+	if opt.Warn == nil {
+		opt.Warn = io.Discard
+	}
+	// agg reads the same files; it reports the ones it skips, and so does
+	// Load below, so agg's warnings are dropped to name each file once.
+	d, err := agg.Load(ctx, dir, io.Discard)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if d.Files == 0 {
+		return fmt.Errorf("report: %s: %w", dir, agg.ErrNoOutputs)
+	}
+	md, err := d.Markdown(agg.ReportOptions{MaxDiscrepancies: opt.MaxDiscrepancies})
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	charts, err := d.Charts("chart")
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	data, err := Load(ctx, dir, opt.Warn)
+	if err != nil {
+		return err
+	}
+	title := opt.Title
+	if title == "" {
+		title = "evalmd report"
+	}
+	return render(w, page{Title: title, Markdown: md, Charts: charts, Data: data})
+}
+
+// page is everything the HTML holds.
+type page struct {
+	Title    string
+	Markdown string      // agg's report
+	Charts   []agg.Chart // drawn inline, in order
+	Data     *Data       // the questions
+}
+
+// markdown renders agg's markdown as HTML: GFM tables, heading ids for
+// links, raw HTML dropped (goldmark's default; no cell can add markup).
+func markdown(src string) (string, error) {
+	md := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithParserOptions(parser.WithAutoHeadingID()))
+	var b strings.Builder
+	if err := md.Convert([]byte(src), &b); err != nil {
+		return "", fmt.Errorf("report: markdown: %w", err)
+	}
+	return b.String(), nil
+}
+
+// render writes the page. Every piece of text that did not come from this
+// package is escaped here or by goldmark; the data goes in a JSON block
+// with '<', '>' and '&' escaped, so no text can close it.
+func render(w io.Writer, p page) error {
+	board, err := markdown(p.Markdown)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(p.Data) // escapes <, >, &, U+2028, U+2029
+	if err != nil {
+		return fmt.Errorf("report: encoding data: %w", err)
+	}
+	sum := sha256.Sum256([]byte(pageJS))
+	csp := "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-" +
+		base64.StdEncoding.EncodeToString(sum[:]) + "'; base-uri 'none'; form-action 'none'"
+
+	var b bytes.Buffer
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	fmt.Fprintf(&b, "<meta http-equiv=\"Content-Security-Policy\" content=\"%s\">\n", csp)
+	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n", html.EscapeString(p.Title), pageCSS)
+	fmt.Fprintf(&b, "<header><h1>%s</h1>\n", html.EscapeString(p.Title))
+	fmt.Fprintf(&b, "<p class=\"counts\">%d output files, %d runs, %d sheets, %d questions</p>\n",
+		p.Data.Files, len(p.Data.Runs), len(p.Data.Sheets), len(p.Data.Questions))
+	b.WriteString(`<nav id="tabs"><a href="#tab=board" data-tab="board">Leaderboard</a><a href="#tab=questions" data-tab="questions">Questions</a><a href="#tab=compare" data-tab="compare">Compare runs</a></nav>
+</header>
+<main>
+<section id="tab-board" class="md">
+`)
+	b.WriteString(board)
+	if len(p.Charts) > 0 {
+		b.WriteString("<h3 id=\"charts\">Charts</h3>\n")
+		for _, c := range p.Charts {
+			// An <img> never runs what an SVG holds.
+			fmt.Fprintf(&b, "<figure><img alt=\"%s\" src=\"data:image/svg+xml;base64,%s\"><figcaption>%s</figcaption></figure>\n",
+				html.EscapeString(c.Title), base64.StdEncoding.EncodeToString(c.SVG), html.EscapeString(c.Title))
+		}
+	}
+	b.WriteString(`</section>
+<section id="tab-questions" hidden>
+<form id="filters" class="filters">
+<label>Sheet <select id="f-sheet"><option value="">all</option></select></label>
+<label>Model <select id="f-model"><option value="">all</option></select></label>
+<label>Grade <select id="f-grade"><option value="">any</option><option value="right">right</option><option value="wrong">wrong</option><option value="ungraded">ungraded</option></select></label>
+<label><input type="checkbox" id="f-differ"> only questions that differ</label>
+<label>Name <input type="search" id="f-find" placeholder="part of a name"></label>
+</form>
+<p id="q-count" class="count"></p>
+<div class="split"><ol id="q-list" class="qlist"></ol><article id="q-view" class="qview"><p class="hint">Choose a question.</p></article></div>
+</section>
+<section id="tab-compare" hidden>
+<form class="filters">
+<label>Sheet <select id="c-sheet"><option value="">all</option></select></label>
+<label>A <select id="c-a"></select></label>
+<label>B <select id="c-b"></select></label>
+</form>
+<div id="c-view"></div>
+</section>
+</main>
+<script type="application/json" id="data">`)
+	b.Write(data)
+	b.WriteString("</script>\n<script>")
+	b.WriteString(pageJS)
+	b.WriteString("</script>\n</body>\n</html>\n")
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// Load reads every output file below dir into the page's data. A file that
+// is not an output file is named on warn and skipped.
+func Load(ctx context.Context, dir string, warn io.Writer) (*Data, error) {
+	paths, err := result.Find(dir, func(err error) { fmt.Fprintf(warn, "report: skipping %v\n", err) })
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	b := newBuilder()
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		f, err := result.Read(p)
+		if err != nil {
+			fmt.Fprintf(warn, "report: skipping %v\n", err)
+			continue
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			rel = p
+		}
+		b.add(filepath.ToSlash(rel), f)
+	}
+	return b.finish(), nil
+}
