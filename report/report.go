@@ -37,8 +37,10 @@ import (
 
 	"github.com/google/renameio/v2"
 	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
 
 	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/result"
@@ -115,22 +117,60 @@ type page struct {
 	Data     *Data       // the questions
 }
 
-// markdown renders agg's markdown as HTML: GFM tables, heading ids for
-// links, raw HTML dropped (goldmark's default; no cell can add markup).
-func markdown(src string) (string, error) {
+// markdown renders agg's markdown as HTML (GFM tables; raw HTML dropped,
+// goldmark's default, so no cell can add markup), preceded by a list of
+// links to its headings.
+func markdown(src string, charts bool) (string, error) {
 	md := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithParserOptions(parser.WithAutoHeadingID()))
+	source := []byte(src)
+	doc := md.Parser().Parse(text.NewReader(source))
+	var toc strings.Builder
+	err := ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		h, ok := n.(*ast.Heading)
+		if !entering || !ok {
+			return ast.WalkContinue, nil
+		}
+		id, _ := h.AttributeString("id")
+		idb, _ := id.([]byte)
+		title := headingText(h, source)
+		if i := strings.Index(title, ":"); i > 0 {
+			title = title[:i] // "Leaderboard: {input_sheet, model} on pct_correct"
+		}
+		fmt.Fprintf(&toc, "<a href=\"#%s\">%s</a>\n", html.EscapeString(string(idb)), html.EscapeString(title))
+		return ast.WalkSkipChildren, nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("report: markdown: %w", err)
+	}
 	var b strings.Builder
-	if err := md.Convert([]byte(src), &b); err != nil {
+	if charts {
+		toc.WriteString("<a href=\"#charts\">Charts</a>\n")
+	}
+	b.WriteString("<nav class=\"toc\">\n" + toc.String() + "</nav>\n")
+	if err := md.Renderer().Render(&b, source, doc); err != nil {
 		return "", fmt.Errorf("report: markdown: %w", err)
 	}
 	return b.String(), nil
+}
+
+// headingText is a heading's text, code spans included.
+func headingText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if t, ok := c.(*ast.Text); ok {
+			b.Write(t.Segment.Value(src))
+		} else {
+			b.WriteString(headingText(c, src))
+		}
+	}
+	return b.String()
 }
 
 // render writes the page. Every piece of text that did not come from this
 // package is escaped here or by goldmark; the data goes in a JSON block
 // with '<', '>' and '&' escaped, so no text can close it.
 func render(w io.Writer, p page) error {
-	board, err := markdown(p.Markdown)
+	board, err := markdown(p.Markdown, len(p.Charts) > 0)
 	if err != nil {
 		return err
 	}
@@ -170,7 +210,7 @@ func render(w io.Writer, p page) error {
 <label>Sheet <select id="f-sheet"><option value="">all</option></select></label>
 <label>Model <select id="f-model"><option value="">all</option></select></label>
 <label>Grade <select id="f-grade"><option value="">any</option><option value="right">right</option><option value="wrong">wrong</option><option value="ungraded">ungraded</option></select></label>
-<label><input type="checkbox" id="f-differ"> only questions that differ</label>
+<label class="check"><input type="checkbox" id="f-differ"> only questions that differ</label>
 <label>Name <input type="search" id="f-find" placeholder="part of a name"></label>
 </form>
 <p id="q-count" class="count"></p>

@@ -1,0 +1,227 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// chromium finds a headless-capable Chromium. Without one the browser
+// tests skip, unless EVALMD_REQUIRE_SHARED=1 (CI, whose .ci/run installs
+// Debian's chromium), where they fail.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("EVALMD_REQUIRE_SHARED") == "1" {
+		t.Fatal("chromium not found (apt-get install chromium); EVALMD_REQUIRE_SHARED=1 requires the browser test")
+	}
+	t.Skip("chromium not found: the browser test needs Debian's chromium")
+	return ""
+}
+
+// browse runs headless Chromium on url with the extra arguments and
+// returns its standard output. No driver: the page is loaded, its script
+// runs, and Chromium prints the DOM (--dump-dom) or writes a picture
+// (--screenshot). The time limit only stops a hung browser.
+func browse(t *testing.T, bin, u string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	all := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--hide-scrollbars", "--user-data-dir=" + t.TempDir()}, args...)
+	cmd := exec.CommandContext(ctx, bin, append(all, u)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %s: %v\n%s", u, err, stderr.String())
+	}
+	return stdout.Bytes()
+}
+
+// dom loads the page at the fragment and returns the DOM its script built.
+func dom(t *testing.T, bin, page, fragment string) string {
+	t.Helper()
+	out := string(browse(t, bin, fileURL(page)+fragment, "--dump-dom"))
+	if !strings.Contains(out, "data-ready=") {
+		t.Fatalf("the page's script did not finish for %s:\n%.2000s", fragment, out)
+	}
+	return out
+}
+
+func fileURL(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+var (
+	reKey     = regexp.MustCompile(`<li data-key="([^"]*)"`)
+	reFlipKey = regexp.MustCompile(`<div class="flip" data-key="([^"]*)"`)
+	reScript  = regexp.MustCompile(`(?i)<script`)
+)
+
+// section returns the DOM from the element with the id to the next of the
+// page's sections (or the end).
+func section(doc, id string) string {
+	i := strings.Index(doc, `id="`+id+`"`)
+	if i < 0 {
+		return ""
+	}
+	s := doc[i:]
+	if j := strings.Index(s[1:], "<section id="); j >= 0 {
+		s = s[:j+1]
+	}
+	return s
+}
+
+func keys(re *regexp.Regexp, s string) []string {
+	var out []string
+	for _, m := range re.FindAllStringSubmatch(s, -1) {
+		out = append(out, strings.ReplaceAll(m[1], "&amp;", "&"))
+	}
+	return out
+}
+
+// The page in a real browser, from file://: the default view, filtered
+// views named by the URL fragment, a hostile question, the comparison, and
+// pictures at desktop and phone widths.
+func TestBrowser(t *testing.T) {
+	bin := chromium(t)
+	_, page := fixturePage(t)
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("default", func(t *testing.T) {
+		doc := dom(t, bin, path, "")
+		if !strings.Contains(doc, `data-ready="board"`) {
+			t.Error("the default view is not the leaderboard")
+		}
+		if !strings.Contains(doc, `<section id="tab-board" class="md">`) || !strings.Contains(doc, `<section id="tab-questions" hidden="">`) {
+			t.Error("the leaderboard is hidden or the questions shown")
+		}
+		board := section(doc, "tab-board")
+		for _, want := range []string{"<table>", "Leaderboard", "Paired comparison", `<img alt="Leaderboard`} {
+			if !strings.Contains(board, want) {
+				t.Errorf("the leaderboard lacks %q", want)
+			}
+		}
+	})
+
+	t.Run("filters", func(t *testing.T) {
+		for _, tc := range []struct {
+			fragment string
+			want     []string
+		}{
+			{"#tab=questions&model=m2&grade=wrong", []string{"Arithmetic/add", "Hostile/script", "Hostile/name <i>with</i> markup"}},
+			{"#tab=questions&differ=1&sheet=Arithmetic", []string{"Arithmetic/add", "Arithmetic/mul"}},
+			{"#tab=questions&model=m1&differ=1&find=T", []string{"Hostile/script", "Hostile/table"}},
+		} {
+			doc := dom(t, bin, path, tc.fragment)
+			got := keys(reKey, section(doc, "q-list"))
+			want := make([]string, len(tc.want))
+			for i, k := range tc.want {
+				want[i] = strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(k)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: list %q, want %q", tc.fragment, got, want)
+			}
+		}
+	})
+
+	t.Run("hostile question", func(t *testing.T) {
+		frag := "#" + url.Values{"tab": {"questions"}, "q": {"Hostile/script"}}.Encode()
+		doc := dom(t, bin, path, frag)
+		if n := len(reScript.FindAllString(doc, -1)); n != 2 {
+			t.Errorf("%d script elements in the DOM, want the page's 2", n)
+		}
+		view := section(doc, "q-view")
+		for _, want := range []string{
+			`&lt;script&gt;alert("pwned")&lt;/script&gt;`, // m1 r1's completion, as text
+			`&lt;/script&gt;&lt;script&gt;alert(2)&lt;/script&gt;`,
+			"INTRODUCTION line", "Pick A or B.", "You answer with one letter.",
+		} {
+			if !strings.Contains(view, want) {
+				t.Errorf("the question view lacks %q", want)
+			}
+		}
+		frag = "#" + url.Values{"tab": {"questions"}, "q": {"Hostile/table"}}.Encode()
+		doc = dom(t, bin, path, frag)
+		if strings.Contains(doc, `<b id="injected"`) {
+			t.Error("a completion added an element")
+		}
+		if !strings.Contains(section(doc, "q-view"), `&lt;/table&gt;&lt;/section&gt;&lt;b id="injected"&gt;`) {
+			t.Error("the </table> completion is not shown as text")
+		}
+		if !strings.Contains(section(doc, "q-view"), "server said &lt;script&gt;") {
+			t.Error("the error is not shown as text")
+		}
+	})
+
+	t.Run("compare", func(t *testing.T) {
+		doc := dom(t, bin, path, "#tab=compare&a=m1@r1&b=m1@r2")
+		view := section(doc, "c-view")
+		i := strings.Index(view, `data-flip="01"`)
+		if i < 0 {
+			t.Fatalf("no flip sections:\n%.3000s", view)
+		}
+		if got := keys(reFlipKey, view[:i]); !slices.Equal(got, []string{"Arithmetic/mul"}) {
+			t.Errorf("right in A, wrong in B: %q, want [Arithmetic/mul]", got)
+		}
+		if got := keys(reFlipKey, view[i:]); !slices.Equal(got, []string{"Hostile/script"}) {
+			t.Errorf("wrong in A, right in B: %q, want [Hostile/script]", got)
+		}
+		if !strings.Contains(view, `&lt;script&gt;alert("pwned")`) {
+			t.Error("the flipped question does not show A's completion beside B's")
+		}
+	})
+
+	t.Run("screenshots", func(t *testing.T) {
+		dir := t.TempDir()
+		if *update {
+			dir = "testdata"
+		}
+		frag := "#" + url.Values{"tab": {"questions"}, "q": {"Hostile/script"}}.Encode()
+		for _, shot := range []struct{ name, size, fragment string }{
+			{"report-board.png", "1400,900", ""},
+			{"report-questions.png", "1400,900", frag},
+			{"report-compare.png", "1400,900", "#tab=compare&a=m1@r1&b=m2@r9"},
+			{"report-phone.png", "390,844", frag},
+		} {
+			out := filepath.Join(dir, shot.name)
+			abs, err := filepath.Abs(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			browse(t, bin, fileURL(path)+shot.fragment, "--screenshot="+abs, "--window-size="+shot.size)
+			f, err := os.Open(abs)
+			if err != nil {
+				t.Fatalf("no screenshot: %v", err)
+			}
+			img, err := png.Decode(f)
+			f.Close()
+			if err != nil {
+				t.Fatalf("%s: %v", shot.name, err)
+			}
+			w, _, _ := strings.Cut(shot.size, ",")
+			if got := img.Bounds().Dx(); w != strconv.Itoa(got) {
+				t.Errorf("%s is %d wide, want %s", shot.name, got, w)
+			}
+			t.Logf("wrote %s", abs)
+		}
+	})
+}

@@ -1,0 +1,246 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/result"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden page and the screenshots in testdata")
+
+// Hostile model texts: each would add markup or close an element if it
+// were inserted into the page as HTML.
+const (
+	hostileScript = `<script>alert("pwned")</script>`
+	hostileTable  = `</table></section><b id="injected">bold</b>`
+	hostileJSON   = `</script><script>alert(2)</script>`
+)
+
+// writeFixtures writes a small folder of output files: two sheets, model
+// m1 with two runs and m2 with one, hostile completions, an error, an
+// ungraded answer and a repeated long introduction.
+func writeFixtures(t testing.TB, dir string) {
+	t.Helper()
+	intro := strings.Repeat("INTRODUCTION line of a case study that every question repeats.\n", 40)
+	type ans struct {
+		completion string
+		grade      int // 1, 0, -1
+		err        string
+	}
+	questions := []struct {
+		sheet, name, truth, user string
+		answers                  map[string]ans // by model@run
+	}{
+		{"Arithmetic", "add", "4", "What is 2+2?", map[string]ans{
+			"m1@r1": {"4", 1, ""}, "m1@r2": {"4", 1, ""}, "m2@r9": {"5", 0, ""}}},
+		{"Arithmetic", "mul", "6", "What is 2*3?", map[string]ans{
+			"m1@r1": {"6", 1, ""}, "m1@r2": {"8", 0, ""}, "m2@r9": {"6", 1, ""}}},
+		{"Arithmetic", "sub", "1", "What is 3-2?", map[string]ans{
+			"m1@r1": {"1", 1, ""}, "m1@r2": {"1", 1, ""}, "m2@r9": {"1", 1, ""}}},
+		{"Hostile", "script", "B", intro + "Pick A or B.", map[string]ans{
+			"m1@r1": {hostileScript, 0, ""}, "m1@r2": {"B", 1, ""}, "m2@r9": {hostileJSON, 0, ""}}},
+		{"Hostile", "table", "A", intro + "Pick A.", map[string]ans{
+			"m1@r1": {hostileTable, 0, ""}, "m1@r2": {"", -1, "server said " + hostileScript}, "m2@r9": {"A", 1, ""}}},
+		{"Hostile", `name <i>with</i> markup`, "C", intro + "Pick C.", map[string]ans{
+			"m1@r1": {"C\n### not a heading\n```", 1, ""}, "m1@r2": {"C", 1, ""}, "m2@r9": {"D", 0, ""}}},
+	}
+	system := "You answer with one letter."
+	for _, run := range []string{"m1@r1", "m1@r2", "m2@r9"} {
+		model, id, _ := strings.Cut(run, "@")
+		for _, sheet := range []string{"Arithmetic", "Hostile"} {
+			f := &result.File{Sheet: result.Sheet{Name: sheet, ModelName: model, RunID: id}}
+			for _, q := range questions {
+				if q.sheet != sheet {
+					continue
+				}
+				a := q.answers[run]
+				truth, user := q.truth, q.user
+				rq := result.Question{Name: q.name, Question: user, GroundTruth: &truth, ModelName: model, Grader: "lime"}
+				if sheet == "Hostile" {
+					rq.System = &system
+				}
+				if a.err != "" {
+					e := a.err
+					rq.Error = &e
+				} else {
+					c := a.completion
+					rq.Completion = &c
+				}
+				if a.grade >= 0 {
+					g := a.grade == 1
+					rq.Grade = &g
+				}
+				f.Questions = append(f.Questions, rq)
+			}
+			name := result.FileName("input-"+strings.ToLower(sheet)+".md", model, id)
+			if err := f.Write(filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// fixturePage writes the fixtures and the page built from them.
+func fixturePage(t testing.TB) (dir string, page []byte) {
+	t.Helper()
+	dir = t.TempDir()
+	writeFixtures(t, dir)
+	var b bytes.Buffer
+	if err := Write(context.Background(), &b, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, b.Bytes()
+}
+
+// The page is what testdata/report.html holds (go test -update rewrites
+// it): a change in the page shows in review.
+func TestGoldenPage(t *testing.T) {
+	_, page := fixturePage(t)
+	golden := filepath.Join("testdata", "report.html")
+	if *update {
+		if err := os.WriteFile(golden, page, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(page, want) {
+		got := filepath.Join("testdata", "report.got.html")
+		os.WriteFile(got, page, 0o644)
+		t.Errorf("page differs from %s; wrote %s (go test -update accepts it)", golden, got)
+	}
+}
+
+// No model text reaches the page as markup: the page holds exactly its own
+// two script elements, and the hostile texts appear only escaped.
+func TestHostileTextEscaped(t *testing.T) {
+	_, page := fixturePage(t)
+	s := string(page)
+	if n := strings.Count(strings.ToLower(s), "<script"); n != 2 {
+		t.Errorf("%d <script in the page, want 2 (the data block and the page's script)", n)
+	}
+	for _, h := range []string{hostileScript, hostileTable, hostileJSON, "<i>with</i>", `alert("pwned")`} {
+		if strings.Contains(s, h) {
+			t.Errorf("the page holds %q verbatim", h)
+		}
+	}
+	// The data block decodes back to the same texts.
+	start := strings.Index(s, `<script type="application/json" id="data">`)
+	end := strings.Index(s[start:], "</script>")
+	var d Data
+	if err := json.Unmarshal([]byte(s[start+len(`<script type="application/json" id="data">`):start+end]), &d); err != nil {
+		t.Fatal(err)
+	}
+	texts := map[string]bool{}
+	for i := range d.Texts {
+		texts[d.text(i)] = true
+	}
+	for _, h := range []string{hostileScript, hostileTable, hostileJSON, "server said " + hostileScript} {
+		if !texts[h] {
+			t.Errorf("text %q lost from the data", h)
+		}
+	}
+}
+
+// text joins a text's chunks (what the page's script does).
+func (d *Data) text(id int) string {
+	var b strings.Builder
+	for _, c := range d.Texts[id] {
+		b.WriteString(d.Chunks[c])
+	}
+	return b.String()
+}
+
+// The data: runs ordered by model and run id and labelled with the run id
+// only where a model has several; questions grouped by sheet with every
+// run's answer; shared text stored once.
+func TestData(t *testing.T) {
+	dir := t.TempDir()
+	writeFixtures(t, dir)
+	os.WriteFile(filepath.Join(dir, "output-broken.json"), []byte("{\"sheet\": "), 0o644)
+	var warn bytes.Buffer
+	d, err := Load(context.Background(), dir, &warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(warn.String(), "output-broken.json") {
+		t.Errorf("the broken file is not named: %q", warn.String())
+	}
+	var labels []string
+	for _, r := range d.Runs {
+		labels = append(labels, r.Label)
+	}
+	if got := fmt.Sprint(labels); got != "[m1 · r1 m1 · r2 m2]" {
+		t.Errorf("run labels %s", got)
+	}
+	if fmt.Sprint(d.Sheets) != "[Arithmetic Hostile]" || fmt.Sprint(d.Models) != "[m1 m2]" || d.Files != 6 {
+		t.Errorf("sheets %v models %v files %d", d.Sheets, d.Models, d.Files)
+	}
+	if len(d.Questions) != 6 {
+		t.Fatalf("%d questions", len(d.Questions))
+	}
+	for _, q := range d.Questions {
+		if len(q.Answers) != 3 {
+			t.Errorf("%s: %d answers", q.Key, len(q.Answers))
+		}
+		for i, a := range q.Answers {
+			if a.Run != i {
+				t.Errorf("%s: answer %d is run %d", q.Key, i, a.Run)
+			}
+		}
+	}
+	// The 2,500-byte introduction is in 9 prompts (3 questions x 3 runs)
+	// but stored once, give or take the chunk that holds each question.
+	var total int
+	for _, c := range d.Chunks {
+		total += len(c)
+	}
+	if total > 2600+2000 {
+		t.Errorf("chunks hold %d bytes; the introduction is stored more than once", total)
+	}
+}
+
+// Chunks join back to the text, and a run of lines shared by two texts at
+// different offsets is cut into the same chunks.
+func TestChunk(t *testing.T) {
+	var shared strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&shared, "row %d of a workbook, %x\n", i, i*7919)
+	}
+	a := "short prefix\n" + shared.String() + "question one?"
+	b := "a longer prefix that a context limit cut elsewhere\nand a second line\n" + shared.String()[517:] + "question two?"
+	for _, s := range []string{"", "x", "no newline at all " + strings.Repeat("y", 3000), a, b, strings.Repeat("\n", 5000)} {
+		if got := strings.Join(chunk(s), ""); got != s {
+			t.Errorf("chunks of a %d-byte text join to %d bytes", len(s), len(got))
+		}
+	}
+	st := newStore()
+	st.text(a)
+	st.text(b)
+	var total int
+	for _, c := range st.chunks {
+		total += len(c)
+	}
+	if unique := len(a) + 2048; total > unique { // a few chunks until the cuts realign
+		t.Errorf("two texts sharing %d bytes take %d bytes of chunks, want at most %d", shared.Len(), total, unique)
+	}
+}
+
+// A folder without output files is an error naming it.
+func TestNoOutputs(t *testing.T) {
+	dir := t.TempDir()
+	err := Write(context.Background(), &bytes.Buffer{}, dir, Options{})
+	if err == nil || !strings.Contains(err.Error(), dir) {
+		t.Errorf("err = %v", err)
+	}
+}
