@@ -197,7 +197,6 @@ func TestBrowser(t *testing.T) {
 		}
 		frag := "#" + url.Values{"tab": {"questions"}, "q": {"Hostile/script"}}.Encode()
 		for _, shot := range []struct{ name, size, fragment string }{
-			{"report-board.png", "1400,900", ""},
 			{"report-questions.png", "1400,900", frag},
 			{"report-compare.png", "1400,900", "#tab=compare&a=m1@r1&b=m2@r9"},
 			{"report-phone.png", "390,844", frag},
