@@ -35,7 +35,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -43,6 +42,7 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -54,6 +54,9 @@ type Options struct {
 	MaxDiscrepancies int
 	// Warn receives one line per file that is skipped.
 	Warn io.Writer
+	// Force lets WriteFile replace a file evalmd did not write or that was
+	// changed since (see internal/outfile).
+	Force bool
 }
 
 //go:embed page.css
@@ -63,14 +66,16 @@ var pageCSS string
 var pageJS string
 
 // WriteFile builds the report of the output files below dir and writes it
-// atomically to path.
+// to path through the project's one writer (atomic; never over an input,
+// nor over a file evalmd did not write unless opt.Force).
 func WriteFile(ctx context.Context, path, dir string, opt Options) error {
 	var b bytes.Buffer
-	if err := Write(ctx, &b, dir, opt); err != nil {
+	inputs, err := build(ctx, &b, dir, opt)
+	if err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("report: writing %s: %w", path, err)
+	if err := outfile.Write(path, b.Bytes(), outfile.Options{Force: opt.Force, Inputs: inputs}); err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
 	return nil
 }
@@ -78,6 +83,12 @@ func WriteFile(ctx context.Context, path, dir string, opt Options) error {
 // Write builds the report of the output files below dir and writes the
 // page to w.
 func Write(ctx context.Context, w io.Writer, dir string, opt Options) error {
+	_, err := build(ctx, w, dir, opt)
+	return err
+}
+
+// build writes the page to w and returns the output files it found.
+func build(ctx context.Context, w io.Writer, dir string, opt Options) ([]string, error) {
 	if opt.Warn == nil {
 		opt.Warn = io.Discard
 	}
@@ -85,28 +96,28 @@ func Write(ctx context.Context, w io.Writer, dir string, opt Options) error {
 	// Load below, so agg's warnings are dropped to name each file once.
 	d, err := agg.Load(ctx, dir, io.Discard)
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	if d.Files == 0 {
-		return fmt.Errorf("report: %s: %w", dir, agg.ErrNoOutputs)
+		return nil, fmt.Errorf("report: %s: %w", dir, agg.ErrNoOutputs)
 	}
 	md, err := d.Markdown(agg.ReportOptions{MaxDiscrepancies: opt.MaxDiscrepancies})
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	charts, err := d.Charts("chart")
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	data, err := Load(ctx, dir, opt.Warn)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	title := opt.Title
 	if title == "" {
 		title = "evalmd report"
 	}
-	return render(w, page{Title: title, Markdown: md, Charts: charts, Data: data})
+	return d.Paths, render(w, page{Title: title, Markdown: md, Charts: charts, Data: data})
 }
 
 // page is everything the HTML holds.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -81,7 +82,7 @@ func writeFixtures(t testing.TB, dir string) {
 				f.Questions = append(f.Questions, rq)
 			}
 			name := result.FileName("input-"+strings.ToLower(sheet)+".md", model, id)
-			if err := f.Write(filepath.Join(dir, name)); err != nil {
+			if err := f.Write(filepath.Join(dir, name), outfile.Options{}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/evalmd/evalmd/bench/dsbench"
 	"github.com/evalmd/evalmd/harness"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/model"
 )
@@ -42,11 +43,18 @@ func TestHTML(t *testing.T) {
 	}
 }
 
-// answerer is a stand-in model: it answers the ground truth for every
-// other question and a long wrong answer for the rest.
-type answerer struct{ name string }
+// answerer is a stand-in model with a context limit: it answers the
+// ground truth for every other question and a long wrong answer for the
+// rest.
+type answerer struct {
+	name  string
+	limit int
+}
 
 func (a answerer) Name() string { return a.name }
+func (a answerer) Info() model.Info {
+	return model.Info{Provider: "test", Model: a.name, Offline: true, ContextLimit: a.limit}
+}
 func (a answerer) Complete(_ context.Context, req model.Request) (model.Response, error) {
 	if req.Question.GroundTruth != nil && len(req.Question.Name)%2 == 0 {
 		return model.Response{Text: *req.Question.GroundTruth}, nil
@@ -62,7 +70,7 @@ func TestHTMLDSBenchSize(t *testing.T) {
 		t.Skip("runs 932 questions")
 	}
 	sheets := t.TempDir()
-	written, errs := dsbench.Convert(shared.Path(t, "corpora", "dsbench"), sheets)
+	written, errs := dsbench.Convert(shared.Path(t, "corpora", "dsbench"), sheets, outfile.Options{})
 	if len(errs) > 0 || len(written) != 38 {
 		t.Fatalf("converted %d sheets: %v", len(written), errs)
 	}
@@ -91,7 +99,13 @@ func TestHTMLDSBenchSize(t *testing.T) {
 	out := t.TempDir()
 	_, err := harness.Run(context.Background(), harness.Config{
 		Sheets: written, Models: []string{"openai/gpt-4o", "openai/gpt-3.5-turbo"}, OutDir: out, Grader: "exact", RunIDLen: 4,
-		NewModel: func(name string, _ model.Options) (model.Model, error) { return answerer{name}, nil },
+		NewModel: func(name string, _ model.Options) (model.Model, error) {
+			limit := 128000 // gpt-4o's context, in tokens
+			if strings.Contains(name, "3.5") {
+				limit = 16385
+			}
+			return answerer{name, limit}, nil
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

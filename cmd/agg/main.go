@@ -55,7 +55,7 @@ func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		}
 	}
 	if *htmlOut != "" {
-		ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: stderr}
+		ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: stderr, Force: opt.Force}
 		if err := report.WriteFile(ctx, *htmlOut, opt.Dir, ro); err != nil {
 			return err
 		}
