@@ -157,7 +157,7 @@ func ParseOutput(out string) (Outcome, error) {
 		LoadError *string `json:"load_error"`
 	}
 	if err := json.Unmarshal([]byte(line), &r); err != nil {
-		return Outcome{}, fmt.Errorf("code mode: %w: result line cut or malformed (%d bytes): %v", ErrNoResult, len(line), err)
+		return Outcome{}, fmt.Errorf("code mode: %w: result line cut or malformed (%d bytes; a longer answer than the sandbox's output cap?): %v", ErrNoResult, len(line), err)
 	}
 	switch {
 	case r.LoadError != nil:
