@@ -89,10 +89,9 @@ var (
 // any code in it is the snippet, else the whole reply; in it, in order:
 //  1. a def answer(...) function (with the snippet's import lines at its
 //     indentation before it);
-//  2. in a fenced block, the lines up to the first return at the block's
-//     outer indentation become the body of answer(df); outside a block,
-//     only the first return line's expression is taken (lines before it
-//     are prose);
+//  2. a fenced block with a return line is the body of answer(df) (what
+//     follows a return never runs); outside a block, only the first
+//     return line's expression is taken (lines around it are prose);
 //  3. in a fenced block, its last line is the returned expression and the
 //     lines before it the body; outside a block, the first non-blank line
 //     (without enclosing backticks) is the expression.
@@ -121,25 +120,15 @@ func extractLenient(prompt, completion string) (string, error) {
 		return lead + unquoteInline(pyStrip(lines[0])), nil
 	}
 	indent := minIndent(lines)
-	body, last, found := lines, "", false
-	for i, l := range lines {
-		if m := returnRe.FindStringSubmatch(l); m != nil && indentOf(l) == indent {
-			body, last, found = lines[:i], pyStrip(m[1]), true
-			break
-		}
-	}
-	if !found {
-		nested := false
-		for _, l := range lines {
-			nested = nested || returnRe.MatchString(l)
-		}
-		if nested {
-			// Returns only inside if/for/with: the block is the body.
+	for _, l := range lines {
+		if returnRe.MatchString(l) {
+			// The block is the body: a return over several lines stays
+			// whole, and what follows it never runs.
 			return "def answer(df):\n" + strings.TrimSuffix(indentBody(lines, indent), "\n"), nil
 		}
-		body, last = lines[:len(lines)-1], pyStrip(lines[len(lines)-1])
 	}
-	return "def answer(df):\n" + indentBody(body, indent) + "    return " + last, nil
+	last := len(lines) - 1
+	return "def answer(df):\n" + indentBody(lines[:last], indent) + "    return " + pyStrip(lines[last]), nil
 }
 
 // indentBody re-indents lines from indent to four spaces, one per line

@@ -234,7 +234,8 @@ func TestLenientMatchesReference(t *testing.T) {
 	cases := []struct{ name, completion, expr string }{
 		{"fenced def answer", "Sure:\n```python\nimport pandas as pd\n\ndef answer(df: pd.DataFrame):\n    \"\"\"Mean score\"\"\"\n    df.columns = ['id', 'name', 'score', 'passed', 'joined', 'note', 'tags']\n    return df['score'].mean()\n```\nThis returns the mean.", "df['score'].mean()"},
 		{"fenced return line", "Here you go:\n\n```py\nreturn df.shape[0]\n```", "df.shape[0]"},
-		{"fenced body", "```python\nx = df[df['passed']]\nreturn x['name'].tolist()\n```", "df[df['passed']]['name'].tolist()"},
+		{"fenced body", "```python\nx = df[df['passed']]\nreturn x['name'].tolist()\n\nprint(answer(df))\n```", "df[df['passed']]['name'].tolist()"},
+		{"return over lines", "```python\nreturn (df['score']\n    .fillna(0)\n    .sum())\n```", "df['score'].fillna(0).sum()"},
 		{"fenced imports kept", "```python\nimport math\n\ndef answer(df):\n    return math.floor(df['score'].max())\n\nprint(answer(pd.read_csv('data.csv')))\n```", "__import__('math').floor(df['score'].max())"},
 		{"fenced without return", "```python\ns = df['score']\ns.max()\n```", "df['score'].max()"},
 		{"fenced nested returns", "```python\nif len(df) > 3:\n    return True\nelse:\n    return False\n```", "len(df) > 3"},
