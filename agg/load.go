@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -279,6 +280,9 @@ func readInto(path string, buf []byte) ([]byte, error) {
 		}
 		n, err := fh.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
+		if len(buf) > readfile.Output {
+			return buf[:0], fmt.Errorf("%s: %w: more than %d MB", path, readfile.ErrTooLarge, readfile.Output>>20)
+		}
 		if err == io.EOF {
 			return buf, nil
 		}

@@ -23,7 +23,8 @@ type scanner struct {
 var errEOF = errors.New("unexpected end of JSON input")
 
 func (s *scanner) errorf(format string, args ...any) error {
-	return fmt.Errorf("offset %d: %s", s.pos, fmt.Sprintf(format, args...))
+	line := bytes.Count(s.data[:min(s.pos, len(s.data))], []byte("\n")) + 1
+	return fmt.Errorf("line %d: %s", line, fmt.Sprintf(format, args...))
 }
 
 func (s *scanner) ws() {
@@ -141,6 +142,9 @@ func (s *scanner) number() ([]byte, error) {
 		break
 	}
 	if s.pos == start {
+		if c := s.data[s.pos]; c == 'N' || c == 'I' {
+			return nil, s.errorf("NaN or Infinity is not a JSON number (Python's json writes it for a float it cannot represent)")
+		}
 		return nil, s.errorf("want a value, found %q", s.data[s.pos])
 	}
 	if s.pos == len(s.data) {
@@ -318,7 +322,7 @@ func decodeInto(data []byte, f *jsFile) error {
 					return s.errorf("question %d is not an object", len(f.Questions)+1)
 				}
 				f.Questions = append(f.Questions, jsQuestion{Grade: gradeNull})
-				return s.question(&f.Questions[len(f.Questions)-1])
+				return s.question(&f.Questions[len(f.Questions)-1], len(f.Questions))
 			})
 		}
 		return s.skip()
@@ -377,7 +381,8 @@ func (s *scanner) meta(set func(key string, value []byte)) error {
 	})
 }
 
-func (s *scanner) question(q *jsQuestion) error {
+// question reads the n-th question (from 1).
+func (s *scanner) question(q *jsQuestion, n int) error {
 	return s.object(func(key []byte) error {
 		var err error
 		switch string(key) {
@@ -459,7 +464,7 @@ func (s *scanner) question(q *jsQuestion) error {
 			err = s.skip()
 		}
 		if err != nil {
-			return fmt.Errorf("question %q: %w", key, err)
+			return fmt.Errorf("question %d, field %q: %w", n, key, err)
 		}
 		return nil
 	})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/result"
@@ -119,22 +120,26 @@ type resumeState struct {
 }
 
 // loadResume finds the journal of an earlier, unfinished run of the same
-// sheet and model in the same output folder.
-func loadResume(cfg Config, sheetPath, modelName string) resumeState {
+// sheet and model in the same output folder. A state file whose run id is
+// not one (a crafted "x/../../trav") is an error.
+func loadResume(cfg Config, sheetPath, modelName string) (resumeState, error) {
 	base := strings.TrimSuffix(OutputPath(cfg, sheetPath, modelName, ""), ".json")
 	dir, name := filepath.Dir(base), filepath.Base(base)
 	st := resumeState{
 		journal: filepath.Join(dir, "."+name+".journal"),
 		state:   filepath.Join(dir, "."+name+".run"),
 	}
-	data, err := os.ReadFile(st.state)
+	data, err := readfile.Read(st.state, readfile.Small)
 	if err != nil {
-		return st
+		return st, nil
 	}
 	if json.Unmarshal(data, &st) == nil {
+		if err := result.CheckRunID(st.RunID); err != nil {
+			return st, fmt.Errorf("%s: %w; remove the file to start afresh", st.state, err)
+		}
 		st.exists = true
 	}
-	return st
+	return st, nil
 }
 
 // save records the run id beside the journal.

@@ -159,7 +159,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			id := runID
 			st := resumeState{}
 			if !cfg.DryRun {
-				st = loadResume(cfg, path, name)
+				if st, err = loadResume(cfg, path, name); err != nil {
+					return sum, err
+				}
 				if st.RunID != "" || st.exists {
 					id = st.RunID
 					fmt.Fprintf(cfg.Stderr, "resuming %s on %s (run id %q) from %s\n", name, path, id, st.journal)

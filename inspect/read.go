@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
+
+	"github.com/evalmd/evalmd/internal/readfile"
 )
 
 // ReadLog loads an Inspect JSON log (one this package wrote, or one of
 // Inspect's own; members this package does not model are skipped). It
 // fails on a log of a later format version, as Inspect does.
 func ReadLog(path string) (*Log, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.Output)
 	if err != nil {
 		return nil, err
 	}

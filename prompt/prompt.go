@@ -14,6 +14,7 @@ import (
 	"sync"
 	"text/template"
 
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/sheet"
 )
@@ -224,14 +225,14 @@ func (b *Builder) load(rel string) fileResult {
 			_, err := os.Stat(path)
 			return fileResult{f: f, err: err}
 		}
-		data, err := os.ReadFile(path)
+		data, err := readfile.Read(path, readfile.Data)
 		f.Text = string(data)
 		return fileResult{f: f, err: err}
 	case "image":
-		data, err := os.ReadFile(path)
+		data, err := readfile.Read(path, readfile.Data)
 		return fileResult{f: f, img: data, err: err}
 	default:
-		data, err := os.ReadFile(path)
+		data, err := readfile.Read(path, readfile.Data)
 		f.Text = string(data)
 		return fileResult{f: f, err: err}
 	}

@@ -8,14 +8,14 @@ package result
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"reflect"
 	"sort"
 	"strings"
 
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -111,7 +111,7 @@ func (q *Question) ID() string { return q.MetaData["id"] }
 // Read loads an output file. Errors name the file and, for malformed JSON,
 // the line.
 func Read(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.Output)
 	if err != nil {
 		return nil, err
 	}
@@ -130,17 +130,50 @@ func Parse(data []byte) (*File, error) {
 	// the whole file to validate it and again to find its end, which for
 	// a large output costs more than the decoding.
 	if err := f.UnmarshalJSON(data); err != nil {
-		// Decode once more as a plain value, only to locate the error.
+		// Decode once more as a plain value, only to locate the error
+		// (the members are decoded from slices, whose offsets are not the
+		// file's).
 		var v any
+		line := 1
 		if serr := json.Unmarshal(data, &v); serr != nil {
-			err = serr
+			line = errLine(data, serr)
+			if field, ok := nanField(data, serr); ok {
+				err = fmt.Errorf("field %q holds NaN or Infinity, which is not a JSON number (Python's json writes it for a float it cannot represent)", field)
+			}
 		}
-		return nil, fmt.Errorf(":%d: not an output file: %w", errLine(data, err), err)
+		return nil, fmt.Errorf(":%d: not an output file: %w", line, err)
 	}
 	if f.Questions == nil && f.Sheet.Name == "" {
 		return nil, fmt.Errorf(":1: not an output file: no \"sheet\" or \"questions\"")
 	}
 	return &f, nil
+}
+
+// nanField says whether a syntax error is at Python's NaN or Infinity, and
+// names the member that holds it.
+func nanField(data []byte, err error) (string, bool) {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) || se.Offset < 1 || se.Offset > int64(len(data)) {
+		return "", false
+	}
+	at := se.Offset - 1
+	if c := data[at]; c != 'N' && c != 'I' {
+		return "", false
+	}
+	// Back over `"name":` to the member's name.
+	before := bytes.TrimRight(bytes.TrimSuffix(data[:at], []byte("-")), " \t\r\n")
+	if !bytes.HasSuffix(before, []byte(":")) {
+		return "", true
+	}
+	before = bytes.TrimRight(before[:len(before)-1], " \t\r\n")
+	if !bytes.HasSuffix(before, []byte(`"`)) {
+		return "", true
+	}
+	start := bytes.LastIndexByte(before[:len(before)-1], '"')
+	if start < 0 {
+		return "", true
+	}
+	return string(before[start+1 : len(before)-1]), true
 }
 
 // errLine finds the line of a JSON decoding error.
@@ -187,7 +220,9 @@ func (f *File) Write(path string, opt outfile.Options) error {
 // name without "input" and ".md" (LIME: input-rules-qa-1.md -> rules-qa-1)
 // and the model name is made file-safe.
 //
-// With an empty run id the name ends at the model, as LIME's -u 0 does.
+// With an empty run id the name ends at the model, as LIME's -u 0 does. A
+// run id CheckRunID refuses is made file-safe like the model name, so no
+// run id names another folder.
 func FileName(sheetPath, modelName, runID string) string {
 	base := filepath.Base(sheetPath)
 	base = strings.TrimSuffix(base, ".md")
@@ -195,9 +230,25 @@ func FileName(sheetPath, modelName, runID string) string {
 	base = strings.TrimLeft(base, "-_")
 	name := "output-" + base + "-" + SafeName(modelName)
 	if runID != "" {
-		name += "-" + runID
+		name += "-" + SafeName(strings.ReplaceAll(runID, "..", "__"))
 	}
 	return name + ".json"
+}
+
+// CheckRunID accepts a run id made of letters, digits, "-", "_" and "."
+// (not first), at most 64 of them: LIME's hex ids and anything a person
+// would type, never a path.
+func CheckRunID(id string) error {
+	if len(id) > 64 {
+		return fmt.Errorf("run id %.20q...: longer than 64 characters", id)
+	}
+	for i, r := range id {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' && i > 0
+		if !ok {
+			return fmt.Errorf("run id %q: only letters, digits, -, _ and . (not first) are allowed", id)
+		}
+	}
+	return nil
 }
 
 // SafeName makes a model name usable in a file name: "/" and ":" and other
@@ -227,7 +278,7 @@ func decodeObject(data []byte, member func(name string, dec *json.Decoder) (bool
 		return nil, err
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, &json.UnmarshalTypeError{Value: fmt.Sprint(tok), Offset: dec.InputOffset()}
+		return nil, fmt.Errorf("want a JSON object, found %s", describe(tok))
 	}
 	var ex fields
 	for dec.More() {
@@ -238,7 +289,7 @@ func decodeObject(data []byte, member func(name string, dec *json.Decoder) (bool
 		name, _ := tok.(string)
 		ok, err := member(name, dec)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if !ok {
 			var raw json.RawMessage
@@ -253,6 +304,24 @@ func decodeObject(data []byte, member func(name string, dec *json.Decoder) (bool
 	}
 	_, err = dec.Token() // the closing brace
 	return ex, err
+}
+
+// describe names a JSON token for an error message.
+func describe(tok json.Token) string {
+	switch v := tok.(type) {
+	case nil:
+		return "null"
+	case json.Delim:
+		if v == '[' {
+			return "an array"
+		}
+		return string(v)
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	}
+	return "a number"
 }
 
 // joinExtra appends extra members to an encoded JSON object.
@@ -293,7 +362,7 @@ func decodeQuestions(dec *json.Decoder, qs *[]Question) error {
 		return nil
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return &json.UnmarshalTypeError{Value: fmt.Sprint(tok), Type: reflect.TypeOf(*qs), Offset: dec.InputOffset()}
+		return fmt.Errorf("want an array, found %s", describe(tok))
 	}
 	out := []Question{}
 	for dec.More() {

@@ -9,11 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/evalmd/evalmd/internal/readfile"
 )
 
 //go:embed default.yaml
@@ -68,7 +69,7 @@ func Default() *Schema {
 
 // Load reads a schema file.
 func Load(path string) (*Schema, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.Sheet)
 	if err != nil {
 		return nil, err
 	}

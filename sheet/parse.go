@@ -3,10 +3,10 @@ package sheet
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/schema"
 )
 
@@ -15,7 +15,7 @@ const MaxSize = 256 << 20
 
 // ParseFile reads and parses a sheet file with the schema (nil: default).
 func ParseFile(path string, s *schema.Schema) (*Doc, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, MaxSize)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
 )
@@ -113,7 +114,7 @@ func Load(opt Options) ([]Row, error) {
 // ReadLines reads a competition line file: one value per line, a final
 // newline optional, "\r\n" taken as a line end.
 func ReadLines(path string) ([]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.Small)
 	if err != nil {
 		return nil, fmt.Errorf("databench: %w", err)
 	}

@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/evalmd/evalmd/internal/readfile"
 )
 
 // Competition is one DSBench case: its data.json entry and the texts and
@@ -48,7 +50,7 @@ type Question struct {
 // and the others still load. Blank lines in data.json are skipped.
 func Load(dir string) ([]Competition, []error) {
 	path := filepath.Join(dir, "data.json")
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.Data)
 	if err != nil {
 		return nil, []error{fmt.Errorf("dsbench: %w", err)}
 	}
@@ -115,7 +117,7 @@ func loadCompetition(dir string, e Entry) (Competition, error) {
 // become "\n". A file that is not valid UTF-8 is an error, as Python raises
 // UnicodeDecodeError.
 func ReadText(path string) (string, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.Data)
 	if err != nil {
 		return "", err
 	}
