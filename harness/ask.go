@@ -34,6 +34,15 @@ func ask(ctx context.Context, cfg Config, m model.Model, job *Job, st resumeStat
 	}
 	opt := cfg.Runner
 	opt.Journal = st.journal
+	for _, r := range job.Requests {
+		if r.Solve != nil && r.Solve.Mode == model.ModeAgent {
+			// An agent question is many calls and runs of code: each call
+			// has the provider's own timeout, each run the sandbox's, the
+			// whole its question_timeout; no one attempt bounds it all.
+			opt.Timeout = -1
+			break
+		}
+	}
 	if err := st.save(job.Output.Sheet.RunID); err != nil {
 		return 0, err
 	}
@@ -98,6 +107,7 @@ func record(q *result.Question, o runner.Outcome, info model.Info, price *model.
 		text := o.Response.Text
 		q.Completion = &text
 		q.InputTokens, q.OutputTokens = o.Response.InputTokens, o.Response.OutputTokens
+		q.SetWork(o.Response.Work)
 		if c, ok := model.Cost(info, o.Response.InputTokens, o.Response.OutputTokens, price); ok {
 			q.Cost = &c
 		}

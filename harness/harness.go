@@ -26,8 +26,10 @@ import (
 	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
+	"github.com/evalmd/evalmd/sandbox"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
+	"github.com/evalmd/evalmd/solve"
 	"github.com/evalmd/evalmd/tokens"
 	"github.com/evalmd/evalmd/workbook"
 )
@@ -62,6 +64,12 @@ type Config struct {
 	Judge grade.JudgeOptions
 	// Settings override the sheet's generation settings (flags).
 	Settings model.Settings
+	// Solve holds the answer-mode flags (--mode, --code-extract, ...),
+	// over each question's meta.
+	Solve model.Solve
+	// Sandbox says where code and agent modes run Python; a pool is
+	// started (and checked) only when some question needs one.
+	Sandbox sandbox.Config
 	// LogDir, when set, also receives an Inspect log per output file.
 	LogDir string
 	// Vision forces images on (true) or off (false) for every model;
@@ -145,6 +153,16 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		st  resumeState
 	}
 	var plan []planned
+	needsSandbox := func(plan []planned) bool {
+		for _, p := range plan {
+			for _, r := range p.job.Requests {
+				if r.Solve != nil {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	for _, path := range cfg.Sheets {
 		doc, err := sheet.ParseFile(path, cfg.Schema)
 		if err != nil {
@@ -185,6 +203,18 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 				}
 			}
 			plan = append(plan, planned{job, st})
+		}
+	}
+	if !cfg.DryRun && needsSandbox(plan) {
+		// Checked before any model call: a missing bubblewrap or pandas
+		// is one error naming the Debian packages.
+		pool, err := sandbox.NewPool(ctx, cfg.Sandbox)
+		if err != nil {
+			return sum, err
+		}
+		defer pool.Close()
+		for name, m := range made {
+			made[name] = &solve.Model{Inner: m, Sandbox: pool}
 		}
 	}
 	for _, p := range plan {
@@ -241,7 +271,7 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 	}
 	b := &prompt.Builder{
 		Dir: filepath.Dir(path), Model: modelName, Vision: vision, SheetMeta: info.Meta,
-		RenderWorkbook: workbook.Render, Settings: cfg.Settings,
+		RenderWorkbook: workbook.Render, Settings: cfg.Settings, Solve: cfg.Solve,
 		Truncate: func(text string, meta map[string]string) (string, error) {
 			enc, _ := tokens.EncodingFor(minfo.Model)
 			return tokens.Cut(text, meta, tokens.Limits{Model: modelName, ContextLimit: minfo.ContextLimit, Encoding: enc})

@@ -2,6 +2,9 @@ package model
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -67,3 +70,91 @@ const (
 	ModeCode  = "code"  // the completion is code, run on the question's tables
 	ModeAgent = "agent" // the model calls a Python tool until it answers
 )
+
+// SolveFromMeta reads the answer mode and its options from a question's
+// steering meta (its own meta over the sheet's): mode, code_extract,
+// agent_style, max_turns, question_timeout (seconds, or a duration such as
+// 90s or 5m), token_budget. Non-zero fields of flags win over the meta. It
+// returns nil for chat mode. Errors name the meta key.
+func SolveFromMeta(meta map[string]string, flags Solve) (*Solve, error) {
+	s := Solve{Mode: meta["mode"], Extract: meta["code_extract"], Style: meta["agent_style"]}
+	var err error
+	if s.MaxTurns, err = metaInt(meta, "max_turns"); err != nil {
+		return nil, err
+	}
+	if s.TokenBudget, err = metaInt(meta, "token_budget"); err != nil {
+		return nil, err
+	}
+	if v := strings.TrimSpace(meta["question_timeout"]); v != "" {
+		if s.QuestionTimeout, err = parseSeconds(v); err != nil {
+			return nil, fmt.Errorf("meta question_timeout: %w", err)
+		}
+	}
+	if flags.Mode != "" {
+		s.Mode = flags.Mode
+	}
+	if flags.Extract != "" {
+		s.Extract = flags.Extract
+	}
+	if flags.Style != "" {
+		s.Style = flags.Style
+	}
+	if flags.MaxTurns != 0 {
+		s.MaxTurns = flags.MaxTurns
+	}
+	if flags.TokenBudget != 0 {
+		s.TokenBudget = flags.TokenBudget
+	}
+	if flags.QuestionTimeout != 0 {
+		s.QuestionTimeout = flags.QuestionTimeout
+	}
+	s.Mode = strings.ToLower(strings.TrimSpace(s.Mode))
+	switch s.Mode {
+	case "", ModeChat:
+		return nil, nil
+	case ModeCode:
+		if s.Extract == "" {
+			s.Extract = "lenient"
+		}
+		if s.Extract != "baseline" && s.Extract != "lenient" {
+			return nil, fmt.Errorf("code_extract %q: want baseline or lenient", s.Extract)
+		}
+	case ModeAgent:
+		if s.Style == "" {
+			s.Style = "tools"
+		}
+		if s.Style != "tools" && s.Style != "react" {
+			return nil, fmt.Errorf("agent_style %q: want tools or react", s.Style)
+		}
+	default:
+		return nil, fmt.Errorf("mode %q: want chat, code or agent", s.Mode)
+	}
+	return &s, nil
+}
+
+func metaInt(meta map[string]string, key string) (int, error) {
+	v := strings.TrimSpace(meta[key])
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("meta %s: %q is not a whole number >= 0", key, v)
+	}
+	return n, nil
+}
+
+// parseSeconds reads "90" (seconds) or a Go duration ("90s", "5m").
+func parseSeconds(v string) (time.Duration, error) {
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if f < 0 || f != f {
+			return 0, fmt.Errorf("%q: want seconds >= 0", v)
+		}
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q: want seconds or a duration such as 90s", v)
+	}
+	return d, nil
+}

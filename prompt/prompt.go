@@ -59,6 +59,8 @@ type Builder struct {
 	Truncate func(text string, meta map[string]string) (string, error)
 	// Settings override the sheet's meta (flags win).
 	Settings model.Settings
+	// Solve holds the answer-mode flags (--mode, ...), over the meta.
+	Solve model.Solve
 	// SheetMeta is the sheet's own meta. The settings that steer a
 	// question (generation settings, truncation limits) come from its meta,
 	// else the sheet's: LIME copies the sheet's meta only into questions
@@ -147,6 +149,18 @@ func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error)
 		return req, fmt.Errorf("%s:%d: question %q: %w", sheetPath, it.Line, it.Name, err)
 	}
 	req.Settings = s.Over(b.Settings)
+	sv, err := model.SolveFromMeta(steer, b.Solve)
+	if err != nil {
+		return req, fmt.Errorf("%s:%d: question %q: %w", sheetPath, it.Line, it.Name, err)
+	}
+	if sv != nil {
+		// Code and agent modes see every file of the question under its
+		// base name, images included.
+		for _, f := range d.Files {
+			sv.Files = append(sv.Files, f.Path)
+		}
+		req.Solve = sv
+	}
 	return req, nil
 }
 

@@ -99,7 +99,7 @@ func GradeFile(ctx context.Context, f *result.File, g *Graders) (Graded, error) 
 		var v grade.Verdict
 		err := p.err
 		if err == nil {
-			v, err = grade.Nullable(ctx, p.gr, q.GroundTruth, q.Completion, grade.Input{
+			v, err = grade.Nullable(ctx, p.gr, q.GroundTruth, q.Graded(), grade.Input{
 				Meta: sheet.Steering(q.MetaData, f.Sheet.MetaData), Question: q.Question, QuestionText: q.QuestionUsr})
 			if err != nil && ctx.Err() != nil {
 				return res, ctx.Err()

@@ -92,6 +92,18 @@ type Question struct {
 	Judge        json.RawMessage `json:"judge,omitempty"`      // an LLM judge's reply and verdict
 	Settings     *model.Settings `json:"settings,omitempty"`   // the generation settings sent
 
+	// Code and agent modes (model.Work): what ran beside the completion.
+	// Graders and regrading read Answer in code mode and never run code.
+	Mode        string            `json:"mode,omitempty"`         // "code" or "agent"; absent for chat
+	CodeExtract string            `json:"code_extract,omitempty"` // the extraction rule: baseline, lenient
+	Code        *string           `json:"code,omitempty"`         // the code executed
+	Answer      *string           `json:"answer,omitempty"`       // code mode: str(result), the text graded
+	CodeError   string            `json:"code_error,omitempty"`   // why no code ran, or what it raised
+	Transcript  []model.Message   `json:"transcript,omitempty"`   // agent mode: the turns after the question
+	Turns       int               `json:"turns,omitempty"`        // agent mode: model calls
+	Limit       string            `json:"limit,omitempty"`        // the limit that ended the question
+	Sandbox     map[string]string `json:"sandbox,omitempty"`      // sandbox, python, pandas, numpy versions
+
 	extra fields
 }
 
@@ -103,6 +115,28 @@ type SubAnswer struct {
 	Got     string `json:"got"`
 	Found   bool   `json:"found"`
 	Correct bool   `json:"correct"`
+}
+
+// Graded is the text graders read: in code mode the answer the code gave
+// (nil when nothing ran), else the completion.
+func (q *Question) Graded() *string {
+	if q.Mode == model.ModeCode {
+		return q.Answer
+	}
+	return q.Completion
+}
+
+// SetWork records what a code- or agent-mode answer ran.
+func (q *Question) SetWork(w *model.Work) {
+	if w == nil {
+		return
+	}
+	q.Mode, q.CodeExtract, q.Answer, q.CodeError = w.Mode, w.Extract, w.Answer, w.Error
+	if w.Code != "" {
+		code := w.Code
+		q.Code = &code
+	}
+	q.Transcript, q.Turns, q.Limit, q.Sandbox = w.Transcript, w.Turns, w.Limit, w.Env
 }
 
 // ID returns the question's benchmark id (its "id" meta), or "".
@@ -499,6 +533,24 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.Judge
 		case "settings":
 			v = &q.Settings
+		case "mode":
+			v = &q.Mode
+		case "code_extract":
+			v = &q.CodeExtract
+		case "code":
+			v = &q.Code
+		case "answer":
+			v = &q.Answer
+		case "code_error":
+			v = &q.CodeError
+		case "transcript":
+			v = &q.Transcript
+		case "turns":
+			v = &q.Turns
+		case "limit":
+			v = &q.Limit
+		case "sandbox":
+			v = &q.Sandbox
 		default:
 			return false, nil
 		}

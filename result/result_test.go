@@ -99,6 +99,10 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 		QuestionUsr: "own", System: s("sys"), InputTokens: 3, OutputTokens: 4, Cost: &cost,
 		Grader: "choice", GradeDetail: "extracted B", SubAnswers: []SubAnswer{{Name: "a", Want: "1", Got: "1", Found: true, Correct: true}},
 		Unanswered: true, Judge: json.RawMessage(`{"reply":"True"}`), Settings: &model.Settings{MaxTokens: 5, Stop: []string{"\n"}},
+		Mode: "code", CodeExtract: "baseline", Code: s("df.shape[0]"), Answer: s("3"), CodeError: "none",
+		Transcript: []model.Message{{Role: "tool", Content: "3", ToolCallID: "c1", ToolLimit: "timeout"},
+			{Role: "assistant", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: "{}"}}}},
+		Turns: 2, Limit: "max_turns", Sandbox: map[string]string{"pandas": "1.5.3"},
 	}
 	sh := Sheet{Name: "S", RunID: "ab", ModelName: "m", MetaData: map[string]string{"k": "v"}, Question: s("sq"),
 		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1},

@@ -57,6 +57,8 @@ func (m *Model) Complete(ctx context.Context, req model.Request) (model.Response
 	switch s.Mode {
 	case model.ModeAgent:
 		resp, err = m.agent(ctx, req)
+	case model.ModeCode:
+		resp, err = m.code(ctx, req)
 	default:
 		return model.Response{}, fmt.Errorf("question %q: unknown mode %q (want chat, code or agent)", req.Question.Name, s.Mode)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/judgeflag"
+	"github.com/evalmd/evalmd/internal/modeflag"
 	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/runner"
@@ -61,6 +62,7 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		logDir    = fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
 	)
 	judge := judgeflag.Bind(fs)
+	modes := modeflag.Bind(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -87,6 +89,13 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 			return err
 		}
 		cfg.Judge = jo
+	}
+	var err error
+	if cfg.Solve, err = modes.Solve(); err != nil {
+		return err
+	}
+	if cfg.Sandbox, err = modes.Sandbox(); err != nil {
+		return err
 	}
 	if *cacheDir != "" {
 		c, err := runner.OpenCache(*cacheDir)

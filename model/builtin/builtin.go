@@ -76,5 +76,12 @@ func (m *oracleModel) Complete(ctx context.Context, req model.Request) (model.Re
 	if req.Question.GroundTruth == nil {
 		return model.Response{}, fmt.Errorf("model %s, question %q has no ground truth: %w", m.name, req.Question.Name, model.ErrNoAnswer)
 	}
-	return model.Response{Text: *req.Question.GroundTruth, Model: m.name}, nil
+	resp := model.Response{Text: *req.Question.GroundTruth, Model: m.name}
+	if req.Solve != nil && req.Solve.Mode == model.ModeCode {
+		// The oracle checks the pipeline, not the sandbox: its answer is
+		// the ground truth, and no code is run for it.
+		truth := *req.Question.GroundTruth
+		resp.Work = &model.Work{Mode: model.ModeCode, Extract: req.Solve.Extract, Answer: &truth}
+	}
+	return resp, nil
 }

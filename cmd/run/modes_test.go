@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/sandbox"
+)
+
+// needSandbox skips (fails under CI) when bubblewrap or pandas is missing.
+func needSandbox(t *testing.T) {
+	t.Helper()
+	if _, err := sandbox.Check(context.Background(), sandbox.Config{}); err != nil {
+		shared.Missing(t, err.Error())
+	}
+}
+
+// modeSheet writes a sheet of two questions on one CSV table, with the
+// given mode meta.
+func modeSheet(t *testing.T, meta string) string {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "sales.csv"), []byte("region,amount\nnorth,10\nsouth,32\neast,7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sheet := "# Sales\n\n#### meta\n" + meta + "grader: exact\n\n#### files\nsales.csv\n\n" +
+		"## Total\n\n#### question\nWhat is the total amount?\n\n#### answer\n49\n\n" +
+		"## Regions\n\n#### question\nHow many regions are there?\n\n#### answer\n3\n"
+	p := filepath.Join(dir, "input-sales.md")
+	if err := os.WriteFile(p, []byte(sheet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func readOnly(t *testing.T, dir string) *result.File {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(dir, "output-*.json"))
+	if len(paths) != 1 {
+		t.Fatalf("outputs %v", paths)
+	}
+	f, err := result.Read(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// Code mode: the model's code runs on the table in the sandbox, the answer
+// string is graded, and the output keeps code, answer and environment.
+func TestRunCodeMode(t *testing.T) {
+	needSandbox(t)
+	sheet := modeSheet(t, "mode: code\ncode_extract: lenient\n")
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10, Reply: func(c fakeserver.Call) fakeserver.Reply {
+		if strings.Contains(c.LastUserText(), "total") {
+			return fakeserver.Reply{Text: "```python\ndf['amount'].sum()\n```"}
+		}
+		return fakeserver.Reply{Text: "return df['region'].nunique() + 1"} // wrong on purpose
+	}})
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), &stdout, &stderr, []string{"-f", sheet, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", out}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	f := readOnly(t, out)
+	total, regions := f.Questions[0], f.Questions[1]
+	if total.Mode != "code" || total.CodeExtract != "lenient" || total.Answer == nil || *total.Answer != "49" || total.Grade == nil || !*total.Grade {
+		t.Errorf("total: mode %q rule %q answer %v grade %v", total.Mode, total.CodeExtract, total.Answer, total.Grade)
+	}
+	if total.Code == nil || !strings.Contains(*total.Code, "df['amount'].sum()") || total.Sandbox["pandas"] == "" {
+		t.Errorf("total: code %v sandbox %v", total.Code, total.Sandbox)
+	}
+	if *total.Completion != "```python\ndf['amount'].sum()\n```" {
+		t.Errorf("completion must stay the model's text: %q", *total.Completion)
+	}
+	if regions.Answer == nil || *regions.Answer != "4" || regions.Grade == nil || *regions.Grade {
+		t.Errorf("regions: answer %v grade %v", regions.Answer, regions.Grade)
+	}
+}
+
+// Agent mode: the model reads the table with the python tool over several
+// calls, and the transcript is kept in the output.
+func TestRunAgentMode(t *testing.T) {
+	needSandbox(t)
+	sheet := modeSheet(t, "mode: agent\nmax_turns: 5\n")
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20, Reply: func(c fakeserver.Call) fakeserver.Reply {
+		var results []string
+		for _, m := range c.Messages {
+			if m.Role == "tool" {
+				results = append(results, m.Text)
+			}
+		}
+		if len(results) == 0 {
+			code := "import pandas as pd\ndf = pd.read_csv('sales.csv')\nprint(df['amount'].sum() if 'total' in " + jsonQuote(c.LastUserText()) + " else df['region'].nunique())"
+			return fakeserver.Reply{ToolCalls: []fakeserver.ToolCall{{ID: "c1", Name: "python", Arguments: `{"code":` + jsonQuote(code) + `}`}}}
+		}
+		return fakeserver.Reply{Text: strings.TrimSpace(results[0])}
+	}})
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), &stdout, &stderr, []string{"-f", sheet, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", out}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	f := readOnly(t, out)
+	for _, q := range f.Questions {
+		if q.Mode != "agent" || q.Turns != 2 || len(q.Transcript) != 3 || q.Grade == nil || !*q.Grade {
+			t.Errorf("%s: mode %q turns %d transcript %d grade %v completion %v", q.Name, q.Mode, q.Turns, len(q.Transcript), q.Grade, q.Completion)
+		}
+	}
+	if !strings.Contains(stderr.String(), "2/2 correct") {
+		t.Errorf("totals: %s", stderr.String())
+	}
+}
+
+// The oracle still scores 100% in code mode: it answers the ground truth
+// without running code.
+func TestRunOracleCodeMode(t *testing.T) {
+	needSandbox(t)
+	sheet := modeSheet(t, "mode: code\n")
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), &stdout, &stderr, []string{"-f", sheet, "-m", "oracle", "-o", out}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	f := readOnly(t, out)
+	for _, q := range f.Questions {
+		if q.Grade == nil || !*q.Grade || q.Code != nil {
+			t.Errorf("%s: grade %v code %v", q.Name, q.Grade, q.Code)
+		}
+	}
+}
+
+func TestRunBadModeStopsBeforeCalls(t *testing.T) {
+	sheet := modeSheet(t, "mode: kode\n")
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 5})
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), &stdout, &stderr, []string{"-f", sheet, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), `mode "kode"`) || srv.Count() != 0 {
+		t.Errorf("err %v after %d calls", err, srv.Count())
+	}
+}
+
+func jsonQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
