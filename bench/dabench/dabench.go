@@ -58,12 +58,17 @@ type labelRow struct {
 	CommonAnswers [][]json.RawMessage `json:"common_answers"`
 }
 
-// Load reads a DABench data folder. Every question must have a labels row
-// and the other way round, ids once each.
-func Load(dir string) ([]Question, error) {
+// Load reads a DABench data folder. A line that cannot be read (bad JSON,
+// no id, an id again, a field a sheet cannot hold) is reported with its
+// file and line and skipped, as is a question without labels; the rest
+// loads. A file that cannot be opened stops the load (the first error).
+func Load(dir string) ([]Question, []error) {
 	var qs []Question
+	var errs []error
 	index := map[int]int{}
-	err := eachLine(filepath.Join(dir, QuestionsFile), func(line int, data []byte) error {
+	qline := map[int]int{}
+	qpath := filepath.Join(dir, QuestionsFile)
+	err := eachLine(qpath, &errs, func(line int, data []byte) error {
 		var r questionRow
 		if err := json.Unmarshal(data, &r); err != nil {
 			return err
@@ -72,7 +77,7 @@ func Load(dir string) ([]Question, error) {
 			return fmt.Errorf("no id")
 		}
 		if _, dup := index[*r.ID]; dup {
-			return fmt.Errorf("id %d again", *r.ID)
+			return fmt.Errorf("id %d again (first on line %d)", *r.ID, qline[*r.ID])
 		}
 		if r.FileName == "" || strings.ContainsAny(r.FileName, "/\\") || r.FileName == ".." {
 			return fmt.Errorf("id %d: bad file_name %q", *r.ID, r.FileName)
@@ -90,15 +95,16 @@ func Load(dir string) ([]Question, error) {
 			}
 		}
 		index[*r.ID] = len(qs)
+		qline[*r.ID] = line
 		qs = append(qs, Question{ID: *r.ID, Question: r.Question, Concepts: r.Concepts,
 			Constraints: r.Constraints, Format: r.Format, FileName: r.FileName, Level: r.Level})
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, append(errs, err)
 	}
 	seen := map[int]bool{}
-	err = eachLine(filepath.Join(dir, LabelsFile), func(line int, data []byte) error {
+	err = eachLine(filepath.Join(dir, LabelsFile), &errs, func(line int, data []byte) error {
 		var r labelRow
 		if err := json.Unmarshal(data, &r); err != nil {
 			return err
@@ -113,7 +119,7 @@ func Load(dir string) ([]Question, error) {
 		if seen[*r.ID] {
 			return fmt.Errorf("labels for id %d again", *r.ID)
 		}
-		seen[*r.ID] = true
+		var labels []grade.DABenchPair
 		for _, pair := range r.CommonAnswers {
 			if len(pair) != 2 {
 				return fmt.Errorf("id %d: a label is not a [name, answer] pair", *r.ID)
@@ -131,19 +137,24 @@ func Load(dir string) ([]Question, error) {
 				// The sheet keeps a label as one "@name[value]" line.
 				return fmt.Errorf("id %d: label %q=%q cannot be written as an @name[value] line", *r.ID, name, value)
 			}
-			qs[i].Labels = append(qs[i].Labels, grade.DABenchPair{Name: name, Value: value})
+			labels = append(labels, grade.DABenchPair{Name: name, Value: value})
 		}
+		seen[*r.ID] = true
+		qs[i].Labels = labels
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, append(errs, err)
 	}
+	kept := qs[:0]
 	for _, q := range qs {
 		if !seen[q.ID] {
-			return nil, fmt.Errorf("dabench: question %d has no labels in %s", q.ID, LabelsFile)
+			errs = append(errs, fmt.Errorf("dabench: %s:%d: question %d has no labels in %s; skipped", qpath, qline[q.ID], q.ID, LabelsFile))
+			continue
 		}
+		kept = append(kept, q)
 	}
-	return qs, nil
+	return kept, errs
 }
 
 // labelText reads a label field: a string, or a number kept as written
@@ -160,7 +171,10 @@ func labelText(raw json.RawMessage) (string, error) {
 	return "", fmt.Errorf("not a string: %s", raw)
 }
 
-func eachLine(path string, fn func(line int, data []byte) error) error {
+// eachLine calls fn with each non-blank line of a JSONL file; a line fn
+// refuses is added to errs, named by file and line, and skipped. The error
+// returned is the file's own (it cannot be opened or read).
+func eachLine(path string, errs *[]error, fn func(line int, data []byte) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("dabench: %w", err)
@@ -176,7 +190,7 @@ func eachLine(path string, fn func(line int, data []byte) error) error {
 			continue
 		}
 		if err := fn(n, data); err != nil {
-			return fmt.Errorf("dabench: %s:%d: %w", path, n, err)
+			*errs = append(*errs, fmt.Errorf("dabench: %s:%d: %w; skipped", path, n, err))
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -271,15 +285,17 @@ func Concepts(meta map[string]string) []string {
 
 // Convert reads the data folder dataDir and writes one sheet per table file
 // into outDir, in the order the tables first appear. It returns the paths
+// written and every problem met: a bad line, a missing table or a sheet
+// that may not be written is reported and skipped, and the rest is still
 // written. opt says which existing sheets may be replaced (see
 // internal/outfile).
-func Convert(dataDir, outDir string, opt outfile.Options) ([]string, error) {
-	qs, err := Load(dataDir)
-	if err != nil {
-		return nil, err
+func Convert(dataDir, outDir string, opt outfile.Options) ([]string, []error) {
+	qs, errs := Load(dataDir)
+	if qs == nil && len(errs) > 0 {
+		return nil, errs
 	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return nil, fmt.Errorf("dabench: %w", err)
+		return nil, append(errs, fmt.Errorf("dabench: %w", err))
 	}
 	var order []string
 	byTable := map[string][]Question{}
@@ -294,28 +310,33 @@ func Convert(dataDir, outDir string, opt outfile.Options) ([]string, error) {
 	for _, table := range order {
 		name := SheetName(table)
 		if other, dup := names[name]; dup {
-			return written, fmt.Errorf("dabench: tables %q and %q would share the sheet %s", other, table, name)
+			errs = append(errs, fmt.Errorf("dabench: tables %q and %q would share the sheet %s; %q skipped", other, table, name, table))
+			continue
 		}
 		names[name] = table
 		src := filepath.Join(dataDir, TablesDir, table)
 		if _, err := os.Stat(src); err != nil {
-			return written, fmt.Errorf("dabench: table of %d question(s): %w", len(byTable[table]), err)
+			errs = append(errs, fmt.Errorf("dabench: table of %d question(s): %w; skipped", len(byTable[table]), err))
+			continue
 		}
 		rel, err := relPath(outDir, src)
 		if err != nil {
-			return written, err
+			errs = append(errs, err)
+			continue
 		}
 		data, err := sheet.Format(Sheet(table, rel, byTable[table]), schema.Default())
 		if err != nil {
-			return written, fmt.Errorf("dabench: table %s: %w", table, err)
+			errs = append(errs, fmt.Errorf("dabench: table %s: %w", table, err))
+			continue
 		}
 		path := filepath.Join(outDir, name)
 		if err := outfile.Write(path, data, opt); err != nil {
-			return written, fmt.Errorf("dabench: %w", err)
+			errs = append(errs, fmt.Errorf("dabench: %w", err))
+			continue
 		}
 		written = append(written, path)
 	}
-	return written, nil
+	return written, errs
 }
 
 // relPath names target from the folder dir, relative when it can.

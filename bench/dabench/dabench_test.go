@@ -30,9 +30,9 @@ type convertedQuestion struct {
 func convertCorpus(t *testing.T) (map[int]convertedQuestion, []string) {
 	t.Helper()
 	out := t.TempDir()
-	paths, err := Convert(shared.Path(t, "corpora", "dabench"), out, outfile.Options{})
-	if err != nil {
-		t.Fatal(err)
+	paths, errs := Convert(shared.Path(t, "corpora", "dabench"), out, outfile.Options{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
 	}
 	got := map[int]convertedQuestion{}
 	for _, p := range paths {
@@ -66,9 +66,9 @@ func convertCorpus(t *testing.T) (map[int]convertedQuestion, []string) {
 // the prompt builder finds each table.
 func TestConvertCorpus(t *testing.T) {
 	dir := shared.Path(t, "corpora", "dabench")
-	qs, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
+	qs, errs := Load(dir)
+	if len(errs) > 0 {
+		t.Fatal(errs)
 	}
 	got, paths := convertCorpus(t)
 	if len(paths) != 52 {
@@ -132,9 +132,9 @@ func TestConvertCorpus(t *testing.T) {
 // checks the metrics against eval_closed_form.py's output for each case.
 func TestSheetsReproduceScript(t *testing.T) {
 	got, _ := convertCorpus(t)
-	qs, err := Load(shared.Path(t, "corpora", "dabench"))
-	if err != nil {
-		t.Fatal(err)
+	qs, errs := Load(shared.Path(t, "corpora", "dabench"))
+	if len(errs) > 0 {
+		t.Fatal(errs)
 	}
 	g, err := grade.New("dabench", grade.Options{})
 	if err != nil {
@@ -266,7 +266,7 @@ func TestLoadErrors(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, LabelsFile), []byte(files[1]), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Load(dir); err == nil {
+		if _, errs := Load(dir); len(errs) == 0 {
 			t.Errorf("%s: no error", name)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -62,11 +63,16 @@ type Options struct {
 	Write outfile.Options
 }
 
-// Load reads the QA table and the line files of opt.
-func Load(opt Options) ([]Row, error) {
-	rows, err := readQA(opt.QA)
+// Load reads the QA table and the line files of opt. A QA row that cannot
+// be read or cannot be a question (bad JSON, no question or dataset, text a
+// sheet cannot hold) is reported with its file and line and skipped; the
+// other rows keep their place (Index), so answer lines still match. A file
+// that cannot be read, or a line file whose length is not the QA table's,
+// stops the load (the last error).
+func Load(opt Options) ([]Row, []error) {
+	rows, total, errs, err := readQA(opt.QA)
 	if err != nil {
-		return nil, err
+		return nil, append(errs, err)
 	}
 	for _, lf := range []struct {
 		path string
@@ -81,34 +87,45 @@ func Load(opt Options) ([]Row, error) {
 		}
 		lines, err := ReadLines(lf.path)
 		if err != nil {
-			return nil, err
+			return nil, append(errs, err)
 		}
-		if len(lines) != len(rows) {
-			return nil, fmt.Errorf("databench: %s has %d lines for %d QA rows", lf.path, len(lines), len(rows))
+		if len(lines) != total {
+			return nil, append(errs, fmt.Errorf("databench: %s has %d lines for %d QA rows", lf.path, len(lines), total))
 		}
 		for i := range rows {
-			lf.set(&rows[i], lines[i])
+			lf.set(&rows[i].Row, lines[rows[i].Index])
 		}
 	}
+	var out []Row
 	for _, r := range rows {
-		if strings.TrimSpace(r.Dataset) == "" {
-			return nil, fmt.Errorf("databench: %s row %d: no dataset", opt.QA, r.Index)
+		if err := checkRow(r.Row); err != nil {
+			errs = append(errs, fmt.Errorf("databench: %s:%d: row %d: %w; skipped", opt.QA, r.line, r.Index, err))
+			continue
 		}
-		if strings.ContainsAny(r.Semantic, "\r\n") {
-			return nil, fmt.Errorf("databench: row %d: semantic %q spans lines", r.Index, r.Semantic)
+		out = append(out, r.Row)
+	}
+	return out, errs
+}
+
+// checkRow refuses a row a sheet cannot hold.
+func checkRow(r Row) error {
+	if strings.TrimSpace(r.Dataset) == "" {
+		return fmt.Errorf("no dataset")
+	}
+	if strings.ContainsAny(r.Semantic, "\r\n") {
+		return fmt.Errorf("semantic %q spans lines", r.Semantic)
+	}
+	for _, f := range []string{r.Question, r.Dataset, r.Answer, r.SampleAnswer, r.Semantic} {
+		if !utf8.ValidString(f) {
+			return fmt.Errorf("text is not UTF-8: %q", f)
 		}
-		for _, f := range []string{r.Question, r.Dataset, r.Answer, r.SampleAnswer, r.Semantic} {
-			if !utf8.ValidString(f) {
-				return nil, fmt.Errorf("databench: row %d: text is not UTF-8: %q", r.Index, f)
-			}
-			if strings.ContainsAny(f, "\r\x00") {
-				// A sheet cannot keep a carriage return (universal
-				// newlines) or a NUL (binary data).
-				return nil, fmt.Errorf("databench: row %d: text holds a carriage return or NUL: %q", r.Index, f)
-			}
+		if strings.ContainsAny(f, "\r\x00") {
+			// A sheet cannot keep a carriage return (universal
+			// newlines) or a NUL (binary data).
+			return fmt.Errorf("text holds a carriage return or NUL: %q", f)
 		}
 	}
-	return rows, nil
+	return nil
 }
 
 // ReadLines reads a competition line file: one value per line, a final
@@ -125,13 +142,30 @@ func ReadLines(path string) ([]string, error) {
 	return strings.Split(s, "\n"), nil
 }
 
-func readQA(path string) ([]Row, error) {
+// qaRow is a row with the file line it starts on.
+type qaRow struct {
+	Row
+	line int
+}
+
+// qaRecord is one record of a QA table: its columns, or why it could not
+// be read.
+type qaRecord struct {
+	line int
+	cols map[string]any
+	err  error
+}
+
+// readQA reads a QA table: the rows read, how many rows the table has
+// (those that could not be read included, as they keep their place), the
+// rows' problems, and the error that stopped the reading.
+func readQA(path string) ([]qaRow, int, []error, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("databench: %w", err)
+		return nil, 0, nil, fmt.Errorf("databench: %w", err)
 	}
 	defer f.Close()
-	var recs []map[string]any
+	var recs []qaRecord
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".jsonl", ".json":
 		recs, err = readJSONL(f)
@@ -139,25 +173,31 @@ func readQA(path string) ([]Row, error) {
 		recs, err = readCSV(f)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("databench: %s: %w", path, err)
+		return nil, 0, nil, fmt.Errorf("databench: %s: %w", path, err)
 	}
-	rows := make([]Row, 0, len(recs))
+	var errs []error
+	rows := make([]qaRow, 0, len(recs))
 	for i, rec := range recs {
-		r := Row{Index: i}
-		var ok bool
-		if r.Question, ok = field(rec, "question"); !ok {
-			return nil, fmt.Errorf("databench: %s row %d: no question", path, i)
+		if rec.err != nil {
+			errs = append(errs, fmt.Errorf("databench: %s:%d: %w; skipped", path, rec.line, rec.err))
+			continue
 		}
-		r.Dataset, _ = field(rec, "dataset")
-		r.Answer, r.HasAnswer = field(rec, "answer")
-		r.Semantic, _ = field(rec, "type")
-		if s, ok := field(rec, "semantic"); ok && r.Semantic == "" {
+		r := qaRow{Row: Row{Index: i}, line: rec.line}
+		var ok bool
+		if r.Question, ok = field(rec.cols, "question"); !ok {
+			errs = append(errs, fmt.Errorf("databench: %s:%d: row %d: no question; skipped", path, rec.line, i))
+			continue
+		}
+		r.Dataset, _ = field(rec.cols, "dataset")
+		r.Answer, r.HasAnswer = field(rec.cols, "answer")
+		r.Semantic, _ = field(rec.cols, "type")
+		if s, ok := field(rec.cols, "semantic"); ok && r.Semantic == "" {
 			r.Semantic = s
 		}
-		r.SampleAnswer, r.HasSample = field(rec, "sample_answer")
+		r.SampleAnswer, r.HasSample = field(rec.cols, "sample_answer")
 		rows = append(rows, r)
 	}
-	return rows, nil
+	return rows, len(recs), errs, nil
 }
 
 // field reads a column as text; JSON values other than strings keep their
@@ -180,8 +220,10 @@ func field(rec map[string]any, key string) (string, bool) {
 	return string(b), true
 }
 
-func readJSONL(r io.Reader) ([]map[string]any, error) {
-	var out []map[string]any
+// readJSONL reads a JSON Lines table; a line that is not a JSON object is
+// a record with its error.
+func readJSONL(r io.Reader) ([]qaRecord, error) {
+	var out []qaRecord
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	line := 0
@@ -194,15 +236,18 @@ func readJSONL(r io.Reader) ([]map[string]any, error) {
 		var m map[string]any
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.UseNumber()
-		if err := dec.Decode(&m); err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
+		err := dec.Decode(&m)
+		if err == nil && m == nil {
+			err = fmt.Errorf("not a JSON object")
 		}
-		out = append(out, m)
+		out = append(out, qaRecord{line: line, cols: m, err: err})
 	}
 	return out, sc.Err()
 }
 
-func readCSV(r io.Reader) ([]map[string]any, error) {
+// readCSV reads a CSV table with a header row; a record the CSV reader
+// refuses is a record with its error, and reading goes on.
+func readCSV(r io.Reader) ([]qaRecord, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
@@ -212,22 +257,28 @@ func readCSV(r io.Reader) ([]map[string]any, error) {
 	for i := range header {
 		header[i] = strings.TrimSpace(strings.TrimPrefix(header[i], "\ufeff"))
 	}
-	var out []map[string]any
+	var out []qaRecord
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			return out, nil
 		}
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			out = append(out, qaRecord{line: pe.StartLine, err: err})
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
+		line, _ := cr.FieldPos(0)
 		m := map[string]any{}
 		for i, v := range rec {
 			if i < len(header) && header[i] != "" {
 				m[header[i]] = v
 			}
 		}
-		out = append(out, m)
+		out = append(out, qaRecord{line: line, cols: m})
 	}
 }
 
@@ -300,20 +351,22 @@ func Sheet(dataset, table string, rows []Row, lite bool) (*sheet.Doc, error) {
 	return doc, nil
 }
 
-// Convert writes one sheet per dataset (and a lite sheet per dataset when
-// sample answers are present) into opt.Out, datasets in order of first
-// appearance. It returns the paths written.
-func Convert(opt Options) ([]string, error) {
-	rows, err := Load(opt)
-	if err != nil {
-		return nil, err
+// Convert reads the QA table and writes one sheet per dataset into
+// opt.Out (and one per dataset's sample table when lite answers are
+// given). It returns the sheets written and every problem met: a row that
+// cannot be read, or a sheet that cannot be built or may not be written, is
+// reported and skipped, and the rest is still written.
+func Convert(opt Options) ([]string, []error) {
+	rows, errs := Load(opt)
+	if rows == nil && len(errs) > 0 {
+		return nil, errs
 	}
 	tables := opt.Tables
 	if tables == "" {
 		tables = filepath.Join(filepath.Dir(opt.QA), "data")
 	}
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("databench: %w", err)
+		return nil, append(errs, fmt.Errorf("databench: %w", err))
 	}
 	var order []string
 	by := map[string][]Row{}
@@ -332,35 +385,45 @@ func Convert(opt Options) ([]string, error) {
 			if l && !lite {
 				continue
 			}
-			name := SheetName(ds, l)
-			if other, dup := owner[name]; dup && other != ds {
-				return written, fmt.Errorf("databench: datasets %q and %q would share the sheet %s", other, ds, name)
-			}
-			owner[name] = ds
-			file := "all.parquet"
-			if l {
-				file = "sample.parquet"
-			}
-			rel, err := relPath(opt.Out, filepath.Join(tables, ds, file))
+			path, err := convertOne(opt, tables, ds, by[ds], l, owner)
 			if err != nil {
-				return written, err
-			}
-			doc, err := Sheet(ds, rel, by[ds], l)
-			if err != nil {
-				return written, err
-			}
-			data, err := sheet.Format(doc, schema.Default())
-			if err != nil {
-				return written, fmt.Errorf("databench: dataset %s: %w", ds, err)
-			}
-			path := filepath.Join(opt.Out, name)
-			if err := outfile.Write(path, data, opt.Write); err != nil {
-				return written, fmt.Errorf("databench: %w", err)
+				errs = append(errs, err)
+				continue
 			}
 			written = append(written, path)
 		}
 	}
-	return written, nil
+	return written, errs
+}
+
+// convertOne writes the sheet of one dataset (lite: of its sample table).
+func convertOne(opt Options, tables, ds string, rows []Row, lite bool, owner map[string]string) (string, error) {
+	name := SheetName(ds, lite)
+	if other, dup := owner[name]; dup && other != ds {
+		return "", fmt.Errorf("databench: datasets %q and %q would share the sheet %s; %q skipped", other, ds, name, ds)
+	}
+	owner[name] = ds
+	file := "all.parquet"
+	if lite {
+		file = "sample.parquet"
+	}
+	rel, err := relPath(opt.Out, filepath.Join(tables, ds, file))
+	if err != nil {
+		return "", err
+	}
+	doc, err := Sheet(ds, rel, rows, lite)
+	if err != nil {
+		return "", err
+	}
+	data, err := sheet.Format(doc, schema.Default())
+	if err != nil {
+		return "", fmt.Errorf("databench: dataset %s: %w", ds, err)
+	}
+	path := filepath.Join(opt.Out, name)
+	if err := outfile.Write(path, data, opt.Write); err != nil {
+		return "", fmt.Errorf("databench: %w", err)
+	}
+	return path, nil
 }
 
 func relPath(dir, target string) (string, error) {

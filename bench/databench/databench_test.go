@@ -124,16 +124,16 @@ func TestIberLEF(t *testing.T) {
 		Semantics: filepath.Join(dir, "iberlef_groundtruth", "semantics.txt"),
 		Out:       out,
 	}
-	paths, err := Convert(opt)
-	if err != nil {
-		t.Fatal(err)
+	paths, errs := Convert(opt)
+	if len(errs) > 0 {
+		t.Fatal(errs)
 	}
 	if len(paths) != 10 {
 		t.Errorf("%d sheets, want 10 datasets", len(paths))
 	}
-	rows, err := Load(opt)
-	if err != nil {
-		t.Fatal(err)
+	rows, errs := Load(opt)
+	if len(errs) > 0 {
+		t.Fatal(errs)
 	}
 	items := readSheets(t, paths)
 	ref := reference(t, "iberlef_self")
@@ -183,14 +183,14 @@ func TestSemEvalLiteAgainstFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(tmp, "sheets")
-	paths, err := Convert(Options{
+	paths, errs := Convert(Options{
 		QA: qaPath, Out: out,
 		Answers:     filepath.Join(dir, "answers.txt"),
 		AnswersLite: filepath.Join(dir, "answers_lite.txt"),
 		Semantics:   filepath.Join(dir, "semantics.txt"),
 	})
-	if err != nil {
-		t.Fatal(err)
+	if len(errs) > 0 {
+		t.Fatal(errs)
 	}
 	var fullPaths, litePaths []string
 	for _, p := range paths {
@@ -244,9 +244,9 @@ func TestPrompt(t *testing.T) {
 		}
 	}
 	out := filepath.Join(tmp, "out")
-	paths, err := Convert(Options{QA: qa, Out: out})
-	if err != nil {
-		t.Fatal(err)
+	paths, errs := Convert(Options{QA: qa, Out: out})
+	if len(errs) > 0 {
+		t.Fatal(errs)
 	}
 	if len(paths) != 2 {
 		t.Fatalf("paths %v", paths)
@@ -288,7 +288,7 @@ func TestLoadErrors(t *testing.T) {
 		"bad utf-8":       {QA: write("u.csv", "question,dataset\nq\xff,d\n")},
 		"carriage return": {QA: write("r.jsonl", `{"question": "a\rb", "dataset": "d"}`+"\n")},
 	} {
-		if _, err := Load(opt); err == nil {
+		if _, errs := Load(opt); len(errs) == 0 {
 			t.Errorf("%s: no error", name)
 		}
 	}

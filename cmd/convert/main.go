@@ -75,24 +75,15 @@ func convert(ctx context.Context, stdout, stderr io.Writer, args []string) error
 	switch what {
 	case "dsbench":
 		written, errs := dsbench.Convert(*in, *out, wopt)
-		for _, e := range errs {
-			fmt.Fprintf(stderr, "convert: %v\n", e)
-		}
-		fmt.Fprintf(stderr, "wrote %d DSBench sheets to %s\n", len(written), *out)
-		if len(errs) > 0 {
-			return fmt.Errorf("%d competitions not converted", len(errs))
-		}
-		return nil
+		return converted(stderr, "DSBench", *out, written, errs)
 	case "dabench":
-		written, err := dabench.Convert(*in, *out, wopt)
-		fmt.Fprintf(stderr, "wrote %d DABench sheets to %s\n", len(written), *out)
-		return err
+		written, errs := dabench.Convert(*in, *out, wopt)
+		return converted(stderr, "DABench", *out, written, errs)
 	case "databench":
-		written, err := databench.Convert(databench.Options{QA: *in, Answers: *answers, AnswersLite: *lite,
+		written, errs := databench.Convert(databench.Options{QA: *in, Answers: *answers, AnswersLite: *lite,
 			Semantics: *semantics, Tables: *tables, Out: *out,
 			Write: outfile.Options{Force: *force, Inputs: []string{*in, *answers, *lite, *semantics}}})
-		fmt.Fprintf(stderr, "wrote %d DataBench sheets to %s\n", len(written), *out)
-		return err
+		return converted(stderr, "DataBench", *out, written, errs)
 	case "inspect":
 		sheets, err := sheetsOf(*in)
 		if err != nil {
@@ -117,6 +108,20 @@ func convert(ctx context.Context, stdout, stderr io.Writer, args []string) error
 		return outfile.WriteFunc(*out, wopt, func(w io.Writer) error { return export.SemEvalPredictions(w, f) })
 	}
 	return fmt.Errorf("unknown conversion %q; %s", what, usage)
+}
+
+// converted reports a benchmark conversion the same way for every
+// converter: each entry skipped on its own line (named by file and line),
+// then what was written, and an error counting what was skipped.
+func converted(stderr io.Writer, bench, out string, written []string, errs []error) error {
+	for _, e := range errs {
+		fmt.Fprintf(stderr, "convert: %v\n", e)
+	}
+	fmt.Fprintf(stderr, "wrote %d %s sheets to %s\n", len(written), bench, out)
+	if len(errs) > 0 {
+		return fmt.Errorf("%d problems (each named above); %d sheets written", len(errs), len(written))
+	}
+	return nil
 }
 
 // sheetsOf is a sheet file, or the input*.md sheets below a folder.

@@ -22,6 +22,7 @@ func TestConvertRerunKeepsEdits(t *testing.T) {
 		in   string
 	}{
 		{"dsbench", shared.Path(t, "corpora", "dsbench")},
+		{"dabench", shared.Path(t, "corpora", "dabench")},
 	} {
 		t.Run(tc.what, func(t *testing.T) {
 			out := t.TempDir()
