@@ -201,6 +201,30 @@ type Message struct {
 	Content Content `json:"content"`
 	Source  string  `json:"source,omitempty"` // "input" or "generate"
 	Model   string  `json:"model,omitempty"`  // assistant messages only
+
+	// Agent mode: an assistant turn's tool calls; a tool turn's call id,
+	// function and error (a sandbox limit).
+	ToolCalls  []ToolCall     `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+	Function   string         `json:"function,omitempty"`
+	Error      *ToolCallError `json:"error,omitempty"`
+}
+
+// ToolCall is Inspect's record of a tool call.
+type ToolCall struct {
+	ID        string         `json:"id"`
+	Function  string         `json:"function"`
+	Arguments map[string]any `json:"arguments"`
+	Type      string         `json:"type"` // "function"
+	// ParseError is set when the arguments were not a JSON object.
+	ParseError string `json:"parse_error,omitempty"`
+}
+
+// ToolCallError is why a tool call failed (Inspect's types: timeout,
+// output_limit, limit, ...).
+type ToolCallError struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
 }
 
 // Content is a message's content: a plain string, or a list of content

@@ -900,3 +900,64 @@ func FuzzChoices(f *testing.F) {
 		}
 	})
 }
+
+// An agent-mode question's transcript becomes Inspect messages: assistant
+// turns with tool_calls, tool turns with their call id and a limit as an
+// error; a code-mode question's code and answer go to sample metadata and
+// its score's answer is the code's answer.
+func TestAgentAndCodeModeLog(t *testing.T) {
+	s := func(v string) *string { return &v }
+	b := func(v bool) *bool { return &v }
+	out := &result.File{
+		Sheet: result.Sheet{Name: "Sales", RunID: "cd34", ModelName: "openai/gpt-4o", Created: "2025-02-03T04:05:06Z"},
+		Questions: []result.Question{
+			{Name: "agent", GroundTruth: s("49"), Question: "Total?", Completion: s("49"), ModelName: "openai/gpt-4o",
+				Grade: b(true), Grader: "exact", Mode: "agent", Turns: 2, Transcript: []model.Message{
+					{Role: "assistant", Content: "Loading.", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: `{"code":"print(49)"}`}}},
+					{Role: "tool", ToolCallID: "c1", Content: "49\n", ToolLimit: "timeout"},
+					{Role: "assistant", Content: "49"},
+				}},
+			{Name: "code", GroundTruth: s("3"), Question: "Regions?", Completion: s("df.region.nunique()"), ModelName: "openai/gpt-4o",
+				Grade: b(true), Grader: "exact", Mode: "code", CodeExtract: "lenient", Code: s("def answer(df):\n    return df.region.nunique()"), Answer: s("3")},
+		},
+	}
+	path, err := WriteLog(t.TempDir(), out, LogOptions{Version: "v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInspectShape(t, "agent", data)
+	var lg map[string]any
+	if err := json.Unmarshal(data, &lg); err != nil {
+		t.Fatal(err)
+	}
+	msgs := sample(lg, 0)["messages"].([]any)
+	var roles []string
+	for _, m := range msgs {
+		roles = append(roles, m.(map[string]any)["role"].(string))
+	}
+	if strings.Join(roles, ",") != "user,assistant,tool,assistant" {
+		t.Fatalf("roles %v", roles)
+	}
+	call := msgs[1].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)
+	if call["id"] != "c1" || call["function"] != "python" || call["arguments"].(map[string]any)["code"] != "print(49)" || call["type"] != "function" {
+		t.Errorf("tool call %v", call)
+	}
+	tool := msgs[2].(map[string]any)
+	if tool["tool_call_id"] != "c1" || tool["error"].(map[string]any)["type"] != "timeout" {
+		t.Errorf("tool message %v", tool)
+	}
+	code := sample(lg, 1)
+	md := code["metadata"].(map[string]any)
+	if md["answer"] != "3" || !strings.Contains(md["code"].(string), "nunique") {
+		t.Errorf("code metadata %v", md)
+	}
+	for _, sc := range code["scores"].(map[string]any) {
+		if sc.(map[string]any)["answer"] != "3" {
+			t.Errorf("score answer %v, want the code's answer", sc)
+		}
+	}
+}

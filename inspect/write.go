@@ -386,9 +386,34 @@ func buildSample(q *result.Question, id SampleID, modelName, seed string, index 
 		mdl = modelName
 	}
 	s.Output = Output{Model: mdl, Choices: []Choice{}}
+	if len(q.Transcript) > 0 {
+		// Agent mode: every turn, with its tool calls and results, so the
+		// viewer shows the whole transcript; the last assistant turn is the
+		// answer (the completion).
+		s.Messages = append(s.Messages, transcript(q.Transcript, mdl, func(i int) string { return msgID("t" + strconv.Itoa(i)) })...)
+	}
+	if q.Mode == model.ModeCode {
+		s.Metadata["code_extract"] = q.CodeExtract
+		if q.Code != nil {
+			s.Metadata["code"] = *q.Code
+		}
+		if q.Answer != nil {
+			s.Metadata["answer"] = *q.Answer
+		}
+		if q.CodeError != "" {
+			s.Metadata["code_error"] = q.CodeError
+		}
+	}
+	if q.Limit != "" {
+		s.Metadata["limit"] = q.Limit
+	}
 	if q.Completion != nil {
 		asst := Message{ID: msgID("assistant"), Role: "assistant", Content: Content{Text: *q.Completion}, Source: "generate", Model: mdl}
-		s.Messages = append(s.Messages, asst)
+		if n := len(s.Messages); len(q.Transcript) > 0 && s.Messages[n-1].Role == "assistant" && len(s.Messages[n-1].ToolCalls) == 0 {
+			asst = s.Messages[n-1] // the transcript's last turn is the answer
+		} else {
+			s.Messages = append(s.Messages, asst)
+		}
 		s.Output.Choices = []Choice{{Message: asst, StopReason: "stop"}}
 		s.Output.Completion = *q.Completion
 		if q.InputTokens+q.OutputTokens > 0 {
@@ -417,8 +442,8 @@ func buildSample(q *result.Question, id SampleID, modelName, seed string, index 
 			value = "C"
 		}
 		sc := SampleScore{Value: value, Metadata: map[string]any{"grader": scorerName(q)}}
-		if q.Completion != nil {
-			a := *q.Completion
+		if g := q.Graded(); g != nil {
+			a := *g
 			sc.Answer = &a
 		}
 		if q.GradeDetail != "" {
@@ -431,6 +456,39 @@ func buildSample(q *result.Question, id SampleID, modelName, seed string, index 
 		s.Scores = map[string]SampleScore{scorerName(q): sc}
 	}
 	return s
+}
+
+// transcript is an agent's turns as Inspect messages.
+func transcript(turns []model.Message, mdl string, id func(int) string) []Message {
+	var out []Message
+	for i, t := range turns {
+		m := Message{ID: id(i), Role: t.Role, Content: Content{Text: t.Content}}
+		switch t.Role {
+		case "assistant":
+			m.Source, m.Model = "generate", mdl
+			for _, c := range t.ToolCalls {
+				tc := ToolCall{ID: c.ID, Function: c.Name, Type: "function", Arguments: map[string]any{}}
+				if err := json.Unmarshal([]byte(c.Arguments), &tc.Arguments); err != nil || tc.Arguments == nil {
+					tc.Arguments, tc.ParseError = map[string]any{}, "arguments are not a JSON object: "+c.Arguments
+				}
+				m.ToolCalls = append(m.ToolCalls, tc)
+			}
+		case "tool":
+			m.ToolCallID, m.Function = t.ToolCallID, "python"
+			if t.ToolLimit != "" {
+				typ := "limit"
+				switch t.ToolLimit {
+				case "timeout":
+					typ = "timeout"
+				case "output":
+					typ = "output_limit"
+				}
+				m.Error = &ToolCallError{Type: typ, Message: "stopped by the sandbox's " + t.ToolLimit + " limit"}
+			}
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // finite reports a number JSON can carry (NaN and infinities it cannot).
