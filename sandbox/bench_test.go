@@ -28,23 +28,31 @@ func BenchmarkQuestionStartCold(b *testing.B) {
 func benchStart(b *testing.B, p *Pool, warm bool) {
 	ctx := context.Background()
 	files := []string{benchFile(b)}
+	var open, call time.Duration
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		for warm && p.idle.Load() < 1 {
 			time.Sleep(10 * time.Millisecond)
 		}
 		b.StartTimer()
+		t0 := time.Now()
 		s, err := p.Open(ctx, files)
 		if err != nil {
 			b.Fatal(err)
 		}
+		t1 := time.Now()
 		if r, err := s.Exec(ctx, "import pandas as pd\npd.read_csv('t.csv').shape"); err != nil || r.Output != "(2, 2)\n" {
 			b.Fatalf("%+v %v", r, err)
 		}
+		open += t1.Sub(t0)
+		call += time.Since(t1)
 		b.StopTimer()
 		s.Close()
 		b.StartTimer()
 	}
+	b.ReportMetric(float64(open.Milliseconds())/float64(b.N), "open-ms/op")
+	b.ReportMetric(float64(call.Milliseconds())/float64(b.N), "call-ms/op")
 }
 
 // BenchmarkExec: the overhead of one call in an open session.

@@ -46,8 +46,9 @@
 //   - Memory (2 GiB): RLIMIT_DATA, set by the driver before it imports
 //     anything. It counts heap and anonymous mappings (numpy arrays) but not
 //     shared libraries, so it tracks what code allocates better than
-//     RLIMIT_AS, which OpenBLAS's per-thread reservations inflate on machines
-//     with many cores. An allocation over it is a MemoryError; one reaching
+//     RLIMIT_AS (after importing pandas: 180 MB of data, 266 MB of address
+//     space), which glibc's per-thread arenas and OpenBLAS's per-thread
+//     buffers inflate on machines with many cores. An allocation over it is a MemoryError; one reaching
 //     the top of a cell is reported as the memory limit. Each process has
 //     its own rlimit (no cgroup is needed, none is used): a cell's children
 //     may each use as much.
@@ -98,9 +99,15 @@
 // # Warm pool and the in-flight limit
 //
 // Starting bwrap and python3 takes tens of milliseconds; importing pandas
-// takes 0.5 to 3 s. Config.Warm interpreters (default: MaxInFlight) are
-// kept started with Config.Preload (numpy, pandas) imported; a session
-// takes one and a replacement starts at once. A session's interpreter is
+// takes 0.5 to 3.5 s (idle to loaded machine). Config.Warm interpreters
+// (default: MaxInFlight) are kept started with Config.Preload (numpy,
+// pandas) imported; a session takes one and a replacement starts at once.
+// Measured at load average 30 on 2 cores (BENCHMARKS.md): a question start
+// with a warm interpreter (Open with a file, then a first pandas call) is
+// 31-37 ms against 3.4 s cold; a call's own overhead is under 1 ms. Each
+// warm interpreter holds about 65 MB resident. Without Preload, a start
+// only looks up pandas' and numpy's versions (importlib.metadata), so a
+// pool that imports nothing ahead starts fast and still checks them. A session's interpreter is
 // never reused by another session. Config.MaxInFlight (default: the number
 // of cores) caps open sessions apart from the run's request concurrency:
 // each may use Memory, and 2 GiB times ten is more than a small machine
