@@ -56,7 +56,10 @@
 //     each call; SIGXCPU ends the interpreter. It matters for threaded code,
 //     which can use more CPU than wall time.
 //   - Processes (128): RLIMIT_NPROC, processes and threads. It counts per
-//     user namespace (Linux 5.14 and later), so sandboxes do not share it.
+//     user namespace (Linux 5.14 and later; before, per host uid, so all
+//     sandboxes would share it). OpenBLAS starts a thread per core when
+//     numpy is imported: on a machine with more than about 100 cores, pass
+//     OPENBLAS_NUM_THREADS (the only host variables passed in) or raise it.
 //   - Disk: each tmpfs (working directory, /tmp, /dev/shm) is Config.Disk
 //     (1 GiB) at most; a full one is an ordinary "No space left" error.
 //
@@ -112,7 +115,13 @@
 // of cores) caps open sessions apart from the run's request concurrency:
 // each may use Memory, and 2 GiB times ten is more than a small machine
 // has. A failed start is handed to the waiting session as an error, so
-// nobody waits for an interpreter that will not come.
+// nobody waits for an interpreter that will not come. More sessions opened
+// at once than there are warm interpreters wait for starts: the warm pool
+// pays off when questions last longer than a start, as an agent's do.
+//
+// bwrap's --die-with-parent uses PR_SET_PDEATHSIG, tied to the OS thread
+// that started bwrap; the Go runtime ends threads only for goroutines that
+// exit while locked to one, which this package never does.
 //
 // # Docker and none
 //

@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 )
 
 // fakeDocker puts testdata/fake-docker on PATH as `docker` and returns the
@@ -56,7 +55,7 @@ func dockerCalls(t *testing.T, state string) [][]string {
 func TestDockerBackend(t *testing.T) {
 	state := fakeDocker(t)
 	ctx := context.Background()
-	p, err := NewPool(ctx, Config{Backend: Docker, Image: "evalmd-test-image", Timeout: 3 * time.Second, Warm: -1, Preload: []string{}, Environ: []string{"OPENBLAS_NUM_THREADS=2"}})
+	p, err := NewPool(ctx, Config{Backend: Docker, Image: "evalmd-test-image", MaxOutput: 64 << 10, Warm: -1, Environ: []string{"OPENBLAS_NUM_THREADS=2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,16 +69,20 @@ func TestDockerBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	mustExec(t, s, "import pandas as pd\ndf = pd.read_csv('d.csv')")
+	if r := mustExec(t, s, "import pandas as pd\ndf = pd.read_csv('d.csv')"); r.Output != "" || r.Restarted {
+		t.Fatalf("got %+v", r)
+	}
 	if r := mustExec(t, s, "import os\nprint(df.v[0], os.getcwd(), os.getuid(), os.environ['OPENBLAS_NUM_THREADS'])"); r.Output != "3 /work 1000 2\n" {
 		t.Fatalf("got %q", r.Output)
 	}
-	if r := mustExec(t, s, "while True: pass"); r.Limit != LimitTimeout || !r.Restarted {
+	// A limit (output: it does not depend on the machine's speed) stops
+	// the container.
+	if r := mustExec(t, s, "while True: print('x' * 1000)"); r.Limit != LimitOutput || !r.Restarted {
 		t.Fatalf("got %+v", r)
 	}
 
 	// The check's container and its kill, the session's and its kill
-	// after the timeout.
+	// after the limit.
 	var runs, kills [][]string
 	for _, c := range dockerCalls(t, state) {
 		switch c[0] {
@@ -120,7 +123,7 @@ func TestDockerBackend(t *testing.T) {
 		t.Fatalf("docker run arguments:\ngot  %q\nwant %q", run, want)
 	}
 	if kill := kills[1]; !reflect.DeepEqual(kill, []string{"kill", name}) {
-		t.Fatalf("after the timeout: docker %q, want kill %s", kill, name)
+		t.Fatalf("after the limit: docker %q, want kill %s", kill, name)
 	}
 	// The session goes on in a new container.
 	if r := mustExec(t, s, "'df' in dir()"); r.Output != "False\n" {

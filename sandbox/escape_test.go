@@ -176,7 +176,7 @@ print('uid', os.getuid(), os.geteuid(), 'caps', status['CapEff'], status['CapPrm
 subprocess.Popen(['sleep', '987661'])`,
 			want: []string{"uid 1000 1000 caps 0000000000000000 0000000000000000 0000000000000000"},
 			host: func(t *testing.T) {
-				pids := processesWith("987661")
+				pids := waitStarted(t, "987661")
 				if len(pids) != 1 {
 					t.Fatalf("the sandbox's sleep on the host: %v", pids)
 				}

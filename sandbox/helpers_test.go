@@ -101,6 +101,22 @@ func processesWith(arg string) []string {
 	return pids
 }
 
+// waitStarted waits until a process has arg in its command line,
+// failing after 20 s, and returns the pids that have.
+func waitStarted(t testing.TB, arg string) []string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if pids := processesWith(arg); len(pids) > 0 {
+			return pids
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no process with %q started", arg)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // waitGone waits until no process has arg in its command line (a killed
 // process group dies asynchronously), failing after 20 s.
 func waitGone(t testing.TB, arg string) {

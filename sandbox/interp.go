@@ -33,9 +33,9 @@ type interp struct {
 	dead   chan struct{}    // closed by kill: readers stop
 	status *os.ProcessState // set before exited is closed
 
-	killOnce sync.Once
-	tail     []byte
-	versions Versions
+	killOnce, signalOnce sync.Once
+	tail                 []byte
+	versions             Versions
 }
 
 // ctlMsg is one reply line of the driver.
@@ -265,10 +265,14 @@ func (it *interp) startError(err error) error {
 	hint := ""
 	switch it.cfg.Backend {
 	case Bwrap:
-		if strings.Contains(msg, "No such file") && strings.Contains(msg, it.cfg.Python) {
+		switch {
+		case strings.Contains(msg, "No such file") && strings.Contains(msg, it.cfg.Python):
 			return errMissing(fmt.Sprintf("%s not found", it.cfg.Python))
+		case strings.Contains(msg, "Can't find source path") && os.Geteuid() == 0:
+			hint = fmt.Sprintf(" (bwrap runs as uid %d, which must be able to reach the temporary folder %s)", it.cfg.HostUID, it.cfg.TempDir)
+		default:
+			hint = " (bwrap needs unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile allowing bwrap)"
 		}
-		hint = " (bwrap needs unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile allowing bwrap)"
 	case Docker:
 		hint = fmt.Sprintf(" (build the image with: docker build -t %s sandbox/)", DefaultImage)
 	}
@@ -360,7 +364,8 @@ func (it *interp) exec(ctx context.Context, code string) (Result, error) {
 			it.drainInto(out, capt, &scan)
 			return it.stopped(capt, it.exitLimit(), ""), nil
 		case <-timer.C:
-			it.kill()
+			it.signal()
+			it.drainInto(out, capt, &scan) // what it wrote before the kill
 			return it.stopped(capt, LimitTimeout, ""), nil
 		case <-ctx.Done():
 			it.kill()
@@ -474,6 +479,20 @@ func bytesString(n int64) string {
 // process, and removes its staging folder. Safe to call more than once.
 func (it *interp) kill() {
 	it.killOnce.Do(func() {
+		it.signal()
+		it.req.Close()
+		select {
+		case <-it.exited:
+		case <-time.After(30 * time.Second):
+		}
+		close(it.dead)
+		it.removeDirs()
+	})
+}
+
+// signal kills the interpreter's processes without waiting for them.
+func (it *interp) signal() {
+	it.signalOnce.Do(func() {
 		if it.cfg.Backend == Docker {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			exec.CommandContext(ctx, "docker", "kill", it.name).Run()
@@ -483,13 +502,6 @@ func (it *interp) kill() {
 		// --die-with-parent, and the PID namespace goes with its init),
 		// the docker client, or python and its children (None).
 		syscall.Kill(-it.cmd.Process.Pid, syscall.SIGKILL)
-		it.req.Close()
-		select {
-		case <-it.exited:
-		case <-time.After(30 * time.Second):
-		}
-		close(it.dead)
-		it.removeDirs()
 	})
 }
 

@@ -191,6 +191,9 @@ func (p *Pool) Open(ctx context.Context, files []string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.ctx.Err() != nil {
+		return nil, ErrClosed
+	}
 	select {
 	case p.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -201,7 +204,12 @@ func (p *Pool) Open(ctx context.Context, files []string) (*Session, error) {
 	s := &Session{pool: p, files: fs}
 	p.mu.Lock()
 	p.sessions[s] = struct{}{}
+	closed := p.ctx.Err() != nil // Close cancels before it collects the sessions
 	p.mu.Unlock()
+	if closed {
+		s.Close()
+		return nil, ErrClosed
+	}
 	it, err := p.claim(ctx, fs)
 	if err != nil {
 		s.Close()

@@ -171,20 +171,20 @@ func TestLimits(t *testing.T) {
 // TestKillTakesEverything: a stopped call and a closed session leave no
 // process behind, children included.
 func TestKillTakesEverything(t *testing.T) {
-	p := newPool(t, Config{Timeout: 2 * time.Second})
+	p := newPool(t, Config{MaxOutput: 64 << 10})
 	s := mustOpen(t, p)
 	mustExec(t, s, "import subprocess\nsubprocess.Popen(['sleep', '987651'])\nsubprocess.Popen(['setsid', 'sleep', '987652'])")
-	if len(processesWith("987651")) != 1 || len(processesWith("987652")) != 1 {
-		t.Fatal("the test's background processes did not start")
-	}
-	r := mustExec(t, s, "while True: pass")
-	if r.Limit != LimitTimeout {
+	waitStarted(t, "987651")
+	waitStarted(t, "987652") // setsid forks before it runs sleep
+	r := mustExec(t, s, "while True: print('x' * 1000)")
+	if r.Limit != LimitOutput {
 		t.Fatalf("got %+v", r)
 	}
 	waitGone(t, "987651")
 	waitGone(t, "987652")
 
 	mustExec(t, s, "import subprocess\nsubprocess.Popen(['sleep', '987653'])")
+	waitStarted(t, "987653")
 	s.Close()
 	waitGone(t, "987653")
 	if _, err := s.Exec(context.Background(), "1"); !errors.Is(err, ErrClosed) {
