@@ -81,3 +81,21 @@ func BenchmarkExecPandas(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkQuestionStartSustained: questions opened back to back, each
+// closed at once, with the default warm pool (one per core): once the
+// warm interpreters are used up, starts wait for replacements, so this is
+// the rate at which the pool can start interpreters with pandas imported.
+func BenchmarkQuestionStartSustained(b *testing.B) {
+	p := newPool(b, Config{Preload: []string{"numpy", "pandas"}})
+	ctx := context.Background()
+	files := []string{benchFile(b)}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s, err := p.Open(ctx, files)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}
