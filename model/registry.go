@@ -37,6 +37,12 @@ type Options struct {
 	// A request that runs out of time fails with a retryable *APIError.
 	Timeout time.Duration
 
+	// CompletionAPI sends OpenAI-compatible requests to the raw text
+	// completions endpoint (/v1/completions, which llama.cpp and vLLM
+	// serve) instead of chat: the prompt is the system text and the user
+	// messages as they are, with no chat template, as DataBench's baseline
+	// ran llama-cli. Tools and images cannot be sent that way.
+	CompletionAPI bool
 	// MockReply is the reply of the "mock" model; "" means its default.
 	MockReply string
 

@@ -46,6 +46,7 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		force     = fs.Bool("force", false, "write over files evalmd did not write, or changed since it wrote them")
 		conc      = fs.Int("c", 10, "requests in flight per model")
 		baseURL   = fs.String("base-url", "", "base URL of an OpenAI-compatible server")
+		complAPI  = fs.Bool("completion-api", false, "send raw text prompts to /v1/completions (llama.cpp, vLLM) instead of chat, as DataBench's baseline ran")
 		keyEnv    = fs.String("api-key-env", "", "environment variable holding the API key (default: the provider's, e.g. OPENAI_API_KEY, NAME_API_KEY for openai-api/NAME/)")
 		temp      = fs.String("temperature", "", "sampling temperature (overrides the sheet)")
 		maxTok    = fs.Int("max-tokens", 0, "maximum tokens per completion (overrides the sheet)")
@@ -74,7 +75,7 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	}
 	cfg := harness.Config{
 		OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, Stderr: stderr,
-		Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: os.Getenv, Timeout: *timeout,
+		Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: os.Getenv, Timeout: *timeout, CompletionAPI: *complAPI,
 			MockReply: *mockReply, Seed: *seed},
 		NewModel: providers.Registry().New,
 		Runner: runner.Options{Concurrency: *conc, MaxAttempts: *attempts, Timeout: *timeout,

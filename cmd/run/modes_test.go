@@ -151,3 +151,32 @@ func jsonQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// DataBench's baseline path: --completion-api sends the raw prompt to
+// /v1/completions, and the baseline rule reads prompt + completion as
+// llama-cli's echo would give it.
+func TestRunBaselineOverCompletionAPI(t *testing.T) {
+	needSandbox(t)
+	sheet := modeSheet(t, "mode: code\ncode_extract: baseline\n")
+	srv := fakeserver.NewOpenAICompletions(t, fakeserver.Options{MaxRequests: 5, Reply: func(c fakeserver.Call) fakeserver.Reply {
+		// The prompt ends in a function head; the model completes it.
+		return fakeserver.Reply{Text: "\n" + "    return df['amount'].sum()\n[end of text]"}
+	}})
+	// The baseline rule takes the text after the second "return": the
+	// sheet's prompt must hold one "return" before the completion's.
+	data, _ := os.ReadFile(sheet)
+	data = []byte(strings.Replace(string(data), "#### files", "#### question\nComplete: def answer(df): return\n\n#### files", 1))
+	os.WriteFile(sheet, data, 0o644)
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), &stdout, &stderr, []string{"-f", sheet, "-m", "llamacpp/stable-code-3b", "--base-url", srv.URL,
+		"--completion-api", "-o", out})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	f := readOnly(t, out)
+	q := f.Questions[0]
+	if q.CodeExtract != "baseline" || q.Answer == nil || *q.Answer != "49" {
+		t.Errorf("baseline: rule %q answer %v code %v error %q", q.CodeExtract, q.Answer, q.Code, q.CodeError)
+	}
+}

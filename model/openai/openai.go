@@ -145,7 +145,87 @@ func New(ref model.Ref, opt model.Options) (model.Model, error) {
 	if key != "" {
 		opts = append(opts, option.WithAPIKey(key))
 	}
+	if opt.CompletionAPI {
+		return &textModel{cfg: cfg, completions: openai.NewCompletionService(opts...)}, nil
+	}
 	return &chatModel{cfg: cfg, chat: openai.NewChatCompletionService(opts...)}, nil
+}
+
+// textModel talks to a server's raw text-completions endpoint.
+type textModel struct {
+	cfg         config
+	completions openai.CompletionService
+}
+
+// Name returns the name given to New.
+func (m *textModel) Name() string { return m.cfg.name }
+
+// Info says what New resolved.
+func (m *textModel) Info() model.Info { return m.cfg.info }
+
+// Complete sends the request as one text prompt: the system text, then the
+// user messages, each followed by nothing (no template, no separators but
+// a blank line between parts). The server's text is the answer.
+func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	var parts []string
+	if req.System != "" {
+		parts = append(parts, req.System)
+	}
+	for i, msg := range req.Messages {
+		if msg.Role != "user" || len(msg.Images) > 0 || len(msg.ToolCalls) > 0 {
+			return model.Response{}, m.wrap(req, fmt.Errorf("message %d: the completions API takes user text only (role %s)", i, msg.Role))
+		}
+		parts = append(parts, msg.Content)
+	}
+	if len(req.Tools) > 0 {
+		return model.Response{}, m.wrap(req, fmt.Errorf("the completions API cannot offer tools (agent mode needs chat)"))
+	}
+	p := openai.CompletionNewParams{
+		Model:  openai.CompletionNewParamsModel(m.cfg.info.Model),
+		Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String(strings.Join(parts, "\n\n"))},
+	}
+	s := req.Settings
+	if s.Temperature != nil {
+		p.Temperature = openai.Float(*s.Temperature)
+	}
+	if s.TopP != nil {
+		p.TopP = openai.Float(*s.TopP)
+	}
+	if s.MaxTokens > 0 {
+		p.MaxTokens = openai.Int(int64(s.MaxTokens))
+	}
+	if s.Seed != nil {
+		p.Seed = openai.Int(*s.Seed)
+	}
+	if len(s.Stop) > 0 {
+		p.Stop = openai.CompletionNewParamsStopUnion{OfStringArray: s.Stop}
+	}
+	timeout := m.cfg.opt.RequestTimeout()
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var httpRes *http.Response
+	out, err := m.completions.New(callCtx, p, option.WithResponseInto(&httpRes))
+	if err != nil {
+		var apiErr *openai.Error
+		if errors.As(err, &apiErr) && httpRes == nil {
+			httpRes = apiErr.Response
+		}
+		return model.Response{}, m.wrap(req, wire.Classify(m.cfg.label, m.cfg.key, err, httpRes, ctx, callCtx, timeout))
+	}
+	if out == nil || len(out.Choices) == 0 {
+		return model.Response{}, m.wrap(req, &model.APIError{Provider: m.cfg.label, Retryable: true, Message: "malformed reply: no choices"})
+	}
+	return model.Response{
+		Text:         out.Choices[0].Text,
+		InputTokens:  int(out.Usage.PromptTokens),
+		OutputTokens: int(out.Usage.CompletionTokens),
+		Model:        out.Model,
+		FinishReason: string(out.Choices[0].FinishReason),
+	}, nil
+}
+
+func (m *textModel) wrap(req model.Request, err error) error {
+	return fmt.Errorf("model %s, question %q: %w", m.cfg.name, req.Question.Name, err)
 }
 
 // chatModel talks to OpenAI or any server speaking its chat-completions API.

@@ -352,3 +352,37 @@ func TestOpenAIToolCalls(t *testing.T) {
 			return newModel("openai/gpt-4o", model.Options{BaseURL: url, APIKey: "test-key-1"})
 		})
 }
+
+// --completion-api: the request goes to /v1/completions as one raw prompt
+// (system, then user text, a blank line between), with the settings.
+func TestCompletionAPI(t *testing.T) {
+	srv := fakeserver.NewOpenAICompletions(t, fakeserver.Options{MaxRequests: 5, Reply: func(c fakeserver.Call) fakeserver.Reply {
+		return fakeserver.Reply{Text: " df.shape[0]\n[end of text]", InputTokens: 30, OutputTokens: 4}
+	}})
+	r := model.NewRegistry()
+	Register(r)
+	m, err := r.New("llamacpp/stable-code-3b", model.Options{BaseURL: srv.URL, CompletionAPI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := model.Request{System: "sys", Messages: []model.Message{{Role: "user", Content: "def answer(df):\n    return"}},
+		Settings: model.Settings{MaxTokens: 64, Stop: []string{"\n\n"}}}
+	resp, err := m.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != " df.shape[0]\n[end of text]" || resp.InputTokens != 30 || resp.FinishReason != "stop" {
+		t.Errorf("resp %+v", resp)
+	}
+	c := srv.Calls()[0]
+	if c.LastUserText() != "sys\n\ndef answer(df):\n    return" || c.Model != "stable-code-3b" {
+		t.Errorf("prompt %q model %q", c.LastUserText(), c.Model)
+	}
+	if c.Settings.MaxTokens == nil || *c.Settings.MaxTokens != 64 || len(c.Settings.Stop) != 1 {
+		t.Errorf("settings %+v", c.Settings)
+	}
+	req.Tools = []model.Tool{{Name: "python"}}
+	if _, err := m.Complete(context.Background(), req); err == nil || !strings.Contains(err.Error(), "tools") {
+		t.Errorf("tools over the completions API: %v", err)
+	}
+}
