@@ -24,6 +24,18 @@ type Data struct {
 	Chunks    []string   `json:"chunks"`
 }
 
+// Text returns text id's content; ok is false for -1 (no text).
+func (d *Data) Text(id int) (s string, ok bool) {
+	if id < 0 || id >= len(d.Texts) {
+		return "", false
+	}
+	var b strings.Builder
+	for _, c := range d.Texts[id] {
+		b.WriteString(d.Chunks[c])
+	}
+	return b.String(), true
+}
+
 // Run is one model's run: the output files with the same model and run id,
 // one per sheet.
 type Run struct {

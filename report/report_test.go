@@ -144,22 +144,14 @@ func TestHostileTextEscaped(t *testing.T) {
 	}
 	texts := map[string]bool{}
 	for i := range d.Texts {
-		texts[d.text(i)] = true
+		t, _ := d.Text(i)
+		texts[t] = true
 	}
 	for _, h := range []string{hostileScript, hostileTable, hostileJSON, "server said " + hostileScript} {
 		if !texts[h] {
 			t.Errorf("text %q lost from the data", h)
 		}
 	}
-}
-
-// text joins a text's chunks (what the page's script does).
-func (d *Data) text(id int) string {
-	var b strings.Builder
-	for _, c := range d.Texts[id] {
-		b.WriteString(d.Chunks[c])
-	}
-	return b.String()
 }
 
 // The data: runs ordered by model and run id and labelled with the run id

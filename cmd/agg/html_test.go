@@ -41,6 +41,16 @@ func TestHTML(t *testing.T) {
 	if md, _ := filepath.Glob(filepath.Join(in, "agg-*.md")); len(md) != 0 {
 		t.Errorf("-html without -o also wrote %v", md)
 	}
+	book := filepath.Join(t.TempDir(), "agg.xlsx")
+	if err := aggregate(context.Background(), &stdout, &stderr, []string{"-i", in, "-xlsx", book}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if got, err := os.ReadFile(book); err != nil || !bytes.HasPrefix(got, []byte("PK")) {
+		t.Errorf("-xlsx wrote no workbook: %v", err)
+	}
+	if err := aggregate(context.Background(), &stdout, &stderr, []string{"-i", in, "-xlsx", filepath.Join(in, "output-comp-a-m1-0001.json")}); err == nil {
+		t.Error("-xlsx wrote over an input")
+	}
 }
 
 // answerer is a stand-in model with a context limit: it answers the

@@ -3,10 +3,11 @@
 // Questions tables, then intervals, paired comparisons, discrepancies,
 // usage, errors and benchmark metrics.
 //
-//	agg -i DIR [-o FILE.md|-] [-v] [-charts] [--log-dir DIR] [-html FILE.html]
+//	agg -i DIR [-o FILE.md|-] [-v] [-charts] [--log-dir DIR] [-html FILE.html] [-xlsx FILE.xlsx]
 //
 // -html writes one self-contained HTML page (tables, charts, every
-// question, run comparison); the markdown is then written only when -o
+// question, run comparison), -xlsx an Excel workbook (leaderboard, models,
+// grades, completions); with either, the markdown is written only when -o
 // names it.
 package main
 
@@ -21,6 +22,7 @@ import (
 	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/report"
+	"github.com/evalmd/evalmd/spreadsheet"
 )
 
 func main() { cli.Main("agg", aggregate) }
@@ -38,6 +40,7 @@ func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	fs.IntVar(&opt.MaxDiscrepancies, "max-discrepancies", 0, "rows of the discrepancy table (0: 50, -1: all)")
 	logDir := fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
 	htmlOut := fs.String("html", "", "write a self-contained HTML report to this `file` (the markdown only with -o)")
+	xlsxOut := fs.String("xlsx", "", "write an Excel workbook to this `file` (the markdown only with -o)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -49,7 +52,7 @@ func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	if opt.Dir == "" {
 		return errors.New("agg: -i DIR is required")
 	}
-	if *htmlOut == "" || opt.Out != "" {
+	if *htmlOut == "" && *xlsxOut == "" || opt.Out != "" {
 		if err := agg.Run(ctx, opt); err != nil {
 			return err
 		}
@@ -61,6 +64,15 @@ func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		}
 		if opt.Verbose {
 			fmt.Fprintf(stderr, "wrote %s\n", *htmlOut)
+		}
+	}
+	if *xlsxOut != "" {
+		xo := spreadsheet.Options{Warn: stderr, Force: opt.Force}
+		if err := spreadsheet.WriteFile(ctx, *xlsxOut, opt.Dir, xo); err != nil {
+			return err
+		}
+		if opt.Verbose {
+			fmt.Fprintf(stderr, "wrote %s\n", *xlsxOut)
 		}
 	}
 	if *logDir != "" {

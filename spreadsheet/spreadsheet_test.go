@@ -1,0 +1,182 @@
+package spreadsheet
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf16"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/result"
+)
+
+// long is a completion over Excel's cell limit, with characters outside
+// the BMP, which count twice.
+var long = strings.Repeat("ab😀 ", 10000)
+
+var completions = []string{"=1+1", "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)", long, "bell\x07 and tab\t"}
+
+// writeOutputs writes one sheet answered by two models: m1 right on even
+// questions, m2 wrong on all but the last, which it leaves ungraded.
+func writeOutputs(t *testing.T, dir string) {
+	t.Helper()
+	for _, m := range []string{"m1", "m2"} {
+		f := &result.File{Sheet: result.Sheet{Name: "=HYPERLINK(\"x\")", ModelName: m, RunID: "r" + m}}
+		for i, c := range completions {
+			truth := "=A" + strconv.Itoa(i)
+			c := c
+			q := result.Question{Name: "q" + strconv.Itoa(i), Question: "?", GroundTruth: &truth, Completion: &c, ModelName: m}
+			g := m == "m1" && i%2 == 0
+			if !(m == "m2" && i == len(completions)-1) {
+				q.Grade = &g
+			}
+			f.Questions = append(f.Questions, q)
+		}
+		if err := f.Write(filepath.Join(dir, result.FileName("input-s.md", m, "r"+m)), outfile.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The workbook reads back: its sheets, LIME's leaderboard numbers, the
+// models' intervals, a grade per question and run linked to its
+// completion, every text as text (no formula), long text cut with a
+// marker, frozen headers, filters and grade colours.
+func TestWorkbookReadBack(t *testing.T) {
+	dir := t.TempDir()
+	writeOutputs(t, dir)
+	path := filepath.Join(t.TempDir(), "agg.xlsx")
+	if err := WriteFile(context.Background(), path, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got := f.GetSheetList(); !slices.Equal(got, []string{"Leaderboard", "Models", "Grades", "Completions"}) {
+		t.Fatalf("sheets %q", got)
+	}
+	rows, _ := f.GetRows("Leaderboard")
+	if len(rows) != 3 || rows[1][1] != "m1" || rows[1][2] != "6" || rows[1][0] != `=HYPERLINK("x")` {
+		t.Errorf("leaderboard %q", rows)
+	}
+	if v, _ := f.GetCellValue("Leaderboard", "D2", excelize.Options{RawCellValue: true}); v != "0.5" {
+		t.Errorf("m1's pct_correct %q, want 0.5", v)
+	}
+	if v, _ := f.GetCellValue("Leaderboard", "D3", excelize.Options{RawCellValue: true}); v != "0" {
+		t.Errorf("m2's pct_correct %q, want 0", v)
+	}
+	models, _ := f.GetRows("Models")
+	if len(models) != 3 || models[0][8] != "ci_low" || models[1][0] != "m1" || models[1][2] != "6" || models[2][5] != "1" {
+		t.Errorf("models %q", models)
+	}
+	lo, _ := f.GetCellValue("Models", "I2", excelize.Options{RawCellValue: true})
+	hi, _ := f.GetCellValue("Models", "J2", excelize.Options{RawCellValue: true})
+	if l, _ := strconv.ParseFloat(lo, 64); l <= 0.1 || l >= 0.5 {
+		t.Errorf("m1's interval starts at %q", lo)
+	}
+	if h, _ := strconv.ParseFloat(hi, 64); h <= 0.5 || h >= 0.95 {
+		t.Errorf("m1's interval ends at %q", hi)
+	}
+
+	grades, _ := f.GetRows("Grades")
+	if !slices.Equal(grades[0], []string{"sheet", "question", "ground truth", "m1", "m2"}) {
+		t.Errorf("grades header %q", grades[0])
+	}
+	if got := grades[1][2:]; !slices.Equal(got, []string{"=A0", "right", "wrong"}) {
+		t.Errorf("q0 %q", got)
+	}
+	if got := grades[6][3:]; !slices.Equal(got, []string{"wrong", "not graded"}) {
+		t.Errorf("q5 %q", got)
+	}
+	// Each grade links to its completion.
+	ok, link, _ := f.GetCellHyperLink("Grades", "E2")
+	if !ok || !strings.HasPrefix(link, "Completions!F") {
+		t.Fatalf("E2 links to %q", link)
+	}
+	if v, _ := f.GetCellValue("Completions", strings.TrimPrefix(link, "Completions!")); v != completions[0] {
+		t.Errorf("the link from m2's q0 leads to %q", v)
+	}
+	if v, _ := f.GetCellValue("Completions", "C"+strings.TrimPrefix(link, "Completions!F")); v != "m2" {
+		t.Errorf("the link from m2's q0 leads to run %q", v)
+	}
+
+	comp, _ := f.GetRows("Completions")
+	var texts []string
+	for _, r := range comp[1:] {
+		texts = append(texts, r[5])
+	}
+	for _, want := range []string{"=1+1", "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)", "bell\uFFFD and tab\t"} {
+		if !slices.Contains(texts, want) {
+			t.Errorf("completion %q not read back as written", want)
+		}
+	}
+	// No cell is a formula, and text cells are formatted as text.
+	for _, sheet := range f.GetSheetList() {
+		rows, _ := f.GetRows(sheet)
+		for r, row := range rows {
+			for c := range row {
+				ref := cell(c, r+1)
+				if fm, _ := f.GetCellFormula(sheet, ref); fm != "" {
+					t.Errorf("%s!%s is a formula: %q", sheet, ref, fm)
+				}
+			}
+		}
+	}
+	id, _ := f.GetCellStyle("Completions", "F2")
+	if st, _ := f.GetStyle(id); st == nil || st.NumFmt != 49 {
+		t.Errorf("completion cells are not formatted as text: %+v", st)
+	}
+	// The long completion, cut.
+	var cut string
+	for _, s := range texts {
+		if strings.HasPrefix(s, "ab😀") {
+			cut = s
+		}
+	}
+	if n := len(utf16.Encode([]rune(cut))); n > MaxCell || n < MaxCell-10 {
+		t.Errorf("the long completion is %d UTF-16 units, want just under %d", n, MaxCell)
+	}
+	if !strings.Contains(cut, "[... cut by evalmd: ") || !strings.HasPrefix(long, cut[:strings.Index(cut, "\n[...")]) {
+		t.Errorf("the cut text lacks its marker or changed: ...%q", cut[max(0, len(cut)-80):])
+	}
+
+	for _, sheet := range f.GetSheetList() {
+		p, _ := f.GetPanes(sheet)
+		if !p.Freeze || p.YSplit != 1 {
+			t.Errorf("%s: header not frozen: %+v", sheet, p)
+		}
+	}
+	cf, _ := f.GetConditionalFormats("Grades")
+	if len(cf["D2:E7"]) != 3 {
+		t.Errorf("grade colours: %+v", cf)
+	}
+}
+
+func TestCut(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		cut     bool
+		wantLen int // UTF-16 units
+	}{
+		{"short", false, 5},
+		{strings.Repeat("x", MaxCell), false, MaxCell},
+		{strings.Repeat("x", MaxCell+1), true, MaxCell},
+		{strings.Repeat("😀", MaxCell), true, MaxCell},
+	} {
+		got, cut := Cut(tc.in)
+		// A cut text fills the cell but for a few units: the marker is
+		// sized for the longest count it could hold, and a surrogate pair
+		// does not fit in one unit.
+		n := len(utf16.Encode([]rune(got)))
+		if cut != tc.cut || n > tc.wantLen || n < tc.wantLen-8 {
+			t.Errorf("Cut(%d runes) = %d units, cut %v; want %d, %v", len([]rune(tc.in)), n, cut, tc.wantLen, tc.cut)
+		}
+	}
+}
