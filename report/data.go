@@ -76,18 +76,44 @@ type Section struct {
 	Kind  string `json:"k,omitempty"`
 }
 
-// sections lists what an answer shows beside its completion: the grader's
-// detail, DABench's sub-answers, a judge's reply.
-//
-// This is the one place for what other answer modes record: code-mode
-// answers (the code executed and its result) and agent transcripts (one
-// section per message or tool call, Kind "code" for code and tool output)
-// become sections here once result.Question carries them. The page shows
-// any list of sections without change.
+// sections lists what an answer shows beside its completion, in order: what
+// code mode ran (the code, its answer, its error), an agent's transcript
+// (a section per turn: the model's text, each python call's code, each
+// tool output), then the grader's detail, DABench's sub-answers and a
+// judge's reply. Another record a mode adds becomes a section here; the
+// page shows any list of sections without change.
 func sections(q *result.Question, st *store) []Section {
 	var out []Section
+	add := func(title, text, kind string) {
+		out = append(out, Section{Title: title, Text: st.text(text), Kind: kind})
+	}
+	if q.Code != nil {
+		add("Code", *q.Code, "code")
+	}
+	if q.Answer != nil {
+		add("Code's answer (graded)", *q.Answer, "code")
+	}
+	if q.CodeError != "" {
+		add("Code error", q.CodeError, "code")
+	}
+	for i, m := range q.Transcript {
+		turn := fmt.Sprintf("Turn %d: %s", i+1, m.Role)
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			kind := ""
+			if m.Role == "tool" {
+				kind = "code"
+				if m.ToolLimit != "" {
+					turn += " (limit: " + m.ToolLimit + ")"
+				}
+			}
+			add(turn, m.Content, kind)
+		}
+		for _, c := range m.ToolCalls {
+			add(turn+" calls "+c.Name, toolCode(c.Arguments), "code")
+		}
+	}
 	if q.GradeDetail != "" {
-		out = append(out, Section{Title: "Grade detail", Text: st.text(q.GradeDetail)})
+		add("Grade detail", q.GradeDetail, "")
 	}
 	if len(q.SubAnswers) > 0 {
 		var b strings.Builder
@@ -101,7 +127,7 @@ func sections(q *result.Question, st *store) []Section {
 			}
 			fmt.Fprintf(&b, "%s: want %q, got %q (%s)\n", s.Name, s.Want, s.Got, mark)
 		}
-		out = append(out, Section{Title: "Sub-answers", Text: st.text(b.String()), Kind: "code"})
+		add("Sub-answers", b.String(), "code")
 	}
 	if len(q.Judge) > 0 && string(q.Judge) != "null" {
 		var b bytes.Buffer
@@ -109,14 +135,35 @@ func sections(q *result.Question, st *store) []Section {
 			b.Reset()
 			b.Write(q.Judge)
 		}
-		out = append(out, Section{Title: "Judge", Text: st.text(b.String()), Kind: "code"})
+		add("Judge", b.String(), "code")
 	}
 	return out
+}
+
+// toolCode shows a tool call's arguments: the code itself when they are
+// {"code": "..."} (the python tool), else the JSON as sent.
+func toolCode(args string) string {
+	var a struct {
+		Code *string `json:"code"`
+	}
+	if json.Unmarshal([]byte(args), &a) == nil && a.Code != nil {
+		return *a.Code
+	}
+	return args
 }
 
 // info is an answer's one-line summary: grader, usage, time.
 func info(q *result.Question) string {
 	var parts []string
+	if q.Mode != "" {
+		parts = append(parts, q.Mode+" mode")
+	}
+	if q.Turns > 0 {
+		parts = append(parts, strconv.Itoa(q.Turns)+" turns")
+	}
+	if q.Limit != "" {
+		parts = append(parts, "stopped by "+q.Limit)
+	}
 	if q.Grader != "" {
 		parts = append(parts, "grader "+q.Grader)
 	}

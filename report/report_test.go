@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -235,5 +238,54 @@ func TestNoOutputs(t *testing.T) {
 	err := Write(context.Background(), &bytes.Buffer{}, dir, Options{})
 	if err == nil || !strings.Contains(err.Error(), dir) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Code-mode answers and agent transcripts show as sections after the
+// completion: the code, its answer and error; each turn, with a python
+// call's code rather than its JSON.
+func TestModeSections(t *testing.T) {
+	dir := t.TempDir()
+	code, answer, completion := "df['x'].sum()", "42", "```python\ndf['x'].sum()\n```"
+	f := &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m", RunID: "r"}, Questions: []result.Question{
+		{Name: "code", Question: "sum x", Completion: &completion, Mode: "code", Code: &code, Answer: &answer},
+		{Name: "agent", Question: "sum x", Completion: &answer, Mode: "agent", Turns: 2, Limit: "max_turns",
+			Transcript: []model.Message{
+				{Role: "assistant", Content: "Let me look.", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: `{"code": "print(df.x.sum())"}`}}},
+				{Role: "tool", Content: "42\n", ToolCallID: "c1", ToolLimit: "timeout"},
+				{Role: "assistant", Content: "42"},
+			}},
+	}}
+	if err := f.Write(filepath.Join(dir, "output-s-m-r.json"), outfile.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load(context.Background(), dir, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, q := range d.Questions {
+		a := q.Answers[0]
+		got[q.Name+" info"] = []string{a.Info}
+		for _, s := range a.Sections {
+			text, _ := d.Text(s.Text)
+			got[q.Name] = append(got[q.Name], s.Title+"|"+s.Kind+"|"+text)
+		}
+	}
+	want := map[string][]string{
+		"code info":  {"code mode"},
+		"code":       {"Code|code|df['x'].sum()", "Code's answer (graded)|code|42"},
+		"agent info": {"agent mode · 2 turns · stopped by max_turns"},
+		"agent": {
+			"Turn 1: assistant||Let me look.",
+			"Turn 1: assistant calls python|code|print(df.x.sum())",
+			"Turn 2: tool (limit: timeout)|code|42\n",
+			"Turn 3: assistant||42",
+		},
+	}
+	for k, w := range want {
+		if !slices.Equal(got[k], w) {
+			t.Errorf("%s:\n got %q\nwant %q", k, got[k], w)
+		}
 	}
 }
