@@ -76,6 +76,7 @@ def main():
         elif op == "exec":
             cells += 1
             set_cpu(req.get("cpu", 0))
+            restore_streams(out)
             limit = run_cell(cells, req["code"], user.__dict__)
             for f in (sys.stdout, sys.stderr):
                 try:
@@ -102,6 +103,21 @@ def version(name):
         return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
         return __import__(name).__version__
+
+
+def restore_streams(out):
+    """Gives a cell working stdout and stderr when an earlier one closed
+    descriptors 1 or 2 or set sys.stdout or sys.stderr to None or closed
+    them (a redirection that works is kept)."""
+    for fd in (1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.dup2(out, fd)
+    for name in ("stdout", "stderr"):
+        f = getattr(sys, name)
+        if f is None or getattr(f, "closed", False):
+            setattr(sys, name, getattr(sys, "__%s__" % name))
 
 
 def set_cpu(seconds):
@@ -148,7 +164,10 @@ def show(e, tb):
     try:
         traceback.print_exception(type(e), e, tb)
     except BaseException:
-        os.write(2, ("%s: %s\n" % (type(e).__name__, e)).encode("utf-8", "replace"))
+        try:
+            os.write(2, ("%s: %s\n" % (type(e).__name__, e)).encode("utf-8", "replace"))
+        except BaseException:
+            pass
 
 
 def classify(e):

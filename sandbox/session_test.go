@@ -303,3 +303,25 @@ func TestNoneBackendWarns(t *testing.T) {
 		t.Fatalf("got %+v %v", r, err)
 	}
 }
+
+// TestHostileCells: code that breaks its own streams or reads the
+// protocol's pipes gets an answer, never a hang, and the session goes on.
+func TestHostileCells(t *testing.T) {
+	s := mustOpen(t, newPool(t, Config{Timeout: 3 * time.Second}))
+	for _, code := range []string{
+		"import sys\nsys.stdout = None\nprint('lost')\n2",
+		"import os\nos.close(1)\nos.close(2)\nprint('lost')",
+		"import os\nos.read(3, 1)",                        // the request pipe: waits for the time limit
+		"import os\nos.write(4, b'{\"done\": \"x\"}\\n')", // a forged reply on the reply pipe
+		"import sys\nsys.stdin.read()",
+		"import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True: pass",
+	} {
+		r := mustExec(t, s, code)
+		if r.Restarted && r.Limit != LimitTimeout {
+			t.Errorf("%q: %+v", code, r)
+		}
+		if r := mustExec(t, s, "1 + 1"); r.Output != "2\n" {
+			t.Errorf("after %q: %+v", code, r)
+		}
+	}
+}
