@@ -25,10 +25,14 @@
 // protocol pipes to private descriptors and gives the user /dev/null as
 // stdin. A cell runs as in Jupyter: statements, then the value of a final
 // expression through sys.displayhook; an uncaught exception prints its
-// traceback (with the cell's own lines). Each call's output ends with a
+// traceback (with the cell's own lines). A cell that closed descriptor 1
+// or 2, or set sys.stdout or sys.stderr to None, does not silence the next
+// one: the driver restores them first. Each call's output ends with a
 // random marker, so output from the call and the driver's "done" reply are
-// matched without relying on timing. Three descriptors and nothing else is
-// why the same driver runs under bwrap, docker and a bare process.
+// matched without relying on timing (a forged reply, or code reading the
+// request pipe, costs at most that call: tested). Three descriptors and
+// nothing else is why the same driver runs under bwrap, docker and a bare
+// process.
 //
 // Output is kept head and tail within Config.OutputCap (16 KiB): a model
 // sees the start and the end (where tracebacks are) with a line saying which
