@@ -3,6 +3,8 @@ package agg
 import (
 	"strings"
 	"testing"
+
+	"github.com/evalmd/evalmd/internal/py"
 )
 
 // dataFrom builds Data from output documents, as Load would.
@@ -49,7 +51,7 @@ func TestLeaderboardPandasRules(t *testing.T) {
 		t.Fatalf("got %d rows: %+v", len(got), got)
 	}
 	for i, w := range want {
-		if got[i].Model != w.model || got[i].Questions != w.n || formatG(got[i].Rounded) != w.mean {
+		if got[i].Model != w.model || got[i].Questions != w.n || py.G(got[i].Rounded) != w.mean {
 			t.Errorf("row %d: got %+v, want %+v", i, got[i], w)
 		}
 	}

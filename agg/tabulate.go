@@ -1,11 +1,12 @@
 package agg
 
 import (
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/evalmd/evalmd/internal/py"
 )
 
 // This file renders LIME's three tables the way pandas DataFrame.to_markdown
@@ -116,22 +117,6 @@ func pyFloatValue(s string) float64 {
 	return f
 }
 
-// formatG is Python's format(x, "g").
-func formatG(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "nan"
-	case math.IsInf(x, 1):
-		return "inf"
-	case math.IsInf(x, -1):
-		return "-inf"
-	}
-	s := strconv.FormatFloat(x, 'g', 6, 64)
-	// Go writes e+06 and e-05 as Python does; only "e+6"-style short
-	// exponents would differ, and FormatFloat always pads to two digits.
-	return s
-}
-
 // afterPoint is tabulate's _afterpoint: digits after the decimal point (or
 // after the exponent mark), -1 for integers and non-numbers.
 func afterPoint(s string) int {
@@ -188,7 +173,7 @@ func Tabulate(f Frame) string {
 		default:
 			// tabulate strips left-aligned strings (PRESERVE_WHITESPACE off).
 			for i := range col {
-				col[i] = strings.TrimFunc(col[i], isPySpace)
+				col[i] = py.Strip(col[i])
 			}
 		}
 		w := width(f.Columns[c]) + minPadding
@@ -247,24 +232,14 @@ func formatCell(v Value, t colType) string {
 		return ""
 	case KindInt:
 		if t == typeFloat {
-			return formatG(float64(v.Int))
+			return py.G(float64(v.Int))
 		}
 		return strconv.FormatInt(v.Int, 10)
 	case KindFloat:
-		return formatG(v.Float)
+		return py.G(v.Float)
 	}
 	if t == typeFloat {
-		return formatG(pyFloatValue(v.Str))
+		return py.G(pyFloatValue(v.Str))
 	}
 	return v.Str
-}
-
-// isPySpace is Python's str.isspace for one character.
-func isPySpace(r rune) bool {
-	switch r {
-	case ' ', '\t', '\n', '\v', '\f', '\r', 0x1c, 0x1d, 0x1e, 0x1f, 0x85, 0xa0,
-		0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200a
 }

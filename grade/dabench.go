@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/evalmd/evalmd/internal/py"
 )
 
 // This file is InfiAgent-DABench's closed-form rule (eval_closed_form.py,
@@ -137,62 +138,12 @@ func DABenchEqual(got, want string) bool {
 	if got == want {
 		return true
 	}
-	a, err1 := dabenchPyFloat(got)
-	b, err2 := dabenchPyFloat(want)
+	a, err1 := py.ParseFloat(got)
+	b, err2 := py.ParseFloat(want)
 	if err1 != nil || err2 != nil {
 		return false
 	}
 	return math.Abs(a-b) < 1e-6
-}
-
-// dabenchFloatSyntax is what Python's float() accepts once surrounding white
-// space is stripped: digits with single underscores between them, an
-// optional fraction and exponent, or inf/infinity/nan in any case. Go's
-// ParseFloat also takes hex floats and other spellings Python rejects.
-var dabenchFloatSyntax = regexp.MustCompile(`^[+-]?(?:(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?|(?i:inf|infinity|nan))$`)
-
-// dabenchPyFloat parses s as Python's float(str) does.
-func dabenchPyFloat(s string) (float64, error) {
-	s = strings.TrimFunc(s, pyIsSpace)
-	// Python reads any Unicode decimal digit as its ASCII value.
-	s = strings.Map(func(r rune) rune {
-		if r > unicode.MaxASCII && unicode.Is(unicode.Nd, r) {
-			return '0' + rune(pyDigitValue(r))
-		}
-		return r
-	}, s)
-	if !dabenchFloatSyntax.MatchString(s) {
-		return 0, fmt.Errorf("could not convert string to float: %q", s)
-	}
-	f, err := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)
-	if err != nil && !math.IsInf(f, 0) { // Python overflows to inf quietly
-		return 0, fmt.Errorf("could not convert string to float: %q", s)
-	}
-	return f, nil
-}
-
-// pyDigitValue is the value of a Unicode decimal digit (category Nd). Every
-// Nd run is made of whole blocks of ten starting at a zero, so the value is
-// the distance from the run's start modulo ten.
-func pyDigitValue(r rune) int {
-	start := r
-	for start > 0 && unicode.Is(unicode.Nd, start-1) {
-		start--
-	}
-	return int(r-start) % 10
-}
-
-// pyIsSpace is Python's str.isspace for one character (it differs from
-// unicode.IsSpace on U+001C..U+001F, which Python counts as space).
-func pyIsSpace(r rune) bool {
-	switch {
-	case r >= 0x09 && r <= 0x0D, r >= 0x1C && r <= 0x20:
-		return true
-	case r == 0x85, r == 0xA0, r == 0x1680, r >= 0x2000 && r <= 0x200A,
-		r == 0x2028, r == 0x2029, r == 0x202F, r == 0x205F, r == 0x3000:
-		return true
-	}
-	return false
 }
 
 // dabenchGrader grades one DABench question.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"github.com/evalmd/evalmd/internal/py"
 )
 
 // DABenchScored is one DABench question as the metrics see it: plain data an
@@ -36,7 +38,7 @@ func (r DABenchRate) MarshalJSON() ([]byte, error) {
 	if r.Int {
 		return []byte(strconv.Itoa(int(r.Value))), nil
 	}
-	return []byte(dabenchPyRepr(r.Value)), nil
+	return []byte(py.Repr(r.Value)), nil
 }
 
 // DABenchNamedRate is one row of a per-concept or per-count table.
@@ -220,20 +222,4 @@ func dabenchRound4(x float64) float64 {
 		return x
 	}
 	return f
-}
-
-// dabenchPyRepr is Python's repr of a float for the values the report holds
-// (finite shares): the shortest round-tripping digits, with ".0" on whole
-// numbers and an exponent below 1e-4 or from 1e16.
-func dabenchPyRepr(x float64) string {
-	if x != 0 && (x < 1e-4 && x > -1e-4 || x >= 1e16 || x <= -1e16) {
-		s := strconv.FormatFloat(x, 'e', -1, 64)
-		// Go writes e-05, Python e-05 too; Go writes e+16, Python e+16.
-		return s
-	}
-	s := strconv.FormatFloat(x, 'f', -1, 64)
-	if !bytes.ContainsAny([]byte(s), ".") {
-		s += ".0"
-	}
-	return s
 }

@@ -2,12 +2,15 @@ package grade
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
+
+	"github.com/evalmd/evalmd/internal/pandasdate"
+	"github.com/evalmd/evalmd/internal/py"
 )
 
 // This file is DataBench's answer check: Evaluator.default_compare of the
@@ -70,7 +73,7 @@ func pyStripChars(s, chars string) string {
 // Compare is default_compare(value, truth, semantic). It returns an error
 // where the original raises.
 func (c DataBenchComparer) Compare(value, truth, semantic string) (bool, error) {
-	semantic = strings.TrimFunc(semantic, pyIsSpace)
+	semantic = strings.TrimFunc(semantic, py.IsSpace)
 	v := pyStripChars(value, databenchStripChars)
 	t := pyStripChars(truth, databenchStripChars)
 	// Null handling comes before the semantic check, so an unknown semantic
@@ -125,7 +128,18 @@ func (c DataBenchComparer) category(v, t string) (bool, error) {
 		return false, databenchOverflowOnly(err)
 	}
 	// NaT == NaT is False.
-	return !vd.nat && !td.nat && vd == td, nil
+	return !vd.NaT && !td.NaT && vd == td, nil
+}
+
+// databenchToDate is pd.to_datetime(s).date(), its OverflowError reported
+// as a *DataBenchOverflowError.
+func databenchToDate(s string, now time.Time) (pandasdate.Date, error) {
+	d, err := pandasdate.ToDate(s, now)
+	var oe *pandasdate.OverflowError
+	if errors.As(err, &oe) {
+		return d, &DataBenchOverflowError{Text: oe.Text}
+	}
+	return d, err
 }
 
 // databenchOverflowOnly keeps the errors the original lets escape.
@@ -142,11 +156,11 @@ func databenchOverflowOnly(err error) error {
 // float artefacts decide (0.29*100 is 28.999999999999996: 0.29 matches 0.28).
 // v3 uses Python's round(x, 2), half to even on the exact binary value.
 func (c DataBenchComparer) number(value, truth string) bool {
-	a, err := dabenchPyFloat(databenchCleanNumber(value))
+	a, err := py.ParseFloat(databenchCleanNumber(value))
 	if err != nil {
 		return false
 	}
-	b, err := dabenchPyFloat(databenchCleanNumber(truth))
+	b, err := py.ParseFloat(databenchCleanNumber(truth))
 	if err != nil {
 		return false
 	}
@@ -177,33 +191,11 @@ func databenchRound2(x float64) float64 {
 func databenchCleanNumber(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if r == '.' || r == '-' || pyIsDigit(r) {
+		if r == '.' || r == '-' || py.IsDigit(r) {
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
-}
-
-// pyIsDigit is Python's str.isdigit for one character: decimal digits (Nd)
-// and the other characters whose Numeric_Type is Digit (superscripts,
-// circled digits, ...), which float() then refuses.
-func pyIsDigit(r rune) bool {
-	if r < 0x80 {
-		return r >= '0' && r <= '9'
-	}
-	if unicode.Is(unicode.Nd, r) {
-		return true
-	}
-	switch {
-	case r == 0xB2, r == 0xB3, r == 0xB9, r == 0x2070, r >= 0x2074 && r <= 0x2079,
-		r >= 0x2080 && r <= 0x2089, r >= 0x2460 && r <= 0x2468, r >= 0x2474 && r <= 0x247C,
-		r >= 0x2488 && r <= 0x2490, r == 0x24EA, r >= 0x24F5 && r <= 0x24FD, r == 0x24FF,
-		r >= 0x2776 && r <= 0x277E, r >= 0x2780 && r <= 0x2788, r >= 0x278A && r <= 0x2792,
-		r >= 0x1369 && r <= 0x1371, r == 0x19DA, r >= 0x10A40 && r <= 0x10A43,
-		r >= 0x1F100 && r <= 0x1F10A:
-		return true
-	}
-	return false
 }
 
 // databenchSplitList is str(x).strip('[]').split(','): only brackets are
@@ -234,8 +226,8 @@ func (c DataBenchComparer) listCategory(value, truth string) bool {
 		return false
 	}
 	now := c.now()
-	dates := func(xs []string) (map[databenchDate]bool, error) {
-		m := make(map[databenchDate]bool, len(xs))
+	dates := func(xs []string) (map[pandasdate.Date]bool, error) {
+		m := make(map[pandasdate.Date]bool, len(xs))
 		for _, x := range xs {
 			d, err := databenchToDate(x, now)
 			if err != nil {
@@ -247,7 +239,7 @@ func (c DataBenchComparer) listCategory(value, truth string) bool {
 	}
 	vd, err := dates(vs)
 	if err == nil {
-		var td map[databenchDate]bool
+		var td map[pandasdate.Date]bool
 		td, err = dates(ts)
 		if err == nil {
 			return databenchSameSet(vd, td)
@@ -286,11 +278,11 @@ func databenchListNumber(value, truth string) bool {
 	read := func(s string) ([]float64, bool) {
 		var out []float64
 		for _, p := range databenchSplitList(s) {
-			p = strings.TrimFunc(p, pyIsSpace)
+			p = strings.TrimFunc(p, py.IsSpace)
 			if p == "" {
 				continue
 			}
-			f, err := dabenchPyFloat(databenchCleanNumber(p))
+			f, err := py.ParseFloat(databenchCleanNumber(p))
 			if err != nil {
 				return nil, false
 			}
@@ -360,5 +352,5 @@ func (g databenchGrader) Grade(_ context.Context, in Input) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, fmt.Errorf("%s: %w", g.name, err)
 	}
-	return Verdict{Correct: Bool(ok), Detail: fmt.Sprintf("%s default_compare as %s", g.name, strings.TrimFunc(sem, pyIsSpace))}, nil
+	return Verdict{Correct: Bool(ok), Detail: fmt.Sprintf("%s default_compare as %s", g.name, strings.TrimFunc(sem, py.IsSpace))}, nil
 }

@@ -221,22 +221,6 @@ func FuzzDataBenchCompare(f *testing.F) {
 	})
 }
 
-func FuzzDataBenchToDate(f *testing.F) {
-	for _, s := range []string{"2020-01-01T10:00:00+05:30", "01/02/2020", "Dec 2020", "20200101", "12h30", "2005Q1", "3rd of May 2021", "10:00 am"} {
-		f.Add(s)
-	}
-	now := databenchClock()
-	f.Fuzz(func(t *testing.T, s string) {
-		d, err := databenchToDate(s, now)
-		if err != nil || d.nat {
-			return
-		}
-		if d.y < 1677 || d.y > 2262 || d.m < 1 || d.m > 12 || d.d < 1 || d.d > databenchDaysIn(d.y, d.m) {
-			t.Fatalf("databenchToDate(%q) = %+v: outside datetime64[ns] or invalid", s, d)
-		}
-	})
-}
-
 // BenchmarkDataBenchGrade10k grades 10,000 questions per op with each
 // version: the reference cases (real SemEval answers, perturbations, dates),
 // cycled.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/evalmd/evalmd/internal/py"
 )
 
 // lime is LIME's grader (fuzzier_match in LIME's grading module at commit
@@ -84,12 +86,12 @@ func limeNorm(s string) string {
 
 // limeNormUnicode is limeNorm for any text.
 func limeNormUnicode(s string) string {
-	s = limePyLower(s)
-	s = strings.TrimFunc(s, limePySpace)
+	s = py.Lower(s)
+	s = strings.TrimFunc(s, py.IsSpace)
 	// Fast path: most normalised strings keep every rune.
 	clean := true
 	for _, r := range s {
-		if !limePyWord(r) && !limePySpace(r) {
+		if !limePyWord(r) && !py.IsSpace(r) {
 			clean = false
 			break
 		}
@@ -100,7 +102,7 @@ func limeNormUnicode(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
-		if limePyWord(r) || limePySpace(r) {
+		if limePyWord(r) || py.IsSpace(r) {
 			b.WriteRune(r)
 		}
 	}
@@ -136,16 +138,6 @@ func limeNormASCII(s string) (string, bool) {
 	return string(b), true
 }
 
-// limePySpace is Python's str.isspace for one code point (also what re's \s
-// matches in a str pattern): Go's Unicode white space plus the ASCII
-// information separators \x1c-\x1f, which Python counts as white space.
-func limePySpace(r rune) bool {
-	if r >= 0x1c && r <= 0x1f {
-		return true
-	}
-	return unicode.IsSpace(r)
-}
-
 // limePyWord is what Python's re \w matches in a str pattern: '_' and every
 // code point for which str.isalnum() is true (letters Lu Ll Lt Lm Lo,
 // digits and numerals Nd Nl No). Combining marks are not word characters.
@@ -154,75 +146,4 @@ func limePyWord(r rune) bool {
 		return r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
 	}
 	return unicode.IsLetter(r) || unicode.IsNumber(r)
-}
-
-// limePyLower is Python's str.lower(): Unicode full lowercase mapping, in
-// which 'İ' (U+0130) becomes "i̇" (two code points) and a capital sigma at
-// the end of a word becomes final sigma 'ς'. Go's strings.ToLower does
-// neither.
-func limePyLower(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return strings.ToLower(s)
-	}
-	rs := []rune(s)
-	var b strings.Builder
-	b.Grow(len(s))
-	for i, r := range rs {
-		switch r {
-		case 0x130:
-			b.WriteString("i\u0307")
-		case 0x3a3:
-			if limeFinalSigma(rs, i) {
-				b.WriteRune(0x3c2)
-			} else {
-				b.WriteRune(0x3c3)
-			}
-		default:
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	return b.String()
-}
-
-// limeFinalSigma reports whether the capital sigma at rs[i] is in the
-// Final_Sigma context, as CPython's handle_capital_sigma decides it: a cased
-// letter before it (skipping case-ignorable code points) and no cased
-// letter after it (skipping case-ignorable code points).
-func limeFinalSigma(rs []rune, i int) bool {
-	j := i - 1
-	for j >= 0 && limeCaseIgnorable(rs[j]) {
-		j--
-	}
-	if j < 0 || !limeCased(rs[j]) {
-		return false
-	}
-	j = i + 1
-	for j < len(rs) && limeCaseIgnorable(rs[j]) {
-		j++
-	}
-	return j == len(rs) || !limeCased(rs[j])
-}
-
-// limeCased is Unicode's Cased property.
-func limeCased(r rune) bool {
-	return unicode.In(r, unicode.Lu, unicode.Ll, unicode.Lt, unicode.Other_Lowercase, unicode.Other_Uppercase)
-}
-
-// limeCaseIgnorable is Unicode's Case_Ignorable property: marks, format
-// characters, modifier letters and symbols, and the word-internal
-// punctuation of Word_Break MidLetter, MidNumLet and Single_Quote.
-func limeCaseIgnorable(r rune) bool {
-	switch r {
-	case '\'', '.', ':', 0xb7, 0x387, 0x55f, 0x5f4, 0x2018, 0x2019, 0x2024, 0x2027,
-		0xfe13, 0xfe52, 0xfe55, 0xff07, 0xff0e, 0xff1a:
-		return true
-	}
-	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
 }

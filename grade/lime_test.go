@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/py"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/result"
 )
@@ -169,7 +170,7 @@ func FuzzLimeNorm(f *testing.F) {
 		// idempotent: LIME strips before removing punctuation, so "! 0"
 		// gives " 0").
 		for _, r := range n {
-			if !limePyWord(r) && !limePySpace(r) {
+			if !limePyWord(r) && !py.IsSpace(r) {
 				t.Errorf("limeNorm(%q) = %q keeps %q", completion, n, r)
 			}
 		}

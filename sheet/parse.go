@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/evalmd/evalmd/internal/py"
 	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/schema"
 )
@@ -100,7 +101,7 @@ func (p *parser) warn(line int, format string, args ...any) {
 // headerName is LIME's `line.replace(marker, "").strip()`: every occurrence
 // of the marker is removed, not just the leading one.
 func headerName(line, mark string) string {
-	return PyStrip(strings.ReplaceAll(line, mark, ""))
+	return py.Strip(strings.ReplaceAll(line, mark, ""))
 }
 
 func (p *parser) run() {
@@ -220,7 +221,7 @@ func (p *parser) check() {
 			}
 		}
 		for _, s := range b.Sections {
-			if PyStrip(CutEnd(s.Text)) == "" && s.Kind != "meta" {
+			if py.Strip(CutEnd(s.Text)) == "" && s.Kind != "meta" {
 				p.warn(s.Line, "empty %s section", s.Kind)
 			}
 			if !HasEnd(s.Text) && (strings.Contains(s.Text, "EVAL-ENDCHAR") || strings.Contains(s.Text, "EVAL_ENDCHAR")) {

@@ -2,6 +2,8 @@ package sheet
 
 import (
 	"strings"
+
+	"github.com/evalmd/evalmd/internal/py"
 )
 
 // Info is the sheet-level record of a sheet, as LIME reports it: from the
@@ -166,12 +168,12 @@ func ParseMeta(text string) map[string]string {
 		}
 		k, v := line[:i], line[i+1:]
 		if strings.HasPrefix(k, "-") || strings.HasPrefix(k, " -") {
-			k = PyStrip(k[strings.IndexByte(k, '-')+1:])
+			k = py.Strip(k[strings.IndexByte(k, '-')+1:])
 		}
-		k = strings.ReplaceAll(PyLower(PyStrip(k)), "  ", " ")
-		k = strings.ReplaceAll(PyLower(PyStrip(k)), " ", "_")
-		k = strings.ReplaceAll(PyLower(PyStrip(k)), "-", "_")
-		m[k] = PyStrip(v)
+		k = strings.ReplaceAll(py.Lower(py.Strip(k)), "  ", " ")
+		k = strings.ReplaceAll(py.Lower(py.Strip(k)), " ", "_")
+		k = strings.ReplaceAll(py.Lower(py.Strip(k)), "-", "_")
+		m[k] = py.Strip(v)
 	}
 	return m
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/evalmd/evalmd/internal/py"
 	"github.com/evalmd/evalmd/schema"
 )
 
@@ -33,7 +34,7 @@ func Write(w io.Writer, doc *Doc, s *schema.Schema) error {
 			level, depth = &s.Question, s.Question.MdHeader
 		}
 		mark := marker(depth)
-		if strings.ContainsAny(b.Name, "\r\n") || strings.Contains(b.Name, mark) || b.Name != PyStrip(b.Name) {
+		if strings.ContainsAny(b.Name, "\r\n") || strings.Contains(b.Name, mark) || b.Name != py.Strip(b.Name) {
 			return fmt.Errorf("%s %q: a name must be one line without %q or surrounding space", b.Kind, b.Name, mark)
 		}
 		buf.WriteString(mark)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/evalmd/evalmd/internal/py"
 )
 
 // This file is DataFrame.to_string(index=False) of pandas 1.5.3
@@ -217,7 +219,7 @@ func emptyColumns(labels []value) string {
 		switch {
 		case kind == ixFloat:
 			f, _ := l.num()
-			parts[i] = pyRepr(f)
+			parts[i] = py.Repr(f)
 		case kind == ixDatetime && l.k != kDateTime:
 			parts[i] = "NaT"
 		default:
@@ -292,7 +294,7 @@ func formatColumn(c column) []string {
 		case v.k == kFloat && math.IsNaN(v.flt()):
 			out[i] = "NaN"
 		case v.k == kFloat:
-			out[i] = trimZerosSingle(pyFixed(v.flt(), precision, true))
+			out[i] = trimZerosSingle(py.Fixed(v.flt(), precision, true))
 		default:
 			out[i] = escapeText(v.pyStr())
 		}
@@ -325,7 +327,7 @@ func formatFloats(fs []float64, space bool, naRep string) []string {
 		}
 		return trimZerosFloat(out)
 	}
-	out := format(func(v float64) string { return pyFixed(v, precision, space) })
+	out := format(func(v float64) string { return py.Fixed(v, precision, space) })
 	maxLen := 0
 	for _, s := range out {
 		if n := len(s); n > maxLen {
@@ -344,7 +346,7 @@ func formatFloats(fs []float64, space bool, naRep string) []string {
 		}
 	}
 	if small || (tooLong && large) {
-		out = format(func(v float64) string { return pyExp(v, precision, space) })
+		out = format(func(v float64) string { return py.Exp(v, precision, space) })
 	}
 	return out
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/evalmd/evalmd/internal/pandasdate"
 )
 
 // This file turns a sheet's rows into the DataFrame pandas 1.5.3's
@@ -440,117 +442,15 @@ scan:
 	return c
 }
 
-// parseISODatetime parses the ISO 8601 forms pandas' string-to-datetime
-// conversion accepts with require_iso8601: "YYYY", "YYYY-MM",
-// "YYYY-MM-DD" (separators '-', '/' or '.', one- or two-digit month and
-// day), "YYYYMMDD", each optionally followed by 'T' or ' ' and
-// "HH:MM[:SS[.fraction]]", with surrounding spaces. Time zones are not
-// modelled and make the column stay object.
+// parseISODatetime reads a string of a datetime column the way the
+// DataFrame constructor does (require_iso8601): pandas' ISO 8601 parser,
+// as microseconds since 0001-01-01. A string that names a zone is refused:
+// pandas then makes a tz-aware or object column, which is not modelled.
 func parseISODatetime(s string) (int64, bool) {
-	t := strings.TrimSpace(s)
-	num := func(min, max int) (int, bool) {
-		n := 0
-		for n < len(t) && n < max && t[n] >= '0' && t[n] <= '9' {
-			n++
-		}
-		if n < min {
-			return 0, false
-		}
-		v, _ := strconv.Atoi(t[:n])
-		t = t[n:]
-		return v, true
-	}
-	y, mo, d := 0, 1, 1
-	if len(t) >= 8 && allDigits(t[:8]) && (len(t) == 8 || t[8] == 'T' || t[8] == ' ') {
-		y, _ = strconv.Atoi(t[:4])
-		mo, _ = strconv.Atoi(t[4:6])
-		d, _ = strconv.Atoi(t[6:8])
-		t = t[8:]
-	} else {
-		var ok bool
-		if y, ok = num(4, 4); !ok {
-			return 0, false
-		}
-		if len(t) > 0 && (t[0] == '-' || t[0] == '/' || t[0] == '.') {
-			sep := t[0]
-			t = t[1:]
-			if mo, ok = num(1, 2); !ok {
-				return 0, false
-			}
-			if len(t) > 0 && t[0] == sep {
-				t = t[1:]
-				if d, ok = num(1, 2); !ok {
-					return 0, false
-				}
-			}
-		}
-	}
-	if mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) {
+	dt, ok, err := pandasdate.ParseISO(s)
+	if !ok || err != nil || dt.Local {
 		return 0, false
 	}
-	var h, mi, sec, frac int64
-	if len(t) > 0 {
-		if t[0] != 'T' && t[0] != ' ' {
-			return 0, false
-		}
-		t = t[1:]
-		hh, ok1 := num(2, 2)
-		if !ok1 || len(t) == 0 || t[0] != ':' {
-			return 0, false
-		}
-		t = t[1:]
-		mm, ok2 := num(2, 2)
-		if !ok2 || hh > 23 || mm > 59 {
-			return 0, false
-		}
-		h, mi = int64(hh), int64(mm)
-		if len(t) > 0 && t[0] == ':' {
-			t = t[1:]
-			ss, ok := num(2, 2)
-			if !ok || ss > 59 {
-				return 0, false
-			}
-			sec = int64(ss)
-			if len(t) > 0 && t[0] == '.' {
-				t = t[1:]
-				n := 0
-				for n < len(t) && t[n] >= '0' && t[n] <= '9' {
-					n++
-				}
-				if n == 0 || n > 9 {
-					return 0, false
-				}
-				digits := (t[:n] + "000000")[:6]
-				frac, _ = strconv.ParseInt(digits, 10, 64)
-				t = t[n:]
-			}
-		}
-		if t != "" {
-			return 0, false
-		}
-	}
-	return daysFromCivil(y, mo, d)*usPerDay + h*3600*usPerSec + mi*60*usPerSec + sec*usPerSec + frac, true
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// daysIn is the number of days in month m of year y.
-func daysIn(y, m int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
+	return daysFromCivil(dt.Year, dt.Month, dt.Day)*usPerDay + int64(dt.Hour)*3600*usPerSec +
+		int64(dt.Minute)*60*usPerSec + int64(dt.Second)*usPerSec + int64(dt.Micro), true
 }

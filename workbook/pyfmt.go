@@ -1,106 +1,11 @@
 package workbook
 
 import (
-	"math"
 	"strconv"
-	"strings"
 )
 
-// This file reproduces the few pieces of Python's number and date printing
-// that pandas relies on: repr(float), format(x, ".6f"), format(x, ".6e"),
-// str(int) and str() of datetime, time and timedelta. Go's strconv rounds
-// correctly like CPython, so only the layout rules differ.
-
-// pyRepr is Python's repr(float) (also str(float)): the shortest digits that
-// round-trip, in fixed notation when the decimal exponent is in [-4, 16),
-// otherwise in scientific notation with a two-digit minimum exponent.
-func pyRepr(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // like -1.2345e+06
-	neg := false
-	if e[0] == '-' {
-		neg = true
-		e = e[1:]
-	}
-	epos := strings.IndexByte(e, 'e')
-	mant, expStr := e[:epos], e[epos+1:]
-	exp, _ := strconv.Atoi(expStr)
-	digits := strings.Replace(mant, ".", "", 1)
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	if exp >= -4 && exp < 16 {
-		if exp < 0 {
-			b.WriteString("0.")
-			b.WriteString(strings.Repeat("0", -exp-1))
-			b.WriteString(digits)
-			return b.String()
-		}
-		if len(digits) <= exp+1 {
-			b.WriteString(digits)
-			b.WriteString(strings.Repeat("0", exp+1-len(digits)))
-			b.WriteString(".0")
-			return b.String()
-		}
-		b.WriteString(digits[:exp+1])
-		b.WriteByte('.')
-		b.WriteString(digits[exp+1:])
-		return b.String()
-	}
-	b.WriteByte(digits[0])
-	if len(digits) > 1 {
-		b.WriteByte('.')
-		b.WriteString(digits[1:])
-	}
-	b.WriteByte('e')
-	if exp < 0 {
-		b.WriteByte('-')
-		exp = -exp
-	} else {
-		b.WriteByte('+')
-	}
-	if exp < 10 {
-		b.WriteByte('0')
-	}
-	b.WriteString(strconv.Itoa(exp))
-	return b.String()
-}
-
-// pyFixed is Python's format(f, ".{prec}f"), with a leading space for
-// non-negative numbers when space is set (the " " format flag).
-func pyFixed(f float64, prec int, space bool) string { return pyFloat(f, 'f', prec, space) }
-
-// pyExp is Python's format(f, ".{prec}e"); Go's 'e' layout already has the
-// two-digit minimum exponent Python uses.
-func pyExp(f float64, prec int, space bool) string { return pyFloat(f, 'e', prec, space) }
-
-// pyFloat formats f with Go's verb ('f' or 'e') as Python's format does,
-// spelling non-finite values Python's way.
-func pyFloat(f float64, verb byte, prec int, space bool) string {
-	var s string
-	switch {
-	case math.IsNaN(f):
-		s = "nan"
-	case math.IsInf(f, 1):
-		s = "inf"
-	case math.IsInf(f, -1):
-		s = "-inf"
-	default:
-		s = strconv.FormatFloat(f, verb, prec, 64)
-	}
-	if space && !strings.HasPrefix(s, "-") {
-		return " " + s
-	}
-	return s
-}
+// This file reproduces Python's str() of datetime, time and timedelta as
+// pandas prints them; numbers are printed by internal/py.
 
 // microseconds per unit, for the civil date and time values below.
 const (

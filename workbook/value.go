@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+
+	"github.com/evalmd/evalmd/internal/py"
 )
 
 // kind is the Python type a reader hands to pandas for one cell.
@@ -76,7 +78,7 @@ func (v value) pyStr() string {
 	case kInt:
 		return strconv.FormatInt(v.i, 10)
 	case kFloat:
-		return pyRepr(v.flt())
+		return py.Repr(v.flt())
 	case kStr, kBigInt:
 		return v.s
 	case kBool:

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/py"
 	"github.com/evalmd/evalmd/internal/shared"
 )
 
@@ -73,8 +74,8 @@ func TestPyRepr(t *testing.T) {
 		{math.Inf(1), "inf"}, {math.NaN(), "nan"},
 	}
 	for _, c := range cases {
-		if got := pyRepr(c.f); got != c.want {
-			t.Errorf("pyRepr(%v) = %q, want %q", c.f, got, c.want)
+		if got := py.Repr(c.f); got != c.want {
+			t.Errorf("py.Repr(%v) = %q, want %q", c.f, got, c.want)
 		}
 	}
 }

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"math/big"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/evalmd/evalmd/internal/py"
 )
 
 // member is one key and value of a JSON object, kept in written order
@@ -116,47 +117,7 @@ func pyNumber(s string) string {
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return s
 	}
-	return pyFloatRepr(f)
-}
-
-// pyFloatRepr is Python's repr(float): the shortest digits that read back to
-// f, in fixed notation when the decimal exponent is from -5 to 15 (always
-// with a fractional part: "100.0"), otherwise as "1e-05" or "1.5e+16".
-func pyFloatRepr(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		return "nan"
-	}
-	sci := strconv.FormatFloat(f, 'e', -1, 64) // "-d.ddde±XX"
-	sign := ""
-	if sci[0] == '-' {
-		sign, sci = "-", sci[1:]
-	}
-	mant, expText, _ := strings.Cut(sci, "e")
-	exp, _ := strconv.Atoi(expText)
-	digits := strings.Replace(mant, ".", "", 1)
-	if exp < -4 || exp >= 16 {
-		m := digits[:1]
-		if len(digits) > 1 {
-			m += "." + digits[1:]
-		}
-		es := "+"
-		if exp < 0 {
-			es, exp = "-", -exp
-		}
-		return fmt.Sprintf("%s%se%s%02d", sign, m, es, exp)
-	}
-	if exp < 0 {
-		return sign + "0." + strings.Repeat("0", -exp-1) + digits
-	}
-	if len(digits) <= exp+1 {
-		return sign + digits + strings.Repeat("0", exp+1-len(digits)) + ".0"
-	}
-	return sign + digits[:exp+1] + "." + digits[exp+1:]
+	return py.Repr(f)
 }
 
 // pyStrRepr is Python's repr() of a str: single quotes unless the text has a

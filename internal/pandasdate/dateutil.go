@@ -1,4 +1,4 @@
-package grade
+package pandasdate
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/evalmd/evalmd/internal/py"
 )
 
 // This file is the part of dateutil.parser.parse (dateutil 2.8/2.9, the
@@ -59,10 +61,10 @@ func dateutilLex(s string) []string {
 				case unicode.IsLetter(c):
 					state = 'a'
 					continue
-				case pyIsDigit(c):
+				case py.IsDigit(c):
 					state = '0'
 					continue
-				case pyIsSpace(c):
+				case py.IsSpace(c):
 					tok = []rune{' '}
 				}
 				break
@@ -81,7 +83,7 @@ func dateutilLex(s string) []string {
 				continue
 			}
 			if state == '0' {
-				if pyIsDigit(c) {
+				if py.IsDigit(c) {
 					tok = append(tok, c)
 				} else if c == '.' || (c == ',' && len(tok) >= 2) {
 					tok = append(tok, c)
@@ -96,7 +98,7 @@ func dateutilLex(s string) []string {
 				seenLetters = true
 				if c == '.' || unicode.IsLetter(c) {
 					tok = append(tok, c)
-				} else if pyIsDigit(c) && tok[len(tok)-1] == '.' {
+				} else if py.IsDigit(c) && tok[len(tok)-1] == '.' {
 					tok = append(tok, c)
 					state = 'N'
 				} else {
@@ -106,7 +108,7 @@ func dateutilLex(s string) []string {
 				continue
 			}
 			// state 'N' ("0.")
-			if c == '.' || pyIsDigit(c) {
+			if c == '.' || py.IsDigit(c) {
 				tok = append(tok, c)
 			} else if unicode.IsLetter(c) && tok[len(tok)-1] == '.' {
 				tok = append(tok, c)
@@ -190,7 +192,7 @@ func dateutilIsDigits(s string) bool {
 		return false
 	}
 	for _, r := range s {
-		if !pyIsDigit(r) {
+		if !py.IsDigit(r) {
 			return false
 		}
 	}
@@ -223,7 +225,7 @@ func dateutilNumber(s string) (v float64, isNum, finite bool) {
 	case "nan", "inf", "infinity":
 		return 0, true, false
 	}
-	f, err := dabenchPyFloat(s)
+	f, err := py.ParseFloat(s)
 	if err != nil {
 		return 0, false, false
 	}
@@ -309,7 +311,7 @@ func (y *dateutilYMD) couldBeDay(v float64) (bool, error) {
 	if y.ystr >= 0 {
 		year = y.vals[y.ystr]
 	}
-	return 1 <= v && v <= float64(databenchDaysIn(year, month)), nil
+	return 1 <= v && v <= float64(daysIn(year, month)), nil
 }
 
 // resolve is _ymd.resolve_ymd with dayfirst and yearfirst False.
@@ -424,12 +426,12 @@ type dateutilResult struct {
 }
 
 // dateutilParse is dateutil.parser.parse(s, default=def): the wall-clock
-// datetime, errDateutil (a ValueError) or a *DataBenchOverflowError.
+// datetime, errDateutil (a ValueError) or a *OverflowError.
 // thisYear pivots two-digit years (parserinfo.convertyear).
-func dateutilParse(s string, def databenchDT, thisYear int) (databenchDT, error) {
-	res, err := dateutilTokens(dateutilLex(pyDigitsToASCII(s)), thisYear)
+func dateutilParse(s string, def dateTime, thisYear int) (dateTime, error) {
+	res, err := dateutilTokens(dateutilLex(py.ASCIIDigits(s)), thisYear)
 	if err != nil {
-		return databenchDT{}, err
+		return dateTime{}, err
 	}
 	return dateutilBuild(res, def, s)
 }
@@ -880,7 +882,7 @@ func dateutilConvertYear(year int, centurySpecified bool, thisYear int) int {
 // dateutilBuild is parse()'s tail: refuse an empty result, replace the
 // default's fields (datetime.replace validation), add the weekday, and
 // check the UTC offset pandas will ask for.
-func dateutilBuild(res dateutilResult, def databenchDT, s string) (databenchDT, error) {
+func dateutilBuild(res dateutilResult, def dateTime, s string) (dateTime, error) {
 	count := 0
 	for _, v := range []int{res.year, res.month, res.day, res.weekday, res.hour, res.minute, res.second, res.micro, res.tzoffset, res.ampm} {
 		if v != dateutilUnset {
@@ -891,7 +893,7 @@ func dateutilBuild(res dateutilResult, def databenchDT, s string) (databenchDT, 
 		count++
 	}
 	if count == 0 {
-		return databenchDT{}, errDateutil // "String does not contain a date"
+		return dateTime{}, errDateutil // "String does not contain a date"
 	}
 	dt := def
 	set := func(dst *int, v int) {
@@ -907,23 +909,23 @@ func dateutilBuild(res dateutilResult, def databenchDT, s string) (databenchDT, 
 	set(&dt.second, res.second)
 	set(&dt.micro, res.micro)
 	if res.day == dateutilUnset && (dt.month < 1 || dt.month > 12) {
-		return databenchDT{}, errDateutil // monthrange: IllegalMonthError
+		return dateTime{}, errDateutil // monthrange: IllegalMonthError
 	}
 	for _, v := range []int{dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.micro} {
 		if v > math.MaxInt32 {
-			return databenchDT{}, &DataBenchOverflowError{Text: s}
+			return dateTime{}, &OverflowError{Text: s}
 		}
 	}
 	if dt.year < 1 || dt.year > 9999 || dt.month < 1 || dt.month > 12 {
-		return databenchDT{}, errDateutil
+		return dateTime{}, errDateutil
 	}
-	if res.day == dateutilUnset && dt.day > databenchDaysIn(dt.year, dt.month) {
+	if res.day == dateutilUnset && dt.day > daysIn(dt.year, dt.month) {
 		// The default's day past the month's end falls back to its last day.
-		dt.day = databenchDaysIn(dt.year, dt.month)
+		dt.day = daysIn(dt.year, dt.month)
 	}
-	if dt.day < 1 || dt.day > databenchDaysIn(dt.year, dt.month) || dt.hour < 0 || dt.hour > 23 ||
+	if dt.day < 1 || dt.day > daysIn(dt.year, dt.month) || dt.hour < 0 || dt.hour > 23 ||
 		dt.minute < 0 || dt.minute > 59 || dt.second < 0 || dt.second > 59 || dt.micro < 0 || dt.micro > 999999 {
-		return databenchDT{}, errDateutil
+		return dateTime{}, errDateutil
 	}
 	if res.weekday != dateutilUnset && (res.day == dateutilUnset || res.day == 0) {
 		// relativedelta(weekday=...): the next such weekday on or after.
@@ -932,7 +934,7 @@ func dateutilBuild(res dateutilResult, def databenchDT, s string) (databenchDT, 
 	}
 	if res.tzoffset != dateutilUnset && res.tzoffset != 0 {
 		if res.tzoffset <= -86400 || res.tzoffset >= 86400 {
-			return databenchDT{}, errDateutil // utcoffset() must be under a day
+			return dateTime{}, errDateutil // utcoffset() must be under a day
 		}
 		dt.offset = res.tzoffset
 	}
@@ -949,15 +951,15 @@ func dateutilOrdinal(y, m, d int) int {
 	yy := y - 1
 	days := yy*365 + yy/4 - yy/100 + yy/400
 	for k := 1; k < m; k++ {
-		days += databenchDaysIn(y, k)
+		days += daysIn(y, k)
 	}
 	return days + d - 1
 }
 
-func dateutilAddDays(dt databenchDT, n int) databenchDT {
+func dateutilAddDays(dt dateTime, n int) dateTime {
 	for ; n > 0; n-- {
 		dt.day++
-		if dt.day > databenchDaysIn(dt.year, dt.month) {
+		if dt.day > daysIn(dt.year, dt.month) {
 			dt.day = 1
 			dt.month++
 			if dt.month > 12 {

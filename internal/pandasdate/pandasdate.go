@@ -1,23 +1,13 @@
-package grade
-
-import (
-	"errors"
-	"regexp"
-	"strconv"
-	"strings"
-	"time"
-	"unicode"
-	"unicode/utf8"
-)
-
-// This file reproduces what default_compare gets from
-// pd.to_datetime(s).date() for one string s under pandas 1.5.3 (with
-// dateutil 2.8/2.9): the calendar date, NaT, or the exception. The steps
-// are pandas' own (tslib.array_to_datetime):
+// Package pandasdate reads date strings the way pandas 1.5.3 does (with
+// dateutil 2.8/2.9 behind it): ToDate is pd.to_datetime(s).date() for one
+// string, and ParseISO is pandas' own ISO 8601 parser
+// (np_datetime_strings.c's parse_iso_8601_datetime), which the DataFrame
+// constructor also uses when it converts an object column of datetimes and
+// strings. The steps of ToDate are pandas' own (tslib.array_to_datetime):
 //
 //  1. "" and the NaT spellings give NaT;
-//  2. the ISO 8601 parser (np_datetime_strings.c) with its extensions
-//     (YYYYMMDD, separators - . / \ and space, one-digit months and days);
+//  2. the ISO 8601 parser with its extensions (YYYYMMDD, separators
+//     - . / \ and space, one-digit months and days);
 //  3. "now" and "today";
 //  4. parse_datetime_string: strings that look like numbers below 1000 are
 //     refused; strings that start like H:MM or HH:MM go to dateutil with
@@ -29,78 +19,121 @@ import (
 //     fails, while "Dec 2020" or "Jan 1, 2020" parse.
 //
 // A tz-aware result keeps its wall-clock date, as Timestamp.date() does.
+package pandasdate
 
-// databenchDate is a parsed date; nat marks NaT, which is one value in a set
+import (
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/evalmd/evalmd/internal/py"
+)
+
+// Date is a parsed date; NaT marks pandas' NaT, which is one value in a set
 // (pd.NaT is a singleton) but unequal to itself under ==.
-type databenchDate struct {
-	nat     bool
-	y, m, d int
+type Date struct {
+	NaT              bool
+	Year, Month, Day int
 }
 
-// errDataBenchNoDate is a parse failure (a ValueError or TypeError in pandas).
-var errDataBenchNoDate = errors.New("not a date")
+// ErrNotDate is a parse failure (a ValueError or TypeError in pandas).
+var ErrNotDate = errors.New("not a date")
 
-// databenchNaTStrings is pandas' nat_strings.
-var databenchNaTStrings = map[string]bool{
+// OverflowError is the OverflowError pandas lets out of pd.to_datetime when
+// dateutil builds a date field past a C int ("Jan 1 99999999999"); callers
+// that catch only ValueError and TypeError let it escape.
+type OverflowError struct{ Text string }
+
+// Error names the string whose date overflowed.
+func (e *OverflowError) Error() string {
+	return "signed integer is greater than maximum: " + e.Text
+}
+
+// natStrings is pandas' nat_strings.
+var natStrings = map[string]bool{
 	"NaT": true, "nat": true, "NAT": true, "nan": true, "NaN": true,
 	"none": true, "None": true, "NONE": true,
 }
 
-// databenchToDate is pd.to_datetime(s).date(). now stands for the clock.
-func databenchToDate(s string, now time.Time) (databenchDate, error) {
-	if s == "" || databenchNaTStrings[s] {
-		return databenchDate{nat: true}, nil
+// ToDate is pd.to_datetime(s).date(); now stands for the clock. The error
+// is ErrNotDate, an *OverflowError, or another parse failure.
+func ToDate(s string, now time.Time) (Date, error) {
+	if s == "" || natStrings[s] {
+		return Date{NaT: true}, nil
 	}
-	if dt, ok, err := databenchISO(s); err != nil {
-		return databenchDate{}, err
+	if dt, ok, err := parseISO(s); err != nil {
+		return Date{}, err
 	} else if ok {
 		return dt.date()
 	}
 	switch s {
 	case "now":
 		u := now.UTC()
-		return databenchDate{y: u.Year(), m: int(u.Month()), d: u.Day()}, nil
+		return Date{Year: u.Year(), Month: int(u.Month()), Day: u.Day()}, nil
 	case "today":
-		return databenchDate{y: now.Year(), m: int(now.Month()), d: now.Day()}, nil
+		return Date{Year: now.Year(), Month: int(now.Month()), Day: now.Day()}, nil
 	}
-	dt, err := databenchParseDatetimeString(s, now)
+	dt, err := parseDatetimeString(s, now)
 	if err != nil {
-		return databenchDate{}, err
+		return Date{}, err
 	}
 	return dt.date()
 }
 
-// databenchDT is a naive wall-clock datetime with an optional UTC offset in
-// seconds.
-type databenchDT struct {
+// DateTime is a wall-clock date and time as the ISO parser reads it; Local
+// says the string named a zone (Z or an offset), Offset is that zone's
+// offset from UTC in seconds.
+type DateTime struct {
+	Year, Month, Day, Hour, Minute, Second, Micro int
+	Offset                                        int
+	Local                                         bool
+}
+
+// parseISO is pandas 1.5.3's parse_iso_8601_datetime. ok is false when s
+// is not in its format (pandas then tries other parsers or gives up); a
+// string in the format but outside datetime64[ns] is ErrNotDate.
+func ParseISO(s string) (DateTime, bool, error) {
+	dt, ok, err := parseISO(s)
+	return DateTime{dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.micro, dt.zone, dt.local}, ok, err
+}
+
+// dateTime is a wall-clock datetime. offset (seconds east of UTC, from
+// dateutil) moves it to UTC before the datetime64[ns] bounds are checked;
+// local and zone are the ISO parser's zone, which pandas' check_dts_bounds
+// ignores (it checks the wall-clock fields).
+type dateTime struct {
 	year, month, day, hour, minute, second, micro int
 	offset                                        int
+	local                                         bool
+	zone                                          int
 }
 
 var (
-	databenchMinNS = time.Date(1677, 9, 21, 0, 12, 43, 145224192, time.UTC)
-	databenchMaxNS = time.Date(2262, 4, 11, 23, 47, 16, 854775807, time.UTC)
+	minNS = time.Date(1677, 9, 21, 0, 12, 43, 145224192, time.UTC)
+	maxNS = time.Date(2262, 4, 11, 23, 47, 16, 854775807, time.UTC)
 )
 
 // date checks the datetime64[ns] bounds (OutOfBoundsDatetime is a
 // ValueError) and returns the wall-clock date.
-func (dt databenchDT) date() (databenchDate, error) {
+func (dt dateTime) date() (Date, error) {
 	t := time.Date(dt.year, time.Month(dt.month), dt.day, dt.hour, dt.minute, dt.second, dt.micro*1000, time.UTC)
 	t = t.Add(-time.Duration(dt.offset) * time.Second)
-	if t.Before(databenchMinNS) || t.After(databenchMaxNS) {
-		return databenchDate{}, errDataBenchNoDate
+	if t.Before(minNS) || t.After(maxNS) {
+		return Date{}, ErrNotDate
 	}
-	return databenchDate{y: dt.year, m: dt.month, d: dt.day}, nil
+	return Date{Year: dt.year, Month: dt.month, Day: dt.day}, nil
 }
 
 func cIsSpace(b byte) bool { return b == ' ' || b >= '\t' && b <= '\r' }
 func cIsDigit(b byte) bool { return b >= '0' && b <= '9' }
 
-// databenchISO is pandas 1.5.3's parse_iso_8601_datetime. ok is false when
+// parseISO is pandas 1.5.3's parse_iso_8601_datetime. ok is false when
 // the string is not in its format (pandas then tries dateutil); an
 // in-format string outside the ns bounds is an error, with no fallback.
-func databenchISO(str string) (databenchDT, bool, error) {
-	out := databenchDT{month: 1, day: 1}
+func parseISO(str string) (dateTime, bool, error) {
+	out := dateTime{month: 1, day: 1}
 	s := []byte(str)
 	at := func(i int) byte { // C strings end in NUL
 		if i < len(s) {
@@ -128,10 +161,10 @@ func databenchISO(str string) (databenchDT, bool, error) {
 	if neg && len(s) > 0 && s[0] == '-' {
 		out.year = -out.year
 	}
-	finish := func() (databenchDT, bool, error) {
+	finish := func() (dateTime, bool, error) {
 		if out.year < 1 || out.year > 9999 {
 			// numpy's struct holds it; the ns bounds refuse it.
-			return out, false, errDataBenchNoDate
+			return out, false, ErrNotDate
 		}
 		if _, err := out.date(); err != nil {
 			return out, false, err
@@ -187,7 +220,7 @@ func databenchISO(str string) (databenchDT, bool, error) {
 	} else if !hasSep {
 		return out, false, nil
 	}
-	if out.day < 1 || out.day > databenchDaysIn(out.year, out.month) {
+	if out.day < 1 || out.day > daysIn(out.year, out.month) {
 		return out, false, nil
 	}
 	if p >= len(s) {
@@ -228,7 +261,7 @@ func databenchISO(str string) (databenchDT, bool, error) {
 		if !hour2 {
 			return out, false, nil
 		}
-		return databenchISOZone(s, p, out, finish)
+		return isoZone(s, p, &out, finish)
 	}
 	out.minute = int(s[p] - '0')
 	p++
@@ -251,7 +284,7 @@ func databenchISO(str string) (databenchDT, bool, error) {
 		}
 	} else if !hasHMSSep && cIsDigit(s[p]) {
 	} else {
-		return databenchISOZone(s, p, out, finish)
+		return isoZone(s, p, &out, finish)
 	}
 	out.second = int(s[p] - '0')
 	p++
@@ -282,12 +315,12 @@ func databenchISO(str string) (databenchDT, bool, error) {
 			}
 		}
 	}
-	return databenchISOZone(s, p, out, finish)
+	return isoZone(s, p, &out, finish)
 }
 
-// databenchISOZone is parse_timezone of the ISO parser: spaces, then Z or
+// isoZone is parse_timezone of the ISO parser: spaces, then Z or
 // ±HH[[:]MM], then spaces, then the end.
-func databenchISOZone(s []byte, p int, out databenchDT, finish func() (databenchDT, bool, error)) (databenchDT, bool, error) {
+func isoZone(s []byte, p int, out *dateTime, finish func() (dateTime, bool, error)) (dateTime, bool, error) {
 	for p < len(s) && cIsSpace(s[p]) {
 		p++
 	}
@@ -296,6 +329,7 @@ func databenchISOZone(s []byte, p int, out databenchDT, finish func() (databench
 	}
 	switch s[p] {
 	case 'Z':
+		out.local = true
 		if len(s)-p == 1 {
 			return finish()
 		}
@@ -309,13 +343,13 @@ func databenchISOZone(s []byte, p int, out databenchDT, finish func() (databench
 			h = int(s[p]-'0')*10 + int(s[p+1]-'0')
 			p += 2
 			if h >= 24 {
-				return out, false, nil
+				return *out, false, nil
 			}
 		case len(s)-p >= 1 && cIsDigit(s[p]):
 			h = int(s[p] - '0')
 			p++
 		default:
-			return out, false, nil
+			return *out, false, nil
 		}
 		if p < len(s) {
 			if s[p] == ':' {
@@ -326,35 +360,36 @@ func databenchISOZone(s []byte, p int, out databenchDT, finish func() (databench
 				m = int(s[p]-'0')*10 + int(s[p+1]-'0')
 				p += 2
 				if m >= 60 {
-					return out, false, nil
+					return *out, false, nil
 				}
 			case len(s)-p >= 1 && cIsDigit(s[p]):
 				m = int(s[p] - '0')
 				p++
 			default:
-				return out, false, nil
+				return *out, false, nil
 			}
 		}
-		out.offset = (h*60 + m) * 60
+		out.local = true
+		out.zone = (h*60 + m) * 60
 		if neg {
-			out.offset = -out.offset
+			out.zone = -out.zone
 		}
 	}
 	for p < len(s) && cIsSpace(s[p]) {
 		p++
 	}
 	if p != len(s) {
-		return out, false, nil
+		return *out, false, nil
 	}
 	return finish()
 }
 
-func databenchLeap(y int) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
+func leap(y int) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
 
-func databenchDaysIn(y, m int) int {
+func daysIn(y, m int) int {
 	switch m {
 	case 2:
-		if databenchLeap(y) {
+		if leap(y) {
 			return 29
 		}
 		return 28
@@ -364,11 +399,11 @@ func databenchDaysIn(y, m int) int {
 	return 31
 }
 
-// databenchLooksLikeDatetime is pandas' does_string_look_like_datetime: a
+// looksLikeDatetime is pandas' does_string_look_like_datetime: a
 // leading '0' says date; otherwise a string that is wholly a number (C
 // xstrtod: spaces, sign, digits, '.', exponent) below 1000 is not one; nor
 // are the single letters a, m, p, t.
-func databenchLooksLikeDatetime(s string) bool {
+func looksLikeDatetime(s string) bool {
 	if s == "" {
 		return true
 	}
@@ -379,18 +414,18 @@ func databenchLooksLikeDatetime(s string) bool {
 	case "a", "A", "m", "M", "p", "P", "t", "T":
 		return false
 	}
-	if f, ok := databenchXstrtod(s); ok {
+	if f, ok := xstrtod(s); ok {
 		return f >= 1000
 	}
 	return true
 }
 
-// databenchXstrtod reads s the way pandas' xstrtod does with skip_trailing:
+// xstrtod reads s the way pandas' xstrtod does with skip_trailing:
 // ok only when the whole string is consumed and there was a digit.
-var databenchXstrtodSyntax = regexp.MustCompile(`^[ \t\n\v\f\r]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t\n\v\f\r]*$`)
+var xstrtodSyntax = regexp.MustCompile(`^[ \t\n\v\f\r]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t\n\v\f\r]*$`)
 
-func databenchXstrtod(s string) (float64, bool) {
-	if !databenchXstrtodSyntax.MatchString(s) {
+func xstrtod(s string) (float64, bool) {
+	if !xstrtodSyntax.MatchString(s) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(strings.Trim(s, " \t\n\v\f\r"), 64)
@@ -400,9 +435,9 @@ func databenchXstrtod(s string) (float64, bool) {
 	return f, true
 }
 
-// databenchLooksLikeTime is does_string_look_like_time: H:MM or HH:MM at the
+// looksLikeTime is does_string_look_like_time: H:MM or HH:MM at the
 // start (bytes), with a valid hour and minute.
-func databenchLooksLikeTime(s string) bool {
+func looksLikeTime(s string) bool {
 	if len(s) < 4 {
 		return false
 	}
@@ -430,61 +465,37 @@ func at(s string, i int) byte {
 	return 0
 }
 
-// databenchParseDatetimeString is pandas' parse_datetime_string.
-func databenchParseDatetimeString(s string, now time.Time) (databenchDT, error) {
-	if !databenchLooksLikeDatetime(s) {
-		return databenchDT{}, errDataBenchNoDate
+// parseDatetimeString is pandas' parse_datetime_string.
+func parseDatetimeString(s string, now time.Time) (dateTime, error) {
+	if !looksLikeDatetime(s) {
+		return dateTime{}, ErrNotDate
 	}
-	if databenchLooksLikeTime(s) {
-		today := databenchDT{year: now.Year(), month: int(now.Month()), day: now.Day()}
+	if looksLikeTime(s) {
+		today := dateTime{year: now.Year(), month: int(now.Month()), day: now.Day()}
 		return dateutilParse(s, today, now.Year())
 	}
-	if dt, err := databenchDateAbbr(pyDigitsToASCII(s)); err == nil {
+	if dt, err := dateAbbr(py.ASCIIDigits(s)); err == nil {
 		return dt, nil
-	} else if errors.Is(err, errDataBenchQuarter) {
-		return databenchDT{}, err
+	} else if errors.Is(err, errQuarter) {
+		return dateTime{}, err
 	}
-	return dateutilParse(s, databenchDT{year: 1, month: 1, day: 1}, now.Year())
+	return dateutilParse(s, dateTime{year: 1, month: 1, day: 1}, now.Year())
 }
 
-// pyDigitsToASCII maps Unicode decimal digits to ASCII: Python's int(),
-// float(), Decimal() and str.isdigit() treat them alike, so dateutil and
-// pandas' Python-level steps read "٢٠٢٠" as 2020.
-func pyDigitsToASCII(s string) string {
-	if isASCII(s) {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if r > unicode.MaxASCII && unicode.Is(unicode.Nd, r) {
-			return '0' + rune(pyDigitValue(r))
-		}
-		return r
-	}, s)
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// errDataBenchQuarter is pandas' DateParseError for a quarter outside 1..4;
+// errQuarter is pandas' DateParseError for a quarter outside 1..4;
 // it ends the parse without trying dateutil.
-var errDataBenchQuarter = errors.New("quarter must be between 1 and 4")
+var errQuarter = errors.New("quarter must be between 1 and 4")
 
 // pyInt is Python's int(str): optional spaces, sign, digits with single
 // underscores between them.
 var pyIntSyntax = regexp.MustCompile(`^\s*[+-]?[0-9](?:_?[0-9])*\s*$`)
 
 func pyInt(s string) (int, bool) {
-	s = pyDigitsToASCII(s)
+	s = py.ASCIIDigits(s)
 	if !pyIntSyntax.MatchString(s) {
 		return 0, false
 	}
-	s = strings.ReplaceAll(strings.TrimFunc(s, pyIsSpace), "_", "")
+	s = strings.ReplaceAll(strings.TrimFunc(s, py.IsSpace), "_", "")
 	n, err := strconv.Atoi(s)
 	if err != nil {
 		return 0, false
@@ -493,22 +504,22 @@ func pyInt(s string) (int, bool) {
 }
 
 var (
-	databenchMonthAbbr = []string{"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"}
+	monthAbbr = []string{"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"}
 	// strptime's patterns %Y-%m, %b %Y, %b-%Y (case-insensitive; a space in
 	// the format matches any run of white space).
-	databenchYm  = regexp.MustCompile(`^(\d\d\d\d)-(1[0-2]|0[1-9]|[1-9])$`)
-	databenchbY  = regexp.MustCompile(`^(?i)(JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)[\s\v\x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]+(\d\d\d\d)$`)
-	databenchbY2 = regexp.MustCompile(`^(?i)(JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)-(\d\d\d\d)$`)
+	patYm  = regexp.MustCompile(`^(\d\d\d\d)-(1[0-2]|0[1-9]|[1-9])$`)
+	patbY  = regexp.MustCompile(`^(?i)(JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)[\s\v\x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]+(\d\d\d\d)$`)
+	patbY2 = regexp.MustCompile(`^(?i)(JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)-(\d\d\d\d)$`)
 )
 
-// databenchDateAbbr is pandas' _parse_dateabbr_string with freq None: a
+// dateAbbr is pandas' _parse_dateabbr_string with freq None: a
 // four-character year, quarters (2Q2005, 2Q05, 2005Q1, 05Q1, with optional
 // '-'), then %Y-%m, %b %Y and %b-%Y, all on the upper-cased string.
-func databenchDateAbbr(s string) (databenchDT, error) {
+func dateAbbr(s string) (dateTime, error) {
 	s = strings.ToUpper(s)
 	r := []rune(s)
 	n := len(r)
-	def := databenchDT{year: 1, month: 1, day: 1}
+	def := dateTime{year: 1, month: 1, day: 1}
 	if n == 4 {
 		if y, ok := pyInt(s); ok && y >= 1 && y <= 9999 {
 			def.year = y
@@ -523,43 +534,43 @@ func databenchDateAbbr(s string) (databenchDT, error) {
 				break
 			}
 		}
-		if dt, ok, err := databenchQuarter(r, i); err != nil {
-			return databenchDT{}, err
+		if dt, ok, err := quarter(r, i); err != nil {
+			return dateTime{}, err
 		} else if ok {
 			return dt, nil
 		}
 	}
-	if m := databenchYm.FindStringSubmatch(s); m != nil {
+	if m := patYm.FindStringSubmatch(s); m != nil {
 		y, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
-		return databenchDT{year: y, month: mo, day: 1}, databenchYearOK(y)
+		return dateTime{year: y, month: mo, day: 1}, yearOK(y)
 	}
-	for _, re := range []*regexp.Regexp{databenchbY, databenchbY2} {
+	for _, re := range []*regexp.Regexp{patbY, patbY2} {
 		if m := re.FindStringSubmatch(s); m != nil {
 			y, _ := strconv.Atoi(m[2])
 			mo := 1
-			for k, a := range databenchMonthAbbr {
+			for k, a := range monthAbbr {
 				if strings.EqualFold(a, m[1]) {
 					mo = k + 1
 				}
 			}
-			return databenchDT{year: y, month: mo, day: 1}, databenchYearOK(y)
+			return dateTime{year: y, month: mo, day: 1}, yearOK(y)
 		}
 	}
-	return databenchDT{}, errDataBenchNoDate
+	return dateTime{}, ErrNotDate
 }
 
-// databenchYearOK: strptime refuses year 0.
-func databenchYearOK(y int) error {
+// yearOK: strptime refuses year 0.
+func yearOK(y int) error {
 	if y < 1 {
-		return errDataBenchNoDate
+		return ErrNotDate
 	}
 	return nil
 }
 
-// databenchQuarter is the quarter branch of _parse_dateabbr_string. ok is
+// quarter is the quarter branch of _parse_dateabbr_string. ok is
 // false when the branch raised ValueError (pandas moves on).
-func databenchQuarter(r []rune, i int) (databenchDT, bool, error) {
+func quarter(r []rune, i int) (dateTime, bool, error) {
 	n := len(r)
 	str := func(a, b int) string { return string(r[a:b]) }
 	var quarter, year int
@@ -568,7 +579,7 @@ func databenchQuarter(r []rune, i int) (databenchDT, bool, error) {
 	case i == 1:
 		quarter, ok1 = pyInt(str(0, 1))
 		if !ok1 {
-			return databenchDT{}, false, nil
+			return dateTime{}, false, nil
 		}
 		switch {
 		case n == 4 || n == 5 && r[2] == '-':
@@ -577,32 +588,32 @@ func databenchQuarter(r []rune, i int) (databenchDT, bool, error) {
 		case n == 6 || n == 7 && r[2] == '-':
 			year, ok2 = pyInt(str(n-4, n))
 		default:
-			return databenchDT{}, false, nil
+			return dateTime{}, false, nil
 		}
 	case i == 2 || i == 3:
 		if !(n == 4 || n == 5 && r[i-1] == '-') {
-			return databenchDT{}, false, nil
+			return dateTime{}, false, nil
 		}
 		quarter, ok1 = pyInt(str(n-1, n))
 		year, ok2 = pyInt(str(0, 2))
 		year += 2000
 	case i == 4 || i == 5:
 		if !(n == 6 || n == 7 && r[i-1] == '-') {
-			return databenchDT{}, false, nil
+			return dateTime{}, false, nil
 		}
 		quarter, ok1 = pyInt(str(n-1, n))
 		year, ok2 = pyInt(str(0, 4))
 	default:
-		return databenchDT{}, false, nil // 'Q' not found: ValueError
+		return dateTime{}, false, nil // 'Q' not found: ValueError
 	}
 	if !ok1 || !ok2 {
-		return databenchDT{}, false, nil
+		return dateTime{}, false, nil
 	}
 	if quarter < 1 || quarter > 4 {
-		return databenchDT{}, false, errDataBenchQuarter
+		return dateTime{}, false, errQuarter
 	}
 	if year < 1 || year > 9999 { // datetime.replace raises ValueError
-		return databenchDT{}, false, nil
+		return dateTime{}, false, nil
 	}
-	return databenchDT{year: year, month: (quarter-1)*3 + 1, day: 1}, true, nil
+	return dateTime{year: year, month: (quarter-1)*3 + 1, day: 1}, true, nil
 }
