@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -120,13 +121,17 @@ func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error)
 		}
 		var buf bytes.Buffer
 		if err := t.Execute(&buf, d); err != nil {
-			return req, fmt.Errorf("%s:%d: template: %w", sheetPath, it.Template.Line, err)
+			return req, templateError(sheetPath, it, err)
 		}
 		user = buf.String()
+		if strings.TrimSpace(user) == "" {
+			return req, fmt.Errorf("%s:%d: question %q: the template (templates section at line %d) renders an empty user message",
+				sheetPath, it.Line, it.Name, it.Template.Line)
+		}
 		if st := t.Lookup("system"); st != nil {
 			buf.Reset()
 			if err := st.Execute(&buf, d); err != nil {
-				return req, fmt.Errorf("%s:%d: system template: %w", sheetPath, it.Template.Line, err)
+				return req, templateError(sheetPath, it, err)
 			}
 			s := buf.String()
 			system = &s
@@ -172,8 +177,8 @@ func (b *Builder) template(sheetPath string, loc *sheet.Located) (*template.Temp
 	}
 	t, err := template.New("user").Option("missingkey=error").Parse(loc.Text)
 	if err != nil {
-		// text/template errors read "template: user:3: ..."; point at the sheet line.
-		return nil, fmt.Errorf("%s:%d: templates section: %v", sheetPath, loc.Line+templateLine(err), err)
+		n, msg := templateMessage(err)
+		return nil, fmt.Errorf("%s:%d: templates section: %s", sheetPath, loc.Line+n, msg)
 	}
 	if b.tmpls == nil {
 		b.tmpls = map[*sheet.Located]*template.Template{}
@@ -182,19 +187,29 @@ func (b *Builder) template(sheetPath string, loc *sheet.Located) (*template.Temp
 	return t, nil
 }
 
-// templateLine finds the template-relative line in a parse error.
-func templateLine(err error) int {
-	s := err.Error()
-	const p = "template: user:"
-	if i := strings.Index(s, p); i >= 0 {
-		rest := s[i+len(p):]
-		if j := strings.IndexByte(rest, ':'); j > 0 {
-			if n, e := strconv.Atoi(rest[:j]); e == nil {
-				return n
-			}
-		}
+// templatePrefix is how text/template starts its errors: "template:
+// NAME:LINE[:COL]: " and, when executing, "executing "NAME" at <...>: "
+// (the action stays, the rest goes).
+var templatePrefix = regexp.MustCompile(`^template: [^:]*:(\d+)(?::\d+)?: (?:executing "[^"]*" )?`)
+
+// templateMessage splits a text/template error into the line it names,
+// relative to the template text (1 when it names none), and its message
+// without the "template: NAME:LINE:" prefix.
+func templateMessage(err error) (int, string) {
+	msg := err.Error()
+	m := templatePrefix.FindStringSubmatch(msg)
+	if m == nil {
+		return 1, strings.TrimPrefix(msg, "template: ")
 	}
-	return 1
+	n, _ := strconv.Atoi(m[1])
+	return n, msg[len(m[0]):]
+}
+
+// templateError reports a template that failed for one question: the
+// question's line and name, then the sheet line of the template text.
+func templateError(sheetPath string, it *sheet.Item, err error) error {
+	n, msg := templateMessage(err)
+	return fmt.Errorf("%s:%d: question %q: template at line %d: %s", sheetPath, it.Line, it.Name, it.Template.Line+n, msg)
 }
 
 // file loads a file once per run.

@@ -83,8 +83,11 @@ How much?<EVAL-ENDCHAR>
 
 func TestBuildErrors(t *testing.T) {
 	for _, tc := range []struct{ name, sheet, want string }{
-		{"bad template", "# S\n#### templates\nline one\n{{.Nope\n## Q\n#### question\nx\n", "input-t.md:5: templates section"},
-		{"missing field", "# S\n#### templates\n{{.Colour}}\n## Q\n#### question\nx\n", "input-t.md:2: template"},
+		{"bad template", "# S\n#### templates\nline one\n{{.Nope\n## Q\n#### question\nx\n", "input-t.md:5: templates section: unclosed action"},
+		{"missing field", "# S\n#### templates\n{{.Colour}}\n## Q\n#### question\nx\n", "input-t.md:4: question \"Q\": template at line 3: at <.Colour>: can't evaluate field Colour"},
+		{"missing meta key", "# S\n#### templates\nfirst\n{{.Meta.colour}}\n## Q\n#### meta\na: 1\n#### question\nx\n", "input-t.md:5: question \"Q\": template at line 4: at <.Meta.colour>: map has no entry for key \"colour\""},
+		{"system template fails", "# S\n#### templates\nx{{define \"system\"}}{{.Nope}}{{end}}\n## Q\n#### question\nx\n", "input-t.md:4: question \"Q\": template at line 3: at <.Nope>"},
+		{"empty user message", "# S\n#### templates\n{{if false}}x{{end}}\n\n## Q\n#### question\nx\n", "input-t.md:5: question \"Q\": the template (templates section at line 2) renders an empty user message"},
 		{"missing file", "## Q\n#### files\n- nothere.csv\n#### question\nx\n", "input-t.md:3: open"},
 		{"bad temperature", "## Q\n#### meta\n- temperature: warm\n#### question\nx\n", "meta temperature: \"warm\" is not a number"},
 		{"bad max tokens", "## Q\n#### meta\n- max_tokens: -3\n#### question\nx\n", "meta max_tokens"},
@@ -97,6 +100,9 @@ func TestBuildErrors(t *testing.T) {
 			_, err := b.Build("input-t.md", &its[0])
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+			if msg := err.Error(); strings.Contains(msg, "\n") || strings.Contains(msg, "template: ") {
+				t.Errorf("error %q is not one line, or repeats text/template's \"template: \" prefix", msg)
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -76,10 +77,13 @@ func Load(path string) (*Schema, error) {
 	return Parse(path, data)
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var (
+	yamlLine    = regexp.MustCompile(`^(?:yaml: )?line (\d+): `)
+	yamlUnknown = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+)
 
 // Parse decodes a schema. Unknown keys, bad values and invalid YAML are
-// refused with name:line.
+// refused with one line naming name:line.
 func Parse(name string, data []byte) (*Schema, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -88,28 +92,80 @@ func Parse(name string, data []byte) (*Schema, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s:1: empty schema", name)
 		}
-		line := 1
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			line, _ = strconv.Atoi(m[1])
-		}
-		return nil, fmt.Errorf("%s:%d: invalid schema: %v", name, line, err)
+		line, msg := yamlError(err)
+		return nil, fmt.Errorf("%s:%d: invalid schema: %s", name, line, msg)
 	}
+	var root yaml.Node
+	_ = yaml.Unmarshal(data, &root) // decoded above, so it parses
+	at := func(path ...string) int { return keyLine(&root, path) }
 	for _, l := range []struct {
 		key string
 		lv  *Level
 	}{{"sheet", &s.Sheet}, {"question", &s.Question}} {
 		if l.lv.MdHeader < 1 || l.lv.MdHeader > 6 {
-			return nil, fmt.Errorf("%s: %s.md_header must be 1 to 6, not %d", name, l.key, l.lv.MdHeader)
+			return nil, fmt.Errorf("%s:%d: %s.md_header must be 1 to 6, not %d", name, at(l.key, "md_header"), l.key, l.lv.MdHeader)
 		}
 		if c := l.lv.Children.MdHeader; c < 1 || c > 6 {
-			return nil, fmt.Errorf("%s: %s.children.md_header must be 1 to 6, not %d", name, l.key, c)
+			return nil, fmt.Errorf("%s:%d: %s.children.md_header must be 1 to 6, not %d", name, at(l.key, "children", "md_header"), l.key, c)
 		}
 	}
 	if s.Sheet.MdHeader == s.Question.MdHeader {
-		return nil, fmt.Errorf("%s: sheet and question use the same md_header %d", name, s.Sheet.MdHeader)
+		return nil, fmt.Errorf("%s:%d: sheet and question use the same md_header %d", name, at("question", "md_header"), s.Sheet.MdHeader)
 	}
 	if !s.Question.Has("question") {
-		return nil, fmt.Errorf("%s: question.children.options must list \"question\"", name)
+		return nil, fmt.Errorf("%s:%d: question.children.options must list \"question\"", name, at("question", "children", "options"))
 	}
 	return &s, nil
+}
+
+// yamlError makes a YAML error one line: the first problem's line and
+// text, and how many more there are.
+func yamlError(err error) (int, string) {
+	var msgs []string
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	} else {
+		msgs = []string{err.Error()}
+	}
+	line, msg := 1, strings.TrimSpace(msgs[0])
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = msg[len(m[0]):]
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	if m := yamlUnknown.FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("unknown key %q", m[1])
+	}
+	if n := len(msgs) - 1; n == 1 {
+		msg += " (and 1 more error)"
+	} else if n > 1 {
+		msg += fmt.Sprintf(" (and %d more errors)", n)
+	}
+	return line, msg
+}
+
+// keyLine is the line of the value at path in a YAML document, or of the
+// deepest key of path that is there (1 for none).
+func keyLine(n *yaml.Node, path []string) int {
+	line := 1
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for _, key := range path {
+		if n.Kind != yaml.MappingNode {
+			return line
+		}
+		found := false
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				line, n, found = n.Content[i].Line, n.Content[i+1], true
+				break
+			}
+		}
+		if !found {
+			return line
+		}
+	}
+	return line
 }

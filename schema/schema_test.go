@@ -36,16 +36,20 @@ func TestLIMESchema(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"", "x.yaml:1: empty schema"},
-		{"sheet:\n  md_header: 1\n  colour: red\n", "x.yaml:3: invalid schema"},
-		{"sheet: [\n", "x.yaml:1: invalid schema"},
-		{"sheet:\n  md_header: one\n", "x.yaml:2: invalid schema"},
-		{"sheet: {md_header: 1, children: {md_header: 4}}\nquestion: {md_header: 1, children: {md_header: 4, options: [question]}}\n", "same md_header"},
-		{"sheet: {md_header: 1, children: {md_header: 4}}\nquestion: {md_header: 2, children: {md_header: 4, options: [meta]}}\n", "must list \"question\""},
-		{"sheet: {md_header: 9, children: {md_header: 4}}\n", "md_header must be 1 to 6"},
+		{"sheet:\n  md_header: 1\n  colour: red\n", "x.yaml:3: invalid schema: unknown key \"colour\""},
+		{"sheet: [\n", "x.yaml:1: invalid schema: did not find expected node content"},
+		{"sheet:\n  md_header: one\n", "x.yaml:2: invalid schema: cannot unmarshal !!str `one` into int"},
+		{"sheet:\n  md_header: x\n  bogus: 1\nfoo: 2\n", "x.yaml:2: invalid schema: cannot unmarshal !!str `x` into int (and 2 more errors)"},
+		{"sheet: {md_header: 1, children: {md_header: 4}}\nquestion: {md_header: 1, children: {md_header: 4, options: [question]}}\n", "x.yaml:2: sheet and question use the same md_header"},
+		{"sheet: {md_header: 1, children: {md_header: 4}}\nquestion: {md_header: 2, children: {md_header: 4, options: [meta]}}\n", "x.yaml:2: question.children.options must list \"question\""},
+		{"sheet:\n  children: {md_header: 4}\n  md_header: 9\n", "x.yaml:3: sheet.md_header must be 1 to 6"},
 	} {
 		_, err := Parse("x.yaml", []byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Parse(%q) = %v, want %q", tc.in, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("Parse(%q): error is more than one line: %q", tc.in, err)
 		}
 	}
 }

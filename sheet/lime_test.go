@@ -58,6 +58,16 @@ func TestLIMEReferenceParse(t *testing.T) {
 			}
 			info, items := doc.Resolve()
 			checkRef(t, ref, info, items, doc)
+			// LIME's own sheets (notes in "#### info" before a block's
+			// first section) draw none of the warnings about sections LIME
+			// misreads.
+			for _, w := range doc.Warnings {
+				for _, noisy := range []string{"is not a section", "has no ':'", "no questions", "byte order mark"} {
+					if strings.Contains(w.Msg, noisy) {
+						t.Errorf("%s: unexpected warning %s", ref.Source, w)
+					}
+				}
+			}
 		}
 	}
 }

@@ -41,6 +41,12 @@ func Parse(path string, data []byte, s *schema.Schema) (*Doc, error) {
 		return nil, &Error{Diag{path, lineAt(data, i), fmt.Sprintf("invalid UTF-8 at byte %d", i)}}
 	}
 	p := parser{path: path, s: s, doc: &Doc{Path: path}}
+	if bytes.HasPrefix(data, bom) {
+		// LIME reads the BOM as text, so its first header line is no header
+		// and the sheet's name and meta are lost; here the BOM goes.
+		data = data[len(bom):]
+		p.warn(1, "byte order mark (BOM) removed; LIME would lose the first header")
+	}
 	p.lines = splitLines(string(data))
 	p.run()
 	if len(p.doc.Blocks) == 0 {
@@ -49,6 +55,9 @@ func Parse(path string, data []byte, s *schema.Schema) (*Doc, error) {
 	}
 	return p.doc, nil
 }
+
+// bom is UTF-8's byte order mark, which some editors put at the start.
+var bom = []byte("\ufeff")
 
 func lineAt(data []byte, off int) int { return bytes.Count(data[:off], []byte{'\n'}) + 1 }
 
@@ -174,6 +183,9 @@ func (p *parser) run() {
 				sec = &Section{Kind: opt, Line: n}
 				continue
 			}
+			if !inFence {
+				p.unknownSection(n, line, minor, level, sec)
+			}
 		}
 		if sec == nil {
 			// Text between a header and its first section is ignored, as
@@ -189,6 +201,55 @@ func (p *parser) run() {
 	p.check()
 }
 
+// unknownSection warns about a minor header the schema does not list
+// where it changes what the sheet means: inside a section, whose text it
+// (and the lines after it) joins, or when it looks like a typo of a
+// section name. A note before a block's first section ("#### info" in
+// LIME's sheets) is ignored by LIME and stays quiet.
+func (p *parser) unknownSection(n int, line, mark string, level *schema.Level, sec *Section) {
+	name := strings.ToLower(headerName(line, mark))
+	header := strings.TrimRight(line, "\n")
+	near := ""
+	for _, o := range level.Children.Options {
+		if editDistance(name, o) <= 2 {
+			near = o
+			break
+		}
+	}
+	switch {
+	case near != "" && sec != nil:
+		p.warn(n, "%q is not a section (did you mean %q?): its lines are text of the %s section, as in LIME", header, near, sec.Kind)
+	case near != "":
+		p.warn(n, "%q is not a section (did you mean %q?): its lines are ignored, as in LIME", header, near)
+	case sec != nil && p.s.EscapeHeaders:
+		p.warn(n, "%q is not a section: its lines are text of the %s section, as in LIME (write \\%s to keep it as text quietly)", header, sec.Kind, strings.TrimSpace(mark))
+	case sec != nil:
+		p.warn(n, "%q is not a section: its lines are text of the %s section, as in LIME", header, sec.Kind)
+	}
+}
+
+// editDistance is the Levenshtein distance between a and b, in code points.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
 // isMinor reports whether line opens a minor section of level.
 func isMinor(line, mark string, level *schema.Level) bool {
 	return strings.HasPrefix(line, mark) && level.Has(strings.ToLower(headerName(line, mark)))
@@ -198,7 +259,7 @@ func isMinor(line, mark string, level *schema.Level) bool {
 // to know.
 func (p *parser) check() {
 	seen := map[string]int{}
-	sheets := 0
+	sheets, questions := 0, 0
 	for bi := range p.doc.Blocks {
 		b := &p.doc.Blocks[bi]
 		if b.Kind == SheetKind {
@@ -208,6 +269,7 @@ func (p *parser) check() {
 			}
 		}
 		if b.Kind == QuestionKind {
+			questions++
 			if prev, ok := seen[b.Name]; ok {
 				p.warn(b.Line, "duplicate question name %q (first at line %d): both kept", b.Name, prev)
 			} else {
@@ -227,7 +289,17 @@ func (p *parser) check() {
 			if !HasEnd(s.Text) && (strings.Contains(s.Text, "EVAL-ENDCHAR") || strings.Contains(s.Text, "EVAL_ENDCHAR")) {
 				p.warn(s.Line, "%s section holds a malformed end token (the tokens are <EVAL-ENDCHAR> and |EVAL-ENDCHAR|)", s.Kind)
 			}
+			if s.Kind == "meta" {
+				for i, line := range strings.Split(CutEnd(s.Text), "\n") {
+					if !strings.Contains(line, ":") && py.Strip(line) != "" {
+						p.warn(s.Line+1+i, "meta line %q has no ':' and is ignored, as in LIME", line)
+					}
+				}
+			}
 		}
+	}
+	if questions == 0 && len(p.doc.Blocks) > 0 {
+		p.warn(p.doc.Blocks[0].Line, "the sheet has no questions (a question is a %q header)", marker(p.s.Question.MdHeader))
 	}
 }
 

@@ -117,9 +117,9 @@ func converted(stderr io.Writer, bench, out string, written []string, errs []err
 	for _, e := range errs {
 		fmt.Fprintf(stderr, "convert: %v\n", e)
 	}
-	fmt.Fprintf(stderr, "wrote %d %s sheets to %s\n", len(written), bench, out)
+	fmt.Fprintf(stderr, "wrote %s to %s\n", count(len(written), bench+" sheet"), out)
 	if len(errs) > 0 {
-		return fmt.Errorf("%d problems (each named above); %d sheets written", len(errs), len(written))
+		return fmt.Errorf("%s (named above); %s written", count(len(errs), "problem"), count(len(written), "sheet"))
 	}
 	return nil
 }
@@ -154,4 +154,12 @@ func outputsOf(path string) ([]*result.File, []string, error) {
 		files = append(files, f)
 	}
 	return files, names, nil
+}
+
+// count is "1 noun" or "N nouns".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

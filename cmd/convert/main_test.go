@@ -111,6 +111,29 @@ func TestDSBenchBadInput(t *testing.T) {
 	}
 }
 
+// Counts in messages agree with their noun.
+func TestConvertCountsGrammar(t *testing.T) {
+	for _, tc := range []struct {
+		data, want string
+	}{
+		{"{not json\n", "1 problem (named above); 0 sheets written"},
+		{"{not json\n[\n", "2 problems (named above); 0 sheets written"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "data.json"), []byte(tc.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		err := convert(context.Background(), &stderr, &stderr, []string{"dsbench", "-i", dir, "-o", t.TempDir()})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("err = %v, want %q", err, tc.want)
+		}
+		if !strings.Contains(stderr.String(), "wrote 0 DSBench sheets") {
+			t.Errorf("stderr %q lacks the count of sheets written", stderr.String())
+		}
+	}
+}
+
 func TestUsage(t *testing.T) {
 	for _, tc := range []struct {
 		args []string

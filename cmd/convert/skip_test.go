@@ -74,7 +74,7 @@ func TestConvertersSkipBadEntries(t *testing.T) {
 			},
 			sheets:    1,
 			questions: []string{"DataBench-0", "DataBench-2"},
-			stderr:    []string{"qa.csv:3: ", "1 problems"},
+			stderr:    []string{"qa.csv:3: ", "1 problem (named above)"},
 		},
 	} {
 		t.Run(tc.what, func(t *testing.T) {
