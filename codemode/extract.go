@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/evalmd/evalmd/internal/py"
 )
 
 // Rule names how the code is taken out of a model's text (the
@@ -72,7 +74,7 @@ func extractBaseline(response string) (string, error) {
 		return "", &ExtractError{Type: "IndexError", Msg: "list index out of range"}
 	}
 	line, _, _ := strings.Cut(parts[2], "\n")
-	return lead + strings.ReplaceAll(pyStrip(line), endOfText, ""), nil
+	return lead + strings.ReplaceAll(py.Strip(line), endOfText, ""), nil
 }
 
 var (
@@ -99,9 +101,9 @@ func extractLenient(prompt, completion string) (string, error) {
 	text := strings.ReplaceAll(completion, endOfText, "")
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	if first, _, _ := strings.Cut(text, "\n"); strings.HasSuffix(strings.TrimRight(prompt, " \t"), "return") &&
-		(strings.HasPrefix(first, " ") || strings.HasPrefix(first, "\t")) && !fenceRe.MatchString(first) && pyStrip(first) != "" {
+		(strings.HasPrefix(first, " ") || strings.HasPrefix(first, "\t")) && !fenceRe.MatchString(first) && py.Strip(first) != "" {
 		// A completion model continuing the prompt's "return".
-		return lead + pyStrip(first), nil
+		return lead + py.Strip(first), nil
 	}
 	lines, fenced := fencedBlock(strings.Split(text, "\n"))
 	lines = trimBlank(lines)
@@ -114,10 +116,10 @@ func extractLenient(prompt, completion string) (string, error) {
 	if !fenced {
 		for _, l := range lines {
 			if m := returnRe.FindStringSubmatch(l); m != nil {
-				return lead + pyStrip(m[1]), nil
+				return lead + py.Strip(m[1]), nil
 			}
 		}
-		return lead + unquoteInline(pyStrip(lines[0])), nil
+		return lead + unquoteInline(py.Strip(lines[0])), nil
 	}
 	indent := minIndent(lines)
 	for _, l := range lines {
@@ -128,7 +130,7 @@ func extractLenient(prompt, completion string) (string, error) {
 		}
 	}
 	last := len(lines) - 1
-	return "def answer(df):\n" + indentBody(lines[:last], indent) + "    return " + pyStrip(lines[last]), nil
+	return "def answer(df):\n" + indentBody(lines[:last], indent) + "    return " + py.Strip(lines[last]), nil
 }
 
 // indentBody re-indents lines from indent to four spaces, one per line
@@ -201,7 +203,7 @@ func defAnswer(lines []string) (string, bool) {
 // unquoteInline drops one pair of enclosing backticks (`df.shape[0]`).
 func unquoteInline(s string) string {
 	if len(s) >= 2 && s[0] == '`' && s[len(s)-1] == '`' {
-		return pyStrip(s[1 : len(s)-1])
+		return py.Strip(s[1 : len(s)-1])
 	}
 	return s
 }

@@ -86,7 +86,7 @@ func pyPrintable(r rune) bool {
 }
 
 // unicode15Only are the printable ranges of Unicode 15.0 that Python 3.11's
-// unicodedata (14.0) leaves unassigned; TestPythonCharacterClasses checks
+// unicodedata (14.0) leaves unassigned; TestPythonPrintable checks
 // them against Python for every code point.
 var unicode15Only = [][2]rune{
 	{0x0CF3, 0x0CF3},
@@ -121,18 +121,6 @@ var unicode15Only = [][2]rune{
 	{0x1FAF7, 0x1FAF8},
 	{0x2B739, 0x2B739},
 	{0x31350, 0x323AF},
-}
-
-// pyIsSpace is str.isspace() for one character: Go's unicode.IsSpace plus
-// the information separators U+001C..U+001F, which Python counts as
-// whitespace (bidirectional class B or S) and Go does not.
-func pyIsSpace(r rune) bool {
-	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
-}
-
-// pyStrip is Python's str.strip() with no argument.
-func pyStrip(s string) string {
-	return strings.TrimFunc(s, pyIsSpace)
 }
 
 // validUTF8 makes s a text Python could hold: invalid bytes become U+FFFD,
