@@ -353,6 +353,13 @@ func (r *run) call(ctx context.Context, j Job) (Outcome, bool) {
 		t0 := r.opt.Now()
 		resp, err := r.m.Complete(actx, j.Request)
 		o.Elapsed = r.opt.Now().Sub(t0)
+		if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) && !isAPIError(err) {
+			// The attempt's own time limit ran out: say so, rather than
+			// "context deadline exceeded". Time queued in the server
+			// counts, so a server with fewer slots than -c times out.
+			err = &model.APIError{Provider: r.m.Info().Provider, Retryable: true,
+				Message: fmt.Sprintf("request timed out after %s (--timeout; time queued in the server counts)", r.opt.Timeout)}
+		}
 		again, after := retryable(err, ctx, actx)
 		cancel()
 		if err == nil {
@@ -412,6 +419,12 @@ func estimateTokens(req model.Request) int {
 		n += len(m.Content)
 	}
 	return max(1, n/4+req.Settings.MaxTokens)
+}
+
+// isAPIError reports whether a provider classified err already.
+func isAPIError(err error) bool {
+	var ae *model.APIError
+	return errors.As(err, &ae)
 }
 
 // JobError is a job's final error: the last attempt's error with the

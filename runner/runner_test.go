@@ -472,3 +472,24 @@ func TestEstimateTokens(t *testing.T) {
 		}
 	}
 }
+
+// A request that outlives --timeout fails as a timeout, saying so, not as
+// "context deadline exceeded" (issue 12, item 26).
+func TestTimeoutReportedAsTimeout(t *testing.T) {
+	m := newFuncModel(func(ctx context.Context, req model.Request) (model.Response, error) {
+		<-ctx.Done()
+		return model.Response{}, fmt.Errorf("model x, question %q: %w", req.Question.Name, ctx.Err())
+	})
+	s := &noSleep{}
+	got, _, err := collect(t, context.Background(), m, makeJobs(1), Options{MaxAttempts: 2, Timeout: 10 * time.Millisecond, Sleep: s.sleep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := got[makeJobs(1)[0].Key]
+	if o.Err == nil || !strings.Contains(o.Err.Error(), "timed out after 10ms") || strings.Contains(o.Err.Error(), "context deadline exceeded") {
+		t.Errorf("error %v, want a timeout named as such", o.Err)
+	}
+	if o.Attempts != 2 {
+		t.Errorf("%d attempts, want 2 (a timeout is retried)", o.Attempts)
+	}
+}
