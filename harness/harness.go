@@ -277,10 +277,18 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 			return tokens.Cut(text, meta, tokens.Limits{Model: modelName, ContextLimit: minfo.ContextLimit, Encoding: enc})
 		},
 	}
+	if len(cfg.Models) == 0 {
+		// A dry run without a model: no context to cut the prompts for,
+		// so they are written whole.
+		b.Truncate = nil
+	}
 	out := &result.File{Sheet: result.Sheet{
 		Name: name, RunID: runID, ModelName: modelName, MetaData: info.Meta, Question: info.Question,
 		SheetFile: path, Created: cfg.Now().UTC().Format(time.RFC3339), ModelInfo: &minfo,
 	}}
+	if len(cfg.Models) == 0 {
+		out.Sheet.ModelInfo = nil // no model: nothing to record
+	}
 	// The run-level settings: the sheet's meta under the flags. A
 	// question's own meta may differ; its record holds what was sent.
 	runSettings, err := model.SettingsFromMeta(info.Meta)

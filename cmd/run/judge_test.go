@@ -184,3 +184,26 @@ func TestSettingsRecordedAndLogged(t *testing.T) {
 		t.Errorf("Q2 sent max_tokens 7, but its sample metadata does not say so: %v", lg.Samples[1].Metadata)
 	}
 }
+
+// A dry run without -m (DSBench sheets truncate for the model) writes the
+// prompts whole (issue 12, item 9); with -m it cuts them for that model.
+func TestDryRunWithoutModelWritesWholePrompts(t *testing.T) {
+	long := strings.Repeat("word ", 9000)
+	sheetPath := writeSheet(t, "# S\n#### meta\ntruncate: keep-last\nreserve_tokens: 6000\n## Q1\n#### question\n"+long+"\n#### answer\nB\n")
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), &stdout, &stderr, []string{"-y", "-f", sheetPath, "-o", out}); err != nil {
+		t.Fatalf("dry run without -m: %v", err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(out, "output-*.json"))
+	f, err := result.Read(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Questions[0].Question; got != long+"\n" {
+		t.Errorf("prompt of %d bytes, want the whole %d", len(got), len(long)+1)
+	}
+	if err := run(context.Background(), &stdout, &stderr, []string{"-y", "-f", sheetPath, "-o", t.TempDir(), "-m", "gpt-4"}); err != nil {
+		t.Fatalf("dry run for gpt-4: %v", err)
+	}
+}
