@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,6 +71,10 @@ type Config struct {
 	// Sandbox says where code and agent modes run Python; a pool is
 	// started (and checked) only when some question needs one.
 	Sandbox sandbox.Config
+	// ContextLimit and Encoding, when set, override the model's and the
+	// sheets' context limit and tiktoken encoding for truncation.
+	ContextLimit int
+	Encoding     string
 	// LogDir, when set, also receives an Inspect log per output file.
 	LogDir string
 	// Vision forces images on (true) or off (false) for every model;
@@ -269,12 +274,12 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 	if cfg.Vision != nil {
 		vision = *cfg.Vision
 	}
+	warned := false
 	b := &prompt.Builder{
 		Dir: filepath.Dir(path), Model: modelName, Vision: vision, SheetMeta: info.Meta,
 		RenderWorkbook: workbook.Render, Settings: cfg.Settings, Solve: cfg.Solve,
 		Truncate: func(text string, meta map[string]string) (string, error) {
-			enc, _ := tokens.EncodingFor(minfo.Model)
-			return tokens.Cut(text, meta, tokens.Limits{Model: modelName, ContextLimit: minfo.ContextLimit, Encoding: enc})
+			return truncate(cfg, modelName, minfo, text, meta, &warned)
 		},
 	}
 	if len(cfg.Models) == 0 {
@@ -326,6 +331,41 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 		out.Questions = append(out.Questions, q)
 	}
 	return job, nil
+}
+
+// truncate cuts a user message as its meta asks, for the model's context:
+// --context-limit and --encoding win over the meta, which wins over the
+// model's Info. For a model that is not OpenAI's, tiktoken's counts are an
+// estimate, which is said once per sheet.
+func truncate(cfg Config, modelName string, minfo model.Info, text string, meta map[string]string, warned *bool) (string, error) {
+	if meta[tokens.MetaTruncate] == "" || meta[tokens.MetaTruncate] == "none" {
+		return text, nil
+	}
+	if cfg.ContextLimit > 0 || cfg.Encoding != "" {
+		m := make(map[string]string, len(meta)+2)
+		for k, v := range meta {
+			m[k] = v
+		}
+		if cfg.ContextLimit > 0 {
+			m[tokens.MetaContextLimit] = strconv.Itoa(cfg.ContextLimit)
+		}
+		if cfg.Encoding != "" {
+			m[tokens.MetaEncoding] = cfg.Encoding
+		}
+		meta = m
+	}
+	enc, _ := tokens.EncodingFor(minfo.Model)
+	if minfo.Provider != "openai" && !*warned {
+		*warned = true
+		used := meta[tokens.MetaEncoding]
+		if used == "" {
+			used = enc
+		}
+		if used != "" {
+			fmt.Fprintf(cfg.Stderr, "warning: %s: prompts are cut by tiktoken's %s token counts, an estimate for a model that is not OpenAI's\n", modelName, used)
+		}
+	}
+	return tokens.Cut(text, meta, tokens.Limits{Model: modelName, ContextLimit: minfo.ContextLimit, Encoding: enc})
 }
 
 // pooledClient keeps as many idle connections per host as requests in

@@ -63,14 +63,20 @@ func Cut(text string, meta map[string]string, l Limits) (string, error) {
 		limit = n
 	}
 	if limit <= 0 {
-		return "", fmt.Errorf("tokens: no context limit known for model %q (set meta %s)", l.Model, MetaContextLimit)
+		return "", fmt.Errorf("tokens: no context limit known for model %q (set meta %s or --context-limit)", l.Model, MetaContextLimit)
+	}
+	if reserve >= limit {
+		// decode(encode(p)[-(limit-reserve):]) would keep nothing (or,
+		// for a negative count, everything but the start).
+		return "", fmt.Errorf("tokens: %s %d >= %s %d leaves no room for the prompt (lower %s or raise the limit)",
+			MetaReserve, reserve, MetaContextLimit, limit, MetaReserve)
 	}
 	enc := meta[MetaEncoding]
 	if enc == "" {
 		enc = l.Encoding
 	}
 	if enc == "" {
-		return "", fmt.Errorf("tokens: no tiktoken encoding for model %q: %w (set meta %s)", l.Model, ErrUnknownModel, MetaEncoding)
+		return "", fmt.Errorf("tokens: no tiktoken encoding for model %q: %w (set meta %s or --encoding)", l.Model, ErrUnknownModel, MetaEncoding)
 	}
 	return sliceFrom(text, enc, reserve-limit)
 }

@@ -373,3 +373,20 @@ func TestForMeta(t *testing.T) {
 		})
 	}
 }
+
+// A reserve that leaves no room would send an empty prompt: refused
+// (issue 12, item 22).
+func TestCutRefusesReserveAtOrAboveLimit(t *testing.T) {
+	for _, tc := range []struct {
+		meta map[string]string
+		l    Limits
+	}{
+		{map[string]string{"truncate": "keep-last", "context_limit": "4096"}, Limits{Model: "m", Encoding: Cl100kBase}},
+		{map[string]string{"truncate": "keep-last", "reserve_tokens": "4096"}, Limits{Model: "m", ContextLimit: 4096, Encoding: Cl100kBase}},
+	} {
+		_, err := Cut("some text", tc.meta, tc.l)
+		if err == nil || !strings.Contains(err.Error(), "reserve_tokens") || !strings.Contains(err.Error(), "4096") {
+			t.Errorf("%v: error %v, want one naming reserve_tokens and the limit", tc.meta, err)
+		}
+	}
+}

@@ -207,3 +207,38 @@ func TestDryRunWithoutModelWritesWholePrompts(t *testing.T) {
 		t.Fatalf("dry run for gpt-4: %v", err)
 	}
 }
+
+// A reserve at or above the context limit is refused before any call;
+// --context-limit and --encoding stand in for the sheet's meta; a model
+// that is not OpenAI's is told its counts are tiktoken's estimate
+// (issue 12, item 22).
+func TestContextLimitFlags(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20})
+	long := strings.Repeat("word ", 3000)
+	sheetPath := writeSheet(t, "# S\n#### meta\ntruncate: keep-last\nreserve_tokens: 6000\n## Q1\n#### question\n"+long+"\n#### answer\nB\n")
+	var stdout, stderr bytes.Buffer
+	base := []string{"-f", sheetPath, "-m", "openai-api/local/tiny", "--base-url", srv.URL}
+	err := run(context.Background(), &stdout, &stderr, append([]string{"-o", t.TempDir(), "--context-limit", "4096", "--encoding", "cl100k_base"}, base...))
+	if err == nil || !strings.Contains(err.Error(), "reserve_tokens 6000 >= context_limit 4096") {
+		t.Errorf("error %v, want the reserve refused", err)
+	}
+	err = run(context.Background(), &stdout, &stderr, append([]string{"-o", t.TempDir()}, base...))
+	if err == nil || !strings.Contains(err.Error(), "--context-limit") {
+		t.Errorf("no limit known: error %v, want one pointing at --context-limit", err)
+	}
+	if n := srv.Count(); n != 0 {
+		t.Fatalf("%d calls before the limit was checked", n)
+	}
+	stderr.Reset()
+	out := t.TempDir()
+	if err := run(context.Background(), &stdout, &stderr, append([]string{"-o", out, "--context-limit", "7000", "--encoding", "cl100k_base"}, base...)); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "an estimate") {
+		t.Errorf("no word that tiktoken's counts are an estimate: %s", stderr.String())
+	}
+	c := srv.Calls()
+	if len(c) != 1 || len(c[0].LastUserText()) >= len(long) || !strings.HasSuffix(c[0].LastUserText(), "word \n") {
+		t.Errorf("prompt not cut to 1000 tokens: %d calls", len(c))
+	}
+}

@@ -50,6 +50,8 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		keyEnv    = fs.String("api-key-env", "", "environment variable holding the API key (default: the provider's, e.g. OPENAI_API_KEY, NAME_API_KEY for openai-api/NAME/)")
 		temp      = fs.String("temperature", "", "sampling temperature (overrides the sheet)")
 		maxTok    = fs.Int("max-tokens", 0, "maximum tokens per completion (overrides the sheet)")
+		ctxLimit  = fs.Int("context-limit", 0, "the model's context in tokens, for sheets that truncate (overrides the sheet and the model's)")
+		encoding  = fs.String("encoding", "", "tiktoken encoding for truncation: cl100k_base, o200k_base (overrides the sheet and the model's)")
 		rpm       = fs.Int("rpm", 0, "requests per minute per model (0: no limit)")
 		tpm       = fs.Int("tpm", 0, "estimated tokens per minute per model (0: no limit)")
 		timeout   = fs.Duration("timeout", 10*time.Minute, "time limit of one request")
@@ -80,7 +82,10 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		NewModel: providers.Registry().New,
 		Runner: runner.Options{Concurrency: *conc, MaxAttempts: *attempts, Timeout: *timeout,
 			RPM: *rpm, TPM: *tpm},
-		Grader: *grader, LogDir: *logDir,
+		Grader: *grader, LogDir: *logDir, ContextLimit: *ctxLimit, Encoding: *encoding,
+	}
+	if *ctxLimit < 0 {
+		return fmt.Errorf("-context-limit %d: want a number of tokens > 0", *ctxLimit)
 	}
 	if !*dryRun {
 		// The judge has its own server and key (--judge-base-url,
