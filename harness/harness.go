@@ -276,7 +276,8 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 	}
 	warned := false
 	b := &prompt.Builder{
-		Dir: filepath.Dir(path), Model: modelName, Vision: vision, SheetMeta: info.Meta,
+		Dir: filepath.Dir(path), Model: modelName, Vision: vision, SheetMeta: info.Meta, SheetMetaLines: info.MetaLines,
+		Warn:           func(msg string) { fmt.Fprintf(cfg.Stderr, "warning: %s\n", msg) },
 		RenderWorkbook: workbook.Render, Settings: cfg.Settings, Solve: cfg.Solve,
 		Truncate: func(text string, meta map[string]string) (string, error) {
 			return truncate(cfg, modelName, minfo, text, meta, &warned)
@@ -296,10 +297,7 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 	}
 	// The run-level settings: the sheet's meta under the flags. A
 	// question's own meta may differ; its record holds what was sent.
-	runSettings, err := model.SettingsFromMeta(info.Meta)
-	if err != nil {
-		return nil, fmt.Errorf("%s: sheet meta: %w", path, err)
-	}
+	runSettings, _ := model.SettingsFromMeta(info.Meta) // problems are reported per question
 	runSettings = runSettings.Over(cfg.Settings)
 	if !runSettings.IsZero() {
 		out.Sheet.Settings = &runSettings

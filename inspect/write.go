@@ -285,38 +285,19 @@ func sheetMetadata(f *result.File) map[string]any {
 	return m
 }
 
-// generateConfig reads the generation settings from the sheet's meta the
-// way prompt does, or takes the run's own.
+// generateConfig is the run's settings, or for files that record none
+// (LIME's) those the sheet's meta sets, read as a run reads them.
 func generateConfig(meta map[string]string, s *model.Settings) GenerateConfig {
-	var g GenerateConfig
-	if s != nil {
-		g.Temperature, g.TopP, g.Seed = s.Temperature, s.TopP, s.Seed
-		if s.MaxTokens > 0 {
-			n := s.MaxTokens
-			g.MaxTokens = &n
-		}
-		g.StopSeqs = append([]string(nil), s.Stop...)
-		return g
+	if s == nil {
+		fromMeta, _ := model.SettingsFromMeta(meta)
+		s = &fromMeta
 	}
-	if v, err := strconv.ParseFloat(meta["temperature"], 64); err == nil {
-		g.Temperature = &v
+	g := GenerateConfig{Temperature: s.Temperature, TopP: s.TopP, Seed: s.Seed}
+	if s.MaxTokens > 0 {
+		n := s.MaxTokens
+		g.MaxTokens = &n
 	}
-	if v, err := strconv.ParseFloat(meta["top_p"], 64); err == nil {
-		g.TopP = &v
-	}
-	if v, err := strconv.Atoi(meta["max_tokens"]); err == nil && v > 0 {
-		g.MaxTokens = &v
-	}
-	if v, err := strconv.ParseInt(meta["seed"], 10, 64); err == nil {
-		g.Seed = &v
-	}
-	if v := meta["stop"]; v != "" {
-		for _, part := range strings.Split(strings.Trim(v, "[]"), "|") {
-			if part = strings.Trim(strings.TrimSpace(part), `"`); part != "" {
-				g.StopSeqs = append(g.StopSeqs, part)
-			}
-		}
-	}
+	g.StopSeqs = append([]string(nil), s.Stop...)
 	return g
 }
 

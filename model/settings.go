@@ -1,56 +1,106 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
 
-// SettingsFromMeta reads the generation settings a sheet's meta gives
-// (temperature, top_p, max_tokens, seed, stop). A value that is not of its
-// kind is an error naming the key.
-func SettingsFromMeta(meta map[string]string) (Settings, error) {
+// MetaProblem is a generation setting in a sheet's meta that could not be
+// read, and so was ignored.
+type MetaProblem struct {
+	Key, Value string
+	Msg        string // says what was wrong and that the value is ignored
+}
+
+// SettingsFromMeta reads the generation settings a sheet's meta gives:
+// temperature, top_p, max_tokens, seed, and stop (sequences separated by
+// "|", or a JSON array or string, so "\n" can be said). A value it cannot
+// read (Python's None, "warm") is ignored, as LIME's extract_gen_params
+// ignores it, and returned as a problem for the caller to report.
+func SettingsFromMeta(meta map[string]string) (Settings, []MetaProblem) {
 	var s Settings
-	float := func(key string) (*float64, error) {
-		v, ok := meta[key]
-		if !ok || v == "" {
-			return nil, nil
-		}
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return nil, fmt.Errorf("meta %s: %q is not a number", key, v)
-		}
-		return &f, nil
-	}
-	var err error
-	if s.Temperature, err = float("temperature"); err != nil {
-		return s, err
-	}
-	if s.TopP, err = float("top_p"); err != nil {
-		return s, err
+	var problems []MetaProblem
+	bad := func(key, why string) {
+		problems = append(problems, MetaProblem{Key: key, Value: meta[key],
+			Msg: fmt.Sprintf("meta %s: %q %s; ignored, as LIME ignores a setting it cannot read", key, meta[key], why)})
 	}
 	if v := meta["max_tokens"]; v != "" {
-		if s.MaxTokens, err = strconv.Atoi(v); err != nil || s.MaxTokens < 0 {
-			return s, fmt.Errorf("meta max_tokens: %q is not a whole number", v)
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			s.MaxTokens = n
+		} else {
+			bad("max_tokens", "is not a whole number >= 0")
 		}
 	}
 	if v := meta["seed"]; v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return s, fmt.Errorf("meta seed: %q is not a whole number", v)
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			s.Seed = &n
+		} else {
+			bad("seed", "is not a whole number")
 		}
-		s.Seed = &n
 	}
 	if v := meta["stop"]; v != "" {
-		// Stop sequences are separated by "|"; JSON arrays are accepted too.
-		for _, part := range strings.Split(strings.Trim(v, "[]"), "|") {
-			part = strings.Trim(strings.TrimSpace(part), `"`)
-			if part != "" {
-				s.Stop = append(s.Stop, part)
-			}
+		if stop, ok := parseStop(v); ok {
+			s.Stop = stop
+		} else {
+			bad("stop", `is not stop sequences (A|B, or a JSON array such as ["\n", "END"])`)
 		}
 	}
-	return s, nil
+	for _, key := range []string{"temperature", "top_p"} {
+		v := meta[key]
+		if v == "" {
+			continue
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			bad(key, "is not a number")
+			continue
+		}
+		if key == "temperature" {
+			s.Temperature = &f
+		} else {
+			s.TopP = &f
+		}
+	}
+	return s, problems
+}
+
+// parseStop reads a stop meta value; "None" (Python's) is no value.
+func parseStop(v string) ([]string, bool) {
+	v = strings.TrimSpace(v)
+	switch {
+	case v == "None" || v == "null":
+		return nil, false
+	case strings.HasPrefix(v, "["):
+		var stop []string
+		if json.Unmarshal([]byte(v), &stop) != nil {
+			return nil, false
+		}
+		return dropEmpty(stop), true
+	case strings.HasPrefix(v, `"`):
+		var one string
+		if json.Unmarshal([]byte(v), &one) != nil {
+			return nil, false
+		}
+		return dropEmpty([]string{one}), true
+	}
+	var stop []string
+	for _, part := range strings.Split(v, "|") {
+		stop = append(stop, strings.TrimSpace(part))
+	}
+	return dropEmpty(stop), true
+}
+
+func dropEmpty(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Over returns s with every setting o sets put in its place: o wins.

@@ -68,10 +68,15 @@ type Builder struct {
 	// with a meta section, so a sheet-wide max_tokens would otherwise do
 	// nothing for the others.
 	SheetMeta map[string]string
+	// SheetMetaLines gives the line of each key of SheetMeta.
+	SheetMetaLines map[string]int
+	// Warn receives warnings (a setting ignored), each once; nil drops them.
+	Warn func(msg string)
 
-	mu    sync.Mutex
-	files map[string]fileResult
-	tmpls map[*sheet.Located]*template.Template
+	mu     sync.Mutex
+	warned map[string]bool
+	files  map[string]fileResult
+	tmpls  map[*sheet.Located]*template.Template
 }
 
 type fileResult struct {
@@ -149,9 +154,13 @@ func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error)
 		req.System = *system
 	}
 	req.Messages = []model.Message{{Role: "user", Content: user, Images: images}}
-	s, err := model.SettingsFromMeta(steer)
-	if err != nil {
-		return req, fmt.Errorf("%s:%d: question %q: %w", sheetPath, it.Line, it.Name, err)
+	s, problems := model.SettingsFromMeta(steer)
+	for _, p := range problems {
+		line := it.MetaLines[p.Key]
+		if line == 0 {
+			line = b.SheetMetaLines[p.Key]
+		}
+		b.warn(fmt.Sprintf("%s:%d: %s", sheetPath, line, p.Msg))
 	}
 	req.Settings = s.Over(b.Settings)
 	sv, err := model.SolveFromMeta(steer, b.Solve)
@@ -167,6 +176,24 @@ func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error)
 		req.Solve = sv
 	}
 	return req, nil
+}
+
+// warn passes msg to Warn once per run: a sheet-wide setting would
+// otherwise be reported for every question.
+func (b *Builder) warn(msg string) {
+	if b.Warn == nil {
+		return
+	}
+	b.mu.Lock()
+	seen := b.warned[msg]
+	if b.warned == nil {
+		b.warned = map[string]bool{}
+	}
+	b.warned[msg] = true
+	b.mu.Unlock()
+	if !seen {
+		b.Warn(msg)
+	}
 }
 
 func (b *Builder) template(sheetPath string, loc *sheet.Located) (*template.Template, error) {

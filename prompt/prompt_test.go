@@ -89,8 +89,6 @@ func TestBuildErrors(t *testing.T) {
 		{"system template fails", "# S\n#### templates\nx{{define \"system\"}}{{.Nope}}{{end}}\n## Q\n#### question\nx\n", "input-t.md:4: question \"Q\": template at line 3: at <.Nope>"},
 		{"empty user message", "# S\n#### templates\n{{if false}}x{{end}}\n\n## Q\n#### question\nx\n", "input-t.md:5: question \"Q\": the template (templates section at line 2) renders an empty user message"},
 		{"missing file", "## Q\n#### files\n- nothere.csv\n#### question\nx\n", "input-t.md:3: open"},
-		{"bad temperature", "## Q\n#### meta\n- temperature: warm\n#### question\nx\n", "meta temperature: \"warm\" is not a number"},
-		{"bad max tokens", "## Q\n#### meta\n- max_tokens: -3\n#### question\nx\n", "meta max_tokens"},
 		{"workbook without renderer", "## Q\n#### files\nbook.xlsx\n#### question\nx\n", "cannot be rendered"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -105,6 +103,41 @@ func TestBuildErrors(t *testing.T) {
 				t.Errorf("error %q is not one line, or repeats text/template's \"template: \" prefix", msg)
 			}
 		})
+	}
+}
+
+// A setting LIME could not read is ignored with a warning naming its meta
+// line, once however many questions take it from the sheet (issue 12,
+// item 7).
+func TestUnreadableSettingsWarned(t *testing.T) {
+	text := "# S\n#### meta\nseed: None\n## A\n#### question\nx\n## B\n#### question\ny\n## C\n#### meta\n- temperature: warm\n- max_tokens: 9\n#### question\nz\n"
+	dir := t.TempDir()
+	its := items(t, dir, text)
+	doc, err := sheet.Parse("input-t.md", []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := doc.Resolve()
+	var warnings []string
+	b := &Builder{Dir: dir, SheetMeta: info.Meta, SheetMetaLines: info.MetaLines, Warn: func(m string) { warnings = append(warnings, m) }}
+	for i := range its {
+		req, err := b.Build("input-t.md", &its[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req.Settings.Seed != nil || req.Settings.Temperature != nil {
+			t.Errorf("%s: unreadable settings sent: %+v", its[i].Name, req.Settings)
+		}
+		if its[i].Name == "C" && req.Settings.MaxTokens != 9 {
+			t.Errorf("C: max_tokens %d, want 9 (the readable setting kept)", req.Settings.MaxTokens)
+		}
+	}
+	want := []string{
+		`input-t.md:3: meta seed: "None" is not a whole number; ignored, as LIME ignores a setting it cannot read`,
+		`input-t.md:12: meta temperature: "warm" is not a number; ignored, as LIME ignores a setting it cannot read`,
+	}
+	if strings.Join(warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
 	}
 }
 

@@ -9,11 +9,13 @@ import (
 // Info is the sheet-level record of a sheet, as LIME reports it: from the
 // first sheet header only.
 type Info struct {
-	Name     string
-	Line     int
-	Meta     map[string]string // the first meta section's data; nil without one
-	Question *string           // the first question section's raw text; nil without one
-	Present  bool              // the file has a sheet header
+	Name string
+	Line int
+	Meta map[string]string // the first meta section's data; nil without one
+	// MetaLines gives the line each key of Meta is set on.
+	MetaLines map[string]int
+	Question  *string // the first question section's raw text; nil without one
+	Present   bool    // the file has a sheet header
 }
 
 // Item is a question ready to ask: the sheet's cascade applied.
@@ -24,6 +26,9 @@ type Item struct {
 	// LIME, a question without its own meta section (even an empty one)
 	// gets nil: the cascade happens only through a meta section.
 	Meta map[string]string
+	// MetaLines gives the line each key of Meta is set on (the sheet's
+	// line for a key the question takes from the sheet).
+	MetaLines map[string]int
 	// GroundTruth is the answer text cut at its end token; nil without an
 	// answer section.
 	GroundTruth *string
@@ -52,6 +57,7 @@ type Located struct {
 func (d *Doc) Resolve() (Info, []Item) {
 	var info Info
 	var sheetMeta map[string]string
+	var sheetLines map[string]int
 	sheetQuestion := ""
 	var sheetSystem, sheetContext *string
 	var sheetTemplate *Located
@@ -68,8 +74,10 @@ func (d *Doc) Resolve() (Info, []Item) {
 				switch s.Kind {
 				case "meta":
 					sheetMeta = ParseMeta(s.Text)
+					sheetLines = metaLines(s, nil)
 					if first && info.Meta == nil {
 						info.Meta = sheetMeta
+						info.MetaLines = sheetLines
 					}
 				case "question":
 					sheetQuestion = CutEnd(s.Text)
@@ -112,6 +120,11 @@ func (d *Doc) Resolve() (Info, []Item) {
 				own = merged
 			}
 			it.Meta = own
+			it.MetaLines = map[string]int{}
+			for k, v := range sheetLines {
+				it.MetaLines[k] = v
+			}
+			metaLines(*m, it.MetaLines)
 		}
 		if a := b.First("answer"); a != nil {
 			it.GroundTruth = cutPtr(a.Text)
@@ -162,20 +175,41 @@ func fileLines(s *Section) []Located {
 func ParseMeta(text string) map[string]string {
 	m := map[string]string{}
 	for _, line := range strings.Split(text, "\n") {
-		i := strings.IndexByte(line, ':')
-		if i < 0 {
-			continue
+		if k, v, ok := metaLine(line); ok {
+			m[k] = v
 		}
-		k, v := line[:i], line[i+1:]
-		if strings.HasPrefix(k, "-") || strings.HasPrefix(k, " -") {
-			k = py.Strip(k[strings.IndexByte(k, '-')+1:])
-		}
-		k = strings.ReplaceAll(py.Lower(py.Strip(k)), "  ", " ")
-		k = strings.ReplaceAll(py.Lower(py.Strip(k)), " ", "_")
-		k = strings.ReplaceAll(py.Lower(py.Strip(k)), "-", "_")
-		m[k] = py.Strip(v)
 	}
 	return m
+}
+
+// metaLine reads one meta line (see ParseMeta).
+func metaLine(line string) (key, value string, ok bool) {
+	i := strings.IndexByte(line, ':')
+	if i < 0 {
+		return "", "", false
+	}
+	k, v := line[:i], line[i+1:]
+	if strings.HasPrefix(k, "-") || strings.HasPrefix(k, " -") {
+		k = py.Strip(k[strings.IndexByte(k, '-')+1:])
+	}
+	k = strings.ReplaceAll(py.Lower(py.Strip(k)), "  ", " ")
+	k = strings.ReplaceAll(py.Lower(py.Strip(k)), " ", "_")
+	k = strings.ReplaceAll(py.Lower(py.Strip(k)), "-", "_")
+	return k, py.Strip(v), true
+}
+
+// metaLines gives the line each key of a meta section is set on (the
+// last, as a later key wins), for messages about a value.
+func metaLines(s Section, into map[string]int) map[string]int {
+	if into == nil {
+		into = map[string]int{}
+	}
+	for i, line := range strings.Split(s.Text, "\n") {
+		if k, _, ok := metaLine(line); ok {
+			into[k] = s.Line + 1 + i
+		}
+	}
+	return into
 }
 
 // Steering is the meta that steers a question (its grader, generation

@@ -17,6 +17,7 @@ func sameItems(t *testing.T, name string, a, b *Doc) {
 	ia, qa := a.Resolve()
 	ib, qb := b.Resolve()
 	ia.Line, ib.Line = 0, 0
+	ia.MetaLines, ib.MetaLines = nil, nil // lines move when a sheet is rewritten
 	// The raw sheet question may gain an end token (a text that did not
 	// end in a newline); what LIME cuts from it must not change.
 	if ia.Question != nil && ib.Question != nil && CutEnd(*ia.Question) == CutEnd(*ib.Question) {
@@ -31,6 +32,7 @@ func sameItems(t *testing.T, name string, a, b *Doc) {
 	for i := range qa {
 		x, y := qa[i], qb[i]
 		x.Line, y.Line = 0, 0
+		x.MetaLines, y.MetaLines = nil, nil
 		if x.Template != nil && y.Template != nil {
 			x.Template.Line, y.Template.Line = 0, 0
 		}
@@ -137,5 +139,21 @@ func TestWriteRefuses(t *testing.T) {
 		if _, err := Format(&Doc{Blocks: []Block{b}}, nil); err == nil {
 			t.Errorf("Format(%+v) succeeded", b)
 		}
+	}
+}
+
+// MetaLines points at the line that set each key, the sheet's for a key a
+// question takes from it.
+func TestMetaLines(t *testing.T) {
+	doc, err := Parse("s.md", []byte("# S\n#### meta\nseed: None\ntop_p: 1\n## Q\n#### meta\n- Top P: 0.5\n#### question\nq\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, items := doc.Resolve()
+	if info.MetaLines["seed"] != 3 || info.MetaLines["top_p"] != 4 {
+		t.Errorf("sheet MetaLines = %v", info.MetaLines)
+	}
+	if l := items[0].MetaLines; l["seed"] != 3 || l["top_p"] != 7 {
+		t.Errorf("question MetaLines = %v, want seed 3 (sheet) and top_p 7", l)
 	}
 }
