@@ -47,6 +47,8 @@ type Options struct {
 	// Force writes over files evalmd did not write or that were changed
 	// since (see internal/outfile); never over an output file read.
 	Force bool
+	// IncludeDryRuns counts the outputs of dry runs, left out by default.
+	IncludeDryRuns bool
 	// ID replaces the random 4-character id of the default output name, so
 	// tests know the file name.
 	ID string
@@ -72,12 +74,27 @@ func Run(ctx context.Context, opt Options) error {
 	if !st.IsDir() {
 		return fmt.Errorf("agg: %s is not a directory", opt.Dir)
 	}
-	d, err := Load(ctx, opt.Dir, opt.Stderr)
+	d, err := Load(ctx, opt.Dir, opt.Stderr, LoadOptions{IncludeDryRuns: opt.IncludeDryRuns})
 	if err != nil {
 		return err
 	}
+	if n := len(d.DryRuns); n > 0 {
+		fmt.Fprintf(opt.Stderr, "agg: left out %d dry-run outputs (run -y: prompts, no answers); --include-dry-runs counts them\n", n)
+	}
+	for _, r := range d.NoAnswers {
+		fmt.Fprintf(opt.Stderr, "agg: no answers in %s: no question was answered\n", r)
+	}
 	if d.Files == 0 {
+		if len(d.DryRuns) > 0 {
+			return fmt.Errorf("agg: %s: every output file is a dry run's; --include-dry-runs counts them", opt.Dir)
+		}
 		return fmt.Errorf("agg: %s: %w (LIME's rule: names starting with \"output\" and ending in \".json\")", opt.Dir, ErrNoOutputs)
+	}
+	// Written after the report: the files read are still worth a report,
+	// and the failure still shows in the exit status.
+	var unread error
+	if n := len(d.Skipped); n > 0 {
+		unread = fmt.Errorf("agg: %d of %d output files could not be read (each named above); the report leaves them out", n, len(d.Paths))
 	}
 	if opt.Verbose {
 		// LIME's agg.py prints these two lines.
@@ -120,8 +137,10 @@ func Run(ctx context.Context, opt Options) error {
 		return err
 	}
 	if out == "-" {
-		_, err := io.WriteString(opt.Stdout, md)
-		return err
+		if _, err := io.WriteString(opt.Stdout, md); err != nil {
+			return err
+		}
+		return unread
 	}
 	if err := outfile.Write(out, []byte(md), wopt); err != nil {
 		return fmt.Errorf("agg: %w", err)
@@ -129,7 +148,7 @@ func Run(ctx context.Context, opt Options) error {
 	if opt.Verbose {
 		fmt.Fprintf(opt.Stderr, "wrote %s\n", out)
 	}
-	return nil
+	return unread
 }
 
 // randomID is LIME's uuid4().hex[:4]: four lowercase hex digits.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -57,7 +58,8 @@ func TestMainGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			if err := runTo(&stdout, &stderr, tt.opt); err != nil {
-				t.Fatal(err)
+				// As the command prints it: the last line on stderr.
+				fmt.Fprintln(&stderr, err)
 			}
 			golden(t, tt.name+".stdout", stdout.String())
 			golden(t, tt.name+".stderr", stderr.String())
@@ -88,7 +90,7 @@ func TestLIMECorpusGolden(t *testing.T) {
 
 func TestSkipsBadFiles(t *testing.T) {
 	var warn bytes.Buffer
-	d, err := Load(context.Background(), "testdata/broken", &warn)
+	d, err := Load(context.Background(), "testdata/broken", &warn, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +169,7 @@ func TestDefaultOutputName(t *testing.T) {
 //
 // The plain sheet m1 also answered is not DSBench and must not count.
 func TestDSBench(t *testing.T) {
-	d, err := Load(context.Background(), "testdata/bench", io.Discard)
+	d, err := Load(context.Background(), "testdata/bench", io.Discard, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +200,7 @@ func TestDSBench(t *testing.T) {
 // denominator. ABQ 1/2, PSAQ (1 + 1/2)/2, UASQ 3/4; concept A 1/2, B 1/1;
 // one concept 0/1, two 1/1; easy 1/1, hard 0/1.
 func TestDABench(t *testing.T) {
-	d, err := Load(context.Background(), "testdata/bench", io.Discard)
+	d, err := Load(context.Background(), "testdata/bench", io.Discard, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +250,7 @@ func TestDABench(t *testing.T) {
 // wrong answers: m1's errored question has a null grade and is left out of
 // the accuracy.
 func TestTotalsAndErrors(t *testing.T) {
-	d, err := Load(context.Background(), "testdata/bench", io.Discard)
+	d, err := Load(context.Background(), "testdata/bench", io.Discard, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

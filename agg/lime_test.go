@@ -19,7 +19,7 @@ func TestLIMEReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	var warn bytes.Buffer
-	d, err := Load(context.Background(), dir, &warn)
+	d, err := Load(context.Background(), dir, &warn, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

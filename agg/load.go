@@ -2,6 +2,7 @@ package agg
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -101,6 +102,13 @@ type Data struct {
 	// could not be read, each with the reason.
 	Files   int
 	Skipped []string
+	// Duplicates are files of a run already read (the same run id, sheet
+	// and model, or for a run without an id the same bytes: a copy), and
+	// DryRuns the dry-run outputs left out; neither is counted.
+	Duplicates, DryRuns []string
+	// NoAnswers are the runs counted in which no question was answered
+	// (every request failed), each as "FILE (model M, sheet S)".
+	NoAnswers []string
 	// Paths are the output files found, read or not: agg never writes
 	// over one.
 	Paths []string
@@ -118,6 +126,7 @@ type jsFile struct {
 type jsSheet struct {
 	Name, RunID, ModelName []byte // nil for null
 	Benchmark              string // meta_data["benchmark"]
+	DryRun                 bool   // written by run -y: prompts, no answers
 }
 
 type jsQuestion struct {
@@ -166,16 +175,26 @@ type scratch struct {
 	file *jsFile
 }
 
+// LoadOptions say which output files count.
+type LoadOptions struct {
+	// IncludeDryRuns counts the outputs of dry runs (run -y), which hold
+	// prompts and no answers; by default they are left out.
+	IncludeDryRuns bool
+}
+
 // Load reads every output file below dir. Files that are not output files
 // (bad JSON, a half-written file, a foreign JSON document) are reported on
-// warn with their name and skipped. Files are decoded in parallel but merged
-// in name order, and at most a few files are held at once.
-func Load(ctx context.Context, dir string, warn io.Writer) (*Data, error) {
+// warn with their name and skipped; so are a second copy of a run and, unless
+// opt says otherwise, dry runs; a run with no answer is named. Files are
+// decoded in parallel but merged in name order, and at most a few files are
+// held at once.
+func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Data, error) {
 	paths, err := findOutputs(dir, warn)
 	if err != nil {
 		return nil, err
 	}
 	d := &Data{strs: newInterner(), usage: map[strID]*usage{}, Paths: paths}
+	seen := runs{}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	results := make([]chan decoded, len(paths))
 	for i := range results {
@@ -227,7 +246,16 @@ func Load(ctx context.Context, dir string, warn io.Writer) (*Data, error) {
 		if r.err != nil {
 			d.Skipped = append(d.Skipped, r.err.Error())
 			fmt.Fprintf(warn, "agg: skipping %v\n", r.err)
+		} else if r.file.Sheet.DryRun && !opt.IncludeDryRuns {
+			d.DryRuns = append(d.DryRuns, r.path)
+		} else if first, dup := seen.first(r); dup {
+			d.Duplicates = append(d.Duplicates, r.path)
+			fmt.Fprintf(warn, "agg: skipping %s: the same run as %s (run id %q, sheet %q, model %q)\n",
+				r.path, first, r.file.Sheet.RunID, r.file.Sheet.Name, r.file.Sheet.ModelName)
 		} else {
+			if noAnswers(r.file) {
+				d.NoAnswers = append(d.NoAnswers, fmt.Sprintf("%s (model %s, sheet %s)", r.path, r.file.Sheet.ModelName, r.file.Sheet.Name))
+			}
 			if d.Files == 0 {
 				// Files are usually alike: size the rows for all of them
 				// at once instead of doubling a million-row slice.
@@ -243,6 +271,38 @@ func Load(ctx context.Context, dir string, warn io.Writer) (*Data, error) {
 		<-tokens
 	}
 	return d, nil
+}
+
+// runs remembers the runs read, to tell a second copy of one.
+type runs map[string]string
+
+// first returns the file that already holds r's run, if any, and
+// remembers r's otherwise. A run is its run id, sheet and model; a run
+// without an id (LIME's -u 0) is its bytes.
+func (rs runs) first(r decoded) (string, bool) {
+	sh := r.file.Sheet
+	var key string
+	if len(sh.RunID) > 0 {
+		key = fmt.Sprintf("id\x00%s\x00%s\x00%s", sh.RunID, sh.Name, sh.ModelName)
+	} else {
+		sum := sha256.Sum256(r.buf)
+		key = "sum\x00" + string(sum[:])
+	}
+	if p, ok := rs[key]; ok {
+		return p, true
+	}
+	rs[key] = r.path
+	return "", false
+}
+
+// noAnswers says whether a file with questions has no answer at all.
+func noAnswers(f *jsFile) bool {
+	for i := range f.Questions {
+		if f.Questions[i].Responded {
+			return false
+		}
+	}
+	return len(f.Questions) > 0
 }
 
 // decodeFile reads one output file into buf (grown as needed) and decodes

@@ -99,7 +99,7 @@ func BenchmarkAgg10k(b *testing.B) {
 	runtime.GC()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		d, err := Load(context.Background(), dir, io.Discard)
+		d, err := Load(context.Background(), dir, io.Discard, LoadOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

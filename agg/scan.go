@@ -318,7 +318,11 @@ func decodeInto(data []byte, f *jsFile) error {
 			haveQuestions = true
 			f.Questions = f.Questions[:0]
 			return s.array(func() error {
-				if s.peek() != '{' {
+				switch s.peek() {
+				case '{':
+				case 0:
+					return errEOF
+				default:
 					return s.errorf("question %d is not an object", len(f.Questions)+1)
 				}
 				f.Questions = append(f.Questions, jsQuestion{Grade: gradeNull})
@@ -349,6 +353,8 @@ func (s *scanner) sheet(sh *jsSheet) error {
 			sh.RunID, err = s.str()
 		case "model_name":
 			sh.ModelName, err = s.str()
+		case "dry_run":
+			sh.DryRun, _, err = s.boolean()
 		case "meta_data":
 			return s.meta(func(k string, v []byte) {
 				if k == "benchmark" {

@@ -23,7 +23,7 @@ func TestLoadWrongShapes(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, n), []byte(data), 0o644)
 	}
 	var warn bytes.Buffer
-	d, err := Load(context.Background(), dir, &warn)
+	d, err := Load(context.Background(), dir, &warn, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

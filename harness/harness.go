@@ -290,7 +290,7 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 	}
 	out := &result.File{Sheet: result.Sheet{
 		Name: name, RunID: runID, ModelName: modelName, MetaData: info.Meta, Question: info.Question,
-		SheetFile: path, Created: cfg.Now().UTC().Format(time.RFC3339), ModelInfo: &minfo,
+		SheetFile: path, Created: cfg.Now().UTC().Format(time.RFC3339), ModelInfo: &minfo, DryRun: cfg.DryRun,
 	}}
 	if len(cfg.Models) == 0 {
 		out.Sheet.ModelInfo = nil // no model: nothing to record

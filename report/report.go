@@ -94,7 +94,7 @@ func build(ctx context.Context, w io.Writer, dir string, opt Options) ([]string,
 	}
 	// agg reads the same files; it reports the ones it skips, and so does
 	// Load below, so agg's warnings are dropped to name each file once.
-	d, err := agg.Load(ctx, dir, io.Discard)
+	d, err := agg.Load(ctx, dir, io.Discard, agg.LoadOptions{IncludeDryRuns: true})
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}

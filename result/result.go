@@ -43,6 +43,9 @@ type Sheet struct {
 	// Settings are the run-level generation settings: the sheet's meta
 	// under the flags. A question's own are in its Settings.
 	Settings *model.Settings `json:"settings,omitempty"`
+	// DryRun marks the output of a dry run (run -y): the prompts and
+	// ground truths, no answers. agg leaves such files out by default.
+	DryRun bool `json:"dry_run,omitempty"`
 
 	extra fields
 }
@@ -470,6 +473,8 @@ func (s *Sheet) UnmarshalJSON(data []byte) error {
 			v = &s.ModelInfo
 		case "settings":
 			v = &s.Settings
+		case "dry_run":
+			v = &s.DryRun
 		default:
 			return false, nil
 		}

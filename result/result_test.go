@@ -105,7 +105,7 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 		Turns: 2, Limit: "max_turns", Sandbox: map[string]string{"pandas": "1.5.3"},
 	}
 	sh := Sheet{Name: "S", RunID: "ab", ModelName: "m", MetaData: map[string]string{"k": "v"}, Question: s("sq"),
-		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1},
+		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1}, DryRun: true,
 		ModelInfo: &model.Info{Provider: "openai-api", Label: "box", Model: "gpt-4", BaseURL: "http://box/v1", ContextLimit: 4096},
 		Settings:  &model.Settings{Temperature: &ft}}
 	nonZero(t, q)

@@ -84,6 +84,9 @@ type Options struct {
 	// Force lets WriteFile replace a file evalmd did not write or that was
 	// changed since (see internal/outfile).
 	Force bool
+	// IncludeDryRuns counts dry-run outputs, which agg leaves out by
+	// default.
+	IncludeDryRuns bool
 }
 
 // WriteFile writes the workbook of the output files below dir to path.
@@ -91,7 +94,7 @@ func WriteFile(ctx context.Context, path, dir string, opt Options) error {
 	if opt.Warn == nil {
 		opt.Warn = io.Discard
 	}
-	d, err := agg.Load(ctx, dir, io.Discard)
+	d, err := agg.Load(ctx, dir, io.Discard, agg.LoadOptions{IncludeDryRuns: opt.IncludeDryRuns})
 	if err != nil {
 		return fmt.Errorf("xlsx: %w", err)
 	}

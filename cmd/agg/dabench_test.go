@@ -37,7 +37,7 @@ func TestDABenchReplayEqualsScript(t *testing.T) {
 			if _, err := harness.Run(context.Background(), harness.Config{NewModel: providers.New, Sheets: found, Models: []string{replay}, OutDir: out}); err != nil {
 				t.Fatal(err)
 			}
-			d, err := agg.Load(context.Background(), out, io.Discard)
+			d, err := agg.Load(context.Background(), out, io.Discard, agg.LoadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -36,6 +36,7 @@ func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	fs.StringVar(&opt.Out, "o", "", "output markdown `file` (default: agg-XXXX.md in the input dir; - for stdout)")
 	fs.BoolVar(&opt.Verbose, "v", false, "verbose: counts and the file written, on stderr")
 	fs.BoolVar(&opt.Charts, "charts", false, "also write SVG charts beside the markdown")
+	fs.BoolVar(&opt.IncludeDryRuns, "include-dry-runs", false, "count the outputs of dry runs (run -y), left out by default")
 	fs.BoolVar(&opt.Force, "force", false, "write over files evalmd did not write, or changed since it wrote them")
 	fs.IntVar(&opt.MaxDiscrepancies, "max-discrepancies", 0, "rows of the discrepancy table (0: 50, -1: all)")
 	logDir := fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
@@ -67,7 +68,7 @@ func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		}
 	}
 	if *xlsxOut != "" {
-		xo := spreadsheet.Options{Warn: stderr, Force: opt.Force}
+		xo := spreadsheet.Options{Warn: stderr, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns}
 		if err := spreadsheet.WriteFile(ctx, *xlsxOut, opt.Dir, xo); err != nil {
 			return err
 		}

@@ -35,3 +35,27 @@ func TestRunKeepsForeignOutput(t *testing.T) {
 		t.Error("--force did not write")
 	}
 }
+
+// A dry run's output says so in its sheet object, and a real run's does
+// not, so agg can leave dry runs out.
+func TestDryRunMarked(t *testing.T) {
+	sheet, _ := filepath.Abs(filepath.Join("..", "..", "sheets", "input-solar-choice.md"))
+	for _, dry := range []bool{true, false} {
+		out := t.TempDir()
+		args := []string{"-f", sheet, "-m", "mock", "-o", out, "-u", "0"}
+		if dry {
+			args = append(args, "-y")
+		}
+		var stderr bytes.Buffer
+		if err := run(context.Background(), &stderr, &stderr, args); err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+		b, err := os.ReadFile(filepath.Join(out, "output-solar-choice-mock.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(b), `"dry_run": true`); got != dry {
+			t.Errorf("dry run %v: marked %v", dry, got)
+		}
+	}
+}
