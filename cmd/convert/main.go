@@ -9,6 +9,8 @@
 //	convert inspect -i SHEET|DIR -o FILE.jsonl
 //	convert dabench-responses -i OUTPUT|DIR -o FILE.jsonl
 //	convert semeval-predictions -i OUTPUT.json -o predictions.txt
+//	convert table -i QUESTIONS.csv|QUESTIONS.xlsx -o SHEET.md
+//	convert xlsx -i SHEET.md -o QUESTIONS.xlsx
 package main
 
 import (
@@ -30,12 +32,14 @@ import (
 	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/sheet"
+	"github.com/evalmd/evalmd/spreadsheet"
 	"github.com/evalmd/evalmd/workbook"
 )
 
 func main() { cli.Main("convert", convert) }
 
-const usage = "usage: convert workbook FILE | dsbench|dabench|databench -i IN -o DIR | inspect -i SHEETS -o FILE.jsonl | dabench-responses|semeval-predictions -i OUTPUTS -o FILE"
+const usage = "usage: convert workbook FILE | dsbench|dabench|databench -i IN -o DIR | inspect -i SHEETS -o FILE.jsonl | dabench-responses|semeval-predictions -i OUTPUTS -o FILE | table -i QUESTIONS.csv|.xlsx -o SHEET.md | xlsx -i SHEET.md -o FILE.xlsx"
 
 // convert is the whole command, callable from tests.
 func convert(ctx context.Context, stdout, stderr io.Writer, args []string) error {
@@ -100,6 +104,25 @@ func convert(ctx context.Context, stdout, stderr io.Writer, args []string) error
 		}
 		wopt.Inputs = append(wopt.Inputs, paths...)
 		return outfile.WriteFunc(*out, wopt, func(w io.Writer) error { return export.DABenchResponses(w, files) })
+	case "table":
+		doc, err := spreadsheet.ReadTable(*in)
+		if err != nil {
+			return err
+		}
+		for _, w := range doc.Warnings {
+			fmt.Fprintf(stderr, "convert: warning: %s\n", w)
+		}
+		md, err := sheet.Format(doc, nil)
+		if err != nil {
+			return fmt.Errorf("%s: %w", *in, err)
+		}
+		return outfile.Write(*out, md, wopt)
+	case "xlsx":
+		doc, err := sheet.ParseFile(*in, nil)
+		if err != nil {
+			return err
+		}
+		return outfile.WriteFunc(*out, wopt, func(w io.Writer) error { return spreadsheet.WriteXLSX(w, doc) })
 	case "semeval-predictions":
 		f, err := result.Read(*in)
 		if err != nil {

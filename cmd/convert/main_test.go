@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/sheet"
 )
 
 // DSBench end to end: convert the real data, dry-run the sheets for
@@ -273,4 +275,41 @@ func deref(s *string) string {
 		return "<nil>"
 	}
 	return *s
+}
+
+// convert xlsx and convert table: a sheet to a question workbook and back
+// gives the same sheet text.
+func TestQuestionTableCommands(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join("..", "..", "sheets", "input-unit-prices-template.md")
+	book, back := filepath.Join(dir, "q.xlsx"), filepath.Join(dir, "input-back.md")
+	var stderr bytes.Buffer
+	if err := convert(context.Background(), io.Discard, &stderr, []string{"xlsx", "-i", in, "-o", book}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if err := convert(context.Background(), io.Discard, &stderr, []string{"table", "-i", book, "-o", back}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	orig, err := sheet.ParseFile(in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := sheet.ParseFile(back, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want := orig.Resolve()
+	_, got := again.Resolve()
+	if len(got) != len(want) || len(want) == 0 {
+		t.Fatalf("%d questions back, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Name != want[i].Name || got[i].Prompt != want[i].Prompt || *got[i].GroundTruth != *want[i].GroundTruth ||
+			got[i].Template.Text != want[i].Template.Text {
+			t.Errorf("question %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if err := convert(context.Background(), io.Discard, &stderr, []string{"table", "-i", in, "-o", filepath.Join(dir, "x.md")}); err == nil {
+		t.Error("convert table read a .md")
+	}
 }
