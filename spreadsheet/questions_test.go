@@ -129,3 +129,30 @@ func TestCSVTable(t *testing.T) {
 		}
 	}
 }
+
+// Any CSV either fails with an error or gives a sheet that formats and
+// parses back to as many questions as it has.
+func FuzzCSVTable(f *testing.F) {
+	f.Add("name,question,answer,k\nq1,What?,3,v\n")
+	f.Add("name,question\n\"a\",\"#### meta\n## b\"\n")
+	f.Add("name,question,meta,meta.name\nq,x,yes,n\n")
+	f.Fuzz(func(t *testing.T, data string) {
+		p := filepath.Join(t.TempDir(), "q.csv")
+		os.WriteFile(p, []byte(data), 0o644)
+		doc, err := ReadTable(p)
+		if err != nil {
+			return
+		}
+		md, err := sheet.Format(doc, nil)
+		if err != nil {
+			return // a name the sheet format cannot hold is refused there
+		}
+		again, err := sheet.Parse(p, md, nil)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, md)
+		}
+		if _, items := again.Resolve(); len(items) != len(doc.Blocks) {
+			t.Fatalf("%d questions back from %d rows\n%s", len(items), len(doc.Blocks), md)
+		}
+	})
+}
