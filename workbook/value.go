@@ -22,6 +22,8 @@ const (
 	kDuration             // datetime.timedelta, i = microseconds
 	kBigInt               // int past int64: f is its value, s its digits
 	kDate                 // datetime.date (t="d" cells without a time), i as kDateTime
+	kNone                 // None in an object column (pyarrow's null): prints "None"
+	kText                 // an object printed as s (a zoned timestamp, an array)
 )
 
 // value is one cell as the Python reader returns it. i holds the integer
@@ -79,8 +81,10 @@ func (v value) pyStr() string {
 		return strconv.FormatInt(v.i, 10)
 	case kFloat:
 		return py.Repr(v.flt())
-	case kStr, kBigInt:
+	case kStr, kBigInt, kText:
 		return v.s
+	case kNone:
+		return "None"
 	case kBool:
 		if v.i != 0 {
 			return "True"
