@@ -6,6 +6,7 @@ package prompt
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +19,13 @@ import (
 	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/sheet"
+	"github.com/evalmd/evalmd/table"
+)
+
+// The meta keys (question's, else the sheet's) that steer {{.Table}}.
+const (
+	MetaTableRows   = "table_rows"   // the first N rows; "" or "all": every row
+	MetaTableFormat = "table_format" // pandas (to_string(index=False), the default), csv or markdown
 )
 
 // Data is what a sheet's template sees.
@@ -33,6 +41,18 @@ type Data struct {
 	Tables        []File // .csv/.tsv/.json/.jsonl (text loaded) and .parquet (referenced) files
 	Images        []File // images that will be sent (none for a model without vision)
 	Model         string
+
+	table func(name string) (string, error)
+}
+
+// Table renders one of the question's table files (.csv, .tsv, .parquet,
+// .jsonl), named as in its files section or by its base name, as the
+// table_rows and table_format meta ask: {{.Table "data.csv"}}.
+func (d Data) Table(name string) (string, error) {
+	if d.table == nil {
+		return "", fmt.Errorf("no tables here")
+	}
+	return d.table(name)
 }
 
 // File is a file named in a sheet's files section.
@@ -77,6 +97,19 @@ type Builder struct {
 	warned map[string]bool
 	files  map[string]fileResult
 	tmpls  map[*sheet.Located]*template.Template
+	tables map[tableKey]tableResult
+}
+
+// tableKey is one rendering of a table file.
+type tableKey struct {
+	path   string
+	rows   int
+	format table.Format
+}
+
+type tableResult struct {
+	text string
+	err  error
 }
 
 type fileResult struct {
@@ -100,6 +133,7 @@ func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error)
 		d.Context = *it.Context
 	}
 	var images []model.Image
+	tablePaths := map[string]string{} // files-section text and base name -> path
 	for _, loc := range it.Files {
 		fr := b.file(loc.Text)
 		if fr.err != nil {
@@ -111,6 +145,10 @@ func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error)
 			d.Workbooks = append(d.Workbooks, fr.f)
 		case "table":
 			d.Tables = append(d.Tables, fr.f)
+			tablePaths[loc.Text] = fr.f.Path
+			if _, ok := tablePaths[fr.f.Name]; !ok {
+				tablePaths[fr.f.Name] = fr.f.Path
+			}
 		case "image":
 			if b.Vision {
 				d.Images = append(d.Images, fr.f)
@@ -118,8 +156,20 @@ func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error)
 			}
 		}
 	}
+	steer := sheet.Steering(it.Meta, b.SheetMeta)
 	user, system := it.Prompt, it.System
 	if it.Template != nil {
+		rows, format, err := tableSettings(steer)
+		if err != nil {
+			return req, fmt.Errorf("%s:%d: question %q: %w", sheetPath, it.Line, it.Name, err)
+		}
+		d.table = func(name string) (string, error) {
+			path, ok := tablePaths[name]
+			if !ok {
+				return "", fmt.Errorf("%q is not a table in the question's files", name)
+			}
+			return b.renderTable(path, rows, format)
+		}
 		t, err := b.template(sheetPath, it.Template)
 		if err != nil {
 			return req, err
@@ -142,7 +192,6 @@ func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error)
 			system = &s
 		}
 	}
-	steer := sheet.Steering(it.Meta, b.SheetMeta)
 	if b.Truncate != nil {
 		cut, err := b.Truncate(user, steer)
 		if err != nil {
@@ -237,6 +286,49 @@ func templateMessage(err error) (int, string) {
 func templateError(sheetPath string, it *sheet.Item, err error) error {
 	n, msg := templateMessage(err)
 	return fmt.Errorf("%s:%d: question %q: template at line %d: %s", sheetPath, it.Line, it.Name, it.Template.Line+n, msg)
+}
+
+// tableSettings reads table_rows (-1: all) and table_format.
+func tableSettings(steer map[string]string) (int, table.Format, error) {
+	rows := -1
+	if v := steer[MetaTableRows]; v != "" && v != "all" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return 0, "", fmt.Errorf("meta %s: %q is not a whole number or all", MetaTableRows, v)
+		}
+		rows = n
+	}
+	f, err := table.ParseFormat(steer[MetaTableFormat])
+	if err != nil {
+		return 0, "", fmt.Errorf("meta %s: %w", MetaTableFormat, err)
+	}
+	return rows, f, nil
+}
+
+// renderTable reads and renders a table once per run and rendering.
+func (b *Builder) renderTable(path string, rows int, f table.Format) (string, error) {
+	k := tableKey{path, rows, f}
+	b.mu.Lock()
+	r, ok := b.tables[k]
+	b.mu.Unlock()
+	if ok {
+		return r.text, r.err
+	}
+	// Build has no context to pass: reading a local file does not wait
+	// on anything a caller would cancel.
+	t, err := table.Read(context.Background(), path, table.Options{})
+	if err == nil {
+		r.text, r.err = t.Head(rows).String(f)
+	} else {
+		r.err = err
+	}
+	b.mu.Lock()
+	if b.tables == nil {
+		b.tables = map[tableKey]tableResult{}
+	}
+	b.tables[k] = r
+	b.mu.Unlock()
+	return r.text, r.err
 }
 
 // file loads a file once per run.

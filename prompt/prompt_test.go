@@ -152,3 +152,83 @@ func TestLIMEPrompt(t *testing.T) {
 		t.Errorf("%q %q", req.Messages[0].Content, req.System)
 	}
 }
+
+// {{.Table}} renders a question's table with table_rows and table_format
+// from the question's meta, else the sheet's (also for a question without
+// a meta section).
+func TestTables(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "t.csv"), []byte("id,name,score\n1,ann,2.5\n2,bob,\n3,cy,10\n"), 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "u.tsv"), []byte("k\tv\n1\ta|b\n"), 0o644)
+	its := items(t, dir, `# S
+#### meta
+- table_rows: 2
+#### files
+- t.csv
+- sub/u.tsv
+#### templates
+Data:
+{{.Table "t.csv"}}
+{{.Question}}<EVAL-ENDCHAR>
+## Sheet settings
+#### question
+Q?<EVAL-ENDCHAR>
+## Own settings
+#### meta
+- table_format: markdown
+#### question
+Q?<EVAL-ENDCHAR>
+## All rows as CSV, by path
+#### meta
+- table_rows: all
+- table_format: csv
+#### templates
+{{.Table "sub/u.tsv"}}{{.Table "t.csv"}}<EVAL-ENDCHAR>
+#### question
+Q?<EVAL-ENDCHAR>
+`)
+	want := []string{
+		"Data:\n id name  score\n  1  ann    2.5\n  2  bob    NaN\nQ?",
+		"Data:\n| id | name | score |\n| --- | --- | --- |\n| 1 | ann | 2.5 |\n| 2 | bob |  |\n\nQ?",
+		"k,v\n1,a|b\nid,name,score\n1,ann,2.5\n2,bob,\n3,cy,10\n",
+	}
+	doc, err := sheet.ParseFile(filepath.Join(dir, "input-t.md"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := doc.Resolve()
+	b := &Builder{Dir: dir, SheetMeta: info.Meta}
+	for i, w := range want {
+		req, err := b.Build("input-t.md", &its[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := req.Messages[0].Content; got != w {
+			t.Errorf("%s:\n%q\nwant\n%q", its[i].Name, got, w)
+		}
+	}
+}
+
+func TestTableErrors(t *testing.T) {
+	for _, tc := range []struct{ name, meta, tmpl, want string }{
+		{"bad rows", "table_rows: many", `{{.Table "t.csv"}}`, `input-t.md:1: question "Q": meta table_rows: "many" is not a whole number or all`},
+		{"negative rows", "table_rows: -1", `{{.Table "t.csv"}}`, "meta table_rows"},
+		{"bad format", "table_format: html", `{{.Table "t.csv"}}`, `meta table_format: table format "html": want pandas, csv or markdown`},
+		{"not in files", "x: y", `{{.Table "other.csv"}}`, `"other.csv" is not a table in the question's files`},
+		{"not a table", "x: y", `{{.Table "notes.txt"}}`, `"notes.txt" is not a table`},
+		{"bad table", "x: y", `{{.Table "bad.csv"}}`, "bad.csv:3: 3 fields, the header has 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "t.csv"), []byte("a\n1\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "bad.csv"), []byte("a,b\n1,2\n1,2,3\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("n"), 0o644)
+			its := items(t, dir, "## Q\n#### meta\n"+tc.meta+"\n#### files\nt.csv\nbad.csv\nnotes.txt\n#### templates\n"+tc.tmpl+"\n#### question\nx\n")
+			_, err := (&Builder{Dir: dir}).Build("input-t.md", &its[0])
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
