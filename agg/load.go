@@ -112,6 +112,9 @@ type Data struct {
 	// Paths are the output files found, read or not: agg never writes
 	// over one.
 	Paths []string
+	// Counted are the output files counted, in name order: what the
+	// reports that show every question (HTML, xlsx) read again.
+	Counted []string
 }
 
 // Questions is the number of question rows read.
@@ -262,6 +265,7 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 				d.rows = make([]row, 0, min(len(paths)*len(r.file.Questions), 1<<24))
 			}
 			d.Files++
+			d.Counted = append(d.Counted, r.path)
 			d.add(r.file)
 		}
 		select {

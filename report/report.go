@@ -52,11 +52,14 @@ type Options struct {
 	Title string
 	// MaxDiscrepancies caps agg's discrepancy table (as agg.ReportOptions).
 	MaxDiscrepancies int
-	// Warn receives one line per file that is skipped.
+	// Warn receives one line per file that is skipped (agg's warnings).
 	Warn io.Writer
 	// Force lets WriteFile replace a file evalmd did not write or that was
 	// changed since (see internal/outfile).
 	Force bool
+	// IncludeDryRuns counts dry-run outputs, which agg leaves out by
+	// default.
+	IncludeDryRuns bool
 }
 
 //go:embed page.css
@@ -92,9 +95,10 @@ func build(ctx context.Context, w io.Writer, dir string, opt Options) ([]string,
 	if opt.Warn == nil {
 		opt.Warn = io.Discard
 	}
-	// agg reads the same files; it reports the ones it skips, and so does
-	// Load below, so agg's warnings are dropped to name each file once.
-	d, err := agg.Load(ctx, dir, io.Discard, agg.LoadOptions{IncludeDryRuns: true})
+	// agg decides which files count (not dry runs unless asked, a run
+	// once) and warns about the others; Load below reads the counted ones
+	// again, whole.
+	d, err := agg.Load(ctx, dir, opt.Warn, agg.LoadOptions{IncludeDryRuns: opt.IncludeDryRuns})
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
@@ -109,7 +113,7 @@ func build(ctx context.Context, w io.Writer, dir string, opt Options) ([]string,
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	data, err := Load(ctx, dir, opt.Warn)
+	data, err := Load(ctx, dir, d.Counted, opt.Warn)
 	if err != nil {
 		return nil, err
 	}
@@ -245,13 +249,10 @@ func render(w io.Writer, p page) error {
 	return err
 }
 
-// Load reads every output file below dir into the page's data. A file that
-// is not an output file is named on warn and skipped.
-func Load(ctx context.Context, dir string, warn io.Writer) (*Data, error) {
-	paths, err := result.Find(dir, func(err error) { fmt.Fprintf(warn, "report: skipping %v\n", err) })
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
+// Load reads the output files paths (below dir, which names them in the
+// page) into the page's data. A file that cannot be read is named on warn
+// and skipped.
+func Load(ctx context.Context, dir string, paths []string, warn io.Writer) (*Data, error) {
 	b := newBuilder()
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {

@@ -165,7 +165,11 @@ func TestData(t *testing.T) {
 	writeFixtures(t, dir)
 	os.WriteFile(filepath.Join(dir, "output-broken.json"), []byte("{\"sheet\": "), 0o644)
 	var warn bytes.Buffer
-	d, err := Load(context.Background(), dir, &warn)
+	paths, err := result.Find(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load(context.Background(), dir, paths, &warn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +263,7 @@ func TestModeSections(t *testing.T) {
 	if err := f.Write(filepath.Join(dir, "output-s-m-r.json"), outfile.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := Load(context.Background(), dir, io.Discard)
+	d, err := Load(context.Background(), dir, []string{filepath.Join(dir, "output-s-m-r.json")}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,6 +290,26 @@ func TestModeSections(t *testing.T) {
 	for k, w := range want {
 		if !slices.Equal(got[k], w) {
 			t.Errorf("%s:\n got %q\nwant %q", k, got[k], w)
+		}
+	}
+}
+
+// The page shows the runs agg counts: a dry run's outputs only when asked.
+func TestDryRunsLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	writeFixtures(t, dir)
+	f := &result.File{Sheet: result.Sheet{Name: "Arithmetic", ModelName: "dry", RunID: "d1", DryRun: true},
+		Questions: []result.Question{{Name: "add", Question: "What is 2+2?"}}}
+	if err := f.Write(filepath.Join(dir, "output-arithmetic-dry-d1.json"), outfile.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, include := range []bool{false, true} {
+		var b bytes.Buffer
+		if err := Write(context.Background(), &b, dir, Options{IncludeDryRuns: include}); err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Contains(b.Bytes(), []byte(`"key":"dry@d1"`)); got != include {
+			t.Errorf("IncludeDryRuns %v: the dry run is in the page: %v", include, got)
 		}
 	}
 }

@@ -94,14 +94,14 @@ func WriteFile(ctx context.Context, path, dir string, opt Options) error {
 	if opt.Warn == nil {
 		opt.Warn = io.Discard
 	}
-	d, err := agg.Load(ctx, dir, io.Discard, agg.LoadOptions{IncludeDryRuns: opt.IncludeDryRuns})
+	d, err := agg.Load(ctx, dir, opt.Warn, agg.LoadOptions{IncludeDryRuns: opt.IncludeDryRuns})
 	if err != nil {
 		return fmt.Errorf("xlsx: %w", err)
 	}
 	if d.Files == 0 {
 		return fmt.Errorf("xlsx: %s: %w", dir, agg.ErrNoOutputs)
 	}
-	data, err := report.Load(ctx, dir, opt.Warn)
+	data, err := report.Load(ctx, dir, d.Counted, opt.Warn)
 	if err != nil {
 		return fmt.Errorf("xlsx: %w", err)
 	}

@@ -53,22 +53,26 @@ func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	if opt.Dir == "" {
 		return errors.New("agg: -i DIR is required")
 	}
+	// Each file skipped is named once: by the first of the reports read.
+	warn := stderr
 	if *htmlOut == "" && *xlsxOut == "" || opt.Out != "" {
 		if err := agg.Run(ctx, opt); err != nil {
 			return err
 		}
+		warn = io.Discard
 	}
 	if *htmlOut != "" {
-		ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: stderr, Force: opt.Force}
+		ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: warn, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns}
 		if err := report.WriteFile(ctx, *htmlOut, opt.Dir, ro); err != nil {
 			return err
 		}
+		warn = io.Discard
 		if opt.Verbose {
 			fmt.Fprintf(stderr, "wrote %s\n", *htmlOut)
 		}
 	}
 	if *xlsxOut != "" {
-		xo := spreadsheet.Options{Warn: stderr, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns}
+		xo := spreadsheet.Options{Warn: warn, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns}
 		if err := spreadsheet.WriteFile(ctx, *xlsxOut, opt.Dir, xo); err != nil {
 			return err
 		}
