@@ -96,7 +96,12 @@ func TestFaults(t *testing.T) {
 			t0 := time.Now()
 			defer func() { t.Logf("run took %v", time.Since(t0)) }()
 			got, st, err := collect(t, context.Background(), results, jobs, Options{
-				Concurrency: 32, MaxAttempts: 3, Timeout: 500 * time.Millisecond, // generous: a loaded machine must not turn answers into timeouts
+				// The attempt's limit sits well under the 5 s a timeout
+				// fault hangs, and far above a fault-free reply's
+				// latency even under the race detector on a loaded
+				// 2-core machine (500 ms let 70-120 of 1000 replies come
+				// late there, and a late reply shifts the call script).
+				Concurrency: 32, MaxAttempts: 3, Timeout: 2 * time.Second,
 				Journal: journal, Cache: cache,
 				// Record the waits but keep the test fast: the fake's
 				// Retry-After is a whole second.
