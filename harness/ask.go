@@ -21,8 +21,8 @@ import (
 
 // ask sends a job's requests through the runner, records every outcome in
 // the output file and grades it.
-// It returns how many questions could not be graded.
-func ask(ctx context.Context, cfg Config, m model.Model, job *Job, st resumeState, gr *regrade.Graders) (int, error) {
+// It returns how many questions failed and could not be graded.
+func ask(ctx context.Context, cfg Config, m model.Model, job *Job, st resumeState, gr *regrade.Graders) (counts, error) {
 	jobs := make([]runner.Job, len(job.Requests))
 	index := make(map[string]int, len(jobs))
 	for i, req := range job.Requests {
@@ -44,15 +44,18 @@ func ask(ctx context.Context, cfg Config, m model.Model, job *Job, st resumeStat
 		}
 	}
 	if err := st.save(job.Output.Sheet.RunID); err != nil {
-		return 0, err
+		return counts{}, err
 	}
 	if opt.Progress == nil && cfg.Stderr == os.Stderr {
 		opt.Progress = os.Stderr
 	}
 	info := m.Info()
-	opt.Cost = func(r model.Response) float64 {
-		c, _ := model.Cost(info, r.InputTokens, r.OutputTokens, cfg.Price)
-		return c
+	_, priced := model.Cost(info, 0, 0, cfg.Price)
+	if priced {
+		opt.Cost = func(r model.Response) float64 {
+			c, _ := model.Cost(info, r.InputTokens, r.OutputTokens, cfg.Price)
+			return c
+		}
 	}
 	if opt.Warn == nil {
 		opt.Warn = func(msg string) { fmt.Fprintf(cfg.Stderr, "warning: %s\n", msg) }
@@ -66,17 +69,17 @@ func ask(ctx context.Context, cfg Config, m model.Model, job *Job, st resumeStat
 	})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return 0, fmt.Errorf("%s on %s: stopped; answers so far are in %s, rerun the same command to go on", m.Name(), job.SheetPath, st.journal)
+			return counts{}, fmt.Errorf("%s on %s: stopped; answers so far are in %s, rerun the same command to go on", m.Name(), job.SheetPath, st.journal)
 		}
-		return 0, fmt.Errorf("%s on %s: %w", m.Name(), job.SheetPath, err)
+		return counts{}, fmt.Errorf("%s on %s: %w", m.Name(), job.SheetPath, err)
 	}
 	if stats.Unfinished > 0 {
-		return 0, fmt.Errorf("%s on %s: %d questions unfinished; answers so far are in %s, rerun the same command to go on",
+		return counts{}, fmt.Errorf("%s on %s: %d questions unfinished; answers so far are in %s, rerun the same command to go on",
 			m.Name(), job.SheetPath, stats.Unfinished, st.journal)
 	}
 	graded, err := regrade.GradeFile(ctx, job.Output, gr)
 	if err != nil {
-		return 0, fmt.Errorf("%s on %s: grading: %w", m.Name(), job.SheetPath, err)
+		return counts{}, fmt.Errorf("%s on %s: grading: %w", m.Name(), job.SheetPath, err)
 	}
 	t := &result.Totals{Questions: len(jobs), Answered: stats.Answered, Errors: stats.Failed,
 		InputTokens: stats.InputTokens, OutputTokens: stats.OutputTokens, Cost: stats.Cost,
@@ -92,10 +95,29 @@ func ask(ctx context.Context, cfg Config, m model.Model, job *Job, st resumeStat
 	if graded.Failed > 0 {
 		ungraded = fmt.Sprintf(", %d could not be graded", graded.Failed)
 	}
-	fmt.Fprintf(cfg.Stderr, "%s on %s: %d/%d correct%s, %d answered, %d errors, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out, $%.4f, %.1fs\n",
+	cost := "cost unknown (no price for this model; --price IN,OUT)"
+	if priced {
+		cost = fmt.Sprintf("$%.4f", stats.Cost)
+	}
+	fmt.Fprintf(cfg.Stderr, "%s on %s: %d/%d correct%s, %d answered, %d errors, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out, %s, %.1fs\n",
 		m.Name(), filepath.Base(job.SheetPath), correct, len(jobs), ungraded, stats.Answered, stats.Failed, stats.NoAnswer,
-		stats.Calls, stats.Cached, stats.FromJournal, stats.InputTokens, stats.OutputTokens, stats.Cost, t.WallSeconds)
-	return graded.Failed, nil
+		stats.Calls, stats.Cached, stats.FromJournal, stats.InputTokens, stats.OutputTokens, cost, t.WallSeconds)
+	c := counts{ungraded: graded.Failed, failed: stats.Failed, questions: len(jobs)}
+	for _, q := range job.Output.Questions {
+		if q.Error != nil {
+			c.firstErr = *q.Error
+			break
+		}
+	}
+	return c, nil
+}
+
+// counts are what went wrong in one sheet on one model.
+type counts struct {
+	questions int    // questions asked
+	failed    int    // questions that ended with an error
+	ungraded  int    // questions whose grader failed
+	firstErr  string // the first failed question's error
 }
 
 // record puts an outcome into its question.
@@ -107,6 +129,7 @@ func record(q *result.Question, o runner.Outcome, info model.Info, price *model.
 		text := o.Response.Text
 		q.Completion = &text
 		q.InputTokens, q.OutputTokens = o.Response.InputTokens, o.Response.OutputTokens
+		q.FinishReason = o.Response.FinishReason
 		q.SetWork(o.Response.Work)
 		if c, ok := model.Cost(info, o.Response.InputTokens, o.Response.OutputTokens, price); ok {
 			q.Cost = &c

@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -106,6 +107,10 @@ type Summary struct {
 	Warnings int
 	// GradeFailures counts the questions whose grader failed (graded null).
 	GradeFailures int
+	// Questions counts the questions asked, Failed those that ended with
+	// an error; FirstError is the first such error.
+	Questions, Failed int
+	FirstError        string
 }
 
 // Run runs every model on every sheet.
@@ -225,11 +230,16 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	for _, p := range plan {
 		job := p.job
 		if !cfg.DryRun {
-			failed, err := ask(ctx, cfg, made[job.Model], job, p.st, graders)
+			c, err := ask(ctx, cfg, made[job.Model], job, p.st, graders)
 			if err != nil {
 				return sum, err
 			}
-			sum.GradeFailures += failed
+			sum.GradeFailures += c.ungraded
+			sum.Failed += c.failed
+			sum.Questions += c.questions
+			if sum.FirstError == "" {
+				sum.FirstError = c.firstErr
+			}
 		}
 		if err := WriteOutput(job.OutPath, job.Output, outfile.Options{Force: cfg.Force}); err != nil {
 			return sum, err
@@ -244,10 +254,16 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		}
 		sum.Outputs = append(sum.Outputs, job.OutPath)
 	}
-	if err := regrade.GradeErrors(sum.GradeFailures, "run"); err != nil {
-		return sum, err
+	var errs []error
+	if sum.Failed > 0 {
+		// The outputs are written and hold every error; the exit status
+		// and this line say the run did not fully succeed.
+		errs = append(errs, fmt.Errorf("run: %d of %d questions failed (first: %s)", sum.Failed, sum.Questions, sum.FirstError))
 	}
-	return sum, nil
+	if err := regrade.GradeErrors(sum.GradeFailures, "run"); err != nil {
+		errs = append(errs, err)
+	}
+	return sum, errors.Join(errs...)
 }
 
 // checkGraders builds the grader of every question of a job, so an unknown

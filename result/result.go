@@ -91,9 +91,10 @@ type Question struct {
 	Grader       string          `json:"grader,omitempty"`
 	GradeDetail  string          `json:"grade_detail,omitempty"`
 	SubAnswers   []SubAnswer     `json:"sub_answers,omitempty"`
-	Unanswered   bool            `json:"unanswered,omitempty"` // the model had no answer (replay), not a wrong one
-	Judge        json.RawMessage `json:"judge,omitempty"`      // an LLM judge's reply and verdict
-	Settings     *model.Settings `json:"settings,omitempty"`   // the generation settings sent
+	Unanswered   bool            `json:"unanswered,omitempty"`    // the model had no answer (replay), not a wrong one
+	Judge        json.RawMessage `json:"judge,omitempty"`         // an LLM judge's reply and verdict
+	Settings     *model.Settings `json:"settings,omitempty"`      // the generation settings sent
+	FinishReason string          `json:"finish_reason,omitempty"` // why the model stopped ("length": cut at max_tokens)
 
 	// Code and agent modes (model.Work): what ran beside the completion.
 	// Graders and regrading read Answer in code mode and never run code.
@@ -538,6 +539,8 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.Judge
 		case "settings":
 			v = &q.Settings
+		case "finish_reason":
+			v = &q.FinishReason
 		case "mode":
 			v = &q.Mode
 		case "code_extract":

@@ -27,6 +27,7 @@ type journalRecord struct {
 	InputTokens  int     `json:"input_tokens,omitempty"`
 	OutputTokens int     `json:"output_tokens,omitempty"`
 	Model        string  `json:"model,omitempty"` // model name the provider reported
+	FinishReason string  `json:"finish_reason,omitempty"`
 	ElapsedSec   float64 `json:"elapsed"`
 	Attempts     int     `json:"attempts,omitempty"`
 	Cached       bool    `json:"cached,omitempty"`
@@ -69,6 +70,7 @@ func recordOf(o Outcome, fp string, now time.Time) journalRecord {
 		InputTokens:  o.Response.InputTokens,
 		OutputTokens: o.Response.OutputTokens,
 		Model:        o.Response.Model,
+		FinishReason: o.Response.FinishReason,
 		ElapsedSec:   o.Elapsed.Seconds(),
 		Attempts:     o.Attempts,
 		Cached:       o.Cached,

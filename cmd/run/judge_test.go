@@ -242,3 +242,54 @@ func TestContextLimitFlags(t *testing.T) {
 		t.Errorf("prompt not cut to 1000 tokens: %d calls", len(c))
 	}
 }
+
+// finish_reason is recorded (a reply cut at max_tokens is not complete);
+// a server's model named gpt-4 is not priced as OpenAI's, and its cost is
+// "unknown", not $0.0000 (issue 12, item 27).
+func TestFinishReasonAndUnknownCost(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20,
+		Reply: func(fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "B", FinishReason: "length"} }})
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	sheetPath := writeSheet(t, "# S\n## Q1\n#### question\na\n#### answer\nB\n")
+	if err := run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", out, "-m", "gpt-4", "--base-url", srv.URL}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	paths, _ := filepath.Glob(filepath.Join(out, "output-*.json"))
+	f, err := result.Read(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := f.Questions[0]
+	if q.FinishReason != "length" || q.Cost != nil {
+		t.Errorf("finish_reason %q cost %v, want length and no cost", q.FinishReason, q.Cost)
+	}
+	if !strings.Contains(stderr.String(), "cost unknown") || strings.Contains(stderr.String(), "$0.0000") {
+		t.Errorf("totals line does not say the cost is unknown: %s", stderr.String())
+	}
+	if i := f.Sheet.ModelInfo; i == nil || i.Provider != "openai-api" || i.Price != nil || i.BaseURL != srv.URL {
+		t.Errorf("model_info %+v, want an unpriced openai-api server", i)
+	}
+}
+
+// A question that failed makes the run exit non-zero, saying how many and
+// why, after writing the output (issue 12, item 6).
+func TestFailedQuestionsFailTheRun(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20,
+		Reply: func(c fakeserver.Call) fakeserver.Reply {
+			if strings.Contains(c.LastUserText(), "bad") {
+				return fakeserver.Reply{Status: 400, Message: "no such thing"}
+			}
+			return fakeserver.Reply{Text: "B"}
+		}})
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	sheetPath := writeSheet(t, "# S\n## Q1\n#### question\ngood\n#### answer\nB\n## Q2\n#### question\nbad\n#### answer\nB\n")
+	err := run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", out, "-m", "openai-api/x/m", "--base-url", srv.URL})
+	if err == nil || !strings.Contains(err.Error(), "1 of 2 questions failed") || !strings.Contains(err.Error(), "no such thing") {
+		t.Errorf("error %v, want 1 of 2 failed with the reason", err)
+	}
+	if paths, _ := filepath.Glob(filepath.Join(out, "output-*.json")); len(paths) != 1 {
+		t.Errorf("outputs %v, want the output written", paths)
+	}
+}

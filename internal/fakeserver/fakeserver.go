@@ -157,6 +157,9 @@ type Reply struct {
 	// ToolCalls, when set, are answered as the model's tool calls (with
 	// Text, if any, beside them).
 	ToolCalls []ToolCall
+	// FinishReason, when set, is the reply's finish_reason ("length");
+	// else "stop" (or "tool_calls").
+	FinishReason string
 
 	// Fault, when set, replaces the answer with the injected failure.
 	Fault Fault

@@ -110,6 +110,9 @@ func answerOpenAI(c Call, r Reply) any {
 		}
 		finish = "tool_calls"
 	}
+	if r.FinishReason != "" {
+		finish = r.FinishReason
+	}
 	return map[string]any{
 		"id":      fmt.Sprintf("chatcmpl-fake-%d", c.N),
 		"object":  "chat.completion",
