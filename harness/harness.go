@@ -81,6 +81,9 @@ type Config struct {
 	// Vision forces images on (true) or off (false) for every model;
 	// nil decides by the model's name.
 	Vision *bool
+	// AllowOutsideFiles sends files a sheet names outside its folder and
+	// data_root (see prompt.Builder).
+	AllowOutsideFiles bool
 
 	// NewModel builds a model by name: the program's model.Registry New,
 	// with the providers it links. Required unless DryRun.
@@ -293,8 +296,9 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 	warned := false
 	b := &prompt.Builder{
 		Dir: filepath.Dir(path), Model: modelName, Vision: vision, SheetMeta: info.Meta, SheetMetaLines: info.MetaLines,
-		Warn:           func(msg string) { fmt.Fprintf(cfg.Stderr, "warning: %s\n", msg) },
-		RenderWorkbook: workbook.Render, Settings: cfg.Settings, Solve: cfg.Solve,
+		Warn:              func(msg string) { fmt.Fprintf(cfg.Stderr, "warning: %s\n", msg) },
+		AllowOutsideFiles: cfg.AllowOutsideFiles,
+		RenderWorkbook:    workbook.Render, Settings: cfg.Settings, Solve: cfg.Solve,
 		Truncate: func(text string, meta map[string]string) (string, error) {
 			return truncate(cfg, modelName, minfo, text, meta, &warned)
 		},

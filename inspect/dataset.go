@@ -111,7 +111,7 @@ func datasetSamples(path string, opt DatasetOptions) ([]DatasetSample, error) {
 	}
 	info, items := doc.Resolve()
 	dir := filepath.Dir(path)
-	b := &prompt.Builder{Dir: dir, Model: opt.Model, RenderWorkbook: opt.RenderWorkbook}
+	b := &prompt.Builder{Dir: dir, Model: opt.Model, RenderWorkbook: opt.RenderWorkbook, SheetMeta: info.Meta}
 	var out []DatasetSample
 	for i := range items {
 		it := &items[i]

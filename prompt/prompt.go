@@ -92,6 +92,10 @@ type Builder struct {
 	SheetMetaLines map[string]int
 	// Warn receives warnings (a setting ignored), each once; nil drops them.
 	Warn func(msg string)
+	// AllowOutsideFiles sends files that resolve (links followed) outside
+	// the sheet's folder and the data_root its meta names; without it
+	// such a file is an error, so a sheet cannot send /etc/passwd.
+	AllowOutsideFiles bool
 
 	mu     sync.Mutex
 	warned map[string]bool
@@ -349,12 +353,19 @@ func (b *Builder) file(rel string) fileResult {
 	return fr
 }
 
+// LargeFile is the size past which a file a sheet sends draws a warning:
+// it is read whole and sent with every question that names it.
+const LargeFile = 50 << 20
+
 func (b *Builder) load(rel string) fileResult {
 	path := rel
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(b.Dir, rel)
 	}
 	f := File{Path: path, Name: filepath.Base(path), Kind: Kind(path)}
+	if err := b.checkPlace(rel, path); err != nil {
+		return fileResult{f: f, err: err}
+	}
 	switch f.Kind {
 	case "workbook":
 		if b.RenderWorkbook == nil {
@@ -384,6 +395,48 @@ func (b *Builder) load(rel string) fileResult {
 		f.Text = string(data)
 		return fileResult{f: f, err: err}
 	}
+}
+
+// checkPlace refuses a file that resolves outside the sheet's folder and
+// its data_root (unless AllowOutsideFiles), and warns about a large one. A
+// file that does not exist is left to the reading, which names it.
+func (b *Builder) checkPlace(rel, path string) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil
+	}
+	if fi, err := os.Stat(real); err == nil && fi.Size() > LargeFile {
+		b.warn(fmt.Sprintf("file %s is %d MB: it is read whole and sent with every question that names it", path, fi.Size()>>20))
+	}
+	if b.AllowOutsideFiles {
+		return nil
+	}
+	roots := []string{b.Dir}
+	where := "the sheet's folder"
+	if dr := b.SheetMeta["data_root"]; dr != "" {
+		if !filepath.IsAbs(dr) {
+			dr = filepath.Join(b.Dir, dr)
+		}
+		roots = append(roots, dr)
+		where += " or its data_root " + dr
+	}
+	for _, root := range roots {
+		if r, err := filepath.EvalSymlinks(root); err == nil && within(real, r) {
+			return nil
+		}
+	}
+	return fmt.Errorf("file %q resolves to %s, outside %s; --allow-outside-files sends it anyway", rel, real, where)
+}
+
+// within says whether path is root or below it (both resolved).
+func within(path, root string) bool {
+	ap, err1 := filepath.Abs(path)
+	ar, err2 := filepath.Abs(root)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	r, err := filepath.Rel(ar, ap)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
 }
 
 // Kind classifies a file by its extension.

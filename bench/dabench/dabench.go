@@ -242,6 +242,9 @@ func Sheet(table, tablePath string, qs []Question) *sheet.Doc {
 			// eval_closed_form.py matches responses by integer id.
 			[2]string{"id_type", "number"},
 			[2]string{"table", table},
+			// The tables' folder, so a run sends the table (see
+			// prompt.Builder).
+			[2]string{"data_root", filepath.ToSlash(filepath.Dir(tablePath))},
 		)},
 		{Kind: "files", Text: "- " + filepath.ToSlash(tablePath) + "\n"},
 		{Kind: "templates", Text: Template},

@@ -116,7 +116,12 @@ func TestConvertCorpus(t *testing.T) {
 	}
 	// The prompt builder resolves the files section and runs the template.
 	c := got[0]
-	b := &prompt.Builder{Dir: filepath.Dir(c.path)}
+	doc, err := sheet.ParseFile(c.path, schema.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := doc.Resolve()
+	b := &prompt.Builder{Dir: filepath.Dir(c.path), SheetMeta: info.Meta}
 	req, err := b.Build(c.path, &c.item)
 	if err != nil {
 		t.Fatal(err)

@@ -323,6 +323,9 @@ func Sheet(dataset, table string, rows []Row, lite bool) (*sheet.Doc, error) {
 			[2]string{"grader", "databench"},
 			[2]string{"dataset", strings.Join(strings.Fields(dataset), " ")},
 			[2]string{"lite", strconv.FormatBool(lite)},
+			// The dataset's folder, so a run may send the table (see
+			// prompt.Builder).
+			[2]string{"data_root", filepath.ToSlash(filepath.Dir(table))},
 		)},
 		{Kind: "files", Text: "- " + filepath.ToSlash(table) + "\n"},
 		{Kind: "templates", Text: Template},

@@ -253,7 +253,12 @@ func TestPrompt(t *testing.T) {
 	}
 	items := readSheets(t, paths[:1])
 	it := items[0]
-	b := &prompt.Builder{Dir: out}
+	doc, err := sheet.ParseFile(paths[0], schema.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := doc.Resolve()
+	b := &prompt.Builder{Dir: out, SheetMeta: info.Meta}
 	req, err := b.Build(paths[0], &it)
 	if err != nil {
 		t.Fatal(err)

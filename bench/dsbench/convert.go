@@ -62,6 +62,13 @@ func (c *Competition) Sheet(sheetDir string) *sheet.Doc {
 	if c.Image != "" {
 		meta = append(meta, "max_tokens: 2256")
 	}
+	// The files live in the competition's folder, which the sheet names as
+	// its data root so a run sends them (see prompt.Builder).
+	root, err := filepath.Rel(sheetDir, c.Dir)
+	if err != nil {
+		root = c.Dir
+	}
+	meta = append(meta, "data_root: "+filepath.ToSlash(root))
 	var files []string
 	for _, name := range append(append([]string(nil), c.Workbooks...), imageList(c.Image)...) {
 		rel, err := filepath.Rel(sheetDir, filepath.Join(c.Dir, name))

@@ -24,7 +24,8 @@ func buildSheet(t *testing.T, path string, b *prompt.Builder) ([]sheet.Item, []s
 	for _, w := range doc.Warnings {
 		t.Errorf("%s", w)
 	}
-	_, items := doc.Resolve()
+	info, items := doc.Resolve()
+	b.SheetMeta = info.Meta // data_root: where the files may be
 	var systems, users []string
 	for i := range items {
 		req, err := b.Build(path, &items[i])

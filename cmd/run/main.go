@@ -44,6 +44,7 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		_         = fs.Bool("j", true, "write JSON output (always on; kept for LIME's command lines)")
 		verbose   = fs.Bool("v", false, "print each output file written")
 		force     = fs.Bool("force", false, "write over files evalmd did not write, or changed since it wrote them")
+		outside   = fs.Bool("allow-outside-files", false, "send files a sheet names outside its folder and its data_root")
 		conc      = fs.Int("c", 10, "requests in flight per model")
 		baseURL   = fs.String("base-url", "", "base URL of an OpenAI-compatible server")
 		complAPI  = fs.Bool("completion-api", false, "send raw text prompts to /v1/completions (llama.cpp, vLLM) instead of chat, as DataBench's baseline ran")
@@ -76,7 +77,7 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("give one of -f SHEET or -d DIR")
 	}
 	cfg := harness.Config{
-		OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, Stderr: stderr,
+		OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, AllowOutsideFiles: *outside, Stderr: stderr,
 		Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: os.Getenv, Timeout: *timeout, CompletionAPI: *complAPI,
 			MockReply: *mockReply, Seed: *seed},
 		NewModel: providers.Registry().New,

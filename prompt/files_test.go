@@ -1,0 +1,86 @@
+package prompt
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/sheet"
+)
+
+// A sheet's files resolve, links followed, below its folder or its
+// data_root; anything else is refused unless AllowOutsideFiles. A large
+// file draws a warning.
+func TestFilesStayInPlace(t *testing.T) {
+	root := t.TempDir()
+	sheets := filepath.Join(root, "sheets")
+	data := filepath.Join(root, "data")
+	secret := filepath.Join(root, "secret")
+	for _, d := range []string{sheets, data, secret} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.WriteFile(filepath.Join(sheets, "in.txt"), []byte("in"), 0o644)
+	os.WriteFile(filepath.Join(data, "d.txt"), []byte("d"), 0o644)
+	os.WriteFile(filepath.Join(secret, "s.txt"), []byte("s"), 0o644)
+	os.Symlink(filepath.Join(secret, "s.txt"), filepath.Join(sheets, "link.txt"))
+	os.Symlink(filepath.Join(data, "d.txt"), filepath.Join(sheets, "link-data.txt"))
+	os.Symlink(secret, filepath.Join(data, "escape"))
+	for _, tc := range []struct {
+		file     string
+		dataRoot string
+		allow    bool
+		ok       bool
+	}{
+		{"in.txt", "", false, true},
+		{"../data/d.txt", "", false, false},
+		{"../data/d.txt", "../data", false, true},
+		{filepath.Join(data, "d.txt"), "../data", false, true},
+		{"../secret/s.txt", "../data", false, false},
+		{"link.txt", "", false, false},            // a link inside pointing out
+		{"link-data.txt", "../data", false, true}, // a link into the data root
+		{"../data/escape/s.txt", "../data", false, false},
+		{"/etc/hostname", "", false, false},
+		{"../secret/s.txt", "", true, true},
+	} {
+		b := &Builder{Dir: sheets, AllowOutsideFiles: tc.allow}
+		if tc.dataRoot != "" {
+			b.SheetMeta = map[string]string{"data_root": tc.dataRoot}
+		}
+		it := &sheet.Item{Name: "q", Text: "x", Files: []sheet.Located{{Text: tc.file, Line: 7}}}
+		_, err := b.Build(filepath.Join(sheets, "input-s.md"), it)
+		if tc.file == "/etc/hostname" {
+			if _, serr := os.Stat(tc.file); serr != nil {
+				continue
+			}
+		}
+		if (err == nil) != tc.ok {
+			t.Errorf("%s (data_root %q, allow %v): err %v", tc.file, tc.dataRoot, tc.allow, err)
+		}
+		if err != nil && (!strings.Contains(err.Error(), "input-s.md:7:") || !strings.Contains(err.Error(), "--allow-outside-files")) {
+			t.Errorf("error %q does not name the sheet line and the flag", err)
+		}
+	}
+}
+
+func TestLargeFileWarns(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "big.parquet") // referenced, not read
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(LargeFile + 1); err != nil {
+		t.Skip("no sparse files")
+	}
+	f.Close()
+	var warned []string
+	b := &Builder{Dir: dir, Warn: func(m string) { warned = append(warned, m) }}
+	it := &sheet.Item{Name: "q", Text: "x", Files: []sheet.Located{{Text: "big.parquet", Line: 3}}}
+	if _, err := b.Build(filepath.Join(dir, "input-s.md"), it); err != nil {
+		t.Fatal(err)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "big.parquet is 50 MB") {
+		t.Errorf("warnings %q", warned)
+	}
+}
