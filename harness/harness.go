@@ -227,7 +227,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		}
 		defer pool.Close()
 		for name, m := range made {
-			made[name] = &solve.Model{Inner: m, Sandbox: pool}
+			sm := &solve.Model{Inner: m, Sandbox: pool}
+			defer sm.Close()
+			made[name] = sm
 		}
 	}
 	for _, p := range plan {

@@ -2,12 +2,16 @@ package solve
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/evalmd/evalmd/codemode"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/table"
 )
 
 // code answers a code-mode request: one completion, the code taken out of
@@ -22,7 +26,7 @@ func (m *Model) code(ctx context.Context, req model.Request) (model.Response, er
 	if err != nil {
 		return model.Response{}, fmt.Errorf("question %q: %w", req.Question.Name, err)
 	}
-	table, load, err := tableOf(s.Files)
+	table, load, err := m.tableOf(ctx, s.Files)
 	if err != nil {
 		return model.Response{}, fmt.Errorf("question %q: code mode: %w", req.Question.Name, err)
 	}
@@ -61,9 +65,12 @@ func (m *Model) code(ctx context.Context, req model.Request) (model.Response, er
 	return resp, nil
 }
 
-// tableOf picks the question's table: its one .csv file. The code sees it
-// under its base name in the working directory.
-func tableOf(files []string) (string, codemode.Loader, error) {
+// tableOf picks the question's table, its one .csv or .parquet file, and
+// how the program loads it. The code sees the file under its base name in
+// the working directory. Debian's pandas cannot read parquet (no pyarrow),
+// so a parquet table is handed over (package table): converted once per
+// run into a file the embedded loader reads as pyarrow's to_pandas() would.
+func (m *Model) tableOf(ctx context.Context, files []string) (string, codemode.Loader, error) {
 	var tables []string
 	for _, f := range files {
 		switch strings.ToLower(filepath.Ext(f)) {
@@ -72,11 +79,68 @@ func tableOf(files []string) (string, codemode.Loader, error) {
 		}
 	}
 	if len(tables) != 1 {
-		return "", codemode.Loader{}, fmt.Errorf("want one table file (.csv) among the question's files, found %d", len(tables))
+		return "", codemode.Loader{}, fmt.Errorf("want one table file (.csv or .parquet) among the question's files, found %d", len(tables))
 	}
 	t := tables[0]
-	if strings.EqualFold(filepath.Ext(t), ".parquet") {
-		return "", codemode.Loader{}, fmt.Errorf("%s: parquet tables need the table hand-over, not in this build yet", filepath.Base(t))
+	if !table.NeedsHandover(t) {
+		return t, codemode.CSVLoader(filepath.Base(t)), nil
 	}
-	return t, codemode.CSVLoader(filepath.Base(t)), nil
+	h, err := m.handover(ctx, t)
+	if err != nil {
+		return "", codemode.Loader{}, err
+	}
+	return h, codemode.Loader{Source: table.LoaderPy, Expr: "load(" + pyQuote(filepath.Base(h)) + ")"}, nil
+}
+
+// handover converts a parquet table once per run (questions share their
+// dataset's table) and returns the hand-over file.
+func (m *Model) handover(ctx context.Context, path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if h, ok := m.handovers[abs]; ok {
+		return h, nil
+	}
+	if m.tmp == "" {
+		if m.tmp, err = os.MkdirTemp("", "evalmd-handover-"); err != nil {
+			return "", err
+		}
+	}
+	// One folder per table: two datasets' tables share base names
+	// (all.parquet), and the loader finds a hand-over by its base name.
+	dir := filepath.Join(m.tmp, strconv.Itoa(len(m.handovers)))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", err
+	}
+	hs, err := table.WriteHandoverDir(ctx, dir, []string{abs}, table.Options{})
+	if err != nil {
+		return "", err
+	}
+	if m.handovers == nil {
+		m.handovers = map[string]string{}
+	}
+	m.handovers[abs] = hs[0].File
+	return hs[0].File, nil
+}
+
+// Close removes the hand-over files the run made.
+func (m *Model) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.tmp == "" {
+		return nil
+	}
+	err := os.RemoveAll(m.tmp)
+	m.tmp, m.handovers = "", nil
+	return err
+}
+
+// pyQuote is a Python string literal of s (JSON's escapes are Python's for
+// the file names met here; non-ASCII stays as is).
+func pyQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -15,6 +15,7 @@ package solve
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/evalmd/evalmd/agent"
 	"github.com/evalmd/evalmd/model"
@@ -32,6 +33,10 @@ type Sandbox interface {
 type Model struct {
 	Inner   model.Model
 	Sandbox Sandbox // nil: code and agent requests fail with a clear error
+
+	mu        sync.Mutex
+	tmp       string            // hand-over files of parquet tables, removed by Close
+	handovers map[string]string // table path -> its hand-over file
 }
 
 // Name is the inner model's name: outputs name the model, not the mode.

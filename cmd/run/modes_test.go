@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/result"
@@ -178,5 +180,48 @@ func TestRunBaselineOverCompletionAPI(t *testing.T) {
 	q := f.Questions[0]
 	if q.CodeExtract != "baseline" || q.Answer == nil || *q.Answer != "49" {
 		t.Errorf("baseline: rule %q answer %v code %v error %q", q.CodeExtract, q.Answer, q.Code, q.CodeError)
+	}
+}
+
+// Code mode on a parquet table (DataBench's format): Debian's pandas has
+// no pyarrow, so the table is handed over, and the code sees the DataFrame
+// pyarrow would give: a nullable int column with a null is float64.
+func TestRunCodeModeParquet(t *testing.T) {
+	needSandbox(t)
+	sheet := modeSheet(t, "mode: code\ncode_extract: lenient\n")
+	dir := filepath.Dir(sheet)
+	type row struct {
+		Region string `parquet:"region"`
+		Amount *int64 `parquet:"amount,optional"`
+	}
+	i := func(v int64) *int64 { return &v }
+	f, err := os.Create(filepath.Join(dir, "all.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parquet.Write(f, []row{{"north", i(10)}, {"south", i(32)}, {"east", i(7)}, {"west", nil}}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	data, _ := os.ReadFile(sheet)
+	os.WriteFile(sheet, []byte(strings.Replace(string(data), "sales.csv", "all.parquet", 1)), 0o644)
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10, Reply: func(c fakeserver.Call) fakeserver.Reply {
+		if strings.Contains(c.LastUserText(), "total") {
+			return fakeserver.Reply{Text: "df['amount'].sum()"}
+		}
+		return fakeserver.Reply{Text: "str(df['amount'].dtype) + ' ' + str(df['region'].nunique())"}
+	}})
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), &stdout, &stderr, []string{"-f", sheet, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", out}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	res := readOnly(t, out)
+	total, regions := res.Questions[0], res.Questions[1]
+	if total.Answer == nil || *total.Answer != "49.0" {
+		t.Errorf("total: answer %v error %q (want 49.0: a float64 column, as pyarrow gives)", total.Answer, total.CodeError)
+	}
+	if regions.Answer == nil || *regions.Answer != "float64 4" {
+		t.Errorf("regions: answer %v error %q", regions.Answer, regions.CodeError)
 	}
 }
