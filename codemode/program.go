@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/evalmd/evalmd/table"
 )
 
 // Loader is Python that gives the DataFrame a program runs on: Source
@@ -22,6 +24,15 @@ type Loader struct {
 // CSVLoader reads path with pd.read_csv and its defaults.
 func CSVLoader(path string) Loader {
 	return Loader{Expr: "pd.read_csv(" + pyRepr(path) + ")"}
+}
+
+// TableLoader reads path with package table's Python loader (table.LoaderPy,
+// embedded): a parquet table from its hand-over file beside it, which
+// table.WriteHandoverDir writes (give the sandbox both files), as the
+// DataFrame pyarrow's to_pandas() gives; any other table with pandas' own
+// reader (.csv: pd.read_csv, .tsv, .jsonl).
+func TableLoader(path string) Loader {
+	return Loader{Source: table.LoaderPy, Expr: "load(" + pyRepr(path) + ")"}
 }
 
 // marker starts the one line through which a program reports; Parse reads

@@ -14,13 +14,24 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // reference is databench_eval's scoring path, re-expressed for the test:
 // example_postprocess of examples/competition_baseline.py on the echoed
-// prompt + completion, with the table loaded by pd.read_csv, then
-// Runner.save_responses' str(response).replace("\n", " "). It reads cases
-// [{"prompt", "completion"}] on stdin and writes the answer strings to
-// argv[2] (stdout is the model code's to print on).
-const reference = `import json, sys
+// prompt + completion, with the table loaded as the baseline's load_table
+// does (pd.read_parquet, made to read the hand-over beside the table by
+// evalmd_table.install, Debian having no pyarrow; pd.read_csv for a CSV
+// table), then Runner.save_responses' str(response).replace("\n", " ").
+// It reads cases [{"prompt", "completion"}] on stdin and writes the answer
+// strings to argv[2] (stdout is the model code's to print on).
+const reference = `import json, os, sys
 import numpy as np
 import pandas as pd
+
+table = sys.argv[1]
+if table.endswith(".parquet"):
+    sys.path.insert(0, os.path.dirname(table))
+    import evalmd_table
+    evalmd_table.install()
+    load_table = lambda: pd.read_parquet(table)
+else:
+    load_table = lambda: pd.read_csv(table)
 
 def postprocess(response, load):
     try:
@@ -42,10 +53,9 @@ def answer(df):
     except Exception as e:
         return f"__CODE_ERROR__: {e}"
 
-table = sys.argv[1]
 saved = []
 for case in json.load(sys.stdin):
-    response = postprocess(case["prompt"] + case["completion"], lambda: pd.read_csv(table))
+    response = postprocess(case["prompt"] + case["completion"], load_table)
     saved.append(str(response).replace("\n", " "))
 with open(sys.argv[2], "w") as f:
     json.dump(saved, f)
@@ -153,8 +163,8 @@ func writeSample(t *testing.T) string {
 	return p
 }
 
-// outcomes extracts each case by rule and runs what extracts; an
-// extraction failure is its Failure outcome.
+// outcomes extracts each case by rule and runs what extracts on table
+// (through TableLoader); an extraction failure is its Failure outcome.
 func outcomes(t *testing.T, rule Rule, table string, cases []refCase) []Outcome {
 	t.Helper()
 	res := make([]Outcome, len(cases))
@@ -166,7 +176,7 @@ func outcomes(t *testing.T, rule Rule, table string, cases []refCase) []Outcome 
 			res[i] = Failure(err)
 			continue
 		}
-		programs = append(programs, Program(code, CSVLoader(table)))
+		programs = append(programs, Program(code, TableLoader(table)))
 		at = append(at, i)
 	}
 	for j, o := range runPrograms(t, programs) {
