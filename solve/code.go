@@ -2,7 +2,6 @@ package solve
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -62,6 +61,9 @@ func (m *Model) code(ctx context.Context, req model.Request) (model.Response, er
 		return model.Response{}, fmt.Errorf("question %q: %w", req.Question.Name, err)
 	}
 	w.Answer, w.Error = &o.Answer, o.Error
+	if o.Failed() && w.Error == "" {
+		w.Error = o.ErrorType // a bare MemoryError has no message
+	}
 	return resp, nil
 }
 
@@ -89,7 +91,7 @@ func (m *Model) tableOf(ctx context.Context, files []string) (string, codemode.L
 	if err != nil {
 		return "", codemode.Loader{}, err
 	}
-	return h, codemode.Loader{Source: table.LoaderPy, Expr: "load(" + pyQuote(filepath.Base(h)) + ")"}, nil
+	return h, codemode.TableLoader(filepath.Base(h)), nil
 }
 
 // handover converts a parquet table once per run (questions share their
@@ -136,11 +138,4 @@ func (m *Model) Close() error {
 	err := os.RemoveAll(m.tmp)
 	m.tmp, m.handovers = "", nil
 	return err
-}
-
-// pyQuote is a Python string literal of s (JSON's escapes are Python's for
-// the file names met here; non-ASCII stays as is).
-func pyQuote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
