@@ -13,7 +13,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,13 +24,17 @@ import (
 	"github.com/evalmd/evalmd/spreadsheet"
 )
 
-func main() { cli.Main("agg", aggregate) }
+func main() { cli.Main(command()) }
 
 // aggregate is the whole command, callable from tests.
 func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	return cli.Execute(ctx, stdout, stderr, command(), args)
+}
+
+// command is agg's entry in the command table, with fresh flags.
+func command() *cli.Command {
 	fs := flag.NewFlagSet("agg", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	opt := agg.Options{Stdout: stdout, Stderr: stderr}
+	var opt agg.Options
 	fs.StringVar(&opt.Dir, "i", "", "input `dir`: every output*.json below it is read")
 	fs.StringVar(&opt.Out, "o", "", "output markdown `file` (default: agg-XXXX.md in the input dir; - for stdout)")
 	fs.BoolVar(&opt.Verbose, "v", false, "verbose: counts and the file written, on stderr")
@@ -42,52 +45,61 @@ func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	logDir := fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
 	htmlOut := fs.String("html", "", "write a self-contained HTML report to this `file` (the markdown only with -o)")
 	xlsxOut := fs.String("xlsx", "", "write an Excel workbook to this `file` (the markdown only with -o)")
-	if err := fs.Parse(args); err != nil {
-		return err
+	return &cli.Command{
+		Name:  "agg",
+		Usage: "-i DIR [-o FILE.md|-] [-v] [-charts] [--log-dir DIR] [-html FILE.html] [-xlsx FILE.xlsx]",
+		Short: "Turn a folder of output files into markdown leaderboards (and HTML, Excel, Inspect logs).",
+		Flags: fs,
+		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+			opt.Stdout, opt.Stderr = stdout, stderr
+			if opt.Dir == "" && len(args) == 1 {
+				opt.Dir = args[0] // LIME's later agg took the folder as an argument
+			} else if len(args) > 0 {
+				return cli.Usagef("unexpected arguments %q", args)
+			}
+			if opt.Dir == "" {
+				return cli.Usagef("-i DIR is required")
+			}
+			if opt.MaxDiscrepancies < -1 {
+				return cli.Usagef("-max-discrepancies %d: give -1 (all), 0 (50) or a number of rows", opt.MaxDiscrepancies)
+			}
+			// Each file skipped is named once: by the first of the reports read.
+			warn := stderr
+			if *htmlOut == "" && *xlsxOut == "" || opt.Out != "" {
+				if err := agg.Run(ctx, opt); err != nil {
+					return err
+				}
+				warn = io.Discard
+			}
+			if *htmlOut != "" {
+				ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: warn, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns}
+				if err := report.WriteFile(ctx, *htmlOut, opt.Dir, ro); err != nil {
+					return err
+				}
+				warn = io.Discard
+				if opt.Verbose {
+					fmt.Fprintf(stderr, "wrote %s\n", *htmlOut)
+				}
+			}
+			if *xlsxOut != "" {
+				xo := spreadsheet.Options{Warn: warn, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns}
+				if err := spreadsheet.WriteFile(ctx, *xlsxOut, opt.Dir, xo); err != nil {
+					return err
+				}
+				if opt.Verbose {
+					fmt.Fprintf(stderr, "wrote %s\n", *xlsxOut)
+				}
+			}
+			if *logDir != "" {
+				n, err := inspect.WriteLogsFor(*logDir, opt.Dir, stderr, inspect.LogOptions{Force: opt.Force})
+				if err != nil {
+					return err
+				}
+				if opt.Verbose {
+					fmt.Fprintf(stderr, "wrote %d Inspect logs to %s\n", n, *logDir)
+				}
+			}
+			return nil
+		},
 	}
-	if opt.Dir == "" && fs.NArg() == 1 {
-		opt.Dir = fs.Arg(0) // LIME's later agg took the folder as an argument
-	} else if fs.NArg() > 0 {
-		return fmt.Errorf("agg: unexpected arguments %q", fs.Args())
-	}
-	if opt.Dir == "" {
-		return errors.New("agg: -i DIR is required")
-	}
-	// Each file skipped is named once: by the first of the reports read.
-	warn := stderr
-	if *htmlOut == "" && *xlsxOut == "" || opt.Out != "" {
-		if err := agg.Run(ctx, opt); err != nil {
-			return err
-		}
-		warn = io.Discard
-	}
-	if *htmlOut != "" {
-		ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: warn, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns}
-		if err := report.WriteFile(ctx, *htmlOut, opt.Dir, ro); err != nil {
-			return err
-		}
-		warn = io.Discard
-		if opt.Verbose {
-			fmt.Fprintf(stderr, "wrote %s\n", *htmlOut)
-		}
-	}
-	if *xlsxOut != "" {
-		xo := spreadsheet.Options{Warn: warn, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns}
-		if err := spreadsheet.WriteFile(ctx, *xlsxOut, opt.Dir, xo); err != nil {
-			return err
-		}
-		if opt.Verbose {
-			fmt.Fprintf(stderr, "wrote %s\n", *xlsxOut)
-		}
-	}
-	if *logDir != "" {
-		n, err := inspect.WriteLogsFor(*logDir, opt.Dir, stderr, inspect.LogOptions{Force: opt.Force})
-		if err != nil {
-			return fmt.Errorf("agg: %w", err)
-		}
-		if opt.Verbose {
-			fmt.Fprintf(stderr, "wrote %d Inspect logs to %s\n", n, *logDir)
-		}
-	}
-	return nil
 }

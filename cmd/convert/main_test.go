@@ -13,6 +13,7 @@ import (
 
 	"github.com/evalmd/evalmd/bench/dsbench"
 	"github.com/evalmd/evalmd/harness"
+	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/sheet"
@@ -136,22 +137,35 @@ func TestConvertCountsGrammar(t *testing.T) {
 	}
 }
 
+// Each conversion is a subcommand with its own flags: -h prints its
+// synopsis (exit 0), a usage error is reported once with the usage line
+// (exit 2), a failure is one line (exit 1).
 func TestUsage(t *testing.T) {
 	for _, tc := range []struct {
-		args []string
-		want string
+		args   []string
+		code   int
+		stdout string
+		stderr string
 	}{
-		{nil, "usage"},
-		{[]string{"nonsense", "-i", "a", "-o", "b"}, "unknown conversion"},
-		{[]string{"dsbench"}, "needs -i and -o"},
-		{[]string{"workbook"}, "usage: convert workbook FILE"},
-		{[]string{"workbook", "missing.xlsx"}, "missing.xlsx"},
-		{[]string{"semeval-predictions", "-i", "missing.json", "-o", "x"}, "missing.json"},
+		{nil, 2, "", "convert: missing command\nusage: convert COMMAND [flags] (-h for help)\n"},
+		{[]string{"-h"}, 0, "commands:\n  workbook FILE\n", ""},
+		{[]string{"nonsense", "-i", "a", "-o", "b"}, 2, "", "convert: unknown command \"nonsense\""},
+		{[]string{"dsbench"}, 2, "", "convert: -i and -o are required\nusage: convert dsbench -i DATA -o DIR"},
+		{[]string{"workbook", "-h"}, 0, "usage: convert workbook FILE", ""},
+		{[]string{"databench", "-h"}, 0, "-semantics string", ""},
+		{[]string{"dsbench", "-answers", "x"}, 2, "", "flag provided but not defined: -answers"},
+		{[]string{"workbook"}, 2, "", "convert: name one workbook file\nusage: convert workbook FILE"},
+		{[]string{"workbook", "missing.xlsx"}, 1, "", "missing.xlsx"},
+		{[]string{"semeval-predictions", "-i", "missing.json", "-o", "x"}, 1, "", "missing.json"},
 	} {
-		var b bytes.Buffer
-		err := convert(context.Background(), &b, &b, tc.args)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("convert %q: %v, want %q", tc.args, err, tc.want)
+		var stdout, stderr bytes.Buffer
+		err := convert(context.Background(), &stdout, &stderr, tc.args)
+		code := cli.Report(&stderr, "convert", err)
+		if code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) {
+			t.Errorf("convert %q: exit %d, stdout %q, stderr %q; want %d, %q, %q", tc.args, code, stdout.String(), stderr.String(), tc.code, tc.stdout, tc.stderr)
+		}
+		if tc.code == 0 && stderr.Len() > 0 {
+			t.Errorf("convert %q: stderr %q", tc.args, stderr.String())
 		}
 	}
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/evalmd/evalmd/sheet"
 )
 
-func main() { cli.Main("grade", grade) }
+func main() { cli.Main(command()) }
 
 // paths collects repeated -o flags.
 type paths []string
@@ -29,8 +29,12 @@ func (p *paths) Set(s string) error { *p = append(*p, s); return nil }
 
 // grade is the whole command, callable from tests.
 func grade(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	return cli.Execute(ctx, stdout, stderr, command(), args)
+}
+
+// command is grade's entry in the command table, with fresh flags.
+func command() *cli.Command {
 	fs := flag.NewFlagSet("grade", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var outputs paths
 	fs.Var(&outputs, "o", "output file or folder to regrade (repeatable; more may follow as arguments)")
 	var (
@@ -39,34 +43,40 @@ func grade(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		write     = fs.Bool("w", false, "write the regraded files and grade files (default: dry run)")
 		force     = fs.Bool("force", false, "write grade files over files evalmd did not write, or changed since it wrote them")
 		verbose   = fs.Bool("v", false, "verbose report")
-		grader    = fs.String("grader", "", "grade every question with this grader")
 	)
+	var grading cli.GradeFlags
+	grading.Bind(fs)
 	judge := judgeflag.Bind(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	outputs = append(outputs, fs.Args()...)
-	if len(outputs) == 0 {
-		return fmt.Errorf("name output files or folders with -o")
-	}
-	jo, err := judge.Options(model.Options{Getenv: os.Getenv})
-	if err != nil {
-		return err
-	}
-	opt := regrade.Options{Liberal: *liberal, Write: *write, Verbose: *verbose,
-		GraderOverride: *grader, Judge: jo, Force: *force}
-	if *sheetPath != "" {
-		truths, err := sheetTruths(*sheetPath)
-		if err != nil {
+	return &cli.Command{
+		Name:  "grade",
+		Usage: "-o OUTPUT.json|DIR [-o ...] [-i SHEET] [-l] [-w] [-v] [flags]",
+		Short: "Regrade output files without new model calls: a dry run that prints what would change, unless -w.",
+		Flags: fs,
+		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+			outputs = append(outputs, args...)
+			if len(outputs) == 0 {
+				return cli.Usagef("name output files or folders with -o")
+			}
+			jo, err := judge.Options(model.Options{Getenv: os.Getenv})
+			if err != nil {
+				return err
+			}
+			opt := regrade.Options{Liberal: *liberal, Write: *write, Verbose: *verbose,
+				GraderOverride: grading.Grader, Judge: jo, Force: *force}
+			if *sheetPath != "" {
+				truths, err := sheetTruths(*sheetPath)
+				if err != nil {
+					return err
+				}
+				opt.Sheet = truths
+			}
+			rep, err := regrade.Regrade(ctx, outputs, opt)
+			if _, werr := rep.WriteTo(stdout); werr != nil && err == nil {
+				err = werr
+			}
 			return err
-		}
-		opt.Sheet = truths
+		},
 	}
-	rep, err := regrade.Regrade(ctx, outputs, opt)
-	if _, werr := rep.WriteTo(stdout); werr != nil && err == nil {
-		err = werr
-	}
-	return err
 }
 
 // sheetTruths reads the answers of a sheet by question name; with

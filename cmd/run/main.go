@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -27,25 +28,29 @@ import (
 	"github.com/evalmd/evalmd/schema"
 )
 
-func main() { cli.Main("run", run) }
+func main() { cli.Main(command()) }
 
 // run is the whole command, callable from tests.
 func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	return cli.Execute(ctx, stdout, stderr, command(), args)
+}
+
+// command is run's entry in the command table, with fresh flags.
+func command() *cli.Command {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var (
 		sheetFile = fs.String("f", "", "the sheet to run")
 		sheetDir  = fs.String("d", "", "run every input*.md sheet below this folder")
 		models    = fs.String("m", "", "model(s), comma-separated: openai/gpt-4o, anthropic/..., ollama/..., mock, random, oracle, replay:FILE.jsonl")
 		outDir    = fs.String("o", "", "folder for output files (default: beside each sheet)")
-		runIDLen  = fs.Int("u", 4, "hex digits of the run id (0: none)")
+		runIDLen  = fs.Int("u", 4, "hex digits of the run id, 0 to 32 (0: none)")
 		dryRun    = fs.Bool("y", false, "dry run: write the output files with prompts and ground truths, call no model")
 		schemaF   = fs.String("s", "", "sheet schema YAML (default: the built-in one)")
 		_         = fs.Bool("j", true, "write JSON output (always on; kept for LIME's command lines)")
 		verbose   = fs.Bool("v", false, "print each output file written")
 		force     = fs.Bool("force", false, "write over files evalmd did not write, or changed since it wrote them")
 		outside   = fs.Bool("allow-outside-files", false, "send files a sheet names outside its folder and its data_root")
-		conc      = fs.Int("c", 10, "requests in flight per model")
+		conc      = fs.Int("c", 10, "requests in flight per model (at least 1)")
 		baseURL   = fs.String("base-url", "", "base URL of an OpenAI-compatible server")
 		complAPI  = fs.Bool("completion-api", false, "send raw text prompts to /v1/completions (llama.cpp, vLLM) instead of chat, as DataBench's baseline ran")
 		keyEnv    = fs.String("api-key-env", "", "environment variable holding the API key (default: the provider's, e.g. OPENAI_API_KEY, NAME_API_KEY for openai-api/NAME/)")
@@ -56,116 +61,136 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		rpm       = fs.Int("rpm", 0, "requests per minute per model (0: no limit)")
 		tpm       = fs.Int("tpm", 0, "estimated tokens per minute per model (0: no limit)")
 		timeout   = fs.Duration("timeout", 10*time.Minute, "time limit of one request")
-		attempts  = fs.Int("retries", 6, "attempts per question, the first included")
+		retries   = fs.Int("retries", 5, "retries of a failed request after its first attempt (0: none)")
 		cacheDir  = fs.String("cache", "", "answer repeated requests from this cache folder")
 		price     = fs.String("price", "", "price override IN,OUT in US dollars per million tokens")
-		grader    = fs.String("grader", "", "grader for every question (overrides the sheet's grader meta)")
 		mockReply = fs.String("mock-reply", "", "the reply of the mock model")
 		seed      = fs.Int64("seed", 0, "seed of the random model")
 		vision    = fs.String("vision", "", "send images: on, off (default: by model name)")
 		logDir    = fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
 	)
+	var grading cli.GradeFlags
+	grading.Bind(fs)
 	judge := judgeflag.Bind(fs)
 	modes := modeflag.Bind(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if (*sheetFile == "") == (*sheetDir == "") {
-		return fmt.Errorf("give one of -f SHEET or -d DIR")
-	}
-	cfg := harness.Config{
-		OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, AllowOutsideFiles: *outside, Stderr: stderr,
-		Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: os.Getenv, Timeout: *timeout, CompletionAPI: *complAPI,
-			MockReply: *mockReply, Seed: *seed},
-		NewModel: providers.Registry().New,
-		Runner: runner.Options{Concurrency: *conc, MaxAttempts: *attempts, Timeout: *timeout,
-			RPM: *rpm, TPM: *tpm},
-		Grader: *grader, LogDir: *logDir, ContextLimit: *ctxLimit, Encoding: *encoding,
-	}
-	if *ctxLimit < 0 {
-		return fmt.Errorf("-context-limit %d: want a number of tokens > 0", *ctxLimit)
-	}
-	if !*dryRun {
-		// The judge has its own server and key (--judge-base-url,
-		// --judge-api-key-env): nothing of the run's model is passed on.
-		jo, err := judge.Options(model.Options{Getenv: os.Getenv, Timeout: *timeout})
-		if err != nil {
-			return err
-		}
-		cfg.Judge = jo
-	}
-	var err error
-	if cfg.Solve, err = modes.Solve(); err != nil {
-		return err
-	}
-	if cfg.Sandbox, err = modes.Sandbox(); err != nil {
-		return err
-	}
-	if *cacheDir != "" {
-		c, err := runner.OpenCache(*cacheDir)
-		if err != nil {
-			return err
-		}
-		cfg.Runner.Cache = c
-		if n := c.Note(); n != "" {
-			fmt.Fprintf(stderr, "warning: %s\n", n)
-		}
-	}
-	if *price != "" {
-		p, err := model.ParsePrice(*price)
-		if err != nil {
-			return fmt.Errorf("-price: %w", err)
-		}
-		cfg.Price = &p
-	}
-	switch *vision {
-	case "":
-	case "on", "off":
-		v := *vision == "on"
-		cfg.Vision = &v
-	default:
-		return fmt.Errorf("-vision %q: say on or off", *vision)
-	}
-	if *models != "" {
-		for _, m := range strings.Split(*models, ",") {
-			if m = strings.TrimSpace(m); m != "" && !slices.Contains(cfg.Models, m) {
-				cfg.Models = append(cfg.Models, m)
+	return &cli.Command{
+		Name:  "run",
+		Usage: "-f SHEET | -d DIR -m MODEL[,MODEL...] [-o DIR] [-u N] [-y] [-v] [flags]",
+		Short: "Ask models the questions of markdown sheets and write graded output files.",
+		Flags: fs,
+		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+			if len(args) > 0 {
+				return cli.Usagef("unexpected argument %q", args[0])
 			}
-		}
-	}
-	if *temp != "" {
-		t, err := strconv.ParseFloat(*temp, 64)
-		if err != nil {
-			return fmt.Errorf("-temperature %q: not a number", *temp)
-		}
-		cfg.Settings.Temperature = &t
-	}
-	cfg.Settings.MaxTokens = *maxTok
-	if *schemaF != "" {
-		s, err := schema.Load(*schemaF)
-		if err != nil {
+			switch {
+			case *runIDLen < 0 || *runIDLen > 32:
+				return cli.Usagef("-u %d: the run id has 0 to 32 hex digits", *runIDLen)
+			case *conc < 1:
+				return cli.Usagef("-c %d: at least one request must be in flight", *conc)
+			case *maxTok < 0:
+				return cli.Usagef("--max-tokens %d: give 0 (the sheet's or the provider's) or more", *maxTok)
+			case *retries < 0:
+				return cli.Usagef("--retries %d: give 0 (no retries) or more", *retries)
+			case *rpm < 0 || *tpm < 0:
+				return cli.Usagef("--rpm and --tpm take 0 (no limit) or more")
+			case *timeout <= 0:
+				return cli.Usagef("--timeout %v: give a positive duration", *timeout)
+			}
+			if (*sheetFile == "") == (*sheetDir == "") {
+				return cli.Usagef("give one of -f SHEET or -d DIR")
+			}
+			cfg := harness.Config{
+				OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, AllowOutsideFiles: *outside, Stderr: stderr,
+				Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: os.Getenv, Timeout: *timeout, CompletionAPI: *complAPI,
+					MockReply: *mockReply, Seed: *seed},
+				NewModel: providers.Registry().New,
+				Runner: runner.Options{Concurrency: *conc, MaxAttempts: *retries + 1, Timeout: *timeout,
+					RPM: *rpm, TPM: *tpm},
+				Grader: grading.Grader, LogDir: *logDir, ContextLimit: *ctxLimit, Encoding: *encoding,
+			}
+			if *ctxLimit < 0 {
+				return cli.Usagef("--context-limit %d: want a number of tokens > 0", *ctxLimit)
+			}
+			if !*dryRun {
+				// The judge has its own server and key (--judge-base-url,
+				// --judge-api-key-env): nothing of the run's model is passed on.
+				jo, err := judge.Options(model.Options{Getenv: os.Getenv, Timeout: *timeout})
+				if err != nil {
+					return err
+				}
+				cfg.Judge = jo
+			}
+			var err error
+			if cfg.Solve, err = modes.Solve(); err != nil {
+				return err
+			}
+			if cfg.Sandbox, err = modes.Sandbox(); err != nil {
+				return err
+			}
+			if *cacheDir != "" {
+				c, err := runner.OpenCache(*cacheDir)
+				if err != nil {
+					return err
+				}
+				cfg.Runner.Cache = c
+				if n := c.Note(); n != "" {
+					fmt.Fprintf(stderr, "warning: %s\n", n)
+				}
+			}
+			if *price != "" {
+				p, err := model.ParsePrice(*price)
+				if err != nil {
+					return cli.Usagef("--price: %v", err)
+				}
+				cfg.Price = &p
+			}
+			switch *vision {
+			case "":
+			case "on", "off":
+				v := *vision == "on"
+				cfg.Vision = &v
+			default:
+				return cli.Usagef("--vision %q: say on or off", *vision)
+			}
+			if *models != "" {
+				for _, m := range strings.Split(*models, ",") {
+					if m = strings.TrimSpace(m); m != "" && !slices.Contains(cfg.Models, m) {
+						cfg.Models = append(cfg.Models, m)
+					}
+				}
+			}
+			if *temp != "" {
+				t, err := strconv.ParseFloat(*temp, 64)
+				if err != nil || math.IsNaN(t) || math.IsInf(t, 0) || t < 0 {
+					return cli.Usagef("--temperature %q: give a number, 0 or more", *temp)
+				}
+				cfg.Settings.Temperature = &t
+			}
+			cfg.Settings.MaxTokens = *maxTok
+			if *schemaF != "" {
+				s, err := schema.Load(*schemaF)
+				if err != nil {
+					return err
+				}
+				cfg.Schema = s
+			}
+			if *sheetFile != "" {
+				cfg.Sheets = []string{*sheetFile}
+			} else {
+				found, err := harness.FindSheets(*sheetDir)
+				if err != nil {
+					return err
+				}
+				cfg.Sheets = found
+				cfg.SheetRoot = *sheetDir
+			}
+			sum, err := harness.Run(ctx, cfg)
+			if *verbose {
+				for _, p := range sum.Outputs {
+					fmt.Fprintln(stdout, p)
+				}
+			}
 			return err
-		}
-		cfg.Schema = s
+		},
 	}
-	if *sheetFile != "" {
-		cfg.Sheets = []string{*sheetFile}
-	} else {
-		found, err := harness.FindSheets(*sheetDir)
-		if err != nil {
-			return err
-		}
-		cfg.Sheets = found
-		cfg.SheetRoot = *sheetDir
-	}
-	sum, err := harness.Run(ctx, cfg)
-	if *verbose {
-		for _, p := range sum.Outputs {
-			fmt.Fprintln(stdout, p)
-		}
-	}
-	return err
 }
