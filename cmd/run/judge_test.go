@@ -293,3 +293,22 @@ func TestFailedQuestionsFailTheRun(t *testing.T) {
 		t.Errorf("outputs %v, want the output written", paths)
 	}
 }
+
+// A bad sheet in the middle of run -d stops the run before any model call
+// (issue 12, item 8): every sheet is read and built first.
+func TestBadSheetFoundBeforeAnyCall(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20})
+	dir := t.TempDir()
+	good := "# S\n## Q1\n#### question\na\n#### answer\nB\n"
+	os.WriteFile(filepath.Join(dir, "input-a.md"), []byte(good), 0o644)
+	os.WriteFile(filepath.Join(dir, "input-b.md"), []byte("# S\n#### templates\n{{.Nope\n## Q1\n#### question\na\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "input-c.md"), []byte(good), 0o644)
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), &stdout, &stderr, []string{"-d", dir, "-o", t.TempDir(), "-m", "openai-api/x/m", "--base-url", srv.URL})
+	if err == nil || !strings.Contains(err.Error(), "input-b.md") {
+		t.Errorf("error %v, want one naming input-b.md", err)
+	}
+	if n := srv.Count(); n != 0 {
+		t.Errorf("%d model calls before the bad sheet was found", n)
+	}
+}
