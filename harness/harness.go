@@ -263,13 +263,27 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if sum.Failed > 0 {
 		// The outputs are written and hold every error; the exit status
 		// and this line say the run did not fully succeed.
-		errs = append(errs, fmt.Errorf("run: %d of %d questions failed (first: %s)", sum.Failed, sum.Questions, sum.FirstError))
+		errs = append(errs, &FailedError{Failed: sum.Failed, Total: sum.Questions, First: sum.FirstError})
 	}
 	if err := regrade.GradeErrors(sum.GradeFailures, "run"); err != nil {
 		errs = append(errs, err)
 	}
 	return sum, errors.Join(errs...)
 }
+
+// FailedError is a run that finished with questions that failed (their
+// errors are in the output files): a partial failure, not a failure to run.
+type FailedError struct {
+	Failed, Total int
+	First         string // the first failure's reason
+}
+
+func (e *FailedError) Error() string {
+	return fmt.Sprintf("run: %d of %d questions failed (first: %s)", e.Failed, e.Total, e.First)
+}
+
+// Partial says the run finished with some questions failed.
+func (e *FailedError) Partial() bool { return true }
 
 // checkGraders builds the grader of every question of a job, so an unknown
 // grader name or a judge without --judge stops the run before any call.

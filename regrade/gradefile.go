@@ -129,9 +129,24 @@ func GradeErrors(n int, where string) error {
 	if n == 0 {
 		return nil
 	}
+	return &UngradedError{N: n, Where: where}
+}
+
+// UngradedError is a run or regrade that finished with N questions whose
+// grade is null (the reason is in each one's grade_detail): a partial
+// failure, not a failure to run.
+type UngradedError struct {
+	N     int
+	Where string
+}
+
+func (e *UngradedError) Error() string {
 	s := "s"
-	if n == 1 {
+	if e.N == 1 {
 		s = ""
 	}
-	return fmt.Errorf("%s: %d question%s could not be graded (grade null, reason in grade_detail)", where, n, s)
+	return fmt.Sprintf("%s: %d question%s could not be graded (grade null, reason in grade_detail)", e.Where, e.N, s)
 }
+
+// Partial says the work finished with some questions left ungraded.
+func (e *UngradedError) Partial() bool { return true }

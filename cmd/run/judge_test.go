@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/evalmd/evalmd/internal/cli"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,6 +120,9 @@ func TestRunKeepsTheRestWhenAGraderFails(t *testing.T) {
 	err := run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", out, "-m", "mock", "--mock-reply", "B"})
 	if err == nil || !strings.Contains(err.Error(), "1 question could not be graded") {
 		t.Errorf("error %v, want one saying 1 question could not be graded", err)
+	}
+	if code := cli.ExitCode(err); code != 3 {
+		t.Errorf("exit status %d, want 3 (finished, a question ungraded)", code)
 	}
 	paths, _ := filepath.Glob(filepath.Join(out, "output-*.json"))
 	if len(paths) != 1 {

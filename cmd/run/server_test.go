@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/result"
 )
@@ -109,6 +110,9 @@ func TestNoKeyAnywhere(t *testing.T) {
 			err := run(context.Background(), &stdout, &stderr, args)
 			if err == nil || !strings.Contains(err.Error(), "questions failed") || !strings.Contains(err.Error(), "401") {
 				t.Fatalf("error %v, want one counting the failed questions and saying why\n%s", err, stderr.String())
+			}
+			if code := cli.ExitCode(err); code != 3 {
+				t.Errorf("exit status %d, want 3 (finished, some questions failed)", code)
 			}
 			checkKeyNowhere(t, srv, key, out, stdout.String()+stderr.String()+err.Error())
 		})

@@ -83,15 +83,24 @@ var ErrHelp = flag.ErrHelp
 func ExitCode(err error) int {
 	var ue *UsageError
 	var pe *PartialError
+	var pf partial
 	switch {
 	case err == nil, errors.Is(err, ErrHelp):
 		return 0
 	case errors.As(err, &ue):
 		return 2
-	case errors.As(err, &pe):
+	case errors.As(err, &pe), errors.As(err, &pf) && pf.Partial():
 		return 3
 	}
 	return 1
+}
+
+// partial is implemented by the errors of library packages (harness,
+// regrade) that mean "finished, but some questions failed or could not be
+// graded": exit status 3, without those packages knowing the command line.
+type partial interface {
+	error
+	Partial() bool
 }
 
 // Execute runs cmd with args (the process's arguments after its name).

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -92,5 +93,29 @@ func TestGradeFlags(t *testing.T) {
 	}
 	if g.Grader != "exact" {
 		t.Errorf("%+v", g)
+	}
+}
+
+// libPartial stands for a library's "finished, some questions failed"
+// error, which the library defines without importing cli.
+type libPartial struct{}
+
+func (libPartial) Error() string { return "3 of 10 questions failed" }
+func (libPartial) Partial() bool { return true }
+
+func TestExitCodeOfLibraryPartialErrors(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{libPartial{}, 3},
+		{fmt.Errorf("wrapped: %w", libPartial{}), 3},
+		{errors.Join(libPartial{}, libPartial{}), 3},
+		{errors.New("could not run"), 1},
+		{&PartialError{Failed: 1}, 3},
+	} {
+		if got := ExitCode(tc.err); got != tc.want {
+			t.Errorf("ExitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		}
 	}
 }
