@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -173,12 +174,12 @@ func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Resp
 	}
 	for i, msg := range req.Messages {
 		if msg.Role != "user" || len(msg.Images) > 0 || len(msg.ToolCalls) > 0 {
-			return model.Response{}, m.wrap(req, fmt.Errorf("message %d: the completions API takes user text only (role %s)", i, msg.Role))
+			return model.Response{}, m.cfg.wrap(req, fmt.Errorf("message %d: the completions API takes user text only (role %s)", i, msg.Role))
 		}
 		parts = append(parts, msg.Content)
 	}
 	if len(req.Tools) > 0 {
-		return model.Response{}, m.wrap(req, fmt.Errorf("the completions API cannot offer tools (agent mode needs chat)"))
+		return model.Response{}, m.cfg.wrap(req, fmt.Errorf("the completions API cannot offer tools (agent mode needs chat)"))
 	}
 	p := openai.CompletionNewParams{
 		Model:  openai.CompletionNewParamsModel(m.cfg.info.Model),
@@ -206,14 +207,10 @@ func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Resp
 	var httpRes *http.Response
 	out, err := m.completions.New(callCtx, p, option.WithResponseInto(&httpRes))
 	if err != nil {
-		var apiErr *openai.Error
-		if errors.As(err, &apiErr) && httpRes == nil {
-			httpRes = apiErr.Response
-		}
-		return model.Response{}, m.wrap(req, wire.Classify(m.cfg.label, m.cfg.key, err, httpRes, ctx, callCtx, timeout))
+		return model.Response{}, m.cfg.failed(req, err, httpRes, ctx, callCtx, timeout)
 	}
 	if out == nil || len(out.Choices) == 0 {
-		return model.Response{}, m.wrap(req, &model.APIError{Provider: m.cfg.label, Retryable: true, Message: "malformed reply: no choices"})
+		return model.Response{}, m.cfg.wrap(req, &model.APIError{Provider: m.cfg.label, Retryable: true, Message: "malformed reply: no choices"})
 	}
 	return model.Response{
 		Text:         out.Choices[0].Text,
@@ -224,8 +221,19 @@ func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Resp
 	}, nil
 }
 
-func (m *textModel) wrap(req model.Request, err error) error {
-	return fmt.Errorf("model %s, question %q: %w", m.cfg.name, req.Question.Name, err)
+// wrap names the request in an error, keeping *APIError reachable by errors.As.
+func (c config) wrap(req model.Request, err error) error {
+	return fmt.Errorf("model %s, question %q: %w", c.name, req.Question.Name, err)
+}
+
+// failed classifies a failed call of either endpoint (status, Retry-After,
+// transport, timeout) and names the request; the key never appears.
+func (c config) failed(req model.Request, err error, httpRes *http.Response, ctx, callCtx context.Context, timeout time.Duration) error {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) && httpRes == nil {
+		httpRes = apiErr.Response
+	}
+	return c.wrap(req, wire.Classify(c.label, c.key, err, httpRes, ctx, callCtx, timeout))
 }
 
 // chatModel talks to OpenAI or any server speaking its chat-completions API.
@@ -244,7 +252,7 @@ func (m *chatModel) Info() model.Info { return m.cfg.info }
 func (m *chatModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
 	params, err := m.params(req)
 	if err != nil {
-		return model.Response{}, m.wrap(req, err)
+		return model.Response{}, m.cfg.wrap(req, err)
 	}
 	timeout := m.cfg.opt.RequestTimeout()
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
@@ -252,14 +260,10 @@ func (m *chatModel) Complete(ctx context.Context, req model.Request) (model.Resp
 	var httpRes *http.Response
 	out, err := m.chat.New(callCtx, params, option.WithResponseInto(&httpRes))
 	if err != nil {
-		var apiErr *openai.Error
-		if errors.As(err, &apiErr) && httpRes == nil {
-			httpRes = apiErr.Response
-		}
-		return model.Response{}, m.wrap(req, wire.Classify(m.cfg.label, m.cfg.key, err, httpRes, ctx, callCtx, timeout))
+		return model.Response{}, m.cfg.failed(req, err, httpRes, ctx, callCtx, timeout)
 	}
 	if out == nil || len(out.Choices) == 0 {
-		return model.Response{}, m.wrap(req, &model.APIError{Provider: m.cfg.label, Retryable: true,
+		return model.Response{}, m.cfg.wrap(req, &model.APIError{Provider: m.cfg.label, Retryable: true,
 			Message: "malformed reply: no choices"})
 	}
 	choice := out.Choices[0]
@@ -282,11 +286,6 @@ func (m *chatModel) Complete(ctx context.Context, req model.Request) (model.Resp
 		FinishReason: choice.FinishReason,
 		ToolCalls:    calls,
 	}, nil
-}
-
-// wrap names the request in an error, keeping *APIError reachable by errors.As.
-func (m *chatModel) wrap(req model.Request, err error) error {
-	return fmt.Errorf("model %s, question %q: %w", m.cfg.name, req.Question.Name, err)
 }
 
 // params translates a Request into the SDK's request body.
