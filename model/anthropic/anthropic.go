@@ -37,6 +37,7 @@ type config struct {
 type messagesModel struct {
 	cfg      config
 	messages anthropic.MessageService
+	batches  anthropic.MessageBatchService // Message Batches
 }
 
 // New builds an Anthropic model: the key from Options (APIKey, APIKeyEnv)
@@ -86,7 +87,8 @@ func New(ref model.Ref, opt model.Options) (model.Model, error) {
 		opts = append(opts, option.WithAPIKey(key))
 	}
 	cfg := config{name: ref.Name, key: key, info: info, opt: opt}
-	return &messagesModel{cfg: cfg, messages: anthropic.NewMessageService(opts...)}, nil
+	return &messagesModel{cfg: cfg, messages: anthropic.NewMessageService(opts...),
+		batches: anthropic.NewMessageBatchService(opts...)}, nil
 }
 
 // Name returns the name given to New.
@@ -113,8 +115,17 @@ func (m *messagesModel) Complete(ctx context.Context, req model.Request) (model.
 		}
 		return model.Response{}, m.wrap(req, wire.Classify("anthropic", m.cfg.key, err, httpRes, ctx, callCtx, timeout))
 	}
+	res, err := response(out)
+	if err != nil {
+		return model.Response{}, m.wrap(req, err)
+	}
+	return res, nil
+}
+
+// response reads a message, live or from a batch's results.
+func response(out *anthropic.Message) (model.Response, error) {
 	if out == nil {
-		return model.Response{}, m.wrap(req, &model.APIError{Provider: "anthropic", Retryable: true, Message: "malformed reply: empty"})
+		return model.Response{}, &model.APIError{Provider: "anthropic", Retryable: true, Message: "malformed reply: empty"}
 	}
 	var text strings.Builder
 	var calls []model.ToolCall

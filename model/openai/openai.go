@@ -149,7 +149,8 @@ func New(ref model.Ref, opt model.Options) (model.Model, error) {
 	if opt.CompletionAPI {
 		return &textModel{cfg: cfg, completions: openai.NewCompletionService(opts...)}, nil
 	}
-	return &chatModel{cfg: cfg, chat: openai.NewChatCompletionService(opts...)}, nil
+	return &chatModel{cfg: cfg, chat: openai.NewChatCompletionService(opts...),
+		files: openai.NewFileService(opts...), batches: openai.NewBatchService(opts...)}, nil
 }
 
 // textModel talks to a server's raw text-completions endpoint.
@@ -238,8 +239,10 @@ func (c config) failed(req model.Request, err error, httpRes *http.Response, ctx
 
 // chatModel talks to OpenAI or any server speaking its chat-completions API.
 type chatModel struct {
-	cfg  config
-	chat openai.ChatCompletionService
+	cfg     config
+	chat    openai.ChatCompletionService
+	files   openai.FileService  // batch input and output files
+	batches openai.BatchService // the Batches API
 }
 
 // Name returns the name given to New.
@@ -262,9 +265,18 @@ func (m *chatModel) Complete(ctx context.Context, req model.Request) (model.Resp
 	if err != nil {
 		return model.Response{}, m.cfg.failed(req, err, httpRes, ctx, callCtx, timeout)
 	}
+	res, err := m.response(out)
+	if err != nil {
+		return model.Response{}, m.cfg.wrap(req, err)
+	}
+	return res, nil
+}
+
+// response reads a chat completion, live or from a batch's output.
+func (m *chatModel) response(out *openai.ChatCompletion) (model.Response, error) {
 	if out == nil || len(out.Choices) == 0 {
-		return model.Response{}, m.cfg.wrap(req, &model.APIError{Provider: m.cfg.label, Retryable: true,
-			Message: "malformed reply: no choices"})
+		return model.Response{}, &model.APIError{Provider: m.cfg.label, Retryable: true,
+			Message: "malformed reply: no choices"}
 	}
 	choice := out.Choices[0]
 	text := choice.Message.Content

@@ -102,21 +102,38 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	return 0
 }
 
-// bodyMessage extracts the error text from an error response's JSON body,
-// in the shapes OpenAI, Anthropic and the local servers use. A body that is
-// not such JSON is never quoted (it may echo headers, keys included): the
-// status text stands in for it.
-func bodyMessage(res *http.Response) string {
-	fallback := http.StatusText(res.StatusCode)
-	if fallback == "" {
-		fallback = "error"
+// StatusError is the error of one request that a batch answered with an
+// HTTP error status and body: classified as Classify classifies a live
+// reply with that status.
+func StatusError(provider, key string, status int, body []byte) *model.APIError {
+	return &model.APIError{
+		Provider:  provider,
+		Status:    status,
+		Retryable: retryableStatus(status),
+		Message:   truncate(scrub(dataMessage(status, body), key), 500),
 	}
+}
+
+// bodyMessage extracts the error text from an error response's JSON body.
+func bodyMessage(res *http.Response) string {
 	if res.Body == nil {
-		return fallback
+		return dataMessage(res.StatusCode, nil)
 	}
 	data, err := io.ReadAll(io.LimitReader(res.Body, 64<<10))
 	if err != nil {
-		return fallback
+		return dataMessage(res.StatusCode, nil)
+	}
+	return dataMessage(res.StatusCode, data)
+}
+
+// dataMessage extracts the error text from an error body, in the shapes
+// OpenAI, Anthropic and the local servers use. A body that is not such
+// JSON is never quoted (it may echo headers, keys included): the status
+// text stands in for it.
+func dataMessage(status int, data []byte) string {
+	fallback := http.StatusText(status)
+	if fallback == "" {
+		fallback = "error"
 	}
 	var body struct {
 		Error   json.RawMessage `json:"error"`

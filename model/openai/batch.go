@@ -1,0 +1,315 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/internal/wire"
+)
+
+// OpenAI's limits of one batch (its Batch API guide).
+const (
+	MaxBatchRequests = 50_000
+	MaxBatchBytes    = 200 << 20
+)
+
+// TagKey is the metadata key a batch's run tag is stored under.
+const TagKey = "evalmd_run"
+
+// chatEndpoint is the endpoint every request line of a batch names.
+const chatEndpoint = "/v1/chat/completions"
+
+// Batch says a text-completions model cannot be batched.
+func (m *textModel) Batch() (model.BatchAPI, error) {
+	return nil, fmt.Errorf("model %s: --batch sends chat requests; it does not work with --completion-api", m.cfg.name)
+}
+
+// Batch returns the model's batch API: OpenAI's Files and Batches, which
+// any server serving them (Azure, hosted OpenAI-compatible services)
+// answers too.
+func (m *chatModel) Batch() (model.BatchAPI, error) { return m, nil }
+
+// BatchLimits are OpenAI's.
+func (m *chatModel) BatchLimits() model.BatchLimits {
+	return model.BatchLimits{MaxRequests: MaxBatchRequests, MaxBytes: MaxBatchBytes}
+}
+
+// batchLine is one line of a batch input file.
+type batchLine struct {
+	CustomID string                         `json:"custom_id"`
+	Method   string                         `json:"method"`
+	URL      string                         `json:"url"`
+	Body     openai.ChatCompletionNewParams `json:"body"`
+}
+
+// BatchLine encodes req as the live chat request's body, wrapped in a
+// batch line.
+func (m *chatModel) BatchLine(customID string, req model.Request) ([]byte, error) {
+	params, err := m.params(req)
+	if err != nil {
+		return nil, m.cfg.wrap(req, err)
+	}
+	line, err := json.Marshal(batchLine{CustomID: customID, Method: http.MethodPost, URL: chatEndpoint, Body: params})
+	if err != nil {
+		return nil, m.cfg.wrap(req, err)
+	}
+	return line, nil
+}
+
+// batchCall bounds one call of the Files or Batches API by the request
+// timeout and classifies its failure; a 404 or 405 says the server does not
+// serve that API.
+func (m *chatModel) batchCall(ctx context.Context, what string, call func(ctx context.Context, res **http.Response) error) error {
+	timeout := m.cfg.opt.RequestTimeout()
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var httpRes *http.Response
+	err := call(callCtx, &httpRes)
+	if err == nil {
+		return nil
+	}
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) && httpRes == nil {
+		httpRes = apiErr.Response
+	}
+	err = wire.Classify(m.cfg.label, m.cfg.key, err, httpRes, ctx, callCtx, timeout)
+	var ae *model.APIError
+	if errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Status == http.StatusMethodNotAllowed) {
+		return fmt.Errorf("model %s: %s: the server at %s does not serve OpenAI's Files and Batches APIs, which --batch needs (%w)",
+			m.cfg.name, what, m.cfg.info.BaseURL, err)
+	}
+	return fmt.Errorf("model %s: %s: %w", m.cfg.name, what, err)
+}
+
+// UploadBatch uploads the request lines as a file for a batch.
+func (m *chatModel) UploadBatch(ctx context.Context, lines []byte) (string, error) {
+	var f *openai.FileObject
+	err := m.batchCall(ctx, "uploading the batch's request file", func(ctx context.Context, res **http.Response) error {
+		var err error
+		f, err = m.files.New(ctx, openai.FileNewParams{
+			File:    openai.File(bytes.NewReader(lines), "evalmd-batch.jsonl", "application/jsonl"),
+			Purpose: openai.FilePurposeBatch,
+		}, option.WithResponseInto(res))
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if f == nil || f.ID == "" {
+		return "", fmt.Errorf("model %s: uploading the batch's request file: the server returned no file id", m.cfg.name)
+	}
+	return f.ID, nil
+}
+
+// CreateBatch starts a 24-hour batch of an uploaded file, tagged.
+func (m *chatModel) CreateBatch(ctx context.Context, fileID string, _ []byte, tag string) (model.BatchInfo, error) {
+	var b *openai.Batch
+	err := m.batchCall(ctx, "creating a batch", func(ctx context.Context, res **http.Response) error {
+		var err error
+		b, err = m.batches.New(ctx, openai.BatchNewParams{
+			CompletionWindow: openai.BatchNewParamsCompletionWindow24h,
+			Endpoint:         openai.BatchNewParamsEndpointV1ChatCompletions,
+			InputFileID:      fileID,
+			Metadata:         shared.Metadata{TagKey: tag},
+		}, option.WithResponseInto(res))
+		return err
+	})
+	if err != nil {
+		return model.BatchInfo{}, err
+	}
+	if b == nil || b.ID == "" {
+		return model.BatchInfo{}, fmt.Errorf("model %s: creating a batch: the server returned no batch id", m.cfg.name)
+	}
+	return batchInfo(b), nil
+}
+
+// FindBatches pages through the account's batches, newest first, down to
+// since, and returns those tagged tag.
+func (m *chatModel) FindBatches(ctx context.Context, tag string, since time.Time) ([]model.BatchInfo, error) {
+	var found []model.BatchInfo
+	after := ""
+	for page := 0; page < 1000; page++ {
+		var p []openai.Batch
+		var more bool
+		err := m.batchCall(ctx, "listing batches", func(ctx context.Context, res **http.Response) error {
+			q := openai.BatchListParams{Limit: openai.Int(100)}
+			if after != "" {
+				q.After = openai.String(after)
+			}
+			out, err := m.batches.List(ctx, q, option.WithResponseInto(res))
+			if err == nil {
+				p, more = out.Data, out.HasMore
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		older := false
+		for i := range p {
+			if p[i].Metadata[TagKey] == tag && tag != "" {
+				found = append(found, batchInfo(&p[i]))
+			}
+			if time.Unix(p[i].CreatedAt, 0).Before(since) {
+				older = true
+			}
+		}
+		if !more || older || len(p) == 0 {
+			return found, nil
+		}
+		after = p[len(p)-1].ID
+	}
+	return found, nil
+}
+
+// GetBatch reports a batch's state.
+func (m *chatModel) GetBatch(ctx context.Context, id string) (model.BatchInfo, error) {
+	var b *openai.Batch
+	err := m.batchCall(ctx, "batch "+id, func(ctx context.Context, res **http.Response) error {
+		var err error
+		b, err = m.batches.Get(ctx, id, option.WithResponseInto(res))
+		return err
+	})
+	if err != nil {
+		return model.BatchInfo{}, err
+	}
+	if b == nil {
+		return model.BatchInfo{}, fmt.Errorf("model %s: batch %s: empty reply", m.cfg.name, id)
+	}
+	return batchInfo(b), nil
+}
+
+// batchInfo folds OpenAI's batch statuses into model.BatchState.
+func batchInfo(b *openai.Batch) model.BatchInfo {
+	info := model.BatchInfo{
+		ID: b.ID, Status: string(b.Status), InputFile: b.InputFileID, Tag: b.Metadata[TagKey],
+		OutputFile: b.OutputFileID, ErrorFile: b.ErrorFileID,
+		Total: int(b.RequestCounts.Total), Succeeded: int(b.RequestCounts.Completed), Failed: int(b.RequestCounts.Failed),
+		Created: time.Unix(b.CreatedAt, 0),
+	}
+	if b.ExpiresAt != 0 {
+		info.ExpiresAt = time.Unix(b.ExpiresAt, 0)
+	}
+	switch b.Status {
+	case openai.BatchStatusCompleted, openai.BatchStatusExpired, openai.BatchStatusCancelled:
+		info.State = model.BatchEnded
+	case openai.BatchStatusFailed:
+		info.State = model.BatchFailed
+		for _, e := range b.Errors.Data {
+			if info.Message != "" {
+				info.Message += "; "
+			}
+			if e.Line != 0 {
+				info.Message += fmt.Sprintf("line %d: ", e.Line)
+			}
+			info.Message += e.Code + ": " + e.Message
+		}
+	}
+	return info
+}
+
+// resultLine is one line of a batch's output or error file.
+type resultLine struct {
+	CustomID string `json:"custom_id"`
+	Response *struct {
+		StatusCode int             `json:"status_code"`
+		Body       json.RawMessage `json:"body"`
+	} `json:"response"`
+	Error *struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// BatchResults reads an ended batch's output file (answers) and error file
+// (requests that failed or expired).
+func (m *chatModel) BatchResults(ctx context.Context, b model.BatchInfo, fn func(model.BatchResult) error) error {
+	for _, file := range []string{b.OutputFile, b.ErrorFile} {
+		if file == "" {
+			continue
+		}
+		if err := m.readResults(ctx, b.ID, file, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *chatModel) readResults(ctx context.Context, batchID, file string, fn func(model.BatchResult) error) error {
+	var body io.ReadCloser
+	// The file may be large: the request timeout bounds getting its
+	// headers, the caller's context its reading.
+	err := m.batchCall(ctx, "batch "+batchID+": results file "+file, func(callCtx context.Context, res **http.Response) error {
+		r, err := m.files.Content(ctx, file, option.WithResponseInto(res))
+		if err == nil {
+			body = r.Body
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	defer body.Close()
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		r, err := m.resultOf(sc.Bytes())
+		if err != nil {
+			return fmt.Errorf("model %s: batch %s: results file %s:%d: %w", m.cfg.name, batchID, file, n, err)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("model %s: batch %s: reading results file %s: %w", m.cfg.name, batchID, file, err)
+	}
+	return nil
+}
+
+// resultOf reads one result line: an answer is read by the same code as a
+// live reply, an error classified as a live error of its status would be.
+func (m *chatModel) resultOf(line []byte) (model.BatchResult, error) {
+	var l resultLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return model.BatchResult{}, fmt.Errorf("not a batch result: %w", err)
+	}
+	if l.CustomID == "" {
+		return model.BatchResult{}, errors.New("batch result without a custom_id")
+	}
+	r := model.BatchResult{CustomID: l.CustomID}
+	switch {
+	case l.Response != nil && l.Response.StatusCode == http.StatusOK:
+		var out openai.ChatCompletion
+		if err := json.Unmarshal(l.Response.Body, &out); err != nil {
+			r.Err = &model.APIError{Provider: m.cfg.label, Retryable: true, Message: "malformed reply in batch output: " + err.Error()}
+			return r, nil
+		}
+		r.Response, r.Err = m.response(&out)
+	case l.Response != nil && l.Response.StatusCode != 0:
+		r.Err = wire.StatusError(m.cfg.label, m.cfg.key, l.Response.StatusCode, l.Response.Body)
+	case l.Error != nil:
+		// batch_expired, batch_cancelled, or a failure the server did not
+		// give a status for: sending the request again may succeed.
+		r.Err = &model.APIError{Provider: m.cfg.label, Retryable: true,
+			Message: wire.Truncate("batch: "+l.Error.Code+": "+l.Error.Message, m.cfg.key, 500)}
+	default:
+		r.Err = &model.APIError{Provider: m.cfg.label, Retryable: true, Message: "batch result with neither a response nor an error"}
+	}
+	return r, nil
+}

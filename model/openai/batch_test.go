@@ -1,0 +1,60 @@
+package openai
+
+import (
+	"context"
+	"testing"
+
+	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/internal/providertest"
+)
+
+func TestBatchLineIsTheLiveRequest(t *testing.T) {
+	for _, base := range []string{"", "other"} {
+		live := fakeserver.NewOpenAI(t, fakeserver.Options{})
+		opt := model.Options{APIKey: "sk-test-key"}
+		if base == "" {
+			opt.HTTPClient = redirect(t, live.URL) // api.openai.com: max_completion_tokens
+		} else {
+			opt.BaseURL = live.URL // another server: max_tokens
+		}
+		m, err := newModel("openai/gpt-4o", opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := providertest.FullRequest()
+		if _, err := m.Complete(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		line, err := providertest.BatchOf(t, m).BatchLine("q-1", req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		providertest.BatchLineIsLive(t, line, "q-1", live.Calls()[0].Body, "body")
+	}
+}
+
+func TestBatchLifecycle(t *testing.T) {
+	srv := fakeserver.NewOpenAIBatch(t, fakeserver.BatchOptions{Reply: providertest.BatchReply, Expire: providertest.BatchExpire, Polls: 2})
+	m, err := newModel("openai/gpt-4o", model.Options{APIKey: "sk-test-key", BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	providertest.BatchLifecycle(t, providertest.BatchOf(t, m), srv, true)
+}
+
+func TestBatchNeedsTheAPI(t *testing.T) {
+	srv := fakeserver.NewOpenAIBatch(t, fakeserver.BatchOptions{NoBatchAPI: true})
+	m, err := newModel("vllm/llama", model.Options{BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	providertest.NoBatchAPI(t, providertest.BatchOf(t, m), "does not serve OpenAI's Files and Batches APIs")
+	text, err := newModel("vllm/llama", model.Options{BaseURL: srv.URL, CompletionAPI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := text.(model.Batcher).Batch(); err == nil {
+		t.Error("a --completion-api model offered a batch API")
+	}
+}
