@@ -3,8 +3,8 @@
 // Questions), byte for byte as LIME's agg.py prints them, then what LIME
 // lacks: per-model accuracy with 95% intervals, paired McNemar tests,
 // questions graded differently between models or runs, usage, errors apart
-// from wrong answers, the DSBench and DABench figures where the sheets are
-// those benchmarks, and optional SVG charts.
+// from wrong answers, the figures of the benchmarks the sheets belong to
+// (Metric values a benchmark package offers), and optional SVG charts.
 //
 // Files are streamed: each is decoded, reduced to one small row per question
 // and dropped, so a folder of 10,000 files never sits in memory.
@@ -52,6 +52,9 @@ type Options struct {
 	// ID replaces the random 4-character id of the default output name, so
 	// tests know the file name.
 	ID string
+	// Metrics are the benchmarks' own figures, printed after agg's tables
+	// for the files whose "benchmark" meta names them.
+	Metrics []Metric
 
 	Stdout, Stderr io.Writer
 }
@@ -74,7 +77,7 @@ func Run(ctx context.Context, opt Options) error {
 	if !st.IsDir() {
 		return fmt.Errorf("agg: %s is not a directory", opt.Dir)
 	}
-	d, err := Load(ctx, opt.Dir, opt.Stderr, LoadOptions{IncludeDryRuns: opt.IncludeDryRuns})
+	d, err := Load(ctx, opt.Dir, opt.Stderr, LoadOptions{IncludeDryRuns: opt.IncludeDryRuns, Metrics: opt.Metrics})
 	if err != nil {
 		return err
 	}
@@ -191,12 +194,7 @@ func (d *Data) Markdown(opt ReportOptions) (string, error) {
 	disc, ndisc := d.Discrepancies(limit)
 	tables := []Table{totalsTable(totals), pairsTable(d.Pairs()),
 		discrepancyTable(disc, ndisc), usageTable(d.Usages()), errorsTable(totals)}
-	if ds := d.DSBench(); len(ds) > 0 {
-		tables = append(tables, dsbenchTable(ds))
-	}
-	if da := d.DABench(); len(da) > 0 {
-		tables = append(tables, dabenchTables(da)...)
-	}
+	tables = append(tables, d.metricTables()...)
 	for _, t := range tables {
 		s, err := t.Markdown()
 		if err != nil {

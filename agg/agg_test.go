@@ -51,7 +51,6 @@ func TestMainGolden(t *testing.T) {
 		name string
 		opt  Options
 	}{
-		{"bench", Options{Dir: "testdata/bench", Out: "-"}},
 		{"broken", Options{Dir: "testdata/broken", Out: "-", Verbose: true}},
 	}
 	for _, tt := range tests {
@@ -156,93 +155,6 @@ func TestDefaultOutputName(t *testing.T) {
 	matches, _ := filepath.Glob(filepath.Join(dir, "agg-[0-9a-f][0-9a-f][0-9a-f][0-9a-f].md"))
 	if len(matches) != 2 {
 		t.Errorf("agg-XXXX.md files: %v", matches)
-	}
-}
-
-// TestDSBench checks the DSBench figures against numbers worked out by hand
-// on testdata/bench:
-//
-//	m1: comp-a 1 of 3 right (one errored, ungraded), comp-b 1 of 1;
-//	    task-level 2/4 = 50%, competition-level (1/3 + 1)/2 = 66.67%.
-//	m2: comp-a 3 of 3, comp-b 0 of 1;
-//	    task-level 3/4 = 75%, competition-level (1 + 0)/2 = 50%.
-//
-// The plain sheet m1 also answered is not DSBench and must not count.
-func TestDSBench(t *testing.T) {
-	d, err := Load(context.Background(), "testdata/bench", io.Discard, LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := d.DSBench()
-	want := []DSBenchRow{
-		{Model: "m1", Questions: 4, Correct: 2, Task: 0.5, Competitions: 2, Competition: (1.0/3 + 1) / 2},
-		{Model: "m2", Questions: 4, Correct: 3, Task: 0.75, Competitions: 2, Competition: 0.5},
-	}
-	if len(got) != len(want) {
-		t.Fatalf("got %d rows, want %d: %+v", len(got), len(want), got)
-	}
-	for i := range want {
-		g, w := got[i], want[i]
-		if g.Model != w.Model || g.Questions != w.Questions || g.Correct != w.Correct ||
-			g.Competitions != w.Competitions || !near(g.Task, w.Task, 1e-12) || !near(g.Competition, w.Competition, 1e-12) {
-			t.Errorf("row %d: got %+v, want %+v", i, g, w)
-		}
-	}
-	tbl := dsbenchTable(got)
-	if tbl.Rows[0][5] != "66.67%" || tbl.Rows[1][3] != "75.00%" {
-		t.Errorf("formatted rows: %v", tbl.Rows)
-	}
-}
-
-// TestDABench checks the DABench figures on testdata/bench, worked out by
-// hand: d1 (concepts A, B; easy) has both sub-answers right, d2 (A; hard)
-// one of two, d3 (B; easy) has an empty response and leaves every
-// denominator. ABQ 1/2, PSAQ (1 + 1/2)/2, UASQ 3/4; concept A 1/2, B 1/1;
-// one concept 0/1, two 1/1; easy 1/1, hard 0/1.
-func TestDABench(t *testing.T) {
-	d, err := Load(context.Background(), "testdata/bench", io.Discard, LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs := d.DABench()
-	if len(runs) != 1 || runs[0].Label != "m1" {
-		t.Fatalf("runs: %+v", runs)
-	}
-	r := runs[0].Report
-	check := func(name string, got, want float64) {
-		t.Helper()
-		if !near(got, want, 1e-12) {
-			t.Errorf("%s = %v, want %v", name, got, want)
-		}
-	}
-	if r.Scored != 2 {
-		t.Errorf("scored %d, want 2", r.Scored)
-	}
-	check("ABQ", r.ABQ.Value, 0.5)
-	check("PSAQ", r.PSAQ.Value, 0.75)
-	check("UASQ", r.UASQ.Value, 0.75)
-	concepts := map[string]float64{}
-	for _, c := range r.Concepts {
-		concepts[c.Name] = c.Rate.Value
-	}
-	check("concept A", concepts["A"], 0.5)
-	check("concept B", concepts["B"], 1)
-	counts := map[string]float64{}
-	for _, c := range r.ConceptCounts {
-		counts[c.Name] = c.Rate.Value
-	}
-	check("1 concept", counts["1"], 0)
-	check("2 concepts", counts["2"], 1)
-	levels := map[string]float64{}
-	for _, l := range runs[0].Levels {
-		levels[l.Name] = l.Rate.Value
-	}
-	check("easy", levels["easy"], 1)
-	check("hard", levels["hard"], 0)
-	if r.TwoOrMore == nil {
-		t.Error("two or more concepts: nil")
-	} else {
-		check("two or more", r.TwoOrMore.Value, 1)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"sort"
 
 	"github.com/evalmd/evalmd/internal/outfile"
 	"gonum.org/v1/plot"
@@ -46,11 +45,8 @@ func (d *Data) WriteCharts(dir, base string, opt outfile.Options) ([]Chart, erro
 
 // Charts draws the charts the data calls for as SVG, their file names
 // starting with base (the report's name without extension): a leaderboard
-// of per-model accuracy with Wilson 95% intervals, and, when DABench sheets
-// are present, DABench's per-concept accuracy. The DABench paper draws
-// concepts as a spider chart; grouped horizontal bars are used here,
-// because they show the same numbers, stay readable with many models and
-// need no custom plotter.
+// of per-model accuracy with Wilson 95% intervals, then the charts of the
+// metrics that draw any (ChartMetric).
 func (d *Data) Charts(base string) ([]Chart, error) {
 	var out []Chart
 	if ts := d.Totals(); len(ts) > 0 {
@@ -61,15 +57,13 @@ func (d *Data) Charts(base string) ([]Chart, error) {
 		out = append(out, Chart{Title: "Leaderboard: accuracy with 95% interval", File: base + "-leaderboard.svg",
 			SVG: renderSVG(p, 6*vg.Inch, h)})
 	}
-	if runs := d.DABench(); len(runs) > 0 {
-		p, h, err := conceptPlot(runs)
-		if err != nil {
-			return nil, err
-		}
-		if p != nil {
-			out = append(out, Chart{Title: "DABench: accuracy by question per concept", File: base + "-concepts.svg",
-				SVG: renderSVG(p, 7*vg.Inch, h)})
-		}
+	plots, err := d.metricPlots()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range plots {
+		out = append(out, Chart{Title: p.Title, File: base + "-" + p.Name + ".svg",
+			SVG: renderSVG(p.Plot, p.Width, p.Height)})
 	}
 	return out, nil
 }
@@ -105,9 +99,9 @@ type rowLabels struct {
 	room  vg.Length // from the labels' left edge to the bars
 }
 
-// nominalY names the rows of p's Y axis with rowLabels instead of tick
-// labels.
-func nominalY(p *plot.Plot, names []string) {
+// NominalY names the rows 0..n-1 of p's Y axis (a horizontal bar chart's
+// bars) with rowLabels instead of gonum's tick labels.
+func NominalY(p *plot.Plot, names []string) {
 	sty := p.Y.Tick.Label
 	sty.XAlign = draw.XLeft
 	sty.YAlign = draw.YCenter
@@ -189,71 +183,7 @@ func leaderboardPlot(ts []ModelTotal) (*plot.Plot, vg.Length, error) {
 	}
 	errs.LineStyle.Width = vg.Points(1.2)
 	p.Add(plotter.NewGrid(), bars, errs)
-	nominalY(p, names)
+	NominalY(p, names)
 	h := vg.Length(n)*vg.Points(22) + vg.Inch
-	return p, h, nil
-}
-
-// conceptPlot draws DABench's ABQ per concept, one bar per run in each
-// concept's group. It returns nil when no question names a concept.
-func conceptPlot(runs []DABenchRun) (*plot.Plot, vg.Length, error) {
-	var concepts []string
-	seen := map[string]bool{}
-	for _, r := range runs {
-		for _, c := range r.Report.Concepts {
-			if !seen[c.Name] {
-				seen[c.Name] = true
-				concepts = append(concepts, c.Name)
-			}
-		}
-	}
-	if len(concepts) == 0 {
-		return nil, 0, nil
-	}
-	sort.Strings(concepts) // the order of the per-concept table
-	p := plot.New()
-	p.Title.Text = "DABench: accuracy by question (ABQ) per concept"
-	p.Title.Padding = vg.Points(8)
-	p.X.Label.Text = "ABQ"
-	p.X.Min, p.X.Max = 0, 1
-	p.Legend.Top = true
-	p.Legend.TextStyle.Font.Size = vg.Points(10)
-	nr := len(runs)
-	barW := vg.Points(10)
-	rowH := barW*vg.Length(nr) + vg.Points(12) // one concept's group
-	// Leave room above the top group for the legend, which sits inside the
-	// plot area: one legend line is about 14 points.
-	p.Y.Min = -0.6
-	p.Y.Max = float64(len(concepts)) - 0.4 + float64(vg.Points(14)*vg.Length(nr)/rowH)
-	for i, r := range runs {
-		vals := make(plotter.Values, len(concepts))
-		for _, c := range r.Report.Concepts {
-			for j, name := range concepts {
-				if name == c.Name {
-					// Row 0 at the bottom: reverse so the first concept is on top.
-					vals[len(concepts)-1-j] = c.Rate.Value
-				}
-			}
-		}
-		bars, err := plotter.NewBarChart(vals, barW)
-		if err != nil {
-			return nil, 0, fmt.Errorf("agg: concept chart: %w", err)
-		}
-		bars.Horizontal = true
-		bars.Color = plotutil.Color(i)
-		bars.LineStyle.Width = 0
-		// Spread the group around the concept's row, first run on top as in
-		// the legend.
-		bars.Offset = barW * vg.Length(float64(nr-1)/2-float64(i))
-		p.Add(bars)
-		p.Legend.Add(r.Label, bars)
-	}
-	names := make([]string, len(concepts))
-	for j, c := range concepts {
-		names[len(concepts)-1-j] = c
-	}
-	p.Add(plotter.NewGrid())
-	nominalY(p, names)
-	h := vg.Length(len(concepts))*rowH + vg.Inch + vg.Points(14)*vg.Length(nr)
 	return p, h, nil
 }

@@ -337,13 +337,6 @@ func fmtFrac(x float64) string {
 	return fmt.Sprintf("%.3f", x)
 }
 
-func fmtPct(x float64) string {
-	if math.IsNaN(x) {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f%%", 100*x)
-}
-
 func fmtP(p float64) string {
 	if p < 0.0001 {
 		return "<0.0001"
@@ -358,7 +351,7 @@ func totalsTable(ts []ModelTotal) Table {
 		Note: "accuracy = correct / graded (null grades left out, as LIME's pct_correct); " +
 			"95% CI: Wilson score interval; stderr: Inspect's, sqrt(p(1-p)/(n-1)). " +
 			"Every run of a model counts.",
-		Columns: cols("model", "#graded", "#correct", "#wrong", "#accuracy", "95% CI", "#stderr"),
+		Columns: Cols("model", "#graded", "#correct", "#wrong", "#accuracy", "95% CI", "#stderr"),
 	}
 	for _, m := range ts {
 		ci := "-"
@@ -377,7 +370,7 @@ func errorsTable(ts []ModelTotal) Table {
 		Title: "Errors: counted apart from wrong answers",
 		Note: "errors: the model call failed (error not null); unanswered: no answer to grade; " +
 			"ungraded: grade is null. A question can be in more than one column.",
-		Columns: cols("model", "#questions", "#errors", "#unanswered", "#ungraded"),
+		Columns: Cols("model", "#questions", "#errors", "#unanswered", "#ungraded"),
 	}
 	sorted := append([]ModelTotal(nil), ts...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Model < sorted[j].Model })
@@ -394,7 +387,7 @@ func pairsTable(ps []Pair) Table {
 		Title: "Paired comparison: McNemar's exact test",
 		Note: "on the questions (sheet, name) both models have a grade for, each model's " +
 			"first run by run id; p: two-sided exact binomial test on the discordant questions.",
-		Columns: cols("model A", "model B", "#questions", "#A correct", "#B correct",
+		Columns: Cols("model A", "model B", "#questions", "#A correct", "#B correct",
 			"#only A", "#only B", "#p"),
 	}
 	for _, p := range ps {
@@ -409,7 +402,7 @@ func discrepancyTable(ds []Discrepancy, total int) Table {
 	t := Table{
 		Title:   "Discrepancies: questions graded differently between models or runs",
 		Note:    fmt.Sprintf("%d questions; each cell lists model (run id).", total),
-		Columns: cols("input_name", "name", "correct", "wrong"),
+		Columns: Cols("input_name", "name", "correct", "wrong"),
 		More:    total - len(ds),
 	}
 	for _, x := range ds {
@@ -425,7 +418,7 @@ func usageTable(us []Usage) Table {
 		Title: "Usage: tokens, cost and time per model",
 		Note: "sums over every question that reported the figure; " +
 			"'-' where no question did (LIME's files carry time only).",
-		Columns: cols("model", "#questions", "#input tokens", "#output tokens",
+		Columns: Cols("model", "#questions", "#input tokens", "#output tokens",
 			"#cost (USD)", "#time (s)", "#mean time (s)"),
 	}
 	for _, u := range us {

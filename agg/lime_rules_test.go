@@ -12,7 +12,7 @@ func dataFrom(t *testing.T, docs ...string) *Data {
 	t.Helper()
 	d := &Data{strs: newInterner(), usage: map[strID]*usage{}}
 	for _, doc := range docs {
-		f, err := decodeOutput([]byte(doc))
+		f, err := decodeOutput([]byte(doc), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 
 	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/result"
@@ -61,24 +60,19 @@ const (
 	gradeTrue  int8 = 1
 )
 
-// Benchmarks a row can belong to.
-const (
-	benchNone uint8 = iota
-	benchDSBench
-	benchDABench
-)
-
 // row is one question of one output file, reduced to what the tables need.
 // It is LIME's data frame row (sheet name, sheet model, run id, question
 // name, grade) plus this tool's fields.
 type row struct {
 	sheet, model, run, name strID
-	concepts, level         strID // DABench question meta, noStr when absent
-	subTotal, subCorrect    uint16
-	grade                   int8
-	errored, unanswered     bool
-	noResponse              bool // completion null or empty
-	bench                   uint8
+	// meta is where the row's values of its metric's meta keys start in
+	// Data.meta (one strID per key, noStr when absent).
+	meta                 uint32
+	subTotal, subCorrect uint16
+	grade                int8
+	errored, unanswered  bool
+	noResponse           bool  // completion null or empty
+	metric               uint8 // 1 + the index of the row's metric in Data.metrics; 0 for none
 }
 
 // usage sums a model's tokens, cost and time.
@@ -98,6 +92,15 @@ type Data struct {
 	strs  *interner
 	rows  []row
 	usage map[strID]*usage
+	// metrics are the benchmark metrics the data was loaded for, and
+	// metricOf finds one by its lowercased benchmark name. keys is every
+	// meta key a metric reads, "benchmark" first; meta holds the rows'
+	// values of those keys.
+	metrics    []Metric
+	metricOf   map[string]uint8
+	metricKeys [][]uint8 // per metric, its meta keys' indexes in keys
+	keys       map[string]uint8
+	meta       []strID
 	// Files is the number of output files read; Skipped lists the files that
 	// could not be read, each with the reason.
 	Files   int
@@ -128,25 +131,31 @@ type jsFile struct {
 
 type jsSheet struct {
 	Name, RunID, ModelName []byte // nil for null
-	Benchmark              string // meta_data["benchmark"]
+	Benchmark              []byte // meta_data["benchmark"]
 	DryRun                 bool   // written by run -y: prompts, no answers
 }
 
 type jsQuestion struct {
-	Name                      []byte // nil for null
-	Benchmark                 string // meta_data["benchmark"]
-	Concepts, Level           []byte // meta_data["concepts"], ["level"]
-	Errored                   bool   // error is there and not null
-	Responded                 bool   // completion is a non-empty string
+	Name                      []byte   // nil for null
+	Benchmark                 []byte   // meta_data["benchmark"]
+	Meta                      []jsMeta // the other meta_data members a metric reads
+	Errored                   bool     // error is there and not null
+	Responded                 bool     // completion is a non-empty string
 	EvalTime                  float64
 	HasEvalTime               bool
 	Grade                     int8 // gradeNull, gradeFalse or gradeTrue
 	InputTokens, OutputTokens int64
 	Cost                      float64
 	HasCost                   bool
-	Grader                    string
 	SubTotal, SubCorrect      int
 	Unanswered                bool
+}
+
+// jsMeta is one meta_data member a metric reads: its key's index in
+// Data.keys and its value (a string, or a number's text).
+type jsMeta struct {
+	key uint8
+	val []byte
 }
 
 // errNotOutput marks a JSON document that is not an output file.
@@ -183,6 +192,8 @@ type LoadOptions struct {
 	// IncludeDryRuns counts the outputs of dry runs (run -y), which hold
 	// prompts and no answers; by default they are left out.
 	IncludeDryRuns bool
+	// Metrics are the benchmarks' figures the data is loaded for.
+	Metrics []Metric
 }
 
 // Load reads every output file below dir. Files that are not output files
@@ -190,13 +201,19 @@ type LoadOptions struct {
 // warn with their name and skipped; so are a second copy of a run and, unless
 // opt says otherwise, dry runs; a run with no answer is named. Files are
 // decoded in parallel but merged in name order, and at most a few files are
-// held at once.
+// held at once. opt.Metrics are the benchmark metrics the report will
+// carry: a file whose "benchmark" meta names one of them keeps the
+// question meta that metric reads.
 func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Data, error) {
+	d, err := newData(opt.Metrics)
+	if err != nil {
+		return nil, err
+	}
 	paths, err := findOutputs(dir, warn)
 	if err != nil {
 		return nil, err
 	}
-	d := &Data{strs: newInterner(), usage: map[strID]*usage{}, Paths: paths}
+	d.Paths = paths
 	seen := runs{}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	results := make([]chan decoded, len(paths))
@@ -234,7 +251,7 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 				default:
 					sc.file = &jsFile{}
 				}
-				buf, err := decodeFile(paths[i], sc.buf, sc.file)
+				buf, err := decodeFile(paths[i], sc.buf, sc.file, d.keys)
 				results[i] <- decoded{paths[i], sc.file, buf, err}
 			}
 		}()
@@ -311,12 +328,12 @@ func noAnswers(f *jsFile) bool {
 
 // decodeFile reads one output file into buf (grown as needed) and decodes
 // it into f; it returns the buffer for reuse.
-func decodeFile(path string, buf []byte, f *jsFile) ([]byte, error) {
+func decodeFile(path string, buf []byte, f *jsFile, keys map[string]uint8) ([]byte, error) {
 	data, err := readInto(path, buf)
 	if err != nil {
 		return buf, err
 	}
-	if err := decodeInto(data, f); err != nil {
+	if err := decodeInto(data, f, keys); err != nil {
 		return data, fmt.Errorf("%s: not an output file: %w", path, err)
 	}
 	return data, nil
@@ -367,16 +384,29 @@ func (d *Data) add(f *jsFile) {
 		u = &usage{}
 		d.usage[model] = u
 	}
-	sheetBench := benchOf(f.Sheet.Benchmark, "")
+	sheetMetric := d.metricFor(f.Sheet.Benchmark)
 	for i := range f.Questions {
 		q := &f.Questions[i]
-		r := row{sheet: sheet, model: model, run: run, name: in.id(q.Name),
-			concepts: in.id(q.Concepts), level: in.id(q.Level), grade: q.Grade,
+		r := row{sheet: sheet, model: model, run: run, name: in.id(q.Name), grade: q.Grade,
 			errored: q.Errored, unanswered: q.Unanswered, noResponse: !q.Responded,
 			subTotal: uint16(min(q.SubTotal, math.MaxUint16)), subCorrect: uint16(min(q.SubCorrect, math.MaxUint16))}
-		r.bench = benchOf(q.Benchmark, q.Grader)
-		if r.bench == benchNone {
-			r.bench = sheetBench
+		// The question's own "benchmark" meta (the sheet's, cascaded) wins
+		// when it names a metric; else the sheet's.
+		r.metric = d.metricFor(q.Benchmark)
+		if r.metric == 0 {
+			r.metric = sheetMetric
+		}
+		if r.metric != 0 {
+			r.meta = uint32(len(d.meta))
+			for _, k := range d.metricKeys[r.metric-1] {
+				v := noStr
+				for _, m := range q.Meta {
+					if m.key == k {
+						v = in.id(m.val)
+					}
+				}
+				d.meta = append(d.meta, v)
+			}
 		}
 		d.rows = append(d.rows, r)
 
@@ -395,20 +425,6 @@ func (d *Data) add(f *jsFile) {
 			u.evalN++
 		}
 	}
-}
-
-// benchOf names the benchmark a sheet's meta or a grader asks for.
-func benchOf(meta, grader string) uint8 {
-	switch strings.ToLower(strings.TrimSpace(meta)) {
-	case "dsbench":
-		return benchDSBench
-	case "dabench", "infiagent-dabench":
-		return benchDABench
-	}
-	if grader == "dabench" {
-		return benchDABench
-	}
-	return benchNone
 }
 
 // itoa is strconv.Itoa for table cells.

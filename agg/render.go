@@ -27,8 +27,8 @@ type Column struct {
 	Numeric bool
 }
 
-// cols builds columns from names; a leading '#' marks a numeric column.
-func cols(names ...string) []Column {
+// Cols builds columns from names; a leading '#' marks a numeric column.
+func Cols(names ...string) []Column {
 	out := make([]Column, len(names))
 	for i, n := range names {
 		if strings.HasPrefix(n, "#") {

@@ -9,7 +9,7 @@ func TestTableMarkdown(t *testing.T) {
 		want string
 	}{{
 		name: "pipes escaped, header kept as written, numbers right",
-		t: Table{Title: "T", Note: "note", Columns: cols("model", "#n"),
+		t: Table{Title: "T", Note: "note", Columns: Cols("model", "#n"),
 			Rows: [][]string{{"a|b", "1"}, {"gpt-4o", "10"}}},
 		want: "### T\n\nnote\n\n" +
 			"| model  |  n |\n" +
@@ -18,11 +18,11 @@ func TestTableMarkdown(t *testing.T) {
 			"| gpt-4o | 10 |\n\n",
 	}, {
 		name: "empty table",
-		t:    Table{Title: "E", Columns: cols("x")},
+		t:    Table{Title: "E", Columns: Cols("x")},
 		want: "### E\n\n(none)\n\n",
 	}, {
 		name: "rows left out are counted",
-		t:    Table{Title: "M", Columns: cols("x"), Rows: [][]string{{"line\nbreak"}}, More: 3},
+		t:    Table{Title: "M", Columns: Cols("x"), Rows: [][]string{{"line\nbreak"}}, More: 3},
 		want: "### M\n\n| x          |\n|:-----------|\n| line break |\n\n(3 more rows not shown)\n\n",
 	}}
 	for _, tt := range tests {

@@ -17,6 +17,8 @@ import (
 type scanner struct {
 	data []byte
 	pos  int
+	// keys are the meta keys kept (Data.keys); "benchmark" is 0.
+	keys map[string]uint8
 }
 
 // errEOF reports a file that ends inside a value.
@@ -289,17 +291,17 @@ func (s *scanner) isNull() (bool, error) {
 // instead of result.Parse, which decodes every object twice to keep unknown
 // members for rewriting: agg only reads, and a 10,000-file folder makes the
 // difference.
-func decodeOutput(data []byte) (*jsFile, error) {
+func decodeOutput(data []byte, keys map[string]uint8) (*jsFile, error) {
 	var f jsFile
-	if err := decodeInto(data, &f); err != nil {
+	if err := decodeInto(data, &f, keys); err != nil {
 		return nil, err
 	}
 	return &f, nil
 }
 
 // decodeInto is decodeOutput into f, reusing its question slice.
-func decodeInto(data []byte, f *jsFile) error {
-	s := &scanner{data: data}
+func decodeInto(data []byte, f *jsFile, keys map[string]uint8) error {
+	s := &scanner{data: data, keys: keys}
 	f.Sheet = jsSheet{}
 	f.Questions = f.Questions[:0]
 	var haveSheet, haveQuestions bool
@@ -325,7 +327,12 @@ func decodeInto(data []byte, f *jsFile) error {
 				default:
 					return s.errorf("question %d is not an object", len(f.Questions)+1)
 				}
-				f.Questions = append(f.Questions, jsQuestion{Grade: gradeNull})
+				// Reuse the meta slice of the question this one replaces.
+				var meta []jsMeta
+				if n := len(f.Questions); n < cap(f.Questions) {
+					meta = f.Questions[:n+1][n].Meta[:0]
+				}
+				f.Questions = append(f.Questions, jsQuestion{Grade: gradeNull, Meta: meta})
 				return s.question(&f.Questions[len(f.Questions)-1], len(f.Questions))
 			})
 		}
@@ -356,9 +363,9 @@ func (s *scanner) sheet(sh *jsSheet) error {
 		case "dry_run":
 			sh.DryRun, _, err = s.boolean()
 		case "meta_data":
-			return s.meta(func(k string, v []byte) {
-				if k == "benchmark" {
-					sh.Benchmark = string(v)
+			return s.meta(func(k uint8, v []byte) {
+				if k == 0 {
+					sh.Benchmark = v
 				}
 			})
 		default:
@@ -369,21 +376,24 @@ func (s *scanner) sheet(sh *jsSheet) error {
 }
 
 // meta reads a meta_data object (or null), calling set for the keys agg
-// uses.
-func (s *scanner) meta(set func(key string, value []byte)) error {
+// keeps ("benchmark" and the metrics' keys), by their index.
+func (s *scanner) meta(set func(key uint8, value []byte)) error {
 	if s.peek() != '{' {
 		return s.skip()
 	}
 	return s.object(func(key []byte) error {
-		switch string(key) {
-		case "benchmark", "concepts", "level":
-			v, err := s.str()
-			if err == nil && v != nil {
-				set(string(key), v)
-			}
-			return err
+		k, ok := s.keys[string(key)]
+		if !ok && string(key) == "benchmark" {
+			k, ok = 0, true
 		}
-		return s.skip()
+		if !ok {
+			return s.skip()
+		}
+		v, err := s.str()
+		if err == nil && v != nil {
+			set(k, v)
+		}
+		return err
 	})
 }
 
@@ -395,14 +405,11 @@ func (s *scanner) question(q *jsQuestion, n int) error {
 		case "name":
 			q.Name, err = s.str()
 		case "meta_data":
-			err = s.meta(func(k string, v []byte) {
-				switch k {
-				case "benchmark":
-					q.Benchmark = string(v)
-				case "concepts":
-					q.Concepts = v
-				case "level":
-					q.Level = v
+			err = s.meta(func(k uint8, v []byte) {
+				if k == 0 {
+					q.Benchmark = v
+				} else {
+					q.Meta = append(q.Meta, jsMeta{k, v})
 				}
 			})
 		case "error":
@@ -440,10 +447,6 @@ func (s *scanner) question(q *jsQuestion, n int) error {
 			}
 		case "cost":
 			q.Cost, q.HasCost, err = s.float()
-		case "grader":
-			var g []byte
-			g, err = s.str()
-			q.Grader = string(g)
 		case "unanswered":
 			q.Unanswered, _, err = s.boolean()
 		case "sub_answers":

@@ -27,7 +27,7 @@ func TestDecodeMatchesResult(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		got, err := decodeOutput(data)
+		got, err := decodeOutput(data, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
@@ -61,12 +61,12 @@ func TestDecodeTruncated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := decodeOutput(data); err != nil {
+	if _, err := decodeOutput(data, nil); err != nil {
 		t.Fatal(err)
 	}
 	end := bytes.LastIndexByte(data, '}')
 	for n := 0; n <= end; n++ {
-		if _, err := decodeOutput(data[:n]); err == nil {
+		if _, err := decodeOutput(data[:n], nil); err == nil {
 			t.Fatalf("a file cut at %d of %d bytes decoded", n, len(data))
 		}
 	}
@@ -85,7 +85,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"unterminated string", `{"sheet": {"name": "abc`, "unexpected end"},
 	}
 	for _, tt := range tests {
-		_, err := decodeOutput([]byte(tt.doc))
+		_, err := decodeOutput([]byte(tt.doc), nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: got %v, want an error containing %q", tt.name, err, tt.want)
 		}
@@ -99,21 +99,22 @@ func TestDecodeValues(t *testing.T) {
 	  "sub_answers": [{"correct": true}, {"correct": false}, {"name": "x"}]},
 	  {"name": null, "grade": null, "completion": "x", "error": null}],
 	  "sheet": {"name": "S", "run_id": 12, "model_name": "m", "meta_data": {"benchmark": "DSBench"}}}`
-	f, err := decodeOutput([]byte(doc))
+	f, err := decodeOutput([]byte(doc), map[string]uint8{"benchmark": 0, "level": 1, "concepts": 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	q := f.Questions[0]
 	if string(q.Name) != `a"b` || q.Grade != gradeTrue || !q.Errored || q.Responded ||
 		!q.HasEvalTime || q.EvalTime != 2.5 || !q.HasCost || q.InputTokens != 7 || !q.Unanswered ||
-		string(q.Concepts) != "A, B" || string(q.Level) != "hard" || q.SubTotal != 3 || q.SubCorrect != 1 {
+		len(q.Meta) != 2 || q.Meta[0].key != 2 || string(q.Meta[0].val) != "A, B" ||
+		q.Meta[1].key != 1 || string(q.Meta[1].val) != "hard" || q.SubTotal != 3 || q.SubCorrect != 1 {
 		t.Errorf("question 0: %+v", q)
 	}
 	q = f.Questions[1]
 	if q.Name != nil || q.Grade != gradeNull || q.Errored || !q.Responded {
 		t.Errorf("question 1: %+v", q)
 	}
-	if string(f.Sheet.RunID) != "12" || f.Sheet.Benchmark != "DSBench" || benchOf(f.Sheet.Benchmark, "") != benchDSBench {
+	if string(f.Sheet.RunID) != "12" || string(f.Sheet.Benchmark) != "DSBench" {
 		t.Errorf("sheet: %+v", f.Sheet)
 	}
 }

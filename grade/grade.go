@@ -1,6 +1,8 @@
-// Package grade decides whether a completion answers a question. Each rule
-// (LIME's, multiple choice, exact, numeric, DABench, DataBench, an LLM judge)
-// is a Grader in a file of its own, chosen by name with New.
+// Package grade decides whether a completion answers a question. It holds
+// the generic rules (LIME's, multiple choice, exact, numeric, an LLM judge),
+// each a Grader in a file of its own, and the Registry that names them; a
+// benchmark's own rules live in its package under benchmark/ and are added
+// to the registry the command builds.
 package grade
 
 import (

@@ -34,7 +34,7 @@ func (f *fakeJudge) Complete(ctx context.Context, req model.Request) (model.Resp
 
 func TestJudgeDSBenchPrompt(t *testing.T) {
 	m := &fakeJudge{reply: "True"}
-	g, err := New("judge", Options{JudgeOptions: JudgeOptions{Judge: m, JudgeTemplate: "dsbench"}})
+	g, err := newJudge(Options{JudgeOptions: JudgeOptions{Judge: m, JudgeTemplate: "dsbench"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestJudgeVerdicts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		m := &fakeJudge{reply: tt.reply}
-		g, err := New("judge", Options{JudgeOptions: JudgeOptions{Judge: m, JudgeTemplate: tt.template}})
+		g, err := newJudge(Options{JudgeOptions: JudgeOptions{Judge: m, JudgeTemplate: tt.template}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func TestJudgeVerdicts(t *testing.T) {
 
 func TestJudgeInspectPrompt(t *testing.T) {
 	m := &fakeJudge{reply: "GRADE: C"}
-	g, _ := New("judge", Options{JudgeOptions: JudgeOptions{Judge: m}})
+	g, _ := newJudge(Options{JudgeOptions: JudgeOptions{Judge: m}})
 	_, err := g.Grade(context.Background(), Input{Question: "2+2?", Truth: "4", Completion: "four {criterion}"})
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +143,7 @@ func TestJudgeTemplateAndMaxTokensDefaults(t *testing.T) {
 		m := &fakeJudge{reply: "True"}
 		opt := tc.opt
 		opt.Judge = m
-		g, err := New("judge", Options{JudgeOptions: opt})
+		g, err := newJudge(Options{JudgeOptions: opt})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,11 +159,11 @@ func TestJudgeTemplateAndMaxTokensDefaults(t *testing.T) {
 }
 
 func TestJudgeMetaAndErrors(t *testing.T) {
-	if _, err := New("judge", Options{}); err == nil {
+	if _, err := newJudge(Options{}); err == nil {
 		t.Error("judge without a model: no error")
 	}
 	m := &fakeJudge{reply: "True"}
-	g, _ := New("judge", Options{JudgeOptions: JudgeOptions{Judge: m}})
+	g, _ := newJudge(Options{JudgeOptions: JudgeOptions{Judge: m}})
 	v, err := g.Grade(context.Background(), Input{Question: "long prompt with workbook", Truth: "1", Completion: "1",
 		Meta: map[string]string{"judge_template": "dsbench", "judge_question": "short question"}})
 	if err != nil || v.Correct == nil || !*v.Correct {
@@ -173,12 +173,12 @@ func TestJudgeMetaAndErrors(t *testing.T) {
 		t.Errorf("judge_question not used: %q", m.got[0].Messages[0].Content)
 	}
 	m = &fakeJudge{err: errors.New("boom")}
-	g, _ = New("judge", Options{JudgeOptions: JudgeOptions{Judge: m}})
+	g, _ = newJudge(Options{JudgeOptions: JudgeOptions{Judge: m}})
 	if _, err := g.Grade(context.Background(), Input{Truth: "1", Completion: "1"}); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("judge error not returned: %v", err)
 	}
 	custom := &fakeJudge{reply: "GRADE: C"}
-	g, _ = New("judge", Options{JudgeOptions: JudgeOptions{Judge: custom, JudgeTemplate: "Q={question} A={answer} T={criterion} {{x}} {other}"}})
+	g, _ = newJudge(Options{JudgeOptions: JudgeOptions{Judge: custom, JudgeTemplate: "Q={question} A={answer} T={criterion} {{x}} {other}"}})
 	if _, err := g.Grade(context.Background(), Input{Question: "q", Truth: "t", Completion: "a"}); err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func FuzzJudgeGrade(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, reply string) {
 		for _, tmpl := range []string{"dsbench", "inspect"} {
-			g, _ := New("judge", Options{JudgeOptions: JudgeOptions{Judge: &fakeJudge{reply: reply}, JudgeTemplate: tmpl}})
+			g, _ := newJudge(Options{JudgeOptions: JudgeOptions{Judge: &fakeJudge{reply: reply}, JudgeTemplate: tmpl}})
 			v, err := g.Grade(context.Background(), Input{Truth: "1", Completion: "1"})
 			if err != nil || v.Correct == nil {
 				t.Fatalf("%s %q: %v %v", tmpl, reply, v.Correct, err)
@@ -232,7 +232,7 @@ func TestJudgeQuestionText(t *testing.T) {
 		{Input{Question: "x", QuestionText: "Q?", Meta: map[string]string{"judge_question": "Meta Q"}}, "The question is Meta Q."},
 	} {
 		m := &fakeJudge{reply: "True"}
-		g, _ := New("judge", Options{JudgeOptions: JudgeOptions{Judge: m, JudgeTemplate: "dsbench"}})
+		g, _ := newJudge(Options{JudgeOptions: JudgeOptions{Judge: m, JudgeTemplate: "dsbench"}})
 		tc.in.Truth, tc.in.Completion = "1", "1"
 		if _, err := g.Grade(context.Background(), tc.in); err != nil {
 			t.Fatal(err)

@@ -38,35 +38,64 @@ type JudgeOptions struct {
 	JudgeMaxTokens int
 }
 
-// Names lists the grader names New accepts, sorted.
-func Names() []string {
-	n := []string{"lime", "choice", "exact", "numeric", "dabench", "databench", "databench-semeval", "judge"}
+// A Factory builds a grader from the options; it returns an error when the
+// options lack what the grader needs (a judge model).
+type Factory func(Options) (Grader, error)
+
+// Registry names the graders a command knows. It is a value the command
+// builds (NewRegistry, then Add for each benchmark's graders), not a global
+// table, so two commands or two tests never see each other's graders.
+type Registry struct {
+	factories map[string]Factory
+}
+
+// NewRegistry returns a registry of the generic graders: lime, choice,
+// exact, numeric and judge. Benchmark packages add their own with Add.
+func NewRegistry() *Registry {
+	r := &Registry{factories: map[string]Factory{}}
+	for name, f := range map[string]Factory{
+		"lime":    func(o Options) (Grader, error) { return newLime(o), nil },
+		"choice":  func(o Options) (Grader, error) { return newChoice(o), nil },
+		"exact":   func(o Options) (Grader, error) { return newExact(o), nil },
+		"numeric": func(o Options) (Grader, error) { return newNumeric(o), nil },
+		"judge":   newJudge,
+	} {
+		r.factories[name] = f
+	}
+	return r
+}
+
+// Add registers a grader under name (matched without regard to case or
+// surrounding space). A name already taken is an error, so one benchmark
+// cannot silently replace another's grader.
+func (r *Registry) Add(name string, f Factory) error {
+	key := strings.ToLower(strings.TrimSpace(name))
+	switch {
+	case key == "" || f == nil:
+		return fmt.Errorf("grader %q: no name or no factory", name)
+	case r.factories[key] != nil:
+		return fmt.Errorf("grader %q registered twice", key)
+	}
+	r.factories[key] = f
+	return nil
+}
+
+// Names lists the registered grader names, sorted.
+func (r *Registry) Names() []string {
+	n := make([]string, 0, len(r.factories))
+	for k := range r.factories {
+		n = append(n, k)
+	}
 	sort.Strings(n)
 	return n
 }
 
-// New returns the grader registered under name. The table is a switch, not
-// a mutable registry, so nothing can change it behind a caller's back.
-func New(name string, opt Options) (Grader, error) {
-	switch strings.ToLower(strings.TrimSpace(name)) {
-	case "lime":
-		return newLime(opt), nil
-	case "choice":
-		return newChoice(opt), nil
-	case "exact":
-		return newExact(opt), nil
-	case "numeric":
-		return newNumeric(opt), nil
-	case "dabench":
-		return newDABench(opt), nil
-	case "databench":
-		return newDataBench(opt, false), nil
-	case "databench-semeval":
-		return newDataBench(opt, true), nil
-	case "judge":
-		return newJudge(opt)
+// New returns the grader registered under name.
+func (r *Registry) New(name string, opt Options) (Grader, error) {
+	if f := r.factories[strings.ToLower(strings.TrimSpace(name))]; f != nil {
+		return f(opt)
 	}
-	return nil, fmt.Errorf("unknown grader %q (known: %s)", name, strings.Join(Names(), ", "))
+	return nil, fmt.Errorf("unknown grader %q (known: %s)", name, strings.Join(r.Names(), ", "))
 }
 
 // Select names the grader for a question: the override (a command-line

@@ -6,13 +6,18 @@ import (
 	"testing"
 )
 
-func TestNew(t *testing.T) {
-	for _, name := range Names() {
+func TestRegistry(t *testing.T) {
+	r := NewRegistry()
+	want := []string{"choice", "exact", "judge", "lime", "numeric"}
+	if got := r.Names(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("Names() = %v, want %v", got, want)
+	}
+	for _, name := range r.Names() {
 		opt := Options{}
 		if name == "judge" {
 			opt.Judge = &fakeJudge{reply: "GRADE: C"}
 		}
-		g, err := New(name, opt)
+		g, err := r.New(name, opt)
 		if err != nil {
 			t.Errorf("New(%q): %v", name, err)
 			continue
@@ -21,14 +26,34 @@ func TestNew(t *testing.T) {
 			t.Errorf("New(%q).Name() = %q", name, g.Name())
 		}
 	}
-	if len(Names()) != 8 {
-		t.Errorf("Names() = %v, want 8 graders", Names())
-	}
-	if _, err := New("nope", Options{}); err == nil || !strings.Contains(err.Error(), "lime") {
+	if _, err := r.New("nope", Options{}); err == nil || !strings.Contains(err.Error(), "lime") {
 		t.Errorf("unknown grader: %v", err)
 	}
-	if g, err := New(" LIME ", Options{}); err != nil || g.Name() != "lime" {
+	if g, err := r.New(" LIME ", Options{}); err != nil || g.Name() != "lime" {
 		t.Errorf("New is not forgiving about case and space: %v", err)
+	}
+	if _, err := r.New("judge", Options{}); err == nil {
+		t.Error("judge without a model: no error")
+	}
+
+	// A grader added to one registry is known there and nowhere else.
+	other := NewRegistry()
+	if err := r.Add("Toy", func(Options) (Grader, error) { return exact{}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.New("toy", Options{}); err != nil {
+		t.Errorf("added grader: %v", err)
+	}
+	if _, err := other.New("toy", Options{}); err == nil {
+		t.Error("a grader added to one registry is known to another")
+	}
+	for _, name := range []string{"toy", " LIME", ""} {
+		if err := r.Add(name, func(Options) (Grader, error) { return exact{}, nil }); err == nil {
+			t.Errorf("Add(%q) again: no error", name)
+		}
+	}
+	if err := r.Add("nil", nil); err == nil {
+		t.Error("Add with no factory: no error")
 	}
 }
 
@@ -55,7 +80,7 @@ func TestSelect(t *testing.T) {
 
 func TestNullableAsksNothing(t *testing.T) {
 	m := &fakeJudge{reply: "GRADE: C"}
-	g, _ := New("judge", Options{JudgeOptions: JudgeOptions{Judge: m}})
+	g, _ := newJudge(Options{JudgeOptions: JudgeOptions{Judge: m}})
 	s := "x"
 	if v, err := Nullable(context.Background(), g, nil, &s, Input{}); err != nil || v.Correct != nil {
 		t.Errorf("no truth: %s %v", limeFmtBool(v.Correct), err)

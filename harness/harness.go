@@ -61,6 +61,9 @@ type Config struct {
 	Price *model.Price
 	// Grader overrides the sheets' grader meta (--grader).
 	Grader string
+	// Graders names the graders; nil means grade.NewRegistry(), the
+	// generic ones. Commands pass their benchmark Set's.
+	Graders *grade.Registry
 	// Judge configures the "judge" grader: its own model (built by the
 	// command, with its own server and key), template and max_tokens.
 	Judge grade.JudgeOptions
@@ -157,7 +160,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			made[name] = m
 		}
 	}
-	graders := regrade.NewGraders(grade.Options{JudgeOptions: cfg.Judge}, cfg.Grader)
+	graders := regrade.NewGraders(cfg.Graders, grade.Options{JudgeOptions: cfg.Judge}, cfg.Grader)
 
 	// Every sheet, request and grader is checked before any model is
 	// asked: bad input stops the run before anything is spent.
@@ -338,7 +341,7 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 	if !runSettings.IsZero() {
 		out.Sheet.Settings = &runSettings
 	}
-	graders := regrade.NewGraders(grade.Options{}, cfg.Grader)
+	graders := regrade.NewGraders(cfg.Graders, grade.Options{}, cfg.Grader)
 	job := &Job{SheetPath: path, Model: modelName, Output: out, OutPath: outPath}
 	for i := range items {
 		it := &items[i]

@@ -14,6 +14,7 @@ import (
 // Graders builds each grader once, by name, for every file and question
 // that names it. It is safe for concurrent use.
 type Graders struct {
+	reg      *grade.Registry
 	opt      grade.Options
 	override string
 
@@ -26,11 +27,15 @@ type built struct {
 	err error
 }
 
-// NewGraders returns the graders of one run or regrade: opt configures
-// them (liberal, the judge), override (--grader), when set, grades every
+// NewGraders returns the graders of one run or regrade: reg names them
+// (nil: grade.NewRegistry(), the generic ones), opt configures them
+// (liberal, the judge), override (--grader), when set, grades every
 // question.
-func NewGraders(opt grade.Options, override string) *Graders {
-	return &Graders{opt: opt, override: strings.TrimSpace(override), byName: map[string]built{}}
+func NewGraders(reg *grade.Registry, opt grade.Options, override string) *Graders {
+	if reg == nil {
+		reg = grade.NewRegistry()
+	}
+	return &Graders{reg: reg, opt: opt, override: strings.TrimSpace(override), byName: map[string]built{}}
 }
 
 // Get returns the grader named name, building it on first use.
@@ -41,7 +46,7 @@ func (g *Graders) Get(name string) (grade.Grader, error) {
 	if b, ok := g.byName[key]; ok {
 		return b.g, b.err
 	}
-	gr, err := grade.New(name, g.opt)
+	gr, err := g.reg.New(name, g.opt)
 	g.byName[key] = built{gr, err}
 	return gr, err
 }

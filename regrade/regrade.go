@@ -43,6 +43,9 @@ type Options struct {
 	// Judge configures the "judge" grader: its model, template and
 	// max_tokens (grade.Options' Judge fields).
 	Judge grade.JudgeOptions
+	// Graders names the graders; nil means grade.NewRegistry(), the
+	// generic ones. Commands pass their benchmark Set's.
+	Graders *grade.Registry
 }
 
 // SheetTruths are the ground truths of a sheet by question name; a nil
@@ -115,7 +118,7 @@ func Regrade(ctx context.Context, paths []string, opt Options) (Report, error) {
 		rep.Sheet = opt.Sheet.Path
 	}
 	files, errs := collect(paths)
-	graders := NewGraders(grade.Options{Liberal: opt.Liberal, JudgeOptions: opt.Judge}, opt.GraderOverride)
+	graders := NewGraders(opt.Graders, grade.Options{Liberal: opt.Liberal, JudgeOptions: opt.Judge}, opt.GraderOverride)
 	for _, path := range files {
 		if err := ctx.Err(); err != nil {
 			errs = append(errs, err)

@@ -344,7 +344,7 @@ func TestGraderErrorsKeepTheRest(t *testing.T) {
 			t.Errorf("%s: grade %s grader %q detail %q; want %s %q %q", q.Name, fmtGrade(q.Grade), q.Grader, q.GradeDetail, w.grade, w.grader, w.detail)
 		}
 	}
-	lime, _ := grade.New("lime", grade.Options{})
+	lime, _ := grade.NewRegistry().New("lime", grade.Options{})
 	if v, _ := lime.Grade(context.Background(), grade.Input{Truth: "3.0", Completion: "3"}); v.Correct == nil || *v.Correct {
 		t.Errorf("lime grades the recorded question %s: the test cannot tell the graders apart", fmtGrade(v.Correct))
 	}

@@ -60,6 +60,9 @@ type Options struct {
 	// IncludeDryRuns counts dry-run outputs, which agg leaves out by
 	// default.
 	IncludeDryRuns bool
+	// Metrics are the benchmarks' figures in agg's report (as
+	// agg.Options.Metrics).
+	Metrics []agg.Metric
 }
 
 //go:embed page.css
@@ -98,7 +101,7 @@ func build(ctx context.Context, w io.Writer, dir string, opt Options) ([]string,
 	// agg decides which files count (not dry runs unless asked, a run
 	// once) and warns about the others; Load below reads the counted ones
 	// again, whole.
-	d, err := agg.Load(ctx, dir, opt.Warn, agg.LoadOptions{IncludeDryRuns: opt.IncludeDryRuns})
+	d, err := agg.Load(ctx, dir, opt.Warn, agg.LoadOptions{IncludeDryRuns: opt.IncludeDryRuns, Metrics: opt.Metrics})
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/bench/dsbench"
+	"github.com/evalmd/evalmd/benchmark/dsbench"
 	"github.com/evalmd/evalmd/harness"
-	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/model"
 )
@@ -80,7 +79,7 @@ func TestHTMLDSBenchSize(t *testing.T) {
 		t.Skip("runs 932 questions")
 	}
 	sheets := t.TempDir()
-	written, errs := dsbench.Convert(shared.Path(t, "corpora", "dsbench"), sheets, outfile.Options{})
+	written, errs := dsbench.Convert(dsbench.Options{Data: shared.Path(t, "corpora", "dsbench"), Out: sheets})
 	if len(errs) > 0 || len(written) != 38 {
 		t.Fatalf("converted %d sheets: %v", len(written), errs)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/inspect"
+	"github.com/evalmd/evalmd/internal/benchmarks"
 	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/report"
 	"github.com/evalmd/evalmd/spreadsheet"
@@ -63,6 +64,11 @@ func command() *cli.Command {
 			if opt.MaxDiscrepancies < -1 {
 				return cli.Usagef("-max-discrepancies %d: give -1 (all), 0 (50) or a number of rows", opt.MaxDiscrepancies)
 			}
+			set, err := benchmarks.Set()
+			if err != nil {
+				return err
+			}
+			opt.Metrics = set.Metrics
 			// Each file skipped is named once: by the first of the reports read.
 			warn := stderr
 			if *htmlOut == "" && *xlsxOut == "" || opt.Out != "" {
@@ -72,7 +78,7 @@ func command() *cli.Command {
 				warn = io.Discard
 			}
 			if *htmlOut != "" {
-				ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: warn, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns}
+				ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: warn, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns, Metrics: set.Metrics}
 				if err := report.WriteFile(ctx, *htmlOut, opt.Dir, ro); err != nil {
 					return err
 				}

@@ -11,23 +11,28 @@
 //	convert semeval-predictions -i OUTPUT.json -o predictions.txt
 //	convert table -i QUESTIONS.csv|QUESTIONS.xlsx -o SHEET.md
 //	convert xlsx -i SHEET.md -o QUESTIONS.xlsx
+//
+// The benchmark conversions come from the benchmark packages
+// (internal/benchmarks lists them); each one's flags are the tagged fields
+// of its options struct.
 package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 
-	"github.com/evalmd/evalmd/bench/dabench"
-	"github.com/evalmd/evalmd/bench/databench"
-	"github.com/evalmd/evalmd/bench/dsbench"
-	"github.com/evalmd/evalmd/export"
+	"github.com/evalmd/evalmd/benchmark"
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/inspect"
+	"github.com/evalmd/evalmd/internal/benchmarks"
 	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/result"
@@ -43,17 +48,39 @@ func convert(ctx context.Context, stdout, stderr io.Writer, args []string) error
 	return cli.Execute(ctx, stdout, stderr, command(), args)
 }
 
-// command is convert's entry in the command table: one subcommand, with
-// its own flags, per conversion.
+// convertWith is convert with the benchmarks of set: a test adds its own.
+func convertWith(ctx context.Context, set *benchmark.Set, stdout, stderr io.Writer, args []string) error {
+	return cli.Execute(ctx, stdout, stderr, commandWith(set), args)
+}
+
+// command is convert's entry in the command table, over every benchmark
+// internal/benchmarks lists.
 func command() *cli.Command {
+	set, err := benchmarks.Set()
+	if err != nil {
+		return &cli.Command{Name: "convert", Run: func(context.Context, io.Writer, io.Writer, []string) error { return err }}
+	}
+	return commandWith(set)
+}
+
+// commandWith is convert's entry in the command table: one subcommand,
+// with its own flags, per conversion; the benchmark conversions come from
+// set.
+func commandWith(set *benchmark.Set) *cli.Command {
+	cmds := []*cli.Command{workbookCommand()}
+	for i := range set.Converters {
+		cmds = append(cmds, converterCommand(&set.Converters[i]))
+	}
+	cmds = append(cmds, inspectCommand())
+	for i := range set.Exports {
+		cmds = append(cmds, exportCommand(&set.Exports[i]))
+	}
+	cmds = append(cmds, tableCommand(), xlsxCommand())
 	return &cli.Command{
-		Name:  "convert",
-		Usage: "COMMAND [flags]",
-		Short: "Turn benchmark data into sheets, sheets into an Inspect dataset, output files into submission files; print a workbook as a model sees it.",
-		Commands: []*cli.Command{
-			workbookCommand(), dsbenchCommand(), dabenchCommand(), databenchCommand(),
-			inspectCommand(), dabenchResponsesCommand(), semevalCommand(), tableCommand(), xlsxCommand(),
-		},
+		Name:     "convert",
+		Usage:    "COMMAND [flags]",
+		Short:    "Turn benchmark data into sheets, sheets into an Inspect dataset, output files into submission files; print a workbook as a model sees it.",
+		Commands: cmds,
 	}
 }
 
@@ -108,50 +135,42 @@ func workbookCommand() *cli.Command {
 	}
 }
 
-func dsbenchCommand() *cli.Command {
-	f := newIOFlags("convert dsbench", "DSBench's data_analysis folder (data.json and data/)", "folder for the sheets")
-	return &cli.Command{
-		Name: "dsbench", Usage: "-i DATA -o DIR", Short: "DSBench data analysis: one sheet per competition.", Flags: f.fs,
-		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-			if err := f.check(args); err != nil {
-				return err
-			}
-			written, errs := dsbench.Convert(f.in, f.out, f.write())
-			return converted(stderr, "DSBench", f.out, written, errs)
-		},
+// converterCommand is a benchmark's converter as a subcommand: its flags
+// are the tagged fields of the converter's options struct, plus --force.
+func converterCommand(c *benchmark.Converter) *cli.Command {
+	fs := flag.NewFlagSet("convert "+c.Name, flag.ContinueOnError)
+	force := fs.Bool("force", false, "write over files evalmd did not write, or changed since it wrote them")
+	opt := c.Options()
+	required, bindErr := bindOptions(fs, opt)
+	var synopsis []string
+	for _, name := range required {
+		synopsis = append(synopsis, "-"+name+" "+flagMeta(opt, name))
 	}
-}
-
-func dabenchCommand() *cli.Command {
-	f := newIOFlags("convert dabench", "InfiAgent-DABench's data folder", "folder for the sheets")
+	usage := strings.Join(append(synopsis, "[flags]"), " ")
 	return &cli.Command{
-		Name: "dabench", Usage: "-i DIR -o DIR", Short: "InfiAgent-DABench closed-form questions: one sheet per table.", Flags: f.fs,
+		Name: c.Name, Usage: usage, Short: c.Summary + ".", Flags: fs,
 		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-			if err := f.check(args); err != nil {
-				return err
+			if bindErr != nil {
+				return fmt.Errorf("convert %s: %w", c.Name, bindErr)
 			}
-			written, errs := dabench.Convert(f.in, f.out, f.write())
-			return converted(stderr, "DABench", f.out, written, errs)
-		},
-	}
-}
-
-func databenchCommand() *cli.Command {
-	f := newIOFlags("convert databench", "DataBench's QA file (qa.csv)", "folder for the sheets")
-	answers := f.fs.String("answers", "", "answers file, one per line")
-	lite := f.fs.String("lite", "", "lite answers file, one per line")
-	semantics := f.fs.String("semantics", "", "semantic types file, one per line")
-	tables := f.fs.String("tables", "", "folder of <dataset>/all.parquet tables")
-	return &cli.Command{
-		Name: "databench", Usage: "-i QA -o DIR [-answers F] [-lite F] [-semantics F] [-tables DIR]",
-		Short: "DataBench / SemEval 2025 Task 8: one sheet per dataset.", Flags: f.fs,
-		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-			if err := f.check(args); err != nil {
-				return err
+			if len(args) > 0 {
+				return cli.Usagef("unexpected argument %q", args[0])
 			}
-			written, errs := databench.Convert(databench.Options{QA: f.in, Answers: *answers, AnswersLite: *lite,
-				Semantics: *semantics, Tables: *tables, Out: f.out, Write: f.write(*answers, *lite, *semantics)})
-			return converted(stderr, "DataBench", f.out, written, errs)
+			var missing []string
+			for _, name := range required {
+				if fs.Lookup(name).Value.String() == "" {
+					missing = append(missing, "-"+name)
+				}
+			}
+			if len(missing) > 0 {
+				return cli.Usagef("%s are required", strings.Join(missing, " and "))
+			}
+			var out string
+			if f := fs.Lookup("o"); f != nil {
+				out = f.Value.String()
+			}
+			written, problems := c.Convert(ctx, opt, outfile.Options{Force: *force})
+			return converted(stderr, c.Benchmark, out, written, problems)
 		},
 	}
 }
@@ -175,10 +194,12 @@ func inspectCommand() *cli.Command {
 	}
 }
 
-func dabenchResponsesCommand() *cli.Command {
-	f := newIOFlags("convert dabench-responses", "an output file, or a folder of them", "the responses file (.jsonl) eval_closed_form.py scores")
+// exportCommand is a benchmark's export as a subcommand: output files
+// (-i, a file or a folder) into the file the benchmark's own scorer reads.
+func exportCommand(e *benchmark.Export) *cli.Command {
+	f := newIOFlags("convert "+e.Name, "an output file, or a folder of them", "the file to write")
 	return &cli.Command{
-		Name: "dabench-responses", Usage: "-i OUTPUT|DIR -o FILE.jsonl", Short: "Output files as DABench's responses file.", Flags: f.fs,
+		Name: e.Name, Usage: "-i OUTPUT|DIR -o FILE", Short: e.Summary + ".", Flags: f.fs,
 		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 			if err := f.check(args); err != nil {
 				return err
@@ -187,24 +208,7 @@ func dabenchResponsesCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return outfile.WriteFunc(f.out, f.write(paths...), func(w io.Writer) error { return export.DABenchResponses(w, files) })
-		},
-	}
-}
-
-func semevalCommand() *cli.Command {
-	f := newIOFlags("convert semeval-predictions", "an output file of a DataBench sheet", "the predictions file")
-	return &cli.Command{
-		Name: "semeval-predictions", Usage: "-i OUTPUT.json -o predictions.txt", Short: "An output file as SemEval 2025 Task 8 predictions.", Flags: f.fs,
-		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-			if err := f.check(args); err != nil {
-				return err
-			}
-			file, err := result.Read(f.in)
-			if err != nil {
-				return err
-			}
-			return outfile.WriteFunc(f.out, f.write(), func(w io.Writer) error { return export.SemEvalPredictions(w, file) })
+			return outfile.WriteFunc(f.out, f.write(paths...), func(w io.Writer) error { return e.Write(w, files) })
 		},
 	}
 }
@@ -262,6 +266,51 @@ func converted(stderr io.Writer, bench, out string, written []string, errs []err
 		return fmt.Errorf("%s (named above); %s written", count(len(errs), "problem"), count(len(written), "sheet"))
 	}
 	return nil
+}
+
+// bindOptions defines a flag on fs for each field of the struct opt points
+// to that has a `flag:"NAME"` tag (`flag:"NAME,required"` for one that must
+// be given; the `usage` tag is its help), and returns the required names.
+func bindOptions(fs *flag.FlagSet, opt any) ([]string, error) {
+	v := reflect.ValueOf(opt)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil, fmt.Errorf("options %T are not a pointer to a struct", opt)
+	}
+	v = v.Elem()
+	var required []string
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Type().Field(i)
+		tag, ok := f.Tag.Lookup("flag")
+		if !ok {
+			continue
+		}
+		name, rest, _ := strings.Cut(tag, ",")
+		switch p := v.Field(i).Addr().Interface().(type) {
+		case *string:
+			fs.StringVar(p, name, *p, f.Tag.Get("usage"))
+		case *bool:
+			fs.BoolVar(p, name, *p, f.Tag.Get("usage"))
+		default:
+			return nil, fmt.Errorf("option %s: a flag of type %s (want string or bool)", f.Name, f.Type)
+		}
+		if rest == "required" {
+			required = append(required, name)
+		}
+	}
+	return required, nil
+}
+
+// flagMeta is the placeholder for the value of opt's flag name in a
+// synopsis: the field's `meta` tag, else VALUE.
+func flagMeta(opt any, name string) string {
+	t := reflect.TypeOf(opt).Elem()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if n, _, _ := strings.Cut(f.Tag.Get("flag"), ","); n == name {
+			return cmp.Or(f.Tag.Get("meta"), "VALUE")
+		}
+	}
+	return "VALUE"
 }
 
 // sheetsOf is a sheet file, or the input*.md sheets below a folder.

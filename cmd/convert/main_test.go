@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/bench/dsbench"
+	"github.com/evalmd/evalmd/benchmark/dsbench"
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/shared"

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/evalmd/evalmd/internal/benchmarks"
 	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/judgeflag"
 	"github.com/evalmd/evalmd/model"
@@ -57,12 +58,16 @@ func command() *cli.Command {
 			if len(outputs) == 0 {
 				return cli.Usagef("name output files or folders with -o")
 			}
+			set, err := benchmarks.Set()
+			if err != nil {
+				return err
+			}
 			jo, err := judge.Options(model.Options{Getenv: os.Getenv})
 			if err != nil {
 				return err
 			}
 			opt := regrade.Options{Liberal: *liberal, Write: *write, Verbose: *verbose,
-				GraderOverride: grading.Grader, Judge: jo, Force: *force}
+				GraderOverride: grading.Grader, Judge: jo, Force: *force, Graders: set.Graders}
 			if *sheetPath != "" {
 				truths, err := sheetTruths(*sheetPath)
 				if err != nil {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/harness"
+	"github.com/evalmd/evalmd/internal/benchmarks"
 	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/judgeflag"
 	"github.com/evalmd/evalmd/internal/modeflag"
@@ -99,6 +100,10 @@ func command() *cli.Command {
 			if (*sheetFile == "") == (*sheetDir == "") {
 				return cli.Usagef("give one of -f SHEET or -d DIR")
 			}
+			set, err := benchmarks.Set()
+			if err != nil {
+				return err
+			}
 			cfg := harness.Config{
 				OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, AllowOutsideFiles: *outside, Stderr: stderr,
 				Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: os.Getenv, Timeout: *timeout, CompletionAPI: *complAPI,
@@ -106,7 +111,7 @@ func command() *cli.Command {
 				NewModel: providers.Registry().New,
 				Runner: runner.Options{Concurrency: *conc, MaxAttempts: *retries + 1, Timeout: *timeout,
 					RPM: *rpm, TPM: *tpm},
-				Grader: grading.Grader, LogDir: *logDir, ContextLimit: *ctxLimit, Encoding: *encoding,
+				Grader: grading.Grader, LogDir: *logDir, ContextLimit: *ctxLimit, Encoding: *encoding, Graders: set.Graders,
 			}
 			if *ctxLimit < 0 {
 				return cli.Usagef("--context-limit %d: want a number of tokens > 0", *ctxLimit)
@@ -120,7 +125,6 @@ func command() *cli.Command {
 				}
 				cfg.Judge = jo
 			}
-			var err error
 			if cfg.Solve, err = modes.Solve(); err != nil {
 				return err
 			}

@@ -1,13 +1,17 @@
-package grade
+package databench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/internal/shared"
 )
 
@@ -36,12 +40,12 @@ func databenchClock() time.Time { return time.Date(2025, 3, 14, 15, 9, 26, 0, ti
 // does: the verdict, or null with "Exception: <text>".
 func databenchOutcome(ok bool, err error) (verdict *bool, errText *string) {
 	if err != nil {
-		var se *DataBenchSemanticError
+		var se *SemanticError
 		s := err.Error()
 		if errors.As(err, &se) {
 			s = "Exception: " + se.Error()
 		}
-		var oe *DataBenchOverflowError
+		var oe *OverflowError
 		if errors.As(err, &oe) {
 			s = "OverflowError: " + oe.Error()
 		}
@@ -71,11 +75,11 @@ func show(b *bool, e *string) string {
 }
 
 // TestDataBenchReference checks every line of databench-compare.jsonl, the
-// verdicts databench_eval 3.0.0 and 4.0.1 gave, against DataBenchComparer.
+// verdicts databench_eval 3.0.0 and 4.0.1 gave, against Comparer.
 func TestDataBenchReference(t *testing.T) {
 	ref := shared.Path(t, "reference")
-	cases := readJSONL[databenchRefCase](t, filepath.Join(ref, "databench-compare.jsonl"))
-	metas := readJSONL[databenchRefMeta](t, filepath.Join(ref, "databench-compare.meta.jsonl"))
+	cases := readLines[databenchRefCase](t, filepath.Join(ref, "databench-compare.jsonl"))
+	metas := readLines[databenchRefMeta](t, filepath.Join(ref, "databench-compare.meta.jsonl"))
 	if len(cases) != len(metas) || len(cases) < 2000 {
 		t.Fatalf("%d cases, %d meta lines", len(cases), len(metas))
 	}
@@ -83,7 +87,7 @@ func TestDataBenchReference(t *testing.T) {
 		name    string
 		semeval bool
 	}{{"v4", false}, {"v3", true}} {
-		c := DataBenchComparer{SemEval: v.semeval, Now: databenchClock}
+		c := Comparer{SemEval: v.semeval, Now: databenchClock}
 		equal, bad := 0, 0
 		byGroup := map[string][2]int{}
 		for i, tc := range cases {
@@ -111,8 +115,8 @@ func TestDataBenchReference(t *testing.T) {
 }
 
 func TestDataBenchCompare(t *testing.T) {
-	c4 := DataBenchComparer{Now: databenchClock}
-	c3 := DataBenchComparer{SemEval: true, Now: databenchClock}
+	c4 := Comparer{Now: databenchClock}
+	c3 := Comparer{SemEval: true, Now: databenchClock}
 	tests := []struct {
 		value, truth, semantic string
 		v4, v3                 bool
@@ -142,7 +146,7 @@ func TestDataBenchCompare(t *testing.T) {
 	}
 	for _, tc := range tests {
 		for _, v := range []struct {
-			c    DataBenchComparer
+			c    Comparer
 			want bool
 		}{{c4, tc.v4}, {c3, tc.v3}} {
 			got, err := v.c.Compare(tc.value, tc.truth, tc.semantic)
@@ -154,7 +158,7 @@ func TestDataBenchCompare(t *testing.T) {
 	if _, err := c4.Compare("1", "2", "Number"); err == nil || err.Error() != "Semantic not supported: Number" {
 		t.Errorf("unknown semantic: err = %v", err)
 	}
-	if _, err := c4.Compare("Jan 1 99999999999", "x", "category"); !errors.As(err, new(*DataBenchOverflowError)) {
+	if _, err := c4.Compare("Jan 1 99999999999", "x", "category"); !errors.As(err, new(*OverflowError)) {
 		t.Errorf("overflowing year: err = %v, want OverflowError", err)
 	}
 	if ok, err := c4.Compare("['Jan 1 99999999999']", "['x']", "list[category]"); err != nil || ok {
@@ -163,8 +167,8 @@ func TestDataBenchCompare(t *testing.T) {
 }
 
 func TestDataBenchGrader(t *testing.T) {
-	g := newDataBench(Options{}, false)
-	gs := newDataBench(Options{}, true)
+	g := newGrader(false)
+	gs := newGrader(true)
 	if g.Name() != "databench" || gs.Name() != "databench-semeval" {
 		t.Fatalf("names %q %q", g.Name(), gs.Name())
 	}
@@ -179,7 +183,7 @@ func TestDataBenchGrader(t *testing.T) {
 		{map[string]string{"semantic": "number", "type": "category"}, true, false},
 		{map[string]string{"type": "category"}, false, false},
 	} {
-		in := Input{Completion: "0.29", Truth: "0.28", Meta: tc.meta}
+		in := grade.Input{Completion: "0.29", Truth: "0.28", Meta: tc.meta}
 		v, err := g.Grade(ctx, in)
 		if err != nil || *v.Correct != tc.v4 {
 			t.Errorf("databench %v: %v %v", tc.meta, v.Correct, err)
@@ -189,10 +193,10 @@ func TestDataBenchGrader(t *testing.T) {
 			t.Errorf("databench-semeval %v: %v %v", tc.meta, v.Correct, err)
 		}
 	}
-	if _, err := g.Grade(ctx, Input{Completion: "1", Truth: "1"}); err == nil {
+	if _, err := g.Grade(ctx, grade.Input{Completion: "1", Truth: "1"}); err == nil {
 		t.Error("no semantic meta: no error")
 	}
-	if _, err := g.Grade(ctx, Input{Completion: "1", Truth: "1", Meta: map[string]string{"semantic": "string"}}); !errors.As(err, new(*DataBenchSemanticError)) {
+	if _, err := g.Grade(ctx, grade.Input{Completion: "1", Truth: "1", Meta: map[string]string{"semantic": "string"}}); !errors.As(err, new(*SemanticError)) {
 		t.Errorf("unknown semantic: err = %v", err)
 	}
 }
@@ -201,12 +205,12 @@ func FuzzDataBenchCompare(f *testing.F) {
 	for _, s := range []string{"2020-01-01", "Jan 1, 2020", "12:30", "['a', 'b']", "[1.5, 2]", "1e3", "2Q05", "Monday 5pm +0300 (BRST)", "٢٠٢٠"} {
 		f.Add(s, "2020-01-01")
 	}
-	c := DataBenchComparer{Now: databenchClock}
+	c := Comparer{Now: databenchClock}
 	f.Fuzz(func(t *testing.T, value, truth string) {
 		for _, sem := range []string{"boolean", "category", "number", "list[category]", "list[number]"} {
 			ok, err := c.Compare(value, truth, sem)
 			if err != nil {
-				var oe *DataBenchOverflowError
+				var oe *OverflowError
 				if sem != "category" || !errors.As(err, &oe) {
 					t.Fatalf("Compare(%q, %q, %q): unexpected error %v", value, truth, sem, err)
 				}
@@ -225,16 +229,16 @@ func FuzzDataBenchCompare(f *testing.F) {
 // version: the reference cases (real SemEval answers, perturbations, dates),
 // cycled.
 func BenchmarkDataBenchGrade10k(b *testing.B) {
-	cases := readJSONL[databenchRefCase](b, filepath.Join(shared.Path(b, "reference"), "databench-compare.jsonl"))
-	var ins []Input
+	cases := readLines[databenchRefCase](b, filepath.Join(shared.Path(b, "reference"), "databench-compare.jsonl"))
+	var ins []grade.Input
 	for _, tc := range cases {
 		if tc.ErrorV4 != nil {
 			continue
 		}
-		ins = append(ins, Input{Completion: tc.Value, Truth: tc.Truth, Meta: map[string]string{"semantic": tc.Semantic}})
+		ins = append(ins, grade.Input{Completion: tc.Value, Truth: tc.Truth, Meta: map[string]string{"semantic": tc.Semantic}})
 	}
 	for _, semeval := range []bool{false, true} {
-		g := newDataBench(Options{}, semeval)
+		g := newGrader(semeval)
 		b.Run(g.Name(), func(b *testing.B) {
 			ctx := context.Background()
 			for n := 0; n < b.N; n++ {
@@ -246,4 +250,25 @@ func BenchmarkDataBenchGrade10k(b *testing.B) {
 			}
 		})
 	}
+}
+
+// readLines decodes each non-empty line of a JSON Lines file as a T.
+func readLines[T any](t testing.TB, path string) []T {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []T
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var v T
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("%s:%d: %v", path, i+1, err)
+		}
+		out = append(out, v)
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package export
+package dabench
 
 import (
 	"bufio"
@@ -17,17 +17,6 @@ import (
 	"github.com/evalmd/evalmd/result"
 )
 
-type dabenchQuestion struct {
-	ID       int      `json:"id"`
-	Concepts []string `json:"concepts"`
-	Level    string   `json:"level"`
-}
-
-type dabenchLabel struct {
-	ID            int         `json:"id"`
-	CommonAnswers [][2]string `json:"common_answers"`
-}
-
 // jsonLines decodes each line of a JSON Lines file as a JSON value with
 // numbers kept as written.
 func jsonLines(t *testing.T, data []byte) []any {
@@ -44,26 +33,6 @@ func jsonLines(t *testing.T, data []byte) []any {
 		var v any
 		if err := dec.Decode(&v); err != nil {
 			t.Fatalf("line %d: %v", n, err)
-		}
-		out = append(out, v)
-	}
-	return out
-}
-
-func readLines[T any](t *testing.T, path string) []T {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []T
-	for i, line := range strings.Split(string(data), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		var v T
-		if err := json.Unmarshal([]byte(line), &v); err != nil {
-			t.Fatalf("%s:%d: %v", path, i+1, err)
 		}
 		out = append(out, v)
 	}
@@ -112,11 +81,11 @@ func dabenchOutputs(questions []dabenchQuestion, responses map[int]string) []*re
 // TestDABenchResponses exports the reference response sets from output
 // files, checks the exported file equals the responses given, then scores
 // it as eval_closed_form.py does and compares with the script's report.
-func TestDABenchResponses(t *testing.T) {
+func TestWriteResponses(t *testing.T) {
 	corpus := shared.Path(t, "corpora", "dabench")
 	ref := shared.Path(t, "reference", "dabench")
-	questions := readLines[dabenchQuestion](t, filepath.Join(corpus, "da-dev-questions.jsonl"))
-	labels := readLines[dabenchLabel](t, filepath.Join(corpus, "da-dev-labels.jsonl"))
+	questions := readJSONL[dabenchQuestion](t, filepath.Join(corpus, "da-dev-questions.jsonl"))
+	labels := readJSONL[dabenchLabelRow](t, filepath.Join(corpus, "da-dev-labels.jsonl"))
 	if len(questions) != 257 || len(labels) != 257 {
 		t.Fatalf("%d questions, %d labels; want 257", len(questions), len(labels))
 	}
@@ -125,7 +94,7 @@ func TestDABenchResponses(t *testing.T) {
 	for _, name := range []string{"half", "perfect"} {
 		t.Run(name, func(t *testing.T) {
 			respPath := filepath.Join(ref, name+".responses.jsonl")
-			rows := readLines[struct {
+			rows := readJSONL[struct {
 				ID       int    `json:"id"`
 				Response string `json:"response"`
 			}](t, respPath)
@@ -136,7 +105,7 @@ func TestDABenchResponses(t *testing.T) {
 				}
 			}
 			var buf bytes.Buffer
-			if err := DABenchResponses(&buf, dabenchOutputs(questions, responses)); err != nil {
+			if err := WriteResponses(&buf, dabenchOutputs(questions, responses)); err != nil {
 				t.Fatal(err)
 			}
 			in, err := os.ReadFile(respPath)
@@ -160,7 +129,7 @@ func TestDABenchResponses(t *testing.T) {
 // checkScore grades an exported responses file the way eval_closed_form.py
 // does (first non-empty response per label id, the closed-form rule,
 // ABQ/PSAQ/UASQ and the concept tables) and compares with its report.
-func checkScore(t *testing.T, exported []byte, questions []dabenchQuestion, labels []dabenchLabel, expectedPath string) {
+func checkScore(t *testing.T, exported []byte, questions []dabenchQuestion, labels []dabenchLabelRow, expectedPath string) {
 	t.Helper()
 	var rows []struct {
 		ID       json.Number `json:"id"`
@@ -183,18 +152,15 @@ func checkScore(t *testing.T, exported []byte, questions []dabenchQuestion, labe
 	for _, q := range questions {
 		byID[q.ID] = q
 	}
-	g, err := grade.New("dabench", grade.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var scored []grade.DABenchScored
+	g := grader{}
+	var scored []Scored
 	for _, l := range labels {
-		pairs := make([]grade.DABenchPair, len(l.CommonAnswers))
+		pairs := make([]Pair, len(l.CommonAnswers))
 		for i, a := range l.CommonAnswers {
-			pairs[i] = grade.DABenchPair{Name: a[0], Value: a[1]}
+			pairs[i] = Pair{Name: a[0], Value: a[1]}
 		}
-		truth := grade.DABenchLabelText(pairs)
-		s := grade.DABenchScored{ID: fmt.Sprint(l.ID), Level: byID[l.ID].Level}
+		truth := LabelText(pairs)
+		s := Scored{ID: fmt.Sprint(l.ID), Level: byID[l.ID].Level}
 		if q, ok := byID[l.ID]; ok {
 			s.Concepts = append([]string{}, q.Concepts...)
 		}
@@ -211,7 +177,7 @@ func checkScore(t *testing.T, exported []byte, questions []dabenchQuestion, labe
 		}
 		scored = append(scored, s)
 	}
-	gotJSON, err := json.Marshal(grade.DABenchMetrics(scored))
+	gotJSON, err := json.Marshal(Metrics(scored))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +202,7 @@ func TestDABenchResponsesIDs(t *testing.T) {
 		{Name: "f", MetaData: map[string]string{"id": "8"}, Completion: s("")},
 	}}
 	var buf bytes.Buffer
-	if err := DABenchResponses(&buf, []*result.File{nil, f}); err != nil {
+	if err := WriteResponses(&buf, []*result.File{nil, f}); err != nil {
 		t.Fatal(err)
 	}
 	want := `{"id":7,"response":"@x[1]"}` + "\n" +
@@ -244,112 +210,5 @@ func TestDABenchResponsesIDs(t *testing.T) {
 		`{"id":"d","response":"no id meta"}` + "\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
-	}
-}
-
-// pySplitlines is Python's str.splitlines, which databench_eval uses to
-// read predictions.txt.
-func pySplitlines(s string) []string {
-	var out []string
-	start := 0
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		switch rs[i] {
-		case '\n', '\r', '\v', '\f', '\x1c', '\x1d', '\x1e', '\u0085', '\u2028', '\u2029':
-			out = append(out, string(rs[start:i]))
-			if rs[i] == '\r' && i+1 < len(rs) && rs[i+1] == '\n' {
-				i++
-			}
-			start = i + 1
-		}
-	}
-	if start < len(rs) {
-		out = append(out, string(rs[start:]))
-	}
-	return out
-}
-
-// TestSemEvalPredictionsLIME writes the predictions of every LIME output
-// file and reads them back as databench_eval does: line n must be
-// completion n, with its line breaks turned into spaces.
-func TestSemEvalPredictionsLIME(t *testing.T) {
-	files, err := filepath.Glob(shared.Path(t, "corpora", "lime", "results", "output-*.json"))
-	if err != nil || len(files) != 26 {
-		t.Fatalf("%d LIME output files, %v", len(files), err)
-	}
-	multiline := 0
-	for _, path := range files {
-		f, err := result.Read(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var buf bytes.Buffer
-		if err := SemEvalPredictions(&buf, f); err != nil {
-			t.Fatal(err)
-		}
-		lines := pySplitlines(buf.String())
-		if len(lines) != len(f.Questions) {
-			t.Fatalf("%s: %d lines, %d questions", filepath.Base(path), len(lines), len(f.Questions))
-		}
-		for i, q := range f.Questions {
-			want := ""
-			if q.Completion != nil {
-				want = strings.Join(pySplitlinesKeepEmpty(*q.Completion), " ")
-				if strings.ContainsAny(*q.Completion, "\n\r") {
-					multiline++
-				}
-			}
-			if lines[i] != want {
-				t.Errorf("%s: line %d = %q, want %q", filepath.Base(path), i+1, lines[i], want)
-			}
-		}
-	}
-	if multiline == 0 {
-		t.Error("no multi-line completion exercised")
-	}
-}
-
-// pySplitlinesKeepEmpty splits at every line break, keeping a trailing
-// empty part, so joining with spaces puts one space per break.
-func pySplitlinesKeepEmpty(s string) []string {
-	parts := pySplitlines(s)
-	if s != "" && strings.ContainsRune("\n\r\v\f\x1c\x1d\x1e\u0085\u2028\u2029", []rune(s)[len([]rune(s))-1]) {
-		parts = append(parts, "")
-	}
-	if len(parts) == 0 {
-		return []string{""}
-	}
-	return parts
-}
-
-func TestSemEvalPredictions(t *testing.T) {
-	s := func(v string) *string { return &v }
-	tests := []struct {
-		name string
-		qs   []result.Question
-		want string
-	}{
-		{"plain", []result.Question{{Completion: s("True")}, {Completion: s("['a', 'b']")}}, "True\n['a', 'b']\n"},
-		{"null is an empty line", []result.Question{{Completion: s("1")}, {}, {Completion: s("3")}}, "1\n\n3\n"},
-		{"breaks become spaces", []result.Question{{Completion: s("a\r\nb\nc\rd\u2028e\x0bf")}}, "a b c d e f\n"},
-		{"empty completion", []result.Question{{Completion: s("")}}, "\n"},
-		{"no questions", nil, ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var buf bytes.Buffer
-			if err := SemEvalPredictions(&buf, &result.File{Questions: tc.qs}); err != nil {
-				t.Fatal(err)
-			}
-			if buf.String() != tc.want {
-				t.Errorf("got %q, want %q", buf.String(), tc.want)
-			}
-			if n := len(pySplitlines(buf.String())); n != len(tc.qs) {
-				t.Errorf("databench_eval would read %d lines for %d questions", n, len(tc.qs))
-			}
-		})
-	}
-	if err := SemEvalPredictions(&bytes.Buffer{}, nil); err == nil {
-		t.Error("nil file gave no error")
 	}
 }

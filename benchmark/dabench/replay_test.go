@@ -1,4 +1,4 @@
-package main
+package dabench
 
 import (
 	"context"
@@ -9,9 +9,8 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/agg"
-	"github.com/evalmd/evalmd/bench/dabench"
+	"github.com/evalmd/evalmd/benchmark"
 	"github.com/evalmd/evalmd/harness"
-	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/internal/shared"
 )
@@ -21,10 +20,25 @@ import (
 // printed (ABQ, PSAQ, UASQ, per concept, per concept count), including
 // its rule that a question without a response leaves the denominators and
 // that string ids match nothing.
+// capture is DABench's metric, keeping the questions agg hands it.
+type capture struct {
+	metric
+	qs []agg.Question
+}
+
+func (c *capture) Tables(qs []agg.Question) []agg.Table {
+	c.qs = qs
+	return c.metric.Tables(qs)
+}
+
 func TestDABenchReplayEqualsScript(t *testing.T) {
 	sheets := t.TempDir()
-	if _, errs := dabench.Convert(shared.Path(t, "corpora", "dabench"), sheets, outfile.Options{}); len(errs) > 0 {
+	if _, errs := Convert(Options{Data: shared.Path(t, "corpora", "dabench"), Out: sheets}); len(errs) > 0 {
 		t.Fatal(errs)
+	}
+	set, err := benchmark.NewSet(Benchmark())
+	if err != nil {
+		t.Fatal(err)
 	}
 	found, err := harness.FindSheets(sheets)
 	if err != nil {
@@ -34,18 +48,22 @@ func TestDABenchReplayEqualsScript(t *testing.T) {
 		t.Run(c, func(t *testing.T) {
 			out := t.TempDir()
 			replay := "replay:" + shared.Path(t, "reference", "dabench", c+".responses.jsonl")
-			if _, err := harness.Run(context.Background(), harness.Config{NewModel: providers.New, Sheets: found, Models: []string{replay}, OutDir: out}); err != nil {
+			if _, err := harness.Run(context.Background(), harness.Config{NewModel: providers.New, Sheets: found, Models: []string{replay}, OutDir: out, Graders: set.Graders}); err != nil {
 				t.Fatal(err)
 			}
-			d, err := agg.Load(context.Background(), out, io.Discard, agg.LoadOptions{})
+			cp := &capture{}
+			d, err := agg.Load(context.Background(), out, io.Discard, agg.LoadOptions{Metrics: []agg.Metric{cp}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			runs := d.DABench()
+			if _, err := d.Markdown(agg.ReportOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			runs := runs(cp.qs)
 			if len(runs) != 1 {
 				t.Fatalf("%d DABench runs", len(runs))
 			}
-			got, err := json.Marshal(runs[0].Report)
+			got, err := json.Marshal(runs[0].report)
 			if err != nil {
 				t.Fatal(err)
 			}

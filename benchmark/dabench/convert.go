@@ -1,8 +1,3 @@
-// Package dabench turns InfiAgent-DABench's closed-form validation set
-// (da-dev-questions.jsonl, da-dev-labels.jsonl and the da-dev-tables CSVs,
-// from examples/DA-Agent/data of InfiAgent/InfiAgent) into question sheets
-// graded by the "dabench" grader, and reads the sheet meta back for the
-// benchmark's metrics (grade.DABenchMetrics).
 package dabench
 
 import (
@@ -16,7 +11,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
@@ -40,7 +34,7 @@ type Question struct {
 	Level       string
 	// Labels are common_answers in file order, repeated names (id 734) and
 	// empty values kept.
-	Labels []grade.DABenchPair
+	Labels []Pair
 }
 
 type questionRow struct {
@@ -119,7 +113,7 @@ func Load(dir string) ([]Question, []error) {
 		if seen[*r.ID] {
 			return fmt.Errorf("labels for id %d again", *r.ID)
 		}
-		var labels []grade.DABenchPair
+		var labels []Pair
 		for _, pair := range r.CommonAnswers {
 			if len(pair) != 2 {
 				return fmt.Errorf("id %d: a label is not a [name, answer] pair", *r.ID)
@@ -137,7 +131,7 @@ func Load(dir string) ([]Question, []error) {
 				// The sheet keeps a label as one "@name[value]" line.
 				return fmt.Errorf("id %d: label %q=%q cannot be written as an @name[value] line", *r.ID, name, value)
 			}
-			labels = append(labels, grade.DABenchPair{Name: name, Value: value})
+			labels = append(labels, Pair{Name: name, Value: value})
 		}
 		seen[*r.ID] = true
 		qs[i].Labels = labels
@@ -237,7 +231,7 @@ func Sheet(table, tablePath string, qs []Question) *sheet.Doc {
 	head := sheet.Block{Kind: sheet.SheetKind, Name: "DABench " + table}
 	head.Sections = []sheet.Section{
 		{Kind: "meta", Text: sheet.MetaText(
-			[2]string{"benchmark", "dabench"},
+			[2]string{"benchmark", Name},
 			[2]string{"grader", "dabench"},
 			// eval_closed_form.py matches responses by integer id.
 			[2]string{"id_type", "number"},
@@ -262,7 +256,7 @@ func Sheet(table, tablePath string, qs []Question) *sheet.Doc {
 					[2]string{"level", q.Level},
 				)},
 				{Kind: "question", Text: q.Text()},
-				{Kind: "answer", Text: grade.DABenchLabelText(q.Labels)},
+				{Kind: "answer", Text: LabelText(q.Labels)},
 			},
 		})
 	}
@@ -270,7 +264,7 @@ func Sheet(table, tablePath string, qs []Question) *sheet.Doc {
 }
 
 // Concepts reads the concepts meta a DABench sheet writes (", "-joined).
-// It returns nil when the meta has none, which grade.DABenchMetrics reads
+// It returns nil when the meta has none, which Metrics reads
 // as "not in the questions file".
 func Concepts(meta map[string]string) []string {
 	v, ok := meta["concepts"]
@@ -286,13 +280,25 @@ func Concepts(meta map[string]string) []string {
 	return out
 }
 
-// Convert reads the data folder dataDir and writes one sheet per table file
-// into outDir, in the order the tables first appear. It returns the paths
-// written and every problem met: a bad line, a missing table or a sheet
-// that may not be written is reported and skipped, and the rest is still
-// written. opt says which existing sheets may be replaced (see
-// internal/outfile).
-func Convert(dataDir, outDir string, opt outfile.Options) ([]string, []error) {
+// Options say what to convert.
+type Options struct {
+	// Data is the data folder (QuestionsFile, LabelsFile, TablesDir).
+	Data string `flag:"i,required" meta:"DIR" usage:"DABench's data folder (examples/DA-Agent/data)"`
+	// Out is the folder the sheets are written to.
+	Out string `flag:"o,required" meta:"DIR" usage:"output folder for the sheets"`
+	// Write says which existing sheets may be replaced (see
+	// internal/outfile); Data is always an input.
+	Write outfile.Options
+}
+
+// Convert reads the data folder opt.Data and writes one sheet per table
+// file into opt.Out, in the order the tables first appear. It returns the
+// paths written and every problem met: a bad line, a missing table or a
+// sheet that may not be written is reported and skipped, and the rest is
+// still written.
+func Convert(opt Options) ([]string, []error) {
+	dataDir, outDir := opt.Data, opt.Out
+	opt.Write.Inputs = append(opt.Write.Inputs, dataDir)
 	qs, errs := Load(dataDir)
 	if qs == nil && len(errs) > 0 {
 		return nil, errs
@@ -333,7 +339,7 @@ func Convert(dataDir, outDir string, opt outfile.Options) ([]string, []error) {
 			continue
 		}
 		path := filepath.Join(outDir, name)
-		if err := outfile.Write(path, data, opt); err != nil {
+		if err := outfile.Write(path, data, opt.Write); err != nil {
 			errs = append(errs, fmt.Errorf("dabench: %w", err))
 			continue
 		}

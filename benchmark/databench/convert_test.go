@@ -101,10 +101,7 @@ func readSheets(t *testing.T, paths []string) map[int]sheet.Item {
 
 func gradeItem(t *testing.T, name, completion string, it sheet.Item) bool {
 	t.Helper()
-	g, err := grade.New(name, grade.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := newGrader(name == "databench-semeval")
 	v, err := g.Grade(context.Background(), grade.Input{Completion: completion, Truth: *it.GroundTruth, Meta: it.Meta})
 	if err != nil {
 		t.Fatalf("%s: %v", it.Name, err)

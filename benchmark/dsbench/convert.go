@@ -44,7 +44,7 @@ func SheetName(id string) string { return "input-dsbench-" + id + ".md" }
 // answer's JSON and kind are in the question's meta.
 func (c *Competition) Sheet(sheetDir string) *sheet.Doc {
 	meta := []string{
-		"benchmark: dsbench",
+		"benchmark: " + Name,
 		"competition: " + c.ID,
 		"name: " + oneLine(c.Name),
 		"url: " + oneLine(c.URL),
@@ -128,12 +128,26 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// Convert loads the DSBench data folder dataDir and writes one sheet per
-// competition with questions into outDir (see Sheet and SheetName). It
+// Options say what to convert.
+type Options struct {
+	// Data is DSBench's data_analysis folder (data.json and data/).
+	Data string `flag:"i,required" meta:"DATA" usage:"DSBench's data_analysis folder (data.json and data/)"`
+	// Out is the folder the sheets are written to.
+	Out string `flag:"o,required" meta:"DIR" usage:"output folder for the sheets"`
+	// Write says which existing sheets may be replaced (see
+	// internal/outfile); Data is always an input.
+	Write outfile.Options
+}
+
+// Convert loads the DSBench data folder opt.Data and writes one sheet per
+// competition with questions into opt.Out (see Sheet and SheetName). It
 // returns the sheets written and every problem met; a competition that
 // cannot be loaded or written is reported and the others are still written.
-// opt says which existing sheets may be replaced (see internal/outfile).
-func Convert(dataDir, outDir string, opt outfile.Options) ([]string, []error) {
+// opt.Write says which existing sheets may be replaced (see
+// internal/outfile).
+func Convert(opt Options) ([]string, []error) {
+	dataDir, outDir := opt.Data, opt.Out
+	opt.Write.Inputs = append(opt.Write.Inputs, dataDir)
 	comps, errs := Load(dataDir)
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, append(errs, fmt.Errorf("dsbench: %w", err))
@@ -150,7 +164,7 @@ func Convert(dataDir, outDir string, opt outfile.Options) ([]string, []error) {
 			continue
 		}
 		path := filepath.Join(outDir, SheetName(c.ID))
-		if err := outfile.Write(path, data, opt); err != nil {
+		if err := outfile.Write(path, data, opt.Write); err != nil {
 			errs = append(errs, fmt.Errorf("dsbench: %w", err))
 			continue
 		}

@@ -1,16 +1,17 @@
-package grade
+package dabench
 
 import (
 	"bytes"
 	"encoding/json"
 	"strconv"
 
+	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/internal/py"
 )
 
-// DABenchScored is one DABench question as the metrics see it: plain data an
+// Scored is one DABench question as the metrics see it: plain data an
 // aggregator can fill from output files.
-type DABenchScored struct {
+type Scored struct {
 	ID string
 	// Concepts are the question's concepts; nil means the question is not in
 	// the questions file, and the script then leaves it out of the concept
@@ -18,64 +19,64 @@ type DABenchScored struct {
 	Concepts []string
 	Level    string
 	// Parts are the sub-answer results, one per distinct label name.
-	Parts []Part
+	Parts []grade.Part
 	// Answered is false when the question has no non-empty response: the
 	// script then leaves it out of every figure, denominators included.
 	Answered bool
 }
 
-// DABenchRate is one figure of the report. Where the script divides by
+// Rate is one figure of the report. Where the script divides by
 // nothing it prints the integer 0 (Int set); otherwise a share rounded to
 // four places with Python's round, printed as Python prints a float.
-type DABenchRate struct {
+type Rate struct {
 	Value float64
 	Int   bool
 }
 
 // MarshalJSON writes the figure as Python's json.dump does: 0 for the
 // integer, else the float's repr (1.0, 0.7519).
-func (r DABenchRate) MarshalJSON() ([]byte, error) {
+func (r Rate) MarshalJSON() ([]byte, error) {
 	if r.Int {
 		return []byte(strconv.Itoa(int(r.Value))), nil
 	}
 	return []byte(py.Repr(r.Value)), nil
 }
 
-// DABenchNamedRate is one row of a per-concept or per-count table.
-type DABenchNamedRate struct {
+// NamedRate is one row of a per-concept or per-count table.
+type NamedRate struct {
 	Name string
-	Rate DABenchRate
+	Rate Rate
 }
 
-// DABenchReport is what eval_closed_form.py writes to
+// Report is what eval_closed_form.py writes to
 // eval_outputs/<responses>_evaluation_analysis.json. Tables keep the
 // script's order: first appearance among the scored questions.
-type DABenchReport struct {
+type Report struct {
 	// ABQ is "Accuracy by Question": the share of questions whose every
 	// sub-answer is right.
-	ABQ DABenchRate
+	ABQ Rate
 	// PSAQ is "Accuracy Proportional by Sub-Question": the mean over
 	// questions of the share of their sub-answers that are right.
-	PSAQ DABenchRate
+	PSAQ Rate
 	// UASQ is "Accuracy by Sub-Question": right sub-answers over all
 	// sub-answers.
-	UASQ DABenchRate
+	UASQ Rate
 	// Concepts is ABQ per concept.
-	Concepts []DABenchNamedRate
+	Concepts []NamedRate
 	// ConceptCounts is ABQ by number of concepts ("1", "2", ...).
-	ConceptCounts []DABenchNamedRate
+	ConceptCounts []NamedRate
 	// TwoOrMore is ABQ over questions with two or more concepts; nil (JSON
 	// null) when there are none.
-	TwoOrMore *DABenchRate
+	TwoOrMore *Rate
 	// Scored is how many questions entered the figures.
 	Scored int
 }
 
-// DABenchMetrics computes the script's figures from graded questions.
-func DABenchMetrics(qs []DABenchScored) DABenchReport {
+// Metrics computes the script's figures from graded questions.
+func Metrics(qs []Scored) Report {
 	type tally struct{ correct, total int }
 	var (
-		rep          DABenchReport
+		rep          Report
 		allRight     int
 		subRight     int
 		subTotal     int
@@ -140,22 +141,22 @@ func DABenchMetrics(qs []DABenchScored) DABenchReport {
 			}
 		}
 	}
-	rate := func(num float64, den int) DABenchRate {
+	rate := func(num float64, den int) Rate {
 		if den == 0 {
-			return DABenchRate{Int: true}
+			return Rate{Int: true}
 		}
-		return DABenchRate{Value: dabenchRound4(num / float64(den))}
+		return Rate{Value: round4(num / float64(den))}
 	}
 	rep.ABQ = rate(float64(allRight), rep.Scored)
 	rep.UASQ = rate(float64(subRight), subTotal)
 	rep.PSAQ = rate(propSum, rep.Scored)
 	for _, c := range conceptOrder {
 		t := concept[c]
-		rep.Concepts = append(rep.Concepts, DABenchNamedRate{c, rate(float64(t.correct), t.total)})
+		rep.Concepts = append(rep.Concepts, NamedRate{c, rate(float64(t.correct), t.total)})
 	}
 	for _, n := range countOrder {
 		t := count[n]
-		rep.ConceptCounts = append(rep.ConceptCounts, DABenchNamedRate{strconv.Itoa(n), rate(float64(t.correct), t.total)})
+		rep.ConceptCounts = append(rep.ConceptCounts, NamedRate{strconv.Itoa(n), rate(float64(t.correct), t.total)})
 	}
 	if two.total > 0 {
 		r := rate(float64(two.correct), two.total)
@@ -165,9 +166,9 @@ func DABenchMetrics(qs []DABenchScored) DABenchReport {
 }
 
 // MarshalJSON writes the report with the script's keys and order.
-func (r DABenchReport) MarshalJSON() ([]byte, error) {
+func (r Report) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
-	table := func(rows []DABenchNamedRate) error {
+	table := func(rows []NamedRate) error {
 		b.WriteByte('{')
 		for i, row := range rows {
 			if i > 0 {
@@ -213,10 +214,10 @@ func (r DABenchReport) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// dabenchRound4 is Python's round(x, 4): the decimal nearest the exact
+// round4 is Python's round(x, 4): the decimal nearest the exact
 // binary value, ties to even, which strconv's correctly rounded formatting
 // gives.
-func dabenchRound4(x float64) float64 {
+func round4(x float64) float64 {
 	f, err := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 4, 64), 64)
 	if err != nil {
 		return x

@@ -1,4 +1,4 @@
-package grade
+package dabench
 
 import (
 	"bufio"
@@ -12,29 +12,30 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/internal/shared"
 )
 
 func TestDABenchExtract(t *testing.T) {
 	tests := []struct {
 		in   string
-		want []DABenchPair
+		want []Pair
 	}{
 		{"", nil},
-		{"@a[1]", []DABenchPair{{"a", "1"}}},
-		{"x @a[1] y @b[two words] @a[3]", []DABenchPair{{"a", "3"}, {"b", "two words"}}},
-		{"@a[[]", []DABenchPair{{"a", "["}}},               // lazy up to the first ']'
-		{"@a[x]]", []DABenchPair{{"a", "x"}}},              // first ']' ends it
-		{"@a[x\ny]", nil},                                  // '.' stops at a newline
-		{"@a-b[1]", nil},                                   // '-' is not a word character
-		{"@émoji_1[ok]", []DABenchPair{{"émoji_1", "ok"}}}, // Python's \w is Unicode
-		{"@@a[1]", []DABenchPair{{"a", "1"}}},
+		{"@a[1]", []Pair{{"a", "1"}}},
+		{"x @a[1] y @b[two words] @a[3]", []Pair{{"a", "3"}, {"b", "two words"}}},
+		{"@a[[]", []Pair{{"a", "["}}},               // lazy up to the first ']'
+		{"@a[x]]", []Pair{{"a", "x"}}},              // first ']' ends it
+		{"@a[x\ny]", nil},                           // '.' stops at a newline
+		{"@a-b[1]", nil},                            // '-' is not a word character
+		{"@émoji_1[ok]", []Pair{{"émoji_1", "ok"}}}, // Python's \w is Unicode
+		{"@@a[1]", []Pair{{"a", "1"}}},
 		{"@a []", nil},
 	}
 	for _, tc := range tests {
-		got := DABenchExtract(tc.in)
+		got := Extract(tc.in)
 		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("DABenchExtract(%q) = %v, want %v", tc.in, got, tc.want)
+			t.Errorf("Extract(%q) = %v, want %v", tc.in, got, tc.want)
 		}
 	}
 }
@@ -61,30 +62,30 @@ func TestDABenchEqual(t *testing.T) {
 		{"Yes", "yes", false},
 	}
 	for _, tc := range tests {
-		if got := DABenchEqual(tc.got, tc.want); got != tc.ok {
-			t.Errorf("DABenchEqual(%q, %q) = %v, want %v", tc.got, tc.want, got, tc.ok)
+		if got := Equal(tc.got, tc.want); got != tc.ok {
+			t.Errorf("Equal(%q, %q) = %v, want %v", tc.got, tc.want, got, tc.ok)
 		}
 	}
 }
 
 func TestDABenchLabels(t *testing.T) {
-	got, err := DABenchLabels("@a[1]\n@b[]\r\n\n@a[2]\n@c[[]")
+	got, err := ParseLabels("@a[1]\n@b[]\r\n\n@a[2]\n@c[[]")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []DABenchPair{{"a", "2"}, {"b", ""}, {"c", "["}}
+	want := []Pair{{"a", "2"}, {"b", ""}, {"c", "["}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	for _, bad := range []string{"a[1]", "@a1]", "@[1]", "@a[1"} {
-		if _, err := DABenchLabels(bad); err == nil {
-			t.Errorf("DABenchLabels(%q): no error", bad)
+		if _, err := ParseLabels(bad); err == nil {
+			t.Errorf("ParseLabels(%q): no error", bad)
 		}
 	}
 }
 
 func TestDABenchGrader(t *testing.T) {
-	g := newDABench(Options{})
+	g := grader{}
 	tests := []struct {
 		truth, completion string
 		correct           bool
@@ -96,7 +97,7 @@ func TestDABenchGrader(t *testing.T) {
 		{"", "anything", true, 0}, // all([]) is True
 	}
 	for _, tc := range tests {
-		v, err := g.Grade(context.Background(), Input{Truth: tc.truth, Completion: tc.completion})
+		v, err := g.Grade(context.Background(), grade.Input{Truth: tc.truth, Completion: tc.completion})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +105,7 @@ func TestDABenchGrader(t *testing.T) {
 			t.Errorf("Grade(%q, %q) = %v with %d parts, want %v with %d", tc.truth, tc.completion, *v.Correct, len(v.Parts), tc.correct, tc.parts)
 		}
 	}
-	if _, err := g.Grade(context.Background(), Input{Truth: "not a label"}); err == nil {
+	if _, err := g.Grade(context.Background(), grade.Input{Truth: "not a label"}); err == nil {
 		t.Error("bad ground truth: no error")
 	}
 }
@@ -174,7 +175,7 @@ func dabenchFirstResponse(rows []map[string]json.RawMessage, id int) (string, bo
 	return "", false
 }
 
-func pairsObject(ps []DABenchPair) map[string]any {
+func pairsObject(ps []Pair) map[string]any {
 	m := map[string]any{}
 	for _, p := range ps {
 		m[p.Name] = p.Value
@@ -212,39 +213,39 @@ func TestDABenchReference(t *testing.T) {
 	for _, q := range questions {
 		concepts[q.ID] = q
 	}
-	g := newDABench(Options{})
+	g := grader{}
 	for _, name := range []string{"half", "none_scored", "perfect"} {
 		t.Run(name, func(t *testing.T) {
 			responses := readJSONL[map[string]json.RawMessage](t, filepath.Join(ref, name+".responses.jsonl"))
 			wantResults := readJSONL[map[string]any](t, filepath.Join(ref, name+".results.jsonl"))
-			var scored []DABenchScored
+			var scored []Scored
 			var results []map[string]any
 			for _, l := range labels {
-				pairs := make([]DABenchPair, len(l.CommonAnswers))
+				pairs := make([]Pair, len(l.CommonAnswers))
 				for i, a := range l.CommonAnswers {
-					pairs[i] = DABenchPair{a[0], a[1]}
+					pairs[i] = Pair{a[0], a[1]}
 				}
-				truth := DABenchLabelText(pairs)
+				truth := LabelText(pairs)
 				resp, ok := dabenchFirstResponse(responses, l.ID)
 				q, known := concepts[l.ID]
-				s := DABenchScored{ID: fmt.Sprint(l.ID), Answered: ok, Level: q.Level}
+				s := Scored{ID: fmt.Sprint(l.ID), Answered: ok, Level: q.Level}
 				if known {
 					s.Concepts = append([]string{}, q.Concepts...)
 				}
 				if ok {
-					v, err := g.Grade(context.Background(), Input{Truth: truth, Completion: resp})
+					v, err := g.Grade(context.Background(), grade.Input{Truth: truth, Completion: resp})
 					if err != nil {
 						t.Fatalf("id %d: %v", l.ID, err)
 					}
 					s.Parts = v.Parts
-					lab, _ := DABenchLabels(truth)
+					lab, _ := ParseLabels(truth)
 					corr := map[string]any{}
 					for _, p := range v.Parts {
 						corr[p.Name] = p.Correct
 					}
 					results = append(results, map[string]any{
 						"id": l.ID, "label_answers": pairsObject(lab),
-						"predicted_answers": pairsObject(DABenchExtract(resp)), "correctness": corr,
+						"predicted_answers": pairsObject(Extract(resp)), "correctness": corr,
 					})
 				}
 				scored = append(scored, s)
@@ -267,7 +268,7 @@ func TestDABenchReference(t *testing.T) {
 			}
 			t.Logf("%s: %d/%d per-question results equal", name, same, len(results))
 
-			rep := DABenchMetrics(scored)
+			rep := Metrics(scored)
 			gotJSON, err := json.Marshal(rep)
 			if err != nil {
 				t.Fatal(err)
@@ -290,14 +291,14 @@ func FuzzDABenchExtract(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		var want []DABenchPair
-		for _, m := range dabenchPattern.FindAllStringSubmatch(s, -1) {
-			want = append(want, DABenchPair{Name: m[1], Value: m[2]})
+		var want []Pair
+		for _, m := range pattern.FindAllStringSubmatch(s, -1) {
+			want = append(want, Pair{Name: m[1], Value: m[2]})
 		}
-		if raw := dabenchFindAll(s); !reflect.DeepEqual(raw, want) {
-			t.Fatalf("dabenchFindAll(%q) = %v, the regular expression finds %v", s, raw, want)
+		if raw := findAll(s); !reflect.DeepEqual(raw, want) {
+			t.Fatalf("findAll(%q) = %v, the regular expression finds %v", s, raw, want)
 		}
-		got := DABenchExtract(s)
+		got := Extract(s)
 		seen := map[string]bool{}
 		for _, p := range got {
 			if seen[p.Name] {
@@ -313,7 +314,7 @@ func FuzzDABenchExtract(f *testing.F) {
 		}
 		// Labels written as text read back as the same pairs.
 		if len(got) > 0 {
-			back, err := DABenchLabels(DABenchLabelText(got))
+			back, err := ParseLabels(LabelText(got))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -329,7 +330,7 @@ func FuzzDABenchLabels(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		ls, err := DABenchLabels(s)
+		ls, err := ParseLabels(s)
 		if err != nil {
 			return
 		}
@@ -338,7 +339,7 @@ func FuzzDABenchLabels(f *testing.F) {
 				t.Fatalf("empty name from %q", s)
 			}
 		}
-		_ = DABenchEqual(s, s)
+		_ = Equal(s, s)
 	})
 }
 
@@ -349,16 +350,16 @@ func BenchmarkDABenchGrade10k(b *testing.B) {
 	ref := shared.Path(b, "reference", "dabench")
 	labels := readJSONL[dabenchLabelRow](b, filepath.Join(corpus, "da-dev-labels.jsonl"))
 	responses := readJSONL[map[string]json.RawMessage](b, filepath.Join(ref, "perfect.responses.jsonl"))
-	var ins []Input
+	var ins []grade.Input
 	for _, l := range labels {
-		pairs := make([]DABenchPair, len(l.CommonAnswers))
+		pairs := make([]Pair, len(l.CommonAnswers))
 		for i, a := range l.CommonAnswers {
-			pairs[i] = DABenchPair{a[0], a[1]}
+			pairs[i] = Pair{a[0], a[1]}
 		}
 		resp, _ := dabenchFirstResponse(responses, l.ID)
-		ins = append(ins, Input{Truth: DABenchLabelText(pairs), Completion: "Some reasoning first.\n" + resp})
+		ins = append(ins, grade.Input{Truth: LabelText(pairs), Completion: "Some reasoning first.\n" + resp})
 	}
-	g := newDABench(Options{})
+	g := grader{}
 	ctx := context.Background()
 	b.ResetTimer()
 	for n := 0; n < b.N; n++ {

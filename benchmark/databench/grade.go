@@ -1,4 +1,4 @@
-package grade
+package databench
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/internal/pandasdate"
 	"github.com/evalmd/evalmd/internal/py"
 )
@@ -18,9 +19,9 @@ import (
 // in version 4.0.1 (grader "databench") and 3.0.0, the SemEval 2025 Task 8
 // scorer (grader "databench-semeval"). The two differ only for numbers.
 
-// DataBenchComparer runs default_compare. The zero value is version 4.0.1 on
+// Comparer runs default_compare. The zero value is version 4.0.1 on
 // the wall clock.
-type DataBenchComparer struct {
+type Comparer struct {
 	// SemEval selects version 3.0.0, the one SemEval 2025 Task 8 scored
 	// with: numbers compare after Python's round(x, 2) instead of v4's
 	// truncation.
@@ -31,24 +32,24 @@ type DataBenchComparer struct {
 	Now func() time.Time
 }
 
-// DataBenchSemanticError is default_compare's `raise Exception(f"Semantic
+// SemanticError is default_compare's `raise Exception(f"Semantic
 // not supported: {semantic}")` for a semantic type it does not know. The
 // original only gets there when neither value nor truth is null.
-type DataBenchSemanticError struct{ Semantic string }
+type SemanticError struct{ Semantic string }
 
 // Error is the original's message.
-func (e *DataBenchSemanticError) Error() string {
+func (e *SemanticError) Error() string {
 	return "Semantic not supported: " + e.Semantic
 }
 
-// DataBenchOverflowError is the OverflowError pandas lets out of
+// OverflowError is the OverflowError pandas lets out of
 // pd.to_datetime when dateutil builds a date field past a C int (a
 // "category" answer like "Jan 1 99999999999"): default_compare catches only
 // ValueError and TypeError there, so the original call raises.
-type DataBenchOverflowError struct{ Text string }
+type OverflowError struct{ Text string }
 
 // Error names the string whose date overflowed.
-func (e *DataBenchOverflowError) Error() string {
+func (e *OverflowError) Error() string {
 	return "signed integer is greater than maximum: " + e.Text
 }
 
@@ -72,7 +73,7 @@ func pyStripChars(s, chars string) string {
 
 // Compare is default_compare(value, truth, semantic). It returns an error
 // where the original raises.
-func (c DataBenchComparer) Compare(value, truth, semantic string) (bool, error) {
+func (c Comparer) Compare(value, truth, semantic string) (bool, error) {
 	semantic = strings.TrimFunc(semantic, py.IsSpace)
 	v := pyStripChars(value, databenchStripChars)
 	t := pyStripChars(truth, databenchStripChars)
@@ -100,10 +101,10 @@ func (c DataBenchComparer) Compare(value, truth, semantic string) (bool, error) 
 	case "list[number]":
 		return databenchListNumber(value, truth), nil
 	}
-	return false, &DataBenchSemanticError{Semantic: semantic}
+	return false, &SemanticError{Semantic: semantic}
 }
 
-func (c DataBenchComparer) now() time.Time {
+func (c Comparer) now() time.Time {
 	if c.Now != nil {
 		return c.Now()
 	}
@@ -113,7 +114,7 @@ func (c DataBenchComparer) now() time.Time {
 // category: equal strings, else equal dates when both parse with
 // pd.to_datetime (a failed parse falls back to the string test, which has
 // already failed).
-func (c DataBenchComparer) category(v, t string) (bool, error) {
+func (c Comparer) category(v, t string) (bool, error) {
 	if v == t {
 		return true, nil
 	}
@@ -132,19 +133,19 @@ func (c DataBenchComparer) category(v, t string) (bool, error) {
 }
 
 // databenchToDate is pd.to_datetime(s).date(), its OverflowError reported
-// as a *DataBenchOverflowError.
+// as a *OverflowError.
 func databenchToDate(s string, now time.Time) (pandasdate.Date, error) {
 	d, err := pandasdate.ToDate(s, now)
 	var oe *pandasdate.OverflowError
 	if errors.As(err, &oe) {
-		return d, &DataBenchOverflowError{Text: oe.Text}
+		return d, &OverflowError{Text: oe.Text}
 	}
 	return d, err
 }
 
 // databenchOverflowOnly keeps the errors the original lets escape.
 func databenchOverflowOnly(err error) error {
-	if _, ok := err.(*DataBenchOverflowError); ok {
+	if _, ok := err.(*OverflowError); ok {
 		return err
 	}
 	return nil
@@ -155,7 +156,7 @@ func databenchOverflowOnly(err error) error {
 // "1-2" fails (False). v4 truncates x*100 toward zero in floating point, so
 // float artefacts decide (0.29*100 is 28.999999999999996: 0.29 matches 0.28).
 // v3 uses Python's round(x, 2), half to even on the exact binary value.
-func (c DataBenchComparer) number(value, truth string) bool {
+func (c Comparer) number(value, truth string) bool {
 	a, err := py.ParseFloat(databenchCleanNumber(value))
 	if err != nil {
 		return false
@@ -209,7 +210,7 @@ func databenchSplitList(s string) []string {
 // else sets of strings. Quirks: order and repeats do not count past the
 // length check (['a','a','b'] matches ['a','b','b']); "" parses to NaT and
 // NaT equals itself inside a set; a list of years compares as dates.
-func (c DataBenchComparer) listCategory(value, truth string) bool {
+func (c Comparer) listCategory(value, truth string) bool {
 	items := func(s string) []string {
 		parts := databenchSplitList(s)
 		for i, p := range parts {
@@ -245,7 +246,7 @@ func (c DataBenchComparer) listCategory(value, truth string) bool {
 			return databenchSameSet(vd, td)
 		}
 	}
-	if _, ok := err.(*DataBenchOverflowError); ok {
+	if _, ok := err.(*OverflowError); ok {
 		return false // the outer `except Exception` turns it into False
 	}
 	return databenchSameSet(databenchStringSet(vs), databenchStringSet(ts))
@@ -317,13 +318,13 @@ func databenchListNumber(value, truth string) bool {
 
 // databenchGrader grades a DataBench answer with default_compare.
 type databenchGrader struct {
-	cmp  DataBenchComparer
+	cmp  Comparer
 	name string
 }
 
-func newDataBench(_ Options, semeval bool) Grader {
+func newGrader(semeval bool) grade.Grader {
 	if semeval {
-		return databenchGrader{cmp: DataBenchComparer{SemEval: true}, name: "databench-semeval"}
+		return databenchGrader{cmp: Comparer{SemEval: true}, name: "databench-semeval"}
 	}
 	return databenchGrader{name: "databench"}
 }
@@ -331,9 +332,9 @@ func newDataBench(_ Options, semeval bool) Grader {
 // Name implements Grader.
 func (g databenchGrader) Name() string { return g.name }
 
-// DataBenchSemantic is the semantic type of a question: its `semantic` meta,
+// Semantic is the semantic type of a question: its `semantic` meta,
 // else its `type` meta (DataBench's own column name).
-func DataBenchSemantic(meta map[string]string) (string, bool) {
+func Semantic(meta map[string]string) (string, bool) {
 	if s, ok := meta["semantic"]; ok {
 		return s, true
 	}
@@ -343,14 +344,14 @@ func DataBenchSemantic(meta map[string]string) (string, bool) {
 
 // Grade implements Grader: the completion is the value, the ground truth the
 // truth. Where the original raises, Grade returns the error and no verdict.
-func (g databenchGrader) Grade(_ context.Context, in Input) (Verdict, error) {
-	sem, ok := DataBenchSemantic(in.Meta)
+func (g databenchGrader) Grade(_ context.Context, in grade.Input) (grade.Verdict, error) {
+	sem, ok := Semantic(in.Meta)
 	if !ok {
-		return Verdict{}, fmt.Errorf("%s: question has no semantic (or type) meta", g.name)
+		return grade.Verdict{}, fmt.Errorf("%s: question has no semantic (or type) meta", g.name)
 	}
 	ok, err := g.cmp.Compare(in.Completion, in.Truth, sem)
 	if err != nil {
-		return Verdict{}, fmt.Errorf("%s: %w", g.name, err)
+		return grade.Verdict{}, fmt.Errorf("%s: %w", g.name, err)
 	}
-	return Verdict{Correct: Bool(ok), Detail: fmt.Sprintf("%s default_compare as %s", g.name, strings.TrimFunc(sem, py.IsSpace))}, nil
+	return grade.Verdict{Correct: grade.Bool(ok), Detail: fmt.Sprintf("%s default_compare as %s", g.name, strings.TrimFunc(sem, py.IsSpace))}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/prompt"
 	"github.com/evalmd/evalmd/schema"
@@ -44,7 +43,7 @@ func buildSheet(t *testing.T, path string, b *prompt.Builder) ([]sheet.Item, []s
 func TestConvertReference(t *testing.T) {
 	ref := readRefPrompts(t)
 	out := t.TempDir()
-	paths, errs := Convert(shared.Path(t, "corpora", "dsbench"), out, outfile.Options{})
+	paths, errs := Convert(Options{Data: shared.Path(t, "corpora", "dsbench"), Out: out})
 	for _, err := range errs {
 		t.Error(err)
 	}
@@ -109,7 +108,7 @@ func TestConvertWorkbooksAndImage(t *testing.T) {
 		"data/7/chart.png":        "PNG",
 	})
 	out := filepath.Join(t.TempDir(), "sheets")
-	paths, errs := Convert(dir, out, outfile.Options{})
+	paths, errs := Convert(Options{Data: dir, Out: out})
 	if len(errs) > 0 || len(paths) != 1 {
 		t.Fatalf("%v %v", paths, errs)
 	}

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/grade"
-	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/prompt"
 	"github.com/evalmd/evalmd/schema"
@@ -30,7 +29,7 @@ type convertedQuestion struct {
 func convertCorpus(t *testing.T) (map[int]convertedQuestion, []string) {
 	t.Helper()
 	out := t.TempDir()
-	paths, errs := Convert(shared.Path(t, "corpora", "dabench"), out, outfile.Options{})
+	paths, errs := Convert(Options{Data: shared.Path(t, "corpora", "dabench"), Out: out})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -141,18 +140,15 @@ func TestSheetsReproduceScript(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	g, err := grade.New("dabench", grade.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := grader{}
 	ref := shared.Path(t, "reference", "dabench")
 	for _, name := range []string{"half", "none_scored", "perfect"} {
 		t.Run(name, func(t *testing.T) {
 			responses := firstResponses(t, filepath.Join(ref, name+".responses.jsonl"))
-			var scored []grade.DABenchScored
+			var scored []Scored
 			for _, q := range qs { // labels-file order, as the script
 				c := got[q.ID]
-				s := grade.DABenchScored{ID: c.item.Meta["id"], Concepts: Concepts(c.item.Meta), Level: c.item.Meta["level"]}
+				s := Scored{ID: c.item.Meta["id"], Concepts: Concepts(c.item.Meta), Level: c.item.Meta["level"]}
 				if resp, ok := responses[q.ID]; ok {
 					v, err := g.Grade(context.Background(), grade.Input{Completion: resp, Truth: c.truth, Meta: c.item.Meta})
 					if err != nil {
@@ -162,7 +158,7 @@ func TestSheetsReproduceScript(t *testing.T) {
 				}
 				scored = append(scored, s)
 			}
-			gotJSON, err := json.Marshal(grade.DABenchMetrics(scored))
+			gotJSON, err := json.Marshal(Metrics(scored))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +177,7 @@ func TestSheetsReproduceScript(t *testing.T) {
 // duplicates (id 734) and "[" (id 273) included.
 func TestOracle(t *testing.T) {
 	got, _ := convertCorpus(t)
-	g, _ := grade.New("dabench", grade.Options{})
+	g := grader{}
 	for id, c := range got {
 		v, err := g.Grade(context.Background(), grade.Input{Completion: c.truth, Truth: c.truth})
 		if err != nil || v.Correct == nil || !*v.Correct {

@@ -1,14 +1,3 @@
-// Package databench turns DataBench question-answer tables (the QA sets of
-// databench_eval: SemEval 2025 Task 8 and the IberLEF Spanish set) into
-// question sheets graded by the "databench" grader (databench_eval 4.0.1's
-// default_compare; set the grader meta to "databench-semeval" for the
-// 3.0.0 scorer SemEval used).
-//
-// A QA table is CSV with a header row or JSON Lines, with the columns
-// question, dataset, and optionally answer, type (the semantic type),
-// sample_answer (the answer on the dataset's 20-row sample, DataBench lite).
-// Answers and semantics may also come from the competition's line files
-// (answers.txt, answers_lite.txt, semantics.txt: one line per QA row).
 package databench
 
 import (
@@ -48,18 +37,20 @@ type Row struct {
 // Options say what to convert.
 type Options struct {
 	// QA is the QA table (.csv, or .jsonl/.json for JSON Lines).
-	QA string
+	QA string `flag:"i,required" meta:"QA" usage:"the QA table (.csv, or .jsonl/.json)"`
 	// Answers, AnswersLite and Semantics are optional line files that give
 	// (or replace) the answer, sample_answer and type of each row in order.
-	Answers, AnswersLite, Semantics string
+	Answers     string `flag:"answers" usage:"answers file, one per line"`
+	AnswersLite string `flag:"lite" usage:"lite answers file, one per line"`
+	Semantics   string `flag:"semantics" usage:"semantic types file, one per line"`
 	// Tables is the folder holding <dataset>/all.parquet and
 	// <dataset>/sample.parquet (DataBench's layout); empty means "data"
 	// beside the QA table.
-	Tables string
+	Tables string `flag:"tables" usage:"folder of <dataset>/all.parquet tables (default: data beside the QA table)"`
 	// Out is the folder the sheets are written to.
-	Out string
+	Out string `flag:"o,required" meta:"DIR" usage:"output folder for the sheets"`
 	// Write says which existing sheets may be replaced (see
-	// internal/outfile).
+	// internal/outfile); the files read are always inputs.
 	Write outfile.Options
 }
 
@@ -319,7 +310,7 @@ func Sheet(dataset, table string, rows []Row, lite bool) (*sheet.Doc, error) {
 	head := sheet.Block{Kind: sheet.SheetKind, Name: strings.Join(strings.Fields(name), " ")}
 	head.Sections = []sheet.Section{
 		{Kind: "meta", Text: sheet.MetaText(
-			[2]string{"benchmark", "databench"},
+			[2]string{"benchmark", Name},
 			[2]string{"grader", "databench"},
 			[2]string{"dataset", strings.Join(strings.Fields(dataset), " ")},
 			[2]string{"lite", strconv.FormatBool(lite)},
@@ -360,6 +351,7 @@ func Sheet(dataset, table string, rows []Row, lite bool) (*sheet.Doc, error) {
 // cannot be read, or a sheet that cannot be built or may not be written, is
 // reported and skipped, and the rest is still written.
 func Convert(opt Options) ([]string, []error) {
+	opt.Write.Inputs = append(opt.Write.Inputs, opt.QA, opt.Answers, opt.AnswersLite, opt.Semantics)
 	rows, errs := Load(opt)
 	if rows == nil && len(errs) > 0 {
 		return nil, errs

@@ -1,9 +1,4 @@
-// Package export writes the submission files benchmark scorers read, from
-// output files: DABench's responses file (JSON Lines of {"id", "response"},
-// which InfiAgent-DABench's eval_closed_form.py scores) and SemEval 2025
-// Task 8's predictions.txt (one answer a line, which databench_eval's
-// Evaluator.eval reads).
-package export
+package dabench
 
 import (
 	"bufio"
@@ -31,7 +26,7 @@ type dabenchLine struct {
 // integer when it is one, because eval_closed_form.py matches it against
 // the integer ids of da-dev-questions.jsonl; a question without an id meta
 // is keyed by its name, as a string.
-func DABenchResponses(w io.Writer, files []*result.File) error {
+func WriteResponses(w io.Writer, files []*result.File) error {
 	type entry struct {
 		id       json.RawMessage
 		response string
@@ -99,34 +94,4 @@ func marshalLine(v any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// lineBreaks are the characters Python's str.splitlines breaks at, which
-// databench_eval uses to read predictions.txt back; "\r\n" is one break.
-var lineBreaks = strings.NewReplacer(
-	"\r\n", " ", "\n", " ", "\r", " ", "\v", " ", "\f", " ",
-	"\x1c", " ", "\x1d", " ", "\x1e", " ", "\u0085", " ", "\u2028", " ", "\u2029", " ",
-)
-
-// SemEvalPredictions writes a SemEval 2025 Task 8 predictions file from an
-// output file: one answer a line, in question order (the order of the
-// task's QA set, which the sheet keeps), each completion with its line
-// breaks turned into spaces so that line n stays question n, and an empty
-// line for a question without a completion. databench_eval reads the file
-// with str.splitlines and compares line n with answer n.
-func SemEvalPredictions(w io.Writer, f *result.File) error {
-	if f == nil {
-		return fmt.Errorf("semeval predictions: no output file")
-	}
-	bw := bufio.NewWriter(w)
-	for _, q := range f.Questions {
-		if q.Completion != nil {
-			bw.WriteString(lineBreaks.Replace(*q.Completion))
-		}
-		bw.WriteByte('\n')
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("semeval predictions for %q: %w", f.Sheet.Name, err)
-	}
-	return nil
 }

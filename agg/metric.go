@@ -1,0 +1,170 @@
+package agg
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+)
+
+// Metric is one benchmark's own figures, which a benchmark package offers
+// (agg knows no benchmark by name). agg gives it the questions of every
+// output file whose "benchmark" meta names it, and prints its tables after
+// its own.
+type Metric interface {
+	// Benchmark is the "benchmark" meta value of the files it reads (the
+	// one its converter writes), compared without regard to case.
+	Benchmark() string
+	// MetaKeys lists the question meta keys it reads; only these are kept.
+	MetaKeys() []string
+	// Tables returns its report sections for the questions, which come in
+	// the order the files were read (by file name), each file's in order.
+	Tables(qs []Question) []Table
+}
+
+// ChartMetric is a Metric that also draws charts when agg writes them.
+type ChartMetric interface {
+	Metric
+	Charts(qs []Question) ([]Plot, error)
+}
+
+// Plot is a chart a ChartMetric draws; agg writes it as SVG.
+type Plot struct {
+	Title         string // the chart's link text in the report
+	Name          string // the file is <report>-<Name>.svg
+	Plot          *plot.Plot
+	Width, Height vg.Length
+}
+
+// Question is what a Metric sees of one question of one output file.
+type Question struct {
+	Sheet, Model, RunID, Name string
+	// Grade is nil when the question was not graded.
+	Grade *bool
+	// Errored: the model call failed. Unanswered: the model had no answer
+	// for it (a replay file without it). Responded: the completion is
+	// non-empty.
+	Errored, Unanswered, Responded bool
+	// SubAnswers and SubCorrect count the grader's sub-answers and the
+	// correct ones (DABench's @name[value] pairs).
+	SubAnswers, SubCorrect int
+	// Meta holds the values of the metric's MetaKeys the question has.
+	Meta map[string]string
+}
+
+// maxMetaKeys bounds the meta keys all metrics read together, so a key's
+// index fits the scanner's byte.
+const maxMetaKeys = math.MaxUint8
+
+// newData returns an empty Data for the metrics: the index of each metric's
+// benchmark name and of the meta keys they read.
+func newData(metrics []Metric) (*Data, error) {
+	if len(metrics) >= math.MaxUint8 {
+		return nil, fmt.Errorf("agg: %d metrics, at most %d", len(metrics), math.MaxUint8-1)
+	}
+	d := &Data{strs: newInterner(), usage: map[strID]*usage{}, metrics: metrics,
+		metricOf: map[string]uint8{}, keys: map[string]uint8{"benchmark": 0}}
+	for i, m := range metrics {
+		name := strings.ToLower(strings.TrimSpace(m.Benchmark()))
+		if name == "" {
+			return nil, fmt.Errorf("agg: metric %d names no benchmark", i+1)
+		}
+		if d.metricOf[name] != 0 {
+			return nil, fmt.Errorf("agg: two metrics for benchmark %q", name)
+		}
+		d.metricOf[name] = uint8(i + 1)
+		var ks []uint8
+		for _, k := range m.MetaKeys() {
+			id, ok := d.keys[k]
+			if !ok {
+				if len(d.keys) >= maxMetaKeys {
+					return nil, fmt.Errorf("agg: metrics read more than %d meta keys", maxMetaKeys)
+				}
+				id = uint8(len(d.keys))
+				d.keys[k] = id
+			}
+			ks = append(ks, id)
+		}
+		d.metricKeys = append(d.metricKeys, ks)
+	}
+	return d, nil
+}
+
+// metricFor is 1 + the index of the metric a "benchmark" meta value names,
+// or 0.
+func (d *Data) metricFor(b []byte) uint8 {
+	if len(b) == 0 {
+		return 0
+	}
+	if m, ok := d.metricOf[string(b)]; ok {
+		return m
+	}
+	return d.metricOf[strings.ToLower(strings.TrimSpace(string(b)))]
+}
+
+// metricQuestions returns the questions of metric i (0-based), in row order.
+func (d *Data) metricQuestions(i int) []Question {
+	var qs []Question
+	keys := d.metrics[i].MetaKeys()
+	for j := range d.rows {
+		r := &d.rows[j]
+		if int(r.metric) != i+1 {
+			continue
+		}
+		q := Question{Sheet: d.strs.str(r.sheet), Model: d.strs.str(r.model), RunID: d.strs.str(r.run),
+			Name: d.strs.str(r.name), Errored: r.errored, Unanswered: r.unanswered, Responded: !r.noResponse,
+			SubAnswers: int(r.subTotal), SubCorrect: int(r.subCorrect)}
+		switch r.grade {
+		case gradeTrue:
+			t := true
+			q.Grade = &t
+		case gradeFalse:
+			f := false
+			q.Grade = &f
+		}
+		for k, key := range keys {
+			if v := d.meta[int(r.meta)+k]; v != noStr {
+				if q.Meta == nil {
+					q.Meta = map[string]string{}
+				}
+				q.Meta[key] = d.strs.str(v)
+			}
+		}
+		qs = append(qs, q)
+	}
+	return qs
+}
+
+// metricTables returns the tables of every metric that has questions.
+func (d *Data) metricTables() []Table {
+	var out []Table
+	for i, m := range d.metrics {
+		if qs := d.metricQuestions(i); len(qs) > 0 {
+			out = append(out, m.Tables(qs)...)
+		}
+	}
+	return out
+}
+
+// metricPlots returns the charts of every ChartMetric that has questions.
+func (d *Data) metricPlots() ([]Plot, error) {
+	var out []Plot
+	for i, m := range d.metrics {
+		cm, ok := m.(ChartMetric)
+		if !ok {
+			continue
+		}
+		qs := d.metricQuestions(i)
+		if len(qs) == 0 {
+			continue
+		}
+		ps, err := cm.Charts(qs)
+		if err != nil {
+			return nil, fmt.Errorf("agg: %s chart: %w", m.Benchmark(), err)
+		}
+		out = append(out, ps...)
+	}
+	return out, nil
+}

@@ -1,0 +1,139 @@
+// Package benchmark is what a benchmark package offers the commands, and
+// the registries the commands build from a list of them.
+//
+// A benchmark lives in one package below this one (benchmark/dsbench,
+// benchmark/dabench, benchmark/databench), which owns its converter (the
+// published data -> sheets, with the benchmark's prompts as the sheets'
+// defaults), its graders, its metrics in agg's report, and its exports
+// (output files -> the file its own scorer reads). Each such package has a
+// Benchmark function returning a Benchmark value; internal/benchmarks lists
+// them, and the commands build a Set from that list once, at start. There
+// is no global table: a test builds a Set with a toy benchmark of its own
+// beside the real ones, and nothing else sees it.
+package benchmark
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/grade"
+	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/result"
+)
+
+// Benchmark is one benchmark's parts. Every field but Name may be empty.
+type Benchmark struct {
+	// Name is the "benchmark" meta its converter writes into every sheet,
+	// by which agg finds the files its Metric reads.
+	Name string
+	// Title is its name as people write it ("DSBench"); empty means Name.
+	Title string
+	// Graders are its graders by name (the "grader" meta of its sheets).
+	Graders map[string]grade.Factory
+	// Metric computes its figures in agg's report; nil for none. Its
+	// Benchmark() is Name.
+	Metric agg.Metric
+	// Converters turn its published data into sheets.
+	Converters []Converter
+	// Exports turn output files into the files its own scorer reads.
+	Exports []Export
+}
+
+// Converter turns a benchmark's published data into sheets: `convert NAME`.
+type Converter struct {
+	// Name is the convert subcommand; Summary says in one line what it
+	// reads. Benchmark is the title of the benchmark it belongs to, set by
+	// NewSet.
+	Name, Summary, Benchmark string
+	// Options returns a pointer to a new options struct. Its fields of
+	// type string or bool that carry a `flag:"NAME"` tag are the options a
+	// caller sets (cmd/convert maps its flags onto them, the `usage` tag
+	// being the flag's help, the `meta` tag the value's placeholder in the
+	// synopsis); a tag `flag:"NAME,required"` marks an option that must be
+	// given.
+	Options func() any
+	// Convert runs the conversion with an Options value filled in; w says
+	// which existing files may be replaced (the converter adds the files
+	// it reads to w.Inputs). It returns the sheets written and every
+	// problem met: a converter skips what it cannot convert and says so,
+	// and converts the rest.
+	Convert func(ctx context.Context, opt any, w outfile.Options) (written []string, problems []error)
+}
+
+// NewConverter builds a Converter whose options are an O.
+func NewConverter[O any](name, summary string, convert func(context.Context, *O, outfile.Options) ([]string, []error)) Converter {
+	return Converter{
+		Name: name, Summary: summary,
+		Options: func() any { return new(O) },
+		Convert: func(ctx context.Context, opt any, w outfile.Options) ([]string, []error) {
+			o, ok := opt.(*O)
+			if !ok {
+				return nil, []error{fmt.Errorf("convert %s: options are %T, want %T", name, opt, new(O))}
+			}
+			return convert(ctx, o, w)
+		},
+	}
+}
+
+// Export writes the file a benchmark's own scorer reads from output files:
+// `convert NAME -i OUTPUTS -o FILE`.
+type Export struct {
+	Name, Summary string
+	Write         func(w io.Writer, files []*result.File) error
+}
+
+// Set is the registries built from a list of benchmarks: graders (the
+// generic ones and every benchmark's), metrics, converters and exports.
+type Set struct {
+	Graders    *grade.Registry
+	Metrics    []agg.Metric
+	Converters []Converter
+	Exports    []Export
+}
+
+// NewSet builds the registries of the benchmarks, in their order. Two
+// benchmarks of one name, two graders of one name, or two conversions of
+// one name are errors.
+func NewSet(bs ...Benchmark) (*Set, error) {
+	s := &Set{Graders: grade.NewRegistry()}
+	seen := map[string]bool{}
+	commands := map[string]bool{}
+	for _, b := range bs {
+		name := strings.ToLower(strings.TrimSpace(b.Name))
+		if name == "" || seen[name] {
+			return nil, fmt.Errorf("benchmark %q: no name or named twice", b.Name)
+		}
+		seen[name] = true
+		for g, f := range b.Graders {
+			if err := s.Graders.Add(g, f); err != nil {
+				return nil, fmt.Errorf("benchmark %s: %w", b.Name, err)
+			}
+		}
+		if b.Metric != nil {
+			if !strings.EqualFold(b.Metric.Benchmark(), name) {
+				return nil, fmt.Errorf("benchmark %s: its metric reads benchmark %q", b.Name, b.Metric.Benchmark())
+			}
+			s.Metrics = append(s.Metrics, b.Metric)
+		}
+		for _, c := range b.Converters {
+			if commands[c.Name] {
+				return nil, fmt.Errorf("benchmark %s: conversion %q named twice", b.Name, c.Name)
+			}
+			commands[c.Name] = true
+			c.Benchmark = cmp.Or(b.Title, b.Name)
+			s.Converters = append(s.Converters, c)
+		}
+		for _, e := range b.Exports {
+			if commands[e.Name] {
+				return nil, fmt.Errorf("benchmark %s: conversion %q named twice", b.Name, e.Name)
+			}
+			commands[e.Name] = true
+			s.Exports = append(s.Exports, e)
+		}
+	}
+	return s, nil
+}

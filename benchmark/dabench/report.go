@@ -1,0 +1,251 @@
+package dabench
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/grade"
+)
+
+// metric is DABench's figures in agg's report: each model run scored as
+// eval_closed_form.py scores one responses file, plus ABQ per question
+// level, which the script does not report.
+type metric struct{}
+
+func (metric) Benchmark() string { return Name }
+
+// MetaKeys are the question meta the converter writes and the figures use.
+func (metric) MetaKeys() []string { return []string{"concepts", "level"} }
+
+// run is one model run's figures.
+type run struct {
+	label  string // the model, with the run id when the model has several runs
+	report Report
+	levels []NamedRate // ABQ per level, levels sorted
+}
+
+// runs scores each model run. A question with no response leaves every
+// denominator, as in the script; so does one the run could not answer.
+func runs(qs []agg.Question) []run {
+	type key struct{ model, run string }
+	scored := map[key][]Scored{}
+	levels := map[key]map[string][]Scored{}
+	runsOf := map[string]map[string]bool{}
+	for _, q := range qs {
+		if q.Model == "" {
+			continue
+		}
+		k := key{q.Model, q.RunID}
+		if runsOf[q.Model] == nil {
+			runsOf[q.Model] = map[string]bool{}
+		}
+		runsOf[q.Model][q.RunID] = true
+		parts := make([]grade.Part, q.SubAnswers)
+		for j := range parts {
+			parts[j].Correct = j < q.SubCorrect
+		}
+		s := Scored{ID: q.Name, Level: q.Meta["level"], Parts: parts,
+			Answered: q.Responded && !q.Unanswered, Concepts: Concepts(q.Meta)}
+		scored[k] = append(scored[k], s)
+		if _, ok := q.Meta["level"]; ok {
+			if levels[k] == nil {
+				levels[k] = map[string][]Scored{}
+			}
+			levels[k][s.Level] = append(levels[k][s.Level], s)
+		}
+	}
+	keys := make([]key, 0, len(scored))
+	for k := range scored {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].model != keys[j].model {
+			return keys[i].model < keys[j].model
+		}
+		return keys[i].run < keys[j].run
+	})
+	var out []run
+	for _, k := range keys {
+		label := k.model
+		if len(runsOf[k.model]) > 1 {
+			label += " (" + k.run + ")"
+		}
+		r := run{label: label, report: Metrics(scored[k])}
+		names := make([]string, 0, len(levels[k]))
+		for l := range levels[k] {
+			names = append(names, l)
+		}
+		sort.Slice(names, func(i, j int) bool { return levelLess(names[i], names[j]) })
+		for _, l := range names {
+			r.levels = append(r.levels, NamedRate{Name: l, Rate: Metrics(levels[k][l]).ABQ})
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// levelLess orders DABench's levels easy, medium, hard, then any others by
+// name.
+func levelLess(a, b string) bool {
+	rank := func(s string) int {
+		switch strings.ToLower(s) {
+		case "easy":
+			return 0
+		case "medium":
+			return 1
+		case "hard":
+			return 2
+		}
+		return 3
+	}
+	if ra, rb := rank(a), rank(b); ra != rb {
+		return ra < rb
+	}
+	return a < b
+}
+
+func fmtRate(r Rate) string {
+	if r.Int {
+		return "0"
+	}
+	return fmt.Sprintf("%.4f", r.Value)
+}
+
+// Tables renders the figures: the main ones, then ABQ per concept, per
+// number of concepts and per level, one column per run.
+func (metric) Tables(qs []agg.Question) []agg.Table {
+	runs := runs(qs)
+	if len(runs) == 0 {
+		return nil
+	}
+	main := agg.Table{
+		Title: "DABench: accuracy by question, proportional and by sub-question",
+		Note: "InfiAgent-DABench's eval_closed_form.py figures: ABQ (every sub-answer right), " +
+			"PSAQ (mean share of sub-answers right), UASQ (right sub-answers over all); " +
+			"questions without a response are left out, as the script does.",
+		Columns: agg.Cols("model", "#scored", "#ABQ", "#PSAQ", "#UASQ", "#ABQ 2+ concepts"),
+	}
+	for _, r := range runs {
+		two := "-"
+		if r.report.TwoOrMore != nil {
+			two = fmtRate(*r.report.TwoOrMore)
+		}
+		main.Rows = append(main.Rows, []string{r.label, fmt.Sprint(r.report.Scored),
+			fmtRate(r.report.ABQ), fmtRate(r.report.PSAQ), fmtRate(r.report.UASQ), two})
+	}
+	pivot := func(title, first string, get func(run) []NamedRate, less func(a, b string) bool) agg.Table {
+		names := []string{first}
+		for _, r := range runs {
+			names = append(names, "#"+r.label)
+		}
+		t := agg.Table{Title: title, Columns: agg.Cols(names...)}
+		val := map[string][]string{}
+		var keys []string
+		for i, r := range runs {
+			for _, nr := range get(r) {
+				if val[nr.Name] == nil {
+					val[nr.Name] = make([]string, len(runs))
+					for j := range val[nr.Name] {
+						val[nr.Name][j] = "-"
+					}
+					keys = append(keys, nr.Name)
+				}
+				val[nr.Name][i] = fmtRate(nr.Rate)
+			}
+		}
+		sort.Slice(keys, func(i, j int) bool { return less(keys[i], keys[j]) })
+		for _, k := range keys {
+			t.Rows = append(t.Rows, append([]string{k}, val[k]...))
+		}
+		return t
+	}
+	concepts := pivot("DABench: ABQ per concept", "concept",
+		func(r run) []NamedRate { return r.report.Concepts },
+		func(a, b string) bool { return a < b })
+	counts := pivot("DABench: ABQ by number of concepts", "concepts",
+		func(r run) []NamedRate { return r.report.ConceptCounts },
+		func(a, b string) bool { // numbers as numbers: "2" before "10"
+			if len(a) != len(b) {
+				return len(a) < len(b)
+			}
+			return a < b
+		})
+	levels := pivot("DABench: ABQ per level", "level",
+		func(r run) []NamedRate { return r.levels }, levelLess)
+	return []agg.Table{main, concepts, counts, levels}
+}
+
+// Charts draws ABQ per concept, one bar per run in each concept's group.
+// The DABench paper draws concepts as a spider chart; grouped horizontal
+// bars show the same numbers, stay readable with many models and need no
+// custom plotter.
+func (metric) Charts(qs []agg.Question) ([]agg.Plot, error) {
+	runs := runs(qs)
+	var concepts []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, c := range r.report.Concepts {
+			if !seen[c.Name] {
+				seen[c.Name] = true
+				concepts = append(concepts, c.Name)
+			}
+		}
+	}
+	if len(concepts) == 0 {
+		return nil, nil
+	}
+	sort.Strings(concepts) // the order of the per-concept table
+	p := plot.New()
+	p.Title.Text = "DABench: accuracy by question (ABQ) per concept"
+	p.Title.Padding = vg.Points(8)
+	p.X.Label.Text = "ABQ"
+	p.X.Min, p.X.Max = 0, 1
+	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	nr := len(runs)
+	barW := vg.Points(10)
+	rowH := barW*vg.Length(nr) + vg.Points(12) // one concept's group
+	// Leave room above the top group for the legend, which sits inside the
+	// plot area: one legend line is about 14 points.
+	p.Y.Min = -0.6
+	p.Y.Max = float64(len(concepts)) - 0.4 + float64(vg.Points(14)*vg.Length(nr)/rowH)
+	for i, r := range runs {
+		vals := make(plotter.Values, len(concepts))
+		for _, c := range r.report.Concepts {
+			for j, name := range concepts {
+				if name == c.Name {
+					// Row 0 at the bottom: reverse so the first concept is on top.
+					vals[len(concepts)-1-j] = c.Rate.Value
+				}
+			}
+		}
+		bars, err := plotter.NewBarChart(vals, barW)
+		if err != nil {
+			return nil, fmt.Errorf("concept chart: %w", err)
+		}
+		bars.Horizontal = true
+		bars.Color = plotutil.Color(i)
+		bars.LineStyle.Width = 0
+		// Spread the group around the concept's row, first run on top as in
+		// the legend.
+		bars.Offset = barW * vg.Length(float64(nr-1)/2-float64(i))
+		p.Add(bars)
+		p.Legend.Add(r.label, bars)
+	}
+	names := make([]string, len(concepts))
+	for j, c := range concepts {
+		names[len(concepts)-1-j] = c
+	}
+	p.Add(plotter.NewGrid())
+	agg.NominalY(p, names)
+	h := vg.Length(len(concepts))*rowH + vg.Inch + vg.Points(14)*vg.Length(nr)
+	return []agg.Plot{{Title: "DABench: accuracy by question per concept", Name: "concepts",
+		Plot: p, Width: 7 * vg.Inch, Height: h}}, nil
+}

@@ -1,0 +1,54 @@
+// Package databench is DataBench (SemEval 2025 Task 8, "Question Answering
+// over Tabular Data") as a benchmark: the converter (the QA table, its
+// answer files and the parquet tables -> sheets), the "databench" and
+// "databench-semeval" graders (databench_eval's default_compare, versions
+// 4.0.1 and 3.0.0), and the predictions.txt file the task's scorer reads.
+//
+// A QA table (the QA sets of databench_eval: SemEval 2025 Task 8 and the
+// IberLEF Spanish set) is CSV with a header row or JSON Lines, with the
+// columns question, dataset, and optionally answer, type (the semantic
+// type), sample_answer (the answer on the dataset's 20-row sample,
+// DataBench lite). Answers and semantics may also come from the
+// competition's line files (answers.txt, answers_lite.txt, semantics.txt:
+// one line per QA row). Sheets are graded by "databench"; set the grader
+// meta to "databench-semeval" for the 3.0.0 scorer SemEval used.
+package databench
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/evalmd/evalmd/benchmark"
+	"github.com/evalmd/evalmd/grade"
+	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/result"
+)
+
+// Name is the "benchmark" meta of DataBench's sheets.
+const Name = "databench"
+
+// Benchmark returns DataBench's parts for the commands' registries.
+func Benchmark() benchmark.Benchmark {
+	return benchmark.Benchmark{
+		Title: "DataBench",
+		Name:  Name,
+		Graders: map[string]grade.Factory{
+			"databench":         func(grade.Options) (grade.Grader, error) { return newGrader(false), nil },
+			"databench-semeval": func(grade.Options) (grade.Grader, error) { return newGrader(true), nil },
+		},
+		Converters: []benchmark.Converter{benchmark.NewConverter("databench", "DataBench's QA table -> one sheet per dataset (and a lite sheet)",
+			func(_ context.Context, opt *Options, w outfile.Options) ([]string, []error) {
+				opt.Write = w
+				return Convert(*opt)
+			})},
+		Exports: []benchmark.Export{{Name: "semeval-predictions", Summary: "one output file -> SemEval 2025 Task 8's predictions.txt",
+			Write: func(w io.Writer, files []*result.File) error {
+				// Line n is question n: one sheet's file, never a merge.
+				if len(files) != 1 {
+					return fmt.Errorf("semeval predictions: %d output files; give one", len(files))
+				}
+				return WritePredictions(w, files[0])
+			}}},
+	}
+}

@@ -1,0 +1,27 @@
+package dsbench
+
+import (
+	"context"
+
+	"github.com/evalmd/evalmd/benchmark"
+	"github.com/evalmd/evalmd/internal/outfile"
+)
+
+// Name is the "benchmark" meta of DSBench's sheets.
+const Name = "dsbench"
+
+// Benchmark returns DSBench's parts for the commands' registries: its
+// converter and its metric. Its sheets are graded by the generic "judge"
+// grader with DSBench's own prompt (grade's "dsbench" judge template).
+func Benchmark() benchmark.Benchmark {
+	return benchmark.Benchmark{
+		Title:  "DSBench",
+		Name:   Name,
+		Metric: metric{},
+		Converters: []benchmark.Converter{benchmark.NewConverter("dsbench", "DSBench's data_analysis folder -> one sheet per competition",
+			func(_ context.Context, opt *Options, w outfile.Options) ([]string, []error) {
+				opt.Write = w
+				return Convert(*opt)
+			})},
+	}
+}
