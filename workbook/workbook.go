@@ -17,6 +17,14 @@
 // memory. Options bound the work on untrusted input: a zip bomb or an
 // oversized sheet ends in an error wrapping ErrTooLarge, a legacy .xls, an
 // encrypted workbook or a non-workbook in one wrapping ErrUnsupported.
+//
+// The .xlsx reader is this package's own, not excelize's, because reading
+// as openpyxl reads is the whole job. An excelize-based reader was measured
+// (issue 13): to match all 48 reference workbooks it needed three
+// workarounds reaching into excelize's unexported internals, it cost 9x
+// the CPU, 6x the memory and 11x the allocations of this reader, and 13
+// known differences from openpyxl's reading would have had to be undone
+// on top of it.
 package workbook
 
 import (
