@@ -12,23 +12,23 @@ import (
 	"github.com/evalmd/evalmd/sheet"
 )
 
-// Template is the user-message template of every DSBench sheet: the
+// sheetTemplate is the user-message template of every DSBench sheet: the
 // notebook's f-strings (see Context and User) as a Go text/template, with the
 // notebook's odd spacing spelled {{"\n"}} so no line of the sheet ends in a
 // space an editor could strip. .Context holds the introduction and
 // .Workbooks the rendered workbooks, in the files section's order.
-const Template = `{{if .Workbooks}}The workbook is detailed as follows. {{range .Workbooks}}The excel file {{.Name}} is: {{.Text}}{{end}} {{"\n"}}{{end}}` +
+const sheetTemplate = `{{if .Workbooks}}The workbook is detailed as follows. {{range .Workbooks}}The excel file {{.Name}} is: {{.Text}}{{end}} {{"\n"}}{{end}}` +
 	`The introduction is detailed as follows. {{"\n"}} {{.Context}} {{"\n"}}` +
 	`The questions are detailed as follows. {{"\n"}} {{.Question}}`
 
-// imageSystemTemplate is prepended to Template for a competition with an
+// imageSystemTemplate is prepended to sheetTemplate for a competition with an
 // image: the notebook's system message gains a second trailing space when
 // the image is sent (.Images is empty for a model without vision).
 const imageSystemTemplate = `{{define "system"}}` + System + `{{if .Images}} {{end}}{{end}}`
 
-// SheetName is the file name of a competition's sheet; run -d picks up
+// sheetName is the file name of a competition's sheet; run -d picks up
 // input*.md files.
-func SheetName(id string) string { return "input-dsbench-" + id + ".md" }
+func sheetName(id string) string { return "input-dsbench-" + id + ".md" }
 
 // Sheet returns the sheet of one competition. sheetDir is the folder the
 // sheet will be written to: the files section names the competition's
@@ -77,9 +77,9 @@ func (c *Competition) Sheet(sheetDir string) *sheet.Doc {
 		}
 		files = append(files, "- "+filepath.ToSlash(rel))
 	}
-	tmpl := Template
+	tmpl := sheetTemplate
 	if c.Image != "" {
-		tmpl = imageSystemTemplate + Template
+		tmpl = imageSystemTemplate + sheetTemplate
 	}
 	head := sheet.Block{Kind: sheet.SheetKind, Name: "DSBench " + c.ID + ": " + oneLine(c.Name)}
 	head.Sections = append(head.Sections,
@@ -140,7 +140,7 @@ type Options struct {
 }
 
 // Convert loads the DSBench data folder opt.Data and writes one sheet per
-// competition with questions into opt.Out (see Sheet and SheetName). It
+// competition with questions into opt.Out (see Sheet and sheetName). It
 // returns the sheets written and every problem met; a competition that
 // cannot be loaded or written is reported and the others are still written.
 // opt.Write says which existing sheets may be replaced (see
@@ -163,7 +163,7 @@ func Convert(opt Options) ([]string, []error) {
 			errs = append(errs, fmt.Errorf("dsbench: competition %s: %w", c.ID, err))
 			continue
 		}
-		path := filepath.Join(outDir, SheetName(c.ID))
+		path := filepath.Join(outDir, sheetName(c.ID))
 		if err := outfile.Write(path, data, opt.Write); err != nil {
 			errs = append(errs, fmt.Errorf("dsbench: %w", err))
 			continue

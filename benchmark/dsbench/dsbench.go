@@ -1,13 +1,19 @@
-// Package dsbench reads the data-analysis task of DSBench (Jing et al.,
-// github.com/LiqiangJing/DSBench, data_analysis/) and builds the exact
-// messages its eval_GPT.ipynb sends for each question, so that runs here can
-// be compared with the published numbers.
+// Package dsbench is the data-analysis task of DSBench (Jing et al.,
+// github.com/LiqiangJing/DSBench, data_analysis/) as a benchmark: Benchmark
+// offers its converter (Convert with Options: one sheet per competition,
+// whose template and system text rebuild the messages its eval_GPT.ipynb
+// sends, byte for byte) and its figures in agg's report (task- and
+// competition-level accuracy); its sheets are graded by grade's judge with
+// DSBench's prompt.
 //
 // The data folder holds data.json (one competition per line) and
 // data/<id>/ with introduction.txt, questionN.txt, workbooks (.xlsx, .xlsb,
-// .xlsm) and sometimes an image. Load reads it; Prompt and its helpers
-// rebuild the notebook's strings byte for byte. Quirks of the notebook that
-// shape those bytes are kept and named where they happen.
+// .xlsm) and sometimes an image. Load reads it into Competitions;
+// Competition.Prompts and the notebook's strings (System, SystemImage,
+// Context, User, Truncate, with a RenderFunc for workbooks) rebuild the
+// notebook's messages directly, which the tests compare with what the
+// sheets give. Quirks of the notebook that shape those bytes are kept and
+// named where they happen.
 package dsbench
 
 import (
@@ -26,13 +32,13 @@ import (
 // Competition is one DSBench case: its data.json entry and the texts and
 // file names found in its folder.
 type Competition struct {
-	Entry
+	entry
 	Line         int        // line of data.json the entry is on (1-based)
 	Dir          string     // the competition's folder, data/<id>
 	Introduction string     // introduction.txt as Python's read_txt returns it
 	Questions    []Question // in data.json's order
-	Workbooks    []string   // workbook file names in Dir, sorted (see FindWorkbooks)
-	Image        string     // the image file name in Dir, "" if none (see FindImage)
+	Workbooks    []string   // workbook file names in Dir, sorted (see findWorkbooks)
+	Image        string     // the image file name in Dir, "" if none (see findImage)
 }
 
 // Question is one question of a competition.
@@ -64,7 +70,7 @@ func Load(dir string) ([]Competition, []error) {
 		if len(line) == 0 {
 			continue
 		}
-		e, err := ParseLine(line)
+		e, err := parseLine(line)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("dsbench: %s:%d: %w", path, n, err))
 			continue
@@ -84,15 +90,15 @@ func Load(dir string) ([]Competition, []error) {
 }
 
 // loadCompetition reads the folder of one data.json entry.
-func loadCompetition(dir string, e Entry) (Competition, error) {
-	c := Competition{Entry: e, Dir: filepath.Join(dir, "data", e.ID)}
+func loadCompetition(dir string, e entry) (Competition, error) {
+	c := Competition{entry: e, Dir: filepath.Join(dir, "data", e.ID)}
 	var err error
-	if c.Introduction, err = ReadText(filepath.Join(c.Dir, "introduction.txt")); err != nil {
+	if c.Introduction, err = readText(filepath.Join(c.Dir, "introduction.txt")); err != nil {
 		return c, err
 	}
 	var missing []error
 	for i, name := range e.Questions {
-		text, err := ReadText(filepath.Join(c.Dir, name+".txt"))
+		text, err := readText(filepath.Join(c.Dir, name+".txt"))
 		if err != nil {
 			missing = append(missing, err)
 			continue
@@ -102,21 +108,21 @@ func loadCompetition(dir string, e Entry) (Competition, error) {
 	if len(missing) > 0 {
 		return c, errors.Join(missing...)
 	}
-	if c.Workbooks, err = FindWorkbooks(c.Dir); err != nil {
+	if c.Workbooks, err = findWorkbooks(c.Dir); err != nil {
 		return c, err
 	}
-	if c.Image, err = FindImage(c.Dir); err != nil {
+	if c.Image, err = findImage(c.Dir); err != nil {
 		return c, err
 	}
 	return c, nil
 }
 
-// ReadText reads a text file as the notebook's read_txt does
+// readText reads a text file as the notebook's read_txt does
 // (open(path, "r").read()): UTF-8 (the locale's encoding on the machines
 // DSBench ran on), with universal newlines, so "\r\n" and a lone "\r" both
 // become "\n". A file that is not valid UTF-8 is an error, as Python raises
 // UnicodeDecodeError.
-func ReadText(path string) (string, error) {
+func readText(path string) (string, error) {
 	data, err := readfile.Read(path, readfile.Data)
 	if err != nil {
 		return "", err
@@ -132,54 +138,54 @@ func ReadText(path string) (string, error) {
 	return s, nil
 }
 
-// IsWorkbook is the notebook's find_excel_files test on a file name: it ends
+// isWorkbook is the notebook's find_excel_files test on a file name: it ends
 // in xlsx, xlsb or xlsm, case-insensitively (no dot required, as written),
 // and "answer" does not occur in the lower-cased name (answer workbooks sit
 // beside the data and must not be shown to the model).
-func IsWorkbook(name string) bool {
+func isWorkbook(name string) bool {
 	l := strings.ToLower(name)
 	return (strings.HasSuffix(l, "xlsx") || strings.HasSuffix(l, "xlsb") || strings.HasSuffix(l, "xlsm")) &&
 		!strings.Contains(l, "answer")
 }
 
-// IsImage is the notebook's find_jpg_files test: the lower-cased name ends
+// isImage is the notebook's find_jpg_files test: the lower-cased name ends
 // in ".jpg" or ".png".
-func IsImage(name string) bool {
+func isImage(name string) bool {
 	l := strings.ToLower(name)
 	return strings.HasSuffix(l, ".jpg") || strings.HasSuffix(l, ".png")
 }
 
-// FindWorkbooks lists the workbooks of a competition folder, sorted by name.
+// findWorkbooks lists the workbooks of a competition folder, sorted by name.
 // The notebook takes them in os.listdir order, which is whatever order the
 // file system gives, and its prompt concatenates them in that order; sorting
 // is the one reproducible choice, and for a folder with one workbook (the
 // usual case) it changes nothing. Entries are taken as os.listdir gives
 // them, folders included.
-func FindWorkbooks(dir string) ([]string, error) {
+func findWorkbooks(dir string) ([]string, error) {
 	names, err := listDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, n := range names {
-		if IsWorkbook(n) {
+		if isWorkbook(n) {
 			out = append(out, n)
 		}
 	}
 	return out, nil
 }
 
-// FindImage returns the image the notebook attaches for a competition
+// findImage returns the image the notebook attaches for a competition
 // folder: it keeps image[0] of the names find_jpg_files lists, in
 // os.listdir order; here the first by sorted name, for the reason given at
-// FindWorkbooks. It returns "" when there is none.
-func FindImage(dir string) (string, error) {
+// findWorkbooks. It returns "" when there is none.
+func findImage(dir string) (string, error) {
 	names, err := listDir(dir)
 	if err != nil {
 		return "", err
 	}
 	for _, n := range names {
-		if IsImage(n) {
+		if isImage(n) {
 			return n, nil
 		}
 	}

@@ -94,9 +94,9 @@ func TestLoadErrors(t *testing.T) {
 func TestParseLine(t *testing.T) {
 	tests := []struct {
 		name, line, err string
-		kinds           []AnswerKind
+		kinds           []answerKind
 	}{
-		{"ok", `{"id": "1", "questions": ["q1", "q2", "q3"], "answers": ["A", 0.25, [1, "x"]]}`, "", []AnswerKind{KindString, KindNumber, KindArray}},
+		{"ok", `{"id": "1", "questions": ["q1", "q2", "q3"], "answers": ["A", 0.25, [1, "x"]]}`, "", []answerKind{KindString, KindNumber, KindArray}},
 		{"extra fields", `{"id": "1", "txt": "", "year": 2017, "questions": [], "answers": []}`, "", nil},
 		{"no id", `{"questions": [], "answers": []}`, `no "id"`, nil},
 		{"id with slash", `{"id": "../x", "questions": [], "answers": []}`, "not a folder name", nil},
@@ -106,7 +106,7 @@ func TestParseLine(t *testing.T) {
 		{"null", `{"id": "1", "questions": ["q"], "answers": [null]}`, "null", nil},
 		{"false", `{"id": "1", "questions": ["q"], "answers": [false]}`, "false", nil},
 		{"slash escape", `{"id": "1", "questions": ["q"], "answers": ["a\/b"]}`, `\/`, nil},
-		{"escaped backslash then slash is fine", `{"id": "1", "questions": ["q"], "answers": ["a\\/b"]}`, "", []AnswerKind{KindString}},
+		{"escaped backslash then slash is fine", `{"id": "1", "questions": ["q"], "answers": ["a\\/b"]}`, "", []answerKind{KindString}},
 		{"python dict", `{'id': '1', 'questions': [], 'answers': []}`, "not a data.json entry", nil},
 		{"trailing text", `{"id": "1", "questions": [], "answers": []} x`, "text after", nil},
 		{"not an object", `[1, 2]`, "not a data.json entry", nil},
@@ -114,7 +114,7 @@ func TestParseLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e, err := ParseLine([]byte(tt.line))
+			e, err := parseLine([]byte(tt.line))
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.err)
@@ -124,7 +124,7 @@ func TestParseLine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var kinds []AnswerKind
+			var kinds []answerKind
 			for _, a := range e.Answers {
 				kinds = append(kinds, a.Kind)
 			}
@@ -163,7 +163,7 @@ func TestAnswerForms(t *testing.T) {
 		{`[[], {}, [0.5]]`, `[[],{},[0.5]]`, `[[], {}, [0.5]]`},
 	}
 	for _, tt := range tests {
-		e, err := ParseLine([]byte(`{"id": "x", "questions": ["q"], "answers": [` + tt.json + `]}`))
+		e, err := parseLine([]byte(`{"id": "x", "questions": ["q"], "answers": [` + tt.json + `]}`))
 		if err != nil {
 			t.Errorf("%s: %v", tt.json, err)
 			continue
@@ -192,21 +192,21 @@ func TestDiscovery(t *testing.T) {
 		"d.jpeg":             "",
 		"introduction.txt":   "",
 	})
-	wb, err := FindWorkbooks(dir)
+	wb, err := findWorkbooks(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"A.XLSM", "b.xlsx", "data.xlsb", "plainxlsx"}; !slices.Equal(wb, want) {
 		t.Errorf("workbooks %v, want %v", wb, want)
 	}
-	img, err := FindImage(dir)
+	img, err := findImage(dir)
 	if err != nil || img != "c.JPG" {
 		t.Errorf("image %q, %v; want c.JPG (first by name)", img, err)
 	}
-	if img, err := FindImage(t.TempDir()); img != "" || err != nil {
+	if img, err := findImage(t.TempDir()); img != "" || err != nil {
 		t.Errorf("empty folder: image %q, %v", img, err)
 	}
-	if _, err := FindWorkbooks(filepath.Join(dir, "missing")); err == nil {
+	if _, err := findWorkbooks(filepath.Join(dir, "missing")); err == nil {
 		t.Error("missing folder: no error")
 	}
 }
@@ -225,11 +225,11 @@ func TestSendsImage(t *testing.T) {
 		{"claude-3-5-sonnet", true, true},
 	}
 	for _, tt := range tests {
-		if got := SendsImage(tt.model, tt.hasImage); got != tt.want {
-			t.Errorf("SendsImage(%q, %v) = %v", tt.model, tt.hasImage, got)
+		if got := sendsImage(tt.model, tt.hasImage); got != tt.want {
+			t.Errorf("sendsImage(%q, %v) = %v", tt.model, tt.hasImage, got)
 		}
 	}
-	if SystemFor(true) != System+" " || SystemFor(false) != System {
+	if systemFor(true) != System+" " || systemFor(false) != System {
 		t.Error("the image system text must be the text-only one plus one space")
 	}
 	if !strings.Contains(System, "give  you") || !strings.HasSuffix(System, "question. ") {

@@ -26,7 +26,7 @@ func FuzzParseLine(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		e, err := ParseLine(line)
+		e, err := parseLine(line)
 		if err != nil {
 			return
 		}
@@ -45,7 +45,7 @@ func FuzzParseLine(f *testing.F) {
 				t.Fatalf("answer JSON %q is not compact", a.JSON)
 			}
 			first := a.JSON[0]
-			ok := map[AnswerKind]bool{
+			ok := map[answerKind]bool{
 				KindString: first == '"',
 				KindObject: first == '{',
 				KindArray:  first == '[',

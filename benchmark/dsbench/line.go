@@ -9,9 +9,9 @@ import (
 	"strings"
 )
 
-// Entry is one line of data.json: a competition's metadata, its question
+// entry is one line of data.json: a competition's metadata, its question
 // file names and their answers, index-matched.
-type Entry struct {
+type entry struct {
 	ID        string   // "00000001": the folder under data/
 	Name      string   // the competition's slug
 	URL       string   // where the case was published
@@ -20,20 +20,20 @@ type Entry struct {
 	Answers   []Answer // Answers[i] answers Questions[i]
 }
 
-// AnswerKind says what JSON value an answer is.
-type AnswerKind int
+// answerKind says what JSON value an answer is.
+type answerKind int
 
 // The kinds of answer data.json holds (letters and short texts are strings;
 // competition 00000009 has objects).
 const (
-	KindString AnswerKind = iota
+	KindString answerKind = iota
 	KindNumber
 	KindObject
 	KindArray
 )
 
 // String names the kind as the sheets' answer_kind meta writes it.
-func (k AnswerKind) String() string {
+func (k answerKind) String() string {
 	switch k {
 	case KindString:
 		return "string"
@@ -44,7 +44,7 @@ func (k AnswerKind) String() string {
 	case KindArray:
 		return "array"
 	}
-	return fmt.Sprintf("AnswerKind(%d)", int(k))
+	return fmt.Sprintf("answerKind(%d)", int(k))
 }
 
 // Answer is a ground truth as data.json writes it. JSON keeps the value's
@@ -52,7 +52,7 @@ func (k AnswerKind) String() string {
 // order, number spelling and string escapes as written), so 1661626 stays
 // 1661626 and 0.25 stays 0.25 rather than passing through a float.
 type Answer struct {
-	Kind AnswerKind
+	Kind answerKind
 	JSON string
 }
 
@@ -75,7 +75,7 @@ func (a Answer) Text() string {
 func (a Answer) Python() string {
 	v, err := decodeOrdered([]byte(a.JSON))
 	if err != nil {
-		return a.JSON // cannot happen for an Answer made by ParseLine
+		return a.JSON // cannot happen for an Answer made by parseLine
 	}
 	if s, ok := v.(string); ok {
 		return s // str() of a str is itself, unquoted
@@ -87,15 +87,15 @@ func (a Answer) Python() string {
 // value: the notebook reads data.json with eval(line), not json.loads.
 var errNotEval = errors.New("eval() would not read this as JSON reads it")
 
-// ParseLine parses one line of data.json. The file is JSON Lines (despite
+// parseLine parses one line of data.json. The file is JSON Lines (despite
 // its name) read by the notebook with eval(line.strip()); every real line is
 // plain JSON, so JSON is what is accepted, minus the two places where eval
 // would differ: the literals true, false and null (a NameError in Python)
 // and the string escape \/ (which Python keeps as a backslash). id and
 // questions are required, and answers must match questions one to one.
-func ParseLine(line []byte) (Entry, error) {
+func parseLine(line []byte) (entry, error) {
 	if err := checkEvalSafe(line); err != nil {
-		return Entry{}, err
+		return entry{}, err
 	}
 	var raw struct {
 		ID        *string           `json:"id"`
@@ -107,33 +107,33 @@ func ParseLine(line []byte) (Entry, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if err := dec.Decode(&raw); err != nil {
-		return Entry{}, fmt.Errorf("not a data.json entry: %w", err)
+		return entry{}, fmt.Errorf("not a data.json entry: %w", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return Entry{}, errors.New("text after the JSON object")
+		return entry{}, errors.New("text after the JSON object")
 	}
 	if raw.ID == nil {
-		return Entry{}, errors.New(`no "id"`)
+		return entry{}, errors.New(`no "id"`)
 	}
 	if err := checkID(*raw.ID); err != nil {
-		return Entry{}, err
+		return entry{}, err
 	}
 	if raw.Questions == nil {
-		return Entry{}, fmt.Errorf(`competition %s: no "questions"`, *raw.ID)
+		return entry{}, fmt.Errorf(`competition %s: no "questions"`, *raw.ID)
 	}
 	if len(raw.Answers) != len(*raw.Questions) {
-		return Entry{}, fmt.Errorf("competition %s: %d questions but %d answers", *raw.ID, len(*raw.Questions), len(raw.Answers))
+		return entry{}, fmt.Errorf("competition %s: %d questions but %d answers", *raw.ID, len(*raw.Questions), len(raw.Answers))
 	}
-	e := Entry{ID: *raw.ID, Name: raw.Name, URL: raw.URL, Year: raw.Year, Questions: *raw.Questions}
+	e := entry{ID: *raw.ID, Name: raw.Name, URL: raw.URL, Year: raw.Year, Questions: *raw.Questions}
 	for i, q := range e.Questions {
 		if q == "" || strings.ContainsAny(q, `/\`) || q == "." || q == ".." {
-			return Entry{}, fmt.Errorf("competition %s: question %d: %q is not a file name", e.ID, i+1, q)
+			return entry{}, fmt.Errorf("competition %s: question %d: %q is not a file name", e.ID, i+1, q)
 		}
 	}
 	for i, r := range raw.Answers {
 		a, err := newAnswer(r)
 		if err != nil {
-			return Entry{}, fmt.Errorf("competition %s: answer %d: %w", e.ID, i+1, err)
+			return entry{}, fmt.Errorf("competition %s: answer %d: %w", e.ID, i+1, err)
 		}
 		e.Answers = append(e.Answers, a)
 	}

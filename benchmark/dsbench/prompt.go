@@ -16,40 +16,35 @@ const (
 	SystemImage = "You are a data analyst. I will give  you a background introduction and data analysis question. You must answer the question.  "
 )
 
-// ImageMediaType is the media type the notebook declares for the image
-// whatever the file is: it always sends "data:image/jpeg;base64,...", also
-// for a .png.
-const ImageMediaType = "image/jpeg"
-
 // RenderFunc renders one workbook as the notebook's combine_sheets_text
 // does: for each sheet, "Sheet name: {name}\n{df.to_string(index=False)}\n\n"
 // (package workbook's Render has this shape).
 type RenderFunc func(path string) (string, error)
 
-// SendsImage is the notebook's test for attaching the image: there is one and
+// sendsImage is the notebook's test for attaching the image: there is one and
 // model[:7] != "gpt-3.5". The test is on the model name as the notebook
 // names it; a "provider/" prefix is stripped first so "openai/gpt-3.5-turbo"
 // is treated like "gpt-3.5-turbo".
-func SendsImage(model string, hasImage bool) bool {
+func sendsImage(model string, hasImage bool) bool {
 	if i := strings.LastIndexByte(model, '/'); i >= 0 {
 		model = model[i+1:]
 	}
 	return hasImage && !strings.HasPrefix(model, "gpt-3.5")
 }
 
-// SystemFor returns the system message for a request with or without the
+// systemFor returns the system message for a request with or without the
 // image.
-func SystemFor(withImage bool) string {
+func systemFor(withImage bool) string {
 	if withImage {
 		return SystemImage
 	}
 	return System
 }
 
-// ExcelContent is the notebook's excel_content for a competition: for each
+// excelContent is the notebook's excel_content for a competition: for each
 // workbook, "The excel file {name} is: " followed by its rendering, all
 // concatenated; "" when there is no workbook.
-func (c *Competition) ExcelContent(render RenderFunc) (string, error) {
+func (c *Competition) excelContent(render RenderFunc) (string, error) {
 	var b strings.Builder
 	for _, name := range c.Workbooks {
 		if render == nil {
@@ -92,7 +87,7 @@ type Prompt struct {
 }
 
 // Prompts builds the requests for every question of c as the notebook does
-// for model (which decides whether the image goes along, see SendsImage).
+// for model (which decides whether the image goes along, see sendsImage).
 // render turns a workbook into text; it may be nil when c has no workbooks.
 // The notebook skips a competition without questions; so does this (it
 // returns none).
@@ -100,12 +95,12 @@ func (c *Competition) Prompts(render RenderFunc, model string) ([]Prompt, error)
 	if len(c.Questions) == 0 {
 		return nil, nil
 	}
-	excel, err := c.ExcelContent(render)
+	excel, err := c.excelContent(render)
 	if err != nil {
 		return nil, err
 	}
 	context := Context(excel, c.Introduction)
-	withImage := SendsImage(model, c.Image != "")
+	withImage := sendsImage(model, c.Image != "")
 	image := ""
 	if withImage {
 		image = filepath.Join(c.Dir, c.Image)
@@ -115,7 +110,7 @@ func (c *Competition) Prompts(render RenderFunc, model string) ([]Prompt, error)
 		out[i] = Prompt{
 			Competition: c.ID,
 			Question:    q.Name,
-			System:      SystemFor(withImage),
+			System:      systemFor(withImage),
 			User:        User(context, q.Text),
 			Image:       image,
 			Answer:      q.Answer,

@@ -121,7 +121,7 @@ func TestAnswersEqualDataJSON(t *testing.T) {
 	for i := range comps {
 		byID[comps[i].ID] = &comps[i]
 	}
-	n, kinds := 0, map[AnswerKind]int{}
+	n, kinds := 0, map[answerKind]int{}
 	for sc.Scan() {
 		line := sc.Bytes()
 		dec := json.NewDecoder(bytes.NewReader(line))
