@@ -193,11 +193,17 @@ func eachLine(path string, errs *[]error, fn func(line int, data []byte) error) 
 	return nil
 }
 
-// Template is the user-message template of every DABench sheet: the table
-// file's name, then the question with its constraints and format (the
-// question section). A model without tools cannot open the file; to send
-// the table itself, replace the first line with {{(index .Tables 0).Text}}.
+// Template is the user-message template of DABench's chat sheets: the
+// table file's name, then the question with its constraints and format
+// (the question section). A model without tools cannot open the file; to
+// send the table itself, replace the first line with
+// {{(index .Tables 0).Text}}.
 const Template = `{{range .Tables}}The data is in the CSV file {{.Name}}.
+{{end}}{{.Question}}`
+
+// AgentTemplate is the user-message template of DABench's agent sheets:
+// the sandbox's working directory holds each table under its base name.
+const AgentTemplate = `{{range .Tables}}The data is in the CSV file {{.Name}} in the working directory.
 {{end}}{{.Question}}`
 
 // Text is a question's text as the sheet stores it: the question, its
@@ -205,6 +211,47 @@ const Template = `{{range .Tables}}The data is in the CSV file {{.Name}}.
 // prompt carries.
 func (q *Question) Text() string {
 	return "Question: " + q.Question + "\n\nConstraints: " + q.Constraints + "\n\nFormat: " + q.Format
+}
+
+// FaithfulText is InfiAgent's own eval prompt for a question
+// ("Question: {q}\n{constraints}\n"): no format line, which reaches the
+// answer through InfiAgent's reformat step instead.
+func (q *Question) FaithfulText() string {
+	return "Question: " + q.Question + "\n" + q.Constraints + "\n"
+}
+
+// The sheet modes Convert writes.
+const (
+	// ModeAgent sheets (the default) answer in agent mode: the table in the
+	// sandbox, the format line in the prompt.
+	ModeAgent = "agent"
+	// ModeChat sheets answer in one completion, the table named only.
+	ModeChat = "chat"
+)
+
+// Style says how a sheet is written: its mode and whether it carries
+// InfiAgent's own prompt.
+type Style struct {
+	// Mode is ModeAgent or ModeChat.
+	Mode string
+	// Faithful writes InfiAgent's eval prompt (FaithfulText) with its ReAct
+	// agent style and the "reformat: required" meta: a model's answer
+	// reaches the @name[value] format only through run --reformat.
+	// Agent mode only.
+	Faithful bool
+}
+
+func (st Style) check() error {
+	switch st.Mode {
+	case ModeAgent:
+	case ModeChat:
+		if st.Faithful {
+			return fmt.Errorf("dabench: -faithful writes agent sheets (InfiAgent's ReAct agent); it cannot go with -mode chat")
+		}
+	default:
+		return fmt.Errorf("dabench: mode %q: want %s or %s", st.Mode, ModeAgent, ModeChat)
+	}
+	return nil
 }
 
 // SheetName is the file name of the sheet for one table file: "input-" so
@@ -225,27 +272,41 @@ func SheetName(table string) string {
 // QuestionName is the name of a question in its sheet.
 func QuestionName(id int) string { return "DABench-" + strconv.Itoa(id) }
 
-// Sheet returns the sheet of the questions on one table. tablePath is the
-// path the files section names (relative to the sheet's folder).
-func Sheet(table, tablePath string, qs []Question) *sheet.Doc {
+// Sheet returns the sheet of the questions on one table in the given style
+// (st must be valid: see Style). tablePath is the path the files section
+// names (relative to the sheet's folder).
+func Sheet(table, tablePath string, qs []Question, st Style) *sheet.Doc {
+	meta := [][2]string{
+		{"benchmark", Name},
+		{"grader", "dabench"},
+		// eval_closed_form.py matches responses by integer id.
+		{"id_type", "number"},
+		{"table", table},
+		// The tables' folder, so a run sends the table (see
+		// prompt.Builder).
+		{"data_root", filepath.ToSlash(filepath.Dir(tablePath))},
+	}
+	tpl := Template
+	if st.Mode == ModeAgent {
+		meta = append(meta, [2]string{"mode", ModeAgent})
+		tpl = AgentTemplate
+		if st.Faithful {
+			meta = append(meta, [2]string{"agent_style", "react"}, [2]string{"reformat", "required"})
+		}
+	}
 	head := sheet.Block{Kind: sheet.SheetKind, Name: "DABench " + table}
 	head.Sections = []sheet.Section{
-		{Kind: "meta", Text: sheet.MetaText(
-			[2]string{"benchmark", Name},
-			[2]string{"grader", "dabench"},
-			// eval_closed_form.py matches responses by integer id.
-			[2]string{"id_type", "number"},
-			[2]string{"table", table},
-			// The tables' folder, so a run sends the table (see
-			// prompt.Builder).
-			[2]string{"data_root", filepath.ToSlash(filepath.Dir(tablePath))},
-		)},
+		{Kind: "meta", Text: sheet.MetaText(meta...)},
 		{Kind: "files", Text: "- " + filepath.ToSlash(tablePath) + "\n"},
-		{Kind: "templates", Text: Template},
+		{Kind: "templates", Text: tpl},
 	}
 	doc := &sheet.Doc{Blocks: []sheet.Block{head}}
 	for i := range qs {
 		q := &qs[i]
+		text := q.Text()
+		if st.Faithful {
+			text = q.FaithfulText()
+		}
 		doc.Blocks = append(doc.Blocks, sheet.Block{
 			Kind: sheet.QuestionKind,
 			Name: QuestionName(q.ID),
@@ -255,7 +316,7 @@ func Sheet(table, tablePath string, qs []Question) *sheet.Doc {
 					[2]string{"concepts", strings.Join(q.Concepts, ", ")},
 					[2]string{"level", q.Level},
 				)},
-				{Kind: "question", Text: q.Text()},
+				{Kind: "question", Text: text},
 				{Kind: "answer", Text: LabelText(q.Labels)},
 			},
 		})
@@ -286,6 +347,10 @@ type Options struct {
 	Data string `flag:"i,required" meta:"DIR" usage:"DABench's data folder (examples/DA-Agent/data)"`
 	// Out is the folder the sheets are written to.
 	Out string `flag:"o,required" meta:"DIR" usage:"output folder for the sheets"`
+	// Mode is ModeAgent (empty means it) or ModeChat.
+	Mode string `flag:"mode" usage:"sheet mode: agent (default: the table in the sandbox, the format line in the prompt) or chat"`
+	// Faithful writes InfiAgent's own prompt and ReAct style (see Style).
+	Faithful bool `flag:"faithful" usage:"InfiAgent's eval prompt (no format line) and ReAct agent; answers need run --reformat"`
 	// Write says which existing sheets may be replaced (see
 	// internal/outfile); Data is always an input.
 	Write outfile.Options
@@ -299,6 +364,13 @@ type Options struct {
 func Convert(opt Options) ([]string, []error) {
 	dataDir, outDir := opt.Data, opt.Out
 	opt.Write.Inputs = append(opt.Write.Inputs, dataDir)
+	st := Style{Mode: opt.Mode, Faithful: opt.Faithful}
+	if st.Mode == "" {
+		st.Mode = ModeAgent
+	}
+	if err := st.check(); err != nil {
+		return nil, []error{err}
+	}
 	qs, errs := Load(dataDir)
 	if qs == nil && len(errs) > 0 {
 		return nil, errs
@@ -333,7 +405,7 @@ func Convert(opt Options) ([]string, []error) {
 			errs = append(errs, err)
 			continue
 		}
-		data, err := sheet.Format(Sheet(table, rel, byTable[table]), schema.Default())
+		data, err := sheet.Format(Sheet(table, rel, byTable[table], st), schema.Default())
 		if err != nil {
 			errs = append(errs, fmt.Errorf("dabench: table %s: %w", table, err))
 			continue

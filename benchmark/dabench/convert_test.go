@@ -25,11 +25,12 @@ type convertedQuestion struct {
 	truth string
 }
 
-// convertCorpus converts the real DABench folder and reads every sheet back.
-func convertCorpus(t *testing.T) (map[int]convertedQuestion, []string) {
+// convertCorpus converts the real DABench folder with opt's mode and
+// faithful flag and reads every sheet back.
+func convertCorpus(t *testing.T, opt Options) (map[int]convertedQuestion, []string) {
 	t.Helper()
-	out := t.TempDir()
-	paths, errs := Convert(Options{Data: shared.Path(t, "corpora", "dabench"), Out: out})
+	opt.Data, opt.Out = shared.Path(t, "corpora", "dabench"), t.TempDir()
+	paths, errs := Convert(opt)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -60,16 +61,92 @@ func convertCorpus(t *testing.T) (map[int]convertedQuestion, []string) {
 	return got, paths
 }
 
-// TestConvertCorpus checks that every question and label pair of the real
-// validation set survives the trip through a sheet, with its meta, and that
-// the prompt builder finds each table.
+// TestConvertCorpus checks, for each sheet style, that every question and
+// label pair of the real validation set survives the trip through a sheet,
+// with its meta and the style's prompt, and that the prompt builder finds
+// each table.
 func TestConvertCorpus(t *testing.T) {
-	dir := shared.Path(t, "corpora", "dabench")
-	qs, errs := Load(dir)
+	cases := []struct {
+		name string
+		opt  Options
+		// meta the sheets must carry ("" = must not), the question text,
+		// the first line of the user message.
+		mode, style, reformat string
+		text                  func(*Question) string
+		first                 string
+	}{
+		{"agent (default)", Options{}, "agent", "", "", (*Question).Text,
+			"The data is in the CSV file test_ave.csv in the working directory.\nQuestion: "},
+		{"faithful", Options{Faithful: true}, "agent", "react", "required", (*Question).FaithfulText,
+			"The data is in the CSV file test_ave.csv in the working directory.\nQuestion: "},
+		{"chat", Options{Mode: ModeChat}, "", "", "", (*Question).Text,
+			"The data is in the CSV file test_ave.csv.\nQuestion: "},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, paths := convertCorpus(t, tc.opt)
+			checkCorpus(t, got, paths)
+			for id, c := range got {
+				m := c.item.Meta
+				if m["mode"] != tc.mode || m["agent_style"] != tc.style || m["reformat"] != tc.reformat {
+					t.Errorf("id %d: mode %q, agent_style %q, reformat %q", id, m["mode"], m["agent_style"], m["reformat"])
+				}
+			}
+			qs, errs := Load(shared.Path(t, "corpora", "dabench"))
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			for i := range qs {
+				q := &qs[i]
+				text := got[q.ID].item.Text
+				if text != tc.text(q) {
+					t.Errorf("id %d: question text %q", q.ID, text)
+				}
+				// The format line is there unless the sheet is InfiAgent's own.
+				if hasFormat := strings.Contains(text, "\nFormat: "+q.Format); hasFormat == tc.opt.Faithful {
+					t.Errorf("id %d: format line present %v", q.ID, hasFormat)
+				}
+			}
+			// The prompt builder resolves the files section and runs the template.
+			c := got[0]
+			doc, err := sheet.ParseFile(c.path, schema.Default())
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, _ := doc.Resolve()
+			b := &prompt.Builder{Dir: filepath.Dir(c.path), SheetMeta: info.Meta}
+			req, err := b.Build(c.path, &c.item)
+			if err != nil {
+				t.Fatal(err)
+			}
+			user := req.Messages[0].Content
+			if !strings.HasPrefix(user, tc.first) || !strings.HasSuffix(user, tc.text(&qs[0])) {
+				t.Errorf("user message:\n%s", user)
+			}
+		})
+	}
+	t.Run("faithful chat", func(t *testing.T) {
+		_, errs := Convert(Options{Data: shared.Path(t, "corpora", "dabench"), Out: t.TempDir(), Mode: ModeChat, Faithful: true})
+		if len(errs) != 1 || !strings.Contains(errs[0].Error(), "-faithful") {
+			t.Errorf("errors %v, want one naming -faithful", errs)
+		}
+	})
+	t.Run("bad mode", func(t *testing.T) {
+		_, errs := Convert(Options{Data: shared.Path(t, "corpora", "dabench"), Out: t.TempDir(), Mode: "code"})
+		if len(errs) != 1 || !strings.Contains(errs[0].Error(), `"code"`) {
+			t.Errorf("errors %v, want one naming the mode", errs)
+		}
+	})
+}
+
+// checkCorpus checks the sheets' questions, labels and common meta against
+// the questions and labels files.
+func checkCorpus(t *testing.T, got map[int]convertedQuestion, paths []string) {
+	t.Helper()
+	qs, errs := Load(shared.Path(t, "corpora", "dabench"))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	got, paths := convertCorpus(t)
 	if len(paths) != 52 {
 		t.Errorf("%d sheets, want one per table (52)", len(paths))
 	}
@@ -97,9 +174,6 @@ func TestConvertCorpus(t *testing.T) {
 		if m["grader"] != "dabench" || m["level"] != q.Level || !reflect.DeepEqual(Concepts(m), q.Concepts) {
 			t.Errorf("id %d: meta %v", q.ID, m)
 		}
-		if c.item.Text != q.Text() || !strings.Contains(c.item.Text, q.Format) {
-			t.Errorf("id %d: question text differs", q.ID)
-		}
 		if len(c.item.Files) != 1 || filepath.Base(c.item.Files[0].Text) != q.FileName {
 			t.Errorf("id %d: files %v", q.ID, c.item.Files)
 		}
@@ -113,29 +187,13 @@ func TestConvertCorpus(t *testing.T) {
 	if n := strings.Count(got[734].truth, "@correlation_coefficient["); n != 5 {
 		t.Errorf("id 734 keeps %d correlation_coefficient labels, want 5", n)
 	}
-	// The prompt builder resolves the files section and runs the template.
-	c := got[0]
-	doc, err := sheet.ParseFile(c.path, schema.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, _ := doc.Resolve()
-	b := &prompt.Builder{Dir: filepath.Dir(c.path), SheetMeta: info.Meta}
-	req, err := b.Build(c.path, &c.item)
-	if err != nil {
-		t.Fatal(err)
-	}
-	user := req.Messages[0].Content
-	if !strings.HasPrefix(user, "The data is in the CSV file test_ave.csv.\nQuestion: ") || !strings.HasSuffix(user, qs[0].Format) {
-		t.Errorf("user message:\n%s", user)
-	}
 }
 
 // TestSheetsReproduceScript grades the reference responses against the
 // converted sheets (answers matched by the id meta, as replay does) and
 // checks the metrics against eval_closed_form.py's output for each case.
 func TestSheetsReproduceScript(t *testing.T) {
-	got, _ := convertCorpus(t)
+	got, _ := convertCorpus(t, Options{})
 	qs, errs := Load(shared.Path(t, "corpora", "dabench"))
 	if len(errs) > 0 {
 		t.Fatal(errs)
@@ -176,7 +234,7 @@ func TestSheetsReproduceScript(t *testing.T) {
 // TestOracle: answering each sheet's ground truth scores 1.0 everywhere,
 // duplicates (id 734) and "[" (id 273) included.
 func TestOracle(t *testing.T) {
-	got, _ := convertCorpus(t)
+	got, _ := convertCorpus(t, Options{})
 	g := grader{}
 	for id, c := range got {
 		v, err := g.Grade(context.Background(), grade.Input{Completion: c.truth, Truth: c.truth})

@@ -33,7 +33,7 @@ func (c *capture) Tables(qs []agg.Question) []agg.Table {
 
 func TestDABenchReplayEqualsScript(t *testing.T) {
 	sheets := t.TempDir()
-	if _, errs := Convert(Options{Data: shared.Path(t, "corpora", "dabench"), Out: sheets}); len(errs) > 0 {
+	if _, errs := Convert(Options{Data: shared.Path(t, "corpora", "dabench"), Out: sheets, Mode: ModeChat}); len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	set, err := benchmark.NewSet(Benchmark())
