@@ -72,6 +72,7 @@ type row struct {
 	grade                int8
 	errored, unanswered  bool
 	noResponse           bool  // completion null or empty
+	limited              bool  // agent mode: a limit ended the question
 	metric               uint8 // 1 + the index of the row's metric in Data.metrics; 0 for none
 }
 
@@ -149,6 +150,7 @@ type jsQuestion struct {
 	HasCost                   bool
 	SubTotal, SubCorrect      int
 	Unanswered                bool
+	Limited                   bool // "limit" is a non-empty string
 }
 
 // jsMeta is one meta_data member a metric reads: its key's index in
@@ -388,7 +390,7 @@ func (d *Data) add(f *jsFile) {
 	for i := range f.Questions {
 		q := &f.Questions[i]
 		r := row{sheet: sheet, model: model, run: run, name: in.id(q.Name), grade: q.Grade,
-			errored: q.Errored, unanswered: q.Unanswered, noResponse: !q.Responded,
+			errored: q.Errored, unanswered: q.Unanswered, noResponse: !q.Responded, limited: q.Limited,
 			subTotal: uint16(min(q.SubTotal, math.MaxUint16)), subCorrect: uint16(min(q.SubCorrect, math.MaxUint16))}
 		// The question's own "benchmark" meta (the sheet's, cascaded) wins
 		// when it names a metric; else the sheet's.

@@ -47,6 +47,9 @@ type Question struct {
 	// for it (a replay file without it). Responded: the completion is
 	// non-empty.
 	Errored, Unanswered, Responded bool
+	// Limited: a limit of agent mode (max_turns, question_timeout,
+	// token_budget, ...) ended the question (the output's "limit").
+	Limited bool
 	// SubAnswers and SubCorrect count the grader's sub-answers and the
 	// correct ones (DABench's @name[value] pairs).
 	SubAnswers, SubCorrect int
@@ -114,7 +117,7 @@ func (d *Data) metricQuestions(i int) []Question {
 			continue
 		}
 		q := Question{Sheet: d.strs.str(r.sheet), Model: d.strs.str(r.model), RunID: d.strs.str(r.run),
-			Name: d.strs.str(r.name), Errored: r.errored, Unanswered: r.unanswered, Responded: !r.noResponse,
+			Name: d.strs.str(r.name), Errored: r.errored, Unanswered: r.unanswered, Responded: !r.noResponse, Limited: r.limited,
 			SubAnswers: int(r.subTotal), SubCorrect: int(r.subCorrect)}
 		switch r.grade {
 		case gradeTrue:

@@ -94,10 +94,10 @@ func TestDecodeErrors(t *testing.T) {
 
 func TestDecodeValues(t *testing.T) {
 	doc := `{"questions": [{"name": "a\"b", "grade": true, "error": {"x": 1}, "completion": "",
-	  "eval_time": 2.5, "cost": 0, "input_tokens": 7, "unanswered": true,
+	  "eval_time": 2.5, "cost": 0, "input_tokens": 7, "unanswered": true, "limit": "max_turns",
 	  "meta_data": {"concepts": "A, B", "level": "hard", "other": [1]},
 	  "sub_answers": [{"correct": true}, {"correct": false}, {"name": "x"}]},
-	  {"name": null, "grade": null, "completion": "x", "error": null}],
+	  {"name": null, "grade": null, "completion": "x", "error": null, "limit": ""}],
 	  "sheet": {"name": "S", "run_id": 12, "model_name": "m", "meta_data": {"benchmark": "DSBench"}}}`
 	f, err := decodeOutput([]byte(doc), map[string]uint8{"benchmark": 0, "level": 1, "concepts": 2})
 	if err != nil {
@@ -105,13 +105,13 @@ func TestDecodeValues(t *testing.T) {
 	}
 	q := f.Questions[0]
 	if string(q.Name) != `a"b` || q.Grade != gradeTrue || !q.Errored || q.Responded ||
-		!q.HasEvalTime || q.EvalTime != 2.5 || !q.HasCost || q.InputTokens != 7 || !q.Unanswered ||
+		!q.HasEvalTime || q.EvalTime != 2.5 || !q.HasCost || q.InputTokens != 7 || !q.Unanswered || !q.Limited ||
 		len(q.Meta) != 2 || q.Meta[0].key != 2 || string(q.Meta[0].val) != "A, B" ||
 		q.Meta[1].key != 1 || string(q.Meta[1].val) != "hard" || q.SubTotal != 3 || q.SubCorrect != 1 {
 		t.Errorf("question 0: %+v", q)
 	}
 	q = f.Questions[1]
-	if q.Name != nil || q.Grade != gradeNull || q.Errored || !q.Responded {
+	if q.Name != nil || q.Grade != gradeNull || q.Errored || !q.Responded || q.Limited {
 		t.Errorf("question 1: %+v", q)
 	}
 	if string(f.Sheet.RunID) != "12" || string(f.Sheet.Benchmark) != "DSBench" {

@@ -23,6 +23,34 @@ type Scored struct {
 	// Answered is false when the question has no non-empty response: the
 	// script then leaves it out of every figure, denominators included.
 	Answered bool
+	// Limited is true when a limit of agent mode ended the question. The
+	// script does not know limits: a limit-stopped question with a
+	// non-empty response is scored as any other. Strict counts it wrong.
+	Limited bool
+}
+
+// Strict is ABQ over every question, the figure eval_closed_form.py's
+// would be if it did not skip empty responses: a question without a
+// response, or one a limit ended, counts as wrong. It returns the figure
+// and how many questions it is over.
+func Strict(qs []Scored) (Rate, int) {
+	right := 0
+	for _, q := range qs {
+		if !q.Answered || q.Limited {
+			continue
+		}
+		all := true
+		for _, p := range q.Parts {
+			all = all && p.Correct
+		}
+		if all {
+			right++
+		}
+	}
+	if len(qs) == 0 {
+		return Rate{Int: true}, 0
+	}
+	return Rate{Value: round4(float64(right) / float64(len(qs)))}, len(qs)
 }
 
 // Rate is one figure of the report. Where the script divides by

@@ -28,6 +28,10 @@ func (metric) MetaKeys() []string { return []string{"concepts", "level"} }
 type run struct {
 	label  string // the model, with the run id when the model has several runs
 	report Report
+	// strict is ABQ over all questions, those without a response or
+	// stopped by a limit counted wrong; of is how many.
+	strict Rate
+	of     int
 	levels []NamedRate // ABQ per level, levels sorted
 }
 
@@ -52,7 +56,7 @@ func runs(qs []agg.Question) []run {
 			parts[j].Correct = j < q.SubCorrect
 		}
 		s := Scored{ID: q.Name, Level: q.Meta["level"], Parts: parts,
-			Answered: q.Responded && !q.Unanswered, Concepts: Concepts(q.Meta)}
+			Answered: q.Responded && !q.Unanswered, Limited: q.Limited, Concepts: Concepts(q.Meta)}
 		scored[k] = append(scored[k], s)
 		if _, ok := q.Meta["level"]; ok {
 			if levels[k] == nil {
@@ -78,6 +82,7 @@ func runs(qs []agg.Question) []run {
 			label += " (" + k.run + ")"
 		}
 		r := run{label: label, report: Metrics(scored[k])}
+		r.strict, r.of = Strict(scored[k])
 		names := make([]string, 0, len(levels[k]))
 		for l := range levels[k] {
 			names = append(names, l)
@@ -129,8 +134,9 @@ func (metric) Tables(qs []agg.Question) []agg.Table {
 		Title: "DABench: accuracy by question, proportional and by sub-question",
 		Note: "InfiAgent-DABench's eval_closed_form.py figures: ABQ (every sub-answer right), " +
 			"PSAQ (mean share of sub-answers right), UASQ (right sub-answers over all); " +
-			"questions without a response are left out, as the script does.",
-		Columns: agg.Cols("model", "#scored", "#ABQ", "#PSAQ", "#UASQ", "#ABQ 2+ concepts"),
+			"questions without a response are left out, as the script does, which inflates them. " +
+			"ABQ strict is over every question: one without a response, or stopped by an agent-mode limit, counts as wrong.",
+		Columns: agg.Cols("model", "#scored", "#ABQ", "#PSAQ", "#UASQ", "#ABQ 2+ concepts", "#questions", "#ABQ strict"),
 	}
 	for _, r := range runs {
 		two := "-"
@@ -138,7 +144,8 @@ func (metric) Tables(qs []agg.Question) []agg.Table {
 			two = fmtRate(*r.report.TwoOrMore)
 		}
 		main.Rows = append(main.Rows, []string{r.label, fmt.Sprint(r.report.Scored),
-			fmtRate(r.report.ABQ), fmtRate(r.report.PSAQ), fmtRate(r.report.UASQ), two})
+			fmtRate(r.report.ABQ), fmtRate(r.report.PSAQ), fmtRate(r.report.UASQ), two,
+			fmt.Sprint(r.of), fmtRate(r.strict)})
 	}
 	pivot := func(title, first string, get func(run) []NamedRate, less func(a, b string) bool) agg.Table {
 		names := []string{first}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/evalmd/evalmd/agg"
@@ -71,5 +72,32 @@ func TestDABench(t *testing.T) {
 		t.Error("two or more concepts: nil")
 	} else {
 		check("two or more", r.TwoOrMore.Value, 1)
+	}
+}
+
+// TestDABenchStrict checks parity and strict ABQ on testdata/strict,
+// worked out by hand: s1 right; s2 right but ended by max_turns; s3 empty,
+// ended by question_timeout; s4 wrong; s5 empty. The script scores s1, s2
+// and s4: ABQ 2/3 = 0.6667, PSAQ (1+1+0)/3, UASQ 4/5. Strict is over all five with only s1 right:
+// 1/5 = 0.2000.
+func TestDABenchStrict(t *testing.T) {
+	runs := runs(load(t, "testdata/strict"))
+	if len(runs) != 1 {
+		t.Fatalf("runs: %+v", runs)
+	}
+	r := runs[0]
+	if r.report.Scored != 3 || !near(r.report.ABQ.Value, 0.6667, 1e-12) {
+		t.Errorf("parity: scored %d, ABQ %v; want 3, 0.6667", r.report.Scored, r.report.ABQ.Value)
+	}
+	if r.of != 5 || !near(r.strict.Value, 0.2, 1e-12) {
+		t.Errorf("strict: over %d, ABQ %v; want 5, 0.2", r.of, r.strict.Value)
+	}
+	tables := metric{}.Tables(load(t, "testdata/strict"))
+	row := tables[0].Rows[0]
+	if want := []string{"m2", "3", "0.6667", "0.6667", "0.8000", "-", "5", "0.2000"}; !reflect.DeepEqual(row, want) {
+		t.Errorf("main row %q, want %q", row, want)
+	}
+	if rate, n := Strict(nil); n != 0 || !rate.Int {
+		t.Errorf("Strict(nil) = %v, %d", rate, n)
 	}
 }
