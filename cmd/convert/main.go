@@ -163,7 +163,11 @@ func converterCommand(c *benchmark.Converter) *cli.Command {
 				}
 			}
 			if len(missing) > 0 {
-				return cli.Usagef("%s are required", strings.Join(missing, " and "))
+				verb := "is"
+				if len(missing) > 1 {
+					verb = "are"
+				}
+				return cli.Usagef("%s %s required", strings.Join(missing, " and "), verb)
 			}
 			var out string
 			if f := fs.Lookup("o"); f != nil {

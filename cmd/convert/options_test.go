@@ -46,10 +46,10 @@ func TestConverterFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"t"}, "convert t needs -i"},
+		{[]string{"t"}, "-i is required"},
 		{[]string{"t", "-i", "a", "-Ignored", "x"}, "flag provided but not defined"},
-		{[]string{"bad", "-n", "1"}, "want string or bool"},
-		{[]string{"nope"}, "unknown conversion"},
+		{[]string{"bad"}, "want string or bool"},
+		{[]string{"nope"}, "unknown command"},
 	} {
 		out.Reset()
 		if err := convertWith(context.Background(), set, &out, &out, tc.args); err == nil || !strings.Contains(err.Error(), tc.want) {
