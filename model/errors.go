@@ -14,6 +14,13 @@ type APIError struct {
 	RetryAfter time.Duration // from a Retry-After header; 0 when absent
 	Retryable  bool          // 429, 5xx, resets, timeouts, malformed replies
 	Message    string
+	// Timeout says the request ran out of time: the server may be
+	// queueing requests rather than refusing them.
+	Timeout bool
+	// Fatal says no later request can succeed either until a person acts
+	// (OpenAI's 429 insufficient_quota: the account is out of credit), so
+	// a run stops rather than ask, and fail, every other question.
+	Fatal bool
 }
 
 func (e *APIError) Error() string {

@@ -33,16 +33,12 @@ func Classify(provider, key string, err error, res *http.Response, parent, call 
 		return parent.Err() // the caller gave up: not the server's fault, not to retry
 	}
 	if res != nil && res.StatusCode >= 400 {
-		return &model.APIError{
-			Provider:   provider,
-			Status:     res.StatusCode,
-			RetryAfter: retryAfter(res.Header, time.Now()),
-			Retryable:  retryableStatus(res.StatusCode),
-			Message:    truncate(scrub(bodyMessage(res), key), 500),
-		}
+		e := statusError(provider, key, res.StatusCode, readBody(res))
+		e.RetryAfter = retryAfter(res.Header, time.Now())
+		return e
 	}
 	if call.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
-		return &model.APIError{Provider: provider, Retryable: true,
+		return &model.APIError{Provider: provider, Retryable: true, Timeout: true,
 			Message: fmt.Sprintf("request timed out after %s", timeout)}
 	}
 	if res != nil {
@@ -106,31 +102,48 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 // HTTP error status and body: classified as Classify classifies a live
 // reply with that status.
 func StatusError(provider, key string, status int, body []byte) *model.APIError {
+	return statusError(provider, key, status, body)
+}
+
+// statusError classifies an HTTP error status and its body. OpenAI answers
+// an account out of credit with a 429 too (insufficient_quota); waiting
+// does not help it, nor does asking the next question: it is fatal.
+func statusError(provider, key string, status int, body []byte) *model.APIError {
+	msg, code := dataMessage(status, body)
+	quota := status == http.StatusTooManyRequests && code == "insufficient_quota"
 	return &model.APIError{
 		Provider:  provider,
 		Status:    status,
-		Retryable: retryableStatus(status),
-		Message:   truncate(scrub(dataMessage(status, body), key), 500),
+		Retryable: retryableStatus(status) && !quota,
+		Fatal:     quota,
+		Message:   truncate(scrub(msg, key), 500),
 	}
 }
 
-// bodyMessage extracts the error text from an error response's JSON body.
-func bodyMessage(res *http.Response) string {
+// readBody reads an error response's body, bounded; nil when it cannot.
+func readBody(res *http.Response) []byte {
 	if res.Body == nil {
-		return dataMessage(res.StatusCode, nil)
+		return nil
 	}
 	data, err := io.ReadAll(io.LimitReader(res.Body, 64<<10))
 	if err != nil {
-		return dataMessage(res.StatusCode, nil)
+		return nil
 	}
-	return dataMessage(res.StatusCode, data)
+	return data
+}
+
+// bodyMessage extracts the error text and code from an error response's
+// body (dataMessage).
+func bodyMessage(res *http.Response) (msg, code string) {
+	return dataMessage(res.StatusCode, readBody(res))
 }
 
 // dataMessage extracts the error text from an error body, in the shapes
-// OpenAI, Anthropic and the local servers use. A body that is not such
-// JSON is never quoted (it may echo headers, keys included): the status
-// text stands in for it.
-func dataMessage(status int, data []byte) string {
+// OpenAI, Anthropic and the local servers use, and the error's code
+// (OpenAI's "code", else its "type"; "" when absent). A body that is not
+// such JSON is never quoted (it may echo headers, keys included): the
+// status text stands in for it.
+func dataMessage(status int, data []byte) (msg, code string) {
 	fallback := http.StatusText(status)
 	if fallback == "" {
 		fallback = "error"
@@ -141,11 +154,11 @@ func dataMessage(status int, data []byte) string {
 		Detail  json.RawMessage `json:"detail"`
 	}
 	if json.Unmarshal(data, &body) != nil {
-		return fallback
+		return fallback, ""
 	}
-	var msg string
 	var nested struct {
 		Type    string `json:"type"`
+		Code    any    `json:"code"` // a string at OpenAI, a number at some servers
 		Message string `json:"message"`
 	}
 	switch {
@@ -154,14 +167,18 @@ func dataMessage(status int, data []byte) string {
 		if nested.Type != "" {
 			msg = nested.Type + ": " + msg
 		}
+		code = nested.Type
+		if c, ok := nested.Code.(string); ok && c != "" {
+			code = c
+		}
 	case json.Unmarshal(body.Error, &msg) == nil && msg != "": // {"error": "text"} (Ollama)
 	case body.Message != "":
 		msg = body.Message
 	case json.Unmarshal(body.Detail, &msg) == nil && msg != "": // {"detail": "text"} (FastAPI servers)
 	default:
-		return fallback
+		return fallback, ""
 	}
-	return msg
+	return msg, code
 }
 
 // scrub removes the API key from a message, whatever echoed it. It runs

@@ -1,11 +1,15 @@
 package wire
 
 import (
+	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/evalmd/evalmd/model"
 )
 
 func TestRetryAfterHeader(t *testing.T) {
@@ -49,7 +53,7 @@ func TestBodyMessage(t *testing.T) {
 		{599, ``, "error"},
 	} {
 		res := &http.Response{StatusCode: tc.status, Body: io.NopCloser(strings.NewReader(tc.body))}
-		if got := bodyMessage(res); got != tc.want {
+		if got, _ := bodyMessage(res); got != tc.want {
 			t.Errorf("bodyMessage(%d %s) = %q, want %q", tc.status, tc.body, got, tc.want)
 		}
 	}
@@ -64,5 +68,34 @@ func TestScrubBeforeTruncate(t *testing.T) {
 	}
 	if got := truncate("héllo", 2); got != "h..." {
 		t.Errorf("truncate split a character: %q", got)
+	}
+}
+
+// TestQuota: OpenAI's 429 insufficient_quota is fatal, not a rate limit to
+// wait out; a plain 429 stays retryable, and a timeout says so.
+func TestQuota(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		body             string
+		retryable, fatal bool
+	}{
+		{`{"error": {"message": "You exceeded your current quota", "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}}`, false, true},
+		{`{"error": {"message": "You exceeded your current quota", "type": "insufficient_quota"}}`, false, true},
+		{`{"error": {"message": "Rate limit reached for requests", "type": "requests", "code": "rate_limit_exceeded"}}`, true, false},
+		{`{"error": {"message": "slow down", "code": 429}}`, true, false},
+	} {
+		res := &http.Response{StatusCode: 429, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(tc.body))}
+		err := Classify("openai", "", errors.New("429"), res, ctx, ctx, time.Minute)
+		var ae *model.APIError
+		if !errors.As(err, &ae) || ae.Retryable != tc.retryable || ae.Fatal != tc.fatal || ae.Timeout {
+			t.Errorf("%s: %#v, want retryable %v, fatal %v", tc.body, err, tc.retryable, tc.fatal)
+		}
+	}
+	call, cancel := context.WithTimeout(ctx, 0)
+	defer cancel()
+	err := Classify("openai", "", context.DeadlineExceeded, nil, ctx, call, time.Minute)
+	var ae *model.APIError
+	if !errors.As(err, &ae) || !ae.Timeout || !ae.Retryable || ae.Fatal {
+		t.Errorf("timeout: %#v, want a retryable timeout", err)
 	}
 }
