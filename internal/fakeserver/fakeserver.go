@@ -4,8 +4,10 @@
 // every request (messages, system text, settings, images, headers) for
 // assertions, reply from a script, and inject faults on demand: 429 with
 // Retry-After, 500, connection resets, hangs past the client's timeout, and
-// malformed JSON. They are bounded: after Options.MaxRequests calls they
-// answer 503, and they shut down by themselves when the test ends.
+// malformed JSON; Options.Slots makes one refuse (429) what exceeds a
+// concurrency limit, as a provider does. They are bounded: after
+// Options.MaxRequests calls they answer 503, and they shut down by
+// themselves when the test ends.
 //
 // Typical use:
 //
@@ -206,6 +208,12 @@ type Options struct {
 	// MaxRequests bounds the server: later calls are answered 503 without
 	// being scripted or recorded. Default 1000.
 	MaxRequests int
+
+	// Slots, when above 0, is how many requests the server serves at
+	// once, as a provider's concurrency limit: a request arriving while
+	// every slot is taken is answered 429 at once, without a Retry-After,
+	// and is not scripted or recorded (Busy counts them).
+	Slots int
 }
 
 // Server is a running fake server. Its methods are safe for concurrent use.
@@ -224,6 +232,8 @@ type Server struct {
 	rng         *rand.Rand
 	inFlight    int
 	maxInFlight int
+	serving     int // requests holding one of Options.Slots
+	busy        int // requests refused for want of a slot
 }
 
 // dialect is what differs between the OpenAI and the Anthropic fake.
@@ -306,6 +316,14 @@ func (s *Server) MaxInFlight() int {
 	return s.maxInFlight
 }
 
+// Busy returns how many requests were refused because every one of
+// Options.Slots was taken.
+func (s *Server) Busy() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.busy
+}
+
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.count++
@@ -322,6 +340,25 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	if n > s.opt.MaxRequests {
 		s.writeError(w, http.StatusServiceUnavailable, "fakeserver: request limit reached", "")
 		return
+	}
+	if s.opt.Slots > 0 {
+		s.mu.Lock()
+		full := s.serving >= s.opt.Slots
+		if full {
+			s.busy++
+		} else {
+			s.serving++
+		}
+		s.mu.Unlock()
+		if full {
+			s.writeError(w, http.StatusTooManyRequests, "fakeserver: every slot is taken", "")
+			return
+		}
+		defer func() {
+			s.mu.Lock()
+			s.serving--
+			s.mu.Unlock()
+		}()
 	}
 	if r.Method != http.MethodPost || r.URL.Path != s.dialect.path {
 		s.writeError(w, http.StatusNotFound, "fakeserver: no route "+r.Method+" "+r.URL.Path, "")
