@@ -28,11 +28,14 @@ import (
 	"strings"
 
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/result"
 )
 
 // Options are agg's settings, as the command line gives them.
 type Options struct {
-	// Dir is the folder searched (recursively) for output*.json files.
+	// Dir is the folder searched (recursively) for output*.json files,
+	// or a glob pattern of output files (matched without recursion, as
+	// LIME's agg.py takes them).
 	Dir string
 	// Out is the markdown file written. Empty means LIME's default:
 	// agg-XXXX.md in Dir, XXXX a random id. "-" means Stdout.
@@ -71,11 +74,11 @@ func Run(ctx context.Context, opt Options) error {
 		opt.Stderr = io.Discard
 	}
 	st, err := os.Stat(opt.Dir)
-	if err != nil {
+	switch {
+	case err != nil && !result.IsGlob(opt.Dir):
 		return fmt.Errorf("agg: %w", err)
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("agg: %s is not a directory", opt.Dir)
+	case err == nil && !st.IsDir():
+		return fmt.Errorf("agg: %s is not a directory (a glob pattern such as 'results/*gpt-4*' reads some files of one)", opt.Dir)
 	}
 	d, err := Load(ctx, opt.Dir, opt.Stderr, LoadOptions{IncludeDryRuns: opt.IncludeDryRuns, Metrics: opt.Metrics})
 	if err != nil {
@@ -113,7 +116,7 @@ func Run(ctx context.Context, opt Options) error {
 				return err
 			}
 		}
-		out = filepath.Join(opt.Dir, "agg-"+id+".md")
+		out = filepath.Join(result.Root(opt.Dir), "agg-"+id+".md")
 	}
 	wopt := outfile.Options{Force: opt.Force, Inputs: d.Paths}
 	if out != "-" {

@@ -266,7 +266,7 @@ func Load(ctx context.Context, dir string, paths []string, warn io.Writer) (*Dat
 			fmt.Fprintf(warn, "report: skipping %v\n", err)
 			continue
 		}
-		rel, err := filepath.Rel(dir, p)
+		rel, err := filepath.Rel(result.Root(dir), p)
 		if err != nil {
 			rel = p
 		}

@@ -1,8 +1,10 @@
 package result
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,14 +16,48 @@ func IsOutputName(name string) bool {
 	return strings.HasPrefix(name, "output") && strings.HasSuffix(name, ".json")
 }
 
-// Find lists the output files below dir (at any depth), sorted. A folder
-// below dir that cannot be read is passed to warn and skipped; dir itself
-// must be readable.
-func Find(dir string, warn func(error)) ([]string, error) {
+// IsGlob says whether where is a glob pattern (it holds *, ? or [) rather
+// than a path: Find matches it instead of walking it.
+func IsGlob(where string) bool { return strings.ContainsAny(where, "*?[") }
+
+// Root is the folder that names found by Find(where) are best shown
+// relative to: where itself, or for a glob pattern the folder part before
+// its first pattern character.
+func Root(where string) string {
+	if !IsGlob(where) {
+		return where
+	}
+	i := strings.IndexAny(where, "*?[")
+	j := strings.LastIndex(where[:i], string(filepath.Separator))
+	if j < 0 {
+		return "."
+	}
+	if j == 0 {
+		return string(filepath.Separator)
+	}
+	return where[:j]
+}
+
+// ErrNoMatch is returned by Find for a glob pattern that matches nothing.
+var ErrNoMatch = errors.New("no file matches")
+
+// Find lists the output files at where, sorted. A folder is searched at
+// any depth, and a folder below it that cannot be read is passed to warn
+// and skipped; where itself must be readable. A glob pattern
+// ("results/*gpt-4*", as LIME's agg takes) is matched without recursion,
+// as LIME does: the regular files it matches whose names are output names.
+func Find(where string, warn func(error)) ([]string, error) {
+	if IsGlob(where) {
+		if _, err := os.Stat(where); err != nil {
+			return findGlob(where)
+		}
+		// A folder or file whose name holds a glob character is read as
+		// a path.
+	}
 	var paths []string
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+	err := filepath.WalkDir(where, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
-			if p == dir {
+			if p == where {
 				return err
 			}
 			if warn != nil {
@@ -38,7 +74,30 @@ func Find(dir string, warn func(error)) ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", dir, err)
+		return nil, fmt.Errorf("reading %s: %w", where, err)
+	}
+	sort.Strings(paths)
+	return paths, nil
+}
+
+// findGlob lists the regular files matching pattern that have output
+// names (LIME's get_json_result_fns).
+func findGlob(pattern string) ([]string, error) {
+	matches, err := filepath.Glob(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("pattern %q: %w", pattern, err)
+	}
+	if len(matches) == 0 {
+		return nil, fmt.Errorf("pattern %q: %w", pattern, ErrNoMatch)
+	}
+	var paths []string
+	for _, p := range matches {
+		if !IsOutputName(filepath.Base(p)) {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			paths = append(paths, p)
+		}
 	}
 	sort.Strings(paths)
 	return paths, nil

@@ -36,7 +36,7 @@ func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) err
 func command() *cli.Command {
 	fs := flag.NewFlagSet("agg", flag.ContinueOnError)
 	var opt agg.Options
-	fs.StringVar(&opt.Dir, "i", "", "input `dir`: every output*.json below it is read")
+	fs.StringVar(&opt.Dir, "i", "", "input `dir` (every output*.json below it is read) or a glob pattern of output files, as 'results/*gpt-4*' (not recursive)")
 	fs.StringVar(&opt.Out, "o", "", "output markdown `file` (default: agg-XXXX.md in the input dir; - for stdout)")
 	fs.BoolVar(&opt.Verbose, "v", false, "verbose: counts and the file written, on stderr")
 	fs.BoolVar(&opt.Charts, "charts", false, "also write SVG charts beside the markdown")

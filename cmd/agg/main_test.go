@@ -41,3 +41,51 @@ func TestUsage(t *testing.T) {
 		}
 	}
 }
+
+// -i takes a glob pattern of output files, as LIME's agg does: only the
+// files it matches are read, without recursion, and the default report
+// goes into the pattern's folder.
+func TestAggGlob(t *testing.T) {
+	src := shared.Path(t, "corpora", "lime", "results")
+	dir := t.TempDir()
+	names, _ := filepath.Glob(filepath.Join(src, "output-*.json"))
+	for _, p := range names {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(p)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A copy in a subfolder is found by a folder's walk, not by the glob.
+	if err := os.Mkdir(filepath.Join(dir, "old"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "old", filepath.Base(names[0])), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := aggregate(context.Background(), &stdout, &stderr, []string{"-i", filepath.Join(dir, "*gpt-4*"), "-v"}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	written, _ := filepath.Glob(filepath.Join(dir, "agg-*.md"))
+	if len(written) != 1 {
+		t.Fatalf("reports written: %q\n%s", written, stderr.String())
+	}
+	md, err := os.ReadFile(written[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	board := strings.SplitN(string(md), "### Runs", 2)[0]
+	if n := strings.Count(board, "| gpt-4 "); n != 6 || strings.Contains(board, "gpt-3.5") || strings.Contains(board, "mistral") {
+		t.Errorf("the glob's leaderboard has %d gpt-4 rows (want 6) or other models:\n%s", n, board)
+	}
+	if strings.Contains(stderr.String(), "skipping") {
+		t.Errorf("the glob read the subfolder:\n%s", stderr.String())
+	}
+	err = aggregate(context.Background(), &stdout, &stderr, []string{"-i", filepath.Join(dir, "*claude*"), "-o", "-"})
+	if err == nil || !strings.Contains(err.Error(), "no file matches") {
+		t.Errorf("a pattern matching nothing: %v", err)
+	}
+}

@@ -1,0 +1,78 @@
+package result
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// Find walks a folder at any depth but matches a glob pattern without
+// recursion, keeping regular files with output names (LIME's rule).
+func TestFind(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"output-a-gpt-4-1.json", "output-b-gpt-3.5-2.json", "sub/output-c-gpt-4-3.json",
+		"notes-gpt-4.json", "output-gpt-4.md", "output-dir-gpt-4.json/output-e.json"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j := func(names ...string) []string {
+		out := []string{}
+		for _, n := range names {
+			out = append(out, filepath.Join(dir, n))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		where string
+		want  []string
+		err   error
+	}{
+		{dir, j("output-a-gpt-4-1.json", "output-b-gpt-3.5-2.json", "output-dir-gpt-4.json/output-e.json", "sub/output-c-gpt-4-3.json"), nil},
+		{filepath.Join(dir, "*gpt-4*"), j("output-a-gpt-4-1.json"), nil},
+		{filepath.Join(dir, "*"), j("output-a-gpt-4-1.json", "output-b-gpt-3.5-2.json"), nil},
+		{filepath.Join(dir, "*", "output-*"), j("output-dir-gpt-4.json/output-e.json", "sub/output-c-gpt-4-3.json"), nil},
+		{filepath.Join(dir, "notes*"), j(), nil},
+		{filepath.Join(dir, "*claude*"), nil, ErrNoMatch},
+		{filepath.Join(dir, "[a"), nil, filepath.ErrBadPattern},
+	} {
+		got, err := Find(tc.where, nil)
+		if tc.err != nil {
+			if !errors.Is(err, tc.err) {
+				t.Errorf("Find(%q): error %v, want %v", tc.where, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Find(%q): %v", tc.where, err)
+			continue
+		}
+		if len(got) == 0 {
+			got = []string{}
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Find(%q) = %q, want %q", tc.where, got, tc.want)
+		}
+	}
+}
+
+func TestRoot(t *testing.T) {
+	for in, want := range map[string]string{
+		"results":               "results",
+		"results/*gpt-4*":       "results",
+		"a/b/output-?-x.json":   "a/b",
+		"*.json":                ".",
+		"/r/[ab]/output-x.json": "/r",
+		"/*":                    "/",
+	} {
+		if got := Root(in); got != want {
+			t.Errorf("Root(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
