@@ -70,6 +70,14 @@ func TestCrashResume(t *testing.T) {
 	var mu sync.Mutex
 	phase := 1
 	asked := [3]map[string]int{nil, {}, {}} // per phase, requests per question
+	// Run 1 cannot finish before the kill, however the machine schedules
+	// the test: past half of the questions, its requests are held until
+	// the kill (or the test's end).
+	killed := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(killed) }) }
+	t.Cleanup(release)
+	answered1 := 0
 	srv := fakeserver.NewOpenAI(t, fakeserver.Options{
 		Latency:     5 * time.Millisecond,
 		MaxRequests: 3 * crashJobs,
@@ -77,7 +85,14 @@ func TestCrashResume(t *testing.T) {
 			q := questionOf(c)
 			mu.Lock()
 			asked[phase][q]++
+			hold := phase == 1 && answered1 >= crashJobs/2
+			if phase == 1 && !hold {
+				answered1++
+			}
 			mu.Unlock()
+			if hold {
+				<-killed
+			}
 			return fakeserver.Reply{Text: "answer to " + q}
 		},
 	})
@@ -96,7 +111,8 @@ func TestCrashResume(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	// A generous bound: only a run that stopped journaling reaches it.
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		b, _ := os.ReadFile(journal)
 		if bytes.Count(b, []byte("\n")) >= crashJobs/4 {
@@ -105,15 +121,20 @@ func TestCrashResume(t *testing.T) {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			cmd.Wait()
-			t.Fatalf("run 1 journaled only %d lines in 20s", bytes.Count(b, []byte("\n")))
+			t.Fatalf("run 1 journaled only %d lines in 2 minutes", bytes.Count(b, []byte("\n")))
 		}
 		time.Sleep(500 * time.Microsecond)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
-		t.Fatalf("run 1 ended with %v, want killed (it finished before the kill: raise crashJobs)", err)
+	err := cmd.Wait()
+	mu.Lock()
+	phase = 2
+	mu.Unlock()
+	release()
+	if err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("run 1 ended with %v, want killed", err)
 	}
 	data, err := os.ReadFile(journal)
 	if err != nil {
@@ -124,7 +145,6 @@ func TestCrashResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	mu.Lock()
-	phase = 2
 	asked1 := len(asked[1])
 	mu.Unlock()
 	t.Logf("run 1 killed with %d answers journaled (torn tail: %v), %d questions asked", len(recs), torn, asked1)

@@ -116,8 +116,8 @@ func TestAnthropicDefaults(t *testing.T) {
 }
 
 func TestAnthropicErrorClassification(t *testing.T) {
-	providertest.CheckErrorCases(t, newFakeAnthropic, func(url string) (model.Model, error) {
-		return newModel("anthropic/claude-sonnet-4-5", model.Options{BaseURL: url, APIKey: "test-key-1", Timeout: 300 * time.Millisecond})
+	providertest.CheckErrorCases(t, newFakeAnthropic, func(url string, timeout time.Duration) (model.Model, error) {
+		return newModel("anthropic/claude-sonnet-4-5", model.Options{BaseURL: url, APIKey: "test-key-1", Timeout: timeout})
 	})
 }
 

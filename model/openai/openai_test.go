@@ -126,8 +126,8 @@ func TestOpenAICompatibleSendsMaxTokensAndNoForeignKey(t *testing.T) {
 func TestOpenAIErrorClassification(t *testing.T) {
 	providertest.CheckErrorCases(t,
 		func(t *testing.T, o fakeserver.Options) *fakeserver.Server { return fakeserver.NewOpenAI(t, o) },
-		func(url string) (model.Model, error) {
-			return newModel("openai/gpt-4o", model.Options{BaseURL: url, APIKey: "test-key-1", Timeout: 300 * time.Millisecond})
+		func(url string, timeout time.Duration) (model.Model, error) {
+			return newModel("openai/gpt-4o", model.Options{BaseURL: url, APIKey: "test-key-1", Timeout: timeout})
 		})
 }
 
