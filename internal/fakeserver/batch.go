@@ -39,10 +39,12 @@ type BatchOptions struct {
 	// NoBatchAPI answers every batch route 404, as a server without one.
 	NoBatchAPI bool
 	// OnCreate, when set, is called when a batch has been created, before
-	// the reply is sent (a test kills its client there); OnRequest before
-	// any route is served, with the method and path.
+	// the reply is sent (a test kills its client there). OnRequest is
+	// called before any route is served, with the method and path; when it
+	// returns true the request is dropped unserved, as one that never
+	// reached the server.
 	OnCreate  func(batchID string)
-	OnRequest func(method, path string)
+	OnRequest func(method, path string) (drop bool)
 	// MaxRequests bounds the HTTP requests served; later ones get 503.
 	// Default 10000.
 	MaxRequests int
@@ -201,8 +203,9 @@ func (s *BatchServer) handle(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusServiceUnavailable, "fakeserver: request limit reached")
 		return
 	}
-	if s.opt.OnRequest != nil {
-		s.opt.OnRequest(r.Method, r.URL.Path)
+	if s.opt.OnRequest != nil && s.opt.OnRequest(r.Method, r.URL.Path) {
+		resetConn(w)
+		return
 	}
 	if s.opt.NoBatchAPI {
 		fail(http.StatusNotFound, "fakeserver: no route "+r.Method+" "+r.URL.Path)

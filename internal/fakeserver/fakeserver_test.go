@@ -259,3 +259,17 @@ func faulted(s *Server) int {
 	}
 	return n
 }
+
+func TestBatchServerIsBounded(t *testing.T) {
+	srv := NewOpenAIBatch(t, BatchOptions{MaxRequests: 1})
+	for i, want := range []int{http.StatusNotFound, http.StatusServiceUnavailable} {
+		res, err := http.Get(srv.URL + "/batches/none")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("request %d: status %d, want %d", i+1, res.StatusCode, want)
+		}
+	}
+}
