@@ -3,6 +3,7 @@ package databench
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -14,10 +15,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/evalmd/evalmd/codemode"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
+	"github.com/evalmd/evalmd/table"
 )
 
 // Row is one QA row.
@@ -49,6 +52,8 @@ type Options struct {
 	Tables string `flag:"tables" usage:"folder of <dataset>/all.parquet tables (default: data beside the QA table)"`
 	// Out is the folder the sheets are written to.
 	Out string `flag:"o,required" meta:"DIR" usage:"output folder for the sheets"`
+	// Mode is ModeCode (empty means it) or ModeChat.
+	Mode string `flag:"mode" usage:"sheet mode: code (default: the competition baseline's prompt, the model's code run on the table) or chat"`
 	// Write says which existing sheets may be replaced (see
 	// internal/outfile); the files read are always inputs.
 	Write outfile.Options
@@ -273,12 +278,57 @@ func readCSV(r io.Reader) ([]qaRecord, error) {
 	}
 }
 
-// Template is the user message of every DataBench sheet: the table's path,
-// the question, and the semantic type the answer should have (DataBench's
-// baseline prompts state it too).
+// The sheet modes Convert writes.
+const (
+	// ModeCode sheets (the default) answer in code mode, DataBench's own
+	// method: the prompt is the competition baseline's (CodeTemplate), the
+	// model's code runs on the question's table in the sandbox, and its
+	// result is the answer graded.
+	ModeCode = "code"
+	// ModeChat sheets answer in one completion (Template): the table is
+	// named, not shown.
+	ModeChat = "chat"
+)
+
+// Style says how a dataset's sheet is written.
+type Style struct {
+	// Mode is ModeCode or ModeChat.
+	Mode string
+	// Lite writes the sheet of the dataset's 20-row sample table, with the
+	// sample answers.
+	Lite bool
+	// Columns are the dataset's column names (list(df.columns) of its
+	// sample table, as the baseline reads them); code mode only.
+	Columns []string
+}
+
+func (st Style) check() error {
+	if st.Mode != ModeCode && st.Mode != ModeChat {
+		return fmt.Errorf("databench: mode %q: want %s or %s", st.Mode, ModeCode, ModeChat)
+	}
+	return nil
+}
+
+// Template is the user message of DataBench's chat sheets: the table's
+// path, the question, and the semantic type the answer should have.
 const Template = `{{range .Tables}}The table is {{.Path}}.
 {{end}}Question: {{.Question}}
 {{with index .Meta "semantic"}}Answer with a value of type {{.}}.{{end}}`
+
+// CodeTemplate is the user-message template of a dataset's code-mode
+// sheet: the competition baseline's prompt word for word
+// (codemode.Prompt), the dataset's columns written in, and the question
+// left to the template ({{.Question}}). The prompt's own text is escaped,
+// so a column name holding "{{" stays text.
+func CodeTemplate(columns []string) (string, error) {
+	const mark = "\x00" // pyRepr writes a NUL in a column name as \x00
+	before, after, ok := strings.Cut(codemode.Prompt(mark, columns), mark)
+	if !ok || strings.Contains(after, mark) {
+		return "", fmt.Errorf("databench: the baseline prompt lost its question")
+	}
+	esc := func(s string) string { return strings.ReplaceAll(s, "{{", `{{"{{"}}`) }
+	return esc(before) + "{{.Question}}" + esc(after), nil
+}
 
 // SheetName is the file name of a dataset's sheet (lite: the sample-table
 // sheet); only [A-Za-z0-9._-] are kept from the dataset name.
@@ -300,26 +350,40 @@ func SheetName(dataset string, lite bool) string {
 // QuestionName is a row's question name.
 func QuestionName(index int) string { return "DataBench-" + strconv.Itoa(index) }
 
-// Sheet returns the sheet of one dataset's rows. Lite uses the 20-row
-// sample table and the sample answers; table is the files-section path.
-func Sheet(dataset, table string, rows []Row, lite bool) (*sheet.Doc, error) {
+// Sheet returns the sheet of one dataset's rows in the given style (lite:
+// the 20-row sample table and the sample answers); table is the
+// files-section path.
+func Sheet(dataset, table string, rows []Row, st Style) (*sheet.Doc, error) {
+	if err := st.check(); err != nil {
+		return nil, err
+	}
 	name := "DataBench " + dataset
-	if lite {
+	if st.Lite {
 		name += " (lite)"
+	}
+	meta := [][2]string{
+		{"benchmark", Name},
+		{"grader", "databench"},
+		{"dataset", strings.Join(strings.Fields(dataset), " ")},
+		{"lite", strconv.FormatBool(st.Lite)},
+		// The dataset's folder, so a run may send the table (see
+		// prompt.Builder).
+		{"data_root", filepath.ToSlash(filepath.Dir(table))},
+	}
+	tpl := Template
+	if st.Mode == ModeCode {
+		meta = append(meta, [2]string{"mode", ModeCode})
+		var err error
+		if tpl, err = CodeTemplate(st.Columns); err != nil {
+			return nil, err
+		}
 	}
 	head := sheet.Block{Kind: sheet.SheetKind, Name: strings.Join(strings.Fields(name), " ")}
 	head.Sections = []sheet.Section{
-		{Kind: "meta", Text: sheet.MetaText(
-			[2]string{"benchmark", Name},
-			[2]string{"grader", "databench"},
-			[2]string{"dataset", strings.Join(strings.Fields(dataset), " ")},
-			[2]string{"lite", strconv.FormatBool(lite)},
-			// The dataset's folder, so a run may send the table (see
-			// prompt.Builder).
-			[2]string{"data_root", filepath.ToSlash(filepath.Dir(table))},
-		)},
+		{Kind: "meta", Text: sheet.MetaText(meta...)},
 		{Kind: "files", Text: "- " + filepath.ToSlash(table) + "\n"},
-		{Kind: "templates", Text: Template},
+		// Exact: the baseline's prompt starts with a newline.
+		{Kind: "templates", Text: sheet.Exact(tpl)},
 	}
 	doc := &sheet.Doc{Blocks: []sheet.Block{head}}
 	for _, r := range rows {
@@ -332,7 +396,7 @@ func Sheet(dataset, table string, rows []Row, lite bool) (*sheet.Doc, error) {
 			{Kind: "question", Text: sheet.Exact(r.Question)},
 		}
 		answer, has := r.Answer, r.HasAnswer
-		if lite {
+		if st.Lite {
 			answer, has = r.SampleAnswer, r.HasSample
 		}
 		if has {
@@ -347,10 +411,19 @@ func Sheet(dataset, table string, rows []Row, lite bool) (*sheet.Doc, error) {
 
 // Convert reads the QA table and writes one sheet per dataset into
 // opt.Out (and one per dataset's sample table when lite answers are
-// given). It returns the sheets written and every problem met: a row that
-// cannot be read, or a sheet that cannot be built or may not be written, is
-// reported and skipped, and the rest is still written.
-func Convert(opt Options) ([]string, []error) {
+// given). Code-mode sheets (the default) need each dataset's table: the
+// prompt lists its columns. It returns the sheets written and every
+// problem met: a row that cannot be read, or a sheet that cannot be built
+// or may not be written, is reported and skipped, and the rest is still
+// written.
+func Convert(ctx context.Context, opt Options) ([]string, []error) {
+	mode := opt.Mode
+	if mode == "" {
+		mode = ModeCode
+	}
+	if err := (Style{Mode: mode}).check(); err != nil {
+		return nil, []error{err}
+	}
 	opt.Write.Inputs = append(opt.Write.Inputs, opt.QA, opt.Answers, opt.AnswersLite, opt.Semantics)
 	rows, errs := Load(opt)
 	if rows == nil && len(errs) > 0 {
@@ -376,11 +449,21 @@ func Convert(opt Options) ([]string, []error) {
 	owner := map[string]string{}
 	var written []string
 	for _, ds := range order {
+		st := Style{Mode: mode}
+		if mode == ModeCode {
+			cols, err := Columns(ctx, filepath.Join(tables, ds))
+			if err != nil {
+				errs = append(errs, fmt.Errorf("databench: dataset %s (%d questions): %w; skipped (give -tables, or write chat sheets with -mode chat)", ds, len(by[ds]), err))
+				continue
+			}
+			st.Columns = cols
+		}
 		for _, l := range []bool{false, true} {
 			if l && !lite {
 				continue
 			}
-			path, err := convertOne(opt, tables, ds, by[ds], l, owner)
+			st.Lite = l
+			path, err := convertOne(opt, tables, ds, by[ds], st, owner)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -391,22 +474,41 @@ func Convert(opt Options) ([]string, []error) {
 	return written, errs
 }
 
+// Columns reads the column names of a dataset's table from its folder
+// (DataBench's layout): sample.parquet, which the baseline's prompt reads,
+// else all.parquet, which has the same columns.
+func Columns(ctx context.Context, dir string) ([]string, error) {
+	path := filepath.Join(dir, "sample.parquet")
+	if _, err := os.Stat(path); err != nil {
+		path = filepath.Join(dir, "all.parquet")
+	}
+	t, err := table.Read(ctx, path, table.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("reading the columns for the code-mode prompt: %w", err)
+	}
+	cols := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		cols[i] = c.Name
+	}
+	return cols, nil
+}
+
 // convertOne writes the sheet of one dataset (lite: of its sample table).
-func convertOne(opt Options, tables, ds string, rows []Row, lite bool, owner map[string]string) (string, error) {
-	name := SheetName(ds, lite)
+func convertOne(opt Options, tables, ds string, rows []Row, st Style, owner map[string]string) (string, error) {
+	name := SheetName(ds, st.Lite)
 	if other, dup := owner[name]; dup && other != ds {
 		return "", fmt.Errorf("databench: datasets %q and %q would share the sheet %s; %q skipped", other, ds, name, ds)
 	}
 	owner[name] = ds
 	file := "all.parquet"
-	if lite {
+	if st.Lite {
 		file = "sample.parquet"
 	}
 	rel, err := relPath(opt.Out, filepath.Join(tables, ds, file))
 	if err != nil {
 		return "", err
 	}
-	doc, err := Sheet(ds, rel, rows, lite)
+	doc, err := Sheet(ds, rel, rows, st)
 	if err != nil {
 		return "", err
 	}

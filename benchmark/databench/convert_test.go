@@ -120,8 +120,9 @@ func TestIberLEF(t *testing.T) {
 		Answers:   filepath.Join(dir, "iberlef_groundtruth", "answers.txt"),
 		Semantics: filepath.Join(dir, "iberlef_groundtruth", "semantics.txt"),
 		Out:       out,
+		Mode:      ModeChat, // the corpus has no tables, which code sheets need
 	}
-	paths, errs := Convert(opt)
+	paths, errs := Convert(t.Context(), opt)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -180,8 +181,8 @@ func TestSemEvalLiteAgainstFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(tmp, "sheets")
-	paths, errs := Convert(Options{
-		QA: qaPath, Out: out,
+	paths, errs := Convert(t.Context(), Options{
+		QA: qaPath, Out: out, Mode: ModeChat, // no tables in the corpus
 		Answers:     filepath.Join(dir, "answers.txt"),
 		AnswersLite: filepath.Join(dir, "answers_lite.txt"),
 		Semantics:   filepath.Join(dir, "semantics.txt"),
@@ -225,7 +226,8 @@ func TestSemEvalLiteAgainstFull(t *testing.T) {
 	}
 }
 
-func TestPrompt(t *testing.T) {
+// TestChatPrompt: -mode chat sheets name the table and the answer's type.
+func TestChatPrompt(t *testing.T) {
 	tmp := t.TempDir()
 	qa := filepath.Join(tmp, "qa.csv")
 	if err := os.WriteFile(qa, []byte("question,dataset,answer,type,sample_answer\n\"Is it, really?\",001_Forbes,True,boolean,False\n"), 0o644); err != nil {
@@ -241,7 +243,7 @@ func TestPrompt(t *testing.T) {
 		}
 	}
 	out := filepath.Join(tmp, "out")
-	paths, errs := Convert(Options{QA: qa, Out: out})
+	paths, errs := Convert(t.Context(), Options{QA: qa, Out: out, Mode: ModeChat})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -304,7 +306,7 @@ func FuzzSheetRoundTrip(f *testing.F) {
 			!utf8.ValidString(question) || !utf8.ValidString(answer) || !utf8.ValidString(semantic) {
 			return // Load refuses these
 		}
-		doc, err := Sheet("d", "t.parquet", []Row{{Question: question, Dataset: "d", Answer: answer, HasAnswer: true, Semantic: semantic}}, false)
+		doc, err := Sheet("d", "t.parquet", []Row{{Question: question, Dataset: "d", Answer: answer, HasAnswer: true, Semantic: semantic}}, Style{Mode: ModeChat})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -38,9 +38,9 @@ func Benchmark() benchmark.Benchmark {
 			"databench-semeval": func(grade.Options) (grade.Grader, error) { return newGrader(true), nil },
 		},
 		Converters: []benchmark.Converter{benchmark.NewConverter("databench", "DataBench's QA table -> one sheet per dataset (and a lite sheet)",
-			func(_ context.Context, opt *Options, w outfile.Options) ([]string, []error) {
+			func(ctx context.Context, opt *Options, w outfile.Options) ([]string, []error) {
 				opt.Write = w
-				return Convert(*opt)
+				return Convert(ctx, *opt)
 			})},
 		Exports: []benchmark.Export{{Name: "semeval-predictions", Summary: "one output file -> SemEval 2025 Task 8's predictions.txt",
 			Write: func(w io.Writer, files []*result.File) error {

@@ -58,7 +58,7 @@ func TestConvertersSkipBadEntries(t *testing.T) {
 					`[1]`,                               // not an object
 					`{"question": "q5", "dataset": "d1", "answer": "5"}`,
 				}, "\n")), 0o644)
-				return []string{"-i", qa}
+				return []string{"-i", qa, "-mode", "chat"} // no tables: chat sheets
 			},
 			sheets: 2,
 			// Row numbers stay those of the QA table.
@@ -70,7 +70,7 @@ func TestConvertersSkipBadEntries(t *testing.T) {
 			setup: func(t *testing.T, dir string) []string {
 				qa := filepath.Join(dir, "qa.csv")
 				os.WriteFile(qa, []byte("question,dataset,answer\nq0,d1,1\nq\"1,d1,1\nq2,d1,2\n"), 0o644)
-				return []string{"-i", qa}
+				return []string{"-i", qa, "-mode", "chat"} // no tables: chat sheets
 			},
 			sheets:    1,
 			questions: []string{"DataBench-0", "DataBench-2"},
