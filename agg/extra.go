@@ -417,12 +417,13 @@ func usageTable(us []Usage) Table {
 	t := Table{
 		Title: "Usage: tokens, cost and time per model",
 		Note: "sums over every question that reported the figure; " +
-			"'-' where no question did (LIME's files carry time only).",
+			"'-' where no question did (LIME's files carry time only), " +
+			"cost 'unknown' where no price was known (--price on run gives one).",
 		Columns: Cols("model", "#questions", "#input tokens", "#output tokens",
 			"#cost (USD)", "#time (s)", "#mean time (s)"),
 	}
 	for _, u := range us {
-		in, out, cost, secs, mean := "-", "-", "-", "-", "-"
+		in, out, cost, secs, mean := "-", "-", "unknown", "-", "-"
 		if u.TokenQuestions > 0 {
 			in, out = fmt.Sprint(u.InputTokens), fmt.Sprint(u.OutputTokens)
 		}
