@@ -19,7 +19,7 @@ import (
 // code, the answer string graders read, and the error if any. A completion
 // with no code is not an error of the run: its answer is the
 // "__CODE_ERROR__" string the original would have saved.
-func (m *Model) code(ctx context.Context, req model.Request) (model.Response, error) {
+func (m *Model) code(ctx context.Context, req model.Request, complete func() (model.Response, error)) (model.Response, error) {
 	s := req.Solve
 	rule, err := codemode.ParseRule(s.Extract)
 	if err != nil {
@@ -29,7 +29,7 @@ func (m *Model) code(ctx context.Context, req model.Request) (model.Response, er
 	if err != nil {
 		return model.Response{}, fmt.Errorf("question %q: code mode: %w", req.Question.Name, err)
 	}
-	resp, err := m.Inner.Complete(ctx, req)
+	resp, err := complete()
 	if err != nil || resp.Work != nil {
 		return resp, err // an offline model that answered without code (the oracle)
 	}

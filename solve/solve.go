@@ -48,9 +48,25 @@ func (m *Model) Info() model.Info { return m.Inner.Info() }
 // Complete answers req: one completion, or by running code when req.Solve
 // says so.
 func (m *Model) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	return m.solve(ctx, req, func() (model.Response, error) { return m.Inner.Complete(ctx, req) })
+}
+
+// Answered does for a completion made elsewhere (a batch's result) what
+// Complete does after its model call: a code-mode request's code is taken
+// out and run, by the same code. A chat request's completion is returned
+// as is; an agent request, many calls, cannot be answered so.
+func (m *Model) Answered(ctx context.Context, req model.Request, resp model.Response) (model.Response, error) {
+	if s := req.Solve; s != nil && s.Mode == model.ModeAgent {
+		return model.Response{}, fmt.Errorf("question %q: agent mode takes many model calls; it cannot be answered from one completion", req.Question.Name)
+	}
+	return m.solve(ctx, req, func() (model.Response, error) { return resp, nil })
+}
+
+// solve answers req, getting its completion from complete.
+func (m *Model) solve(ctx context.Context, req model.Request, complete func() (model.Response, error)) (model.Response, error) {
 	s := req.Solve
 	if s == nil || s.Mode == "" || s.Mode == model.ModeChat {
-		return m.Inner.Complete(ctx, req)
+		return complete()
 	}
 	if m.Sandbox == nil {
 		return model.Response{}, fmt.Errorf("question %q: %s mode needs a sandbox", req.Question.Name, s.Mode)
@@ -63,7 +79,7 @@ func (m *Model) Complete(ctx context.Context, req model.Request) (model.Response
 	case model.ModeAgent:
 		resp, err = m.agent(ctx, req)
 	case model.ModeCode:
-		resp, err = m.code(ctx, req)
+		resp, err = m.code(ctx, req, complete)
 	default:
 		return model.Response{}, fmt.Errorf("question %q: unknown mode %q (want chat, code or agent)", req.Question.Name, s.Mode)
 	}

@@ -159,3 +159,28 @@ func TestChatPassesThroughAndModesNeedASandbox(t *testing.T) {
 		t.Errorf("agent without a sandbox: %v", err)
 	}
 }
+
+// TestAnsweredRunsTheCodeOfACompletionMadeElsewhere: a batch's completion
+// of a code-mode question is run as Complete runs a live one.
+func TestAnsweredRunsTheCodeOfACompletionMadeElsewhere(t *testing.T) {
+	m := &Model{Inner: nil, Sandbox: pool(t, sandbox.Config{})}
+	defer m.Close()
+	req := model.Request{Messages: []model.Message{{Role: "user", Content: "total amount?"}},
+		Solve: &model.Solve{Mode: model.ModeCode, Extract: "lenient", Files: []string{csvFile(t)}}}
+	done := model.Response{Text: "```python\ndef answer(df):\n    return df['amount'].sum()\n```", InputTokens: 9}
+	resp, err := m.Answered(context.Background(), req, done)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != done.Text || resp.InputTokens != 9 || resp.Work == nil || resp.Work.Answer == nil || *resp.Work.Answer != "49" || resp.Work.Env == nil {
+		t.Errorf("response %+v, work %+v: want the completion kept and the code's answer 49", resp, resp.Work)
+	}
+	chat, err := m.Answered(context.Background(), model.Request{Messages: req.Messages}, done)
+	if err != nil || chat.Text != done.Text || chat.Work != nil {
+		t.Errorf("chat: %+v, %v; want the completion as is", chat, err)
+	}
+	req.Solve = &model.Solve{Mode: model.ModeAgent}
+	if _, err := m.Answered(context.Background(), req, done); err == nil || !strings.Contains(err.Error(), "agent mode") {
+		t.Errorf("agent: %v, want refused", err)
+	}
+}
