@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/evalmd/evalmd/model"
 )
 
 // This file builds the sections LIME lacks. Each builder returns plain data
@@ -309,6 +311,7 @@ type Usage struct {
 	InputTokens, OutputTokens int64
 	CostQuestions             int // questions that reported a cost
 	Cost                      float64
+	BatchQuestions            int // questions answered through a batch API, costed at batch prices
 	TimeQuestions             int // questions with an eval_time
 	Seconds                   float64
 }
@@ -322,7 +325,7 @@ func (d *Data) Usages() []Usage {
 		}
 		out = append(out, Usage{Model: d.strs.str(m), Questions: u.questions,
 			TokenQuestions: u.tokQuestions, InputTokens: u.inTok, OutputTokens: u.outTok,
-			CostQuestions: u.costN, Cost: u.cost, TimeQuestions: u.evalN, Seconds: u.evalTime})
+			CostQuestions: u.costN, Cost: u.cost, BatchQuestions: u.batchN, TimeQuestions: u.evalN, Seconds: u.evalTime})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Model < out[j].Model })
 	return out
@@ -435,6 +438,10 @@ func usageTable(us []Usage) Table {
 			mean = fmt.Sprintf("%.2f", u.Seconds/float64(u.TimeQuestions))
 		}
 		t.Rows = append(t.Rows, []string{u.Model, itoa(u.Questions), in, out, cost, secs, mean})
+		if u.BatchQuestions > 0 {
+			t.Note += fmt.Sprintf(" %s: %d questions answered through a batch API, their cost at batch prices (%.0f%% of the live price).",
+				u.Model, u.BatchQuestions, model.BatchDiscount*100)
+		}
 	}
 	return t
 }

@@ -83,6 +83,7 @@ type usage struct {
 	tokQuestions  int // questions that reported any token count
 	cost          float64
 	costN         int
+	batchN        int // questions answered through a batch API
 	evalTime      float64
 	evalN         int
 }
@@ -148,6 +149,7 @@ type jsQuestion struct {
 	InputTokens, OutputTokens int64
 	Cost                      float64
 	HasCost                   bool
+	Batched                   bool // answered through a batch API (batch_id), priced at batch rates
 	SubTotal, SubCorrect      int
 	Unanswered                bool
 	Limited                   bool // "limit" is a non-empty string
@@ -421,6 +423,9 @@ func (d *Data) add(f *jsFile) {
 		if q.HasCost {
 			u.cost += q.Cost
 			u.costN++
+		}
+		if q.Batched {
+			u.batchN++
 		}
 		if q.HasEvalTime {
 			u.evalTime += q.EvalTime

@@ -449,6 +449,14 @@ func (s *scanner) question(q *jsQuestion, n int) error {
 			q.Cost, q.HasCost, err = s.float()
 		case "unanswered":
 			q.Unanswered, _, err = s.boolean()
+		case "batch_id":
+			if s.peek() == '"' {
+				var raw []byte
+				raw, _, err = s.rawString()
+				q.Batched = len(raw) > 0
+			} else {
+				err = s.skip()
+			}
 		case "limit":
 			if s.peek() == '"' {
 				var raw []byte

@@ -95,6 +95,7 @@ type Question struct {
 	Judge        json.RawMessage `json:"judge,omitempty"`         // an LLM judge's reply and verdict
 	Settings     *model.Settings `json:"settings,omitempty"`      // the generation settings sent
 	FinishReason string          `json:"finish_reason,omitempty"` // why the model stopped ("length": cut at max_tokens)
+	BatchID      string          `json:"batch_id,omitempty"`      // the provider's batch that answered (run --batch); its cost is at batch prices
 
 	// Code and agent modes (model.Work): what ran beside the completion.
 	// Graders and regrading read Answer in code mode and never run code.
@@ -541,6 +542,8 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.Settings
 		case "finish_reason":
 			v = &q.FinishReason
+		case "batch_id":
+			v = &q.BatchID
 		case "mode":
 			v = &q.Mode
 		case "code_extract":
