@@ -80,10 +80,21 @@ func NewConverter[O any](name, summary string, convert func(context.Context, *O,
 }
 
 // Export writes the file a benchmark's own scorer reads from output files:
-// `convert NAME -i OUTPUTS -o FILE`.
+// `convert NAME -i OUTPUTS -o FILE`, or with Files the folder of files it
+// reads: `convert NAME -i OUTPUTS -o DIR`. One of Write and Files is set.
 type Export struct {
 	Name, Summary string
-	Write         func(w io.Writer, files []*result.File) error
+	// Write writes the one file -o names.
+	Write func(w io.Writer, files []*result.File) error
+	// Files returns the files to write into the folder -o names, each by
+	// its base name; an error writes none of them.
+	Files func(files []*result.File) ([]ExportFile, error)
+}
+
+// ExportFile is one file of an export that writes a folder.
+type ExportFile struct {
+	Name  string // base name in the folder
+	Write func(w io.Writer) error
 }
 
 // Set is the registries built from a list of benchmarks: graders (the

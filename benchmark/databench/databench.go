@@ -2,7 +2,8 @@
 // over Tabular Data") as a benchmark: the converter (the QA table, its
 // answer files and the parquet tables -> sheets), the "databench" and
 // "databench-semeval" graders (databench_eval's default_compare, versions
-// 4.0.1 and 3.0.0), and the predictions.txt file the task's scorer reads.
+// 4.0.1 and 3.0.0), and the predictions.txt and predictions_lite.txt
+// files the task's scorer reads.
 //
 // A QA table (the QA sets of databench_eval: SemEval 2025 Task 8 and the
 // IberLEF Spanish set) is CSV with a header row or JSON Lines, with the
@@ -12,17 +13,20 @@
 // competition's line files (answers.txt, answers_lite.txt, semantics.txt:
 // one line per QA row). Sheets are graded by "databench"; set the grader
 // meta to "databench-semeval" for the 3.0.0 scorer SemEval used.
+//
+// The sheets answer in code mode by default, DataBench's own method: the
+// competition baseline's prompt (codemode.Prompt, with the columns of the
+// dataset's sample table), the model's code run on the question's table
+// (lite sheets: the sample table) and its result graded. Chat sheets
+// (Style.Mode ModeChat) name the table and the answer's type instead.
 package databench
 
 import (
 	"context"
-	"fmt"
-	"io"
 
 	"github.com/evalmd/evalmd/benchmark"
 	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/internal/outfile"
-	"github.com/evalmd/evalmd/result"
 )
 
 // Name is the "benchmark" meta of DataBench's sheets.
@@ -42,13 +46,8 @@ func Benchmark() benchmark.Benchmark {
 				opt.Write = w
 				return Convert(ctx, *opt)
 			})},
-		Exports: []benchmark.Export{{Name: "semeval-predictions", Summary: "one output file -> SemEval 2025 Task 8's predictions.txt",
-			Write: func(w io.Writer, files []*result.File) error {
-				// Line n is question n: one sheet's file, never a merge.
-				if len(files) != 1 {
-					return fmt.Errorf("semeval predictions: %d output files; give one", len(files))
-				}
-				return WritePredictions(w, files[0])
-			}}},
+		Exports: []benchmark.Export{{Name: "semeval-predictions",
+			Summary: "a run's output files -> SemEval 2025 Task 8's predictions.txt and predictions_lite.txt, a line per QA row",
+			Files:   Predictions}},
 	}
 }

@@ -4,8 +4,14 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/evalmd/evalmd/benchmark"
+	"github.com/evalmd/evalmd/codemode"
+	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -16,25 +22,161 @@ var lineBreaks = strings.NewReplacer(
 	"\x1c", " ", "\x1d", " ", "\x1e", " ", "\u0085", " ", "\u2028", " ", "\u2029", " ",
 )
 
-// SemEvalPredictions writes a SemEval 2025 Task 8 predictions file from an
-// output file: one answer a line, in question order (the order of the
-// task's QA set, which the sheet keeps), each completion with its line
-// breaks turned into spaces so that line n stays question n, and an empty
-// line for a question without a completion. databench_eval reads the file
-// with str.splitlines and compares line n with answer n.
+// The files of a SemEval 2025 Task 8 submission.
+const (
+	PredictionsFile     = "predictions.txt"      // answers on the full tables
+	PredictionsLiteFile = "predictions_lite.txt" // answers on the 20-row samples (DataBench lite)
+)
+
+// failedCall is the line the competition baseline saves for a question
+// whose model call failed: call_gguf_model answers "__CODE_GEN_ERROR__",
+// which example_postprocess cannot split at a second "return".
+var failedCall = codemode.Failure(func() error {
+	_, err := codemode.Extract(codemode.Baseline, "", "__CODE_GEN_ERROR__")
+	return err
+}()).Answer
+
+// Line is a question's line in a predictions file, as
+// Runner.save_responses writes its response (str(response) with "\n" made
+// " "), with every other line break Python's splitlines reads also made a
+// space, so that line n stays question n:
+//   - the text graded: in code mode the answer string, else the completion;
+//   - code mode without an answer: the "__CODE_ERROR__: ..." string of what
+//     stopped it (a sandbox limit), or, when the model gave nothing (an
+//     error, a replay without the question), the line the baseline saves
+//     for a failed model call ("__CODE_ERROR__: list index out of range");
+//   - chat mode without a completion: an empty line.
+func Line(q *result.Question) string {
+	if g := q.Graded(); g != nil {
+		return lineBreaks.Replace(*g)
+	}
+	if q.Mode != model.ModeCode {
+		return ""
+	}
+	if q.CodeError != "" {
+		return lineBreaks.Replace(codemode.ErrorAnswer(q.CodeError))
+	}
+	return failedCall
+}
+
+// WritePredictions writes one output file's questions as a predictions
+// file, a Line each in the file's order.
 func WritePredictions(w io.Writer, f *result.File) error {
 	if f == nil {
 		return fmt.Errorf("semeval predictions: no output file")
 	}
-	bw := bufio.NewWriter(w)
-	for _, q := range f.Questions {
-		if q.Completion != nil {
-			bw.WriteString(lineBreaks.Replace(*q.Completion))
-		}
-		bw.WriteByte('\n')
+	var lines []string
+	for i := range f.Questions {
+		lines = append(lines, Line(&f.Questions[i]))
 	}
-	if err := bw.Flush(); err != nil {
+	if err := writeLines(w, lines); err != nil {
 		return fmt.Errorf("semeval predictions for %q: %w", f.Sheet.Name, err)
 	}
 	return nil
+}
+
+func writeLines(w io.Writer, lines []string) error {
+	bw := bufio.NewWriter(w)
+	for _, l := range lines {
+		bw.WriteString(l)
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// Predictions builds a run's submission from its output files (one model;
+// dry runs left out): predictions.txt from the sheets of the full tables
+// and predictions_lite.txt from the lite sheets (the "lite" meta), each
+// present kind one file. Line n is QA row n (a question's "id" meta,
+// which convert databench sets), as databench_eval's Runner saves a run
+// over the QA table; every row from 0 to the last must be answered once.
+// Output files without ids (not made from convert databench's sheets)
+// are accepted one at a time, in the file's order.
+func Predictions(files []*result.File) ([]benchmark.ExportFile, error) {
+	var runs []*result.File
+	models := map[string]bool{}
+	for _, f := range files {
+		if f != nil && !f.Sheet.DryRun {
+			runs = append(runs, f)
+			models[f.Sheet.ModelName] = true
+		}
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("semeval predictions: no output file with answers (dry runs are left out)")
+	}
+	if len(models) > 1 {
+		names := slices.Sorted(maps.Keys(models))
+		return nil, fmt.Errorf("semeval predictions: output files of %d models (%s); give one model's run", len(names), strings.Join(names, ", "))
+	}
+	if len(runs) == 1 && !hasIDs(runs[0]) {
+		f := runs[0]
+		name := PredictionsFile
+		if f.Sheet.MetaData["lite"] == "true" {
+			name = PredictionsLiteFile
+		}
+		return []benchmark.ExportFile{{Name: name, Write: func(w io.Writer) error { return WritePredictions(w, f) }}}, nil
+	}
+	type at struct {
+		line  string
+		sheet string
+	}
+	rows := map[bool]map[int]at{}
+	for _, f := range runs {
+		lite := f.Sheet.MetaData["lite"] == "true"
+		if rows[lite] == nil {
+			rows[lite] = map[int]at{}
+		}
+		where := fmt.Sprintf("sheet %q (run %s)", f.Sheet.Name, f.Sheet.RunID)
+		for i := range f.Questions {
+			q := &f.Questions[i]
+			n, err := strconv.Atoi(q.ID())
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("semeval predictions: %s: question %q has no QA row number (id meta %q); give output files of convert databench's sheets", where, q.Name, q.ID())
+			}
+			if prev, dup := rows[lite][n]; dup {
+				return nil, fmt.Errorf("semeval predictions: QA row %d answered twice, in %s and %s; give one run's files", n, prev.sheet, where)
+			}
+			rows[lite][n] = at{Line(q), where}
+		}
+	}
+	var out []benchmark.ExportFile
+	for _, lite := range []bool{false, true} {
+		byRow, ok := rows[lite]
+		if !ok {
+			continue
+		}
+		name := PredictionsFile
+		if lite {
+			name = PredictionsLiteFile
+		}
+		last := slices.Max(slices.Collect(maps.Keys(byRow)))
+		lines := make([]string, last+1)
+		var missing []string
+		for n := range lines {
+			a, ok := byRow[n]
+			if !ok {
+				missing = append(missing, strconv.Itoa(n))
+				continue
+			}
+			lines[n] = a.line
+		}
+		if len(missing) > 0 {
+			if len(missing) > 5 {
+				missing = append(missing[:5], "...")
+			}
+			return nil, fmt.Errorf("semeval predictions: %s: %d QA rows before row %d have no answer in the output files (rows %s): a sheet not run, or a question left out", name, len(missing), last, strings.Join(missing, ", "))
+		}
+		out = append(out, benchmark.ExportFile{Name: name, Write: func(w io.Writer) error { return writeLines(w, lines) }})
+	}
+	return out, nil
+}
+
+// hasIDs says whether any question of f has an id meta.
+func hasIDs(f *result.File) bool {
+	for i := range f.Questions {
+		if f.Questions[i].ID() != "" {
+			return true
+		}
+	}
+	return false
 }

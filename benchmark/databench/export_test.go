@@ -3,9 +3,11 @@ package databench
 import (
 	"bytes"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/benchmark"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/result"
 )
@@ -116,3 +118,93 @@ func TestWritePredictions(t *testing.T) {
 		t.Error("nil file gave no error")
 	}
 }
+
+// codeFile builds an output file of code-mode questions with ids and answers ("" for none).
+func codeFile(model string, lite bool, ids []int, answers []string) *result.File {
+	f := &result.File{Sheet: result.Sheet{Name: "DataBench x", RunID: "r1", ModelName: model,
+		MetaData: map[string]string{"lite": map[bool]string{true: "true", false: "false"}[lite]}}}
+	for i, id := range ids {
+		q := result.Question{Name: QuestionName(id), MetaData: map[string]string{"id": strconv.Itoa(id)}, Mode: "code"}
+		if answers[i] != "" {
+			a := answers[i]
+			q.Answer, q.Completion = &a, &a
+		}
+		f.Questions = append(f.Questions, q)
+	}
+	return f
+}
+
+func exported(t *testing.T, parts []benchmark.ExportFile) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	for _, p := range parts {
+		var b bytes.Buffer
+		if err := p.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		got[p.Name] = b.String()
+	}
+	return got
+}
+
+// TestPredictions: a run's files (datasets in any order, full and lite)
+// give predictions.txt and predictions_lite.txt a line per QA row in row
+// order, each line what Runner.save_responses writes.
+func TestPredictions(t *testing.T) {
+	limit := codeFile("m", false, []int{2}, []string{""})
+	limit.Questions[0].CodeError, limit.Questions[0].Limit = "stopped by the sandbox's time limit", "time"
+	failed := codeFile("m", false, []int{3}, []string{""})
+	e := "boom"
+	failed.Questions[0].Error = &e
+	chat := codeFile("m", false, []int{4}, []string{""})
+	chat.Questions[0].Mode = ""
+	files := []*result.File{
+		codeFile("m", false, []int{1, 0}, []string{"['a', 'b']", "True"}),
+		codeFile("m", true, []int{0, 1}, []string{"3.5", "x\ny\rz"}),
+		limit, failed, chat,
+		{Sheet: result.Sheet{Name: "dry", ModelName: "other", DryRun: true}}, // left out
+	}
+	parts, err := Predictions(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := exported(t, parts)
+	want := map[string]string{
+		PredictionsFile: "True\n['a', 'b']\n__CODE_ERROR__: stopped by the sandbox's time limit\n" +
+			// The baseline's failed model call: "__CODE_GEN_ERROR__" has no
+			// second "return" (Python's IndexError message).
+			"__CODE_ERROR__: list index out of range\n" +
+			"\n", // chat mode without a completion
+		PredictionsLiteFile: "3.5\nx y z\n",
+	}
+	if len(got) != 2 || got[PredictionsFile] != want[PredictionsFile] || got[PredictionsLiteFile] != want[PredictionsLiteFile] {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+
+	for name, tc := range map[string]struct {
+		files []*result.File
+		err   string
+	}{
+		"two models":   {[]*result.File{codeFile("a", false, []int{0}, []string{"1"}), codeFile("b", false, []int{1}, []string{"1"})}, "2 models (a, b)"},
+		"row twice":    {[]*result.File{codeFile("a", false, []int{0, 1}, []string{"1", "2"}), codeFile("a", false, []int{1}, []string{"1"})}, "QA row 1 answered twice"},
+		"a gap":        {[]*result.File{codeFile("a", false, []int{0, 3}, []string{"1", "2"})}, "2 QA rows before row 3 have no answer in the output files (rows 1, 2)"},
+		"no id":        {[]*result.File{codeFile("a", false, []int{0}, []string{"1"}), {Sheet: result.Sheet{ModelName: "a"}, Questions: []result.Question{{Name: "q"}}}}, `question "q" has no QA row number`},
+		"only dry run": {[]*result.File{{Sheet: result.Sheet{DryRun: true}}}, "no output file with answers"},
+	} {
+		if _, err := Predictions(tc.files); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s: %v; want %q", name, err, tc.err)
+		}
+	}
+
+	// One file made elsewhere (no ids): its own order.
+	lime := &result.File{Sheet: result.Sheet{ModelName: "m"}, Questions: []result.Question{{Completion: ptr("b")}, {Completion: ptr("a")}}}
+	parts, err = Predictions([]*result.File{lime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := exported(t, parts); got[PredictionsFile] != "b\na\n" || len(got) != 1 {
+		t.Errorf("one file without ids: %q", got)
+	}
+}
+
+func ptr(s string) *string { return &s }

@@ -8,7 +8,7 @@
 //	convert databench -i QA -o DIR [-answers F] [-lite F] [-semantics F] [-tables DIR]
 //	convert inspect -i SHEET|DIR -o FILE.jsonl
 //	convert dabench-responses -i OUTPUT|DIR -o FILE.jsonl
-//	convert semeval-predictions -i OUTPUT.json -o predictions.txt
+//	convert semeval-predictions -i OUTPUT|DIR -o DIR
 //	convert table -i QUESTIONS.csv|QUESTIONS.xlsx -o SHEET.md
 //	convert xlsx -i SHEET.md -o QUESTIONS.xlsx
 //
@@ -199,11 +199,16 @@ func inspectCommand() *cli.Command {
 }
 
 // exportCommand is a benchmark's export as a subcommand: output files
-// (-i, a file or a folder) into the file the benchmark's own scorer reads.
+// (-i, a file or a folder) into the file the benchmark's own scorer reads,
+// or into the folder of files it reads (Export.Files).
 func exportCommand(e *benchmark.Export) *cli.Command {
-	f := newIOFlags("convert "+e.Name, "an output file, or a folder of them", "the file to write")
+	out, usage := "the file to write", "-i OUTPUT|DIR -o FILE"
+	if e.Files != nil {
+		out, usage = "the folder to write the files into", "-i OUTPUT|DIR -o DIR"
+	}
+	f := newIOFlags("convert "+e.Name, "an output file, or a folder of them", out)
 	return &cli.Command{
-		Name: e.Name, Usage: "-i OUTPUT|DIR -o FILE", Short: e.Summary + ".", Flags: f.fs,
+		Name: e.Name, Usage: usage, Short: e.Summary + ".", Flags: f.fs,
 		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 			if err := f.check(args); err != nil {
 				return err
@@ -212,7 +217,24 @@ func exportCommand(e *benchmark.Export) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return outfile.WriteFunc(f.out, f.write(paths...), func(w io.Writer) error { return e.Write(w, files) })
+			if e.Files == nil {
+				return outfile.WriteFunc(f.out, f.write(paths...), func(w io.Writer) error { return e.Write(w, files) })
+			}
+			parts, err := e.Files(files)
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(f.out, 0o755); err != nil {
+				return err
+			}
+			for _, p := range parts {
+				path := filepath.Join(f.out, p.Name)
+				if err := outfile.WriteFunc(path, f.write(paths...), p.Write); err != nil {
+					return err
+				}
+				fmt.Fprintf(stderr, "wrote %s\n", path)
+			}
+			return nil
 		},
 	}
 }

@@ -75,16 +75,24 @@ func TestExportNotOverInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), "output-x.json")
-	os.WriteFile(p, orig, 0o644)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "output-x.json")
+	// semeval-predictions writes predictions.txt into the -o folder: an
+	// input of that name must be refused too.
+	named := filepath.Join(dir, "predictions.txt")
+	for _, f := range []string{p, named} {
+		os.WriteFile(f, orig, 0o644)
+	}
 	var b bytes.Buffer
-	for _, what := range []string{"semeval-predictions", "dabench-responses"} {
-		err := convert(context.Background(), &b, &b, []string{what, "-i", p, "-o", p, "--force"})
+	for _, args := range [][]string{{"dabench-responses", "-i", p, "-o", p}, {"semeval-predictions", "-i", named, "-o", dir}} {
+		err := convert(context.Background(), &b, &b, append(args, "--force"))
 		if err == nil || !strings.Contains(err.Error(), "is an input") {
-			t.Errorf("%s over its input: %v", what, err)
+			t.Errorf("%s over its input: %v", args[0], err)
 		}
 	}
-	if after, _ := os.ReadFile(p); !bytes.Equal(after, orig) {
-		t.Error("the input was changed")
+	for _, f := range []string{p, named} {
+		if after, _ := os.ReadFile(f); !bytes.Equal(after, orig) {
+			t.Errorf("the input %s was changed", filepath.Base(f))
+		}
 	}
 }
