@@ -55,6 +55,12 @@ type Options struct {
 	// ID replaces the random 4-character id of the default output name, so
 	// tests know the file name.
 	ID string
+	// Report is the report written: the summary (LIME's tables and
+	// agg's), or one of LIME's report types, which replace it.
+	Report Report
+	// Screen lays the tables out for a terminal (LIME's --terminal)
+	// instead of markdown.
+	Screen bool
 	// Metrics are the benchmarks' own figures, printed after agg's tables
 	// for the files whose "benchmark" meta names them.
 	Metrics []Metric
@@ -126,7 +132,7 @@ func Run(ctx context.Context, opt Options) error {
 		}
 	}
 	var charts []Chart
-	if opt.Charts {
+	if opt.Charts && opt.Report == Summary {
 		base := "agg"
 		dir := "."
 		if out != "-" {
@@ -138,7 +144,7 @@ func Run(ctx context.Context, opt Options) error {
 			return err
 		}
 	}
-	md, err := d.Markdown(ReportOptions{MaxDiscrepancies: opt.MaxDiscrepancies, Charts: charts})
+	md, err := d.Text(ctx, opt.Report, opt.Screen, ReportOptions{MaxDiscrepancies: opt.MaxDiscrepancies, Charts: charts})
 	if err != nil {
 		return err
 	}
@@ -187,18 +193,7 @@ type ReportOptions struct {
 func (d *Data) Markdown(opt ReportOptions) (string, error) {
 	var b strings.Builder
 	b.WriteString(d.LIMEMarkdown())
-	limit := opt.MaxDiscrepancies
-	if limit == 0 {
-		limit = 50
-	} else if limit < 0 {
-		limit = 0
-	}
-	totals := d.Totals()
-	disc, ndisc := d.Discrepancies(limit)
-	tables := []Table{totalsTable(totals), pairsTable(d.Pairs()),
-		discrepancyTable(disc, ndisc), usageTable(d.Usages()), errorsTable(totals)}
-	tables = append(tables, d.metricTables()...)
-	for _, t := range tables {
+	for _, t := range d.ownTables(opt) {
 		s, err := t.Markdown()
 		if err != nil {
 			return "", err
@@ -212,4 +207,19 @@ func (d *Data) Markdown(opt ReportOptions) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// ownTables are agg's tables after LIME's, in order.
+func (d *Data) ownTables(opt ReportOptions) []Table {
+	limit := opt.MaxDiscrepancies
+	if limit == 0 {
+		limit = 50
+	} else if limit < 0 {
+		limit = 0
+	}
+	totals := d.Totals()
+	disc, ndisc := d.Discrepancies(limit)
+	tables := []Table{totalsTable(totals), pairsTable(d.Pairs()),
+		discrepancyTable(disc, ndisc), usageTable(d.Usages()), errorsTable(totals)}
+	return append(tables, d.metricTables()...)
 }

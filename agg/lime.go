@@ -191,9 +191,14 @@ const (
 	limeAllQuestionsTitle = "### All Questions: list of all question names by sheet"
 )
 
-// LIMEMarkdown renders LIME's three tables exactly as agg.py writes them:
-// each heading, a blank line, the table, a blank line.
-func (d *Data) LIMEMarkdown() string {
+// limeTable is one of LIME's tables with its heading as agg.py writes it.
+type limeTable struct {
+	heading string
+	frame   Frame
+}
+
+// limeTables are LIME's three tables.
+func (d *Data) limeTables() []limeTable {
 	lb := Frame{Columns: []string{"input_name", "model_name", "num_questions", "pct_correct"}}
 	for _, r := range d.Leaderboard() {
 		lb.Rows = append(lb.Rows, []Value{S(r.Sheet), S(r.Model), I(int64(r.Questions)), F(r.Rounded)})
@@ -206,8 +211,15 @@ func (d *Data) LIMEMarkdown() string {
 	for _, r := range d.AllQuestions() {
 		qs.Rows = append(qs.Rows, []Value{S(r.Sheet), S(r.Name)})
 	}
-	out := limeLeaderboardTitle + "\n\n" + Tabulate(lb) + "\n\n"
-	out += limeRunsTitle + "\n\n" + Tabulate(runs) + "\n\n"
-	out += limeAllQuestionsTitle + "\n\n" + Tabulate(qs) + "\n\n"
+	return []limeTable{{limeLeaderboardTitle, lb}, {limeRunsTitle, runs}, {limeAllQuestionsTitle, qs}}
+}
+
+// LIMEMarkdown renders LIME's three tables exactly as agg.py writes them:
+// each heading, a blank line, the table, a blank line.
+func (d *Data) LIMEMarkdown() string {
+	var out string
+	for _, t := range d.limeTables() {
+		out += t.heading + "\n\n" + Tabulate(t.frame) + "\n\n"
+	}
 	return out
 }

@@ -35,6 +35,7 @@ const (
 	KindInt                     // Int holds the cell
 	KindFloat                   // Float holds the cell
 	KindNull                    // no value
+	KindText                    // Str holds the cell, text even where it reads as a number
 )
 
 // S builds a string Value.
@@ -45,6 +46,11 @@ func I(i int64) Value { return Value{Kind: KindInt, Int: i} }
 
 // F builds a float Value; NaN prints as pandas does, "nan".
 func F(f float64) Value { return Value{Kind: KindFloat, Float: f} }
+
+// T builds a text Value: tabulate would read "0001" or "1e10" as numbers
+// (LIME's tables do, and so must Tabulate there); the report types keep
+// run ids and model text as written.
+func T(s string) Value { return Value{Kind: KindText, Str: s} }
 
 // Null builds a null Value (pandas' None in an object column).
 func Null() Value { return Value{Kind: KindNull} }
@@ -82,6 +88,8 @@ func cellType(v Value) colType {
 		return typeInt
 	case KindFloat:
 		return typeFloat
+	case KindText:
+		return typeString
 	}
 	if pyInt.MatchString(v.Str) {
 		return typeInt
@@ -237,6 +245,8 @@ func formatCell(v Value, t colType) string {
 		return strconv.FormatInt(v.Int, 10)
 	case KindFloat:
 		return py.G(v.Float)
+	case KindText:
+		return v.Str
 	}
 	if t == typeFloat {
 		return py.G(pyFloatValue(v.Str))

@@ -22,6 +22,9 @@ func TestCommandLine(t *testing.T) {
 		{nil, 2, "", "agg: -i DIR is required"},
 		{[]string{"a", "b"}, 2, "", "agg: unexpected arguments"},
 		{[]string{"-i", "x", "-max-discrepancies", "-2"}, 2, "", "agg: -max-discrepancies -2"},
+		{[]string{"-i", "x", "--completions", "--discrepancies-full"}, 2, "", "agg: --completions and --discrepancies-full are two report types"},
+		{[]string{"-i", "x", "--md", "--terminal"}, 2, "", "agg: --md and --terminal contradict"},
+		{[]string{"-i", "x", "--completions", "-charts"}, 2, "", "agg: -charts goes with the default report"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := aggregate(context.Background(), &stdout, &stderr, tc.args)

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/shared"
 )
 
@@ -87,5 +89,42 @@ func TestAggGlob(t *testing.T) {
 	err = aggregate(context.Background(), &stdout, &stderr, []string{"-i", filepath.Join(dir, "*claude*"), "-o", "-"})
 	if err == nil || !strings.Contains(err.Error(), "no file matches") {
 		t.Errorf("a pattern matching nothing: %v", err)
+	}
+}
+
+// With -o -, a terminal gets the tables laid out for the screen (LIME's
+// --terminal), a pipe gets markdown; --md and --terminal decide.
+func TestAggTerminal(t *testing.T) {
+	dir := filepath.Join("..", "..", "agg", "testdata", "reports")
+	for _, tc := range []struct {
+		terminal bool
+		args     []string
+		boxed    bool
+	}{
+		{true, nil, true},
+		{false, nil, false},
+		{true, []string{"--md"}, false},
+		{false, []string{"--terminal"}, true},
+		{true, []string{"--completions"}, true},
+		{false, []string{"--discrepancies-full"}, false},
+	} {
+		var stdout, stderr bytes.Buffer
+		cmd := command(func(io.Writer) bool { return tc.terminal })
+		args := append([]string{"-i", dir, "-o", "-"}, tc.args...)
+		if err := cli.Execute(context.Background(), &stdout, &stderr, cmd, args); err != nil {
+			t.Fatalf("agg %q: %v\n%s", args, err, stderr.String())
+		}
+		out := stdout.String()
+		boxed := strings.Contains(out, "┌")
+		markdown := strings.Contains(out, "|:--")
+		if boxed != tc.boxed || markdown == tc.boxed {
+			t.Errorf("agg %q on a terminal=%v: boxed %v, markdown %v; want boxed %v", args, tc.terminal, boxed, markdown, tc.boxed)
+		}
+		if strings.Contains(strings.Join(tc.args, " "), "completions") && !strings.Contains(out, "full Completions") {
+			t.Errorf("agg %q did not write the completions report", args)
+		}
+		if strings.Contains(strings.Join(tc.args, " "), "completions") && strings.Contains(out, "Leaderboard") {
+			t.Errorf("agg %q wrote the default report beside the completions", args)
+		}
 	}
 }

@@ -213,6 +213,18 @@ func Report(stderr io.Writer, name string, err error) int {
 	return code
 }
 
+// IsTerminal says whether w is a terminal (a character device), as
+// Python's isatty: what LIME's agg asks before laying tables out for the
+// screen. Commands take it as a function so that tests can say yes.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
 // Main runs cmd with the process's arguments and streams, a context
 // cancelled by Ctrl-C, and exits with its status.
 func Main(cmd *Command) {

@@ -1,0 +1,365 @@
+package agg
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/evalmd/evalmd/result"
+)
+
+// Report is which report agg writes. As in LIME's agg, each report type
+// replaces the default report.
+type Report int
+
+const (
+	// Summary is the default report: LIME's tables, then agg's own.
+	Summary Report = iota
+	// Completions lists every question's completions, a row per run, the
+	// runs of a question one under another (LIME's --completions).
+	Completions
+	// DiscrepanciesFull lists the questions graded differently between
+	// runs, each run's grade and completion side by side (LIME's
+	// --discrepancies-full).
+	DiscrepanciesFull
+)
+
+// LIME's headings of the two report types, as agg.py writes them
+// (trailing space included).
+const (
+	limeCompletionsTitle   = "### Questions/IDs: full Completions "
+	limeDiscrepanciesTitle = "### Model/RunIDs: rows where grade_bool has discrepancy "
+)
+
+// textFormat is LIME's fmt_field: long text wrapped to width columns, cut
+// to height lines and then to chars characters (with "..."); for markdown,
+// '<' and '>' become entities and line ends <br>.
+type textFormat struct {
+	width, height, chars int
+	markdown             bool
+}
+
+// LIME's settings (AggSettings for markdown, fmt_field's defaults for the
+// terminal; the full discrepancies cut terminal text at 20 characters).
+var (
+	mdText        = textFormat{width: 60, height: 7, chars: 300, markdown: true}
+	screenText    = textFormat{width: 30, height: 3, chars: 90}
+	screenDiscAll = textFormat{width: 30, height: 3, chars: 20}
+)
+
+// apply formats s. Beyond LIME, markdown escapes '|', which would end the
+// cell.
+func (f textFormat) apply(s string) string {
+	lines := wrap(printable(s), f.width)
+	if len(lines) > f.height {
+		lines = lines[:f.height]
+	}
+	s = strings.Join(lines, "\n")
+	if r := []rune(s); len(r) > f.chars {
+		s = string(r[:f.chars]) + "..."
+	}
+	if f.markdown {
+		s = strings.NewReplacer("<", "&lt;", ">", "&gt;", "\n", "<br>", "|", `\|`).Replace(s)
+	}
+	return s
+}
+
+// wrap is Python's textwrap.wrap(s, width) in its common case: every white
+// space character counts as a space, words are filled greedily into lines
+// of at most width characters, a longer word is broken.
+func wrap(s string, width int) []string {
+	var lines []string
+	var line []rune
+	for _, word := range strings.FieldsFunc(s, unicode.IsSpace) {
+		w := []rune(word)
+		for len(w) > 0 {
+			switch {
+			case len(line) == 0 && len(w) <= width:
+				line, w = append(line, w...), nil
+			case len(line) > 0 && len(line)+1+len(w) <= width:
+				line = append(append(line, ' '), w...)
+				w = nil
+			case len(line) > 0:
+				lines = append(lines, string(line))
+				line = nil
+			default: // a word longer than a line
+				lines = append(lines, string(w[:width]))
+				w = w[width:]
+			}
+		}
+	}
+	if len(line) > 0 {
+		lines = append(lines, string(line))
+	}
+	return lines
+}
+
+// answer is one question of one counted output file, as the report types
+// show it.
+type answer struct {
+	sheet, name, model, run string
+	grade                   *bool
+	completion, code        *string // code: code mode's answer (the text graded)
+}
+
+// answers reads the counted output files again, whole, one at a time,
+// keeping the questions keep accepts, their texts formatted by f (so only
+// short texts are held). They come by sheet, name, model and run.
+func (d *Data) answers(ctx context.Context, keep func(sheet, name string) bool, f textFormat) ([]answer, error) {
+	var out []answer
+	for _, p := range d.Counted {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		file, err := result.Read(p)
+		if err != nil {
+			return nil, fmt.Errorf("agg: %w", err)
+		}
+		sh := file.Sheet
+		for i := range file.Questions {
+			q := &file.Questions[i]
+			if !keep(sh.Name, q.Name) {
+				continue
+			}
+			a := answer{sheet: sh.Name, name: q.Name, model: sh.ModelName, run: sh.RunID, grade: q.Grade}
+			if q.Completion != nil {
+				s := f.apply(*q.Completion)
+				a.completion = &s
+			}
+			if q.Answer != nil {
+				s := f.apply(*q.Answer)
+				a.code = &s
+			}
+			out = append(out, a)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.sheet != b.sheet {
+			return a.sheet < b.sheet
+		}
+		if a.name != b.name {
+			return a.name < b.name
+		}
+		if a.model != b.model {
+			return a.model < b.model
+		}
+		return a.run < b.run
+	})
+	return out, nil
+}
+
+func textValue(s *string) Value {
+	if s == nil {
+		return Null()
+	}
+	return T(*s)
+}
+
+func gradeValue(g *bool) Value {
+	switch {
+	case g == nil:
+		return Null()
+	case *g:
+		return T("True")
+	}
+	return T("False")
+}
+
+// completionsTables is the Completions report: one table, a row per
+// question and run. A column "answer" holds code mode's answer when any
+// question has one.
+func (d *Data) completionsTables(ctx context.Context, f textFormat) ([]limeTable, error) {
+	as, err := d.answers(ctx, func(string, string) bool { return true }, f)
+	if err != nil {
+		return nil, err
+	}
+	code := false
+	for _, a := range as {
+		code = code || a.code != nil
+	}
+	fr := Frame{Columns: []string{"input_name", "name", "model_name", "run_id", "completion"}}
+	if code {
+		fr.Columns = append(fr.Columns, "answer")
+	}
+	for _, a := range as {
+		row := []Value{T(a.sheet), T(a.name), T(a.model), T(a.run), textValue(a.completion)}
+		if code {
+			row = append(row, textValue(a.code))
+		}
+		fr.Rows = append(fr.Rows, row)
+	}
+	return []limeTable{{limeCompletionsTitle, fr}}, nil
+}
+
+// discrepanciesTables is the DiscrepanciesFull report: per sheet, the
+// questions graded both right and wrong (as the default report's
+// discrepancies), a row each, with a grade column and a completion column
+// per run of the sheet (LIME's pivot). A run that repeats a question name
+// shows its first.
+func (d *Data) discrepanciesTables(ctx context.Context, f textFormat) ([]limeTable, error) {
+	ds, _ := d.Discrepancies(0)
+	differ := map[[2]string]bool{}
+	for _, q := range ds {
+		differ[[2]string{q.Sheet, q.Name}] = true
+	}
+	as, err := d.answers(ctx, func(sheet, name string) bool { return differ[[2]string{sheet, name}] }, f)
+	if err != nil {
+		return nil, err
+	}
+	sep := "\n"
+	if f.markdown {
+		sep = "<br>"
+	}
+	type run struct{ model, id string }
+	var out []limeTable
+	for len(as) > 0 {
+		sheet := as[0].sheet
+		n := 1
+		for n < len(as) && as[n].sheet == sheet {
+			n++
+		}
+		group := as[:n]
+		as = as[n:]
+		col := map[run]int{}
+		var runs []run
+		for _, a := range group {
+			r := run{a.model, a.run}
+			if _, ok := col[r]; !ok {
+				col[r] = 0
+				runs = append(runs, r)
+			}
+		}
+		sort.Slice(runs, func(i, j int) bool {
+			if runs[i].model != runs[j].model {
+				return runs[i].model < runs[j].model
+			}
+			return runs[i].id < runs[j].id
+		})
+		fr := Frame{Columns: []string{"name"}}
+		for i, r := range runs {
+			col[r] = i
+			fr.Columns = append(fr.Columns, strings.Join([]string{"grade_bool", r.model, r.id}, sep))
+		}
+		for _, r := range runs {
+			fr.Columns = append(fr.Columns, strings.Join([]string{"completion", r.model, r.id}, sep))
+		}
+		var row []Value
+		filled := make([]bool, len(runs))
+		for i, a := range group {
+			if i == 0 || a.name != group[i-1].name {
+				row = make([]Value, 1+2*len(runs))
+				for j := range row {
+					row[j] = Null()
+				}
+				row[0] = T(a.name)
+				clear(filled)
+				fr.Rows = append(fr.Rows, row)
+			}
+			c := col[run{a.model, a.run}]
+			if filled[c] {
+				continue
+			}
+			filled[c] = true
+			row[1+c] = gradeValue(a.grade)
+			row[1+len(runs)+c] = textValue(a.completion)
+		}
+		heading := limeDiscrepanciesTitle
+		if f.markdown {
+			heading += "\n\n#### " + sheet
+		} else {
+			heading = "Discrepancies with completions: " + sheet
+		}
+		out = append(out, limeTable{heading, fr})
+	}
+	if len(out) == 0 {
+		out = append(out, limeTable{limeDiscrepanciesTitle, Frame{Columns: []string{"name"}}})
+	}
+	return out, nil
+}
+
+// Text renders the report kind: as markdown, or laid out for a terminal
+// when screen is set (LIME's --terminal). The summary's markdown is
+// Markdown's.
+func (d *Data) Text(ctx context.Context, kind Report, screen bool, opt ReportOptions) (string, error) {
+	var tables []limeTable
+	var err error
+	switch kind {
+	case Summary:
+		if !screen {
+			return d.Markdown(opt)
+		}
+		return d.screenSummary(opt)
+	case Completions:
+		f := mdText
+		if screen {
+			f = screenText
+		}
+		tables, err = d.completionsTables(ctx, f)
+	case DiscrepanciesFull:
+		f := mdText
+		if screen {
+			f = screenDiscAll
+		}
+		tables, err = d.discrepanciesTables(ctx, f)
+	default:
+		return "", fmt.Errorf("agg: unknown report type %d", kind)
+	}
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, t := range tables {
+		if screen {
+			s, err := t.frame.Screen(strings.TrimPrefix(t.heading, "### "))
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(s)
+			continue
+		}
+		b.WriteString(t.heading + "\n\n")
+		if len(t.frame.Rows) == 0 {
+			b.WriteString("(none)\n\n")
+			continue
+		}
+		b.WriteString(Tabulate(t.frame) + "\n\n")
+	}
+	return b.String(), nil
+}
+
+// screenSummary is the default report laid out for a terminal: LIME's
+// tables (All Questions cut to its first 10 rows, as LIME does on a
+// terminal), then agg's own.
+func (d *Data) screenSummary(opt ReportOptions) (string, error) {
+	var b strings.Builder
+	for i, t := range d.limeTables() {
+		header, numeric, rows := t.frame.cells()
+		more := 0
+		if i == 2 && len(rows) > 10 {
+			rows, more = rows[:10], len(rows)-10
+		}
+		s, err := screenTable(strings.TrimPrefix(t.heading, "### "), "", header, numeric, rows, more)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(s)
+	}
+	for _, t := range d.ownTables(opt) {
+		s, err := t.Screen()
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(s)
+	}
+	if len(opt.Charts) > 0 {
+		b.WriteString("Charts\n\n")
+		for _, c := range opt.Charts {
+			fmt.Fprintf(&b, "%s: %s\n", c.Title, c.File)
+		}
+		b.WriteString("\n")
+	}
+	return b.String(), nil
+}

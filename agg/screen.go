@@ -1,0 +1,120 @@
+package agg
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// This file lays tables out for a terminal (LIME's --terminal style):
+// tablewriter's boxed renderer, header text as given (its auto-format would
+// upper-case it), a cell's own newlines kept as lines. The markdown
+// renderers (Tabulate for LIME's tables, Table.Markdown for agg's own) stay
+// what a file or a pipe gets.
+
+// Screen renders the table for a terminal: its title, its note, and the
+// rows in a box.
+func (t *Table) Screen() (string, error) {
+	header := make([]string, len(t.Columns))
+	numeric := make([]bool, len(t.Columns))
+	for i, c := range t.Columns {
+		header[i], numeric[i] = c.Name, c.Numeric
+	}
+	return screenTable(t.Title, t.Note, header, numeric, t.Rows, t.More)
+}
+
+// Screen renders a LIME table for a terminal, its cells formatted as
+// tabulate formats them (numbers as Python prints them, null as empty).
+func (f Frame) Screen(title string) (string, error) {
+	header, numeric, rows := f.cells()
+	return screenTable(title, "", header, numeric, rows, 0)
+}
+
+// cells formats f's cells as Tabulate does, column by column; numeric says
+// which columns tabulate types as numbers.
+func (f Frame) cells() (header []string, numeric []bool, rows [][]string) {
+	n := len(f.Columns)
+	types := make([]colType, n)
+	for c := 0; c < n; c++ {
+		for _, row := range f.Rows {
+			types[c] = max(types[c], cellType(row[c]))
+		}
+	}
+	numeric = make([]bool, n)
+	for c, t := range types {
+		numeric[c] = t == typeInt || t == typeFloat
+	}
+	rows = make([][]string, len(f.Rows))
+	for r, row := range f.Rows {
+		rows[r] = make([]string, n)
+		for c := range row {
+			rows[r][c] = formatCell(row[c], types[c])
+		}
+	}
+	return f.Columns, numeric, rows
+}
+
+// screenTable writes a titled boxed table.
+func screenTable(title, note string, header []string, numeric []bool, rows [][]string, more int) (string, error) {
+	var b strings.Builder
+	b.WriteString(title + "\n\n")
+	if note != "" {
+		b.WriteString(note + "\n\n")
+	}
+	if len(rows) == 0 {
+		b.WriteString("(none)\n\n")
+		return b.String(), nil
+	}
+	aligns := make([]tw.Align, len(header))
+	for i := range header {
+		aligns[i] = tw.AlignLeft
+		if i < len(numeric) && numeric[i] {
+			aligns[i] = tw.AlignRight
+		}
+	}
+	cfg := tablewriter.Config{
+		Header: tw.CellConfig{
+			Formatting: tw.CellFormatting{AutoFormat: tw.Off, AutoWrap: tw.WrapNone},
+			Alignment:  tw.CellAlignment{PerColumn: aligns},
+		},
+		Row: tw.CellConfig{
+			Formatting: tw.CellFormatting{AutoWrap: tw.WrapNone},
+			Alignment:  tw.CellAlignment{PerColumn: aligns},
+		},
+	}
+	tbl := tablewriter.NewTable(&b, tablewriter.WithConfig(cfg))
+	tbl.Header(header)
+	for i := range header {
+		header[i] = printable(header[i])
+	}
+	for _, r := range rows {
+		for i := range r {
+			r[i] = printable(r[i])
+		}
+		if err := tbl.Append(r); err != nil {
+			return "", fmt.Errorf("agg: table %q: %w", title, err)
+		}
+	}
+	if err := tbl.Render(); err != nil {
+		return "", fmt.Errorf("agg: table %q: %w", title, err)
+	}
+	if more > 0 {
+		fmt.Fprintf(&b, "(%d more rows not shown)\n", more)
+	}
+	b.WriteString("\n")
+	return b.String(), nil
+}
+
+// printable replaces the control characters of text from output files
+// (an escape sequence in a completion would drive the terminal) with
+// U+FFFD; line ends stay, the table draws them as lines.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
