@@ -2,15 +2,20 @@ package harness
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/model"
@@ -19,105 +24,226 @@ import (
 	"github.com/evalmd/evalmd/runner"
 )
 
-// ask sends a job's requests through the runner, records every outcome in
-// the output file and grades it.
-// It returns how many questions failed and could not be graded.
-func ask(ctx context.Context, cfg Config, m model.Model, job *Job, st resumeState, gr *regrade.Graders) (counts, error) {
-	jobs := make([]runner.Job, len(job.Requests))
-	index := make(map[string]int, len(jobs))
-	for i, req := range job.Requests {
-		// The index keeps duplicate question names apart; the name makes a
-		// journal of an edited sheet visibly stale rather than misapplied.
-		key := fmt.Sprintf("%d:%s", i, job.Output.Questions[i].Name)
-		jobs[i] = runner.Job{Key: key, Request: req}
-		index[key] = i
+// sheetRun is one output file being filled in: a sheet on a model. Its
+// counts are kept by the runner's emit (one goroutine), then read by the
+// goroutine that writes the file once the last question is in.
+type sheetRun struct {
+	job  *Job
+	left int // questions not settled yet
+
+	answered, noAnswer, failed int
+	calls, cached, resumed     int
+	inTok, outTok              int
+	cost                       float64
+	priced                     bool
+
+	ungraded int
+	firstErr string // the first failed question's error, in sheet order
+	written  bool
+}
+
+// slot is where an outcome goes: a sheet run and a question of it.
+type slot struct {
+	run *sheetRun
+	q   int
+}
+
+// ask sends the questions of every planned output through one runner
+// pool: each model (or server) keeps its requests in flight across sheet
+// boundaries, and each output file is graded and written as soon as its
+// last question is settled. One journal holds the whole run.
+func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*Job, st resumeState, gr *regrade.Graders, sum *Summary) error {
+	infos := make(map[string]model.Info, len(made))
+	for name, m := range made {
+		infos[name] = m.Info()
 	}
+	runs := make([]*sheetRun, len(plan))
+	var jobs []runner.Job
+	where := make(map[string]slot)
+	for pi, job := range plan {
+		sr := &sheetRun{job: job, left: len(job.Requests)}
+		_, sr.priced = model.Cost(infos[job.Model], 0, 0, cfg.Price)
+		runs[pi] = sr
+		sheetKey, err := filepath.Abs(job.SheetPath)
+		if err != nil {
+			sheetKey = job.SheetPath
+		}
+		for i, req := range job.Requests {
+			// The model and sheet keep the run's outputs apart in its one
+			// journal; the index keeps duplicate question names apart; the
+			// name makes a journal of an edited sheet visibly stale rather
+			// than misapplied.
+			key := fmt.Sprintf("%s|%s|%d:%s", job.Model, sheetKey, i, job.Output.Questions[i].Name)
+			rj := runner.Job{Key: key, Request: req, Model: made[job.Model]}
+			if req.Solve != nil && req.Solve.Mode == model.ModeAgent {
+				// An agent question is many calls and runs of code: each
+				// call has the provider's own timeout, each run the
+				// sandbox's, the whole its question_timeout; no one attempt
+				// bounds it all.
+				rj.Timeout = -1
+			}
+			jobs = append(jobs, rj)
+			where[key] = slot{sr, i}
+		}
+	}
+
 	opt := cfg.Runner
 	opt.Journal = st.journal
-	for _, r := range job.Requests {
-		if r.Solve != nil && r.Solve.Mode == model.ModeAgent {
-			// An agent question is many calls and runs of code: each call
-			// has the provider's own timeout, each run the sandbox's, the
-			// whole its question_timeout; no one attempt bounds it all.
-			opt.Timeout = -1
-			break
-		}
-	}
-	if err := st.save(job.Output.Sheet.RunID); err != nil {
-		return counts{}, err
-	}
-	if opt.Progress == nil && cfg.Stderr == os.Stderr {
-		opt.Progress = os.Stderr
-	}
-	info := m.Info()
-	_, priced := model.Cost(info, 0, 0, cfg.Price)
-	if priced {
-		opt.Cost = func(r model.Response) float64 {
-			c, _ := model.Cost(info, r.InputTokens, r.OutputTokens, cfg.Price)
-			return c
-		}
+	opt.Cost = func(name string, r model.Response) (float64, bool) {
+		return model.Cost(infos[name], r.InputTokens, r.OutputTokens, cfg.Price)
 	}
 	if opt.Warn == nil {
-		opt.Warn = func(msg string) { fmt.Fprintf(cfg.Stderr, "warning: %s\n", msg) }
+		opt.Warn = func(msg string) { cfg.say("warning: %s", msg) }
 	}
-	var mu sync.Mutex
+
+	// Outputs are written by one goroutine, in the order sheets complete,
+	// so the runner's own goroutine is never held up by grading.
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
 	start := time.Now()
-	stats, err := runner.Run(ctx, m, jobs, opt, func(o runner.Outcome) {
-		mu.Lock()
-		defer mu.Unlock()
-		record(&job.Output.Questions[index[o.Key]], o, info, cfg.Price)
-	})
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return counts{}, fmt.Errorf("%s on %s: stopped; answers so far are in %s, rerun the same command to go on", m.Name(), job.SheetPath, st.journal)
+	finished := make(chan *sheetRun, len(runs))
+	var finishErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for sr := range finished {
+			if finishErr != nil {
+				continue
+			}
+			if err := finish(ctx, cfg, sr, gr, infos[sr.job.Model], time.Since(start)); err != nil {
+				finishErr = err
+				stop() // answers stay in the journal
+			}
 		}
-		return counts{}, fmt.Errorf("%s on %s: %w", m.Name(), job.SheetPath, err)
+	})
+	for _, sr := range runs {
+		if sr.left == 0 {
+			finished <- sr
+		}
 	}
-	if stats.Unfinished > 0 {
-		return counts{}, fmt.Errorf("%s on %s: %d questions unfinished; answers so far are in %s, rerun the same command to go on",
-			m.Name(), job.SheetPath, stats.Unfinished, st.journal)
+	stats, err := runner.Run(rctx, nil, jobs, opt, func(o runner.Outcome) {
+		s := where[o.Key]
+		s.run.add(o, s.q, infos[s.run.job.Model], cfg.Price)
+		if s.run.left == 0 {
+			finished <- s.run
+		}
+	})
+	close(finished)
+	wg.Wait()
+
+	for _, sr := range runs {
+		if !sr.written {
+			continue
+		}
+		sum.Outputs = append(sum.Outputs, sr.job.OutPath)
+		sum.GradeFailures += sr.ungraded
+		sum.Failed += sr.failed
+		sum.Questions += len(sr.job.Requests)
+		if sum.FirstError == "" {
+			sum.FirstError = sr.firstErr
+		}
 	}
+	kept := fmt.Sprintf("answers so far are kept in %s; rerun the same command to go on", st.journal)
+	switch {
+	case finishErr != nil:
+		return fmt.Errorf("%w (%s)", finishErr, kept)
+	case ctx.Err() != nil:
+		return fmt.Errorf("stopped with %d of %d questions answered; %s", stats.Answered+stats.NoAnswer+stats.Failed, stats.Jobs, kept)
+	case err != nil:
+		return fmt.Errorf("%w; %s", err, kept)
+	case sum.Failed > 0:
+		// The journal stays: a rerun asks only the failed questions, into
+		// the same output files.
+		return nil
+	}
+	st.remove()
+	return nil
+}
+
+// add records an outcome in its question and counts it.
+func (sr *sheetRun) add(o runner.Outcome, q int, info model.Info, price *model.Price) {
+	record(&sr.job.Output.Questions[q], o, info, price)
+	sr.left--
+	switch {
+	case o.Err == nil:
+		sr.answered++
+		if c, ok := model.Cost(info, o.Response.InputTokens, o.Response.OutputTokens, price); ok {
+			sr.cost += c
+		}
+	case errors.Is(o.Err, model.ErrNoAnswer):
+		sr.noAnswer++
+	default:
+		sr.failed++
+	}
+	switch {
+	case o.FromJournal:
+		sr.resumed++
+	case o.Cached:
+		sr.cached++
+	default:
+		sr.calls += o.Attempts
+	}
+	sr.inTok += o.Response.InputTokens
+	sr.outTok += o.Response.OutputTokens
+}
+
+// finish grades a completed output, says how it went and writes it (and
+// its Inspect log).
+func finish(ctx context.Context, cfg Config, sr *sheetRun, gr *regrade.Graders, info model.Info, wall time.Duration) error {
+	job := sr.job
 	graded, err := regrade.GradeFile(ctx, job.Output, gr)
 	if err != nil {
-		return counts{}, fmt.Errorf("%s on %s: grading: %w", m.Name(), job.SheetPath, err)
+		return fmt.Errorf("%s on %s: grading: %w", job.Model, job.SheetPath, err)
 	}
-	t := &result.Totals{Questions: len(jobs), Answered: stats.Answered, Errors: stats.Failed,
-		InputTokens: stats.InputTokens, OutputTokens: stats.OutputTokens, Cost: stats.Cost,
-		WallSeconds: time.Since(start).Seconds()}
-	job.Output.Sheet.Totals = t
+	n := len(job.Requests)
+	job.Output.Sheet.Totals = &result.Totals{Questions: n, Answered: sr.answered, Errors: sr.failed,
+		InputTokens: sr.inTok, OutputTokens: sr.outTok, Cost: sr.cost, WallSeconds: wall.Seconds()}
 	correct := 0
 	for _, q := range job.Output.Questions {
 		if q.Grade != nil && *q.Grade {
 			correct++
 		}
+		if q.Error != nil && sr.firstErr == "" {
+			sr.firstErr = *q.Error
+		}
 	}
+	sr.ungraded = graded.Failed
 	ungraded := ""
 	if graded.Failed > 0 {
 		ungraded = fmt.Sprintf(", %d could not be graded", graded.Failed)
 	}
-	cost := "cost unknown (no price for this model; --price IN,OUT)"
-	if priced {
-		cost = fmt.Sprintf("$%.4f", stats.Cost)
+	errs := fmt.Sprintf("%d errors", sr.failed)
+	if sr.failed > 0 {
+		errs += fmt.Sprintf(" (first: %s)", oneLine(sr.firstErr))
 	}
-	fmt.Fprintf(cfg.Stderr, "%s on %s: %d/%d correct%s, %d answered, %d errors, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out, %s, %.1fs\n",
-		m.Name(), filepath.Base(job.SheetPath), correct, len(jobs), ungraded, stats.Answered, stats.Failed, stats.NoAnswer,
-		stats.Calls, stats.Cached, stats.FromJournal, stats.InputTokens, stats.OutputTokens, cost, t.WallSeconds)
-	c := counts{ungraded: graded.Failed, failed: stats.Failed, questions: len(jobs)}
-	for _, q := range job.Output.Questions {
-		if q.Error != nil {
-			c.firstErr = *q.Error
-			break
+	cost := "cost unknown (no price for this model; --price IN,OUT)"
+	if sr.priced {
+		cost = fmt.Sprintf("$%.4f", sr.cost)
+	}
+	cfg.say("%s on %s: %d/%d correct%s, %d answered, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out, %s, %.1fs",
+		job.Model, filepath.Base(job.SheetPath), correct, n, ungraded, sr.answered, errs, sr.noAnswer,
+		sr.calls, sr.cached, sr.resumed, sr.inTok, sr.outTok, cost, wall.Seconds())
+	if err := WriteOutput(job.OutPath, job.Output, outfile.Options{Force: cfg.Force}); err != nil {
+		return err
+	}
+	if cfg.LogDir != "" {
+		if _, err := inspect.WriteLog(cfg.LogDir, job.Output, inspect.LogOptions{Force: cfg.Force, Settings: job.Output.Sheet.Settings}); err != nil {
+			return fmt.Errorf("inspect log: %w", err)
 		}
 	}
-	return c, nil
+	sr.written = true
+	return nil
 }
 
-// counts are what went wrong in one sheet on one model.
-type counts struct {
-	questions int    // questions asked
-	failed    int    // questions that ended with an error
-	ungraded  int    // questions whose grader failed
-	firstErr  string // the first failed question's error
+// oneLine keeps an error's first line, cut to a length a console line
+// holds.
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
 }
 
 // record puts an outcome into its question.
@@ -142,9 +268,10 @@ func record(q *result.Question, o runner.Outcome, info model.Info, price *model.
 	}
 }
 
-// resumeState is the journal of one sheet on one model, and the run id it
-// was started with, so that rerunning the same command after a crash asks
-// only what is missing and writes the same file name.
+// resumeState is the journal of one run (every sheet on every model) and
+// the run id it was started with, so that rerunning the same command after
+// a crash, a Ctrl-C or failed questions asks only what is missing and
+// writes the same files.
 type resumeState struct {
 	journal string // the runner's journal
 	state   string // a small JSON file holding the run id
@@ -152,16 +279,55 @@ type resumeState struct {
 	exists  bool
 }
 
-// loadResume finds the journal of an earlier, unfinished run of the same
-// sheet and model in the same output folder. A state file whose run id is
-// not one (a crafted "x/../../trav") is an error.
-func loadResume(cfg Config, sheetPath, modelName string) (resumeState, error) {
-	base := strings.TrimSuffix(OutputPath(cfg, sheetPath, modelName, ""), ".json")
-	dir, name := filepath.Dir(base), filepath.Base(base)
-	st := resumeState{
-		journal: filepath.Join(dir, "."+name+".journal"),
-		state:   filepath.Join(dir, "."+name+".run"),
+// ResumeFiles are the journal and the run state of the run cfg describes:
+// in the output folder (else the folder -d named, else the first sheet's),
+// named by a hash of the sheets, the models and the output folder, so the
+// same command finds them again and another run's are never mixed in.
+func ResumeFiles(cfg Config) (journal, state string) {
+	models := append([]string(nil), cfg.Models...)
+	sort.Strings(models)
+	var sheets []string
+	for _, s := range cfg.Sheets {
+		if a, err := filepath.Abs(s); err == nil {
+			s = a
+		}
+		sheets = append(sheets, s)
 	}
+	sort.Strings(sheets)
+	abs := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
+	h := sha256.New()
+	for _, part := range [][]string{models, sheets, {abs(cfg.OutDir), abs(cfg.SheetRoot)}} {
+		for _, s := range part {
+			fmt.Fprintf(h, "%s\x00", s)
+		}
+		h.Write([]byte{1})
+	}
+	dir := cfg.OutDir
+	switch {
+	case dir != "":
+	case cfg.SheetRoot != "":
+		dir = cfg.SheetRoot
+	case len(cfg.Sheets) > 0:
+		dir = filepath.Dir(cfg.Sheets[0])
+	}
+	base := filepath.Join(dir, ".evalmd-run-"+hex.EncodeToString(h.Sum(nil))[:12])
+	return base + ".journal", base + ".run"
+}
+
+// loadResume finds the journal of an earlier, unfinished run of the same
+// command. A state file whose run id is not one (a crafted "x/../../trav")
+// is an error.
+func loadResume(cfg Config) (resumeState, error) {
+	var st resumeState
+	st.journal, st.state = ResumeFiles(cfg)
 	data, err := readfile.Read(st.state, readfile.Small)
 	if err != nil {
 		return st, nil
@@ -188,10 +354,23 @@ func (st resumeState) save(runID string) error {
 	return outfile.Write(st.state, data, outfile.Options{Force: true})
 }
 
-// remove deletes the journal once the output file holds every answer.
+// remove deletes the journal once every output holds every answer.
 func (st resumeState) remove() {
 	if st.journal != "" {
 		os.Remove(st.journal)
 		os.Remove(st.state)
 	}
+}
+
+// syncWriter serialises writes to the console: outputs are written (and
+// reported) by their own goroutine while the runner warns from others.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

@@ -55,7 +55,7 @@ type Config struct {
 	// Model are the options every model is made with (keys, base URL).
 	Model model.Options
 	// Runner tunes sending: concurrency, retries, rate limits, cache.
-	// Journal is set per output file by Run.
+	// Journal is set by Run: one for the whole run (see ResumeFiles).
 	Runner runner.Options
 	// Price overrides the price table (--price).
 	Price *model.Price
@@ -95,6 +95,8 @@ type Config struct {
 	Stderr io.Writer // warnings and totals
 	Now    func() time.Time
 	Rand   io.Reader // run ids; crypto/rand when nil
+
+	clear string // what a line starts with: ClearLine under a progress line drawn in place
 }
 
 // Job is one sheet on one model: its requests and the output file that the
@@ -119,7 +121,11 @@ type Summary struct {
 	FirstError        string
 }
 
-// Run runs every model on every sheet.
+// Run runs every model on every sheet: every sheet, request and grader is
+// checked first, then all questions go through one runner pool per model
+// (or server), and each output file is written as soon as its sheet is
+// done. One journal holds the whole run, so a rerun of the same command
+// after a crash, a Ctrl-C or failed questions asks only what is missing.
 func Run(ctx context.Context, cfg Config) (Summary, error) {
 	var sum Summary
 	if cfg.Stderr == nil {
@@ -128,6 +134,15 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Runner.Progress == nil && cfg.Stderr == os.Stderr {
+		cfg.Runner.Progress = os.Stderr
+	}
+	if runner.IsTerminal(cfg.Runner.Progress) {
+		// The progress line is redrawn in place: a line said meanwhile
+		// clears it first.
+		cfg.clear = runner.ClearLine
+	}
+	cfg.Stderr = &syncWriter{w: cfg.Stderr}
 	models := cfg.Models
 	if len(models) == 0 {
 		if !cfg.DryRun {
@@ -139,7 +154,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return sum, fmt.Errorf("no model providers: Config.NewModel is not set")
 	}
 	if cfg.Model.HTTPClient == nil {
-		cfg.Model.HTTPClient = pooledClient(cfg.Runner.Concurrency)
+		cfg.Model.HTTPClient = pooledClient(cfg.Runner.Concurrency * len(models))
 	}
 	runID, err := newRunID(cfg.Rand, cfg.RunIDLen)
 	if err != nil {
@@ -162,16 +177,24 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	graders := regrade.NewGraders(cfg.Graders, grade.Options{JudgeOptions: cfg.Judge}, cfg.Grader)
 
+	// A dry run keeps no journal; a real one resumes the same command's.
+	var st resumeState
+	if !cfg.DryRun {
+		if st, err = loadResume(cfg); err != nil {
+			return sum, err
+		}
+		if st.exists {
+			runID = st.RunID
+			cfg.say("resuming run %q from %s", runID, st.journal)
+		}
+	}
+
 	// Every sheet, request and grader is checked before any model is
 	// asked: bad input stops the run before anything is spent.
-	type planned struct {
-		job *Job
-		st  resumeState
-	}
-	var plan []planned
-	needsSandbox := func(plan []planned) bool {
-		for _, p := range plan {
-			for _, r := range p.job.Requests {
+	var plan []*Job
+	needsSandbox := func(plan []*Job) bool {
+		for _, job := range plan {
+			for _, r := range job.Requests {
 				if r.Solve != nil {
 					return true
 				}
@@ -185,27 +208,16 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			return sum, err
 		}
 		for _, w := range doc.Warnings {
-			fmt.Fprintf(cfg.Stderr, "warning: %s\n", w)
+			cfg.say("warning: %s", w)
 			sum.Warnings++
 		}
 		info, items := doc.Resolve()
 		for _, name := range models {
-			id := runID
-			st := resumeState{}
-			if !cfg.DryRun {
-				if st, err = loadResume(cfg, path, name); err != nil {
-					return sum, err
-				}
-				if st.RunID != "" || st.exists {
-					id = st.RunID
-					fmt.Fprintf(cfg.Stderr, "resuming %s on %s (run id %q) from %s\n", name, path, id, st.journal)
-				}
-			}
 			minfo := model.Describe(name) // a dry run makes no model: the name tells
 			if m := made[name]; m != nil {
 				minfo = m.Info()
 			}
-			job, err := prepare(cfg, path, info, items, name, minfo, id)
+			job, err := prepare(cfg, path, info, items, name, minfo, runID)
 			if err != nil {
 				return sum, err
 			}
@@ -213,15 +225,32 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			if err := checkOutput(job.OutPath, outfile.Options{Force: cfg.Force}); err != nil {
 				return sum, err
 			}
+			if err := checkEarlier(job.OutPath, cfg.Force, st.exists); err != nil {
+				return sum, err
+			}
 			if !cfg.DryRun {
 				if err := checkGraders(job, graders); err != nil {
 					return sum, err
 				}
 			}
-			plan = append(plan, planned{job, st})
+			plan = append(plan, job)
 		}
 	}
-	if !cfg.DryRun && needsSandbox(plan) {
+	if cfg.DryRun {
+		for _, job := range plan {
+			if err := WriteOutput(job.OutPath, job.Output, outfile.Options{Force: cfg.Force}); err != nil {
+				return sum, err
+			}
+			if cfg.LogDir != "" {
+				if _, err := inspect.WriteLog(cfg.LogDir, job.Output, inspect.LogOptions{Force: cfg.Force, Settings: job.Output.Sheet.Settings}); err != nil {
+					return sum, fmt.Errorf("inspect log: %w", err)
+				}
+			}
+			sum.Outputs = append(sum.Outputs, job.OutPath)
+		}
+		return sum, nil
+	}
+	if needsSandbox(plan) {
 		// Checked before any model call: a missing bubblewrap or pandas
 		// is one error naming the Debian packages.
 		pool, err := sandbox.NewPool(ctx, cfg.Sandbox)
@@ -235,43 +264,41 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			made[name] = sm
 		}
 	}
-	for _, p := range plan {
-		job := p.job
-		if !cfg.DryRun {
-			c, err := ask(ctx, cfg, made[job.Model], job, p.st, graders)
-			if err != nil {
-				return sum, err
-			}
-			sum.GradeFailures += c.ungraded
-			sum.Failed += c.failed
-			sum.Questions += c.questions
-			if sum.FirstError == "" {
-				sum.FirstError = c.firstErr
-			}
-		}
-		if err := WriteOutput(job.OutPath, job.Output, outfile.Options{Force: cfg.Force}); err != nil {
-			return sum, err
-		}
-		if cfg.LogDir != "" {
-			if _, err := inspect.WriteLog(cfg.LogDir, job.Output, inspect.LogOptions{Force: cfg.Force, Settings: job.Output.Sheet.Settings}); err != nil {
-				return sum, fmt.Errorf("inspect log: %w", err)
-			}
-		}
-		if !cfg.DryRun {
-			p.st.remove()
-		}
-		sum.Outputs = append(sum.Outputs, job.OutPath)
+	if err := st.save(runID); err != nil {
+		return sum, err
+	}
+	if err := ask(ctx, cfg, made, plan, st, graders, &sum); err != nil {
+		return sum, err
 	}
 	var errs []error
 	if sum.Failed > 0 {
 		// The outputs are written and hold every error; the exit status
-		// and this line say the run did not fully succeed.
-		errs = append(errs, &FailedError{Failed: sum.Failed, Total: sum.Questions, First: sum.FirstError})
+		// and this line say the run did not fully succeed, and the
+		// journal kept lets a rerun ask only those.
+		errs = append(errs, &FailedError{Failed: sum.Failed, Total: sum.Questions, First: oneLine(sum.FirstError)})
 	}
 	if err := regrade.GradeErrors(sum.GradeFailures, "run"); err != nil {
 		errs = append(errs, err)
 	}
 	return sum, errors.Join(errs...)
+}
+
+// checkEarlier refuses to write over an output of an earlier run (the
+// same name: run -u 0, or a dry run over a real run's file), unless this
+// run resumes that one (its journal says so) or --force.
+func checkEarlier(path string, force, resuming bool) error {
+	if force || resuming {
+		return nil
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s exists, from an earlier run; not writing over it (-u N gives this run its own file name, --force overwrites it)", path)
+	}
+	return nil
+}
+
+// say writes one line to the console.
+func (cfg Config) say(format string, args ...any) {
+	fmt.Fprint(cfg.Stderr, cfg.clear+fmt.Sprintf(format, args...)+"\n")
 }
 
 // FailedError is a run that finished with questions that failed (their
@@ -282,7 +309,7 @@ type FailedError struct {
 }
 
 func (e *FailedError) Error() string {
-	return fmt.Sprintf("run: %d of %d questions failed (first: %s)", e.Failed, e.Total, e.First)
+	return fmt.Sprintf("run: %d of %d questions failed (first: %s); rerun the same command to ask only those", e.Failed, e.Total, e.First)
 }
 
 // Partial says the run finished with some questions failed.

@@ -147,12 +147,12 @@ func TestResumeAfterInterrupt(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "rerun the same command") {
 		t.Fatalf("interrupted run: err = %v", err)
 	}
-	journals, _ := filepath.Glob(filepath.Join(dir, ".output-many-counting.journal"))
-	if len(journals) != 1 {
-		t.Fatalf("no journal after the interrupt: %v", journals)
+	journal, statePath := ResumeFiles(cfg)
+	if _, err := os.Stat(journal); err != nil {
+		t.Fatalf("no journal after the interrupt: %v", err)
 	}
 	asked := m.total
-	state, err := os.ReadFile(filepath.Join(dir, ".output-many-counting.run"))
+	state, err := os.ReadFile(statePath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestResumeAfterInterrupt(t *testing.T) {
 			t.Errorf("%s not answered right after resume", q.Name)
 		}
 	}
-	if left, _ := filepath.Glob(filepath.Join(dir, ".output-*")); len(left) != 0 {
+	if left, _ := filepath.Glob(filepath.Join(dir, ".evalmd-run-*")); len(left) != 0 {
 		t.Errorf("journal left behind: %v", left)
 	}
 	if f.Sheet.RunID != st.RunID || !strings.HasSuffix(sum.Outputs[0], "-"+st.RunID+".json") {

@@ -21,7 +21,14 @@ type APIError struct {
 	// (OpenAI's 429 insufficient_quota: the account is out of credit), so
 	// a run stops rather than ask, and fail, every other question.
 	Fatal bool
+	// Cause is the transport failure behind a Status 0 error, if any, so
+	// errors.Is finds syscall.ECONNREFUSED (the runner stops a run whose
+	// server refuses every connection). Its text is not shown: Message is.
+	Cause error
 }
+
+// Unwrap returns the transport failure behind the error, if any.
+func (e *APIError) Unwrap() error { return e.Cause }
 
 func (e *APIError) Error() string {
 	if e.Status != 0 {

@@ -24,14 +24,13 @@ type collector struct {
 	stopWorkers func()
 }
 
-func newCollector(r *run, jobs int, emit func(Outcome)) *collector {
+func newCollector(r *run, jobs []Job, emit func(Outcome)) *collector {
 	opt := r.opt
 	return &collector{
 		opt:  opt,
 		emit: emit,
-		st:   Stats{Jobs: jobs},
-		p: &progress{w: progressWriter(opt.Progress), start: opt.Now(), total: jobs,
-			hasCost: opt.Cost != nil},
+		st:   Stats{Jobs: len(jobs)},
+		p:    newProgress(opt.Progress, opt.Now(), jobs, opt.Cost),
 	}
 }
 
@@ -52,7 +51,9 @@ func (c *collector) resume(jobs []Job, recs map[string]journalRecord) (pending [
 			stale = append(stale, j.Key)
 			pending = append(pending, j)
 		default:
-			c.settle(rec.outcome())
+			o := rec.outcome()
+			o.Model = j.Model.Name()
+			c.settle(o)
 		}
 	}
 	if old > 0 {
@@ -78,7 +79,7 @@ func someOf(items []string, n int) string {
 
 // settle counts an outcome and hands it to the caller.
 func (c *collector) settle(o Outcome) {
-	st, p := &c.st, c.p
+	st, p := &c.st, c.p.by[o.Model]
 	p.done++
 	switch {
 	case o.Err == nil:
@@ -100,10 +101,13 @@ func (c *collector) settle(o Outcome) {
 	}
 	st.InputTokens += o.Response.InputTokens
 	st.OutputTokens += o.Response.OutputTokens
-	p.inTok, p.outTok = st.InputTokens, st.OutputTokens
+	p.inTok += o.Response.InputTokens
+	p.outTok += o.Response.OutputTokens
 	if c.opt.Cost != nil && o.Err == nil {
-		st.Cost += c.opt.Cost(o.Response)
-		p.cost = st.Cost
+		if cost, known := c.opt.Cost(o.Model, o.Response); known {
+			st.Cost += cost
+			p.cost += cost
+		}
 	}
 	c.emit(o)
 }
@@ -125,7 +129,7 @@ func (c *collector) loop(done <-chan Outcome) {
 		t := time.NewTicker(progressEvery)
 		defer t.Stop()
 		tick = t.C
-		c.p.draw(c.opt.Now())
+		c.p.tick(c.opt.Now())
 	}
 	// syncC fires syncEvery after the first write not yet fsynced.
 	var syncC <-chan time.Time
@@ -137,7 +141,7 @@ func (c *collector) loop(done <-chan Outcome) {
 	for open := true; open; {
 		select {
 		case <-tick:
-			c.p.draw(c.opt.Now())
+			c.p.tick(c.opt.Now())
 			continue
 		case <-syncC:
 			syncC = nil

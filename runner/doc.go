@@ -8,9 +8,15 @@
 //
 // # Concurrency
 //
-// Run keeps Options.Concurrency requests in flight (a fixed pool of
-// workers) and hands each outcome to the caller's emit function as it
-// arrives, from Run's own goroutine, one at a time.
+// A Run may hold the jobs of several models (Job.Model). Each server gets
+// one pool of Options.Concurrency workers, shared by the models behind it
+// (one per model with Options.SeparateLimits; offline models each have
+// their own), all pools at once. A pool takes its jobs in the order given,
+// so a caller listing jobs sheet by sheet sees sheets finish in turn while
+// every slot stays busy across sheet boundaries. Run hands each outcome to
+// the caller's emit function as it arrives, from Run's own goroutine, one
+// at a time. A server that refuses Options.MaxRefusals connections in a
+// row (default 20) stops the run: it is down, or the base URL is wrong.
 //
 // # Retries
 //
@@ -20,7 +26,7 @@
 // an unclassified transport error (timeout, reset, cut reply) reached the
 // runner. The wait is exponential backoff with full jitter; a Retry-After
 // is a floor for the wait, and it also holds back every other worker's next
-// attempt, since the limit is the account's. The last error, once
+// attempt to the same server, since the limit is the account's. The last error, once
 // Options.MaxAttempts calls are spent, is the job's Outcome.Err, a
 // *JobError naming the model, the question and the attempts. Cancelling
 // the run's context stops at once and emits nothing for the cancelled jobs.
@@ -66,7 +72,9 @@
 //
 // # Progress
 //
-// Options.Progress gets a line redrawn in place (done/total, rate, ETA,
-// tokens, cost, failures), on an *os.File only when it is a terminal.
+// Options.Progress gets a line per run, a part per model (done/total,
+// rate, ETA, tokens, cost or "cost unknown", failures): redrawn in place on
+// a terminal, written as a plain line every few seconds on any other
+// *os.File (a log, a pipe).
 // Run returns the run's Stats for the caller to print or record.
 package runner

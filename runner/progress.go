@@ -8,66 +8,137 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/evalmd/evalmd/model"
 )
 
-// progressEvery is how often the progress line is redrawn: often enough to
-// look alive, rarely enough to cost nothing next to the requests.
-const progressEvery = 250 * time.Millisecond
+// progressEvery is how often the progress line is redrawn on a terminal:
+// often enough to look alive, rarely enough to cost nothing next to the
+// requests. plainEvery is how often a plain line is written elsewhere (a
+// log file, a pipe): a few seconds apart, so a log stays readable.
+const (
+	progressEvery = 250 * time.Millisecond
+	plainEvery    = 5 * time.Second
+)
 
-// progressWriter decides where the progress line goes: an *os.File only
-// when it is a terminal (a line redrawn with \r makes a mess of a log
-// file or a pipe), any other writer as it is (tests, a caller's own
-// display).
-func progressWriter(w io.Writer) io.Writer {
-	if f, ok := w.(*os.File); ok {
-		if f == nil || !term.IsTerminal(int(f.Fd())) {
-			return nil
-		}
+// progressWriter decides how the progress goes to w: an *os.File that is a
+// terminal gets a line redrawn in place (tty), any other *os.File a plain
+// line every plainEvery (a line redrawn with \r makes a mess of a log file
+// or a pipe), any other writer (tests, a caller's own display) the
+// redrawn line.
+func progressWriter(w io.Writer) (out io.Writer, tty bool) {
+	if w == nil {
+		return nil, false
 	}
-	return w
+	if f, ok := w.(*os.File); ok {
+		if f == nil {
+			return nil, false
+		}
+		return w, term.IsTerminal(int(f.Fd()))
+	}
+	return w, true
 }
+
+// IsTerminal reports whether w is a terminal, where the progress line is
+// redrawn in place: a caller printing other lines meanwhile starts them
+// with ClearLine.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && f != nil && term.IsTerminal(int(f.Fd()))
+}
+
+// ClearLine, written first, clears a progress line drawn in place (\r
+// returns to the line's start, ESC[K clears to its end).
+const ClearLine = "\r\x1b[K"
 
 // progress keeps the counts behind the progress line. It is used by the
 // collector goroutine only.
 type progress struct {
-	w     io.Writer
-	start time.Time
-	total int
+	w      io.Writer
+	tty    bool
+	start  time.Time
+	models []*modelProgress // in the order of their first job
+	by     map[string]*modelProgress
 
-	done     int // settled jobs, including journaled and cached ones
-	live     int // settled by a model call in this run (the rate's basis)
-	failed   int
-	inTok    int
-	outTok   int
-	cost     float64
-	hasCost  bool
-	drawn    bool
+	drawn    bool // a line was written
 	lastLine string
+	lastDraw time.Time
 }
 
-// line renders the progress line at time now.
+// modelProgress is one model's share of the line.
+type modelProgress struct {
+	name   string
+	total  int
+	done   int // settled jobs, including journaled and cached ones
+	live   int // settled by a model call in this run (the rate's basis)
+	failed int
+	inTok  int
+	outTok int
+	cost   float64
+	// priced says whether cost is shown: "" for no cost at all (no
+	// Options.Cost), "yes", or "unknown" for a model without a price.
+	priced string
+}
+
+func newProgress(w io.Writer, start time.Time, jobs []Job, cost func(string, model.Response) (float64, bool)) *progress {
+	p := &progress{start: start, by: map[string]*modelProgress{}}
+	p.w, p.tty = progressWriter(w)
+	for _, j := range jobs {
+		name := j.Model.Name()
+		mp := p.by[name]
+		if mp == nil {
+			mp = &modelProgress{name: name}
+			if cost != nil {
+				mp.priced = "unknown"
+				if _, known := cost(name, model.Response{}); known {
+					mp.priced = "yes"
+				}
+			}
+			p.by[name] = mp
+			p.models = append(p.models, mp)
+		}
+		mp.total++
+	}
+	return p
+}
+
+// line renders the progress line at time now: one part per model, named
+// when there are several.
 func (p *progress) line(now time.Time) string {
+	parts := make([]string, len(p.models))
+	for i, mp := range p.models {
+		parts[i] = mp.line(now.Sub(p.start))
+		if len(p.models) > 1 {
+			parts[i] = mp.name + " " + parts[i]
+		}
+	}
+	return strings.Join(parts, " | ")
+}
+
+func (mp *modelProgress) line(elapsed time.Duration) string {
 	var b strings.Builder
 	pct := 100.0
-	if p.total > 0 {
-		pct = 100 * float64(p.done) / float64(p.total)
+	if mp.total > 0 {
+		pct = 100 * float64(mp.done) / float64(mp.total)
 	}
-	fmt.Fprintf(&b, "%d/%d %3.0f%%", p.done, p.total, pct)
-	el := now.Sub(p.start).Seconds()
-	if el > 0 && p.live > 0 {
-		rate := float64(p.live) / el
+	fmt.Fprintf(&b, "%d/%d %3.0f%%", mp.done, mp.total, pct)
+	if el := elapsed.Seconds(); el > 0 && mp.live > 0 {
+		rate := float64(mp.live) / el
 		fmt.Fprintf(&b, "  %.1f q/s", rate)
-		if left := p.total - p.done; left > 0 {
+		if left := mp.total - mp.done; left > 0 {
 			eta := time.Duration(float64(left) / rate * float64(time.Second))
 			fmt.Fprintf(&b, "  ETA %s", eta.Round(time.Second))
 		}
 	}
-	fmt.Fprintf(&b, "  tokens %s in %s out", human(p.inTok), human(p.outTok))
-	if p.hasCost {
-		fmt.Fprintf(&b, "  $%.4f", p.cost)
+	fmt.Fprintf(&b, "  tokens %s in %s out", human(mp.inTok), human(mp.outTok))
+	switch mp.priced {
+	case "yes":
+		fmt.Fprintf(&b, "  $%.4f", mp.cost)
+	case "unknown":
+		b.WriteString("  cost unknown")
 	}
-	if p.failed > 0 {
-		fmt.Fprintf(&b, "  %d failed", p.failed)
+	if mp.failed > 0 {
+		fmt.Fprintf(&b, "  %d failed", mp.failed)
 	}
 	return b.String()
 }
@@ -84,28 +155,46 @@ func human(n int) string {
 	}
 }
 
-// draw redraws the line in place; it skips an unchanged line.
-func (p *progress) draw(now time.Time) {
-	if p.w == nil {
-		return
+// tick is called every progressEvery: on a terminal the line is redrawn
+// in place, elsewhere a plain line is written every plainEvery.
+func (p *progress) tick(now time.Time) {
+	switch {
+	case p.w == nil:
+	case p.tty:
+		p.draw(now)
+	case now.Sub(p.start) >= plainEvery && now.Sub(p.lastDraw) >= plainEvery:
+		p.plain(now)
 	}
-	l := p.line(now)
-	if l == p.lastLine {
-		return
-	}
-	p.lastLine = l
-	p.drawn = true
-	// \r returns to the line's start, ESC[K clears what a longer earlier
-	// line left behind.
-	fmt.Fprintf(p.w, "\r%s\x1b[K", l)
 }
 
-// finish draws the final state and ends the line.
-func (p *progress) finish(now time.Time) {
-	if p.w == nil {
-		return
+// draw redraws the line in place. It redraws an unchanged line too, since
+// a caller may have cleared it to print a line of its own.
+func (p *progress) draw(now time.Time) {
+	p.lastLine = p.line(now)
+	p.drawn = true
+	fmt.Fprintf(p.w, "%s%s", ClearLine, p.lastLine)
+}
+
+// plain writes the line as a line of its own, unless nothing changed.
+func (p *progress) plain(now time.Time) {
+	p.lastDraw = now
+	if l := p.line(now); l != p.lastLine {
+		p.lastLine = l
+		p.drawn = true
+		fmt.Fprintln(p.w, "progress: "+l)
 	}
-	p.lastLine = ""
-	p.draw(now)
-	fmt.Fprintln(p.w)
+}
+
+// finish draws the final state and ends the line. A plain log gets a
+// final line only when it had progress lines before (a short run says
+// nothing there).
+func (p *progress) finish(now time.Time) {
+	switch {
+	case p.w == nil:
+	case p.tty:
+		p.draw(now)
+		fmt.Fprintln(p.w)
+	case p.drawn:
+		p.plain(now)
+	}
 }

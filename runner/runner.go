@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -23,11 +25,19 @@ type Job struct {
 	// and non-empty; the journal matches answers to jobs by Key.
 	Key     string
 	Request model.Request
+	// Model is the model to ask; nil means the model given to Run. Jobs
+	// of several models run in one pool (see Options.SeparateLimits).
+	Model model.Model
+	// Timeout, when not 0, replaces Options.Timeout for this job
+	// (negative: none), e.g. for an agent question whose one job is many
+	// calls.
+	Timeout time.Duration
 }
 
 // Outcome is how a job ended.
 type Outcome struct {
 	Key      string
+	Model    string         // the name of the model asked
 	Response model.Response // the answer; zero when Err is not nil
 	// Err is nil for an answer, model.ErrNoAnswer when the model had none
 	// (a replay file without the question), or the last error once the
@@ -45,7 +55,17 @@ type Outcome struct {
 
 // Options tune Run. The zero value works: defaults are noted per field.
 type Options struct {
-	Concurrency int           // requests in flight; default 10
+	// Concurrency is the requests in flight per server: models behind
+	// one base URL share it, unless SeparateLimits; offline models each
+	// have their own. Default 10.
+	Concurrency int
+	// SeparateLimits gives every model its own Concurrency, even when
+	// several share a server.
+	SeparateLimits bool
+	// MaxRefusals stops the run once a server refused this many
+	// connections in a row (it is down, or the base URL is wrong);
+	// default 20, negative for never.
+	MaxRefusals int
 	MaxAttempts int           // calls per job including the first; default 6
 	BaseBackoff time.Duration // first retry waits up to this; default 1s
 	MaxBackoff  time.Duration // cap on the jittered wait; default 60s (a Retry-After may exceed it)
@@ -73,9 +93,10 @@ type Options struct {
 	// written only when it is a terminal; other writers always are.
 	// nil is quiet.
 	Progress io.Writer
-	// Cost prices a response for the progress line and Stats (nil: no
-	// cost shown).
-	Cost func(model.Response) float64
+	// Cost prices a response of the named model for the progress line
+	// and Stats; known is false when the model has no price (the
+	// progress line then says "cost unknown"). nil: no cost shown.
+	Cost func(modelName string, r model.Response) (cost float64, known bool)
 	// Warn receives warnings that do not stop the run (stale journal
 	// entries, unreadable cache entries); nil discards them. It is called
 	// from several goroutines at once.
@@ -137,36 +158,46 @@ func (o Options) withDefaults() Options {
 	if o.Warn == nil {
 		o.Warn = func(string) {}
 	}
+	if o.MaxRefusals == 0 {
+		o.MaxRefusals = 20
+	}
 	return o
 }
 
-// Run sends every job to m and calls emit once per settled job, as
-// outcomes arrive: first the jobs answered in the journal (FromJournal),
-// then the others in the order they finish. emit is called from Run's own
-// goroutine, never concurrently, and after the outcome's journal record is
-// written (the package doc says when it is fsynced); a slow emit slows the
-// run.
+// Run sends every job to its model (Job.Model, else m) and calls emit once
+// per settled job, as outcomes arrive: first the jobs answered in the
+// journal (FromJournal), then the others in the order they finish. emit is
+// called from Run's own goroutine, never concurrently, and after the
+// outcome's journal record is written (the package doc says when it is
+// fsynced); a slow emit slows the run.
+//
+// The jobs of all models run at once, in one pool per server (see
+// Options.Concurrency): each server's queue is taken in the order the jobs
+// are given, so a caller that lists jobs sheet by sheet sees sheets
+// complete one after another while every slot stays busy.
 //
 // Every job is emitted exactly once unless the run stops early: when ctx
 // is cancelled Run stops promptly, emits what had already been answered,
 // does not emit the cancelled jobs (they are not failures: a resume asks
 // them), and returns ctx's error. Run's error is otherwise for the run as a
 // whole (bad jobs, an unreadable journal, a journal write failing, which
-// stops the run because answers could no longer be kept); a job's failure
-// is its Outcome.Err.
+// stops the run because answers could no longer be kept, a server refusing
+// Options.MaxRefusals connections in a row); a job's failure is its
+// Outcome.Err.
 func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(Outcome)) (Stats, error) {
 	opt = opt.withDefaults()
-	if m == nil {
-		return Stats{Jobs: len(jobs)}, errors.New("runner: no model")
-	}
 	if emit == nil {
 		emit = func(Outcome) {}
+	}
+	jobs, err := withModels(m, jobs)
+	if err != nil {
+		return Stats{Jobs: len(jobs)}, err
 	}
 	if err := checkKeys(jobs); err != nil {
 		return Stats{Jobs: len(jobs)}, err
 	}
-	r := newRun(m, opt)
-	c := newCollector(r, len(jobs), emit)
+	r := newRun(jobs, opt)
+	c := newCollector(r, jobs, emit)
 
 	pending := jobs
 	if opt.Journal != "" {
@@ -180,40 +211,57 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 		// again.
 		fps := make(map[string]string, len(jobs))
 		for _, j := range jobs {
-			fps[j.Key] = fingerprint(m.Name(), r.baseURL, j.Request)
+			fps[j.Key] = fingerprint(j.Model.Name(), r.lanes[j.Model.Name()].baseURL, j.Request)
 		}
 		c.journal, c.fps = jr, fps
 		pending = c.resume(jobs, recs)
 	}
 
-	// Workers take jobs from todo and send outcomes to done; this
-	// goroutine collects, journals and emits them. wctx also stops the
-	// workers when the journal fails.
+	// Each server's workers take jobs from its queue and send outcomes to
+	// done; this goroutine collects, journals and emits them. wctx also
+	// stops the workers when the journal fails or a server is down.
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
 	c.stopWorkers = stopWorkers
-	todo := make(chan Job)
-	done := make(chan Outcome, opt.Concurrency)
+	r.stopWorkers = stopWorkers
+	queues := make(map[*pool][]Job)
+	var order []*pool
+	for _, j := range pending {
+		p := r.lanes[j.Model.Name()].pool
+		if _, ok := queues[p]; !ok {
+			order = append(order, p)
+		}
+		queues[p] = append(queues[p], j)
+	}
+	slots := 0
+	for _, p := range order {
+		slots += min(p.limit, len(queues[p]))
+	}
+	done := make(chan Outcome, max(1, slots))
 	var wg sync.WaitGroup
-	for range min(opt.Concurrency, len(pending)) {
-		wg.Go(func() {
-			for j := range todo {
-				if o, ok := r.do(wctx, j); ok {
-					done <- o
+	for _, p := range order {
+		queue := queues[p]
+		todo := make(chan Job)
+		for range min(p.limit, len(queue)) {
+			wg.Go(func() {
+				for j := range todo {
+					if o, ok := r.do(wctx, j); ok {
+						done <- o
+					}
+				}
+			})
+		}
+		go func() {
+			defer close(todo)
+			for _, j := range queue {
+				select {
+				case todo <- j:
+				case <-wctx.Done():
+					return
 				}
 			}
-		})
+		}()
 	}
-	go func() {
-		defer close(todo)
-		for _, j := range pending {
-			select {
-			case todo <- j:
-			case <-wctx.Done():
-				return
-			}
-		}
-	}()
 	go func() {
 		wg.Wait()
 		close(done)
@@ -224,6 +272,9 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 	st.Calls = int(r.calls.Load())
 	st.Wall = opt.Now().Sub(c.p.start)
 	st.Unfinished = st.Jobs - st.Answered - st.NoAnswer - st.Failed
+	if c.fatal == nil {
+		c.fatal = r.halted()
+	}
 	switch {
 	case c.fatal != nil:
 		return st, fmt.Errorf("runner: stopped with %d jobs unfinished: %w", st.Unfinished, c.fatal)
@@ -233,6 +284,24 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 		return st, fmt.Errorf("runner: %d jobs unfinished", st.Unfinished)
 	}
 	return st, nil
+}
+
+// withModels gives every job its model: its own, else m.
+func withModels(m model.Model, jobs []Job) ([]Job, error) {
+	out := jobs
+	for i, j := range jobs {
+		if j.Model != nil {
+			continue
+		}
+		if m == nil {
+			return jobs, fmt.Errorf("runner: job %q has no model", j.Key)
+		}
+		if &out[0] == &jobs[0] {
+			out = slices.Clone(jobs) // the caller's slice stays as it was
+		}
+		out[i].Model = m
+	}
+	return out, nil
 }
 
 // checkKeys rejects jobs without a key or with a key given twice: the
@@ -251,40 +320,94 @@ func checkKeys(jobs []Job) error {
 	return nil
 }
 
-func newRun(m model.Model, opt Options) *run {
-	info := m.Info()
-	r := &run{m: m, opt: opt, baseURL: info.BaseURL, inflight: make(map[string]*sync.Mutex)}
-	if info.Offline {
-		// Built-ins answer from the question, not the prompt; a cache
-		// keyed on the prompt would mix their answers up.
-		r.opt.Cache = nil
-	}
-	// Token buckets refilled at the per-minute rate. A bucket of burst B
-	// lets B + limit through in any one minute, so B is kept to a sixth of
-	// the limit (10 s worth): at most about 17% over a provider's window,
-	// which the retries absorb, while a run still starts at full speed.
-	if opt.RPM > 0 {
-		r.rpm = rate.NewLimiter(rate.Limit(float64(opt.RPM)/60), max(1, min(opt.Concurrency, opt.RPM/6)))
-	}
-	if opt.TPM > 0 {
-		// A request estimated above the burst is clamped to it, or it
-		// could never be sent.
-		r.tpm = rate.NewLimiter(rate.Limit(float64(opt.TPM)/60), max(1, opt.TPM/6))
+// newRun sets up a lane per model and a pool per server.
+func newRun(jobs []Job, opt Options) *run {
+	r := &run{opt: opt, lanes: map[string]*lane{}, inflight: make(map[string]*sync.Mutex)}
+	pools := map[string]*pool{}
+	for _, j := range jobs {
+		name := j.Model.Name()
+		if r.lanes[name] != nil {
+			continue
+		}
+		info := j.Model.Info()
+		l := &lane{m: j.Model, baseURL: info.BaseURL, cache: opt.Cache}
+		if info.Offline {
+			// Built-ins answer from the question, not the prompt; a cache
+			// keyed on the prompt would mix their answers up.
+			l.cache = nil
+		}
+		// Models behind one server share its limit; an offline model
+		// has no server.
+		share := "model " + name
+		if !opt.SeparateLimits && !info.Offline && info.BaseURL != "" {
+			share = "server " + info.BaseURL
+		}
+		if pools[share] == nil {
+			pools[share] = &pool{limit: opt.Concurrency, server: info.BaseURL}
+		}
+		l.pool = pools[share]
+		// Token buckets refilled at the per-minute rate. A bucket of
+		// burst B lets B + limit through in any one minute, so B is kept
+		// to a sixth of the limit (10 s worth): at most about 17% over a
+		// provider's window, which the retries absorb, while a run still
+		// starts at full speed.
+		if opt.RPM > 0 {
+			l.rpm = rate.NewLimiter(rate.Limit(float64(opt.RPM)/60), max(1, min(opt.Concurrency, opt.RPM/6)))
+		}
+		if opt.TPM > 0 {
+			// A request estimated above the burst is clamped to it, or it
+			// could never be sent.
+			l.tpm = rate.NewLimiter(rate.Limit(float64(opt.TPM)/60), max(1, opt.TPM/6))
+		}
+		r.lanes[name] = l
 	}
 	return r
 }
 
 // run is the state the workers of one Run share.
 type run struct {
-	m        model.Model
-	opt      Options
-	baseURL  string
-	rpm, tpm *rate.Limiter
-	gate     pauseGate
-	calls    atomic.Int64 // model calls made, cancelled ones included
+	opt   Options
+	lanes map[string]*lane // by model name
+	calls atomic.Int64     // model calls made, cancelled ones included
 
-	mu       sync.Mutex
-	inflight map[string]*sync.Mutex // per cache key, so one request is paid for once
+	mu          sync.Mutex
+	inflight    map[string]*sync.Mutex // per cache key, so one request is paid for once
+	halt        error                  // why the run was stopped (a server down)
+	stopWorkers func()
+}
+
+// lane is one model's share of a run: its rate limits and its pool.
+type lane struct {
+	m        model.Model
+	baseURL  string
+	cache    *Cache
+	rpm, tpm *rate.Limiter
+	pool     *pool
+}
+
+// pool is the request limit of one server, shared by the models behind it.
+type pool struct {
+	limit    int
+	server   string
+	gate     pauseGate    // a Retry-After holds back every request to the server
+	refusals atomic.Int64 // connection refusals in a row
+}
+
+// stop ends the run for a reason that is the run's, not a job's.
+func (r *run) stop(err error) {
+	r.mu.Lock()
+	if r.halt == nil {
+		r.halt = err
+	}
+	r.mu.Unlock()
+	r.stopWorkers()
+}
+
+// halted is the reason the run was stopped, if it was.
+func (r *run) halted() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.halt
 }
 
 // keyLock returns the lock serialising jobs with the same cache key.
@@ -306,17 +429,18 @@ func (r *run) do(ctx context.Context, j Job) (o Outcome, ok bool) {
 	if ctx.Err() != nil {
 		return Outcome{}, false
 	}
-	c := r.opt.Cache
+	l := r.lanes[j.Model.Name()]
+	c := l.cache
 	if c == nil {
-		return r.call(ctx, j)
+		return r.call(ctx, l, j)
 	}
-	key := RequestKey(r.m.Name(), r.baseURL, j.Request)
+	key := RequestKey(l.m.Name(), l.baseURL, j.Request)
 	// Two jobs with one request (a question repeated across sheets) wait
 	// for each other: the second finds the first's answer in the cache
 	// instead of paying for it again.
-	l := r.keyLock(key)
-	l.Lock()
-	defer l.Unlock()
+	kl := r.keyLock(key)
+	kl.Lock()
+	defer kl.Unlock()
 	if ctx.Err() != nil {
 		return Outcome{}, false
 	}
@@ -325,11 +449,11 @@ func (r *run) do(ctx context.Context, j Job) (o Outcome, ok bool) {
 		r.opt.Warn(fmt.Sprintf("%s: %v; asking the model", j.Key, err))
 	}
 	if hit {
-		return Outcome{Key: j.Key, Response: resp, Cached: true}, true
+		return Outcome{Key: j.Key, Model: l.m.Name(), Response: resp, Cached: true}, true
 	}
-	o, ok = r.call(ctx, j)
+	o, ok = r.call(ctx, l, j)
 	if ok && o.Err == nil {
-		if err := c.Put(key, r.m.Name(), o.Response, r.opt.Now()); err != nil {
+		if err := c.Put(key, l.m.Name(), o.Response, r.opt.Now()); err != nil {
 			r.opt.Warn(fmt.Sprintf("%s: %v", j.Key, err))
 		}
 	}
@@ -337,31 +461,36 @@ func (r *run) do(ctx context.Context, j Job) (o Outcome, ok bool) {
 }
 
 // call asks the model, retrying within the budget.
-func (r *run) call(ctx context.Context, j Job) (Outcome, bool) {
-	o := Outcome{Key: j.Key}
+func (r *run) call(ctx context.Context, l *lane, j Job) (Outcome, bool) {
+	o := Outcome{Key: j.Key, Model: l.m.Name()}
 	tokens := estimateTokens(j.Request)
+	timeout := r.opt.Timeout
+	if j.Timeout != 0 {
+		timeout = j.Timeout
+	}
 	for {
-		if err := r.wait(ctx, tokens); err != nil {
+		if err := r.wait(ctx, l, tokens); err != nil {
 			return Outcome{}, false
 		}
 		o.Attempts++
 		r.calls.Add(1)
 		actx, cancel := ctx, context.CancelFunc(func() {})
-		if r.opt.Timeout > 0 {
-			actx, cancel = context.WithTimeout(ctx, r.opt.Timeout)
+		if timeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, timeout)
 		}
 		t0 := r.opt.Now()
-		resp, err := r.m.Complete(actx, j.Request)
+		resp, err := l.m.Complete(actx, j.Request)
 		o.Elapsed = r.opt.Now().Sub(t0)
 		if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) && !isAPIError(err) {
 			// The attempt's own time limit ran out: say so, rather than
 			// "context deadline exceeded". Time queued in the server
 			// counts, so a server with fewer slots than -c times out.
-			err = &model.APIError{Provider: r.m.Info().Provider, Retryable: true,
-				Message: fmt.Sprintf("request timed out after %s (--timeout; time queued in the server counts)", r.opt.Timeout)}
+			err = &model.APIError{Provider: l.m.Info().Provider, Retryable: true,
+				Message: fmt.Sprintf("request timed out after %s (--timeout; time queued in the server counts)", timeout)}
 		}
 		again, after := retryable(err, ctx, actx)
 		cancel()
+		r.countRefusal(l, err, ctx)
 		if err == nil {
 			// An answer that arrived as the run was being cancelled is
 			// kept: it is paid for.
@@ -376,11 +505,11 @@ func (r *run) call(ctx context.Context, j Job) (Outcome, bool) {
 			return Outcome{}, false
 		}
 		if !again || o.Attempts >= r.opt.MaxAttempts {
-			o.Err = &JobError{Model: r.m.Name(), Key: j.Key, Question: j.Request.Question.Name, Attempts: o.Attempts, Err: err}
+			o.Err = &JobError{Model: l.m.Name(), Key: j.Key, Question: j.Request.Question.Name, Attempts: o.Attempts, Err: err}
 			return o, true
 		}
 		if after > 0 {
-			r.gate.extend(r.opt.Now().Add(after))
+			l.pool.gate.extend(r.opt.Now().Add(after))
 		}
 		wait := backoff(o.Attempts, r.opt.BaseBackoff, r.opt.MaxBackoff, after, defaultRand)
 		if r.opt.OnRetry != nil {
@@ -392,18 +521,38 @@ func (r *run) call(ctx context.Context, j Job) (Outcome, bool) {
 	}
 }
 
+// countRefusal keeps the count of connections the lane's server refused in
+// a row, and stops the run when it reaches Options.MaxRefusals: retrying
+// against a server that is not there only delays saying so.
+func (r *run) countRefusal(l *lane, err error, ctx context.Context) {
+	if ctx.Err() != nil || r.opt.MaxRefusals < 0 {
+		return
+	}
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		l.pool.refusals.Store(0)
+		return
+	}
+	if n := l.pool.refusals.Add(1); n == int64(r.opt.MaxRefusals) {
+		server := l.pool.server
+		if server == "" {
+			server = l.m.Name()
+		}
+		r.stop(fmt.Errorf("%s refused %d connections in a row: is the server running, and is the base URL right?", server, n))
+	}
+}
+
 // wait holds an attempt back for a server's Retry-After and the rate limits.
-func (r *run) wait(ctx context.Context, tokens int) error {
-	if err := r.gate.wait(ctx, r.opt.Now, r.opt.Sleep); err != nil {
+func (r *run) wait(ctx context.Context, l *lane, tokens int) error {
+	if err := l.pool.gate.wait(ctx, r.opt.Now, r.opt.Sleep); err != nil {
 		return err
 	}
-	if r.rpm != nil {
-		if err := r.rpm.Wait(ctx); err != nil {
+	if l.rpm != nil {
+		if err := l.rpm.Wait(ctx); err != nil {
 			return err
 		}
 	}
-	if r.tpm != nil {
-		if err := r.tpm.WaitN(ctx, min(tokens, r.tpm.Burst())); err != nil {
+	if l.tpm != nil {
+		if err := l.tpm.WaitN(ctx, min(tokens, l.tpm.Burst())); err != nil {
 			return err
 		}
 	}

@@ -382,7 +382,7 @@ func TestJournalLockedByAnotherRun(t *testing.T) {
 
 func TestProgress(t *testing.T) {
 	var buf bytes.Buffer
-	cost := func(r model.Response) float64 { return 0.5 }
+	cost := func(string, model.Response) (float64, bool) { return 0.5, true }
 	_, _, err := collect(t, context.Background(), newFuncModel(echo), makeJobs(10), Options{Progress: &buf, Cost: cost})
 	if err != nil {
 		t.Fatal(err)
@@ -393,7 +393,8 @@ func TestProgress(t *testing.T) {
 			t.Errorf("progress %q lacks %q", out, want)
 		}
 	}
-	// A file that is not a terminal stays quiet.
+	// A file that is not a terminal gets a plain line every few seconds:
+	// none for a run this short.
 	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
 	if err != nil {
 		t.Fatal(err)
@@ -409,11 +410,23 @@ func TestProgress(t *testing.T) {
 
 func TestProgressLine(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	p := &progress{start: t0, total: 100, done: 40, live: 20, inTok: 12345, outTok: 999, failed: 2, hasCost: true, cost: 1.5}
-	got := p.line(t0.Add(10 * time.Second))
-	want := "40/100  40%  2.0 q/s  ETA 30s  tokens 12.3k in 999 out  $1.5000  2 failed"
-	if got != want {
-		t.Errorf("line = %q\nwant   %q", got, want)
+	a := &modelProgress{name: "a", total: 100, done: 40, live: 20, inTok: 12345, outTok: 999, failed: 2, priced: "yes", cost: 1.5}
+	b := &modelProgress{name: "b", total: 10, done: 10, live: 10, priced: "unknown"}
+	c := &modelProgress{name: "c", total: 10}
+	for _, tc := range []struct {
+		models []*modelProgress
+		want   string
+	}{
+		{[]*modelProgress{a}, "40/100  40%  2.0 q/s  ETA 30s  tokens 12.3k in 999 out  $1.5000  2 failed"},
+		// Several models: each named; a model without a price says so
+		// (never $0.0000); a model with no cost function shows none.
+		{[]*modelProgress{a, b, c}, "a 40/100  40%  2.0 q/s  ETA 30s  tokens 12.3k in 999 out  $1.5000  2 failed" +
+			" | b 10/10 100%  1.0 q/s  tokens 0 in 0 out  cost unknown | c 0/10   0%  tokens 0 in 0 out"},
+	} {
+		p := &progress{start: t0, models: tc.models}
+		if got := p.line(t0.Add(10 * time.Second)); got != tc.want {
+			t.Errorf("line = %q\nwant   %q", got, tc.want)
+		}
 	}
 }
 
@@ -440,7 +453,8 @@ func TestLimiters(t *testing.T) {
 		{Options{Concurrency: 32, RPM: 60, TPM: 3}, 1, 0.05, 10, 1},
 		{Options{Concurrency: 4, RPM: 1}, 1.0 / 60, 0, 1, 0},
 	} {
-		r := newRun(newFuncModel(echo), tc.opt.withDefaults())
+		m := newFuncModel(echo)
+		r := newRun([]Job{{Key: "k", Model: m}}, tc.opt.withDefaults()).lanes[m.Name()]
 		if r.rpm.Limit() != rate.Limit(tc.rpmRate) || r.rpm.Burst() != tc.rpmBurst {
 			t.Errorf("%+v: rpm limiter %v/s burst %d", tc.opt, r.rpm.Limit(), r.rpm.Burst())
 		}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evalmd/evalmd/harness"
 )
 
 // A crafted resume state cannot send the output outside -o: its run id is
@@ -16,9 +18,9 @@ func TestCraftedRunIDRefused(t *testing.T) {
 	root := t.TempDir()
 	out := filepath.Join(root, "a", "b", "out")
 	os.MkdirAll(out, 0o755)
-	state := filepath.Join(out, ".output-solar-choice-mock.run")
-	os.WriteFile(state, []byte(`{"run_id": "x/../../../trav"}`), 0o644)
 	sheet, _ := filepath.Abs(filepath.Join("..", "..", "sheets", "input-solar-choice.md"))
+	_, state := harness.ResumeFiles(harness.Config{Sheets: []string{sheet}, Models: []string{"mock"}, OutDir: out})
+	os.WriteFile(state, []byte(`{"run_id": "x/../../../trav"}`), 0o644)
 	var stderr bytes.Buffer
 	err := run(context.Background(), &stderr, &stderr, []string{"-f", sheet, "-m", "mock", "-o", out})
 	if err == nil || !strings.Contains(err.Error(), state) || !strings.Contains(err.Error(), "run id") {

@@ -51,7 +51,8 @@ func command() *cli.Command {
 		verbose   = fs.Bool("v", false, "print each output file written")
 		force     = fs.Bool("force", false, "write over files evalmd did not write, or changed since it wrote them")
 		outside   = fs.Bool("allow-outside-files", false, "send files a sheet names outside its folder and its data_root")
-		conc      = fs.Int("c", 10, "requests in flight per model (at least 1)")
+		conc      = fs.Int("c", 10, "requests in flight per server, across all sheets (at least 1)")
+		perModel  = fs.Bool("c-per-model", false, "give each model its own -c, even when models share a server")
 		baseURL   = fs.String("base-url", "", "base URL of an OpenAI-compatible server")
 		complAPI  = fs.Bool("completion-api", false, "send raw text prompts to /v1/completions (llama.cpp, vLLM) instead of chat, as DataBench's baseline ran")
 		keyEnv    = fs.String("api-key-env", "", "environment variable holding the API key (default: the provider's, e.g. OPENAI_API_KEY, NAME_API_KEY for openai-api/NAME/)")
@@ -109,7 +110,7 @@ func command() *cli.Command {
 				Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: os.Getenv, Timeout: *timeout, CompletionAPI: *complAPI,
 					MockReply: *mockReply, Seed: *seed},
 				NewModel: providers.Registry().New,
-				Runner: runner.Options{Concurrency: *conc, MaxAttempts: *retries + 1, Timeout: *timeout,
+				Runner: runner.Options{Concurrency: *conc, SeparateLimits: *perModel, MaxAttempts: *retries + 1, Timeout: *timeout,
 					RPM: *rpm, TPM: *tpm},
 				Grader: grading.Grader, LogDir: *logDir, ContextLimit: *ctxLimit, Encoding: *encoding, Graders: set.Graders,
 			}

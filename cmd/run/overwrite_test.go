@@ -6,7 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/result"
 )
 
 // run does not write its output over a file evalmd did not write (a LIME
@@ -57,5 +61,77 @@ func TestDryRunMarked(t *testing.T) {
 		if got := strings.Contains(string(b), `"dry_run": true`); got != dry {
 			t.Errorf("dry run %v: marked %v", dry, got)
 		}
+	}
+}
+
+// run -u 0 names its output without a run id, so a second run (or a dry
+// run, which would null every answer) would write over the first: it is
+// refused, naming the file, and the file is kept. A rerun of a run that
+// is not finished (its journal says so) resumes it into the same file.
+func TestRunIDZeroKeepsEarlierOutput(t *testing.T) {
+	out := t.TempDir()
+	sheet, _ := filepath.Abs(filepath.Join("..", "..", "sheets", "input-solar-choice.md"))
+	p := filepath.Join(out, "output-solar-choice-mock.json")
+	args := []string{"-f", sheet, "-m", "mock", "-o", out, "-u", "0"}
+	var stderr bytes.Buffer
+	if err := run(context.Background(), &stderr, &stderr, args); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	before, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range [][]string{nil, {"-y"}} {
+		err := run(context.Background(), &stderr, &stderr, append(args, extra...))
+		if err == nil || !strings.Contains(err.Error(), p+" exists, from an earlier run") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: err %v", extra, err)
+		}
+		if after, _ := os.ReadFile(p); !bytes.Equal(after, before) {
+			t.Errorf("%v: the earlier output was changed", extra)
+		}
+	}
+	if err := run(context.Background(), &stderr, &stderr, append(args, "--force")); err != nil {
+		t.Errorf("--force: %v", err)
+	}
+}
+
+func TestRunIDZeroResumes(t *testing.T) {
+	var mu sync.Mutex
+	failing := true
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 50,
+		Reply: func(c fakeserver.Call) fakeserver.Reply {
+			mu.Lock()
+			defer mu.Unlock()
+			if failing {
+				return fakeserver.Reply{Status: 400, Message: "not today"}
+			}
+			return fakeserver.Reply{Text: "B"}
+		}})
+	out := t.TempDir()
+	sheet, _ := filepath.Abs(filepath.Join("..", "..", "sheets", "input-solar-choice.md"))
+	args := []string{"-f", sheet, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", out, "-u", "0"}
+	var stderr bytes.Buffer
+	err := run(context.Background(), &stderr, &stderr, args)
+	if err == nil || !strings.Contains(err.Error(), "rerun the same command") {
+		t.Fatalf("first run: %v", err)
+	}
+	asked := srv.Count()
+	mu.Lock()
+	failing = false
+	mu.Unlock()
+	if err := run(context.Background(), &stderr, &stderr, args); err != nil {
+		t.Fatalf("the rerun of an unfinished run was refused: %v", err)
+	}
+	f, err := result.Read(filepath.Join(out, "output-solar-choice-openai-api_local_tiny.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range f.Questions {
+		if q.Error != nil || q.Completion == nil {
+			t.Errorf("%s: error %v after the resume", q.Name, q.Error)
+		}
+	}
+	if srv.Count() == asked {
+		t.Error("the rerun asked nothing")
 	}
 }

@@ -49,7 +49,7 @@ func Classify(provider, key string, err error, res *http.Response, parent, call 
 	}
 	if isTransport(err) {
 		return &model.APIError{Provider: provider, Retryable: true,
-			Message: truncate(scrub("transport error: "+err.Error(), key), 500)}
+			Message: truncate(scrub("transport error: "+err.Error(), key), 500), Cause: err}
 	}
 	// Anything else failed before a request left (a bad base URL, an
 	// unencodable body): retrying cannot help.
