@@ -149,7 +149,7 @@ func TestRunBadCallsAndToolLimits(t *testing.T) {
 	if len(interp.ran) != 1 {
 		t.Errorf("ran %q; bad calls must not run", interp.ran)
 	}
-	if tr[5].ToolLimit != "timeout" || resp.Text != "done" || resp.Work.Limit != "" {
+	if tr[5].ToolLimit != "tool_timeout" || resp.Text != "done" || resp.Work.Limit != "" {
 		t.Errorf("limit result %+v, answer %q, question limit %q", tr[5], resp.Text, resp.Work.Limit)
 	}
 }

@@ -459,7 +459,7 @@ func transcript(turns []model.Message, mdl string, id func(int) string) []Messag
 			if t.ToolLimit != "" {
 				typ := "limit"
 				switch t.ToolLimit {
-				case "timeout":
+				case "tool_timeout", "timeout": // "timeout": files written before the rename
 					typ = "timeout"
 				case "output":
 					typ = "output_limit"

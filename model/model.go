@@ -22,7 +22,7 @@ type Message struct {
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// ToolCallID is the call a "tool" turn answers.
 	ToolCallID string `json:"tool_call_id,omitempty"`
-	// ToolLimit is the sandbox limit a tool call hit ("timeout", "memory", ...).
+	// ToolLimit is the sandbox limit a tool call hit ("tool_timeout", "memory", "output", ...).
 	ToolLimit string `json:"tool_limit,omitempty"`
 }
 

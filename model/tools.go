@@ -62,6 +62,11 @@ type Solve struct {
 	MaxTurns        int           // model calls; 0 means the default (10)
 	QuestionTimeout time.Duration // 0: none
 	TokenBudget     int           // input+output tokens over all turns; 0: none
+
+	// Code and agent modes: limits of one python call, over the sandbox's
+	// defaults (180 s, 2 GiB). 0: the sandbox's.
+	ToolTimeout time.Duration
+	ToolMemory  int64 // bytes
 }
 
 // Answer modes (the `mode` meta).
@@ -74,8 +79,9 @@ const (
 // SolveFromMeta reads the answer mode and its options from a question's
 // steering meta (its own meta over the sheet's): mode, code_extract,
 // agent_style, max_turns, question_timeout (seconds, or a duration such as
-// 90s or 5m), token_budget. Non-zero fields of flags win over the meta. It
-// returns nil for chat mode. Errors name the meta key.
+// 90s or 5m), token_budget, tool_timeout (as question_timeout) and
+// tool_memory (a size such as 2G or 512M). Non-zero fields of flags win
+// over the meta. It returns nil for chat mode. Errors name the meta key.
 func SolveFromMeta(meta map[string]string, flags Solve) (*Solve, error) {
 	s := Solve{Mode: meta["mode"], Extract: meta["code_extract"], Style: meta["agent_style"]}
 	var err error
@@ -90,8 +96,24 @@ func SolveFromMeta(meta map[string]string, flags Solve) (*Solve, error) {
 			return nil, fmt.Errorf("meta question_timeout: %w", err)
 		}
 	}
+	if v := strings.TrimSpace(meta["tool_timeout"]); v != "" {
+		if s.ToolTimeout, err = parseSeconds(v); err != nil {
+			return nil, fmt.Errorf("meta tool_timeout: %w", err)
+		}
+	}
+	if v := strings.TrimSpace(meta["tool_memory"]); v != "" {
+		if s.ToolMemory, err = ParseSize(v); err != nil {
+			return nil, fmt.Errorf("meta tool_memory: %w", err)
+		}
+	}
 	if flags.Mode != "" {
 		s.Mode = flags.Mode
+	}
+	if flags.ToolTimeout != 0 {
+		s.ToolTimeout = flags.ToolTimeout
+	}
+	if flags.ToolMemory != 0 {
+		s.ToolMemory = flags.ToolMemory
 	}
 	if flags.Extract != "" {
 		s.Extract = flags.Extract
@@ -157,4 +179,24 @@ func parseSeconds(v string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q: want seconds or a duration such as 90s", v)
 	}
 	return d, nil
+}
+
+// ParseSize reads a byte count with an optional K, M or G suffix (powers
+// of 1024; "iB" or "B" after it are allowed): 2G, 512MiB, 1048576.
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B"), "I")
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(t, "K"):
+		mult, t = 1<<10, strings.TrimSuffix(t, "K")
+	case strings.HasSuffix(t, "M"):
+		mult, t = 1<<20, strings.TrimSuffix(t, "M")
+	case strings.HasSuffix(t, "G"):
+		mult, t = 1<<30, strings.TrimSuffix(t, "G")
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("%q: want a size such as 2G or 512M", s)
+	}
+	return n * mult, nil
 }

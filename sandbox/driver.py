@@ -73,6 +73,13 @@ def main():
                 reply(ok=True)
             except OSError as e:
                 reply(ok=False, error=str(e))
+        elif op == "memory":
+            try:
+                n = int(req["bytes"])
+                resource.setrlimit(resource.RLIMIT_DATA, (n, n))
+                reply(ok=True)
+            except (OSError, ValueError) as e:
+                reply(ok=False, error=str(e))
         elif op == "exec":
             cells += 1
             set_cpu(req.get("cpu", 0))

@@ -209,7 +209,7 @@ subprocess.Popen(['sleep', '987661'])`,
 		{
 			name:  "run forever",
 			code:  "while True:\n    pass",
-			want:  []string{"[stopped: the call ran longer than the time limit (3s)"},
+			want:  []string{"[stopped: the call ran longer than the time limit (tool_timeout 3s)"},
 			limit: LimitTimeout,
 			in:    quick,
 		},

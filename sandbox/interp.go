@@ -313,6 +313,24 @@ func (it *interp) setFiles(ctx context.Context, names []string) error {
 	return nil
 }
 
+// setMemory lowers the interpreter's memory limit (RLIMIT_DATA, soft and
+// hard) to n bytes.
+func (it *interp) setMemory(ctx context.Context, n int64) error {
+	if err := it.send(map[string]any{"op": "memory", "bytes": n}); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, it.cfg.StartTimeout)
+	defer cancel()
+	m, err := it.reply(ctx)
+	if err != nil {
+		return fmt.Errorf("sandbox: setting the memory limit: %w", err)
+	}
+	if !m.OK {
+		return fmt.Errorf("sandbox: setting the memory limit: %s", m.Error)
+	}
+	return nil
+}
+
 // exec runs one cell. err is for the caller's ctx only; every other
 // outcome is in the Result.
 func (it *interp) exec(ctx context.Context, code string) (Result, error) {
@@ -436,9 +454,9 @@ func (it *interp) stopped(capt *capture, limit Limit, why string) Result {
 	cfg := it.cfg
 	switch limit {
 	case LimitTimeout:
-		why = fmt.Sprintf("the call ran longer than the time limit (%v)", cfg.Timeout)
+		why = fmt.Sprintf("the call ran longer than the time limit (tool_timeout %v)", cfg.Timeout)
 	case LimitMemory:
-		why = fmt.Sprintf("the call ran out of memory (limit %s)", bytesString(cfg.Memory))
+		why = fmt.Sprintf("the call ran out of memory (tool_memory %s)", bytesString(cfg.Memory))
 	case LimitCPU:
 		why = fmt.Sprintf("the call used more CPU time than its limit (%v)", cfg.CPUTime)
 	case LimitProcesses:

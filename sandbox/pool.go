@@ -162,12 +162,30 @@ func (p *Pool) get(ctx context.Context) (*interp, error) {
 	}
 }
 
-// claim returns an interpreter with the files in its working directory.
-func (p *Pool) claim(ctx context.Context, files []file) (*interp, error) {
-	it, err := p.get(ctx)
+// claim returns an interpreter with the files in its working directory
+// and the limits lim: a warm one when its memory ceiling allows them, else
+// one started now.
+func (p *Pool) claim(ctx context.Context, files []file, lim Limits) (*interp, error) {
+	cfg := p.cfg.limited(lim)
+	var (
+		it  *interp
+		err error
+	)
+	if cfg.Memory > p.cfg.Memory {
+		it, err = startInterp(ctx, cfg, p.dir)
+	} else {
+		it, err = p.get(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
+	if it.cfg.Memory != cfg.Memory {
+		if err := it.setMemory(ctx, cfg.Memory); err != nil {
+			it.kill()
+			return nil, err
+		}
+	}
+	it.cfg = cfg
 	names := make([]string, len(files))
 	for i, f := range files {
 		names[i] = f.name
@@ -187,6 +205,12 @@ func (p *Pool) claim(ctx context.Context, files []file) (*interp, error) {
 // working directory under their base names. It waits while
 // Config.MaxInFlight sessions are open.
 func (p *Pool) Open(ctx context.Context, files []string) (*Session, error) {
+	return p.OpenWith(ctx, files, Limits{})
+}
+
+// OpenWith is Open with the session's own limits over the pool's: every
+// call of the session, and every interpreter restarted for it, has them.
+func (p *Pool) OpenWith(ctx context.Context, files []string, lim Limits) (*Session, error) {
 	fs, err := resolve(files)
 	if err != nil {
 		return nil, err
@@ -201,7 +225,7 @@ func (p *Pool) Open(ctx context.Context, files []string) (*Session, error) {
 	case <-p.ctx.Done():
 		return nil, ErrClosed
 	}
-	s := &Session{pool: p, files: fs}
+	s := &Session{pool: p, files: fs, limits: lim}
 	p.mu.Lock()
 	p.sessions[s] = struct{}{}
 	closed := p.ctx.Err() != nil // Close cancels before it collects the sessions
@@ -210,7 +234,7 @@ func (p *Pool) Open(ctx context.Context, files []string) (*Session, error) {
 		s.Close()
 		return nil, ErrClosed
 	}
-	it, err := p.claim(ctx, fs)
+	it, err := p.claim(ctx, fs, lim)
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -221,7 +245,12 @@ func (p *Pool) Open(ctx context.Context, files []string) (*Session, error) {
 
 // Run runs code once in a fresh session with files: the one-shot mode.
 func (p *Pool) Run(ctx context.Context, files []string, code string) (Result, error) {
-	s, err := p.Open(ctx, files)
+	return p.RunWith(ctx, files, code, Limits{})
+}
+
+// RunWith is Run with the call's own limits over the pool's.
+func (p *Pool) RunWith(ctx context.Context, files []string, code string, lim Limits) (Result, error) {
+	s, err := p.OpenWith(ctx, files, lim)
 	if err != nil {
 		return Result{}, err
 	}
@@ -252,9 +281,10 @@ func (p *Pool) Close() error {
 // Session is one question's interpreter: state persists between Exec
 // calls, as in a Jupyter kernel.
 type Session struct {
-	pool  *Pool
-	files []file
-	run   sync.Mutex // one call at a time
+	pool   *Pool
+	files  []file
+	limits Limits
+	run    sync.Mutex // one call at a time
 
 	mu     sync.Mutex
 	it     *interp // nil after a restart, until the next call
@@ -276,7 +306,7 @@ func (s *Session) Exec(ctx context.Context, code string) (Result, error) {
 	}
 	if it == nil {
 		var err error
-		if it, err = s.pool.claim(ctx, s.files); err != nil {
+		if it, err = s.pool.claim(ctx, s.files, s.limits); err != nil {
 			return Result{}, err
 		}
 		s.mu.Lock()

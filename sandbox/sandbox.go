@@ -179,12 +179,39 @@ type Versions struct {
 type Limit string
 
 const (
-	LimitTimeout   Limit = "timeout"   // Config.Timeout, wall clock
-	LimitMemory    Limit = "memory"    // Config.Memory (a MemoryError reached the top)
-	LimitCPU       Limit = "cpu"       // Config.CPUTime
-	LimitProcesses Limit = "processes" // Config.Processes (fork or thread start failed)
-	LimitOutput    Limit = "output"    // Config.MaxOutput
+	LimitTimeout   Limit = "tool_timeout" // Config.Timeout, wall clock (the tool_timeout meta)
+	LimitMemory    Limit = "memory"       // Config.Memory (a MemoryError reached the top)
+	LimitCPU       Limit = "cpu"          // Config.CPUTime
+	LimitProcesses Limit = "processes"    // Config.Processes (fork or thread start failed)
+	LimitOutput    Limit = "output"       // Config.MaxOutput
 )
+
+// Limits are a session's own time and memory limits, over the pool's
+// Config: a question's tool_timeout and tool_memory. Zero fields keep the
+// pool's.
+type Limits struct {
+	// Timeout is the wall-clock limit of one call; CPU time follows it
+	// unless the pool's Config.CPUTime was set apart from its Timeout.
+	Timeout time.Duration
+	// Memory is the interpreter's RLIMIT_DATA in bytes. Up to the pool's,
+	// a warm interpreter is lowered to it; above, one is started for the
+	// session (a cold start: the rlimit's ceiling is fixed at start).
+	Memory int64
+}
+
+// limited is c with the session limits l applied.
+func (c Config) limited(l Limits) Config {
+	if l.Timeout > 0 {
+		if c.CPUTime == c.Timeout {
+			c.CPUTime = l.Timeout
+		}
+		c.Timeout = l.Timeout
+	}
+	if l.Memory > 0 {
+		c.Memory = l.Memory
+	}
+	return c
+}
 
 // Result is what one call gave.
 type Result struct {

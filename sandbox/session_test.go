@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,10 +139,10 @@ func TestLimits(t *testing.T) {
 		limit Limit
 		says  string
 	}{
-		{"timeout", Config{Timeout: 2 * time.Second}, "print('started')\nwhile True: pass", LimitTimeout, "started\n[stopped: the call ran longer than the time limit (2s)"},
+		{"timeout", Config{Timeout: 2 * time.Second}, "print('started')\nwhile True: pass", LimitTimeout, "started\n[stopped: the call ran longer than the time limit (tool_timeout 2s)"},
 		{"cpu", Config{CPUTime: time.Second}, "while True: pass", LimitCPU, "[stopped: the call used more CPU time than its limit (1s)"},
-		{"memory", Config{Memory: 1 << 30}, "x = bytearray(8 << 30)", LimitMemory, "MemoryError\n[stopped: the call ran out of memory (limit 1 GiB)"},
-		{"memory numpy", Config{Memory: 1 << 30}, "import numpy as np\nblocks = []\nwhile True:\n    blocks.append(np.ones(1 << 24))", LimitMemory, "numpy.core._exceptions._ArrayMemoryError: Unable to allocate 128. MiB for an array with shape (16777216,) and data type float64\n[stopped: the call ran out of memory (limit 1 GiB)"},
+		{"memory", Config{Memory: 1 << 30}, "x = bytearray(8 << 30)", LimitMemory, "MemoryError\n[stopped: the call ran out of memory (tool_memory 1 GiB)"},
+		{"memory numpy", Config{Memory: 1 << 30}, "import numpy as np\nblocks = []\nwhile True:\n    blocks.append(np.ones(1 << 24))", LimitMemory, "numpy.core._exceptions._ArrayMemoryError: Unable to allocate 128. MiB for an array with shape (16777216,) and data type float64\n[stopped: the call ran out of memory (tool_memory 1 GiB)"},
 		{"processes", Config{Processes: 32}, "import os, time\nfor i in range(10000):\n    if os.fork() == 0:\n        time.sleep(60)\n        os._exit(0)", LimitProcesses, "BlockingIOError: [Errno 11] Resource temporarily unavailable\n[stopped: the call started too many processes or threads (limit 32)"},
 		{"output", Config{MaxOutput: 1 << 20}, "while True: print('x' * 1000)", LimitOutput, "[stopped: the call wrote more output than its limit (1 MiB)"},
 		{"exit", Config{}, "import os\nprint('bye')\nos._exit(7)", "", "bye\n[stopped: the Python interpreter exited (status 7)"},
@@ -323,5 +324,49 @@ func TestHostileCells(t *testing.T) {
 		if r := mustExec(t, s, "1 + 1"); r.Output != "2\n" {
 			t.Errorf("after %q: %+v", code, r)
 		}
+	}
+}
+
+// A session's own limits (a question's tool_timeout and tool_memory) hold
+// for its calls and for the interpreter restarted after one hit a limit;
+// memory above the pool's starts an interpreter with that ceiling.
+func TestSessionLimits(t *testing.T) {
+	p := newPool(t, Config{Memory: 1 << 30})
+	rlimit := "import resource\nprint(resource.getrlimit(resource.RLIMIT_DATA))"
+	for _, tc := range []struct {
+		name string
+		lim  Limits
+		want string
+	}{
+		{"pool's", Limits{}, fmt.Sprintf("(%d, %d)\n", 1<<30, 1<<30)},
+		{"lower", Limits{Memory: 512 << 20}, fmt.Sprintf("(%d, %d)\n", 512<<20, 512<<20)},
+		{"higher", Limits{Memory: 3 << 30}, fmt.Sprintf("(%d, %d)\n", 3<<30, 3<<30)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := p.OpenWith(context.Background(), nil, tc.lim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if r := mustExec(t, s, rlimit); r.Output != tc.want {
+				t.Errorf("rlimit %q, want %q", r.Output, tc.want)
+			}
+		})
+	}
+	s, err := p.OpenWith(context.Background(), nil, Limits{Timeout: time.Second, Memory: 768 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := mustExec(t, s, "import time\ntime.sleep(30)")
+	if r.Limit != LimitTimeout || !r.Restarted || !strings.Contains(r.Output, "time limit (tool_timeout 1s)") {
+		t.Fatalf("limit %q restarted %v: %s", r.Limit, r.Restarted, r.Output)
+	}
+	if r := mustExec(t, s, rlimit); r.Output != fmt.Sprintf("(%d, %d)\n", 768<<20, 768<<20) {
+		t.Errorf("after the restart the rlimit is %q", r.Output)
+	}
+	r = mustExec(t, s, "x = bytearray(1 << 30)")
+	if r.Limit != LimitMemory || !strings.Contains(r.Output, "out of memory (tool_memory 768 MiB)") {
+		t.Errorf("limit %q: %s", r.Limit, r.Output)
 	}
 }

@@ -46,7 +46,7 @@ func (m *Model) code(ctx context.Context, req model.Request, complete func() (mo
 		return resp, nil
 	}
 	w.Code = code
-	res, err := m.Sandbox.Run(ctx, []string{table}, codemode.Program(code, load))
+	res, err := m.Sandbox.RunWith(ctx, []string{table}, codemode.Program(code, load), limits(s))
 	if err != nil {
 		return model.Response{}, fmt.Errorf("question %q: sandbox: %w", req.Question.Name, err)
 	}

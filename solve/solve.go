@@ -24,9 +24,15 @@ import (
 
 // Sandbox is what solving needs of a sandbox: a *sandbox.Pool.
 type Sandbox interface {
-	Open(ctx context.Context, files []string) (*sandbox.Session, error)
-	Run(ctx context.Context, files []string, code string) (sandbox.Result, error)
+	OpenWith(ctx context.Context, files []string, lim sandbox.Limits) (*sandbox.Session, error)
+	RunWith(ctx context.Context, files []string, code string, lim sandbox.Limits) (sandbox.Result, error)
 	Versions() sandbox.Versions
+}
+
+// limits are the per-call limits a request asks for (its tool_timeout and
+// tool_memory), over the sandbox's.
+func limits(s *model.Solve) sandbox.Limits {
+	return sandbox.Limits{Timeout: s.ToolTimeout, Memory: s.ToolMemory}
 }
 
 // Model answers code- and agent-mode requests by running code.
@@ -95,7 +101,7 @@ func (m *Model) solve(ctx context.Context, req model.Request, complete func() (m
 
 func (m *Model) agent(ctx context.Context, req model.Request) (model.Response, error) {
 	s := req.Solve
-	sess, err := m.Sandbox.Open(ctx, s.Files)
+	sess, err := m.Sandbox.OpenWith(ctx, s.Files, limits(s))
 	if err != nil {
 		return model.Response{}, fmt.Errorf("question %q: sandbox: %w", req.Question.Name, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/internal/shared"
@@ -103,10 +102,13 @@ func TestAgentModeOverBothWireFormats(t *testing.T) {
 	}
 }
 
-// A python call over the time limit is stopped, the model is told, the
-// interpreter restarts without the old state, and the question goes on.
-func TestAgentToolLimitRestarts(t *testing.T) {
-	p := pool(t, sandbox.Config{Timeout: 2 * time.Second})
+// A python call over the question's tool_timeout or tool_memory is
+// stopped, the model is told which limit and that the interpreter restarted
+// with its state lost, and the question goes on. The pool keeps its
+// defaults (180 s, 2 GiB): the limits are the question's own.
+func TestAgentToolLimitsRestart(t *testing.T) {
+	p := pool(t, sandbox.Config{})
+	codes := []string{"x = 41", "while True: pass", "print(x)", "y = 42", "big = bytearray(3 << 30)", "print(y)"}
 	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10, Reply: func(c fakeserver.Call) fakeserver.Reply {
 		var results []string
 		for _, m := range c.Messages {
@@ -114,12 +116,11 @@ func TestAgentToolLimitRestarts(t *testing.T) {
 				results = append(results, m.Text)
 			}
 		}
-		codes := []string{"x = 41", "while True: pass", "print(x)"}
 		if len(results) < len(codes) {
 			return fakeserver.Reply{ToolCalls: []fakeserver.ToolCall{{ID: fmt.Sprint(len(results)), Name: "python",
 				Arguments: fmt.Sprintf(`{"code":%q}`, codes[len(results)])}}}
 		}
-		return fakeserver.Reply{Text: "saw: " + results[2]}
+		return fakeserver.Reply{Text: "saw: " + results[2] + results[5]}
 	}})
 	r := model.NewRegistry()
 	openai.Register(r)
@@ -127,19 +128,37 @@ func TestAgentToolLimitRestarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	solve, err := model.SolveFromMeta(map[string]string{"mode": "agent", "tool_timeout": "2", "tool_memory": "1G", "max_turns": "10"}, model.Solve{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	resp, err := (&Model{Inner: inner, Sandbox: p}).Complete(context.Background(), model.Request{
 		Messages: []model.Message{{Role: "user", Content: "q"}},
-		Solve:    &model.Solve{Mode: model.ModeAgent},
+		Solve:    solve,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr := resp.Work.Transcript
-	if tr[3].ToolLimit != string(sandbox.LimitTimeout) {
-		t.Errorf("the loop's result %+v does not name the time limit", tr[3])
+	if len(tr) != 13 {
+		t.Fatalf("transcript of %d turns, want 13: %+v", len(tr), tr)
 	}
-	if !strings.Contains(resp.Text, "NameError") {
-		t.Errorf("after the restart x should be gone: %q", resp.Text)
+	for _, c := range []struct {
+		turn  int
+		limit sandbox.Limit
+		says  string
+	}{{3, sandbox.LimitTimeout, "time limit (tool_timeout 2s)"}, {9, sandbox.LimitMemory, "out of memory (tool_memory 1 GiB)"}} {
+		got := tr[c.turn]
+		if got.ToolLimit != string(c.limit) || !strings.Contains(got.Content, c.says) ||
+			!strings.Contains(got.Content, "the Python interpreter was restarted and its state (variables, imports, files written) is lost") {
+			t.Errorf("turn %d: %+v; want limit %q saying %q and the restart", c.turn, got, c.limit, c.says)
+		}
+	}
+	if strings.Count(resp.Text, "NameError") != 2 {
+		t.Errorf("after each restart the old variable should be gone: %q", resp.Text)
+	}
+	if resp.Work.Limit != "" {
+		t.Errorf("a tool limit must not end the question: limit %q", resp.Work.Limit)
 	}
 }
 

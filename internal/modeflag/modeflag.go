@@ -1,14 +1,14 @@
 // Package modeflag binds run's answer-mode and sandbox flags: how a
 // question is answered (chat, code, agent), the agent's limits, and where
 // Python runs. Each flag overrides the `mode`, `code_extract`,
-// `agent_style`, `max_turns`, `question_timeout` and `token_budget` meta.
+// `agent_style`, `max_turns`, `question_timeout`, `token_budget`,
+// `tool_timeout` and `tool_memory` meta: flags, then the question's meta,
+// then the sheet's, then the defaults.
 package modeflag
 
 import (
 	"flag"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/evalmd/evalmd/model"
@@ -40,8 +40,8 @@ func Bind(fs *flag.FlagSet) *Flags {
 	fs.IntVar(&f.TokenBudget, "token-budget", 0, "agent mode: input+output tokens per question (default none)")
 	fs.StringVar(&f.Backend, "sandbox", "", "where code runs: bwrap (default), docker, or none (no isolation; warns)")
 	fs.StringVar(&f.Image, "sandbox-image", "", "docker image for --sandbox docker")
-	fs.DurationVar(&f.ToolTimeout, "tool-timeout", 0, "time limit of one python call (default 180s)")
-	fs.StringVar(&f.ToolMemory, "tool-memory", "", "memory limit of the interpreter, e.g. 2G or 512M (default 2G)")
+	fs.DurationVar(&f.ToolTimeout, "tool-timeout", 0, "time limit of one python call (default: the tool_timeout meta, else 180s)")
+	fs.StringVar(&f.ToolMemory, "tool-memory", "", "memory limit of the interpreter, e.g. 2G or 512M (default: the tool_memory meta, else 2G)")
 	fs.IntVar(&f.Sandboxes, "sandboxes", 0, "sandboxes in flight at once, apart from -c (default: the number of cores)")
 	return f
 }
@@ -52,7 +52,17 @@ func (f *Flags) Solve() (model.Solve, error) {
 		return model.Solve{}, fmt.Errorf("--max-turns, --token-budget and --question-timeout must not be negative")
 	}
 	s := model.Solve{Mode: f.Mode, Extract: f.Extract, Style: f.Style, MaxTurns: f.MaxTurns,
-		QuestionTimeout: f.QuestionTimeout, TokenBudget: f.TokenBudget}
+		QuestionTimeout: f.QuestionTimeout, TokenBudget: f.TokenBudget, ToolTimeout: f.ToolTimeout}
+	if f.ToolTimeout < 0 {
+		return model.Solve{}, fmt.Errorf("--tool-timeout must not be negative")
+	}
+	if f.ToolMemory != "" {
+		n, err := model.ParseSize(f.ToolMemory)
+		if err != nil {
+			return model.Solve{}, fmt.Errorf("--tool-memory: %w", err)
+		}
+		s.ToolMemory = n
+	}
 	// Validated as a question's meta would be, so a typo stops the run at once.
 	if _, err := model.SolveFromMeta(nil, s); err != nil {
 		return model.Solve{}, fmt.Errorf("--mode/--code-extract/--agent-style: %w", err)
@@ -67,31 +77,11 @@ func (f *Flags) Sandbox() (sandbox.Config, error) {
 		return c, fmt.Errorf("--tool-timeout and --sandboxes must not be negative")
 	}
 	if f.ToolMemory != "" {
-		n, err := parseSize(f.ToolMemory)
+		n, err := model.ParseSize(f.ToolMemory)
 		if err != nil {
 			return c, fmt.Errorf("--tool-memory: %w", err)
 		}
 		c.Memory = n
 	}
 	return c, nil
-}
-
-// parseSize reads a byte count with an optional K, M or G suffix (powers
-// of 1024; "iB" and "B" after it are allowed).
-func parseSize(s string) (int64, error) {
-	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B"), "I")
-	mult := int64(1)
-	switch {
-	case strings.HasSuffix(t, "K"):
-		mult, t = 1<<10, strings.TrimSuffix(t, "K")
-	case strings.HasSuffix(t, "M"):
-		mult, t = 1<<20, strings.TrimSuffix(t, "M")
-	case strings.HasSuffix(t, "G"):
-		mult, t = 1<<30, strings.TrimSuffix(t, "G")
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("%q: want a size such as 2G or 512M", s)
-	}
-	return n * mult, nil
 }
