@@ -226,7 +226,7 @@ func finish(ctx context.Context, cfg Config, sr *sheetRun, gr *regrade.Graders, 
 		return err
 	}
 	if cfg.LogDir != "" {
-		if _, err := inspect.WriteLog(cfg.LogDir, job.Output, inspect.LogOptions{Force: cfg.Force, Settings: job.Output.Sheet.Settings}); err != nil {
+		if _, err := inspect.WriteLog(cfg.LogDir, job.Output, inspect.LogOptions{Force: cfg.Force, Settings: job.Output.Sheet.Settings, Format: cfg.LogFormat}); err != nil {
 			return fmt.Errorf("inspect log: %w", err)
 		}
 	}

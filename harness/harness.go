@@ -79,8 +79,10 @@ type Config struct {
 	// sheets' context limit and tiktoken encoding for truncation.
 	ContextLimit int
 	Encoding     string
-	// LogDir, when set, also receives an Inspect log per output file.
-	LogDir string
+	// LogDir, when set, also receives an Inspect log per output file, in
+	// LogFormat (inspect.FormatEval when "", or inspect.FormatJSON).
+	LogDir    string
+	LogFormat string
 	// Vision forces images on (true) or off (false) for every model;
 	// nil decides by the model's name.
 	Vision *bool
@@ -242,7 +244,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 				return sum, err
 			}
 			if cfg.LogDir != "" {
-				if _, err := inspect.WriteLog(cfg.LogDir, job.Output, inspect.LogOptions{Force: cfg.Force, Settings: job.Output.Sheet.Settings}); err != nil {
+				if _, err := inspect.WriteLog(cfg.LogDir, job.Output, inspect.LogOptions{Force: cfg.Force, Settings: job.Output.Sheet.Settings, Format: cfg.LogFormat}); err != nil {
 					return sum, fmt.Errorf("inspect log: %w", err)
 				}
 			}

@@ -203,7 +203,7 @@ func TestInspectLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths, _ := filepath.Glob(filepath.Join(logs, "*.json"))
+	paths, _ := filepath.Glob(filepath.Join(logs, "*.eval")) // Inspect's default format
 	if len(paths) != len(sum.Outputs) {
 		t.Fatalf("%d logs for %d outputs", len(paths), len(sum.Outputs))
 	}

@@ -1,14 +1,17 @@
 // Package inspect reads and writes the interchange formats of Inspect AI
-// (UK AISI's evaluation framework): evaluation logs in Inspect's JSON log
-// format (version 2), which Inspect's log viewer (`inspect view`), its
-// read_eval_log and R's vitals package open, and datasets in JSON Lines,
-// which Inspect's json_dataset loads.
+// (UK AISI's evaluation framework): evaluation logs, in Inspect's .eval
+// format (a zip of JSON members) or its JSON format (log format version 2),
+// which Inspect's log viewer (`inspect view`), its read_eval_log and R's
+// vitals package open, and datasets in JSON Lines, which Inspect's
+// json_dataset loads.
 //
 // The Go types here mirror the pydantic models of inspect_ai
 // (src/inspect_ai/log/_log.py, model/_model_output.py, model/_chat_message.py,
-// scorer/_metric.py, _util/error.py): same JSON names, same shapes, and every
-// field Inspect requires is always written. Only the fields this tool fills
-// are modelled; Inspect gives the others their defaults when it reads a log.
+// scorer/_metric.py, event/, _util/error.py): same JSON names, same shapes.
+// Every member the EvalLog schema of Inspect's OpenAPI document requires is
+// written, those with defaults included (its viewer reads the raw JSON,
+// where pydantic's defaults are not filled in). Only the fields this tool
+// fills are modelled.
 package inspect
 
 import (
@@ -23,37 +26,47 @@ const LogVersion = 2
 
 // Log is an evaluation log: one task run by one model (Inspect's EvalLog).
 // The JSON member order is Inspect's own; its streaming header reader
-// relies on status, eval, plan, results and stats coming before samples.
+// relies on status, eval, plan, results and stats coming before samples,
+// and validates every header member it meets, so results and error are
+// left out when there are none (Inspect writes with exclude_none), never
+// written as null.
 type Log struct {
-	Version int        `json:"version"`
-	Status  string     `json:"status"` // "started", "success", "cancelled" or "error"
-	Eval    Spec       `json:"eval"`
-	Plan    Plan       `json:"plan"`
-	Results *Results   `json:"results"`
-	Stats   Stats      `json:"stats"`
-	Error   *EvalError `json:"error,omitempty"`
-	Samples []Sample   `json:"samples,omitempty"`
+	Version     int        `json:"version"`
+	Status      string     `json:"status"` // "started", "success", "cancelled" or "error"
+	Eval        Spec       `json:"eval"`
+	Plan        Plan       `json:"plan"`
+	Results     *Results   `json:"results,omitempty"`
+	Stats       Stats      `json:"stats"`
+	Error       *EvalError `json:"error,omitempty"`
+	Invalidated bool       `json:"invalidated"`
+	// Tags and Metadata are the log's current tags and metadata: Inspect
+	// derives them from eval.tags and eval.metadata (plus later edits).
+	Tags     []string       `json:"tags"`
+	Metadata map[string]any `json:"metadata"`
+	Samples  []Sample       `json:"samples,omitempty"`
 }
 
 // Spec identifies the evaluation and its configuration (EvalSpec).
 type Spec struct {
-	EvalID      string            `json:"eval_id"`
-	RunID       string            `json:"run_id"`
-	Created     string            `json:"created"` // ISO 8601 with offset, as Python's isoformat
-	Task        string            `json:"task"`
-	TaskID      string            `json:"task_id"`
-	TaskVersion int               `json:"task_version"`
-	TaskFile    string            `json:"task_file,omitempty"`
-	TaskAttribs map[string]any    `json:"task_attribs"`
-	TaskArgs    map[string]any    `json:"task_args"`
-	Solver      string            `json:"solver,omitempty"`
-	Dataset     Dataset           `json:"dataset"`
-	Model       string            `json:"model"`
-	ModelConfig GenerateConfig    `json:"model_generate_config"`
-	ModelArgs   map[string]any    `json:"model_args"`
-	Config      Config            `json:"config"`
-	Packages    map[string]string `json:"packages"`
-	Metadata    map[string]any    `json:"metadata,omitempty"`
+	EvalID      string         `json:"eval_id"`
+	RunID       string         `json:"run_id"`
+	Created     string         `json:"created"` // ISO 8601 with offset, as Python's isoformat
+	Task        string         `json:"task"`
+	TaskID      string         `json:"task_id"`
+	TaskVersion int            `json:"task_version"`
+	TaskFile    string         `json:"task_file,omitempty"`
+	TaskAttribs map[string]any `json:"task_attribs"`
+	TaskArgs    map[string]any `json:"task_args"`
+	// TaskArgsPassed are the task arguments given explicitly (none here).
+	TaskArgsPassed map[string]any    `json:"task_args_passed"`
+	Solver         string            `json:"solver,omitempty"`
+	Dataset        Dataset           `json:"dataset"`
+	Model          string            `json:"model"`
+	ModelConfig    GenerateConfig    `json:"model_generate_config"`
+	ModelArgs      map[string]any    `json:"model_args"`
+	Config         Config            `json:"config"`
+	Packages       map[string]string `json:"packages"`
+	Metadata       map[string]any    `json:"metadata,omitempty"`
 }
 
 // Dataset describes the samples (EvalDataset).
@@ -93,8 +106,9 @@ type Plan struct {
 
 // PlanStep is one solver of the plan (EvalPlanStep).
 type PlanStep struct {
-	Solver string         `json:"solver"`
-	Params map[string]any `json:"params"`
+	Solver       string         `json:"solver"`
+	Params       map[string]any `json:"params"`
+	ParamsPassed map[string]any `json:"params_passed"`
 }
 
 // Results holds the scores (EvalResults).
@@ -126,6 +140,11 @@ type Stats struct {
 	StartedAt   string           `json:"started_at"`
 	CompletedAt string           `json:"completed_at"`
 	ModelUsage  map[string]Usage `json:"model_usage"`
+	// RoleUsage is usage by model role (Inspect's model_roles; none here).
+	RoleUsage map[string]Usage `json:"role_usage"`
+	// ConnectionLimitHistory records Inspect's adaptive connection limits;
+	// always empty here (the runner's limits are not Inspect's).
+	ConnectionLimitHistory []json.RawMessage `json:"connection_limit_history"`
 }
 
 // Usage counts tokens (ModelUsage).
@@ -144,27 +163,30 @@ type EvalError struct {
 	TracebackANSI string `json:"traceback_ansi"`
 }
 
-// Sample is one question asked once (EvalSample).
+// Sample is one question asked once (EvalSample), its members in
+// Inspect's order.
 type Sample struct {
-	ID          SampleID               `json:"id"`
-	Epoch       int                    `json:"epoch"`
-	Input       Input                  `json:"input"`
-	Choices     []string               `json:"choices,omitempty"`
-	Target      string                 `json:"target"`
-	Messages    []Message              `json:"messages"`
-	Output      Output                 `json:"output"`
-	Scores      map[string]SampleScore `json:"scores,omitempty"`
-	Metadata    map[string]any         `json:"metadata"`
-	ModelUsage  map[string]Usage       `json:"model_usage"`
-	TotalTime   *float64               `json:"total_time,omitempty"`
-	WorkingTime *float64               `json:"working_time,omitempty"`
-	UUID        string                 `json:"uuid,omitempty"`
-	Error       *EvalError             `json:"error,omitempty"`
-	// Events, Store and Attachments are written empty, as Inspect writes
-	// them for a sample without a transcript: its viewer reads the raw
-	// JSON, where pydantic's defaults are not filled in.
-	Events      []json.RawMessage `json:"events"`
-	Store       map[string]any    `json:"store"`
+	ID       SampleID               `json:"id"`
+	Epoch    int                    `json:"epoch"`
+	Input    Input                  `json:"input"`
+	Choices  []string               `json:"choices,omitempty"`
+	Target   string                 `json:"target"`
+	Messages []Message              `json:"messages"`
+	Output   Output                 `json:"output"`
+	Scores   map[string]SampleScore `json:"scores,omitempty"`
+	Metadata map[string]any         `json:"metadata"`
+	Store    map[string]any         `json:"store"`
+	// Events are the transcript Inspect's viewer shows: a model event per
+	// model call, tool and sandbox events for what ran.
+	Events      []Event          `json:"events"`
+	ModelUsage  map[string]Usage `json:"model_usage"`
+	RoleUsage   map[string]Usage `json:"role_usage"`
+	TotalTime   *float64         `json:"total_time,omitempty"`
+	WorkingTime *float64         `json:"working_time,omitempty"`
+	UUID        string           `json:"uuid,omitempty"`
+	Error       *EvalError       `json:"error,omitempty"`
+	// Attachments hold texts that messages and events refer to as
+	// attachment://<hash>; none here.
 	Attachments map[string]string `json:"attachments"`
 }
 
@@ -176,6 +198,9 @@ type SampleScore struct {
 	Answer      *string        `json:"answer,omitempty"`
 	Explanation *string        `json:"explanation,omitempty"`
 	Metadata    map[string]any `json:"metadata,omitempty"`
+	// History lists later edits of the score (Inspect's ScoreEdit); a
+	// regrade here writes a new log instead, so it is always empty.
+	History []json.RawMessage `json:"history"`
 }
 
 // Output is the model's output for a sample (ModelOutput).

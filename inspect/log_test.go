@@ -1,14 +1,17 @@
 package inspect
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -37,227 +40,52 @@ func limeOutputs(t *testing.T) []string {
 	return files
 }
 
-// requiredField is a JSON path Inspect's pydantic models require, with
-// the JSON kinds they accept. "*" stands for every element of a list or
-// every value of an object; a path under a missing optional parent is not
-// checked.
-type requiredField struct {
-	path  string
-	kinds []string // "string", "number", "integer", "bool", "object", "array"
-}
-
-// inspectRequired lists what read_eval_log needs of a JSON log. It is
-// derived from the pydantic models of inspect_ai: a field without a default
-// is required (Field(default=...) or default_factory makes one optional).
-//
-//	src/inspect_ai/log/_log.py: EvalLog.eval; EvalSpec.created, task,
-//	  dataset, model, config; EvalPlanStep.solver; EvalScore.name, scorer;
-//	  EvalMetric.name, value; EvalSample.id, epoch, input, target.
-//	src/inspect_ai/_util/error.py: EvalError.message, traceback,
-//	  traceback_ansi.
-//	src/inspect_ai/scorer/_metric.py: Score.value (not null).
-//	src/inspect_ai/model/_chat_message.py: ChatMessageBase.content, and role,
-//	  the discriminator of the ChatMessage union.
-//	src/inspect_ai/model/_model_output.py: ChatCompletionChoice.message.
-//
-// Beyond the models, the JSON recorder's header reader
-// (log/_recorders/json.py _read_header_streaming) reads "version" and then
-// needs "status", "plan" and "stats" present, in that order before
-// "samples"; it is checked in TestLogMemberOrder.
-var inspectRequired = []requiredField{
-	{"version", []string{"integer"}},
-	{"status", []string{"string"}},
-	{"eval", []string{"object"}},
-	{"eval.created", []string{"string"}},
-	{"eval.task", []string{"string"}},
-	{"eval.dataset", []string{"object"}},
-	{"eval.model", []string{"string"}},
-	{"eval.config", []string{"object"}},
-	{"plan", []string{"object"}},
-	{"plan.steps.*.solver", []string{"string"}},
-	{"results.scores.*.name", []string{"string"}},
-	{"results.scores.*.scorer", []string{"string"}},
-	{"results.scores.*.metrics.*.name", []string{"string"}},
-	{"results.scores.*.metrics.*.value", []string{"number"}},
-	{"stats", []string{"object"}},
-	{"error.message", []string{"string"}},
-	{"error.traceback", []string{"string"}},
-	{"error.traceback_ansi", []string{"string"}},
-	{"samples.*.id", []string{"integer", "string"}},
-	{"samples.*.epoch", []string{"integer"}},
-	{"samples.*.input", []string{"string", "array"}},
-	{"samples.*.input.*.role", []string{"string"}},
-	{"samples.*.input.*.content", []string{"string", "array"}},
-	{"samples.*.target", []string{"string", "array"}},
-	{"samples.*.messages.*.role", []string{"string"}},
-	{"samples.*.messages.*.content", []string{"string", "array"}},
-	{"samples.*.output.choices.*.message", []string{"object"}},
-	{"samples.*.output.choices.*.message.role", []string{"string"}},
-	{"samples.*.output.choices.*.message.content", []string{"string", "array"}},
-	{"samples.*.scores.*.value", []string{"string", "number", "bool", "array", "object"}},
-	{"samples.*.error.message", []string{"string"}},
-	{"samples.*.error.traceback", []string{"string"}},
-	{"samples.*.error.traceback_ansi", []string{"string"}},
-}
-
-// typedMembers are members that, when present, must have these kinds:
-// pydantic rejects null and wrong types for non-Optional fields and
-// Literals.
-var typedMembers = []requiredField{
-	{"eval.dataset.sample_ids", []string{"array"}},
-	{"eval.task_version", []string{"integer", "string"}},
-	{"eval.packages", []string{"object"}},
-	{"stats.model_usage", []string{"object"}},
-	{"stats.model_usage.*.input_tokens", []string{"integer"}},
-	{"stats.model_usage.*.output_tokens", []string{"integer"}},
-	{"stats.model_usage.*.total_tokens", []string{"integer"}},
-	{"samples.*.metadata", []string{"object"}},
-	{"samples.*.messages", []string{"array"}},
-	{"samples.*.output", []string{"object"}},
-	{"samples.*.output.choices", []string{"array"}},
-	{"samples.*.output.completion", []string{"string"}},
-	{"samples.*.model_usage", []string{"object"}},
-	{"samples.*.choices", []string{"array"}},
-	{"samples.*.choices.*", []string{"string"}},
-}
-
-// literals are the Literal-typed members and the values Inspect accepts.
-var literals = map[string][]string{
-	"status":                                    {"started", "success", "cancelled", "error"},
-	"samples.*.messages.*.role":                 {"system", "user", "assistant", "tool"},
-	"samples.*.input.*.role":                    {"system", "user", "assistant", "tool"},
-	"samples.*.messages.*.source":               {"input", "generate"},
-	"samples.*.output.choices.*.stop_reason":    {"stop", "max_tokens", "model_length", "tool_calls", "content_filter", "unknown"},
-	"samples.*.output.choices.*.message.role":   {"assistant"},
-	"samples.*.output.choices.*.message.source": {"input", "generate"},
-}
-
 // isoPython matches what Python's datetime.fromisoformat takes, as Inspect
-// parses its time members (UtcDatetimeStr).
+// parses its time members (UtcDatetimeStr); the schema says only "string".
 var isoPython = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)?$`)
 
-func kindOf(v any) string {
-	switch x := v.(type) {
-	case string:
-		return "string"
-	case bool:
-		return "bool"
-	case json.Number:
-		if _, err := x.Int64(); err == nil && !strings.ContainsAny(string(x), ".eE") {
-			return "integer"
-		}
-		return "number"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-// walk calls fn with every value at path (with "*" expanded). A missing
-// or null member on the way is skipped (its parent is optional; required
-// parents are listed on their own), a missing last member is reported to
-// missing.
-func walk(v any, path []string, at string, missing func(string), fn func(string, any)) {
-	if len(path) == 0 {
-		fn(at, v)
-		return
-	}
-	join := func(k string) string {
-		if at == "" {
-			return k
-		}
-		return at + "." + k
-	}
-	if path[0] == "*" {
-		switch x := v.(type) {
-		case []any:
-			for i, e := range x {
-				walk(e, path[1:], join(fmt.Sprint(i)), missing, fn)
-			}
-		case map[string]any:
-			for k, e := range x {
-				walk(e, path[1:], join(k), missing, fn)
-			}
-		}
-		return
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return
-	}
-	child, ok := obj[path[0]]
-	switch {
-	case !ok && len(path) == 1:
-		if missing != nil {
-			missing(join(path[0]))
-		}
-	case !ok, child == nil && len(path) > 1:
-	default:
-		walk(child, path[1:], join(path[0]), missing, fn)
-	}
-}
-
-// checkInspectShape checks a log's JSON against what Inspect requires.
+// checkInspectShape checks a JSON log against Inspect's schema.
 func checkInspectShape(t *testing.T, name string, data []byte) {
 	t.Helper()
-	for _, p := range inspectProblems(data) {
+	for _, p := range inspectProblems(t, data) {
 		t.Errorf("%s: %s", name, p)
 	}
 }
 
-// inspectProblems lists what Inspect would reject in a log's JSON.
-func inspectProblems(data []byte) []string {
-	var probs []string
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var root any
-	if err := dec.Decode(&root); err != nil {
-		return []string{err.Error()}
+// inspectProblems lists what Inspect would reject in a JSON log: what
+// breaks its EvalLog schema, and times Python cannot parse.
+func inspectProblems(t testing.TB, data []byte) []string {
+	probs := validateJSON(loadSchemas(t).log, "log", data)
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(data, &members); err != nil {
+		return append(probs, err.Error())
 	}
-	check := func(fields []requiredField, required bool) {
-		for _, rf := range fields {
-			var missing func(string)
-			if required {
-				missing = func(p string) { probs = append(probs, fmt.Sprintf("required member %s missing", p)) }
-			}
-			walk(root, strings.Split(rf.path, "."), "", missing, func(p string, v any) {
-				k := kindOf(v)
-				for _, want := range rf.kinds {
-					if k == want || want == "number" && k == "integer" {
-						return
-					}
-				}
-				probs = append(probs, fmt.Sprintf("%s is %s, Inspect takes %v", p, k, rf.kinds))
-			})
+	for _, k := range []string{"results", "error"} {
+		// The streaming header reader (log/_recorders/json.py) validates
+		// every header member it meets: null fails it.
+		if string(members[k]) == "null" {
+			probs = append(probs, k+" is null: read_eval_log(header_only=True) fails on it")
 		}
 	}
-	check(inspectRequired, true)
-	check(typedMembers, false)
-	for path, allowed := range literals {
-		walk(root, strings.Split(path, "."), "", nil, func(p string, v any) {
-			s, _ := v.(string)
-			for _, a := range allowed {
-				if s == a {
-					return
-				}
-			}
-			probs = append(probs, fmt.Sprintf("%s = %v, Inspect takes %v", p, v, allowed))
-		})
+	var root struct {
+		Eval struct {
+			Created string `json:"created"`
+		} `json:"eval"`
+		Stats struct {
+			StartedAt   string `json:"started_at"`
+			CompletedAt string `json:"completed_at"`
+		} `json:"stats"`
 	}
-	for _, path := range []string{"eval.created", "stats.started_at", "stats.completed_at"} {
-		walk(root, strings.Split(path, "."), "", nil, func(p string, v any) {
-			s, _ := v.(string)
-			if s == "" && path != "eval.created" {
-				return // Literal[""] is allowed for the stats times
-			}
-			if !isoPython.MatchString(s) {
-				probs = append(probs, fmt.Sprintf("%s = %q is not an ISO 8601 time Python reads", p, s))
-			}
-		})
+	if err := json.Unmarshal(data, &root); err != nil {
+		return append(probs, err.Error())
+	}
+	for name, v := range map[string]string{"eval.created": root.Eval.Created, "stats.started_at": root.Stats.StartedAt, "stats.completed_at": root.Stats.CompletedAt} {
+		if v == "" && name != "eval.created" {
+			continue // Literal[""] is allowed for the stats times
+		}
+		if !isoPython.MatchString(v) {
+			probs = append(probs, fmt.Sprintf("%s = %q is not an ISO 8601 time Python reads", name, v))
+		}
 	}
 	return probs
 }
@@ -273,7 +101,7 @@ func TestInspectProblemsCatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := inspectProblems(good); len(p) != 0 {
+	if p := inspectProblems(t, good); len(p) != 0 {
 		t.Fatalf("good log: %v", p)
 	}
 	edits := map[string]func(m map[string]any){
@@ -299,6 +127,16 @@ func TestInspectProblemsCatches(t *testing.T) {
 		"plan step no name":  func(m map[string]any) { delete(obj(m, "plan")["steps"].([]any)[0].(map[string]any), "solver") },
 		"no plan":            func(m map[string]any) { delete(m, "plan") },
 		"input role unknown": func(m map[string]any) { sample(m, 0)["input"].([]any)[0].(map[string]any)["role"] = "robot" },
+		"null results":       func(m map[string]any) { m["results"] = nil },
+		"no invalidated":     func(m map[string]any) { delete(m, "invalidated") },
+		"no tags":            func(m map[string]any) { delete(m, "tags") },
+		"no role usage":      func(m map[string]any) { delete(sample(m, 0), "role_usage") },
+		"no score history":   func(m map[string]any) { delete(obj(obj(sample(m, 0), "scores"), "exact"), "history") },
+		"no params passed":   func(m map[string]any) { delete(obj(m, "plan")["steps"].([]any)[0].(map[string]any), "params_passed") },
+		"model event no tools": func(m map[string]any) {
+			delete(sample(m, 0)["events"].([]any)[0].(map[string]any), "tools")
+		},
+		"stats no connection history": func(m map[string]any) { delete(obj(m, "stats"), "connection_limit_history") },
 	}
 	for name, edit := range edits {
 		dec := json.NewDecoder(bytes.NewReader(good))
@@ -312,7 +150,7 @@ func TestInspectProblemsCatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p := inspectProblems(bad); len(p) == 0 {
+		if p := inspectProblems(t, bad); len(p) == 0 {
 			t.Errorf("%s: not caught", name)
 		}
 	}
@@ -322,39 +160,37 @@ func obj(m map[string]any, k string) map[string]any { return m[k].(map[string]an
 
 func sample(m map[string]any, i int) map[string]any { return m["samples"].([]any)[i].(map[string]any) }
 
-// TestLIMEOutputsToInspect writes the log of every real LIME output file,
-// checks it against Inspect's required members, reads it back and compares
-// it with the output file it came from.
+// TestLIMEOutputsToInspect writes the log of every real LIME output file
+// in both formats, validates it against Inspect's schemas, reads it back
+// and compares it with the output file it came from.
 func TestLIMEOutputsToInspect(t *testing.T) {
-	dir := t.TempDir()
-	names := map[string]bool{}
-	for _, src := range limeOutputs(t) {
-		t.Run(filepath.Base(src), func(t *testing.T) {
-			f, err := result.Read(src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			path, err := WriteLog(dir, f, LogOptions{Created: fixedCreated, Version: "test"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if names[path] {
-				t.Errorf("log name %s used twice", path)
-			}
-			names[path] = true
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkInspectShape(t, filepath.Base(path), data)
-			checkFileName(t, path)
+	for _, format := range []string{FormatEval, FormatJSON} {
+		dir := t.TempDir()
+		names := map[string]bool{}
+		for _, src := range limeOutputs(t) {
+			t.Run(format+"/"+filepath.Base(src), func(t *testing.T) {
+				f, err := result.Read(src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				path, err := WriteLog(dir, f, LogOptions{Created: fixedCreated, Version: "test", Format: format})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if names[path] {
+					t.Errorf("log name %s used twice", path)
+				}
+				names[path] = true
+				CheckSchema(t, path)
+				checkFileName(t, path, "."+format)
 
-			lg, err := ReadLog(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareWithOutput(t, f, lg)
-		})
+				lg, err := ReadLog(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				compareWithOutput(t, f, lg)
+			})
+		}
 	}
 }
 
@@ -364,21 +200,22 @@ var inspectLogName = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d
 
 // checkFileName parses the name as Inspect's _try_parse_filename does and
 // checks it gives back the log's task and task id.
-func checkFileName(t *testing.T, path string) {
+func checkFileName(t *testing.T, path, ext string) {
 	t.Helper()
 	lg, err := ReadLog(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := filepath.Base(path)
-	if !inspectLogName.MatchString(base) || !strings.HasSuffix(base, ".json") {
-		t.Fatalf("%s: Inspect would not list it as a log", base)
+	if !inspectLogName.MatchString(base) || !strings.HasSuffix(base, ext) {
+		t.Fatalf("%s: Inspect would not list it as a %s log", base, ext)
 	}
-	parts := strings.Split(strings.TrimSuffix(base, ".json"), "_")
+	parts := strings.Split(strings.TrimSuffix(base, ext), "_")
 	if len(parts) != 3 {
 		t.Fatalf("%s: %d parts, want timestamp_task_id", base, len(parts))
 	}
-	if want := "2024-05-01T12-00-00+00-00"; parts[0] != want {
+	// Inspect's clean_filename_component turns the offset's "+" into "-".
+	if want := "2024-05-01T12-00-00-00-00"; parts[0] != want {
 		t.Errorf("%s: timestamp part %q, want %q", base, parts[0], want)
 	}
 	if want := cleanPart(lg.Eval.Task); parts[1] != want {
@@ -483,36 +320,75 @@ func compareWithOutput(t *testing.T, f *result.File, lg *Log) {
 	}
 }
 
-// TestGoldenLog pins the whole log of one LIME output file.
+// TestGoldenLog pins the whole log of one LIME output file in both
+// formats: the JSON log as written, the .eval zip as a listing of its
+// members (name, compression, JSON re-indented), since the deflated bytes
+// depend on the Go release.
 func TestGoldenLog(t *testing.T) {
 	src := shared.Path(t, "corpora", "lime", "results", "output-rules-qa-1-gpt-4-09fa.json")
 	f, err := result.Read(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, err := WriteLog(t.TempDir(), f, LogOptions{Created: fixedCreated, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden := filepath.Join("testdata", "rules-qa-1-gpt-4.log.json")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
+	for _, tc := range []struct{ format, golden string }{
+		{FormatJSON, "rules-qa-1-gpt-4.log.json"},
+		{FormatEval, "rules-qa-1-gpt-4.eval.txt"},
+	} {
+		path, err := WriteLog(t.TempDir(), f, LogOptions{Created: fixedCreated, Version: "test", Format: tc.format})
+		if err != nil {
 			t.Fatal(err)
 		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.format == FormatEval {
+			got = evalListing(t, got)
+		}
+		golden := filepath.Join("testdata", tc.golden)
+		if *update {
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run with -update to create it)", err)
+		}
+		if !bytes.Equal(got, want) {
+			gotPath := filepath.Join(t.TempDir(), "got-"+tc.golden)
+			os.WriteFile(gotPath, got, 0o644)
+			t.Errorf("log differs from %s; got written to %s", golden, gotPath)
+		}
 	}
-	want, err := os.ReadFile(golden)
+}
+
+// evalListing lists an .eval zip's members in order: name, method and
+// modification time, then the member's JSON indented.
+func evalListing(t *testing.T, data []byte) []byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
+		t.Fatal(err)
 	}
-	if !bytes.Equal(got, want) {
-		gotPath := filepath.Join(t.TempDir(), "got.json")
-		os.WriteFile(gotPath, got, 0o644)
-		t.Errorf("log differs from %s; got written to %s", golden, gotPath)
+	var b bytes.Buffer
+	for _, f := range zr.File {
+		fmt.Fprintf(&b, "== %s (method %d, %s)\n", f.Name, f.Method, f.Modified.UTC().Format(time.RFC3339))
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		member, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Indent(&b, member, "", "  "); err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		b.WriteByte('\n')
 	}
+	return b.Bytes()
 }
 
 // TestLogMemberOrder checks the top-level member order Inspect's
@@ -544,7 +420,7 @@ func TestLogMemberOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := "version status eval plan results stats error samples"
+	want := "version status eval plan results stats error invalidated tags metadata samples"
 	if got := strings.Join(keys, " "); got != want {
 		t.Errorf("members %q, want %q", got, want)
 	}
@@ -569,12 +445,12 @@ func syntheticOutput() *result.File {
 			{Name: "q1", MetaData: map[string]string{"id": "7", "grader": "exact"}, GroundTruth: s("42"),
 				Question: "What is 6*7?\nA) 41\nB) 42", Completion: s("42"), ModelName: "openai/gpt-4o",
 				EvalTime: f(1.5), Grade: b(true), System: s("Answer with a number."),
-				InputTokens: 20, OutputTokens: 2, Cost: f(0.001), Grader: "exact", GradeDetail: "exact match"},
+				InputTokens: 20, OutputTokens: 2, Cost: f(0.001), Grader: "exact", GradeDetail: "exact match", FinishReason: "length"},
 			{Name: "q1", GroundTruth: s("x"), Question: "dup", Error: s("timeout after 3 tries"), ModelName: "openai/gpt-4o"},
 			{Name: "q3", GroundTruth: nil, Question: "no truth", Completion: s("something"), ModelName: "openai/gpt-4o", EvalTime: f(0.5)},
 			{Name: "q4", GroundTruth: s("B"), Question: "unanswered", ModelName: "openai/gpt-4o", Unanswered: true},
 			{Name: "q5", GroundTruth: s("@a[1]"), Question: "dabench", Completion: s("@a[2]"), ModelName: "openai/gpt-4o",
-				Grade: b(false), Grader: "dabench", InputTokens: 5, OutputTokens: 1,
+				Grade: b(false), Grader: "dabench", InputTokens: 5, OutputTokens: 1, FinishReason: "end_turn",
 				SubAnswers: []result.SubAnswer{{Name: "a", Want: "1", Got: "2", Found: true}}},
 			{Name: "q6", GroundTruth: s("42"), Question: "again", Completion: s("41"), ModelName: "openai/gpt-4o",
 				Grade: b(false), Grader: "exact"},
@@ -589,12 +465,8 @@ func TestSyntheticLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkInspectShape(t, "synthetic", data)
-	if want := "2025-02-03T04-05-06+00-00_unit-prices_"; !strings.HasPrefix(filepath.Base(path), want) {
+	CheckSchema(t, path)
+	if want := "2025-02-03T04-05-06-00-00_unit-prices_"; !strings.HasPrefix(filepath.Base(path), want) {
 		t.Errorf("file %s, want prefix %s", filepath.Base(path), want)
 	}
 	lg, err := ReadLog(path)
@@ -639,6 +511,33 @@ func TestSyntheticLog(t *testing.T) {
 	if s0.Output.Usage == nil || s0.Output.Usage.TotalTokens != 22 {
 		t.Errorf("output usage %+v", s0.Output.Usage)
 	}
+	// The finish reason recorded per question is the stop reason: OpenAI's
+	// "length" is max_tokens, Anthropic's "end_turn" is stop, none recorded
+	// is unknown.
+	for i, want := range map[int]string{0: "max_tokens", 2: "unknown", 4: "stop"} {
+		if got := lg.Samples[i].Output.Choices[0].StopReason; got != want {
+			t.Errorf("sample %d: stop_reason %q, want %q", i, got, want)
+		}
+	}
+	// A model event per answered or failed question: the messages sent,
+	// the settings, the output; none for the question never answered.
+	for i, want := range []string{"model", "model", "model", "", "model", "model"} {
+		var kinds []string
+		for _, e := range lg.Samples[i].Events {
+			kinds = append(kinds, e.Kind())
+		}
+		if strings.Join(kinds, ",") != want {
+			t.Errorf("sample %d: events %v, want %q", i, kinds, want)
+		}
+	}
+	ev := lg.Samples[0].Events[0].Model
+	if msgRoles(ev.Input) != "system user" || ev.Output.Completion != "42" || ev.ToolChoice != "none" ||
+		ev.Config.MaxTokens == nil || *ev.Config.MaxTokens != 300 || ev.Output.Choices[0].StopReason != "max_tokens" {
+		t.Errorf("model event %+v", ev)
+	}
+	if ev := lg.Samples[1].Events[0].Model; ev.Error != "timeout after 3 tries" || len(ev.Output.Choices) != 0 {
+		t.Errorf("failed call's event %+v", ev)
+	}
 	s1 := lg.Samples[1]
 	if s1.Error == nil || s1.Error.Message != "timeout after 3 tries" || len(s1.Output.Choices) != 0 || s1.Scores != nil {
 		t.Errorf("errored sample %+v", s1)
@@ -671,7 +570,7 @@ func TestSyntheticLog(t *testing.T) {
 	if err != nil || again != path {
 		t.Errorf("second write: %s, %v; want %s", again, err, path)
 	}
-	entries, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	entries, _ := filepath.Glob(filepath.Join(dir, "*.eval"))
 	if len(entries) != 1 {
 		t.Errorf("%d files in the log dir, want 1", len(entries))
 	}
@@ -728,6 +627,34 @@ func TestLogOptions(t *testing.T) {
 				}
 			}
 		})
+	}
+	// A dry run asked no model: its log is "cancelled", with no results
+	// (read_eval_log takes none) and no events, and says why in metadata.
+	dry := syntheticOutput()
+	dry.Sheet.DryRun = true
+	for i := range dry.Questions {
+		q := &dry.Questions[i]
+		q.Completion, q.Error, q.Grade = nil, nil, nil
+	}
+	lg, err := BuildLog(dry, LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lg.Status != "cancelled" || lg.Results != nil || lg.Metadata["dry_run"] != true || lg.Stats.CompletedAt != "" {
+		t.Errorf("dry run: status %q results %v metadata %v completed_at %q", lg.Status, lg.Results, lg.Metadata, lg.Stats.CompletedAt)
+	}
+	for _, s := range lg.Samples {
+		if len(s.Events) != 0 {
+			t.Errorf("dry run sample %s has events", s.ID)
+		}
+	}
+	data, err := marshal(lg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInspectShape(t, "dry run", data)
+	if _, err := WriteLog(t.TempDir(), syntheticOutput(), LogOptions{Format: "yaml"}); err == nil || !strings.Contains(err.Error(), "yaml") {
+		t.Errorf("format yaml: %v", err)
 	}
 	if _, err := BuildLog(&result.File{Sheet: result.Sheet{Name: "x", Created: "yesterday"}}, LogOptions{}); err == nil {
 		t.Error("a bad created time gave no error")
@@ -903,8 +830,11 @@ func FuzzChoices(f *testing.F) {
 
 // An agent-mode question's transcript becomes Inspect messages: assistant
 // turns with tool_calls, tool turns with their call id and a limit as an
-// error; a code-mode question's code and answer go to sample metadata and
-// its score's answer is the code's answer.
+// error; and events: a model event per turn (sent everything before it,
+// offered the python tool), a tool event per call. A code-mode question's
+// code and answer go to sample metadata and a sandbox event, and its
+// score's answer is the code's answer. A ReAct agent (text, no API tool)
+// offers no tool and has model events only.
 func TestAgentAndCodeModeLog(t *testing.T) {
 	s := func(v string) *string { return &v }
 	b := func(v bool) *bool { return &v }
@@ -919,17 +849,31 @@ func TestAgentAndCodeModeLog(t *testing.T) {
 				}},
 			{Name: "code", GroundTruth: s("3"), Question: "Regions?", Completion: s("df.region.nunique()"), ModelName: "openai/gpt-4o",
 				Grade: b(true), Grader: "exact", Mode: "code", CodeExtract: "lenient", Code: s("def answer(df):\n    return df.region.nunique()"), Answer: s("3")},
+			{Name: "code-error", GroundTruth: s("3"), Question: "Regions?", Completion: s("df.nope"), ModelName: "openai/gpt-4o",
+				Grade: b(false), Grader: "exact", Mode: "code", CodeExtract: "lenient", Code: s("def answer(df):\n    return df.nope"), CodeError: "__CODE_ERROR__: 'DataFrame' object has no attribute 'nope'"},
+			{Name: "react", GroundTruth: s("49"), Question: "Total?", Completion: s("Final Answer: 49"), ModelName: "openai/gpt-4o",
+				MetaData: map[string]string{"agent_style": "react"}, Mode: "agent", Turns: 2, Transcript: []model.Message{
+					{Role: "assistant", Content: "Action: python_code_sandbox\nAction Input:\n```python\nprint(49)\n```"},
+					{Role: "tool", Content: "49\n"},
+					{Role: "assistant", Content: "Final Answer: 49"},
+				}},
 		},
 	}
-	path, err := WriteLog(t.TempDir(), out, LogOptions{Version: "v1"})
+	dir := t.TempDir()
+	evalPath, err := WriteLog(dir, out, LogOptions{Version: "v1"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	CheckSchema(t, evalPath)
+	path, err := WriteLog(dir, out, LogOptions{Version: "v1", Format: FormatJSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	CheckSchema(t, path)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInspectShape(t, "agent", data)
 	var lg map[string]any
 	if err := json.Unmarshal(data, &lg); err != nil {
 		t.Fatal(err)
@@ -950,6 +894,42 @@ func TestAgentAndCodeModeLog(t *testing.T) {
 	if tool["tool_call_id"] != "c1" || tool["error"].(map[string]any)["type"] != "timeout" {
 		t.Errorf("tool message %v", tool)
 	}
+	back, err := ReadLog(evalPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := func(s Sample) string {
+		var k []string
+		for _, e := range s.Events {
+			k = append(k, e.Kind())
+		}
+		return strings.Join(k, ",")
+	}
+	for i, want := range []string{"model,tool,model", "model,sandbox", "model,sandbox", "model,model"} {
+		if got := kinds(back.Samples[i]); got != want {
+			t.Errorf("sample %d: events %s, want %s", i, got, want)
+		}
+	}
+	ag := back.Samples[0].Events
+	if m := ag[0].Model; msgRoles(m.Input) != "user" || len(m.Tools) != 1 || m.Tools[0].Name != "python" || m.ToolChoice != "auto" ||
+		m.Output.Choices[0].StopReason != "tool_calls" || len(m.Output.Choices[0].Message.ToolCalls) != 1 {
+		t.Errorf("first agent call %+v", m)
+	}
+	if tl := ag[1].Tool; tl.ID != "c1" || tl.Arguments["code"] != "print(49)" || tl.Result != "49\n" || tl.Error == nil || tl.Error.Type != "timeout" {
+		t.Errorf("tool event %+v", tl)
+	}
+	if m := ag[2].Model; msgRoles(m.Input) != "user assistant tool" || m.Output.Completion != "49" || m.Output.Choices[0].StopReason != "unknown" {
+		t.Errorf("last agent call %+v", m)
+	}
+	if sb := back.Samples[1].Events[1].Sandbox; sb.Action != "exec" || !strings.Contains(sb.Input, "nunique") || sb.Output != "3" || sb.Result == nil || *sb.Result != 0 {
+		t.Errorf("sandbox event %+v", sb)
+	}
+	if sb := back.Samples[2].Events[1].Sandbox; !strings.HasPrefix(sb.Output, "__CODE_ERROR__") || sb.Result == nil || *sb.Result != 1 {
+		t.Errorf("failed code's sandbox event %+v", sb)
+	}
+	if m := back.Samples[3].Events[0].Model; len(m.Tools) != 0 || m.ToolChoice != "none" {
+		t.Errorf("ReAct call offers tools %+v", m.Tools)
+	}
 	code := sample(lg, 1)
 	md := code["metadata"].(map[string]any)
 	if md["answer"] != "3" || !strings.Contains(md["code"].(string), "nunique") {
@@ -959,5 +939,93 @@ func TestAgentAndCodeModeLog(t *testing.T) {
 		if sc.(map[string]any)["answer"] != "3" {
 			t.Errorf("score answer %v, want the code's answer", sc)
 		}
+	}
+}
+
+// Inspect's viewer lists samples from summaries.json, thinned as Inspect
+// thins them: inputs and targets cut at 5120 characters with a marker,
+// score texts and metadata strings shortened to 1024 (whitespace
+// collapsed), other metadata over 1 KiB replaced by a note.
+func TestSummaryThinning(t *testing.T) {
+	long := strings.Repeat("é", 6000)
+	words := strings.Repeat("word \n ", 400) // 2000 characters of words
+	f := syntheticOutput()
+	q := &f.Questions[0]
+	q.Question, q.GroundTruth, q.GradeDetail = long, &long, words
+	q.MetaData = map[string]string{"short": "a  b\nc", "notes": words}
+	q.SubAnswers = make([]result.SubAnswer, 50)
+	lg, err := BuildLog(f, LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := summarize(&lg.Samples[0])
+	wantCut := strings.Repeat("é", 5120) + "...\n(content truncated)"
+	if got := sum.Input.Messages[1].Content.Text; got != wantCut {
+		t.Errorf("input: %d characters, want 5120 and the marker", len([]rune(got)))
+	}
+	if sum.Target != wantCut || lg.Samples[0].Target != long {
+		t.Error("target not thinned in the summary, or thinned in the sample")
+	}
+	if sum.Metadata["short"] != "a b c" {
+		t.Errorf("short metadata %q, want whitespace collapsed", sum.Metadata["short"])
+	}
+	notes := sum.Metadata["notes"].(string)
+	if n := len([]rune(notes)); n > 1024 || !strings.HasSuffix(notes, "word...") {
+		t.Errorf("long metadata: %d characters, ends %q", n, notes[len(notes)-10:])
+	}
+	sc := sum.Scores["exact"]
+	if sc.Explanation == nil || len(*sc.Explanation) > 1024 || sc.Metadata["sub_answers"] != removedKey || sc.Metadata["grader"] != "exact" {
+		t.Errorf("score summary %+v", sc)
+	}
+	if !sum.Completed || sum.MessageCount != 3 {
+		t.Errorf("completed %v, %d messages", sum.Completed, sum.MessageCount)
+	}
+	if got := thinText(strings.Repeat("x", 2000)); len(got) != 1024 || !strings.HasSuffix(got, "...") {
+		t.Errorf("one long word: %d characters", len(got))
+	}
+}
+
+// An .eval zip still being written has no header.json: its start record
+// is read, and the log is "started". One with neither is refused, naming
+// the file.
+func TestReadEvalWithoutHeader(t *testing.T) {
+	path, err := WriteLog(t.TempDir(), syntheticOutput(), LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strip := func(drop ...string) string {
+		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		for _, f := range zr.File {
+			if slices.Contains(drop, f.Name) {
+				continue
+			}
+			if err := zw.Copy(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		zw.Close()
+		p := filepath.Join(t.TempDir(), "x.eval")
+		os.WriteFile(p, buf.Bytes(), 0o644)
+		return p
+	}
+	lg, err := ReadLog(strip(evalHeader, evalSummaries))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lg.Status != "started" || lg.Eval.Task != "unit-prices" || len(lg.Samples) != 6 || lg.Results != nil {
+		t.Errorf("status %q task %q %d samples", lg.Status, lg.Eval.Task, len(lg.Samples))
+	}
+	p := strip(evalHeader, evalStart)
+	if _, err := ReadLog(p); err == nil || !strings.Contains(err.Error(), p) {
+		t.Errorf("zip without header or start: %v", err)
 	}
 }

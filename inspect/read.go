@@ -8,17 +8,22 @@ import (
 	"github.com/evalmd/evalmd/internal/readfile"
 )
 
-// ReadLog loads an Inspect JSON log (one this package wrote, or one of
-// Inspect's own; members this package does not model are skipped). It
-// fails on a log of a later format version, as Inspect does.
+// ReadLog loads an Inspect log, .eval (a zip, told by its first bytes) or
+// JSON: one this package wrote, or one of Inspect's own written with
+// deflate (members this package does not model are skipped). It fails on a
+// log of a later format version, as Inspect does.
 func ReadLog(path string) (*Log, error) {
 	data, err := readfile.Read(path, readfile.Output)
 	if err != nil {
 		return nil, err
 	}
-	var lg Log
-	if err := json.Unmarshal(data, &lg); err != nil {
-		return nil, fmt.Errorf("%s: not an Inspect log: %w", path, err)
+	var lg *Log
+	if bytes.HasPrefix(data, []byte("PK\x03\x04")) {
+		if lg, err = readEval(data); err != nil {
+			return nil, fmt.Errorf("%s: not an Inspect .eval log: %w", path, err)
+		}
+	} else if err := json.Unmarshal(data, &lg); err != nil || lg == nil {
+		return nil, fmt.Errorf("%s: not an Inspect log: %v", path, err)
 	}
 	if lg.Version > LogVersion {
 		return nil, fmt.Errorf("%s: log format version %d is newer than %d", path, lg.Version, LogVersion)
@@ -26,7 +31,7 @@ func ReadLog(path string) (*Log, error) {
 	if lg.Eval.Task == "" && lg.Eval.Created == "" {
 		return nil, fmt.Errorf("%s: not an Inspect log: no eval.task or eval.created", path)
 	}
-	return &lg, nil
+	return lg, nil
 }
 
 // indent re-indents JSON with two spaces.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalmd/evalmd/agent"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
@@ -28,7 +30,7 @@ type LogOptions struct {
 	Created time.Time
 	// Status is the log status: "success" (the default), "started" (a run
 	// still going), "cancelled" or "error".
-	Status string
+	Status string // a dry run's output file defaults to "cancelled"
 	// Error is the message of the error that halted the run, for status
 	// "error".
 	Error string
@@ -39,6 +41,12 @@ type LogOptions struct {
 	// for the run, else those the sheet's meta sets (LIME's files).
 	// Questions sent other settings have theirs in sample metadata.
 	Settings *model.Settings
+	// Format is the log file format: FormatEval (the default, "") or
+	// FormatJSON.
+	Format string
+	// IncludeDryRuns makes WriteLogsFor log dry runs' output files too
+	// (as cancelled evals); by default it leaves them out, as agg does.
+	IncludeDryRuns bool
 	// Force writes over a log evalmd did not write or that was changed
 	// since (see internal/outfile).
 	Force bool
@@ -52,35 +60,53 @@ const scorerDefault = "lime"
 // on one sheet) into dir, creating dir if needed, and returns its path. The
 // file is named as Inspect names its logs, so Inspect's log listing parses
 // task and id from the name; writing the same output file again replaces
-// the same log.
+// the same log. opt.Format chooses .eval (the default) or .json.
 func WriteLog(dir string, f *result.File, opt LogOptions) (string, error) {
+	if err := CheckFormat(opt.Format); err != nil {
+		return "", fmt.Errorf("inspect log: %w", err)
+	}
 	lg, err := BuildLog(f, opt)
 	if err != nil {
 		return "", err
 	}
-	data, err := marshalIndent(lg)
-	if err != nil {
-		return "", fmt.Errorf("inspect log for %q: %w", f.Sheet.Name, err)
-	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("inspect log dir %s: %w", dir, err)
 	}
-	path := filepath.Join(dir, FileName(lg.Eval))
-	if err := outfile.Write(path, data, outfile.Options{Force: opt.Force}); err != nil {
-		return "", err
+	path := filepath.Join(dir, FileName(lg.Eval, opt.Format))
+	err = outfile.WriteFunc(path, outfile.Options{Force: opt.Force}, func(w io.Writer) error {
+		if opt.Format == FormatJSON {
+			data, err := marshalIndent(lg)
+			if err != nil {
+				return err
+			}
+			_, err = w.Write(data)
+			return err
+		}
+		created, err := time.Parse(time.RFC3339, lg.Eval.Created)
+		if err != nil {
+			return err
+		}
+		return writeEval(w, lg, created)
+	})
+	if err != nil {
+		return "", fmt.Errorf("inspect log for %q: %w", f.Sheet.Name, err)
 	}
 	return path, nil
 }
 
-// FileName is the log file name Inspect gives a log:
-// <created>_<task>_<task id>.json, each part cleaned the way Inspect cleans
-// them ("_", "/" and ":" become "-"), e.g.
-// 2024-05-01T12-00-00+00-00_rules-qa-1_Kq3vXb7pR2mN9sT4wY6zAc.json.
+// FileName is the log file name Inspect gives a log in format (FormatEval
+// when ""): <created>_<task>_<task id>.eval, each part cleaned the way
+// Inspect cleans them ("_", "/", ":" and "+" become "-"), e.g.
+// 2024-05-01T12-00-00-00-00_rules-qa-1_Kq3vXb7pR2mN9sT4wY6zAc.eval.
 // Inspect's listing (log/_file.py) reads the task and id back by splitting
 // the name on "_", and the id's own "-" would start a suffix, so neither
 // may hold one; our ids never do.
-func FileName(s Spec) string {
-	return cleanPart(s.Created) + "_" + cleanPart(taskDisplay(s.Task)) + "_" + cleanPart(s.TaskID) + ".json"
+func FileName(s Spec, format string) string {
+	ext := ".eval"
+	if format == FormatJSON {
+		ext = ".json"
+	}
+	return cleanPart(s.Created) + "_" + cleanPart(taskDisplay(s.Task)) + "_" + cleanPart(s.TaskID) + ext
 }
 
 // taskDisplay drops a registry package prefix ("pkg/task" -> "task") as
@@ -97,7 +123,7 @@ func taskDisplay(task string) string {
 func cleanPart(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch r {
-		case '_', '/', ':', '\\', '*', '?', '"', '<', '>', '|', ' ', '\t', '\n', '\r':
+		case '_', '/', ':', '+', '\\', '*', '?', '"', '<', '>', '|', ' ', '\t', '\n', '\r':
 			return '-'
 		}
 		return r
@@ -112,6 +138,13 @@ func BuildLog(f *result.File, opt LogOptions) (*Log, error) {
 	status := opt.Status
 	if status == "" {
 		status = "success"
+		if f.Sheet.DryRun {
+			// A dry run stopped before its first model call: Inspect's
+			// status for an eval that ended before it finished is
+			// "cancelled" (its statuses are started, success, cancelled and
+			// error; "started" would list it as still running).
+			status = "cancelled"
+		}
 	}
 	switch status {
 	case "started", "success", "cancelled", "error":
@@ -140,15 +173,16 @@ func BuildLog(f *result.File, opt LogOptions) (*Log, error) {
 		Version: LogVersion,
 		Status:  status,
 		Eval: Spec{
-			EvalID:      shortID("eval", task, runID, modelName, stamp),
-			RunID:       runID,
-			Created:     stamp,
-			Task:        task,
-			TaskID:      shortID("task", task, runID, modelName, stamp),
-			TaskFile:    f.Sheet.SheetFile,
-			TaskAttribs: map[string]any{},
-			TaskArgs:    map[string]any{},
-			Solver:      "generate",
+			EvalID:         shortID("eval", task, runID, modelName, stamp),
+			RunID:          runID,
+			Created:        stamp,
+			Task:           task,
+			TaskID:         shortID("task", task, runID, modelName, stamp),
+			TaskFile:       f.Sheet.SheetFile,
+			TaskAttribs:    map[string]any{},
+			TaskArgs:       map[string]any{},
+			TaskArgsPassed: map[string]any{},
+			Solver:         "generate",
 			Dataset: Dataset{
 				Name:      f.Sheet.Name,
 				Location:  f.Sheet.SheetFile,
@@ -162,14 +196,20 @@ func BuildLog(f *result.File, opt LogOptions) (*Log, error) {
 			// Inspect does when errors do not fail the eval.
 			Config:   Config{Epochs: 1, EpochsReducer: []string{"mean"}, FailOnError: &no, LogSamples: &yes},
 			Packages: map[string]string{"evalmd": versionOr(opt.Version)},
-			Metadata: sheetMetadata(f),
+			Metadata: evalMetadata(f),
 		},
 		Plan: Plan{
 			Name:   "plan",
-			Steps:  []PlanStep{{Solver: "generate", Params: map[string]any{}}},
+			Steps:  []PlanStep{{Solver: "generate", Params: map[string]any{}, ParamsPassed: map[string]any{}}},
 			Config: gen,
 		},
-		Stats: Stats{StartedAt: stamp, ModelUsage: map[string]Usage{}},
+		Stats: Stats{StartedAt: stamp, ModelUsage: map[string]Usage{}, RoleUsage: map[string]Usage{},
+			ConnectionLimitHistory: []json.RawMessage{}},
+		Tags:     []string{},
+		Metadata: map[string]any{},
+	}
+	for k, v := range lg.Eval.Metadata {
+		lg.Metadata[k] = v
 	}
 	if status == "error" {
 		msg := opt.Error
@@ -188,7 +228,8 @@ func BuildLog(f *result.File, opt LogOptions) (*Log, error) {
 	completed := 0
 	for i := range f.Questions {
 		q := &f.Questions[i]
-		s := buildSample(q, ids[i], modelName, lg.Eval.TaskID, i, runSettings)
+		s := buildSample(q, ids[i], i, sampleRun{model: modelName, seed: lg.Eval.TaskID, run: runSettings,
+			stamp: stamp, gen: gen, style: f.Sheet.MetaData["agent_style"]})
 		lg.Eval.Dataset.SampleIDs = append(lg.Eval.Dataset.SampleIDs, s.ID)
 		if q.Error == nil {
 			completed++
@@ -215,7 +256,7 @@ func BuildLog(f *result.File, opt LogOptions) (*Log, error) {
 	if t := f.Sheet.Totals; t != nil && t.WallSeconds > 0 {
 		wall = t.WallSeconds
 	}
-	if status != "started" {
+	if status != "started" && !f.Sheet.DryRun {
 		lg.Stats.CompletedAt = isoTime(created.Add(time.Duration(wall * float64(time.Second))))
 		lg.Results = &Results{
 			TotalSamples:     len(f.Questions),
@@ -273,14 +314,18 @@ func versionOr(v string) string {
 	return v
 }
 
-// sheetMetadata is the sheet's meta, for eval.metadata.
-func sheetMetadata(f *result.File) map[string]any {
-	if len(f.Sheet.MetaData) == 0 {
+// evalMetadata is eval.metadata: the sheet's meta, and "dry_run": true for
+// a dry run's log.
+func evalMetadata(f *result.File) map[string]any {
+	if len(f.Sheet.MetaData) == 0 && !f.Sheet.DryRun {
 		return nil
 	}
-	m := make(map[string]any, len(f.Sheet.MetaData))
+	m := make(map[string]any, len(f.Sheet.MetaData)+1)
 	for k, v := range f.Sheet.MetaData {
 		m[k] = v
+	}
+	if f.Sheet.DryRun {
+		m["dry_run"] = true
 	}
 	return m
 }
@@ -318,19 +363,29 @@ func sampleIDs(qs []result.Question) []SampleID {
 	return ids
 }
 
-// buildSample turns one question record into a sample. seed (the task id)
-// makes its message ids and uuid unique to the run.
-// run is the run-level settings: a question sent other ones has them in
-// its metadata ("generate_config").
-func buildSample(q *result.Question, id SampleID, modelName, seed string, index int, run *model.Settings) Sample {
+// sampleRun is what every sample of a log shares.
+type sampleRun struct {
+	model string          // the run's model name
+	seed  string          // the task id: makes message ids and uuids unique to the run
+	run   *model.Settings // the run-level settings
+	stamp string          // the run's start, the timestamp of the events
+	gen   GenerateConfig  // the run's settings as the log records them
+	style string          // the sheet's agent_style meta, for questions without one
+}
+
+// buildSample turns one question record into a sample. index is its place
+// in the output file. A question sent other settings than the run's has
+// them in its metadata ("generate_config").
+func buildSample(q *result.Question, id SampleID, index int, r sampleRun) Sample {
 	s := Sample{
 		ID:          id,
 		Epoch:       1,
 		Metadata:    map[string]any{},
-		ModelUsage:  map[string]Usage{},
-		UUID:        shortID("sample", seed, strconv.Itoa(index)),
-		Events:      []json.RawMessage{},
 		Store:       map[string]any{},
+		Events:      []Event{},
+		ModelUsage:  map[string]Usage{},
+		RoleUsage:   map[string]Usage{},
+		UUID:        shortID("sample", r.seed, strconv.Itoa(index)),
 		Attachments: map[string]string{},
 	}
 	if q.GroundTruth != nil {
@@ -340,14 +395,16 @@ func buildSample(q *result.Question, id SampleID, modelName, seed string, index 
 		s.Metadata[k] = v
 	}
 	var runLevel model.Settings
-	if run != nil {
-		runLevel = *run
+	if r.run != nil {
+		runLevel = *r.run
 	}
+	sent := r.gen
 	if q.Settings != nil && !q.Settings.Equal(runLevel) {
-		s.Metadata["generate_config"] = generateConfig(nil, q.Settings)
+		sent = generateConfig(nil, q.Settings)
+		s.Metadata["generate_config"] = sent
 	}
 	s.Choices = Choices(q.Question)
-	msgID := func(role string) string { return shortID("msg", seed, strconv.Itoa(index), role) }
+	msgID := func(role string) string { return shortID("msg", r.seed, strconv.Itoa(index), role) }
 	user := Message{ID: msgID("user"), Role: "user", Content: Content{Text: q.Question}, Source: "input"}
 	if q.System != nil {
 		sys := Message{ID: msgID("system"), Role: "system", Content: Content{Text: *q.System}, Source: "input"}
@@ -357,6 +414,7 @@ func buildSample(q *result.Question, id SampleID, modelName, seed string, index 
 		s.Input = Input{Text: q.Question}
 		s.Messages = []Message{user}
 	}
+	asked := len(s.Messages)
 	usage := Usage{InputTokens: q.InputTokens, OutputTokens: q.OutputTokens, TotalTokens: q.InputTokens + q.OutputTokens}
 	if finite(q.Cost) {
 		c := *q.Cost
@@ -364,7 +422,7 @@ func buildSample(q *result.Question, id SampleID, modelName, seed string, index 
 	}
 	mdl := q.ModelName
 	if mdl == "" {
-		mdl = modelName
+		mdl = r.model
 	}
 	s.Output = Output{Model: mdl, Choices: []Choice{}}
 	if len(q.Transcript) > 0 {
@@ -395,7 +453,7 @@ func buildSample(q *result.Question, id SampleID, modelName, seed string, index 
 		} else {
 			s.Messages = append(s.Messages, asst)
 		}
-		s.Output.Choices = []Choice{{Message: asst, StopReason: "stop"}}
+		s.Output.Choices = []Choice{{Message: asst, StopReason: StopReason(q.FinishReason)}}
 		s.Output.Completion = *q.Completion
 		if q.InputTokens+q.OutputTokens > 0 {
 			// LIME's files record no tokens; zeros would claim a count.
@@ -415,6 +473,7 @@ func buildSample(q *result.Question, id SampleID, modelName, seed string, index 
 	if q.Error != nil {
 		s.Error = &EvalError{Message: *q.Error}
 	}
+	s.Events = sampleEvents(q, &s, asked, sent, agentTools(q, r.style), r.stamp)
 	if q.Grade != nil {
 		// Inspect's Score.value may not be null, so an ungraded question
 		// has no score at all (and counts in unscored_samples).
@@ -422,7 +481,7 @@ func buildSample(q *result.Question, id SampleID, modelName, seed string, index 
 		if *q.Grade {
 			value = "C"
 		}
-		sc := SampleScore{Value: value, Metadata: map[string]any{"grader": scorerName(q)}}
+		sc := SampleScore{Value: value, Metadata: map[string]any{"grader": scorerName(q)}, History: []json.RawMessage{}}
 		if g := q.Graded(); g != nil {
 			a := *g
 			sc.Answer = &a
@@ -437,6 +496,134 @@ func buildSample(q *result.Question, id SampleID, modelName, seed string, index 
 		s.Scores = map[string]SampleScore{scorerName(q): sc}
 	}
 	return s
+}
+
+// agentTools is what an agent-mode question offered the model: the python
+// tool, unless the agent style is InfiAgent's text ReAct loop, which
+// offers no tool through the API (the code is in the model's text).
+func agentTools(q *result.Question, sheetStyle string) []ToolInfo {
+	if q.Mode != model.ModeAgent {
+		return []ToolInfo{}
+	}
+	style := q.MetaData["agent_style"]
+	if style == "" {
+		style = sheetStyle
+	}
+	if style == agent.StyleReact {
+		return []ToolInfo{}
+	}
+	t := agent.PythonTool
+	return []ToolInfo{{Name: t.Name, Description: t.Description, Parameters: toolParams(t.Parameters)}}
+}
+
+// toolParams is a tool's arguments schema as Inspect's ToolParams: its
+// JSONSchema model lists "default" as required in the schema of a
+// property, so each property without one gets "default": null (which is
+// what Inspect reads for a missing one).
+func toolParams(raw json.RawMessage) json.RawMessage {
+	var p map[string]any
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return raw
+	}
+	props, _ := p["properties"].(map[string]any)
+	for _, v := range props {
+		if prop, ok := v.(map[string]any); ok {
+			if _, has := prop["default"]; !has {
+				prop["default"] = nil
+			}
+		}
+	}
+	if _, ok := p["required"]; !ok {
+		p["required"] = []string{}
+	}
+	out, err := marshal(p)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// sampleEvents is the transcript Inspect's viewer shows for a sample: a
+// model event for every model call, with the messages it was sent and
+// the output it gave; in agent mode a tool event for every python call
+// (with its result); in code mode a sandbox event for the code run and
+// the answer it gave. A failed question has one model event carrying the
+// error; a question never asked (a dry run, a replay without an answer)
+// has none. The output file records when the run started, not when each
+// call was made: every event takes the run's start.
+func sampleEvents(q *result.Question, s *Sample, asked int, cfg GenerateConfig, tools []ToolInfo, stamp string) []Event {
+	events := []Event{}
+	if q.Completion == nil && q.Error == nil {
+		return events
+	}
+	choice := "none"
+	if len(tools) > 0 {
+		choice = "auto"
+	}
+	call := func(input []Message, out Output) *ModelEvent {
+		return &ModelEvent{Event: "model", Timestamp: stamp, Model: s.Output.Model,
+			Input: append([]Message{}, input...), Tools: tools, ToolChoice: choice, Config: cfg, Output: out}
+	}
+	if len(q.Transcript) == 0 {
+		ev := call(s.Messages[:asked], s.Output)
+		if q.Error != nil {
+			ev.Error = *q.Error
+		}
+		ev.WorkingTime = s.WorkingTime
+		events = append(events, Event{Model: ev})
+	} else {
+		// Agent mode: the messages after the question are the turns; each
+		// assistant turn is a model call on everything before it.
+		args := map[string]map[string]any{}
+		for i := asked; i < len(s.Messages); i++ {
+			m := s.Messages[i]
+			switch m.Role {
+			case "assistant":
+				reason := "tool_calls"
+				if len(m.ToolCalls) == 0 {
+					reason = StopReason(q.FinishReason)
+				}
+				out := Output{Model: s.Output.Model, Choices: []Choice{{Message: m, StopReason: reason}}, Completion: m.Content.String()}
+				events = append(events, Event{Model: call(s.Messages[:i], out)})
+				for _, c := range m.ToolCalls {
+					args[c.ID] = c.Arguments
+				}
+			case "tool":
+				if m.ToolCallID == "" {
+					continue // a ReAct observation: the code is in the model's text
+				}
+				a := args[m.ToolCallID]
+				if a == nil {
+					a = map[string]any{}
+				}
+				events = append(events, Event{Tool: &ToolEvent{Event: "tool", Timestamp: stamp, Type: "function",
+					ID: m.ToolCallID, Function: m.Function, Arguments: a, Result: m.Content.String(), Error: m.Error,
+					Events: []json.RawMessage{}}})
+			}
+		}
+		if q.Error != nil {
+			ev := call(s.Messages, Output{Model: s.Output.Model, Choices: []Choice{}})
+			ev.Error = *q.Error
+			events = append(events, Event{Model: ev})
+		}
+	}
+	if q.Mode == model.ModeCode && (q.Code != nil || q.CodeError != "") {
+		sb := &SandboxEvent{Event: "sandbox", Timestamp: stamp, Action: "exec", Cmd: "python3"}
+		status := 0
+		if q.Code != nil {
+			sb.Input = *q.Code
+		}
+		switch {
+		case q.CodeError != "":
+			status = 1
+			sb.Output = q.CodeError
+		case q.Answer != nil:
+			sb.Output = *q.Answer
+		}
+		sb.Result = &status
+		events = append(events, Event{Sandbox: sb})
+	}
+	return events
 }
 
 // transcript is an agent's turns as Inspect messages.
@@ -592,6 +779,11 @@ func WriteLogFile(dir, outputPath string, opt LogOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return writeLogOf(dir, outputPath, f, opt)
+}
+
+// writeLogOf writes the log of f, read from outputPath.
+func writeLogOf(dir, outputPath string, f *result.File, opt LogOptions) (string, error) {
 	if f.Sheet.Created == "" && opt.Created.IsZero() {
 		if st, err := os.Stat(outputPath); err == nil {
 			opt.Created = st.ModTime()

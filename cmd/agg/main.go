@@ -56,6 +56,7 @@ func command(isTerminal func(io.Writer) bool) *cli.Command {
 	mdStyle := fs.Bool("md", false, "markdown even on a terminal (with -o -)")
 	terminal := fs.Bool("terminal", false, "tables laid out for the screen even when stdout is not a terminal (LIME's --terminal)")
 	logDir := fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
+	logFormat := fs.String("log-format", inspect.FormatEval, "format of the Inspect logs: eval or json")
 	htmlOut := fs.String("html", "", "write a self-contained HTML report to this `file` (the markdown only with -o)")
 	xlsxOut := fs.String("xlsx", "", "write an Excel workbook to this `file` (the markdown only with -o)")
 	return &cli.Command{
@@ -72,6 +73,9 @@ func command(isTerminal func(io.Writer) bool) *cli.Command {
 			}
 			if opt.Dir == "" {
 				return cli.Usagef("-i DIR is required")
+			}
+			if err := inspect.CheckFormat(*logFormat); err != nil {
+				return cli.Usagef("--log-format: %v", err)
 			}
 			if opt.MaxDiscrepancies < -1 {
 				return cli.Usagef("-max-discrepancies %d: give -1 (all), 0 (50) or a number of rows", opt.MaxDiscrepancies)
@@ -125,7 +129,7 @@ func command(isTerminal func(io.Writer) bool) *cli.Command {
 				}
 			}
 			if *logDir != "" {
-				n, err := inspect.WriteLogsFor(*logDir, opt.Dir, stderr, inspect.LogOptions{Force: opt.Force})
+				n, err := inspect.WriteLogsFor(*logDir, opt.Dir, stderr, inspect.LogOptions{Force: opt.Force, Format: *logFormat, IncludeDryRuns: opt.IncludeDryRuns})
 				if err != nil {
 					return err
 				}

@@ -29,7 +29,7 @@ func TestAggLIMEAndLogs(t *testing.T) {
 	if !strings.HasPrefix(stdout.String(), string(want)) {
 		t.Error("the report does not start with LIME's reference tables")
 	}
-	got, _ := filepath.Glob(filepath.Join(logs, "*.json"))
+	got, _ := filepath.Glob(filepath.Join(logs, "*.eval"))
 	if len(got) != 26 {
 		t.Errorf("%d Inspect logs, want 26\n%s", len(got), stderr.String())
 	}

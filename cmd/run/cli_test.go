@@ -32,6 +32,7 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"-f", "x.md", "--temperature", "-1"}, 2, "", "run: --temperature \"-1\""},
 		{[]string{"-f", "x.md", "--retries", "-1"}, 2, "", "run: --retries -1: give 0 (no retries) or more"},
 		{[]string{"-f", "x.md", "--timeout", "0s"}, 2, "", "run: --timeout 0s"},
+		{[]string{"-f", "x.md", "--log-format", "yaml"}, 2, "", "run: --log-format: log format \"yaml\" is not eval or json"},
 		{[]string{"-f", "x.md", "extra"}, 2, "", "run: unexpected argument \"extra\""},
 		{nil, 2, "", "run: give one of -f SHEET or -d DIR"},
 		{[]string{"-f", "missing.md", "-y"}, 1, "", "missing.md"},

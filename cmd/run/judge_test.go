@@ -150,7 +150,7 @@ func TestSettingsRecordedAndLogged(t *testing.T) {
 	sheetPath := writeSheet(t, "# S\n#### meta\ntop_p: 0.5\n## Q1\n#### question\na\n#### answer\nB\n## Q2\n#### meta\nmax_tokens: 7\n#### question\nb\n#### answer\nB\n")
 	out, logs := t.TempDir(), t.TempDir()
 	var stdout, stderr bytes.Buffer
-	if err := run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", out, "-m", "mock", "--temperature", "0.7", "--log-dir", logs}); err != nil {
+	if err := run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", out, "-m", "mock", "--temperature", "0.7", "--log-dir", logs, "--log-format", "json"}); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	paths, _ := filepath.Glob(filepath.Join(out, "output-*.json"))

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/harness"
+	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/benchmarks"
 	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/judgeflag"
@@ -70,6 +71,7 @@ func command() *cli.Command {
 		seed      = fs.Int64("seed", 0, "seed of the random model")
 		vision    = fs.String("vision", "", "send images: on, off (default: by model name)")
 		logDir    = fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
+		logFormat = fs.String("log-format", inspect.FormatEval, "format of the Inspect logs: eval or json")
 	)
 	var grading cli.GradeFlags
 	grading.Bind(fs)
@@ -98,6 +100,9 @@ func command() *cli.Command {
 			case *timeout <= 0:
 				return cli.Usagef("--timeout %v: give a positive duration", *timeout)
 			}
+			if err := inspect.CheckFormat(*logFormat); err != nil {
+				return cli.Usagef("--log-format: %v", err)
+			}
 			if (*sheetFile == "") == (*sheetDir == "") {
 				return cli.Usagef("give one of -f SHEET or -d DIR")
 			}
@@ -112,7 +117,7 @@ func command() *cli.Command {
 				NewModel: providers.Registry().New,
 				Runner: runner.Options{Concurrency: *conc, SeparateLimits: *perModel, MaxAttempts: *retries + 1, Timeout: *timeout,
 					RPM: *rpm, TPM: *tpm},
-				Grader: grading.Grader, LogDir: *logDir, ContextLimit: *ctxLimit, Encoding: *encoding, Graders: set.Graders,
+				Grader: grading.Grader, LogDir: *logDir, LogFormat: *logFormat, ContextLimit: *ctxLimit, Encoding: *encoding, Graders: set.Graders,
 			}
 			if *ctxLimit < 0 {
 				return cli.Usagef("--context-limit %d: want a number of tokens > 0", *ctxLimit)

@@ -1,0 +1,288 @@
+package inspect
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Log file formats.
+const (
+	// FormatEval is Inspect's .eval format, its default: a zip holding the
+	// log's header and each sample as separate JSON members, so a viewer
+	// lists a folder of logs by reading headers only.
+	FormatEval = "eval"
+	// FormatJSON is Inspect's .json format: the whole log as one JSON
+	// document.
+	FormatJSON = "json"
+)
+
+// CheckFormat says whether format names a log format ("" is the default,
+// FormatEval).
+func CheckFormat(format string) error {
+	switch format {
+	case "", FormatEval, FormatJSON:
+		return nil
+	}
+	return fmt.Errorf("log format %q is not %s or %s", format, FormatEval, FormatJSON)
+}
+
+// The members of an .eval zip, as inspect_ai's EvalRecorder names them
+// (log/_recorders/eval.py).
+const (
+	evalStart     = "_journal/start.json" // {version, eval, plan}, written first
+	evalSummaries = "summaries.json"      // a summary of every sample
+	evalHeader    = "header.json"         // the log without its samples, written last
+	evalSamples   = "samples/"            // samples/<id>_epoch_<epoch>.json
+)
+
+// sampleMember is the zip member of a sample.
+func sampleMember(s *Sample) string {
+	return evalSamples + s.ID.String() + "_epoch_" + strconv.Itoa(s.Epoch) + ".json"
+}
+
+// writeEval writes lg as an .eval zip: the start record, each sample, the
+// sample summaries and the header, in the order Inspect's recorder writes
+// them, each member deflated JSON. (Inspect now compresses members with
+// zstd, which Go's standard library lacks; its readers and viewer read
+// deflate, the method every .eval file had before.) modified stamps the
+// members, so the same log gives the same bytes.
+func writeEval(w io.Writer, lg *Log, modified time.Time) error {
+	zw := zip.NewWriter(w)
+	put := func(name string, v any) error {
+		data, err := marshal(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		mw, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: modified.UTC()})
+		if err != nil {
+			return err
+		}
+		_, err = mw.Write(data)
+		return err
+	}
+	start := struct {
+		Version int  `json:"version"`
+		Eval    Spec `json:"eval"`
+		Plan    Plan `json:"plan"`
+	}{lg.Version, lg.Eval, lg.Plan}
+	if err := put(evalStart, start); err != nil {
+		return err
+	}
+	summaries := make([]sampleSummary, 0, len(lg.Samples))
+	for i := range lg.Samples {
+		s := &lg.Samples[i]
+		if err := put(sampleMember(s), s); err != nil {
+			return err
+		}
+		summaries = append(summaries, summarize(s))
+	}
+	if err := put(evalSummaries, summaries); err != nil {
+		return err
+	}
+	header := *lg
+	header.Samples = nil
+	if err := put(evalHeader, &header); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// readEval reads an .eval zip: the header (or, for a log still being
+// written, the start record) and the samples in the order they were
+// written. (Inspect sorts them by epoch and id; the order written is the
+// output file's.)
+func readEval(data []byte) (*Log, error) {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, err
+	}
+	members := map[string]*zip.File{}
+	var samples []*zip.File
+	for _, f := range zr.File {
+		if _, seen := members[f.Name]; !seen && strings.HasPrefix(f.Name, evalSamples) && strings.HasSuffix(f.Name, ".json") {
+			samples = append(samples, f)
+		}
+		members[f.Name] = f // a name written again supersedes, as in Inspect
+	}
+	read := func(f *zip.File, v any) error {
+		rc, err := f.Open()
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.Name, err)
+		}
+		defer rc.Close()
+		if err := json.NewDecoder(rc).Decode(v); err != nil {
+			return fmt.Errorf("%s: %w", f.Name, err)
+		}
+		return nil
+	}
+	var lg Log
+	switch {
+	case members[evalHeader] != nil:
+		if err := read(members[evalHeader], &lg); err != nil {
+			return nil, err
+		}
+	case members[evalStart] != nil:
+		if err := read(members[evalStart], &lg); err != nil {
+			return nil, err
+		}
+		lg.Status = "started"
+	default:
+		return nil, fmt.Errorf("no %s or %s", evalHeader, evalStart)
+	}
+	lg.Samples = nil
+	for _, f := range samples {
+		var s Sample
+		if err := read(members[f.Name], &s); err != nil {
+			return nil, err
+		}
+		lg.Samples = append(lg.Samples, s)
+	}
+	return &lg, nil
+}
+
+// sampleSummary is a sample's entry in summaries.json (Inspect's
+// EvalSampleSummary): what the viewer lists without opening the sample,
+// with long texts thinned as Inspect thins them (log/_util.py).
+type sampleSummary struct {
+	ID           SampleID               `json:"id"`
+	Epoch        int                    `json:"epoch"`
+	Input        Input                  `json:"input"`
+	Choices      []string               `json:"choices,omitempty"`
+	Target       string                 `json:"target"`
+	Metadata     map[string]any         `json:"metadata"`
+	Scores       map[string]SampleScore `json:"scores,omitempty"`
+	ModelUsage   map[string]Usage       `json:"model_usage"`
+	RoleUsage    map[string]Usage       `json:"role_usage"`
+	TotalTime    *float64               `json:"total_time,omitempty"`
+	WorkingTime  *float64               `json:"working_time,omitempty"`
+	UUID         string                 `json:"uuid,omitempty"`
+	Error        *string                `json:"error,omitempty"`
+	Completed    bool                   `json:"completed"`
+	MessageCount int                    `json:"message_count"`
+}
+
+// summarize is EvalSample.summary().
+func summarize(s *Sample) sampleSummary {
+	sum := sampleSummary{
+		ID: s.ID, Epoch: s.Epoch, Choices: s.Choices, Target: truncateText(s.Target),
+		Metadata: thinMetadata(s.Metadata), ModelUsage: s.ModelUsage, RoleUsage: s.RoleUsage,
+		TotalTime: s.TotalTime, WorkingTime: s.WorkingTime, UUID: s.UUID,
+		Completed: true, MessageCount: len(s.Messages),
+	}
+	if s.Input.Messages != nil {
+		sum.Input.Messages = make([]Message, len(s.Input.Messages))
+		for i, m := range s.Input.Messages {
+			if m.Content.Parts == nil {
+				m.Content.Text = truncateText(m.Content.Text)
+			}
+			sum.Input.Messages[i] = m
+		}
+	} else {
+		sum.Input.Text = truncateText(s.Input.Text)
+	}
+	if s.Scores != nil {
+		sum.Scores = make(map[string]SampleScore, len(s.Scores))
+		for k, sc := range s.Scores {
+			thin := SampleScore{Value: sc.Value, History: []json.RawMessage{}}
+			if sc.Answer != nil {
+				a := thinText(*sc.Answer)
+				thin.Answer = &a
+			}
+			if sc.Explanation != nil {
+				e := thinText(*sc.Explanation)
+				thin.Explanation = &e
+			}
+			if sc.Metadata != nil {
+				thin.Metadata = thinMetadata(sc.Metadata)
+			}
+			sum.Scores[k] = thin
+		}
+	}
+	if s.Error != nil {
+		msg := s.Error.Message
+		sum.Error = &msg
+	}
+	return sum
+}
+
+// Inspect's thinning limits (log/_util.py).
+const (
+	maxTextLength = 5120 // truncate_text: inputs and targets
+	thinWidth     = 1024 // thin_text: score texts and metadata strings
+	thinScan      = thinWidth * 8
+	removedKey    = "Key removed from summary (> 1k)"
+)
+
+// truncateText is Inspect's truncate_text: at most 5120 characters, then a
+// marker.
+func truncateText(s string) string {
+	if utf8.RuneCountInString(s) <= maxTextLength {
+		return s
+	}
+	return string([]rune(s)[:maxTextLength]) + "...\n(content truncated)"
+}
+
+// thinText is Inspect's thin_text, Python's textwrap.shorten of the first
+// 8192 characters to 1024 with "..." as placeholder: whitespace runs
+// become one space, and words that do not fit are dropped.
+func thinText(s string) string {
+	if r := []rune(s); len(r) > thinScan {
+		s = string(r[:thinScan])
+	}
+	words := strings.Fields(s)
+	joined := strings.Join(words, " ")
+	if utf8.RuneCountInString(joined) <= thinWidth {
+		return joined
+	}
+	const placeholder = "..."
+	var b strings.Builder
+	n := 0
+	for _, w := range words {
+		add := utf8.RuneCountInString(w)
+		if n > 0 {
+			add++
+		}
+		if n+add+len(placeholder) > thinWidth {
+			break
+		}
+		if n > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+		n += add
+	}
+	if n == 0 { // one word longer than the width: cut it
+		return string([]rune(joined)[:thinWidth-len(placeholder)]) + placeholder
+	}
+	return b.String() + placeholder
+}
+
+// thinMetadata is Inspect's thin_metadata: numbers and booleans stay,
+// strings are thinned, anything else stays only when its JSON is at most
+// 1 KiB.
+func thinMetadata(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		switch x := v.(type) {
+		case nil, bool, int, int64, float64:
+			out[k] = v
+		case string:
+			out[k] = thinText(x)
+		default:
+			data, err := marshal(v)
+			if err != nil || len(data) > thinWidth {
+				out[k] = removedKey
+			} else {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}

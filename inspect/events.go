@@ -1,0 +1,150 @@
+package inspect
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Event is one entry of a sample's transcript (Inspect's event union, told
+// apart by its "event" member). One of Model, Tool and Sandbox is set for
+// the events this package writes; an event of another kind read from
+// Inspect's own logs is kept as it was in Raw.
+type Event struct {
+	Model   *ModelEvent
+	Tool    *ToolEvent
+	Sandbox *SandboxEvent
+	Raw     json.RawMessage
+}
+
+// Kind is the event's "event" member: "model", "tool", "sandbox", or the
+// kind of a raw event.
+func (e Event) Kind() string {
+	switch {
+	case e.Model != nil:
+		return "model"
+	case e.Tool != nil:
+		return "tool"
+	case e.Sandbox != nil:
+		return "sandbox"
+	}
+	var head struct {
+		Event string `json:"event"`
+	}
+	json.Unmarshal(e.Raw, &head)
+	return head.Event
+}
+
+// MarshalJSON writes the event that is set.
+func (e Event) MarshalJSON() ([]byte, error) {
+	switch {
+	case e.Model != nil:
+		return marshal(e.Model)
+	case e.Tool != nil:
+		return marshal(e.Tool)
+	case e.Sandbox != nil:
+		return marshal(e.Sandbox)
+	case e.Raw != nil:
+		return e.Raw, nil
+	}
+	return nil, fmt.Errorf("inspect: empty event")
+}
+
+// UnmarshalJSON reads model, tool and sandbox events into their types and
+// keeps any other event raw.
+func (e *Event) UnmarshalJSON(data []byte) error {
+	*e = Event{}
+	var head struct {
+		Event string `json:"event"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return err
+	}
+	switch head.Event {
+	case "model":
+		e.Model = &ModelEvent{}
+		return json.Unmarshal(data, e.Model)
+	case "tool":
+		e.Tool = &ToolEvent{}
+		return json.Unmarshal(data, e.Tool)
+	case "sandbox":
+		e.Sandbox = &SandboxEvent{}
+		return json.Unmarshal(data, e.Sandbox)
+	}
+	e.Raw = append(json.RawMessage(nil), bytes.TrimSpace(data)...)
+	return nil
+}
+
+// ModelEvent is one model call (Inspect's ModelEvent): the messages sent,
+// the tools offered and the output received.
+type ModelEvent struct {
+	Event        string         `json:"event"` // "model"
+	Timestamp    string         `json:"timestamp"`
+	WorkingStart float64        `json:"working_start"`
+	Model        string         `json:"model"`
+	Input        []Message      `json:"input"`
+	Tools        []ToolInfo     `json:"tools"`
+	ToolChoice   string         `json:"tool_choice"` // "none" without tools, else "auto"
+	Config       GenerateConfig `json:"config"`
+	Output       Output         `json:"output"`
+	// Error is why the call failed; Output is then empty.
+	Error       string   `json:"error,omitempty"`
+	WorkingTime *float64 `json:"working_time,omitempty"`
+}
+
+// ToolInfo describes a tool offered to the model (Inspect's ToolInfo);
+// Parameters is the JSON Schema of its arguments object.
+type ToolInfo struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// ToolEvent is one tool call and its result (Inspect's ToolEvent).
+type ToolEvent struct {
+	Event        string         `json:"event"` // "tool"
+	Timestamp    string         `json:"timestamp"`
+	WorkingStart float64        `json:"working_start"`
+	Type         string         `json:"type"` // "function"
+	ID           string         `json:"id"`
+	Function     string         `json:"function"`
+	Arguments    map[string]any `json:"arguments"`
+	Result       string         `json:"result"`
+	Error        *ToolCallError `json:"error,omitempty"`
+	// Events are the events inside the call; none here.
+	Events []json.RawMessage `json:"events"`
+}
+
+// SandboxEvent is a command run in the sandbox (Inspect's SandboxEvent):
+// here, a code-mode answer's code and what it gave.
+type SandboxEvent struct {
+	Event        string  `json:"event"` // "sandbox"
+	Timestamp    string  `json:"timestamp"`
+	WorkingStart float64 `json:"working_start"`
+	Action       string  `json:"action"` // "exec"
+	Cmd          string  `json:"cmd,omitempty"`
+	Input        string  `json:"input,omitempty"`
+	Result       *int    `json:"result,omitempty"` // the exit status
+	Output       string  `json:"output,omitempty"`
+}
+
+// StopReason maps a provider's finish reason, as an output file records it,
+// to Inspect's StopReason the way Inspect's own code does
+// (model/_model_output.py as_stop_reason for OpenAI-style reasons,
+// model/_providers/anthropic.py for Anthropic's). "" (not recorded, as in
+// LIME's files and the offline models) and anything else is "unknown".
+func StopReason(finish string) string {
+	switch finish {
+	case "stop", "eos", "end_turn", "stop_sequence":
+		return "stop"
+	case "length", "max_tokens":
+		return "max_tokens"
+	case "tool_calls", "function_call", "tool_use":
+		return "tool_calls"
+	case "content_filter", "refusal":
+		return "content_filter"
+	case "model_length":
+		return "model_length"
+	}
+	return "unknown"
+}
