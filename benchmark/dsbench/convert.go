@@ -1,6 +1,7 @@
 package dsbench
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
+	"github.com/evalmd/evalmd/workbook"
 )
 
 // sheetTemplate is the user-message template of every DSBench sheet: the
@@ -18,7 +20,11 @@ import (
 // space an editor could strip. .Context holds the introduction and
 // .Workbooks the rendered workbooks, in the files section's order.
 const sheetTemplate = `{{if .Workbooks}}The workbook is detailed as follows. {{range .Workbooks}}The excel file {{.Name}} is: {{.Text}}{{end}} {{"\n"}}{{end}}` +
-	`The introduction is detailed as follows. {{"\n"}} {{.Context}} {{"\n"}}` +
+	introTemplate
+
+// introTemplate is the notebook's introduction and question part, which
+// agent sheets keep after their paragraph about the files.
+const introTemplate = `The introduction is detailed as follows. {{"\n"}} {{.Context}} {{"\n"}}` +
 	`The questions are detailed as follows. {{"\n"}} {{.Question}}`
 
 // imageSystemTemplate is prepended to sheetTemplate for a competition with an
@@ -43,6 +49,30 @@ func sheetName(id string) string { return "input-dsbench-" + id + ".md" }
 // DSBench's judge (compute_answer.py) is shown as the true answer; the
 // answer's JSON and kind are in the question's meta.
 func (c *Competition) Sheet(sheetDir string) *sheet.Doc {
+	return c.sheet(sheetDir, nil)
+}
+
+// SheetCSV is one sheet of a competition's workbook written as CSV for an
+// agent sheet (see workbook.CSV).
+type SheetCSV struct {
+	Workbook string // the workbook's file name
+	Sheet    string // the sheet's name in it
+	Path     string // the CSV file, relative to the sheet's folder
+}
+
+// AgentSheet returns the agent-mode sheet of one competition: the chat
+// sheet's system message, introduction and questions, but no workbook text
+// in the prompt; instead the workbooks, and each of their sheets as CSV
+// (csvs), are in the sandbox's working directory under their base names,
+// and the prompt says so. DSBench's best setting is an agent (AutoGen with
+// GPT-4o); pandas in the sandbox reads .xlsx and .xlsm (openpyxl) but not
+// .xlsb (pyxlsb is not in Debian), hence the CSV files.
+func (c *Competition) AgentSheet(sheetDir string, csvs []SheetCSV) *sheet.Doc {
+	return c.sheet(sheetDir, &csvs)
+}
+
+// sheet is the chat sheet, or the agent sheet when csvs is not nil.
+func (c *Competition) sheet(sheetDir string, csvs *[]SheetCSV) *sheet.Doc {
 	meta := []string{
 		"benchmark: " + Name,
 		"competition: " + c.ID,
@@ -62,6 +92,9 @@ func (c *Competition) Sheet(sheetDir string) *sheet.Doc {
 	if c.Image != "" {
 		meta = append(meta, "max_tokens: 2256")
 	}
+	if csvs != nil {
+		meta = append(meta, "mode: agent")
+	}
 	// The files live in the competition's folder, which the sheet names as
 	// its data root so a run sends them (see prompt.Builder).
 	root, err := filepath.Rel(sheetDir, c.Dir)
@@ -78,6 +111,12 @@ func (c *Competition) Sheet(sheetDir string) *sheet.Doc {
 		files = append(files, "- "+filepath.ToSlash(rel))
 	}
 	tmpl := sheetTemplate
+	if csvs != nil {
+		for _, f := range *csvs {
+			files = append(files, "- "+filepath.ToSlash(f.Path))
+		}
+		tmpl = agentFiles(c.Workbooks, *csvs) + introTemplate
+	}
 	if c.Image != "" {
 		tmpl = imageSystemTemplate + sheetTemplate
 	}
@@ -116,6 +155,89 @@ func (c *Competition) Sheet(sheetDir string) *sheet.Doc {
 	return doc
 }
 
+// agentFiles is the paragraph of an agent sheet's prompt that names the
+// files in the working directory, as template text.
+func agentFiles(books []string, csvs []SheetCSV) string {
+	if len(books) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("The workbooks of this task are in the working directory of the python tool, read-only, under these names: ")
+	b.WriteString(strings.Join(books, ", "))
+	b.WriteString(".")
+	if len(csvs) > 0 {
+		b.WriteString(" pandas there reads .xlsx and .xlsm files (pd.read_excel) but not .xlsb, so each sheet of each workbook is also there as a CSV file (as pd.read_excel reads the sheet, written with to_csv(index=False)):\n")
+		for _, f := range csvs {
+			fmt.Fprintf(&b, "- %s: sheet %q of %s\n", filepath.Base(f.Path), f.Sheet, f.Workbook)
+		}
+	} else {
+		b.WriteString("\n")
+	}
+	// Template text: only "{{" has a meaning there.
+	return strings.ReplaceAll(b.String(), "{{", `{{"{{"}}`)
+}
+
+// writeCSVs writes each sheet of each of c's workbooks as CSV into
+// dir/dsbench-<id>/ (under outDir), named <workbook>-<sheet>.csv made
+// file-safe and unique among the competition's files. A workbook that
+// cannot be read is reported; the others are still written.
+func (c *Competition) writeCSVs(ctx context.Context, outDir string, w outfile.Options) ([]SheetCSV, []error) {
+	if len(c.Workbooks) == 0 {
+		return []SheetCSV{}, nil
+	}
+	sub := "dsbench-" + c.ID
+	dir := filepath.Join(outDir, sub)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return []SheetCSV{}, []error{fmt.Errorf("dsbench: %w", err)}
+	}
+	taken := map[string]bool{}
+	for _, b := range c.Workbooks {
+		taken[strings.ToLower(b)] = true
+	}
+	if c.Image != "" {
+		taken[strings.ToLower(c.Image)] = true
+	}
+	out := []SheetCSV{}
+	var errs []error
+	for _, book := range c.Workbooks {
+		stem := fileSafe(strings.TrimSuffix(book, filepath.Ext(book)))
+		err := workbook.CSV(ctx, filepath.Join(c.Dir, book), workbook.Options{}, func(name string, data []byte) error {
+			base := stem + "-" + fileSafe(name)
+			file := base + ".csv"
+			for n := 2; taken[strings.ToLower(file)]; n++ {
+				file = base + "-" + strconv.Itoa(n) + ".csv"
+			}
+			taken[strings.ToLower(file)] = true
+			if err := outfile.Write(filepath.Join(dir, file), data, w); err != nil {
+				return err
+			}
+			out = append(out, SheetCSV{Workbook: book, Sheet: name, Path: filepath.Join(sub, file)})
+			return nil
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("dsbench: competition %s: sheets of %s as CSV: %w", c.ID, book, err))
+		}
+	}
+	return out, errs
+}
+
+// fileSafe keeps ASCII letters, digits, '.', '_' and '-' of s and turns
+// every other character into '_'.
+func fileSafe(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "_"
+	}
+	return b.String()
+}
+
 func imageList(image string) []string {
 	if image == "" {
 		return nil
@@ -128,12 +250,24 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// The sheet modes Convert writes.
+const (
+	// ModeChat sheets (the default) are the notebook's: one completion,
+	// the workbooks' text in the prompt.
+	ModeChat = "chat"
+	// ModeAgent sheets answer in agent mode: the workbooks, and each of
+	// their sheets as CSV, in the sandbox's working directory.
+	ModeAgent = "agent"
+)
+
 // Options say what to convert.
 type Options struct {
 	// Data is DSBench's data_analysis folder (data.json and data/).
 	Data string `flag:"i,required" meta:"DATA" usage:"DSBench's data_analysis folder (data.json and data/)"`
 	// Out is the folder the sheets are written to.
 	Out string `flag:"o,required" meta:"DIR" usage:"output folder for the sheets"`
+	// Mode is ModeChat (empty means it) or ModeAgent.
+	Mode string `flag:"mode" usage:"sheet mode: chat (default: the notebook's prompt, workbooks as text) or agent (workbooks, and their sheets as CSV, in the sandbox's working directory)"`
 	// Write says which existing sheets may be replaced (see
 	// internal/outfile); Data is always an input.
 	Write outfile.Options
@@ -147,6 +281,11 @@ type Options struct {
 // internal/outfile).
 func Convert(opt Options) ([]string, []error) {
 	dataDir, outDir := opt.Data, opt.Out
+	switch opt.Mode {
+	case "", ModeChat, ModeAgent:
+	default:
+		return nil, []error{fmt.Errorf("dsbench: mode %q: want %s or %s", opt.Mode, ModeChat, ModeAgent)}
+	}
 	opt.Write.Inputs = append(opt.Write.Inputs, dataDir)
 	comps, errs := Load(dataDir)
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
@@ -158,7 +297,13 @@ func Convert(opt Options) ([]string, []error) {
 		if len(c.Questions) == 0 {
 			continue // the notebook skips it too
 		}
-		data, err := sheet.Format(c.Sheet(outDir), schema.Default())
+		doc := c.Sheet(outDir)
+		if opt.Mode == ModeAgent {
+			csvs, cerrs := c.writeCSVs(context.Background(), outDir, opt.Write)
+			errs = append(errs, cerrs...)
+			doc = c.AgentSheet(outDir, csvs)
+		}
+		data, err := sheet.Format(doc, schema.Default())
 		if err != nil {
 			errs = append(errs, fmt.Errorf("dsbench: competition %s: %w", c.ID, err))
 			continue
