@@ -19,8 +19,8 @@ import (
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/sandbox"
-	"github.com/evalmd/evalmd/sheet"
 	"github.com/evalmd/evalmd/schema"
+	"github.com/evalmd/evalmd/sheet"
 	"github.com/evalmd/evalmd/workbook"
 )
 
