@@ -87,7 +87,8 @@ var (
 // extractLenient reads a chat model's reply. When the prompt ends with
 // "return" and the reply's first line starts with a blank and has code, the
 // reply continues that return (a completion model): that line is the
-// expression. Otherwise the first fenced block with
+// expression (after its own "return", when the reply repeats it).
+// Otherwise the first fenced block with
 // any code in it is the snippet, else the whole reply; in it, in order:
 //  1. a def answer(...) function (with the snippet's import lines at its
 //     indentation before it);
@@ -102,7 +103,11 @@ func extractLenient(prompt, completion string) (string, error) {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	if first, _, _ := strings.Cut(text, "\n"); strings.HasSuffix(strings.TrimRight(prompt, " \t"), "return") &&
 		(strings.HasPrefix(first, " ") || strings.HasPrefix(first, "\t")) && !fenceRe.MatchString(first) && py.Strip(first) != "" {
-		// A completion model continuing the prompt's "return".
+		// A completion model continuing the prompt's "return"; a chat
+		// model may write the return again.
+		if m := returnRe.FindStringSubmatch(first); m != nil {
+			return lead + py.Strip(m[1]), nil
+		}
 		return lead + py.Strip(first), nil
 	}
 	lines, fenced := fencedBlock(strings.Split(text, "\n"))

@@ -36,6 +36,7 @@ func TestExtractLenient(t *testing.T) {
 	p := Prompt("How many?", []string{"a"})
 	tests := []struct{ name, prompt, completion, want string }{
 		{"continuation of the prompt", p, " len(df)\n\ndef other():\n    return 2", lead + "len(df)"},
+		{"the prompt's return written again", p, "    return len(df)\n", lead + "len(df)"},
 		{"no continuation without a leading blank", p, "len(df)\nreturn 3", lead + "3"},
 		{"fenced def with imports and usage", "", "Code:\n```python\nimport numpy as np\nfrom math import floor\n\ndef answer(df):\n    # comment\n\n    return floor(1.5)\n\nprint(answer(df))\n```",
 			"import numpy as np\nfrom math import floor\ndef answer(df):\n    # comment\n\n    return floor(1.5)"},

@@ -46,17 +46,35 @@ var failedCall = codemode.Failure(func() error {
 //     error, a replay without the question), the line the baseline saves
 //     for a failed model call ("__CODE_ERROR__: list index out of range");
 //   - chat mode without a completion: an empty line.
-func Line(q *result.Question) string {
+//
+// A question is in code mode when it ran so, or when its meta or its
+// file's sheet says so (a question whose model call failed ran nothing).
+func Line(f *result.File, q *result.Question) string {
 	if g := q.Graded(); g != nil {
 		return lineBreaks.Replace(*g)
 	}
-	if q.Mode != model.ModeCode {
+	if !codeMode(f, q) {
 		return ""
 	}
 	if q.CodeError != "" {
 		return lineBreaks.Replace(codemode.ErrorAnswer(q.CodeError))
 	}
 	return failedCall
+}
+
+// codeMode says whether q was asked in code mode: it ran so, or its meta,
+// its sheet's or another question of its file says so (run --mode code
+// leaves the meta as it was).
+func codeMode(f *result.File, q *result.Question) bool {
+	if q.Mode == model.ModeCode || q.MetaData["mode"] == model.ModeCode || f.Sheet.MetaData["mode"] == model.ModeCode {
+		return true
+	}
+	for i := range f.Questions {
+		if f.Questions[i].Mode == model.ModeCode {
+			return true
+		}
+	}
+	return false
 }
 
 // WritePredictions writes one output file's questions as a predictions
@@ -67,7 +85,7 @@ func WritePredictions(w io.Writer, f *result.File) error {
 	}
 	var lines []string
 	for i := range f.Questions {
-		lines = append(lines, Line(&f.Questions[i]))
+		lines = append(lines, Line(f, &f.Questions[i]))
 	}
 	if err := writeLines(w, lines); err != nil {
 		return fmt.Errorf("semeval predictions for %q: %w", f.Sheet.Name, err)
@@ -136,7 +154,7 @@ func Predictions(files []*result.File) ([]benchmark.ExportFile, error) {
 			if prev, dup := rows[lite][n]; dup {
 				return nil, fmt.Errorf("semeval predictions: QA row %d answered twice, in %s and %s; give one run's files", n, prev.sheet, where)
 			}
-			rows[lite][n] = at{Line(q), where}
+			rows[lite][n] = at{Line(f, q), where}
 		}
 	}
 	var out []benchmark.ExportFile

@@ -155,7 +155,8 @@ func TestPredictions(t *testing.T) {
 	limit.Questions[0].CodeError, limit.Questions[0].Limit = "stopped by the sandbox's time limit", "time"
 	failed := codeFile("m", false, []int{3}, []string{""})
 	e := "boom"
-	failed.Questions[0].Error = &e
+	// A failed call ran nothing: the sheet's mode meta says code mode.
+	failed.Questions[0].Error, failed.Questions[0].Mode, failed.Sheet.MetaData["mode"] = &e, "", "code"
 	chat := codeFile("m", false, []int{4}, []string{""})
 	chat.Questions[0].Mode = ""
 	files := []*result.File{
