@@ -5,7 +5,7 @@
 //	convert workbook FILE
 //	convert dsbench -i DATA -o DIR
 //	convert dabench -i DIR -o DIR
-//	convert databench -i QA -o DIR [-answers F] [-lite F] [-semantics F] [-tables DIR]
+//	convert databench -i QA -o DIR [-answers F] [-lite F] [-semantics F] [-tables DIR] [-mode code|chat]
 //	convert inspect -i SHEET|DIR -o FILE.jsonl
 //	convert dabench-responses -i OUTPUT|DIR -o FILE.jsonl
 //	convert semeval-predictions -i OUTPUT|DIR -o DIR
