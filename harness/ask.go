@@ -62,7 +62,7 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*J
 	where := make(map[string]slot)
 	for pi, job := range plan {
 		sr := &sheetRun{job: job, left: len(job.Requests)}
-		_, sr.priced = model.Cost(infos[job.Model], 0, 0, cfg.Price)
+		_, sr.priced = model.Cost(infos[job.Model], 0, 0, cfg.priceFor(job.Model))
 		runs[pi] = sr
 		sheetKey, err := filepath.Abs(job.SheetPath)
 		if err != nil {
@@ -90,7 +90,7 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*J
 	opt := cfg.Runner
 	opt.Journal = st.journal
 	opt.Cost = func(name string, r model.Response) (float64, bool) {
-		return model.Cost(infos[name], r.InputTokens, r.OutputTokens, cfg.Price)
+		return model.Cost(infos[name], r.InputTokens, r.OutputTokens, cfg.priceFor(name))
 	}
 	if opt.Warn == nil {
 		opt.Warn = func(msg string) { cfg.say("warning: %s", msg) }
@@ -122,7 +122,7 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*J
 	}
 	stats, err := runner.Run(rctx, nil, jobs, opt, func(o runner.Outcome) {
 		s := where[o.Key]
-		s.run.add(o, s.q, infos[s.run.job.Model], cfg.Price)
+		s.run.add(o, s.q, infos[s.run.job.Model], cfg.priceFor(s.run.job.Model))
 		if s.run.left == 0 {
 			finished <- s.run
 		}

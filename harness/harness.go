@@ -59,6 +59,9 @@ type Config struct {
 	Runner runner.Options
 	// Price overrides the price table (--price).
 	Price *model.Price
+	// Prices are prices by model name as given (a config file's), over the
+	// price table and under Price.
+	Prices map[string]model.Price
 	// Grader overrides the sheets' grader meta (--grader).
 	Grader string
 	// Graders names the graders; nil means grade.NewRegistry(), the
@@ -536,4 +539,16 @@ func FindSheets(dir string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// priceFor is the price override of the model named name: Price, else its
+// entry in Prices, else none (the price table's).
+func (c *Config) priceFor(name string) *model.Price {
+	if c.Price != nil {
+		return c.Price
+	}
+	if p, ok := c.Prices[name]; ok {
+		return &p
+	}
+	return nil
 }

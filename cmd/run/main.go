@@ -22,6 +22,7 @@ import (
 	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/benchmarks"
 	"github.com/evalmd/evalmd/internal/cli"
+	"github.com/evalmd/evalmd/internal/config"
 	"github.com/evalmd/evalmd/internal/judgeflag"
 	"github.com/evalmd/evalmd/internal/modeflag"
 	"github.com/evalmd/evalmd/internal/providers"
@@ -30,15 +31,17 @@ import (
 	"github.com/evalmd/evalmd/schema"
 )
 
-func main() { cli.Main(command()) }
+func main() { cli.Main(command(config.System(), os.Getenv)) }
 
-// run is the whole command, callable from tests.
+// run is the whole command, callable from tests: it reads no config file.
 func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	return cli.Execute(ctx, stdout, stderr, command(), args)
+	return cli.Execute(ctx, stdout, stderr, command(config.Lookup{}, os.Getenv), args)
 }
 
-// command is run's entry in the command table, with fresh flags.
-func command() *cli.Command {
+// command is run's entry in the command table, with fresh flags; look
+// says where its config files are looked for, getenv reads keys and
+// servers from the environment.
+func command(look config.Lookup, getenv func(string) string) *cli.Command {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var (
 		sheetFile = fs.String("f", "", "the sheet to run")
@@ -72,6 +75,7 @@ func command() *cli.Command {
 		vision    = fs.String("vision", "", "send images: on, off (default: by model name)")
 		logDir    = fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
 		logFormat = fs.String("log-format", inspect.FormatEval, "format of the Inspect logs: eval or json")
+		checkOnly = fs.Bool("check", false, "say which providers are configured, the sandbox's state and the config in force; run nothing")
 	)
 	var grading cli.GradeFlags
 	grading.Bind(fs)
@@ -85,6 +89,10 @@ func command() *cli.Command {
 		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 			if len(args) > 0 {
 				return cli.Usagef("unexpected argument %q", args[0])
+			}
+			conf, getenv, fromConfig, err := useConfig(fs, look, getenv, stderr, *verbose)
+			if err != nil {
+				return err
 			}
 			switch {
 			case *runIDLen < 0 || *runIDLen > 32:
@@ -103,6 +111,13 @@ func command() *cli.Command {
 			if err := inspect.CheckFormat(*logFormat); err != nil {
 				return cli.Usagef("--log-format: %v", err)
 			}
+			if *checkOnly {
+				sb, err := modes.Sandbox()
+				if err != nil {
+					return err
+				}
+				return checkReport(ctx, stdout, conf, getenv, sb)
+			}
 			if (*sheetFile == "") == (*sheetDir == "") {
 				return cli.Usagef("give one of -f SHEET or -d DIR")
 			}
@@ -110,9 +125,9 @@ func command() *cli.Command {
 			if err != nil {
 				return err
 			}
-			cfg := harness.Config{
+			cfg := harness.Config{Prices: conf.PriceTable(),
 				OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, AllowOutsideFiles: *outside, Stderr: stderr,
-				Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: os.Getenv, Timeout: *timeout, CompletionAPI: *complAPI,
+				Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: getenv, Timeout: *timeout, CompletionAPI: *complAPI,
 					MockReply: *mockReply, Seed: *seed},
 				NewModel: providers.Registry().New,
 				Runner: runner.Options{Concurrency: *conc, SeparateLimits: *perModel, MaxAttempts: *retries + 1, Timeout: *timeout,
@@ -125,8 +140,12 @@ func command() *cli.Command {
 			if !*dryRun {
 				// The judge has its own server and key (--judge-base-url,
 				// --judge-api-key-env): nothing of the run's model is passed on.
-				jo, err := judge.Options(model.Options{Getenv: os.Getenv, Timeout: *timeout})
-				if err != nil {
+				jo, err := judge.Options(model.Options{Getenv: getenv, Timeout: *timeout})
+				if err != nil && fromConfig["judge"] {
+					// A judge the config names is a default: a run that
+					// grades no question with it must not fail for it.
+					fmt.Fprintf(stderr, "warning: config's judge: %v\n", err)
+				} else if err != nil {
 					return err
 				}
 				cfg.Judge = jo

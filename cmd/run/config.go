@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/evalmd/evalmd/internal/check"
+	"github.com/evalmd/evalmd/internal/config"
+	"github.com/evalmd/evalmd/sandbox"
+)
+
+// useConfig reads the config files look finds and lays their values under
+// the flags not given on the command line (flags first; the sheets' meta,
+// read later, comes before the values set here only where a meta key
+// exists, and none of these has one). It returns the config and the
+// environment reader that answers NAME_BASE_URL from it, and the flags
+// it set.
+func useConfig(fs *flag.FlagSet, look config.Lookup, getenv func(string) string, stderr io.Writer, verbose bool) (*config.Config, func(string) string, map[string]bool, error) {
+	c, err := config.Load(look)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if verbose {
+		if len(c.Files) == 0 {
+			fmt.Fprintln(stderr, "config: no file")
+		} else {
+			fmt.Fprintf(stderr, "config: %s\n", strings.Join(c.Files, ", over "))
+		}
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	fromConfig := map[string]bool{}
+	set := func(name, value string) error {
+		if given[name] || value == "" {
+			return nil
+		}
+		if err := fs.Set(name, value); err != nil {
+			return fmt.Errorf("config %s: %s %q: %w", c.Files[0], name, value, err)
+		}
+		fromConfig[name] = true
+		return nil
+	}
+	conc := ""
+	if c.Concurrency > 0 {
+		conc = strconv.Itoa(c.Concurrency)
+	}
+	for _, kv := range [][2]string{{"m", strings.Join(c.Models, ",")}, {"judge", c.Judge}, {"c", conc}, {"sandbox", c.Sandbox}} {
+		if err := set(kv[0], kv[1]); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return c, c.Getenv(getenv), fromConfig, nil
+}
+
+// checkReport is run --check: providers, sandbox and config.
+func checkReport(ctx context.Context, stdout io.Writer, c *config.Config, getenv func(string) string, sb sandbox.Config) error {
+	return check.Write(ctx, stdout, check.Options{Getenv: getenv, Config: c,
+		Sandbox: func(ctx context.Context) (string, error) {
+			v, err := sandbox.Check(ctx, sb)
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("%s, python %s, pandas %s, numpy %s", v.Sandbox, v.Python, v.Pandas, v.Numpy), nil
+		}})
+}

@@ -1,0 +1,209 @@
+// Package check says what this machine can run (run --check): which model
+// providers are configured (an API key present in the environment, a local
+// server answering a short probe), the Python sandbox's state, and the
+// config files in force. It never prints a key, only the name of the
+// variable that holds one.
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/evalmd/evalmd/internal/config"
+	"github.com/evalmd/evalmd/model"
+)
+
+// DefaultProbe bounds one probe of a local server.
+const DefaultProbe = 2 * time.Second
+
+// Options say what is checked and how.
+type Options struct {
+	// Getenv reads keys' presence and base URLs (wrap it with the
+	// config's Getenv so that its base URLs count); nil reads none.
+	Getenv func(string) string
+	// Config is the config in force; nil for none.
+	Config *config.Config
+	// Client sends the probes; nil uses a fresh client.
+	Client *http.Client
+	// Probe bounds each probe; 0 means DefaultProbe.
+	Probe time.Duration
+	// Sandbox checks the sandbox and says its versions ("python 3.11.2,
+	// pandas 1.5.3, ..."); nil skips it.
+	Sandbox func(ctx context.Context) (string, error)
+}
+
+// Provider is one provider's or server's state.
+type Provider struct {
+	Name    string // openai, anthropic, ollama, ..., or an openai-api NAME
+	KeyVar  string // the variable its key is read from
+	HasKey  bool
+	BaseURL string
+	Local   bool  // a server probed (local, or named by base URL)
+	Err     error // the probe's failure, nil when it answered
+}
+
+// Ready says whether the provider can be used as it is.
+func (p Provider) Ready() bool {
+	if p.Local {
+		return p.Err == nil
+	}
+	return p.HasKey
+}
+
+// Providers checks the known providers and every server the environment
+// or the config names (NAME_BASE_URL of an openai-api NAME). Local servers
+// are probed at once, each bounded by opt.Probe.
+func Providers(ctx context.Context, opt Options) []Provider {
+	getenv := opt.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	env := func(name, suffix string) string { return getenv(config.EnvName(name) + suffix) }
+	var ps []Provider
+	for _, name := range []string{"openai", "anthropic"} {
+		p := Provider{Name: name, KeyVar: config.EnvName(name) + "_API_KEY", BaseURL: env(name, "_BASE_URL")}
+		p.HasKey = getenv(p.KeyVar) != ""
+		if p.BaseURL == "" {
+			p.BaseURL = model.OpenAIURL
+			if name == "anthropic" {
+				p.BaseURL = model.AnthropicURL
+			}
+		} else if !model.IsOpenAI(p.BaseURL) && name == "openai" {
+			p.Local = true // another server under OpenAI's name
+		}
+		ps = append(ps, p)
+	}
+	for _, name := range []string{"ollama", "vllm", "llamacpp"} {
+		p := Provider{Name: name, KeyVar: config.EnvName(name) + "_API_KEY", BaseURL: env(name, "_BASE_URL"), Local: true}
+		p.HasKey = getenv(p.KeyVar) != ""
+		if p.BaseURL == "" {
+			p.BaseURL = model.LocalURL(name)
+		}
+		ps = append(ps, p)
+	}
+	if opt.Config != nil {
+		var names []string
+		for name := range opt.Config.BaseURLs {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			known := false
+			for _, p := range ps {
+				known = known || p.Name == name
+			}
+			if known {
+				continue
+			}
+			p := Provider{Name: "openai-api/" + name, KeyVar: config.EnvName(name) + "_API_KEY", BaseURL: env(name, "_BASE_URL"), Local: true}
+			p.HasKey = getenv(p.KeyVar) != ""
+			ps = append(ps, p)
+		}
+	}
+	client := opt.Client
+	if client == nil {
+		client = &http.Client{}
+	}
+	bound := opt.Probe
+	if bound <= 0 {
+		bound = DefaultProbe
+	}
+	done := make(chan struct{})
+	n := 0
+	for i := range ps {
+		if !ps[i].Local {
+			continue
+		}
+		n++
+		go func(p *Provider) {
+			defer func() { done <- struct{}{} }()
+			p.Err = probe(ctx, client, bound, p)
+		}(&ps[i])
+	}
+	for ; n > 0; n-- {
+		<-done
+	}
+	return ps
+}
+
+// probe asks a server for its models (GET BASE/models) and says whether it
+// answered at all: any HTTP status below 500 is an answer (a server that
+// wants a key answers 401; no key is sent), a refused connection or no
+// answer in time is not.
+func probe(ctx context.Context, client *http.Client, bound time.Duration, p *Provider) error {
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(p.BaseURL, "/")+"/models", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("no answer within %v", bound)
+		}
+		var ue interface{ Unwrap() error }
+		if errors.As(err, &ue) && ue.Unwrap() != nil {
+			return ue.Unwrap()
+		}
+		return err
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
+	if resp.StatusCode >= 500 {
+		return fmt.Errorf("answers HTTP %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// Write runs every check and writes the report on w. It returns an error
+// only when writing fails: what is missing is reported, not failed.
+func Write(ctx context.Context, w io.Writer, opt Options) error {
+	var b strings.Builder
+	b.WriteString("config:\n")
+	if opt.Config == nil || len(opt.Config.Files) == 0 {
+		b.WriteString("  no file (evalmd.yaml in this folder or above, or ~/.config/evalmd/config.yaml)\n")
+	} else {
+		for _, f := range opt.Config.Files {
+			fmt.Fprintf(&b, "  file %s\n", f)
+		}
+		for _, l := range opt.Config.Describe() {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+	}
+	b.WriteString("providers:\n")
+	for _, p := range Providers(ctx, opt) {
+		key := p.KeyVar + " not set"
+		if p.HasKey {
+			key = p.KeyVar + " set"
+		}
+		var state string
+		switch {
+		case p.Local && p.Err == nil:
+			state = "ok: reachable at " + p.BaseURL + " (" + key + ")"
+		case p.Local:
+			state = "not reachable at " + p.BaseURL + ": " + p.Err.Error()
+		case p.HasKey:
+			state = "ok: " + key + " (" + p.BaseURL + ")"
+		default:
+			state = "not configured: " + key
+		}
+		fmt.Fprintf(&b, "  %-20s %s\n", p.Name, state)
+	}
+	if opt.Sandbox != nil {
+		v, err := opt.Sandbox(ctx)
+		if err != nil {
+			fmt.Fprintf(&b, "sandbox: not ready: %v\n", err)
+		} else {
+			fmt.Fprintf(&b, "sandbox: ready: %s\n", v)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,394 @@
+// Package config reads evalmd's configuration files: a workspace's
+// evalmd.yaml (in the current folder or its nearest parent) over the user's
+// $XDG_CONFIG_HOME/evalmd/config.yaml ($HOME/.config/evalmd/config.yaml
+// when XDG_CONFIG_HOME is unset). They hold defaults a team shares for its
+// runs: models, servers' base URLs, the judge, prices, concurrency, the
+// sandbox.
+//
+// A value from a file is a default: the commands' flags, then a question's
+// meta, then its sheet's meta all come first; only the built-in defaults
+// come after. The files never hold API keys: a key-like member (api_key,
+// token, secret, password...) or a value that looks like a key is an error
+// naming the file and line, and keys stay in the environment.
+//
+// The lookup (the folder to start from, the environment) is given by the
+// caller, so tests never read the real home folder.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/evalmd/evalmd/internal/readfile"
+	"github.com/evalmd/evalmd/model"
+)
+
+// WorkspaceName is the workspace file's name.
+const WorkspaceName = "evalmd.yaml"
+
+// Lookup says where the files are looked for.
+type Lookup struct {
+	// Dir is where the search for evalmd.yaml starts (it goes up to the
+	// root); "" looks for none.
+	Dir string
+	// Getenv reads XDG_CONFIG_HOME and HOME for the user's file; nil
+	// looks for none.
+	Getenv func(string) string
+}
+
+// System is the lookup of a command: the current folder and the process's
+// environment.
+func System() Lookup {
+	dir, err := os.Getwd()
+	if err != nil {
+		dir = ""
+	}
+	return Lookup{Dir: dir, Getenv: os.Getenv}
+}
+
+// Config is what the files say, merged: the workspace's members over the
+// user's (maps member by member).
+type Config struct {
+	// Models are the models run when no -m is given.
+	Models []string `yaml:"models"`
+	// BaseURLs are servers by provider or by openai-api NAME (openai,
+	// anthropic, ollama, vllm, llamacpp, NAME): the base URL a model of
+	// that provider is sent to when neither --base-url nor the
+	// environment's NAME_BASE_URL says another.
+	BaseURLs map[string]string `yaml:"base_urls"`
+	// Judge is the judge grader's model when no --judge is given.
+	Judge string `yaml:"judge"`
+	// Prices are per model name, "IN,OUT" in US dollars per million
+	// tokens (as --price, which wins), over the built-in price table.
+	Prices map[string]string `yaml:"prices"`
+	// Concurrency is the requests in flight per model when no -c is given.
+	Concurrency int `yaml:"concurrency"`
+	// Sandbox is where code runs (bwrap, docker, none) when no --sandbox
+	// is given.
+	Sandbox string `yaml:"sandbox"`
+
+	// Files are the files read, the one that wins first.
+	Files []string `yaml:"-"`
+	// prices parsed, and where each member came from (for messages).
+	prices map[string]model.Price
+	from   map[string]string
+}
+
+// Load finds and reads the files. No file is no error: the Config is
+// empty.
+func Load(l Lookup) (*Config, error) {
+	c := &Config{from: map[string]string{}}
+	var files []string
+	if p := userFile(l.Getenv); p != "" {
+		files = append(files, p)
+	}
+	if p, err := workspaceFile(l.Dir); err != nil {
+		return nil, err
+	} else if p != "" && (len(files) == 0 || !sameFile(p, files[0])) {
+		files = append(files, p)
+	}
+	for _, p := range files { // the user's first, the workspace's over it
+		data, err := readfile.Read(p, 1<<20)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+		f, err := Parse(p, data)
+		if err != nil {
+			return nil, err
+		}
+		c.merge(f, p)
+		c.Files = append([]string{p}, c.Files...)
+	}
+	return c, nil
+}
+
+// userFile is $XDG_CONFIG_HOME/evalmd/config.yaml, else
+// $HOME/.config/evalmd/config.yaml, else none.
+func userFile(getenv func(string) string) string {
+	if getenv == nil {
+		return ""
+	}
+	if x := getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "evalmd", "config.yaml")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config", "evalmd", "config.yaml")
+	}
+	return ""
+}
+
+// workspaceFile is the nearest evalmd.yaml at or above dir.
+func workspaceFile(dir string) (string, error) {
+	if dir == "" {
+		return "", nil
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("config: %w", err)
+	}
+	for {
+		p := filepath.Join(dir, WorkspaceName)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", nil
+		}
+		dir = parent
+	}
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// Parse reads one file's content; name is used in errors.
+func Parse(name string, data []byte) (*Config, error) {
+	c := &Config{from: map[string]string{}}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return c, nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, decodeError(name, err)
+	}
+	if err := noKeys(name, &doc); err != nil {
+		return nil, err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil {
+		return nil, decodeError(name, err)
+	}
+	line := func(key string) int {
+		if len(doc.Content) == 0 {
+			return 0
+		}
+		m := doc.Content[0]
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == key {
+				return m.Content[i].Line
+			}
+		}
+		return 0
+	}
+	if c.Concurrency < 0 {
+		return nil, fmt.Errorf("config %s:%d: concurrency %d: give 1 or more", name, line("concurrency"), c.Concurrency)
+	}
+	switch c.Sandbox {
+	case "", "bwrap", "docker", "none":
+	default:
+		return nil, fmt.Errorf("config %s:%d: sandbox %q: give bwrap, docker or none", name, line("sandbox"), c.Sandbox)
+	}
+	for _, m := range c.Models {
+		if strings.TrimSpace(m) == "" || strings.Contains(m, ",") {
+			return nil, fmt.Errorf("config %s:%d: models: give one model per list item, not %q", name, line("models"), m)
+		}
+	}
+	for k, u := range c.BaseURLs {
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return nil, fmt.Errorf("config %s:%d: base_urls: %s: %q is not an http(s) URL", name, line("base_urls"), k, u)
+		}
+	}
+	c.prices = map[string]model.Price{}
+	for m, s := range c.Prices {
+		p, err := model.ParsePrice(s)
+		if err != nil {
+			return nil, fmt.Errorf("config %s:%d: prices: %s: %v", name, line("prices"), m, err)
+		}
+		c.prices[m] = p
+	}
+	return c, nil
+}
+
+// decodeError says what the first decoding error is, on one line, with the
+// file and line.
+func decodeError(name string, err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg := te.Errors[0]
+		if rest, ok := strings.CutPrefix(msg, "line "); ok {
+			if n, why, ok := strings.Cut(rest, ": "); ok {
+				why = strings.Replace(why, " in type config.Config", "", 1)
+				if field, ok := strings.CutPrefix(why, "field "); ok {
+					why = "unknown member " + strings.TrimSuffix(field, " not found") +
+						" (known: models, base_urls, judge, prices, concurrency, sandbox)"
+				}
+				return fmt.Errorf("config %s:%s: %s", name, n, why)
+			}
+		}
+		return fmt.Errorf("config %s: %s", name, msg)
+	}
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, why, ok := strings.Cut(rest, ": "); ok {
+			return fmt.Errorf("config %s:%s: %s", name, n, why)
+		}
+	}
+	return fmt.Errorf("config %s: %s", name, msg)
+}
+
+// keyish are member names that hold secrets.
+var keyish = []string{"key", "token", "secret", "password", "passwd", "credential", "auth"}
+
+// noKeys refuses a member named like a secret, and a value that looks like
+// an API key, naming the line and never the value.
+func noKeys(name string, n *yaml.Node) error {
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := strings.ToLower(n.Content[i].Value)
+			for _, w := range keyish {
+				if strings.Contains(k, w) {
+					return fmt.Errorf("config %s:%d: %s: API keys and other secrets are read from the environment only (OPENAI_API_KEY, ANTHROPIC_API_KEY, NAME_API_KEY), never from a config file; remove the line",
+						name, n.Content[i].Line, n.Content[i].Value)
+				}
+			}
+		}
+	}
+	if n.Kind == yaml.ScalarNode {
+		v := strings.TrimSpace(n.Value)
+		if strings.HasPrefix(v, "sk-") || strings.HasPrefix(v, "Bearer ") {
+			return fmt.Errorf("config %s:%d: this value looks like an API key; keys are read from the environment only, never from a config file", name, n.Line)
+		}
+	}
+	for _, c := range n.Content {
+		if err := noKeys(name, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// merge lays f (read from path) over c.
+func (c *Config) merge(f *Config, path string) {
+	if len(f.Models) > 0 {
+		c.Models, c.from["models"] = f.Models, path
+	}
+	if f.Judge != "" {
+		c.Judge, c.from["judge"] = f.Judge, path
+	}
+	if f.Concurrency != 0 {
+		c.Concurrency, c.from["concurrency"] = f.Concurrency, path
+	}
+	if f.Sandbox != "" {
+		c.Sandbox, c.from["sandbox"] = f.Sandbox, path
+	}
+	for k, v := range f.BaseURLs {
+		if c.BaseURLs == nil {
+			c.BaseURLs = map[string]string{}
+		}
+		c.BaseURLs[k], c.from["base_urls."+k] = v, path
+	}
+	for k, v := range f.Prices {
+		if c.Prices == nil {
+			c.Prices, c.prices = map[string]string{}, map[string]model.Price{}
+		}
+		c.Prices[k], c.prices[k], c.from["prices."+k] = v, f.prices[k], path
+	}
+}
+
+// PriceTable is the files' prices by model name, parsed.
+func (c *Config) PriceTable() map[string]model.Price {
+	out := make(map[string]model.Price, len(c.prices))
+	for k, v := range c.prices {
+		out[k] = v
+	}
+	return out
+}
+
+// Price is the price the files give model (as named on the command line),
+// if any.
+func (c *Config) Price(name string) (model.Price, bool) {
+	p, ok := c.prices[name]
+	return p, ok
+}
+
+// Getenv wraps getenv so that NAME_BASE_URL, when the environment does not
+// set it, is the files' base URL for NAME (the provider's or openai-api
+// NAME's, upper-cased with '-' as '_'). Nothing else is answered from the
+// files: keys come from the environment only.
+func (c *Config) Getenv(getenv func(string) string) func(string) string {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	if len(c.BaseURLs) == 0 {
+		return getenv
+	}
+	byVar := map[string]string{}
+	for k, v := range c.BaseURLs {
+		byVar[EnvName(k)+"_BASE_URL"] = v
+	}
+	return func(k string) string {
+		if v := getenv(k); v != "" {
+			return v
+		}
+		return byVar[k]
+	}
+}
+
+// EnvName is a provider's or server's name as its environment variables
+// spell it: upper case, any other character than a letter or digit '_'.
+func EnvName(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
+		}
+		return '_'
+	}, name)
+}
+
+// Describe lists the settings in force, one "name: value (file)" line
+// each, in a fixed order; empty when the files set nothing.
+func (c *Config) Describe() []string {
+	var out []string
+	add := func(key, val string) {
+		out = append(out, fmt.Sprintf("%s: %s (%s)", key, val, c.from[key]))
+	}
+	if len(c.Models) > 0 {
+		add("models", strings.Join(c.Models, ","))
+	}
+	if c.Judge != "" {
+		add("judge", c.Judge)
+	}
+	if c.Concurrency != 0 {
+		add("concurrency", fmt.Sprint(c.Concurrency))
+	}
+	if c.Sandbox != "" {
+		add("sandbox", c.Sandbox)
+	}
+	for _, k := range sortedKeys(c.BaseURLs) {
+		add("base_urls."+k, c.BaseURLs[k])
+	}
+	for _, k := range sortedKeys(c.Prices) {
+		add("prices."+k, c.Prices[k])
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,112 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// The workspace's evalmd.yaml (the nearest one above the folder) lies over
+// the user's file; XDG_CONFIG_HOME wins over HOME; nothing is read outside
+// the lookup given.
+func TestLoad(t *testing.T) {
+	root := t.TempDir()
+	xdg := filepath.Join(root, "xdg")
+	home := filepath.Join(root, "home")
+	work := filepath.Join(root, "proj")
+	deep := filepath.Join(work, "a", "b")
+	write(t, filepath.Join(xdg, "evalmd", "config.yaml"), "models: [openai/gpt-4o]\nconcurrency: 4\nbase_urls:\n  ollama: http://gpu:11434/v1\n  vllm: http://v:8000/v1\nprices:\n  openai/gpt-4o: 2.5,10\n")
+	write(t, filepath.Join(home, ".config", "evalmd", "config.yaml"), "judge: openai/from-home\n")
+	write(t, filepath.Join(work, "evalmd.yaml"), "# team defaults\nmodels:\n  - ollama/llama3\n  - mock\nsandbox: none\nbase_urls:\n  ollama: http://team:11434/v1\n")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	c, err := Load(Lookup{Dir: deep, Getenv: env(map[string]string{"XDG_CONFIG_HOME": xdg, "HOME": home})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(work, "evalmd.yaml"), filepath.Join(xdg, "evalmd", "config.yaml")}
+	if !reflect.DeepEqual(c.Files, want) {
+		t.Errorf("files %q, want %q", c.Files, want)
+	}
+	if !reflect.DeepEqual(c.Models, []string{"ollama/llama3", "mock"}) || c.Concurrency != 4 || c.Sandbox != "none" || c.Judge != "" {
+		t.Errorf("merged config: %+v", c)
+	}
+	if c.BaseURLs["ollama"] != "http://team:11434/v1" || c.BaseURLs["vllm"] != "http://v:8000/v1" {
+		t.Errorf("base URLs: %v", c.BaseURLs)
+	}
+	if p, ok := c.Price("openai/gpt-4o"); !ok || p.In != 2.5 || p.Out != 10 {
+		t.Errorf("price: %v %v", p, ok)
+	}
+	getenv := c.Getenv(env(map[string]string{"VLLM_BASE_URL": "http://env:1/v1", "OPENAI_API_KEY": "k"}))
+	if getenv("OLLAMA_BASE_URL") != "http://team:11434/v1" || getenv("VLLM_BASE_URL") != "http://env:1/v1" || getenv("OPENAI_API_KEY") != "k" || getenv("OLLAMA_API_KEY") != "" {
+		t.Error("Getenv: the environment must win and only base URLs come from the files")
+	}
+	d := strings.Join(c.Describe(), "\n")
+	if !strings.Contains(d, "models: ollama/llama3,mock ("+filepath.Join(work, "evalmd.yaml")+")") || !strings.Contains(d, "concurrency: 4 ("+filepath.Join(xdg, "evalmd", "config.yaml")+")") {
+		t.Errorf("Describe:\n%s", d)
+	}
+
+	// Without XDG_CONFIG_HOME, the user's file is under HOME.
+	c, err = Load(Lookup{Getenv: env(map[string]string{"HOME": home})})
+	if err != nil || c.Judge != "openai/from-home" || len(c.Files) != 1 {
+		t.Errorf("HOME's file: %+v, %v", c, err)
+	}
+	// An empty lookup reads nothing.
+	c, err = Load(Lookup{})
+	if err != nil || len(c.Files) != 0 || len(c.Describe()) != 0 {
+		t.Errorf("empty lookup: %+v, %v", c, err)
+	}
+}
+
+// Every bad file is one error naming the file and line; a key is never
+// accepted and never printed.
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"models: [a]\napi_key: sk-secret-123\n", "f.yaml:2: api_key: API keys and other secrets are read from the environment only"},
+		{"base_urls:\n  openai: https://x/v1\n  openai_token: abc\n", "f.yaml:3: openai_token"},
+		{"judge: sk-abcdef\n", "f.yaml:1: this value looks like an API key"},
+		{"concurrency: -1\n", "f.yaml:1: concurrency -1"},
+		{"sandbox: chroot\n", `f.yaml:1: sandbox "chroot"`},
+		{"modles: [a]\n", "f.yaml:1: unknown member modles (known: models,"},
+		{"models: a,b\n", "f.yaml:1: cannot unmarshal"},
+		{"models: ['a,b']\n", "models: give one model per list item"},
+		{"base_urls:\n  ollama: localhost:11434\n", `f.yaml:1: base_urls: ollama: "localhost:11434" is not an http(s) URL`},
+		{"prices:\n  gpt-4: ten\n", "f.yaml:1: prices: gpt-4:"},
+		{"models: [\n", "config f.yaml:"},
+	} {
+		_, err := Parse("f.yaml", []byte(tc.text))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q): %v, want %q", tc.text, err, tc.want)
+		}
+		if err != nil && (strings.Contains(err.Error(), "sk-") || strings.Contains(err.Error(), "abc\"")) {
+			t.Errorf("the error prints the secret: %v", err)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("models: [openai/gpt-4o]\nconcurrency: 3\nbase_urls: {ollama: 'http://h:1/v1'}\nprices: {m: '1,2'}\n"))
+	f.Add([]byte("api_key: x"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse("f.yaml", data)
+		if err == nil {
+			_ = c.Describe()
+		}
+	})
+}
