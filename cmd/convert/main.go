@@ -11,6 +11,7 @@
 //	convert semeval-predictions -i OUTPUT|DIR -o DIR
 //	convert table -i QUESTIONS.csv|QUESTIONS.xlsx -o SHEET.md
 //	convert xlsx -i SHEET.md -o QUESTIONS.xlsx
+//	convert init DIR
 //
 // The benchmark conversions come from the benchmark packages
 // (internal/benchmarks lists them); each one's flags are the tagged fields
@@ -35,6 +36,7 @@ import (
 	"github.com/evalmd/evalmd/internal/benchmarks"
 	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/starter"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/sheet"
 	"github.com/evalmd/evalmd/spreadsheet"
@@ -75,7 +77,7 @@ func commandWith(set *benchmark.Set) *cli.Command {
 	for i := range set.Exports {
 		cmds = append(cmds, exportCommand(&set.Exports[i]))
 	}
-	cmds = append(cmds, tableCommand(), xlsxCommand())
+	cmds = append(cmds, tableCommand(), xlsxCommand(), initCommand())
 	return &cli.Command{
 		Name:     "convert",
 		Usage:    "COMMAND [flags]",
@@ -259,6 +261,28 @@ func tableCommand() *cli.Command {
 				return fmt.Errorf("%s: %w", f.in, err)
 			}
 			return outfile.Write(f.out, md, f.write())
+		},
+	}
+}
+
+func initCommand() *cli.Command {
+	fs := flag.NewFlagSet("convert init", flag.ContinueOnError)
+	force := fs.Bool("force", false, "write over files evalmd did not write, or changed since it wrote them")
+	return &cli.Command{
+		Name: "init", Usage: "DIR", Short: "An example sheet folder to start from (a sheet, evalmd.yaml, a README); run -d DIR -m mock runs it offline.", Flags: fs,
+		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+			if len(args) != 1 {
+				return cli.Usagef("give the folder to write: convert init DIR")
+			}
+			paths, err := starter.Write(args[0], *force)
+			if err != nil {
+				return err
+			}
+			for _, p := range paths {
+				fmt.Fprintln(stdout, p)
+			}
+			fmt.Fprintf(stdout, "next: run -d %s -m mock -o %s (offline), then see %s\n", args[0], filepath.Join(args[0], "results"), filepath.Join(args[0], "README.md"))
+			return nil
 		},
 	}
 }

@@ -327,3 +327,42 @@ func TestQuestionTableCommands(t *testing.T) {
 		t.Error("convert table read a .md")
 	}
 }
+
+// convert init writes the example folder, and refuses, writing nothing,
+// where a file of the user's is in the way.
+func TestInit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "evals")
+	var stdout, stderr bytes.Buffer
+	if err := convert(context.Background(), &stdout, &stderr, []string{"init", dir}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	for _, name := range []string{"input-first-steps.md", "evalmd.yaml", "README.md"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil || !strings.Contains(stdout.String(), filepath.Join(dir, name)) {
+			t.Errorf("%s: %v\n%s", name, err, stdout.String())
+		}
+	}
+	// Again: the files are evalmd's own, unchanged, so they are rewritten.
+	if err := convert(context.Background(), &stdout, &stderr, []string{"init", dir}); err != nil {
+		t.Errorf("a second init: %v", err)
+	}
+	other := filepath.Join(t.TempDir(), "mine")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "README.md"), []byte("my notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := convert(context.Background(), &stdout, &stderr, []string{"init", other})
+	if err == nil || !strings.Contains(err.Error(), "README.md") {
+		t.Errorf("init over a user's README: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(other, "README.md")); string(b) != "my notes\n" {
+		t.Error("init wrote over the user's README")
+	}
+	if _, err := os.Stat(filepath.Join(other, "evalmd.yaml")); err == nil {
+		t.Error("init wrote part of the folder before refusing")
+	}
+	if err := convert(context.Background(), &stdout, &stderr, []string{"init"}); cli.ExitCode(err) != 2 {
+		t.Errorf("init without a folder: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/config"
 	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/internal/starter"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -28,8 +29,8 @@ func writeFile(t *testing.T, path, text string) {
 // environment env only (never the real home).
 func runIn(dir string, env map[string]string, args ...string) (stdout, stderr string, err error) {
 	var o, e bytes.Buffer
-	look := config.Lookup{Dir: dir, Getenv: func(k string) string { return env[k] }}
-	err = cli.Execute(context.Background(), &o, &e, command(look), args)
+	getenv := func(k string) string { return env[k] }
+	err = cli.Execute(context.Background(), &o, &e, command(config.Lookup{Dir: dir, Getenv: getenv}, getenv), args)
 	return o.String(), e.String(), err
 }
 
@@ -132,5 +133,47 @@ func TestRunCheck(t *testing.T) {
 	}
 	if srv.Count() != 1 {
 		t.Errorf("the local server was probed %d times, want 1", srv.Count())
+	}
+}
+
+// The folder convert init writes runs at once, offline: run -d DIR -m mock
+// writes an output per sheet, and from inside the folder its evalmd.yaml's
+// models (oracle, random) run with no -m, the oracle scoring 100%.
+func TestInitFolderRuns(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "evals")
+	if _, err := starter.Write(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	_, stderr, err := runIn(t.TempDir(), nil, "-d", dir, "-m", "mock", "-o", out)
+	if err != nil {
+		t.Fatalf("run -d DIR -m mock: %v\n%s", err, stderr)
+	}
+	if paths, _ := filepath.Glob(filepath.Join(out, "output-first-steps-mock-*.json")); len(paths) != 1 {
+		t.Errorf("outputs %v", paths)
+	}
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("the example sheet draws warnings:\n%s", stderr)
+	}
+	out = t.TempDir()
+	_, stderr, err = runIn(dir, nil, "-d", dir, "-o", out)
+	if err != nil {
+		t.Fatalf("run in the folder: %v\n%s", err, stderr)
+	}
+	paths, _ := filepath.Glob(filepath.Join(out, "output-first-steps-oracle-*.json"))
+	if len(paths) != 1 {
+		t.Fatalf("the config's oracle wrote %v", paths)
+	}
+	f, err := result.Read(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range f.Questions {
+		if q.Grade == nil || !*q.Grade {
+			t.Errorf("oracle on %s: grade %v (%s)", q.Name, q.Grade, q.GradeDetail)
+		}
+	}
+	if paths, _ := filepath.Glob(filepath.Join(out, "output-first-steps-random-*.json")); len(paths) != 1 {
+		t.Errorf("the config's random wrote %v", paths)
 	}
 }
