@@ -3,8 +3,10 @@ package inspect
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"strconv"
 	"strings"
@@ -51,20 +53,48 @@ func sampleMember(s *Sample) string {
 // sample summaries and the header, in the order Inspect's recorder writes
 // them, each member deflated JSON. (Inspect now compresses members with
 // zstd, which Go's standard library lacks; its readers and viewer read
-// deflate, the method every .eval file had before.) modified stamps the
-// members, so the same log gives the same bytes.
+// deflate, the method every .eval file had before.) Each member's sizes
+// are in its local header, as Python's zipfile writes them. modified
+// stamps the members, so the same log gives the same bytes.
 func writeEval(w io.Writer, lg *Log, modified time.Time) error {
 	zw := zip.NewWriter(w)
+	// The MS-DOS time of the members (UTC; CreateRaw, unlike CreateHeader,
+	// does not derive it from FileHeader.Modified).
+	m := modified.UTC()
+	if m.Year() < 1980 { // the first year MS-DOS times can say
+		m = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	dosDate := uint16((m.Year()-1980)<<9 | int(m.Month())<<5 | m.Day())
+	dosTime := uint16(m.Hour()<<11 | m.Minute()<<5 | m.Second()/2)
+	var deflated bytes.Buffer
+	fw, err := flate.NewWriter(&deflated, flate.DefaultCompression)
+	if err != nil {
+		return err
+	}
 	put := func(name string, v any) error {
 		data, err := marshal(v)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		mw, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: modified.UTC()})
+		deflated.Reset()
+		fw.Reset(&deflated)
+		if _, err := fw.Write(data); err != nil {
+			return err
+		}
+		if err := fw.Close(); err != nil {
+			return err
+		}
+		// Sizes and checksum go in the local header (no data descriptor):
+		// Inspect's viewer reads a member's size from its local header.
+		fh := &zip.FileHeader{Name: name, Method: zip.Deflate,
+			CRC32: crc32.ChecksumIEEE(data), CompressedSize64: uint64(deflated.Len()), UncompressedSize64: uint64(len(data))}
+		//lint:ignore SA1019 CreateRaw writes the MS-DOS time fields as given; Modified is only read by CreateHeader, which always adds a data descriptor
+		fh.ModifiedDate, fh.ModifiedTime = dosDate, dosTime
+		mw, err := zw.CreateRaw(fh)
 		if err != nil {
 			return err
 		}
-		_, err = mw.Write(data)
+		_, err = mw.Write(deflated.Bytes())
 		return err
 	}
 	start := struct {

@@ -356,7 +356,7 @@ func TestGoldenLog(t *testing.T) {
 			t.Fatalf("%v (run with -update to create it)", err)
 		}
 		if !bytes.Equal(got, want) {
-			gotPath := filepath.Join(t.TempDir(), "got-"+tc.golden)
+			gotPath := golden + ".got" // beside the golden file, kept for a look
 			os.WriteFile(gotPath, got, 0o644)
 			t.Errorf("log differs from %s; got written to %s", golden, gotPath)
 		}

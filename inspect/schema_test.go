@@ -3,6 +3,7 @@ package inspect
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -90,7 +91,7 @@ func schemaProblems(t testing.TB, path string) []string {
 	if err != nil {
 		return []string{fmt.Sprintf("not a zip: %v", err)}
 	}
-	var probs []string
+	probs := localHeaderProblems(data, zr.File)
 	seen := map[string]bool{}
 	for _, f := range zr.File {
 		if seen[f.Name] {
@@ -196,4 +197,38 @@ func CheckSchema(t testing.TB, path string) {
 	for _, p := range schemaProblems(t, path) {
 		t.Errorf("%s: %s", filepath.Base(path), p)
 	}
+}
+
+// localHeaderProblems reads the members' local headers one after another
+// as Inspect's viewer does (its remote zip reader, remoteZipFile.ts, takes
+// a member's compressed size from the local header, not the central
+// directory): every local header must carry the sizes and checksum the
+// central directory has, and no data descriptor may follow the data.
+func localHeaderProblems(data []byte, files []*zip.File) []string {
+	var probs []string
+	off := 0
+	for _, f := range files {
+		if off+30 > len(data) || binary.LittleEndian.Uint32(data[off:]) != 0x04034b50 {
+			return append(probs, fmt.Sprintf("%s: no local header at %d", f.Name, off))
+		}
+		h := data[off:]
+		flags := binary.LittleEndian.Uint16(h[6:])
+		crc := binary.LittleEndian.Uint32(h[14:])
+		csize := binary.LittleEndian.Uint32(h[18:])
+		usize := binary.LittleEndian.Uint32(h[22:])
+		nameLen := int(binary.LittleEndian.Uint16(h[26:]))
+		extraLen := int(binary.LittleEndian.Uint16(h[28:]))
+		if name := string(h[30 : 30+nameLen]); name != f.Name {
+			probs = append(probs, fmt.Sprintf("local header %q, central directory %q", name, f.Name))
+		}
+		if flags&0x8 != 0 || crc != f.CRC32 || uint64(csize) != f.CompressedSize64 || uint64(usize) != f.UncompressedSize64 {
+			probs = append(probs, fmt.Sprintf("%s: local header flags %#x crc %#x sizes %d/%d; central directory crc %#x sizes %d/%d (Inspect's viewer reads the local header)",
+				f.Name, flags, crc, csize, usize, f.CRC32, f.CompressedSize64, f.UncompressedSize64))
+			if flags&0x8 != 0 {
+				return probs // the next header cannot be found without the size
+			}
+		}
+		off += 30 + nameLen + extraLen + int(csize)
+	}
+	return probs
 }
