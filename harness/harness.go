@@ -159,7 +159,8 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return sum, fmt.Errorf("no model providers: Config.NewModel is not set")
 	}
 	if cfg.Model.HTTPClient == nil {
-		cfg.Model.HTTPClient = pooledClient(cfg.Runner.Concurrency * len(models))
+		// Every model's pool may hold its connections at once.
+		cfg.Model.HTTPClient = pooledClient(max(cfg.Runner.Concurrency, 10) * len(models))
 	}
 	runID, err := newRunID(cfg.Rand, cfg.RunIDLen)
 	if err != nil {
