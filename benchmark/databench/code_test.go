@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"text/template"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -155,4 +156,52 @@ func TestColumns(t *testing.T) {
 	if _, err := Columns(t.Context(), filepath.Join(dir, "none")); err == nil || !strings.Contains(err.Error(), "all.parquet") {
 		t.Errorf("no table: %v", err)
 	}
+}
+
+// FuzzCodeTemplate: a code-mode sheet written and read back renders the
+// baseline's prompt exactly, whatever the question and the column names
+// hold (template braces, header lines, end tokens).
+func FuzzCodeTemplate(f *testing.F) {
+	f.Add("How many?", "it's")
+	f.Add("{{x}} }}", "{{.Name}}")
+	f.Add("#### answer\n# q", "# col\n<EVAL-ENDCHAR>")
+	f.Fuzz(func(t *testing.T, question, column string) {
+		if checkRow(Row{Question: question, Dataset: "d"}) != nil {
+			return // Load refuses these
+		}
+		cols := []string{column, "b"}
+		doc, err := Sheet("d", "t.parquet", []Row{{Question: question, Dataset: "d"}}, Style{Mode: ModeCode, Columns: cols})
+		if sheet.CutEnd(column) != column {
+			if err == nil {
+				t.Fatalf("column %q holds an end token: no error", column)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := sheet.Format(doc, schema.Default())
+		if err != nil {
+			return // a text the schema cannot hold is refused, not mangled
+		}
+		back, err := sheet.Parse("x.md", data, schema.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, items := back.Resolve()
+		if len(items) != 1 || items[0].Template == nil {
+			t.Fatalf("%d items", len(items))
+		}
+		tpl, err := template.New("user").Parse(items[0].Template.Text)
+		if err != nil {
+			t.Fatalf("template %q: %v", items[0].Template.Text, err)
+		}
+		var b strings.Builder
+		if err := tpl.Execute(&b, struct{ Question string }{items[0].Text}); err != nil {
+			t.Fatal(err)
+		}
+		if want := codemode.Prompt(question, cols); b.String() != want {
+			t.Fatalf("code prompt:\n got %q\nwant %q", b.String(), want)
+		}
+	})
 }

@@ -120,6 +120,9 @@ func checkRow(r Row) error {
 			// newlines) or a NUL (binary data).
 			return fmt.Errorf("text holds a carriage return or NUL: %q", f)
 		}
+		if sheet.CutEnd(f) != f {
+			return fmt.Errorf("text holds a sheet end token (<EVAL-ENDCHAR>): %q", f)
+		}
 	}
 	return nil
 }
@@ -327,7 +330,12 @@ func CodeTemplate(columns []string) (string, error) {
 		return "", fmt.Errorf("databench: the baseline prompt lost its question")
 	}
 	esc := func(s string) string { return strings.ReplaceAll(s, "{{", `{{"{{"}}`) }
-	return esc(before) + "{{.Question}}" + esc(after), nil
+	tpl := esc(before) + "{{.Question}}" + esc(after)
+	if sheet.CutEnd(tpl) != tpl {
+		// The sheet would cut its templates section there.
+		return "", fmt.Errorf("databench: a column name holds a sheet end token (<EVAL-ENDCHAR>): %q", columns)
+	}
+	return tpl, nil
 }
 
 // SheetName is the file name of a dataset's sheet (lite: the sample-table

@@ -291,6 +291,7 @@ func TestLoadErrors(t *testing.T) {
 		"semantic broken": {QA: write("s.jsonl", `{"question": "q", "dataset": "d", "type": "a\nb"}`+"\n")},
 		"bad utf-8":       {QA: write("u.csv", "question,dataset\nq\xff,d\n")},
 		"carriage return": {QA: write("r.jsonl", `{"question": "a\rb", "dataset": "d"}`+"\n")},
+		"end token":       {QA: write("e.csv", "question,dataset\nq <EVAL-ENDCHAR> more,d\n")},
 	} {
 		if _, errs := Load(opt); len(errs) == 0 {
 			t.Errorf("%s: no error", name)
