@@ -26,12 +26,18 @@ type collector struct {
 
 func newCollector(r *run, jobs []Job, emit func(Outcome)) *collector {
 	opt := r.opt
-	return &collector{
+	c := &collector{
 		opt:  opt,
 		emit: emit,
 		st:   Stats{Jobs: len(jobs)},
 		p:    newProgress(opt.Progress, opt.Now(), jobs, opt.Cost),
 	}
+	for name, mp := range c.p.by {
+		if lim := r.lanes[name].pool.adaptive; lim != nil {
+			mp.limit = lim.Limit
+		}
+	}
+	return c
 }
 
 // resume emits the jobs the journal answered for the same request and

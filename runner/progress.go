@@ -78,6 +78,9 @@ type modelProgress struct {
 	// priced says whether cost is shown: "" for no cost at all (no
 	// Options.Cost), "yes", or "unknown" for a model without a price.
 	priced string
+	// limit is the adaptive limit of the model's server (-c auto); nil
+	// when the limit is fixed.
+	limit func() int
 }
 
 func newProgress(w io.Writer, start time.Time, jobs []Job, cost func(string, model.Response) (float64, bool)) *progress {
@@ -129,6 +132,9 @@ func (mp *modelProgress) line(elapsed time.Duration) string {
 			eta := time.Duration(float64(left) / rate * float64(time.Second))
 			fmt.Fprintf(&b, "  ETA %s", eta.Round(time.Second))
 		}
+	}
+	if mp.limit != nil {
+		fmt.Fprintf(&b, "  limit %d", mp.limit())
 	}
 	fmt.Fprintf(&b, "  tokens %s in %s out", human(mp.inTok), human(mp.outTok))
 	switch mp.priced {

@@ -88,13 +88,18 @@ type pauseGate struct {
 	until time.Time
 }
 
-// extend moves the gate's end to t if that is later.
-func (g *pauseGate) extend(t time.Time) {
+// extend moves the gate's end to t if that is later, and reports whether
+// that began a new pause or lengthened one by a second or more (rather
+// than another request being told the same pause).
+func (g *pauseGate) extend(t time.Time) bool {
 	g.mu.Lock()
-	if t.After(g.until) {
-		g.until = t
+	defer g.mu.Unlock()
+	if !t.After(g.until) {
+		return false
 	}
-	g.mu.Unlock()
+	news := t.Sub(g.until) >= time.Second
+	g.until = t
+	return news
 }
 
 // wait sleeps until the gate's end as it stands now. It sleeps once and

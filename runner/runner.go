@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptrace"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/runner/aimd"
 )
 
 // Job is one request to send.
@@ -62,6 +65,17 @@ type Options struct {
 	// SeparateLimits gives every model its own Concurrency, even when
 	// several share a server.
 	SeparateLimits bool
+	// Adaptive, when set, replaces Concurrency with an adaptive limit per
+	// server (-c auto): an aimd.Limiter made from it, on the run's clock
+	// unless it has its own. Congestion is a 429 (not a fatal one), a 503
+	// or 529, a timeout, or time to first byte past twice its running
+	// median. Its OnChange is not called: OnLimit is.
+	Adaptive *aimd.Config
+	// OnLimit, when set, is told of each change of an adaptive limit
+	// (the first is its start) and the models that share it. It is called
+	// from several goroutines, in order for each server, and must not
+	// block.
+	OnLimit func(models []string, c aimd.Change)
 	// MaxRefusals stops the run once a server refused this many
 	// connections in a row (it is down, or the base URL is wrong);
 	// default 20, negative for never.
@@ -69,7 +83,11 @@ type Options struct {
 	MaxAttempts int           // calls per job including the first; default 6
 	BaseBackoff time.Duration // first retry waits up to this; default 1s
 	MaxBackoff  time.Duration // cap on the jittered wait; default 60s (a Retry-After may exceed it)
-	Timeout     time.Duration // per attempt; default 10m, negative for none. Expiry is retried.
+	// MaxWait caps the wait a server's Retry-After asks for (Retry-After:
+	// 99999 is 27 hours); default 5m. A wait of 10 s or more, or one cut
+	// short, is said through Warn: what asked for it, and how long.
+	MaxWait time.Duration
+	Timeout time.Duration // per attempt; default 10m, negative for none. Expiry is retried.
 
 	// RPM and TPM cap requests and estimated tokens per minute (0 = no
 	// cap), as token buckets holding 10 s worth, so a run starts at full
@@ -160,6 +178,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxRefusals == 0 {
 		o.MaxRefusals = 20
+	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = 5 * time.Minute
 	}
 	return o
 }
@@ -346,6 +367,7 @@ func newRun(jobs []Job, opt Options) *run {
 			pools[share] = &pool{limit: opt.Concurrency, server: info.BaseURL}
 		}
 		l.pool = pools[share]
+		l.pool.models = append(l.pool.models, name)
 		// Token buckets refilled at the per-minute rate. A bucket of
 		// burst B lets B + limit through in any one minute, so B is kept
 		// to a sixth of the limit (10 s worth): at most about 17% over a
@@ -360,6 +382,21 @@ func newRun(jobs []Job, opt Options) *run {
 			l.tpm = rate.NewLimiter(rate.Limit(float64(opt.TPM)/60), max(1, opt.TPM/6))
 		}
 		r.lanes[name] = l
+	}
+	if opt.Adaptive != nil {
+		for _, p := range pools {
+			cfg := *opt.Adaptive
+			if cfg.Now == nil {
+				cfg.Now = opt.Now
+			}
+			cfg.OnChange = func(c aimd.Change) {
+				if opt.OnLimit != nil {
+					opt.OnLimit(p.models, c)
+				}
+			}
+			p.adaptive = aimd.New(cfg)
+			p.limit = p.adaptive.Max() // workers; the limiter holds them to its limit
+		}
 	}
 	return r
 }
@@ -389,8 +426,10 @@ type lane struct {
 type pool struct {
 	limit    int
 	server   string
-	gate     pauseGate    // a Retry-After holds back every request to the server
-	refusals atomic.Int64 // connection refusals in a row
+	models   []string      // the models that share it
+	adaptive *aimd.Limiter // nil: limit is fixed
+	gate     pauseGate     // a Retry-After holds back every request to the server
+	refusals atomic.Int64  // connection refusals in a row
 }
 
 // stop ends the run for a reason that is the run's, not a job's.
@@ -472,6 +511,14 @@ func (r *run) call(ctx context.Context, l *lane, j Job) (Outcome, bool) {
 		if err := r.wait(ctx, l, tokens); err != nil {
 			return Outcome{}, false
 		}
+		var slot *aimd.Slot
+		if lim := l.pool.adaptive; lim != nil {
+			s, err := lim.Acquire(ctx)
+			if err != nil {
+				return Outcome{}, false
+			}
+			slot = s
+		}
 		o.Attempts++
 		r.calls.Add(1)
 		actx, cancel := ctx, context.CancelFunc(func() {})
@@ -479,18 +526,38 @@ func (r *run) call(ctx context.Context, l *lane, j Job) (Outcome, bool) {
 			actx, cancel = context.WithTimeout(ctx, timeout)
 		}
 		t0 := r.opt.Now()
+		var firstByte atomic.Int64 // after t0, in ns; 0 until the reply's first byte
+		if slot != nil {
+			actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{GotFirstResponseByte: func() {
+				firstByte.CompareAndSwap(0, int64(max(1, r.opt.Now().Sub(t0))))
+			}})
+		}
 		resp, err := l.m.Complete(actx, j.Request)
 		o.Elapsed = r.opt.Now().Sub(t0)
 		if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) && !isAPIError(err) {
 			// The attempt's own time limit ran out: say so, rather than
 			// "context deadline exceeded". Time queued in the server
 			// counts, so a server with fewer slots than -c times out.
-			err = &model.APIError{Provider: l.m.Info().Provider, Retryable: true,
+			err = &model.APIError{Provider: l.m.Info().Provider, Retryable: true, Timeout: true,
 				Message: fmt.Sprintf("request timed out after %s (--timeout; time queued in the server counts)", timeout)}
+		}
+		if slot != nil {
+			ttfb := time.Duration(firstByte.Load())
+			if ttfb == 0 {
+				ttfb = o.Elapsed // no HTTP (an offline model): the whole call
+			}
+			signal(l.pool.adaptive, slot, err, ctx, ttfb)
 		}
 		again, after := retryable(err, ctx, actx)
 		cancel()
 		r.countRefusal(l, err, ctx)
+		if ae := (*model.APIError)(nil); errors.As(err, &ae) && ae.Fatal && ctx.Err() == nil {
+			// No later request can succeed (an account out of credit):
+			// stop rather than ask, and fail, every other question.
+			o.Err = &JobError{Model: l.m.Name(), Key: j.Key, Question: j.Request.Question.Name, Attempts: o.Attempts, Err: err}
+			r.stop(fmt.Errorf("%s: %w", l.m.Name(), err))
+			return o, true
+		}
 		if err == nil {
 			// An answer that arrived as the run was being cancelled is
 			// kept: it is paid for.
@@ -509,7 +576,7 @@ func (r *run) call(ctx context.Context, l *lane, j Job) (Outcome, bool) {
 			return o, true
 		}
 		if after > 0 {
-			l.pool.gate.extend(r.opt.Now().Add(after))
+			after = r.pause(l, j, after)
 		}
 		wait := backoff(o.Attempts, r.opt.BaseBackoff, r.opt.MaxBackoff, after, defaultRand)
 		if r.opt.OnRetry != nil {
@@ -519,6 +586,64 @@ func (r *run) call(ctx context.Context, l *lane, j Job) (Outcome, bool) {
 			return Outcome{}, false
 		}
 	}
+}
+
+// pause holds the lane's server back for a Retry-After of asked, capped
+// at Options.MaxWait, and returns the wait. A long or capped wait is said
+// once per server pause (not once per request that was told it).
+func (r *run) pause(l *lane, j Job, asked time.Duration) time.Duration {
+	wait := min(asked, r.opt.MaxWait)
+	if !l.pool.gate.extend(r.opt.Now().Add(wait)) || (wait < sayWait && wait == asked) {
+		return wait
+	}
+	server := l.pool.server
+	if server == "" {
+		server = l.m.Name()
+	}
+	msg := fmt.Sprintf("%s: %s asked for a pause of %s (Retry-After) at question %q; its requests wait %s",
+		l.m.Name(), server, asked.Round(time.Second), j.Request.Question.Name, wait.Round(time.Second))
+	if wait < asked {
+		msg += " (--max-wait), then go on"
+	}
+	r.opt.Warn(msg)
+	return wait
+}
+
+// sayWait is the shortest Retry-After wait said through Warn.
+const sayWait = 10 * time.Second
+
+// signal tells an adaptive limit how an attempt went: an answer (with its
+// time to first byte), congestion, or neither.
+func signal(lim *aimd.Limiter, s *aimd.Slot, err error, runCtx context.Context, ttfb time.Duration) {
+	switch reason, congested := congestion(err); {
+	case err == nil:
+		lim.Success(s, ttfb)
+	case runCtx.Err() == nil && congested:
+		lim.Congested(s, reason)
+	default:
+		lim.Release(s)
+	}
+}
+
+// congestion says whether a failed attempt shows its server overloaded,
+// and how: a 429 that is not fatal, a 503 or 529 (overloaded), a timeout.
+func congestion(err error) (string, bool) {
+	var ae *model.APIError
+	if !errors.As(err, &ae) {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return "timeout", true
+		}
+		return "", false
+	}
+	switch {
+	case ae.Fatal:
+		return "", false
+	case ae.Status == http.StatusTooManyRequests, ae.Status == http.StatusServiceUnavailable, ae.Status == 529:
+		return fmt.Sprintf("HTTP %d", ae.Status), true
+	case ae.Timeout:
+		return "timeout", true
+	}
+	return "", false
 }
 
 // countRefusal keeps the count of connections the lane's server refused in

@@ -234,7 +234,7 @@ func TestRetryAfterPausesAllWorkers(t *testing.T) {
 		return echo(ctx, req)
 	})
 	s := &noSleep{}
-	_, st, err := collect(t, context.Background(), m, makeJobs(50), Options{Concurrency: 1, Sleep: s.sleep})
+	_, st, err := collect(t, context.Background(), m, makeJobs(50), Options{Concurrency: 1, Sleep: s.sleep, MaxWait: 2 * time.Hour})
 	if err != nil || st.Answered != 50 {
 		t.Fatalf("err %v, stats %+v", err, st)
 	}
