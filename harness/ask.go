@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ import (
 	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
+	"github.com/evalmd/evalmd/runner/aimd"
 )
 
 // sheetRun is one output file being filled in: a sheet on a model. Its
@@ -95,6 +97,22 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*J
 	if opt.Warn == nil {
 		opt.Warn = func(msg string) { cfg.say("warning: %s", msg) }
 	}
+	// -c auto: each output records its server's limit as it went; a
+	// decrease (the server is congested) is said.
+	var limitMu sync.Mutex
+	limits := map[string][]aimd.Change{}
+	if opt.Adaptive != nil && opt.OnLimit == nil {
+		opt.OnLimit = func(models []string, c aimd.Change) {
+			limitMu.Lock()
+			for _, m := range models {
+				limits[m] = append(limits[m], c)
+			}
+			limitMu.Unlock()
+			if c.Limit < c.From {
+				cfg.say("%s: at most %d requests in flight from now (was %d): %s", strings.Join(models, ", "), c.Limit, c.From, c.Reason)
+			}
+		}
+	}
 
 	// Outputs are written by one goroutine, in the order sheets complete,
 	// so the runner's own goroutine is never held up by grading.
@@ -109,6 +127,9 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*J
 			if finishErr != nil {
 				continue
 			}
+			limitMu.Lock()
+			sr.job.Output.Sheet.ConnectionLimits = slices.Clone(limits[sr.job.Model])
+			limitMu.Unlock()
 			if err := finish(ctx, cfg, sr, gr, infos[sr.job.Model], time.Since(start)); err != nil {
 				finishErr = err
 				stop() // answers stay in the journal

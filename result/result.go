@@ -17,6 +17,7 @@ import (
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/runner/aimd"
 )
 
 // File is one output file.
@@ -46,6 +47,10 @@ type Sheet struct {
 	// DryRun marks the output of a dry run (run -y): the prompts and
 	// ground truths, no answers. agg leaves such files out by default.
 	DryRun bool `json:"dry_run,omitempty"`
+	// ConnectionLimits is the history of the adaptive limit on requests in
+	// flight (run -c auto) of the model's server, until the file was
+	// written: its start, then each change and why.
+	ConnectionLimits []aimd.Change `json:"connection_limit_history,omitempty"`
 
 	extra fields
 }
@@ -477,6 +482,8 @@ func (s *Sheet) UnmarshalJSON(data []byte) error {
 			v = &s.Settings
 		case "dry_run":
 			v = &s.DryRun
+		case "connection_limit_history":
+			v = &s.ConnectionLimits
 		default:
 			return false, nil
 		}

@@ -9,8 +9,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/runner/aimd"
 )
 
 // Every real LIME output file loads, and rewriting it unchanged keeps every
@@ -106,8 +108,9 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 	}
 	sh := Sheet{Name: "S", RunID: "ab", ModelName: "m", MetaData: map[string]string{"k": "v"}, Question: s("sq"),
 		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1}, DryRun: true,
-		ModelInfo: &model.Info{Provider: "openai-api", Label: "box", Model: "gpt-4", BaseURL: "http://box/v1", ContextLimit: 4096},
-		Settings:  &model.Settings{Temperature: &ft}}
+		ModelInfo:        &model.Info{Provider: "openai-api", Label: "box", Model: "gpt-4", BaseURL: "http://box/v1", ContextLimit: 4096},
+		Settings:         &model.Settings{Temperature: &ft},
+		ConnectionLimits: []aimd.Change{{Time: time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC), Limit: 8, From: 10, Reason: "HTTP 429"}}}
 	nonZero(t, q)
 	nonZero(t, sh)
 	want := &File{Sheet: sh, Questions: []Question{q}}

@@ -27,6 +27,8 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"-bogus"}, 2, "", "run: flag provided but not defined: -bogus\nusage: run -f SHEET"},
 		{[]string{"-f", "x.md", "-u", "-1"}, 2, "", "run: -u -1: the run id has 0 to 32 hex digits"},
 		{[]string{"-f", "x.md", "-c", "0"}, 2, "", "run: -c 0: at least one request must be in flight"},
+		{[]string{"-f", "x.md", "-c", "lots"}, 2, "", "run: -c \"lots\": give a number of requests in flight, or auto"},
+		{[]string{"-f", "x.md", "--max-wait", "0s"}, 2, "", "run: --max-wait 0s: give a positive duration"},
 		{[]string{"-f", "x.md", "--max-tokens", "-5"}, 2, "", "run: --max-tokens -5: give 0"},
 		{[]string{"-f", "x.md", "--temperature", "NaN"}, 2, "", "run: --temperature \"NaN\": give a number, 0 or more"},
 		{[]string{"-f", "x.md", "--temperature", "-1"}, 2, "", "run: --temperature \"-1\""},

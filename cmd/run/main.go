@@ -28,6 +28,7 @@ import (
 	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/runner"
+	"github.com/evalmd/evalmd/runner/aimd"
 	"github.com/evalmd/evalmd/schema"
 )
 
@@ -55,7 +56,8 @@ func command(look config.Lookup, getenv func(string) string) *cli.Command {
 		verbose   = fs.Bool("v", false, "print each output file written")
 		force     = fs.Bool("force", false, "write over files evalmd did not write, or changed since it wrote them")
 		outside   = fs.Bool("allow-outside-files", false, "send files a sheet names outside its folder and its data_root")
-		conc      = fs.Int("c", 10, "requests in flight per server, across all sheets (at least 1)")
+		conc      = fs.String("c", "10", "requests in flight per server, across all sheets: a number (at least 1), or auto to adapt to the server (from 10, between 1 and 100)")
+		maxWait   = fs.Duration("max-wait", 5*time.Minute, "the longest pause a server's Retry-After may impose")
 		perModel  = fs.Bool("c-per-model", false, "give each model its own -c, even when models share a server")
 		baseURL   = fs.String("base-url", "", "base URL of an OpenAI-compatible server")
 		complAPI  = fs.Bool("completion-api", false, "send raw text prompts to /v1/completions (llama.cpp, vLLM) instead of chat, as DataBench's baseline ran")
@@ -97,8 +99,8 @@ func command(look config.Lookup, getenv func(string) string) *cli.Command {
 			switch {
 			case *runIDLen < 0 || *runIDLen > 32:
 				return cli.Usagef("-u %d: the run id has 0 to 32 hex digits", *runIDLen)
-			case *conc < 1:
-				return cli.Usagef("-c %d: at least one request must be in flight", *conc)
+			case *maxWait <= 0:
+				return cli.Usagef("--max-wait %v: give a positive duration", *maxWait)
 			case *maxTok < 0:
 				return cli.Usagef("--max-tokens %d: give 0 (the sheet's or the provider's) or more", *maxTok)
 			case *retries < 0:
@@ -121,6 +123,10 @@ func command(look config.Lookup, getenv func(string) string) *cli.Command {
 			if (*sheetFile == "") == (*sheetDir == "") {
 				return cli.Usagef("give one of -f SHEET or -d DIR")
 			}
+			inFlight, adaptive, err := concurrency(*conc)
+			if err != nil {
+				return err
+			}
 			set, err := benchmarks.Set()
 			if err != nil {
 				return err
@@ -130,8 +136,8 @@ func command(look config.Lookup, getenv func(string) string) *cli.Command {
 				Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: getenv, Timeout: *timeout, CompletionAPI: *complAPI,
 					MockReply: *mockReply, Seed: *seed},
 				NewModel: providers.Registry().New,
-				Runner: runner.Options{Concurrency: *conc, SeparateLimits: *perModel, MaxAttempts: *retries + 1, Timeout: *timeout,
-					RPM: *rpm, TPM: *tpm},
+				Runner: runner.Options{Concurrency: inFlight, Adaptive: adaptive, SeparateLimits: *perModel, MaxAttempts: *retries + 1,
+					Timeout: *timeout, MaxWait: *maxWait, RPM: *rpm, TPM: *tpm},
 				Grader: grading.Grader, LogDir: *logDir, LogFormat: *logFormat, ContextLimit: *ctxLimit, Encoding: *encoding, Graders: set.Graders,
 			}
 			if *ctxLimit < 0 {
@@ -222,4 +228,21 @@ func command(look config.Lookup, getenv func(string) string) *cli.Command {
 			return err
 		},
 	}
+}
+
+// concurrency reads -c: a number of requests in flight, or auto for an
+// adaptive limit (then the number is its ceiling, which sizes the
+// connection pool).
+func concurrency(v string) (int, *aimd.Config, error) {
+	if v == "auto" {
+		return aimd.DefaultMax, &aimd.Config{}, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, nil, cli.Usagef("-c %q: give a number of requests in flight, or auto", v)
+	}
+	if n < 1 {
+		return 0, nil, cli.Usagef("-c %d: at least one request must be in flight", n)
+	}
+	return n, nil, nil
 }
