@@ -18,6 +18,12 @@
 // at a time. A server that refuses Options.MaxRefusals connections in a
 // row (default 20) stops the run: it is down, or the base URL is wrong.
 //
+// With Options.Adaptive (run -c auto) a pool's limit is not fixed: an
+// aimd.Limiter per server raises it while every slot answers and lowers
+// it when the server shows congestion (a 429, a 503 or 529, a timeout,
+// time to first byte, measured with net/http/httptrace, past twice its
+// running median). Options.OnLimit is told each change.
+//
 // # Retries
 //
 // A failed attempt is retried when the provider classified it as retryable
@@ -26,7 +32,10 @@
 // an unclassified transport error (timeout, reset, cut reply) reached the
 // runner. The wait is exponential backoff with full jitter; a Retry-After
 // is a floor for the wait, and it also holds back every other worker's next
-// attempt to the same server, since the limit is the account's. The last error, once
+// attempt to the same server, since the limit is the account's; it is
+// capped at Options.MaxWait (default 5m). An error that no later request
+// can escape (model.APIError.Fatal: an account out of credit) stops the
+// run. The last error, once
 // Options.MaxAttempts calls are spent, is the job's Outcome.Err, a
 // *JobError naming the model, the question and the attempts. Cancelling
 // the run's context stops at once and emits nothing for the cancelled jobs.
