@@ -76,6 +76,17 @@ type Section struct {
 	Kind  string `json:"k,omitempty"`
 }
 
+// Titles of the sections that say what an answer's code ran and what was
+// graded (other sections: an agent's turns, the grader's detail).
+const (
+	SectionCode      = "Code"
+	SectionAnswer    = "Code's answer (graded)"
+	SectionCodeError = "Code error"
+	SectionDetail    = "Grade detail"
+	SectionSubs      = "Sub-answers"
+	SectionJudge     = "Judge"
+)
+
 // sections lists what an answer shows beside its completion, in order: what
 // code mode ran (the code, its answer, its error), an agent's transcript
 // (a section per turn: the model's text, each python call's code, each
@@ -88,13 +99,13 @@ func sections(q *result.Question, st *store) []Section {
 		out = append(out, Section{Title: title, Text: st.text(text), Kind: kind})
 	}
 	if q.Code != nil {
-		add("Code", *q.Code, "code")
+		add(SectionCode, *q.Code, "code")
 	}
 	if q.Answer != nil {
-		add("Code's answer (graded)", *q.Answer, "code")
+		add(SectionAnswer, *q.Answer, "code")
 	}
 	if q.CodeError != "" {
-		add("Code error", q.CodeError, "code")
+		add(SectionCodeError, q.CodeError, "code")
 	}
 	for i, m := range q.Transcript {
 		turn := fmt.Sprintf("Turn %d: %s", i+1, m.Role)
@@ -113,7 +124,7 @@ func sections(q *result.Question, st *store) []Section {
 		}
 	}
 	if q.GradeDetail != "" {
-		add("Grade detail", q.GradeDetail, "")
+		add(SectionDetail, q.GradeDetail, "")
 	}
 	if len(q.SubAnswers) > 0 {
 		var b strings.Builder
@@ -127,7 +138,7 @@ func sections(q *result.Question, st *store) []Section {
 			}
 			fmt.Fprintf(&b, "%s: want %q, got %q (%s)\n", s.Name, s.Want, s.Got, mark)
 		}
-		add("Sub-answers", b.String(), "code")
+		add(SectionSubs, b.String(), "code")
 	}
 	if len(q.Judge) > 0 && string(q.Judge) != "null" {
 		var b bytes.Buffer
@@ -135,7 +146,7 @@ func sections(q *result.Question, st *store) []Section {
 			b.Reset()
 			b.Write(q.Judge)
 		}
-		add("Judge", b.String(), "code")
+		add(SectionJudge, b.String(), "code")
 	}
 	return out
 }

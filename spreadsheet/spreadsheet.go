@@ -322,8 +322,8 @@ func (b *book) grades(data *report.Data) error {
 	for _, q := range data.Questions {
 		answers += len(q.Answers)
 	}
-	if err := b.table(c, []string{"sheet", "question", "run", "grade", "ground truth", "completion", "error", "file"},
-		[]float64{28, 28, 20, 11, 20, 80, 30, 30}, answers); err != nil {
+	if err := b.table(c, []string{"sheet", "question", "run", "grade", "ground truth", "completion", "answer graded", "code or transcript", "error", "file"},
+		[]float64{28, 28, 20, 11, 20, 80, 20, 80, 30, 30}, answers); err != nil {
 		return err
 	}
 	crow := 2
@@ -352,11 +352,11 @@ func (b *book) grades(data *report.Data) error {
 				return err
 			}
 			texts := []string{sheet, q.Name, data.Runs[a.Run].Label, gradeWord(a.Grade)}
-			for _, id := range []int{a.Truth, a.Completion, a.Error} {
-				t, _ := data.Text(id)
-				texts = append(texts, t)
-			}
-			texts = append(texts, a.File)
+			truth, _ := data.Text(a.Truth)
+			completion, _ := data.Text(a.Completion)
+			answer, work := workTexts(data, a)
+			errText, _ := data.Text(a.Error)
+			texts = append(texts, truth, completion, answer, work, errText, a.File)
 			for j, t := range texts {
 				if t == "" {
 					continue
@@ -376,6 +376,31 @@ func (b *book) grades(data *report.Data) error {
 		}
 	}
 	return b.colourGrades(c, cell(3, 2)+":"+cell(3, max(crow-1, 2)))
+}
+
+// workTexts are what an answer's code ran beside its completion: code
+// mode's answer (the text graded), and the code executed (with its error)
+// or an agent's transcript, turn by turn. Chat answers have neither.
+func workTexts(data *report.Data, a report.Answer) (answer, work string) {
+	var parts []string
+	code := ""
+	for _, s := range a.Sections {
+		t, _ := data.Text(s.Text)
+		switch s.Title {
+		case report.SectionAnswer:
+			answer = t
+		case report.SectionDetail, report.SectionSubs, report.SectionJudge:
+		default:
+			if s.Title == report.SectionCode {
+				code = t
+			}
+			parts = append(parts, s.Title+":\n"+t)
+		}
+	}
+	if len(parts) == 1 && code != "" {
+		return answer, code // the code alone needs no title
+	}
+	return answer, strings.Join(parts, "\n\n")
 }
 
 // colourGrades colours right green, wrong red and not graded grey.

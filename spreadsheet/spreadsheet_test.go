@@ -12,6 +12,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -178,5 +179,63 @@ func TestCut(t *testing.T) {
 		if cut != tc.cut || n > tc.wantLen || n < tc.wantLen-8 {
 			t.Errorf("Cut(%d runes) = %d units, cut %v; want %d, %v", len([]rune(tc.in)), n, cut, tc.wantLen, tc.cut)
 		}
+	}
+}
+
+// Code and agent answers show what ran beside the completion: code mode's
+// answer (the text graded) and its code, or the code's error; an agent's
+// transcript turn by turn. A chat answer has neither.
+func TestWorkbookCodeAndAgent(t *testing.T) {
+	dir := t.TempDir()
+	str := func(s string) *string { return &s }
+	yes, no := true, false
+	f := &result.File{Sheet: result.Sheet{Name: "tables", ModelName: "m", RunID: "r1"}}
+	f.Questions = []result.Question{
+		{Name: "count", Question: "?", GroundTruth: str("20"), Completion: str("```python\ndef answer(df):\n    return len(df)\n```"), Grade: &yes,
+			Mode: "code", Code: str("def answer(df):\n    return len(df)"), Answer: str("20")},
+		{Name: "broken", Question: "?", GroundTruth: str("9.5"), Completion: str("return df.price.max("), Grade: &no,
+			Mode: "code", Code: str("def answer(df):\n    return df.price.max("), Answer: str("__CODE_ERROR__: SyntaxError"), CodeError: "SyntaxError: '(' was never closed"},
+		{Name: "agent", Question: "?", GroundTruth: str("@mean[3.5]"), Completion: str("@mean[3.5]"), Grade: &yes, Mode: "agent",
+			Transcript: []model.Message{
+				{Role: "assistant", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: `{"code": "df = pd.read_csv('t.csv')\ndf.x.mean()"}`}}},
+				{Role: "tool", Content: "3.5", ToolCallID: "c1"},
+				{Role: "assistant", Content: "@mean[3.5]"},
+			}},
+		{Name: "chat", Question: "?", GroundTruth: str("B"), Completion: str("B"), Grade: &yes},
+	}
+	if err := f.Write(filepath.Join(dir, result.FileName("input-tables.md", "m", "r1")), outfile.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "agg.xlsx")
+	if err := WriteFile(context.Background(), path, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	x, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	rows, _ := x.GetRows("Completions")
+	if !slices.Equal(rows[0][5:8], []string{"completion", "answer graded", "code or transcript"}) {
+		t.Fatalf("header %q", rows[0])
+	}
+	got := map[string][]string{}
+	for _, r := range rows[1:] {
+		for len(r) < 10 {
+			r = append(r, "")
+		}
+		got[r[1]] = r
+	}
+	if r := got["count"]; r[6] != "20" || r[7] != "def answer(df):\n    return len(df)" || !strings.HasPrefix(r[5], "```python") {
+		t.Errorf("code mode: completion %q, answer %q, code %q", r[5], r[6], r[7])
+	}
+	if r := got["broken"]; !strings.HasPrefix(r[6], "__CODE_ERROR__") || !strings.Contains(r[7], "Code:\ndef answer(df)") || !strings.Contains(r[7], "Code error:\nSyntaxError") {
+		t.Errorf("code mode with an error: answer %q, work %q", r[6], r[7])
+	}
+	if r := got["agent"]; r[6] != "" || !strings.Contains(r[7], "calls python:\ndf = pd.read_csv('t.csv')") || !strings.Contains(r[7], "Turn 2: tool:\n3.5") {
+		t.Errorf("agent mode: answer %q, transcript %q", r[6], r[7])
+	}
+	if r := got["chat"]; r[6] != "" || r[7] != "" {
+		t.Errorf("chat: answer %q, work %q", r[6], r[7])
 	}
 }
