@@ -78,6 +78,11 @@ type Config struct {
 	// Sandbox says where code and agent modes run Python; a pool is
 	// started (and checked) only when some question needs one.
 	Sandbox sandbox.Config
+	// Reformat names the model of InfiAgent's reformat step (--reformat),
+	// made with ReformatOptions; sheets whose meta says "reformat:
+	// required" are refused without it.
+	Reformat        string
+	ReformatOptions model.Options
 	// ContextLimit and Encoding, when set, override the model's and the
 	// sheets' context limit and tiktoken encoding for truncation.
 	ContextLimit int
@@ -181,6 +186,12 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			made[name] = m
 		}
 	}
+	var reformat model.Model
+	if cfg.Reformat != "" && !cfg.DryRun {
+		if reformat, err = cfg.NewModel(cfg.Reformat, cfg.ReformatOptions); err != nil {
+			return sum, fmt.Errorf("--reformat: %w", err)
+		}
+	}
 	graders := regrade.NewGraders(cfg.Graders, grade.Options{JudgeOptions: cfg.Judge}, cfg.Grader)
 
 	// A dry run keeps no journal; a real one resumes the same command's.
@@ -218,6 +229,11 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			sum.Warnings++
 		}
 		info, items := doc.Resolve()
+		if reformat == nil && !cfg.DryRun {
+			if err := checkReformat(path, info, items); err != nil {
+				return sum, err
+			}
+		}
 		for _, name := range models {
 			minfo := model.Describe(name) // a dry run makes no model: the name tells
 			if m := made[name]; m != nil {
@@ -265,7 +281,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		}
 		defer pool.Close()
 		for name, m := range made {
-			sm := &solve.Model{Inner: m, Sandbox: pool}
+			sm := &solve.Model{Inner: m, Sandbox: pool, Reformat: reformat}
 			defer sm.Close()
 			made[name] = sm
 		}
@@ -320,6 +336,17 @@ func (e *FailedError) Error() string {
 
 // Partial says the run finished with some questions failed.
 func (e *FailedError) Partial() bool { return true }
+
+// checkReformat refuses a sheet whose answers need InfiAgent's reformat
+// step when the run has no reformat model.
+func checkReformat(path string, info sheet.Info, items []sheet.Item) error {
+	for _, it := range items {
+		if strings.TrimSpace(sheet.Steering(it.Meta, info.Meta)["reformat"]) == "required" {
+			return fmt.Errorf("%s:%d: question %q has reformat: required (its prompt has no answer format; InfiAgent's reformat step adds it): run with --reformat MODEL (InfiAgent's is gpt-3.5-turbo-16k)", path, it.Line, it.Name)
+		}
+	}
+	return nil
+}
 
 // checkGraders builds the grader of every question of a job, so an unknown
 // grader name or a judge without --judge stops the run before any call.

@@ -39,6 +39,10 @@ type Work struct {
 
 	// Agent mode.
 	Transcript []Message `json:"transcript,omitempty"` // the turns after the question
+	// ReformatModel names the model that rewrote the final answer
+	// (Solve.Reformat); Answer then holds its rewrite, the text graded,
+	// and the completion stays the agent's own answer.
+	ReformatModel string `json:"reformat_model,omitempty"`
 	Turns      int       `json:"turns,omitempty"`      // model calls made
 	Limit      string    `json:"limit,omitempty"`      // the limit that ended the question, if any
 
@@ -67,6 +71,19 @@ type Solve struct {
 	// defaults (180 s, 2 GiB). 0: the sandbox's.
 	ToolTimeout time.Duration
 	ToolMemory  int64 // bytes
+
+	// Reformat, when set, says the final answer must be rewritten by a
+	// second model before it is graded (InfiAgent's reformat step: the
+	// "reformat: required" meta). Agent mode only.
+	Reformat *Reformat
+}
+
+// Reformat is what InfiAgent's reformat step shows the second model of a
+// question beside the answer: the question's own text and its format
+// requirement. A sheet holds them in the reformat_question and
+// reformat_format meta as JSON strings (they may span lines).
+type Reformat struct {
+	Question, Format string
 }
 
 // Answer modes (the `mode` meta).
@@ -105,6 +122,19 @@ func SolveFromMeta(meta map[string]string, flags Solve) (*Solve, error) {
 		if s.ToolMemory, err = ParseSize(v); err != nil {
 			return nil, fmt.Errorf("meta tool_memory: %w", err)
 		}
+	}
+	switch v := strings.TrimSpace(meta["reformat"]); v {
+	case "", "none":
+	case "required":
+		r := &Reformat{}
+		for key, dst := range map[string]*string{"reformat_question": &r.Question, "reformat_format": &r.Format} {
+			if err := json.Unmarshal([]byte(meta[key]), dst); err != nil {
+				return nil, fmt.Errorf("meta %s (reformat: required): want the text as a JSON string, got %.40q", key, meta[key])
+			}
+		}
+		s.Reformat = r
+	default:
+		return nil, fmt.Errorf("meta reformat %q: want required or none", v)
 	}
 	if flags.Mode != "" {
 		s.Mode = flags.Mode

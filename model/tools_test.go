@@ -51,3 +51,23 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+func TestSolveFromMetaReformat(t *testing.T) {
+	s, err := SolveFromMeta(map[string]string{"mode": "agent", "reformat": "required",
+		"reformat_question": `"What is the mean?"`, "reformat_format": `"@mean[v]\nwhere v is a number"`}, Solve{})
+	if err != nil || s.Reformat == nil || *s.Reformat != (Reformat{Question: "What is the mean?", Format: "@mean[v]\nwhere v is a number"}) {
+		t.Fatalf("%+v, %v", s, err)
+	}
+	for _, meta := range []map[string]string{
+		{"mode": "agent", "reformat": "required", "reformat_question": `"q"`},
+		{"mode": "agent", "reformat": "required", "reformat_question": `q`, "reformat_format": `"f"`},
+		{"mode": "agent", "reformat": "maybe"},
+	} {
+		if _, err := SolveFromMeta(meta, Solve{}); err == nil || !strings.Contains(err.Error(), "reformat") {
+			t.Errorf("%v: error %v", meta, err)
+		}
+	}
+	if s, err := SolveFromMeta(map[string]string{"mode": "agent"}, Solve{}); err != nil || s.Reformat != nil {
+		t.Errorf("no reformat meta: %+v, %v", s, err)
+	}
+}

@@ -104,15 +104,16 @@ type Question struct {
 
 	// Code and agent modes (model.Work): what ran beside the completion.
 	// Graders and regrading read Answer in code mode and never run code.
-	Mode        string            `json:"mode,omitempty"`         // "code" or "agent"; absent for chat
-	CodeExtract string            `json:"code_extract,omitempty"` // the extraction rule: baseline, lenient
-	Code        *string           `json:"code,omitempty"`         // the code executed
-	Answer      *string           `json:"answer,omitempty"`       // code mode: str(result), the text graded
-	CodeError   string            `json:"code_error,omitempty"`   // why no code ran, or what it raised
-	Transcript  []model.Message   `json:"transcript,omitempty"`   // agent mode: the turns after the question
-	Turns       int               `json:"turns,omitempty"`        // agent mode: model calls
-	Limit       string            `json:"limit,omitempty"`        // the limit that ended the question
-	Sandbox     map[string]string `json:"sandbox,omitempty"`      // sandbox, python, pandas, numpy versions
+	Mode          string            `json:"mode,omitempty"`           // "code" or "agent"; absent for chat
+	CodeExtract   string            `json:"code_extract,omitempty"`   // the extraction rule: baseline, lenient
+	Code          *string           `json:"code,omitempty"`           // the code executed
+	Answer        *string           `json:"answer,omitempty"`         // the text graded when not the completion: code mode's str(result), a reformatted agent answer
+	CodeError     string            `json:"code_error,omitempty"`     // why no code ran, or what it raised
+	Transcript    []model.Message   `json:"transcript,omitempty"`     // agent mode: the turns after the question
+	ReformatModel string            `json:"reformat_model,omitempty"` // agent mode: the model that rewrote the answer (run --reformat)
+	Turns         int               `json:"turns,omitempty"`          // agent mode: model calls
+	Limit         string            `json:"limit,omitempty"`          // the limit that ended the question
+	Sandbox       map[string]string `json:"sandbox,omitempty"`        // sandbox, python, pandas, numpy versions
 
 	extra fields
 }
@@ -128,9 +129,10 @@ type SubAnswer struct {
 }
 
 // Graded is the text graders read: in code mode the answer the code gave
-// (nil when nothing ran), else the completion.
+// (nil when nothing ran), a reformatted agent answer (run --reformat),
+// else the completion.
 func (q *Question) Graded() *string {
-	if q.Mode == model.ModeCode {
+	if q.Mode == model.ModeCode || q.ReformatModel != "" {
 		return q.Answer
 	}
 	return q.Completion
@@ -147,6 +149,7 @@ func (q *Question) SetWork(w *model.Work) {
 		q.Code = &code
 	}
 	q.Transcript, q.Turns, q.Limit, q.Sandbox = w.Transcript, w.Turns, w.Limit, w.Env
+	q.ReformatModel = w.ReformatModel
 }
 
 // ID returns the question's benchmark id (its "id" meta), or "".
@@ -569,6 +572,8 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.Limit
 		case "sandbox":
 			v = &q.Sandbox
+		case "reformat_model":
+			v = &q.ReformatModel
 		default:
 			return false, nil
 		}

@@ -39,6 +39,10 @@ func limits(s *model.Solve) sandbox.Limits {
 type Model struct {
 	Inner   model.Model
 	Sandbox Sandbox // nil: code and agent requests fail with a clear error
+	// Reformat rewrites the final answer of agent requests that ask for
+	// it (Solve.Reformat: InfiAgent's reformat step); nil: such requests
+	// fail with a clear error.
+	Reformat model.Model
 
 	mu        sync.Mutex
 	tmp       string            // hand-over files of parquet tables, removed by Close
@@ -107,8 +111,29 @@ func (m *Model) agent(ctx context.Context, req model.Request) (model.Response, e
 	}
 	defer sess.Close()
 	opt := agent.Options{MaxTurns: s.MaxTurns, QuestionTimeout: s.QuestionTimeout, TokenBudget: s.TokenBudget}
+	run := agent.Run
 	if s.Style == agent.StyleReact {
-		return agent.RunReact(ctx, m.Inner, req, sess, opt)
+		run = agent.RunReact
 	}
-	return agent.Run(ctx, m.Inner, req, sess, opt)
+	resp, err := run(ctx, m.Inner, req, sess, opt)
+	if err != nil || s.Reformat == nil || resp.Work == nil || resp.Work.Limit != "" {
+		return resp, err // a question a limit ended has no answer to rewrite
+	}
+	return m.reformat(ctx, req, resp)
+}
+
+// reformat has the Reformat model rewrite the agent's final answer: the
+// completion stays the agent's, the rewrite becomes the answer graded.
+func (m *Model) reformat(ctx context.Context, req model.Request, resp model.Response) (model.Response, error) {
+	if m.Reformat == nil {
+		return model.Response{}, fmt.Errorf("question %q: reformat: required, and no reformat model (run --reformat MODEL)", req.Question.Name)
+	}
+	r, err := agent.Reformat(ctx, m.Reformat, *req.Solve.Reformat, resp.Text)
+	if err != nil {
+		return model.Response{}, fmt.Errorf("question %q: %w", req.Question.Name, err)
+	}
+	text := r.Text
+	resp.Work.Answer = &text
+	resp.Work.ReformatModel = m.Reformat.Name()
+	return resp, nil
 }

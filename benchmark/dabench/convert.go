@@ -304,24 +304,38 @@ func Sheet(table, tablePath string, qs []Question, st Style) *sheet.Doc {
 	for i := range qs {
 		q := &qs[i]
 		text := q.Text()
+		qmeta := [][2]string{
+			{"id", strconv.Itoa(q.ID)},
+			{"concepts", strings.Join(q.Concepts, ", ")},
+			{"level", q.Level},
+		}
 		if st.Faithful {
 			text = q.FaithfulText()
+			// What InfiAgent's reformat step shows its model besides the
+			// answer (see model.Reformat): JSON strings, as they may span
+			// lines.
+			qmeta = append(qmeta, [2]string{"reformat_question", jsonString(q.Question)}, [2]string{"reformat_format", jsonString(q.Format)})
 		}
 		doc.Blocks = append(doc.Blocks, sheet.Block{
 			Kind: sheet.QuestionKind,
 			Name: QuestionName(q.ID),
 			Sections: []sheet.Section{
-				{Kind: "meta", Text: sheet.MetaText(
-					[2]string{"id", strconv.Itoa(q.ID)},
-					[2]string{"concepts", strings.Join(q.Concepts, ", ")},
-					[2]string{"level", q.Level},
-				)},
+				{Kind: "meta", Text: sheet.MetaText(qmeta...)},
 				{Kind: "question", Text: text},
 				{Kind: "answer", Text: LabelText(q.Labels)},
 			},
 		})
 	}
 	return doc
+}
+
+// jsonString is s as a JSON string, HTML characters kept as they are.
+func jsonString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // Concepts reads the concepts meta a DABench sheet writes (", "-joined).

@@ -38,7 +38,10 @@ func WriteResponses(w io.Writer, files []*result.File) error {
 			continue
 		}
 		for _, q := range f.Questions {
-			if q.Completion == nil || *q.Completion == "" {
+			// The text graded: a reformatted answer (run --reformat) is
+			// the response reformat.py would have written.
+			resp := q.Graded()
+			if resp == nil || *resp == "" {
 				continue
 			}
 			key, raw, err := dabenchID(&q)
@@ -48,7 +51,7 @@ func WriteResponses(w io.Writer, files []*result.File) error {
 			if _, ok := kept[key]; ok {
 				continue
 			}
-			kept[key] = entry{raw, *q.Completion}
+			kept[key] = entry{raw, *resp}
 			order = append(order, key)
 		}
 	}

@@ -162,6 +162,10 @@ func command(look config.Lookup, getenv func(string) string) *cli.Command {
 			if cfg.Sandbox, err = modes.Sandbox(); err != nil {
 				return err
 			}
+			// The reformat model has its own server and takes nothing of
+			// the run's model (--base-url, --api-key-env).
+			cfg.Reformat = modes.Reformat
+			cfg.ReformatOptions = model.Options{BaseURL: modes.ReformatBaseURL, Getenv: os.Getenv, Timeout: *timeout}
 			if *cacheDir != "" {
 				c, err := runner.OpenCache(*cacheDir)
 				if err != nil {

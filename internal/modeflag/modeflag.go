@@ -22,6 +22,10 @@ type Flags struct {
 	QuestionTimeout      time.Duration
 	TokenBudget          int
 
+	// Reformat names the model of InfiAgent's reformat step, at
+	// ReformatBaseURL when set.
+	Reformat, ReformatBaseURL string
+
 	Backend     string
 	Image       string
 	ToolTimeout time.Duration
@@ -38,6 +42,8 @@ func Bind(fs *flag.FlagSet) *Flags {
 	fs.IntVar(&f.MaxTurns, "max-turns", 0, "agent mode: model calls per question (default 10)")
 	fs.DurationVar(&f.QuestionTimeout, "question-timeout", 0, "agent mode: time limit of a whole question (default none)")
 	fs.IntVar(&f.TokenBudget, "token-budget", 0, "agent mode: input+output tokens per question (default none)")
+	fs.StringVar(&f.Reformat, "reformat", "", "agent mode: rewrite each final answer into the @name[value] format with this model, as InfiAgent's reformat.py (gpt-3.5-turbo-16k there); sheets with reformat: required need it")
+	fs.StringVar(&f.ReformatBaseURL, "reformat-base-url", "", "OpenAI-compatible server of the --reformat model (default: the provider's)")
 	fs.StringVar(&f.Backend, "sandbox", "", "where code runs: bwrap (default), docker, or none (no isolation; warns)")
 	fs.StringVar(&f.Image, "sandbox-image", "", "docker image for --sandbox docker")
 	fs.DurationVar(&f.ToolTimeout, "tool-timeout", 0, "time limit of one python call (default: the tool_timeout meta, else 180s)")
