@@ -39,12 +39,12 @@ type Work struct {
 
 	// Agent mode.
 	Transcript []Message `json:"transcript,omitempty"` // the turns after the question
+	Turns      int       `json:"turns,omitempty"`      // model calls made
+	Limit      string    `json:"limit,omitempty"`      // the limit that ended the question, if any
 	// ReformatModel names the model that rewrote the final answer
 	// (Solve.Reformat); Answer then holds its rewrite, the text graded,
 	// and the completion stays the agent's own answer.
 	ReformatModel string `json:"reformat_model,omitempty"`
-	Turns      int       `json:"turns,omitempty"`      // model calls made
-	Limit      string    `json:"limit,omitempty"`      // the limit that ended the question, if any
 
 	// Env is the sandbox's environment (python, pandas, numpy versions).
 	Env map[string]string `json:"env,omitempty"`
