@@ -71,6 +71,10 @@ type solveMaterial struct {
 	Files                  []string
 	MaxTurns, TokenBudget  int
 	QuestionTimeoutSeconds float64
+	// Added later: absent when unset, so earlier keys stay.
+	ToolTimeoutSeconds float64         `json:",omitempty"`
+	ToolMemory         int64           `json:",omitempty"`
+	Reformat           *model.Reformat `json:",omitempty"`
 }
 
 func solveOf(s *model.Solve) *solveMaterial {
@@ -78,7 +82,8 @@ func solveOf(s *model.Solve) *solveMaterial {
 		return nil
 	}
 	m := &solveMaterial{Mode: s.Mode, Extract: s.Extract, Style: s.Style, MaxTurns: s.MaxTurns,
-		TokenBudget: s.TokenBudget, QuestionTimeoutSeconds: s.QuestionTimeout.Seconds()}
+		TokenBudget: s.TokenBudget, QuestionTimeoutSeconds: s.QuestionTimeout.Seconds(),
+		ToolTimeoutSeconds: s.ToolTimeout.Seconds(), ToolMemory: s.ToolMemory, Reformat: s.Reformat}
 	for _, f := range s.Files {
 		m.Files = append(m.Files, filepath.Base(f))
 	}
