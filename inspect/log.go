@@ -142,9 +142,21 @@ type Stats struct {
 	ModelUsage  map[string]Usage `json:"model_usage"`
 	// RoleUsage is usage by model role (Inspect's model_roles; none here).
 	RoleUsage map[string]Usage `json:"role_usage"`
-	// ConnectionLimitHistory records Inspect's adaptive connection limits;
-	// always empty here (the runner's limits are not Inspect's).
-	ConnectionLimitHistory []json.RawMessage `json:"connection_limit_history"`
+	// ConnectionLimitHistory is the adaptive limit's changes (run -c
+	// auto); empty for a fixed limit.
+	ConnectionLimitHistory []ConnectionLimitChange `json:"connection_limit_history"`
+}
+
+// ConnectionLimitChange is a change of the adaptive limit on requests in
+// flight (Inspect's ConnectionLimitChange).
+type ConnectionLimitChange struct {
+	Timestamp float64 `json:"timestamp"` // Unix seconds
+	Model     string  `json:"model"`
+	OldLimit  int     `json:"old_limit"`
+	NewLimit  int     `json:"new_limit"`
+	// Reason is Inspect's: steady_state_up for an increase, rate_limit
+	// for a decrease (a 429, 503 or 529, a timeout, a slower first byte).
+	Reason string `json:"reason"`
 }
 
 // Usage counts tokens (ModelUsage).

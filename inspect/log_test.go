@@ -20,6 +20,7 @@ import (
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/runner/aimd"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -1027,5 +1028,34 @@ func TestReadEvalWithoutHeader(t *testing.T) {
 	p := strip(evalHeader, evalStart)
 	if _, err := ReadLog(p); err == nil || !strings.Contains(err.Error(), p) {
 		t.Errorf("zip without header or start: %v", err)
+	}
+}
+
+// An output of run -c auto carries its limit's history; the log has it as
+// Inspect's connection_limit_history (increases steady_state_up, decreases
+// rate_limit, the start left out), and Inspect's schema accepts it.
+func TestConnectionLimitHistory(t *testing.T) {
+	f := syntheticOutput()
+	t0 := time.Date(2025, 2, 3, 4, 5, 6, 0, time.UTC)
+	f.Sheet.ConnectionLimits = []aimd.Change{
+		{Time: t0, Limit: 10, Reason: "start"},
+		{Time: t0.Add(time.Second), Limit: 11, From: 10, Reason: "10 answers in a row"},
+		{Time: t0.Add(1500 * time.Millisecond), Limit: 8, From: 11, Reason: "HTTP 429"},
+	}
+	path, err := WriteLog(t.TempDir(), f, LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	CheckSchema(t, path)
+	lg, err := ReadLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ConnectionLimitChange{
+		{Timestamp: float64(t0.Unix()) + 1, Model: f.Sheet.ModelName, OldLimit: 10, NewLimit: 11, Reason: "steady_state_up"},
+		{Timestamp: float64(t0.Unix()) + 1.5, Model: f.Sheet.ModelName, OldLimit: 11, NewLimit: 8, Reason: "rate_limit"},
+	}
+	if !slices.Equal(lg.Stats.ConnectionLimitHistory, want) {
+		t.Errorf("connection_limit_history %+v, want %+v", lg.Stats.ConnectionLimitHistory, want)
 	}
 }

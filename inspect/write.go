@@ -17,6 +17,7 @@ import (
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/runner/aimd"
 )
 
 // LogOptions say what an output file does not: its task name, when it was
@@ -130,6 +131,24 @@ func cleanPart(s string) string {
 	}, s)
 }
 
+// limitChanges turns the run's record of its adaptive limit into
+// Inspect's; the start is not a change.
+func limitChanges(model string, h []aimd.Change) []ConnectionLimitChange {
+	out := []ConnectionLimitChange{}
+	for _, c := range h {
+		if c.From == 0 || c.Limit == c.From {
+			continue
+		}
+		reason := "steady_state_up"
+		if c.Limit < c.From {
+			reason = "rate_limit"
+		}
+		out = append(out, ConnectionLimitChange{Timestamp: float64(c.Time.UnixNano()) / 1e9, Model: model,
+			OldLimit: c.From, NewLimit: c.Limit, Reason: reason})
+	}
+	return out
+}
+
 // BuildLog makes the log of an output file without writing it.
 func BuildLog(f *result.File, opt LogOptions) (*Log, error) {
 	if f == nil {
@@ -204,7 +223,7 @@ func BuildLog(f *result.File, opt LogOptions) (*Log, error) {
 			Config: gen,
 		},
 		Stats: Stats{StartedAt: stamp, ModelUsage: map[string]Usage{}, RoleUsage: map[string]Usage{},
-			ConnectionLimitHistory: []json.RawMessage{}},
+			ConnectionLimitHistory: limitChanges(modelName, f.Sheet.ConnectionLimits)},
 		Tags:     []string{},
 		Metadata: map[string]any{},
 	}
