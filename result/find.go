@@ -10,9 +10,9 @@ import (
 	"strings"
 )
 
-// IsOutputName is LIME's rule for which files are output files: the name
+// isOutputName is LIME's rule for which files are output files: the name
 // starts with "output" and ends with ".json".
-func IsOutputName(name string) bool {
+func isOutputName(name string) bool {
 	return strings.HasPrefix(name, "output") && strings.HasSuffix(name, ".json")
 }
 
@@ -68,7 +68,7 @@ func Find(where string, warn func(error)) ([]string, error) {
 			}
 			return nil
 		}
-		if !e.IsDir() && IsOutputName(e.Name()) {
+		if !e.IsDir() && isOutputName(e.Name()) {
 			paths = append(paths, p)
 		}
 		return nil
@@ -92,7 +92,7 @@ func findGlob(pattern string) ([]string, error) {
 	}
 	var paths []string
 	for _, p := range matches {
-		if !IsOutputName(filepath.Base(p)) {
+		if !isOutputName(filepath.Base(p)) {
 			continue
 		}
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {

@@ -8,7 +8,7 @@ import (
 	"github.com/evalmd/evalmd/internal/outfile"
 )
 
-// Markdown renders an output file for reading, in the layout of LIME's
+// markdown renders an output file for reading, in the layout of LIME's
 // output .md: the sheet's header, then per question its meta, question,
 // completion, ground truth and grade.
 //
@@ -17,7 +17,7 @@ import (
 // completion holding "### ", an open fence or raw HTML cannot change the
 // document's structure: the only headings are the sheet's and the
 // questions'.
-func Markdown(f *File) string {
+func markdown(f *File) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n**Run ID:** %s\n**Model name:** %s\n", f.Sheet.Name, f.Sheet.RunID, f.Sheet.ModelName)
 	if f.Sheet.Question != nil {
@@ -94,7 +94,7 @@ func fence(s string) string {
 	return f + "\n" + s + f + "\n"
 }
 
-// WriteMarkdown writes Markdown(f) atomically, under outfile's rules.
+// WriteMarkdown writes f rendered for reading (see markdown) atomically, under outfile's rules.
 func WriteMarkdown(path string, f *File, opt outfile.Options) error {
-	return outfile.Write(path, []byte(Markdown(f)), opt)
+	return outfile.Write(path, []byte(markdown(f)), opt)
 }

@@ -275,9 +275,9 @@ func FileName(sheetPath, modelName, runID string) string {
 	base = strings.TrimSuffix(base, ".md")
 	base = strings.TrimPrefix(base, "input")
 	base = strings.TrimLeft(base, "-_")
-	name := "output-" + base + "-" + SafeName(modelName)
+	name := "output-" + base + "-" + safeName(modelName)
 	if runID != "" {
-		name += "-" + SafeName(strings.ReplaceAll(runID, "..", "__"))
+		name += "-" + safeName(strings.ReplaceAll(runID, "..", "__"))
 	}
 	return name + ".json"
 }
@@ -298,9 +298,9 @@ func CheckRunID(id string) error {
 	return nil
 }
 
-// SafeName makes a model name usable in a file name: "/" and ":" and other
+// safeName makes a model name usable in a file name: "/" and ":" and other
 // path-hostile characters become "_".
-func SafeName(s string) string {
+func safeName(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch r {
 		case '/', '\\', ':', '*', '?', '"', '<', '>', '|', ' ':

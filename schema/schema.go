@@ -1,6 +1,9 @@
 // Package schema loads sheet schemas: YAML files that say which markdown
 // headers start a sheet, a question and their sections (LIME's
 // md-schema.yaml semantics). The default schema is embedded.
+//
+// A Schema has a Level for the sheet and one for a question; a Level's
+// Children are the minor sections it may hold.
 package schema
 
 import (
@@ -59,7 +62,7 @@ func (l *Level) Has(name string) bool {
 
 // Default returns the embedded default schema.
 func Default() *Schema {
-	s, err := Parse("default.yaml", defaultYAML)
+	s, err := parse("default.yaml", defaultYAML)
 	if err != nil {
 		// The embedded file is part of the binary and tested; failing here
 		// means the build itself is broken.
@@ -74,7 +77,7 @@ func Load(path string) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	return parse(path, data)
 }
 
 var (
@@ -82,9 +85,9 @@ var (
 	yamlUnknown = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
 )
 
-// Parse decodes a schema. Unknown keys, bad values and invalid YAML are
+// parse decodes a schema. Unknown keys, bad values and invalid YAML are
 // refused with one line naming name:line.
-func Parse(name string, data []byte) (*Schema, error) {
+func parse(name string, data []byte) (*Schema, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var s Schema

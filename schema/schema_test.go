@@ -44,12 +44,12 @@ func TestParseErrors(t *testing.T) {
 		{"sheet: {md_header: 1, children: {md_header: 4}}\nquestion: {md_header: 2, children: {md_header: 4, options: [meta]}}\n", "x.yaml:2: question.children.options must list \"question\""},
 		{"sheet:\n  children: {md_header: 4}\n  md_header: 9\n", "x.yaml:3: sheet.md_header must be 1 to 6"},
 	} {
-		_, err := Parse("x.yaml", []byte(tc.in))
+		_, err := parse("x.yaml", []byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Parse(%q) = %v, want %q", tc.in, err, tc.want)
+			t.Errorf("parse(%q) = %v, want %q", tc.in, err, tc.want)
 		}
 		if err != nil && strings.Contains(err.Error(), "\n") {
-			t.Errorf("Parse(%q): error is more than one line: %q", tc.in, err)
+			t.Errorf("parse(%q): error is more than one line: %q", tc.in, err)
 		}
 	}
 }

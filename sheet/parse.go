@@ -11,12 +11,12 @@ import (
 	"github.com/evalmd/evalmd/schema"
 )
 
-// MaxSize is the largest sheet file Parse accepts.
-const MaxSize = 256 << 20
+// maxSize is the largest sheet file Parse accepts.
+const maxSize = 256 << 20
 
 // ParseFile reads and parses a sheet file with the schema (nil: default).
 func ParseFile(path string, s *schema.Schema) (*Doc, error) {
-	data, err := readfile.Read(path, MaxSize)
+	data, err := readfile.Read(path, maxSize)
 	if err != nil {
 		return nil, err
 	}
@@ -30,8 +30,8 @@ func Parse(path string, data []byte, s *schema.Schema) (*Doc, error) {
 	if s == nil {
 		s = schema.Default()
 	}
-	if len(data) > MaxSize {
-		return nil, &Error{Diag{path, 1, fmt.Sprintf("sheet is %d bytes, more than the %d allowed", len(data), MaxSize)}}
+	if len(data) > maxSize {
+		return nil, &Error{Diag{path, 1, fmt.Sprintf("sheet is %d bytes, more than the %d allowed", len(data), maxSize)}}
 	}
 	if i := bytes.IndexByte(data, 0); i >= 0 {
 		return nil, &Error{Diag{path, lineAt(data, i), "binary data (NUL byte): not a markdown sheet"}}
@@ -286,7 +286,7 @@ func (p *parser) check() {
 			if py.Strip(CutEnd(s.Text)) == "" && s.Kind != "meta" {
 				p.warn(s.Line, "empty %s section", s.Kind)
 			}
-			if !HasEnd(s.Text) && (strings.Contains(s.Text, "EVAL-ENDCHAR") || strings.Contains(s.Text, "EVAL_ENDCHAR")) {
+			if !hasEnd(s.Text) && (strings.Contains(s.Text, "EVAL-ENDCHAR") || strings.Contains(s.Text, "EVAL_ENDCHAR")) {
 				p.warn(s.Line, "%s section holds a malformed end token (the tokens are <EVAL-ENDCHAR> and |EVAL-ENDCHAR|)", s.Kind)
 			}
 			if s.Kind == "meta" {

@@ -9,6 +9,10 @@
 // is text of the section it stands in. What LIME drops silently (text
 // before the first header, a question without a question section) is
 // dropped here too, and reported as a warning with file:line.
+//
+// A parsed sheet is a Doc of Blocks, each of a Kind (SheetKind or
+// QuestionKind) with its Sections; a sheet that cannot be parsed is an
+// *Error naming the file and line. Format writes a Doc back as markdown.
 package sheet
 
 import (
@@ -89,8 +93,8 @@ func CutEnd(text string) string {
 	return text
 }
 
-// HasEnd reports whether text holds an end token.
-func HasEnd(text string) bool {
+// hasEnd reports whether text holds an end token.
+func hasEnd(text string) bool {
 	for _, tok := range endTokens {
 		if strings.Contains(text, tok) {
 			return true

@@ -3,7 +3,6 @@ package sheet
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/evalmd/evalmd/internal/py"
@@ -15,15 +14,6 @@ import (
 // line would be read as a header is escaped (schema.EscapeHeaders) or, when
 // the schema has no escapes, refused.
 func Format(doc *Doc, s *schema.Schema) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := Write(&buf, doc, s); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// Write is Format to a writer.
-func Write(w io.Writer, doc *Doc, s *schema.Schema) error {
 	if s == nil {
 		s = schema.Default()
 	}
@@ -35,21 +25,21 @@ func Write(w io.Writer, doc *Doc, s *schema.Schema) error {
 		}
 		mark := marker(depth)
 		if strings.ContainsAny(b.Name, "\r\n") || strings.Contains(b.Name, mark) || b.Name != py.Strip(b.Name) {
-			return fmt.Errorf("%s %q: a name must be one line without %q or surrounding space", b.Kind, b.Name, mark)
+			return nil, fmt.Errorf("%s %q: a name must be one line without %q or surrounding space", b.Kind, b.Name, mark)
 		}
 		buf.WriteString(mark)
 		buf.WriteString(b.Name)
 		buf.WriteString("\n")
 		for _, sec := range b.Sections {
 			if !level.Has(sec.Kind) {
-				return fmt.Errorf("%s %q: %q is not a section of a %s in this schema", b.Kind, b.Name, sec.Kind, b.Kind)
+				return nil, fmt.Errorf("%s %q: %q is not a section of a %s in this schema", b.Kind, b.Name, sec.Kind, b.Kind)
 			}
 			buf.WriteString(marker(level.Children.MdHeader))
 			buf.WriteString(sec.Kind)
 			buf.WriteString("\n")
 			text, err := escapeText(sec.Text, s)
 			if err != nil {
-				return fmt.Errorf("%s %q, %s section: %w", b.Kind, b.Name, sec.Kind, err)
+				return nil, fmt.Errorf("%s %q, %s section: %w", b.Kind, b.Name, sec.Kind, err)
 			}
 			buf.WriteString(text)
 			if text != "" && !strings.HasSuffix(text, "\n") {
@@ -58,15 +48,14 @@ func Write(w io.Writer, doc *Doc, s *schema.Schema) error {
 				// Meta is read line by line with values stripped, so a
 				// newline cannot change it; other texts are cut at the
 				// end token, which makes the newline invisible.
-				if sec.Kind != "meta" && !HasEnd(text) {
+				if sec.Kind != "meta" && !hasEnd(text) {
 					buf.WriteString(endTokens[1])
 				}
 				buf.WriteString("\n\n")
 			}
 		}
 	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return buf.Bytes(), nil
 }
 
 // escapeText makes every line of a text read back as text.
