@@ -70,7 +70,7 @@ func TestLargeFileWarns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(LargeFile + 1); err != nil {
+	if err := f.Truncate(largeFile + 1); err != nil {
 		t.Skip("no sparse files")
 	}
 	f.Close()

@@ -2,6 +2,9 @@
 // the system message, the user message (from the sheet's template, or
 // LIME's concatenation of sheet and question text), images, generation
 // settings and truncation to the model's context.
+//
+// A sheet's template sees Data: the question's texts, meta and Files, and
+// Data.Table, which renders one of its tables ({{.Table "data.csv"}}).
 package prompt
 
 import (
@@ -24,8 +27,8 @@ import (
 
 // The meta keys (question's, else the sheet's) that steer {{.Table}}.
 const (
-	MetaTableRows   = "table_rows"   // the first N rows; "" or "all": every row
-	MetaTableFormat = "table_format" // pandas (to_string(index=False), the default), csv or markdown
+	metaTableRows   = "table_rows"   // the first N rows; "" or "all": every row
+	metaTableFormat = "table_format" // pandas (to_string(index=False), the default), csv or markdown
 )
 
 // Data is what a sheet's template sees.
@@ -295,16 +298,16 @@ func templateError(sheetPath string, it *sheet.Item, err error) error {
 // tableSettings reads table_rows (-1: all) and table_format.
 func tableSettings(steer map[string]string) (int, table.Format, error) {
 	rows := -1
-	if v := steer[MetaTableRows]; v != "" && v != "all" {
+	if v := steer[metaTableRows]; v != "" && v != "all" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			return 0, "", fmt.Errorf("meta %s: %q is not a whole number or all", MetaTableRows, v)
+			return 0, "", fmt.Errorf("meta %s: %q is not a whole number or all", metaTableRows, v)
 		}
 		rows = n
 	}
-	f, err := table.ParseFormat(steer[MetaTableFormat])
+	f, err := table.ParseFormat(steer[metaTableFormat])
 	if err != nil {
-		return 0, "", fmt.Errorf("meta %s: %w", MetaTableFormat, err)
+		return 0, "", fmt.Errorf("meta %s: %w", metaTableFormat, err)
 	}
 	return rows, f, nil
 }
@@ -353,16 +356,16 @@ func (b *Builder) file(rel string) fileResult {
 	return fr
 }
 
-// LargeFile is the size past which a file a sheet sends draws a warning:
+// largeFile is the size past which a file a sheet sends draws a warning:
 // it is read whole and sent with every question that names it.
-const LargeFile = 50 << 20
+const largeFile = 50 << 20
 
 func (b *Builder) load(rel string) fileResult {
 	path := rel
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(b.Dir, rel)
 	}
-	f := File{Path: path, Name: filepath.Base(path), Kind: Kind(path)}
+	f := File{Path: path, Name: filepath.Base(path), Kind: fileKind(path)}
 	if err := b.checkPlace(rel, path); err != nil {
 		return fileResult{f: f, err: err}
 	}
@@ -405,7 +408,7 @@ func (b *Builder) checkPlace(rel, path string) error {
 	if err != nil {
 		return nil
 	}
-	if fi, err := os.Stat(real); err == nil && fi.Size() > LargeFile {
+	if fi, err := os.Stat(real); err == nil && fi.Size() > largeFile {
 		b.warn(fmt.Sprintf("file %s is %d MB: it is read whole and sent with every question that names it", path, fi.Size()>>20))
 	}
 	if b.AllowOutsideFiles {
@@ -439,8 +442,8 @@ func within(path, root string) bool {
 	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
 }
 
-// Kind classifies a file by its extension.
-func Kind(path string) string {
+// fileKind classifies a file by its extension.
+func fileKind(path string) string {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".xlsx", ".xlsm", ".xlsb":
 		return "workbook"

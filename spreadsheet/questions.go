@@ -44,11 +44,11 @@ func isFixed(col string) bool {
 	return col == "name" || col == metaColumn || slices.Contains(sectionColumns, col)
 }
 
-// ToXLSX writes a parsed sheet as a workbook of its questions. It refuses a
+// toXLSX writes a parsed sheet as a workbook of its questions. It refuses a
 // sheet a table cannot hold whole: a sheet header after a question, a
 // question with a section twice or a section that has no column, a text
 // longer than a cell.
-func ToXLSX(doc *sheet.Doc) (*excelize.File, error) {
+func toXLSX(doc *sheet.Doc) (*excelize.File, error) {
 	var head *sheet.Block
 	var questions []*sheet.Block
 	for i := range doc.Blocks {
@@ -108,8 +108,8 @@ func ToXLSX(doc *sheet.Doc) (*excelize.File, error) {
 		return fail(err)
 	}
 	put := func(sh string, col, row int, what, text string) error {
-		if _, cut := Cut(text); cut {
-			return fmt.Errorf("%s: %s is longer than a cell holds (%d characters)", doc.Path, what, MaxCell)
+		if _, cut := cutCell(text); cut {
+			return fmt.Errorf("%s: %s is longer than a cell holds (%d characters)", doc.Path, what, maxCell)
 		}
 		return b.setText(sh, col, row, text)
 	}
@@ -164,9 +164,9 @@ func ToXLSX(doc *sheet.Doc) (*excelize.File, error) {
 	return b.f, nil
 }
 
-// WriteXLSX writes ToXLSX(doc) to w.
+// WriteXLSX writes toXLSX(doc) to w.
 func WriteXLSX(w io.Writer, doc *sheet.Doc) error {
-	f, err := ToXLSX(doc)
+	f, err := toXLSX(doc)
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ func TestXLSXRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := ToXLSX(doc)
+		f, err := toXLSX(doc)
 		if err != nil {
 			t.Errorf("%v", err)
 			continue

@@ -27,14 +27,14 @@ import (
 	"github.com/evalmd/evalmd/report"
 )
 
-// MaxCell is Excel's limit on a cell's text, in UTF-16 code units.
-const MaxCell = 32767
+// maxCell is Excel's limit on a cell's text, in UTF-16 code units.
+const maxCell = 32767
 
-// Cut returns s cut to fit a cell, ending with a marker saying how many
+// cutCell returns s cut to fit a cell, ending with a marker saying how many
 // characters were cut, and whether it cut. Invalid XML characters (C0
 // controls other than tab, newline and carriage return), which no
 // workbook can hold, become U+FFFD.
-func Cut(s string) (string, bool) {
+func cutCell(s string) (string, bool) {
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF {
 			return '\uFFFD'
@@ -42,13 +42,13 @@ func Cut(s string) (string, bool) {
 		return r
 	}, s)
 	n := utf16Len(s)
-	if n <= MaxCell {
+	if n <= maxCell {
 		return s, false
 	}
 	// The marker's length depends on the count it holds; the count is at
 	// most n, so size the marker for n.
 	marker := func(cut int) string { return fmt.Sprintf("\n[... cut by evalmd: %d more characters]", cut) }
-	room := MaxCell - utf16Len(marker(n))
+	room := maxCell - utf16Len(marker(n))
 	var b strings.Builder
 	used := 0
 	for _, r := range s {
@@ -124,7 +124,7 @@ func WriteFile(ctx context.Context, path, dir string, opt Options) error {
 type book struct {
 	f                  *excelize.File
 	text, head, number int // cell styles
-	cut                int // cells cut to MaxCell
+	cut                int // cells cut to maxCell
 }
 
 func newBook() (*book, error) {
@@ -154,7 +154,7 @@ func cell(col, row int) string {
 
 // setText writes s as a text cell, cut to fit.
 func (b *book) setText(sheet string, col, row int, s string) error {
-	s, cut := Cut(s)
+	s, cut := cutCell(s)
 	if cut {
 		b.cut++
 	}

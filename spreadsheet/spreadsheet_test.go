@@ -141,8 +141,8 @@ func TestWorkbookReadBack(t *testing.T) {
 			cut = s
 		}
 	}
-	if n := len(utf16.Encode([]rune(cut))); n > MaxCell || n < MaxCell-10 {
-		t.Errorf("the long completion is %d UTF-16 units, want just under %d", n, MaxCell)
+	if n := len(utf16.Encode([]rune(cut))); n > maxCell || n < maxCell-10 {
+		t.Errorf("the long completion is %d UTF-16 units, want just under %d", n, maxCell)
 	}
 	if !strings.Contains(cut, "[... cut by evalmd: ") || !strings.HasPrefix(long, cut[:strings.Index(cut, "\n[...")]) {
 		t.Errorf("the cut text lacks its marker or changed: ...%q", cut[max(0, len(cut)-80):])
@@ -167,17 +167,17 @@ func TestCut(t *testing.T) {
 		wantLen int // UTF-16 units
 	}{
 		{"short", false, 5},
-		{strings.Repeat("x", MaxCell), false, MaxCell},
-		{strings.Repeat("x", MaxCell+1), true, MaxCell},
-		{strings.Repeat("😀", MaxCell), true, MaxCell},
+		{strings.Repeat("x", maxCell), false, maxCell},
+		{strings.Repeat("x", maxCell+1), true, maxCell},
+		{strings.Repeat("😀", maxCell), true, maxCell},
 	} {
-		got, cut := Cut(tc.in)
+		got, cut := cutCell(tc.in)
 		// A cut text fills the cell but for a few units: the marker is
 		// sized for the longest count it could hold, and a surrogate pair
 		// does not fit in one unit.
 		n := len(utf16.Encode([]rune(got)))
 		if cut != tc.cut || n > tc.wantLen || n < tc.wantLen-8 {
-			t.Errorf("Cut(%d runes) = %d units, cut %v; want %d, %v", len([]rune(tc.in)), n, cut, tc.wantLen, tc.cut)
+			t.Errorf("cutCell(%d runes) = %d units, cut %v; want %d, %v", len([]rune(tc.in)), n, cut, tc.wantLen, tc.cut)
 		}
 	}
 }

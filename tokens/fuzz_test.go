@@ -29,14 +29,14 @@ func FuzzEncode(f *testing.F) {
 				}
 				i = j
 			}
-			ids, err := Encode(s, enc)
+			ids, err := encode(s, enc)
 			if err != nil {
 				if strings.Contains(clean, "<|") {
 					continue // a special token's text
 				}
 				t.Fatal(err)
 			}
-			back, err := Decode(ids, enc)
+			back, err := decode(ids, enc)
 			if err != nil || back != clean {
 				t.Fatalf("%s: round trip of %q gave %q, %v", enc, clean, back, err)
 			}

@@ -140,12 +140,12 @@ func TestTruncateReference(t *testing.T) {
 			key := name + "\x00" + enc
 			ids, ok := encoded[key]
 			if !ok {
-				if ids, err = Encode(text, enc); err != nil {
+				if ids, err = encode(text, enc); err != nil {
 					t.Fatal(err)
 				}
 				encoded[key] = ids
 			}
-			got, err = Decode(ids[pySliceStart(len(ids), -keep):], enc)
+			got, err = decode(ids[pySliceStart(len(ids), -keep):], enc)
 		}
 		if err != nil {
 			t.Errorf("%s: %v", r["out_file"], err)

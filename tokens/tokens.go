@@ -11,6 +11,12 @@
 // with tokens4generation = 6000: keep the last limit-6000 tokens. Truncate
 // reproduces that line including Python's slice semantics; KeepLast is the
 // plain decode(encode(text)[-keep:]).
+//
+// Count, KeepLast and Truncate take an encoding (Cl100kBase or O200kBase);
+// EncodingFor names a model's, or fails with ErrUnknownModel. A text holding
+// a special token's literal text fails with ErrSpecialToken, as tiktoken
+// does. ForMeta and Cut cut as a question's meta asks (MetaTruncate,
+// MetaReserve, MetaContextLimit, MetaEncoding).
 package tokens
 
 import (
@@ -82,8 +88,8 @@ func prepare(text, encoding string) (string, *bpe, error) {
 	return text, b, nil
 }
 
-// Encode returns the token ids tiktoken's encoding.encode(text) gives.
-func Encode(text, encoding string) ([]uint32, error) {
+// encode returns the token ids tiktoken's encoding.encode(text) gives.
+func encode(text, encoding string) ([]uint32, error) {
 	text, b, err := prepare(text, encoding)
 	if err != nil {
 		return nil, err
@@ -93,9 +99,9 @@ func Encode(text, encoding string) ([]uint32, error) {
 	return ids, nil
 }
 
-// Decode returns tiktoken's encoding.decode(ids): the tokens' bytes joined
+// decode returns tiktoken's encoding.decode(ids): the tokens' bytes joined
 // and read as UTF-8 with errors="replace".
-func Decode(ids []uint32, encoding string) (string, error) {
+func decode(ids []uint32, encoding string) (string, error) {
 	b, err := encodingFor(encoding)
 	if err != nil {
 		return "", err
@@ -157,7 +163,7 @@ func Truncate(prompt, model string, limit, reserve int) (string, error) {
 
 // sliceFrom returns decode(encode(text)[start:]) with Python's slice rules.
 func sliceFrom(text, encoding string, start int) (string, error) {
-	ids, err := Encode(text, encoding)
+	ids, err := encode(text, encoding)
 	if err != nil {
 		return "", err
 	}
@@ -167,7 +173,7 @@ func sliceFrom(text, encoding string, start int) (string, error) {
 		// (cleaned) text back; skip the work.
 		return pyReplace(text), nil
 	}
-	return Decode(ids[from:], encoding)
+	return decode(ids[from:], encoding)
 }
 
 // pySliceStart is the index Python's seq[start:] begins at for a sequence of

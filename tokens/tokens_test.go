@@ -137,7 +137,7 @@ func TestContextLimit(t *testing.T) {
 // including the Python slice quirk for limit <= reserve.
 func TestTruncate(t *testing.T) {
 	text := strings.Repeat("The introduction is detailed as follows. Ünïcödé 数据 😀 12345\n", 40)
-	ids, err := Encode(text, Cl100kBase)
+	ids, err := encode(text, Cl100kBase)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestTruncate(t *testing.T) {
 		t.Fatalf("test text too short: %d tokens", n)
 	}
 	decodeFrom := func(from int) string {
-		s, err := Decode(ids[from:], Cl100kBase)
+		s, err := decode(ids[from:], Cl100kBase)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +189,7 @@ func TestTruncate(t *testing.T) {
 
 func TestKeepLastSlice(t *testing.T) {
 	text := "one two three four five"
-	ids, _ := Encode(text, O200kBase)
+	ids, _ := encode(text, O200kBase)
 	if len(ids) != 5 {
 		t.Fatalf("%q: %d tokens, want 5", text, len(ids))
 	}
@@ -217,7 +217,7 @@ func TestErrors(t *testing.T) {
 	if _, err := Count("x", "p50k_base"); err == nil {
 		t.Error("Count with an unsupported encoding: no error")
 	}
-	if _, err := Decode([]uint32{1 << 30}, Cl100kBase); err == nil {
+	if _, err := decode([]uint32{1 << 30}, Cl100kBase); err == nil {
 		t.Error("Decode of an id past the vocabulary: no error")
 	}
 	for _, enc := range []string{Cl100kBase, O200kBase} {
@@ -309,11 +309,11 @@ func TestMergeHeapMatchesScan(t *testing.T) {
 func TestDecodeRoundTrip(t *testing.T) {
 	for _, enc := range []string{Cl100kBase, O200kBase} {
 		for _, s := range []string{"", "hello", "😀😀 数据\r\n\t x", strings.Repeat(" ", 300) + "end"} {
-			ids, err := Encode(s, enc)
+			ids, err := encode(s, enc)
 			if err != nil {
 				t.Fatal(err)
 			}
-			back, err := Decode(ids, enc)
+			back, err := decode(ids, enc)
 			if err != nil || back != s {
 				t.Errorf("%s: %q -> %v -> %q, %v", enc, s, ids, back, err)
 			}

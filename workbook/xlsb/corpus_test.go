@@ -55,7 +55,7 @@ func TestCorpusSheetNames(t *testing.T) {
 				t.Fatal(err)
 			}
 			want, _ := refSections(string(ref))
-			w, err := Open(f)
+			w, err := openFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +106,7 @@ func TestCorpusValues(t *testing.T) {
 				t.Fatal(err)
 			}
 			names, bodies := refSections(string(ref))
-			w, err := Open(f)
+			w, err := openFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,7 +199,7 @@ func TestCorpusNumberColumns(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, bodies := refSections(string(ref))
-		w, err := Open(f)
+		w, err := openFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -138,8 +138,8 @@ type sheetEntry struct {
 	rel  string // relationship id, for the error when part is ""
 }
 
-// Open opens the .xlsb file at path. Close releases it.
-func Open(path string) (*Workbook, error) {
+// openFile opens the .xlsb file at path. Close releases it.
+func openFile(path string) (*Workbook, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("xlsb: %w", err)

@@ -181,7 +181,7 @@ func TestOpenFile(t *testing.T) {
 	if err := os.WriteFile(path, zipParts(t, fixtureParts()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	w, err := Open(path)
+	w, err := openFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestOpenFile(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(filepath.Join(t.TempDir(), "missing.xlsb")); err == nil {
+	if _, err := openFile(filepath.Join(t.TempDir(), "missing.xlsb")); err == nil {
 		t.Error("Open of a missing file succeeded")
 	}
 	// A corrupt file names itself.
@@ -200,7 +200,7 @@ func TestOpenFile(t *testing.T) {
 	if err := os.WriteFile(bad, zipParts(t, p), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	w, err = Open(bad)
+	w, err = openFile(bad)
 	if err != nil {
 		t.Fatal(err)
 	}
