@@ -41,12 +41,12 @@ func (choice) Name() string { return "choice" }
 
 // Grade compares the completion's option letter with the ground truth's.
 func (choice) Grade(_ context.Context, in Input) (Verdict, error) {
-	want, ok := ChoiceTruthLetter(in.Truth)
+	want, ok := choiceTruthLetter(in.Truth)
 	if !ok {
 		return Verdict{Detail: fmt.Sprintf("ground truth %q names no option letter", choiceClip(in.Truth))}, nil
 	}
 	set := choiceOptionSet(in.Question, want)
-	got, why := ChoiceExtract(in.Completion, set)
+	got, why := choiceExtract(in.Completion, set)
 	if got == 0 {
 		return Verdict{Correct: Bool(false), Detail: fmt.Sprintf("no answer (%s); want %c", why, want)}, nil
 	}
@@ -54,8 +54,8 @@ func (choice) Grade(_ context.Context, in Input) (Verdict, error) {
 	return Verdict{Correct: Bool(ok), Detail: fmt.Sprintf("extracted %c (%s); want %c", got, why, want)}, nil
 }
 
-// ChoiceSet is the set of option letters a question offers.
-type ChoiceSet struct {
+// choiceSet is the set of option letters a question offers.
+type choiceSet struct {
 	// Letters holds the valid letters, upper case.
 	Letters string
 	// Lower is true when the question writes its options in lower case
@@ -63,20 +63,20 @@ type ChoiceSet struct {
 	Lower bool
 }
 
-func (s ChoiceSet) has(c byte) bool { return strings.IndexByte(s.Letters, choiceUpper(c)) >= 0 }
+func (s choiceSet) has(c byte) bool { return strings.IndexByte(s.Letters, choiceUpper(c)) >= 0 }
 
 // weak reports whether a letter found without a decision marker counts:
 // it must be valid and in the option set's case.
-func (s ChoiceSet) weak(c byte) bool {
+func (s choiceSet) weak(c byte) bool {
 	if !s.has(c) {
 		return false
 	}
 	return choiceIsLower(c) == s.Lower
 }
 
-// ChoiceTruthLetter returns the option letter of a ground truth such as
+// choiceTruthLetter returns the option letter of a ground truth such as
 // "B", "B) 6", "(b)", "**C.** 12" or "Answer: D".
-func ChoiceTruthLetter(truth string) (byte, bool) {
+func choiceTruthLetter(truth string) (byte, bool) {
 	t := strings.TrimSpace(choiceStripMarkup(truth))
 	low := choiceASCIILower(t)
 	for _, p := range []string{"answer:", "answer", "option", "choice"} {
@@ -101,7 +101,7 @@ func ChoiceTruthLetter(truth string) (byte, bool) {
 
 // choiceOptionSet reads the option letters from the question's option lines
 // ("A) 5", "(b) six", "C. 7", "D: no limit"), consecutive from A.
-func choiceOptionSet(question string, truth byte) ChoiceSet {
+func choiceOptionSet(question string, truth byte) choiceSet {
 	var upper, lower []byte
 	for rest := question; rest != ""; {
 		line, next, _ := strings.Cut(rest, "\n")
@@ -132,9 +132,9 @@ func choiceOptionSet(question string, truth byte) ChoiceSet {
 	}
 	switch {
 	case len(upper) >= 2 && len(upper) >= len(lower):
-		return ChoiceSet{Letters: string(upper)}
+		return choiceSet{Letters: string(upper)}
 	case len(lower) >= 2:
-		return ChoiceSet{Letters: strings.ToUpper(string(lower)), Lower: true}
+		return choiceSet{Letters: strings.ToUpper(string(lower)), Lower: true}
 	}
 	last := byte('E')
 	if u := choiceUpper(truth); u > last && u <= 'Z' {
@@ -144,13 +144,13 @@ func choiceOptionSet(question string, truth byte) ChoiceSet {
 	for c := byte('A'); c <= last; c++ {
 		b = append(b, c)
 	}
-	return ChoiceSet{Letters: string(b), Lower: choiceIsLower(truth)}
+	return choiceSet{Letters: string(b), Lower: choiceIsLower(truth)}
 }
 
-// ChoiceExtract returns the option letter a completion commits to, in the
+// choiceExtract returns the option letter a completion commits to, in the
 // case it was written, and the rule that found it; 0 and the reason when it
 // commits to none.
-func ChoiceExtract(completion string, set ChoiceSet) (byte, string) {
+func choiceExtract(completion string, set choiceSet) (byte, string) {
 	text := choiceStripMarkup(completion)
 	if strings.TrimSpace(text) == "" {
 		return 0, "empty reply"
@@ -247,7 +247,7 @@ var (
 // choiceLastMarked finds the last marker of the tier followed by a letter.
 // found is true when a marker gives a decision; c is 0 when that decision
 // names several options.
-func choiceLastMarked(text, lower string, markers []string, set ChoiceSet) (c byte, marker string, found bool) {
+func choiceLastMarked(text, lower string, markers []string, set choiceSet) (c byte, marker string, found bool) {
 	best, bestPos := -1, 0
 	var bestLetter byte
 	var at []int
@@ -329,7 +329,7 @@ func choiceEndsOption(text string, p int) bool {
 
 // choiceStatedCorrect finds "X is correct", "X is the answer" and similar,
 // the last one winning.
-func choiceStatedCorrect(text, lower string, set ChoiceSet) (byte, bool) {
+func choiceStatedCorrect(text, lower string, set choiceSet) (byte, bool) {
 	var c byte
 	several := false
 	for _, m := range []string{" is correct", " is the correct", " is right", " is the right",
@@ -368,7 +368,7 @@ func choiceStatedCorrect(text, lower string, set ChoiceSet) (byte, bool) {
 
 // choiceSeveralBefore reports "A or B is correct": a connective and another
 // option letter right before the letter at j.
-func choiceSeveralBefore(text string, j int, set ChoiceSet) bool {
+func choiceSeveralBefore(text string, j int, set choiceSet) bool {
 	k := j - 1
 	for k >= 0 && strings.IndexByte(" (\"'", text[k]) >= 0 {
 		k--
@@ -391,7 +391,7 @@ func choiceSeveralBefore(text string, j int, set ChoiceSet) bool {
 
 // choiceLeading finds an option label at the start of the reply: "D",
 // "(D)", "D) 75", "D. 75", "D: 75", "D\n...".
-func choiceLeading(text string, set ChoiceSet) (byte, int, bool) {
+func choiceLeading(text string, set choiceSet) (byte, int, bool) {
 	p := 0
 	for p < len(text) && strings.IndexByte(" \t\r\n\"'`([{>#", text[p]) >= 0 {
 		p++
@@ -413,7 +413,7 @@ func choiceLeading(text string, set ChoiceSet) (byte, int, bool) {
 // choiceSeveral reports whether, on the same line after position p, a
 // connective ("or", "and", "/", ",", "&") introduces another option letter:
 // "A or B", "A and C", "A) 5 or B) 6".
-func choiceSeveral(text string, p int, set ChoiceSet) bool {
+func choiceSeveral(text string, p int, set choiceSet) bool {
 	line := text[p:]
 	if i := strings.IndexByte(line, '\n'); i >= 0 {
 		line = line[:i]

@@ -134,9 +134,9 @@ func TestChoiceTruthLetter(t *testing.T) {
 		{" d: none ", 'd'}, {"6", 0}, {"Blue", 0}, {"", 0}, {"A, the first", 'A'},
 	}
 	for _, tt := range tests {
-		got, ok := ChoiceTruthLetter(tt.truth)
+		got, ok := choiceTruthLetter(tt.truth)
 		if got != tt.want || ok != (tt.want != 0) {
-			t.Errorf("ChoiceTruthLetter(%q) = %q, %t; want %q", tt.truth, got, ok, tt.want)
+			t.Errorf("choiceTruthLetter(%q) = %q, %t; want %q", tt.truth, got, ok, tt.want)
 		}
 	}
 }
@@ -154,7 +154,7 @@ func FuzzChoiceExtract(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, completion, question string) {
 		set := choiceOptionSet(question, 'B')
-		c, why := ChoiceExtract(completion, set)
+		c, why := choiceExtract(completion, set)
 		if why == "" {
 			t.Fatalf("no reason for %q", completion)
 		}

@@ -21,7 +21,7 @@ func (exact) Name() string { return "exact" }
 
 // Grade compares the normalised completion with the normalised truth.
 func (exact) Grade(_ context.Context, in Input) (Verdict, error) {
-	got, want := ExactNorm(in.Completion), ExactNorm(in.Truth)
+	got, want := exactNorm(in.Completion), exactNorm(in.Truth)
 	if want == "" {
 		return Verdict{Detail: "no ground truth"}, nil
 	}
@@ -29,5 +29,5 @@ func (exact) Grade(_ context.Context, in Input) (Verdict, error) {
 	return Verdict{Correct: Bool(ok), Detail: fmt.Sprintf("exact: %q vs %q", choiceClip(got), choiceClip(want))}, nil
 }
 
-// ExactNorm trims s and collapses each run of white space to one space.
-func ExactNorm(s string) string { return strings.Join(strings.Fields(s), " ") }
+// exactNorm trims s and collapses each run of white space to one space.
+func exactNorm(s string) string { return strings.Join(strings.Fields(s), " ") }

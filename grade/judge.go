@@ -9,22 +9,22 @@ import (
 	"github.com/evalmd/evalmd/model"
 )
 
-// JudgeDSBenchPrompt is DSBench's judge prompt (data_analysis/
+// judgeDSBenchPrompt is DSBench's judge prompt (data_analysis/
 // compute_answer.py, evaluate_prediction), reproduced byte for byte with its
 // typo ("Flase") and its odd spacing around the newlines, since the judge's
 // verdicts depend on the exact text. {question} is the question, {answer}
 // the true answer and {prediction} the model's answer.
-const JudgeDSBenchPrompt = "Please judge whether the generated answer is right or wrong. We require that the correct answer " +
+const judgeDSBenchPrompt = "Please judge whether the generated answer is right or wrong. We require that the correct answer " +
 	"to the prediction gives a clear answer, not just a calculation process or a disassembly of ideas. " +
 	"The question is {question}. The true answer is \n {answer}. \n The predicted answer is \n {prediction}.\n " +
 	"If the predicted answer is right, please output True. Otherwise output Flase. " +
 	"Don't output any other text content. You only can output True or False."
 
-// JudgeInspectTemplate is Inspect AI's DEFAULT_MODEL_GRADED_QA_TEMPLATE
+// judgeInspectTemplate is Inspect AI's DEFAULT_MODEL_GRADED_QA_TEMPLATE
 // (inspect_ai/scorer/_model.py). {question} is the question, {answer} the
 // model's answer, {criterion} the ground truth, {instructions}
-// JudgeInspectInstructions.
-const JudgeInspectTemplate = `
+// judgeInspectInstructions.
+const judgeInspectTemplate = `
 You are assessing a submitted answer on a given task based on a criterion. Here is the data:
 
 [BEGIN DATA]
@@ -42,8 +42,8 @@ Does the submission meet the criterion?
 {instructions}
 `
 
-// JudgeInspectInstructions is Inspect AI's default_instructions(partial_credit=False).
-const JudgeInspectInstructions = `
+// judgeInspectInstructions is Inspect AI's default_instructions(partial_credit=False).
+const judgeInspectInstructions = `
 After assessing the submitted answer, reply with 'GRADE: $LETTER' (without quotes) where LETTER is one of CI.  Please choose ONE option for the grade: either "C" for correct answers, or "I" for incorrect answers.
 
 For example, after reviewing a correct answer you might write 'GRADE: C' or after reviewing an incorrect answer you might write 'GRADE: I'.
@@ -68,7 +68,7 @@ var judgeGradeRe = regexp.MustCompile(`(?i)GRADE[\s\x0b\x1c-\x1f\x85\p{Z}]*:[\s\
 //
 // Inspect: the template formatted with the default instructions, sent as
 // one user message with the model's default settings but max_tokens
-// (InspectJudgeMaxTokens, or the judge's own); the grade is the
+// (inspectJudgeMaxTokens, or the judge's own); the grade is the
 // first "GRADE: X" on the reply's last line; only "C" is correct (Inspect's
 // accuracy scores "P" 0.5 and a lower-case "c" 0, as it does any value it
 // does not know); no grade found is incorrect, as in Inspect.
@@ -83,12 +83,12 @@ type judge struct {
 	maxTokens int
 }
 
-// InspectJudgeMaxTokens is the judge's max_tokens with Inspect's template
+// inspectJudgeMaxTokens is the judge's max_tokens with Inspect's template
 // when none is given: room for the step-by-step reasoning it asks for.
-const InspectJudgeMaxTokens = 1024
+const inspectJudgeMaxTokens = 1024
 
-// DSBenchJudgeMaxTokens is DSBench's own max_tokens for its judge.
-const DSBenchJudgeMaxTokens = 256
+// dsbenchJudgeMaxTokens is DSBench's own max_tokens for its judge.
+const dsbenchJudgeMaxTokens = 256
 
 func newJudge(opt Options) (Grader, error) {
 	if opt.Judge == nil {
@@ -121,21 +121,21 @@ func (j judge) Grade(ctx context.Context, in Input) (Verdict, error) {
 	switch kind {
 	case "dsbench":
 		zero, one := 0.0, 1.0
-		req.Settings = model.Settings{Temperature: &zero, TopP: &one, MaxTokens: DSBenchJudgeMaxTokens}
-		req.Messages = []model.Message{{Role: "user", Content: JudgeFormat(JudgeDSBenchPrompt, map[string]string{
+		req.Settings = model.Settings{Temperature: &zero, TopP: &one, MaxTokens: dsbenchJudgeMaxTokens}
+		req.Messages = []model.Message{{Role: "user", Content: judgeFormat(judgeDSBenchPrompt, map[string]string{
 			"question": question, "answer": in.Truth, "prediction": in.Completion})}}
 	case "", "inspect":
 		kind = "inspect"
-		tmpl = JudgeInspectTemplate
+		tmpl = judgeInspectTemplate
 		fallthrough
 	default:
 		if kind != "inspect" {
 			kind = "custom"
 		}
-		req.Messages = []model.Message{{Role: "user", Content: JudgeFormat(tmpl, map[string]string{
+		req.Messages = []model.Message{{Role: "user", Content: judgeFormat(tmpl, map[string]string{
 			"question": question, "answer": in.Completion, "criterion": in.Truth,
-			"instructions": JudgeInspectInstructions})}}
-		req.Settings.MaxTokens = InspectJudgeMaxTokens
+			"instructions": judgeInspectInstructions})}}
+		req.Settings.MaxTokens = inspectJudgeMaxTokens
 	}
 	if j.maxTokens > 0 {
 		req.Settings.MaxTokens = j.maxTokens
@@ -165,12 +165,12 @@ func (j judge) Grade(ctx context.Context, in Input) (Verdict, error) {
 	return Verdict{Correct: Bool(ok), Detail: fmt.Sprintf("judge %s (%s): %s; reply: %q", j.m.Name(), kind, verdict, resp.Text)}, nil
 }
 
-// JudgeFormat fills a template's {name} placeholders from vars, in one pass
+// judgeFormat fills a template's {name} placeholders from vars, in one pass
 // the way Python's str.format does: "{{" and "}}" stand for braces, a
 // placeholder not in vars stays as written, and text substituted in is never
 // scanned again (a completion containing "{criterion}" cannot leak the
 // truth).
-func JudgeFormat(tmpl string, vars map[string]string) string {
+func judgeFormat(tmpl string, vars map[string]string) string {
 	var b strings.Builder
 	b.Grow(len(tmpl))
 	for i := 0; i < len(tmpl); {

@@ -120,8 +120,8 @@ func TestJudgeInspectPrompt(t *testing.T) {
 	}
 	// But a bounded reply: a local server would otherwise generate to its
 	// context's end.
-	if got := m.got[0].Settings.MaxTokens; got != InspectJudgeMaxTokens {
-		t.Errorf("judge max_tokens = %d, want %d", got, InspectJudgeMaxTokens)
+	if got := m.got[0].Settings.MaxTokens; got != inspectJudgeMaxTokens {
+		t.Errorf("judge max_tokens = %d, want %d", got, inspectJudgeMaxTokens)
 	}
 }
 
@@ -134,9 +134,9 @@ func TestJudgeTemplateAndMaxTokensDefaults(t *testing.T) {
 		wantDS    bool
 		maxTokens int
 	}{
-		{meta: map[string]string{"benchmark": "dsbench"}, wantDS: true, maxTokens: DSBenchJudgeMaxTokens},
-		{meta: nil, wantDS: false, maxTokens: InspectJudgeMaxTokens},
-		{opt: JudgeOptions{JudgeTemplate: "inspect"}, meta: map[string]string{"benchmark": "dsbench"}, maxTokens: InspectJudgeMaxTokens},
+		{meta: map[string]string{"benchmark": "dsbench"}, wantDS: true, maxTokens: dsbenchJudgeMaxTokens},
+		{meta: nil, wantDS: false, maxTokens: inspectJudgeMaxTokens},
+		{opt: JudgeOptions{JudgeTemplate: "inspect"}, meta: map[string]string{"benchmark": "dsbench"}, maxTokens: inspectJudgeMaxTokens},
 		{opt: JudgeOptions{JudgeMaxTokens: 77}, meta: map[string]string{"benchmark": "dsbench"}, wantDS: true, maxTokens: 77},
 		{opt: JudgeOptions{JudgeMaxTokens: 99}, maxTokens: 99},
 	} {
@@ -196,8 +196,8 @@ func TestJudgeFormat(t *testing.T) {
 		{"{c}", "{c}"},
 	}
 	for _, tt := range tests {
-		if got := JudgeFormat(tt.tmpl, map[string]string{"a": "1", "b": "{a}"}); got != tt.want {
-			t.Errorf("JudgeFormat(%q) = %q, want %q", tt.tmpl, got, tt.want)
+		if got := judgeFormat(tt.tmpl, map[string]string{"a": "1", "b": "{a}"}); got != tt.want {
+			t.Errorf("judgeFormat(%q) = %q, want %q", tt.tmpl, got, tt.want)
 		}
 	}
 }

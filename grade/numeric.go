@@ -12,12 +12,12 @@ import (
 // Default tolerances of the numeric grader, used when the question's meta
 // has no "tolerance" (absolute) or "rel_tolerance" (relative).
 const (
-	// NumericAbsTolerance is the default absolute tolerance: tiny, so that
+	// numericAbsTolerance is the default absolute tolerance: tiny, so that
 	// float noise ("0.30000000000000004") is forgiven and nothing else.
-	NumericAbsTolerance = 1e-9
-	// NumericRelTolerance is the default relative tolerance: one part in a
+	numericAbsTolerance = 1e-9
+	// numericRelTolerance is the default relative tolerance: one part in a
 	// million, so "1661626" accepts "1,661,626.4" but not "1,661,700".
-	NumericRelTolerance = 1e-6
+	numericRelTolerance = 1e-6
 )
 
 // numeric grades typed numeric answers (DSBench's non-letter answers, say).
@@ -33,8 +33,8 @@ const (
 // ("The NPV is $1,661,626."). The ground truth's number is its first.
 //
 // The completion is correct when |got - want| <= max(tolerance,
-// rel_tolerance*|want|) (meta keys; defaults NumericAbsTolerance and
-// NumericRelTolerance), or when the truth is written with d > 0 decimals and
+// rel_tolerance*|want|) (meta keys; defaults numericAbsTolerance and
+// numericRelTolerance), or when the truth is written with d > 0 decimals and
 // got rounded to d decimals equals it ("3.14" accepts "3.14159"). A percent
 // on either side may also be read as a fraction ("12.5%" equals "0.125").
 // A ground truth with no number falls back to the exact grader.
@@ -47,7 +47,7 @@ func (numeric) Name() string { return "numeric" }
 
 // Grade compares the completion's number with the ground truth's.
 func (numeric) Grade(ctx context.Context, in Input) (Verdict, error) {
-	want, ok := NumericTruth(in.Truth)
+	want, ok := numericTruth(in.Truth)
 	if !ok {
 		v, err := exact{}.Grade(ctx, in)
 		v.Detail = "numeric: truth has no number; " + v.Detail
@@ -57,7 +57,7 @@ func (numeric) Grade(ctx context.Context, in Input) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, err
 	}
-	got, ok := NumericAnswer(in.Completion)
+	got, ok := numericAnswer(in.Completion)
 	if !ok {
 		return Verdict{Correct: Bool(false), Detail: fmt.Sprintf("numeric: no number in completion; want %s", want.Text)}, nil
 	}
@@ -65,8 +65,8 @@ func (numeric) Grade(ctx context.Context, in Input) (Verdict, error) {
 	return Verdict{Correct: Bool(match), Detail: fmt.Sprintf("numeric: got %s (%g), want %s (%g)", got.Text, got.Value, want.Text, want.Value)}, nil
 }
 
-// NumericValue is a number read from text.
-type NumericValue struct {
+// numericValue is a number read from text.
+type numericValue struct {
 	Value    float64 // the value, percent not applied ("12.5%" is 12.5)
 	Percent  bool    // written with a percent sign
 	Decimals int     // digits written after the decimal point
@@ -80,8 +80,8 @@ type NumericValue struct {
 var numericRe = regexp.MustCompile(`(\(\s*)?([-+−]\s*)?([$€£¥₹]\s*)?([-+−])?((?:\d{1,3}(?:,\d{3})+|\d+)?)(\.\d+)?([eE][-+]?\d+)?(?:\s*(thousand|million|billion|trillion)\b)?(\s*%)?(\s*\))?`)
 
 // numericFind returns every number in s, in order.
-func numericFind(s string) []NumericValue {
-	var out []NumericValue
+func numericFind(s string) []numericValue {
+	var out []numericValue
 	for _, m := range numericRe.FindAllStringSubmatchIndex(s, -1) {
 		g := func(i int) string {
 			if m[2*i] < 0 {
@@ -138,23 +138,23 @@ func numericFind(s string) []NumericValue {
 		if frac != "" {
 			dec = len(frac) - 1
 		}
-		out = append(out, NumericValue{Value: v, Percent: g(9) != "", Decimals: dec, Text: text})
+		out = append(out, numericValue{Value: v, Percent: g(9) != "", Decimals: dec, Text: text})
 	}
 	return out
 }
 
-// NumericTruth reads the ground truth's number: its first.
-func NumericTruth(s string) (NumericValue, bool) {
+// numericTruth reads the ground truth's number: its first.
+func numericTruth(s string) (numericValue, bool) {
 	ns := numericFind(s)
 	if len(ns) == 0 {
-		return NumericValue{}, false
+		return numericValue{}, false
 	}
 	return ns[0], true
 }
 
-// NumericAnswer reads the number a completion answers with: the first after
+// numericAnswer reads the number a completion answers with: the first after
 // its last "answer", else its last.
-func NumericAnswer(s string) (NumericValue, bool) {
+func numericAnswer(s string) (numericValue, bool) {
 	// Lowering ASCII only keeps byte offsets valid in s.
 	if i := strings.LastIndex(choiceASCIILower(s), "answer"); i >= 0 {
 		if ns := numericFind(s[i+len("answer"):]); len(ns) > 0 {
@@ -163,14 +163,14 @@ func NumericAnswer(s string) (NumericValue, bool) {
 	}
 	ns := numericFind(s)
 	if len(ns) == 0 {
-		return NumericValue{}, false
+		return numericValue{}, false
 	}
 	return ns[len(ns)-1], true
 }
 
 // numericTolerances reads "tolerance" and "rel_tolerance" from the meta.
 func numericTolerances(meta map[string]string) (abs, rel float64, err error) {
-	abs, rel = NumericAbsTolerance, NumericRelTolerance
+	abs, rel = numericAbsTolerance, numericRelTolerance
 	if s := strings.TrimSpace(meta["tolerance"]); s != "" {
 		if abs, err = strconv.ParseFloat(s, 64); err != nil || abs < 0 || math.IsNaN(abs) {
 			return 0, 0, fmt.Errorf("numeric: meta tolerance %q is not a non-negative number", s)
@@ -186,7 +186,7 @@ func numericTolerances(meta map[string]string) (abs, rel float64, err error) {
 
 // numericMatch applies the tolerance and rounding rules, reading a percent
 // on either side both as written and as a fraction.
-func numericMatch(got, want NumericValue, abs, rel float64) bool {
+func numericMatch(got, want numericValue, abs, rel float64) bool {
 	gs := []float64{got.Value}
 	if got.Percent {
 		gs = append(gs, got.Value/100)

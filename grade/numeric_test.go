@@ -97,7 +97,7 @@ func FuzzNumericAnswer(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		n, ok := NumericAnswer(s)
+		n, ok := numericAnswer(s)
 		if ok && n.Text == "" {
 			t.Fatalf("number without text from %q", s)
 		}
@@ -137,9 +137,9 @@ func TestExact(t *testing.T) {
 func FuzzExactNorm(f *testing.F) {
 	f.Add("  a \t b ")
 	f.Fuzz(func(t *testing.T, s string) {
-		n := ExactNorm(s)
-		if ExactNorm(n) != n {
-			t.Fatalf("ExactNorm not idempotent on %q", s)
+		n := exactNorm(s)
+		if exactNorm(n) != n {
+			t.Fatalf("exactNorm not idempotent on %q", s)
 		}
 	})
 }

@@ -80,8 +80,8 @@ func (r *Registry) Add(name string, f Factory) error {
 	return nil
 }
 
-// Names lists the registered grader names, sorted.
-func (r *Registry) Names() []string {
+// names lists the registered grader names, sorted.
+func (r *Registry) names() []string {
 	n := make([]string, 0, len(r.factories))
 	for k := range r.factories {
 		n = append(n, k)
@@ -95,7 +95,7 @@ func (r *Registry) New(name string, opt Options) (Grader, error) {
 	if f := r.factories[strings.ToLower(strings.TrimSpace(name))]; f != nil {
 		return f(opt)
 	}
-	return nil, fmt.Errorf("unknown grader %q (known: %s)", name, strings.Join(r.Names(), ", "))
+	return nil, fmt.Errorf("unknown grader %q (known: %s)", name, strings.Join(r.names(), ", "))
 }
 
 // Select names the grader for a question: the override (a command-line

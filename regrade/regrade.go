@@ -4,6 +4,10 @@
 // sheet, and, when asked to write, rewrites each output file and the
 // LIME-style grade file beside it. Without Write it is LIME's dry run: a
 // report of what would change.
+//
+// Regrade returns a Report: a FileReport per file, with each Change of
+// grade. GradeFile, which run uses too, grades one file and returns what it
+// did as Graded; questions left ungraded make an *UngradedError.
 package regrade
 
 import (
@@ -86,8 +90,8 @@ type Change struct {
 	Detail   string
 }
 
-// GradeFailures counts the questions, over all files, whose grader failed.
-func (r *Report) GradeFailures() int {
+// gradeFailures counts the questions, over all files, whose grader failed.
+func (r *Report) gradeFailures() int {
 	n := 0
 	for _, f := range r.Files {
 		n += f.Failed
@@ -130,7 +134,7 @@ func Regrade(ctx context.Context, paths []string, opt Options) (Report, error) {
 		}
 		rep.Files = append(rep.Files, fr)
 	}
-	if n := rep.GradeFailures(); n > 0 {
+	if n := rep.gradeFailures(); n > 0 {
 		errs = append(errs, GradeErrors(n, "grade"))
 	}
 	return rep, errors.Join(errs...)
@@ -194,7 +198,7 @@ func regradeFile(ctx context.Context, path string, opt Options, graders *Graders
 	// own content (a hand edit included) is what was regraded, so nothing
 	// is lost and no ownership is asked; a read-only file is still refused.
 	// The grade file beside it is protected as any other.
-	gp := GradePath(path)
+	gp := gradePath(path)
 	if err := outfile.Check(gp, outfile.Options{Force: opt.Force}); err != nil {
 		fr.Err = oneLine(err)
 		return fr
@@ -203,7 +207,7 @@ func regradeFile(ctx context.Context, path string, opt Options, graders *Graders
 		fr.Err = oneLine(err)
 		return fr
 	}
-	if err := outfile.Write(gp, GradeJSON(fr.New), outfile.Options{Force: opt.Force, Inputs: []string{path}}); err != nil {
+	if err := outfile.Write(gp, gradeJSON(fr.New), outfile.Options{Force: opt.Force, Inputs: []string{path}}); err != nil {
 		fr.Err = oneLine(err)
 		return fr
 	}
@@ -246,12 +250,12 @@ func fmtTruth(s *string) string {
 	return *s
 }
 
-// GradePath is the LIME grade file beside an output file:
+// gradePath is the LIME grade file beside an output file:
 // output-<rest>.json -> grade-<rest>.json. Only the file name's leading
 // "output" is replaced (LIME replaced every "output" in the whole path, a
 // bug its own comment admits); a file not named output-* gets "grade-" in
 // front.
-func GradePath(outputPath string) string {
+func gradePath(outputPath string) string {
 	dir, base := filepath.Split(outputPath)
 	if strings.HasPrefix(base, "output") {
 		return dir + "grade" + strings.TrimPrefix(base, "output")
@@ -259,10 +263,10 @@ func GradePath(outputPath string) string {
 	return dir + "grade-" + base
 }
 
-// GradeJSON encodes grades as LIME's grade file: Python's json.dump(grades,
+// gradeJSON encodes grades as LIME's grade file: Python's json.dump(grades,
 // indent=2), one true/false/null per line, no final newline, "[]" when
 // empty.
-func GradeJSON(grades []*bool) []byte {
+func gradeJSON(grades []*bool) []byte {
 	if len(grades) == 0 {
 		return []byte("[]")
 	}

@@ -64,7 +64,7 @@ func TestRegradeWritesLimeGrades(t *testing.T) {
 		// LIME's own grade files, before they are overwritten.
 		limeGrades := map[string][]byte{}
 		for _, o := range outputs {
-			if data, err := os.ReadFile(GradePath(o)); err == nil {
+			if data, err := os.ReadFile(gradePath(o)); err == nil {
 				limeGrades[o] = data
 			}
 		}
@@ -92,13 +92,13 @@ func TestRegradeWritesLimeGrades(t *testing.T) {
 			if liberal {
 				want = lib
 			}
-			data, err := os.ReadFile(GradePath(o))
+			data, err := os.ReadFile(gradePath(o))
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []*bool
 			if err := json.Unmarshal(data, &got); err != nil {
-				t.Fatalf("%s: %v", GradePath(o), err)
+				t.Fatalf("%s: %v", gradePath(o), err)
 			}
 			if fmtList(got) != fmtList(want) {
 				t.Errorf("%s (liberal %t): grade file %s, want %s", filepath.Base(o), liberal, fmtList(got), fmtList(want))
@@ -228,11 +228,11 @@ func TestRegradeBadFiles(t *testing.T) {
 	}
 	// The good files were still written.
 	for _, o := range outputs {
-		if _, err := os.Stat(GradePath(o)); err != nil {
+		if _, err := os.Stat(gradePath(o)); err != nil {
 			t.Errorf("good file not done: %v", err)
 		}
 	}
-	if _, err := os.Stat(GradePath(half)); err == nil {
+	if _, err := os.Stat(gradePath(half)); err == nil {
 		t.Error("grade file written for a broken output")
 	}
 }
@@ -298,8 +298,8 @@ func TestRegradeOverrideAndUnknownGrader(t *testing.T) {
 		t.Errorf("%d grades for %d questions", len(rep.Files[0].New), len(f.Questions))
 	}
 	rep, err = Regrade(context.Background(), []string{o}, Options{GraderOverride: "nope"})
-	if err == nil || !strings.Contains(err.Error(), "could not be graded") || rep.GradeFailures() != len(f.Questions) {
-		t.Errorf("unknown grader: %v, %d failures", err, rep.GradeFailures())
+	if err == nil || !strings.Contains(err.Error(), "could not be graded") || rep.gradeFailures() != len(f.Questions) {
+		t.Errorf("unknown grader: %v, %d failures", err, rep.gradeFailures())
 	}
 }
 
@@ -362,8 +362,8 @@ func TestGradePathAndJSON(t *testing.T) {
 		{"mine.json", "grade-mine.json"},
 	}
 	for _, p := range paths {
-		if got := GradePath(filepath.FromSlash(p.in)); got != filepath.FromSlash(p.want) {
-			t.Errorf("GradePath(%q) = %q, want %q", p.in, got, p.want)
+		if got := gradePath(filepath.FromSlash(p.in)); got != filepath.FromSlash(p.want) {
+			t.Errorf("gradePath(%q) = %q, want %q", p.in, got, p.want)
 		}
 	}
 	tr, fa := true, false
@@ -376,8 +376,8 @@ func TestGradePathAndJSON(t *testing.T) {
 		{[]*bool{&tr, &fa, nil}, "[\n  true,\n  false,\n  null\n]"},
 	}
 	for _, j := range jsons {
-		if got := string(GradeJSON(j.in)); got != j.want {
-			t.Errorf("GradeJSON(%s) = %q, want %q", pyGrades(j.in), got, j.want)
+		if got := string(gradeJSON(j.in)); got != j.want {
+			t.Errorf("gradeJSON(%s) = %q, want %q", pyGrades(j.in), got, j.want)
 		}
 	}
 }
@@ -438,7 +438,7 @@ func TestRegradeGraderByMeta(t *testing.T) {
 	if last := g.Questions[len(g.Questions)-1]; last.Grade != nil {
 		t.Errorf("question without a completion graded %s, want null", fmtGrade(last.Grade))
 	}
-	data, err := os.ReadFile(GradePath(p))
+	data, err := os.ReadFile(gradePath(p))
 	if err != nil {
 		t.Fatal(err)
 	}
