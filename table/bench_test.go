@@ -42,7 +42,7 @@ func BenchmarkReadParquet(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := ReadParquet(b.Context(), bytes.NewReader(data), int64(len(data)), "b.parquet", Options{}); err != nil {
+				if _, err := readParquet(b.Context(), bytes.NewReader(data), int64(len(data)), "b.parquet", Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -56,7 +56,7 @@ func BenchmarkHandover(b *testing.B) {
 	for _, rows := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
 			data := benchFile(b, rows)
-			t, err := ReadParquet(b.Context(), bytes.NewReader(data), int64(len(data)), "b.parquet", Options{})
+			t, err := readParquet(b.Context(), bytes.NewReader(data), int64(len(data)), "b.parquet", Options{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -30,7 +30,7 @@ func FuzzReadParquet(f *testing.F) {
 	f.Add(writeParquet(f, sampleRows(), parquet.KeyValueMetadata("pandas", pandasMetaJSON)))
 	f.Add(writeParquet(f, sampleRows()[:1], parquet.Compression(&parquet.Snappy)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tb, err := ReadParquet(context.Background(), bytes.NewReader(data), int64(len(data)), "f.parquet", Options{MaxValues: 1e5})
+		tb, err := readParquet(context.Background(), bytes.NewReader(data), int64(len(data)), "f.parquet", Options{MaxValues: 1e5})
 		if err != nil {
 			if !strings.Contains(err.Error(), "f.parquet") {
 				t.Fatalf("error without the file name: %v", err)
@@ -51,7 +51,7 @@ func FuzzReadCSV(f *testing.F) {
 		if tsv {
 			sep = '\t'
 		}
-		tb, err := ReadCSV(context.Background(), strings.NewReader(text), "f.csv", sep, Options{MaxValues: 1e5})
+		tb, err := readCSV(context.Background(), strings.NewReader(text), "f.csv", sep, Options{MaxValues: 1e5})
 		if err != nil {
 			return
 		}
@@ -63,7 +63,7 @@ func FuzzReadJSONLines(f *testing.F) {
 	f.Add("{\"a\": 1, \"b\": \"x\"}\n{\"a\": 2.5, \"c\": [1]}\n")
 	f.Add("{\"t\": true}\n\n{\"t\": null}\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		tb, err := ReadJSONLines(context.Background(), strings.NewReader(text), "f.jsonl", Options{MaxValues: 1e5})
+		tb, err := readJSONLines(context.Background(), strings.NewReader(text), "f.jsonl", Options{MaxValues: 1e5})
 		if err != nil {
 			return
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/evalmd/evalmd/internal/outfile"
 )
 
-// LoaderPy is the source of the Python module LoaderModule. Its
+// LoaderPy is the source of the Python module loaderModule. Its
 // load(path, handover_dir=None) returns the DataFrame of a table: from the
 // hand-over file path+HandoverSuffix (in handover_dir, default path's
 // folder) when there is one, the DataFrame pyarrow's to_pandas() gives for
@@ -25,9 +25,9 @@ import (
 //go:embed load_table.py
 var LoaderPy string
 
-// LoaderModule is the file name LoaderPy is written under, so Python
+// loaderModule is the file name LoaderPy is written under, so Python
 // imports it as evalmd_table.
-const LoaderModule = "evalmd_table.py"
+const loaderModule = "evalmd_table.py"
 
 // HandoverSuffix is added to a table's base name to name its hand-over
 // file: all.parquet's is all.parquet.evalmd.json.
@@ -50,7 +50,7 @@ func NeedsHandover(path string) bool {
 	return strings.EqualFold(filepath.Ext(path), ".parquet")
 }
 
-// WriteHandoverDir writes into dir (which must exist) LoaderModule and,
+// WriteHandoverDir writes into dir (which must exist) loaderModule and,
 // for every file in paths that NeedsHandover, its hand-over file
 // base+HandoverSuffix; it returns one Handover for each path, in order.
 // Paths that need none are listed with File "" and not read. Two paths with
@@ -59,7 +59,7 @@ func NeedsHandover(path string) bool {
 // atomically through internal/outfile and never over one of paths.
 func WriteHandoverDir(ctx context.Context, dir string, paths []string, opt Options) ([]Handover, error) {
 	wopt := outfile.Options{Inputs: paths}
-	if err := outfile.Write(filepath.Join(dir, LoaderModule), []byte(LoaderPy), wopt); err != nil {
+	if err := outfile.Write(filepath.Join(dir, loaderModule), []byte(LoaderPy), wopt); err != nil {
 		return nil, fmt.Errorf("table hand-over: %w", err)
 	}
 	out := make([]Handover, 0, len(paths))
@@ -85,8 +85,8 @@ func WriteHandoverDir(ctx context.Context, dir string, paths []string, opt Optio
 	return out, nil
 }
 
-// HandoverVersion is the "evalmd_table" field of a hand-over file.
-const HandoverVersion = 1
+// handoverVersion is the "evalmd_table" field of a hand-over file.
+const handoverVersion = 1
 
 // WriteHandover writes t as the JSON document LoaderPy reads:
 //
@@ -105,7 +105,7 @@ func WriteHandover(w io.Writer, t *Table) error {
 	if t.Text {
 		return fmt.Errorf("table %s: a text table needs no hand-over (pd.read_csv reads it)", t.Name)
 	}
-	doc := map[string]any{"evalmd_table": HandoverVersion, "rows": t.Rows}
+	doc := map[string]any{"evalmd_table": handoverVersion, "rows": t.Rows}
 	var err error
 	switch {
 	case t.Index != nil:
@@ -153,7 +153,7 @@ func (t *Table) handoverColumn(c *Column) (map[string]any, error) {
 		if c.Elem.Type == List || c.Elem.Type == Timestamp {
 			return nil, fmt.Errorf("table %s: column %q: list of %s: %w", t.Name, c.Name, c.Elem.Type, ErrUnsupported)
 		}
-		hc["elem"] = describe(c.Elem, c.Elem.HasNull())
+		hc["elem"] = describe(c.Elem, c.Elem.hasNull())
 	}
 	return hc, nil
 }
@@ -184,7 +184,7 @@ func describe(c *Column, hasNull bool) map[string]any {
 
 // jsonValue is value i in the hand-over's JSON.
 func (c *Column) jsonValue(i int) any {
-	if c.IsNull(i) {
+	if c.isNull(i) {
 		return nil
 	}
 	switch c.Type {

@@ -13,10 +13,10 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// ReadParquet reads a parquet table of size bytes from r; name labels
+// readParquet reads a parquet table of size bytes from r; name labels
 // errors. Every top-level field must be a primitive column or a LIST of
 // primitives (see the package comment for the types read).
-func ReadParquet(ctx context.Context, r io.ReaderAt, size int64, name string, opt Options) (t *Table, err error) {
+func readParquet(ctx context.Context, r io.ReaderAt, size int64, name string, opt Options) (t *Table, err error) {
 	defer func() {
 		// parquet-go panics on some malformed files; a bad input is an
 		// error, never a crash.
@@ -67,10 +67,10 @@ func ReadParquet(ctx context.Context, r io.ReaderAt, size int64, name string, op
 		if n := lr.col.Len(); n != t.Rows {
 			return nil, fmt.Errorf("table %s: column %q has %d rows, the file says %d", name, lr.col.Name, n, t.Rows)
 		}
-		if !lr.col.HasNull() {
+		if !lr.col.hasNull() {
 			lr.col.Null = nil
 		}
-		if lr.col.Elem != nil && !lr.col.Elem.HasNull() {
+		if lr.col.Elem != nil && !lr.col.Elem.hasNull() {
 			lr.col.Elem.Null = nil
 		}
 		if name, ok := meta.index(lr.col.Name); ok && t.Index == nil {

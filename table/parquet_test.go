@@ -84,7 +84,7 @@ func writeParquet[T any](t testing.TB, rows []T, opts ...parquet.WriterOption) [
 func readSample(t *testing.T) *Table {
 	t.Helper()
 	data := writeParquet(t, sampleRows(), parquet.KeyValueMetadata("pandas", pandasMetaJSON))
-	tb, err := ReadParquet(t.Context(), bytes.NewReader(data), int64(len(data)), "sample.parquet", Options{})
+	tb, err := readParquet(t.Context(), bytes.NewReader(data), int64(len(data)), "sample.parquet", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,12 +138,12 @@ func TestParquetTypes(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if c.Type != w.typ || c.Zone != w.zone || c.HasNull() != w.null {
-			t.Errorf("column %s: type %s zone %q null %v, want %s %q %v", c.Name, c.Type, c.Zone, c.HasNull(), w.typ, w.zone, w.null)
+		if c.Type != w.typ || c.Zone != w.zone || c.hasNull() != w.null {
+			t.Errorf("column %s: type %s zone %q null %v, want %s %q %v", c.Name, c.Type, c.Zone, c.hasNull(), w.typ, w.zone, w.null)
 		}
 	}
 	lo := tb.Columns[17]
-	if lo.Name != "lo" || !lo.Elem.IsNull(1) || lo.Elem.Ints[0] != 1 || lo.Offsets[1] != 2 || lo.Offsets[3] != 2 {
+	if lo.Name != "lo" || !lo.Elem.isNull(1) || lo.Elem.Ints[0] != 1 || lo.Offsets[1] != 2 || lo.Offsets[3] != 2 {
 		t.Errorf("list lo: offsets %v elem %+v", lo.Offsets, lo.Elem)
 	}
 }
@@ -258,7 +258,7 @@ func TestHandoverDir(t *testing.T) {
 	if len(hs) != 2 || hs[0] != want[0] || hs[1] != want[1] {
 		t.Fatalf("handovers %+v, want %+v", hs, want)
 	}
-	if got, err := os.ReadFile(filepath.Join(dir, LoaderModule)); err != nil || string(got) != LoaderPy {
+	if got, err := os.ReadFile(filepath.Join(dir, loaderModule)); err != nil || string(got) != LoaderPy {
 		t.Fatalf("loader not written: %v", err)
 	}
 	// A second question's hand-over into the same folder replaces the first.

@@ -24,6 +24,12 @@
 //
 // Text tables are kept as text: their pandas rendering applies read_csv's
 // inference (numbers, True/False, NA strings) through package workbook.
+//
+// Read gives a Table, a Column per column, each of a Type (String, Int,
+// Float, Bool, Timestamp, Date, List); Render prints it in a Format
+// (Pandas, CSV, Markdown). A table past Options.MaxValues fails with ErrTooLarge, a file
+// or column type this package does not read with ErrUnsupported.
+// WriteHandoverDir returns a Handover for each table it hands to Python.
 package table
 
 import (
@@ -98,11 +104,11 @@ func (c *Column) Len() int {
 // isUint64 says the values are in Uints.
 func (c *Column) isUint64() bool { return c.Type == Int && c.Unsigned && c.Bits == 64 }
 
-// IsNull says whether row i is missing.
-func (c *Column) IsNull(i int) bool { return c.Null != nil && c.Null[i] }
+// isNull says whether row i is missing.
+func (c *Column) isNull(i int) bool { return c.Null != nil && c.Null[i] }
 
-// HasNull says whether any value is missing.
-func (c *Column) HasNull() bool {
+// hasNull says whether any value is missing.
+func (c *Column) hasNull() bool {
 	for _, n := range c.Null {
 		if n {
 			return true
@@ -170,17 +176,17 @@ func Read(ctx context.Context, path string, opt Options) (*Table, error) {
 	defer f.Close()
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
-		return ReadCSV(ctx, f, path, ',', opt)
+		return readCSV(ctx, f, path, ',', opt)
 	case ".tsv":
-		return ReadCSV(ctx, f, path, '\t', opt)
+		return readCSV(ctx, f, path, '\t', opt)
 	case ".jsonl", ".json":
-		return ReadJSONLines(ctx, f, path, opt)
+		return readJSONLines(ctx, f, path, opt)
 	case ".parquet":
 		st, err := f.Stat()
 		if err != nil {
 			return nil, fmt.Errorf("table: %w", err)
 		}
-		return ReadParquet(ctx, f, st.Size(), path, opt)
+		return readParquet(ctx, f, st.Size(), path, opt)
 	}
 	return nil, fmt.Errorf("table %s: not .csv, .tsv, .parquet, .jsonl or .json: %w", path, ErrUnsupported)
 }
@@ -216,7 +222,7 @@ func (t *Table) Head(n int) *Table {
 
 // hadNull says whether c (a column of t) had a null in the table it was
 // cut from.
-func (t *Table) hadNull(c *Column) bool { return t.nullCols[c] || c.HasNull() }
+func (t *Table) hadNull(c *Column) bool { return t.nullCols[c] || c.hasNull() }
 
 func (c *Column) head(n int) *Column {
 	h := *c
@@ -264,7 +270,7 @@ func (t *Table) Render(w io.Writer, f Format) error {
 	var err error
 	switch f {
 	case Pandas, "":
-		fr, ferr := t.Frame()
+		fr, ferr := t.frame()
 		if ferr != nil {
 			return ferr
 		}
@@ -289,8 +295,8 @@ func (t *Table) String(f Format) (string, error) {
 	return b.String(), err
 }
 
-// Frame is the DataFrame pandas holds for t, ready to print.
-func (t *Table) Frame() (*workbook.Frame, error) {
+// frame is the DataFrame pandas holds for t, ready to print.
+func (t *Table) frame() (*workbook.Frame, error) {
 	if t.Text {
 		src := t
 		if t.whole != nil {
@@ -384,7 +390,7 @@ func addColumn(fr *workbook.Frame, c *Column, hadNull bool) error {
 
 func objectColumn(fr *workbook.Frame, c *Column) error {
 	vals := make([]workbook.Value, c.Len())
-	elemNull := c.Type == List && c.Elem.HasNull()
+	elemNull := c.Type == List && c.Elem.hasNull()
 	for i := range vals {
 		v, err := c.pyValue(i, elemNull)
 		if err != nil {
@@ -399,7 +405,7 @@ func objectColumn(fr *workbook.Frame, c *Column) error {
 // float is value i as a float64: NaN when null.
 func (c *Column) float(i int) float64 {
 	switch {
-	case c.IsNull(i):
+	case c.isNull(i):
 		return nan
 	case c.Type == Float:
 		return c.Floats[i]
@@ -413,7 +419,7 @@ func (c *Column) float(i int) float64 {
 // holds; inList says the value is a list element whose column (all of
 // the list's elements) has a null, which makes integers floats.
 func (c *Column) pyValue(i int, inList bool) (workbook.Value, error) {
-	if c.IsNull(i) {
+	if c.isNull(i) {
 		switch c.Type {
 		case Int, Float:
 			return workbook.Float(nan), nil
@@ -447,7 +453,7 @@ func (c *Column) pyValue(i int, inList bool) (workbook.Value, error) {
 		}
 		// Elements print by str(): numpy's float64 is Python's repr ("nan"
 		// for NaN), and an int list with a null is a float64 array.
-		inner := c.Elem.HasNull()
+		inner := c.Elem.hasNull()
 		elems := make([]workbook.Value, 0, c.Offsets[i+1]-c.Offsets[i])
 		for k := c.Offsets[i]; k < c.Offsets[i+1]; k++ {
 			e, err := c.Elem.pyValue(k, inner)

@@ -67,7 +67,7 @@ print(json.dumps([[pd.read_csv(p).to_string(index=False), pd.read_csv(p).head(2)
 }
 
 func TestFormats(t *testing.T) {
-	tb, err := ReadCSV(t.Context(), strings.NewReader("a,b\n1,\"x|y\"\n2,\"p\nq\"\n3,z\n"), "t.csv", ',', Options{})
+	tb, err := readCSV(t.Context(), strings.NewReader("a,b\n1,\"x|y\"\n2,\"p\nq\"\n3,z\n"), "t.csv", ',', Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestJSONLines(t *testing.T) {
 {"a": 2, "c": false, "d": 2, "e": [1]}
 {"a": null, "b": "y", "c": null, "d": null, "e": {"k": 1}}
 `
-	tb, err := ReadJSONLines(t.Context(), strings.NewReader(in), "t.jsonl", Options{})
+	tb, err := readJSONLines(t.Context(), strings.NewReader(in), "t.jsonl", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,20 +143,20 @@ func TestErrors(t *testing.T) {
 		{"bad quote", "a\n\"x\n", "t.csv"},
 		{"not utf8", "a\n\xff\n", "t.csv:2: text is not UTF-8"},
 	} {
-		_, err := ReadCSV(ctx, strings.NewReader(tc.text), "t.csv", ',', Options{})
+		_, err := readCSV(ctx, strings.NewReader(tc.text), "t.csv", ',', Options{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := ReadCSV(ctx, strings.NewReader("a,b\n1,2\n3,4\n"), "t.csv", ',', Options{MaxValues: 3}); !errors.Is(err, ErrTooLarge) {
+	if _, err := readCSV(ctx, strings.NewReader("a,b\n1,2\n3,4\n"), "t.csv", ',', Options{MaxValues: 3}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("MaxValues: %v", err)
 	}
 	for _, text := range []string{"{\"a\":1}\n[1]\n", "{\"a\":1} x\n", "{\"a\":1,\"a\":2}\n"} {
-		if _, err := ReadJSONLines(ctx, strings.NewReader(text), "t.jsonl", Options{}); err == nil || !strings.Contains(err.Error(), "t.jsonl:") {
+		if _, err := readJSONLines(ctx, strings.NewReader(text), "t.jsonl", Options{}); err == nil || !strings.Contains(err.Error(), "t.jsonl:") {
 			t.Errorf("%q: %v", text, err)
 		}
 	}
-	if _, err := ReadParquet(ctx, strings.NewReader("PAR1 not really PAR1"), 20, "x.parquet", Options{}); err == nil || !strings.Contains(err.Error(), "x.parquet") {
+	if _, err := readParquet(ctx, strings.NewReader("PAR1 not really PAR1"), 20, "x.parquet", Options{}); err == nil || !strings.Contains(err.Error(), "x.parquet") {
 		t.Errorf("corrupt parquet: %v", err)
 	}
 	type inner struct{ A int64 }
@@ -164,18 +164,18 @@ func TestErrors(t *testing.T) {
 		S inner `parquet:"s"`
 	}
 	data := writeParquet(t, []nested{{}})
-	if _, err := ReadParquet(ctx, bytes.NewReader(data), int64(len(data)), "n.parquet", Options{}); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), `column "s"`) {
+	if _, err := readParquet(ctx, bytes.NewReader(data), int64(len(data)), "n.parquet", Options{}); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), `column "s"`) {
 		t.Errorf("struct column: %v", err)
 	}
 	type bin struct {
 		B []byte `parquet:"b"`
 	}
 	data = writeParquet(t, []bin{{B: []byte{1}}})
-	if _, err := ReadParquet(ctx, bytes.NewReader(data), int64(len(data)), "b.parquet", Options{}); !errors.Is(err, ErrUnsupported) {
+	if _, err := readParquet(ctx, bytes.NewReader(data), int64(len(data)), "b.parquet", Options{}); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("binary column: %v", err)
 	}
 	data = writeParquet(t, sampleRows())
-	if _, err := ReadParquet(ctx, bytes.NewReader(data), int64(len(data)), "s.parquet", Options{MaxValues: 10}); !errors.Is(err, ErrTooLarge) {
+	if _, err := readParquet(ctx, bytes.NewReader(data), int64(len(data)), "s.parquet", Options{MaxValues: 10}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("MaxValues: %v", err)
 	}
 	if _, err := Read(ctx, "x.xls", Options{}); err == nil {

@@ -19,11 +19,11 @@ import (
 
 var nan = math.NaN()
 
-// ReadCSV reads a CSV (sep ',') or TSV (sep '\t') table with a header row.
+// readCSV reads a CSV (sep ',') or TSV (sep '\t') table with a header row.
 // Blank lines are skipped and short rows padded with empty cells, as
 // read_csv does; a row longer than the header is an error naming its line.
 // name labels errors.
-func ReadCSV(ctx context.Context, r io.Reader, name string, sep rune, opt Options) (*Table, error) {
+func readCSV(ctx context.Context, r io.Reader, name string, sep rune, opt Options) (*Table, error) {
 	cr := csv.NewReader(bufio.NewReader(r))
 	cr.Comma = sep
 	cr.FieldsPerRecord = -1
@@ -92,13 +92,13 @@ func checkText(name string, line int, rec []string) error {
 	return nil
 }
 
-// ReadJSONLines reads a table of JSON objects, one a line (blank lines
+// readJSONLines reads a table of JSON objects, one a line (blank lines
 // skipped). Columns are the keys in order of first appearance; a key a row
 // lacks is null there. A column of JSON integers is Int, of numbers Float,
 // of true/false Bool, of strings String (nulls allowed in each); a column
 // mixing those kinds, or holding arrays or objects, is String holding the
 // JSON text of each value.
-func ReadJSONLines(ctx context.Context, r io.Reader, name string, opt Options) (*Table, error) {
+func readJSONLines(ctx context.Context, r io.Reader, name string, opt Options) (*Table, error) {
 	br := bufio.NewReader(r)
 	t := &Table{Name: name}
 	type raw struct {
@@ -276,12 +276,12 @@ func typeJSON(c *Column, vals []json.RawMessage) {
 // for a null.
 func (t *Table) cell(c *Column, i int) (string, error) {
 	if t.Text || c.Type == String {
-		if c.IsNull(i) {
+		if c.isNull(i) {
 			return "", nil
 		}
 		return c.Strs[i], nil
 	}
-	if c.IsNull(i) {
+	if c.isNull(i) {
 		return "", nil
 	}
 	if c.Type == Int && t.hadNull(c) {
