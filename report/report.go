@@ -20,6 +20,10 @@
 // case's introduction or workbook, repeated in every question's prompt and
 // in every run, is stored once even where a model's context limit cut the
 // prompt at a different place.
+//
+// Load reads the output files into the page's Data: a Run per model run, a
+// Question per question with each run's Answer, and each Section shown with
+// an answer. Package spreadsheet reads it too; WriteFile writes the page.
 package report
 
 import (
@@ -84,13 +88,6 @@ func WriteFile(ctx context.Context, path, dir string, opt Options) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
-}
-
-// Write builds the report of the output files below dir and writes the
-// page to w.
-func Write(ctx context.Context, w io.Writer, dir string, opt Options) error {
-	_, err := build(ctx, w, dir, opt)
-	return err
 }
 
 // build writes the page to w and returns the output files it found.

@@ -98,7 +98,7 @@ func fixturePage(t testing.TB) (dir string, page []byte) {
 	dir = t.TempDir()
 	writeFixtures(t, dir)
 	var b bytes.Buffer
-	if err := Write(context.Background(), &b, dir, Options{}); err != nil {
+	if _, err := build(context.Background(), &b, dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	return dir, b.Bytes()
@@ -239,7 +239,7 @@ func TestChunk(t *testing.T) {
 // A folder without output files is an error naming it.
 func TestNoOutputs(t *testing.T) {
 	dir := t.TempDir()
-	err := Write(context.Background(), &bytes.Buffer{}, dir, Options{})
+	_, err := build(context.Background(), &bytes.Buffer{}, dir, Options{})
 	if err == nil || !strings.Contains(err.Error(), dir) {
 		t.Errorf("err = %v", err)
 	}
@@ -305,7 +305,7 @@ func TestDryRunsLeftOut(t *testing.T) {
 	}
 	for _, include := range []bool{false, true} {
 		var b bytes.Buffer
-		if err := Write(context.Background(), &b, dir, Options{IncludeDryRuns: include}); err != nil {
+		if _, err := build(context.Background(), &b, dir, Options{IncludeDryRuns: include}); err != nil {
 			t.Fatal(err)
 		}
 		if got := bytes.Contains(b.Bytes(), []byte(`"key":"dry@d1"`)); got != include {
