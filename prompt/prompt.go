@@ -3,8 +3,8 @@
 // LIME's concatenation of sheet and question text), images, generation
 // settings and truncation to the model's context.
 //
-// A sheet's template sees Data: the question's texts, meta and Files, and
-// Data.Table, which renders one of its tables ({{.Table "data.csv"}}).
+// A sheet's template sees Data: the question's texts, meta and each File,
+// and Data.Table, which renders one of its tables ({{.Table "data.csv"}}).
 package prompt
 
 import (
