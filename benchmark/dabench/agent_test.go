@@ -63,9 +63,9 @@ func TestAgentEndToEnd(t *testing.T) {
 	for i := range qs {
 		q := &qs[i]
 		user := "The data is in the CSV file " + q.FileName + " in the working directory.\n" + q.Text()
-		byPrompt[user] = known{q.FileName, LabelText(q.Labels)}
+		byPrompt[user] = known{q.FileName, labelsText(q.Labels)}
 		if _, ok := shapes[q.FileName]; !ok {
-			shapes[q.FileName] = csvShape(t, filepath.Join(src, TablesDir, q.FileName))
+			shapes[q.FileName] = csvShape(t, filepath.Join(src, tablesDir, q.FileName))
 		}
 	}
 	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 2*len(qs) + 10, Reply: func(c fakeserver.Call) fakeserver.Reply {
@@ -209,7 +209,7 @@ func subsetData(t *testing.T, src string, qs []Question) string {
 	for _, q := range qs {
 		keep[q.ID] = true
 	}
-	for _, name := range []string{QuestionsFile, LabelsFile} {
+	for _, name := range []string{questionsFile, labelsFile} {
 		data, err := os.ReadFile(filepath.Join(src, name))
 		if err != nil {
 			t.Fatal(err)
@@ -225,11 +225,11 @@ func subsetData(t *testing.T, src string, qs []Question) string {
 			t.Fatal(err)
 		}
 	}
-	abs, err := filepath.Abs(filepath.Join(src, TablesDir))
+	abs, err := filepath.Abs(filepath.Join(src, tablesDir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(abs, filepath.Join(dir, TablesDir)); err != nil {
+	if err := os.Symlink(abs, filepath.Join(dir, tablesDir)); err != nil {
 		t.Fatal(err)
 	}
 	return dir

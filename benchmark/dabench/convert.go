@@ -18,9 +18,9 @@ import (
 
 // The files of a DABench data folder.
 const (
-	QuestionsFile = "da-dev-questions.jsonl"
-	LabelsFile    = "da-dev-labels.jsonl"
-	TablesDir     = "da-dev-tables"
+	questionsFile = "da-dev-questions.jsonl"
+	labelsFile    = "da-dev-labels.jsonl"
+	tablesDir     = "da-dev-tables"
 )
 
 // Question is one DABench question with its labels.
@@ -61,7 +61,7 @@ func Load(dir string) ([]Question, []error) {
 	var errs []error
 	index := map[int]int{}
 	qline := map[int]int{}
-	qpath := filepath.Join(dir, QuestionsFile)
+	qpath := filepath.Join(dir, questionsFile)
 	err := eachLine(qpath, &errs, func(line int, data []byte) error {
 		var r questionRow
 		if err := json.Unmarshal(data, &r); err != nil {
@@ -98,7 +98,7 @@ func Load(dir string) ([]Question, []error) {
 		return nil, append(errs, err)
 	}
 	seen := map[int]bool{}
-	err = eachLine(filepath.Join(dir, LabelsFile), &errs, func(line int, data []byte) error {
+	err = eachLine(filepath.Join(dir, labelsFile), &errs, func(line int, data []byte) error {
 		var r labelRow
 		if err := json.Unmarshal(data, &r); err != nil {
 			return err
@@ -143,7 +143,7 @@ func Load(dir string) ([]Question, []error) {
 	kept := qs[:0]
 	for _, q := range qs {
 		if !seen[q.ID] {
-			errs = append(errs, fmt.Errorf("dabench: %s:%d: question %d has no labels in %s; skipped", qpath, qline[q.ID], q.ID, LabelsFile))
+			errs = append(errs, fmt.Errorf("dabench: %s:%d: question %d has no labels in %s; skipped", qpath, qline[q.ID], q.ID, labelsFile))
 			continue
 		}
 		kept = append(kept, q)
@@ -193,17 +193,17 @@ func eachLine(path string, errs *[]error, fn func(line int, data []byte) error) 
 	return nil
 }
 
-// Template is the user-message template of DABench's chat sheets: the
+// chatTemplate is the user-message template of DABench's chat sheets: the
 // table file's name, then the question with its constraints and format
 // (the question section). A model without tools cannot open the file; to
 // send the table itself, replace the first line with
 // {{(index .Tables 0).Text}}.
-const Template = `{{range .Tables}}The data is in the CSV file {{.Name}}.
+const chatTemplate = `{{range .Tables}}The data is in the CSV file {{.Name}}.
 {{end}}{{.Question}}`
 
-// AgentTemplate is the user-message template of DABench's agent sheets:
+// agentTemplate is the user-message template of DABench's agent sheets:
 // the sandbox's working directory holds each table under its base name.
-const AgentTemplate = `{{range .Tables}}The data is in the CSV file {{.Name}} in the working directory.
+const agentTemplate = `{{range .Tables}}The data is in the CSV file {{.Name}} in the working directory.
 {{end}}{{.Question}}`
 
 // Text is a question's text as the sheet stores it: the question, its
@@ -213,10 +213,10 @@ func (q *Question) Text() string {
 	return "Question: " + q.Question + "\n\nConstraints: " + q.Constraints + "\n\nFormat: " + q.Format
 }
 
-// FaithfulText is InfiAgent's own eval prompt for a question
+// faithfulText is InfiAgent's own eval prompt for a question
 // ("Question: {q}\n{constraints}\n"): no format line, which reaches the
 // answer through InfiAgent's reformat step instead.
-func (q *Question) FaithfulText() string {
+func (q *Question) faithfulText() string {
 	return "Question: " + q.Question + "\n" + q.Constraints + "\n"
 }
 
@@ -229,19 +229,19 @@ const (
 	ModeChat = "chat"
 )
 
-// Style says how a sheet is written: its mode and whether it carries
+// sheetStyle says how a sheet is written: its mode and whether it carries
 // InfiAgent's own prompt.
-type Style struct {
+type sheetStyle struct {
 	// Mode is ModeAgent or ModeChat.
 	Mode string
-	// Faithful writes InfiAgent's eval prompt (FaithfulText) with its ReAct
+	// Faithful writes InfiAgent's eval prompt (faithfulText) with its ReAct
 	// agent style and the "reformat: required" meta: a model's answer
 	// reaches the @name[value] format only through run --reformat.
 	// Agent mode only.
 	Faithful bool
 }
 
-func (st Style) check() error {
+func (st sheetStyle) check() error {
 	switch st.Mode {
 	case ModeAgent:
 	case ModeChat:
@@ -254,9 +254,9 @@ func (st Style) check() error {
 	return nil
 }
 
-// SheetName is the file name of the sheet for one table file: "input-" so
+// sheetFileName is the file name of the sheet for one table file: "input-" so
 // run -d finds it, and only [A-Za-z0-9._-] in the rest.
-func SheetName(table string) string {
+func sheetFileName(table string) string {
 	stem := strings.TrimSuffix(table, filepath.Ext(table))
 	var b strings.Builder
 	for _, r := range stem {
@@ -269,13 +269,13 @@ func SheetName(table string) string {
 	return "input-dabench-" + b.String() + ".md"
 }
 
-// QuestionName is the name of a question in its sheet.
-func QuestionName(id int) string { return "DABench-" + strconv.Itoa(id) }
+// questionName is the name of a question in its sheet.
+func questionName(id int) string { return "DABench-" + strconv.Itoa(id) }
 
-// Sheet returns the sheet of the questions on one table in the given style
-// (st must be valid: see Style). tablePath is the path the files section
+// buildSheet returns the sheet of the questions on one table in the given style
+// (st must be valid: see sheetStyle). tablePath is the path the files section
 // names (relative to the sheet's folder).
-func Sheet(table, tablePath string, qs []Question, st Style) *sheet.Doc {
+func buildSheet(table, tablePath string, qs []Question, st sheetStyle) *sheet.Doc {
 	meta := [][2]string{
 		{"benchmark", Name},
 		{"grader", "dabench"},
@@ -286,10 +286,10 @@ func Sheet(table, tablePath string, qs []Question, st Style) *sheet.Doc {
 		// prompt.Builder).
 		{"data_root", filepath.ToSlash(filepath.Dir(tablePath))},
 	}
-	tpl := Template
+	tpl := chatTemplate
 	if st.Mode == ModeAgent {
 		meta = append(meta, [2]string{"mode", ModeAgent})
-		tpl = AgentTemplate
+		tpl = agentTemplate
 		if st.Faithful {
 			meta = append(meta, [2]string{"agent_style", "react"}, [2]string{"reformat", "required"})
 		}
@@ -310,7 +310,7 @@ func Sheet(table, tablePath string, qs []Question, st Style) *sheet.Doc {
 			{"level", q.Level},
 		}
 		if st.Faithful {
-			text = q.FaithfulText()
+			text = q.faithfulText()
 			// What InfiAgent's reformat step shows its model besides the
 			// answer (see model.Reformat): JSON strings, as they may span
 			// lines.
@@ -318,11 +318,11 @@ func Sheet(table, tablePath string, qs []Question, st Style) *sheet.Doc {
 		}
 		doc.Blocks = append(doc.Blocks, sheet.Block{
 			Kind: sheet.QuestionKind,
-			Name: QuestionName(q.ID),
+			Name: questionName(q.ID),
 			Sections: []sheet.Section{
 				{Kind: "meta", Text: sheet.MetaText(qmeta...)},
 				{Kind: "question", Text: text},
-				{Kind: "answer", Text: LabelText(q.Labels)},
+				{Kind: "answer", Text: labelsText(q.Labels)},
 			},
 		})
 	}
@@ -338,10 +338,10 @@ func jsonString(s string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// Concepts reads the concepts meta a DABench sheet writes (", "-joined).
-// It returns nil when the meta has none, which Metrics reads
+// conceptsMeta reads the concepts meta a DABench sheet writes (", "-joined).
+// It returns nil when the meta has none, which scriptMetrics reads
 // as "not in the questions file".
-func Concepts(meta map[string]string) []string {
+func conceptsMeta(meta map[string]string) []string {
 	v, ok := meta["concepts"]
 	if !ok {
 		return nil
@@ -357,13 +357,13 @@ func Concepts(meta map[string]string) []string {
 
 // Options say what to convert.
 type Options struct {
-	// Data is the data folder (QuestionsFile, LabelsFile, TablesDir).
+	// Data is the data folder (da-dev-questions.jsonl, da-dev-labels.jsonl, da-dev-tables).
 	Data string `flag:"i,required" meta:"DIR" usage:"DABench's data folder (examples/DA-Agent/data)"`
 	// Out is the folder the sheets are written to.
 	Out string `flag:"o,required" meta:"DIR" usage:"output folder for the sheets"`
 	// Mode is ModeAgent (empty means it) or ModeChat.
 	Mode string `flag:"mode" usage:"sheet mode: agent (default: the table in the sandbox, the format line in the prompt) or chat"`
-	// Faithful writes InfiAgent's own prompt and ReAct style (see Style).
+	// Faithful writes InfiAgent's own prompt and ReAct style (see sheetStyle).
 	Faithful bool `flag:"faithful" usage:"InfiAgent's eval prompt (no format line) and ReAct agent; answers need run --reformat"`
 	// Write says which existing sheets may be replaced (see
 	// internal/outfile); Data is always an input.
@@ -378,7 +378,7 @@ type Options struct {
 func Convert(opt Options) ([]string, []error) {
 	dataDir, outDir := opt.Data, opt.Out
 	opt.Write.Inputs = append(opt.Write.Inputs, dataDir)
-	st := Style{Mode: opt.Mode, Faithful: opt.Faithful}
+	st := sheetStyle{Mode: opt.Mode, Faithful: opt.Faithful}
 	if st.Mode == "" {
 		st.Mode = ModeAgent
 	}
@@ -403,13 +403,13 @@ func Convert(opt Options) ([]string, []error) {
 	names := map[string]string{}
 	var written []string
 	for _, table := range order {
-		name := SheetName(table)
+		name := sheetFileName(table)
 		if other, dup := names[name]; dup {
 			errs = append(errs, fmt.Errorf("dabench: tables %q and %q would share the sheet %s; %q skipped", other, table, name, table))
 			continue
 		}
 		names[name] = table
-		src := filepath.Join(dataDir, TablesDir, table)
+		src := filepath.Join(dataDir, tablesDir, table)
 		if _, err := os.Stat(src); err != nil {
 			errs = append(errs, fmt.Errorf("dabench: table of %d question(s): %w; skipped", len(byTable[table]), err))
 			continue
@@ -419,7 +419,7 @@ func Convert(opt Options) ([]string, []error) {
 			errs = append(errs, err)
 			continue
 		}
-		data, err := sheet.Format(Sheet(table, rel, byTable[table], st), schema.Default())
+		data, err := sheet.Format(buildSheet(table, rel, byTable[table], st), schema.Default())
 		if err != nil {
 			errs = append(errs, fmt.Errorf("dabench: table %s: %w", table, err))
 			continue

@@ -77,7 +77,7 @@ func TestConvertCorpus(t *testing.T) {
 	}{
 		{"agent (default)", Options{}, "agent", "", "", (*Question).Text,
 			"The data is in the CSV file test_ave.csv in the working directory.\nQuestion: "},
-		{"faithful", Options{Faithful: true}, "agent", "react", "required", (*Question).FaithfulText,
+		{"faithful", Options{Faithful: true}, "agent", "react", "required", (*Question).faithfulText,
 			"The data is in the CSV file test_ave.csv in the working directory.\nQuestion: "},
 		{"chat", Options{Mode: ModeChat}, "", "", "", (*Question).Text,
 			"The data is in the CSV file test_ave.csv.\nQuestion: "},
@@ -171,7 +171,7 @@ func checkCorpus(t *testing.T, got map[int]convertedQuestion, paths []string) {
 			}
 		}
 		m := c.item.Meta
-		if m["grader"] != "dabench" || m["level"] != q.Level || !reflect.DeepEqual(Concepts(m), q.Concepts) {
+		if m["grader"] != "dabench" || m["level"] != q.Level || !reflect.DeepEqual(conceptsMeta(m), q.Concepts) {
 			t.Errorf("id %d: meta %v", q.ID, m)
 		}
 		if len(c.item.Files) != 1 || filepath.Base(c.item.Files[0].Text) != q.FileName {
@@ -203,10 +203,10 @@ func TestSheetsReproduceScript(t *testing.T) {
 	for _, name := range []string{"half", "none_scored", "perfect"} {
 		t.Run(name, func(t *testing.T) {
 			responses := firstResponses(t, filepath.Join(ref, name+".responses.jsonl"))
-			var scored []Scored
+			var scored []scoredQuestion
 			for _, q := range qs { // labels-file order, as the script
 				c := got[q.ID]
-				s := Scored{ID: c.item.Meta["id"], Concepts: Concepts(c.item.Meta), Level: c.item.Meta["level"]}
+				s := scoredQuestion{ID: c.item.Meta["id"], Concepts: conceptsMeta(c.item.Meta), Level: c.item.Meta["level"]}
 				if resp, ok := responses[q.ID]; ok {
 					v, err := g.Grade(context.Background(), grade.Input{Completion: resp, Truth: c.truth, Meta: c.item.Meta})
 					if err != nil {
@@ -216,7 +216,7 @@ func TestSheetsReproduceScript(t *testing.T) {
 				}
 				scored = append(scored, s)
 			}
-			gotJSON, err := json.Marshal(Metrics(scored))
+			gotJSON, err := json.Marshal(scriptMetrics(scored))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -300,8 +300,8 @@ func TestSheetName(t *testing.T) {
 		"beauty and the labor market.csv": "input-dabench-beauty-and-the-labor-market.md",
 		"DES=+2006261.csv":                "input-dabench-DES--2006261.md",
 	} {
-		if got := SheetName(in); got != want {
-			t.Errorf("SheetName(%q) = %q, want %q", in, got, want)
+		if got := sheetFileName(in); got != want {
+			t.Errorf("sheetFileName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -319,10 +319,10 @@ func TestLoadErrors(t *testing.T) {
 	}
 	for name, files := range cases {
 		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, QuestionsFile), []byte(files[0]), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, questionsFile), []byte(files[0]), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, LabelsFile), []byte(files[1]), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, labelsFile), []byte(files[1]), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if _, errs := Load(dir); len(errs) == 0 {
@@ -335,7 +335,7 @@ func FuzzConcepts(f *testing.F) {
 	f.Add("Summary Statistics, Feature Engineering")
 	f.Add(" , ,")
 	f.Fuzz(func(t *testing.T, s string) {
-		cs := Concepts(map[string]string{"concepts": s})
+		cs := conceptsMeta(map[string]string{"concepts": s})
 		if cs == nil {
 			t.Fatal("nil with the key present")
 		}

@@ -4,6 +4,12 @@
 // sheets), the "dabench" grader (eval_closed_form.py's @name[value] rule),
 // the script's figures (ABQ, PSAQ, UASQ, per concept) in agg's report, and
 // the responses file the script scores.
+//
+// Benchmark offers these to the commands' registries; its sheets carry
+// "benchmark: dabench" meta (Name). Convert with Options writes the sheets,
+// agent sheets (ModeAgent) unless Options.Mode is ModeChat; Load reads the
+// data folder, a Question per question with its labels (each a Pair), which
+// the tests compare with what the sheets give.
 package dabench
 
 import (
@@ -30,6 +36,6 @@ func Benchmark() benchmark.Benchmark {
 				return Convert(*opt)
 			})},
 		Exports: []benchmark.Export{{Name: "dabench-responses", Summary: "output files -> the responses file eval_closed_form.py scores",
-			Write: WriteResponses}},
+			Write: writeResponses}},
 	}
 }

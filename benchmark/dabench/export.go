@@ -26,7 +26,7 @@ type dabenchLine struct {
 // integer when it is one, because eval_closed_form.py matches it against
 // the integer ids of da-dev-questions.jsonl; a question without an id meta
 // is keyed by its name, as a string.
-func WriteResponses(w io.Writer, files []*result.File) error {
+func writeResponses(w io.Writer, files []*result.File) error {
 	type entry struct {
 		id       json.RawMessage
 		response string

@@ -105,7 +105,7 @@ func TestWriteResponses(t *testing.T) {
 				}
 			}
 			var buf bytes.Buffer
-			if err := WriteResponses(&buf, dabenchOutputs(questions, responses)); err != nil {
+			if err := writeResponses(&buf, dabenchOutputs(questions, responses)); err != nil {
 				t.Fatal(err)
 			}
 			in, err := os.ReadFile(respPath)
@@ -153,14 +153,14 @@ func checkScore(t *testing.T, exported []byte, questions []dabenchQuestion, labe
 		byID[q.ID] = q
 	}
 	g := grader{}
-	var scored []Scored
+	var scored []scoredQuestion
 	for _, l := range labels {
 		pairs := make([]Pair, len(l.CommonAnswers))
 		for i, a := range l.CommonAnswers {
 			pairs[i] = Pair{Name: a[0], Value: a[1]}
 		}
-		truth := LabelText(pairs)
-		s := Scored{ID: fmt.Sprint(l.ID), Level: byID[l.ID].Level}
+		truth := labelsText(pairs)
+		s := scoredQuestion{ID: fmt.Sprint(l.ID), Level: byID[l.ID].Level}
 		if q, ok := byID[l.ID]; ok {
 			s.Concepts = append([]string{}, q.Concepts...)
 		}
@@ -177,7 +177,7 @@ func checkScore(t *testing.T, exported []byte, questions []dabenchQuestion, labe
 		}
 		scored = append(scored, s)
 	}
-	gotJSON, err := json.Marshal(Metrics(scored))
+	gotJSON, err := json.Marshal(scriptMetrics(scored))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestDABenchResponsesIDs(t *testing.T) {
 		{Name: "f", MetaData: map[string]string{"id": "8"}, Completion: s("")},
 	}}
 	var buf bytes.Buffer
-	if err := WriteResponses(&buf, []*result.File{nil, f}); err != nil {
+	if err := writeResponses(&buf, []*result.File{nil, f}); err != nil {
 		t.Fatal(err)
 	}
 	want := `{"id":7,"response":"@x[1]"}` + "\n" +

@@ -28,10 +28,10 @@ type Pair struct {
 	Value string `json:"value"`
 }
 
-// Extract returns the @name[value] answers in a response as the
+// extract returns the @name[value] answers in a response as the
 // script keeps them: dict(zip(names, answers)), so a name that appears twice
 // keeps the place of its first occurrence and the value of its last.
-func Extract(response string) []Pair {
+func extract(response string) []Pair {
 	return dedup(findAll(response))
 }
 
@@ -86,13 +86,13 @@ func dedup(pairs []Pair) []Pair {
 	return out
 }
 
-// ParseLabels reads a ground truth written as one `@name[value]` line per
+// parseLabels reads a ground truth written as one `@name[value]` line per
 // label, the way the dabench converter stores DABench's common_answers. The
 // value runs from the first '[' to the line's last ']', so a label such as
 // id 273's "[" survives ("@outlier_list[[]"). Labels are deduplicated as the
 // script's {ans[0]: ans[1]} does: a repeated name (id 734) keeps its first
 // place and its last value. Blank lines are skipped.
-func ParseLabels(truth string) ([]Pair, error) {
+func parseLabels(truth string) ([]Pair, error) {
 	var raw []Pair
 	for i, line := range strings.Split(truth, "\n") {
 		line = strings.TrimRight(line, "\r")
@@ -119,9 +119,9 @@ func labelLine(line string) (Pair, bool) {
 	return Pair{Name: line[1:open], Value: line[open+1 : len(line)-1]}, true
 }
 
-// LabelText writes labels as the ground-truth text ParseLabels reads:
+// labelsText writes labels as the ground-truth text parseLabels reads:
 // one `@name[value]` line per pair, duplicates kept.
-func LabelText(labels []Pair) string {
+func labelsText(labels []Pair) string {
 	var b strings.Builder
 	for i, p := range labels {
 		if i > 0 {
@@ -132,10 +132,10 @@ func LabelText(labels []Pair) string {
 	return b.String()
 }
 
-// Equal is the script's is_equal: equal as strings, or both parse as
+// valuesEqual is the script's is_equal: equal as strings, or both parse as
 // Python floats and differ by less than 1e-6 (so "nan" never matches and
 // "inf" never matches "inf", whose difference is nan).
-func Equal(got, want string) bool {
+func valuesEqual(got, want string) bool {
 	if got == want {
 		return true
 	}
@@ -157,11 +157,11 @@ func (grader) Name() string { return "dabench" }
 // correct when every part is (Python's all(): a question without labels is
 // correct).
 func (grader) Grade(_ context.Context, in grade.Input) (grade.Verdict, error) {
-	labels, err := ParseLabels(in.Truth)
+	labels, err := parseLabels(in.Truth)
 	if err != nil {
 		return grade.Verdict{}, err
 	}
-	parts := Parts(labels, Extract(in.Completion))
+	parts := partsOf(labels, extract(in.Completion))
 	ok := 0
 	for _, p := range parts {
 		if p.Correct {
@@ -175,9 +175,9 @@ func (grader) Grade(_ context.Context, in grade.Input) (grade.Verdict, error) {
 	}, nil
 }
 
-// Parts checks each label against the extracted answers; a name the
+// partsOf checks each label against the extracted answers; a name the
 // response lacks is wrong (is_equal(None, label) is False).
-func Parts(labels, got []Pair) []grade.Part {
+func partsOf(labels, got []Pair) []grade.Part {
 	byName := make(map[string]string, len(got))
 	for _, g := range got {
 		byName[g.Name] = g.Value
@@ -190,7 +190,7 @@ func Parts(labels, got []Pair) []grade.Part {
 			Want:    l.Value,
 			Got:     v,
 			Found:   found,
-			Correct: found && Equal(v, l.Value),
+			Correct: found && valuesEqual(v, l.Value),
 		})
 	}
 	return parts

@@ -33,9 +33,9 @@ func TestDABenchExtract(t *testing.T) {
 		{"@a []", nil},
 	}
 	for _, tc := range tests {
-		got := Extract(tc.in)
+		got := extract(tc.in)
 		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("Extract(%q) = %v, want %v", tc.in, got, tc.want)
+			t.Errorf("extract(%q) = %v, want %v", tc.in, got, tc.want)
 		}
 	}
 }
@@ -62,14 +62,14 @@ func TestDABenchEqual(t *testing.T) {
 		{"Yes", "yes", false},
 	}
 	for _, tc := range tests {
-		if got := Equal(tc.got, tc.want); got != tc.ok {
-			t.Errorf("Equal(%q, %q) = %v, want %v", tc.got, tc.want, got, tc.ok)
+		if got := valuesEqual(tc.got, tc.want); got != tc.ok {
+			t.Errorf("valuesEqual(%q, %q) = %v, want %v", tc.got, tc.want, got, tc.ok)
 		}
 	}
 }
 
 func TestDABenchLabels(t *testing.T) {
-	got, err := ParseLabels("@a[1]\n@b[]\r\n\n@a[2]\n@c[[]")
+	got, err := parseLabels("@a[1]\n@b[]\r\n\n@a[2]\n@c[[]")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +78,8 @@ func TestDABenchLabels(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	for _, bad := range []string{"a[1]", "@a1]", "@[1]", "@a[1"} {
-		if _, err := ParseLabels(bad); err == nil {
-			t.Errorf("ParseLabels(%q): no error", bad)
+		if _, err := parseLabels(bad); err == nil {
+			t.Errorf("parseLabels(%q): no error", bad)
 		}
 	}
 }
@@ -218,17 +218,17 @@ func TestDABenchReference(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			responses := readJSONL[map[string]json.RawMessage](t, filepath.Join(ref, name+".responses.jsonl"))
 			wantResults := readJSONL[map[string]any](t, filepath.Join(ref, name+".results.jsonl"))
-			var scored []Scored
+			var scored []scoredQuestion
 			var results []map[string]any
 			for _, l := range labels {
 				pairs := make([]Pair, len(l.CommonAnswers))
 				for i, a := range l.CommonAnswers {
 					pairs[i] = Pair{a[0], a[1]}
 				}
-				truth := LabelText(pairs)
+				truth := labelsText(pairs)
 				resp, ok := dabenchFirstResponse(responses, l.ID)
 				q, known := concepts[l.ID]
-				s := Scored{ID: fmt.Sprint(l.ID), Answered: ok, Level: q.Level}
+				s := scoredQuestion{ID: fmt.Sprint(l.ID), Answered: ok, Level: q.Level}
 				if known {
 					s.Concepts = append([]string{}, q.Concepts...)
 				}
@@ -238,14 +238,14 @@ func TestDABenchReference(t *testing.T) {
 						t.Fatalf("id %d: %v", l.ID, err)
 					}
 					s.Parts = v.Parts
-					lab, _ := ParseLabels(truth)
+					lab, _ := parseLabels(truth)
 					corr := map[string]any{}
 					for _, p := range v.Parts {
 						corr[p.Name] = p.Correct
 					}
 					results = append(results, map[string]any{
 						"id": l.ID, "label_answers": pairsObject(lab),
-						"predicted_answers": pairsObject(Extract(resp)), "correctness": corr,
+						"predicted_answers": pairsObject(extract(resp)), "correctness": corr,
 					})
 				}
 				scored = append(scored, s)
@@ -268,7 +268,7 @@ func TestDABenchReference(t *testing.T) {
 			}
 			t.Logf("%s: %d/%d per-question results equal", name, same, len(results))
 
-			rep := Metrics(scored)
+			rep := scriptMetrics(scored)
 			gotJSON, err := json.Marshal(rep)
 			if err != nil {
 				t.Fatal(err)
@@ -298,7 +298,7 @@ func FuzzDABenchExtract(f *testing.F) {
 		if raw := findAll(s); !reflect.DeepEqual(raw, want) {
 			t.Fatalf("findAll(%q) = %v, the regular expression finds %v", s, raw, want)
 		}
-		got := Extract(s)
+		got := extract(s)
 		seen := map[string]bool{}
 		for _, p := range got {
 			if seen[p.Name] {
@@ -314,7 +314,7 @@ func FuzzDABenchExtract(f *testing.F) {
 		}
 		// Labels written as text read back as the same pairs.
 		if len(got) > 0 {
-			back, err := ParseLabels(LabelText(got))
+			back, err := parseLabels(labelsText(got))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -330,7 +330,7 @@ func FuzzDABenchLabels(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		ls, err := ParseLabels(s)
+		ls, err := parseLabels(s)
 		if err != nil {
 			return
 		}
@@ -339,7 +339,7 @@ func FuzzDABenchLabels(f *testing.F) {
 				t.Fatalf("empty name from %q", s)
 			}
 		}
-		_ = Equal(s, s)
+		_ = valuesEqual(s, s)
 	})
 }
 
@@ -357,7 +357,7 @@ func BenchmarkDABenchGrade10k(b *testing.B) {
 			pairs[i] = Pair{a[0], a[1]}
 		}
 		resp, _ := dabenchFirstResponse(responses, l.ID)
-		ins = append(ins, grade.Input{Truth: LabelText(pairs), Completion: "Some reasoning first.\n" + resp})
+		ins = append(ins, grade.Input{Truth: labelsText(pairs), Completion: "Some reasoning first.\n" + resp})
 	}
 	g := grader{}
 	ctx := context.Background()

@@ -9,9 +9,9 @@ import (
 	"github.com/evalmd/evalmd/internal/py"
 )
 
-// Scored is one DABench question as the metrics see it: plain data an
+// scoredQuestion is one DABench question as the metrics see it: plain data an
 // aggregator can fill from output files.
-type Scored struct {
+type scoredQuestion struct {
 	ID string
 	// Concepts are the question's concepts; nil means the question is not in
 	// the questions file, and the script then leaves it out of the concept
@@ -25,15 +25,15 @@ type Scored struct {
 	Answered bool
 	// Limited is true when a limit of agent mode ended the question. The
 	// script does not know limits: a limit-stopped question with a
-	// non-empty response is scored as any other. Strict counts it wrong.
+	// non-empty response is scored as any other. strictABQ counts it wrong.
 	Limited bool
 }
 
-// Strict is ABQ over every question, the figure eval_closed_form.py's
+// strictABQ is ABQ over every question, the figure eval_closed_form.py's
 // would be if it did not skip empty responses: a question without a
 // response, or one a limit ended, counts as wrong. It returns the figure
 // and how many questions it is over.
-func Strict(qs []Scored) (Rate, int) {
+func strictABQ(qs []scoredQuestion) (rateFigure, int) {
 	right := 0
 	for _, q := range qs {
 		if !q.Answered || q.Limited {
@@ -48,63 +48,63 @@ func Strict(qs []Scored) (Rate, int) {
 		}
 	}
 	if len(qs) == 0 {
-		return Rate{Int: true}, 0
+		return rateFigure{Int: true}, 0
 	}
-	return Rate{Value: round4(float64(right) / float64(len(qs)))}, len(qs)
+	return rateFigure{Value: round4(float64(right) / float64(len(qs)))}, len(qs)
 }
 
-// Rate is one figure of the report. Where the script divides by
+// rateFigure is one figure of the report. Where the script divides by
 // nothing it prints the integer 0 (Int set); otherwise a share rounded to
 // four places with Python's round, printed as Python prints a float.
-type Rate struct {
+type rateFigure struct {
 	Value float64
 	Int   bool
 }
 
 // MarshalJSON writes the figure as Python's json.dump does: 0 for the
 // integer, else the float's repr (1.0, 0.7519).
-func (r Rate) MarshalJSON() ([]byte, error) {
+func (r rateFigure) MarshalJSON() ([]byte, error) {
 	if r.Int {
 		return []byte(strconv.Itoa(int(r.Value))), nil
 	}
 	return []byte(py.Repr(r.Value)), nil
 }
 
-// NamedRate is one row of a per-concept or per-count table.
-type NamedRate struct {
+// namedRate is one row of a per-concept or per-count table.
+type namedRate struct {
 	Name string
-	Rate Rate
+	Rate rateFigure
 }
 
-// Report is what eval_closed_form.py writes to
+// scriptReport is what eval_closed_form.py writes to
 // eval_outputs/<responses>_evaluation_analysis.json. Tables keep the
 // script's order: first appearance among the scored questions.
-type Report struct {
+type scriptReport struct {
 	// ABQ is "Accuracy by Question": the share of questions whose every
 	// sub-answer is right.
-	ABQ Rate
+	ABQ rateFigure
 	// PSAQ is "Accuracy Proportional by Sub-Question": the mean over
 	// questions of the share of their sub-answers that are right.
-	PSAQ Rate
+	PSAQ rateFigure
 	// UASQ is "Accuracy by Sub-Question": right sub-answers over all
 	// sub-answers.
-	UASQ Rate
+	UASQ rateFigure
 	// Concepts is ABQ per concept.
-	Concepts []NamedRate
+	Concepts []namedRate
 	// ConceptCounts is ABQ by number of concepts ("1", "2", ...).
-	ConceptCounts []NamedRate
+	ConceptCounts []namedRate
 	// TwoOrMore is ABQ over questions with two or more concepts; nil (JSON
 	// null) when there are none.
-	TwoOrMore *Rate
+	TwoOrMore *rateFigure
 	// Scored is how many questions entered the figures.
 	Scored int
 }
 
-// Metrics computes the script's figures from graded questions.
-func Metrics(qs []Scored) Report {
+// scriptMetrics computes the script's figures from graded questions.
+func scriptMetrics(qs []scoredQuestion) scriptReport {
 	type tally struct{ correct, total int }
 	var (
-		rep          Report
+		rep          scriptReport
 		allRight     int
 		subRight     int
 		subTotal     int
@@ -169,22 +169,22 @@ func Metrics(qs []Scored) Report {
 			}
 		}
 	}
-	rate := func(num float64, den int) Rate {
+	rate := func(num float64, den int) rateFigure {
 		if den == 0 {
-			return Rate{Int: true}
+			return rateFigure{Int: true}
 		}
-		return Rate{Value: round4(num / float64(den))}
+		return rateFigure{Value: round4(num / float64(den))}
 	}
 	rep.ABQ = rate(float64(allRight), rep.Scored)
 	rep.UASQ = rate(float64(subRight), subTotal)
 	rep.PSAQ = rate(propSum, rep.Scored)
 	for _, c := range conceptOrder {
 		t := concept[c]
-		rep.Concepts = append(rep.Concepts, NamedRate{c, rate(float64(t.correct), t.total)})
+		rep.Concepts = append(rep.Concepts, namedRate{c, rate(float64(t.correct), t.total)})
 	}
 	for _, n := range countOrder {
 		t := count[n]
-		rep.ConceptCounts = append(rep.ConceptCounts, NamedRate{strconv.Itoa(n), rate(float64(t.correct), t.total)})
+		rep.ConceptCounts = append(rep.ConceptCounts, namedRate{strconv.Itoa(n), rate(float64(t.correct), t.total)})
 	}
 	if two.total > 0 {
 		r := rate(float64(two.correct), two.total)
@@ -194,9 +194,9 @@ func Metrics(qs []Scored) Report {
 }
 
 // MarshalJSON writes the report with the script's keys and order.
-func (r Report) MarshalJSON() ([]byte, error) {
+func (r scriptReport) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
-	table := func(rows []NamedRate) error {
+	table := func(rows []namedRate) error {
 		b.WriteByte('{')
 		for i, row := range rows {
 			if i > 0 {

@@ -57,7 +57,7 @@ func TestReformat(t *testing.T) {
 	// The agent's answer in prose, without the @name[value] form: graded
 	// as it is, it would be wrong.
 	prose := func(q *Question) string {
-		return "I computed it: " + strings.NewReplacer("@", "", "[", " is ", "]", "").Replace(LabelText(q.Labels))
+		return "I computed it: " + strings.NewReplacer("@", "", "[", " is ", "]", "").Replace(labelsText(q.Labels))
 	}
 
 	agentSrv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10, Reply: func(c fakeserver.Call) fakeserver.Reply {
@@ -94,7 +94,7 @@ func TestReformat(t *testing.T) {
 			c.Settings.MaxTokens == nil || *c.Settings.MaxTokens != 2048 {
 			bad = append(bad, "model or settings: "+c.Model)
 		}
-		return fakeserver.Reply{Text: LabelText(q.Labels)}
+		return fakeserver.Reply{Text: labelsText(q.Labels)}
 	}})
 	set, err := benchmark.NewSet(Benchmark())
 	if err != nil {
@@ -138,14 +138,14 @@ func TestReformat(t *testing.T) {
 	for _, rq := range f.Questions {
 		var q *Question
 		for i := range qs {
-			if QuestionName(qs[i].ID) == rq.Name {
+			if questionName(qs[i].ID) == rq.Name {
 				q = &qs[i]
 			}
 		}
 		if q == nil || rq.Completion == nil || rq.Answer == nil {
 			t.Fatalf("%s: completion %v answer %v", rq.Name, rq.Completion, rq.Answer)
 		}
-		if *rq.Completion != strings.TrimSpace(prose(q)) || *rq.Answer != LabelText(q.Labels) || rq.ReformatModel != cfg.Reformat {
+		if *rq.Completion != strings.TrimSpace(prose(q)) || *rq.Answer != labelsText(q.Labels) || rq.ReformatModel != cfg.Reformat {
 			t.Errorf("%s: completion %q answer %q reformat model %q", rq.Name, *rq.Completion, *rq.Answer, rq.ReformatModel)
 		}
 		if rq.Grade == nil || !*rq.Grade {

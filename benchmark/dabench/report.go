@@ -27,20 +27,20 @@ func (metric) MetaKeys() []string { return []string{"concepts", "level"} }
 // run is one model run's figures.
 type run struct {
 	label  string // the model, with the run id when the model has several runs
-	report Report
+	report scriptReport
 	// strict is ABQ over all questions, those without a response or
 	// stopped by a limit counted wrong; of is how many.
-	strict Rate
+	strict rateFigure
 	of     int
-	levels []NamedRate // ABQ per level, levels sorted
+	levels []namedRate // ABQ per level, levels sorted
 }
 
 // runs scores each model run. A question with no response leaves every
 // denominator, as in the script; so does one the run could not answer.
 func runs(qs []agg.Question) []run {
 	type key struct{ model, run string }
-	scored := map[key][]Scored{}
-	levels := map[key]map[string][]Scored{}
+	scored := map[key][]scoredQuestion{}
+	levels := map[key]map[string][]scoredQuestion{}
 	runsOf := map[string]map[string]bool{}
 	for _, q := range qs {
 		if q.Model == "" {
@@ -55,12 +55,12 @@ func runs(qs []agg.Question) []run {
 		for j := range parts {
 			parts[j].Correct = j < q.SubCorrect
 		}
-		s := Scored{ID: q.Name, Level: q.Meta["level"], Parts: parts,
-			Answered: q.Responded && !q.Unanswered, Limited: q.Limited, Concepts: Concepts(q.Meta)}
+		s := scoredQuestion{ID: q.Name, Level: q.Meta["level"], Parts: parts,
+			Answered: q.Responded && !q.Unanswered, Limited: q.Limited, Concepts: conceptsMeta(q.Meta)}
 		scored[k] = append(scored[k], s)
 		if _, ok := q.Meta["level"]; ok {
 			if levels[k] == nil {
-				levels[k] = map[string][]Scored{}
+				levels[k] = map[string][]scoredQuestion{}
 			}
 			levels[k][s.Level] = append(levels[k][s.Level], s)
 		}
@@ -81,15 +81,15 @@ func runs(qs []agg.Question) []run {
 		if len(runsOf[k.model]) > 1 {
 			label += " (" + k.run + ")"
 		}
-		r := run{label: label, report: Metrics(scored[k])}
-		r.strict, r.of = Strict(scored[k])
+		r := run{label: label, report: scriptMetrics(scored[k])}
+		r.strict, r.of = strictABQ(scored[k])
 		names := make([]string, 0, len(levels[k]))
 		for l := range levels[k] {
 			names = append(names, l)
 		}
 		sort.Slice(names, func(i, j int) bool { return levelLess(names[i], names[j]) })
 		for _, l := range names {
-			r.levels = append(r.levels, NamedRate{Name: l, Rate: Metrics(levels[k][l]).ABQ})
+			r.levels = append(r.levels, namedRate{Name: l, Rate: scriptMetrics(levels[k][l]).ABQ})
 		}
 		out = append(out, r)
 	}
@@ -116,7 +116,7 @@ func levelLess(a, b string) bool {
 	return a < b
 }
 
-func fmtRate(r Rate) string {
+func fmtRate(r rateFigure) string {
 	if r.Int {
 		return "0"
 	}
@@ -147,7 +147,7 @@ func (metric) Tables(qs []agg.Question) []agg.Table {
 			fmtRate(r.report.ABQ), fmtRate(r.report.PSAQ), fmtRate(r.report.UASQ), two,
 			fmt.Sprint(r.of), fmtRate(r.strict)})
 	}
-	pivot := func(title, first string, get func(run) []NamedRate, less func(a, b string) bool) agg.Table {
+	pivot := func(title, first string, get func(run) []namedRate, less func(a, b string) bool) agg.Table {
 		names := []string{first}
 		for _, r := range runs {
 			names = append(names, "#"+r.label)
@@ -174,10 +174,10 @@ func (metric) Tables(qs []agg.Question) []agg.Table {
 		return t
 	}
 	concepts := pivot("DABench: ABQ per concept", "concept",
-		func(r run) []NamedRate { return r.report.Concepts },
+		func(r run) []namedRate { return r.report.Concepts },
 		func(a, b string) bool { return a < b })
 	counts := pivot("DABench: ABQ by number of concepts", "concepts",
-		func(r run) []NamedRate { return r.report.ConceptCounts },
+		func(r run) []namedRate { return r.report.ConceptCounts },
 		func(a, b string) bool { // numbers as numbers: "2" before "10"
 			if len(a) != len(b) {
 				return len(a) < len(b)
@@ -185,7 +185,7 @@ func (metric) Tables(qs []agg.Question) []agg.Table {
 			return a < b
 		})
 	levels := pivot("DABench: ABQ per level", "level",
-		func(r run) []NamedRate { return r.levels }, levelLess)
+		func(r run) []namedRate { return r.levels }, levelLess)
 	return []agg.Table{main, concepts, counts, levels}
 }
 

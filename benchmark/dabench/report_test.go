@@ -97,7 +97,7 @@ func TestDABenchStrict(t *testing.T) {
 	if want := []string{"m2", "3", "0.6667", "0.6667", "0.8000", "-", "5", "0.2000"}; !reflect.DeepEqual(row, want) {
 		t.Errorf("main row %q, want %q", row, want)
 	}
-	if rate, n := Strict(nil); n != 0 || !rate.Int {
+	if rate, n := strictABQ(nil); n != 0 || !rate.Int {
 		t.Errorf("Strict(nil) = %v, %d", rate, n)
 	}
 }
