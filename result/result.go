@@ -3,6 +3,9 @@
 // the readable markdown beside it. LIME's own files load as they are, and a
 // file rewritten without changes keeps every field and value, including
 // fields this package does not know.
+//
+// Find lists the output files of a folder or a glob pattern (ErrNoMatch
+// when the pattern matches nothing).
 package result
 
 import (

@@ -14,7 +14,8 @@
 // prints False); a Strict-OOXML workbook has no sheets.
 //
 // Render and RenderTo read a file; RenderReader reads bytes already in
-// memory. Options bound the work on untrusted input: a zip bomb or an
+// memory. CSV gives each sheet as pandas' to_csv of the same frame, for code
+// that cannot open the workbook itself. Options bound the work on untrusted input: a zip bomb or an
 // oversized sheet ends in an error wrapping ErrTooLarge, a legacy .xls, an
 // encrypted workbook or a non-workbook in one wrapping ErrUnsupported.
 //
