@@ -23,7 +23,10 @@
 //
 // Load reads the output files into the page's Data: a Run per model run, a
 // Question per question with each run's Answer, and each Section shown with
-// an answer. Package spreadsheet reads it too; WriteFile writes the page.
+// an answer, titled by one of the Section constants (SectionCode,
+// SectionAnswer, SectionCodeError, SectionDetail, SectionSubs,
+// SectionJudge). Package spreadsheet reads it too; WriteFile writes the
+// page.
 package report
 
 import (
