@@ -141,13 +141,20 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*J
 			finished <- sr
 		}
 	}
-	stats, err := runner.Run(rctx, nil, jobs, opt, func(o runner.Outcome) {
+	settle := func(o runner.Outcome, batchID string) {
 		s := where[o.Key]
-		s.run.add(o, s.q, infos[s.run.job.Model], cfg.priceFor(s.run.job.Model))
+		s.run.add(o, s.q, infos[s.run.job.Model], cfg.priceFor(s.run.job.Model), batchID)
 		if s.run.left == 0 {
 			finished <- s.run
 		}
-	})
+	}
+	var stats runner.Stats
+	var err error
+	if cfg.Batch != nil {
+		stats, err = sendBatch(rctx, cfg, jobs, opt, st.journal, settle)
+	} else {
+		stats, err = runner.Run(rctx, nil, jobs, opt, func(o runner.Outcome) { settle(o, "") })
+	}
 	close(finished)
 	wg.Wait()
 
@@ -164,6 +171,9 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*J
 		}
 	}
 	kept := fmt.Sprintf("answers so far are kept in %s; rerun the same command to go on", st.journal)
+	if cfg.Batch != nil {
+		kept = "the batches keep running; their ids and " + kept + " and collect them"
+	}
 	switch {
 	case finishErr != nil:
 		return fmt.Errorf("%w (%s)", finishErr, kept)
@@ -181,13 +191,13 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*J
 }
 
 // add records an outcome in its question and counts it.
-func (sr *sheetRun) add(o runner.Outcome, q int, info model.Info, price *model.Price) {
-	record(&sr.job.Output.Questions[q], o, info, price)
+func (sr *sheetRun) add(o runner.Outcome, q int, info model.Info, price *model.Price, batchID string) {
+	record(&sr.job.Output.Questions[q], o, info, price, batchID)
 	sr.left--
 	switch {
 	case o.Err == nil:
 		sr.answered++
-		if c, ok := model.Cost(info, o.Response.InputTokens, o.Response.OutputTokens, price); ok {
+		if c, ok := costOf(info, price, o.Response, batchID); ok {
 			sr.cost += c
 		}
 	case errors.Is(o.Err, model.ErrNoAnswer):
@@ -268,7 +278,7 @@ func oneLine(s string) string {
 }
 
 // record puts an outcome into its question.
-func record(q *result.Question, o runner.Outcome, info model.Info, price *model.Price) {
+func record(q *result.Question, o runner.Outcome, info model.Info, price *model.Price, batchID string) {
 	secs := o.Elapsed.Seconds()
 	q.EvalTime = &secs
 	switch {
@@ -278,7 +288,8 @@ func record(q *result.Question, o runner.Outcome, info model.Info, price *model.
 		q.InputTokens, q.OutputTokens = o.Response.InputTokens, o.Response.OutputTokens
 		q.FinishReason = o.Response.FinishReason
 		q.SetWork(o.Response.Work)
-		if c, ok := model.Cost(info, o.Response.InputTokens, o.Response.OutputTokens, price); ok {
+		q.BatchID = batchID
+		if c, ok := costOf(info, price, o.Response, batchID); ok {
 			q.Cost = &c
 		}
 	case errors.Is(o.Err, model.ErrNoAnswer):
@@ -380,6 +391,7 @@ func (st resumeState) remove() {
 	if st.journal != "" {
 		os.Remove(st.journal)
 		os.Remove(st.state)
+		removeBatchJournals(st.journal)
 	}
 }
 

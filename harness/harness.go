@@ -97,6 +97,9 @@ type Config struct {
 	// AllowOutsideFiles sends files a sheet names outside its folder and
 	// data_root (see prompt.Builder).
 	AllowOutsideFiles bool
+	// Batch, when set, sends the questions through the providers' batch
+	// APIs (run --batch); a dry run writes the request files instead.
+	Batch *BatchConfig
 
 	// NewModel builds a model by name: the program's model.Registry New,
 	// with the providers it links. Required unless DryRun.
@@ -183,6 +186,11 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			if err != nil {
 				return sum, err // the registry names the model
 			}
+			if cfg.Batch != nil {
+				if _, err := batchAPI(m); err != nil {
+					return sum, err
+				}
+			}
 			made[name] = m
 		}
 	}
@@ -191,6 +199,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		if reformat, err = cfg.NewModel(cfg.Reformat, cfg.ReformatOptions); err != nil {
 			return sum, fmt.Errorf("--reformat: %w", err)
 		}
+	}
+	if cfg.Batch != nil && cfg.DryRun && len(cfg.Models) == 0 {
+		return sum, fmt.Errorf("-y --batch writes each model's request files: name the model(s) with -m")
 	}
 	graders := regrade.NewGraders(cfg.Graders, grade.Options{JudgeOptions: cfg.Judge}, cfg.Grader)
 
@@ -258,7 +269,18 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			plan = append(plan, job)
 		}
 	}
+	if cfg.Batch != nil {
+		if err := checkBatchModes(plan); err != nil {
+			return sum, err
+		}
+	}
 	if cfg.DryRun {
+		if cfg.Batch != nil {
+			journal, _ := ResumeFiles(cfg)
+			if err := writeBatchFiles(cfg, models, plan, filepath.Dir(journal), runID); err != nil {
+				return sum, err
+			}
+		}
 		for _, job := range plan {
 			if err := WriteOutput(job.OutPath, job.Output, outfile.Options{Force: cfg.Force}); err != nil {
 				return sum, err

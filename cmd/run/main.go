@@ -78,6 +78,9 @@ func command(look config.Lookup, getenv func(string) string) *cli.Command {
 		logDir    = fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
 		logFormat = fs.String("log-format", inspect.FormatEval, "format of the Inspect logs: eval or json")
 		checkOnly = fs.Bool("check", false, "say which providers are configured, the sandbox's state and the config in force; run nothing")
+		batchOn   = fs.Bool("batch", false, "send the questions through the providers' batch APIs (OpenAI, Anthropic): half the price, answers within 24 h; with -y, write the request files")
+		batchFall = fs.String("batch-fallback", "", "live: answer what a batch failed or let expire with live requests (default: a new batch, twice)")
+		batchPoll = fs.Duration("batch-poll", 30*time.Second, "with --batch, the wait between status checks")
 	)
 	var grading cli.GradeFlags
 	grading.Bind(fs)
@@ -107,6 +110,12 @@ func command(look config.Lookup, getenv func(string) string) *cli.Command {
 				return cli.Usagef("--retries %d: give 0 (no retries) or more", *retries)
 			case *rpm < 0 || *tpm < 0:
 				return cli.Usagef("--rpm and --tpm take 0 (no limit) or more")
+			case *batchFall != "" && *batchFall != "live" && *batchFall != "batch":
+				return cli.Usagef("--batch-fallback %q: say live (or batch, the default)", *batchFall)
+			case (*batchFall != "" || *batchPoll != 30*time.Second) && !*batchOn:
+				return cli.Usagef("--batch-fallback and --batch-poll go with --batch")
+			case *batchPoll <= 0:
+				return cli.Usagef("--batch-poll %v: give a positive duration", *batchPoll)
 			case *timeout <= 0:
 				return cli.Usagef("--timeout %v: give a positive duration", *timeout)
 			}
@@ -222,6 +231,9 @@ func command(look config.Lookup, getenv func(string) string) *cli.Command {
 				}
 				cfg.Sheets = found
 				cfg.SheetRoot = *sheetDir
+			}
+			if *batchOn {
+				cfg.Batch = &harness.BatchConfig{FallbackLive: *batchFall == "live", Poll: *batchPoll}
 			}
 			sum, err := harness.Run(ctx, cfg)
 			if *verbose {

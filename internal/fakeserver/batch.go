@@ -63,12 +63,13 @@ type BatchServer struct {
 	opt    BatchOptions
 	srv    *httptest.Server
 
-	mu       sync.Mutex
-	requests int
-	files    map[string][]byte
-	batches  map[string]*fakeBatch
-	order    []string // batch ids in creation order
-	calls    []Call   // requests answered, over every batch
+	mu        sync.Mutex
+	requests  int
+	files     map[string][]byte
+	batches   map[string]*fakeBatch
+	order     []string // batch ids in creation order
+	calls     []Call   // requests answered, over every batch
+	liveCalls []Call   // live requests answered
 }
 
 // fakeBatch is one batch the fake holds.
@@ -89,14 +90,16 @@ type fakeBatch struct {
 
 // NewOpenAIBatch starts a fake OpenAI server serving the Files and
 // Batches APIs (/v1/files, /v1/files/{id}/content, /v1/batches,
-// /v1/batches/{id}) on 127.0.0.1; it stops when t ends.
+// /v1/batches/{id}) on 127.0.0.1, and live chat completions by the same
+// script (a batch run's fallback); it stops when t ends.
 func NewOpenAIBatch(t testing.TB, opt BatchOptions) *BatchServer {
 	return newBatchServer(t, opt, true)
 }
 
 // NewAnthropicBatch starts a fake Anthropic server serving Message
 // Batches (/v1/messages/batches, /v1/messages/batches/{id} and its
-// /results) on 127.0.0.1; it stops when t ends.
+// /results) on 127.0.0.1, and live messages by the same script; it stops
+// when t ends.
 func NewAnthropicBatch(t testing.TB, opt BatchOptions) *BatchServer {
 	return newBatchServer(t, opt, false)
 }
@@ -248,6 +251,9 @@ func (s *BatchServer) handle(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	case !s.openai && r.Method == http.MethodGet && strings.HasPrefix(path, "/v1/messages/batches/"):
 		status, body, msg = s.get(strings.TrimPrefix(path, "/v1/messages/batches/"))
+	case s.openai && r.Method == http.MethodPost && path == "/v1/chat/completions",
+		!s.openai && r.Method == http.MethodPost && path == "/v1/messages":
+		status, body, msg = s.live(r)
 	default:
 		status, msg = http.StatusNotFound, "fakeserver: no route "+r.Method+" "+path
 	}
@@ -259,6 +265,60 @@ func (s *BatchServer) handle(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(raw)
 	default:
 		writeJSON(w, status, body)
+	}
+}
+
+// live answers a live request (a batch run's fallback) by the same script.
+func (s *BatchServer) live(r *http.Request) (int, any, string) {
+	var body map[string]any
+	dec := json.NewDecoder(io.LimitReader(r.Body, 64<<20))
+	dec.UseNumber()
+	if err := dec.Decode(&body); err != nil {
+		return http.StatusBadRequest, nil, "bad JSON body: " + err.Error()
+	}
+	c := Call{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	decode, answer := decodeOpenAI, answerOpenAI
+	if !s.openai {
+		decode, answer = decodeAnthropic, answerAnthropic
+	}
+	if err := decode(body, &c); err != nil {
+		return http.StatusBadRequest, nil, err.Error()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.liveCalls = append(s.liveCalls, c)
+	c.N = len(s.liveCalls)
+	var rep Reply
+	if s.opt.Reply != nil {
+		rep = s.opt.Reply(c)
+	}
+	if rep.Status != 0 && rep.Status != http.StatusOK {
+		return rep.Status, nil, rep.Message
+	}
+	s.defaults(&rep, c)
+	return http.StatusOK, answer(c, rep), ""
+}
+
+// LiveCalls returns the live requests answered (a batch run's fallback).
+func (s *BatchServer) LiveCalls() []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Call(nil), s.liveCalls...)
+}
+
+// defaults fills in what a Reply leaves unset.
+func (s *BatchServer) defaults(rep *Reply, c Call) {
+	if rep.Text == "" {
+		rep.Text = "fake reply"
+	}
+	if rep.InputTokens == 0 {
+		rep.InputTokens = s.opt.InputTokens
+	}
+	if rep.OutputTokens == 0 {
+		rep.OutputTokens = s.opt.OutputTokens
+	}
+	if rep.Model == "" {
+		rep.Model = c.Model
 	}
 }
 
@@ -494,18 +554,7 @@ func (s *BatchServer) requestBody(line []byte) (string, map[string]any, error) {
 
 // writeResult writes one request's result in the provider's format.
 func (s *BatchServer) writeResult(out, errs *bytes.Buffer, b *fakeBatch, id string, c Call, rep Reply, special string) {
-	if rep.Text == "" {
-		rep.Text = "fake reply"
-	}
-	if rep.InputTokens == 0 {
-		rep.InputTokens = s.opt.InputTokens
-	}
-	if rep.OutputTokens == 0 {
-		rep.OutputTokens = s.opt.OutputTokens
-	}
-	if rep.Model == "" {
-		rep.Model = c.Model
-	}
+	s.defaults(&rep, c)
 	failed := special != "" || (rep.Status != 0 && rep.Status != http.StatusOK)
 	if failed {
 		b.failed++
