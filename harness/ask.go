@@ -66,16 +66,8 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*J
 		sr := &sheetRun{job: job, left: len(job.Requests)}
 		_, sr.priced = model.Cost(infos[job.Model], 0, 0, cfg.priceFor(job.Model))
 		runs[pi] = sr
-		sheetKey, err := filepath.Abs(job.SheetPath)
-		if err != nil {
-			sheetKey = job.SheetPath
-		}
 		for i, req := range job.Requests {
-			// The model and sheet keep the run's outputs apart in its one
-			// journal; the index keeps duplicate question names apart; the
-			// name makes a journal of an edited sheet visibly stale rather
-			// than misapplied.
-			key := fmt.Sprintf("%s|%s|%d:%s", job.Model, sheetKey, i, job.Output.Questions[i].Name)
+			key := jobKey(job, i)
 			rj := runner.Job{Key: key, Request: req, Model: made[job.Model]}
 			if req.Solve != nil && req.Solve.Mode == model.ModeAgent {
 				// An agent question is many calls and runs of code: each
@@ -188,6 +180,18 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*J
 	}
 	st.remove()
 	return nil
+}
+
+// jobKey names a question of a planned output in the run's journals.
+// The model and sheet keep the run's outputs apart in its one journal; the
+// index keeps duplicate question names apart; the name makes a journal of
+// an edited sheet visibly stale rather than misapplied.
+func jobKey(job *Job, i int) string {
+	sheetKey, err := filepath.Abs(job.SheetPath)
+	if err != nil {
+		sheetKey = job.SheetPath
+	}
+	return fmt.Sprintf("%s|%s|%d:%s", job.Model, sheetKey, i, job.Output.Questions[i].Name)
 }
 
 // add records an outcome in its question and counts it.

@@ -66,16 +66,16 @@ func checkBatchModes(plan []*Job) error {
 	return nil
 }
 
-// batchJobs are the batch jobs of a model's questions, keyed as live runs
-// key them.
-func batchJobs(plan []*Job, modelName string, key func(job *Job, i int) string) []batch.Job {
+// batchJobs are the batch jobs of a model's questions, keyed as a run
+// keys them (so a dry run's custom_ids are the real run's).
+func batchJobs(plan []*Job, modelName string) []batch.Job {
 	var out []batch.Job
 	for _, job := range plan {
 		if job.Model != modelName {
 			continue
 		}
 		for i, r := range job.Requests {
-			out = append(out, batch.Job{Key: key(job, i), Request: r})
+			out = append(out, batch.Job{Key: jobKey(job, i), Request: r})
 		}
 	}
 	return out
@@ -100,9 +100,7 @@ func writeBatchFiles(cfg Config, models []string, plan []*Job, dir, runID string
 		if err != nil {
 			return err
 		}
-		jobs := batchJobs(plan, name, func(job *Job, i int) string {
-			return fmt.Sprintf("%s|%s|%d:%s", name, job.SheetPath, i, job.Output.Questions[i].Name)
-		})
+		jobs := batchJobs(plan, name)
 		files, err := batch.Plan(api, jobs, model.BatchLimits{})
 		if err != nil {
 			return err
@@ -252,14 +250,18 @@ func sendBatch(ctx context.Context, cfg Config, jobs []runner.Job, opt runner.Op
 		stats.OutputTokens += o.Response.OutputTokens
 		emit(o, batchID)
 	}
-	errs := make([]error, len(order))
-	var wg sync.WaitGroup
+	apis := make([]model.BatchAPI, len(order))
 	for gi, name := range order {
-		g := groups[name]
-		api, err := batchAPI(g.m)
+		api, err := batchAPI(groups[name].m)
 		if err != nil {
 			return stats, err
 		}
+		apis[gi] = api
+	}
+	errs := make([]error, len(order))
+	var wg sync.WaitGroup
+	for gi, name := range order {
+		g, api := groups[name], apis[gi]
 		sm, _ := g.m.(*solve.Model)
 		wg.Go(func() {
 			// Code runs beside the polling, on as many workers as the

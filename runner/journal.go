@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/filelock"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -136,7 +137,7 @@ func openJournal(path string) (*journal, map[string]journalRecord, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("journal: %w", err)
 	}
-	unlock, err := lockFile(f)
+	unlock, err := filelock.Lock(f)
 	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("journal %s: %w (is another run using it?)", path, err)

@@ -126,6 +126,24 @@ func TestRunBatchDryRun(t *testing.T) {
 	if f := readOnly(t, out); !f.Sheet.DryRun {
 		t.Error("the dry run's output is not marked dry_run")
 	}
+	// The real run sends the very lines the dry run wrote.
+	real := fakeserver.NewOpenAIBatch(t, fakeserver.BatchOptions{})
+	if err := run(context.Background(), &stdout, &stderr, batchArgs("openai/gpt-4o", real.URL, t.TempDir(), "--max-tokens", "10")); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	sent := real.Calls()
+	for _, line := range lines {
+		found := false
+		for id := range real.SubmittedIDs() {
+			found = found || strings.Contains(line, `"custom_id":"`+id+`"`)
+		}
+		if !found {
+			t.Errorf("dry-run line not sent: %.80s", line)
+		}
+	}
+	if len(sent) != 3 {
+		t.Errorf("%d requests sent, want 3", len(sent))
+	}
 }
 
 // What a batch cannot do is refused before anything is sent.
