@@ -278,9 +278,9 @@ func FileName(sheetPath, modelName, runID string) string {
 	base = strings.TrimSuffix(base, ".md")
 	base = strings.TrimPrefix(base, "input")
 	base = strings.TrimLeft(base, "-_")
-	name := "output-" + base + "-" + safeName(modelName)
+	name := "output-" + base + "-" + SafeName(modelName)
 	if runID != "" {
-		name += "-" + safeName(strings.ReplaceAll(runID, "..", "__"))
+		name += "-" + SafeName(strings.ReplaceAll(runID, "..", "__"))
 	}
 	return name + ".json"
 }
@@ -301,9 +301,9 @@ func CheckRunID(id string) error {
 	return nil
 }
 
-// safeName makes a model name usable in a file name: "/" and ":" and other
+// SafeName makes a model name usable in a file name: "/" and ":" and other
 // path-hostile characters become "_".
-func safeName(s string) string {
+func SafeName(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch r {
 		case '/', '\\', ':', '*', '?', '"', '<', '>', '|', ' ':
