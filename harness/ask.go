@@ -231,7 +231,11 @@ func finish(ctx context.Context, cfg Config, sr *sheetRun, gr *regrade.Graders, 
 	}
 	n := len(job.Requests)
 	job.Output.Sheet.Totals = &result.Totals{Questions: n, Answered: sr.answered, Errors: sr.failed,
-		InputTokens: sr.inTok, OutputTokens: sr.outTok, Cost: sr.cost, WallSeconds: wall.Seconds()}
+		InputTokens: sr.inTok, OutputTokens: sr.outTok, WallSeconds: wall.Seconds()}
+	if sr.priced {
+		c := sr.cost
+		job.Output.Sheet.Totals.Cost = &c
+	}
 	correct := 0
 	for _, q := range job.Output.Questions {
 		if q.Grade != nil && *q.Grade {

@@ -69,13 +69,13 @@ func (s *Sheet) Info() model.Info {
 
 // Totals sums a run's usage.
 type Totals struct {
-	Questions    int     `json:"questions"`
-	Answered     int     `json:"answered"`
-	Errors       int     `json:"errors"`
-	InputTokens  int     `json:"input_tokens"`
-	OutputTokens int     `json:"output_tokens"`
-	Cost         float64 `json:"cost"`
-	WallSeconds  float64 `json:"wall_seconds"`
+	Questions    int      `json:"questions"`
+	Answered     int      `json:"answered"`
+	Errors       int      `json:"errors"`
+	InputTokens  int      `json:"input_tokens"`
+	OutputTokens int      `json:"output_tokens"`
+	Cost         *float64 `json:"cost"` // null when the model's price is unknown
+	WallSeconds  float64  `json:"wall_seconds"`
 }
 
 // Question is one question's record.
