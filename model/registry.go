@@ -227,3 +227,19 @@ func isBareOpenAI(name string) bool {
 	}
 	return false
 }
+
+// EnvName is the environment variable prefix of a provider or an
+// openai-api server NAME, as Inspect spells them: upper case, every other
+// character than a letter or digit '_' ("together" -> "TOGETHER",
+// "my-server" -> "MY_SERVER"). NAME_API_KEY and NAME_BASE_URL follow it.
+func EnvName(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
+		}
+		return '_'
+	}, name)
+}

@@ -64,10 +64,10 @@ func Providers(ctx context.Context, opt Options) []Provider {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	env := func(name, suffix string) string { return getenv(config.EnvName(name) + suffix) }
+	env := func(name, suffix string) string { return getenv(model.EnvName(name) + suffix) }
 	var ps []Provider
 	for _, name := range []string{"openai", "anthropic"} {
-		p := Provider{Name: name, KeyVar: config.EnvName(name) + "_API_KEY", BaseURL: env(name, "_BASE_URL")}
+		p := Provider{Name: name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: env(name, "_BASE_URL")}
 		p.HasKey = getenv(p.KeyVar) != ""
 		if p.BaseURL == "" {
 			p.BaseURL = model.OpenAIURL
@@ -80,7 +80,7 @@ func Providers(ctx context.Context, opt Options) []Provider {
 		ps = append(ps, p)
 	}
 	for _, name := range []string{"ollama", "vllm", "llamacpp"} {
-		p := Provider{Name: name, KeyVar: config.EnvName(name) + "_API_KEY", BaseURL: env(name, "_BASE_URL"), Local: true}
+		p := Provider{Name: name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: env(name, "_BASE_URL"), Local: true}
 		p.HasKey = getenv(p.KeyVar) != ""
 		if p.BaseURL == "" {
 			p.BaseURL = model.LocalURL(name)
@@ -101,7 +101,7 @@ func Providers(ctx context.Context, opt Options) []Provider {
 			if known {
 				continue
 			}
-			p := Provider{Name: "openai-api/" + name, KeyVar: config.EnvName(name) + "_API_KEY", BaseURL: env(name, "_BASE_URL"), Local: true}
+			p := Provider{Name: "openai-api/" + name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: env(name, "_BASE_URL"), Local: true}
 			p.HasKey = getenv(p.KeyVar) != ""
 			ps = append(ps, p)
 		}

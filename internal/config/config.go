@@ -332,7 +332,7 @@ func (c *Config) Getenv(getenv func(string) string) func(string) string {
 	}
 	byVar := map[string]string{}
 	for k, v := range c.BaseURLs {
-		byVar[EnvName(k)+"_BASE_URL"] = v
+		byVar[model.EnvName(k)+"_BASE_URL"] = v
 	}
 	return func(k string) string {
 		if v := getenv(k); v != "" {
@@ -340,20 +340,6 @@ func (c *Config) Getenv(getenv func(string) string) func(string) string {
 		}
 		return byVar[k]
 	}
-}
-
-// EnvName is a provider's or server's name as its environment variables
-// spell it: upper case, any other character than a letter or digit '_'.
-func EnvName(name string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z':
-			return r - 'a' + 'A'
-		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-			return r
-		}
-		return '_'
-	}, name)
 }
 
 // Describe lists the settings in force, one "name: value (file)" line

@@ -46,21 +46,6 @@ type config struct {
 	opt model.Options
 }
 
-// envName is the environment variable prefix of a provider or openai-api
-// server NAME, as Inspect names them: "together" -> "TOGETHER",
-// "my-server" -> "MY_SERVER".
-func envName(name string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z':
-			return r - 'a' + 'A'
-		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-			return r
-		}
-		return '_'
-	}, name)
-}
-
 // New builds a model of OpenAI or of an OpenAI-compatible server.
 //
 // Keys and servers: openai/ takes OPENAI_API_KEY and OPENAI_BASE_URL;
@@ -84,9 +69,9 @@ func New(ref model.Ref, opt model.Options) (model.Model, error) {
 			base = model.OpenAIURL
 		}
 	case "ollama", "vllm", "llamacpp":
-		keyVars = []string{envName(ref.Provider) + "_API_KEY"}
+		keyVars = []string{model.EnvName(ref.Provider) + "_API_KEY"}
 		if base == "" {
-			base = opt.Env(envName(ref.Provider) + "_BASE_URL")
+			base = opt.Env(model.EnvName(ref.Provider) + "_BASE_URL")
 		}
 		if base == "" {
 			base = model.LocalURL(ref.Provider)
@@ -94,13 +79,13 @@ func New(ref model.Ref, opt model.Options) (model.Model, error) {
 	case "openai-api":
 		if ref.Label != "" {
 			cfg.label = ref.Label
-			keyVars = []string{envName(ref.Label) + "_API_KEY"}
+			keyVars = []string{model.EnvName(ref.Label) + "_API_KEY"}
 			if base == "" {
-				base = opt.Env(envName(ref.Label) + "_BASE_URL")
+				base = opt.Env(model.EnvName(ref.Label) + "_BASE_URL")
 			}
 		}
 		if base == "" {
-			return nil, fmt.Errorf("model %q: an openai-api model needs a base URL (--base-url or %s_BASE_URL)", ref.Name, envName(ref.Label))
+			return nil, fmt.Errorf("model %q: an openai-api model needs a base URL (--base-url or %s_BASE_URL)", ref.Name, model.EnvName(ref.Label))
 		}
 	default:
 		return nil, fmt.Errorf("model %q: provider %s is not OpenAI-compatible", ref.Name, ref.Provider)
