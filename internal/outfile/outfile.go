@@ -101,11 +101,15 @@ func WriteFunc(path string, opt Options, write func(io.Writer) error) error {
 	if err := check(path, target, opt); err != nil {
 		return err
 	}
+	// Recorded before the rename: a process killed between the two leaves
+	// the old content in place, whose sum is still recorded, and a rerun
+	// may replace it. The other order would leave a new file that looks
+	// as if evalmd had not written it.
+	if err := record(dir, filepath.Base(target), hex.EncodeToString(h.Sum(nil))); err != nil {
+		return fmt.Errorf("%s: not written: recording it as evalmd's: %w", path, err)
+	}
 	if err := pf.CloseAtomicallyReplace(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := record(dir, filepath.Base(target), hex.EncodeToString(h.Sum(nil))); err != nil {
-		return fmt.Errorf("%s: written, but not recorded as evalmd's: %w", path, err)
 	}
 	return nil
 }
@@ -168,7 +172,7 @@ func check(path, target string, opt Options) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	want, ok := recs[filepath.Base(target)]
+	sums, ok := recs[filepath.Base(target)]
 	if !ok {
 		return fmt.Errorf("%s %w", path, ErrNotOurs)
 	}
@@ -176,7 +180,7 @@ func check(path, target string, opt Options) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if got != want {
+	if !slices.Contains(sums, got) {
 		return fmt.Errorf("%s %w", path, ErrEdited)
 	}
 	return nil
@@ -195,28 +199,31 @@ func hashFile(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// readRecord reads a folder's record: the last sum written for each name.
+// readRecord reads a folder's record: the sums written for each name, the
+// last one last. Any of them is evalmd's content (a file is recorded just
+// before it is renamed into place, so the last sum may not have arrived).
 // A missing record is empty; a line that does not parse (a torn last line)
 // is ignored, which only makes a file look not written by evalmd.
-func readRecord(dir string) (map[string]string, error) {
+func readRecord(dir string) (map[string][]string, error) {
 	data, err := os.ReadFile(filepath.Join(dir, Record))
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]string{}, nil
+		return map[string][]string{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	recs := map[string]string{}
+	recs := map[string][]string{}
 	for line := range bytes.Lines(data) {
 		if sum, name, ok := parseLine(string(line)); ok {
-			recs[name] = sum
+			recs[name] = append(recs[name], sum)
 		}
 	}
 	return recs, nil
 }
 
 // compactAbove is the record size past which it is rewritten without
-// superseded lines and lines of files that are gone.
+// superseded lines and lines of files that are gone (a name keeps its last
+// sum, and the sum of its content now when that was recorded too).
 const compactAbove = 256 << 10
 
 // record notes that evalmd wrote name in dir with this sum. The caller
@@ -241,9 +248,15 @@ func record(dir, name, sum string) error {
 	}
 	var b strings.Builder
 	for _, n := range slices.Sorted(maps.Keys(recs)) {
-		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
-			b.WriteString(formatLine(recs[n], n))
+		if _, err := os.Lstat(filepath.Join(dir, n)); err != nil && n != name {
+			continue // gone; name itself is about to be renamed into place
 		}
+		sums := recs[n]
+		last := sums[len(sums)-1]
+		if now, err := hashFile(filepath.Join(dir, n)); err == nil && now != last && slices.Contains(sums, now) {
+			b.WriteString(formatLine(now, n))
+		}
+		b.WriteString(formatLine(last, n))
 	}
 	return renameio.WriteFile(path, []byte(b.String()), 0o644)
 }

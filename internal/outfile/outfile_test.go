@@ -1,6 +1,8 @@
 package outfile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -248,5 +250,44 @@ func TestRecordCompacts(t *testing.T) {
 		if err := Check(filepath.Join(dir, n), Options{}); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestKilledBeforeRename: a process killed after recording a file's new
+// sum but before renaming it into place leaves the old content, which a
+// rerun may still replace; a person's edit is still refused. Compaction
+// keeps both sums.
+func TestKilledBeforeRename(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.json")
+	mustWrite(t, p, "old", Options{})
+	h := sha256.Sum256([]byte("new"))
+	if err := record(dir, "out.json", hex.EncodeToString(h[:])); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(p, Options{}); err != nil {
+		t.Errorf("old content after a kill before the rename: %v", err)
+	}
+	// Compacting keeps the old content's sum beside the last one.
+	old := formatLine(strings.Repeat("0", 64), "gone")
+	f, err := os.OpenFile(filepath.Join(dir, Record), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(strings.Repeat(old, compactAbove/len(old)+1))
+	f.Close()
+	mustWrite(t, filepath.Join(dir, "other"), "x", Options{})
+	if fi, err := os.Stat(filepath.Join(dir, Record)); err != nil || fi.Size() > 1000 {
+		t.Fatalf("record not compacted: %v", err)
+	}
+	if err := Check(p, Options{}); err != nil {
+		t.Errorf("old content after compaction: %v", err)
+	}
+	mustWrite(t, p, "new", Options{})
+	if err := os.WriteFile(p, []byte("a person's edit"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(p, Options{}); !errors.Is(err, ErrEdited) {
+		t.Errorf("an edited file: %v, want ErrEdited", err)
 	}
 }
