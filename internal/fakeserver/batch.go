@@ -125,7 +125,10 @@ func newBatchServer(t testing.TB, opt BatchOptions, isOpenAI bool) *BatchServer 
 		}
 	}
 	s := &BatchServer{openai: isOpenAI, opt: opt, files: map[string][]byte{}, batches: map[string]*fakeBatch{}}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.handle))
+	// Assigned before the server starts, so the handlers' reads of s.srv
+	// (the results URL) happen after it.
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.handle))
+	s.srv.Start()
 	s.URL = s.srv.URL
 	if isOpenAI {
 		s.URL += "/v1"
