@@ -20,6 +20,8 @@ var apiChecked = []string{
 	"benchmark",
 	"benchmark/dabench",
 	"grade",
+	"model/anthropic",
+	"model/openai",
 	"prompt",
 	"regrade",
 	"report",

@@ -18,14 +18,14 @@ import (
 	"github.com/evalmd/evalmd/model/internal/wire"
 )
 
-// DefaultMaxTokens is sent when a request sets no MaxTokens: the messages
+// defaultMaxTokens is sent when a request sets no MaxTokens: the messages
 // API requires max_tokens, and 4096 fits every current Claude model.
-const DefaultMaxTokens = 4096
+const defaultMaxTokens = 4096
 
 // Register adds the anthropic provider to r.
-func Register(r *model.Registry) { r.Register("anthropic", New) }
+func Register(r *model.Registry) { r.Register("anthropic", newClient) }
 
-// config is what New resolved for a model.
+// config is what newClient resolved for a model.
 type config struct {
 	name string // as given on the command line
 	key  string
@@ -40,10 +40,10 @@ type messagesModel struct {
 	batches  anthropic.MessageBatchService // Message Batches
 }
 
-// New builds an Anthropic model: the key from Options (APIKey, APIKeyEnv)
+// newClient builds an Anthropic model: the key from Options (APIKey, APIKeyEnv)
 // or ANTHROPIC_API_KEY, the server from Options.BaseURL or
 // ANTHROPIC_BASE_URL, else api.anthropic.com.
-func New(ref model.Ref, opt model.Options) (model.Model, error) {
+func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	if ref.Model == "" {
 		return nil, fmt.Errorf("model %q: no model after the provider", ref.Name)
 	}
@@ -91,10 +91,10 @@ func New(ref model.Ref, opt model.Options) (model.Model, error) {
 		batches: anthropic.NewMessageBatchService(opts...)}, nil
 }
 
-// Name returns the name given to New.
+// Name returns the name given to newClient.
 func (m *messagesModel) Name() string { return m.cfg.name }
 
-// Info says what New resolved.
+// Info says what newClient resolved.
 func (m *messagesModel) Info() model.Info { return m.cfg.info }
 
 // Complete sends one message request and returns the text of its reply.
@@ -156,7 +156,7 @@ func (m *messagesModel) wrap(req model.Request, err error) error {
 func (m *messagesModel) params(req model.Request) (anthropic.MessageNewParams, error) {
 	p := anthropic.MessageNewParams{
 		Model:     anthropic.Model(m.cfg.info.Model),
-		MaxTokens: DefaultMaxTokens,
+		MaxTokens: defaultMaxTokens,
 	}
 	if req.System != "" {
 		p.System = []anthropic.TextBlockParam{{Text: req.System}}

@@ -95,8 +95,8 @@ func TestAnthropicDefaults(t *testing.T) {
 		t.Errorf("response = %+v", resp)
 	}
 	c := srv.Calls()[0]
-	if c.Settings.MaxTokens == nil || *c.Settings.MaxTokens != DefaultMaxTokens {
-		t.Errorf("max_tokens = %v, want the default %d", c.Settings.MaxTokens, DefaultMaxTokens)
+	if c.Settings.MaxTokens == nil || *c.Settings.MaxTokens != defaultMaxTokens {
+		t.Errorf("max_tokens = %v, want the default %d", c.Settings.MaxTokens, defaultMaxTokens)
 	}
 	if _, ok := c.Body["system"]; ok {
 		t.Error("system sent though the request has none")

@@ -18,8 +18,8 @@ import (
 
 // Anthropic's limits of one Message Batch.
 const (
-	MaxBatchRequests = 100_000
-	MaxBatchBytes    = 256 << 20
+	maxBatchRequests = 100_000
+	maxBatchBytes    = 256 << 20
 )
 
 // Batch returns the model's Message Batches API.
@@ -27,7 +27,7 @@ func (m *messagesModel) Batch() (model.BatchAPI, error) { return m, nil }
 
 // BatchLimits are Anthropic's.
 func (m *messagesModel) BatchLimits() model.BatchLimits {
-	return model.BatchLimits{MaxRequests: MaxBatchRequests, MaxBytes: MaxBatchBytes}
+	return model.BatchLimits{MaxRequests: maxBatchRequests, MaxBytes: maxBatchBytes}
 }
 
 // batchRequest is one request of a Message Batch.

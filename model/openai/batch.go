@@ -21,12 +21,12 @@ import (
 
 // OpenAI's limits of one batch (its Batch API guide).
 const (
-	MaxBatchRequests = 50_000
-	MaxBatchBytes    = 200 << 20
+	maxBatchRequests = 50_000
+	maxBatchBytes    = 200 << 20
 )
 
-// TagKey is the metadata key a batch's run tag is stored under.
-const TagKey = "evalmd_run"
+// tagKey is the metadata key a batch's run tag is stored under.
+const tagKey = "evalmd_run"
 
 // chatEndpoint is the endpoint every request line of a batch names.
 const chatEndpoint = "/v1/chat/completions"
@@ -43,7 +43,7 @@ func (m *chatModel) Batch() (model.BatchAPI, error) { return m, nil }
 
 // BatchLimits are OpenAI's.
 func (m *chatModel) BatchLimits() model.BatchLimits {
-	return model.BatchLimits{MaxRequests: MaxBatchRequests, MaxBytes: MaxBatchBytes}
+	return model.BatchLimits{MaxRequests: maxBatchRequests, MaxBytes: maxBatchBytes}
 }
 
 // batchLine is one line of a batch input file.
@@ -122,7 +122,7 @@ func (m *chatModel) CreateBatch(ctx context.Context, fileID string, _ []byte, ta
 			CompletionWindow: openai.BatchNewParamsCompletionWindow24h,
 			Endpoint:         openai.BatchNewParamsEndpointV1ChatCompletions,
 			InputFileID:      fileID,
-			Metadata:         shared.Metadata{TagKey: tag},
+			Metadata:         shared.Metadata{tagKey: tag},
 		}, option.WithResponseInto(res))
 		return err
 	})
@@ -159,7 +159,7 @@ func (m *chatModel) FindBatches(ctx context.Context, tag string, since time.Time
 		}
 		older := false
 		for i := range p {
-			if p[i].Metadata[TagKey] == tag && tag != "" {
+			if p[i].Metadata[tagKey] == tag && tag != "" {
 				found = append(found, batchInfo(&p[i]))
 			}
 			if time.Unix(p[i].CreatedAt, 0).Before(since) {
@@ -194,7 +194,7 @@ func (m *chatModel) GetBatch(ctx context.Context, id string) (model.BatchInfo, e
 // batchInfo folds OpenAI's batch statuses into model.BatchState.
 func batchInfo(b *openai.Batch) model.BatchInfo {
 	info := model.BatchInfo{
-		ID: b.ID, Status: string(b.Status), InputFile: b.InputFileID, Tag: b.Metadata[TagKey],
+		ID: b.ID, Status: string(b.Status), InputFile: b.InputFileID, Tag: b.Metadata[tagKey],
 		OutputFile: b.OutputFileID, ErrorFile: b.ErrorFileID,
 		Total: int(b.RequestCounts.Total), Succeeded: int(b.RequestCounts.Completed), Failed: int(b.RequestCounts.Failed),
 		Created: time.Unix(b.CreatedAt, 0),

@@ -26,11 +26,11 @@ import (
 // with a base URL that no other provider claims).
 func Register(r *model.Registry) {
 	for _, p := range []string{"openai", "ollama", "vllm", "llamacpp", "openai-api"} {
-		r.Register(p, New)
+		r.Register(p, newClient)
 	}
 }
 
-// config is what New resolved for a model.
+// config is what newClient resolved for a model.
 type config struct {
 	name  string // as given on the command line
 	label string // the provider in errors: "openai", "vllm", or an openai-api NAME
@@ -46,7 +46,7 @@ type config struct {
 	opt model.Options
 }
 
-// New builds a model of OpenAI or of an OpenAI-compatible server.
+// newClient builds a model of OpenAI or of an OpenAI-compatible server.
 //
 // Keys and servers: openai/ takes OPENAI_API_KEY and OPENAI_BASE_URL;
 // ollama/, vllm/ and llamacpp/ take OLLAMA_*, VLLM_*, LLAMACPP_* _API_KEY
@@ -55,7 +55,7 @@ type config struct {
 // --base-url takes only the key given (--api-key-env). Options.BaseURL and
 // Options.APIKeyEnv override these. No key is ever sent to a server it was
 // not named for: OPENAI_API_KEY goes only with openai/ names.
-func New(ref model.Ref, opt model.Options) (model.Model, error) {
+func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	cfg := config{name: ref.Name, label: ref.Provider, opt: opt}
 	var keyVars []string
 	base := opt.BaseURL
@@ -144,10 +144,10 @@ type textModel struct {
 	completions openai.CompletionService
 }
 
-// Name returns the name given to New.
+// Name returns the name given to newClient.
 func (m *textModel) Name() string { return m.cfg.name }
 
-// Info says what New resolved.
+// Info says what newClient resolved.
 func (m *textModel) Info() model.Info { return m.cfg.info }
 
 // Complete sends the request as one text prompt: the system text, then the
@@ -230,10 +230,10 @@ type chatModel struct {
 	batches openai.BatchService // the Batches API
 }
 
-// Name returns the name given to New.
+// Name returns the name given to newClient.
 func (m *chatModel) Name() string { return m.cfg.name }
 
-// Info says what New resolved.
+// Info says what newClient resolved.
 func (m *chatModel) Info() model.Info { return m.cfg.info }
 
 // Complete sends one chat completion and returns its first choice.
