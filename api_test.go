@@ -19,6 +19,7 @@ import (
 var apiChecked = []string{
 	"benchmark",
 	"benchmark/dabench",
+	"benchmark/dsbench",
 	"grade",
 	"model/anthropic",
 	"model/openai",

@@ -71,7 +71,7 @@ func agentCorpus(t *testing.T) string {
 func TestConvertAgent(t *testing.T) {
 	data := agentCorpus(t)
 	out := t.TempDir()
-	paths, errs := Convert(Options{Data: data, Out: out, Mode: ModeAgent})
+	paths, errs := Convert(Options{Data: data, Out: out, Mode: modeAgent})
 	for _, err := range errs {
 		t.Error(err)
 	}
@@ -84,7 +84,7 @@ func TestConvertAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	info, items := doc.Resolve()
-	if info.Meta["mode"] != "agent" || info.Meta["benchmark"] != Name {
+	if info.Meta["mode"] != "agent" || info.Meta["benchmark"] != benchmarkName {
 		t.Errorf("meta %v", info.Meta)
 	}
 	// Every CSV the converter wrote is one sheet of a workbook, as
@@ -161,7 +161,7 @@ func TestAgentReadsWorkbooks(t *testing.T) {
 	}
 	data := agentCorpus(t)
 	sheets := t.TempDir()
-	if _, errs := Convert(Options{Data: data, Out: sheets, Mode: ModeAgent}); len(errs) > 0 {
+	if _, errs := Convert(Options{Data: data, Out: sheets, Mode: modeAgent}); len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	var xlsxSheets []string

@@ -7,8 +7,8 @@ import (
 	"github.com/evalmd/evalmd/internal/outfile"
 )
 
-// Name is the "benchmark" meta of DSBench's sheets.
-const Name = "dsbench"
+// benchmarkName is the "benchmark" meta of DSBench's sheets.
+const benchmarkName = "dsbench"
 
 // Benchmark returns DSBench's parts for the commands' registries: its
 // converter and its metric. Its sheets are graded by the generic "judge"
@@ -16,7 +16,7 @@ const Name = "dsbench"
 func Benchmark() benchmark.Benchmark {
 	return benchmark.Benchmark{
 		Title:  "DSBench",
-		Name:   Name,
+		Name:   benchmarkName,
 		Metric: metric{},
 		Converters: []benchmark.Converter{benchmark.NewConverter("dsbench", "DSBench's data_analysis folder -> one sheet per competition",
 			func(_ context.Context, opt *Options, w outfile.Options) ([]string, []error) {

@@ -45,16 +45,16 @@ func sheetName(id string) string { return "input-dsbench-" + id + ".md" }
 // DSBench truncation rule for package tokens, and the generation settings
 // of the notebook), the system message, the introduction as context, the
 // files, the template, and per question its meta id ("<competition>/<question
-// name>"), its text and its answer. The answer is Answer.Python(): the text
+// name>"), its text and its answer. The answer is answer.Python(): the text
 // DSBench's judge (compute_answer.py) is shown as the true answer; the
 // answer's JSON and kind are in the question's meta.
 func (c *Competition) Sheet(sheetDir string) *sheet.Doc {
 	return c.sheet(sheetDir, nil)
 }
 
-// SheetCSV is one sheet of a competition's workbook written as CSV for an
+// sheetCSV is one sheet of a competition's workbook written as CSV for an
 // agent sheet (see workbook.CSV).
-type SheetCSV struct {
+type sheetCSV struct {
 	Workbook string // the workbook's file name
 	Sheet    string // the sheet's name in it
 	Path     string // the CSV file, relative to the sheet's folder
@@ -67,14 +67,14 @@ type SheetCSV struct {
 // and the prompt says so. DSBench's best setting is an agent (AutoGen with
 // GPT-4o); pandas in the sandbox reads .xlsx and .xlsm (openpyxl) but not
 // .xlsb (pyxlsb is not in Debian), hence the CSV files.
-func (c *Competition) AgentSheet(sheetDir string, csvs []SheetCSV) *sheet.Doc {
+func (c *Competition) AgentSheet(sheetDir string, csvs []sheetCSV) *sheet.Doc {
 	return c.sheet(sheetDir, &csvs)
 }
 
 // sheet is the chat sheet, or the agent sheet when csvs is not nil.
-func (c *Competition) sheet(sheetDir string, csvs *[]SheetCSV) *sheet.Doc {
+func (c *Competition) sheet(sheetDir string, csvs *[]sheetCSV) *sheet.Doc {
 	meta := []string{
-		"benchmark: " + Name,
+		"benchmark: " + benchmarkName,
 		"competition: " + c.ID,
 		"name: " + oneLine(c.Name),
 		"url: " + oneLine(c.URL),
@@ -139,7 +139,7 @@ func (c *Competition) sheet(sheetDir string, csvs *[]SheetCSV) *sheet.Doc {
 			"id: " + c.ID + "/" + q.Name,
 			"answer_kind: " + q.Answer.Kind.String(),
 		}
-		if q.Answer.Kind != KindString {
+		if q.Answer.Kind != kindString {
 			qmeta = append(qmeta, "answer_json: "+q.Answer.JSON)
 		}
 		doc.Blocks = append(doc.Blocks, sheet.Block{
@@ -157,7 +157,7 @@ func (c *Competition) sheet(sheetDir string, csvs *[]SheetCSV) *sheet.Doc {
 
 // agentFiles is the paragraph of an agent sheet's prompt that names the
 // files in the working directory, as template text.
-func agentFiles(books []string, csvs []SheetCSV) string {
+func agentFiles(books []string, csvs []sheetCSV) string {
 	if len(books) == 0 {
 		return ""
 	}
@@ -181,14 +181,14 @@ func agentFiles(books []string, csvs []SheetCSV) string {
 // dir/dsbench-<id>/ (under outDir), named <workbook>-<sheet>.csv made
 // file-safe and unique among the competition's files. A workbook that
 // cannot be read is reported; the others are still written.
-func (c *Competition) writeCSVs(ctx context.Context, outDir string, w outfile.Options) ([]SheetCSV, []error) {
+func (c *Competition) writeCSVs(ctx context.Context, outDir string, w outfile.Options) ([]sheetCSV, []error) {
 	if len(c.Workbooks) == 0 {
-		return []SheetCSV{}, nil
+		return []sheetCSV{}, nil
 	}
 	sub := "dsbench-" + c.ID
 	dir := filepath.Join(outDir, sub)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return []SheetCSV{}, []error{fmt.Errorf("dsbench: %w", err)}
+		return []sheetCSV{}, []error{fmt.Errorf("dsbench: %w", err)}
 	}
 	taken := map[string]bool{}
 	for _, b := range c.Workbooks {
@@ -197,7 +197,7 @@ func (c *Competition) writeCSVs(ctx context.Context, outDir string, w outfile.Op
 	if c.Image != "" {
 		taken[strings.ToLower(c.Image)] = true
 	}
-	out := []SheetCSV{}
+	out := []sheetCSV{}
 	var errs []error
 	for _, book := range c.Workbooks {
 		stem := fileSafe(strings.TrimSuffix(book, filepath.Ext(book)))
@@ -211,7 +211,7 @@ func (c *Competition) writeCSVs(ctx context.Context, outDir string, w outfile.Op
 			if err := outfile.Write(filepath.Join(dir, file), data, w); err != nil {
 				return err
 			}
-			out = append(out, SheetCSV{Workbook: book, Sheet: name, Path: filepath.Join(sub, file)})
+			out = append(out, sheetCSV{Workbook: book, Sheet: name, Path: filepath.Join(sub, file)})
 			return nil
 		})
 		if err != nil {
@@ -252,12 +252,12 @@ func oneLine(s string) string {
 
 // The sheet modes Convert writes.
 const (
-	// ModeChat sheets (the default) are the notebook's: one completion,
+	// modeChat sheets (the default) are the notebook's: one completion,
 	// the workbooks' text in the prompt.
-	ModeChat = "chat"
-	// ModeAgent sheets answer in agent mode: the workbooks, and each of
+	modeChat = "chat"
+	// modeAgent sheets answer in agent mode: the workbooks, and each of
 	// their sheets as CSV, in the sandbox's working directory.
-	ModeAgent = "agent"
+	modeAgent = "agent"
 )
 
 // Options say what to convert.
@@ -266,7 +266,7 @@ type Options struct {
 	Data string `flag:"i,required" meta:"DATA" usage:"DSBench's data_analysis folder (data.json and data/)"`
 	// Out is the folder the sheets are written to.
 	Out string `flag:"o,required" meta:"DIR" usage:"output folder for the sheets"`
-	// Mode is ModeChat (empty means it) or ModeAgent.
+	// Mode is "chat" (modeChat; empty means it) or "agent" (modeAgent).
 	Mode string `flag:"mode" usage:"sheet mode: chat (default: the notebook's prompt, workbooks as text) or agent (workbooks, and their sheets as CSV, in the sandbox's working directory)"`
 	// Write says which existing sheets may be replaced (see
 	// internal/outfile); Data is always an input.
@@ -282,9 +282,9 @@ type Options struct {
 func Convert(opt Options) ([]string, []error) {
 	dataDir, outDir := opt.Data, opt.Out
 	switch opt.Mode {
-	case "", ModeChat, ModeAgent:
+	case "", modeChat, modeAgent:
 	default:
-		return nil, []error{fmt.Errorf("dsbench: mode %q: want %s or %s", opt.Mode, ModeChat, ModeAgent)}
+		return nil, []error{fmt.Errorf("dsbench: mode %q: want %s or %s", opt.Mode, modeChat, modeAgent)}
 	}
 	opt.Write.Inputs = append(opt.Write.Inputs, dataDir)
 	comps, errs := Load(dataDir)
@@ -298,7 +298,7 @@ func Convert(opt Options) ([]string, []error) {
 			continue // the notebook skips it too
 		}
 		doc := c.Sheet(outDir)
-		if opt.Mode == ModeAgent {
+		if opt.Mode == modeAgent {
 			csvs, cerrs := c.writeCSVs(context.Background(), outDir, opt.Write)
 			errs = append(errs, cerrs...)
 			doc = c.AgentSheet(outDir, csvs)

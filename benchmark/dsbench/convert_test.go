@@ -51,7 +51,7 @@ func TestConvertReference(t *testing.T) {
 		t.Fatalf("%d sheets written, want 38", len(paths))
 	}
 	comps, _ := Load(shared.Path(t, "corpora", "dsbench"))
-	answers := map[string]Answer{}
+	answers := map[string]answer{}
 	for _, c := range comps {
 		for _, q := range c.Questions {
 			answers[c.ID+"/"+q.Name] = q.Answer

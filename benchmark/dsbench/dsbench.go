@@ -6,14 +6,16 @@
 // competition-level accuracy); its sheets are graded by grade's judge with
 // DSBench's prompt.
 //
-// The data folder holds data.json (one competition per line) and
-// data/<id>/ with introduction.txt, questionN.txt, workbooks (.xlsx, .xlsb,
-// .xlsm) and sometimes an image. Load reads it into Competitions;
+// The data folder holds data.json (one competition per line) and data/<id>/
+// with introduction.txt, questionN.txt, workbooks (.xlsx, .xlsb, .xlsm) and
+// sometimes an image. Load reads it into Competitions, each with its
+// introduction, its file names and its Questions (a Question is one question
+// file's name and text, with its ground truth from data.json).
 // Competition.Prompts and the notebook's strings (System, SystemImage,
 // Context, User, Truncate, with a RenderFunc for workbooks) rebuild the
-// notebook's messages directly, which the tests compare with what the
-// sheets give. Quirks of the notebook that shape those bytes are kept and
-// named where they happen.
+// notebook's messages directly, which the tests compare with what the sheets
+// give. Quirks of the notebook that shape those bytes are kept and named
+// where they happen.
 package dsbench
 
 import (
@@ -45,7 +47,7 @@ type Competition struct {
 type Question struct {
 	Name   string // file name without ".txt", as data.json lists it ("question6")
 	Text   string // the file's text as Python's read_txt returns it
-	Answer Answer // the ground truth, from data.json
+	Answer answer // the ground truth, from data.json
 }
 
 // Load reads the DSBench data folder dir (holding data.json and data/). It

@@ -79,10 +79,10 @@ func TestLoadErrors(t *testing.T) {
 		if comps[0].Line != 1 || comps[1].Line != 6 {
 			t.Errorf("lines %d, %d; want 1, 6", comps[0].Line, comps[1].Line)
 		}
-		if a := comps[0].Questions[1].Answer; a.Kind != KindNumber || a.JSON != "12" {
+		if a := comps[0].Questions[1].Answer; a.Kind != kindNumber || a.JSON != "12" {
 			t.Errorf("answer %+v, want number 12", a)
 		}
-		if a := comps[1].Questions[0].Answer; a.Kind != KindObject || a.JSON != `{"Q":1,"w":"X"}` {
+		if a := comps[1].Questions[0].Answer; a.Kind != kindObject || a.JSON != `{"Q":1,"w":"X"}` {
 			t.Errorf("answer %+v, want compact object", a)
 		}
 	}
@@ -96,7 +96,7 @@ func TestParseLine(t *testing.T) {
 		name, line, err string
 		kinds           []answerKind
 	}{
-		{"ok", `{"id": "1", "questions": ["q1", "q2", "q3"], "answers": ["A", 0.25, [1, "x"]]}`, "", []answerKind{KindString, KindNumber, KindArray}},
+		{"ok", `{"id": "1", "questions": ["q1", "q2", "q3"], "answers": ["A", 0.25, [1, "x"]]}`, "", []answerKind{kindString, kindNumber, kindArray}},
 		{"extra fields", `{"id": "1", "txt": "", "year": 2017, "questions": [], "answers": []}`, "", nil},
 		{"no id", `{"questions": [], "answers": []}`, `no "id"`, nil},
 		{"id with slash", `{"id": "../x", "questions": [], "answers": []}`, "not a folder name", nil},
@@ -106,7 +106,7 @@ func TestParseLine(t *testing.T) {
 		{"null", `{"id": "1", "questions": ["q"], "answers": [null]}`, "null", nil},
 		{"false", `{"id": "1", "questions": ["q"], "answers": [false]}`, "false", nil},
 		{"slash escape", `{"id": "1", "questions": ["q"], "answers": ["a\/b"]}`, `\/`, nil},
-		{"escaped backslash then slash is fine", `{"id": "1", "questions": ["q"], "answers": ["a\\/b"]}`, "", []answerKind{KindString}},
+		{"escaped backslash then slash is fine", `{"id": "1", "questions": ["q"], "answers": ["a\\/b"]}`, "", []answerKind{kindString}},
 		{"python dict", `{'id': '1', 'questions': [], 'answers': []}`, "not a data.json entry", nil},
 		{"trailing text", `{"id": "1", "questions": [], "answers": []} x`, "text after", nil},
 		{"not an object", `[1, 2]`, "not a data.json entry", nil},
@@ -267,7 +267,7 @@ func TestPromptsWithWorkbooks(t *testing.T) {
 		"The excel file a.xlsm is: Sheet name: S\n<a.xlsm>\n\n" +
 		"The excel file b.xlsx is: Sheet name: S\n<b.xlsx>\n\n" +
 		" \nThe introduction is detailed as follows. \n INTRO \n"
-	want := []Prompt{
+	want := []notebookPrompt{
 		{"7", "question2", SystemImage, wantContext + "The questions are detailed as follows. \n second?", filepath.Join(c.Dir, "chart.png"), c.Questions[0].Answer},
 		{"7", "question1", SystemImage, wantContext + "The questions are detailed as follows. \n first?", filepath.Join(c.Dir, "chart.png"), c.Questions[1].Answer},
 	}

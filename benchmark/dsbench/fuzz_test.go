@@ -46,10 +46,10 @@ func FuzzParseLine(f *testing.F) {
 			}
 			first := a.JSON[0]
 			ok := map[answerKind]bool{
-				KindString: first == '"',
-				KindObject: first == '{',
-				KindArray:  first == '[',
-				KindNumber: first == '-' || first >= '0' && first <= '9',
+				kindString: first == '"',
+				kindObject: first == '{',
+				kindArray:  first == '[',
+				kindNumber: first == '-' || first >= '0' && first <= '9',
 			}[a.Kind]
 			if !ok {
 				t.Fatalf("answer %s has kind %v", a.JSON, a.Kind)
@@ -57,7 +57,7 @@ func FuzzParseLine(f *testing.F) {
 			if p := a.Python(); !utf8.ValidString(p) {
 				t.Fatalf("Python() of %s is not valid UTF-8: %q", a.JSON, p)
 			}
-			if a.Kind != KindString && a.Text() != a.JSON {
+			if a.Kind != kindString && a.Text() != a.JSON {
 				t.Fatalf("Text() of %s is %q", a.JSON, a.Text())
 			}
 		}

@@ -17,7 +17,7 @@ type entry struct {
 	URL       string   // where the case was published
 	Year      int      // publication year; 0 when absent
 	Questions []string // question file names without ".txt", in order
-	Answers   []Answer // Answers[i] answers Questions[i]
+	Answers   []answer // Answers[i] answers Questions[i]
 }
 
 // answerKind says what JSON value an answer is.
@@ -26,40 +26,40 @@ type answerKind int
 // The kinds of answer data.json holds (letters and short texts are strings;
 // competition 00000009 has objects).
 const (
-	KindString answerKind = iota
-	KindNumber
-	KindObject
-	KindArray
+	kindString answerKind = iota
+	kindNumber
+	kindObject
+	kindArray
 )
 
 // String names the kind as the sheets' answer_kind meta writes it.
 func (k answerKind) String() string {
 	switch k {
-	case KindString:
+	case kindString:
 		return "string"
-	case KindNumber:
+	case kindNumber:
 		return "number"
-	case KindObject:
+	case kindObject:
 		return "object"
-	case KindArray:
+	case kindArray:
 		return "array"
 	}
 	return fmt.Sprintf("answerKind(%d)", int(k))
 }
 
-// Answer is a ground truth as data.json writes it. JSON keeps the value's
+// answer is a ground truth as data.json writes it. JSON keeps the value's
 // exact JSON text, compacted (white space outside strings removed; key
 // order, number spelling and string escapes as written), so 1661626 stays
 // 1661626 and 0.25 stays 0.25 rather than passing through a float.
-type Answer struct {
+type answer struct {
 	Kind answerKind
 	JSON string
 }
 
 // Text is the answer as a sheet's answer section should hold it: a string
 // answer's own text, any other answer's compact JSON.
-func (a Answer) Text() string {
-	if a.Kind == KindString {
+func (a answer) Text() string {
+	if a.Kind == kindString {
 		var s string
 		if err := json.Unmarshal([]byte(a.JSON), &s); err == nil {
 			return s
@@ -72,10 +72,10 @@ func (a Answer) Text() string {
 // of the line: what DSBench's compute_answer.py puts after "The true answer
 // is" in its judge prompt. It differs from JSON for objects ({'Q': 1, ...})
 // and floats (1e-05, 100000.0).
-func (a Answer) Python() string {
+func (a answer) Python() string {
 	v, err := decodeOrdered([]byte(a.JSON))
 	if err != nil {
-		return a.JSON // cannot happen for an Answer made by parseLine
+		return a.JSON // cannot happen for an answer made by parseLine
 	}
 	if s, ok := v.(string); ok {
 		return s // str() of a str is itself, unquoted
@@ -148,21 +148,21 @@ func checkID(id string) error {
 	return nil
 }
 
-func newAnswer(raw json.RawMessage) (Answer, error) {
+func newAnswer(raw json.RawMessage) (answer, error) {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil {
-		return Answer{}, err
+		return answer{}, err
 	}
-	a := Answer{JSON: buf.String()}
+	a := answer{JSON: buf.String()}
 	switch buf.Bytes()[0] {
 	case '"':
-		a.Kind = KindString
+		a.Kind = kindString
 	case '{':
-		a.Kind = KindObject
+		a.Kind = kindObject
 	case '[':
-		a.Kind = KindArray
+		a.Kind = kindArray
 	default:
-		a.Kind = KindNumber // literals were refused by checkEvalSafe
+		a.Kind = kindNumber // literals were refused by checkEvalSafe
 	}
 	return a, nil
 }

@@ -76,14 +76,14 @@ func User(context, question string) string {
 	return context + "The questions are detailed as follows. \n " + question
 }
 
-// Prompt is one request as the notebook builds it.
-type Prompt struct {
+// notebookPrompt is one request as the notebook builds it.
+type notebookPrompt struct {
 	Competition string // the competition id
 	Question    string // the question's name ("question6")
 	System      string // the system message
 	User        string // the user message, before truncation
 	Image       string // path of the image to attach, "" for none
-	Answer      Answer // the ground truth
+	Answer      answer // the ground truth
 }
 
 // Prompts builds the requests for every question of c as the notebook does
@@ -91,7 +91,7 @@ type Prompt struct {
 // render turns a workbook into text; it may be nil when c has no workbooks.
 // The notebook skips a competition without questions; so does this (it
 // returns none).
-func (c *Competition) Prompts(render RenderFunc, model string) ([]Prompt, error) {
+func (c *Competition) Prompts(render RenderFunc, model string) ([]notebookPrompt, error) {
 	if len(c.Questions) == 0 {
 		return nil, nil
 	}
@@ -105,9 +105,9 @@ func (c *Competition) Prompts(render RenderFunc, model string) ([]Prompt, error)
 	if withImage {
 		image = filepath.Join(c.Dir, c.Image)
 	}
-	out := make([]Prompt, len(c.Questions))
+	out := make([]notebookPrompt, len(c.Questions))
 	for i, q := range c.Questions {
-		out[i] = Prompt{
+		out[i] = notebookPrompt{
 			Competition: c.ID,
 			Question:    q.Name,
 			System:      systemFor(withImage),

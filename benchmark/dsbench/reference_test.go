@@ -49,7 +49,7 @@ func TestReferencePrompts(t *testing.T) {
 	for _, err := range errs {
 		t.Error(err)
 	}
-	var got []Prompt
+	var got []notebookPrompt
 	for i := range comps {
 		// The corpus has no workbooks, so no renderer is needed; nil makes
 		// any workbook found an error rather than a silent skip.
@@ -161,8 +161,8 @@ func TestAnswersEqualDataJSON(t *testing.T) {
 	if n != 466 {
 		t.Errorf("%d answers, want 466", n)
 	}
-	if kinds[KindString] == 0 || kinds[KindNumber] == 0 || kinds[KindObject] == 0 {
+	if kinds[kindString] == 0 || kinds[kindNumber] == 0 || kinds[kindObject] == 0 {
 		t.Errorf("answer kinds %v: expected strings, numbers and objects in the corpus", kinds)
 	}
-	t.Logf("%d answers checked: %d strings, %d numbers, %d objects", n, kinds[KindString], kinds[KindNumber], kinds[KindObject])
+	t.Logf("%d answers checked: %d strings, %d numbers, %d objects", n, kinds[kindString], kinds[kindNumber], kinds[kindObject])
 }
