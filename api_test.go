@@ -27,6 +27,7 @@ var apiChecked = []string{
 	"regrade",
 	"report",
 	"result",
+	"runner/aimd",
 	"schema",
 	"sheet",
 	"spreadsheet",

@@ -34,14 +34,17 @@ import (
 	"time"
 )
 
-// Defaults of Config.
+// DefaultMax is the ceiling a zero Config.Max takes; a caller that sizes
+// its connection pool to the ceiling reads it.
+const DefaultMax = 100
+
+// Defaults of Config's other zero fields.
 const (
-	DefaultInitial       = 10
-	DefaultMin           = 1
-	DefaultMax           = 100
-	DefaultIncreaseAfter = 10
-	DefaultDecrease      = 0.8
-	DefaultCooldown      = 15 * time.Second
+	defaultInitial       = 10
+	defaultMin           = 1
+	defaultIncreaseAfter = 10
+	defaultDecrease      = 0.8
+	defaultCooldown      = 15 * time.Second
 )
 
 // Config tunes a Limiter; zero fields take the defaults above.
@@ -99,24 +102,24 @@ type Limiter struct {
 // New returns a limiter at cfg.Initial.
 func New(cfg Config) *Limiter {
 	if cfg.Min <= 0 {
-		cfg.Min = DefaultMin
+		cfg.Min = defaultMin
 	}
 	if cfg.Max <= 0 {
 		cfg.Max = DefaultMax
 	}
 	cfg.Max = max(cfg.Max, cfg.Min)
 	if cfg.Initial <= 0 {
-		cfg.Initial = DefaultInitial
+		cfg.Initial = defaultInitial
 	}
 	cfg.Initial = min(max(cfg.Initial, cfg.Min), cfg.Max)
 	if cfg.IncreaseAfter <= 0 {
-		cfg.IncreaseAfter = DefaultIncreaseAfter
+		cfg.IncreaseAfter = defaultIncreaseAfter
 	}
 	if cfg.Decrease <= 0 || cfg.Decrease >= 1 {
-		cfg.Decrease = DefaultDecrease
+		cfg.Decrease = defaultDecrease
 	}
 	if cfg.Cooldown <= 0 {
-		cfg.Cooldown = DefaultCooldown
+		cfg.Cooldown = defaultCooldown
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
