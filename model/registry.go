@@ -33,7 +33,7 @@ type Options struct {
 	// client on http.DefaultTransport.
 	HTTPClient *http.Client
 
-	// Timeout bounds one request of a hosted provider; 0 means DefaultTimeout.
+	// Timeout bounds one request of a hosted provider; 0 means ten minutes.
 	// A request that runs out of time fails with a retryable *APIError.
 	Timeout time.Duration
 
@@ -50,9 +50,9 @@ type Options struct {
 	Seed int64
 }
 
-// DefaultTimeout bounds a hosted provider's request when Options.Timeout is 0.
+// defaultTimeout bounds a hosted provider's request when Options.Timeout is 0.
 // It is long because reasoning models may think for minutes.
-const DefaultTimeout = 10 * time.Minute
+const defaultTimeout = 10 * time.Minute
 
 // Env reads an environment variable through Getenv ("" when Getenv is nil).
 func (o Options) Env(key string) string {
@@ -93,7 +93,7 @@ func (o Options) RequestTimeout() time.Duration {
 	if o.Timeout > 0 {
 		return o.Timeout
 	}
-	return DefaultTimeout
+	return defaultTimeout
 }
 
 // Ref is a model name taken apart: which provider serves it and the

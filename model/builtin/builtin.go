@@ -25,8 +25,8 @@ func info(provider, name string) model.Info {
 	return model.Info{Provider: provider, Model: name, Offline: true, Price: &model.Price{}}
 }
 
-// DefaultMockReply is what "mock" answers when Options.MockReply is empty.
-const DefaultMockReply = "mock reply"
+// defaultMockReply is what "mock" answers when Options.MockReply is empty.
+const defaultMockReply = "mock reply"
 
 // mockModel answers every request with the same text.
 type mockModel struct {
@@ -37,7 +37,7 @@ type mockModel struct {
 func newMock(name string, opt model.Options) *mockModel {
 	reply := opt.MockReply
 	if reply == "" {
-		reply = DefaultMockReply
+		reply = defaultMockReply
 	}
 	return &mockModel{name: name, reply: reply}
 }

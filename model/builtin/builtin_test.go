@@ -17,7 +17,7 @@ func ask(text string, q model.QuestionRef) model.Request {
 func TestMock(t *testing.T) {
 	for _, tc := range []struct {
 		reply, want string
-	}{{"", DefaultMockReply}, {"B", "B"}} {
+	}{{"", defaultMockReply}, {"B", "B"}} {
 		m, err := newModel("mock", model.Options{MockReply: tc.reply})
 		if err != nil {
 			t.Fatal(err)
@@ -126,7 +126,7 @@ func TestRandomIsReproducibleAndFair(t *testing.T) {
 
 	m, _ := newModel("random", model.Options{})
 	resp, err := m.Complete(context.Background(), ask("What is 2+2?", model.QuestionRef{Name: "open"}))
-	if err != nil || resp.Text != NoOptionsReply {
+	if err != nil || resp.Text != noOptionsReply {
 		t.Errorf("random on a free-form question = %q, %v", resp.Text, err)
 	}
 }

@@ -23,10 +23,10 @@ func newRandom(name string, opt model.Options) *randomModel {
 	return &randomModel{name: name, seed: opt.Seed}
 }
 
-// NoOptionsReply is what "random" answers to a question in which it finds no
+// noOptionsReply is what "random" answers to a question in which it finds no
 // options: a free-form question's chance score is zero, so the baseline
 // answers, and is graded wrong, rather than skipping it.
-const NoOptionsReply = "(random: no options found)"
+const noOptionsReply = "(random: no options found)"
 
 // optionLine matches an option line: "A) ...", "B. ...", "(C) ...", with an
 // optional "-" or "*" bullet before it. Capital letters only, so that prose
@@ -52,7 +52,7 @@ func (m *randomModel) Complete(ctx context.Context, req model.Request) (model.Re
 	}
 	opts := options(text)
 	if len(opts) == 0 {
-		return model.Response{Text: NoOptionsReply, Model: m.name}, nil
+		return model.Response{Text: noOptionsReply, Model: m.name}, nil
 	}
 	return model.Response{Text: opts[m.pick(req, text)%uint64(len(opts))], Model: m.name}, nil
 }
