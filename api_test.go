@@ -17,6 +17,7 @@ import (
 // checks. The others outside internal/ still export names only their own
 // package uses; each joins the list once cleaned.
 var apiChecked = []string{
+	"agent",
 	"benchmark",
 	"benchmark/dabench",
 	"benchmark/dsbench",

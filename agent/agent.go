@@ -30,9 +30,9 @@ import (
 
 // Limits a question can stop at; recorded as the output's "limit".
 const (
-	LimitMaxTurns        = "max_turns"
-	LimitQuestionTimeout = "question_timeout"
-	LimitTokenBudget     = "token_budget"
+	limitMaxTurns        = "max_turns"
+	limitQuestionTimeout = "question_timeout"
+	limitTokenBudget     = "token_budget"
 )
 
 // Options bound one question. The zero value means the defaults.
@@ -42,8 +42,8 @@ type Options struct {
 	TokenBudget     int           // input+output tokens over all turns; 0 none
 }
 
-// DefaultMaxTurns is InfiAgent's max_iterations.
-const DefaultMaxTurns = 10
+// defaultMaxTurns is InfiAgent's max_iterations.
+const defaultMaxTurns = 10
 
 // Interpreter runs code with state kept between calls.
 type Interpreter interface {
@@ -67,7 +67,7 @@ var PythonTool = model.Tool{
 // loses nothing worth keeping) or ctx ended.
 func Run(ctx context.Context, m model.Model, req model.Request, interp Interpreter, opt Options) (model.Response, error) {
 	if opt.MaxTurns <= 0 {
-		opt.MaxTurns = DefaultMaxTurns
+		opt.MaxTurns = defaultMaxTurns
 	}
 	qctx := ctx
 	if opt.QuestionTimeout > 0 {
@@ -88,16 +88,16 @@ func Run(ctx context.Context, m model.Model, req model.Request, interp Interpret
 	}
 	for turn := 1; ; turn++ {
 		if turn > opt.MaxTurns {
-			return finish(LimitMaxTurns)
+			return finish(limitMaxTurns)
 		}
 		if opt.TokenBudget > 0 && out.InputTokens+out.OutputTokens >= opt.TokenBudget {
-			return finish(LimitTokenBudget)
+			return finish(limitTokenBudget)
 		}
 		req.Messages = msgs
 		resp, err := m.Complete(qctx, req)
 		if err != nil {
 			if ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
-				return finish(LimitQuestionTimeout)
+				return finish(limitQuestionTimeout)
 			}
 			return model.Response{}, fmt.Errorf("agent turn %d: %w", turn, err)
 		}
@@ -115,7 +115,7 @@ func Run(ctx context.Context, m model.Model, req model.Request, interp Interpret
 			result, err := runCall(qctx, interp, call)
 			if err != nil {
 				if ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
-					return finish(LimitQuestionTimeout)
+					return finish(limitQuestionTimeout)
 				}
 				return model.Response{}, fmt.Errorf("agent turn %d: python: %w", turn, err)
 			}
@@ -131,16 +131,16 @@ func runCall(ctx context.Context, interp Interpreter, call model.ToolCall) (sand
 	if call.Name != PythonTool.Name {
 		return sandbox.Result{Output: fmt.Sprintf("error: no tool named %q; the only tool is python(code)", call.Name)}, nil
 	}
-	code, err := CodeArgument(call.Arguments)
+	code, err := codeArgument(call.Arguments)
 	if err != nil {
 		return sandbox.Result{Output: "error: " + err.Error()}, nil
 	}
 	return interp.Exec(ctx, code)
 }
 
-// CodeArgument returns the code of a python call's JSON arguments
+// codeArgument returns the code of a python call's JSON arguments
 // ({"code": "..."}). A bare string, as some models send, is taken as code.
-func CodeArgument(args string) (string, error) {
+func codeArgument(args string) (string, error) {
 	var a struct {
 		Code *string `json:"code"`
 	}

@@ -110,10 +110,10 @@ func TestRunLimits(t *testing.T) {
 		wantLimit string
 		wantTurns int
 	}{
-		{name: "max turns", model: &scripted{replies: []model.Response{loop}}, opt: Options{MaxTurns: 3}, wantLimit: LimitMaxTurns, wantTurns: 3},
-		{name: "default max turns is 10", model: &scripted{replies: []model.Response{loop}}, wantLimit: LimitMaxTurns, wantTurns: 10},
-		{name: "token budget", model: &scripted{replies: []model.Response{loop}}, opt: Options{TokenBudget: 250}, wantLimit: LimitTokenBudget, wantTurns: 3},
-		{name: "question timeout", model: &scripted{block: true}, opt: Options{QuestionTimeout: 20 * time.Millisecond}, wantLimit: LimitQuestionTimeout, wantTurns: 0},
+		{name: "max turns", model: &scripted{replies: []model.Response{loop}}, opt: Options{MaxTurns: 3}, wantLimit: limitMaxTurns, wantTurns: 3},
+		{name: "default max turns is 10", model: &scripted{replies: []model.Response{loop}}, wantLimit: limitMaxTurns, wantTurns: 10},
+		{name: "token budget", model: &scripted{replies: []model.Response{loop}}, opt: Options{TokenBudget: 250}, wantLimit: limitTokenBudget, wantTurns: 3},
+		{name: "question timeout", model: &scripted{block: true}, opt: Options{QuestionTimeout: 20 * time.Millisecond}, wantLimit: limitQuestionTimeout, wantTurns: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, err := Run(context.Background(), tc.model, question(), &fakeInterp{}, tc.opt)
@@ -183,7 +183,7 @@ func TestCodeArgument(t *testing.T) {
 		{args: `{"cmd":"x"}`, bad: true},
 		{args: `{`, bad: true},
 	} {
-		code, err := CodeArgument(tc.args)
+		code, err := codeArgument(tc.args)
 		if (err != nil) != tc.bad || code != tc.code {
 			t.Errorf("CodeArgument(%s) = %q, %v", tc.args, code, err)
 		}

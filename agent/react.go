@@ -10,11 +10,9 @@ import (
 	"github.com/evalmd/evalmd/model"
 )
 
-// Agent styles (the `agent_style` meta).
-const (
-	StyleTools = "tools" // native tool calling (Run): the default
-	StyleReact = "react" // InfiAgent's text ReAct loop (RunReact)
-)
+// StyleReact is the `agent_style` meta that picks InfiAgent's text ReAct
+// loop (RunReact) over native tool calling (Run, the default style "tools").
+const StyleReact = "react"
 
 // InfiAgent's ReAct loop, as its DABench numbers were made: the
 // ZeroShotReactPrompt with one tool, python_code_sandbox; the model's text
@@ -147,7 +145,7 @@ func trimMiddle(s string) string {
 // each reply (assistant) and each observation (tool).
 func RunReact(ctx context.Context, m model.Model, req model.Request, interp Interpreter, opt Options) (model.Response, error) {
 	if opt.MaxTurns <= 0 {
-		opt.MaxTurns = DefaultMaxTurns
+		opt.MaxTurns = defaultMaxTurns
 	}
 	qctx := ctx
 	if opt.QuestionTimeout > 0 {
@@ -169,21 +167,21 @@ func RunReact(ctx context.Context, m model.Model, req model.Request, interp Inte
 	timedOut := func() bool { return ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) }
 	for iter := 1; ; iter++ {
 		if iter > opt.MaxTurns {
-			work.Limit = LimitMaxTurns
+			work.Limit = limitMaxTurns
 			return out, nil
 		}
 		var st reactStep
 		var perr error
 		for try := 0; try <= reactParseRetrys; try++ {
 			if opt.TokenBudget > 0 && out.InputTokens+out.OutputTokens >= opt.TokenBudget {
-				work.Limit = LimitTokenBudget
+				work.Limit = limitTokenBudget
 				return out, nil
 			}
 			req.Messages = []model.Message{{Role: "user", Content: reactPrompt(instruction, scratch.String())}}
 			resp, err := m.Complete(qctx, req)
 			if err != nil {
 				if timedOut() {
-					work.Limit = LimitQuestionTimeout
+					work.Limit = limitQuestionTimeout
 					return out, nil
 				}
 				return model.Response{}, fmt.Errorf("agent step %d: %w", iter, err)
@@ -208,7 +206,7 @@ func RunReact(ctx context.Context, m model.Model, req model.Request, interp Inte
 		res, err := interp.Exec(qctx, st.code)
 		if err != nil {
 			if timedOut() {
-				work.Limit = LimitQuestionTimeout
+				work.Limit = limitQuestionTimeout
 				return out, nil
 			}
 			return model.Response{}, fmt.Errorf("agent step %d: python: %w", iter, err)

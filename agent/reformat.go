@@ -40,10 +40,10 @@ where "outlier_num" is an integer representing the number of values considered o
 }}
 `
 
-// ReformatModel and ReformatMaxTokens are the script's defaults.
+// ReformatModel and reformatMaxTokens are the script's defaults.
 const (
 	ReformatModel     = "gpt-3.5-turbo-16k"
-	ReformatMaxTokens = 2048
+	reformatMaxTokens = 2048
 )
 
 // ReformatRequest is the request of InfiAgent's reformat step for one
@@ -61,7 +61,7 @@ func ReformatRequest(r model.Reformat, answer string) model.Request {
 			{Role: "assistant", Content: answer},
 			{Role: "user", Content: ask},
 		},
-		Settings: model.Settings{Temperature: &zero, MaxTokens: ReformatMaxTokens},
+		Settings: model.Settings{Temperature: &zero, MaxTokens: reformatMaxTokens},
 	}
 }
 
