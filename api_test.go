@@ -18,6 +18,7 @@ import (
 // package uses; each joins the list once cleaned.
 var apiChecked = []string{
 	"agent",
+	"agg",
 	"benchmark",
 	"benchmark/dabench",
 	"benchmark/dsbench",

@@ -14,6 +14,15 @@
 // output file (bad or half-written JSON, a foreign document) is named on
 // stderr and skipped, where LIME's whole run fails; LIME's verbose counts go
 // to stderr, so the report can go to stdout with -o -.
+//
+// Run writes the report Options ask for: the summary, or one of LIME's
+// report types, which a Report value names. A benchmark's Metric may also
+// be a ChartMetric, whose charts agg writes beside its own; Cols builds the
+// Column list of the Tables it returns. Load keeps a folder's Data for other
+// formats: its methods return each table as plain rows, LIME's as LeaderRow,
+// RunsRow and QuestionRow, agg's own as ModelTotal, Pair (McNemar's test of
+// two models), Discrepancy and Usage; package spreadsheet reads the
+// leaderboard and the totals this way.
 package agg
 
 import (

@@ -65,8 +65,8 @@ func (d *Data) Totals() []ModelTotal {
 		if t.Graded > 0 {
 			t.Accuracy = float64(t.Correct) / float64(t.Graded)
 		}
-		t.Lo, t.Hi = Wilson(t.Correct, t.Graded)
-		t.Stderr = Stderr(t.Correct, t.Graded)
+		t.Lo, t.Hi = wilson(t.Correct, t.Graded)
+		t.Stderr = inspectStderr(t.Correct, t.Graded)
 		out = append(out, *t)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -209,7 +209,7 @@ func (d *Data) Pairs() []Pair {
 			if p.Both == 0 {
 				continue
 			}
-			p.P = McNemarExact(p.OnlyA, p.OnlyB)
+			p.P = mcNemarExact(p.OnlyA, p.OnlyB)
 			out = append(out, p)
 		}
 	}

@@ -194,22 +194,22 @@ const (
 // limeTable is one of LIME's tables with its heading as agg.py writes it.
 type limeTable struct {
 	heading string
-	frame   Frame
+	frame   dataFrame
 }
 
 // limeTables are LIME's three tables.
 func (d *Data) limeTables() []limeTable {
-	lb := Frame{Columns: []string{"input_name", "model_name", "num_questions", "pct_correct"}}
+	lb := dataFrame{Columns: []string{"input_name", "model_name", "num_questions", "pct_correct"}}
 	for _, r := range d.Leaderboard() {
-		lb.Rows = append(lb.Rows, []Value{S(r.Sheet), S(r.Model), I(int64(r.Questions)), F(r.Rounded)})
+		lb.Rows = append(lb.Rows, []cellValue{strCell(r.Sheet), strCell(r.Model), intCell(int64(r.Questions)), floatCell(r.Rounded)})
 	}
-	runs := Frame{Columns: []string{"input_name", "model_name", "run_id"}}
+	runs := dataFrame{Columns: []string{"input_name", "model_name", "run_id"}}
 	for _, r := range d.Runs() {
-		runs.Rows = append(runs.Rows, []Value{S(r.Sheet), S(r.Model), I(int64(r.Runs))})
+		runs.Rows = append(runs.Rows, []cellValue{strCell(r.Sheet), strCell(r.Model), intCell(int64(r.Runs))})
 	}
-	qs := Frame{Columns: []string{"input_name", "name"}}
+	qs := dataFrame{Columns: []string{"input_name", "name"}}
 	for _, r := range d.AllQuestions() {
-		qs.Rows = append(qs.Rows, []Value{S(r.Sheet), S(r.Name)})
+		qs.Rows = append(qs.Rows, []cellValue{strCell(r.Sheet), strCell(r.Name)})
 	}
 	return []limeTable{{limeLeaderboardTitle, lb}, {limeRunsTitle, runs}, {limeAllQuestionsTitle, qs}}
 }
@@ -219,7 +219,7 @@ func (d *Data) limeTables() []limeTable {
 func (d *Data) LIMEMarkdown() string {
 	var out string
 	for _, t := range d.limeTables() {
-		out += t.heading + "\n\n" + Tabulate(t.frame) + "\n\n"
+		out += t.heading + "\n\n" + tabulate(t.frame) + "\n\n"
 	}
 	return out
 }

@@ -151,21 +151,21 @@ func (d *Data) answers(ctx context.Context, keep func(sheet, name string) bool, 
 	return out, nil
 }
 
-func textValue(s *string) Value {
+func textValue(s *string) cellValue {
 	if s == nil {
-		return Null()
+		return nullCell()
 	}
-	return T(*s)
+	return textCell(*s)
 }
 
-func gradeValue(g *bool) Value {
+func gradeValue(g *bool) cellValue {
 	switch {
 	case g == nil:
-		return Null()
+		return nullCell()
 	case *g:
-		return T("True")
+		return textCell("True")
 	}
-	return T("False")
+	return textCell("False")
 }
 
 // completionsTables is the Completions report: one table, a row per
@@ -180,12 +180,12 @@ func (d *Data) completionsTables(ctx context.Context, f textFormat) ([]limeTable
 	for _, a := range as {
 		code = code || a.code != nil
 	}
-	fr := Frame{Columns: []string{"input_name", "name", "model_name", "run_id", "completion"}}
+	fr := dataFrame{Columns: []string{"input_name", "name", "model_name", "run_id", "completion"}}
 	if code {
 		fr.Columns = append(fr.Columns, "answer")
 	}
 	for _, a := range as {
-		row := []Value{T(a.sheet), T(a.name), T(a.model), T(a.run), textValue(a.completion)}
+		row := []cellValue{textCell(a.sheet), textCell(a.name), textCell(a.model), textCell(a.run), textValue(a.completion)}
 		if code {
 			row = append(row, textValue(a.code))
 		}
@@ -238,7 +238,7 @@ func (d *Data) discrepanciesTables(ctx context.Context, f textFormat) ([]limeTab
 			}
 			return runs[i].id < runs[j].id
 		})
-		fr := Frame{Columns: []string{"name"}}
+		fr := dataFrame{Columns: []string{"name"}}
 		for i, r := range runs {
 			col[r] = i
 			fr.Columns = append(fr.Columns, strings.Join([]string{"grade_bool", r.model, r.id}, sep))
@@ -246,15 +246,15 @@ func (d *Data) discrepanciesTables(ctx context.Context, f textFormat) ([]limeTab
 		for _, r := range runs {
 			fr.Columns = append(fr.Columns, strings.Join([]string{"completion", r.model, r.id}, sep))
 		}
-		var row []Value
+		var row []cellValue
 		filled := make([]bool, len(runs))
 		for i, a := range group {
 			if i == 0 || a.name != group[i-1].name {
-				row = make([]Value, 1+2*len(runs))
+				row = make([]cellValue, 1+2*len(runs))
 				for j := range row {
-					row[j] = Null()
+					row[j] = nullCell()
 				}
-				row[0] = T(a.name)
+				row[0] = textCell(a.name)
 				clear(filled)
 				fr.Rows = append(fr.Rows, row)
 			}
@@ -275,7 +275,7 @@ func (d *Data) discrepanciesTables(ctx context.Context, f textFormat) ([]limeTab
 		out = append(out, limeTable{heading, fr})
 	}
 	if len(out) == 0 {
-		out = append(out, limeTable{limeDiscrepanciesTitle, Frame{Columns: []string{"name"}}})
+		out = append(out, limeTable{limeDiscrepanciesTitle, dataFrame{Columns: []string{"name"}}})
 	}
 	return out, nil
 }
@@ -325,7 +325,7 @@ func (d *Data) Text(ctx context.Context, kind Report, screen bool, opt ReportOpt
 			b.WriteString("(none)\n\n")
 			continue
 		}
-		b.WriteString(Tabulate(t.frame) + "\n\n")
+		b.WriteString(tabulate(t.frame) + "\n\n")
 	}
 	return b.String(), nil
 }

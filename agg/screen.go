@@ -11,7 +11,7 @@ import (
 // This file lays tables out for a terminal (LIME's --terminal style):
 // tablewriter's boxed renderer, header text as given (its auto-format would
 // upper-case it), a cell's own newlines kept as lines. The markdown
-// renderers (Tabulate for LIME's tables, Table.Markdown for agg's own) stay
+// renderers (tabulate for LIME's tables, Table.Markdown for agg's own) stay
 // what a file or a pipe gets.
 
 // Screen renders the table for a terminal: its title, its note, and the
@@ -27,14 +27,14 @@ func (t *Table) Screen() (string, error) {
 
 // Screen renders a LIME table for a terminal, its cells formatted as
 // tabulate formats them (numbers as Python prints them, null as empty).
-func (f Frame) Screen(title string) (string, error) {
+func (f dataFrame) Screen(title string) (string, error) {
 	header, numeric, rows := f.cells()
 	return screenTable(title, "", header, numeric, rows, 0)
 }
 
-// cells formats f's cells as Tabulate does, column by column; numeric says
+// cells formats f's cells as tabulate does, column by column; numeric says
 // which columns tabulate types as numbers.
-func (f Frame) cells() (header []string, numeric []bool, rows [][]string) {
+func (f dataFrame) cells() (header []string, numeric []bool, rows [][]string) {
 	n := len(f.Columns)
 	types := make([]colType, n)
 	for c := 0; c < n; c++ {

@@ -5,11 +5,11 @@ import "math"
 // z95 is the standard normal quantile for a two-sided 95% interval.
 const z95 = 1.959963984540054
 
-// Wilson returns the Wilson score interval for k successes in n trials at
+// wilson returns the Wilson score interval for k successes in n trials at
 // 95%. It is used rather than the normal approximation because it stays
 // inside [0, 1] and behaves at 0% and 100%, which small sheets hit often.
 // With n == 0 it returns (NaN, NaN).
-func Wilson(k, n int) (lo, hi float64) {
+func wilson(k, n int) (lo, hi float64) {
 	if n <= 0 {
 		return math.NaN(), math.NaN()
 	}
@@ -22,10 +22,10 @@ func Wilson(k, n int) (lo, hi float64) {
 	return math.Max(0, centre-half), math.Min(1, centre+half)
 }
 
-// Stderr is Inspect AI's stderr metric on 0/1 scores: the sample standard
-// deviation (ddof=1) over sqrt(n), which for k of n correct is
+// inspectStderr is Inspect AI's stderr metric on 0/1 scores: the sample
+// standard deviation (ddof=1) over sqrt(n), which for k of n correct is
 // sqrt(p(1-p)/(n-1)); Inspect returns 0 when n < 2.
-func Stderr(k, n int) float64 {
+func inspectStderr(k, n int) float64 {
 	if n < 2 {
 		return 0
 	}
@@ -33,11 +33,11 @@ func Stderr(k, n int) float64 {
 	return math.Sqrt(p * (1 - p) / float64(n-1))
 }
 
-// McNemarExact is McNemar's exact test: b questions only the first model got
+// mcNemarExact is McNemar's exact test: b questions only the first model got
 // right, c only the second. Under the null hypothesis the b+c discordant
 // questions split as Binomial(b+c, 1/2); the two-sided p-value is
 // min(1, 2 * P(X <= min(b, c))). With no discordant question it is 1.
-func McNemarExact(b, c int) float64 {
+func mcNemarExact(b, c int) float64 {
 	n := b + c
 	if n == 0 {
 		return 1

@@ -19,12 +19,12 @@ func TestWilson(t *testing.T) {
 		{10, 10, 1 - 0.2775327998628892, 1},
 	}
 	for _, tt := range tests {
-		lo, hi := Wilson(tt.k, tt.n)
+		lo, hi := wilson(tt.k, tt.n)
 		if !near(lo, tt.lo, 1e-12) || !near(hi, tt.hi, 1e-12) {
 			t.Errorf("Wilson(%d, %d) = [%v, %v], want [%v, %v]", tt.k, tt.n, lo, hi, tt.lo, tt.hi)
 		}
 	}
-	if lo, hi := Wilson(0, 0); !math.IsNaN(lo) || !math.IsNaN(hi) {
+	if lo, hi := wilson(0, 0); !math.IsNaN(lo) || !math.IsNaN(hi) {
 		t.Errorf("Wilson(0, 0) = [%v, %v], want NaN", lo, hi)
 	}
 }
@@ -41,7 +41,7 @@ func TestStderr(t *testing.T) {
 		{7, 7, 0},
 	}
 	for _, tt := range tests {
-		if got := Stderr(tt.k, tt.n); !near(got, tt.want, 1e-15) {
+		if got := inspectStderr(tt.k, tt.n); !near(got, tt.want, 1e-15) {
 			t.Errorf("Stderr(%d, %d) = %v, want %v", tt.k, tt.n, got, tt.want)
 		}
 	}
@@ -60,15 +60,15 @@ func TestMcNemarExact(t *testing.T) {
 		{0, 0, 1},
 	}
 	for _, tt := range tests {
-		if got := McNemarExact(tt.b, tt.c); !near(got, tt.want, 1e-12) {
+		if got := mcNemarExact(tt.b, tt.c); !near(got, tt.want, 1e-12) {
 			t.Errorf("McNemarExact(%d, %d) = %v, want %v", tt.b, tt.c, got, tt.want)
 		}
 	}
 	// Large counts must neither overflow nor underflow to garbage.
-	if p := McNemarExact(50000, 50000); !(p > 0.99 && p <= 1) {
+	if p := mcNemarExact(50000, 50000); !(p > 0.99 && p <= 1) {
 		t.Errorf("McNemarExact(50000, 50000) = %v, want about 1", p)
 	}
-	if p := McNemarExact(40000, 60000); p != 0 && p > 1e-100 {
+	if p := mcNemarExact(40000, 60000); p != 0 && p > 1e-100 {
 		t.Errorf("McNemarExact(40000, 60000) = %v, want tiny", p)
 	}
 }

@@ -16,49 +16,49 @@ import (
 // byte-identical to the reference, so these tables get their own renderer.
 // The new tables use tablewriter (see render.go).
 
-// Value is one cell of a LIME table before formatting. Exactly one of the
-// kinds is set: a string (Str, with Null for pandas' None/NaN), an integer or
-// a float.
-type Value struct {
-	Kind  ValueKind
+// cellValue is one cell of a LIME table before formatting. Exactly one of
+// the kinds is set: a string (Str, with cellNull for pandas' None/NaN), an
+// integer or a float.
+type cellValue struct {
+	Kind  cellKind
 	Str   string
 	Int   int64
 	Float float64
 }
 
-// ValueKind says which field of a Value holds the cell.
-type ValueKind uint8
+// cellKind says which field of a cellValue holds the cell.
+type cellKind uint8
 
-// The kinds of Value.
+// The kinds of cellValue.
 const (
-	KindString ValueKind = iota // Str holds the cell
-	KindInt                     // Int holds the cell
-	KindFloat                   // Float holds the cell
-	KindNull                    // no value
-	KindText                    // Str holds the cell, text even where it reads as a number
+	cellString cellKind = iota // Str holds the cell
+	cellInt                    // Int holds the cell
+	cellFloat                  // Float holds the cell
+	cellNull                   // no value
+	cellText                   // Str holds the cell, text even where it reads as a number
 )
 
-// S builds a string Value.
-func S(s string) Value { return Value{Kind: KindString, Str: s} }
+// strCell builds a string cellValue.
+func strCell(s string) cellValue { return cellValue{Kind: cellString, Str: s} }
 
-// I builds an integer Value.
-func I(i int64) Value { return Value{Kind: KindInt, Int: i} }
+// intCell builds an integer cellValue.
+func intCell(i int64) cellValue { return cellValue{Kind: cellInt, Int: i} }
 
-// F builds a float Value; NaN prints as pandas does, "nan".
-func F(f float64) Value { return Value{Kind: KindFloat, Float: f} }
+// floatCell builds a float cellValue; NaN prints as pandas does, "nan".
+func floatCell(f float64) cellValue { return cellValue{Kind: cellFloat, Float: f} }
 
-// T builds a text Value: tabulate would read "0001" or "1e10" as numbers
-// (LIME's tables do, and so must Tabulate there); the report types keep
-// run ids and model text as written.
-func T(s string) Value { return Value{Kind: KindText, Str: s} }
+// textCell builds a text cellValue: tabulate would read "0001" or "1e10"
+// as numbers (LIME's tables do, and so must tabulate there); the report
+// types keep run ids and model text as written.
+func textCell(s string) cellValue { return cellValue{Kind: cellText, Str: s} }
 
-// Null builds a null Value (pandas' None in an object column).
-func Null() Value { return Value{Kind: KindNull} }
+// nullCell builds a null cellValue (pandas' None in an object column).
+func nullCell() cellValue { return cellValue{Kind: cellNull} }
 
-// Frame is a pandas-like table: named columns of Values, rows in order.
-type Frame struct {
+// dataFrame is a pandas-like table: named columns of cells, rows in order.
+type dataFrame struct {
 	Columns []string
-	Rows    [][]Value
+	Rows    [][]cellValue
 }
 
 // tabulate's column types, from least to most generic (its _more_generic).
@@ -80,15 +80,15 @@ var (
 )
 
 // cellType is tabulate's _type for one cell.
-func cellType(v Value) colType {
+func cellType(v cellValue) colType {
 	switch v.Kind {
-	case KindNull:
+	case cellNull:
 		return typeNone
-	case KindInt:
+	case cellInt:
 		return typeInt
-	case KindFloat:
+	case cellFloat:
 		return typeFloat
-	case KindText:
+	case cellText:
 		return typeString
 	}
 	if pyInt.MatchString(v.Str) {
@@ -143,10 +143,10 @@ func afterPoint(s string) int {
 
 func width(s string) int { return utf8.RuneCountInString(s) }
 
-// Tabulate renders f as tabulate(f, headers="keys", tablefmt="pipe",
-// showindex=False), which is what DataFrame.to_markdown(index=False) calls.
-// The result has no trailing newline, as to_markdown's.
-func Tabulate(f Frame) string {
+// tabulate renders f as python-tabulate's tabulate(f, headers="keys",
+// tablefmt="pipe", showindex=False), which DataFrame.to_markdown(index=False)
+// calls. The result has no trailing newline, as to_markdown's.
+func tabulate(f dataFrame) string {
 	const minPadding = 2
 	ncol := len(f.Columns)
 	cells := make([][]string, ncol)
@@ -230,22 +230,22 @@ func Tabulate(f Frame) string {
 }
 
 // formatCell is tabulate's _format for one cell of a column of type t.
-func formatCell(v Value, t colType) string {
+func formatCell(v cellValue, t colType) string {
 	switch v.Kind {
-	case KindNull:
+	case cellNull:
 		if t == typeFloat {
 			// pandas hands tabulate NaN, not None, in a float column.
 			return "nan"
 		}
 		return ""
-	case KindInt:
+	case cellInt:
 		if t == typeFloat {
 			return py.G(float64(v.Int))
 		}
 		return strconv.FormatInt(v.Int, 10)
-	case KindFloat:
+	case cellFloat:
 		return py.G(v.Float)
-	case KindText:
+	case cellText:
 		return v.Str
 	}
 	if t == typeFloat {

@@ -9,12 +9,12 @@ import (
 func TestTabulate(t *testing.T) {
 	tests := []struct {
 		name string
-		f    Frame
+		f    dataFrame
 		want string
 	}{{
 		name: "decimal alignment and the two-space header minimum",
-		f: Frame{Columns: []string{"m", "pct"}, Rows: [][]Value{
-			{S("a"), F(1)}, {S("bb"), F(0.33)}, {S("c"), F(0.4)}}},
+		f: dataFrame{Columns: []string{"m", "pct"}, Rows: [][]cellValue{
+			{strCell("a"), floatCell(1)}, {strCell("bb"), floatCell(0.33)}, {strCell("c"), floatCell(0.4)}}},
 		want: "" +
 			"| m   |   pct |\n" +
 			"|:----|------:|\n" +
@@ -23,7 +23,7 @@ func TestTabulate(t *testing.T) {
 			"| c   |  0.4  |",
 	}, {
 		name: "strings that read as numbers make a number column",
-		f:    Frame{Columns: []string{"name"}, Rows: [][]Value{{S("10")}, {S("2")}}},
+		f:    dataFrame{Columns: []string{"name"}, Rows: [][]cellValue{{strCell("10")}, {strCell("2")}}},
 		want: "" +
 			"|   name |\n" +
 			"|-------:|\n" +
@@ -31,7 +31,7 @@ func TestTabulate(t *testing.T) {
 			"|      2 |",
 	}, {
 		name: "float strings are reformatted with %g",
-		f:    Frame{Columns: []string{"x"}, Rows: [][]Value{{S("1.50")}, {S("2")}}},
+		f:    dataFrame{Columns: []string{"x"}, Rows: [][]cellValue{{strCell("1.50")}, {strCell("2")}}},
 		want: "" +
 			"|   x |\n" +
 			"|----:|\n" +
@@ -39,8 +39,8 @@ func TestTabulate(t *testing.T) {
 			"| 2   |",
 	}, {
 		name: "left-aligned strings are stripped; NaN prints nan",
-		f: Frame{Columns: []string{"s", "v"}, Rows: [][]Value{
-			{S("  pad "), F(math.NaN())}, {S("x"), F(0.5)}}},
+		f: dataFrame{Columns: []string{"s", "v"}, Rows: [][]cellValue{
+			{strCell("  pad "), floatCell(math.NaN())}, {strCell("x"), floatCell(0.5)}}},
 		want: "" +
 			"| s   |     v |\n" +
 			"|:----|------:|\n" +
@@ -48,7 +48,7 @@ func TestTabulate(t *testing.T) {
 			"| x   |   0.5 |",
 	}, {
 		name: "a null string cell is empty",
-		f:    Frame{Columns: []string{"name", "n"}, Rows: [][]Value{{Null(), I(3)}, {S("q"), I(12)}}},
+		f:    dataFrame{Columns: []string{"name", "n"}, Rows: [][]cellValue{{nullCell(), intCell(3)}, {strCell("q"), intCell(12)}}},
 		want: "" +
 			"| name   |   n |\n" +
 			"|:-------|----:|\n" +
@@ -56,7 +56,7 @@ func TestTabulate(t *testing.T) {
 			"| q      |  12 |",
 	}}
 	for _, tt := range tests {
-		if got := Tabulate(tt.f); got != tt.want {
+		if got := tabulate(tt.f); got != tt.want {
 			t.Errorf("%s:\ngot\n%s\nwant\n%s", tt.name, got, tt.want)
 		}
 	}
