@@ -21,6 +21,7 @@ var apiChecked = []string{
 	"agg",
 	"benchmark",
 	"benchmark/dabench",
+	"benchmark/databench",
 	"benchmark/dsbench",
 	"grade",
 	"model",

@@ -99,7 +99,7 @@ func TestCodePrompt(t *testing.T) {
 	writeRows(t, filepath.Join(tmp, "data", "001_Odd", "all.parquet"), rows)
 	writeRows(t, filepath.Join(tmp, "data", "001_Odd", "sample.parquet"), rows[:1])
 	out := filepath.Join(tmp, "out")
-	paths, errs := Convert(t.Context(), Options{QA: qa, Out: out})
+	paths, errs := convert(t.Context(), options{QA: qa, Out: out})
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "002_Missing") || !strings.Contains(errs[0].Error(), "-mode chat") {
 		t.Errorf("problems %v; want one, naming 002_Missing and -mode chat", errs)
 	}
@@ -129,11 +129,11 @@ func TestCodePrompt(t *testing.T) {
 	}
 
 	// -mode chat needs no table; a mode of neither kind is an error.
-	chat, errs := Convert(t.Context(), Options{QA: qa, Out: filepath.Join(tmp, "chat"), Mode: ModeChat})
+	chat, errs := convert(t.Context(), options{QA: qa, Out: filepath.Join(tmp, "chat"), Mode: modeChat})
 	if len(errs) != 0 || len(chat) != 4 {
 		t.Errorf("chat: %v %v", chat, errs)
 	}
-	if _, errs := Convert(t.Context(), Options{QA: qa, Out: filepath.Join(tmp, "x"), Mode: "agent"}); len(errs) != 1 || !strings.Contains(errs[0].Error(), `mode "agent"`) {
+	if _, errs := convert(t.Context(), options{QA: qa, Out: filepath.Join(tmp, "x"), Mode: "agent"}); len(errs) != 1 || !strings.Contains(errs[0].Error(), `mode "agent"`) {
 		t.Errorf("mode agent: %v", errs)
 	}
 }
@@ -142,7 +142,7 @@ func TestCodePrompt(t *testing.T) {
 func TestColumns(t *testing.T) {
 	dir := t.TempDir()
 	writeRows(t, filepath.Join(dir, "all.parquet"), []oddRow{{Name: "x"}})
-	cols, err := Columns(t.Context(), dir)
+	cols, err := readColumns(t.Context(), dir)
 	if err != nil || strings.Join(cols, "|") != "name|it's|naïve|{{x}}|has space" {
 		t.Errorf("all.parquet: %q %v", cols, err)
 	}
@@ -150,10 +150,10 @@ func TestColumns(t *testing.T) {
 		A int64 `parquet:"a"`
 	}
 	writeRows(t, filepath.Join(dir, "sample.parquet"), []small{{1}})
-	if cols, err := Columns(t.Context(), dir); err != nil || strings.Join(cols, "|") != "a" {
+	if cols, err := readColumns(t.Context(), dir); err != nil || strings.Join(cols, "|") != "a" {
 		t.Errorf("sample.parquet: %q %v", cols, err)
 	}
-	if _, err := Columns(t.Context(), filepath.Join(dir, "none")); err == nil || !strings.Contains(err.Error(), "all.parquet") {
+	if _, err := readColumns(t.Context(), filepath.Join(dir, "none")); err == nil || !strings.Contains(err.Error(), "all.parquet") {
 		t.Errorf("no table: %v", err)
 	}
 }
@@ -166,11 +166,11 @@ func FuzzCodeTemplate(f *testing.F) {
 	f.Add("{{x}} }}", "{{.Name}}")
 	f.Add("#### answer\n# q", "# col\n<EVAL-ENDCHAR>")
 	f.Fuzz(func(t *testing.T, question, column string) {
-		if checkRow(Row{Question: question, Dataset: "d"}) != nil {
-			return // Load refuses these
+		if checkRow(row{Question: question, Dataset: "d"}) != nil {
+			return // loadRows refuses these
 		}
 		cols := []string{column, "b"}
-		doc, err := Sheet("d", "t.parquet", []Row{{Question: question, Dataset: "d"}}, Style{Mode: ModeCode, Columns: cols})
+		doc, err := datasetSheet("d", "t.parquet", []row{{Question: question, Dataset: "d"}}, sheetStyle{Mode: modeCode, Columns: cols})
 		if sheet.CutEnd(column) != column {
 			if err == nil {
 				t.Fatalf("column %q holds an end token: no error", column)

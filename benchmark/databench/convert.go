@@ -23,8 +23,8 @@ import (
 	"github.com/evalmd/evalmd/table"
 )
 
-// Row is one QA row.
-type Row struct {
+// row is one QA row.
+type row struct {
 	// Index is the row's place in the QA table, from 0: the line of its
 	// answer in the competition's answer files and a submission.
 	Index        int
@@ -37,8 +37,8 @@ type Row struct {
 	HasSample    bool
 }
 
-// Options say what to convert.
-type Options struct {
+// options say what to convert.
+type options struct {
 	// QA is the QA table (.csv, or .jsonl/.json for JSON Lines).
 	QA string `flag:"i,required" meta:"QA" usage:"the QA table (.csv, or .jsonl/.json)"`
 	// Answers, AnswersLite and Semantics are optional line files that give
@@ -52,36 +52,36 @@ type Options struct {
 	Tables string `flag:"tables" usage:"folder of <dataset>/all.parquet tables (default: data beside the QA table)"`
 	// Out is the folder the sheets are written to.
 	Out string `flag:"o,required" meta:"DIR" usage:"output folder for the sheets"`
-	// Mode is ModeCode (empty means it) or ModeChat.
+	// Mode is "code" (modeCode; empty means it) or "chat" (modeChat).
 	Mode string `flag:"mode" usage:"sheet mode: code (default: the competition baseline's prompt, the model's code run on the table) or chat"`
 	// Write says which existing sheets may be replaced (see
 	// internal/outfile); the files read are always inputs.
 	Write outfile.Options
 }
 
-// Load reads the QA table and the line files of opt. A QA row that cannot
+// loadRows reads the QA table and the line files of opt. A QA row that cannot
 // be read or cannot be a question (bad JSON, no question or dataset, text a
 // sheet cannot hold) is reported with its file and line and skipped; the
 // other rows keep their place (Index), so answer lines still match. A file
 // that cannot be read, or a line file whose length is not the QA table's,
 // stops the load (the last error).
-func Load(opt Options) ([]Row, []error) {
+func loadRows(opt options) ([]row, []error) {
 	rows, total, errs, err := readQA(opt.QA)
 	if err != nil {
 		return nil, append(errs, err)
 	}
 	for _, lf := range []struct {
 		path string
-		set  func(r *Row, v string)
+		set  func(r *row, v string)
 	}{
-		{opt.Answers, func(r *Row, v string) { r.Answer, r.HasAnswer = v, true }},
-		{opt.AnswersLite, func(r *Row, v string) { r.SampleAnswer, r.HasSample = v, true }},
-		{opt.Semantics, func(r *Row, v string) { r.Semantic = v }},
+		{opt.Answers, func(r *row, v string) { r.Answer, r.HasAnswer = v, true }},
+		{opt.AnswersLite, func(r *row, v string) { r.SampleAnswer, r.HasSample = v, true }},
+		{opt.Semantics, func(r *row, v string) { r.Semantic = v }},
 	} {
 		if lf.path == "" {
 			continue
 		}
-		lines, err := ReadLines(lf.path)
+		lines, err := readLineFile(lf.path)
 		if err != nil {
 			return nil, append(errs, err)
 		}
@@ -89,22 +89,22 @@ func Load(opt Options) ([]Row, []error) {
 			return nil, append(errs, fmt.Errorf("databench: %s has %d lines for %d QA rows", lf.path, len(lines), total))
 		}
 		for i := range rows {
-			lf.set(&rows[i].Row, lines[rows[i].Index])
+			lf.set(&rows[i].row, lines[rows[i].Index])
 		}
 	}
-	var out []Row
+	var out []row
 	for _, r := range rows {
-		if err := checkRow(r.Row); err != nil {
+		if err := checkRow(r.row); err != nil {
 			errs = append(errs, fmt.Errorf("databench: %s:%d: row %d: %w; skipped", opt.QA, r.line, r.Index, err))
 			continue
 		}
-		out = append(out, r.Row)
+		out = append(out, r.row)
 	}
 	return out, errs
 }
 
 // checkRow refuses a row a sheet cannot hold.
-func checkRow(r Row) error {
+func checkRow(r row) error {
 	if strings.TrimSpace(r.Dataset) == "" {
 		return fmt.Errorf("no dataset")
 	}
@@ -127,9 +127,9 @@ func checkRow(r Row) error {
 	return nil
 }
 
-// ReadLines reads a competition line file: one value per line, a final
+// readLineFile reads a competition line file: one value per line, a final
 // newline optional, "\r\n" taken as a line end.
-func ReadLines(path string) ([]string, error) {
+func readLineFile(path string) ([]string, error) {
 	data, err := readfile.Read(path, readfile.Small)
 	if err != nil {
 		return nil, fmt.Errorf("databench: %w", err)
@@ -143,7 +143,7 @@ func ReadLines(path string) ([]string, error) {
 
 // qaRow is a row with the file line it starts on.
 type qaRow struct {
-	Row
+	row
 	line int
 }
 
@@ -181,7 +181,7 @@ func readQA(path string) ([]qaRow, int, []error, error) {
 			errs = append(errs, fmt.Errorf("databench: %s:%d: %w; skipped", path, rec.line, rec.err))
 			continue
 		}
-		r := qaRow{Row: Row{Index: i}, line: rec.line}
+		r := qaRow{row: row{Index: i}, line: rec.line}
 		var ok bool
 		if r.Question, ok = field(rec.cols, "question"); !ok {
 			errs = append(errs, fmt.Errorf("databench: %s:%d: row %d: no question; skipped", path, rec.line, i))
@@ -281,21 +281,21 @@ func readCSV(r io.Reader) ([]qaRecord, error) {
 	}
 }
 
-// The sheet modes Convert writes.
+// The sheet modes convert writes.
 const (
-	// ModeCode sheets (the default) answer in code mode, DataBench's own
-	// method: the prompt is the competition baseline's (CodeTemplate), the
+	// modeCode sheets (the default) answer in code mode, DataBench's own
+	// method: the prompt is the competition baseline's (codeTemplate), the
 	// model's code runs on the question's table in the sandbox, and its
 	// result is the answer graded.
-	ModeCode = "code"
-	// ModeChat sheets answer in one completion (Template): the table is
+	modeCode = "code"
+	// modeChat sheets answer in one completion (chatTemplate): the table is
 	// named, not shown.
-	ModeChat = "chat"
+	modeChat = "chat"
 )
 
-// Style says how a dataset's sheet is written.
-type Style struct {
-	// Mode is ModeCode or ModeChat.
+// sheetStyle says how a dataset's sheet is written.
+type sheetStyle struct {
+	// Mode is modeCode or modeChat.
 	Mode string
 	// Lite writes the sheet of the dataset's 20-row sample table, with the
 	// sample answers.
@@ -305,25 +305,25 @@ type Style struct {
 	Columns []string
 }
 
-func (st Style) check() error {
-	if st.Mode != ModeCode && st.Mode != ModeChat {
-		return fmt.Errorf("databench: mode %q: want %s or %s", st.Mode, ModeCode, ModeChat)
+func (st sheetStyle) check() error {
+	if st.Mode != modeCode && st.Mode != modeChat {
+		return fmt.Errorf("databench: mode %q: want %s or %s", st.Mode, modeCode, modeChat)
 	}
 	return nil
 }
 
-// Template is the user message of DataBench's chat sheets: the table's
+// chatTemplate is the user message of DataBench's chat sheets: the table's
 // path, the question, and the semantic type the answer should have.
-const Template = `{{range .Tables}}The table is {{.Path}}.
+const chatTemplate = `{{range .Tables}}The table is {{.Path}}.
 {{end}}Question: {{.Question}}
 {{with index .Meta "semantic"}}Answer with a value of type {{.}}.{{end}}`
 
-// CodeTemplate is the user-message template of a dataset's code-mode
+// codeTemplate is the user-message template of a dataset's code-mode
 // sheet: the competition baseline's prompt word for word
 // (codemode.Prompt), the dataset's columns written in, and the question
 // left to the template ({{.Question}}). The prompt's own text is escaped,
 // so a column name holding "{{" stays text.
-func CodeTemplate(columns []string) (string, error) {
+func codeTemplate(columns []string) (string, error) {
 	const mark = "\x00" // pyRepr writes a NUL in a column name as \x00
 	before, after, ok := strings.Cut(codemode.Prompt(mark, columns), mark)
 	if !ok || strings.Contains(after, mark) {
@@ -338,9 +338,9 @@ func CodeTemplate(columns []string) (string, error) {
 	return tpl, nil
 }
 
-// SheetName is the file name of a dataset's sheet (lite: the sample-table
+// sheetFileName is the file name of a dataset's sheet (lite: the sample-table
 // sheet); only [A-Za-z0-9._-] are kept from the dataset name.
-func SheetName(dataset string, lite bool) string {
+func sheetFileName(dataset string, lite bool) string {
 	var b strings.Builder
 	for _, r := range dataset {
 		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
@@ -355,13 +355,13 @@ func SheetName(dataset string, lite bool) string {
 	return "input-databench-" + b.String() + ".md"
 }
 
-// QuestionName is a row's question name.
-func QuestionName(index int) string { return "DataBench-" + strconv.Itoa(index) }
+// questionName is a row's question name.
+func questionName(index int) string { return "DataBench-" + strconv.Itoa(index) }
 
-// Sheet returns the sheet of one dataset's rows in the given style (lite:
-// the 20-row sample table and the sample answers); table is the
+// datasetSheet returns the sheet of one dataset's rows in the given style
+// (lite: the 20-row sample table and the sample answers); table is the
 // files-section path.
-func Sheet(dataset, table string, rows []Row, st Style) (*sheet.Doc, error) {
+func datasetSheet(dataset, table string, rows []row, st sheetStyle) (*sheet.Doc, error) {
 	if err := st.check(); err != nil {
 		return nil, err
 	}
@@ -370,7 +370,7 @@ func Sheet(dataset, table string, rows []Row, st Style) (*sheet.Doc, error) {
 		name += " (lite)"
 	}
 	meta := [][2]string{
-		{"benchmark", Name},
+		{"benchmark", benchmarkName},
 		{"grader", "databench"},
 		{"dataset", strings.Join(strings.Fields(dataset), " ")},
 		{"lite", strconv.FormatBool(st.Lite)},
@@ -378,11 +378,11 @@ func Sheet(dataset, table string, rows []Row, st Style) (*sheet.Doc, error) {
 		// prompt.Builder).
 		{"data_root", filepath.ToSlash(filepath.Dir(table))},
 	}
-	tpl := Template
-	if st.Mode == ModeCode {
-		meta = append(meta, [2]string{"mode", ModeCode})
+	tpl := chatTemplate
+	if st.Mode == modeCode {
+		meta = append(meta, [2]string{"mode", modeCode})
 		var err error
-		if tpl, err = CodeTemplate(st.Columns); err != nil {
+		if tpl, err = codeTemplate(st.Columns); err != nil {
 			return nil, err
 		}
 	}
@@ -412,28 +412,28 @@ func Sheet(dataset, table string, rows []Row, st Style) (*sheet.Doc, error) {
 			// the answer must come back byte for byte.
 			secs = append(secs, sheet.Section{Kind: "answer", Text: sheet.Exact(answer)})
 		}
-		doc.Blocks = append(doc.Blocks, sheet.Block{Kind: sheet.QuestionKind, Name: QuestionName(r.Index), Sections: secs})
+		doc.Blocks = append(doc.Blocks, sheet.Block{Kind: sheet.QuestionKind, Name: questionName(r.Index), Sections: secs})
 	}
 	return doc, nil
 }
 
-// Convert reads the QA table and writes one sheet per dataset into
+// convert reads the QA table and writes one sheet per dataset into
 // opt.Out (and one per dataset's sample table when lite answers are
 // given). Code-mode sheets (the default) need each dataset's table: the
 // prompt lists its columns. It returns the sheets written and every
 // problem met: a row that cannot be read, or a sheet that cannot be built
 // or may not be written, is reported and skipped, and the rest is still
 // written.
-func Convert(ctx context.Context, opt Options) ([]string, []error) {
+func convert(ctx context.Context, opt options) ([]string, []error) {
 	mode := opt.Mode
 	if mode == "" {
-		mode = ModeCode
+		mode = modeCode
 	}
-	if err := (Style{Mode: mode}).check(); err != nil {
+	if err := (sheetStyle{Mode: mode}).check(); err != nil {
 		return nil, []error{err}
 	}
 	opt.Write.Inputs = append(opt.Write.Inputs, opt.QA, opt.Answers, opt.AnswersLite, opt.Semantics)
-	rows, errs := Load(opt)
+	rows, errs := loadRows(opt)
 	if rows == nil && len(errs) > 0 {
 		return nil, errs
 	}
@@ -445,7 +445,7 @@ func Convert(ctx context.Context, opt Options) ([]string, []error) {
 		return nil, append(errs, fmt.Errorf("databench: %w", err))
 	}
 	var order []string
-	by := map[string][]Row{}
+	by := map[string][]row{}
 	lite := false
 	for _, r := range rows {
 		if _, ok := by[r.Dataset]; !ok {
@@ -457,9 +457,9 @@ func Convert(ctx context.Context, opt Options) ([]string, []error) {
 	owner := map[string]string{}
 	var written []string
 	for _, ds := range order {
-		st := Style{Mode: mode}
-		if mode == ModeCode {
-			cols, err := Columns(ctx, filepath.Join(tables, ds))
+		st := sheetStyle{Mode: mode}
+		if mode == modeCode {
+			cols, err := readColumns(ctx, filepath.Join(tables, ds))
 			if err != nil {
 				errs = append(errs, fmt.Errorf("databench: dataset %s (%d questions): %w; skipped (give -tables, or write chat sheets with -mode chat)", ds, len(by[ds]), err))
 				continue
@@ -482,10 +482,10 @@ func Convert(ctx context.Context, opt Options) ([]string, []error) {
 	return written, errs
 }
 
-// Columns reads the column names of a dataset's table from its folder
+// readColumns reads the column names of a dataset's table from its folder
 // (DataBench's layout): sample.parquet, which the baseline's prompt reads,
 // else all.parquet, which has the same columns.
-func Columns(ctx context.Context, dir string) ([]string, error) {
+func readColumns(ctx context.Context, dir string) ([]string, error) {
 	path := filepath.Join(dir, "sample.parquet")
 	if _, err := os.Stat(path); err != nil {
 		path = filepath.Join(dir, "all.parquet")
@@ -502,8 +502,8 @@ func Columns(ctx context.Context, dir string) ([]string, error) {
 }
 
 // convertOne writes the sheet of one dataset (lite: of its sample table).
-func convertOne(opt Options, tables, ds string, rows []Row, st Style, owner map[string]string) (string, error) {
-	name := SheetName(ds, st.Lite)
+func convertOne(opt options, tables, ds string, rows []row, st sheetStyle, owner map[string]string) (string, error) {
+	name := sheetFileName(ds, st.Lite)
 	if other, dup := owner[name]; dup && other != ds {
 		return "", fmt.Errorf("databench: datasets %q and %q would share the sheet %s; %q skipped", other, ds, name, ds)
 	}
@@ -516,7 +516,7 @@ func convertOne(opt Options, tables, ds string, rows []Row, st Style, owner map[
 	if err != nil {
 		return "", err
 	}
-	doc, err := Sheet(ds, rel, rows, st)
+	doc, err := datasetSheet(ds, rel, rows, st)
 	if err != nil {
 		return "", err
 	}

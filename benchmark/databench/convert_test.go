@@ -115,21 +115,21 @@ func gradeItem(t *testing.T, name, completion string, it sheet.Item) bool {
 func TestIberLEF(t *testing.T) {
 	dir := shared.Path(t, "corpora", "databench", "iberlef")
 	out := t.TempDir()
-	opt := Options{
+	opt := options{
 		QA:        filepath.Join(dir, "iberlef_blindtest.csv"),
 		Answers:   filepath.Join(dir, "iberlef_groundtruth", "answers.txt"),
 		Semantics: filepath.Join(dir, "iberlef_groundtruth", "semantics.txt"),
 		Out:       out,
-		Mode:      ModeChat, // the corpus has no tables, which code sheets need
+		Mode:      modeChat, // the corpus has no tables, which code sheets need
 	}
-	paths, errs := Convert(t.Context(), opt)
+	paths, errs := convert(t.Context(), opt)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	if len(paths) != 10 {
 		t.Errorf("%d sheets, want 10 datasets", len(paths))
 	}
-	rows, errs := Load(opt)
+	rows, errs := loadRows(opt)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -166,7 +166,7 @@ func TestIberLEF(t *testing.T) {
 func TestSemEvalLiteAgainstFull(t *testing.T) {
 	dir := shared.Path(t, "corpora", "databench", "semeval-test-answers")
 	tmp := t.TempDir()
-	full, err := ReadLines(filepath.Join(dir, "answers.txt"))
+	full, err := readLineFile(filepath.Join(dir, "answers.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,8 +181,8 @@ func TestSemEvalLiteAgainstFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(tmp, "sheets")
-	paths, errs := Convert(t.Context(), Options{
-		QA: qaPath, Out: out, Mode: ModeChat, // no tables in the corpus
+	paths, errs := convert(t.Context(), options{
+		QA: qaPath, Out: out, Mode: modeChat, // no tables in the corpus
 		Answers:     filepath.Join(dir, "answers.txt"),
 		AnswersLite: filepath.Join(dir, "answers_lite.txt"),
 		Semantics:   filepath.Join(dir, "semantics.txt"),
@@ -243,7 +243,7 @@ func TestChatPrompt(t *testing.T) {
 		}
 	}
 	out := filepath.Join(tmp, "out")
-	paths, errs := Convert(t.Context(), Options{QA: qa, Out: out, Mode: ModeChat})
+	paths, errs := convert(t.Context(), options{QA: qa, Out: out, Mode: modeChat})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -282,7 +282,7 @@ func TestLoadErrors(t *testing.T) {
 		return p
 	}
 	qa := write("qa.csv", "question,dataset\nq1,d\nq2,d\n")
-	for name, opt := range map[string]Options{
+	for name, opt := range map[string]options{
 		"missing file":    {QA: filepath.Join(tmp, "nope.csv")},
 		"short answers":   {QA: qa, Answers: write("a.txt", "x\n")},
 		"no dataset":      {QA: write("nd.csv", "question,dataset\nq1,\n")},
@@ -293,7 +293,7 @@ func TestLoadErrors(t *testing.T) {
 		"carriage return": {QA: write("r.jsonl", `{"question": "a\rb", "dataset": "d"}`+"\n")},
 		"end token":       {QA: write("e.csv", "question,dataset\nq <EVAL-ENDCHAR> more,d\n")},
 	} {
-		if _, errs := Load(opt); len(errs) == 0 {
+		if _, errs := loadRows(opt); len(errs) == 0 {
 			t.Errorf("%s: no error", name)
 		}
 	}
@@ -305,9 +305,9 @@ func FuzzSheetRoundTrip(f *testing.F) {
 	f.Fuzz(func(t *testing.T, question, answer, semantic string) {
 		if strings.ContainsAny(question+answer+semantic, "\r\x00") || strings.ContainsAny(semantic, "\n") ||
 			!utf8.ValidString(question) || !utf8.ValidString(answer) || !utf8.ValidString(semantic) {
-			return // Load refuses these
+			return // loadRows refuses these
 		}
-		doc, err := Sheet("d", "t.parquet", []Row{{Question: question, Dataset: "d", Answer: answer, HasAnswer: true, Semantic: semantic}}, Style{Mode: ModeChat})
+		doc, err := datasetSheet("d", "t.parquet", []row{{Question: question, Dataset: "d", Answer: answer, HasAnswer: true, Semantic: semantic}}, sheetStyle{Mode: modeChat})
 		if err != nil {
 			t.Fatal(err)
 		}

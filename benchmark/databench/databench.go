@@ -18,7 +18,8 @@
 // competition baseline's prompt (codemode.Prompt, with the columns of the
 // dataset's sample table), the model's code run on the question's table
 // (lite sheets: the sample table) and its result graded. Chat sheets
-// (Style.Mode ModeChat) name the table and the answer's type instead.
+// (convert databench -mode chat) name the table and the answer's type
+// instead.
 package databench
 
 import (
@@ -29,25 +30,25 @@ import (
 	"github.com/evalmd/evalmd/internal/outfile"
 )
 
-// Name is the "benchmark" meta of DataBench's sheets.
-const Name = "databench"
+// benchmarkName is the "benchmark" meta of DataBench's sheets.
+const benchmarkName = "databench"
 
 // Benchmark returns DataBench's parts for the commands' registries.
 func Benchmark() benchmark.Benchmark {
 	return benchmark.Benchmark{
 		Title: "DataBench",
-		Name:  Name,
+		Name:  benchmarkName,
 		Graders: map[string]grade.Factory{
 			"databench":         func(grade.Options) (grade.Grader, error) { return newGrader(false), nil },
 			"databench-semeval": func(grade.Options) (grade.Grader, error) { return newGrader(true), nil },
 		},
 		Converters: []benchmark.Converter{benchmark.NewConverter("databench", "DataBench's QA table -> one sheet per dataset (and a lite sheet)",
-			func(ctx context.Context, opt *Options, w outfile.Options) ([]string, []error) {
+			func(ctx context.Context, opt *options, w outfile.Options) ([]string, []error) {
 				opt.Write = w
-				return Convert(ctx, *opt)
+				return convert(ctx, *opt)
 			})},
 		Exports: []benchmark.Export{{Name: "semeval-predictions",
 			Summary: "a run's output files -> SemEval 2025 Task 8's predictions.txt and predictions_lite.txt, a line per QA row",
-			Files:   Predictions}},
+			Files:   predictionFiles}},
 	}
 }

@@ -186,7 +186,7 @@ func TestCodeModeEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	conv := set.Converters[0]
-	opt := conv.Options().(*Options)
+	opt := conv.Options().(*options)
 	opt.QA, opt.Out = qa, filepath.Join(tmp, "sheets")
 	sheets, errs := conv.Convert(t.Context(), opt, outfile.Options{})
 	if len(errs) > 0 || len(sheets) != 4 {
@@ -289,11 +289,11 @@ func TestCodeModeEndToEnd(t *testing.T) {
 				full.WriteString(f + "\n")
 				lite.WriteString(l + "\n")
 			}
-			if got[PredictionsFile] != full.String() {
-				t.Errorf("predictions.txt:\n%s\nwant\n%s", got[PredictionsFile], full.String())
+			if got[predictionsFile] != full.String() {
+				t.Errorf("predictions.txt:\n%s\nwant\n%s", got[predictionsFile], full.String())
 			}
-			if got[PredictionsLiteFile] != lite.String() {
-				t.Errorf("predictions_lite.txt:\n%s\nwant\n%s", got[PredictionsLiteFile], lite.String())
+			if got[predictionsLiteFile] != lite.String() {
+				t.Errorf("predictions_lite.txt:\n%s\nwant\n%s", got[predictionsLiteFile], lite.String())
 			}
 		})
 	}

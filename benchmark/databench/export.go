@@ -24,8 +24,8 @@ var lineBreaks = strings.NewReplacer(
 
 // The files of a SemEval 2025 Task 8 submission.
 const (
-	PredictionsFile     = "predictions.txt"      // answers on the full tables
-	PredictionsLiteFile = "predictions_lite.txt" // answers on the 20-row samples (DataBench lite)
+	predictionsFile     = "predictions.txt"      // answers on the full tables
+	predictionsLiteFile = "predictions_lite.txt" // answers on the 20-row samples (DataBench lite)
 )
 
 // failedCall is the line the competition baseline saves for a question
@@ -36,7 +36,7 @@ var failedCall = codemode.Failure(func() error {
 	return err
 }()).Answer
 
-// Line is a question's line in a predictions file, as
+// predictionLine is a question's line in a predictions file, as
 // Runner.save_responses writes its response (str(response) with "\n" made
 // " "), with every other line break Python's splitlines reads also made a
 // space, so that line n stays question n:
@@ -49,7 +49,7 @@ var failedCall = codemode.Failure(func() error {
 //
 // A question is in code mode when it ran so, or when its meta or its
 // file's sheet says so (a question whose model call failed ran nothing).
-func Line(f *result.File, q *result.Question) string {
+func predictionLine(f *result.File, q *result.Question) string {
 	if g := q.Graded(); g != nil {
 		return lineBreaks.Replace(*g)
 	}
@@ -77,15 +77,15 @@ func codeMode(f *result.File, q *result.Question) bool {
 	return false
 }
 
-// WritePredictions writes one output file's questions as a predictions
-// file, a Line each in the file's order.
-func WritePredictions(w io.Writer, f *result.File) error {
+// writePredictions writes one output file's questions as a predictions
+// file, a predictionLine each in the file's order.
+func writePredictions(w io.Writer, f *result.File) error {
 	if f == nil {
 		return fmt.Errorf("semeval predictions: no output file")
 	}
 	var lines []string
 	for i := range f.Questions {
-		lines = append(lines, Line(f, &f.Questions[i]))
+		lines = append(lines, predictionLine(f, &f.Questions[i]))
 	}
 	if err := writeLines(w, lines); err != nil {
 		return fmt.Errorf("semeval predictions for %q: %w", f.Sheet.Name, err)
@@ -102,7 +102,7 @@ func writeLines(w io.Writer, lines []string) error {
 	return bw.Flush()
 }
 
-// Predictions builds a run's submission from its output files (one model;
+// predictionFiles builds a run's submission from its output files (one model;
 // dry runs left out): predictions.txt from the sheets of the full tables
 // and predictions_lite.txt from the lite sheets (the "lite" meta), each
 // present kind one file. Line n is QA row n (a question's "id" meta,
@@ -110,7 +110,7 @@ func writeLines(w io.Writer, lines []string) error {
 // over the QA table; every row from 0 to the last must be answered once.
 // Output files without ids (not made from convert databench's sheets)
 // are accepted one at a time, in the file's order.
-func Predictions(files []*result.File) ([]benchmark.ExportFile, error) {
+func predictionFiles(files []*result.File) ([]benchmark.ExportFile, error) {
 	var runs []*result.File
 	models := map[string]bool{}
 	for _, f := range files {
@@ -128,11 +128,11 @@ func Predictions(files []*result.File) ([]benchmark.ExportFile, error) {
 	}
 	if len(runs) == 1 && !hasIDs(runs[0]) {
 		f := runs[0]
-		name := PredictionsFile
+		name := predictionsFile
 		if f.Sheet.MetaData["lite"] == "true" {
-			name = PredictionsLiteFile
+			name = predictionsLiteFile
 		}
-		return []benchmark.ExportFile{{Name: name, Write: func(w io.Writer) error { return WritePredictions(w, f) }}}, nil
+		return []benchmark.ExportFile{{Name: name, Write: func(w io.Writer) error { return writePredictions(w, f) }}}, nil
 	}
 	type at struct {
 		line  string
@@ -154,7 +154,7 @@ func Predictions(files []*result.File) ([]benchmark.ExportFile, error) {
 			if prev, dup := rows[lite][n]; dup {
 				return nil, fmt.Errorf("semeval predictions: QA row %d answered twice, in %s and %s; give one run's files", n, prev.sheet, where)
 			}
-			rows[lite][n] = at{Line(f, q), where}
+			rows[lite][n] = at{predictionLine(f, q), where}
 		}
 	}
 	var out []benchmark.ExportFile
@@ -163,9 +163,9 @@ func Predictions(files []*result.File) ([]benchmark.ExportFile, error) {
 		if !ok {
 			continue
 		}
-		name := PredictionsFile
+		name := predictionsFile
 		if lite {
-			name = PredictionsLiteFile
+			name = predictionsLiteFile
 		}
 		last := slices.Max(slices.Collect(maps.Keys(byRow)))
 		lines := make([]string, last+1)

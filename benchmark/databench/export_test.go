@@ -49,7 +49,7 @@ func TestSemEvalPredictionsLIME(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := WritePredictions(&buf, f); err != nil {
+		if err := writePredictions(&buf, f); err != nil {
 			t.Fatal(err)
 		}
 		lines := pySplitlines(buf.String())
@@ -103,7 +103,7 @@ func TestWritePredictions(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := WritePredictions(&buf, &result.File{Questions: tc.qs}); err != nil {
+			if err := writePredictions(&buf, &result.File{Questions: tc.qs}); err != nil {
 				t.Fatal(err)
 			}
 			if buf.String() != tc.want {
@@ -114,7 +114,7 @@ func TestWritePredictions(t *testing.T) {
 			}
 		})
 	}
-	if err := WritePredictions(&bytes.Buffer{}, nil); err == nil {
+	if err := writePredictions(&bytes.Buffer{}, nil); err == nil {
 		t.Error("nil file gave no error")
 	}
 }
@@ -124,7 +124,7 @@ func codeFile(model string, lite bool, ids []int, answers []string) *result.File
 	f := &result.File{Sheet: result.Sheet{Name: "DataBench x", RunID: "r1", ModelName: model,
 		MetaData: map[string]string{"lite": map[bool]string{true: "true", false: "false"}[lite]}}}
 	for i, id := range ids {
-		q := result.Question{Name: QuestionName(id), MetaData: map[string]string{"id": strconv.Itoa(id)}, Mode: "code"}
+		q := result.Question{Name: questionName(id), MetaData: map[string]string{"id": strconv.Itoa(id)}, Mode: "code"}
 		if answers[i] != "" {
 			a := answers[i]
 			q.Answer, q.Completion = &a, &a
@@ -165,20 +165,20 @@ func TestPredictions(t *testing.T) {
 		limit, failed, chat,
 		{Sheet: result.Sheet{Name: "dry", ModelName: "other", DryRun: true}}, // left out
 	}
-	parts, err := Predictions(files)
+	parts, err := predictionFiles(files)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := exported(t, parts)
 	want := map[string]string{
-		PredictionsFile: "True\n['a', 'b']\n__CODE_ERROR__: stopped by the sandbox's time limit\n" +
+		predictionsFile: "True\n['a', 'b']\n__CODE_ERROR__: stopped by the sandbox's time limit\n" +
 			// The baseline's failed model call: "__CODE_GEN_ERROR__" has no
 			// second "return" (Python's IndexError message).
 			"__CODE_ERROR__: list index out of range\n" +
 			"\n", // chat mode without a completion
-		PredictionsLiteFile: "3.5\nx y z\n",
+		predictionsLiteFile: "3.5\nx y z\n",
 	}
-	if len(got) != 2 || got[PredictionsFile] != want[PredictionsFile] || got[PredictionsLiteFile] != want[PredictionsLiteFile] {
+	if len(got) != 2 || got[predictionsFile] != want[predictionsFile] || got[predictionsLiteFile] != want[predictionsLiteFile] {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 
@@ -192,18 +192,18 @@ func TestPredictions(t *testing.T) {
 		"no id":        {[]*result.File{codeFile("a", false, []int{0}, []string{"1"}), {Sheet: result.Sheet{ModelName: "a"}, Questions: []result.Question{{Name: "q"}}}}, `question "q" has no QA row number`},
 		"only dry run": {[]*result.File{{Sheet: result.Sheet{DryRun: true}}}, "no output file with answers"},
 	} {
-		if _, err := Predictions(tc.files); err == nil || !strings.Contains(err.Error(), tc.err) {
+		if _, err := predictionFiles(tc.files); err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%s: %v; want %q", name, err, tc.err)
 		}
 	}
 
 	// One file made elsewhere (no ids): its own order.
 	lime := &result.File{Sheet: result.Sheet{ModelName: "m"}, Questions: []result.Question{{Completion: ptr("b")}, {Completion: ptr("a")}}}
-	parts, err = Predictions([]*result.File{lime})
+	parts, err = predictionFiles([]*result.File{lime})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := exported(t, parts); got[PredictionsFile] != "b\na\n" || len(got) != 1 {
+	if got := exported(t, parts); got[predictionsFile] != "b\na\n" || len(got) != 1 {
 		t.Errorf("one file without ids: %q", got)
 	}
 }

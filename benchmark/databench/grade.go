@@ -19,9 +19,9 @@ import (
 // in version 4.0.1 (grader "databench") and 3.0.0, the SemEval 2025 Task 8
 // scorer (grader "databench-semeval"). The two differ only for numbers.
 
-// Comparer runs default_compare. The zero value is version 4.0.1 on
+// comparer runs default_compare. The zero value is version 4.0.1 on
 // the wall clock.
-type Comparer struct {
+type comparer struct {
 	// SemEval selects version 3.0.0, the one SemEval 2025 Task 8 scored
 	// with: numbers compare after Python's round(x, 2) instead of v4's
 	// truncation.
@@ -32,24 +32,24 @@ type Comparer struct {
 	Now func() time.Time
 }
 
-// SemanticError is default_compare's `raise Exception(f"Semantic
+// semanticError is default_compare's `raise Exception(f"Semantic
 // not supported: {semantic}")` for a semantic type it does not know. The
 // original only gets there when neither value nor truth is null.
-type SemanticError struct{ Semantic string }
+type semanticError struct{ Semantic string }
 
 // Error is the original's message.
-func (e *SemanticError) Error() string {
+func (e *semanticError) Error() string {
 	return "Semantic not supported: " + e.Semantic
 }
 
-// OverflowError is the OverflowError pandas lets out of
+// overflowError is the OverflowError pandas lets out of
 // pd.to_datetime when dateutil builds a date field past a C int (a
 // "category" answer like "Jan 1 99999999999"): default_compare catches only
 // ValueError and TypeError there, so the original call raises.
-type OverflowError struct{ Text string }
+type overflowError struct{ Text string }
 
 // Error names the string whose date overflowed.
-func (e *OverflowError) Error() string {
+func (e *overflowError) Error() string {
 	return "signed integer is greater than maximum: " + e.Text
 }
 
@@ -73,7 +73,7 @@ func pyStripChars(s, chars string) string {
 
 // Compare is default_compare(value, truth, semantic). It returns an error
 // where the original raises.
-func (c Comparer) Compare(value, truth, semantic string) (bool, error) {
+func (c comparer) Compare(value, truth, semantic string) (bool, error) {
 	semantic = strings.TrimFunc(semantic, py.IsSpace)
 	v := pyStripChars(value, databenchStripChars)
 	t := pyStripChars(truth, databenchStripChars)
@@ -101,10 +101,10 @@ func (c Comparer) Compare(value, truth, semantic string) (bool, error) {
 	case "list[number]":
 		return databenchListNumber(value, truth), nil
 	}
-	return false, &SemanticError{Semantic: semantic}
+	return false, &semanticError{Semantic: semantic}
 }
 
-func (c Comparer) now() time.Time {
+func (c comparer) now() time.Time {
 	if c.Now != nil {
 		return c.Now()
 	}
@@ -114,7 +114,7 @@ func (c Comparer) now() time.Time {
 // category: equal strings, else equal dates when both parse with
 // pd.to_datetime (a failed parse falls back to the string test, which has
 // already failed).
-func (c Comparer) category(v, t string) (bool, error) {
+func (c comparer) category(v, t string) (bool, error) {
 	if v == t {
 		return true, nil
 	}
@@ -133,19 +133,19 @@ func (c Comparer) category(v, t string) (bool, error) {
 }
 
 // databenchToDate is pd.to_datetime(s).date(), its OverflowError reported
-// as a *OverflowError.
+// as an *overflowError.
 func databenchToDate(s string, now time.Time) (pandasdate.Date, error) {
 	d, err := pandasdate.ToDate(s, now)
 	var oe *pandasdate.OverflowError
 	if errors.As(err, &oe) {
-		return d, &OverflowError{Text: oe.Text}
+		return d, &overflowError{Text: oe.Text}
 	}
 	return d, err
 }
 
 // databenchOverflowOnly keeps the errors the original lets escape.
 func databenchOverflowOnly(err error) error {
-	if _, ok := err.(*OverflowError); ok {
+	if _, ok := err.(*overflowError); ok {
 		return err
 	}
 	return nil
@@ -156,7 +156,7 @@ func databenchOverflowOnly(err error) error {
 // "1-2" fails (False). v4 truncates x*100 toward zero in floating point, so
 // float artefacts decide (0.29*100 is 28.999999999999996: 0.29 matches 0.28).
 // v3 uses Python's round(x, 2), half to even on the exact binary value.
-func (c Comparer) number(value, truth string) bool {
+func (c comparer) number(value, truth string) bool {
 	a, err := py.ParseFloat(databenchCleanNumber(value))
 	if err != nil {
 		return false
@@ -210,7 +210,7 @@ func databenchSplitList(s string) []string {
 // else sets of strings. Quirks: order and repeats do not count past the
 // length check (['a','a','b'] matches ['a','b','b']); "" parses to NaT and
 // NaT equals itself inside a set; a list of years compares as dates.
-func (c Comparer) listCategory(value, truth string) bool {
+func (c comparer) listCategory(value, truth string) bool {
 	items := func(s string) []string {
 		parts := databenchSplitList(s)
 		for i, p := range parts {
@@ -246,7 +246,7 @@ func (c Comparer) listCategory(value, truth string) bool {
 			return databenchSameSet(vd, td)
 		}
 	}
-	if _, ok := err.(*OverflowError); ok {
+	if _, ok := err.(*overflowError); ok {
 		return false // the outer `except Exception` turns it into False
 	}
 	return databenchSameSet(databenchStringSet(vs), databenchStringSet(ts))
@@ -318,13 +318,13 @@ func databenchListNumber(value, truth string) bool {
 
 // databenchGrader grades a DataBench answer with default_compare.
 type databenchGrader struct {
-	cmp  Comparer
+	cmp  comparer
 	name string
 }
 
 func newGrader(semeval bool) grade.Grader {
 	if semeval {
-		return databenchGrader{cmp: Comparer{SemEval: true}, name: "databench-semeval"}
+		return databenchGrader{cmp: comparer{SemEval: true}, name: "databench-semeval"}
 	}
 	return databenchGrader{name: "databench"}
 }
@@ -332,9 +332,9 @@ func newGrader(semeval bool) grade.Grader {
 // Name implements Grader.
 func (g databenchGrader) Name() string { return g.name }
 
-// Semantic is the semantic type of a question: its `semantic` meta,
+// semanticOf is the semantic type of a question: its `semantic` meta,
 // else its `type` meta (DataBench's own column name).
-func Semantic(meta map[string]string) (string, bool) {
+func semanticOf(meta map[string]string) (string, bool) {
 	if s, ok := meta["semantic"]; ok {
 		return s, true
 	}
@@ -345,7 +345,7 @@ func Semantic(meta map[string]string) (string, bool) {
 // Grade implements Grader: the completion is the value, the ground truth the
 // truth. Where the original raises, Grade returns the error and no verdict.
 func (g databenchGrader) Grade(_ context.Context, in grade.Input) (grade.Verdict, error) {
-	sem, ok := Semantic(in.Meta)
+	sem, ok := semanticOf(in.Meta)
 	if !ok {
 		return grade.Verdict{}, fmt.Errorf("%s: question has no semantic (or type) meta", g.name)
 	}

@@ -40,12 +40,12 @@ func databenchClock() time.Time { return time.Date(2025, 3, 14, 15, 9, 26, 0, ti
 // does: the verdict, or null with "Exception: <text>".
 func databenchOutcome(ok bool, err error) (verdict *bool, errText *string) {
 	if err != nil {
-		var se *SemanticError
+		var se *semanticError
 		s := err.Error()
 		if errors.As(err, &se) {
 			s = "Exception: " + se.Error()
 		}
-		var oe *OverflowError
+		var oe *overflowError
 		if errors.As(err, &oe) {
 			s = "OverflowError: " + oe.Error()
 		}
@@ -75,7 +75,7 @@ func show(b *bool, e *string) string {
 }
 
 // TestDataBenchReference checks every line of databench-compare.jsonl, the
-// verdicts databench_eval 3.0.0 and 4.0.1 gave, against Comparer.
+// verdicts databench_eval 3.0.0 and 4.0.1 gave, against comparer.
 func TestDataBenchReference(t *testing.T) {
 	ref := shared.Path(t, "reference")
 	cases := readLines[databenchRefCase](t, filepath.Join(ref, "databench-compare.jsonl"))
@@ -87,7 +87,7 @@ func TestDataBenchReference(t *testing.T) {
 		name    string
 		semeval bool
 	}{{"v4", false}, {"v3", true}} {
-		c := Comparer{SemEval: v.semeval, Now: databenchClock}
+		c := comparer{SemEval: v.semeval, Now: databenchClock}
 		equal, bad := 0, 0
 		byGroup := map[string][2]int{}
 		for i, tc := range cases {
@@ -115,8 +115,8 @@ func TestDataBenchReference(t *testing.T) {
 }
 
 func TestDataBenchCompare(t *testing.T) {
-	c4 := Comparer{Now: databenchClock}
-	c3 := Comparer{SemEval: true, Now: databenchClock}
+	c4 := comparer{Now: databenchClock}
+	c3 := comparer{SemEval: true, Now: databenchClock}
 	tests := []struct {
 		value, truth, semantic string
 		v4, v3                 bool
@@ -146,7 +146,7 @@ func TestDataBenchCompare(t *testing.T) {
 	}
 	for _, tc := range tests {
 		for _, v := range []struct {
-			c    Comparer
+			c    comparer
 			want bool
 		}{{c4, tc.v4}, {c3, tc.v3}} {
 			got, err := v.c.Compare(tc.value, tc.truth, tc.semantic)
@@ -158,7 +158,7 @@ func TestDataBenchCompare(t *testing.T) {
 	if _, err := c4.Compare("1", "2", "Number"); err == nil || err.Error() != "Semantic not supported: Number" {
 		t.Errorf("unknown semantic: err = %v", err)
 	}
-	if _, err := c4.Compare("Jan 1 99999999999", "x", "category"); !errors.As(err, new(*OverflowError)) {
+	if _, err := c4.Compare("Jan 1 99999999999", "x", "category"); !errors.As(err, new(*overflowError)) {
 		t.Errorf("overflowing year: err = %v, want OverflowError", err)
 	}
 	if ok, err := c4.Compare("['Jan 1 99999999999']", "['x']", "list[category]"); err != nil || ok {
@@ -196,7 +196,7 @@ func TestDataBenchGrader(t *testing.T) {
 	if _, err := g.Grade(ctx, grade.Input{Completion: "1", Truth: "1"}); err == nil {
 		t.Error("no semantic meta: no error")
 	}
-	if _, err := g.Grade(ctx, grade.Input{Completion: "1", Truth: "1", Meta: map[string]string{"semantic": "string"}}); !errors.As(err, new(*SemanticError)) {
+	if _, err := g.Grade(ctx, grade.Input{Completion: "1", Truth: "1", Meta: map[string]string{"semantic": "string"}}); !errors.As(err, new(*semanticError)) {
 		t.Errorf("unknown semantic: err = %v", err)
 	}
 }
@@ -205,12 +205,12 @@ func FuzzDataBenchCompare(f *testing.F) {
 	for _, s := range []string{"2020-01-01", "Jan 1, 2020", "12:30", "['a', 'b']", "[1.5, 2]", "1e3", "2Q05", "Monday 5pm +0300 (BRST)", "٢٠٢٠"} {
 		f.Add(s, "2020-01-01")
 	}
-	c := Comparer{Now: databenchClock}
+	c := comparer{Now: databenchClock}
 	f.Fuzz(func(t *testing.T, value, truth string) {
 		for _, sem := range []string{"boolean", "category", "number", "list[category]", "list[number]"} {
 			ok, err := c.Compare(value, truth, sem)
 			if err != nil {
-				var oe *OverflowError
+				var oe *overflowError
 				if sem != "category" || !errors.As(err, &oe) {
 					t.Fatalf("Compare(%q, %q, %q): unexpected error %v", value, truth, sem, err)
 				}
