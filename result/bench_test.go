@@ -38,3 +38,20 @@ func BenchmarkParse10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMarshal1k encodes a 1,000-question output file, which run does
+// after a sheet's last answer, so its time adds to the run's wall time.
+func BenchmarkMarshal1k(b *testing.B) {
+	f, err := Parse(bigFile(1000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		data, err := f.Marshal()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(data)))
+	}
+}

@@ -13,7 +13,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -245,13 +247,59 @@ func errLine(data []byte, err error) int {
 
 // Marshal encodes the file as indented JSON (LIME writes indent 2).
 func (f *File) Marshal() ([]byte, error) {
+	// The bytes are those of an Encoder with SetIndent("", "  ") and no
+	// HTML escaping, built a member at a time: encoding the whole File
+	// scans every question's bytes four times (encode, compact into the
+	// file, compact the file, indent), and run writes a sheet's file
+	// after its last answer, so that time adds to the run's.
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(f); err != nil {
+	buf.WriteString("{\n  \"sheet\": ")
+	sheet, err := f.Sheet.MarshalJSON()
+	if err != nil {
 		return nil, err
 	}
+	if err := json.Indent(&buf, sheet, "  ", "  "); err != nil {
+		return nil, err
+	}
+	buf.WriteString(",\n  \"questions\": ")
+	switch {
+	case f.Questions == nil:
+		buf.WriteString("null")
+	case len(f.Questions) == 0:
+		buf.WriteString("[]")
+	default:
+		for i := range f.Questions {
+			if i == 0 {
+				buf.WriteString("[\n    ")
+			} else {
+				buf.WriteString(",\n    ")
+			}
+			q, err := f.Questions[i].MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			start := buf.Len()
+			if err := json.Indent(&buf, q, "    ", "  "); err != nil {
+				return nil, err
+			}
+			if i == 0 {
+				// Room for the rest at the first one's size: fewer copies
+				// of a buffer of megabytes.
+				buf.Grow((buf.Len() - start) * (len(f.Questions) - 1) * 9 / 8)
+			}
+		}
+		buf.WriteString("\n  ]")
+	}
+	for _, n := range slices.Sorted(maps.Keys(f.extra)) {
+		key, _ := json.Marshal(n) // as joinExtra writes it
+		buf.WriteString(",\n  ")
+		buf.Write(key)
+		buf.WriteString(": ")
+		if err := json.Indent(&buf, f.extra[n], "  ", "  "); err != nil {
+			return nil, err
+		}
+	}
+	buf.WriteString("\n}\n")
 	return buf.Bytes(), nil
 }
 
