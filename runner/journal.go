@@ -127,6 +127,10 @@ type journal struct {
 	name   string
 	buf    bytes.Buffer
 	unlock func()
+	// dirSynced says the file's directory entry is durable. It is made
+	// so at the first sync, not at open: nothing is durable before then
+	// anyway, and an fsync at open would delay every run's first request.
+	dirSynced bool
 }
 
 // openJournal opens (creating if needed) the journal at path, reads what it
@@ -158,12 +162,6 @@ func openJournal(path string) (*journal, map[string]journalRecord, error) {
 	}
 	if _, err := f.Seek(good, io.SeekStart); err != nil {
 		return fail(fmt.Errorf("journal %s: %w", path, err))
-	}
-	// Make the file's own directory entry durable, so synced records are
-	// not lost with a file that the directory forgot.
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		_ = d.Sync() // best effort: some filesystems refuse to sync directories
-		d.Close()
 	}
 	return &journal{f: f, name: path, unlock: unlock}, recs, nil
 }
@@ -200,6 +198,15 @@ func (j *journal) write() (bool, error) {
 func (j *journal) sync() error {
 	if err := j.f.Sync(); err != nil {
 		return fmt.Errorf("journal %s: %w", j.name, err)
+	}
+	if !j.dirSynced {
+		// The file's own directory entry too, so synced records are not
+		// lost with a file that the directory forgot.
+		if d, err := os.Open(filepath.Dir(j.name)); err == nil {
+			_ = d.Sync() // best effort: some filesystems refuse to sync directories
+			d.Close()
+		}
+		j.dirSynced = true
 	}
 	return nil
 }
