@@ -18,9 +18,13 @@ type collector struct {
 	st   Stats
 	p    *progress
 
-	journal     *journal          // nil without a journal
-	fps         map[string]string // job key -> request fingerprint, for records
-	fatal       error             // the journal's first failure
+	journal *journal // nil without a journal
+	// fingerprint is a job's request fingerprint, by job key, for its
+	// record. It is computed when a record needs it, not for every job
+	// before the first request: a thousand of them would hold up the
+	// start by milliseconds.
+	fingerprint func(key string) string
+	fatal       error // the journal's first failure
 	stopWorkers func()
 }
 
@@ -53,7 +57,7 @@ func (c *collector) resume(jobs []Job, recs map[string]journalRecord) (pending [
 		case rec.Version < journalVersion:
 			old++
 			pending = append(pending, j)
-		case rec.Fingerprint != c.fps[j.Key]:
+		case rec.Fingerprint != c.fingerprint(j.Key):
 			stale = append(stale, j.Key)
 			pending = append(pending, j)
 		default:
@@ -204,7 +208,7 @@ func (c *collector) write(batch []Outcome) bool {
 	now := c.opt.Now()
 	for _, o := range batch {
 		if o.Err == nil || errors.Is(o.Err, model.ErrNoAnswer) {
-			if err := c.journal.add(recordOf(o, c.fps[o.Key], now)); err != nil {
+			if err := c.journal.add(recordOf(o, c.fingerprint(o.Key), now)); err != nil {
 				c.fail(err)
 				return false
 			}

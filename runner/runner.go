@@ -230,11 +230,15 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 		// Fingerprints tie a journal record to the request it answered;
 		// a job whose request changed since (an edited sheet) is asked
 		// again.
-		fps := make(map[string]string, len(jobs))
+		byKey := make(map[string]Job, len(jobs))
 		for _, j := range jobs {
-			fps[j.Key] = fingerprint(j.Model.Name(), r.lanes[j.Model.Name()].baseURL, j.Request)
+			byKey[j.Key] = j
 		}
-		c.journal, c.fps = jr, fps
+		c.journal = jr
+		c.fingerprint = func(key string) string {
+			j := byKey[key]
+			return fingerprint(j.Model.Name(), r.lanes[j.Model.Name()].baseURL, j.Request)
+		}
 		pending = c.resume(jobs, recs)
 	}
 
