@@ -66,8 +66,9 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*J
 		sr := &sheetRun{job: job, left: len(job.Requests)}
 		_, sr.priced = model.Cost(infos[job.Model], 0, 0, cfg.priceFor(job.Model))
 		runs[pi] = sr
+		keys := jobKeys(job)
 		for i, req := range job.Requests {
-			key := jobKey(job, i)
+			key := keys[i]
 			rj := runner.Job{Key: key, Request: req, Model: made[job.Model]}
 			if req.Solve != nil && req.Solve.Mode == model.ModeAgent {
 				// An agent question is many calls and runs of code: each
@@ -182,16 +183,20 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*J
 	return nil
 }
 
-// jobKey names a question of a planned output in the run's journals.
+// jobKeys name the questions of a planned output in the run's journals.
 // The model and sheet keep the run's outputs apart in its one journal; the
 // index keeps duplicate question names apart; the name makes a journal of
 // an edited sheet visibly stale rather than misapplied.
-func jobKey(job *Job, i int) string {
-	sheetKey, err := filepath.Abs(job.SheetPath)
+func jobKeys(job *Job) []string {
+	sheetKey, err := filepath.Abs(job.SheetPath) // once a sheet: a relative path costs a getwd
 	if err != nil {
 		sheetKey = job.SheetPath
 	}
-	return fmt.Sprintf("%s|%s|%d:%s", job.Model, sheetKey, i, job.Output.Questions[i].Name)
+	keys := make([]string, len(job.Output.Questions))
+	for i, q := range job.Output.Questions {
+		keys[i] = fmt.Sprintf("%s|%s|%d:%s", job.Model, sheetKey, i, q.Name)
+	}
+	return keys
 }
 
 // add records an outcome in its question and counts it.

@@ -74,8 +74,9 @@ func batchJobs(plan []*Job, modelName string) []batch.Job {
 		if job.Model != modelName {
 			continue
 		}
+		keys := jobKeys(job)
 		for i, r := range job.Requests {
-			out = append(out, batch.Job{Key: jobKey(job, i), Request: r})
+			out = append(out, batch.Job{Key: keys[i], Request: r})
 		}
 	}
 	return out
