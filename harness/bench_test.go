@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
 )
 
@@ -134,4 +136,33 @@ func benchSheets(b *testing.B, dir string, n, q int) []string {
 		paths = append(paths, p)
 	}
 	return paths
+}
+
+// BenchmarkWriteOutput writes a 1000-question output file and its
+// markdown, which a run does after the sheet's last answer: its time adds
+// to the run's wall time.
+//
+//	go test ./harness -run '^$' -bench WriteOutput -count 6
+func BenchmarkWriteOutput(b *testing.B) {
+	dir := b.TempDir()
+	sheets := benchSheets(b, dir, 1, 1000)
+	srv := fakeserver.NewOpenAI(b, fakeserver.Options{MaxRequests: 1000})
+	sum, err := Run(context.Background(), Config{
+		Sheets: sheets, Models: []string{"openai-api/fake/m"}, OutDir: filepath.Join(dir, "out"), RunIDLen: 4,
+		Model:    model.Options{BaseURL: srv.URL, APIKey: "test-key"},
+		Runner:   runner.Options{Concurrency: 32},
+		NewModel: providers.Registry().New,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := result.Read(sum.Outputs[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; b.Loop(); i++ {
+		if err := WriteOutput(filepath.Join(dir, fmt.Sprint("w", i), "output.json"), f, outfile.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

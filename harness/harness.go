@@ -537,10 +537,12 @@ func WriteOutput(path string, f *result.File, opt outfile.Options) error {
 	if err := checkOutput(path, opt); err != nil {
 		return err // before the JSON, so neither is written
 	}
-	if err := f.Write(path, opt); err != nil {
-		return err
-	}
-	return result.WriteMarkdown(markdownPath(path), f, opt)
+	// The two are written side by side: each waits mostly for its fsync,
+	// and run writes them after a sheet's last answer, when that wait
+	// adds to the run's time. Neither changes f.
+	mdErr := make(chan error, 1)
+	go func() { mdErr <- result.WriteMarkdown(markdownPath(path), f, opt) }()
+	return errors.Join(f.Write(path, opt), <-mdErr)
 }
 
 // checkOutput says whether an output file and its markdown may be written.
