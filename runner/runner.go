@@ -265,27 +265,25 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 	done := make(chan Outcome, max(1, slots))
 	var wg sync.WaitGroup
 	for _, p := range order {
+		// Workers take the next job by index: a worker whose answer came
+		// back asks its next question at once, without waiting for a
+		// feeding goroutine to be scheduled (at the end of a wave of
+		// answers, on few cores, that wait adds up over a run).
 		queue := queues[p]
-		todo := make(chan Job)
+		var next atomic.Int64
 		for range min(p.limit, len(queue)) {
 			wg.Go(func() {
-				for j := range todo {
-					if o, ok := r.do(wctx, j); ok {
+				for wctx.Err() == nil {
+					i := next.Add(1) - 1
+					if i >= int64(len(queue)) {
+						return
+					}
+					if o, ok := r.do(wctx, queue[i]); ok {
 						done <- o
 					}
 				}
 			})
 		}
-		go func() {
-			defer close(todo)
-			for _, j := range queue {
-				select {
-				case todo <- j:
-				case <-wctx.Done():
-					return
-				}
-			}
-		}()
 	}
 	go func() {
 		wg.Wait()
