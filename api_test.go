@@ -24,6 +24,7 @@ var apiChecked = []string{
 	"benchmark/databench",
 	"benchmark/dsbench",
 	"grade",
+	"harness",
 	"model",
 	"model/anthropic",
 	"model/builtin",

@@ -30,7 +30,7 @@ import (
 // counts are kept by the runner's emit (one goroutine), then read by the
 // goroutine that writes the file once the last question is in.
 type sheetRun struct {
-	job  *Job
+	job  *outputJob
 	left int // questions not settled yet
 
 	answered, noAnswer, failed int
@@ -54,7 +54,7 @@ type slot struct {
 // pool: each model (or server) keeps its requests in flight across sheet
 // boundaries, and each output file is graded and written as soon as its
 // last question is settled. One journal holds the whole run.
-func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*Job, st resumeState, gr *regrade.Graders, sum *Summary) error {
+func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*outputJob, st resumeState, gr *regrade.Graders, sum *Summary) error {
 	infos := make(map[string]model.Info, len(made))
 	for name, m := range made {
 		infos[name] = m.Info()
@@ -187,7 +187,7 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*J
 // The model and sheet keep the run's outputs apart in its one journal; the
 // index keeps duplicate question names apart; the name makes a journal of
 // an edited sheet visibly stale rather than misapplied.
-func jobKeys(job *Job) []string {
+func jobKeys(job *outputJob) []string {
 	sheetKey, err := filepath.Abs(job.SheetPath) // once a sheet: a relative path costs a getwd
 	if err != nil {
 		sheetKey = job.SheetPath
@@ -266,7 +266,7 @@ func finish(ctx context.Context, cfg Config, sr *sheetRun, gr *regrade.Graders, 
 	cfg.say("%s on %s: %d/%d correct%s, %d answered, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out, %s, %.1fs",
 		job.Model, filepath.Base(job.SheetPath), correct, n, ungraded, sr.answered, errs, sr.noAnswer,
 		sr.calls, sr.cached, sr.resumed, sr.inTok, sr.outTok, cost, wall.Seconds())
-	if err := WriteOutput(job.OutPath, job.Output, outfile.Options{Force: cfg.Force}); err != nil {
+	if err := writeOutput(job.OutPath, job.Output, outfile.Options{Force: cfg.Force}); err != nil {
 		return err
 	}
 	if cfg.LogDir != "" {

@@ -54,7 +54,7 @@ func batchAPI(m model.Model) (model.BatchAPI, error) {
 
 // checkBatchModes refuses agent-mode questions in a batch run: a batch
 // answers one completion per request, an agent makes many.
-func checkBatchModes(plan []*Job) error {
+func checkBatchModes(plan []*outputJob) error {
 	for _, job := range plan {
 		for i, r := range job.Requests {
 			if r.Solve != nil && r.Solve.Mode == model.ModeAgent {
@@ -68,7 +68,7 @@ func checkBatchModes(plan []*Job) error {
 
 // batchJobs are the batch jobs of a model's questions, keyed as a run
 // keys them (so a dry run's custom_ids are the real run's).
-func batchJobs(plan []*Job, modelName string) []batch.Job {
+func batchJobs(plan []*outputJob, modelName string) []batch.Job {
 	var out []batch.Job
 	for _, job := range plan {
 		if job.Model != modelName {
@@ -85,7 +85,7 @@ func batchJobs(plan []*Job, modelName string) []batch.Job {
 // writeBatchFiles writes, for a dry run with --batch, each model's request
 // files as they would be submitted (split at the provider's limits) into
 // dir, and says what they would cost at batch prices.
-func writeBatchFiles(cfg Config, models []string, plan []*Job, dir, runID string) error {
+func writeBatchFiles(cfg Config, models []string, plan []*outputJob, dir, runID string) error {
 	for _, name := range models {
 		// A dry run calls no server: a placeholder key lets a model be
 		// made to build its request lines without one.

@@ -2,6 +2,11 @@
 // question's request, asks each model (or, in a dry run, nobody), grades the
 // answers and writes one output file per sheet and model, with its readable
 // markdown beside it.
+//
+// Run takes a Config and returns a Summary of what it wrote (the output
+// files, the questions that failed or could not be graded), from which a
+// command sets its exit status; a run that finished with failed questions
+// returns a *FailedError beside it.
 package harness
 
 import (
@@ -112,9 +117,9 @@ type Config struct {
 	clear string // what a line starts with: ClearLine under a progress line drawn in place
 }
 
-// Job is one sheet on one model: its requests and the output file that the
+// outputJob is one sheet on one model: its requests and the output file the
 // answers fill in.
-type Job struct {
+type outputJob struct {
 	SheetPath string
 	OutPath   string
 	Model     string
@@ -219,8 +224,8 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 
 	// Every sheet, request and grader is checked before any model is
 	// asked: bad input stops the run before anything is spent.
-	var plan []*Job
-	needsSandbox := func(plan []*Job) bool {
+	var plan []*outputJob
+	needsSandbox := func(plan []*outputJob) bool {
 		for _, job := range plan {
 			for _, r := range job.Requests {
 				if r.Solve != nil {
@@ -282,7 +287,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			}
 		}
 		for _, job := range plan {
-			if err := WriteOutput(job.OutPath, job.Output, outfile.Options{Force: cfg.Force}); err != nil {
+			if err := writeOutput(job.OutPath, job.Output, outfile.Options{Force: cfg.Force}); err != nil {
 				return sum, err
 			}
 			if cfg.LogDir != "" {
@@ -372,7 +377,7 @@ func checkReformat(path string, info sheet.Info, items []sheet.Item) error {
 
 // checkGraders builds the grader of every question of a job, so an unknown
 // grader name or a judge without --judge stops the run before any call.
-func checkGraders(job *Job, g *regrade.Graders) error {
+func checkGraders(job *outputJob, g *regrade.Graders) error {
 	for i := range job.Output.Questions {
 		q := &job.Output.Questions[i]
 		if _, err := g.Get(q.Grader); err != nil {
@@ -384,8 +389,8 @@ func checkGraders(job *Job, g *regrade.Graders) error {
 
 // prepare builds the requests and the unanswered output file of one sheet
 // and model.
-func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, modelName string, minfo model.Info, runID string) (*Job, error) {
-	outPath := OutputPath(cfg, path, modelName, runID)
+func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, modelName string, minfo model.Info, runID string) (*outputJob, error) {
+	outPath := outputPath(cfg, path, modelName, runID)
 	name := info.Name
 	if !info.Present {
 		name = strings.TrimSuffix(filepath.Base(path), ".md")
@@ -424,7 +429,7 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 		out.Sheet.Settings = &runSettings
 	}
 	graders := regrade.NewGraders(cfg.Graders, grade.Options{}, cfg.Grader)
-	job := &Job{SheetPath: path, Model: modelName, Output: out, OutPath: outPath}
+	job := &outputJob{SheetPath: path, Model: modelName, Output: out, OutPath: outPath}
 	for i := range items {
 		it := &items[i]
 		req, err := b.Build(path, it)
@@ -500,8 +505,8 @@ func pooledClient(concurrency int) *http.Client {
 	return &http.Client{Transport: t}
 }
 
-// OutputPath is where the output of a sheet and model goes.
-func OutputPath(cfg Config, sheetPath, modelName, runID string) string {
+// outputPath is where the output of a sheet and model goes.
+func outputPath(cfg Config, sheetPath, modelName, runID string) string {
 	dir := filepath.Dir(sheetPath)
 	if cfg.OutDir != "" {
 		dir = cfg.OutDir
@@ -519,7 +524,7 @@ func checkOutputs(cfg Config, models []string) error {
 	seen := map[string]string{}
 	for _, p := range cfg.Sheets {
 		for _, m := range models {
-			out := OutputPath(cfg, p, m, "")
+			out := outputPath(cfg, p, m, "")
 			if prev, ok := seen[out]; ok {
 				return fmt.Errorf("%s and %s would both write %s: give each its own -o folder", prev, p, out)
 			}
@@ -529,8 +534,8 @@ func checkOutputs(cfg Config, models []string) error {
 	return nil
 }
 
-// WriteOutput writes an output file and its markdown beside it.
-func WriteOutput(path string, f *result.File, opt outfile.Options) error {
+// writeOutput writes an output file and its markdown beside it.
+func writeOutput(path string, f *result.File, opt outfile.Options) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
