@@ -14,13 +14,14 @@ import (
 
 	"github.com/evalmd/evalmd/internal/benchmarks"
 	"github.com/evalmd/evalmd/internal/cli"
+	"github.com/evalmd/evalmd/internal/config"
 	"github.com/evalmd/evalmd/internal/judgeflag"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/sheet"
 )
 
-func main() { cli.Main(command()) }
+func main() { cli.Main(command(config.System(), os.Getenv)) }
 
 // paths collects repeated -o flags.
 type paths []string
@@ -28,13 +29,15 @@ type paths []string
 func (p *paths) String() string     { return fmt.Sprint(*p) }
 func (p *paths) Set(s string) error { *p = append(*p, s); return nil }
 
-// grade is the whole command, callable from tests.
+// grade is the whole command, callable from tests: it reads no config file.
 func grade(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	return cli.Execute(ctx, stdout, stderr, command(), args)
+	return cli.Execute(ctx, stdout, stderr, command(config.Lookup{}, os.Getenv), args)
 }
 
-// command is grade's entry in the command table, with fresh flags.
-func command() *cli.Command {
+// command is grade's entry in the command table, with fresh flags; look
+// says where its config files are looked for (the judge's settings, as
+// run's), getenv reads keys and servers from the environment.
+func command(look config.Lookup, getenv func(string) string) *cli.Command {
 	fs := flag.NewFlagSet("grade", flag.ContinueOnError)
 	var outputs paths
 	fs.Var(&outputs, "o", "output file or folder to regrade (repeatable; more may follow as arguments)")
@@ -62,7 +65,14 @@ func command() *cli.Command {
 			if err != nil {
 				return err
 			}
-			jo, err := judge.Options(model.Options{Getenv: os.Getenv})
+			conf, err := config.Load(look)
+			if err != nil {
+				return err
+			}
+			if *verbose {
+				fmt.Fprintln(stderr, conf.Used())
+			}
+			jo, err := judge.Options(model.Options{Getenv: getenv}, conf, stderr)
 			if err != nil {
 				return err
 			}

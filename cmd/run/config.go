@@ -17,23 +17,18 @@ import (
 // the flags not given on the command line (flags first; the sheets' meta,
 // read later, comes before the values set here only where a meta key
 // exists, and none of these has one). It returns the config and the
-// environment reader that answers NAME_BASE_URL from it, and the flags
-// it set.
-func useConfig(fs *flag.FlagSet, look config.Lookup, getenv func(string) string, stderr io.Writer, verbose bool) (*config.Config, func(string) string, map[string]bool, error) {
+// environment reader that answers NAME_BASE_URL from it. The judge's
+// settings are judgeflag's (shared with grade).
+func useConfig(fs *flag.FlagSet, look config.Lookup, getenv func(string) string, stderr io.Writer, verbose bool) (*config.Config, func(string) string, error) {
 	c, err := config.Load(look)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	if verbose {
-		if len(c.Files) == 0 {
-			fmt.Fprintln(stderr, "config: no file")
-		} else {
-			fmt.Fprintf(stderr, "config: %s\n", strings.Join(c.Files, ", over "))
-		}
+		fmt.Fprintln(stderr, c.Used())
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	fromConfig := map[string]bool{}
 	set := func(name, value string) error {
 		if given[name] || value == "" {
 			return nil
@@ -41,19 +36,18 @@ func useConfig(fs *flag.FlagSet, look config.Lookup, getenv func(string) string,
 		if err := fs.Set(name, value); err != nil {
 			return fmt.Errorf("config %s: %s %q: %w", c.Files[0], name, value, err)
 		}
-		fromConfig[name] = true
 		return nil
 	}
 	conc := ""
 	if c.Concurrency > 0 {
 		conc = strconv.Itoa(c.Concurrency)
 	}
-	for _, kv := range [][2]string{{"m", strings.Join(c.Models, ",")}, {"judge", c.Judge}, {"c", conc}, {"sandbox", c.Sandbox}} {
+	for _, kv := range [][2]string{{"m", strings.Join(c.Models, ",")}, {"c", conc}, {"sandbox", c.Sandbox}} {
 		if err := set(kv[0], kv[1]); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 	}
-	return c, c.Getenv(getenv), fromConfig, nil
+	return c, c.Getenv(getenv), nil
 }
 
 // checkReport is run --check: providers, sandbox and config.

@@ -177,3 +177,20 @@ func TestInitFolderRuns(t *testing.T) {
 		t.Errorf("the config's random wrote %v", paths)
 	}
 }
+
+// The config's judge, on the server its base_urls name, grades a run where
+// no --judge is given (the same judgeflag code as grade's, tested there
+// member by member).
+func TestRunConfigJudge(t *testing.T) {
+	judges := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10,
+		Reply: func(fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "Fine.\nGRADE: C"} }})
+	work := t.TempDir()
+	writeFile(t, filepath.Join(work, "evalmd.yaml"), "judge: openai-api/cfg-judge/big\nbase_urls:\n  cfg-judge: "+judges.URL+"\n")
+	_, stderr, err := runIn(work, nil, "-f", writeSheet(t, judgedSheet), "-o", t.TempDir(), "-m", "oracle")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if c := judges.Calls(); len(c) != 2 || c[0].Model != "big" {
+		t.Errorf("the config's judge got %d calls (want 2)", len(c))
+	}
+}

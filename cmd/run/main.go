@@ -95,7 +95,7 @@ func command(look config.Lookup, getenv func(string) string) *cli.Command {
 			if len(args) > 0 {
 				return cli.Usagef("unexpected argument %q", args[0])
 			}
-			conf, getenv, fromConfig, err := useConfig(fs, look, getenv, stderr, *verbose)
+			conf, getenv, err := useConfig(fs, look, getenv, stderr, *verbose)
 			if err != nil {
 				return err
 			}
@@ -154,16 +154,11 @@ func command(look config.Lookup, getenv func(string) string) *cli.Command {
 			}
 			if !*dryRun {
 				// The judge has its own server and key (--judge-base-url,
-				// --judge-api-key-env): nothing of the run's model is passed on.
-				jo, err := judge.Options(model.Options{Getenv: getenv, Timeout: *timeout})
-				if err != nil && fromConfig["judge"] {
-					// A judge the config names is a default: a run that
-					// grades no question with it must not fail for it.
-					fmt.Fprintf(stderr, "warning: config's judge: %v\n", err)
-				} else if err != nil {
+				// --judge-api-key-env, the config's): nothing of the run's
+				// model is passed on.
+				if cfg.Judge, err = judge.Options(model.Options{Getenv: getenv, Timeout: *timeout}, conf, stderr); err != nil {
 					return err
 				}
-				cfg.Judge = jo
 			}
 			if cfg.Solve, err = modes.Solve(); err != nil {
 				return err

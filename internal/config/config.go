@@ -342,6 +342,15 @@ func (c *Config) Getenv(getenv func(string) string) func(string) string {
 	}
 }
 
+// Used names the files read, the one that wins first ("config: A, over
+// B"), or says there was none.
+func (c *Config) Used() string {
+	if len(c.Files) == 0 {
+		return "config: no file"
+	}
+	return "config: " + strings.Join(c.Files, ", over ")
+}
+
 // Describe lists the settings in force, one "name: value (file)" line
 // each, in a fixed order; empty when the files set nothing.
 func (c *Config) Describe() []string {

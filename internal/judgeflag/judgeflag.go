@@ -1,14 +1,17 @@
 // Package judgeflag binds the judge's flags, which run and grade share,
-// and builds the judge from them. The judge has its own server, key and
-// settings: nothing is taken from the model under test.
+// and builds the judge from them over the config files' settings. The
+// judge has its own server, key and settings: nothing is taken from the
+// model under test.
 package judgeflag
 
 import (
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/evalmd/evalmd/grade"
+	"github.com/evalmd/evalmd/internal/config"
 	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/model"
 )
@@ -34,10 +37,15 @@ func Bind(fs *flag.FlagSet) *Flags {
 	return f
 }
 
-// Options builds the judge: nil Judge when --judge is not given. opt is
+// Options builds the judge from the flags over the config c (nil: none),
+// flags first: c's judge when --judge is not given, and c's base_urls as
+// the judge server's NAME_BASE_URL where neither --judge-base-url nor the
+// environment names one. Judge is nil when neither names a judge. opt is
 // the base of the judge's model options (environment, HTTP client,
 // timeout); its server and key settings are replaced by the judge's own.
-func (f *Flags) Options(opt model.Options) (grade.JudgeOptions, error) {
+// A judge only the config names that cannot be built (no key) is a
+// warning on warn, not an error: the command may grade nothing with it.
+func (f *Flags) Options(opt model.Options, c *config.Config, warn io.Writer) (grade.JudgeOptions, error) {
 	if f.MaxTokens < 0 {
 		return grade.JudgeOptions{}, fmt.Errorf("-judge-max-tokens %d: want a number >= 0", f.MaxTokens)
 	}
@@ -47,16 +55,27 @@ func (f *Flags) Options(opt model.Options) (grade.JudgeOptions, error) {
 		return grade.JudgeOptions{}, fmt.Errorf("-judge-template %q: want dsbench, inspect, or a template text with {question}, {answer}, {criterion}", f.Template)
 	}
 	jo := grade.JudgeOptions{JudgeTemplate: f.Template, JudgeMaxTokens: f.MaxTokens}
-	if f.Model == "" {
+	name := f.Model
+	if name == "" && c != nil {
+		name = c.Judge
+	}
+	if name == "" {
 		if f.BaseURL != "" || f.KeyEnv != "" {
-			return jo, fmt.Errorf("-judge-base-url and -judge-api-key-env need -judge MODEL")
+			return jo, fmt.Errorf("-judge-base-url and -judge-api-key-env need -judge MODEL or a judge in the config")
 		}
 		return jo, nil
 	}
+	if c != nil {
+		opt.Getenv = c.Getenv(opt.Getenv)
+	}
 	opt.BaseURL, opt.APIKey, opt.APIKeyEnv = f.BaseURL, "", f.KeyEnv
-	m, err := providers.New(f.Model, opt)
+	m, err := providers.New(name, opt)
+	if err != nil && f.Model == "" {
+		fmt.Fprintf(warn, "warning: config's judge: judge model %s: %v\n", name, err)
+		return jo, nil
+	}
 	if err != nil {
-		return jo, fmt.Errorf("judge model %s: %w", f.Model, err)
+		return jo, fmt.Errorf("judge model %s: %w", name, err)
 	}
 	jo.Judge = m
 	return jo, nil
