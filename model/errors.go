@@ -18,8 +18,10 @@ type APIError struct {
 	// queueing requests rather than refusing them.
 	Timeout bool
 	// Fatal says no later request can succeed either until a person acts
-	// (OpenAI's 429 insufficient_quota: the account is out of credit), so
-	// a run stops rather than ask, and fail, every other question.
+	// (the account out of credit, the key refused or without permission:
+	// OpenAI's 429 insufficient_quota, Anthropic's 400 about the credit
+	// balance, a 401), so a run stops rather than ask, and fail, every
+	// other question.
 	Fatal bool
 	// Cause is the transport failure behind a Status 0 error, if any, so
 	// errors.Is finds syscall.ECONNREFUSED (the runner stops a run whose

@@ -144,27 +144,53 @@ func TestMaxWait(t *testing.T) {
 	}
 }
 
-// TestQuotaStopsTheRun: a 429 insufficient_quota is not retried and not
-// waited out: the run stops, saying why, and leaves the rest unasked.
-func TestQuotaStopsTheRun(t *testing.T) {
-	const body = `{"error": {"message": "You exceeded your current quota, please check your plan and billing details.", "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}}`
-	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 200, Reply: func(fakeserver.Call) fakeserver.Reply {
-		return fakeserver.Reply{Status: 429, RawBody: body}
-	}})
-	s := &noSleep{}
-	got, st, err := collect(t, context.Background(), newProvider(t, "openai-api/fake/m", srv.URL), makeJobs(100),
-		Options{Concurrency: 2, Adaptive: &aimd.Config{Initial: 2}, Sleep: s.sleep})
-	if err == nil || !strings.Contains(err.Error(), "insufficient_quota") || !strings.Contains(err.Error(), "openai-api/fake/m") {
-		t.Fatalf("err %v, want the run stopped for the quota", err)
+// TestFatalStopsTheRun: an answer that refuses the account or its key
+// (out of credit at OpenAI or Anthropic, a key refused or without
+// permission) is neither retried nor waited out: the run stops at the first
+// one with one error saying why, and asks no other question.
+func TestFatalStopsTheRun(t *testing.T) {
+	const (
+		quota  = `{"error": {"message": "You exceeded your current quota, please check your plan and billing details.", "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}}`
+		credit = `{"type": "error", "error": {"type": "invalid_request_error", "message": "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."}, "request_id": "req_fake"}`
+	)
+	openai := func(t testing.TB, opt fakeserver.Options) (*fakeserver.Server, model.Model) {
+		srv := fakeserver.NewOpenAI(t, opt)
+		return srv, newProvider(t, "openai-api/fake/m", srv.URL)
 	}
-	if n := srv.Count(); n > 2 || st.Failed < 1 || st.Unfinished < 98 || len(s.ds) != 0 {
-		t.Errorf("%d requests, stats %+v, sleeps %v: want at most one per worker, none retried", n, st, s.ds)
+	anthropic := func(t testing.TB, opt fakeserver.Options) (*fakeserver.Server, model.Model) {
+		srv := fakeserver.NewAnthropic(t, opt)
+		return srv, newProvider(t, "anthropic/claude-fake", srv.URL)
 	}
-	for k, o := range got {
-		var ae *model.APIError
-		if !errors.As(o.Err, &ae) || !ae.Fatal || o.Attempts != 1 {
-			t.Errorf("%s: %+v, want one fatal attempt", k, o)
-		}
+	for _, tc := range []struct {
+		name  string
+		start func(testing.TB, fakeserver.Options) (*fakeserver.Server, model.Model)
+		reply fakeserver.Reply
+		says  string
+	}{
+		{"openai 429 insufficient_quota", openai, fakeserver.Reply{Status: 429, RawBody: quota}, "insufficient_quota"},
+		{"openai 401", openai, fakeserver.Reply{Status: 401, Message: "Incorrect API key provided"}, "HTTP 401: fake_error: Incorrect API key"},
+		{"anthropic 400 credit balance", anthropic, fakeserver.Reply{Status: 400, RawBody: credit}, "HTTP 400: invalid_request_error: Your credit balance is too low"},
+		{"anthropic 401", anthropic, fakeserver.Reply{Status: 401, Message: "invalid x-api-key"}, "HTTP 401: authentication_error: invalid x-api-key"},
+		{"anthropic 403 permission_error", anthropic, fakeserver.Reply{Status: 403, Message: "Your API key does not have permission to use the specified resource."}, "HTTP 403: permission_error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, m := tc.start(t, fakeserver.Options{MaxRequests: 50, Reply: func(fakeserver.Call) fakeserver.Reply { return tc.reply }})
+			s := &noSleep{}
+			got, st, err := collect(t, context.Background(), m, makeJobs(20), Options{Concurrency: 1, Sleep: s.sleep})
+			if err == nil || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), m.Name()) ||
+				!strings.HasPrefix(err.Error(), "runner: stopped with 19 jobs unfinished") || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err %v, want one line: the run stopped, the model and %q", err, tc.says)
+			}
+			if n := srv.Count(); n != 1 || st.Failed != 1 || st.Unfinished != 19 || st.Calls != 1 || len(s.ds) != 0 {
+				t.Errorf("%d requests, stats %+v, sleeps %v: want the first answer to stop the run, nothing retried", n, st, s.ds)
+			}
+			for k, o := range got {
+				var ae *model.APIError
+				if !errors.As(o.Err, &ae) || !ae.Fatal || o.Attempts != 1 {
+					t.Errorf("%s: %+v, want one fatal attempt", k, o)
+				}
+			}
+		})
 	}
 }
 

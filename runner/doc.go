@@ -34,8 +34,8 @@
 // is a floor for the wait, and it also holds back every other worker's next
 // attempt to the same server, since the limit is the account's; it is
 // capped at Options.MaxWait (default 5m). An error that no later request
-// can escape (model.APIError.Fatal: an account out of credit) stops the
-// run. The last error, once
+// can escape (model.APIError.Fatal: an account out of credit, a key
+// refused) stops the run. The last error, once
 // Options.MaxAttempts calls are spent, is the job's Outcome.Err, a
 // *JobError naming the model, the question and the attempts. Cancelling
 // the run's context stops at once and emits nothing for the cancelled jobs.

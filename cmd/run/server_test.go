@@ -91,7 +91,7 @@ func TestNoKeyAnywhere(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := fakeserver.NewOpenAI(t, fakeserver.Options{
 				Reply: func(c fakeserver.Call) fakeserver.Reply {
-					return fakeserver.Reply{Status: 401, RawBody: "invalid key " + c.Header.Get("Authorization")}
+					return fakeserver.Reply{Status: 400, RawBody: "bad request from " + c.Header.Get("Authorization")}
 				},
 				MaxRequests: 50,
 			})
@@ -105,10 +105,11 @@ func TestNoKeyAnywhere(t *testing.T) {
 				args = append(args, url(a))
 			}
 			var stdout, stderr bytes.Buffer
-			// Every question fails (401): the outputs are written, and the
-			// run says how many failed and exits non-zero (item 6).
+			// Every question fails (a 400, not a 401, which would stop
+			// the run at once): the outputs are written, and the run says
+			// how many failed and exits non-zero (item 6).
 			err := run(context.Background(), &stdout, &stderr, args)
-			if err == nil || !strings.Contains(err.Error(), "questions failed") || !strings.Contains(err.Error(), "401") {
+			if err == nil || !strings.Contains(err.Error(), "questions failed") || !strings.Contains(err.Error(), "400") {
 				t.Fatalf("error %v, want one counting the failed questions and saying why\n%s", err, stderr.String())
 			}
 			if code := cli.ExitCode(err); code != 3 {
@@ -149,7 +150,7 @@ func checkKeyNowhere(t *testing.T, srv *fakeserver.Server, key, out, console str
 	for _, p := range paths {
 		f, _ := result.Read(p)
 		for _, q := range f.Questions {
-			if q.Error == nil || !strings.Contains(*q.Error, "401") {
+			if q.Error == nil || !strings.Contains(*q.Error, "400") {
 				t.Errorf("%s %s: error %v", p, q.Name, q.Error)
 			}
 		}

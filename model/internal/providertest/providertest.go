@@ -49,13 +49,24 @@ type errorCase struct {
 	retryAfter time.Duration
 	contains   string // in the error message
 	timeout    bool   // the request ran out of time (APIError.Timeout)
+	fatal      bool   // the account or key is refused (APIError.Fatal)
 }
+
+// Anthropic's answers to an account out of credit and to a key without
+// permission, as its API sends them.
+const (
+	creditTooLow = `{"type": "error", "error": {"type": "invalid_request_error", "message": "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."}, "request_id": "req_fake"}`
+	noPermission = `{"type": "error", "error": {"type": "permission_error", "message": "Your API key does not have permission to use the specified resource."}}`
+)
 
 func errorCases() []errorCase {
 	return []errorCase{
 		{name: "400", reply: fakeserver.Reply{Status: 400, Message: "bad request"}, status: 400, contains: "bad request"},
-		{name: "401", reply: fakeserver.Reply{Status: 401, Message: "invalid key"}, status: 401, contains: "invalid key"},
-		{name: "403", reply: fakeserver.Reply{Status: 403}, status: 403},
+		{name: "400 credit balance", reply: fakeserver.Reply{Status: 400, RawBody: creditTooLow}, status: 400, contains: "credit balance is too low", fatal: true},
+		{name: "401", reply: fakeserver.Reply{Status: 401, Message: "invalid key"}, status: 401, contains: "invalid key", fatal: true},
+		{name: "402", reply: fakeserver.Reply{Status: 402}, status: 402, fatal: true},
+		{name: "403", reply: fakeserver.Reply{Status: 403, RawBody: `{"error": {"message": "flagged by moderation"}}`}, status: 403, contains: "flagged"},
+		{name: "403 permission_error", reply: fakeserver.Reply{Status: 403, RawBody: noPermission}, status: 403, contains: "permission", fatal: true},
 		{name: "404", reply: fakeserver.Reply{Status: 404, Message: "no such model"}, status: 404, contains: "no such model"},
 		{name: "408", reply: fakeserver.Reply{Status: 408}, status: 408, retryable: true},
 		{name: "409", reply: fakeserver.Reply{Status: 409}, status: 409, retryable: true},
@@ -101,10 +112,10 @@ func CheckErrorCases(t *testing.T, start func(*testing.T, fakeserver.Options) *f
 				t.Fatalf("error %v (%T) is not an *model.APIError", err, err)
 			}
 			if apiErr.Status != tc.status || apiErr.Retryable != tc.retryable || apiErr.RetryAfter != tc.retryAfter ||
-				apiErr.Timeout != tc.timeout || apiErr.Fatal {
-				t.Errorf("got status %d retryable %v retry-after %v timeout %v fatal %v, want %d %v %v %v false (%v)",
+				apiErr.Timeout != tc.timeout || apiErr.Fatal != tc.fatal {
+				t.Errorf("got status %d retryable %v retry-after %v timeout %v fatal %v, want %d %v %v %v %v (%v)",
 					apiErr.Status, apiErr.Retryable, apiErr.RetryAfter, apiErr.Timeout, apiErr.Fatal,
-					tc.status, tc.retryable, tc.retryAfter, tc.timeout, err)
+					tc.status, tc.retryable, tc.retryAfter, tc.timeout, tc.fatal, err)
 			}
 			if !strings.Contains(err.Error(), tc.contains) {
 				t.Errorf("error %q does not contain %q", err, tc.contains)

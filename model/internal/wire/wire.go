@@ -105,19 +105,47 @@ func StatusError(provider, key string, status int, body []byte) *model.APIError 
 	return statusError(provider, key, status, body)
 }
 
-// statusError classifies an HTTP error status and its body. OpenAI answers
-// an account out of credit with a 429 too (insufficient_quota); waiting
-// does not help it, nor does asking the next question: it is fatal.
+// statusError classifies an HTTP error status and its body.
 func statusError(provider, key string, status int, body []byte) *model.APIError {
 	msg, code := dataMessage(status, body)
-	quota := status == http.StatusTooManyRequests && code == "insufficient_quota"
+	fatal := accountRefused(status, code, msg)
 	return &model.APIError{
 		Provider:  provider,
 		Status:    status,
-		Retryable: retryableStatus(status) && !quota,
-		Fatal:     quota,
+		Retryable: retryableStatus(status) && !fatal,
+		Fatal:     fatal,
 		Message:   truncate(scrub(msg, key), 500),
 	}
+}
+
+// accountRefused says whether an error answer refuses the account or its
+// key rather than the request: no other request of the run can succeed
+// until a person acts, so waiting does not help, nor does asking the next
+// question. Providers say it by status, by error code or type, or only in
+// the message text (Anthropic answers an account out of credit with a 400
+// invalid_request_error, the type of any bad request). A 403 alone is not
+// enough: OpenAI-compatible gateways answer it to one request they will not
+// serve (a prompt flagged by moderation) as well as to a key.
+func accountRefused(status int, code, msg string) bool {
+	switch status {
+	case http.StatusUnauthorized, http.StatusPaymentRequired: // the key refused; payment required
+		return true
+	}
+	switch code {
+	case "insufficient_quota", // OpenAI's 429: the account is out of credit
+		"authentication_error", "billing_error", "permission_error": // Anthropic's 401, 402, 403
+		return true
+	}
+	msg = strings.ToLower(msg)
+	for _, s := range [...]string{
+		"credit balance is too low",               // Anthropic: "Your credit balance is too low to access the Anthropic API..."
+		"reached your specified api usage limits", // Anthropic: a workspace's spend limit, "... You will regain access on DATE"
+	} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // readBody reads an error response's body, bounded; nil when it cannot.

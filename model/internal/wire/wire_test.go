@@ -71,24 +71,39 @@ func TestScrubBeforeTruncate(t *testing.T) {
 	}
 }
 
-// TestQuota: OpenAI's 429 insufficient_quota is fatal, not a rate limit to
-// wait out; a plain 429 stays retryable, and a timeout says so.
-func TestQuota(t *testing.T) {
+// TestAccountRefused: an answer that refuses the account or its key
+// (OpenAI's 429 insufficient_quota, Anthropic's 400 about the credit
+// balance, any 401 or 402, Anthropic's permission_error) is fatal and not
+// retried; a plain 429 stays retryable, other 400s and a bare 403 are
+// neither, and a timeout says so.
+func TestAccountRefused(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
+		status           int
 		body             string
 		retryable, fatal bool
 	}{
-		{`{"error": {"message": "You exceeded your current quota", "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}}`, false, true},
-		{`{"error": {"message": "You exceeded your current quota", "type": "insufficient_quota"}}`, false, true},
-		{`{"error": {"message": "Rate limit reached for requests", "type": "requests", "code": "rate_limit_exceeded"}}`, true, false},
-		{`{"error": {"message": "slow down", "code": 429}}`, true, false},
+		{429, `{"error": {"message": "You exceeded your current quota", "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}}`, false, true},
+		{429, `{"error": {"message": "You exceeded your current quota", "type": "insufficient_quota"}}`, false, true},
+		{429, `{"error": {"message": "Rate limit reached for requests", "type": "requests", "code": "rate_limit_exceeded"}}`, true, false},
+		{429, `{"error": {"message": "slow down", "code": 429}}`, true, false},
+		{429, `{"type": "error", "error": {"type": "rate_limit_error", "message": "Number of request tokens has exceeded your per-minute rate limit"}}`, true, false},
+		{400, `{"type": "error", "error": {"type": "invalid_request_error", "message": "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."}, "request_id": "req_1"}`, false, true},
+		{400, `{"type": "error", "error": {"type": "invalid_request_error", "message": "You have reached your specified API usage limits. You will regain access on 2026-12-01 at 00:00 UTC."}}`, false, true},
+		{400, `{"type": "error", "error": {"type": "invalid_request_error", "message": "max_tokens: 100000 > 64000, which is the maximum allowed"}}`, false, false},
+		{401, `{"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}`, false, true},
+		{401, `{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "invalid_api_key"}}`, false, true},
+		{401, `Unauthorized`, false, true},
+		{402, `{"type": "error", "error": {"type": "billing_error", "message": "There is an issue with your billing"}}`, false, true},
+		{403, `{"type": "error", "error": {"type": "permission_error", "message": "Your API key does not have permission to use the specified resource."}}`, false, true},
+		{403, `{"error": {"message": "Your input was flagged", "code": 403}}`, false, false},
+		{404, `{"type": "error", "error": {"type": "not_found_error", "message": "model: claude-x"}}`, false, false},
 	} {
-		res := &http.Response{StatusCode: 429, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(tc.body))}
-		err := Classify("openai", "", errors.New("429"), res, ctx, ctx, time.Minute)
+		res := &http.Response{StatusCode: tc.status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(tc.body))}
+		err := Classify("p", "", errors.New("failed"), res, ctx, ctx, time.Minute)
 		var ae *model.APIError
-		if !errors.As(err, &ae) || ae.Retryable != tc.retryable || ae.Fatal != tc.fatal || ae.Timeout {
-			t.Errorf("%s: %#v, want retryable %v, fatal %v", tc.body, err, tc.retryable, tc.fatal)
+		if !errors.As(err, &ae) || ae.Status != tc.status || ae.Retryable != tc.retryable || ae.Fatal != tc.fatal || ae.Timeout {
+			t.Errorf("%d %s: %#v, want retryable %v, fatal %v", tc.status, tc.body, err, tc.retryable, tc.fatal)
 		}
 	}
 	call, cancel := context.WithTimeout(ctx, 0)
