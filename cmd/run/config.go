@@ -51,8 +51,8 @@ func useConfig(fs *flag.FlagSet, look config.Lookup, getenv func(string) string,
 }
 
 // checkReport is run --check: providers, sandbox and config.
-func checkReport(ctx context.Context, stdout io.Writer, c *config.Config, getenv func(string) string, sb sandbox.Config) error {
-	return check.Write(ctx, stdout, check.Options{Getenv: getenv, Config: c,
+func checkReport(ctx context.Context, stdout io.Writer, c *config.Config, getenv func(string) string, environ func() []string, sb sandbox.Config) error {
+	return check.Write(ctx, stdout, check.Options{Getenv: getenv, Environ: environ, Config: c,
 		Sandbox: func(ctx context.Context) (string, error) {
 			v, err := sandbox.Check(ctx, sb)
 			if err != nil {

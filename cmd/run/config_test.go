@@ -30,7 +30,14 @@ func writeFile(t *testing.T, path, text string) {
 func runIn(dir string, env map[string]string, args ...string) (stdout, stderr string, err error) {
 	var o, e bytes.Buffer
 	getenv := func(k string) string { return env[k] }
-	err = cli.Execute(context.Background(), &o, &e, command(config.Lookup{Dir: dir, Getenv: getenv}, getenv), args)
+	environ := func() []string {
+		var kv []string
+		for k, v := range env {
+			kv = append(kv, k+"="+v)
+		}
+		return kv
+	}
+	err = cli.Execute(context.Background(), &o, &e, command(config.Lookup{Dir: dir, Getenv: getenv}, getenv, environ), args)
 	return o.String(), e.String(), err
 }
 
@@ -112,23 +119,25 @@ func TestRunConfigKey(t *testing.T) {
 }
 
 // run --check: providers (a key present, never printed; a local server the
-// config names, probed), the sandbox's state and the config in force.
+// config names, probed; an openai-api NAME's key without its server), the
+// sandbox's state and the config in force.
 func TestRunCheck(t *testing.T) {
 	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10})
 	work := t.TempDir()
 	writeFile(t, filepath.Join(work, "evalmd.yaml"), "models: [ollama/tiny]\nbase_urls:\n  ollama: "+srv.URL+"\n")
-	env := map[string]string{"ANTHROPIC_API_KEY": "sk-ant-secret"}
+	env := map[string]string{"ANTHROPIC_API_KEY": "sk-ant-secret", "TOGETHER_API_KEY": "sk-tog-secret"}
 	stdout, stderr, err := runIn(work, env, "--check")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	for _, want := range []string{"file " + filepath.Join(work, "evalmd.yaml"), "models: ollama/tiny", "anthropic            ok: ANTHROPIC_API_KEY set",
-		"openai               not configured: OPENAI_API_KEY not set", "ollama               ok: reachable at " + srv.URL, "sandbox: "} {
+		"openai               not configured: OPENAI_API_KEY not set", "ollama               ok: reachable at " + srv.URL,
+		"openai-api/together  not configured: TOGETHER_API_KEY set but no base URL", "sandbox: "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("run --check lacks %q:\n%s", want, stdout)
 		}
 	}
-	if strings.Contains(stdout+stderr, "sk-ant") {
+	if strings.Contains(stdout+stderr, "sk-ant") || strings.Contains(stdout+stderr, "sk-tog") {
 		t.Error("run --check prints a key")
 	}
 	if srv.Count() != 1 {

@@ -32,17 +32,17 @@ import (
 	"github.com/evalmd/evalmd/schema"
 )
 
-func main() { cli.Main(command(config.System(), os.Getenv)) }
+func main() { cli.Main(command(config.System(), os.Getenv, os.Environ)) }
 
 // run is the whole command, callable from tests: it reads no config file.
 func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	return cli.Execute(ctx, stdout, stderr, command(config.Lookup{}, os.Getenv), args)
+	return cli.Execute(ctx, stdout, stderr, command(config.Lookup{}, os.Getenv, os.Environ), args)
 }
 
 // command is run's entry in the command table, with fresh flags; look
 // says where its config files are looked for, getenv reads keys and
-// servers from the environment.
-func command(look config.Lookup, getenv func(string) string) *cli.Command {
+// servers from the environment, environ lists it (for run --check).
+func command(look config.Lookup, getenv func(string) string, environ func() []string) *cli.Command {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var (
 		sheetFile = fs.String("f", "", "the sheet to run")
@@ -127,7 +127,7 @@ func command(look config.Lookup, getenv func(string) string) *cli.Command {
 				if err != nil {
 					return err
 				}
-				return checkReport(ctx, stdout, conf, getenv, sb)
+				return checkReport(ctx, stdout, conf, getenv, environ, sb)
 			}
 			if (*sheetFile == "") == (*sheetDir == "") {
 				return cli.Usagef("give one of -f SHEET or -d DIR")

@@ -27,6 +27,10 @@ type Options struct {
 	// Getenv reads keys' presence and base URLs (wrap it with the
 	// config's Getenv so that its base URLs count); nil reads none.
 	Getenv func(string) string
+	// Environ lists the environment as NAME=VALUE lines (os.Environ):
+	// every NAME_API_KEY in it that Getenv reads as set names an
+	// openai-api server. nil lists none.
+	Environ func() []string
 	// Config is the config in force; nil for none.
 	Config *config.Config
 	// Client sends the probes; nil uses a fresh client.
@@ -43,22 +47,26 @@ type Provider struct {
 	Name    string // openai, anthropic, ollama, ..., or an openai-api NAME
 	KeyVar  string // the variable its key is read from
 	HasKey  bool
-	BaseURL string
-	Local   bool  // a server probed (local, or named by base URL)
-	Err     error // the probe's failure, nil when it answered
+	BaseURL string // "" for an openai-api NAME with a key and no server
+	Local   bool   // a server probed (local, or named by base URL)
+	Err     error  // the probe's failure, nil when it answered
 }
 
 // Ready says whether the provider can be used as it is.
 func (p Provider) Ready() bool {
+	if p.BaseURL == "" {
+		return false
+	}
 	if p.Local {
 		return p.Err == nil
 	}
 	return p.HasKey
 }
 
-// Providers checks the known providers and every server the environment
-// or the config names (NAME_BASE_URL of an openai-api NAME). Local servers
-// are probed at once, each bounded by opt.Probe.
+// Providers checks the known providers, every server the config names
+// (base_urls) and every openai-api NAME whose NAME_API_KEY is set (with or
+// without its NAME_BASE_URL). Servers are probed at once, each bounded by
+// opt.Probe.
 func Providers(ctx context.Context, opt Options) []Provider {
 	getenv := opt.Getenv
 	if getenv == nil {
@@ -102,7 +110,33 @@ func Providers(ctx context.Context, opt Options) []Provider {
 				continue
 			}
 			p := Provider{Name: "openai-api/" + name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: env(name, "_BASE_URL"), Local: true}
+			if p.BaseURL == "" { // Getenv not wrapped with the config's
+				p.BaseURL = opt.Config.BaseURLs[name]
+			}
 			p.HasKey = getenv(p.KeyVar) != ""
+			ps = append(ps, p)
+		}
+	}
+	if opt.Environ != nil {
+		listed := map[string]bool{}
+		for _, p := range ps {
+			listed[model.EnvName(strings.TrimPrefix(p.Name, "openai-api/"))] = true
+		}
+		var names []string
+		for _, kv := range opt.Environ() {
+			k, _, _ := strings.Cut(kv, "=")
+			name, ok := strings.CutSuffix(k, "_API_KEY")
+			// A name evalmd would spell so (TOGETHER, MY_SERVER), not yet
+			// listed, its key set.
+			if ok && name != "" && model.EnvName(name) == name && !listed[name] && getenv(k) != "" {
+				listed[name] = true
+				names = append(names, name)
+			}
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			p := Provider{Name: "openai-api/" + strings.ToLower(name), KeyVar: name + "_API_KEY", HasKey: true, BaseURL: getenv(name + "_BASE_URL")}
+			p.Local = p.BaseURL != ""
 			ps = append(ps, p)
 		}
 	}
@@ -185,6 +219,10 @@ func Write(ctx context.Context, w io.Writer, opt Options) error {
 		}
 		var state string
 		switch {
+		case p.BaseURL == "":
+			name := strings.TrimPrefix(p.Name, "openai-api/")
+			state = fmt.Sprintf("not configured: %s set but no base URL: set %s_BASE_URL, pass --base-url, or add base_urls: {%s: URL} to the config",
+				p.KeyVar, model.EnvName(name), name)
 		case p.Local && p.Err == nil:
 			state = "ok: reachable at " + p.BaseURL + " (" + key + ")"
 		case p.Local:

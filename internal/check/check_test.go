@@ -116,3 +116,87 @@ func TestProviders(t *testing.T) {
 		t.Error("the sandbox was not checked")
 	}
 }
+
+// An openai-api NAME with its key in the environment is listed: with no
+// base URL, on one line saying so and how to give one (never the key);
+// with NAME_BASE_URL from the environment or the config, probed. Known
+// providers, names the config already lists and empty keys are not listed
+// again.
+func TestKeyWithoutBaseURL(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10})
+	cfg, err := config.Parse("evalmd.yaml", []byte("base_urls:\n  my-server: "+srv.URL+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "test-secret-value"
+	for _, tc := range []struct {
+		name  string
+		env   map[string]string
+		want  []string // lines (or parts) the report has
+		never []string // names the report must not list
+		ready map[string]bool
+	}{
+		{"key without base URL", map[string]string{"TOGETHER_API_KEY": secret},
+			[]string{"openai-api/together  not configured: TOGETHER_API_KEY set but no base URL: set TOGETHER_BASE_URL, pass --base-url, or add base_urls: {together: URL} to the config\n"},
+			nil, map[string]bool{"openai-api/together": false}},
+		{"key and base URL in the environment", map[string]string{"TOGETHER_API_KEY": secret, "TOGETHER_BASE_URL": srv.URL},
+			[]string{"openai-api/together  ok: reachable at " + srv.URL + " (TOGETHER_API_KEY set)"},
+			nil, map[string]bool{"openai-api/together": true}},
+		{"key and base URL in the config", map[string]string{"MY_SERVER_API_KEY": secret},
+			[]string{"openai-api/my-server ok: reachable at " + srv.URL + " (MY_SERVER_API_KEY set)"},
+			[]string{"openai-api/my_server"}, map[string]bool{"openai-api/my-server": true}},
+		{"known providers and empty keys", map[string]string{"OPENAI_API_KEY": secret, "OLLAMA_API_KEY": secret, "EMPTY_API_KEY": "", "lower_API_KEY": secret, "_API_KEY": secret},
+			[]string{"openai               ok: OPENAI_API_KEY set"},
+			[]string{"openai-api/openai", "openai-api/ollama", "openai-api/empty", "openai-api/lower", "openai-api/ "}, nil},
+		{"two names sorted", map[string]string{"ZED_API_KEY": secret, "ACME_API_KEY": secret},
+			[]string{"openai-api/acme", "openai-api/zed", "ACME_BASE_URL", "ZED_BASE_URL"},
+			nil, map[string]bool{"openai-api/acme": false, "openai-api/zed": false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			getenv := cfg.Getenv(func(k string) string { return tc.env[k] })
+			environ := func() []string {
+				var kv []string
+				for k, v := range tc.env {
+					kv = append(kv, k+"="+v)
+				}
+				return kv
+			}
+			opt := Options{Getenv: getenv, Environ: environ, Config: cfg, Probe: time.Second}
+			got := map[string]Provider{}
+			var order []string
+			for _, p := range Providers(context.Background(), opt) {
+				if _, dup := got[p.Name]; dup {
+					t.Errorf("%s listed twice", p.Name)
+				}
+				got[p.Name] = p
+				order = append(order, p.Name)
+			}
+			for name, want := range tc.ready {
+				if p, ok := got[name]; !ok || p.Ready() != want {
+					t.Errorf("%s: listed %v, ready %v, want ready %v", name, ok, p.Ready(), want)
+				}
+			}
+			for _, name := range tc.never {
+				if _, ok := got[name]; ok {
+					t.Errorf("%s is listed", name)
+				}
+			}
+			var b bytes.Buffer
+			if err := Write(context.Background(), &b, opt); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("the report lacks %q:\n%s", want, out)
+				}
+			}
+			if strings.Contains(out, secret) {
+				t.Error("the report prints a key")
+			}
+			if i, j := strings.Index(out, "openai-api/acme"), strings.Index(out, "openai-api/zed"); i > j {
+				t.Errorf("names not sorted: %v", order)
+			}
+		})
+	}
+}
