@@ -204,6 +204,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		if reformat, err = cfg.NewModel(cfg.Reformat, cfg.ReformatOptions); err != nil {
 			return sum, fmt.Errorf("--reformat: %w", err)
 		}
+		// Its call is made inside an agent question's job: it retries on
+		// its own, so a passing failure does not run the agent again.
+		reformat = runner.Retrying(reformat, cfg.Runner)
 	}
 	if cfg.Batch != nil && cfg.DryRun && len(cfg.Models) == 0 {
 		return sum, fmt.Errorf("-y --batch writes each model's request files: name the model(s) with -m")

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -114,4 +115,58 @@ func (g *pauseGate) wait(ctx context.Context, now func() time.Time, sleep func(c
 		return nil
 	}
 	return sleep(ctx, d)
+}
+
+// Retrying returns m with the runner's retries built in, for a model that a
+// job's own model calls inside the job (agent mode's reformat model):
+// Complete repeats a call that failed in a way the runner retries, at most
+// opt.MaxAttempts calls, waiting the runner's backoff between them (a
+// Retry-After is a floor, capped at opt.MaxWait; opt.Sleep waits, and ctx
+// ending stops it). So a passing failure costs one more call, not the whole
+// job again. The error of the last call, once the calls are spent, is
+// final: the runner does not retry the job for it. Other errors are
+// returned as they are: the runner does not retry them either, and a fatal
+// one (model.APIError.Fatal) still stops the run.
+func Retrying(m model.Model, opt Options) model.Model {
+	return retrying{Model: m, opt: opt.withDefaults()}
+}
+
+// retrying is the model Retrying returns.
+type retrying struct {
+	model.Model
+	opt Options
+}
+
+// Complete calls the model until it answers or the retries are spent.
+func (r retrying) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	for attempt := 1; ; attempt++ {
+		resp, err := r.Model.Complete(ctx, req)
+		if err == nil || ctx.Err() != nil {
+			return resp, err
+		}
+		again, after := retryable(err, ctx, ctx)
+		if !again {
+			return resp, err // the runner does not retry it either
+		}
+		if attempt >= r.opt.MaxAttempts {
+			return resp, &finalError{err: err, attempts: attempt}
+		}
+		wait := backoff(attempt, r.opt.BaseBackoff, r.opt.MaxBackoff, min(after, r.opt.MaxWait), defaultRand)
+		if err := r.opt.Sleep(ctx, wait); err != nil {
+			return model.Response{}, err
+		}
+	}
+}
+
+// finalError is the last error of a call that Retrying already retried.
+// It hides its cause from errors.As and errors.Is on purpose: the runner
+// must not retry the job for it, count its refused connections against the
+// job's server, or take its 429 for that server's congestion.
+type finalError struct {
+	err      error
+	attempts int
+}
+
+func (e *finalError) Error() string {
+	return fmt.Sprintf("%d attempts, the last: %v", e.attempts, e.err)
 }

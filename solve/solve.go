@@ -41,7 +41,10 @@ type Model struct {
 	Sandbox Sandbox // nil: code and agent requests fail with a clear error
 	// Reformat rewrites the final answer of agent requests that ask for
 	// it (Solve.Reformat: InfiAgent's reformat step); nil: such requests
-	// fail with a clear error.
+	// fail with a clear error. Its call is made inside the question's one
+	// job, so it should retry on its own (runner.Retrying): an error it
+	// returns fails the question, and a retryable one makes the runner
+	// run the agent's turns again.
 	Reformat model.Model
 
 	mu        sync.Mutex
