@@ -12,7 +12,10 @@
 // the results (matched to requests by custom_id), journals the answers and
 // hands them to the caller. Requests that errored for a passing reason or
 // expired are sent again in a new batch, twice by default, or live through
-// Options.Live; a request the API refused is a final error.
+// Options.Live; a request the API refused is a final error. Run returns
+// the run's Stats: the jobs answered (from the journal, by a batch or
+// live) or failed, the batches created and those reclaimed by their tag,
+// the requests submitted and sent again, and the tokens of every answer.
 //
 // # Stopping and resuming
 //
@@ -110,9 +113,9 @@ type File struct {
 	IDs   []string // the custom_ids, in order
 }
 
-// CustomID is the custom_id of a job key: short, and of the characters
+// customID is the custom_id of a job key: short, and of the characters
 // every provider accepts.
-func CustomID(key string) string {
+func customID(key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return "r" + hex.EncodeToString(sum[:12])
 }
@@ -174,7 +177,7 @@ func limitsOf(api model.BatchAPI, over model.BatchLimits) model.BatchLimits {
 // build encodes every job's line with the provider's live request code.
 func (m *manager) build(jobs []Job) error {
 	for _, j := range jobs {
-		cid := CustomID(j.Key)
+		cid := customID(j.Key)
 		if prev, ok := m.items[cid]; ok {
 			return fmt.Errorf("batch: jobs %q and %q have one custom_id", prev.job.Key, j.Key)
 		}
@@ -558,7 +561,7 @@ func (m *manager) collect(ctx context.Context, b *tracked) ([]*item, error) {
 		return nil, err
 	}
 	for _, o := range outs {
-		m.items[CustomID(o.Key)].done = true
+		m.items[customID(o.Key)].done = true
 		m.answered(o)
 	}
 	return m.settle(ctx, b.info.ID, failed)
@@ -590,7 +593,7 @@ func (m *manager) settle(ctx context.Context, batchID string, failed []failure) 
 	}
 	if len(live) > 0 {
 		err := m.opt.Live(ctx, live, func(o Outcome) {
-			it := m.items[CustomID(o.Key)]
+			it := m.items[customID(o.Key)]
 			if it == nil || it.done {
 				return
 			}

@@ -153,7 +153,7 @@ func TestPartialFailuresAndExpiry(t *testing.T) {
 			// late expires in the first batch only; bad is refused.
 			js := jobs("ok", "bad", "late")
 			late := js[2]
-			lateID := CustomID(late.Key)
+			lateID := customID(late.Key)
 			srv := p.server(t, fakeserver.BatchOptions{Reply: script,
 				Expire: func(n int, id string) bool { return n == 1 && id == lateID }})
 			api := batchAPI(t, p.model, srv.URL)
@@ -169,7 +169,7 @@ func TestPartialFailuresAndExpiry(t *testing.T) {
 				t.Errorf("bad = %+v, want its 400, not retried", o)
 			}
 			ids := srv.SubmittedIDs()
-			if ids[lateID] != 2 || ids[CustomID(js[1].Key)] != 1 || ids[CustomID(js[0].Key)] != 1 {
+			if ids[lateID] != 2 || ids[customID(js[1].Key)] != 1 || ids[customID(js[0].Key)] != 1 {
 				t.Errorf("requests per custom_id = %v, want late twice, the others once", ids)
 			}
 			if st.Retried != 1 || st.Failed != 1 || st.Answered != 2 || st.Batches != 2 {
@@ -196,7 +196,7 @@ func TestRetriesEndInAnError(t *testing.T) {
 }
 
 func TestLiveFallback(t *testing.T) {
-	srv := fakeserver.NewAnthropicBatch(t, fakeserver.BatchOptions{Reply: script, Expire: func(_ int, id string) bool { return id == CustomID("1:b") }})
+	srv := fakeserver.NewAnthropicBatch(t, fakeserver.BatchOptions{Reply: script, Expire: func(_ int, id string) bool { return id == customID("1:b") }})
 	api := batchAPI(t, "anthropic/claude-sonnet-4-5", srv.URL)
 	var asked []string
 	live := func(_ context.Context, js []Job, emit func(Outcome)) error {
