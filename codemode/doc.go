@@ -12,6 +12,10 @@
 //	// run prog with Debian's Python and pandas (in the sandbox), then
 //	o, err := codemode.ParseOutput(output)                  // o.Answer is the predictions.txt line
 //
+// Failure and ParseOutput both give an Outcome: the answer string graders
+// read (the predictions.txt line) and, when the code raised or none could
+// be extracted, Python's exception class and message.
+//
 // # Prompt
 //
 // Prompt is example_generator's text: "You are a pandas code generator...",

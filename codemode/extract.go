@@ -40,23 +40,25 @@ const lead = "def answer(df):\n    return "
 // endOfText is what llama-cli prints after the last generated token.
 const endOfText = "[end of text]"
 
-// ExtractError is a completion from which no code could be taken. Type and
+// extractError is a completion from which no code could be taken. Type and
 // Msg are what the original reports: the baseline's split("return")[2] on
 // a text with fewer than two "return"s is an IndexError, "list index out
 // of range", and becomes the answer "__CODE_ERROR__: list index out of
 // range".
-type ExtractError struct {
+type extractError struct {
 	Type string // Python's exception class, or "ExtractError" (lenient rule)
 	Msg  string
 }
 
-func (e *ExtractError) Error() string { return e.Msg }
+func (e *extractError) Error() string { return e.Msg }
 
 // Extract takes the code to run out of a model's text by rule. The code is
 // always the source of a function answer(df), ready for Program: for a
 // bare expression EXPR it is "def answer(df):\n    return EXPR", byte for
 // byte what example_postprocess executes. Text that is not valid UTF-8 is
-// read with U+FFFD for the invalid bytes. The error is an *ExtractError.
+// read with U+FFFD for the invalid bytes. Failure turns the error into
+// its Outcome: the Python exception class and message the original
+// reports.
 func Extract(rule Rule, prompt, completion string) (string, error) {
 	prompt, completion = validUTF8(prompt), validUTF8(completion)
 	switch rule {
@@ -65,13 +67,13 @@ func Extract(rule Rule, prompt, completion string) (string, error) {
 	case Lenient:
 		return extractLenient(prompt, completion)
 	}
-	return "", &ExtractError{Type: "ExtractError", Msg: fmt.Sprintf("unknown extraction rule %q", rule)}
+	return "", &extractError{Type: "ExtractError", Msg: fmt.Sprintf("unknown extraction rule %q", rule)}
 }
 
 func extractBaseline(response string) (string, error) {
 	parts := strings.Split(response, "return")
 	if len(parts) < 3 {
-		return "", &ExtractError{Type: "IndexError", Msg: "list index out of range"}
+		return "", &extractError{Type: "IndexError", Msg: "list index out of range"}
 	}
 	line, _, _ := strings.Cut(parts[2], "\n")
 	return lead + strings.ReplaceAll(py.Strip(line), endOfText, ""), nil
@@ -113,7 +115,7 @@ func extractLenient(prompt, completion string) (string, error) {
 	lines, fenced := fencedBlock(strings.Split(text, "\n"))
 	lines = trimBlank(lines)
 	if len(lines) == 0 {
-		return "", &ExtractError{Type: "ExtractError", Msg: "no code in the completion"}
+		return "", &extractError{Type: "ExtractError", Msg: "no code in the completion"}
 	}
 	if code, ok := defAnswer(lines); ok {
 		return code, nil

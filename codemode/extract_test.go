@@ -25,7 +25,7 @@ func TestExtractBaseline(t *testing.T) {
 	}
 	for _, text := range []string{"", "return x", "no word\nhere"} {
 		_, err := Extract(Baseline, "", text)
-		var e *ExtractError
+		var e *extractError
 		if !errors.As(err, &e) || e.Type != "IndexError" || e.Msg != "list index out of range" {
 			t.Errorf("%q: %v, want IndexError list index out of range", text, err)
 		}
@@ -62,7 +62,7 @@ func TestExtractLenient(t *testing.T) {
 		}
 	}
 	for _, text := range []string{"", "  \n\t\n", "```python\n```", "[end of text]"} {
-		var e *ExtractError
+		var e *extractError
 		if _, err := Extract(Lenient, "", text); !errors.As(err, &e) || e.Type != "ExtractError" {
 			t.Errorf("%q: %v, want an ExtractError", text, err)
 		}

@@ -124,7 +124,8 @@ type Outcome struct {
 	// be extracted; it may be empty (a bare MemoryError).
 	Error string
 	// ErrorType is the exception's class ("KeyError", "SyntaxError"; an
-	// extraction failure's ExtractError.Type), "" on success.
+	// "IndexError" or "ExtractError" for an extraction failure), "" on
+	// success.
 	ErrorType string
 }
 
@@ -141,16 +142,16 @@ func ErrorAnswer(msg string) string {
 // the original would have written.
 func Failure(err error) Outcome {
 	typ := "ExtractError"
-	if e, ok := errors.AsType[*ExtractError](err); ok {
+	if e, ok := errors.AsType[*extractError](err); ok {
 		typ = e.Type
 	}
 	return Outcome{Answer: ErrorAnswer(err.Error()), Error: err.Error(), ErrorType: typ}
 }
 
-// ErrNoResult is wrapped by ParseOutput when the output holds no whole
+// errNoResult is wrapped by ParseOutput when the output holds no whole
 // result line: the program was stopped (a limit), its output was cut
 // (raise the output cap), or it is not a program's output.
-var ErrNoResult = errors.New("no result line in the program's output")
+var errNoResult = errors.New("no result line in the program's output")
 
 // ParseOutput reads a program's output (stdout, or stdout and stderr
 // together) into its Outcome. A table that could not be loaded, or output
@@ -158,7 +159,7 @@ var ErrNoResult = errors.New("no result line in the program's output")
 func ParseOutput(out string) (Outcome, error) {
 	i := strings.LastIndex(out, "\n"+marker+" ")
 	if i < 0 {
-		return Outcome{}, fmt.Errorf("code mode: %w (%d bytes)", ErrNoResult, len(out))
+		return Outcome{}, fmt.Errorf("code mode: %w (%d bytes)", errNoResult, len(out))
 	}
 	line, _, _ := strings.Cut(out[i+len(marker)+2:], "\n")
 	var r struct {
@@ -168,7 +169,7 @@ func ParseOutput(out string) (Outcome, error) {
 		LoadError *string `json:"load_error"`
 	}
 	if err := json.Unmarshal([]byte(line), &r); err != nil {
-		return Outcome{}, fmt.Errorf("code mode: %w: result line cut or malformed (%d bytes; a longer answer than the sandbox's output cap?): %v", ErrNoResult, len(line), err)
+		return Outcome{}, fmt.Errorf("code mode: %w: result line cut or malformed (%d bytes; a longer answer than the sandbox's output cap?): %v", errNoResult, len(line), err)
 	}
 	switch {
 	case r.LoadError != nil:
@@ -178,5 +179,5 @@ func ParseOutput(out string) (Outcome, error) {
 	case r.Answer != nil:
 		return Outcome{Answer: *r.Answer}, nil
 	}
-	return Outcome{}, fmt.Errorf("code mode: %w: result line without answer or error: %.200s", ErrNoResult, line)
+	return Outcome{}, fmt.Errorf("code mode: %w: result line without answer or error: %.200s", errNoResult, line)
 }

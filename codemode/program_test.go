@@ -349,8 +349,8 @@ func TestParseOutput(t *testing.T) {
 			t.Errorf("%s: %+v, %v; want %+v", tt.name, got, err, tt.want)
 		}
 	}
-	if _, err := ParseOutput(""); !errors.Is(err, ErrNoResult) {
-		t.Errorf("empty output: %v is not ErrNoResult", err)
+	if _, err := ParseOutput(""); !errors.Is(err, errNoResult) {
+		t.Errorf("empty output: %v is not errNoResult", err)
 	}
 }
 

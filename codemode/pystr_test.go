@@ -140,9 +140,9 @@ func FuzzExtract(f *testing.F) {
 		for _, rule := range []Rule{Baseline, Lenient} {
 			code, err := Extract(rule, prompt, completion)
 			if err != nil {
-				var e *ExtractError
+				var e *extractError
 				if !errors.As(err, &e) || e.Msg == "" || e.Type == "" {
-					t.Fatalf("%s: error %v is not a full ExtractError", rule, err)
+					t.Fatalf("%s: error %v is not a full extractError", rule, err)
 				}
 				continue
 			}
