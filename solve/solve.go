@@ -22,13 +22,6 @@ import (
 	"github.com/evalmd/evalmd/sandbox"
 )
 
-// Sandbox is what solving needs of a sandbox: a *sandbox.Pool.
-type Sandbox interface {
-	OpenWith(ctx context.Context, files []string, lim sandbox.Limits) (*sandbox.Session, error)
-	RunWith(ctx context.Context, files []string, code string, lim sandbox.Limits) (sandbox.Result, error)
-	Versions() sandbox.Versions
-}
-
 // limits are the per-call limits a request asks for (its tool_timeout and
 // tool_memory), over the sandbox's.
 func limits(s *model.Solve) sandbox.Limits {
@@ -38,7 +31,7 @@ func limits(s *model.Solve) sandbox.Limits {
 // Model answers code- and agent-mode requests by running code.
 type Model struct {
 	Inner   model.Model
-	Sandbox Sandbox // nil: code and agent requests fail with a clear error
+	Sandbox *sandbox.Pool // nil: code and agent requests fail with a clear error
 	// Reformat rewrites the final answer of agent requests that ask for
 	// it (Solve.Reformat: InfiAgent's reformat step); nil: such requests
 	// fail with a clear error. Its call is made inside the question's one
