@@ -11,10 +11,11 @@
 //	// r.Output == "(3, 2)\n"; r.Limit, r.Restarted say whether a limit stopped it
 //	s.Close(); p.Close()
 //
-// Pool.Run is the one-shot mode (a fresh interpreter, one call). Check
-// is NewPool and Close: call it before any model call, and a missing
-// bubblewrap, Python or pandas is one error naming the Debian packages
-// (AptPackages).
+// A Session (Pool.Open, Pool.OpenWith) is one question's interpreter with
+// its files, its state kept from call to call until Close. Pool.Run is the
+// one-shot mode (a fresh interpreter, one call). Check is NewPool and
+// Close: call it before any model call, and a missing bubblewrap, Python
+// or pandas is one error naming the Debian packages (AptPackages).
 //
 // # The interpreter
 //
@@ -43,7 +44,9 @@
 //
 // A call that hits a limit is stopped by killing its interpreter, and the
 // Result says which limit and that the state is lost; the next call in the
-// session gets a fresh interpreter with the same files.
+// session gets a fresh interpreter with the same files. Result.Limit is
+// one of LimitTimeout, LimitMemory, LimitCPU, LimitProcesses and
+// LimitOutput, whose strings are what output files record.
 //   - Timeout (180 s): a timer in Go; the kill takes bwrap's process group,
 //     and with it the sandbox's PID namespace (--die-with-parent on its
 //     init), so children, setsid'd ones included, die too (tested).
@@ -73,6 +76,7 @@
 //
 // # Isolation (bubblewrap)
 //
+// Backend Bwrap, the default, confines each interpreter with bubblewrap.
 // bwrap --unshare-all gives new user, mount, PID, network, IPC, UTS and
 // cgroup namespaces. The network namespace has only its own loopback, so
 // even services on the host's 127.0.0.1 are out of reach. The file system

@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// ErrClosed is returned by a closed Pool or Session.
-var ErrClosed = errors.New("sandbox: closed")
+// errClosed is returned by a closed Pool or Session.
+var errClosed = errors.New("sandbox: closed")
 
 // Pool hands out sessions: at most Config.MaxInFlight open at once, each
 // from an interpreter started ahead of time when one is ready.
@@ -157,7 +157,7 @@ func (p *Pool) get(ctx context.Context) (*interp, error) {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-p.ctx.Done():
-			return nil, ErrClosed
+			return nil, errClosed
 		}
 	}
 }
@@ -216,14 +216,14 @@ func (p *Pool) OpenWith(ctx context.Context, files []string, lim Limits) (*Sessi
 		return nil, err
 	}
 	if p.ctx.Err() != nil {
-		return nil, ErrClosed
+		return nil, errClosed
 	}
 	select {
 	case p.slots <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-p.ctx.Done():
-		return nil, ErrClosed
+		return nil, errClosed
 	}
 	s := &Session{pool: p, files: fs, limits: lim}
 	p.mu.Lock()
@@ -232,7 +232,7 @@ func (p *Pool) OpenWith(ctx context.Context, files []string, lim Limits) (*Sessi
 	p.mu.Unlock()
 	if closed {
 		s.Close()
-		return nil, ErrClosed
+		return nil, errClosed
 	}
 	it, err := p.claim(ctx, fs, lim)
 	if err != nil {
@@ -302,7 +302,7 @@ func (s *Session) Exec(ctx context.Context, code string) (Result, error) {
 	it, closed := s.it, s.closed
 	s.mu.Unlock()
 	if closed {
-		return Result{}, ErrClosed
+		return Result{}, errClosed
 	}
 	if it == nil {
 		var err error
@@ -313,7 +313,7 @@ func (s *Session) Exec(ctx context.Context, code string) (Result, error) {
 		if s.closed {
 			s.mu.Unlock()
 			it.kill()
-			return Result{}, ErrClosed
+			return Result{}, errClosed
 		}
 		s.it = it
 		s.mu.Unlock()
@@ -322,7 +322,7 @@ func (s *Session) Exec(ctx context.Context, code string) (Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return Result{}, ErrClosed
+		return Result{}, errClosed
 	}
 	if err != nil || r.Restarted {
 		it.kill()

@@ -188,7 +188,7 @@ func TestKillTakesEverything(t *testing.T) {
 	waitStarted(t, "987653")
 	s.Close()
 	waitGone(t, "987653")
-	if _, err := s.Exec(context.Background(), "1"); !errors.Is(err, ErrClosed) {
+	if _, err := s.Exec(context.Background(), "1"); !errors.Is(err, errClosed) {
 		t.Fatalf("Exec after Close: %v", err)
 	}
 }
