@@ -11,13 +11,13 @@ import (
 	"github.com/evalmd/evalmd/sheet"
 )
 
-// DatasetSample is one line of an Inspect dataset in JSON Lines (the
+// datasetSample is one line of an Inspect dataset in JSON Lines (the
 // fields of inspect_ai.dataset.Sample that json_dataset reads by default).
-type DatasetSample struct {
-	Input    Input             `json:"input"`
+type datasetSample struct {
+	Input    sampleInput       `json:"input"`
 	Choices  []string          `json:"choices,omitempty"`
 	Target   string            `json:"target"`
-	ID       SampleID          `json:"id"`
+	ID       sampleID          `json:"id"`
 	Metadata map[string]any    `json:"metadata,omitempty"`
 	Files    map[string]string `json:"files,omitempty"`
 }
@@ -32,12 +32,6 @@ type DatasetOptions struct {
 	// BaseDir, when set, makes the file paths written relative to it (the
 	// dataset's own folder, against which Inspect resolves them).
 	BaseDir string
-}
-
-// WriteDataset writes the questions of the sheets as an Inspect dataset in
-// JSON Lines, for sheets without workbooks. See WriteDatasetOptions.
-func WriteDataset(w io.Writer, sheets []string) error {
-	return WriteDatasetOptions(w, sheets, DatasetOptions{})
 }
 
 // WriteDatasetOptions writes one line per question of the sheets:
@@ -78,7 +72,7 @@ func WriteDatasetOptions(w io.Writer, sheets []string, opt DatasetOptions) error
 }
 
 // uniqueID keeps ids unique across the dataset.
-func uniqueID(id SampleID, sheetPath string, taken map[string]bool) SampleID {
+func uniqueID(id sampleID, sheetPath string, taken map[string]bool) sampleID {
 	if !taken[id.Text] {
 		taken[id.Text] = true
 		return id
@@ -89,7 +83,7 @@ func uniqueID(id SampleID, sheetPath string, taken map[string]bool) SampleID {
 		text = fmt.Sprintf("%s#%d", base, n)
 	}
 	taken[text] = true
-	return StringID(text)
+	return stringID(text)
 }
 
 // sheetBase names a sheet as output files do: its file name without
@@ -104,7 +98,7 @@ func sheetBase(path string) string {
 }
 
 // datasetSamples builds the lines of one sheet.
-func datasetSamples(path string, opt DatasetOptions) ([]DatasetSample, error) {
+func datasetSamples(path string, opt DatasetOptions) ([]datasetSample, error) {
 	doc, err := sheet.ParseFile(path, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -112,7 +106,7 @@ func datasetSamples(path string, opt DatasetOptions) ([]DatasetSample, error) {
 	info, items := doc.Resolve()
 	dir := filepath.Dir(path)
 	b := &prompt.Builder{Dir: dir, Model: opt.Model, RenderWorkbook: opt.RenderWorkbook, SheetMeta: info.Meta}
-	var out []DatasetSample
+	var out []datasetSample
 	for i := range items {
 		it := &items[i]
 		req, err := b.Build(path, it)
@@ -123,29 +117,29 @@ func datasetSamples(path string, opt DatasetOptions) ([]DatasetSample, error) {
 			return nil, fmt.Errorf("%s:%d: question %q: no user message", path, it.Line, it.Name)
 		}
 		user := req.Messages[0].Content
-		s := DatasetSample{Metadata: map[string]any{}}
+		s := datasetSample{Metadata: map[string]any{}}
 		if req.System != "" {
-			s.Input = Input{Messages: []Message{
-				{Role: "system", Content: Content{Text: req.System}},
-				{Role: "user", Content: Content{Text: user}},
+			s.Input = sampleInput{Messages: []chatMessage{
+				{Role: "system", Content: messageContent{Text: req.System}},
+				{Role: "user", Content: messageContent{Text: user}},
 			}}
 		} else {
-			s.Input = Input{Text: user}
+			s.Input = sampleInput{Text: user}
 		}
 		if it.GroundTruth != nil {
 			s.Target = *it.GroundTruth
 		}
 		if id := it.Meta["id"]; id != "" {
-			s.ID = MakeID(id)
+			s.ID = makeID(id)
 		} else {
-			s.ID = StringID(it.Name)
+			s.ID = stringID(it.Name)
 		}
 		for k, v := range it.Meta {
 			s.Metadata[k] = v
 		}
 		s.Metadata["name"] = it.Name
 		s.Metadata["sheet"] = info.Name
-		s.Choices = Choices(user)
+		s.Choices = choicesOf(user)
 		for _, f := range it.Files {
 			p := f.Text
 			if !filepath.IsAbs(p) {

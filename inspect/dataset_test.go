@@ -23,15 +23,15 @@ type limeParseRef struct {
 	} `json:"questions"`
 }
 
-// readDataset decodes JSON Lines written by WriteDataset, one sample a
-// line; every line must be a complete JSON object.
-func readDataset(t *testing.T, data []byte) []DatasetSample {
+// readDataset decodes JSON Lines written by WriteDatasetOptions, one
+// sample a line; every line must be a complete JSON object.
+func readDataset(t *testing.T, data []byte) []datasetSample {
 	t.Helper()
-	var out []DatasetSample
+	var out []datasetSample
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 64<<20)
 	for n := 1; sc.Scan(); n++ {
-		var s DatasetSample
+		var s datasetSample
 		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
 			t.Fatalf("line %d: %v", n, err)
 		}
@@ -65,7 +65,7 @@ func TestDatasetLIMESheets(t *testing.T) {
 		sheetPath := filepath.Join(lime, filepath.FromSlash(ref.Source))
 		t.Run(ref.Source, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := WriteDataset(&buf, []string{sheetPath}); err != nil {
+			if err := WriteDatasetOptions(&buf, []string{sheetPath}, DatasetOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			got := readDataset(t, buf.Bytes())
@@ -100,7 +100,7 @@ func TestDatasetLIMESheets(t *testing.T) {
 				if q.MetaData["id"] == "" && !strings.HasSuffix(s.ID.Text, q.Name) {
 					t.Errorf("%s: id %q", q.Name, s.ID.Text)
 				}
-				if strings.Join(s.Choices, "|") != strings.Join(Choices(q.Question), "|") {
+				if strings.Join(s.Choices, "|") != strings.Join(choicesOf(q.Question), "|") {
 					t.Errorf("%s: choices %q", q.Name, s.Choices)
 				}
 				checked++
@@ -121,7 +121,7 @@ func TestDatasetGolden(t *testing.T) {
 		filepath.Join("testdata", "sheets", "input-unit-prices-template.md"),
 	}
 	var buf bytes.Buffer
-	if err := WriteDataset(&buf, sheets); err != nil {
+	if err := WriteDatasetOptions(&buf, sheets, DatasetOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got := buf.Bytes()
@@ -140,7 +140,7 @@ func TestDatasetGolden(t *testing.T) {
 	}
 
 	lines := readDataset(t, got)
-	var prices *DatasetSample
+	var prices *datasetSample
 	for i := range lines {
 		if lines[i].ID.Text == "up-1" {
 			prices = &lines[i]
@@ -178,7 +178,7 @@ func TestDatasetOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	err := WriteDataset(&buf, []string{sheetPath})
+	err := WriteDatasetOptions(&buf, []string{sheetPath}, DatasetOptions{})
 	if err == nil || !strings.Contains(err.Error(), sheetPath) {
 		t.Fatalf("a workbook without a renderer: error %v, want one naming the sheet", err)
 	}
@@ -210,7 +210,7 @@ func TestDatasetOptions(t *testing.T) {
 		t.Errorf("target %q files %v", lines[1].Target, lines[0].Files)
 	}
 
-	if err := WriteDataset(&buf, []string{filepath.Join(dir, "missing.md")}); err == nil {
+	if err := WriteDatasetOptions(&buf, []string{filepath.Join(dir, "missing.md")}, DatasetOptions{}); err == nil {
 		t.Error("missing sheet gave no error")
 	}
 }

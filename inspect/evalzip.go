@@ -45,7 +45,7 @@ const (
 )
 
 // sampleMember is the zip member of a sample.
-func sampleMember(s *Sample) string {
+func sampleMember(s *evalSample) string {
 	return evalSamples + s.ID.String() + "_epoch_" + strconv.Itoa(s.Epoch) + ".json"
 }
 
@@ -98,9 +98,9 @@ func writeEval(w io.Writer, lg *Log, modified time.Time) error {
 		return err
 	}
 	start := struct {
-		Version int  `json:"version"`
-		Eval    Spec `json:"eval"`
-		Plan    Plan `json:"plan"`
+		Version int      `json:"version"`
+		Eval    evalSpec `json:"eval"`
+		Plan    evalPlan `json:"plan"`
 	}{lg.Version, lg.Eval, lg.Plan}
 	if err := put(evalStart, start); err != nil {
 		return err
@@ -168,7 +168,7 @@ func readEval(data []byte) (*Log, error) {
 	}
 	lg.Samples = nil
 	for _, f := range samples {
-		var s Sample
+		var s evalSample
 		if err := read(members[f.Name], &s); err != nil {
 			return nil, err
 		}
@@ -181,15 +181,15 @@ func readEval(data []byte) (*Log, error) {
 // EvalSampleSummary): what the viewer lists without opening the sample,
 // with long texts thinned as Inspect thins them (log/_util.py).
 type sampleSummary struct {
-	ID           SampleID               `json:"id"`
+	ID           sampleID               `json:"id"`
 	Epoch        int                    `json:"epoch"`
-	Input        Input                  `json:"input"`
+	Input        sampleInput            `json:"input"`
 	Choices      []string               `json:"choices,omitempty"`
 	Target       string                 `json:"target"`
 	Metadata     map[string]any         `json:"metadata"`
-	Scores       map[string]SampleScore `json:"scores,omitempty"`
-	ModelUsage   map[string]Usage       `json:"model_usage"`
-	RoleUsage    map[string]Usage       `json:"role_usage"`
+	Scores       map[string]sampleScore `json:"scores,omitempty"`
+	ModelUsage   map[string]modelUsage  `json:"model_usage"`
+	RoleUsage    map[string]modelUsage  `json:"role_usage"`
 	TotalTime    *float64               `json:"total_time,omitempty"`
 	WorkingTime  *float64               `json:"working_time,omitempty"`
 	UUID         string                 `json:"uuid,omitempty"`
@@ -199,7 +199,7 @@ type sampleSummary struct {
 }
 
 // summarize is EvalSample.summary().
-func summarize(s *Sample) sampleSummary {
+func summarize(s *evalSample) sampleSummary {
 	sum := sampleSummary{
 		ID: s.ID, Epoch: s.Epoch, Choices: s.Choices, Target: truncateText(s.Target),
 		Metadata: thinMetadata(s.Metadata), ModelUsage: s.ModelUsage, RoleUsage: s.RoleUsage,
@@ -207,7 +207,7 @@ func summarize(s *Sample) sampleSummary {
 		Completed: true, MessageCount: len(s.Messages),
 	}
 	if s.Input.Messages != nil {
-		sum.Input.Messages = make([]Message, len(s.Input.Messages))
+		sum.Input.Messages = make([]chatMessage, len(s.Input.Messages))
 		for i, m := range s.Input.Messages {
 			if m.Content.Parts == nil {
 				m.Content.Text = truncateText(m.Content.Text)
@@ -218,9 +218,9 @@ func summarize(s *Sample) sampleSummary {
 		sum.Input.Text = truncateText(s.Input.Text)
 	}
 	if s.Scores != nil {
-		sum.Scores = make(map[string]SampleScore, len(s.Scores))
+		sum.Scores = make(map[string]sampleScore, len(s.Scores))
 		for k, sc := range s.Scores {
-			thin := SampleScore{Value: sc.Value, History: []json.RawMessage{}}
+			thin := sampleScore{Value: sc.Value, History: []json.RawMessage{}}
 			if sc.Answer != nil {
 				a := thinText(*sc.Answer)
 				thin.Answer = &a

@@ -6,20 +6,20 @@ import (
 	"fmt"
 )
 
-// Event is one entry of a sample's transcript (Inspect's event union, told
+// event is one entry of a sample's transcript (Inspect's event union, told
 // apart by its "event" member). One of Model, Tool and Sandbox is set for
 // the events this package writes; an event of another kind read from
 // Inspect's own logs is kept as it was in Raw.
-type Event struct {
-	Model   *ModelEvent
-	Tool    *ToolEvent
-	Sandbox *SandboxEvent
+type event struct {
+	Model   *modelEvent
+	Tool    *toolEvent
+	Sandbox *sandboxEvent
 	Raw     json.RawMessage
 }
 
 // Kind is the event's "event" member: "model", "tool", "sandbox", or the
 // kind of a raw event.
-func (e Event) Kind() string {
+func (e event) Kind() string {
 	switch {
 	case e.Model != nil:
 		return "model"
@@ -36,7 +36,7 @@ func (e Event) Kind() string {
 }
 
 // MarshalJSON writes the event that is set.
-func (e Event) MarshalJSON() ([]byte, error) {
+func (e event) MarshalJSON() ([]byte, error) {
 	switch {
 	case e.Model != nil:
 		return marshal(e.Model)
@@ -52,8 +52,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads model, tool and sandbox events into their types and
 // keeps any other event raw.
-func (e *Event) UnmarshalJSON(data []byte) error {
-	*e = Event{}
+func (e *event) UnmarshalJSON(data []byte) error {
+	*e = event{}
 	var head struct {
 		Event string `json:"event"`
 	}
@@ -62,46 +62,46 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	}
 	switch head.Event {
 	case "model":
-		e.Model = &ModelEvent{}
+		e.Model = &modelEvent{}
 		return json.Unmarshal(data, e.Model)
 	case "tool":
-		e.Tool = &ToolEvent{}
+		e.Tool = &toolEvent{}
 		return json.Unmarshal(data, e.Tool)
 	case "sandbox":
-		e.Sandbox = &SandboxEvent{}
+		e.Sandbox = &sandboxEvent{}
 		return json.Unmarshal(data, e.Sandbox)
 	}
 	e.Raw = append(json.RawMessage(nil), bytes.TrimSpace(data)...)
 	return nil
 }
 
-// ModelEvent is one model call (Inspect's ModelEvent): the messages sent,
+// modelEvent is one model call (Inspect's ModelEvent): the messages sent,
 // the tools offered and the output received.
-type ModelEvent struct {
+type modelEvent struct {
 	Event        string         `json:"event"` // "model"
 	Timestamp    string         `json:"timestamp"`
 	WorkingStart float64        `json:"working_start"`
 	Model        string         `json:"model"`
-	Input        []Message      `json:"input"`
-	Tools        []ToolInfo     `json:"tools"`
+	Input        []chatMessage  `json:"input"`
+	Tools        []toolInfo     `json:"tools"`
 	ToolChoice   string         `json:"tool_choice"` // "none" without tools, else "auto"
-	Config       GenerateConfig `json:"config"`
-	Output       Output         `json:"output"`
+	Config       generateConfig `json:"config"`
+	Output       modelOutput    `json:"output"`
 	// Error is why the call failed; Output is then empty.
 	Error       string   `json:"error,omitempty"`
 	WorkingTime *float64 `json:"working_time,omitempty"`
 }
 
-// ToolInfo describes a tool offered to the model (Inspect's ToolInfo);
+// toolInfo describes a tool offered to the model (Inspect's ToolInfo);
 // Parameters is the JSON Schema of its arguments object.
-type ToolInfo struct {
+type toolInfo struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// ToolEvent is one tool call and its result (Inspect's ToolEvent).
-type ToolEvent struct {
+// toolEvent is one tool call and its result (Inspect's ToolEvent).
+type toolEvent struct {
 	Event        string         `json:"event"` // "tool"
 	Timestamp    string         `json:"timestamp"`
 	WorkingStart float64        `json:"working_start"`
@@ -110,14 +110,14 @@ type ToolEvent struct {
 	Function     string         `json:"function"`
 	Arguments    map[string]any `json:"arguments"`
 	Result       string         `json:"result"`
-	Error        *ToolCallError `json:"error,omitempty"`
+	Error        *toolCallError `json:"error,omitempty"`
 	// Events are the events inside the call; none here.
 	Events []json.RawMessage `json:"events"`
 }
 
-// SandboxEvent is a command run in the sandbox (Inspect's SandboxEvent):
+// sandboxEvent is a command run in the sandbox (Inspect's SandboxEvent):
 // here, a code-mode answer's code and what it gave.
-type SandboxEvent struct {
+type sandboxEvent struct {
 	Event        string  `json:"event"` // "sandbox"
 	Timestamp    string  `json:"timestamp"`
 	WorkingStart float64 `json:"working_start"`
@@ -128,12 +128,12 @@ type SandboxEvent struct {
 	Output       string  `json:"output,omitempty"`
 }
 
-// StopReason maps a provider's finish reason, as an output file records it,
+// stopReason maps a provider's finish reason, as an output file records it,
 // to Inspect's StopReason the way Inspect's own code does
 // (model/_model_output.py as_stop_reason for OpenAI-style reasons,
 // model/_providers/anthropic.py for Anthropic's). "" (not recorded, as in
 // LIME's files and the offline models) and anything else is "unknown".
-func StopReason(finish string) string {
+func stopReason(finish string) string {
 	switch finish {
 	case "stop", "eos", "end_turn", "stop_sequence":
 		return "stop"

@@ -5,6 +5,11 @@
 // vitals package open, and datasets in JSON Lines, which Inspect's
 // json_dataset loads.
 //
+// WriteLog writes the log of one output file, WriteLogsFor those of every
+// output file below a folder, in either format: FormatEval (the default)
+// or FormatJSON, chosen by LogOptions.Format. ReadLog loads a log of
+// either format as a Log, to check what a log holds.
+//
 // The Go types here mirror the pydantic models of inspect_ai
 // (src/inspect_ai/log/_log.py, model/_model_output.py, model/_chat_message.py,
 // scorer/_metric.py, event/, _util/error.py): same JSON names, same shapes.
@@ -21,8 +26,8 @@ import (
 	"strconv"
 )
 
-// LogVersion is the log format version written (EvalLog.version).
-const LogVersion = 2
+// logVersion is the log format version written (EvalLog.version).
+const logVersion = 2
 
 // Log is an evaluation log: one task run by one model (Inspect's EvalLog).
 // The JSON member order is Inspect's own; its streaming header reader
@@ -31,23 +36,23 @@ const LogVersion = 2
 // left out when there are none (Inspect writes with exclude_none), never
 // written as null.
 type Log struct {
-	Version     int        `json:"version"`
-	Status      string     `json:"status"` // "started", "success", "cancelled" or "error"
-	Eval        Spec       `json:"eval"`
-	Plan        Plan       `json:"plan"`
-	Results     *Results   `json:"results,omitempty"`
-	Stats       Stats      `json:"stats"`
-	Error       *EvalError `json:"error,omitempty"`
-	Invalidated bool       `json:"invalidated"`
+	Version     int          `json:"version"`
+	Status      string       `json:"status"` // "started", "success", "cancelled" or "error"
+	Eval        evalSpec     `json:"eval"`
+	Plan        evalPlan     `json:"plan"`
+	Results     *evalResults `json:"results,omitempty"`
+	Stats       evalStats    `json:"stats"`
+	Error       *evalError   `json:"error,omitempty"`
+	Invalidated bool         `json:"invalidated"`
 	// Tags and Metadata are the log's current tags and metadata: Inspect
 	// derives them from eval.tags and eval.metadata (plus later edits).
 	Tags     []string       `json:"tags"`
 	Metadata map[string]any `json:"metadata"`
-	Samples  []Sample       `json:"samples,omitempty"`
+	Samples  []evalSample   `json:"samples,omitempty"`
 }
 
-// Spec identifies the evaluation and its configuration (EvalSpec).
-type Spec struct {
+// evalSpec identifies the evaluation and its configuration (EvalSpec).
+type evalSpec struct {
 	EvalID      string         `json:"eval_id"`
 	RunID       string         `json:"run_id"`
 	Created     string         `json:"created"` // ISO 8601 with offset, as Python's isoformat
@@ -60,36 +65,36 @@ type Spec struct {
 	// TaskArgsPassed are the task arguments given explicitly (none here).
 	TaskArgsPassed map[string]any    `json:"task_args_passed"`
 	Solver         string            `json:"solver,omitempty"`
-	Dataset        Dataset           `json:"dataset"`
+	Dataset        evalDataset       `json:"dataset"`
 	Model          string            `json:"model"`
-	ModelConfig    GenerateConfig    `json:"model_generate_config"`
+	ModelConfig    generateConfig    `json:"model_generate_config"`
 	ModelArgs      map[string]any    `json:"model_args"`
-	Config         Config            `json:"config"`
+	Config         evalConfig        `json:"config"`
 	Packages       map[string]string `json:"packages"`
 	Metadata       map[string]any    `json:"metadata,omitempty"`
 }
 
-// Dataset describes the samples (EvalDataset).
-type Dataset struct {
+// evalDataset describes the samples (EvalDataset).
+type evalDataset struct {
 	Name      string     `json:"name,omitempty"`
 	Location  string     `json:"location,omitempty"`
 	Samples   int        `json:"samples"`
-	SampleIDs []SampleID `json:"sample_ids"`
+	SampleIDs []sampleID `json:"sample_ids"`
 	Shuffled  bool       `json:"shuffled"`
 }
 
-// Config is the evaluation configuration (EvalConfig); every field of it
-// is optional in Inspect.
-type Config struct {
+// evalConfig is the evaluation configuration (EvalConfig); every field of
+// it is optional in Inspect.
+type evalConfig struct {
 	Epochs        int      `json:"epochs,omitempty"`
 	EpochsReducer []string `json:"epochs_reducer,omitempty"`
 	FailOnError   *bool    `json:"fail_on_error,omitempty"`
 	LogSamples    *bool    `json:"log_samples,omitempty"`
 }
 
-// GenerateConfig holds the generation settings (GenerateConfig); absent
+// generateConfig holds the generation settings (GenerateConfig); absent
 // members mean the provider's default.
-type GenerateConfig struct {
+type generateConfig struct {
 	MaxTokens   *int     `json:"max_tokens,omitempty"`
 	Temperature *float64 `json:"temperature,omitempty"`
 	TopP        *float64 `json:"top_p,omitempty"`
@@ -97,59 +102,59 @@ type GenerateConfig struct {
 	StopSeqs    []string `json:"stop_seqs,omitempty"`
 }
 
-// Plan lists the solvers (EvalPlan).
-type Plan struct {
+// evalPlan lists the solvers (EvalPlan).
+type evalPlan struct {
 	Name   string         `json:"name"`
-	Steps  []PlanStep     `json:"steps"`
-	Config GenerateConfig `json:"config"`
+	Steps  []evalPlanStep `json:"steps"`
+	Config generateConfig `json:"config"`
 }
 
-// PlanStep is one solver of the plan (EvalPlanStep).
-type PlanStep struct {
+// evalPlanStep is one solver of the plan (EvalPlanStep).
+type evalPlanStep struct {
 	Solver       string         `json:"solver"`
 	Params       map[string]any `json:"params"`
 	ParamsPassed map[string]any `json:"params_passed"`
 }
 
-// Results holds the scores (EvalResults).
-type Results struct {
-	TotalSamples     int     `json:"total_samples"`
-	CompletedSamples int     `json:"completed_samples"`
-	Scores           []Score `json:"scores"`
+// evalResults holds the scores (EvalResults).
+type evalResults struct {
+	TotalSamples     int         `json:"total_samples"`
+	CompletedSamples int         `json:"completed_samples"`
+	Scores           []evalScore `json:"scores"`
 }
 
-// Score is one scorer's result over the samples (EvalScore).
-type Score struct {
-	Name            string            `json:"name"`
-	Scorer          string            `json:"scorer"`
-	ScoredSamples   *int              `json:"scored_samples,omitempty"`
-	UnscoredSamples *int              `json:"unscored_samples,omitempty"`
-	Params          map[string]any    `json:"params"`
-	Metrics         map[string]Metric `json:"metrics"`
+// evalScore is one scorer's result over the samples (EvalScore).
+type evalScore struct {
+	Name            string                `json:"name"`
+	Scorer          string                `json:"scorer"`
+	ScoredSamples   *int                  `json:"scored_samples,omitempty"`
+	UnscoredSamples *int                  `json:"unscored_samples,omitempty"`
+	Params          map[string]any        `json:"params"`
+	Metrics         map[string]evalMetric `json:"metrics"`
 }
 
-// Metric is one metric of a scorer (EvalMetric).
-type Metric struct {
+// evalMetric is one metric of a scorer (EvalMetric).
+type evalMetric struct {
 	Name   string         `json:"name"`
 	Value  float64        `json:"value"`
 	Params map[string]any `json:"params"`
 }
 
-// Stats holds timing and usage (EvalStats).
-type Stats struct {
-	StartedAt   string           `json:"started_at"`
-	CompletedAt string           `json:"completed_at"`
-	ModelUsage  map[string]Usage `json:"model_usage"`
+// evalStats holds timing and usage (EvalStats).
+type evalStats struct {
+	StartedAt   string                `json:"started_at"`
+	CompletedAt string                `json:"completed_at"`
+	ModelUsage  map[string]modelUsage `json:"model_usage"`
 	// RoleUsage is usage by model role (Inspect's model_roles; none here).
-	RoleUsage map[string]Usage `json:"role_usage"`
+	RoleUsage map[string]modelUsage `json:"role_usage"`
 	// ConnectionLimitHistory is the adaptive limit's changes (run -c
 	// auto); empty for a fixed limit.
-	ConnectionLimitHistory []ConnectionLimitChange `json:"connection_limit_history"`
+	ConnectionLimitHistory []connectionLimitChange `json:"connection_limit_history"`
 }
 
-// ConnectionLimitChange is a change of the adaptive limit on requests in
+// connectionLimitChange is a change of the adaptive limit on requests in
 // flight (Inspect's ConnectionLimitChange).
-type ConnectionLimitChange struct {
+type connectionLimitChange struct {
 	Timestamp float64 `json:"timestamp"` // Unix seconds
 	Model     string  `json:"model"`
 	OldLimit  int     `json:"old_limit"`
@@ -159,53 +164,53 @@ type ConnectionLimitChange struct {
 	Reason string `json:"reason"`
 }
 
-// Usage counts tokens (ModelUsage).
-type Usage struct {
+// modelUsage counts tokens (ModelUsage).
+type modelUsage struct {
 	InputTokens  int      `json:"input_tokens"`
 	OutputTokens int      `json:"output_tokens"`
 	TotalTokens  int      `json:"total_tokens"`
 	TotalCost    *float64 `json:"total_cost,omitempty"`
 }
 
-// EvalError is an error that halted an evaluation or a sample (EvalError:
+// evalError is an error that halted an evaluation or a sample (EvalError:
 // all three members are required).
-type EvalError struct {
+type evalError struct {
 	Message       string `json:"message"`
 	Traceback     string `json:"traceback"`
 	TracebackANSI string `json:"traceback_ansi"`
 }
 
-// Sample is one question asked once (EvalSample), its members in
+// evalSample is one question asked once (EvalSample), its members in
 // Inspect's order.
-type Sample struct {
-	ID       SampleID               `json:"id"`
+type evalSample struct {
+	ID       sampleID               `json:"id"`
 	Epoch    int                    `json:"epoch"`
-	Input    Input                  `json:"input"`
+	Input    sampleInput            `json:"input"`
 	Choices  []string               `json:"choices,omitempty"`
 	Target   string                 `json:"target"`
-	Messages []Message              `json:"messages"`
-	Output   Output                 `json:"output"`
-	Scores   map[string]SampleScore `json:"scores,omitempty"`
+	Messages []chatMessage          `json:"messages"`
+	Output   modelOutput            `json:"output"`
+	Scores   map[string]sampleScore `json:"scores,omitempty"`
 	Metadata map[string]any         `json:"metadata"`
 	Store    map[string]any         `json:"store"`
 	// Events are the transcript Inspect's viewer shows: a model event per
 	// model call, tool and sandbox events for what ran.
-	Events      []Event          `json:"events"`
-	ModelUsage  map[string]Usage `json:"model_usage"`
-	RoleUsage   map[string]Usage `json:"role_usage"`
-	TotalTime   *float64         `json:"total_time,omitempty"`
-	WorkingTime *float64         `json:"working_time,omitempty"`
-	UUID        string           `json:"uuid,omitempty"`
-	Error       *EvalError       `json:"error,omitempty"`
+	Events      []event               `json:"events"`
+	ModelUsage  map[string]modelUsage `json:"model_usage"`
+	RoleUsage   map[string]modelUsage `json:"role_usage"`
+	TotalTime   *float64              `json:"total_time,omitempty"`
+	WorkingTime *float64              `json:"working_time,omitempty"`
+	UUID        string                `json:"uuid,omitempty"`
+	Error       *evalError            `json:"error,omitempty"`
 	// Attachments hold texts that messages and events refer to as
 	// attachment://<hash>; none here.
 	Attachments map[string]string `json:"attachments"`
 }
 
-// SampleScore is a scorer's verdict on one sample (Score). Value is "C"
+// sampleScore is a scorer's verdict on one sample (Score). Value is "C"
 // (correct) or "I" (incorrect) in the logs this package writes; Inspect
 // also allows numbers, booleans, lists and objects, never null.
-type SampleScore struct {
+type sampleScore struct {
 	Value       any            `json:"value"`
 	Answer      *string        `json:"answer,omitempty"`
 	Explanation *string        `json:"explanation,omitempty"`
@@ -215,40 +220,40 @@ type SampleScore struct {
 	History []json.RawMessage `json:"history"`
 }
 
-// Output is the model's output for a sample (ModelOutput).
-type Output struct {
-	Model      string   `json:"model"`
-	Choices    []Choice `json:"choices"`
-	Completion string   `json:"completion"`
-	Usage      *Usage   `json:"usage,omitempty"`
-	Time       *float64 `json:"time,omitempty"`
+// modelOutput is the model's output for a sample (ModelOutput).
+type modelOutput struct {
+	Model      string             `json:"model"`
+	Choices    []completionChoice `json:"choices"`
+	Completion string             `json:"completion"`
+	Usage      *modelUsage        `json:"usage,omitempty"`
+	Time       *float64           `json:"time,omitempty"`
 }
 
-// Choice is one completion choice (ChatCompletionChoice).
-type Choice struct {
-	Message    Message `json:"message"`
-	StopReason string  `json:"stop_reason"`
+// completionChoice is one completion choice (ChatCompletionChoice).
+type completionChoice struct {
+	Message    chatMessage `json:"message"`
+	StopReason string      `json:"stop_reason"`
 }
 
-// Message is a chat message (ChatMessageSystem, ChatMessageUser or
+// chatMessage is a chat message (ChatMessageSystem, ChatMessageUser or
 // ChatMessageAssistant, told apart by Role).
-type Message struct {
-	ID      string  `json:"id,omitempty"`
-	Role    string  `json:"role"`
-	Content Content `json:"content"`
-	Source  string  `json:"source,omitempty"` // "input" or "generate"
-	Model   string  `json:"model,omitempty"`  // assistant messages only
+type chatMessage struct {
+	ID      string         `json:"id,omitempty"`
+	Role    string         `json:"role"`
+	Content messageContent `json:"content"`
+	Source  string         `json:"source,omitempty"` // "input" or "generate"
+	Model   string         `json:"model,omitempty"`  // assistant messages only
 
 	// Agent mode: an assistant turn's tool calls; a tool turn's call id,
 	// function and error (a sandbox limit).
-	ToolCalls  []ToolCall     `json:"tool_calls,omitempty"`
+	ToolCalls  []toolCall     `json:"tool_calls,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
 	Function   string         `json:"function,omitempty"`
-	Error      *ToolCallError `json:"error,omitempty"`
+	Error      *toolCallError `json:"error,omitempty"`
 }
 
-// ToolCall is Inspect's record of a tool call.
-type ToolCall struct {
+// toolCall is Inspect's record of a tool call.
+type toolCall struct {
 	ID        string         `json:"id"`
 	Function  string         `json:"function"`
 	Arguments map[string]any `json:"arguments"`
@@ -257,23 +262,23 @@ type ToolCall struct {
 	ParseError string `json:"parse_error,omitempty"`
 }
 
-// ToolCallError is why a tool call failed (Inspect's types: timeout,
+// toolCallError is why a tool call failed (Inspect's types: timeout,
 // output_limit, limit, ...).
-type ToolCallError struct {
+type toolCallError struct {
 	Type    string `json:"type"`
 	Message string `json:"message"`
 }
 
-// Content is a message's content: a plain string, or a list of content
-// parts (which Inspect writes for reasoning, images and the like).
-type Content struct {
+// messageContent is a message's content: a plain string, or a list of
+// content parts (which Inspect writes for reasoning, images and the like).
+type messageContent struct {
 	Text  string
-	Parts []ContentPart
+	Parts []contentPart
 }
 
-// ContentPart is one part of a list content (ContentText, ContentReasoning,
+// contentPart is one part of a list content (ContentText, ContentReasoning,
 // ...); members this package does not model are dropped when read.
-type ContentPart struct {
+type contentPart struct {
 	Type      string `json:"type"`
 	Text      string `json:"text,omitempty"`
 	Reasoning string `json:"reasoning,omitempty"`
@@ -281,7 +286,7 @@ type ContentPart struct {
 
 // String returns the text of the content: the string, or the text parts
 // joined by newlines as Inspect's ChatMessage.text does.
-func (c Content) String() string {
+func (c messageContent) String() string {
 	if c.Parts == nil {
 		return c.Text
 	}
@@ -301,7 +306,7 @@ func (c Content) String() string {
 }
 
 // MarshalJSON writes the string form unless there are parts.
-func (c Content) MarshalJSON() ([]byte, error) {
+func (c messageContent) MarshalJSON() ([]byte, error) {
 	if c.Parts != nil {
 		return marshal(c.Parts)
 	}
@@ -309,7 +314,7 @@ func (c Content) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads either form.
-func (c *Content) UnmarshalJSON(data []byte) error {
+func (c *messageContent) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	if len(data) > 0 && data[0] == '[' {
 		c.Text = ""
@@ -319,15 +324,15 @@ func (c *Content) UnmarshalJSON(data []byte) error {
 	return json.Unmarshal(data, &c.Text)
 }
 
-// Input is a sample's input: the user message as a string, or a message
-// list (used when a system message goes with it).
-type Input struct {
+// sampleInput is a sample's input: the user message as a string, or a
+// message list (used when a system message goes with it).
+type sampleInput struct {
 	Text     string
-	Messages []Message
+	Messages []chatMessage
 }
 
 // MarshalJSON writes the string form unless there are messages.
-func (in Input) MarshalJSON() ([]byte, error) {
+func (in sampleInput) MarshalJSON() ([]byte, error) {
 	if in.Messages != nil {
 		return marshal(in.Messages)
 	}
@@ -335,7 +340,7 @@ func (in Input) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads either form.
-func (in *Input) UnmarshalJSON(data []byte) error {
+func (in *sampleInput) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	if len(data) > 0 && data[0] == '[' {
 		in.Text = ""
@@ -345,31 +350,31 @@ func (in *Input) UnmarshalJSON(data []byte) error {
 	return json.Unmarshal(data, &in.Text)
 }
 
-// SampleID is a sample id, which Inspect allows to be an integer or a
+// sampleID is a sample id, which Inspect allows to be an integer or a
 // string. Num says the id is written as a JSON integer.
-type SampleID struct {
+type sampleID struct {
 	Text string
 	Num  bool
 }
 
-// StringID returns a string id.
-func StringID(s string) SampleID { return SampleID{Text: s} }
+// stringID returns a string id.
+func stringID(s string) sampleID { return sampleID{Text: s} }
 
-// MakeID returns an integer id when s is the canonical decimal form of an
+// makeID returns an integer id when s is the canonical decimal form of an
 // integer (as a benchmark's own ids are: "42", not "042" or "+42"), else a
 // string id.
-func MakeID(s string) SampleID {
+func makeID(s string) sampleID {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil && strconv.FormatInt(n, 10) == s {
-		return SampleID{Text: s, Num: true}
+		return sampleID{Text: s, Num: true}
 	}
-	return SampleID{Text: s}
+	return sampleID{Text: s}
 }
 
 // String returns the id's text.
-func (id SampleID) String() string { return id.Text }
+func (id sampleID) String() string { return id.Text }
 
 // MarshalJSON writes an integer or a string.
-func (id SampleID) MarshalJSON() ([]byte, error) {
+func (id sampleID) MarshalJSON() ([]byte, error) {
 	if id.Num {
 		return []byte(id.Text), nil
 	}
@@ -377,7 +382,7 @@ func (id SampleID) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads an integer or a string.
-func (id *SampleID) UnmarshalJSON(data []byte) error {
+func (id *sampleID) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	if len(data) > 0 && data[0] == '"' {
 		id.Num = false

@@ -94,7 +94,7 @@ func inspectProblems(t testing.TB, data []byte) []string {
 // TestInspectProblemsCatches makes sure the shape check fails the logs
 // Inspect would reject: each edit breaks one rule of the models.
 func TestInspectProblemsCatches(t *testing.T) {
-	lg, err := BuildLog(syntheticOutput(), LogOptions{Created: fixedCreated})
+	lg, err := buildLog(syntheticOutput(), LogOptions{Created: fixedCreated})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +307,7 @@ func compareWithOutput(t *testing.T, f *result.File, lg *Log) {
 	n := float64(len(grades))
 	p := right / n
 	// stderr of a 0/1 mean: sqrt(p(1-p) * n/(n-1)) / sqrt(n), written out
-	// apart from Stderr's own loop.
+	// apart from stderrMetric's own loop.
 	wantStderr := 0.0
 	if n > 1 {
 		wantStderr = math.Sqrt(p*(1-p)*n/(n-1)) / math.Sqrt(n)
@@ -397,7 +397,7 @@ func evalListing(t *testing.T, data []byte) []byte {
 // eval, plan, results, stats, error, then samples.
 func TestLogMemberOrder(t *testing.T) {
 	f := syntheticOutput()
-	lg, err := BuildLog(f, LogOptions{Created: fixedCreated, Status: "error", Error: "rate limited"})
+	lg, err := buildLog(f, LogOptions{Created: fixedCreated, Status: "error", Error: "rate limited"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -577,7 +577,7 @@ func TestSyntheticLog(t *testing.T) {
 	}
 }
 
-func msgRoles(ms []Message) string {
+func msgRoles(ms []chatMessage) string {
 	var r []string
 	for _, m := range ms {
 		r = append(r, m.Role)
@@ -605,7 +605,7 @@ func TestLogOptions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			lg, err := BuildLog(syntheticOutput(), tc.opt)
+			lg, err := buildLog(syntheticOutput(), tc.opt)
 			if tc.bad {
 				if err == nil {
 					t.Fatal("no error")
@@ -637,7 +637,7 @@ func TestLogOptions(t *testing.T) {
 		q := &dry.Questions[i]
 		q.Completion, q.Error, q.Grade = nil, nil, nil
 	}
-	lg, err := BuildLog(dry, LogOptions{})
+	lg, err := buildLog(dry, LogOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -657,10 +657,10 @@ func TestLogOptions(t *testing.T) {
 	if _, err := WriteLog(t.TempDir(), syntheticOutput(), LogOptions{Format: "yaml"}); err == nil || !strings.Contains(err.Error(), "yaml") {
 		t.Errorf("format yaml: %v", err)
 	}
-	if _, err := BuildLog(&result.File{Sheet: result.Sheet{Name: "x", Created: "yesterday"}}, LogOptions{}); err == nil {
+	if _, err := buildLog(&result.File{Sheet: result.Sheet{Name: "x", Created: "yesterday"}}, LogOptions{}); err == nil {
 		t.Error("a bad created time gave no error")
 	}
-	if _, err := BuildLog(nil, LogOptions{}); err == nil {
+	if _, err := buildLog(nil, LogOptions{}); err == nil {
 		t.Error("nil file gave no error")
 	}
 }
@@ -679,7 +679,7 @@ func TestStderr(t *testing.T) {
 		{[]float64{1, 1, 0, 1, 0}, math.Sqrt(0.3) / math.Sqrt(5)},
 	}
 	for _, tc := range tests {
-		if got := Stderr(tc.vals); math.Abs(got-tc.want) > 1e-15 {
+		if got := stderrMetric(tc.vals); math.Abs(got-tc.want) > 1e-15 {
 			t.Errorf("Stderr(%v) = %v, want %v", tc.vals, got, tc.want)
 		}
 	}
@@ -700,17 +700,17 @@ func TestSampleID(t *testing.T) {
 		{"99999999999999999999", `"99999999999999999999"`},
 	}
 	for _, tc := range tests {
-		data, err := json.Marshal(MakeID(tc.in))
+		data, err := json.Marshal(makeID(tc.in))
 		if err != nil || string(data) != tc.json {
 			t.Errorf("MakeID(%q) = %s, %v; want %s", tc.in, data, err, tc.json)
 			continue
 		}
-		var back SampleID
-		if err := json.Unmarshal(data, &back); err != nil || back != MakeID(tc.in) {
+		var back sampleID
+		if err := json.Unmarshal(data, &back); err != nil || back != makeID(tc.in) {
 			t.Errorf("%s read back as %+v, %v", data, back, err)
 		}
 	}
-	var id SampleID
+	var id sampleID
 	if err := json.Unmarshal([]byte(`1.5`), &id); err == nil {
 		t.Error("1.5 read as a sample id")
 	}
@@ -733,7 +733,7 @@ func TestChoices(t *testing.T) {
 		{"a) lower\nb) case", nil},
 	}
 	for _, tc := range tests {
-		if got := Choices(tc.q); strings.Join(got, "|") != strings.Join(tc.want, "|") || (got == nil) != (tc.want == nil) {
+		if got := choicesOf(tc.q); strings.Join(got, "|") != strings.Join(tc.want, "|") || (got == nil) != (tc.want == nil) {
 			t.Errorf("Choices(%q) = %q, want %q", tc.q, got, tc.want)
 		}
 	}
@@ -765,15 +765,19 @@ func TestReadLogErrors(t *testing.T) {
 	}
 }
 
-// TestWriteLogFile checks that a LIME output file, which records no start
-// time, takes its modification time.
-func TestWriteLogFile(t *testing.T) {
+// TestLogOfLIMEOutput checks that a LIME output file, which records no
+// start time, takes its modification time.
+func TestLogOfLIMEOutput(t *testing.T) {
 	src := shared.Path(t, "corpora", "lime", "results", "output-wsu-1-gpt-4-1063.json")
 	st, err := os.Stat(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, err := WriteLogFile(t.TempDir(), src, LogOptions{})
+	f, err := result.Read(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := writeLogOf(t.TempDir(), src, f, LogOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -786,9 +790,6 @@ func TestWriteLogFile(t *testing.T) {
 	}
 	if len(lg.Samples) != 1 || lg.Eval.Task != "What Shows Up" {
 		t.Errorf("%d samples, task %q", len(lg.Samples), lg.Eval.Task)
-	}
-	if _, err := WriteLogFile(t.TempDir(), filepath.Join(t.TempDir(), "none.json"), LogOptions{}); err == nil {
-		t.Error("missing output file gave no error")
 	}
 }
 
@@ -822,7 +823,7 @@ func FuzzChoices(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		got := Choices(q)
+		got := choicesOf(q)
 		if got != nil && len(got) < 2 {
 			t.Errorf("Choices(%q) = %q: a run has at least two options", q, got)
 		}
@@ -899,7 +900,7 @@ func TestAgentAndCodeModeLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kinds := func(s Sample) string {
+	kinds := func(s evalSample) string {
 		var k []string
 		for _, e := range s.Events {
 			k = append(k, e.Kind())
@@ -955,7 +956,7 @@ func TestSummaryThinning(t *testing.T) {
 	q.Question, q.GroundTruth, q.GradeDetail = long, &long, words
 	q.MetaData = map[string]string{"short": "a  b\nc", "notes": words}
 	q.SubAnswers = make([]result.SubAnswer, 50)
-	lg, err := BuildLog(f, LogOptions{})
+	lg, err := buildLog(f, LogOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1051,7 +1052,7 @@ func TestConnectionLimitHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []ConnectionLimitChange{
+	want := []connectionLimitChange{
 		{Timestamp: float64(t0.Unix()) + 1, Model: f.Sheet.ModelName, OldLimit: 10, NewLimit: 11, Reason: "steady_state_up"},
 		{Timestamp: float64(t0.Unix()) + 1.5, Model: f.Sheet.ModelName, OldLimit: 11, NewLimit: 8, Reason: "rate_limit"},
 	}

@@ -25,8 +25,8 @@ func ReadLog(path string) (*Log, error) {
 	} else if err := json.Unmarshal(data, &lg); err != nil || lg == nil {
 		return nil, fmt.Errorf("%s: not an Inspect log: %v", path, err)
 	}
-	if lg.Version > LogVersion {
-		return nil, fmt.Errorf("%s: log format version %d is newer than %d", path, lg.Version, LogVersion)
+	if lg.Version > logVersion {
+		return nil, fmt.Errorf("%s: log format version %d is newer than %d", path, lg.Version, logVersion)
 	}
 	if lg.Eval.Task == "" && lg.Eval.Created == "" {
 		return nil, fmt.Errorf("%s: not an Inspect log: no eval.task or eval.created", path)

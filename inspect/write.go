@@ -66,14 +66,14 @@ func WriteLog(dir string, f *result.File, opt LogOptions) (string, error) {
 	if err := CheckFormat(opt.Format); err != nil {
 		return "", fmt.Errorf("inspect log: %w", err)
 	}
-	lg, err := BuildLog(f, opt)
+	lg, err := buildLog(f, opt)
 	if err != nil {
 		return "", err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("inspect log dir %s: %w", dir, err)
 	}
-	path := filepath.Join(dir, FileName(lg.Eval, opt.Format))
+	path := filepath.Join(dir, logFileName(lg.Eval, opt.Format))
 	err = outfile.WriteFunc(path, outfile.Options{Force: opt.Force}, func(w io.Writer) error {
 		if opt.Format == FormatJSON {
 			data, err := marshalIndent(lg)
@@ -95,14 +95,14 @@ func WriteLog(dir string, f *result.File, opt LogOptions) (string, error) {
 	return path, nil
 }
 
-// FileName is the log file name Inspect gives a log in format (FormatEval
-// when ""): <created>_<task>_<task id>.eval, each part cleaned the way
-// Inspect cleans them ("_", "/", ":" and "+" become "-"), e.g.
+// logFileName is the log file name Inspect gives a log in format
+// (FormatEval when ""): <created>_<task>_<task id>.eval, each part cleaned
+// the way Inspect cleans them ("_", "/", ":" and "+" become "-"), e.g.
 // 2024-05-01T12-00-00-00-00_rules-qa-1_Kq3vXb7pR2mN9sT4wY6zAc.eval.
 // Inspect's listing (log/_file.py) reads the task and id back by splitting
 // the name on "_", and the id's own "-" would start a suffix, so neither
 // may hold one; our ids never do.
-func FileName(s Spec, format string) string {
+func logFileName(s evalSpec, format string) string {
 	ext := ".eval"
 	if format == FormatJSON {
 		ext = ".json"
@@ -133,8 +133,8 @@ func cleanPart(s string) string {
 
 // limitChanges turns the run's record of its adaptive limit into
 // Inspect's; the start is not a change.
-func limitChanges(model string, h []aimd.Change) []ConnectionLimitChange {
-	out := []ConnectionLimitChange{}
+func limitChanges(model string, h []aimd.Change) []connectionLimitChange {
+	out := []connectionLimitChange{}
 	for _, c := range h {
 		if c.From == 0 || c.Limit == c.From {
 			continue
@@ -143,14 +143,14 @@ func limitChanges(model string, h []aimd.Change) []ConnectionLimitChange {
 		if c.Limit < c.From {
 			reason = "rate_limit"
 		}
-		out = append(out, ConnectionLimitChange{Timestamp: float64(c.Time.UnixNano()) / 1e9, Model: model,
+		out = append(out, connectionLimitChange{Timestamp: float64(c.Time.UnixNano()) / 1e9, Model: model,
 			OldLimit: c.From, NewLimit: c.Limit, Reason: reason})
 	}
 	return out
 }
 
-// BuildLog makes the log of an output file without writing it.
-func BuildLog(f *result.File, opt LogOptions) (*Log, error) {
+// buildLog makes the log of an output file without writing it.
+func buildLog(f *result.File, opt LogOptions) (*Log, error) {
 	if f == nil {
 		return nil, fmt.Errorf("inspect log: no output file")
 	}
@@ -185,13 +185,13 @@ func BuildLog(f *result.File, opt LogOptions) (*Log, error) {
 	if runSettings == nil {
 		runSettings = f.Sheet.Settings
 	}
-	gen := generateConfig(f.Sheet.MetaData, runSettings)
+	gen := generateConfigOf(f.Sheet.MetaData, runSettings)
 	no := false
 	yes := true
 	lg := &Log{
-		Version: LogVersion,
+		Version: logVersion,
 		Status:  status,
-		Eval: Spec{
+		Eval: evalSpec{
 			EvalID:         shortID("eval", task, runID, modelName, stamp),
 			RunID:          runID,
 			Created:        stamp,
@@ -202,27 +202,27 @@ func BuildLog(f *result.File, opt LogOptions) (*Log, error) {
 			TaskArgs:       map[string]any{},
 			TaskArgsPassed: map[string]any{},
 			Solver:         "generate",
-			Dataset: Dataset{
+			Dataset: evalDataset{
 				Name:      f.Sheet.Name,
 				Location:  f.Sheet.SheetFile,
 				Samples:   len(f.Questions),
-				SampleIDs: []SampleID{},
+				SampleIDs: []sampleID{},
 			},
 			Model:       modelName,
 			ModelConfig: gen,
 			ModelArgs:   map[string]any{},
 			// Questions that errored are kept as samples with an error, as
 			// Inspect does when errors do not fail the eval.
-			Config:   Config{Epochs: 1, EpochsReducer: []string{"mean"}, FailOnError: &no, LogSamples: &yes},
+			Config:   evalConfig{Epochs: 1, EpochsReducer: []string{"mean"}, FailOnError: &no, LogSamples: &yes},
 			Packages: map[string]string{"evalmd": versionOr(opt.Version)},
 			Metadata: evalMetadata(f),
 		},
-		Plan: Plan{
+		Plan: evalPlan{
 			Name:   "plan",
-			Steps:  []PlanStep{{Solver: "generate", Params: map[string]any{}, ParamsPassed: map[string]any{}}},
+			Steps:  []evalPlanStep{{Solver: "generate", Params: map[string]any{}, ParamsPassed: map[string]any{}}},
 			Config: gen,
 		},
-		Stats: Stats{StartedAt: stamp, ModelUsage: map[string]Usage{}, RoleUsage: map[string]Usage{},
+		Stats: evalStats{StartedAt: stamp, ModelUsage: map[string]modelUsage{}, RoleUsage: map[string]modelUsage{},
 			ConnectionLimitHistory: limitChanges(modelName, f.Sheet.ConnectionLimits)},
 		Tags:     []string{},
 		Metadata: map[string]any{},
@@ -235,11 +235,11 @@ func BuildLog(f *result.File, opt LogOptions) (*Log, error) {
 		if msg == "" {
 			msg = "the run stopped with an error"
 		}
-		lg.Error = &EvalError{Message: msg}
+		lg.Error = &evalError{Message: msg}
 	}
 
 	ids := sampleIDs(f.Questions)
-	var total Usage
+	var total modelUsage
 	var totalCost float64
 	hasCost := false
 	wall := 0.0
@@ -277,7 +277,7 @@ func BuildLog(f *result.File, opt LogOptions) (*Log, error) {
 	}
 	if status != "started" && !f.Sheet.DryRun {
 		lg.Stats.CompletedAt = isoTime(created.Add(time.Duration(wall * float64(time.Second))))
-		lg.Results = &Results{
+		lg.Results = &evalResults{
 			TotalSamples:     len(f.Questions),
 			CompletedSamples: completed,
 			Scores:           scorers.scores(len(f.Questions)),
@@ -349,14 +349,14 @@ func evalMetadata(f *result.File) map[string]any {
 	return m
 }
 
-// generateConfig is the run's settings, or for files that record none
+// generateConfigOf is the run's settings, or for files that record none
 // (LIME's) those the sheet's meta sets, read as a run reads them.
-func generateConfig(meta map[string]string, s *model.Settings) GenerateConfig {
+func generateConfigOf(meta map[string]string, s *model.Settings) generateConfig {
 	if s == nil {
 		fromMeta, _ := model.SettingsFromMeta(meta)
 		s = &fromMeta
 	}
-	g := GenerateConfig{Temperature: s.Temperature, TopP: s.TopP, Seed: s.Seed}
+	g := generateConfig{Temperature: s.Temperature, TopP: s.TopP, Seed: s.Seed}
 	if s.MaxTokens > 0 {
 		n := s.MaxTokens
 		g.MaxTokens = &n
@@ -368,16 +368,16 @@ func generateConfig(meta map[string]string, s *model.Settings) GenerateConfig {
 // sampleIDs gives every question a unique id: its name, with " (2)", " (3)"
 // after a name already taken (LIME allows duplicate names; Inspect finds
 // samples by id).
-func sampleIDs(qs []result.Question) []SampleID {
+func sampleIDs(qs []result.Question) []sampleID {
 	taken := make(map[string]bool, len(qs))
-	ids := make([]SampleID, len(qs))
+	ids := make([]sampleID, len(qs))
 	for i, q := range qs {
 		id := q.Name
 		for n := 2; taken[id]; n++ {
 			id = fmt.Sprintf("%s (%d)", q.Name, n)
 		}
 		taken[id] = true
-		ids[i] = StringID(id)
+		ids[i] = stringID(id)
 	}
 	return ids
 }
@@ -388,22 +388,22 @@ type sampleRun struct {
 	seed  string          // the task id: makes message ids and uuids unique to the run
 	run   *model.Settings // the run-level settings
 	stamp string          // the run's start, the timestamp of the events
-	gen   GenerateConfig  // the run's settings as the log records them
+	gen   generateConfig  // the run's settings as the log records them
 	style string          // the sheet's agent_style meta, for questions without one
 }
 
 // buildSample turns one question record into a sample. index is its place
 // in the output file. A question sent other settings than the run's has
 // them in its metadata ("generate_config").
-func buildSample(q *result.Question, id SampleID, index int, r sampleRun) Sample {
-	s := Sample{
+func buildSample(q *result.Question, id sampleID, index int, r sampleRun) evalSample {
+	s := evalSample{
 		ID:          id,
 		Epoch:       1,
 		Metadata:    map[string]any{},
 		Store:       map[string]any{},
-		Events:      []Event{},
-		ModelUsage:  map[string]Usage{},
-		RoleUsage:   map[string]Usage{},
+		Events:      []event{},
+		ModelUsage:  map[string]modelUsage{},
+		RoleUsage:   map[string]modelUsage{},
 		UUID:        shortID("sample", r.seed, strconv.Itoa(index)),
 		Attachments: map[string]string{},
 	}
@@ -419,22 +419,22 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) Sample
 	}
 	sent := r.gen
 	if q.Settings != nil && !q.Settings.Equal(runLevel) {
-		sent = generateConfig(nil, q.Settings)
+		sent = generateConfigOf(nil, q.Settings)
 		s.Metadata["generate_config"] = sent
 	}
-	s.Choices = Choices(q.Question)
+	s.Choices = choicesOf(q.Question)
 	msgID := func(role string) string { return shortID("msg", r.seed, strconv.Itoa(index), role) }
-	user := Message{ID: msgID("user"), Role: "user", Content: Content{Text: q.Question}, Source: "input"}
+	user := chatMessage{ID: msgID("user"), Role: "user", Content: messageContent{Text: q.Question}, Source: "input"}
 	if q.System != nil {
-		sys := Message{ID: msgID("system"), Role: "system", Content: Content{Text: *q.System}, Source: "input"}
-		s.Input = Input{Messages: []Message{sys, user}}
-		s.Messages = []Message{sys, user}
+		sys := chatMessage{ID: msgID("system"), Role: "system", Content: messageContent{Text: *q.System}, Source: "input"}
+		s.Input = sampleInput{Messages: []chatMessage{sys, user}}
+		s.Messages = []chatMessage{sys, user}
 	} else {
-		s.Input = Input{Text: q.Question}
-		s.Messages = []Message{user}
+		s.Input = sampleInput{Text: q.Question}
+		s.Messages = []chatMessage{user}
 	}
 	asked := len(s.Messages)
-	usage := Usage{InputTokens: q.InputTokens, OutputTokens: q.OutputTokens, TotalTokens: q.InputTokens + q.OutputTokens}
+	usage := modelUsage{InputTokens: q.InputTokens, OutputTokens: q.OutputTokens, TotalTokens: q.InputTokens + q.OutputTokens}
 	if finite(q.Cost) {
 		c := *q.Cost
 		usage.TotalCost = &c
@@ -443,7 +443,7 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) Sample
 	if mdl == "" {
 		mdl = r.model
 	}
-	s.Output = Output{Model: mdl, Choices: []Choice{}}
+	s.Output = modelOutput{Model: mdl, Choices: []completionChoice{}}
 	if len(q.Transcript) > 0 {
 		// Agent mode: every turn, with its tool calls and results, so the
 		// viewer shows the whole transcript; the last assistant turn is the
@@ -466,13 +466,13 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) Sample
 		s.Metadata["limit"] = q.Limit
 	}
 	if q.Completion != nil {
-		asst := Message{ID: msgID("assistant"), Role: "assistant", Content: Content{Text: *q.Completion}, Source: "generate", Model: mdl}
+		asst := chatMessage{ID: msgID("assistant"), Role: "assistant", Content: messageContent{Text: *q.Completion}, Source: "generate", Model: mdl}
 		if n := len(s.Messages); len(q.Transcript) > 0 && s.Messages[n-1].Role == "assistant" && len(s.Messages[n-1].ToolCalls) == 0 {
 			asst = s.Messages[n-1] // the transcript's last turn is the answer
 		} else {
 			s.Messages = append(s.Messages, asst)
 		}
-		s.Output.Choices = []Choice{{Message: asst, StopReason: StopReason(q.FinishReason)}}
+		s.Output.Choices = []completionChoice{{Message: asst, StopReason: stopReason(q.FinishReason)}}
 		s.Output.Completion = *q.Completion
 		if q.InputTokens+q.OutputTokens > 0 {
 			// LIME's files record no tokens; zeros would claim a count.
@@ -490,7 +490,7 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) Sample
 		s.ModelUsage[mdl] = usage
 	}
 	if q.Error != nil {
-		s.Error = &EvalError{Message: *q.Error}
+		s.Error = &evalError{Message: *q.Error}
 	}
 	s.Events = sampleEvents(q, &s, asked, sent, agentTools(q, r.style), r.stamp)
 	if q.Grade != nil {
@@ -500,7 +500,7 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) Sample
 		if *q.Grade {
 			value = "C"
 		}
-		sc := SampleScore{Value: value, Metadata: map[string]any{"grader": scorerName(q)}, History: []json.RawMessage{}}
+		sc := sampleScore{Value: value, Metadata: map[string]any{"grader": scorerName(q)}, History: []json.RawMessage{}}
 		if g := q.Graded(); g != nil {
 			a := *g
 			sc.Answer = &a
@@ -512,7 +512,7 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) Sample
 		if len(q.SubAnswers) > 0 {
 			sc.Metadata["sub_answers"] = q.SubAnswers
 		}
-		s.Scores = map[string]SampleScore{scorerName(q): sc}
+		s.Scores = map[string]sampleScore{scorerName(q): sc}
 	}
 	return s
 }
@@ -520,19 +520,19 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) Sample
 // agentTools is what an agent-mode question offered the model: the python
 // tool, unless the agent style is InfiAgent's text ReAct loop, which
 // offers no tool through the API (the code is in the model's text).
-func agentTools(q *result.Question, sheetStyle string) []ToolInfo {
+func agentTools(q *result.Question, sheetStyle string) []toolInfo {
 	if q.Mode != model.ModeAgent {
-		return []ToolInfo{}
+		return []toolInfo{}
 	}
 	style := q.MetaData["agent_style"]
 	if style == "" {
 		style = sheetStyle
 	}
 	if style == agent.StyleReact {
-		return []ToolInfo{}
+		return []toolInfo{}
 	}
 	t := agent.PythonTool
-	return []ToolInfo{{Name: t.Name, Description: t.Description, Parameters: toolParams(t.Parameters)}}
+	return []toolInfo{{Name: t.Name, Description: t.Description, Parameters: toolParams(t.Parameters)}}
 }
 
 // toolParams is a tool's arguments schema as Inspect's ToolParams: its
@@ -570,8 +570,8 @@ func toolParams(raw json.RawMessage) json.RawMessage {
 // error; a question never asked (a dry run, a replay without an answer)
 // has none. The output file records when the run started, not when each
 // call was made: every event takes the run's start.
-func sampleEvents(q *result.Question, s *Sample, asked int, cfg GenerateConfig, tools []ToolInfo, stamp string) []Event {
-	events := []Event{}
+func sampleEvents(q *result.Question, s *evalSample, asked int, cfg generateConfig, tools []toolInfo, stamp string) []event {
+	events := []event{}
 	if q.Completion == nil && q.Error == nil {
 		return events
 	}
@@ -579,9 +579,9 @@ func sampleEvents(q *result.Question, s *Sample, asked int, cfg GenerateConfig, 
 	if len(tools) > 0 {
 		choice = "auto"
 	}
-	call := func(input []Message, out Output) *ModelEvent {
-		return &ModelEvent{Event: "model", Timestamp: stamp, Model: s.Output.Model,
-			Input: append([]Message{}, input...), Tools: tools, ToolChoice: choice, Config: cfg, Output: out}
+	call := func(input []chatMessage, out modelOutput) *modelEvent {
+		return &modelEvent{Event: "model", Timestamp: stamp, Model: s.Output.Model,
+			Input: append([]chatMessage{}, input...), Tools: tools, ToolChoice: choice, Config: cfg, Output: out}
 	}
 	if len(q.Transcript) == 0 {
 		ev := call(s.Messages[:asked], s.Output)
@@ -589,7 +589,7 @@ func sampleEvents(q *result.Question, s *Sample, asked int, cfg GenerateConfig, 
 			ev.Error = *q.Error
 		}
 		ev.WorkingTime = s.WorkingTime
-		events = append(events, Event{Model: ev})
+		events = append(events, event{Model: ev})
 	} else {
 		// Agent mode: the messages after the question are the turns; each
 		// assistant turn is a model call on everything before it.
@@ -600,10 +600,10 @@ func sampleEvents(q *result.Question, s *Sample, asked int, cfg GenerateConfig, 
 			case "assistant":
 				reason := "tool_calls"
 				if len(m.ToolCalls) == 0 {
-					reason = StopReason(q.FinishReason)
+					reason = stopReason(q.FinishReason)
 				}
-				out := Output{Model: s.Output.Model, Choices: []Choice{{Message: m, StopReason: reason}}, Completion: m.Content.String()}
-				events = append(events, Event{Model: call(s.Messages[:i], out)})
+				out := modelOutput{Model: s.Output.Model, Choices: []completionChoice{{Message: m, StopReason: reason}}, Completion: m.Content.String()}
+				events = append(events, event{Model: call(s.Messages[:i], out)})
 				for _, c := range m.ToolCalls {
 					args[c.ID] = c.Arguments
 				}
@@ -615,19 +615,19 @@ func sampleEvents(q *result.Question, s *Sample, asked int, cfg GenerateConfig, 
 				if a == nil {
 					a = map[string]any{}
 				}
-				events = append(events, Event{Tool: &ToolEvent{Event: "tool", Timestamp: stamp, Type: "function",
+				events = append(events, event{Tool: &toolEvent{Event: "tool", Timestamp: stamp, Type: "function",
 					ID: m.ToolCallID, Function: m.Function, Arguments: a, Result: m.Content.String(), Error: m.Error,
 					Events: []json.RawMessage{}}})
 			}
 		}
 		if q.Error != nil {
-			ev := call(s.Messages, Output{Model: s.Output.Model, Choices: []Choice{}})
+			ev := call(s.Messages, modelOutput{Model: s.Output.Model, Choices: []completionChoice{}})
 			ev.Error = *q.Error
-			events = append(events, Event{Model: ev})
+			events = append(events, event{Model: ev})
 		}
 	}
 	if q.Mode == model.ModeCode && (q.Code != nil || q.CodeError != "") {
-		sb := &SandboxEvent{Event: "sandbox", Timestamp: stamp, Action: "exec", Cmd: "python3"}
+		sb := &sandboxEvent{Event: "sandbox", Timestamp: stamp, Action: "exec", Cmd: "python3"}
 		status := 0
 		if q.Code != nil {
 			sb.Input = *q.Code
@@ -640,21 +640,21 @@ func sampleEvents(q *result.Question, s *Sample, asked int, cfg GenerateConfig, 
 			sb.Output = *q.Answer
 		}
 		sb.Result = &status
-		events = append(events, Event{Sandbox: sb})
+		events = append(events, event{Sandbox: sb})
 	}
 	return events
 }
 
 // transcript is an agent's turns as Inspect messages.
-func transcript(turns []model.Message, mdl string, id func(int) string) []Message {
-	var out []Message
+func transcript(turns []model.Message, mdl string, id func(int) string) []chatMessage {
+	var out []chatMessage
 	for i, t := range turns {
-		m := Message{ID: id(i), Role: t.Role, Content: Content{Text: t.Content}}
+		m := chatMessage{ID: id(i), Role: t.Role, Content: messageContent{Text: t.Content}}
 		switch t.Role {
 		case "assistant":
 			m.Source, m.Model = "generate", mdl
 			for _, c := range t.ToolCalls {
-				tc := ToolCall{ID: c.ID, Function: c.Name, Type: "function", Arguments: map[string]any{}}
+				tc := toolCall{ID: c.ID, Function: c.Name, Type: "function", Arguments: map[string]any{}}
 				if err := json.Unmarshal([]byte(c.Arguments), &tc.Arguments); err != nil || tc.Arguments == nil {
 					tc.Arguments, tc.ParseError = map[string]any{}, "arguments are not a JSON object: "+c.Arguments
 				}
@@ -670,7 +670,7 @@ func transcript(turns []model.Message, mdl string, id func(int) string) []Messag
 				case "output":
 					typ = "output_limit"
 				}
-				m.Error = &ToolCallError{Type: typ, Message: "stopped by the sandbox's " + t.ToolLimit + " limit"}
+				m.Error = &toolCallError{Type: typ, Message: "stopped by the sandbox's " + t.ToolLimit + " limit"}
 			}
 		}
 		out = append(out, m)
@@ -713,29 +713,30 @@ func (t *scoreTally) add(q *result.Question) {
 
 // scores is one EvalScore per scorer, with Inspect's accuracy and stderr
 // metrics over the samples that scorer graded.
-func (t *scoreTally) scores(total int) []Score {
-	out := []Score{}
+func (t *scoreTally) scores(total int) []evalScore {
+	out := []evalScore{}
 	for _, name := range t.order {
 		vals := t.values[name]
 		scored, unscored := len(vals), total-len(vals)
-		out = append(out, Score{
+		out = append(out, evalScore{
 			Name:            name,
 			Scorer:          name,
 			ScoredSamples:   &scored,
 			UnscoredSamples: &unscored,
 			Params:          map[string]any{},
-			Metrics: map[string]Metric{
-				"accuracy": {Name: "accuracy", Value: Accuracy(vals), Params: map[string]any{}},
-				"stderr":   {Name: "stderr", Value: Stderr(vals), Params: map[string]any{}},
+			Metrics: map[string]evalMetric{
+				"accuracy": {Name: "accuracy", Value: accuracyMetric(vals), Params: map[string]any{}},
+				"stderr":   {Name: "stderr", Value: stderrMetric(vals), Params: map[string]any{}},
 			},
 		})
 	}
 	return out
 }
 
-// Accuracy is Inspect's accuracy metric (scorer/_metrics/accuracy.py): the
-// mean of the values (C = 1, I = 0); 0 for no values.
-func Accuracy(vals []float64) float64 {
+// accuracyMetric is Inspect's accuracy metric
+// (scorer/_metrics/accuracy.py): the mean of the values (C = 1, I = 0); 0
+// for no values.
+func accuracyMetric(vals []float64) float64 {
 	if len(vals) == 0 {
 		return 0
 	}
@@ -746,14 +747,15 @@ func Accuracy(vals []float64) float64 {
 	return sum / float64(len(vals))
 }
 
-// Stderr is Inspect's stderr metric (scorer/_metrics/std.py): the sample
-// standard deviation (ddof=1) over the square root of n, and 0 when n < 2.
-func Stderr(vals []float64) float64 {
+// stderrMetric is Inspect's stderr metric (scorer/_metrics/std.py): the
+// sample standard deviation (ddof=1) over the square root of n, and 0 when
+// n < 2.
+func stderrMetric(vals []float64) float64 {
 	n := len(vals)
 	if n < 2 {
 		return 0
 	}
-	mean := Accuracy(vals)
+	mean := accuracyMetric(vals)
 	ss := 0.0
 	for _, v := range vals {
 		d := v - mean
@@ -790,18 +792,9 @@ func marshalIndent(v any) ([]byte, error) {
 	return indent(data)
 }
 
-// WriteLogFile reads an output file and writes its log into dir (see
+// writeLogOf writes the log of f, read from outputPath, into dir (see
 // WriteLog). An output file that does not record its start (LIME's) takes
 // its modification time, unless opt.Created is set.
-func WriteLogFile(dir, outputPath string, opt LogOptions) (string, error) {
-	f, err := result.Read(outputPath)
-	if err != nil {
-		return "", err
-	}
-	return writeLogOf(dir, outputPath, f, opt)
-}
-
-// writeLogOf writes the log of f, read from outputPath.
 func writeLogOf(dir, outputPath string, f *result.File, opt LogOptions) (string, error) {
 	if f.Sheet.Created == "" && opt.Created.IsZero() {
 		if st, err := os.Stat(outputPath); err == nil {
