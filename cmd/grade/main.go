@@ -18,6 +18,7 @@ import (
 	"github.com/evalmd/evalmd/internal/judgeflag"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/regrade"
+	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/sheet"
 )
 
@@ -72,7 +73,9 @@ func command(look config.Lookup, getenv func(string) string) *cli.Command {
 			if *verbose {
 				fmt.Fprintln(stderr, conf.Used())
 			}
-			jo, err := judge.Options(model.Options{Getenv: getenv}, conf, stderr)
+			// The judge retries with the runner's default rules (run's
+			// --retries and --max-wait defaults).
+			jo, err := judge.Options(model.Options{Getenv: getenv}, runner.Options{}, conf, stderr)
 			if err != nil {
 				return err
 			}

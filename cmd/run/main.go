@@ -155,8 +155,9 @@ func command(look config.Lookup, getenv func(string) string, environ func() []st
 			if !*dryRun {
 				// The judge has its own server and key (--judge-base-url,
 				// --judge-api-key-env, the config's): nothing of the run's
-				// model is passed on.
-				if cfg.Judge, err = judge.Options(model.Options{Getenv: getenv, Timeout: *timeout}, conf, stderr); err != nil {
+				// model is passed on. It retries as the run's requests do
+				// (--retries, --max-wait).
+				if cfg.Judge, err = judge.Options(model.Options{Getenv: getenv, Timeout: *timeout}, cfg.Runner, conf, stderr); err != nil {
 					return err
 				}
 			}

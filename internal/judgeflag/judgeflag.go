@@ -14,6 +14,7 @@ import (
 	"github.com/evalmd/evalmd/internal/config"
 	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/runner"
 )
 
 // Flags are the judge's command-line flags.
@@ -43,9 +44,13 @@ func Bind(fs *flag.FlagSet) *Flags {
 // environment names one. Judge is nil when neither names a judge. opt is
 // the base of the judge's model options (environment, HTTP client,
 // timeout); its server and key settings are replaced by the judge's own.
-// A judge only the config names that cannot be built (no key) is a
+// The judge is called outside the runner's jobs (as a question is graded),
+// so it retries on its own with retry's rules (runner.Retrying: the
+// runner's retry classes, MaxAttempts, backoff, Retry-After capped at
+// MaxWait): a passing 429 or 503 does not fail the grade, a fatal error (a
+// refused key) is returned at once. A judge only the config names that cannot be built (no key) is a
 // warning on warn, not an error: the command may grade nothing with it.
-func (f *Flags) Options(opt model.Options, c *config.Config, warn io.Writer) (grade.JudgeOptions, error) {
+func (f *Flags) Options(opt model.Options, retry runner.Options, c *config.Config, warn io.Writer) (grade.JudgeOptions, error) {
 	if f.MaxTokens < 0 {
 		return grade.JudgeOptions{}, fmt.Errorf("-judge-max-tokens %d: want a number >= 0", f.MaxTokens)
 	}
@@ -77,6 +82,6 @@ func (f *Flags) Options(opt model.Options, c *config.Config, warn io.Writer) (gr
 	if err != nil {
 		return jo, fmt.Errorf("judge model %s: %w", name, err)
 	}
-	jo.Judge = m
+	jo.Judge = runner.Retrying(m, retry)
 	return jo, nil
 }
