@@ -58,6 +58,24 @@ func serverConfig(sheets []string, out, url string, conc int) Config {
 	}
 }
 
+// waitForFiles waits, for at most ten seconds, until each pattern
+// matches a file.
+func waitForFiles(t *testing.T, patterns ...string) {
+	deadline := time.Now().Add(10 * time.Second)
+	for _, p := range patterns {
+		for {
+			if m, _ := filepath.Glob(p); len(m) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("no file matches %s after 10 s", p)
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
 // outputs reads the output files in out, by sheet name.
 func outputs(t *testing.T, out string) map[string]*result.File {
 	t.Helper()
@@ -139,17 +157,24 @@ func TestResumeAcrossSheets(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
 	asked := map[string]int{}
+	out := filepath.Join(dir, "out")
 	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 100,
 		Reply: func(c fakeserver.Call) fakeserver.Reply {
+			q := strings.TrimSpace(c.LastUserText())
 			mu.Lock()
-			asked[strings.TrimSpace(c.LastUserText())]++
-			if strings.TrimSpace(c.LastUserText()) == "ask S2 Q3" {
-				cancel() // Ctrl-C while sheet 2 is being asked
-			}
+			asked[q]++
 			mu.Unlock()
+			if q == "ask S2 Q3" {
+				// Ctrl-C while sheet 2 is being asked, once sheet 1's
+				// output is written: a Ctrl-C while it is still being
+				// graded leaves it to the rerun (its answers are in the
+				// journal), which is not what this test is about.
+				waitForFiles(t, filepath.Join(out, "output-s01-*.json"), filepath.Join(out, "output-s01-*.md"))
+				cancel()
+			}
 			return fakeserver.Reply{Text: answerOf(c)}
 		}})
-	cfg := serverConfig(writeSheets(t, dir, 3, 5), filepath.Join(dir, "out"), srv.URL, 1)
+	cfg := serverConfig(writeSheets(t, dir, 3, 5), out, srv.URL, 1)
 	sum, err := Run(ctx, cfg)
 	if err == nil || !strings.Contains(err.Error(), "rerun the same command") {
 		t.Fatalf("interrupted run: err %v", err)
