@@ -204,9 +204,6 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		if reformat, err = cfg.NewModel(cfg.Reformat, cfg.ReformatOptions); err != nil {
 			return sum, fmt.Errorf("--reformat: %w", err)
 		}
-		// Its call is made inside an agent question's job: it retries on
-		// its own, so a passing failure does not run the agent again.
-		reformat = runner.Retrying(reformat, cfg.Runner)
 	}
 	if cfg.Batch != nil && cfg.DryRun && len(cfg.Models) == 0 {
 		return sum, fmt.Errorf("-y --batch writes each model's request files: name the model(s) with -m")
@@ -311,7 +308,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		}
 		defer pool.Close()
 		for name, m := range made {
-			sm := &solve.Model{Inner: m, Sandbox: pool, Reformat: reformat}
+			// An agent question's model calls retry inside its job
+			// with the runner's rules (solve.Model.Retry).
+			sm := &solve.Model{Inner: m, Sandbox: pool, Reformat: reformat, Retry: cfg.Runner}
 			defer sm.Close()
 			made[name] = sm
 		}

@@ -32,7 +32,7 @@ func (f *flaky) Complete(ctx context.Context, req model.Request) (model.Response
 }
 
 // TestReformatRetriesItself: agent mode's reformat call retries on its own
-// (runner.Retrying, as harness makes it), inside the question's one job: a
+// (runner.Retrying with Model.Retry), inside the question's one job: a
 // reformat model that fails twice and then answers is asked three times,
 // while the agent's turns (three model calls, two python runs) run once and
 // its transcript is kept beside the rewrite. A reformat model that keeps
@@ -64,7 +64,7 @@ func TestReformatRetriesItself(t *testing.T) {
 				return ctx.Err()
 			}}
 			reformat := &flaky{fail: tc.fail}
-			m := &Model{Inner: inner, Sandbox: p, Reformat: runner.Retrying(reformat, opt)}
+			m := &Model{Inner: inner, Sandbox: p, Reformat: reformat, Retry: opt}
 			defer m.Close()
 			job := runner.Job{Key: "s.md#1:total", Request: model.Request{
 				Messages: []model.Message{{Role: "user", Content: "What is the total amount?"}},

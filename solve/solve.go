@@ -19,6 +19,7 @@ import (
 
 	"github.com/evalmd/evalmd/agent"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/sandbox"
 )
 
@@ -34,11 +35,16 @@ type Model struct {
 	Sandbox *sandbox.Pool // nil: code and agent requests fail with a clear error
 	// Reformat rewrites the final answer of agent requests that ask for
 	// it (Solve.Reformat: InfiAgent's reformat step); nil: such requests
-	// fail with a clear error. Its call is made inside the question's one
-	// job, so it should retry on its own (runner.Retrying): an error it
-	// returns fails the question, and a retryable one makes the runner
-	// run the agent's turns again.
+	// fail with a clear error.
 	Reformat model.Model
+	// Retry are the runner's options (its Options, as given to
+	// runner.Run). An agent question is one job of many model calls, its
+	// turns and its reformat call: each retries on its own with Retry's
+	// rules (runner.Retrying), so a passing failure costs that call again,
+	// not the question's earlier turns and code runs. The job's context
+	// (the runner's per-attempt timeout) and the agent's own limits still
+	// bound the retries.
+	Retry runner.Options
 
 	mu        sync.Mutex
 	tmp       string            // hand-over files of parquet tables, removed by Close
@@ -111,7 +117,7 @@ func (m *Model) agent(ctx context.Context, req model.Request) (model.Response, e
 	if s.Style == agent.StyleReact {
 		run = agent.RunReact
 	}
-	resp, err := run(ctx, m.Inner, req, sess, opt)
+	resp, err := run(ctx, runner.Retrying(m.Inner, m.Retry), req, sess, opt)
 	if err != nil || s.Reformat == nil || resp.Work == nil || resp.Work.Limit != "" {
 		return resp, err // a question a limit ended has no answer to rewrite
 	}
@@ -124,7 +130,7 @@ func (m *Model) reformat(ctx context.Context, req model.Request, resp model.Resp
 	if m.Reformat == nil {
 		return model.Response{}, fmt.Errorf("question %q: reformat: required, and no reformat model (run --reformat MODEL)", req.Question.Name)
 	}
-	r, err := agent.Reformat(ctx, m.Reformat, *req.Solve.Reformat, resp.Text)
+	r, err := agent.Reformat(ctx, runner.Retrying(m.Reformat, m.Retry), *req.Solve.Reformat, resp.Text)
 	if err != nil {
 		return model.Response{}, fmt.Errorf("question %q: %w", req.Question.Name, err)
 	}
