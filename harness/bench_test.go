@@ -67,14 +67,16 @@ func BenchmarkRun(b *testing.B) {
 		})
 		b.Run(tc.name+"/bare-goroutines", func(b *testing.B) {
 			srv := fakeserver.NewOpenAI(b, fakeserver.Options{Latency: tc.latency, MaxRequests: 1 << 30})
-			m, err := providers.Registry().New("openai-api/fake/m", model.Options{BaseURL: srv.URL, APIKey: "test-key"})
-			if err != nil {
-				b.Fatal(err)
-			}
 			req := model.Request{Messages: []model.Message{{Role: "user", Content: "ask"}}}
 			var wall, cpu time.Duration
 			for b.Loop() {
 				c0, t0 := cpuTime(), time.Now()
+				// A model and connections of its own each time, with
+				// the client Run gives its models, as a run's process has.
+				m, err := providers.Registry().New("openai-api/fake/m", model.Options{BaseURL: srv.URL, APIKey: "test-key", HTTPClient: pooledClient(tc.concurrency)})
+				if err != nil {
+					b.Fatal(err)
+				}
 				var next atomic.Int64 // as the runner's workers take jobs
 				var wg sync.WaitGroup
 				for range tc.concurrency {
