@@ -47,6 +47,10 @@ func newCollector(r *run, jobs []Job, emit func(Outcome)) *collector {
 // resume emits the jobs the journal answered for the same request and
 // returns the others.
 func (c *collector) resume(jobs []Job, recs map[string]journalRecord) (pending []Job) {
+	if len(recs) == 0 {
+		return jobs // a new run: nothing to compare or copy
+	}
+	pending = make([]Job, 0, len(jobs))
 	var stale []string
 	old := 0
 	for _, j := range jobs {

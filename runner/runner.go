@@ -230,13 +230,13 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 		// Fingerprints tie a journal record to the request it answered;
 		// a job whose request changed since (an edited sheet) is asked
 		// again.
-		byKey := make(map[string]Job, len(jobs))
-		for _, j := range jobs {
-			byKey[j.Key] = j
+		byKey := make(map[string]int, len(jobs))
+		for i := range jobs {
+			byKey[jobs[i].Key] = i
 		}
 		c.journal = jr
 		c.fingerprint = func(key string) string {
-			j := byKey[key]
+			j := &jobs[byKey[key]]
 			return fingerprint(j.Model.Name(), r.lanes[j.Model.Name()].baseURL, j.Request)
 		}
 		pending = c.resume(jobs, recs)
@@ -249,14 +249,16 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 	defer stopWorkers()
 	c.stopWorkers = stopWorkers
 	r.stopWorkers = stopWorkers
-	queues := make(map[*pool][]Job)
+	// Queues hold indices into pending: building them copies no job and
+	// allocates little before the first request.
+	queues := make(map[*pool][]int)
 	var order []*pool
-	for _, j := range pending {
-		p := r.lanes[j.Model.Name()].pool
+	for i := range pending {
+		p := r.lanes[pending[i].Model.Name()].pool
 		if _, ok := queues[p]; !ok {
 			order = append(order, p)
 		}
-		queues[p] = append(queues[p], j)
+		queues[p] = append(queues[p], i)
 	}
 	slots := 0
 	for _, p := range order {
@@ -278,7 +280,7 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 					if i >= int64(len(queue)) {
 						return
 					}
-					if o, ok := r.do(wctx, queue[i]); ok {
+					if o, ok := r.do(wctx, pending[queue[i]]); ok {
 						done <- o
 					}
 				}
