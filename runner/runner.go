@@ -716,7 +716,8 @@ type JobError struct {
 }
 
 // Error names the model, the question (or the job key) and the attempts,
-// unless the provider's error already names them.
+// each once: what the error already names (a provider's error names both,
+// a solving step's the question) is not said again.
 func (e *JobError) Error() string {
 	q := e.Question
 	if q == "" {
@@ -731,6 +732,9 @@ func (e *JobError) Error() string {
 		// The provider already named the model and the question; an
 		// output file's error field need not say them twice.
 		return fmt.Sprintf("%s (after %d %s)", inner, e.Attempts, s)
+	}
+	if strings.Contains(inner, "question "+strconv.Quote(q)) {
+		return fmt.Sprintf("%s: %s (after %d %s)", e.Model, inner, e.Attempts, s)
 	}
 	return fmt.Sprintf("%s: question %q: %s (after %d %s)", e.Model, q, inner, e.Attempts, s)
 }

@@ -188,6 +188,12 @@ func TestJobErrorText(t *testing.T) {
 			`m: question "sheet#3": boom (after 6 attempts)`},
 		{JobError{Model: "m", Question: "Q1", Attempts: 2, Err: errors.New(`model m, question "Q1": timed out`)},
 			`model m, question "Q1": timed out (after 2 attempts)`},
+		// A solving step names the question but not the job's model.
+		{JobError{Model: "openai/gpt-4o", Question: "Q1", Attempts: 1, Err: errors.New(`question "Q1": sandbox: no bwrap`)},
+			`openai/gpt-4o: question "Q1": sandbox: no bwrap (after 1 attempt)`},
+		// A question named only in passing is still named first.
+		{JobError{Model: "openai/gpt-4o", Question: "Q1", Attempts: 1, Err: errors.New(`the answer "Q1" is not a number`)},
+			`openai/gpt-4o: question "Q1": the answer "Q1" is not a number (after 1 attempt)`},
 	} {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)
