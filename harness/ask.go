@@ -27,8 +27,9 @@ import (
 )
 
 // sheetRun is one output file being filled in: a sheet on a model. Its
-// counts are kept by the runner's emit (one goroutine), then read by the
-// goroutine that writes the file once the last question is in.
+// answer counts are kept by the runner's emit (one goroutine), which hands
+// each answered question to the goroutine that grades it (ungraded,
+// encoded) and writes the file once the last question is in.
 type sheetRun struct {
 	job  *outputJob
 	left int // questions not settled yet
@@ -40,7 +41,8 @@ type sheetRun struct {
 	priced                     bool
 
 	ungraded int
-	firstErr string // the first failed question's error, in sheet order
+	encoded  [][]byte // each question as the output file holds it, once graded
+	firstErr string   // the first failed question's error, in sheet order
 	written  bool
 }
 
@@ -107,23 +109,35 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*o
 		}
 	}
 
-	// Outputs are written by one goroutine, in the order sheets complete,
-	// so the runner's own goroutine is never held up by grading.
+	// One goroutine grades and encodes each question as its answer comes
+	// in, and writes each output once its sheet is complete: the runner's
+	// own goroutine is never held up by grading, and little is left to do
+	// after a sheet's last answer.
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
 	start := time.Now()
-	finished := make(chan *sheetRun, len(runs))
+	type step struct {
+		run *sheetRun
+		q   int // a question to grade, or -1: the sheet is complete
+	}
+	steps := make(chan step, len(jobs)+len(runs))
 	var finishErr error
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		for sr := range finished {
-			if finishErr != nil {
-				continue
+		for s := range steps {
+			if finishErr != nil || ctx.Err() != nil {
+				continue // a stopped run writes no more outputs; answers stay in the journal
 			}
-			limitMu.Lock()
-			sr.job.Output.Sheet.ConnectionLimits = slices.Clone(limits[sr.job.Model])
-			limitMu.Unlock()
-			if err := finish(ctx, cfg, sr, gr, infos[sr.job.Model], time.Since(start)); err != nil {
+			var err error
+			if s.q >= 0 {
+				err = s.run.grade(ctx, s.q, gr)
+			} else {
+				limitMu.Lock()
+				s.run.job.Output.Sheet.ConnectionLimits = slices.Clone(limits[s.run.job.Model])
+				limitMu.Unlock()
+				err = finish(cfg, s.run, infos[s.run.job.Model], time.Since(start))
+			}
+			if err != nil && ctx.Err() == nil {
 				finishErr = err
 				stop() // answers stay in the journal
 			}
@@ -131,14 +145,15 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*o
 	})
 	for _, sr := range runs {
 		if sr.left == 0 {
-			finished <- sr
+			steps <- step{sr, -1}
 		}
 	}
 	settle := func(o runner.Outcome, batchID string) {
 		s := where[o.Key]
 		s.run.add(o, s.q, infos[s.run.job.Model], cfg.priceFor(s.run.job.Model), batchID)
+		steps <- step{s.run, s.q}
 		if s.run.left == 0 {
-			finished <- s.run
+			steps <- step{s.run, -1}
 		}
 	}
 	var stats runner.Stats
@@ -148,7 +163,7 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*o
 	} else {
 		stats, err = runner.Run(rctx, nil, jobs, opt, func(o runner.Outcome) { settle(o, "") })
 	}
-	close(finished)
+	close(steps)
 	wg.Wait()
 
 	for _, sr := range runs {
@@ -226,14 +241,30 @@ func (sr *sheetRun) add(o runner.Outcome, q int, info model.Info, price *model.P
 	sr.outTok += o.Response.OutputTokens
 }
 
-// finish grades a completed output, says how it went and writes it (and
-// its Inspect log).
-func finish(ctx context.Context, cfg Config, sr *sheetRun, gr *regrade.Graders, info model.Info, wall time.Duration) error {
+// grade grades question q and encodes it for the output file.
+func (sr *sheetRun) grade(ctx context.Context, q int, gr *regrade.Graders) error {
 	job := sr.job
-	graded, err := regrade.GradeFile(ctx, job.Output, gr)
+	ok, err := regrade.GradeQuestion(ctx, job.Output, q, gr)
 	if err != nil {
 		return fmt.Errorf("%s on %s: grading: %w", job.Model, job.SheetPath, err)
 	}
+	if !ok {
+		sr.ungraded++
+	}
+	if sr.encoded == nil {
+		sr.encoded = make([][]byte, len(job.Output.Questions))
+	}
+	sr.encoded[q], err = result.EncodeQuestion(&job.Output.Questions[q])
+	if err != nil {
+		return fmt.Errorf("%s on %s: question %q: %w", job.Model, job.SheetPath, job.Output.Questions[q].Name, err)
+	}
+	return nil
+}
+
+// finish says how a completed, graded output went and writes it (and its
+// Inspect log).
+func finish(cfg Config, sr *sheetRun, info model.Info, wall time.Duration) error {
+	job := sr.job
 	n := len(job.Requests)
 	job.Output.Sheet.Totals = &result.Totals{Questions: n, Answered: sr.answered, Errors: sr.failed,
 		InputTokens: sr.inTok, OutputTokens: sr.outTok, WallSeconds: wall.Seconds()}
@@ -250,10 +281,9 @@ func finish(ctx context.Context, cfg Config, sr *sheetRun, gr *regrade.Graders, 
 			sr.firstErr = *q.Error
 		}
 	}
-	sr.ungraded = graded.Failed
 	ungraded := ""
-	if graded.Failed > 0 {
-		ungraded = fmt.Sprintf(", %d could not be graded", graded.Failed)
+	if sr.ungraded > 0 {
+		ungraded = fmt.Sprintf(", %d could not be graded", sr.ungraded)
 	}
 	errs := fmt.Sprintf("%d errors", sr.failed)
 	if sr.failed > 0 {
@@ -266,7 +296,7 @@ func finish(ctx context.Context, cfg Config, sr *sheetRun, gr *regrade.Graders, 
 	cfg.say("%s on %s: %d/%d correct%s, %d answered, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out, %s, %.1fs",
 		job.Model, filepath.Base(job.SheetPath), correct, n, ungraded, sr.answered, errs, sr.noAnswer,
 		sr.calls, sr.cached, sr.resumed, sr.inTok, sr.outTok, cost, wall.Seconds())
-	if err := writeOutput(job.OutPath, job.Output, outfile.Options{Force: cfg.Force}); err != nil {
+	if err := writeOutput(job.OutPath, job.Output, outfile.Options{Force: cfg.Force}, sr.encoded); err != nil {
 		return err
 	}
 	if cfg.LogDir != "" {

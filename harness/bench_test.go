@@ -163,7 +163,7 @@ func BenchmarkWriteOutput(b *testing.B) {
 		b.Fatal(err)
 	}
 	for i := 0; b.Loop(); i++ {
-		if err := writeOutput(filepath.Join(dir, fmt.Sprint("w", i), "output.json"), f, outfile.Options{}); err != nil {
+		if err := writeOutput(filepath.Join(dir, fmt.Sprint("w", i), "output.json"), f, outfile.Options{}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -287,7 +287,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			}
 		}
 		for _, job := range plan {
-			if err := writeOutput(job.OutPath, job.Output, outfile.Options{Force: cfg.Force}); err != nil {
+			if err := writeOutput(job.OutPath, job.Output, outfile.Options{Force: cfg.Force}, nil); err != nil {
 				return sum, err
 			}
 			if cfg.LogDir != "" {
@@ -542,8 +542,9 @@ func checkOutputs(cfg Config, models []string) error {
 	return nil
 }
 
-// writeOutput writes an output file and its markdown beside it.
-func writeOutput(path string, f *result.File, opt outfile.Options) error {
+// writeOutput writes an output file and its markdown beside it; encoded
+// holds questions already encoded (see result.MarshalEncoded).
+func writeOutput(path string, f *result.File, opt outfile.Options, encoded [][]byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -555,7 +556,7 @@ func writeOutput(path string, f *result.File, opt outfile.Options) error {
 	// adds to the run's time. Neither changes f.
 	mdErr := make(chan error, 1)
 	go func() { mdErr <- result.WriteMarkdown(markdownPath(path), f, opt) }()
-	return errors.Join(f.Write(path, opt), <-mdErr)
+	return errors.Join(f.WriteEncoded(path, opt, encoded), <-mdErr)
 }
 
 // checkOutput says whether an output file and its markdown may be written.

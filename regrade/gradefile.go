@@ -81,52 +81,78 @@ type Graded struct {
 // others are graded. The error is only ctx's.
 func GradeFile(ctx context.Context, f *result.File, g *Graders) (Graded, error) {
 	var res Graded
-	type plan struct {
-		name string
-		gr   grade.Grader
-		err  error
-	}
-	plans := make([]plan, len(f.Questions))
+	plans := make([]gradePlan, len(f.Questions))
 	for i := range f.Questions {
-		name := g.Name(&f.Questions[i], f.Sheet.MetaData)
-		gr, err := g.Get(name)
-		if gr != nil {
-			name = gr.Name()
-		}
-		plans[i] = plan{name, gr, err}
+		plans[i] = g.plan(&f.Questions[i], f.Sheet.MetaData)
 	}
 	for i := range f.Questions {
-		if err := ctx.Err(); err != nil {
+		q := &f.Questions[i]
+		old := q.Grade
+		v, ok, err := gradeOne(ctx, f, i, plans[i])
+		if err != nil {
 			return res, err
 		}
-		q, p := &f.Questions[i], plans[i]
-		old := q.Grade
-		var v grade.Verdict
-		err := p.err
-		if err == nil {
-			v, err = grade.Nullable(ctx, p.gr, q.GroundTruth, q.Graded(), grade.Input{
-				Meta: sheet.Steering(q.MetaData, f.Sheet.MetaData), Question: q.Question, QuestionText: q.QuestionUsr})
-			if err != nil && ctx.Err() != nil {
-				return res, ctx.Err()
-			}
-		}
-		q.Grader = p.name
-		q.SubAnswers = nil
-		if err != nil {
+		if !ok {
 			res.Failed++
-			v = grade.Verdict{Detail: "grader error: " + oneLine(err).Error()}
-		}
-		q.Grade, q.GradeDetail = v.Correct, v.Detail
-		for _, part := range v.Parts {
-			q.SubAnswers = append(q.SubAnswers, result.SubAnswer(part))
 		}
 		res.Old = append(res.Old, old)
 		res.New = append(res.New, v.Correct)
 		if fmtGrade(old) != fmtGrade(v.Correct) {
-			res.Changes = append(res.Changes, Change{Name: q.Name, Old: old, New: v.Correct, Grader: p.name, Detail: v.Detail})
+			res.Changes = append(res.Changes, Change{Name: q.Name, Old: old, New: v.Correct, Grader: plans[i].name, Detail: v.Detail})
 		}
 	}
 	return res, nil
+}
+
+// GradeQuestion grades question i of f in place, as GradeFile grades each
+// of its questions; run grades each question as its answer comes in. ok
+// is false when its grader could not be built or failed (a null grade, the
+// reason in grade_detail). The error is only ctx's.
+func GradeQuestion(ctx context.Context, f *result.File, i int, g *Graders) (ok bool, err error) {
+	_, ok, err = gradeOne(ctx, f, i, g.plan(&f.Questions[i], f.Sheet.MetaData))
+	return ok, err
+}
+
+// gradePlan is a question's grader, resolved before any question is graded.
+type gradePlan struct {
+	name string
+	gr   grade.Grader
+	err  error
+}
+
+func (g *Graders) plan(q *result.Question, sheetMeta map[string]string) gradePlan {
+	name := g.Name(q, sheetMeta)
+	gr, err := g.Get(name)
+	if gr != nil {
+		name = gr.Name()
+	}
+	return gradePlan{name, gr, err}
+}
+
+// gradeOne grades question i of f by p and records the verdict in it.
+func gradeOne(ctx context.Context, f *result.File, i int, p gradePlan) (v grade.Verdict, ok bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return v, false, err
+	}
+	q := &f.Questions[i]
+	gerr := p.err
+	if gerr == nil {
+		v, gerr = grade.Nullable(ctx, p.gr, q.GroundTruth, q.Graded(), grade.Input{
+			Meta: sheet.Steering(q.MetaData, f.Sheet.MetaData), Question: q.Question, QuestionText: q.QuestionUsr})
+		if gerr != nil && ctx.Err() != nil {
+			return v, false, ctx.Err()
+		}
+	}
+	q.Grader = p.name
+	q.SubAnswers = nil
+	if gerr != nil {
+		v = grade.Verdict{Detail: "grader error: " + oneLine(gerr).Error()}
+	}
+	q.Grade, q.GradeDetail = v.Correct, v.Detail
+	for _, part := range v.Parts {
+		q.SubAnswers = append(q.SubAnswers, result.SubAnswer(part))
+	}
+	return v, gerr == nil, nil
 }
 
 // GradeErrors says how many questions could not be graded, or nil.

@@ -66,7 +66,25 @@ func checkMarshal(t *testing.T, name string, f *File) {
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	if want := encodeWhole(t, f); !bytes.Equal(got, want) {
+	want := encodeWhole(t, f)
+	// Questions encoded beforehand, every one or every other one, give
+	// the same bytes.
+	for _, step := range []int{1, 2} {
+		encoded := make([][]byte, len(f.Questions))
+		for i := 0; i < len(f.Questions); i += step {
+			if encoded[i], err = EncodeQuestion(&f.Questions[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pre, err := f.MarshalEncoded(encoded)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(pre, want) {
+			t.Errorf("%s: MarshalEncoded with every %d question(s) encoded differs from encoding the whole file", name, step)
+		}
+	}
+	if !bytes.Equal(got, want) {
 		i := 0
 		for i < min(len(got), len(want)) && got[i] == want[i] {
 			i++

@@ -246,7 +246,27 @@ func errLine(data []byte, err error) int {
 }
 
 // Marshal encodes the file as indented JSON (LIME writes indent 2).
-func (f *File) Marshal() ([]byte, error) {
+func (f *File) Marshal() ([]byte, error) { return f.MarshalEncoded(nil) }
+
+// EncodeQuestion encodes q as it stands in an output file's questions
+// array, for MarshalEncoded: run encodes each question once it is graded,
+// while other answers are still coming, so the file is written soon after
+// the sheet's last answer. q must not change after.
+func EncodeQuestion(q *Question) ([]byte, error) {
+	raw, err := q.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "    ", "  "); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// MarshalEncoded is Marshal with the questions that encoded holds (by
+// index; nil or missing: encode it now) already encoded by EncodeQuestion.
+func (f *File) MarshalEncoded(encoded [][]byte) ([]byte, error) {
 	// The bytes are those of an Encoder with SetIndent("", "  ") and no
 	// HTML escaping, built a member at a time: encoding the whole File
 	// scans every question's bytes four times (encode, compact into the
@@ -274,13 +294,17 @@ func (f *File) Marshal() ([]byte, error) {
 			} else {
 				buf.WriteString(",\n    ")
 			}
-			q, err := f.Questions[i].MarshalJSON()
-			if err != nil {
-				return nil, err
-			}
 			start := buf.Len()
-			if err := json.Indent(&buf, q, "    ", "  "); err != nil {
-				return nil, err
+			if i < len(encoded) && encoded[i] != nil {
+				buf.Write(encoded[i])
+			} else {
+				q, err := f.Questions[i].MarshalJSON()
+				if err != nil {
+					return nil, err
+				}
+				if err := json.Indent(&buf, q, "    ", "  "); err != nil {
+					return nil, err
+				}
 			}
 			if i == 0 {
 				// Room for the rest at the first one's size: fewer copies
@@ -306,7 +330,13 @@ func (f *File) Marshal() ([]byte, error) {
 // Write writes the file atomically (a reader sees the old file or the new
 // one, never half of one), under outfile's rules for an existing file.
 func (f *File) Write(path string, opt outfile.Options) error {
-	data, err := f.Marshal()
+	return f.WriteEncoded(path, opt, nil)
+}
+
+// WriteEncoded is Write with questions already encoded (see
+// MarshalEncoded).
+func (f *File) WriteEncoded(path string, opt outfile.Options, encoded [][]byte) error {
+	data, err := f.MarshalEncoded(encoded)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
