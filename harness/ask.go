@@ -116,11 +116,8 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*o
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
 	start := time.Now()
-	type step struct {
-		run *sheetRun
-		q   int // a question to grade, or -1: the sheet is complete
-	}
-	steps := make(chan step, len(jobs)+len(runs))
+	// A step is a question to grade, or the sheet is complete (q = -1).
+	steps := make(chan slot, len(jobs)+len(runs))
 	var finishErr error
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -145,15 +142,15 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*o
 	})
 	for _, sr := range runs {
 		if sr.left == 0 {
-			steps <- step{sr, -1}
+			steps <- slot{sr, -1}
 		}
 	}
 	settle := func(o runner.Outcome, batchID string) {
 		s := where[o.Key]
 		s.run.add(o, s.q, infos[s.run.job.Model], cfg.priceFor(s.run.job.Model), batchID)
-		steps <- step{s.run, s.q}
+		steps <- s
 		if s.run.left == 0 {
-			steps <- step{s.run, -1}
+			steps <- slot{s.run, -1}
 		}
 	}
 	var stats runner.Stats

@@ -8,7 +8,6 @@ import (
 
 	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/model"
-	"github.com/evalmd/evalmd/model/openai"
 	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/sandbox"
 )
@@ -51,12 +50,7 @@ func TestReformatRetriesItself(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := fakeserver.NewOpenAI(t, fakeserver.Options{Reply: analyst, MaxRequests: 20})
-			r := model.NewRegistry()
-			openai.Register(r)
-			inner, err := r.New("openai/gpt-4o", model.Options{BaseURL: srv.URL, APIKey: "k"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			inner := fakeGPT(t, srv.URL)
 			var waits atomic.Int64
 			opt := runner.Options{Concurrency: 1, MaxAttempts: 4, Sleep: func(ctx context.Context, d time.Duration) error {
 				waits.Add(1)
@@ -65,20 +59,8 @@ func TestReformatRetriesItself(t *testing.T) {
 			reformat := &flaky{fail: tc.fail}
 			m := &Model{Inner: inner, Sandbox: p, Reformat: reformat, Retry: opt}
 			defer m.Close()
-			job := runner.Job{Key: "s.md#1:total", Request: model.Request{
-				Messages: []model.Message{{Role: "user", Content: "What is the total amount?"}},
-				Question: model.QuestionRef{Sheet: "s.md", Name: "total"},
-				Solve: &model.Solve{Mode: model.ModeAgent, Files: []string{file},
-					Reformat: &model.Reformat{Question: "What is the total amount?", Format: "@total[value]"}},
-			}}
-			var got []runner.Outcome
-			if _, err := runner.Run(context.Background(), m, []runner.Job{job}, opt, func(o runner.Outcome) { got = append(got, o) }); err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != 1 {
-				t.Fatalf("%d outcomes", len(got))
-			}
-			o := got[0]
+			o := askTotal(t, m, opt, &model.Solve{Mode: model.ModeAgent, Files: []string{file},
+				Reformat: &model.Reformat{Question: "What is the total amount?", Format: "@total[value]"}})
 			if n := srv.Count(); n != 3 || o.Attempts != 1 {
 				t.Errorf("the agent made %d model calls in %d attempts, want its 3 turns once", n, o.Attempts)
 			}

@@ -35,6 +35,37 @@ func toolResults(c fakeserver.Call) int {
 // without the runner asking the agent again. The agent's own limits still
 // hold: a retry waiting past the question's timeout ends the question with
 // that limit.
+// fakeGPT is openai/gpt-4o on the fake server at url.
+func fakeGPT(t *testing.T, url string) model.Model {
+	t.Helper()
+	r := model.NewRegistry()
+	openai.Register(r)
+	m, err := r.New("openai/gpt-4o", model.Options{BaseURL: url, APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// askTotal asks m the question "total" of sheet s.md, solved as solve
+// says, through the runner, and returns its one outcome.
+func askTotal(t *testing.T, m *Model, opt runner.Options, solve *model.Solve) runner.Outcome {
+	t.Helper()
+	job := runner.Job{Key: "s.md#1:total", Request: model.Request{
+		Messages: []model.Message{{Role: "user", Content: "What is the total amount?"}},
+		Question: model.QuestionRef{Sheet: "s.md", Name: "total"},
+		Solve:    solve,
+	}}
+	var got []runner.Outcome
+	if _, err := runner.Run(context.Background(), m, []runner.Job{job}, opt, func(o runner.Outcome) { got = append(got, o) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("%d outcomes", len(got))
+	}
+	return got[0]
+}
+
 func TestAgentTurnRetriesItself(t *testing.T) {
 	p := pool(t, sandbox.Config{})
 	file := csvFile(t)
@@ -60,12 +91,7 @@ func TestAgentTurnRetriesItself(t *testing.T) {
 				}
 				return analyst(c)
 			}})
-			r := model.NewRegistry()
-			openai.Register(r)
-			inner, err := r.New("openai/gpt-4o", model.Options{BaseURL: srv.URL, APIKey: "k"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			inner := fakeGPT(t, srv.URL)
 			var waits atomic.Int64
 			opt := runner.Options{Concurrency: 1, MaxAttempts: 4, Sleep: func(ctx context.Context, d time.Duration) error {
 				waits.Add(1)
@@ -76,19 +102,7 @@ func TestAgentTurnRetriesItself(t *testing.T) {
 			}}
 			m := &Model{Inner: inner, Sandbox: p, Retry: opt}
 			defer m.Close()
-			job := runner.Job{Key: "s.md#1:total", Request: model.Request{
-				Messages: []model.Message{{Role: "user", Content: "What is the total amount?"}},
-				Question: model.QuestionRef{Sheet: "s.md", Name: "total"},
-				Solve:    &model.Solve{Mode: model.ModeAgent, Files: []string{file}, QuestionTimeout: tc.timeout},
-			}}
-			var got []runner.Outcome
-			if _, err := runner.Run(context.Background(), m, []runner.Job{job}, opt, func(o runner.Outcome) { got = append(got, o) }); err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != 1 {
-				t.Fatalf("%d outcomes", len(got))
-			}
-			o := got[0]
+			o := askTotal(t, m, opt, &model.Solve{Mode: model.ModeAgent, Files: []string{file}, QuestionTimeout: tc.timeout})
 			turns := map[int]int{} // calls by the turn they ask for
 			for _, c := range srv.Calls() {
 				turns[toolResults(c)]++
