@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/evalmd/evalmd/internal/py"
@@ -112,21 +111,8 @@ func writeCSVRow(b *bytes.Buffer, fields []string) {
 // csvColumn is one column's fields as to_csv writes them.
 func csvColumn(c column) []string {
 	switch c.dt {
-	case dtInt64:
-		out := make([]string, len(c.ints))
-		for i, v := range c.ints {
-			out[i] = strconv.FormatInt(v, 10)
-		}
-		return out
-	case dtBool:
-		out := make([]string, len(c.ints))
-		for i, v := range c.ints {
-			out[i] = "False"
-			if v != 0 {
-				out[i] = "True"
-			}
-		}
-		return out
+	case dtInt64, dtBool:
+		return formatColumn(c) // to_csv writes these as the frame's text does
 	case dtFloat64:
 		out := make([]string, len(c.floats))
 		for i, v := range c.floats {
@@ -136,12 +122,7 @@ func csvColumn(c column) []string {
 		}
 		return out
 	case dtDatetime, dtTimedelta:
-		var out []string
-		if c.dt == dtDatetime {
-			out = formatDatetimes(c.ints, c.nat)
-		} else {
-			out = formatTimedeltas(c.ints, c.nat)
-		}
+		out := formatColumn(c) // as the frame's text, but a NaT is an empty field
 		for i := range out {
 			if c.nat[i] {
 				out[i] = ""
