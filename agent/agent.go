@@ -42,6 +42,20 @@ type Options struct {
 	TokenBudget     int           // input+output tokens over all turns; 0 none
 }
 
+// limitValue is the value of the named limit: model calls, tokens or
+// seconds; 0 for none.
+func (o Options) limitValue(limit string) float64 {
+	switch limit {
+	case limitMaxTurns:
+		return float64(o.MaxTurns)
+	case limitTokenBudget:
+		return float64(o.TokenBudget)
+	case limitQuestionTimeout:
+		return o.QuestionTimeout.Seconds()
+	}
+	return 0
+}
+
 // defaultMaxTurns is InfiAgent's max_iterations.
 const defaultMaxTurns = 10
 
@@ -82,7 +96,7 @@ func Run(ctx context.Context, m model.Model, req model.Request, interp Interpret
 	var out model.Response
 	out.Work = work
 	finish := func(limit string) (model.Response, error) {
-		work.Limit = limit
+		work.Limit, work.LimitValue = limit, opt.limitValue(limit)
 		work.Transcript = msgs[asked:]
 		return out, nil
 	}

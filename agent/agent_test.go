@@ -109,11 +109,12 @@ func TestRunLimits(t *testing.T) {
 		opt       Options
 		wantLimit string
 		wantTurns int
+		wantValue float64 // the limit's value, for Inspect's EvalSampleLimit
 	}{
-		{name: "max turns", model: &scripted{replies: []model.Response{loop}}, opt: Options{MaxTurns: 3}, wantLimit: limitMaxTurns, wantTurns: 3},
-		{name: "default max turns is 10", model: &scripted{replies: []model.Response{loop}}, wantLimit: limitMaxTurns, wantTurns: 10},
-		{name: "token budget", model: &scripted{replies: []model.Response{loop}}, opt: Options{TokenBudget: 250}, wantLimit: limitTokenBudget, wantTurns: 3},
-		{name: "question timeout", model: &scripted{block: true}, opt: Options{QuestionTimeout: 20 * time.Millisecond}, wantLimit: limitQuestionTimeout, wantTurns: 0},
+		{name: "max turns", model: &scripted{replies: []model.Response{loop}}, opt: Options{MaxTurns: 3}, wantLimit: limitMaxTurns, wantTurns: 3, wantValue: 3},
+		{name: "default max turns is 10", model: &scripted{replies: []model.Response{loop}}, wantLimit: limitMaxTurns, wantTurns: 10, wantValue: 10},
+		{name: "token budget", model: &scripted{replies: []model.Response{loop}}, opt: Options{TokenBudget: 250}, wantLimit: limitTokenBudget, wantTurns: 3, wantValue: 250},
+		{name: "question timeout", model: &scripted{block: true}, opt: Options{QuestionTimeout: 20 * time.Millisecond}, wantLimit: limitQuestionTimeout, wantTurns: 0, wantValue: 0.02},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, err := Run(context.Background(), tc.model, question(), &fakeInterp{}, tc.opt)
@@ -122,6 +123,9 @@ func TestRunLimits(t *testing.T) {
 			}
 			if resp.Work.Limit != tc.wantLimit || resp.Work.Turns != tc.wantTurns || resp.Text != "" {
 				t.Errorf("limit %q turns %d text %q, want %q %d and no answer", resp.Work.Limit, resp.Work.Turns, resp.Text, tc.wantLimit, tc.wantTurns)
+			}
+			if resp.Work.LimitValue != tc.wantValue {
+				t.Errorf("limit value %v, want %v", resp.Work.LimitValue, tc.wantValue)
 			}
 		})
 	}

@@ -92,6 +92,18 @@ func parseReact(text string) (reactStep, error) {
 	return st, errReactFormat
 }
 
+// ReactAction returns the code a ReAct reply asks to run, read as RunReact
+// reads it; false for a final answer or a reply that is neither. A log
+// writer uses it to give each step of a ReAct transcript the tool call it
+// made in text.
+func ReactAction(reply string) (string, bool) {
+	st, err := parseReact(reply)
+	if err != nil || st.final {
+		return "", false
+	}
+	return st.code, true
+}
+
 // reactObservation formats a run's output as InfiAgent's sandbox tool and
 // agent did: STDOUT or STDERR in a python fence (an error's text cut to
 // its first and last 500 characters by line when over 1,000), or a
@@ -167,21 +179,21 @@ func RunReact(ctx context.Context, m model.Model, req model.Request, interp Inte
 	timedOut := func() bool { return ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) }
 	for iter := 1; ; iter++ {
 		if iter > opt.MaxTurns {
-			work.Limit = limitMaxTurns
+			work.Limit, work.LimitValue = limitMaxTurns, opt.limitValue(limitMaxTurns)
 			return out, nil
 		}
 		var st reactStep
 		var perr error
 		for try := 0; try <= reactParseRetrys; try++ {
 			if opt.TokenBudget > 0 && out.InputTokens+out.OutputTokens >= opt.TokenBudget {
-				work.Limit = limitTokenBudget
+				work.Limit, work.LimitValue = limitTokenBudget, opt.limitValue(limitTokenBudget)
 				return out, nil
 			}
 			req.Messages = []model.Message{{Role: "user", Content: reactPrompt(instruction, scratch.String())}}
 			resp, err := m.Complete(qctx, req)
 			if err != nil {
 				if timedOut() {
-					work.Limit = limitQuestionTimeout
+					work.Limit, work.LimitValue = limitQuestionTimeout, opt.limitValue(limitQuestionTimeout)
 					return out, nil
 				}
 				return model.Response{}, fmt.Errorf("agent step %d: %w", iter, err)
@@ -206,7 +218,7 @@ func RunReact(ctx context.Context, m model.Model, req model.Request, interp Inte
 		res, err := interp.Exec(qctx, st.code)
 		if err != nil {
 			if timedOut() {
-				work.Limit = limitQuestionTimeout
+				work.Limit, work.LimitValue = limitQuestionTimeout, opt.limitValue(limitQuestionTimeout)
 				return out, nil
 			}
 			return model.Response{}, fmt.Errorf("agent step %d: python: %w", iter, err)

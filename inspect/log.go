@@ -205,6 +205,16 @@ type evalSample struct {
 	// Attachments hold texts that messages and events refer to as
 	// attachment://<hash>; none here.
 	Attachments map[string]string `json:"attachments"`
+	// Limit is the limit that ended the sample, if one did.
+	Limit *sampleLimit `json:"limit,omitempty"`
+}
+
+// sampleLimit is a limit that ended a sample (EvalSampleLimit): its type
+// (Inspect's "turn", "token", "time", ..., "custom") and value, -1 when
+// not known (as Inspect writes a limit without a value).
+type sampleLimit struct {
+	Type  string  `json:"type"`
+	Limit float64 `json:"limit"`
 }
 
 // sampleScore is a scorer's verdict on one sample (Score). Value is "C"

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -834,9 +835,12 @@ func FuzzChoices(f *testing.F) {
 // turns with tool_calls, tool turns with their call id and a limit as an
 // error; and events: a model event per turn (sent everything before it,
 // offered the python tool), a tool event per call. A code-mode question's
-// code and answer go to sample metadata and a sandbox event, and its
-// score's answer is the code's answer. A ReAct agent (text, no API tool)
-// offers no tool and has model events only.
+// code and answer go to sample metadata, a python call on the answer with
+// its result (messages and a tool event, which the viewer shows) and a
+// sandbox event, and its score's answer is the code's answer. A ReAct
+// agent (text, no API tool) offers no tool; each of its steps gets the
+// python call it made in text and its observation answers it. A limit
+// that ended a question is the sample's limit.
 func TestAgentAndCodeModeLog(t *testing.T) {
 	s := func(v string) *string { return &v }
 	b := func(v bool) *bool { return &v }
@@ -859,6 +863,13 @@ func TestAgentAndCodeModeLog(t *testing.T) {
 					{Role: "tool", Content: "49\n"},
 					{Role: "assistant", Content: "Final Answer: 49"},
 				}},
+			{Name: "max-turns", GroundTruth: s("49"), Question: "Total?", Completion: s(""), ModelName: "openai/gpt-4o",
+				Mode: "agent", Turns: 3, Limit: "max_turns", LimitValue: 3, Transcript: []model.Message{
+					{Role: "assistant", Content: "Loading.", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: `{"code":"1"}`}}},
+					{Role: "tool", ToolCallID: "c1", Content: "1\n"},
+				}},
+			{Name: "old-token-budget", GroundTruth: s("49"), Question: "Total?", Completion: s(""), ModelName: "openai/gpt-4o",
+				Mode: "agent", Turns: 1, Limit: "token_budget", Transcript: []model.Message{{Role: "assistant", Content: "x"}}},
 		},
 	}
 	dir := t.TempDir()
@@ -907,7 +918,7 @@ func TestAgentAndCodeModeLog(t *testing.T) {
 		}
 		return strings.Join(k, ",")
 	}
-	for i, want := range []string{"model,tool,model", "model,sandbox", "model,sandbox", "model,model"} {
+	for i, want := range []string{"model,tool,model", "model,tool,sandbox", "model,tool,sandbox", "model,tool,model"} {
 		if got := kinds(back.Samples[i]); got != want {
 			t.Errorf("sample %d: events %s, want %s", i, got, want)
 		}
@@ -923,14 +934,57 @@ func TestAgentAndCodeModeLog(t *testing.T) {
 	if m := ag[2].Model; msgRoles(m.Input) != "user assistant tool" || m.Output.Completion != "49" || m.Output.Choices[0].StopReason != "unknown" {
 		t.Errorf("last agent call %+v", m)
 	}
-	if sb := back.Samples[1].Events[1].Sandbox; sb.Action != "exec" || !strings.Contains(sb.Input, "nunique") || sb.Output != "3" || sb.Result == nil || *sb.Result != 0 {
+	if sb := findEvent(t, back.Samples[1], "sandbox").Sandbox; sb.Action != "exec" || !strings.Contains(sb.Input, "nunique") || sb.Output != "3" || sb.Result == nil || *sb.Result != 0 {
 		t.Errorf("sandbox event %+v", sb)
 	}
-	if sb := back.Samples[2].Events[1].Sandbox; !strings.HasPrefix(sb.Output, "__CODE_ERROR__") || sb.Result == nil || *sb.Result != 1 {
+	if sb := findEvent(t, back.Samples[2], "sandbox").Sandbox; !strings.HasPrefix(sb.Output, "__CODE_ERROR__") || sb.Result == nil || *sb.Result != 1 {
 		t.Errorf("failed code's sandbox event %+v", sb)
 	}
 	if m := back.Samples[3].Events[0].Model; len(m.Tools) != 0 || m.ToolChoice != "none" {
 		t.Errorf("ReAct call offers tools %+v", m.Tools)
+	}
+	// Every tool message answers a call of the assistant message before
+	// it, with that call's arguments in the tool event: Inspect's viewer
+	// drops a tool message that answers no call.
+	for i, smp := range back.Samples[:4] {
+		calls := map[string]toolCall{}
+		for _, m := range smp.Messages {
+			for _, c := range m.ToolCalls {
+				calls[c.ID] = c
+			}
+			if m.Role != "tool" {
+				continue
+			}
+			c, ok := calls[m.ToolCallID]
+			if !ok || c.Function != "python" || c.Arguments["code"] == nil {
+				t.Errorf("sample %d: tool message %q answers no python call (id %q)", i, m.Content.String(), m.ToolCallID)
+			}
+		}
+		for _, e := range smp.Events {
+			if tl := e.Tool; tl != nil && (calls[tl.ID].ID == "" || tl.Arguments["code"] != calls[tl.ID].Arguments["code"]) {
+				t.Errorf("sample %d: tool event %+v matches no call", i, tl)
+			}
+		}
+	}
+	if got := msgRoles(back.Samples[3].Messages); got != "user assistant tool assistant" {
+		t.Errorf("ReAct messages %s", got)
+	}
+	if c := back.Samples[3].Messages[1].ToolCalls; len(c) != 1 || c[0].Arguments["code"] != "print(49)" {
+		t.Errorf("ReAct step's call %+v", c)
+	}
+	if tl := findEvent(t, back.Samples[3], "tool").Tool; tl.Result != "49\n" {
+		t.Errorf("ReAct tool event %+v", tl)
+	}
+	if got := msgRoles(back.Samples[1].Messages); got != "user assistant tool" || back.Samples[1].Messages[2].Content.String() != "3" {
+		t.Errorf("code mode messages %s %+v", got, back.Samples[1].Messages)
+	}
+	if tl := findEvent(t, back.Samples[2], "tool").Tool; tl.Error == nil || !strings.HasPrefix(tl.Result, "__CODE_ERROR__") || !strings.Contains(tl.Arguments["code"].(string), "df.nope") {
+		t.Errorf("failed code's tool event %+v", tl)
+	}
+	for i, want := range []*sampleLimit{4: {Type: "turn", Limit: 3}, 5: {Type: "token", Limit: -1}} {
+		if got := back.Samples[i].Limit; !reflect.DeepEqual(got, want) {
+			t.Errorf("sample %d: limit %+v, want %+v", i, got, want)
+		}
 	}
 	code := sample(lg, 1)
 	md := code["metadata"].(map[string]any)
@@ -942,6 +996,18 @@ func TestAgentAndCodeModeLog(t *testing.T) {
 			t.Errorf("score answer %v, want the code's answer", sc)
 		}
 	}
+}
+
+// findEvent is a sample's first event of a kind.
+func findEvent(t *testing.T, s evalSample, kind string) event {
+	t.Helper()
+	for _, e := range s.Events {
+		if e.Kind() == kind {
+			return e
+		}
+	}
+	t.Fatalf("sample %s: no %s event", s.ID, kind)
+	return event{}
 }
 
 // Inspect's viewer lists samples from summaries.json, thinned as Inspect
@@ -1058,5 +1124,41 @@ func TestConnectionLimitHistory(t *testing.T) {
 	}
 	if !slices.Equal(lg.Stats.ConnectionLimitHistory, want) {
 		t.Errorf("connection_limit_history %+v, want %+v", lg.Stats.ConnectionLimitHistory, want)
+	}
+}
+
+// A run whose every question failed is an eval that failed, as Inspect
+// writes one: status error, the error (message, traceback and
+// traceback_ansi), no results; Inspect's schema accepts it. One answered
+// question makes it a success again.
+func TestEveryQuestionFailed(t *testing.T) {
+	s := func(v string) *string { return &v }
+	f := &result.File{
+		Sheet: result.Sheet{Name: "S", RunID: "ef56", ModelName: "openai/gpt-4o", Created: "2025-02-03T04:05:06Z"},
+		Questions: []result.Question{
+			{Name: "a", Question: "1?", Error: s("HTTP 500: server error"), ModelName: "openai/gpt-4o"},
+			{Name: "b", Question: "2?", Error: s("HTTP 500: server error"), ModelName: "openai/gpt-4o"},
+		},
+	}
+	path, err := WriteLog(t.TempDir(), f, LogOptions{Format: FormatJSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	CheckSchema(t, path)
+	lg, err := ReadLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lg.Status != "error" || lg.Error == nil || !strings.Contains(lg.Error.Message, "HTTP 500: server error") ||
+		lg.Error.Traceback == "" || lg.Error.TracebackANSI == "" || lg.Results != nil {
+		t.Errorf("status %q, error %+v, results %+v; want error, the first failure, no results", lg.Status, lg.Error, lg.Results)
+	}
+	f.Questions[1].Error, f.Questions[1].Completion = nil, s("2")
+	lg, err = buildLog(f, LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lg.Status != "success" || lg.Error != nil || lg.Results == nil || lg.Results.CompletedSamples != 1 {
+		t.Errorf("one answered: status %q, error %+v, results %+v", lg.Status, lg.Error, lg.Results)
 	}
 }

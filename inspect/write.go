@@ -230,13 +230,6 @@ func buildLog(f *result.File, opt LogOptions) (*Log, error) {
 	for k, v := range lg.Eval.Metadata {
 		lg.Metadata[k] = v
 	}
-	if status == "error" {
-		msg := opt.Error
-		if msg == "" {
-			msg = "the run stopped with an error"
-		}
-		lg.Error = &evalError{Message: msg}
-	}
 
 	ids := sampleIDs(f.Questions)
 	var total modelUsage
@@ -275,13 +268,31 @@ func buildLog(f *result.File, opt LogOptions) (*Log, error) {
 	if t := f.Sheet.Totals; t != nil && t.WallSeconds > 0 {
 		wall = t.WallSeconds
 	}
-	if status != "started" && !f.Sheet.DryRun {
-		lg.Stats.CompletedAt = isoTime(created.Add(time.Duration(wall * float64(time.Second))))
+	allFailed := len(f.Questions) > 0 && completed == 0 && !f.Sheet.DryRun
+	if opt.Status == "" && allFailed {
+		// Inspect marks an eval whose samples failed "error", with the
+		// error, and writes no results when no sample was scored.
+		lg.Status = "error"
+	}
+	if lg.Status == "error" {
+		msg := opt.Error
+		if msg == "" && allFailed {
+			msg = fmt.Sprintf("every sample failed (%d); the first: %s", len(f.Questions), *f.Questions[0].Error)
+		}
+		if msg == "" {
+			msg = "the run stopped with an error"
+		}
+		lg.Error = newError(msg)
+	}
+	if lg.Status != "started" && !f.Sheet.DryRun && !(lg.Status == "error" && allFailed) {
 		lg.Results = &evalResults{
 			TotalSamples:     len(f.Questions),
 			CompletedSamples: completed,
 			Scores:           scorers.scores(len(f.Questions)),
 		}
+	}
+	if lg.Status != "started" && !f.Sheet.DryRun {
+		lg.Stats.CompletedAt = isoTime(created.Add(time.Duration(wall * float64(time.Second))))
 	}
 	return lg, nil
 }
@@ -448,7 +459,7 @@ func buildSample(q *result.Question, id sampleID, index int, r sampleRun) evalSa
 		// Agent mode: every turn, with its tool calls and results, so the
 		// viewer shows the whole transcript; the last assistant turn is the
 		// answer (the completion).
-		s.Messages = append(s.Messages, transcript(q.Transcript, mdl, func(i int) string { return msgID("t" + strconv.Itoa(i)) })...)
+		s.Messages = append(s.Messages, transcript(q.Transcript, mdl, agentStyle(q, r.style) == agent.StyleReact, msgID)...)
 	}
 	if q.Mode == model.ModeCode {
 		s.Metadata["code_extract"] = q.CodeExtract
@@ -474,6 +485,26 @@ func buildSample(q *result.Question, id sampleID, index int, r sampleRun) evalSa
 		}
 		s.Output.Choices = []completionChoice{{Message: asst, StopReason: stopReason(q.FinishReason)}}
 		s.Output.Completion = *q.Completion
+		if q.Mode == model.ModeCode && q.Code != nil {
+			// The code ran as Inspect's python tool would have run it: a
+			// call on the answer and the tool's result after it, so the
+			// viewer shows both (it hides sandbox events by default).
+			call := toolCall{ID: msgID("call"), Function: agent.PythonTool.Name, Type: "function", Arguments: map[string]any{"code": *q.Code}}
+			res := chatMessage{ID: msgID("tool"), Role: "tool", ToolCallID: call.ID, Function: call.Function}
+			switch {
+			case q.CodeError != "":
+				res.Content.Text = q.CodeError
+				res.Error = toolError(q.Limit)
+				if res.Error == nil {
+					res.Error = &toolCallError{Type: "unknown", Message: q.CodeError}
+				}
+			case q.Answer != nil:
+				res.Content.Text = *q.Answer
+			}
+			last := &s.Messages[len(s.Messages)-1]
+			last.ToolCalls = append(last.ToolCalls, call)
+			s.Messages = append(s.Messages, res)
+		}
 		if q.InputTokens+q.OutputTokens > 0 {
 			// LIME's files record no tokens; zeros would claim a count.
 			u := usage
@@ -490,7 +521,10 @@ func buildSample(q *result.Question, id sampleID, index int, r sampleRun) evalSa
 		s.ModelUsage[mdl] = usage
 	}
 	if q.Error != nil {
-		s.Error = &evalError{Message: *q.Error}
+		s.Error = newError(*q.Error)
+	}
+	if q.Limit != "" {
+		s.Limit = limitOf(q)
 	}
 	s.Events = sampleEvents(q, &s, asked, sent, agentTools(q, r.style), r.stamp)
 	if q.Grade != nil {
@@ -517,22 +551,53 @@ func buildSample(q *result.Question, id sampleID, index int, r sampleRun) evalSa
 	return s
 }
 
+// newError is an EvalError of a message. A Go run has no Python traceback;
+// the message stands in for it, since the viewer shows the traceback.
+func newError(msg string) *evalError {
+	return &evalError{Message: msg, Traceback: msg, TracebackANSI: msg}
+}
+
+// limitOf is the limit that ended a question, as Inspect's: max_turns
+// counts model calls, Inspect's "turn" limit (its "message" limit counts
+// every message); token_budget is its "token" limit and question_timeout
+// its wall-clock "time" limit, as is a sandbox's time limit that ended the
+// question; another sandbox limit is "custom". A file that does not record
+// the value (written before limit_value) gets -1, as Inspect writes a
+// limit without one.
+func limitOf(q *result.Question) *sampleLimit {
+	typ := "custom"
+	switch q.Limit {
+	case "max_turns":
+		typ = "turn"
+	case "token_budget":
+		typ = "token"
+	case "question_timeout", "tool_timeout", "timeout":
+		typ = "time"
+	}
+	value := q.LimitValue
+	if value <= 0 || !finite(&value) {
+		value = -1
+	}
+	return &sampleLimit{Type: typ, Limit: value}
+}
+
 // agentTools is what an agent-mode question offered the model: the python
 // tool, unless the agent style is InfiAgent's text ReAct loop, which
 // offers no tool through the API (the code is in the model's text).
 func agentTools(q *result.Question, sheetStyle string) []toolInfo {
-	if q.Mode != model.ModeAgent {
-		return []toolInfo{}
-	}
-	style := q.MetaData["agent_style"]
-	if style == "" {
-		style = sheetStyle
-	}
-	if style == agent.StyleReact {
+	if q.Mode != model.ModeAgent || agentStyle(q, sheetStyle) == agent.StyleReact {
 		return []toolInfo{}
 	}
 	t := agent.PythonTool
 	return []toolInfo{{Name: t.Name, Description: t.Description, Parameters: toolParams(t.Parameters)}}
+}
+
+// agentStyle is a question's agent_style meta, else the sheet's.
+func agentStyle(q *result.Question, sheetStyle string) string {
+	if style := q.MetaData["agent_style"]; style != "" {
+		return style
+	}
+	return sheetStyle
 }
 
 // toolParams is a tool's arguments schema as Inspect's ToolParams: its
@@ -583,6 +648,16 @@ func sampleEvents(q *result.Question, s *evalSample, asked int, cfg generateConf
 		return &modelEvent{Event: "model", Timestamp: stamp, Model: s.Output.Model,
 			Input: append([]chatMessage{}, input...), Tools: tools, ToolChoice: choice, Config: cfg, Output: out}
 	}
+	args := map[string]map[string]any{}
+	toolCalled := func(m chatMessage) event {
+		a := args[m.ToolCallID]
+		if a == nil {
+			a = map[string]any{}
+		}
+		return event{Tool: &toolEvent{Event: "tool", Timestamp: stamp, Type: "function",
+			ID: m.ToolCallID, Function: m.Function, Arguments: a, Result: m.Content.String(), Error: m.Error,
+			Events: []json.RawMessage{}}}
+	}
 	if len(q.Transcript) == 0 {
 		ev := call(s.Messages[:asked], s.Output)
 		if q.Error != nil {
@@ -590,17 +665,28 @@ func sampleEvents(q *result.Question, s *evalSample, asked int, cfg generateConf
 		}
 		ev.WorkingTime = s.WorkingTime
 		events = append(events, event{Model: ev})
+		// Code mode: the code's run, as a call of the answer.
+		for _, m := range s.Messages[asked:] {
+			for _, c := range m.ToolCalls {
+				args[c.ID] = c.Arguments
+			}
+			if m.Role == "tool" {
+				events = append(events, toolCalled(m))
+			}
+		}
 	} else {
 		// Agent mode: the messages after the question are the turns; each
 		// assistant turn is a model call on everything before it.
-		args := map[string]map[string]any{}
 		for i := asked; i < len(s.Messages); i++ {
 			m := s.Messages[i]
 			switch m.Role {
 			case "assistant":
 				reason := "tool_calls"
-				if len(m.ToolCalls) == 0 {
+				switch {
+				case len(m.ToolCalls) == 0:
 					reason = stopReason(q.FinishReason)
+				case len(tools) == 0:
+					reason = "stop" // a ReAct step: its call is text, cut at the stop word
 				}
 				out := modelOutput{Model: s.Output.Model, Choices: []completionChoice{{Message: m, StopReason: reason}}, Completion: m.Content.String()}
 				events = append(events, event{Model: call(s.Messages[:i], out)})
@@ -609,15 +695,9 @@ func sampleEvents(q *result.Question, s *evalSample, asked int, cfg generateConf
 				}
 			case "tool":
 				if m.ToolCallID == "" {
-					continue // a ReAct observation: the code is in the model's text
+					continue // answers no call
 				}
-				a := args[m.ToolCallID]
-				if a == nil {
-					a = map[string]any{}
-				}
-				events = append(events, event{Tool: &toolEvent{Event: "tool", Timestamp: stamp, Type: "function",
-					ID: m.ToolCallID, Function: m.Function, Arguments: a, Result: m.Content.String(), Error: m.Error,
-					Events: []json.RawMessage{}}})
+				events = append(events, toolCalled(m))
 			}
 		}
 		if q.Error != nil {
@@ -645,11 +725,17 @@ func sampleEvents(q *result.Question, s *evalSample, asked int, cfg generateConf
 	return events
 }
 
-// transcript is an agent's turns as Inspect messages.
-func transcript(turns []model.Message, mdl string, id func(int) string) []chatMessage {
+// transcript is an agent's turns as Inspect messages; id makes an id from
+// a name unique in the sample. A ReAct agent (react) asks for its code in
+// its text, and its observations answer no API call: each step gets the
+// python call it made in text, and its observation that call's id, so
+// Inspect's viewer pairs them (it drops a tool message that answers no
+// call).
+func transcript(turns []model.Message, mdl string, react bool, id func(string) string) []chatMessage {
 	var out []chatMessage
+	reactCall := func(i int) string { return id("call" + strconv.Itoa(i)) }
 	for i, t := range turns {
-		m := chatMessage{ID: id(i), Role: t.Role, Content: messageContent{Text: t.Content}}
+		m := chatMessage{ID: id("t" + strconv.Itoa(i)), Role: t.Role, Content: messageContent{Text: t.Content}}
 		switch t.Role {
 		case "assistant":
 			m.Source, m.Model = "generate", mdl
@@ -660,22 +746,41 @@ func transcript(turns []model.Message, mdl string, id func(int) string) []chatMe
 				}
 				m.ToolCalls = append(m.ToolCalls, tc)
 			}
-		case "tool":
-			m.ToolCallID, m.Function = t.ToolCallID, "python"
-			if t.ToolLimit != "" {
-				typ := "limit"
-				switch t.ToolLimit {
-				case "tool_timeout", "timeout": // "timeout": files written before the rename
-					typ = "timeout"
-				case "output":
-					typ = "output_limit"
+			if react && len(t.ToolCalls) == 0 && i+1 < len(turns) && turns[i+1].Role == "tool" && turns[i+1].ToolCallID == "" {
+				tc := toolCall{ID: reactCall(i), Function: agent.PythonTool.Name, Type: "function", Arguments: map[string]any{}}
+				if code, ok := agent.ReactAction(t.Content); ok {
+					tc.Arguments["code"] = code
+				} else {
+					tc.ParseError = "no Action Input code block in the reply"
 				}
-				m.Error = &toolCallError{Type: typ, Message: "stopped by the sandbox's " + t.ToolLimit + " limit"}
+				m.ToolCalls = append(m.ToolCalls, tc)
 			}
+		case "tool":
+			m.ToolCallID, m.Function = t.ToolCallID, agent.PythonTool.Name
+			if react && m.ToolCallID == "" && i > 0 && turns[i-1].Role == "assistant" && len(turns[i-1].ToolCalls) == 0 {
+				m.ToolCallID = reactCall(i - 1)
+			}
+			m.Error = toolError(t.ToolLimit)
 		}
 		out = append(out, m)
 	}
 	return out
+}
+
+// toolError is why a python call failed when a sandbox limit stopped it
+// (Inspect's ToolCallError types); nil for no limit.
+func toolError(limit string) *toolCallError {
+	if limit == "" {
+		return nil
+	}
+	typ := "limit"
+	switch limit {
+	case "tool_timeout", "timeout": // "timeout": files written before the rename
+		typ = "timeout"
+	case "output":
+		typ = "output_limit"
+	}
+	return &toolCallError{Type: typ, Message: "stopped by the sandbox's " + limit + " limit"}
 }
 
 // finite reports a number JSON can carry (NaN and infinities it cannot).

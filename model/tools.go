@@ -41,6 +41,8 @@ type Work struct {
 	Transcript []Message `json:"transcript,omitempty"` // the turns after the question
 	Turns      int       `json:"turns,omitempty"`      // model calls made
 	Limit      string    `json:"limit,omitempty"`      // the limit that ended the question, if any
+	// LimitValue is that limit's value: model calls, tokens or seconds.
+	LimitValue float64 `json:"limit_value,omitempty"`
 	// ReformatModel names the model that rewrote the final answer
 	// (Solve.Reformat); Answer then holds its rewrite, the text graded,
 	// and the completion stays the agent's own answer.

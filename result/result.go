@@ -118,6 +118,7 @@ type Question struct {
 	ReformatModel string            `json:"reformat_model,omitempty"` // agent mode: the model that rewrote the answer (run --reformat)
 	Turns         int               `json:"turns,omitempty"`          // agent mode: model calls
 	Limit         string            `json:"limit,omitempty"`          // the limit that ended the question
+	LimitValue    float64           `json:"limit_value,omitempty"`    // its value: model calls, tokens or seconds
 	Sandbox       map[string]string `json:"sandbox,omitempty"`        // sandbox, python, pandas, numpy versions
 
 	extra fields
@@ -153,7 +154,7 @@ func (q *Question) SetWork(w *model.Work) {
 		code := w.Code
 		q.Code = &code
 	}
-	q.Transcript, q.Turns, q.Limit, q.Sandbox = w.Transcript, w.Turns, w.Limit, w.Env
+	q.Transcript, q.Turns, q.Limit, q.LimitValue, q.Sandbox = w.Transcript, w.Turns, w.Limit, w.LimitValue, w.Env
 	q.ReformatModel = w.ReformatModel
 }
 
@@ -651,6 +652,8 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.Turns
 		case "limit":
 			v = &q.Limit
+		case "limit_value":
+			v = &q.LimitValue
 		case "sandbox":
 			v = &q.Sandbox
 		case "reformat_model":
