@@ -9,23 +9,16 @@ import (
 	"github.com/evalmd/evalmd/model"
 )
 
-// collector is the single goroutine's side of a run: it journals
-// outcomes, emits them, keeps the totals and draws the progress line. Only
-// Run's goroutine touches it, so it needs no locks.
+// collector is the single goroutine's side of a run: it emits outcomes
+// (journaled already, by the worker that got each), keeps the totals, syncs
+// the journal and draws the progress line. Only Run's goroutine touches it,
+// so it needs no locks.
 type collector struct {
 	opt  Options
 	emit func(Outcome)
 	st   Stats
 	p    *progress
-
-	journal *journal // nil without a journal
-	// fingerprint is a job's request fingerprint, by job key, for its
-	// record. It is computed when a record needs it, not for every job
-	// before the first request: a thousand of them would hold up the
-	// start by milliseconds.
-	fingerprint func(key string) string
-	fatal       error // the journal's first failure
-	stopWorkers func()
+	r    *run
 }
 
 func newCollector(r *run, jobs []Job, emit func(Outcome)) *collector {
@@ -35,6 +28,7 @@ func newCollector(r *run, jobs []Job, emit func(Outcome)) *collector {
 		emit: emit,
 		st:   Stats{Jobs: len(jobs)},
 		p:    newProgress(opt.Progress, opt.Now(), jobs, opt.Cost),
+		r:    r,
 	}
 	for name, mp := range c.p.by {
 		if lim := r.lanes[name].pool.adaptive; lim != nil {
@@ -61,7 +55,7 @@ func (c *collector) resume(jobs []Job, recs map[string]journalRecord) (pending [
 		case rec.Version < journalVersion:
 			old++
 			pending = append(pending, j)
-		case rec.Fingerprint != c.fingerprint(j.Key):
+		case rec.Fingerprint != c.r.fingerprint(j.Key):
 			stale = append(stale, j.Key)
 			pending = append(pending, j)
 		default:
@@ -126,17 +120,8 @@ func (c *collector) settle(o Outcome) {
 	c.emit(o)
 }
 
-// fail records the journal's first failure and stops the workers: answers
-// received from now on could not be kept for a resume, so paying for more
-// is wasted. Those in hand are still emitted, so the caller can write them.
-func (c *collector) fail(err error) {
-	if c.fatal == nil {
-		c.fatal = err
-		c.stopWorkers()
-	}
-}
-
-// loop settles outcomes from done until it is closed.
+// loop settles outcomes from done until it is closed, and syncs the
+// journal every syncEvery while anything was written.
 func (c *collector) loop(done <-chan Outcome) {
 	var tick <-chan time.Time
 	if c.p.w != nil {
@@ -145,82 +130,32 @@ func (c *collector) loop(done <-chan Outcome) {
 		tick = t.C
 		c.p.tick(c.opt.Now())
 	}
-	// syncC fires syncEvery after the first write not yet fsynced.
+	jr := c.r.journal
 	var syncC <-chan time.Time
-	syncT := time.NewTimer(syncEvery)
-	syncT.Stop()
-	defer syncT.Stop()
-
-	batch := make([]Outcome, 0, cap(done)+1)
-	for open := true; open; {
+	if jr != nil {
+		t := time.NewTicker(syncEvery)
+		defer t.Stop()
+		syncC = t.C
+	}
+	for {
 		select {
 		case <-tick:
 			c.p.tick(c.opt.Now())
-			continue
 		case <-syncC:
-			syncC = nil
-			if c.fatal == nil {
-				if err := c.journal.sync(); err != nil {
-					c.fail(err)
-				}
+			if err := jr.sync(); err != nil {
+				c.r.stop(err)
 			}
-			continue
 		case o, ok := <-done:
 			if !ok {
-				open = false
-				break
-			}
-			// Take whatever else has arrived too: one write for all.
-			batch = append(batch[:0], o)
-		drain:
-			for len(batch) < cap(batch) {
-				select {
-				case o, ok := <-done:
-					if !ok {
-						open = false
-						break drain
+				if jr != nil {
+					if err := jr.sync(); err != nil {
+						c.r.stop(err)
 					}
-					batch = append(batch, o)
-				default:
-					break drain
 				}
+				c.p.finish(c.opt.Now())
+				return
 			}
-		}
-		if c.write(batch) && syncC == nil {
-			syncT.Reset(syncEvery)
-			syncC = syncT.C
-		}
-		for _, o := range batch {
 			c.settle(o)
 		}
-		batch = batch[:0]
 	}
-	if c.journal != nil && c.fatal == nil {
-		if err := c.journal.sync(); err != nil {
-			c.fatal = err
-		}
-	}
-	c.p.finish(c.opt.Now())
-}
-
-// write journals the settled answers of a batch (final errors are not
-// journaled: a resume asks them again) and reports whether it wrote.
-func (c *collector) write(batch []Outcome) bool {
-	if c.journal == nil || c.fatal != nil {
-		return false
-	}
-	now := c.opt.Now()
-	for _, o := range batch {
-		if o.Err == nil || errors.Is(o.Err, model.ErrNoAnswer) {
-			if err := c.journal.add(recordOf(o, c.fingerprint(o.Key), now)); err != nil {
-				c.fail(err)
-				return false
-			}
-		}
-	}
-	wrote, err := c.journal.write()
-	if err != nil {
-		c.fail(err)
-	}
-	return wrote
 }

@@ -23,13 +23,17 @@ import (
 const (
 	crashJobs        = 400
 	crashConcurrency = 8
+	// crashEmit is the helper's time to emit an outcome: answers arrive
+	// faster than the caller takes them.
+	crashEmit = 5 * time.Millisecond
 )
 
 // TestHelperProcess is not a test: TestCrashResume runs the test binary
 // again with EVALMD_RUNNER_HELPER=1 to get a process it can SIGKILL. The
 // helper runs the runner against the server at EVALMD_RUNNER_URL with the
 // journal at EVALMD_RUNNER_JOURNAL, and appends one line per emitted
-// outcome to EVALMD_RUNNER_OUT: key, text, FromJournal.
+// outcome to EVALMD_RUNNER_OUT: key, text, FromJournal. Its emit is slow,
+// as a caller grading and encoding each answer on a loaded machine is.
 func TestHelperProcess(t *testing.T) {
 	if os.Getenv("EVALMD_RUNNER_HELPER") != "1" {
 		t.Skip("helper process for TestCrashResume")
@@ -49,6 +53,7 @@ func TestHelperProcess(t *testing.T) {
 		Concurrency: crashConcurrency, Journal: os.Getenv("EVALMD_RUNNER_JOURNAL"),
 		BaseBackoff: time.Millisecond,
 	}, func(o Outcome) {
+		time.Sleep(crashEmit)
 		fmt.Fprintf(out, "%s\t%s\t%v\t%v\n", o.Key, o.Response.Text, o.FromJournal, o.Err)
 	})
 	if err != nil {
@@ -213,8 +218,8 @@ func TestCrashResume(t *testing.T) {
 		}
 	}
 	// What the kill cost: questions asked in run 1 whose answers were not
-	// yet on disk: those in flight, those answered while the collector was
-	// fsyncing (the outcome buffer), and the batch being written.
+	// yet on disk. Each worker journals its answer as it arrives, before
+	// the caller's slow emit sees it, so that is only those in flight.
 	lost := 0
 	for q := range asked[1] {
 		if asked[2][q] > 0 {
@@ -222,7 +227,7 @@ func TestCrashResume(t *testing.T) {
 		}
 	}
 	t.Logf("run 2 asked %d questions; %d had been asked in run 1 but were in flight at the kill", len(asked[2]), lost)
-	if lost > 3*crashConcurrency {
-		t.Errorf("%d questions paid twice, more than in flight, buffered and being committed (%d)", lost, 3*crashConcurrency)
+	if lost > crashConcurrency {
+		t.Errorf("%d questions paid twice, more than the %d in flight", lost, crashConcurrency)
 	}
 }

@@ -53,15 +53,16 @@
 // (an edited prompt, another model) is not reused, and a warning says so.
 // A file lock keeps two runs from sharing a journal.
 //
-// Durability: the collector writes every outcome that arrived since its
-// last write in one write(2), then emits them. A process crash (SIGKILL,
-// an OOM kill) loses nothing written, since the kernel has it; only the
-// answers in flight or waiting in the outcome buffer are lost, and a resume
-// asks (and pays for) those again. fsync, which matters only when the
-// machine itself goes down, runs at most every 100 ms and once at the end
-// rather than per line: in the throughput benchmark's profile, fsync per
-// batch was most of the runner's own CPU, and it guards at most 100 ms of
-// answers against a much rarer event.
+// Durability: each worker appends its answer to the journal, one write(2)
+// per record, the moment it arrives, before it is handed on and before the
+// caller grades or encodes anything. A process crash (SIGKILL, an OOM kill)
+// loses nothing written, since the kernel has it; only the requests in
+// flight are lost, and a resume asks (and pays for) those again: at most
+// Options.Concurrency per server, however slow the caller. fsync, which
+// matters only when the machine itself goes down, runs at most every
+// 100 ms and once at the end rather than per line: in the throughput
+// benchmark's profile, fsync per batch was most of the runner's own CPU,
+// and it guards at most 100 ms of answers against a much rarer event.
 //
 // Reading rules, chosen so a crash never stops a resume but real damage is
 // never ignored: a final line without a newline is a torn write and is

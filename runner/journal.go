@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/evalmd/evalmd/internal/filelock"
@@ -121,12 +122,16 @@ func parseRecord(b []byte) (journalRecord, error) {
 	return rec, nil
 }
 
-// journal appends records to a journal file. It is used by one goroutine.
+// journal appends records to a journal file. The workers append to it at
+// once, each answer as it arrives; the collector syncs it.
 type journal struct {
 	f      *os.File
 	name   string
-	buf    bytes.Buffer
 	unlock func()
+
+	mu    sync.Mutex
+	err   error // the first failed write: nothing is appended after it
+	dirty bool  // written since the last sync
 	// dirSynced says the file's directory entry is durable. It is made
 	// so at the first sync, not at open: nothing is durable before then
 	// anyway, and an fsync at open would delay every run's first request.
@@ -169,33 +174,38 @@ func openJournal(path string) (*journal, map[string]journalRecord, error) {
 // syncEvery bounds how long a written record may stay without fsync.
 const syncEvery = 100 * time.Millisecond
 
-// add buffers one record; write writes it.
-func (j *journal) add(rec journalRecord) error {
+// append writes one record with one write(2). Once a write has failed,
+// nothing more is written (a record after a torn one would be lost with
+// it) and the first failure is returned again.
+func (j *journal) append(rec journalRecord) error {
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("journal %s: record %q: %w", j.name, rec.Key, err)
 	}
-	j.buf.Write(b)
-	j.buf.WriteByte('\n')
+	b = append(b, '\n')
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.err != nil {
+		return j.err
+	}
+	if _, err := j.f.Write(b); err != nil {
+		j.err = fmt.Errorf("journal %s: %w", j.name, err)
+		return j.err
+	}
+	j.dirty = true
 	return nil
 }
 
-// write writes the buffered records in one write; it reports whether
-// there was anything to write.
-func (j *journal) write() (bool, error) {
-	if j.buf.Len() == 0 {
-		return false, nil
-	}
-	_, err := j.f.Write(j.buf.Bytes())
-	j.buf.Reset()
-	if err != nil {
-		return false, fmt.Errorf("journal %s: %w", j.name, err)
-	}
-	return true, nil
-}
-
-// sync makes what was written durable.
+// sync makes what was written durable, if anything was written since the
+// last sync and no write failed.
 func (j *journal) sync() error {
+	j.mu.Lock()
+	dirty, failed := j.dirty, j.err != nil
+	j.dirty = false
+	j.mu.Unlock()
+	if !dirty || failed {
+		return nil
+	}
 	if err := j.f.Sync(); err != nil {
 		return fmt.Errorf("journal %s: %w", j.name, err)
 	}

@@ -87,11 +87,8 @@ func TestOpenJournalTruncatesTornLine(t *testing.T) {
 	if len(recs) != 1 {
 		t.Fatalf("%d records", len(recs))
 	}
-	if err := j.add(journalRecord{Key: "c", Fingerprint: "fp-c", Text: "C"}); err != nil {
+	if err := j.append(journalRecord{Key: "c", Fingerprint: "fp-c", Text: "C"}); err != nil {
 		t.Fatal(err)
-	}
-	if wrote, err := j.write(); err != nil || !wrote {
-		t.Fatalf("write: %v %v", wrote, err)
 	}
 	if err := j.sync(); err != nil {
 		t.Fatal(err)

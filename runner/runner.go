@@ -229,25 +229,26 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 		defer jr.close()
 		// Fingerprints tie a journal record to the request it answered;
 		// a job whose request changed since (an edited sheet) is asked
-		// again.
+		// again. One is computed when a record needs it, not for every
+		// job before the first request: a thousand of them would hold up
+		// the start by milliseconds.
 		byKey := make(map[string]int, len(jobs))
 		for i := range jobs {
 			byKey[jobs[i].Key] = i
 		}
-		c.journal = jr
-		c.fingerprint = func(key string) string {
+		r.journal = jr
+		r.fingerprint = func(key string) string {
 			j := &jobs[byKey[key]]
 			return fingerprint(j.Model.Name(), r.lanes[j.Model.Name()].baseURL, j.Request)
 		}
 		pending = c.resume(jobs, recs)
 	}
 
-	// Each server's workers take jobs from its queue and send outcomes to
-	// done; this goroutine collects, journals and emits them. wctx also
-	// stops the workers when the journal fails or a server is down.
+	// Each server's workers take jobs from its queue, journal each answer
+	// as it arrives and send it to done; this goroutine emits them. wctx
+	// also stops the workers when the journal fails or a server is down.
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
-	c.stopWorkers = stopWorkers
 	r.stopWorkers = stopWorkers
 	// Queues hold indices into pending: building them copies no job and
 	// allocates little before the first request.
@@ -281,6 +282,7 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 						return
 					}
 					if o, ok := r.do(wctx, pending[queue[i]]); ok {
+						r.keep(o)
 						done <- o
 					}
 				}
@@ -297,12 +299,9 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 	st.Calls = int(r.calls.Load())
 	st.Wall = opt.Now().Sub(c.p.start)
 	st.Unfinished = st.Jobs - st.Answered - st.NoAnswer - st.Failed
-	if c.fatal == nil {
-		c.fatal = r.halted()
-	}
-	switch {
-	case c.fatal != nil:
-		return st, fmt.Errorf("runner: stopped with %d jobs unfinished: %w", st.Unfinished, c.fatal)
+	switch fatal := r.halted(); {
+	case fatal != nil:
+		return st, fmt.Errorf("runner: stopped with %d jobs unfinished: %w", st.Unfinished, fatal)
 	case st.Unfinished > 0 && ctx.Err() != nil:
 		return st, fmt.Errorf("runner: stopped with %d jobs unfinished: %w", st.Unfinished, ctx.Err())
 	case st.Unfinished > 0:
@@ -411,9 +410,16 @@ type run struct {
 	lanes map[string]*lane // by model name
 	calls atomic.Int64     // model calls made, cancelled ones included
 
+	// journal, when the run has one, takes each answer from the worker
+	// that got it, before anything else is done with it: what a crash
+	// loses is only what was in flight. fingerprint is a job's request
+	// fingerprint, by job key, for its record.
+	journal     *journal
+	fingerprint func(key string) string
+
 	mu          sync.Mutex
 	inflight    map[string]*sync.Mutex // per cache key, so one request is paid for once
-	halt        error                  // why the run was stopped (a server down)
+	halt        error                  // why the run was stopped (a server down, the journal failing)
 	stopWorkers func()
 }
 
@@ -444,6 +450,20 @@ func (r *run) stop(err error) {
 	}
 	r.mu.Unlock()
 	r.stopWorkers()
+}
+
+// keep journals an answer (or a model's having none) as it arrives; final
+// errors are not journaled, so a resume asks them again. A journal that
+// cannot be written stops the run: answers received from now on could not
+// be kept for a resume, so paying for more is wasted. Those in hand are
+// still emitted, so the caller can write them.
+func (r *run) keep(o Outcome) {
+	if r.journal == nil || (o.Err != nil && !errors.Is(o.Err, model.ErrNoAnswer)) {
+		return
+	}
+	if err := r.journal.append(recordOf(o, r.fingerprint(o.Key), r.opt.Now())); err != nil {
+		r.stop(err)
+	}
 }
 
 // halted is the reason the run was stopped, if it was.
