@@ -44,6 +44,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/runner"
 )
 
 // Job is one request to send, named by a key unique within the run (the
@@ -72,6 +73,10 @@ type Options struct {
 	// Journal is the path of the batch journal; "" keeps the state in
 	// memory only (a stopped run cannot then be collected).
 	Journal string
+	// Model (provider/model) and BaseURL (its server) key the requests in
+	// the journal with the request's RequestKey, as the runner's cache
+	// does: a journaled answer is reused only for the very request.
+	Model, BaseURL string
 	// Poll is the wait between status checks; default 30 s.
 	Poll time.Duration
 	// Retries is how many new batches a request that errored for a passing
@@ -122,12 +127,21 @@ func customID(key string) string {
 
 // item is one job as Run tracks it.
 type item struct {
-	job      Job
-	cid      string
-	line     []byte
-	fp       string
+	job  Job
+	cid  string
+	line []byte
+	fp   string // the request's key (runner.RequestKey), as the cache keys it
+	// lineFP is how journals before evalmd's v3 request keys named the
+	// request: the hash of its batch line. It is still accepted, so the
+	// batches in flight across an upgrade are collected, not bought again.
+	lineFP   string
 	attempts int // batches of this run that held it
 	done     bool
+}
+
+// is reports whether a journaled fingerprint names this item's request.
+func (it *item) is(fp string) bool {
+	return fp != "" && (fp == it.fp || fp == it.lineFP)
 }
 
 // tracked is a created batch not yet collected.
@@ -186,7 +200,8 @@ func (m *manager) build(jobs []Job) error {
 			return err // the provider names the model and question
 		}
 		sum := sha256.Sum256(line)
-		it := &item{job: j, cid: cid, line: line, fp: hex.EncodeToString(sum[:16])}
+		it := &item{job: j, cid: cid, line: line, fp: runner.RequestKey(m.opt.Model, m.opt.BaseURL, j.Request),
+			lineFP: hex.EncodeToString(sum[:16])}
 		m.items[cid] = it
 		m.order = append(m.order, it)
 	}
@@ -261,7 +276,7 @@ func Run(ctx context.Context, api model.BatchAPI, jobs []Job, opt Options, emit 
 	inFlight := map[string]bool{}
 	for _, b := range m.run {
 		for cid, fp := range b.fps {
-			if it := m.items[cid]; it != nil && it.fp == fp {
+			if it := m.items[cid]; it != nil && it.is(fp) {
 				inFlight[cid] = true
 				it.attempts = 1
 			}
@@ -376,7 +391,7 @@ func (m *manager) resume(ctx context.Context, recs []record) error {
 			if it == nil || it.done {
 				continue
 			}
-			if it.fp != r.FP || it.job.Key != r.Key {
+			if !it.is(r.FP) || it.job.Key != r.Key {
 				stale++
 				continue
 			}
@@ -441,7 +456,7 @@ func (m *manager) resume(ctx context.Context, recs []record) error {
 		// requests changed since it was uploaded.
 		same := in.rec.File != ""
 		for cid, fp := range b.fps {
-			if it := m.items[cid]; it == nil || it.done || it.fp != fp {
+			if it := m.items[cid]; it == nil || it.done || !it.is(fp) {
 				same = false
 			}
 		}
@@ -528,7 +543,7 @@ func (m *manager) collect(ctx context.Context, b *tracked) ([]*item, error) {
 	err := m.api.BatchResults(ctx, b.info, func(r model.BatchResult) error {
 		key, ok := b.ids[r.CustomID]
 		it := m.items[r.CustomID]
-		if !ok || it == nil || seen[r.CustomID] || it.done || it.fp != b.fps[r.CustomID] {
+		if !ok || it == nil || seen[r.CustomID] || it.done || !it.is(b.fps[r.CustomID]) {
 			return nil // not asked by this batch, or asked since in another form
 		}
 		seen[r.CustomID] = true
@@ -551,7 +566,7 @@ func (m *manager) collect(ctx context.Context, b *tracked) ([]*item, error) {
 	}
 	sort.Strings(ids)
 	for _, cid := range ids {
-		if it := m.items[cid]; it != nil && !seen[cid] && !it.done && it.fp == b.fps[cid] {
+		if it := m.items[cid]; it != nil && !seen[cid] && !it.done && it.is(b.fps[cid]) {
 			failed = append(failed, failure{cid, &model.APIError{Provider: "batch", Retryable: true,
 				Message: "batch " + b.info.ID + " (" + b.info.Status + ") has no result for this request"}})
 		}

@@ -2,6 +2,8 @@ package batch
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +16,7 @@ import (
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/model/anthropic"
 	"github.com/evalmd/evalmd/model/openai"
+	"github.com/evalmd/evalmd/runner"
 )
 
 // provider is one batch API with its fake server.
@@ -300,5 +303,67 @@ func TestBadJournal(t *testing.T) {
 	_, _, err := collect(t, context.Background(), api, jobs("a"), Options{Journal: journal})
 	if err == nil || !strings.Contains(err.Error(), journal+":2") {
 		t.Errorf("error = %v, want one naming %s:2", err, journal)
+	}
+}
+
+// A journal names each request by its runner.RequestKey, the key the cache
+// uses: a change to the model or its server asks the answers again.
+func TestJournalKeysRequestsAsTheCache(t *testing.T) {
+	srv := fakeserver.NewOpenAIBatch(t, fakeserver.BatchOptions{Reply: script})
+	api := batchAPI(t, "openai/gpt-4o", srv.URL)
+	journal := filepath.Join(t.TempDir(), "j")
+	opt := Options{Journal: journal, Model: "openai/gpt-4o", BaseURL: srv.URL}
+	js := jobs("a", "b")
+	if _, _, err := collect(t, context.Background(), api, js, opt); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range js {
+		if key := runner.RequestKey(opt.Model, opt.BaseURL, j.Request); !strings.Contains(string(data), `"fp":"`+key+`"`) {
+			t.Errorf("journal holds no answer keyed %s (%s):\n%s", key, j.Key, data)
+		}
+	}
+	opt.BaseURL += "/other"
+	if _, st, err := collect(t, context.Background(), api, js, opt); err != nil || st.FromJournal != 0 {
+		t.Errorf("another server: %v, %+v; want both asked again", err, st)
+	}
+}
+
+// A journal written before request keys (its requests named by the hash
+// of their batch line) still resumes: its answers are not bought again.
+func TestJournalOfLineHashesResumes(t *testing.T) {
+	srv := fakeserver.NewOpenAIBatch(t, fakeserver.BatchOptions{Reply: script})
+	api := batchAPI(t, "openai/gpt-4o", srv.URL)
+	journal := filepath.Join(t.TempDir(), "j")
+	opt := Options{Journal: journal, Model: "openai/gpt-4o", BaseURL: srv.URL}
+	js := jobs("a", "b")
+	if _, _, err := collect(t, context.Background(), api, js, opt); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := string(data)
+	for _, j := range js {
+		line, err := api.BatchLine(customID(j.Key), j.Request)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(line)
+		old = strings.ReplaceAll(old, runner.RequestKey(opt.Model, opt.BaseURL, j.Request), hex.EncodeToString(sum[:16]))
+	}
+	if old == string(data) {
+		t.Fatal("no fingerprint rewritten")
+	}
+	if err := os.WriteFile(journal, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, st, err := collect(t, context.Background(), api, js, opt)
+	if err != nil || st.FromJournal != 2 || srv.Submitted() != 2 || got["1:b"].Response.Text != "answer to question b" {
+		t.Errorf("%v, %+v, %d submitted in all; want both from the journal", err, st, srv.Submitted())
 	}
 }

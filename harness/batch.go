@@ -290,7 +290,7 @@ func sendBatch(ctx context.Context, cfg Config, jobs []runner.Job, opt runner.Op
 					}
 				})
 			}
-			bopt := batch.Options{Journal: batchJournal(runJournal, name), Poll: cfg.Batch.Poll,
+			bopt := batch.Options{Journal: batchJournal(runJournal, name), Model: name, BaseURL: g.m.Info().BaseURL, Poll: cfg.Batch.Poll,
 				Progress: cfg.Stderr, Warn: func(msg string) { cfg.say("warning: %s", msg) }}
 			if cfg.Batch.FallbackLive {
 				bopt.Live = func(ctx context.Context, js []batch.Job, emit func(batch.Outcome)) error {

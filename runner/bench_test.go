@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -136,5 +137,24 @@ func BenchmarkOverhead(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(jobs)), "ns/job")
 		})
+	}
+}
+
+// BenchmarkRequestKey is the cost of one request's cache key and journal
+// fingerprint: a 2 kB prompt with settings, as a plain question sends it.
+//
+//	go test ./runner -run '^$' -bench RequestKey -count 6
+func BenchmarkRequestKey(b *testing.B) {
+	temp, seed := 0.2, int64(7)
+	req := model.Request{
+		System:   "Answer briefly.",
+		Messages: []model.Message{{Role: "user", Content: strings.Repeat("What is the mean of column a? ", 70)}},
+		Settings: model.Settings{Temperature: &temp, MaxTokens: 512, Seed: &seed, Stop: []string{"\n\n"}},
+		Question: model.QuestionRef{Sheet: "sheet.md", Name: "q0001", ID: "1"},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		RequestKey("openai/gpt-4o", "https://api.openai.com/v1", req)
+		fingerprint("openai/gpt-4o", "https://api.openai.com/v1", req)
 	}
 }

@@ -54,7 +54,7 @@ func OpenCache(dir string) (*Cache, error) {
 	// Entries made under another key version are never found (their keys
 	// differ); say so once, since a run will pay for them again.
 	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
-		c.note = fmt.Sprintf("cache %s: its entries were made by an older evalmd, whose keys did not cover the model's server; they are not used", dir)
+		c.note = fmt.Sprintf("cache %s: its entries were keyed by an older evalmd (keys are now the canonical encoding of the whole request); they are not used", dir)
 	}
 	if err := renameio.WriteFile(marker, []byte(keyVersion+"\n"), 0o644); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)

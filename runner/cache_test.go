@@ -52,6 +52,28 @@ func TestRequestKey(t *testing.T) {
 		{name: "max tokens", change: func(r *model.Request) { r.Settings.MaxTokens = 101 }},
 		{name: "seed", change: func(r *model.Request) { r.Settings.Seed = &seed }},
 		{name: "stop", change: func(r *model.Request) { r.Settings.Stop = []string{"\n"} }},
+		{name: "top_p", change: func(r *model.Request) { v := 0.9; r.Settings.TopP = &v }},
+		{name: "top_p 0 is not unset", change: func(r *model.Request) { v := 0.0; r.Settings.TopP = &v }},
+		{name: "empty stop list is unset", change: func(r *model.Request) { r.Settings.Stop = []string{} }, same: true},
+		{name: "image media type", change: func(r *model.Request) {
+			r.Messages = []model.Message{{Role: "user", Content: "hi", Images: []model.Image{{MediaType: "image/jpeg", Data: []byte{1, 2, 3}}}}}
+		}},
+		{name: "tool limit", change: func(r *model.Request) { r.Messages[0].ToolLimit = "tool_timeout" }},
+		{name: "tool description", change: func(r *model.Request) { r.Tools = []model.Tool{{Name: "python", Description: "runs code"}} }},
+		{name: "tool parameters", change: func(r *model.Request) { r.Tools = []model.Tool{{Name: "python", Parameters: []byte(`{}`)}} }},
+		{name: "question ID not covered", change: func(r *model.Request) { r.Question.ID = "7" }, same: true},
+		{name: "ground truth not covered", change: func(r *model.Request) { g := "1"; r.Question.GroundTruth = &g }, same: true},
+		{name: "agent style", change: func(r *model.Request) { r.Solve = &model.Solve{Mode: model.ModeAgent, Style: "react"} }},
+		{name: "max turns", change: func(r *model.Request) { r.Solve = &model.Solve{MaxTurns: 5} }},
+		{name: "question timeout", change: func(r *model.Request) { r.Solve = &model.Solve{QuestionTimeout: time.Minute} }},
+		{name: "token budget", change: func(r *model.Request) { r.Solve = &model.Solve{TokenBudget: 1000} }},
+		{name: "tool timeout", change: func(r *model.Request) { r.Solve = &model.Solve{ToolTimeout: time.Minute} }},
+		{name: "tool memory", change: func(r *model.Request) { r.Solve = &model.Solve{ToolMemory: 1 << 30} }},
+		{name: "reformat", change: func(r *model.Request) {
+			r.Solve = &model.Solve{Reformat: &model.Reformat{Question: "q", Format: "@x[v]"}}
+		}},
+		{name: "reformat format", change: func(r *model.Request) { r.Solve = &model.Solve{Reformat: &model.Reformat{Format: "@x[v]"}} }},
+		{name: "files", change: func(r *model.Request) { r.Solve = &model.Solve{Files: []string{"/data/t.csv"}} }},
 		{name: "code mode", change: func(r *model.Request) { r.Solve = &model.Solve{Mode: model.ModeCode, Extract: "baseline"} }},
 		{name: "tools offered", change: func(r *model.Request) { r.Tools = []model.Tool{{Name: "python"}} }},
 		{name: "tool calls in the history", change: func(r *model.Request) {
@@ -82,6 +104,21 @@ func TestRequestKey(t *testing.T) {
 				t.Errorf("key %q is not a hex sha256", k)
 			}
 		})
+	}
+	// A question's files count by base name, as the code sees them: the
+	// folder a sheet is run from does not change its key.
+	inA, inB := base, base
+	inA.Solve = &model.Solve{Mode: model.ModeCode, Files: []string{"/a/t.csv"}}
+	inB.Solve = &model.Solve{Mode: model.ModeCode, Files: []string{"/b/t.csv"}}
+	if RequestKey("m", "", inA) != RequestKey("m", "", inB) {
+		t.Error("the folder of a question's files changes its key")
+	}
+	// The journal's fingerprint covers the question, which offline
+	// built-ins answer from.
+	q2 := base
+	q2.Question.Name = "q2"
+	if fingerprint("m", "", base) == fingerprint("m", "", q2) {
+		t.Error("the fingerprint does not cover the question")
 	}
 	// NaN cannot be marshalled as JSON; the key must exist anyway.
 	nan := func() float64 { z := 0.0; return z / z }()
@@ -219,8 +256,9 @@ func TestCacheConcurrentPut(t *testing.T) {
 	wg.Wait()
 }
 
-// A cache directory or journal from before the server URL joined the key
-// is not used for answers, and says so once.
+// A cache directory or journal made under an older key version (before
+// the server URL joined the key, or before keys were the canonical
+// encoding of the request) is not used for answers, and says so once.
 func TestOldCacheAndJournalDropped(t *testing.T) {
 	dir := t.TempDir()
 	old := filepath.Join(dir, "ab", "ab12.json")
@@ -240,14 +278,32 @@ func TestOldCacheAndJournalDropped(t *testing.T) {
 		t.Errorf("fresh cache: Note() = %q", c.Note())
 	}
 
-	// A journal whose records carry no version (evalmd before v2).
-	jobs := makeJobs(4)
-	journal := filepath.Join(t.TempDir(), "j")
-	var lines []string
-	for _, j := range jobs {
-		lines = append(lines, fmt.Sprintf(`{"key":%q,"req":%q,"text":"old answer","elapsed":1}`, j.Key, fingerprint("fake/model", "", j.Request)))
+	// A cache of v2 keys (before keys were the request's canonical
+	// encoding).
+	v2 := t.TempDir()
+	os.WriteFile(filepath.Join(v2, cacheMarker), []byte("evalmd-request-v2\n"), 0o644)
+	os.MkdirAll(filepath.Join(v2, "ab"), 0o755)
+	os.WriteFile(filepath.Join(v2, "ab", "ab12.json"), []byte(`{"key":"ab12"}`), 0o644)
+	if c, _ := OpenCache(v2); !strings.Contains(c.Note(), "older evalmd") {
+		t.Errorf("v2 cache: Note() = %q, want a word on the old entries", c.Note())
 	}
-	os.WriteFile(journal, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+
+	// Journals whose records carry no version (evalmd before v2) or v2
+	// (fingerprints before v3 keys).
+	for _, version := range []string{"", `"v":2,`} {
+		jobs := makeJobs(4)
+		journal := filepath.Join(t.TempDir(), "j")
+		var lines []string
+		for _, j := range jobs {
+			lines = append(lines, fmt.Sprintf(`{%s"key":%q,"req":%q,"text":"old answer","elapsed":1}`, version, j.Key, fingerprint("fake/model", "", j.Request)))
+		}
+		os.WriteFile(journal, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+		oldJournalAskedAgain(t, jobs, journal)
+	}
+}
+
+func oldJournalAskedAgain(t *testing.T, jobs []Job, journal string) {
+	t.Helper()
 	var warnings []string
 	m := newFuncModel(echo)
 	got, st, err := collect(t, context.Background(), m, jobs, Options{Journal: journal, Warn: func(s string) { warnings = append(warnings, s) }})

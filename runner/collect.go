@@ -65,7 +65,7 @@ func (c *collector) resume(jobs []Job, recs map[string]journalRecord) (pending [
 		}
 	}
 	if old > 0 {
-		c.opt.Warn(fmt.Sprintf("journal %s: %d answers were journaled by an older evalmd, whose request keys did not cover the model's server; asking them again",
+		c.opt.Warn(fmt.Sprintf("journal %s: %d answers were journaled by an older evalmd, whose request fingerprints were made differently; asking them again",
 			c.opt.Journal, old))
 	}
 	if len(stale) > 0 {

@@ -44,8 +44,8 @@
 //
 // With Options.Journal, each settled job is appended to a JSON Lines file:
 // one record per answer, or per model.ErrNoAnswer, holding the job's key,
-// a fingerprint of the request (model name, base URL, system, messages,
-// settings, question reference), the response text and usage. Final errors
+// a fingerprint of the request (RequestKey covering the question
+// reference too), the response text and usage. Final errors
 // are not journaled: a rerun asks those questions again, which is what a
 // person resuming after an outage wants. Running the same jobs with the
 // same journal emits the journaled answers first (Outcome.FromJournal) and
@@ -74,8 +74,9 @@
 // # Cache
 //
 // A Cache is a directory of responses addressed by RequestKey: sha256 over
-// the model name, base URL, system text, messages (image bytes included)
-// and settings, never credentials. A hit answers without a call
+// the model name, base URL and the canonical encoding of every field of
+// the request but those keyLeftOut names (the question reference), never
+// credentials. The batch journals key requests by it too. A hit answers without a call
 // (Outcome.Cached); only answers are stored; entries are written atomically.
 // Within a run, jobs with the same key wait for each other, so a repeated
 // prompt is paid for once.

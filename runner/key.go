@@ -3,9 +3,10 @@ package runner
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"fmt"
+	"hash"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 
 	"github.com/evalmd/evalmd/model"
@@ -14,168 +15,188 @@ import (
 // keyVersion is hashed into every key, so a change to what a key covers
 // invalidates old cache entries instead of silently matching them. v2: the
 // base URL is always the model's real server (Info().BaseURL); v1 keys
-// held it only when --base-url was given.
-const keyVersion = "evalmd-request-v2"
+// held it only when --base-url was given. v3: the key is the canonical
+// encoding of model.Request (encodeRequest), which covers every field
+// unless keyLeftOut names it.
+const keyVersion = "evalmd-request-v3"
 
 // journalVersion is written in every journal record; records of an older
-// version (v1 had none) are asked again, with one warning.
-const journalVersion = 2
+// version (v1 had none, v2 fingerprints were made before v3 keys) are asked
+// again, with one warning.
+const journalVersion = 3
 
-// keyMaterial is what a request key covers. It is marshalled with
-// encoding/json, whose output for a struct is deterministic (fields in
-// declaration order, []byte as base64), so equal requests hash equally.
-// Credentials are not part of it on purpose: the cache directory may be
-// shared or committed, and a key must not change when a key is rotated.
-type keyMaterial struct {
-	Version  string            `json:"v"`
-	Model    string            `json:"model"`
-	BaseURL  string            `json:"base_url"`
-	System   string            `json:"system"`
-	Messages []messageMaterial `json:"messages"`
-	Settings settingsMaterial  `json:"settings"`
-	// Tools offered (agent mode); absent for plain requests, so their keys
-	// are what they were before tools existed.
-	Tools []toolMaterial `json:"tools,omitempty"`
-	// Solve is how the answer is made (code, agent mode); absent for a
-	// plain completion. Files count by base name, as the code sees them.
-	Solve *solveMaterial `json:"solve,omitempty"`
-	// Question is set only for the journal fingerprint (see fingerprint).
-	Question *questionMaterial `json:"question,omitempty"`
+// keyLeftOut lists the fields of model.Request (by path, as
+// "Field.Field") that a RequestKey does not cover, and why. Every other
+// field is covered, a new one included, without code here: a field missing
+// from a key would serve a stale cached answer.
+var keyLeftOut = map[string]string{
+	// Providers never send it, and the cache is shared by questions: two
+	// questions with one prompt share a cache entry. The journal's
+	// fingerprint covers it, because offline built-ins (replay, oracle)
+	// answer from it.
+	"Question": "not sent: names the question for offline built-ins",
 }
 
-// messageMaterial is model.Message as keys have always covered it (Go's
-// field names, images as base64), plus the tool fields when set.
-type messageMaterial struct {
-	Role       string
-	Content    string
-	Images     []model.Image
-	ToolCalls  []model.ToolCall `json:",omitempty"`
-	ToolCallID string           `json:",omitempty"`
-}
+// keyBaseName lists the string fields whose values are keyed by base
+// name: the code sees a question's files under their base names, so the
+// folder a sheet is run from does not change its key.
+var keyBaseName = map[string]bool{"Solve.Files": true}
 
-type toolMaterial struct {
-	Name, Description string
-	Parameters        string
-}
-
-func messagesOf(msgs []model.Message) []messageMaterial {
-	out := make([]messageMaterial, len(msgs))
-	for i, m := range msgs {
-		out[i] = messageMaterial{Role: m.Role, Content: m.Content, Images: m.Images, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
-	}
-	return out
-}
-
-type solveMaterial struct {
-	Mode, Extract, Style   string
-	Files                  []string
-	MaxTurns, TokenBudget  int
-	QuestionTimeoutSeconds float64
-	// Added later: absent when unset, so earlier keys stay.
-	ToolTimeoutSeconds float64         `json:",omitempty"`
-	ToolMemory         int64           `json:",omitempty"`
-	Reformat           *model.Reformat `json:",omitempty"`
-}
-
-func solveOf(s *model.Solve) *solveMaterial {
-	if s == nil {
-		return nil
-	}
-	m := &solveMaterial{Mode: s.Mode, Extract: s.Extract, Style: s.Style, MaxTurns: s.MaxTurns,
-		TokenBudget: s.TokenBudget, QuestionTimeoutSeconds: s.QuestionTimeout.Seconds(),
-		ToolTimeoutSeconds: s.ToolTimeout.Seconds(), ToolMemory: s.ToolMemory, Reformat: s.Reformat}
-	for _, f := range s.Files {
-		m.Files = append(m.Files, filepath.Base(f))
-	}
-	return m
-}
-
-func toolsOf(tools []model.Tool) []toolMaterial {
-	var out []toolMaterial
-	for _, t := range tools {
-		out = append(out, toolMaterial{Name: t.Name, Description: t.Description, Parameters: string(t.Parameters)})
-	}
-	return out
-}
-
-// settingsMaterial is model.Settings with floats as text: encoding/json
-// rejects NaN and infinities, and a key must exist for any input.
-type settingsMaterial struct {
-	Temperature string   `json:"temperature"`
-	TopP        string   `json:"top_p"`
-	MaxTokens   int      `json:"max_tokens"`
-	Seed        string   `json:"seed"`
-	Stop        []string `json:"stop"`
-}
-
-// questionMaterial is model.QuestionRef without pointers.
-type questionMaterial struct {
-	Sheet, Name, ID string
-	HasTruth        bool
-	Truth           string
-}
-
-func settingsOf(s model.Settings) settingsMaterial {
-	m := settingsMaterial{MaxTokens: s.MaxTokens, Stop: s.Stop}
-	if s.Temperature != nil {
-		m.Temperature = strconv.FormatFloat(*s.Temperature, 'g', -1, 64)
-	}
-	if s.TopP != nil {
-		m.TopP = strconv.FormatFloat(*s.TopP, 'g', -1, 64)
-	}
-	if s.Seed != nil {
-		m.Seed = strconv.FormatInt(*s.Seed, 10)
-	}
-	return m
-}
-
-// RequestKey is the content address of a request to a model: the hex
-// sha256 over the model name (provider/model), the server's base URL, the
-// system text, the messages (text and image bytes) and the settings. It never
-// covers credentials, and it does not cover req.Question, which providers do
-// not send: two questions with the same prompt share a cache entry.
+// RequestKey is the content address of a request to a model, used by the
+// cache and by batches: the hex sha256 of the key version, the model name
+// (provider/model), the server's base URL and the canonical encoding of
+// the request (encodeRequest) without the fields keyLeftOut names. It
+// never covers credentials, which are not part of a request: the cache
+// directory may be shared or committed, and a key must not change when an
+// API key is rotated.
 func RequestKey(modelName, baseURL string, req model.Request) string {
-	return hashKey(keyMaterial{
-		Version:  keyVersion,
-		Model:    modelName,
-		BaseURL:  baseURL,
-		System:   req.System,
-		Messages: messagesOf(req.Messages),
-		Settings: settingsOf(req.Settings),
-		Tools:    toolsOf(req.Tools),
-		Solve:    solveOf(req.Solve),
-	})
+	return requestKey(modelName, baseURL, req, keyLeftOut)
 }
 
-// fingerprint identifies a job's request in the journal. Unlike RequestKey
-// it covers req.Question, because offline built-ins (replay, oracle) answer
-// from it: a journaled answer is reused only for the very same request.
+// fingerprint identifies a job's request in the journal. It is RequestKey
+// covering req.Question too, because offline built-ins (replay, oracle)
+// answer from it: a journaled answer is reused only for the very same
+// request.
 func fingerprint(modelName, baseURL string, req model.Request) string {
-	q := &questionMaterial{Sheet: req.Question.Sheet, Name: req.Question.Name, ID: req.Question.ID}
-	if t := req.Question.GroundTruth; t != nil {
-		q.HasTruth, q.Truth = true, *t
-	}
-	return hashKey(keyMaterial{
-		Version:  keyVersion,
-		Model:    modelName,
-		BaseURL:  baseURL,
-		System:   req.System,
-		Messages: messagesOf(req.Messages),
-		Settings: settingsOf(req.Settings),
-		Tools:    toolsOf(req.Tools),
-		Solve:    solveOf(req.Solve),
-		Question: q,
-	})
+	return requestKey(modelName, baseURL, req, nil)
 }
 
-func hashKey(k keyMaterial) string {
-	b, err := json.Marshal(k)
-	if err != nil {
-		// keyMaterial holds only strings, ints, bools and byte slices,
-		// which encoding/json always accepts; a formatted dump (no
-		// pointers left to print as addresses) keeps this total anyway.
-		b = fmt.Appendf(nil, "%#v", k)
+func requestKey(modelName, baseURL string, req model.Request, leftOut map[string]string) string {
+	e := keyEncoder{h: sha256.New(), buf: make([]byte, 0, 4096), path: make([]byte, 0, 64), leftOut: leftOut}
+	e.str(keyVersion)
+	e.str(modelName)
+	e.str(baseURL)
+	e.value(reflect.ValueOf(req))
+	e.h.Write(e.buf)
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(e.h.Sum(sum[:0]))
+}
+
+// keyEncoder writes the canonical encoding of a value into a hash. The
+// encoding is a deterministic, unambiguous text: a struct is "{" its
+// non-zero fields, each as name=value;, in declaration order "}" (a zero
+// field is left out, so adding a field keeps the keys of requests that do
+// not set it); a string or byte slice is its length, ":" and its bytes; a
+// number is its decimal text (floats shortest, NaN and infinities
+// included); a pointer is what it points to; a slice is "[" its elements
+// "]"; a map is its entries sorted by encoded key. Renaming or reordering
+// fields of model.Request changes every key: bump keyVersion then.
+type keyEncoder struct {
+	h   hash.Hash // nil while a map's entries are encoded apart
+	buf []byte
+	// path is the field being encoded, as "Field.Field" (slice and map
+	// elements are not named); a []byte, so looking it up costs nothing.
+	path    []byte
+	leftOut map[string]string
+}
+
+func (e *keyEncoder) str(s string) {
+	e.buf = strconv.AppendInt(e.buf, int64(len(s)), 10)
+	e.buf = append(e.buf, ':')
+	e.buf = append(e.buf, s...)
+	if len(e.buf) > 1<<14 && e.h != nil {
+		e.h.Write(e.buf)
+		e.buf = e.buf[:0]
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+}
+
+// value encodes v, found at e.path.
+func (e *keyEncoder) value(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Struct:
+		e.buf = append(e.buf, '{')
+		t := v.Type()
+		parent := len(e.path)
+		for i := range t.NumField() {
+			fv := v.Field(i)
+			if isZero(fv) {
+				continue
+			}
+			f := t.Field(i)
+			if parent > 0 {
+				e.path = append(e.path, '.')
+			}
+			e.path = append(e.path, f.Name...)
+			if _, out := e.leftOut[string(e.path)]; !out && f.IsExported() {
+				e.buf = append(e.buf, f.Name...)
+				e.buf = append(e.buf, '=')
+				e.value(fv)
+				e.buf = append(e.buf, ';')
+			}
+			e.path = e.path[:parent]
+		}
+		e.buf = append(e.buf, '}')
+	case reflect.String:
+		s := v.String()
+		if keyBaseName[string(e.path)] {
+			s = filepath.Base(s)
+		}
+		e.str(s)
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 && v.Kind() == reflect.Slice {
+			e.str(string(v.Bytes()))
+			return
+		}
+		e.buf = append(e.buf, '[')
+		for i := range v.Len() {
+			e.value(v.Index(i))
+			e.buf = append(e.buf, ',')
+		}
+		e.buf = append(e.buf, ']')
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			e.buf = append(e.buf, '~')
+			return
+		}
+		if v.Kind() == reflect.Interface {
+			e.str(v.Elem().Type().String())
+		}
+		e.value(v.Elem())
+	case reflect.Map:
+		type entry struct{ k, v []byte }
+		entries := make([]entry, 0, v.Len())
+		for it := v.MapRange(); it.Next(); {
+			sub := keyEncoder{path: e.path, leftOut: e.leftOut}
+			sub.value(it.Key())
+			k := sub.buf
+			sub.buf = nil
+			sub.value(it.Value())
+			entries = append(entries, entry{k, sub.buf})
+		}
+		slices.SortFunc(entries, func(a, b entry) int { return slices.Compare(a.k, b.k) })
+		e.buf = append(e.buf, '<')
+		for _, en := range entries {
+			e.buf = append(append(append(e.buf, en.k...), '='), en.v...)
+			e.buf = append(e.buf, ',')
+		}
+		e.buf = append(e.buf, '>')
+	case reflect.Bool:
+		e.buf = strconv.AppendBool(e.buf, v.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		e.buf = strconv.AppendInt(e.buf, v.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		e.buf = strconv.AppendUint(e.buf, v.Uint(), 10)
+	case reflect.Float32, reflect.Float64:
+		e.buf = strconv.AppendFloat(e.buf, v.Float(), 'g', -1, 64)
+	case reflect.Complex64, reflect.Complex128:
+		c := v.Complex()
+		e.buf = strconv.AppendFloat(e.buf, real(c), 'g', -1, 64)
+		e.buf = append(e.buf, 'i')
+		e.buf = strconv.AppendFloat(e.buf, imag(c), 'g', -1, 64)
+	default:
+		// A channel or function is not data a request can send; keyed by
+		// its type alone. TestKeyCoversEveryField fails on such a field.
+		e.str(v.Type().String())
+	}
+}
+
+// isZero reports whether a field is left out of the encoding: its zero
+// value, or an empty slice or map (nil or not, as encoding/json's
+// omitempty).
+func isZero(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Slice, reflect.Map:
+		return v.Len() == 0
+	}
+	return v.IsZero()
 }

@@ -1,0 +1,183 @@
+package runner
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/model"
+)
+
+// keyField is one field of model.Request, found by walking its type, and
+// how to give it a non-zero value in a request where it is zero.
+type keyField struct {
+	path string
+	set  func(req reflect.Value) // req is an addressable model.Request; nil for a struct
+}
+
+// requestFields walks t (model.Request) recursively: into nested structs,
+// the struct a pointer points to and a slice's first element. A container
+// (pointer, slice) is a field of its own, set by making it non-empty.
+func requestFields(t *testing.T, typ reflect.Type, path string, at func(reflect.Value) reflect.Value) []keyField {
+	var out []keyField
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		p := f.Name
+		if path != "" {
+			p = path + "." + f.Name
+		}
+		field := func(r reflect.Value) reflect.Value { return at(r).Field(i) }
+		ft := f.Type
+		switch {
+		case ft.Kind() == reflect.Struct:
+			out = append(out, keyField{path: p}) // named, set through its fields
+			out = append(out, requestFields(t, ft, p, field)...)
+		case ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct:
+			elem := func(r reflect.Value) reflect.Value {
+				v := field(r)
+				if v.IsNil() {
+					v.Set(reflect.New(ft.Elem()))
+				}
+				return v.Elem()
+			}
+			out = append(out, keyField{p, func(r reflect.Value) { elem(r) }})
+			out = append(out, requestFields(t, ft.Elem(), p, elem)...)
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
+			first := func(r reflect.Value) reflect.Value {
+				v := field(r)
+				if v.Len() == 0 {
+					v.Set(reflect.MakeSlice(ft, 1, 1))
+				}
+				return v.Index(0)
+			}
+			out = append(out, keyField{p, func(r reflect.Value) { first(r) }})
+			out = append(out, requestFields(t, ft.Elem(), p, first)...)
+		default:
+			v, ok := nonZero(ft)
+			if !ok {
+				t.Errorf("model.Request field %s is a %s, which a request key cannot encode as data", p, ft)
+				continue
+			}
+			out = append(out, keyField{p, func(r reflect.Value) { field(r).Set(v) }})
+		}
+	}
+	return out
+}
+
+// nonZero is a non-zero value of a type that is not a struct.
+func nonZero(t reflect.Type) (reflect.Value, bool) {
+	v := reflect.New(t).Elem()
+	switch t.Kind() {
+	case reflect.String:
+		v.SetString("x")
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(3)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(3)
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(0.5)
+	case reflect.Pointer:
+		e, ok := nonZero(t.Elem())
+		if !ok {
+			return v, false
+		}
+		v = reflect.New(t.Elem())
+		v.Elem().Set(e)
+	case reflect.Slice:
+		e, ok := nonZero(t.Elem())
+		if !ok {
+			return v, false
+		}
+		v = reflect.Append(v, e)
+	case reflect.Map:
+		k, ok1 := nonZero(t.Key())
+		e, ok2 := nonZero(t.Elem())
+		if !ok1 || !ok2 {
+			return v, false
+		}
+		v = reflect.MakeMap(t)
+		v.SetMapIndex(k, e)
+	default: // interfaces, channels, functions
+		return v, false
+	}
+	return v, true
+}
+
+// leftOut reports whether path is, or is inside, a field keyLeftOut names.
+func leftOut(path string) bool {
+	for p := range keyLeftOut {
+		if path == p || strings.HasPrefix(path, p+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestKeyCoversEveryField walks model.Request's fields and fails when one
+// is in neither the key nor keyLeftOut: every field outside keyLeftOut,
+// set on its own, must change RequestKey; every field in it must leave
+// RequestKey alone and change the journal's fingerprint. A field added to
+// model.Request (a new setting) is covered without code in key.go.
+func TestKeyCoversEveryField(t *testing.T) {
+	fields := requestFields(t, reflect.TypeFor[model.Request](), "", func(r reflect.Value) reflect.Value { return r })
+	zero := model.Request{}
+	k0, f0 := RequestKey("m", "u", zero), fingerprint("m", "u", zero)
+	seen := map[string]string{k0: "the zero request"}
+	paths := map[string]bool{}
+	for _, f := range fields {
+		paths[f.path] = true
+		if f.set == nil {
+			continue
+		}
+		var req model.Request
+		f.set(reflect.ValueOf(&req).Elem())
+		if reflect.DeepEqual(req, zero) {
+			t.Errorf("%s: the test could not set it", f.path)
+			continue
+		}
+		k, fp := RequestKey("m", "u", req), fingerprint("m", "u", req)
+		if fp == f0 {
+			t.Errorf("%s is not covered by the journal's fingerprint", f.path)
+		}
+		if leftOut(f.path) {
+			if k != k0 {
+				t.Errorf("%s is in keyLeftOut but changes the request key", f.path)
+			}
+			continue
+		}
+		if prev, dup := seen[k]; dup {
+			t.Errorf("%s is in neither the request key nor keyLeftOut (its key is that of %s)", f.path, prev)
+		}
+		seen[k] = f.path
+	}
+	for p := range keyLeftOut {
+		if !paths[p] {
+			t.Errorf("keyLeftOut names %s, which model.Request does not have", p)
+		}
+	}
+	for p := range keyBaseName {
+		if !paths[p] {
+			t.Errorf("keyBaseName names %s, which model.Request does not have", p)
+		}
+	}
+	if len(fields) < 30 {
+		t.Errorf("walked %d fields of model.Request; the walk is broken", len(fields))
+	}
+}
+
+// The encoding is pinned: a change to it (or to model.Request's existing
+// fields) must bump keyVersion, or old caches and journals would be read
+// under keys that mean something else.
+func TestRequestKeyStable(t *testing.T) {
+	temp := 0.25
+	req := model.Request{System: "s", Messages: []model.Message{{Role: "user", Content: "q"}},
+		Settings: model.Settings{Temperature: &temp, MaxTokens: 10, Stop: []string{"\n"}},
+		Solve:    &model.Solve{Mode: model.ModeCode, Files: []string{"/data/t.csv"}},
+		Question: model.QuestionRef{Name: "q1"}}
+	const want = "2bada3f5609dba9026ee2cc05db7b468e0dace3ddd8be4595a06960c3a78d0d6"
+	if k := RequestKey("openai/gpt-4o", "https://api.openai.com/v1", req); k != want {
+		t.Errorf("RequestKey = %s, want %s (bump keyVersion if the encoding changed on purpose)", k, want)
+	}
+}
