@@ -26,6 +26,7 @@ const (
 // driverConfig is the driver's argv[1].
 type driverConfig struct {
 	Memory    int64    `json:"memory"`
+	Mappings  int64    `json:"mappings"` // address space over Memory, Mappings and code (RLIMIT_AS)
 	Processes int      `json:"processes"`
 	StartCPU  int      `json:"start_cpu"`
 	Preload   []string `json:"preload"`
@@ -37,6 +38,7 @@ type driverConfig struct {
 func (c Config) command(stage, name string) (*exec.Cmd, error) {
 	dc, err := json.Marshal(driverConfig{
 		Memory:    c.Memory,
+		Mappings:  mappingSlack,
 		Processes: c.Processes,
 		StartCPU:  int(c.StartTimeout.Seconds()) + 1,
 		Preload:   c.Preload,
@@ -52,7 +54,26 @@ func (c Config) command(stage, name string) (*exec.Cmd, error) {
 		if err != nil {
 			return nil, errMissing("bubblewrap is not installed (no bwrap on PATH)")
 		}
-		cmd := exec.Command(bwrap, append(c.bwrapArgs(stage), py...)...)
+		args := c.bwrapArgs(stage)
+		var extra []*os.File
+		if prog := seccompFilter(); prog != nil {
+			// bwrap reads the program from descriptor 3 (ExtraFiles[0]);
+			// it fits in a pipe's buffer. start closes it after the start.
+			r, w, err := os.Pipe()
+			if err != nil {
+				return nil, fmt.Errorf("sandbox: %w", err)
+			}
+			_, err = w.Write(prog)
+			w.Close()
+			if err != nil {
+				r.Close()
+				return nil, fmt.Errorf("sandbox: seccomp filter: %w", err)
+			}
+			args = append([]string{"--seccomp", "3"}, args...)
+			extra = append(extra, r)
+		}
+		cmd := exec.Command(bwrap, append(args, py...)...)
+		cmd.ExtraFiles = extra
 		cmd.Env = env
 		cmd.Dir = "/"
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -87,6 +108,9 @@ func (c Config) env() []string {
 		"USER=sandbox",
 		"LOGNAME=sandbox",
 		"MPLBACKEND=Agg",
+		// One malloc arena: each further one reserves 64 MiB of address
+		// space, which RLIMIT_AS counts (threads would use it up).
+		"MALLOC_ARENA_MAX=1",
 	}
 	if c.Backend != None {
 		env = append(env, "HOME="+workDir, "TMPDIR=/tmp")
@@ -99,10 +123,24 @@ func (c Config) env() []string {
 	return env
 }
 
+// mappingSlack is the address space an interpreter may map beyond
+// Memory and the code it has loaded when it is ready (RLIMIT_AS): later
+// imports' libraries (scipy and sklearn: 40 MiB) and shared mappings.
+const mappingSlack = 128 << 20
+
+// tmpfsSizes are the sizes of the sandbox's three tmpfs, taken from
+// Memory so that files count against it: the working directory a
+// quarter, /tmp and /dev/shm an eighth each; together half of Memory.
+func (c Config) tmpfsSizes() (work, tmp, shm int64) {
+	q := c.Memory / 4
+	return q, q / 2, q / 2
+}
+
 // bwrapArgs is bubblewrap's command line, up to the program: every mount
 // the sandbox has, in order.
 func (c Config) bwrapArgs(stage string) []string {
-	size := strconv.FormatInt(c.Disk, 10)
+	work, tmp, shm := c.tmpfsSizes()
+	size := func(n int64) string { return strconv.FormatInt(n, 10) }
 	uid := strconv.Itoa(sandboxUID)
 	a := []string{
 		"--unshare-all", "--unshare-user", "--disable-userns",
@@ -130,10 +168,10 @@ func (c Config) bwrapArgs(stage string) []string {
 		"--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
 		"--proc", "/proc",
 		"--dev", "/dev",
-		"--size", size, "--tmpfs", "/dev/shm",
+		"--size", size(shm), "--tmpfs", "/dev/shm",
 		"--remount-ro", "/dev",
-		"--size", size, "--tmpfs", "/tmp",
-		"--size", size, "--tmpfs", workDir,
+		"--size", size(tmp), "--tmpfs", "/tmp",
+		"--size", size(work), "--tmpfs", workDir,
 		"--ro-bind", stage, inputDir,
 		"--remount-ro", "/",
 		"--chdir", workDir,
@@ -143,8 +181,9 @@ func (c Config) bwrapArgs(stage string) []string {
 
 // dockerArgs is docker's command line, up to the program.
 func (c Config) dockerArgs(stage, name string, env []string) []string {
-	size := strconv.FormatInt(c.Disk, 10)
-	mem := strconv.FormatInt(c.Memory, 10)
+	work, tmp, shm := c.tmpfsSizes()
+	size := func(n int64) string { return strconv.FormatInt(n, 10) }
+	mem := size(c.Memory)
 	a := []string{
 		"run", "--rm", "-i", "--init", "--name", name,
 		"--network", "none", "--read-only",
@@ -152,8 +191,9 @@ func (c Config) dockerArgs(stage, name string, env []string) []string {
 		"--user", fmt.Sprintf("%d:%d", sandboxUID, sandboxUID),
 		"--memory", mem, "--memory-swap", mem,
 		"--pids-limit", strconv.Itoa(c.Processes),
-		"--tmpfs", "/tmp:rw,exec,size=" + size + ",mode=1777",
-		"--tmpfs", workDir + ":rw,exec,size=" + size + ",mode=1777",
+		"--tmpfs", "/tmp:rw,exec,size=" + size(tmp) + ",mode=1777",
+		"--tmpfs", workDir + ":rw,exec,size=" + size(work) + ",mode=1777",
+		"--shm-size", size(shm),
 		"-v", stage + ":" + inputDir + ":ro",
 		"-w", workDir,
 	}

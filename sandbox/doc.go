@@ -50,15 +50,27 @@
 //   - Timeout (180 s): a timer in Go; the kill takes bwrap's process group,
 //     and with it the sandbox's PID namespace (--die-with-parent on its
 //     init), so children, setsid'd ones included, die too (tested).
-//   - Memory (2 GiB): RLIMIT_DATA, set by the driver before it imports
-//     anything. It counts heap and anonymous mappings (numpy arrays) but not
-//     shared libraries, so it tracks what code allocates better than
-//     RLIMIT_AS (after importing pandas: 180 MB of data, 266 MB of address
-//     space), which glibc's per-thread arenas and OpenBLAS's per-thread
-//     buffers inflate on machines with many cores. An allocation over it is a MemoryError; one reaching
-//     the top of a cell is reported as the memory limit. Each process has
-//     its own rlimit (no cgroup is needed, none is used): a cell's children
-//     may each use as much.
+//   - Memory (2 GiB): everything an interpreter holds counts against it:
+//     heap and private mappings (numpy arrays), shared mappings, and files.
+//     RLIMIT_DATA (Memory), set by the driver before it imports anything,
+//     counts heap and private mappings but not shared libraries, so it
+//     tracks what code allocates (after importing pandas: 180 MB of data,
+//     266 MB of address space). Shared mappings (mmap(-1, n), /dev/zero)
+//     are not data: RLIMIT_AS bounds them, set once Preload is imported to
+//     Memory plus the address space then mapped that is not data (the
+//     code) plus 128 MiB (later imports' libraries: scipy and sklearn take
+//     40 MiB). glibc gets one malloc arena (MALLOC_ARENA_MAX=1), since each
+//     further one reserves 64 MiB of address space. The three tmpfs take
+//     their sizes from Memory: the working directory a quarter, /tmp and
+//     /dev/shm an eighth each. memfd_create and SysV shmget, which would
+//     hold memory that none of these counts, fail with EPERM (a seccomp
+//     filter given to bwrap, amd64 and arm64). So one interpreter holds at
+//     most 1.5 x Memory + 128 MiB (tested at 256 MiB: 496 MiB). A
+//     MemoryError, a failed mapping (ENOMEM) or a full tmpfs (ENOSPC)
+//     reaching the top of a cell is reported as the memory limit, the
+//     output saying which. No cgroup is used (none that is delegated to an
+//     unprivileged user can be counted on), so rlimits are per process: a
+//     cell's child processes (up to Processes) may each hold as much.
 //   - CPUTime (= Timeout): RLIMIT_CPU, moved forward by the driver before
 //     each call; SIGXCPU ends the interpreter. It matters for threaded code,
 //     which can use more CPU than wall time.
@@ -67,8 +79,6 @@
 //     sandboxes would share it). OpenBLAS starts a thread per core when
 //     numpy is imported: on a machine with more than about 100 cores, pass
 //     OPENBLAS_NUM_THREADS (the only host variables passed in) or raise it.
-//   - Disk: each tmpfs (working directory, /tmp, /dev/shm) is Config.Disk
-//     (1 GiB) at most; a full one is an ordinary "No space left" error.
 //
 // A call cancelled through its context kills the interpreter too. Nothing
 // waits without a bound: starts (Config.StartTimeout), requests and kills
@@ -119,7 +129,11 @@
 // warm interpreter holds about 65 MB resident. Without Preload, a start
 // only looks up pandas' and numpy's versions (importlib.metadata), so a
 // pool that imports nothing ahead starts fast and still checks them. A session's interpreter is
-// never reused by another session. Config.MaxInFlight (default: the number
+// never reused by another session. The tmpfs sizes are fixed when an
+// interpreter starts, so warm interpreters are started with the memory
+// limit of the last session opened (Limits.Memory, a question's
+// tool_memory): a session with another one waits for a start, and the
+// questions after it find warm ones. Config.MaxInFlight (default: the number
 // of cores) caps open sessions apart from the run's request concurrency:
 // each may use Memory, and 2 GiB times ten is more than a small machine
 // has. A failed start is handed to the waiting session as an error, so

@@ -53,6 +53,14 @@ def main():
             versions[name] = version(name)
         except BaseException as e:
             error = error or "import %s: %s: %s" % (name, type(e).__name__, e)
+    if cfg.get("memory") and cfg.get("mappings"):
+        # Shared mappings (mmap(-1, n), /dev/zero, SysV segments) are not
+        # data: the address space bounds them, over what is mapped now
+        # that is not data (the code loaded).
+        status = vm_status()
+        code = (status["VmSize"] - status["VmData"]) * 1024
+        limit = cfg["memory"] + code + cfg["mappings"]
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     reply(ready=True, error=error, **versions)
 
     user = types.ModuleType("__main__")
@@ -73,27 +81,31 @@ def main():
                 reply(ok=True)
             except OSError as e:
                 reply(ok=False, error=str(e))
-        elif op == "memory":
-            try:
-                n = int(req["bytes"])
-                resource.setrlimit(resource.RLIMIT_DATA, (n, n))
-                reply(ok=True)
-            except (OSError, ValueError) as e:
-                reply(ok=False, error=str(e))
         elif op == "exec":
             cells += 1
             set_cpu(req.get("cpu", 0))
             restore_streams(out)
-            limit = run_cell(cells, req["code"], user.__dict__)
+            limit, full = run_cell(cells, req["code"], user.__dict__)
             for f in (sys.stdout, sys.stderr):
                 try:
                     f.flush()
                 except BaseException:
                     pass
             write_all(out, req["marker"].encode())
-            reply(done=req["marker"], limit=limit)
+            reply(done=req["marker"], limit=limit, full=full)
         else:
             reply(ok=False, error="unknown op %r" % op)
+
+
+def vm_status():
+    """The VmSize and VmData lines of /proc/self/status, in KiB."""
+    status = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in ("VmSize", "VmData"):
+                status[key] = int(value.split()[0])
+    return status
 
 
 def version(name):
@@ -142,7 +154,7 @@ def set_cpu(seconds):
 def run_cell(n, code, ns):
     """Runs one cell as Jupyter does: statements, then the value of a final
     expression shown by sys.displayhook. Returns the limit an uncaught
-    exception stands for ("" when none)."""
+    exception stands for ("" when none) and whether it was a full tmpfs."""
     name = "<cell %d>" % n
     linecache.cache[name] = (len(code), None, code.splitlines(True), name)
     try:
@@ -161,7 +173,7 @@ def run_cell(n, code, ns):
             value = eval(tail, ns)
             if value is not None:
                 sys.displayhook(value)
-        return ""
+        return "", False
     except BaseException as e:
         show(e, e.__traceback__.tb_next)
         return classify(e)
@@ -178,17 +190,23 @@ def show(e, tb):
 
 
 def classify(e):
+    """The limit an exception stands for, and whether it is a full tmpfs
+    (files count against the memory limit)."""
     seen = 0
     while e is not None and seen < 10:
         if isinstance(e, MemoryError):
-            return "memory"
+            return "memory", False
+        if isinstance(e, OSError) and e.errno == errno.ENOMEM:
+            return "memory", False  # a mapping over the address space limit
+        if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
+            return "memory", True
         if isinstance(e, OSError) and e.errno == errno.EAGAIN:
-            return "processes"
+            return "processes", False
         if isinstance(e, RuntimeError) and "can't start new thread" in str(e):
-            return "processes"
+            return "processes", False
         e = e.__cause__ or e.__context__
         seen += 1
-    return ""
+    return "", False
 
 
 def write_all(fd, data):

@@ -54,6 +54,16 @@ func TestEscapes(t *testing.T) {
 	// limit is long but for the case that tests it.
 	s := mustOpen(t, newPool(t, Config{Timeout: 5 * time.Minute}), input)
 	quick := mustOpen(t, newPool(t, Config{Timeout: 3 * time.Second, CPUTime: time.Minute}))
+	// A question's tool_memory of 256M, in a pool of the default 2 GiB.
+	const small = 256 << 20
+	smallPool := newPool(t, Config{})
+	tight, err := smallPool.OpenWith(t.Context(), nil, Limits{Memory: small})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tight.Close()
+	stopped := "[stopped: the call ran out of memory (tool_memory 256 MiB)"
+	full := "[stopped: the files written reached the limit (tool_memory 256 MiB: "
 
 	cwd, _ := os.Getwd()
 	for _, tc := range []struct {
@@ -220,6 +230,87 @@ subprocess.Popen(['sleep', '987661'])`,
 			limit: LimitOutput,
 		},
 		{
+			name:  "shared memory mmap of 3 GiB under 256M",
+			code:  "import mmap\nm = mmap.mmap(-1, 3 << 30)\nfor i in range(0, len(m), 4096):\n    m[i] = 1\nprint('held 3 GiB')",
+			want:  []string{"OSError: [Errno 12] Cannot allocate memory", stopped},
+			never: []string{"held"},
+			limit: LimitMemory,
+			in:    tight,
+		},
+		{
+			name:  "shared mapping of /dev/zero, 3 GiB under 256M",
+			code:  "import mmap, os\nm = mmap.mmap(os.open('/dev/zero', os.O_RDWR), 3 << 30)\nfor i in range(0, len(m), 4096):\n    m[i] = 1\nprint('held 3 GiB')",
+			want:  []string{"OSError: [Errno 12] Cannot allocate memory", stopped},
+			never: []string{"held"},
+			limit: LimitMemory,
+			in:    tight,
+		},
+		{
+			name: "memfd files of 1 GiB under 256M",
+			code: `import os
+fd = os.memfd_create('x')
+for i in range(1 << 10):
+    os.write(fd, bytes(1 << 20))
+print('wrote 1 GiB')`,
+			want:  []string{"PermissionError: [Errno 1] Operation not permitted"},
+			never: []string{"wrote"},
+			in:    tight,
+		},
+		{
+			// A segment outlives its mapping: attach, fill, detach, again.
+			name: "SysV shared memory segments, 1 GiB under 256M",
+			code: `import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+n = 0
+for i in range(8):
+    id = libc.shmget(0, 128 << 20, 0o1600)
+    if id < 0:
+        print('shmget failed', os.strerror(ctypes.get_errno()))
+        break
+    a = libc.shmat(id, None, 0)
+    ctypes.memset(a, 1, 128 << 20)
+    libc.shmdt(ctypes.c_void_p(a))
+    n += 128
+print('held MiB', n)`,
+			want:  []string{"shmget failed Operation not permitted\nheld MiB 0"},
+			never: []string{"held MiB 128"},
+			in:    tight,
+		},
+		{
+			name:  "fill /tmp past 256M",
+			code:  fillCode("/tmp/fill"),
+			want:  []string{"OSError: [Errno 28] No space left on device", full},
+			never: []string{"wrote"},
+			limit: LimitMemory,
+			in:    tight,
+		},
+		{
+			name:  "fill the working directory past 256M",
+			code:  fillCode("fill"),
+			want:  []string{"OSError: [Errno 28] No space left on device", full},
+			never: []string{"wrote"},
+			limit: LimitMemory,
+			in:    tight,
+		},
+		{
+			name:  "fill /dev/shm past 256M",
+			code:  fillCode("/dev/shm/fill"),
+			want:  []string{"OSError: [Errno 28] No space left on device", full},
+			never: []string{"wrote"},
+			limit: LimitMemory,
+			in:    tight,
+		},
+		{
+			// Everything at once, each failure caught so that nothing is
+			// released: files, heap and shared memory held together stay
+			// within 1.5 x tool_memory + 128 MiB (README).
+			name: "hold files, heap and shared memory at once under 256M",
+			code: holdAllCode,
+			want: []string{"held "},
+			in:   tight,
+		},
+		{
 			name: "fork 10,000 processes",
 			code: `import os, time
 n = 0
@@ -257,6 +348,16 @@ finally:
 			if len(r.Output) > 17<<10 {
 				t.Errorf("output of %d bytes", len(r.Output))
 			}
+			if tc.code == holdAllCode {
+				var held int64
+				if i := strings.Index(r.Output, "held "); i >= 0 {
+					fmt.Sscanf(r.Output[i:], "held %d", &held)
+				}
+				t.Logf("%s", r.Output)
+				if limit := int64(small)*3/2 + 128<<20; held<<20 > limit || held < 256 {
+					t.Errorf("the sandbox held %d MiB at once, want at least 256 and at most %d MiB:\n%s", held, limit>>20, r.Output)
+				}
+			}
 			if tc.name == "fork 10,000 processes" {
 				var n int
 				if i := strings.Index(r.Output, "forked "); i >= 0 {
@@ -271,6 +372,48 @@ finally:
 			}
 		})
 	}
+	if r := mustExec(t, tight, "print('still here')"); r.Output != "still here\n" {
+		t.Errorf("after the limits, the session gives %+v", r)
+	}
 	s.Close()
 	waitGone(t, "987661")
 }
+
+// fillCode writes 3 GiB to path, a MiB at a time.
+func fillCode(path string) string {
+	return fmt.Sprintf(`with open(%q, 'wb', buffering=0) as f:
+    for i in range(3 << 10):
+        f.write(bytes(1 << 20))
+print('wrote 3 GiB')`, path)
+}
+
+// holdAllCode fills the three tmpfs, then allocates heap and shared
+// memory until each fails (up to 1 GiB of each), keeping everything, and
+// prints the MiB held.
+const holdAllCode = `import mmap, os
+MiB = 1 << 20
+held, keep = {}, []
+for path in ['fill', '/tmp/fill', '/dev/shm/fill']:
+    try:
+        with open(path, 'wb', buffering=0) as f:
+            for i in range(1 << 10):
+                f.write(bytes(MiB))
+    except OSError:
+        pass
+    held[path] = os.path.getsize(path) // MiB
+for kind in ['heap', 'shared']:
+    n = 0
+    try:
+        while n < 1 << 10:
+            if kind == 'heap':
+                keep.append(bytearray(b'\1') * (16 * MiB))
+            else:
+                m = mmap.mmap(-1, 16 * MiB)
+                for i in range(0, 16 * MiB, 4096):
+                    m[i] = 1
+                keep.append(m)
+            n += 16
+    except (MemoryError, OSError):
+        pass
+    held[kind] = n
+print('held', sum(held.values()), held)`

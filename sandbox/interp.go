@@ -45,6 +45,7 @@ type ctlMsg struct {
 	OK     bool   `json:"ok"`
 	Done   string `json:"done"`
 	Limit  Limit  `json:"limit"`
+	Full   bool   `json:"full"` // the limit was a full tmpfs
 	Python string `json:"python"`
 	Pandas string `json:"pandas"`
 	Numpy  string `json:"numpy"`
@@ -108,6 +109,11 @@ func startInterp(ctx context.Context, cfg Config, dir string) (*interp, error) {
 // start runs the process with its three pipes; goroutines read the reply
 // and output pipes until the process is killed or closes them.
 func (it *interp) start() error {
+	defer func() { // the child has its copies (bwrap's seccomp filter)
+		for _, f := range it.cmd.ExtraFiles {
+			f.Close()
+		}
+	}()
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
@@ -313,24 +319,6 @@ func (it *interp) setFiles(ctx context.Context, names []string) error {
 	return nil
 }
 
-// setMemory lowers the interpreter's memory limit (RLIMIT_DATA, soft and
-// hard) to n bytes.
-func (it *interp) setMemory(ctx context.Context, n int64) error {
-	if err := it.send(map[string]any{"op": "memory", "bytes": n}); err != nil {
-		return fmt.Errorf("sandbox: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, it.cfg.StartTimeout)
-	defer cancel()
-	m, err := it.reply(ctx)
-	if err != nil {
-		return fmt.Errorf("sandbox: setting the memory limit: %w", err)
-	}
-	if !m.OK {
-		return fmt.Errorf("sandbox: setting the memory limit: %s", m.Error)
-	}
-	return nil
-}
-
 // exec runs one cell. err is for the caller's ctx only; every other
 // outcome is in the Result.
 func (it *interp) exec(ctx context.Context, code string) (Result, error) {
@@ -351,6 +339,7 @@ func (it *interp) exec(ctx context.Context, code string) (Result, error) {
 	var (
 		done, seen bool
 		limit      Limit
+		full       bool
 		out, ctl   = it.out, it.ctl
 	)
 	for !done || !seen {
@@ -376,7 +365,7 @@ func (it *interp) exec(ctx context.Context, code string) (Result, error) {
 				continue
 			}
 			if m.Done == marker {
-				done, limit = true, m.Limit
+				done, limit, full = true, m.Limit, m.Full
 			}
 		case <-it.exited:
 			it.drainInto(out, capt, &scan)
@@ -391,8 +380,14 @@ func (it *interp) exec(ctx context.Context, code string) (Result, error) {
 		}
 	}
 	if limit != "" {
+		why := ""
+		if full && limit == LimitMemory {
+			work, tmp, shm := cfg.tmpfsSizes()
+			why = fmt.Sprintf("the files written reached the limit (tool_memory %s: %s in the working directory, %s in /tmp, %s in /dev/shm)",
+				bytesString(cfg.Memory), bytesString(work), bytesString(tmp), bytesString(shm))
+		}
 		it.kill()
-		return it.stopped(capt, limit, ""), nil
+		return it.stopped(capt, limit, why), nil
 	}
 	return Result{Output: capt.String()}, nil
 }
@@ -456,7 +451,9 @@ func (it *interp) stopped(capt *capture, limit Limit, why string) Result {
 	case LimitTimeout:
 		why = fmt.Sprintf("the call ran longer than the time limit (tool_timeout %v)", cfg.Timeout)
 	case LimitMemory:
-		why = fmt.Sprintf("the call ran out of memory (tool_memory %s)", bytesString(cfg.Memory))
+		if why == "" {
+			why = fmt.Sprintf("the call ran out of memory (tool_memory %s)", bytesString(cfg.Memory))
+		}
 	case LimitCPU:
 		why = fmt.Sprintf("the call used more CPU time than its limit (%v)", cfg.CPUTime)
 	case LimitProcesses:

@@ -33,6 +33,9 @@ type Pool struct {
 	closeOnce sync.Once
 
 	idle atomic.Int32 // warm interpreters waiting to be taken (benchmarks wait for one)
+	// warmMemory is the Memory warm interpreters are started with: the
+	// last session's (its tmpfs sizes are fixed at start).
+	warmMemory atomic.Int64
 }
 
 type spare struct {
@@ -73,6 +76,7 @@ func NewPool(ctx context.Context, cfg Config) (*Pool, error) {
 		sessions: map[*Session]struct{}{},
 	}
 	p.versions.Sandbox = cfg.sandboxName()
+	p.warmMemory.Store(cfg.Memory)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	if cfg.Warm < 0 {
 		first.kill()
@@ -100,7 +104,9 @@ func (p *Pool) fill(it *interp) {
 	for {
 		s := spare{it: it}
 		if it == nil {
-			s.it, s.err = startInterp(p.ctx, p.cfg, p.dir)
+			cfg := p.cfg
+			cfg.Memory = p.warmMemory.Load()
+			s.it, s.err = startInterp(p.ctx, cfg, p.dir)
 		}
 		it = nil
 		if p.ctx.Err() != nil {
@@ -136,10 +142,13 @@ func (p *Pool) fill(it *interp) {
 	}
 }
 
-// get returns a ready interpreter: a warm one, or one started now.
-func (p *Pool) get(ctx context.Context) (*interp, error) {
+// get returns a ready interpreter for cfg: a warm one started with its
+// Memory, or one started now when the pool keeps none. Warm interpreters
+// started with another Memory are stopped; their fillers then start ones
+// with cfg's (claim has set warmMemory), which get waits for.
+func (p *Pool) get(ctx context.Context, cfg Config) (*interp, error) {
 	if p.spares == nil {
-		return startInterp(ctx, p.cfg, p.dir)
+		return startInterp(ctx, cfg, p.dir)
 	}
 	for {
 		select {
@@ -153,6 +162,10 @@ func (p *Pool) get(ctx context.Context) (*interp, error) {
 				continue
 			default:
 			}
+			if s.it.cfg.Memory != cfg.Memory {
+				s.it.kill()
+				continue
+			}
 			return s.it, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -163,27 +176,13 @@ func (p *Pool) get(ctx context.Context) (*interp, error) {
 }
 
 // claim returns an interpreter with the files in its working directory
-// and the limits lim: a warm one when its memory ceiling allows them, else
-// one started now.
+// and the limits lim, warm when one was started with lim's memory.
 func (p *Pool) claim(ctx context.Context, files []file, lim Limits) (*interp, error) {
 	cfg := p.cfg.limited(lim)
-	var (
-		it  *interp
-		err error
-	)
-	if cfg.Memory > p.cfg.Memory {
-		it, err = startInterp(ctx, cfg, p.dir)
-	} else {
-		it, err = p.get(ctx)
-	}
+	p.warmMemory.Store(cfg.Memory)
+	it, err := p.get(ctx, cfg)
 	if err != nil {
 		return nil, err
-	}
-	if it.cfg.Memory != cfg.Memory {
-		if err := it.setMemory(ctx, cfg.Memory); err != nil {
-			it.kill()
-			return nil, err
-		}
 	}
 	it.cfg = cfg
 	names := make([]string, len(files))

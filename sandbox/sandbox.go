@@ -42,8 +42,10 @@ type Config struct {
 
 	// Timeout is the wall-clock limit of one call: 180 s.
 	Timeout time.Duration
-	// Memory is the address space an interpreter (and each process it
-	// starts) may allocate, RLIMIT_DATA, in bytes: 2 GiB.
+	// Memory bounds what an interpreter holds, in bytes: 2 GiB. Its
+	// heap and private mappings (RLIMIT_DATA), its shared mappings with
+	// them (RLIMIT_AS, with 128 MiB for code), and the files it writes:
+	// the three tmpfs are half of it (doc.go, Limits).
 	Memory int64
 	// CPUTime is the CPU time one call may use (RLIMIT_CPU, all threads):
 	// Timeout.
@@ -51,9 +53,6 @@ type Config struct {
 	// Processes caps processes and threads in one sandbox (RLIMIT_NPROC):
 	// 128.
 	Processes int
-	// Disk is the size of each tmpfs (working directory, /tmp, /dev/shm):
-	// 1 GiB.
-	Disk int64
 	// OutputCap is how much of a call's output is kept, head and tail, in
 	// bytes: 16 KiB.
 	OutputCap int
@@ -112,9 +111,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Processes <= 0 {
 		c.Processes = 128
-	}
-	if c.Disk <= 0 {
-		c.Disk = 1 << 30
 	}
 	if c.OutputCap <= 0 {
 		c.OutputCap = 16 << 10
@@ -180,7 +176,7 @@ type Limit string
 
 const (
 	LimitTimeout   Limit = "tool_timeout" // Config.Timeout, wall clock (the tool_timeout meta)
-	LimitMemory    Limit = "memory"       // Config.Memory (a MemoryError reached the top)
+	LimitMemory    Limit = "memory"       // Config.Memory (a MemoryError, a failed mapping or a full tmpfs reached the top)
 	LimitCPU       Limit = "cpu"          // Config.CPUTime
 	LimitProcesses Limit = "processes"    // Config.Processes (fork or thread start failed)
 	LimitOutput    Limit = "output"       // Config.MaxOutput
@@ -193,9 +189,11 @@ type Limits struct {
 	// Timeout is the wall-clock limit of one call; CPU time follows it
 	// unless the pool's Config.CPUTime was set apart from its Timeout.
 	Timeout time.Duration
-	// Memory is the interpreter's RLIMIT_DATA in bytes. Up to the pool's,
-	// a warm interpreter is lowered to it; above, one is started for the
-	// session (a cold start: the rlimit's ceiling is fixed at start).
+	// Memory is the interpreter's memory limit in bytes (Config.Memory).
+	// The sizes of its tmpfs follow it and are fixed when it starts, so a
+	// session whose Memory differs from the warm interpreters' starts its
+	// own (a cold start), and the pool then keeps its warm interpreters at
+	// that Memory: a sheet's questions share one.
 	Memory int64
 }
 

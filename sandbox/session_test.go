@@ -254,7 +254,7 @@ func TestEnvironment(t *testing.T) {
 	p := newPool(t, Config{Environ: []string{"OPENBLAS_NUM_THREADS=1", "OPENAI_API_KEY=sk-secret", "HOME=/root"}})
 	s := mustOpen(t, p)
 	r := mustExec(t, s, "import os\nsorted(k + '=' + v for k, v in os.environ.items())")
-	want := "['HOME=/work', 'LANG=C.UTF-8', 'LOGNAME=sandbox', 'MPLBACKEND=Agg', 'OPENBLAS_NUM_THREADS=1', 'PATH=/usr/local/bin:/usr/bin:/bin', 'PWD=/work', 'TMPDIR=/tmp', 'USER=sandbox']\n"
+	want := "['HOME=/work', 'LANG=C.UTF-8', 'LOGNAME=sandbox', 'MALLOC_ARENA_MAX=1', 'MPLBACKEND=Agg', 'OPENBLAS_NUM_THREADS=1', 'PATH=/usr/local/bin:/usr/bin:/bin', 'PWD=/work', 'TMPDIR=/tmp', 'USER=sandbox']\n"
 	if r.Output != want {
 		t.Fatalf("got %q\nwant %q", r.Output, want)
 	}
@@ -368,5 +368,40 @@ func TestSessionLimits(t *testing.T) {
 	r = mustExec(t, s, "x = bytearray(1 << 30)")
 	if r.Limit != LimitMemory || !strings.Contains(r.Output, "out of memory (tool_memory 768 MiB)") {
 		t.Errorf("limit %q: %s", r.Limit, r.Output)
+	}
+}
+
+// TestWarmPoolFollowsSessionMemory: the tmpfs sizes follow the memory
+// limit and are fixed at start, so a session with its own tool_memory
+// gets an interpreter started with it, and the pool's next warm ones are
+// started with it too (a sheet's questions share one).
+func TestWarmPoolFollowsSessionMemory(t *testing.T) {
+	p := newPool(t, Config{Warm: 1, MaxInFlight: 1})
+	sizes := "import os\nprint([os.statvfs(d).f_blocks * os.statvfs(d).f_frsize >> 20 for d in ['.', '/tmp', '/dev/shm']])"
+	for _, tc := range []struct {
+		mem  int64
+		want string
+	}{
+		{0, "[512, 256, 256]\n"},
+		{256 << 20, "[64, 32, 32]\n"},
+		{256 << 20, "[64, 32, 32]\n"},
+	} {
+		s, err := p.OpenWith(context.Background(), nil, Limits{Memory: tc.mem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := mustExec(t, s, sizes); r.Output != tc.want {
+			t.Errorf("memory %d: tmpfs MiB %q, want %q", tc.mem, r.Output, tc.want)
+		}
+		s.Close()
+	}
+	// The warm interpreter now ready was started with the last session's.
+	sp := <-p.spares
+	if sp.err != nil {
+		t.Fatal(sp.err)
+	}
+	defer sp.it.kill()
+	if sp.it.cfg.Memory != 256<<20 {
+		t.Errorf("warm interpreter started with %d bytes, want the last session's %d", sp.it.cfg.Memory, 256<<20)
 	}
 }
