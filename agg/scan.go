@@ -314,6 +314,12 @@ func decodeInto(data []byte, f *jsFile, keys map[string]uint8) error {
 			haveSheet = true
 			return s.sheet(&f.Sheet)
 		case "questions":
+			if s.peek() == 'n' {
+				// A sheet without questions: evalmd before 2026-11 wrote
+				// null where it now writes [], and those files exist.
+				haveQuestions = true
+				return s.skip()
+			}
 			if s.peek() != '[' {
 				return s.skip()
 			}

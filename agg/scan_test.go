@@ -92,6 +92,21 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
+// A sheet without questions: "questions": [] as evalmd writes it, and
+// null as it wrote it before (such files exist), are both output files.
+func TestDecodeNoQuestions(t *testing.T) {
+	for _, doc := range []string{`{"sheet": {"name": "S"}, "questions": []}`, `{"sheet": {"name": "S"}, "questions": null}`} {
+		f, err := decodeOutput([]byte(doc), nil)
+		if err != nil {
+			t.Errorf("%s: %v", doc, err)
+			continue
+		}
+		if string(f.Sheet.Name) != "S" || len(f.Questions) != 0 {
+			t.Errorf("%s: %+v", doc, f)
+		}
+	}
+}
+
 func TestDecodeValues(t *testing.T) {
 	doc := `{"questions": [{"name": "a\"b", "grade": true, "error": {"x": 1}, "completion": "",
 	  "eval_time": 2.5, "cost": 0, "input_tokens": 7, "unanswered": true, "limit": "max_turns",

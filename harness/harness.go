@@ -434,10 +434,10 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 	job := &outputJob{SheetPath: path, Model: modelName, Output: out, OutPath: outPath}
 	// Sized at once: growing slices of these large structs question by
 	// question was most of a 1000-question sheet's planning time.
-	if len(items) > 0 { // a sheet without questions keeps "questions": null
-		job.Requests = make([]model.Request, 0, len(items))
-		out.Questions = make([]result.Question, 0, len(items))
-	}
+	// A sheet without questions (warned about when it is read) writes
+	// "questions": [], which every reader takes, not null.
+	job.Requests = make([]model.Request, 0, len(items))
+	out.Questions = make([]result.Question, 0, len(items))
 	for i := range items {
 		it := &items[i]
 		req, err := b.Build(path, it)

@@ -234,3 +234,29 @@ func builtins() func(string, model.Options) (model.Model, error) {
 	builtin.Register(r)
 	return r.New
 }
+
+// A sheet without questions is warned about once and still written, with
+// "questions": [] (not null, which readers took for another kind of file).
+func TestZeroQuestionSheet(t *testing.T) {
+	dir := t.TempDir()
+	sheet := filepath.Join(dir, "input-empty.md")
+	os.WriteFile(sheet, []byte("# Empty\n\n#### question\nhello\n"), 0o644)
+	var stderr bytes.Buffer
+	sum, err := Run(context.Background(), Config{NewModel: builtins(), Sheets: []string{sheet}, Models: []string{"mock"}, OutDir: dir, Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if len(sum.Outputs) != 1 {
+		t.Fatalf("outputs %v", sum.Outputs)
+	}
+	data, err := os.ReadFile(sum.Outputs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(`"questions": []`)) {
+		t.Errorf("want \"questions\": [] in\n%s", data)
+	}
+	if n := strings.Count(stderr.String(), "has no questions"); n != 1 {
+		t.Errorf("%d warnings about no questions:\n%s", n, stderr.String())
+	}
+}
