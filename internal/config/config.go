@@ -187,7 +187,9 @@ func Parse(name string, data []byte) (*Config, error) {
 		}
 		return 0
 	}
-	if c.Concurrency < 0 {
+	// Present with 0 (or empty) is refused as -c 0 is: it cannot mean
+	// "no requests" and "the default" at once.
+	if c.Concurrency < 0 || (c.Concurrency == 0 && line("concurrency") != 0) {
 		return nil, fmt.Errorf("config %s:%d: concurrency %d: give 1 or more", name, line("concurrency"), c.Concurrency)
 	}
 	switch c.Sandbox {

@@ -82,6 +82,7 @@ func TestParseErrors(t *testing.T) {
 		{"base_urls:\n  openai: https://x/v1\n  openai_token: abc\n", "f.yaml:3: openai_token"},
 		{"judge: sk-abcdef\n", "f.yaml:1: this value looks like an API key"},
 		{"concurrency: -1\n", "f.yaml:1: concurrency -1"},
+		{"models: [a]\nconcurrency: 0\n", "f.yaml:2: concurrency 0: give 1 or more"},
 		{"sandbox: chroot\n", `f.yaml:1: sandbox "chroot"`},
 		{"modles: [a]\n", "f.yaml:1: unknown member modles (known: models,"},
 		{"models: a,b\n", "f.yaml:1: cannot unmarshal"},
