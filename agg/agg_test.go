@@ -181,3 +181,32 @@ func TestTotalsAndErrors(t *testing.T) {
 	}
 	t.Error("no m1 totals")
 }
+
+// A negative or absurd eval_time or cost (a damaged or hand-edited file) is
+// left out of the usage sums, with a note, instead of showing -Inf.
+func TestUsageLeavesOutBadFigures(t *testing.T) {
+	dir := t.TempDir()
+	doc := `{"sheet": {"name": "S", "run_id": "r1", "model_name": "m"}, "questions": [
+	  {"name": "a", "grade": true, "completion": "x", "eval_time": -1e308, "cost": -1e308},
+	  {"name": "b", "grade": false, "completion": "y", "eval_time": -1e308, "cost": 1e308},
+	  {"name": "c", "grade": false, "completion": "z", "eval_time": 1.5, "cost": 0.25}]}`
+	if err := os.WriteFile(filepath.Join(dir, "output-s-m-r1.json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load(context.Background(), dir, io.Discard, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	us := d.Usages()
+	if len(us) != 1 || us[0].Seconds != 1.5 || us[0].TimeQuestions != 1 || us[0].Cost != 0.25 || us[0].CostQuestions != 1 || us[0].BadFigures != 4 {
+		t.Fatalf("usage %+v", us)
+	}
+	tab := usageTable(us)
+	s, err := tab.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(s, "Inf") || !strings.Contains(s, "m: 4 eval_time or cost values left out") {
+		t.Errorf("usage table:\n%s", s)
+	}
+}

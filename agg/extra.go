@@ -314,6 +314,7 @@ type Usage struct {
 	BatchQuestions            int // questions answered through a batch API, costed at batch prices
 	TimeQuestions             int // questions with an eval_time
 	Seconds                   float64
+	BadFigures                int // eval_time and cost values left out (negative, or past a billion)
 }
 
 // Usages returns per-model usage, by model name.
@@ -325,7 +326,8 @@ func (d *Data) Usages() []Usage {
 		}
 		out = append(out, Usage{Model: d.strs.str(m), Questions: u.questions,
 			TokenQuestions: u.tokQuestions, InputTokens: u.inTok, OutputTokens: u.outTok,
-			CostQuestions: u.costN, Cost: u.cost, BatchQuestions: u.batchN, TimeQuestions: u.evalN, Seconds: u.evalTime})
+			CostQuestions: u.costN, Cost: u.cost, BatchQuestions: u.batchN, TimeQuestions: u.evalN, Seconds: u.evalTime,
+			BadFigures: u.badFigures})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Model < out[j].Model })
 	return out
@@ -438,6 +440,10 @@ func usageTable(us []Usage) Table {
 			mean = fmt.Sprintf("%.2f", u.Seconds/float64(u.TimeQuestions))
 		}
 		t.Rows = append(t.Rows, []string{u.Model, itoa(u.Questions), in, out, cost, secs, mean})
+		if u.BadFigures > 0 {
+			t.Note += fmt.Sprintf(" %s: %d eval_time or cost values left out (negative, or over a billion: no real figure).",
+				u.Model, u.BadFigures)
+		}
 		if u.BatchQuestions > 0 {
 			t.Note += fmt.Sprintf(" %s: %d questions answered through a batch API, their cost at batch prices (%.0f%% of the live price).",
 				u.Model, u.BatchQuestions, model.BatchDiscount*100)

@@ -86,7 +86,17 @@ type usage struct {
 	batchN        int // questions answered through a batch API
 	evalTime      float64
 	evalN         int
+	badFigures    int // eval_time or cost values left out: negative or absurdly large
 }
+
+// maxFigure bounds a question's eval_time (seconds) and cost (US dollars)
+// that agg sums: a value past it (31 years, a billion dollars), or a
+// negative one, is no real figure but a hand-edited or damaged file, and
+// summing it would show -Inf or +Inf.
+const maxFigure = 1e9
+
+// figure says whether x is a time or cost agg can sum.
+func figure(x float64) bool { return x >= 0 && x <= maxFigure }
 
 // Data is everything agg keeps from a folder of output files: one small row
 // per question and per-model usage sums. Whole files are never kept.
@@ -420,16 +430,24 @@ func (d *Data) add(f *jsFile) {
 			u.inTok += q.InputTokens
 			u.outTok += q.OutputTokens
 		}
-		if q.HasCost {
+		switch {
+		case !q.HasCost:
+		case figure(q.Cost):
 			u.cost += q.Cost
 			u.costN++
+		default:
+			u.badFigures++
 		}
 		if q.Batched {
 			u.batchN++
 		}
-		if q.HasEvalTime {
+		switch {
+		case !q.HasEvalTime:
+		case figure(q.EvalTime):
 			u.evalTime += q.EvalTime
 			u.evalN++
+		default:
+			u.badFigures++
 		}
 	}
 }
