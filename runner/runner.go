@@ -625,12 +625,25 @@ func (r *run) pause(l *lane, j Job, asked time.Duration) time.Duration {
 		server = l.m.Name()
 	}
 	msg := fmt.Sprintf("%s: %s asked for a pause of %s (Retry-After) at question %q; its requests wait %s",
-		l.m.Name(), server, asked.Round(time.Second), j.Request.Question.Name, wait.Round(time.Second))
+		l.m.Name(), server, sayAsked(asked), j.Request.Question.Name, wait.Round(time.Second))
 	if wait < asked {
 		msg += " (--max-wait), then go on"
 	}
 	r.opt.Warn(msg)
 	return wait
+}
+
+// sayAsked writes a Retry-After's pause for a person: a far-future date
+// saturates time.Duration, which as such reads "2562047h47m16.85s".
+func sayAsked(d time.Duration) string {
+	const day = 24 * time.Hour
+	switch {
+	case d >= 365*day:
+		return "more than a year"
+	case d >= 2*day:
+		return fmt.Sprintf("%d days", d/day)
+	}
+	return d.Round(time.Second).String()
 }
 
 // sayWait is the shortest Retry-After wait said through Warn.

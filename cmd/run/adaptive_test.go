@@ -59,6 +59,26 @@ func TestConcurrencyAuto(t *testing.T) {
 	}
 }
 
+// A Retry-After date far in the future is said as such, not as the
+// longest Duration ("2562047h47m16.85s"), with the wait actually made.
+func TestMaxWaitFarFutureDate(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20, Reply: func(c fakeserver.Call) fakeserver.Reply {
+		if c.N == 1 {
+			return fakeserver.Reply{Status: 429, Message: "slow down", RetryAfter: "Fri, 31 Dec 9999 23:59:59 GMT"}
+		}
+		return fakeserver.Reply{Text: "B"}
+	}})
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), &stdout, &stderr, []string{"-f", writeSheet(t, "# S\n## Q1\n#### question\na\n#### answer\nB\n"),
+		"-o", t.TempDir(), "-m", "openai-api/x/m", "--base-url", srv.URL, "--max-wait", "1s"})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), `asked for a pause of more than a year (Retry-After) at question "Q1"; its requests wait 1s (--max-wait), then go on`) {
+		t.Errorf("stderr does not say the wait:\n%s", stderr.String())
+	}
+}
+
 // run --max-wait caps a server's Retry-After: 99999 seconds (27 hours)
 // becomes a pause of 1 s, said on stderr with what asked for it.
 func TestMaxWaitFlag(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -80,22 +81,32 @@ func isTransport(err error) bool {
 // retry-after-ms, else Retry-After in seconds or as an HTTP date; 0 if absent.
 func retryAfter(h http.Header, now time.Time) time.Duration {
 	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
-		return time.Duration(ms * float64(time.Millisecond))
+		return seconds(ms / 1000)
 	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0
 	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		return time.Duration(secs * float64(time.Second))
+		return seconds(secs)
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
 		return t.Sub(now)
 	}
 	return 0
+}
+
+// seconds converts a header's seconds to a Duration: 0 for none or a
+// negative value, the longest Duration for one past it (converting such a
+// float to an integer gives a negative number), as a far-future date gives.
+func seconds(secs float64) time.Duration {
+	switch {
+	case !(secs > 0): // also NaN
+		return 0
+	case secs >= float64(math.MaxInt64)/float64(time.Second):
+		return math.MaxInt64
+	}
+	return time.Duration(secs * float64(time.Second))
 }
 
 // StatusError is the error of one request that a batch answered with an

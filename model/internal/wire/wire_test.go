@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -26,6 +27,12 @@ func TestRetryAfterHeader(t *testing.T) {
 		{map[string]string{"Retry-After": now.Add(10 * time.Second).Format(http.TimeFormat)}, 10 * time.Second},
 		{map[string]string{"Retry-After": now.Add(-10 * time.Second).Format(http.TimeFormat)}, 0},
 		{map[string]string{"Retry-After-Ms": "250", "Retry-After": "3"}, 250 * time.Millisecond},
+		// Past what a Duration holds: the longest one, never a negative
+		// one (converting such a float to int64 is), nor 0.
+		{map[string]string{"Retry-After": "1e30"}, math.MaxInt64},
+		{map[string]string{"Retry-After-Ms": "1e30"}, math.MaxInt64},
+		{map[string]string{"Retry-After": "NaN"}, 0},
+		{map[string]string{"Retry-After": "Fri, 31 Dec 9999 23:59:59 GMT"}, math.MaxInt64},
 	} {
 		h := http.Header{}
 		for k, v := range tc.header {
