@@ -527,16 +527,26 @@ func outputPath(cfg Config, sheetPath, modelName, runID string) string {
 	return filepath.Join(dir, result.FileName(sheetPath, modelName, runID))
 }
 
-// checkOutputs refuses a run in which two sheets would write one file.
+// checkOutputs refuses a run in which two sheets, or two models whose names
+// differ only in characters a file name cannot hold ("a:b", "a/b"), would
+// write one file; the error names the two that collide.
 func checkOutputs(cfg Config, models []string) error {
-	seen := map[string]string{}
+	type pair struct{ sheet, model string }
+	seen := map[string]pair{}
 	for _, p := range cfg.Sheets {
 		for _, m := range models {
 			out := outputPath(cfg, p, m, "")
-			if prev, ok := seen[out]; ok {
-				return fmt.Errorf("%s and %s would both write %s: give each its own -o folder", prev, p, out)
+			// Every sheet runs every model, so two sheets collide on one
+			// model and two models on one sheet: never both.
+			prev, ok := seen[out]
+			switch {
+			case !ok:
+				seen[out] = pair{p, m}
+			case prev.sheet == p:
+				return fmt.Errorf("models %s and %s would both write %s (a file name cannot hold what tells them apart): run them apart, each with its own -o folder", prev.model, m, out)
+			default:
+				return fmt.Errorf("%s and %s would both write %s: give each its own -o folder", prev.sheet, p, out)
 			}
-			seen[out] = p
 		}
 	}
 	return nil

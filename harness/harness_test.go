@@ -260,3 +260,27 @@ func TestZeroQuestionSheet(t *testing.T) {
 		t.Errorf("%d warnings about no questions:\n%s", n, stderr.String())
 	}
 }
+
+// Two outputs that would share a file are refused before anything runs,
+// naming the two that collide: the models when one sheet is asked of two
+// models whose names the file name cannot tell apart.
+func TestCollidingOutputsNamed(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "x", "input-s.md"), filepath.Join(dir, "y", "input-s.md")
+	for _, p := range []string{a, b} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("# S\n## Q\n#### question\nq\n#### answer\na\n"), 0o644)
+	}
+	for _, tc := range []struct {
+		sheets, models []string
+		want           string
+	}{
+		{[]string{a}, []string{"mock:x", "mock_x"}, "models mock:x and mock_x would both write"},
+		{[]string{a, b}, []string{"mock"}, a + " and " + b + " would both write"},
+	} {
+		_, err := Run(context.Background(), Config{NewModel: builtins(), Sheets: tc.sheets, Models: tc.models, OutDir: dir, DryRun: true})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v on %v: %v, want %q", tc.models, tc.sheets, err, tc.want)
+		}
+	}
+}
