@@ -279,6 +279,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			return sum, err
 		}
 	}
+	sum.Warnings += warnUnmatched(cfg, models, made, plan)
 	if cfg.DryRun {
 		if cfg.Batch != nil {
 			journal, _ := ResumeFiles(cfg)
@@ -525,6 +526,49 @@ func outputPath(cfg Config, sheetPath, modelName, runID string) string {
 		}
 	}
 	return filepath.Join(dir, result.FileName(sheetPath, modelName, runID))
+}
+
+// keyedAnswers is a model that answers from a fixed set of keys (replay):
+// Unmatched lists those that none of the questions asks for.
+type keyedAnswers interface {
+	Unmatched(qs []model.QuestionRef) []string
+}
+
+// maxUnmatchedSaid bounds the answers named in warnUnmatched's warning.
+const maxUnmatchedSaid = 5
+
+// warnUnmatched warns, once per model, about the answers of a keyed model
+// (replay lines) that no question of the run asks for: they would
+// otherwise be dropped without a word. It returns the warnings given.
+func warnUnmatched(cfg Config, models []string, made map[string]model.Model, plan []*outputJob) int {
+	n := 0
+	for _, name := range models {
+		keyed, ok := made[name].(keyedAnswers)
+		if !ok {
+			continue
+		}
+		var qs []model.QuestionRef
+		for _, job := range plan {
+			if job.Model == name {
+				for _, r := range job.Requests {
+					qs = append(qs, r.Question)
+				}
+			}
+		}
+		lost := keyed.Unmatched(qs)
+		if len(lost) == 0 {
+			continue
+		}
+		said := lost[:min(len(lost), maxUnmatchedSaid)]
+		more := ""
+		if len(lost) > len(said) {
+			more = fmt.Sprintf(", and %d more", len(lost)-len(said))
+		}
+		cfg.say("warning: %s: %d answers match no question of this run (by name or id), so none is used: %s%s",
+			name, len(lost), strings.Join(said, ", "), more)
+		n++
+	}
+	return n
 }
 
 // checkOutputs refuses a run in which two sheets, or two models whose names

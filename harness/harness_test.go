@@ -99,6 +99,30 @@ func TestReplayUnanswered(t *testing.T) {
 	}
 }
 
+// Replay lines that match no question of the run are not dropped without a
+// word: one warning names the first few and counts them.
+func TestReplayUnmatchedWarned(t *testing.T) {
+	dir := t.TempDir()
+	replay := filepath.Join(dir, "r.jsonl")
+	var lines []string
+	lines = append(lines, `{"name": "Planet-Count", "response": "B"}`)
+	for i := 0; i < 8; i++ {
+		lines = append(lines, fmt.Sprintf(`{"name": "gone-%d", "response": "x"}`, i))
+	}
+	os.WriteFile(replay, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	var stderr bytes.Buffer
+	sum, err := Run(context.Background(), Config{NewModel: builtins(), Sheets: sheets(t), Models: []string{"replay:" + replay}, OutDir: dir, Stderr: &stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "warning: replay:" + replay + ": 8 answers match no question of this run (by name or id), so none is used: " +
+		replay + `:2 (name "gone-0"), ` + replay + `:3 (name "gone-1"), ` + replay + `:4 (name "gone-2"), ` +
+		replay + `:5 (name "gone-3"), ` + replay + `:6 (name "gone-4"), and 3 more` + "\n"
+	if !strings.Contains(stderr.String(), want) || strings.Count(stderr.String(), "match no question") != 1 || sum.Warnings != 1 {
+		t.Errorf("%d warnings; stderr:\n%s\nwant:\n%s", sum.Warnings, stderr.String(), want)
+	}
+}
+
 // countingModel answers with the question's name, counts calls per
 // question, and cancels the run after `stopAfter` calls.
 type countingModel struct {

@@ -19,9 +19,19 @@ import (
 // responses are all empty answers "".
 type replayModel struct {
 	name   string
+	path   string
 	byName map[string]string
 	byID   map[string]string
 	byNum  map[string]string // ids that were JSON numbers, for IDIsNumber
+	lines  []replayKey       // every line's keys, for Unmatched
+}
+
+// replayKey is what one line of a replay file answers.
+type replayKey struct {
+	line  int
+	name  string
+	id    string
+	idNum bool // the id was a JSON number
 }
 
 // replayLine is one line of a replay file.
@@ -53,7 +63,7 @@ func newReplay(name, path string) (*replayModel, error) {
 
 // readReplay reads a replay file; errors name path:line.
 func readReplay(r io.Reader, path string) (*replayModel, error) {
-	m := &replayModel{byName: map[string]string{}, byID: map[string]string{}, byNum: map[string]string{}}
+	m := &replayModel{path: path, byName: map[string]string{}, byID: map[string]string{}, byNum: map[string]string{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxReplayLine)
 	for n := 1; sc.Scan(); n++ {
@@ -90,12 +100,17 @@ func readReplay(r io.Reader, path string) (*replayModel, error) {
 		if (l.Name == nil || *l.Name == "") && id == "" {
 			return nil, fmt.Errorf("%s:%d: neither \"name\" nor \"id\"", path, n)
 		}
-		if l.Name != nil && *l.Name != "" {
-			keepFirstNonEmpty(m.byName, *l.Name, resp)
+		key := replayKey{line: n, id: id, idNum: id != "" && !bytes.HasPrefix(bytes.TrimSpace(l.ID), []byte(`"`))}
+		if l.Name != nil {
+			key.name = *l.Name
+		}
+		m.lines = append(m.lines, key)
+		if key.name != "" {
+			keepFirstNonEmpty(m.byName, key.name, resp)
 		}
 		if id != "" {
 			keepFirstNonEmpty(m.byID, id, resp)
-			if !bytes.HasPrefix(bytes.TrimSpace(l.ID), []byte(`"`)) {
+			if key.idNum {
 				keepFirstNonEmpty(m.byNum, id, resp)
 			}
 		}
@@ -129,6 +144,41 @@ func keepFirstNonEmpty(m map[string]string, key, resp string) {
 		return
 	}
 	m[key] = resp
+}
+
+// Unmatched lists the lines of the file that answer none of qs (the
+// questions of the whole run), as "FILE:LINE (name "x")" or "(id 7)", in
+// file order: Complete never asks for them, so without a word they would
+// be dropped (a renamed question, a file made for other sheets).
+func (m *replayModel) Unmatched(qs []model.QuestionRef) []string {
+	names := map[string]bool{}
+	textIDs := map[string]bool{} // answered by a string or a number id
+	numIDs := map[string]bool{}  // IDIsNumber: answered by a number id only
+	for _, q := range qs {
+		names[q.Name] = true
+		switch {
+		case q.ID == "":
+		case q.IDIsNumber:
+			numIDs[q.ID] = true
+		default:
+			textIDs[q.ID] = true
+		}
+	}
+	var out []string
+	for _, k := range m.lines {
+		if (k.name != "" && names[k.name]) || (k.id != "" && (textIDs[k.id] || k.idNum && numIDs[k.id])) {
+			continue
+		}
+		what := fmt.Sprintf("name %q", k.name)
+		if k.name == "" {
+			what = "id " + k.id
+			if !k.idNum {
+				what = fmt.Sprintf("id %q", k.id)
+			}
+		}
+		out = append(out, fmt.Sprintf("%s:%d (%s)", m.path, k.line, what))
+	}
+	return out
 }
 
 // Name returns "replay:FILE".

@@ -111,3 +111,28 @@ func TestReplayNumericIDs(t *testing.T) {
 		}
 	}
 }
+
+// Unmatched names the lines no question of the run asks for: by name, by a
+// string id, by a number id (a question keyed by number is not answered by
+// the string "7").
+func TestReplayUnmatched(t *testing.T) {
+	path := writeFile(t, strings.Join([]string{
+		`{"name": "q1", "response": "a"}`,
+		`{"name": "renamed", "response": "b"}`,
+		`{"id": 7, "response": "c"}`,
+		`{"id": "8", "response": "d"}`,
+		`{"id": "9", "response": "e"}`,
+		`{"name": "x", "id": "10", "response": "f"}`,
+	}, "\n"))
+	m, err := newModel("replay:"+path, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m.(interface {
+		Unmatched([]model.QuestionRef) []string
+	}).Unmatched([]model.QuestionRef{{Name: "q1"}, {Name: "a", ID: "7", IDIsNumber: true}, {Name: "b", ID: "9", IDIsNumber: true}, {ID: "10"}, {Name: "c", ID: "8"}})
+	want := []string{path + `:2 (name "renamed")`, path + `:5 (id "9")`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("Unmatched = %q, want %q", got, want)
+	}
+}
