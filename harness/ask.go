@@ -430,7 +430,7 @@ func (st resumeState) save(runID string) error {
 func (st resumeState) remove() {
 	if st.journal != "" {
 		os.Remove(st.journal)
-		os.Remove(st.state)
+		outfile.Remove(st.state)
 		removeBatchJournals(st.journal)
 	}
 }

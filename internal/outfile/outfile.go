@@ -10,8 +10,12 @@
 //     changed since, unless Options.Force (the commands' --force) says so.
 //
 // What evalmd wrote is recorded per folder in a hidden file, Record, one
-// line per file in sha256sum's format ("<sha256>  <name>"), so
-// `sha256sum -c .evalmd-written` also checks it by hand. A side record keeps
+// line per file in sha256sum's format ("<sha256>  <name>", a name escaped
+// as GNU sha256sum escapes it), so `sha256sum -c .evalmd-written` also
+// checks it by hand: a line is replaced when its file is rewritten and
+// dropped when the file is gone (Remove, or at the folder's next write).
+// The record is never followed through a link: a folder whose record is
+// not a regular file of its own is not written in. A side record keeps
 // every format as it is: a LIME output file stays byte-compatible with
 // LIME's, a JSONL or an xlsx needs no room for a marker. Files copied
 // elsewhere without the record count as not written by evalmd, which errs
@@ -27,7 +31,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,7 +79,7 @@ func WriteFunc(path string, opt Options, write func(io.Writer) error) error {
 	}
 	// Checked before the work, so a refusal costs nothing, and again
 	// under the folder's lock just before the rename.
-	if err := check(path, target, opt); err != nil {
+	if _, err := check(path, target, opt); err != nil {
 		return err
 	}
 	pf, err := renameio.NewPendingFile(target, renameio.WithPermissions(0o644), renameio.WithExistingPermissions())
@@ -98,18 +101,25 @@ func WriteFunc(path string, opt Options, write func(io.Writer) error) error {
 		return fmt.Errorf("%s: locking %s: %w", path, dir, err)
 	}
 	defer unlock()
-	if err := check(path, target, opt); err != nil {
+	recs, err := check(path, target, opt)
+	if err != nil {
 		return err
 	}
 	// Recorded before the rename: a process killed between the two leaves
 	// the old content in place, whose sum is still recorded, and a rerun
 	// may replace it. The other order would leave a new file that looks
 	// as if evalmd had not written it.
-	if err := record(dir, filepath.Base(target), hex.EncodeToString(h.Sum(nil))); err != nil {
-		return fmt.Errorf("%s: not written: recording it as evalmd's: %w", path, err)
+	name, sum := filepath.Base(target), hex.EncodeToString(h.Sum(nil))
+	if !slices.Equal(recs.sums(name), []string{sum}) {
+		if err := record(dir, name, sum); err != nil {
+			return fmt.Errorf("%s: not written: recording it as evalmd's: %w", path, err)
+		}
 	}
 	if err := pf.CloseAtomicallyReplace(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := tidy(dir, name, sum); err != nil {
+		return fmt.Errorf("%s: written, but tidying %s: %w", path, Record, err)
 	}
 	return nil
 }
@@ -121,7 +131,8 @@ func Check(path string, opt Options) error {
 	if err != nil {
 		return err
 	}
-	return check(path, target, opt)
+	_, err = check(path, target, opt)
+	return err
 }
 
 // resolve follows symbolic links from path to the file they name (which
@@ -146,44 +157,46 @@ func resolve(path string) (string, error) {
 }
 
 // check decides whether target (path with links followed) may be replaced.
-func check(path, target string, opt Options) error {
+// The folder's record is read first, new file or not, so an unsafe one
+// (see openRecord) refuses the write before any work.
+func check(path, target string, opt Options) (entries, error) {
+	recs, err := readRecord(filepath.Dir(target))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	fi, err := os.Stat(target)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return recs, nil
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s %w", path, ErrNotFile)
+		return nil, fmt.Errorf("%s %w", path, ErrNotFile)
 	}
 	for _, in := range opt.Inputs {
 		if ii, err := os.Stat(in); err == nil && os.SameFile(fi, ii) {
-			return fmt.Errorf("%s %w", path, ErrInput)
+			return nil, fmt.Errorf("%s %w", path, ErrInput)
 		}
 	}
 	if fi.Mode().Perm()&0o200 == 0 {
-		return fmt.Errorf("%s %w", path, ErrReadOnly)
+		return nil, fmt.Errorf("%s %w", path, ErrReadOnly)
 	}
 	if opt.Force {
-		return nil
+		return recs, nil
 	}
-	recs, err := readRecord(filepath.Dir(target))
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	sums, ok := recs[filepath.Base(target)]
-	if !ok {
-		return fmt.Errorf("%s %w", path, ErrNotOurs)
+	sums := recs.sums(filepath.Base(target))
+	if len(sums) == 0 {
+		return nil, fmt.Errorf("%s %w", path, ErrNotOurs)
 	}
 	got, err := hashFile(target)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if !slices.Contains(sums, got) {
-		return fmt.Errorf("%s %w", path, ErrEdited)
+		return nil, fmt.Errorf("%s %w", path, ErrEdited)
 	}
-	return nil
+	return recs, nil
 }
 
 func hashFile(path string) (string, error) {
@@ -199,74 +212,211 @@ func hashFile(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// readRecord reads a folder's record: the sums written for each name, the
-// last one last. Any of them is evalmd's content (a file is recorded just
-// before it is renamed into place, so the last sum may not have arrived).
-// A missing record is empty; a line that does not parse (a torn last line)
-// is ignored, which only makes a file look not written by evalmd.
-func readRecord(dir string) (map[string][]string, error) {
-	data, err := os.ReadFile(filepath.Join(dir, Record))
+// entry is one line of a record.
+type entry struct{ sum, name string }
+
+// entries are a record's lines, in order.
+type entries []entry
+
+// sums are the sums recorded for name, the last one last. Any of them is
+// evalmd's content: a file is recorded just before it is renamed into
+// place, so the last sum may not have arrived.
+func (es entries) sums(name string) []string {
+	var out []string
+	for _, e := range es {
+		if e.name == name {
+			out = append(out, e.sum)
+		}
+	}
+	return out
+}
+
+// ErrUnsafeRecord is why a folder whose record is not a plain file of its
+// own is not written in: a downloaded folder may hold a record that is a
+// link to ~/.bashrc.
+var ErrUnsafeRecord = errors.New("is not a regular file of its own (a symbolic link, a hard link, a device); evalmd records the files it writes there and will not write through it: remove it")
+
+// openRecord opens dir's record with flag, refusing anything but a regular
+// file with one link: a symbolic link is never followed (O_NOFOLLOW where
+// there is one), a FIFO is never waited on. A missing record gives
+// fs.ErrNotExist.
+func openRecord(dir string, flag int) (*os.File, error) {
+	path := filepath.Join(dir, Record)
+	unsafe := fmt.Errorf("%s %w", path, ErrUnsafeRecord)
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, unsafe
+	}
+	f, err := os.OpenFile(path, flag|noFollow|nonBlock, 0o644)
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string][]string{}, nil
+		return nil, err
+	}
+	if err != nil {
+		if isLoop(err) {
+			return nil, unsafe
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || links(fi) > 1 {
+		f.Close()
+		return nil, unsafe
+	}
+	return f, nil
+}
+
+// readRecord reads a folder's record. A missing record is empty; a line
+// that does not parse (a torn last line) is ignored, which only makes a
+// file look not written by evalmd. A record that is not a regular file is
+// an error (ErrUnsafeRecord).
+func readRecord(dir string) (entries, error) {
+	f, err := openRecord(dir, os.O_RDONLY)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	recs := map[string][]string{}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	var es entries
 	for line := range bytes.Lines(data) {
 		if sum, name, ok := parseLine(string(line)); ok {
-			recs[name] = append(recs[name], sum)
+			es = append(es, entry{sum, name})
 		}
 	}
-	return recs, nil
+	return es, nil
 }
 
-// compactAbove is the record size past which it is rewritten without
-// superseded lines and lines of files that are gone (a name keeps its last
-// sum, and the sum of its content now when that was recorded too).
-const compactAbove = 256 << 10
-
-// record notes that evalmd wrote name in dir with this sum. The caller
-// holds the folder's lock.
+// record notes, before name in dir is renamed into place with this sum,
+// that evalmd wrote it; the sums recorded before stay until tidy, so a
+// process killed in between leaves old content that is still evalmd's.
+// The caller holds the folder's lock.
 func record(dir, name, sum string) error {
-	path := filepath.Join(dir, Record)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := openRecord(dir, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return err
 	}
 	_, werr := f.WriteString(formatLine(sum, name))
-	fi, serr := f.Stat()
-	if err := errors.Join(werr, serr, f.Close()); err != nil {
-		return err
-	}
-	if fi.Size() <= compactAbove {
-		return nil
-	}
-	recs, err := readRecord(dir)
+	return errors.Join(werr, f.Close())
+}
+
+// tidy rewrites dir's record so that it is true, `sha256sum -c` passing:
+// one line per file, name with sum (its content now) when sum is not "",
+// and no line of a file that is gone. A name left with several sums by a
+// process killed before its rename keeps the one of its content now, else
+// the last. A line naming anything but a regular file of this folder is
+// dropped. The record is left alone when it is true already. The caller
+// holds the folder's lock.
+func tidy(dir, name, sum string) error {
+	es, err := readRecord(dir)
 	if err != nil {
 		return err
 	}
-	var b strings.Builder
-	for _, n := range slices.Sorted(maps.Keys(recs)) {
-		if _, err := os.Lstat(filepath.Join(dir, n)); err != nil && n != name {
-			continue // gone; name itself is about to be renamed into place
+	byName := map[string][]string{}
+	var order []string
+	for _, e := range es {
+		if _, ok := byName[e.name]; !ok {
+			order = append(order, e.name)
 		}
-		sums := recs[n]
-		last := sums[len(sums)-1]
-		if now, err := hashFile(filepath.Join(dir, n)); err == nil && now != last && slices.Contains(sums, now) {
-			b.WriteString(formatLine(now, n))
-		}
-		b.WriteString(formatLine(last, n))
+		byName[e.name] = append(byName[e.name], e.sum)
 	}
-	return renameio.WriteFile(path, []byte(b.String()), 0o644)
+	files, err := regularFiles(dir)
+	if err != nil {
+		return err
+	}
+	var want entries
+	for _, n := range order {
+		sums := byName[n]
+		if n == name && sum != "" {
+			want = append(want, entry{sum, n})
+			continue
+		}
+		if n == name || !files[n] {
+			continue
+		}
+		keep := sums[len(sums)-1]
+		if len(sums) > 1 {
+			if now, err := hashFile(filepath.Join(dir, n)); err == nil && slices.Contains(sums, now) {
+				keep = now
+			}
+		}
+		want = append(want, entry{keep, n})
+	}
+	if slices.Equal(want, es) {
+		return nil
+	}
+	var b strings.Builder
+	for _, e := range want {
+		b.WriteString(formatLine(e.sum, e.name))
+	}
+	return renameio.WriteFile(filepath.Join(dir, Record), []byte(b.String()), 0o644)
 }
 
-// formatLine is one line of sha256sum's output; a name holding a newline or
-// a backslash is escaped the way GNU sha256sum escapes it.
+// regularFiles are the names of the regular files directly in dir, read
+// in one listing (a stat per recorded name would make each write cost as
+// much as the folder holds).
+func regularFiles(dir string) (map[string]bool, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	files := make(map[string]bool, len(ents))
+	for _, e := range ents {
+		if e.Type().IsRegular() {
+			files[e.Name()] = true
+		}
+	}
+	return files, nil
+}
+
+// Remove deletes path, a file evalmd wrote (a run's own state, say), and
+// drops it from its folder's record.
+func Remove(path string) error {
+	target, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(target)
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return fmt.Errorf("%s: locking %s: %w", path, dir, err)
+	}
+	defer unlock()
+	if err := os.Remove(path); err != nil {
+		return err
+	}
+	if err := tidy(dir, filepath.Base(target), ""); err != nil {
+		return fmt.Errorf("%s: removed, but tidying %s: %w", path, Record, err)
+	}
+	return nil
+}
+
+// escaper and unescaper are GNU sha256sum's escaping of a file name.
+var (
+	escaper   = strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`)
+	unescaper = strings.NewReplacer(`\\`, `\`, `\n`, "\n", `\r`, "\r")
+)
+
+// formatLine is one line of sha256sum's output; a name holding a newline,
+// a carriage return or a backslash is escaped the way GNU sha256sum
+// escapes it (a leading backslash on the line), so every line is one name
+// and `sha256sum -c` reads back the same name. Nothing else in a name
+// needs escaping: the record is data, read only by evalmd and sha256sum.
 func formatLine(sum, name string) string {
 	if strings.ContainsAny(name, "\\\n\r") {
-		r := strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`)
-		return `\` + sum + "  " + r.Replace(name) + "\n"
+		return `\` + sum + "  " + escaper.Replace(name) + "\n"
 	}
 	return sum + "  " + name + "\n"
 }
@@ -289,7 +439,7 @@ func parseLine(line string) (sum, name string, ok bool) {
 		return "", "", false
 	}
 	if escaped {
-		name = strings.NewReplacer(`\\`, `\`, `\n`, "\n", `\r`, "\r").Replace(name)
+		name = unescaper.Replace(name)
 	}
 	return sum, name, true
 }

@@ -220,43 +220,155 @@ func TestConcurrentWriters(t *testing.T) {
 	}
 }
 
-// TestRecordCompacts: a record past its size limit drops superseded lines
-// and files that are gone, and still knows the rest.
-func TestRecordCompacts(t *testing.T) {
+// sha256sumCheck runs the real `sha256sum -c --strict` on dir's record.
+func sha256sumCheck(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := exec.LookPath("sha256sum"); err != nil {
+		t.Skip("no sha256sum")
+	}
+	cmd := exec.Command("sha256sum", "-c", "--strict", Record)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("sha256sum -c: %v\n%s\nrecord:\n%s", err, out, read(t, filepath.Join(dir, Record)))
+	}
+}
+
+// TestRecordStaysTrue: the record holds one line per file evalmd wrote,
+// replaced when the file is rewritten and dropped when it is gone
+// (removed with Remove, or by hand before the folder's next write), so
+// `sha256sum -c` passes after every step.
+func TestRecordStaysTrue(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, "a")
-	mustWrite(t, p, "a", Options{})
-	mustWrite(t, filepath.Join(dir, "gone"), "x", Options{})
-	os.Remove(filepath.Join(dir, "gone"))
-	// Pad the record past the limit with lines of a file that is gone.
-	old := formatLine(strings.Repeat("0", 64), "old")
-	pad := strings.Repeat(old, compactAbove/len(old)+1)
-	f, err := os.OpenFile(filepath.Join(dir, Record), os.O_WRONLY|os.O_APPEND, 0)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	mustWrite(t, p("a"), "1", Options{})
+	mustWrite(t, p("a"), "2", Options{})
+	mustWrite(t, p(".state"), "s", Options{Force: true})
+	mustWrite(t, p("b"), "b", Options{})
+	sha256sumCheck(t, dir)
+	if err := Remove(p(".state")); err != nil {
+		t.Fatal(err)
+	}
+	sha256sumCheck(t, dir)
+	mustWrite(t, p("c"), "c", Options{})
+	os.Remove(p("c"))
+	mustWrite(t, p("d"), "d", Options{})
+	sha256sumCheck(t, dir)
+	recs, err := readRecord(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString(pad)
-	f.Close()
-	mustWrite(t, filepath.Join(dir, "b"), "b", Options{})
-	fi, err := os.Stat(filepath.Join(dir, Record))
-	if err != nil || fi.Size() > 1000 {
-		t.Fatalf("record not compacted: %v %v", fi.Size(), err)
+	var names []string
+	for _, e := range recs {
+		names = append(names, e.name)
 	}
-	recs, _ := readRecord(dir)
-	if _, ok := recs["gone"]; ok || len(recs) != 2 {
-		t.Error("a file that is gone is still recorded")
+	if got := strings.Join(names, " "); got != "a b d" {
+		t.Errorf("record names %q, want one line each for a b d", got)
 	}
-	for _, n := range []string{"a", "b"} {
-		if err := Check(filepath.Join(dir, n), Options{}); err != nil {
+	for _, n := range []string{"a", "b", "d"} {
+		if err := Check(p(n), Options{}); err != nil {
 			t.Error(err)
 		}
 	}
 }
 
+// TestRecordIgnoresStrangers: a line naming no regular file of the folder
+// (a crafted "../../dev/zero" listed twice, which would be hashed forever)
+// is dropped, not read.
+func TestRecordIgnoresStrangers(t *testing.T) {
+	dir := t.TempDir()
+	zero := strings.Repeat("0", 64)
+	os.WriteFile(filepath.Join(dir, Record), []byte(formatLine(zero, "../../../../dev/zero")+formatLine(strings.Repeat("1", 64), "../../../../dev/zero")), 0o644)
+	mustWrite(t, filepath.Join(dir, "a"), "a", Options{})
+	if got := read(t, filepath.Join(dir, Record)); strings.Contains(got, "dev/zero") {
+		t.Errorf("record keeps a stranger: %q", got)
+	}
+}
+
+// TestUnsafeRecordRefused: a record that is a symbolic link (to a victim's
+// ~/.bashrc, or dangling), a hard link or a FIFO is never written
+// through: every write in its folder is refused, with or without --force,
+// before any work (Check), in one line naming the record, and the victim
+// is unchanged.
+func TestUnsafeRecordRefused(t *testing.T) {
+	for _, kind := range []string{"symlink", "dangling symlink", "hard link", "fifo"} {
+		t.Run(kind, func(t *testing.T) {
+			dir := t.TempDir()
+			victim := filepath.Join(t.TempDir(), ".bashrc")
+			os.WriteFile(victim, []byte("# mine\n"), 0o644)
+			rec := filepath.Join(dir, Record)
+			var err error
+			switch kind {
+			case "symlink":
+				err = os.Symlink(victim, rec)
+			case "dangling symlink":
+				err = os.Symlink(filepath.Join(filepath.Dir(victim), "new"), rec)
+			case "hard link":
+				err = os.Link(victim, rec)
+			case "fifo":
+				err = mkfifo(rec)
+			}
+			if err != nil {
+				t.Skip(err)
+			}
+			for _, force := range []bool{false, true} {
+				name := filepath.Join(dir, "output-x;echo PWNED;#.md")
+				cerr := Check(name, Options{Force: force})
+				werr := Write(name, []byte("x"), Options{Force: force})
+				for _, err := range []error{cerr, werr} {
+					if !errors.Is(err, ErrUnsafeRecord) || !strings.Contains(err.Error(), rec) || strings.Contains(err.Error(), "\n") {
+						t.Errorf("force %v: %v, want one line naming %s (ErrUnsafeRecord)", force, err, rec)
+					}
+				}
+				if _, err := os.Stat(name); err == nil {
+					t.Error("the file was written")
+				}
+			}
+			if got := read(t, victim); got != "# mine\n" {
+				t.Errorf("the victim now holds %q", got)
+			}
+			if _, err := os.Lstat(filepath.Join(filepath.Dir(victim), "new")); err == nil {
+				t.Error("a file was created through the dangling link")
+			}
+		})
+	}
+}
+
+// TestHostileNamesStayNames: a file name an attacker chose (shell syntax,
+// a newline, backslashes, a leading star or space) is written into the
+// record as one line that sha256sum and evalmd read back as that name and
+// nothing else.
+func TestHostileNamesStayNames(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{"output-x;echo PWNED;#.md", "$(touch pwned)`id`.json", "a\necho PWNED\n.md", `back\slash\n.md`,
+		" lead", "*star", "cr\rx", "\\"}
+	for _, n := range names {
+		mustWrite(t, filepath.Join(dir, n), n, Options{})
+	}
+	sha256sumCheck(t, dir)
+	recs, err := readRecord(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != len(names) {
+		t.Fatalf("record holds %d lines, want %d", len(recs), len(names))
+	}
+	for i, e := range recs {
+		if e.name != names[i] {
+			t.Errorf("line %d reads back %q, want %q", i+1, e.name, names[i])
+		}
+	}
+	if got := strings.Count(read(t, filepath.Join(dir, Record)), "\n"); got != len(names) {
+		t.Errorf("record has %d lines, want %d", got, len(names))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Error("pwned")
+	}
+}
+
 // TestKilledBeforeRename: a process killed after recording a file's new
 // sum but before renaming it into place leaves the old content, which a
-// rerun may still replace; a person's edit is still refused. Compaction
-// keeps both sums.
+// rerun may still replace; a person's edit is still refused. Another
+// write in the folder keeps the old content's sum and drops the other.
 func TestKilledBeforeRename(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "out.json")
@@ -268,20 +380,10 @@ func TestKilledBeforeRename(t *testing.T) {
 	if err := Check(p, Options{}); err != nil {
 		t.Errorf("old content after a kill before the rename: %v", err)
 	}
-	// Compacting keeps the old content's sum beside the last one.
-	old := formatLine(strings.Repeat("0", 64), "gone")
-	f, err := os.OpenFile(filepath.Join(dir, Record), os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString(strings.Repeat(old, compactAbove/len(old)+1))
-	f.Close()
 	mustWrite(t, filepath.Join(dir, "other"), "x", Options{})
-	if fi, err := os.Stat(filepath.Join(dir, Record)); err != nil || fi.Size() > 1000 {
-		t.Fatalf("record not compacted: %v", err)
-	}
+	sha256sumCheck(t, dir)
 	if err := Check(p, Options{}); err != nil {
-		t.Errorf("old content after compaction: %v", err)
+		t.Errorf("old content after the next write: %v", err)
 	}
 	mustWrite(t, p, "new", Options{})
 	if err := os.WriteFile(p, []byte("a person's edit"), 0o644); err != nil {

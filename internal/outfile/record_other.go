@@ -1,0 +1,16 @@
+//go:build !unix
+
+package outfile
+
+import "io/fs"
+
+// Without O_NOFOLLOW the record is checked with Lstat before it is opened
+// (see openRecord).
+const (
+	noFollow = 0
+	nonBlock = 0
+)
+
+func isLoop(error) bool { return false }
+
+func links(fs.FileInfo) uint64 { return 1 }
