@@ -34,6 +34,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/evalmd/evalmd/internal/outfile"
@@ -133,7 +134,13 @@ func Run(ctx context.Context, opt Options) error {
 		}
 		out = filepath.Join(result.Root(opt.Dir), "agg-"+id+".md")
 	}
-	wopt := outfile.Options{Force: opt.Force, Inputs: d.Paths}
+	// A run's readable .md is part of its output, as much agg's input as
+	// the JSON beside it.
+	inputs := slices.Clone(d.Paths)
+	for _, p := range d.Paths {
+		inputs = append(inputs, result.MarkdownPath(p))
+	}
+	wopt := outfile.Options{Force: opt.Force, Inputs: inputs}
 	if out != "-" {
 		// Refused before any chart is written.
 		if err := outfile.Check(out, wopt); err != nil {

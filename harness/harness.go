@@ -609,7 +609,7 @@ func writeOutput(path string, f *result.File, opt outfile.Options, encoded [][]b
 	// and run writes them after a sheet's last answer, when that wait
 	// adds to the run's time. Neither changes f.
 	mdErr := make(chan error, 1)
-	go func() { mdErr <- result.WriteMarkdown(markdownPath(path), f, opt) }()
+	go func() { mdErr <- result.WriteMarkdown(result.MarkdownPath(path), f, opt) }()
 	return errors.Join(f.WriteEncoded(path, opt, encoded), <-mdErr)
 }
 
@@ -618,10 +618,8 @@ func checkOutput(path string, opt outfile.Options) error {
 	if err := outfile.Check(path, opt); err != nil {
 		return err
 	}
-	return outfile.Check(markdownPath(path), opt)
+	return outfile.Check(result.MarkdownPath(path), opt)
 }
-
-func markdownPath(outputPath string) string { return strings.TrimSuffix(outputPath, ".json") + ".md" }
 
 // newRunID makes LIME's run id: the first n hex digits of a random uuid.
 func newRunID(r io.Reader, n int) (string, error) {

@@ -94,6 +94,14 @@ func fence(s string) string {
 	return f + "\n" + s + f + "\n"
 }
 
+// MarkdownPath is where run writes the readable copy of the output file
+// at outputPath: beside it, ".json" replaced by ".md". It is part of the
+// run's output, so a command that reads the output (agg) never writes over
+// it.
+func MarkdownPath(outputPath string) string {
+	return strings.TrimSuffix(outputPath, ".json") + ".md"
+}
+
 // WriteMarkdown writes f rendered for reading (see markdown) atomically, under outfile's rules.
 func WriteMarkdown(path string, f *File, opt outfile.Options) error {
 	return outfile.Write(path, []byte(markdown(f)), opt)

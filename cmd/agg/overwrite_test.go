@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/result"
 )
 
 // copyLIME copies two of LIME's output files into a fresh folder.
@@ -29,7 +31,8 @@ func copyLIME(t *testing.T) (dir string, outputs []string) {
 }
 
 // agg never writes over a file it did not write, one edited since, or one
-// of its own inputs (--force allows the first two, never the last), and
+// of its own inputs, a run's readable .md beside an output file included
+// (--force allows the first two, never the last), and
 // always over its own unchanged report.
 func TestAggOverwrite(t *testing.T) {
 	for _, tc := range []struct {
@@ -54,6 +57,12 @@ func TestAggOverwrite(t *testing.T) {
 		}, "is an input", true},
 		{"one of its input files, --force", func(t *testing.T, dir string, outputs []string) []string {
 			return []string{"-o", outputs[1], "--force"}
+		}, "is an input", true},
+		{"a run's readable .md", func(t *testing.T, dir string, outputs []string) []string {
+			return []string{"-o", runMarkdown(t, outputs[0])}
+		}, "is an input", true},
+		{"a run's readable .md, --force", func(t *testing.T, dir string, outputs []string) []string {
+			return []string{"-o", runMarkdown(t, outputs[1]), "--force"}
 		}, "is an input", true},
 		{"its own report, again", func(t *testing.T, dir string, _ []string) []string {
 			p := filepath.Join(dir, "board.md")
@@ -94,6 +103,17 @@ func TestAggOverwrite(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runMarkdown writes the readable .md a run writes beside output, as
+// evalmd's (so only its being a run's output keeps agg off it).
+func runMarkdown(t *testing.T, output string) string {
+	t.Helper()
+	p := result.MarkdownPath(output)
+	if err := outfile.Write(p, []byte("# the run's answers\n"), outfile.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func runAgg(t *testing.T, args ...string) {
