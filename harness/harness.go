@@ -28,6 +28,7 @@ import (
 	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/prompt"
 	"github.com/evalmd/evalmd/regrade"
@@ -75,11 +76,10 @@ type Config struct {
 	// Judge configures the "judge" grader: its own model (built by the
 	// command, with its own server and key), template and max_tokens.
 	Judge grade.JudgeOptions
-	// Settings override the sheet's generation settings (flags).
-	Settings model.Settings
-	// Solve holds the answer-mode flags (--mode, --code-extract, ...),
-	// over each question's meta.
-	Solve model.Solve
+	// Settings are the run's own settings (the config files' and the
+	// flags'), laid with each sheet's and question's meta into the
+	// question's (setting.Resolve).
+	Settings []setting.Layer
 	// Sandbox says where code and agent modes run Python; a pool is
 	// started (and checked) only when some question needs one.
 	Sandbox sandbox.Config
@@ -407,7 +407,7 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 		Dir: filepath.Dir(path), Model: modelName, Vision: vision, SheetMeta: info.Meta, SheetMetaLines: info.MetaLines,
 		Warn:              func(msg string) { fmt.Fprintf(cfg.Stderr, "warning: %s\n", msg) },
 		AllowOutsideFiles: cfg.AllowOutsideFiles,
-		RenderWorkbook:    workbook.Render, Settings: cfg.Settings, Solve: cfg.Solve,
+		RenderWorkbook:    workbook.Render, Settings: cfg.Settings,
 		Truncate: func(text string, meta map[string]string) (string, error) {
 			return truncate(cfg, modelName, minfo, text, meta, &warned)
 		},
@@ -426,10 +426,13 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 	}
 	// The run-level settings: the sheet's meta under the flags. A
 	// question's own meta may differ; its record holds what was sent.
-	runSettings, _ := model.SettingsFromMeta(info.Meta) // problems are reported per question
-	runSettings = runSettings.Over(cfg.Settings)
-	if !runSettings.IsZero() {
-		out.Sheet.Settings = &runSettings
+	sheetLayer := setting.Layer{Source: setting.SheetMeta, File: path, Values: info.Meta, Lines: info.MetaLines}
+	run, err := setting.Resolve("", nil, append([]setting.Layer{sheetLayer}, cfg.Settings...)...) // problems are reported per question
+	if err != nil {
+		return nil, err
+	}
+	if !run.Gen.IsZero() {
+		out.Sheet.Settings = &run.Gen
 	}
 	graders := regrade.NewGraders(cfg.Graders, grade.Options{}, cfg.Grader)
 	job := &outputJob{SheetPath: path, Model: modelName, Output: out, OutPath: outPath}
@@ -441,7 +444,7 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 	out.Questions = make([]result.Question, 0, len(items))
 	for i := range items {
 		it := &items[i]
-		req, err := b.Build(path, it)
+		req, _, err := b.BuildSettings(path, it)
 		if err != nil {
 			return nil, err
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/evalmd/evalmd/agent"
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner/aimd"
@@ -363,9 +364,9 @@ func evalMetadata(f *result.File) map[string]any {
 // generateConfigOf is the run's settings, or for files that record none
 // (LIME's) those the sheet's meta sets, read as a run reads them.
 func generateConfigOf(meta map[string]string, s *model.Settings) generateConfig {
-	if s == nil {
-		fromMeta, _ := model.SettingsFromMeta(meta)
-		s = &fromMeta
+	if s == nil { // a file written before outputs recorded the settings
+		v, _ := setting.Resolve("", nil, setting.Layer{Source: setting.SheetMeta, Values: meta})
+		s = &v.Gen
 	}
 	g := generateConfig{Temperature: s.Temperature, TopP: s.TopP, Seed: s.Seed}
 	if s.MaxTokens > 0 {

@@ -5,9 +5,7 @@
 // model/anthropic and model/builtin, and a program wires the ones it wants
 // into a Registry (database/sql's drivers, without the global table): each
 // provider registers a Factory, which builds its models from a Ref and the
-// Options. SettingsFromMeta returns each setting in a sheet's meta that it
-// cannot read as a MetaProblem, for the caller to report at the meta's
-// line. A provider that takes batches reports where each batch is as a
+// Options. A provider that takes batches reports where each batch is as a
 // BatchState (running, ended or failed), which the batch command waits on.
 package model
 

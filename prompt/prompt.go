@@ -20,6 +20,7 @@ import (
 	"text/template"
 
 	"github.com/evalmd/evalmd/internal/readfile"
+	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/sheet"
 	"github.com/evalmd/evalmd/table"
@@ -81,10 +82,10 @@ type Builder struct {
 	// Truncate cuts a user message to the model's context; nil or a
 	// question without truncation meta leaves it whole.
 	Truncate func(text string, meta map[string]string) (string, error)
-	// Settings override the sheet's meta (flags win).
-	Settings model.Settings
-	// Solve holds the answer-mode flags (--mode, ...), over the meta.
-	Solve model.Solve
+	// Settings are the run's own settings (the config files' and the
+	// flags'), laid with the sheet's and the question's meta into each
+	// question's (see setting.Resolve).
+	Settings []setting.Layer
 	// SheetMeta is the sheet's own meta. The settings that steer a
 	// question (generation settings, truncation limits) come from its meta,
 	// else the sheet's: LIME copies the sheet's meta only into questions
@@ -128,6 +129,14 @@ type fileResult struct {
 // Build makes the request for one question. sheetPath names the sheet in
 // errors.
 func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error) {
+	req, _, err := b.BuildSettings(sheetPath, it)
+	return req, err
+}
+
+// BuildSettings is Build, also returning the question's settings as
+// resolved (what its output records).
+func (b *Builder) BuildSettings(sheetPath string, it *sheet.Item) (model.Request, setting.Values, error) {
+	var none setting.Values
 	req := model.Request{Question: model.QuestionRef{
 		Sheet: sheetPath, Name: it.Name, ID: it.Meta["id"], GroundTruth: it.GroundTruth,
 		IDIsNumber: it.Meta["id_type"] == "number",
@@ -144,7 +153,7 @@ func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error)
 	for _, loc := range it.Files {
 		fr := b.file(loc.Text)
 		if fr.err != nil {
-			return req, fmt.Errorf("%s:%d: %w", sheetPath, loc.Line, fr.err)
+			return req, none, fmt.Errorf("%s:%d: %w", sheetPath, loc.Line, fr.err)
 		}
 		d.Files = append(d.Files, fr.f)
 		switch fr.f.Kind {
@@ -168,7 +177,7 @@ func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error)
 	if it.Template != nil {
 		rows, format, err := tableSettings(steer)
 		if err != nil {
-			return req, fmt.Errorf("%s:%d: question %q: %w", sheetPath, it.Line, it.Name, err)
+			return req, none, fmt.Errorf("%s:%d: question %q: %w", sheetPath, it.Line, it.Name, err)
 		}
 		d.table = func(name string) (string, error) {
 			path, ok := tablePaths[name]
@@ -179,21 +188,21 @@ func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error)
 		}
 		t, err := b.template(sheetPath, it.Template)
 		if err != nil {
-			return req, err
+			return req, none, err
 		}
 		var buf bytes.Buffer
 		if err := t.Execute(&buf, d); err != nil {
-			return req, templateError(sheetPath, it, err)
+			return req, none, templateError(sheetPath, it, err)
 		}
 		user = buf.String()
 		if strings.TrimSpace(user) == "" {
-			return req, fmt.Errorf("%s:%d: question %q: the template (templates section at line %d) renders an empty user message",
+			return req, none, fmt.Errorf("%s:%d: question %q: the template (templates section at line %d) renders an empty user message",
 				sheetPath, it.Line, it.Name, it.Template.Line)
 		}
 		if st := t.Lookup("system"); st != nil {
 			buf.Reset()
 			if err := st.Execute(&buf, d); err != nil {
-				return req, templateError(sheetPath, it, err)
+				return req, none, templateError(sheetPath, it, err)
 			}
 			s := buf.String()
 			system = &s
@@ -202,7 +211,7 @@ func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error)
 	if b.Truncate != nil {
 		cut, err := b.Truncate(user, steer)
 		if err != nil {
-			return req, fmt.Errorf("%s:%d: question %q: truncate: %w", sheetPath, it.Line, it.Name, err)
+			return req, none, fmt.Errorf("%s:%d: question %q: truncate: %w", sheetPath, it.Line, it.Name, err)
 		}
 		user = cut
 	}
@@ -210,20 +219,16 @@ func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error)
 		req.System = *system
 	}
 	req.Messages = []model.Message{{Role: "user", Content: user, Images: images}}
-	s, problems := model.SettingsFromMeta(steer)
-	for _, p := range problems {
-		line := it.MetaLines[p.Key]
-		if line == 0 {
-			line = b.SheetMetaLines[p.Key]
-		}
-		b.warn(fmt.Sprintf("%s:%d: %s", sheetPath, line, p.Msg))
-	}
-	req.Settings = s.Over(b.Settings)
-	sv, err := model.SolveFromMeta(steer, b.Solve)
+	layers := append([]setting.Layer{
+		{Source: setting.SheetMeta, File: sheetPath, Values: b.SheetMeta, Lines: b.SheetMetaLines},
+		{Source: setting.QuestionMeta, File: sheetPath, Values: it.Meta, Lines: it.MetaLines},
+	}, b.Settings...)
+	v, err := setting.Resolve(it.Name, b.warn, layers...)
 	if err != nil {
-		return req, fmt.Errorf("%s:%d: question %q: %w", sheetPath, it.Line, it.Name, err)
+		return req, none, err
 	}
-	if sv != nil {
+	req.Settings = v.Gen
+	if sv := v.Solving(); sv != nil {
 		// Code and agent modes see every file of the question under its
 		// base name, images included.
 		for _, f := range d.Files {
@@ -231,7 +236,7 @@ func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error)
 		}
 		req.Solve = sv
 	}
-	return req, nil
+	return req, v, nil
 }
 
 // warn passes msg to Warn once per run: a sheet-wide setting would

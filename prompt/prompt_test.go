@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/sheet"
 )
 
@@ -73,8 +73,8 @@ How much?<EVAL-ENDCHAR>
 		}
 	}
 	// Flags win over meta.
-	temp := 0.9
-	b := &Builder{Dir: dir, RenderWorkbook: render, Settings: model.Settings{Temperature: &temp, MaxTokens: 5}}
+	flags := setting.Layer{Source: setting.Flag, Values: map[string]string{"temperature": "0.9", "max_tokens": "5"}}
+	b := &Builder{Dir: dir, RenderWorkbook: render, Settings: []setting.Layer{flags}}
 	req, _ := b.Build("input-t.md", &its[0])
 	if *req.Settings.Temperature != 0.9 || req.Settings.MaxTokens != 5 {
 		t.Errorf("overrides not applied: %+v", req.Settings)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/internal/shared"
@@ -128,10 +129,7 @@ func TestAgentToolLimitsRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	solve, err := model.SolveFromMeta(map[string]string{"mode": "agent", "tool_timeout": "2", "tool_memory": "1G", "max_turns": "10"}, model.Solve{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	solve := &model.Solve{Mode: model.ModeAgent, Style: "tools", ToolTimeout: 2 * time.Second, ToolMemory: 1 << 30, MaxTurns: 10}
 	resp, err := (&Model{Inner: inner, Sandbox: p}).Complete(context.Background(), model.Request{
 		Messages: []model.Message{{Role: "user", Content: "q"}},
 		Solve:    solve,

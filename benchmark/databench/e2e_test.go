@@ -20,6 +20,7 @@ import (
 	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/providers"
+	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/regrade"
@@ -246,7 +247,7 @@ func TestCodeModeEndToEnd(t *testing.T) {
 		{"openai-api/local/chat", func(c *harness.Config) { c.Model.BaseURL = chat.URL }, true},
 		{"openai-api/local/stable-code-3b", func(c *harness.Config) {
 			c.Model.BaseURL, c.Model.CompletionAPI = completion.URL, true
-			c.Solve = model.Solve{Extract: "baseline"}
+			c.Settings = []setting.Layer{{Source: setting.Flag, Values: map[string]string{"code_extract": "baseline"}}}
 		}, false},
 	} {
 		t.Run(filepath.Base(mr.name), func(t *testing.T) {

@@ -203,3 +203,38 @@ func TestRunConfigJudge(t *testing.T) {
 		t.Errorf("the config's judge got %d calls (want 2)", len(c))
 	}
 }
+
+// The config's settings (temperature, max_tokens, ...) are the run's
+// defaults, under the sheet's meta and the flags; the reformat model's
+// server comes from the config's base_urls as any model's (it read the
+// process's environment only).
+func TestRunConfigSettings(t *testing.T) {
+	needSandbox(t)
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10,
+		Reply: func(c fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "the total is 49"} }})
+	reformat := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10,
+		Reply: func(c fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "@total[49]"} }})
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "evalmd.yaml"), "base_urls:\n  ollama: "+reformat.URL+"\ntemperature: 0.3\nmax_tokens: 70\nmax_turns: 4\n")
+	sheet := filepath.Join(root, "input-r.md")
+	writeFile(t, sheet, "# R\n\n#### meta\nmode: agent\nreformat: required\nmax_tokens: 80\n\n"+
+		"## Total\n\n#### meta\nreformat_question: \"What is the total?\"\nreformat_format: \"@total[v]\"\n\n#### question\nWhat is the total?\n\n#### answer\n@total[49]\n")
+	out := filepath.Join(root, "out")
+	env := map[string]string{"HOME": filepath.Join(root, "home")}
+	_, stderr, err := runIn(root, env, "-f", sheet, "-o", out, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "--reformat", "ollama/fmt")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	calls := srv.Calls()
+	if len(calls) != 1 || calls[0].Settings.Temperature == nil || *calls[0].Settings.Temperature != 0.3 ||
+		calls[0].Settings.MaxTokens == nil || *calls[0].Settings.MaxTokens != 80 {
+		t.Fatalf("calls %+v: want one with the config's temperature 0.3 and the sheet's max_tokens 80", calls)
+	}
+	if n := len(reformat.Calls()); n != 1 {
+		t.Errorf("the reformat model's server (the config's base_urls) had %d calls, want 1", n)
+	}
+	f := readOnly(t, out)
+	if q := f.Questions[0]; q.Answer == nil || *q.Answer != "@total[49]" || q.ReformatModel != "ollama/fmt" {
+		t.Errorf("answer %v reformat model %q", q.Answer, q.ReformatModel)
+	}
+}

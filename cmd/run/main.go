@@ -11,7 +11,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -26,6 +25,7 @@ import (
 	"github.com/evalmd/evalmd/internal/judgeflag"
 	"github.com/evalmd/evalmd/internal/modeflag"
 	"github.com/evalmd/evalmd/internal/providers"
+	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/runner/aimd"
@@ -62,8 +62,6 @@ func command(look config.Lookup, getenv func(string) string, environ func() []st
 		baseURL   = fs.String("base-url", "", "base URL of an OpenAI-compatible server")
 		complAPI  = fs.Bool("completion-api", false, "send raw text prompts to /v1/completions (llama.cpp, vLLM) instead of chat, as DataBench's baseline ran")
 		keyEnv    = fs.String("api-key-env", "", "environment variable holding the API key (default: the provider's, e.g. OPENAI_API_KEY, NAME_API_KEY for openai-api/NAME/)")
-		temp      = fs.String("temperature", "", "sampling temperature (overrides the sheet)")
-		maxTok    = fs.Int("max-tokens", 0, "maximum tokens per completion (overrides the sheet)")
 		ctxLimit  = fs.Int("context-limit", 0, "the model's context in tokens, for sheets that truncate (overrides the sheet and the model's)")
 		encoding  = fs.String("encoding", "", "tiktoken encoding for truncation: cl100k_base, o200k_base (overrides the sheet and the model's)")
 		rpm       = fs.Int("rpm", 0, "requests per minute per model (0: no limit)")
@@ -104,8 +102,6 @@ func command(look config.Lookup, getenv func(string) string, environ func() []st
 				return cli.Usagef("-u %d: the run id has 0 to 32 hex digits", *runIDLen)
 			case *maxWait <= 0:
 				return cli.Usagef("--max-wait %v: give a positive duration", *maxWait)
-			case *maxTok < 0:
-				return cli.Usagef("--max-tokens %d: give 0 (the sheet's or the provider's) or more", *maxTok)
 			case *retries < 0:
 				return cli.Usagef("--retries %d: give 0 (no retries) or more", *retries)
 			case *rpm < 0 || *tpm < 0:
@@ -122,8 +118,14 @@ func command(look config.Lookup, getenv func(string) string, environ func() []st
 			if err := inspect.CheckFormat(*logFormat); err != nil {
 				return cli.Usagef("--log-format: %v", err)
 			}
+			// The run's own settings: the config files', under the flags.
+			runSettings := append(append([]setting.Layer(nil), conf.Settings()...), *modes.Settings)
+			runValues, err := setting.Resolve("", nil, runSettings...)
+			if err != nil {
+				return err
+			}
 			if *checkOnly {
-				sb, err := modes.Sandbox()
+				sb, err := modes.Sandbox(runValues)
 				if err != nil {
 					return err
 				}
@@ -161,16 +163,15 @@ func command(look config.Lookup, getenv func(string) string, environ func() []st
 					return err
 				}
 			}
-			if cfg.Solve, err = modes.Solve(); err != nil {
-				return err
-			}
-			if cfg.Sandbox, err = modes.Sandbox(); err != nil {
+			cfg.Settings = runSettings
+			if cfg.Sandbox, err = modes.Sandbox(runValues); err != nil {
 				return err
 			}
 			// The reformat model has its own server and takes nothing of
-			// the run's model (--base-url, --api-key-env).
+			// the run's model (--base-url, --api-key-env); its provider's
+			// server may come from the config's base_urls.
 			cfg.Reformat = modes.Reformat
-			cfg.ReformatOptions = model.Options{BaseURL: modes.ReformatBaseURL, Getenv: os.Getenv, Timeout: *timeout}
+			cfg.ReformatOptions = model.Options{BaseURL: modes.ReformatBaseURL, Getenv: getenv, Timeout: *timeout}
 			if *cacheDir != "" {
 				c, err := runner.OpenCache(*cacheDir)
 				if err != nil {
@@ -203,14 +204,6 @@ func command(look config.Lookup, getenv func(string) string, environ func() []st
 					}
 				}
 			}
-			if *temp != "" {
-				t, err := strconv.ParseFloat(*temp, 64)
-				if err != nil || math.IsNaN(t) || math.IsInf(t, 0) || t < 0 {
-					return cli.Usagef("--temperature %q: give a number, 0 or more", *temp)
-				}
-				cfg.Settings.Temperature = &t
-			}
-			cfg.Settings.MaxTokens = *maxTok
 			if *schemaF != "" {
 				s, err := schema.Load(*schemaF)
 				if err != nil {

@@ -81,7 +81,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-f", "missing.md", "-y"}, "missing.md"},
 		{[]string{"-d", t.TempDir(), "-y"}, "no input*.md sheets"},
 		{[]string{"-f", "x.md", "extra"}, "unexpected argument"},
-		{[]string{"-f", "x.md", "-temperature", "hot"}, "give a number"},
+		{[]string{"-f", "x.md", "-temperature", "hot"}, "is not a number"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), &stdout, &stderr, tc.args)

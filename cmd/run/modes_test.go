@@ -144,7 +144,7 @@ func TestRunBadModeStopsBeforeCalls(t *testing.T) {
 	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 5})
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), &stdout, &stderr, []string{"-f", sheet, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", t.TempDir()})
-	if err == nil || !strings.Contains(err.Error(), `mode "kode"`) || srv.Count() != 0 {
+	if err == nil || !strings.Contains(err.Error(), `input-sales.md:4: meta mode: "kode" is not chat, code or agent`) || srv.Count() != 0 {
 		t.Errorf("err %v after %d calls", err, srv.Count())
 	}
 }

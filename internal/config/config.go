@@ -17,6 +17,7 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -29,6 +30,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/evalmd/evalmd/internal/readfile"
+	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -75,12 +77,18 @@ type Config struct {
 	// Sandbox is where code runs (bwrap, docker, none) when no --sandbox
 	// is given.
 	Sandbox string `yaml:"sandbox"`
+	// Others are the members not above: a setting's (package setting
+	// declares which: temperature, max_tokens, mode, tool_timeout...),
+	// else an unknown member, an error.
+	Others map[string]yaml.Node `yaml:",inline"`
 
 	// Files are the files read, the one that wins first.
 	Files []string `yaml:"-"`
 	// prices parsed, and where each member came from (for messages).
 	prices map[string]model.Price
 	from   map[string]string
+	// settings are each file's settings, the user's first.
+	settings []setting.Layer
 }
 
 // Load finds and reads the files. No file is no error: the Config is
@@ -208,6 +216,9 @@ func Parse(name string, data []byte) (*Config, error) {
 			return nil, fmt.Errorf("config %s:%d: base_urls: %s: %q is not an http(s) URL", name, line("base_urls"), k, u)
 		}
 	}
+	if err := c.readSettings(name); err != nil {
+		return nil, err
+	}
 	c.prices = map[string]model.Price{}
 	for m, s := range c.Prices {
 		p, err := model.ParsePrice(s)
@@ -219,6 +230,52 @@ func Parse(name string, data []byte) (*Config, error) {
 	return c, nil
 }
 
+// members are the members other than settings.
+const members = "models, base_urls, judge, prices, concurrency, sandbox"
+
+// readSettings takes the settings out of Others: a member named as a
+// setting that a config file may set is one, checked; any other is an
+// error naming its line.
+func (c *Config) readSettings(name string) error {
+	l := setting.Layer{Source: setting.Config, File: name, Values: map[string]string{}, Lines: map[string]int{}}
+	keys := make([]string, 0, len(c.Others))
+	for k := range c.Others {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		n := c.Others[k]
+		s := setting.Lookup(k)
+		if s == nil || s.From&setting.Config == 0 {
+			return fmt.Errorf("config %s:%d: unknown member %s (known: %s, and the settings %s)", name, n.Line, k, members, setting.Names(setting.Config))
+		}
+		text := n.Value
+		if n.Kind == yaml.SequenceNode { // stop: [a, b]
+			var list []string
+			if err := n.Decode(&list); err != nil {
+				return fmt.Errorf("config %s:%d: %s: %v", name, n.Line, k, err)
+			}
+			b, _ := json.Marshal(list)
+			text = string(b)
+		} else if n.Kind != yaml.ScalarNode {
+			return fmt.Errorf("config %s:%d: %s: want a value, not a %s", name, n.Line, k, map[yaml.Kind]string{yaml.MappingNode: "map"}[n.Kind])
+		}
+		if err := s.Check(strings.TrimSpace(text)); err != nil {
+			return fmt.Errorf("config %s:%d: %s %q: %v", name, n.Line, k, text, err)
+		}
+		l.Values[k], l.Lines[k] = text, n.Line
+	}
+	c.Others = nil
+	if len(l.Values) > 0 {
+		c.settings = []setting.Layer{l}
+	}
+	return nil
+}
+
+// Settings are the settings the files give, as layers for
+// setting.Resolve: the user's file, then the workspace's over it.
+func (c *Config) Settings() []setting.Layer { return c.settings }
+
 // decodeError says what the first decoding error is, on one line, with the
 // file and line.
 func decodeError(name string, err error) error {
@@ -228,10 +285,6 @@ func decodeError(name string, err error) error {
 		if rest, ok := strings.CutPrefix(msg, "line "); ok {
 			if n, why, ok := strings.Cut(rest, ": "); ok {
 				why = strings.Replace(why, " in type config.Config", "", 1)
-				if field, ok := strings.CutPrefix(why, "field "); ok {
-					why = "unknown member " + strings.TrimSuffix(field, " not found") +
-						" (known: models, base_urls, judge, prices, concurrency, sandbox)"
-				}
 				return fmt.Errorf("config %s:%s: %s", name, n, why)
 			}
 		}
@@ -255,6 +308,9 @@ func noKeys(name string, n *yaml.Node) error {
 	if n.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := strings.ToLower(n.Content[i].Value)
+			if setting.Lookup(k) != nil {
+				continue // max_tokens, token_budget: counts of tokens, not secrets
+			}
 			for _, w := range keyish {
 				if strings.Contains(k, w) {
 					return fmt.Errorf("config %s:%d: %s: API keys and other secrets are read from the environment only (OPENAI_API_KEY, ANTHROPIC_API_KEY, NAME_API_KEY), never from a config file; remove the line",
@@ -296,6 +352,12 @@ func (c *Config) merge(f *Config, path string) {
 			c.BaseURLs = map[string]string{}
 		}
 		c.BaseURLs[k], c.from["base_urls."+k] = v, path
+	}
+	c.settings = append(c.settings, f.settings...)
+	for _, l := range f.settings {
+		for k := range l.Values {
+			c.from[k] = path
+		}
 	}
 	for k, v := range f.Prices {
 		if c.Prices == nil {
@@ -371,6 +433,14 @@ func (c *Config) Describe() []string {
 	}
 	if c.Sandbox != "" {
 		add("sandbox", c.Sandbox)
+	}
+	for _, s := range setting.All {
+		for i := len(c.settings) - 1; i >= 0; i-- { // the winning file's
+			if v, ok := c.settings[i].Values[s.Name]; ok {
+				add(s.Name, v)
+				break
+			}
+		}
 	}
 	for _, k := range sortedKeys(c.BaseURLs) {
 		add("base_urls."+k, c.BaseURLs[k])

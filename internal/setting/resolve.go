@@ -1,0 +1,201 @@
+package setting
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/evalmd/evalmd/model"
+)
+
+// Layer is what one source says: values as text by setting name (other
+// keys, such as a meta section's data, are left alone).
+type Layer struct {
+	Source Source
+	File   string            // the config file or the sheet; "" for flags
+	Values map[string]string // by setting name
+	Lines  map[string]int    // the line of each value in File
+}
+
+// Error is a value that is not one of its setting's, naming where it came
+// from.
+type Error struct {
+	Origin   Origin
+	Question string // the question resolved, when one is
+	Name     string // the setting
+	Value    string
+	Why      string // what was wanted
+}
+
+func (e *Error) Error() string {
+	switch e.Origin.Source {
+	case Flag:
+		return fmt.Sprintf("--%s %q: %s", strings.ReplaceAll(e.Name, "_", "-"), e.Value, e.Why)
+	case Config:
+		return fmt.Sprintf("config %s: %s %q: %s", e.Origin, e.Name, e.Value, e.Why)
+	}
+	q := ""
+	if e.Question != "" {
+		q = fmt.Sprintf("question %q: ", e.Question)
+	}
+	return fmt.Sprintf("%s: %smeta %s: %q %s", e.Origin, q, e.Name, e.Value, e.Why)
+}
+
+// Resolve lays layers over each other, default < config < sheet meta <
+// question meta < flag (layers of one source in the order given, the
+// later winning), into one question's Values; question names it in
+// errors ("" for the run's own settings). A Sent setting's meta value that
+// cannot be read is ignored and said to warn, "FILE:LINE: meta KEY: ...";
+// any other bad value is an *Error.
+//
+// A question's meta holds its sheet's (LIME's cascade), with the lines of
+// the sheet's keys: a value the question shares with the sheet, on the
+// sheet's line, is recorded as the sheet's.
+func Resolve(question string, warn func(string), layers ...Layer) (Values, error) {
+	v := Values{}
+	sorted := make([]Layer, len(layers))
+	copy(sorted, layers)
+	sort.SliceStable(sorted, func(i, j int) bool { return rankOf(sorted[i].Source) < rankOf(sorted[j].Source) })
+	sheetLine := map[string]int{}
+	for _, l := range sorted {
+		for _, s := range All {
+			if s.From&l.Source == 0 {
+				continue
+			}
+			text, ok := l.Values[s.Name]
+			text = strings.TrimSpace(text)
+			if !ok || text == "" {
+				continue
+			}
+			o := Origin{Source: l.Source, File: l.File, Line: l.Lines[s.Name]}
+			if l.Source == SheetMeta {
+				sheetLine[s.Name] = o.Line
+			} else if l.Source == QuestionMeta && o.Line != 0 && sheetLine[s.Name] == o.Line {
+				continue // the sheet's, copied into the question's meta
+			}
+			if err := s.set(&v, text); err != nil {
+				if s.Sent && l.Source&Meta != 0 {
+					if warn != nil {
+						warn(fmt.Sprintf("%s: meta %s: %q %s; ignored, as LIME ignores a setting it cannot read", o, s.Name, text, err))
+					}
+					continue
+				}
+				return Values{}, &Error{Origin: o, Question: question, Name: s.Name, Value: text, Why: err.Error()}
+			}
+			if v.From == nil {
+				v.From = map[string]Origin{}
+			}
+			v.From[s.Name] = o
+		}
+	}
+	switch v.Solve.Mode {
+	case model.ModeCode:
+		if v.Solve.Extract == "" {
+			v.Solve.Extract = "lenient"
+		}
+	case model.ModeAgent:
+		if v.Solve.Style == "" {
+			v.Solve.Style = "tools"
+		}
+	}
+	if v.Reformat && question != "" { // the run's own settings hold no question's text
+		r, err := reformatText(question, sorted)
+		if err != nil {
+			return Values{}, err
+		}
+		v.Solve.Reformat = r
+	}
+	return v, nil
+}
+
+func rankOf(s Source) int {
+	for i, r := range rank {
+		if s == r {
+			return i
+		}
+	}
+	return len(rank)
+}
+
+// reformatText reads what InfiAgent's reformat step shows its model: the
+// reformat_question and reformat_format meta, JSON strings, the
+// strongest layer's.
+func reformatText(question string, layers []Layer) (*model.Reformat, error) {
+	r := &model.Reformat{}
+	for key, dst := range map[string]*string{"reformat_question": &r.Question, "reformat_format": &r.Format} {
+		text, o := "", Origin{}
+		for _, l := range layers {
+			if t, ok := l.Values[key]; ok && l.Source&Meta != 0 {
+				text, o = t, Origin{Source: l.Source, File: l.File, Line: l.Lines[key]}
+			}
+		}
+		if err := json.Unmarshal([]byte(text), dst); err != nil {
+			if o.File == "" {
+				o = Origin{Source: QuestionMeta, File: "meta"}
+			}
+			return nil, &Error{Origin: o, Question: question, Name: key, Value: fmt.Sprintf("%.40s", text),
+				Why: "(reformat: required): want the text as a JSON string"}
+		}
+	}
+	return r, nil
+}
+
+// Solving is the answer mode as a request carries it: nil for chat.
+func (v *Values) Solving() *model.Solve {
+	if v.Solve.Mode == "" || v.Solve.Mode == model.ModeChat {
+		return nil
+	}
+	s := v.Solve
+	return &s
+}
+
+// Record is what an output file records of the answer mode's settings
+// beside its "settings" (the Sent ones): every other setting a source
+// set, by name, as text; nil in chat mode, where they do nothing.
+func (v *Values) Record() map[string]string {
+	if v.Solving() == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, s := range All {
+		if t := s.get(v); t != "" && !s.Sent {
+			out[s.Name] = t
+		}
+	}
+	return out
+}
+
+// Bind registers on fs a flag for every setting a flag may set, named as
+// the setting with '-' for '_'. The flags given make the returned Layer;
+// a bad value is the flag's error (a usage error).
+func Bind(fs *flag.FlagSet) *Layer {
+	l := &Layer{Source: Flag, Values: map[string]string{}}
+	for _, s := range All {
+		if name := s.FlagName(); name != "" {
+			fs.Var(flagValue{s, l}, name, fmt.Sprintf("`%s` %s (default %s; over the %s meta)", s.Arg, s.Doc, s.Default, s.Name))
+		}
+	}
+	return l
+}
+
+type flagValue struct {
+	s *Setting
+	l *Layer
+}
+
+func (f flagValue) String() string {
+	if f.l == nil {
+		return ""
+	}
+	return f.l.Values[f.s.Name]
+}
+
+func (f flagValue) Set(text string) error {
+	if err := f.s.Check(strings.TrimSpace(text)); err != nil {
+		return err
+	}
+	f.l.Values[f.s.Name] = text
+	return nil
+}

@@ -1,0 +1,370 @@
+// Package setting declares each setting of a run once: its name (the meta
+// key and the config member), its flag, type, default, a one-line doc and
+// where it may come from (flag, config, sheet meta, question meta). Resolve
+// lays the sources over each other, default < config < sheet meta <
+// question meta < flag, into one typed Values per question, which every
+// consumer reads: the request's generation settings, the answer mode and
+// its limits (solve, agent, sandbox), the output file and the Inspect log.
+//
+// A new setting is one entry in All (with a field of model.Settings or
+// model.Solve to hold it); its flag, config member, meta key, warning for a
+// misspelt key, README row and the record in each output follow from it.
+package setting
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/evalmd/evalmd/model"
+)
+
+// Source is where a setting's value may come from; a Setting's From is a
+// set of them.
+type Source uint8
+
+// The sources, from the weakest to the strongest.
+const (
+	Config       Source = 1 << iota // the config files (evalmd.yaml over the user's)
+	SheetMeta                       // the sheet's meta
+	QuestionMeta                    // the question's meta
+	Flag                            // the command line
+
+	Meta     = SheetMeta | QuestionMeta
+	Anywhere = Config | Meta | Flag
+)
+
+// rank orders the sources: a stronger source wins.
+var rank = []Source{Config, SheetMeta, QuestionMeta, Flag}
+
+func (s Source) String() string {
+	var out []string
+	for _, r := range rank {
+		if s&r != 0 {
+			out = append(out, map[Source]string{Config: "config", SheetMeta: "sheet meta", QuestionMeta: "question meta", Flag: "flag"}[r])
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// Values are one question's settings, resolved: what is sent (Gen), how
+// the answer is made (Solve; Mode "" is chat), and where each setting that
+// is not its default came from.
+type Values struct {
+	Gen   model.Settings
+	Solve model.Solve
+	// Reformat says the question's answer is rewritten by the reformat
+	// model (the reformat meta is "required"); Solve.Reformat then holds
+	// what that model is shown.
+	Reformat bool
+	// From says where each setting set by some source came from, by name.
+	From map[string]Origin
+}
+
+// Origin is where a setting's value came from: a flag, or a file and line
+// (a config file's or a sheet's).
+type Origin struct {
+	Source Source
+	File   string
+	Line   int
+}
+
+func (o Origin) String() string {
+	if o.Source == Flag {
+		return "flag"
+	}
+	if o.Line > 0 {
+		return fmt.Sprintf("%s:%d", o.File, o.Line)
+	}
+	return o.File
+}
+
+// Setting is one setting's declaration.
+type Setting struct {
+	Name    string // the meta key and config member ("max_tokens"); the flag is Name with '-' for '_'
+	Type    string // what a value is, as the README's table says it
+	Default string // the value when no source sets it, as said to people
+	Doc     string // one line
+	From    Source
+	// Arg names the value in the flag's synopsis (-max-tokens N).
+	Arg string
+	// Sent settings are LIME's generation settings, held in model.Settings:
+	// sent with the request and recorded in the output's "settings". A
+	// meta value of one that cannot be read (seed: None) is ignored with a
+	// warning, as LIME's extract_gen_params ignores it, instead of
+	// stopping the run.
+	Sent bool
+
+	// set parses a value given as text into v; its error says what was
+	// wanted, without the setting's name.
+	set func(v *Values, text string) error
+	// get is the value in v as text, "" when unset (the default).
+	get func(v *Values) string
+}
+
+// FlagName is the setting's flag, without dashes: its name with '-' for
+// '_'; "" when no flag sets it.
+func (s *Setting) FlagName() string {
+	if s.From&Flag == 0 {
+		return ""
+	}
+	return strings.ReplaceAll(s.Name, "_", "-")
+}
+
+// Text is the value of s in v as text, "" when no source set it.
+func (s *Setting) Text(v *Values) string { return s.get(v) }
+
+// Check says whether text is a valid value of s.
+func (s *Setting) Check(text string) error {
+	var v Values
+	return s.set(&v, text)
+}
+
+// All are the settings, in the order the README lists them.
+var All = []*Setting{
+	{Name: "temperature", Arg: "X", Type: "number >= 0", Default: "the provider's", From: Anywhere, Sent: true,
+		Doc: "sampling temperature",
+		set: floatPtr(func(v *Values) **float64 { return &v.Gen.Temperature }, 0),
+		get: func(v *Values) string { return fmtFloat(v.Gen.Temperature) }},
+	{Name: "top_p", Arg: "P", Type: "number", Default: "the provider's", From: Anywhere, Sent: true,
+		Doc: "nucleus sampling: the probability mass sampled from",
+		set: floatPtr(func(v *Values) **float64 { return &v.Gen.TopP }, math.Inf(-1)),
+		get: func(v *Values) string { return fmtFloat(v.Gen.TopP) }},
+	{Name: "max_tokens", Arg: "N", Type: "whole number", Default: "the provider's", From: Anywhere, Sent: true,
+		Doc: "the longest completion, in tokens (0: the provider's)",
+		set: whole(func(v *Values) *int { return &v.Gen.MaxTokens }),
+		get: func(v *Values) string { return fmtInt(v.Gen.MaxTokens) }},
+	{Name: "seed", Arg: "N", Type: "whole number", Default: "none", From: Config | Meta, Sent: true,
+		Doc: "the provider's sampling seed (run's --seed seeds the random model)",
+		set: func(v *Values, text string) error {
+			n, err := strconv.ParseInt(text, 10, 64)
+			if err != nil {
+				return fmt.Errorf("is not a whole number")
+			}
+			v.Gen.Seed = &n
+			return nil
+		},
+		get: func(v *Values) string {
+			if v.Gen.Seed == nil {
+				return ""
+			}
+			return strconv.FormatInt(*v.Gen.Seed, 10)
+		}},
+	{Name: "stop", Arg: "A|B", Type: `A|B or a JSON array`, Default: "none", From: Anywhere, Sent: true,
+		Doc: `stop sequences: A|B, or a JSON array or string such as ["\n", "END"]`,
+		set: func(v *Values, text string) error {
+			stop, ok := parseStop(text)
+			if !ok {
+				return fmt.Errorf(`is not stop sequences (A|B, or a JSON array such as ["\n", "END"])`)
+			}
+			v.Gen.Stop = stop
+			return nil
+		},
+		get: func(v *Values) string {
+			if len(v.Gen.Stop) == 0 {
+				return ""
+			}
+			b, _ := json.Marshal(v.Gen.Stop)
+			return string(b)
+		}},
+	{Name: "mode", Arg: "MODE", Type: "chat, code or agent", Default: "chat", From: Anywhere,
+		Doc: "how the answer is made: one completion, code run once, or a python tool loop",
+		set: choice(func(v *Values) *string { return &v.Solve.Mode }, model.ModeChat, model.ModeCode, model.ModeAgent),
+		get: func(v *Values) string { return v.Solve.Mode }},
+	{Name: "code_extract", Arg: "RULE", Type: "baseline or lenient", Default: "lenient", From: Anywhere,
+		Doc: "code mode: the rule that takes the code out of the completion",
+		set: choice(func(v *Values) *string { return &v.Solve.Extract }, "baseline", "lenient"),
+		get: func(v *Values) string { return v.Solve.Extract }},
+	{Name: "agent_style", Arg: "STYLE", Type: "tools or react", Default: "tools", From: Anywhere,
+		Doc: "agent mode: native tool calls, or InfiAgent's text ReAct loop",
+		set: choice(func(v *Values) *string { return &v.Solve.Style }, "tools", "react"),
+		get: func(v *Values) string { return v.Solve.Style }},
+	{Name: "max_turns", Arg: "N", Type: "whole number", Default: "10", From: Anywhere,
+		Doc: "agent mode: model calls per question",
+		set: whole(func(v *Values) *int { return &v.Solve.MaxTurns }),
+		get: func(v *Values) string { return fmtInt(v.Solve.MaxTurns) }},
+	{Name: "question_timeout", Arg: "DURATION", Type: "seconds or a duration", Default: "none", From: Anywhere,
+		Doc: "agent mode: time limit of a whole question",
+		set: seconds(func(v *Values) *time.Duration { return &v.Solve.QuestionTimeout }),
+		get: func(v *Values) string { return fmtDuration(v.Solve.QuestionTimeout) }},
+	{Name: "token_budget", Arg: "N", Type: "whole number", Default: "none", From: Anywhere,
+		Doc: "agent mode: input + output tokens over all turns",
+		set: whole(func(v *Values) *int { return &v.Solve.TokenBudget }),
+		get: func(v *Values) string { return fmtInt(v.Solve.TokenBudget) }},
+	{Name: "tool_timeout", Arg: "DURATION", Type: "seconds or a duration", Default: "180s", From: Anywhere,
+		Doc: "time limit of one python call (code and agent modes)",
+		set: seconds(func(v *Values) *time.Duration { return &v.Solve.ToolTimeout }),
+		get: func(v *Values) string { return fmtDuration(v.Solve.ToolTimeout) }},
+	{Name: "tool_memory", Arg: "SIZE", Type: "a size: 512M, 2G", Default: "2G", From: Anywhere,
+		Doc: "memory limit of the python interpreter (code and agent modes)",
+		set: func(v *Values, text string) error {
+			n, err := model.ParseSize(text)
+			if err != nil {
+				return fmt.Errorf("is not a size such as 2G or 512M")
+			}
+			v.Solve.ToolMemory = n
+			return nil
+		},
+		get: func(v *Values) string {
+			if v.Solve.ToolMemory == 0 {
+				return ""
+			}
+			return strconv.FormatInt(v.Solve.ToolMemory, 10)
+		}},
+	{Name: "reformat", Arg: "required", Type: "required or none", Default: "none", From: Meta,
+		Doc: "agent mode: the answer is rewritten by run's --reformat model (InfiAgent's reformat step)",
+		set: func(v *Values, text string) error {
+			switch text {
+			case "required":
+				v.Reformat = true
+			case "none":
+				v.Reformat = false
+			default:
+				return fmt.Errorf("is not required or none")
+			}
+			return nil
+		},
+		get: func(v *Values) string {
+			if v.Reformat {
+				return "required"
+			}
+			return ""
+		}},
+}
+
+// Lookup finds a setting by name; nil when none has it.
+func Lookup(name string) *Setting {
+	for _, s := range All {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// Names lists the settings that src may set, comma-separated.
+func Names(src Source) string {
+	var out []string
+	for _, s := range All {
+		if s.From&src != 0 {
+			out = append(out, s.Name)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func floatPtr(field func(*Values) **float64, least float64) func(*Values, string) error {
+	return func(v *Values, text string) error {
+		f, err := strconv.ParseFloat(text, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("is not a number")
+		}
+		if f < least {
+			return fmt.Errorf("is not a number >= %v", least)
+		}
+		*field(v) = &f
+		return nil
+	}
+}
+
+func whole(field func(*Values) *int) func(*Values, string) error {
+	return func(v *Values, text string) error {
+		n, err := strconv.Atoi(text)
+		if err != nil || n < 0 {
+			return fmt.Errorf("is not a whole number >= 0")
+		}
+		*field(v) = n
+		return nil
+	}
+}
+
+// seconds reads "90" (seconds) or a Go duration ("90s", "5m").
+func seconds(field func(*Values) *time.Duration) func(*Values, string) error {
+	return func(v *Values, text string) error {
+		if f, err := strconv.ParseFloat(text, 64); err == nil {
+			if f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+				return fmt.Errorf("is not seconds >= 0")
+			}
+			*field(v) = time.Duration(f * float64(time.Second))
+			return nil
+		}
+		d, err := time.ParseDuration(text)
+		if err != nil || d < 0 {
+			return fmt.Errorf("is not seconds or a duration such as 90s")
+		}
+		*field(v) = d
+		return nil
+	}
+}
+
+func choice(field func(*Values) *string, choices ...string) func(*Values, string) error {
+	return func(v *Values, text string) error {
+		text = strings.ToLower(text)
+		for _, c := range choices {
+			if text == c {
+				*field(v) = c
+				return nil
+			}
+		}
+		return fmt.Errorf("is not %s or %s", strings.Join(choices[:len(choices)-1], ", "), choices[len(choices)-1])
+	}
+}
+
+func fmtFloat(f *float64) string {
+	if f == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*f, 'g', -1, 64)
+}
+
+func fmtInt(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+func fmtDuration(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return d.String()
+}
+
+// parseStop reads a stop value; "None" (Python's) is no value.
+func parseStop(v string) ([]string, bool) {
+	switch {
+	case v == "None" || v == "null":
+		return nil, false
+	case strings.HasPrefix(v, "["):
+		var stop []string
+		if json.Unmarshal([]byte(v), &stop) != nil {
+			return nil, false
+		}
+		return dropEmpty(stop), true
+	case strings.HasPrefix(v, `"`):
+		var one string
+		if json.Unmarshal([]byte(v), &one) != nil {
+			return nil, false
+		}
+		return dropEmpty([]string{one}), true
+	}
+	var stop []string
+	for _, part := range strings.Split(v, "|") {
+		stop = append(stop, strings.TrimSpace(part))
+	}
+	return dropEmpty(stop), true
+}
+
+func dropEmpty(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
