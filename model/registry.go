@@ -37,6 +37,12 @@ type Options struct {
 	// A request that runs out of time fails with a retryable *APIError.
 	Timeout time.Duration
 
+	// MaxReply caps the body of one reply of a hosted provider, in bytes;
+	// 0 means DefaultMaxReply. A larger reply is the question's error, read
+	// no further than the cap, so a server sending without end cannot
+	// exhaust memory.
+	MaxReply int64
+
 	// CompletionAPI sends OpenAI-compatible requests to the raw text
 	// completions endpoint (/v1/completions, which llama.cpp and vLLM
 	// serve) instead of chat: the prompt is the system text and the user
@@ -86,6 +92,18 @@ func (o Options) HTTP() *http.Client {
 		return o.HTTPClient
 	}
 	return &http.Client{}
+}
+
+// DefaultMaxReply is Options.MaxReply's default: far above any real
+// completion (a 128k-token answer is under 1 MiB of JSON).
+const DefaultMaxReply = 32 << 20
+
+// ReplyLimit returns the cap on one reply's body.
+func (o Options) ReplyLimit() int64 {
+	if o.MaxReply > 0 {
+		return o.MaxReply
+	}
+	return DefaultMaxReply
 }
 
 // RequestTimeout returns the per-request time limit.

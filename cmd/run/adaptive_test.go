@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/result"
 )
@@ -96,5 +97,26 @@ func TestMaxWaitFlag(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), `asked for a pause of 27h46m39s (Retry-After) at question "Q1"; its requests wait 1s (--max-wait), then go on`) {
 		t.Errorf("stderr does not say the wait:\n%s", stderr.String())
+	}
+}
+
+// run --max-reply caps a reply's body: a larger one is the question's
+// error, named on stderr, and the run exits 3; the others are answered.
+func TestMaxReplyFlag(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20, Reply: func(c fakeserver.Call) fakeserver.Reply {
+		if strings.Contains(c.LastUserText(), "big") {
+			return fakeserver.Reply{Text: "B", Pad: 4 << 20}
+		}
+		return fakeserver.Reply{Text: "B"}
+	}})
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), &stdout, &stderr, []string{"-f", writeSheet(t, "# S\n## Q1\n#### question\nbig\n#### answer\nB\n## Q2\n#### question\nsmall\n#### answer\nB\n"),
+		"-o", t.TempDir(), "-m", "openai-api/x/m", "--base-url", srv.URL, "--max-reply", "1M"})
+	if cli.ExitCode(err) != 3 || !strings.Contains(stderr.String(), `question "Q1": x: reply larger than 1 MiB, not read further (--max-reply raises the cap)`) ||
+		!strings.Contains(stderr.String(), "1/2 correct") {
+		t.Errorf("exit %d (%v), stderr:\n%s", cli.ExitCode(err), err, stderr.String())
+	}
+	if n := srv.Count(); n != 2 {
+		t.Errorf("%d calls, want 2: a reply too large is not asked again", n)
 	}
 }

@@ -67,6 +67,7 @@ func command(look config.Lookup, getenv func(string) string, environ func() []st
 		rpm       = fs.Int("rpm", 0, "requests per minute per model (0: no limit)")
 		tpm       = fs.Int("tpm", 0, "estimated tokens per minute per model (0: no limit)")
 		timeout   = fs.Duration("timeout", 10*time.Minute, "time limit of one request")
+		maxReply  = fs.String("max-reply", "32MiB", "the largest reply body read from a server (K, M, G suffixes); a larger reply is the question's error")
 		retries   = fs.Int("retries", 5, "retries of a failed request after its first attempt (0: none)")
 		cacheDir  = fs.String("cache", "", "answer repeated requests from this cache folder")
 		price     = fs.String("price", "", "price override IN,OUT in US dollars per million tokens")
@@ -115,6 +116,10 @@ func command(look config.Lookup, getenv func(string) string, environ func() []st
 			case *timeout <= 0:
 				return cli.Usagef("--timeout %v: give a positive duration", *timeout)
 			}
+			replyCap, err := model.ParseSize(*maxReply)
+			if err != nil {
+				return cli.Usagef("--max-reply %v", err)
+			}
 			if err := inspect.CheckFormat(*logFormat); err != nil {
 				return cli.Usagef("--log-format: %v", err)
 			}
@@ -145,7 +150,7 @@ func command(look config.Lookup, getenv func(string) string, environ func() []st
 			cfg := harness.Config{Prices: conf.PriceTable(),
 				OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, AllowOutsideFiles: *outside, Stderr: stderr,
 				Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: getenv, Timeout: *timeout, CompletionAPI: *complAPI,
-					MockReply: *mockReply, Seed: *seed},
+					MockReply: *mockReply, Seed: *seed, MaxReply: replyCap},
 				NewModel: providers.Registry().New,
 				Runner: runner.Options{Concurrency: inFlight, Adaptive: adaptive, SeparateLimits: *perModel, MaxAttempts: *retries + 1,
 					Timeout: *timeout, MaxWait: *maxWait, RPM: *rpm, TPM: *tpm},
@@ -159,7 +164,7 @@ func command(look config.Lookup, getenv func(string) string, environ func() []st
 				// --judge-api-key-env, the config's): nothing of the run's
 				// model is passed on. It retries as the run's requests do
 				// (--retries, --max-wait).
-				if cfg.Judge, err = judge.Options(model.Options{Getenv: getenv, Timeout: *timeout}, cfg.Runner, conf, stderr); err != nil {
+				if cfg.Judge, err = judge.Options(model.Options{Getenv: getenv, Timeout: *timeout, MaxReply: replyCap}, cfg.Runner, conf, stderr); err != nil {
 					return err
 				}
 			}
@@ -171,7 +176,7 @@ func command(look config.Lookup, getenv func(string) string, environ func() []st
 			// the run's model (--base-url, --api-key-env); its provider's
 			// server may come from the config's base_urls.
 			cfg.Reformat = modes.Reformat
-			cfg.ReformatOptions = model.Options{BaseURL: modes.ReformatBaseURL, Getenv: getenv, Timeout: *timeout}
+			cfg.ReformatOptions = model.Options{BaseURL: modes.ReformatBaseURL, Getenv: getenv, Timeout: *timeout, MaxReply: replyCap}
 			if *cacheDir != "" {
 				c, err := runner.OpenCache(*cacheDir)
 				if err != nil {

@@ -32,6 +32,7 @@
 package fakeserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -175,6 +176,12 @@ type Reply struct {
 	// RawBody, when set with Status, is sent as is instead of a JSON error
 	// (a proxy's HTML page, a plain-text echo, ...).
 	RawBody string
+
+	// Pad, when above 0, makes the answer's text Pad bytes of "x" (after
+	// Text), streamed from a small buffer without a Content-Length: a
+	// reply past a client's cap, which the server never holds whole. It
+	// stops when the client hangs up; Server.Padded counts what was sent.
+	Pad int64
 }
 
 // Options configure a fake server. The zero value is a working server that
@@ -234,6 +241,7 @@ type Server struct {
 	maxInFlight int
 	serving     int // requests holding one of Options.Slots
 	busy        int // requests refused for want of a slot
+	padded      int64
 }
 
 // dialect is what differs between the OpenAI and the Anthropic fake.
@@ -314,6 +322,14 @@ func (s *Server) MaxInFlight() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.maxInFlight
+}
+
+// Padded returns how many bytes of Reply.Pad padding the clients took
+// before they hung up (or the whole of it).
+func (s *Server) Padded() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.padded
 }
 
 // Busy returns how many requests were refused because every one of
@@ -465,7 +481,44 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, c Call, rep Repl
 	if rep.Model == "" {
 		rep.Model = c.Model
 	}
+	if rep.Pad > 0 {
+		s.writePadded(w, r, s.dialect.answer(c, rep), rep.Text, rep.Pad)
+		return
+	}
 	writeJSON(w, http.StatusOK, s.dialect.answer(c, rep))
+}
+
+// writePadded writes answer, whose text is text, with pad bytes of "x"
+// streamed after the text.
+func (s *Server) writePadded(w http.ResponseWriter, r *http.Request, answer any, text string, pad int64) {
+	body, _ := json.Marshal(answer)
+	quoted, _ := json.Marshal(text)
+	at := bytes.Index(body, quoted)
+	if at < 0 {
+		http.Error(w, "fakeserver: cannot place the padding", http.StatusInternalServerError)
+		return
+	}
+	at += len(quoted) - 1 // before the closing quote
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write(body[:at]); err != nil {
+		return
+	}
+	chunk := bytes.Repeat([]byte("x"), 64<<10)
+	for pad > 0 && r.Context().Err() == nil {
+		n := int64(len(chunk))
+		if pad < n {
+			n = pad
+		}
+		if _, err := w.Write(chunk[:n]); err != nil {
+			return
+		}
+		pad -= n
+		s.mu.Lock()
+		s.padded += n
+		s.mu.Unlock()
+	}
+	_, _ = w.Write(body[at:])
 }
 
 func (s *Server) writeError(w http.ResponseWriter, status int, message, retryAfter string) {

@@ -107,7 +107,8 @@ func (m *messagesModel) Complete(ctx context.Context, req model.Request) (model.
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var httpRes *http.Response
-	out, err := m.messages.New(callCtx, params, option.WithResponseInto(&httpRes))
+	out, err := m.messages.New(callCtx, params, option.WithResponseInto(&httpRes),
+		option.WithMiddleware(wire.CapReply(m.cfg.opt.ReplyLimit())))
 	if err != nil {
 		var apiErr *anthropic.Error
 		if errors.As(err, &apiErr) && httpRes == nil {

@@ -175,3 +175,9 @@ func TestAnthropicToolCalls(t *testing.T) {
 		return newModel("anthropic/claude-sonnet-4-5", model.Options{BaseURL: url, APIKey: "test-key-1"})
 	})
 }
+
+func TestAnthropicReplyCap(t *testing.T) {
+	providertest.CheckReplyCap(t, newFakeAnthropic, func(url string, limit int64) (model.Model, error) {
+		return newModel("anthropic/claude-sonnet-4-5", model.Options{BaseURL: url, APIKey: "test-key-1", MaxReply: limit})
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"time"
 
@@ -262,9 +263,13 @@ func (m *chatModel) readResults(ctx context.Context, batchID, file string, fn fu
 		return err
 	}
 	defer body.Close()
+	// A results file holds many answers, so it is read a line at a time,
+	// each line capped as a live reply is (plus room for its envelope).
+	maxLine := m.cfg.opt.ReplyLimit() + 1<<20
 	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	for n := 1; sc.Scan(); n++ {
+	sc.Buffer(make([]byte, 0, 1<<20), int(min(maxLine, math.MaxInt32)))
+	n := 1
+	for ; sc.Scan(); n++ {
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
@@ -276,7 +281,10 @@ func (m *chatModel) readResults(ctx context.Context, batchID, file string, fn fu
 			return err
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("model %s: batch %s: results file %s:%d: a line longer than %s, not read further (--max-reply raises the cap)",
+			m.cfg.name, batchID, file, n, wire.Size(maxLine))
+	} else if err != nil {
 		return fmt.Errorf("model %s: batch %s: reading results file %s: %w", m.cfg.name, batchID, file, err)
 	}
 	return nil

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/evalmd/evalmd/internal/fakeserver"
@@ -56,5 +57,41 @@ func TestBatchNeedsTheAPI(t *testing.T) {
 	}
 	if _, err := text.(model.Batcher).Batch(); err == nil {
 		t.Error("a --completion-api model offered a batch API")
+	}
+}
+
+// A batch's results file is read a line at a time, each line capped as a
+// live reply is (--max-reply, plus room for the envelope): a longer line
+// is one error naming the file and line and the cap.
+func TestBatchResultLineCap(t *testing.T) {
+	srv := fakeserver.NewOpenAIBatch(t, fakeserver.BatchOptions{Reply: func(c fakeserver.Call) fakeserver.Reply {
+		return fakeserver.Reply{Text: strings.Repeat("x", 2<<20)}
+	}})
+	m, err := newModel("openai/gpt-4o", model.Options{APIKey: "sk-test-key", BaseURL: srv.URL, MaxReply: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := providertest.BatchOf(t, m)
+	ctx := context.Background()
+	line, err := api.BatchLine("big", model.Request{Messages: []model.Message{{Role: "user", Content: "q"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := api.UploadBatch(ctx, append(line, '\n'))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := api.CreateBatch(ctx, file, nil, "tag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for b.State == model.BatchRunning {
+		if b, err = api.GetBatch(ctx, b.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = api.BatchResults(ctx, b, func(model.BatchResult) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), ":1: a line longer than 1.0625 MiB, not read further (--max-reply raises the cap)") {
+		t.Errorf("results: %v, want the line and the cap named", err)
 	}
 }

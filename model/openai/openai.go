@@ -191,7 +191,7 @@ func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Resp
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var httpRes *http.Response
-	out, err := m.completions.New(callCtx, p, option.WithResponseInto(&httpRes))
+	out, err := m.completions.New(callCtx, p, option.WithResponseInto(&httpRes), m.cfg.capReply())
 	if err != nil {
 		return model.Response{}, m.cfg.failed(req, err, httpRes, ctx, callCtx, timeout)
 	}
@@ -205,6 +205,12 @@ func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Resp
 		Model:        out.Model,
 		FinishReason: string(out.Choices[0].FinishReason),
 	}, nil
+}
+
+// capReply bounds a live reply's body (Options.MaxReply); a batch's
+// results file is read a line at a time instead (readResults).
+func (c config) capReply() option.RequestOption {
+	return option.WithMiddleware(wire.CapReply(c.opt.ReplyLimit()))
 }
 
 // wrap names the request in an error, keeping *APIError reachable by errors.As.
@@ -246,7 +252,7 @@ func (m *chatModel) Complete(ctx context.Context, req model.Request) (model.Resp
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var httpRes *http.Response
-	out, err := m.chat.New(callCtx, params, option.WithResponseInto(&httpRes))
+	out, err := m.chat.New(callCtx, params, option.WithResponseInto(&httpRes), m.cfg.capReply())
 	if err != nil {
 		return model.Response{}, m.cfg.failed(req, err, httpRes, ctx, callCtx, timeout)
 	}

@@ -386,3 +386,10 @@ func TestCompletionAPI(t *testing.T) {
 		t.Errorf("tools over the completions API: %v", err)
 	}
 }
+
+func TestOpenAIReplyCap(t *testing.T) {
+	providertest.CheckReplyCap(t, func(t *testing.T, o fakeserver.Options) *fakeserver.Server { return fakeserver.NewOpenAI(t, o) },
+		func(url string, limit int64) (model.Model, error) {
+			return newModel("openai/gpt-4o", model.Options{BaseURL: url, APIKey: "test-key-1", MaxReply: limit})
+		})
+}

@@ -5,6 +5,7 @@ package providertest
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -168,6 +169,64 @@ func CheckKeyNeverInError(t *testing.T, start func(*testing.T, fakeserver.Option
 		var apiErr *model.APIError
 		if !errors.As(err, &apiErr) || apiErr.Status != 401 || apiErr.Retryable {
 			t.Errorf("raw=%v: want a non-retryable 401 APIError, got %v", raw, err)
+		}
+	}
+}
+
+// CheckReplyCap checks the cap on a reply's body: a reply past it fails
+// with one non-retryable error naming the question and the cap, read no
+// further than the cap (the server is left with the rest, and the memory
+// taken stays near the cap), and a reply under it is read whole. build
+// makes the model with Options.MaxReply set to limit (0: the default).
+func CheckReplyCap(t *testing.T, start func(*testing.T, fakeserver.Options) *fakeserver.Server, build func(url string, limit int64) (model.Model, error)) {
+	for _, tc := range []struct {
+		limit, pad int64
+		want       string // "" for an answer
+	}{
+		{0, 300 << 20, "reply larger than 32 MiB"},    // the default cap, the issue's 300 MB reply
+		{1 << 20, 4 << 20, "reply larger than 1 MiB"}, // a cap given
+		{8 << 20, 4 << 20, ""},                        // a large reply under it
+		{1 << 20, 1<<20 - 4<<10, ""},                  // close under it
+	} {
+		srv := start(t, fakeserver.Options{MaxRequests: 2, Reply: func(fakeserver.Call) fakeserver.Reply {
+			return fakeserver.Reply{Text: "big", Pad: tc.pad}
+		}})
+		m, err := build(srv.URL, tc.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		resp, err := m.Complete(context.Background(), model.Request{Messages: []model.Message{{Role: "user", Content: "hi"}},
+			Question: model.QuestionRef{Name: "Q7"}})
+		runtime.ReadMemStats(&after)
+		limit := tc.limit
+		if limit == 0 {
+			limit = model.DefaultMaxReply
+		}
+		if tc.want == "" {
+			if err != nil || int64(len(resp.Text)) != 3+tc.pad {
+				t.Errorf("cap %d, reply of %d: %d bytes, %v; want it whole", tc.limit, tc.pad, len(resp.Text), err)
+			}
+			continue
+		}
+		var apiErr *model.APIError
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), `question "Q7"`) ||
+			!strings.Contains(err.Error(), "--max-reply") || strings.Contains(err.Error(), "\n") ||
+			!errors.As(err, &apiErr) || apiErr.Retryable {
+			t.Errorf("cap %d, reply of %d: %v; want one non-retryable line naming the question and %q", tc.limit, tc.pad, err, tc.want)
+		}
+		// What the server got rid of includes what the sockets buffer; the
+		// client read no more than the cap. Allocation: the SDK's
+		// io.ReadAll doubles its buffer up to the cap.
+		sent, alloc := srv.Padded(), after.TotalAlloc-before.TotalAlloc
+		t.Logf("cap %d, reply of %d: the server sent %d bytes, %d allocated", limit, tc.pad, sent, alloc)
+		if sent > limit+16<<20 {
+			t.Errorf("cap %d: the server sent %d bytes of a %d-byte reply: the client read on past the cap", tc.limit, sent, tc.pad)
+		}
+		if alloc > uint64(4*limit) {
+			t.Errorf("cap %d: %d bytes allocated for the reply", tc.limit, alloc)
 		}
 	}
 }

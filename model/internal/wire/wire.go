@@ -38,6 +38,12 @@ func Classify(provider, key string, err error, res *http.Response, parent, call 
 		e.RetryAfter = retryAfter(res.Header, time.Now())
 		return e
 	}
+	var big *TooLargeError
+	if errors.As(err, &big) {
+		// Not retried: a server that sent this much will likely do so
+		// again, and each attempt may be billed.
+		return &model.APIError{Provider: provider, Message: big.Error()}
+	}
 	if call.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 		return &model.APIError{Provider: provider, Retryable: true, Timeout: true,
 			Message: fmt.Sprintf("request timed out after %s", timeout)}
@@ -55,6 +61,70 @@ func Classify(provider, key string, err error, res *http.Response, parent, call 
 	// Anything else failed before a request left (a bad base URL, an
 	// unencodable body): retrying cannot help.
 	return &model.APIError{Provider: provider, Message: truncate(scrub(err.Error(), key), 500)}
+}
+
+// TooLargeError is a reply whose body passed the cap CapReply set.
+type TooLargeError struct{ Limit int64 }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("reply larger than %s, not read further (--max-reply raises the cap)", Size(e.Limit))
+}
+
+// Size writes a byte count for a person: 32 MiB, 1.5 GiB, 800 bytes.
+func Size(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return strconv.FormatFloat(float64(n)/(1<<30), 'f', -1, 64) + " GiB"
+	case n >= 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', -1, 64) + " MiB"
+	case n >= 1<<10:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', -1, 64) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// CapReply is an SDK middleware (openai's and anthropic's option.Middleware
+// are this type) that lets the SDK read at most limit bytes of a reply's
+// body: reading past them fails with a *TooLargeError. The body is read
+// through the cap, never whole and then measured, so memory stays bounded
+// whatever the server sends; a Content-Length past the cap fails at the
+// first read.
+func CapReply(limit int64) func(*http.Request, func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+		res, err := next(req)
+		if res != nil && res.Body != nil {
+			res.Body = &cappedBody{ReadCloser: res.Body, left: limit, limit: limit, declared: res.ContentLength}
+		}
+		return res, err
+	}
+}
+
+// cappedBody is a response body read through CapReply's cap.
+type cappedBody struct {
+	io.ReadCloser
+	left, limit int64
+	declared    int64 // Content-Length; -1 when unknown
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.declared > b.limit {
+		return 0, &TooLargeError{Limit: b.limit}
+	}
+	if b.left <= 0 {
+		// The cap is reached: one more byte says whether the body goes on.
+		var one [1]byte
+		n, err := io.ReadFull(b.ReadCloser, one[:])
+		if n > 0 {
+			return 0, &TooLargeError{Limit: b.limit}
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // retryableStatus says which HTTP statuses are worth retrying: rate limits,
