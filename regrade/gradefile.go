@@ -70,7 +70,8 @@ type Graded struct {
 	Old, New []*bool  // grades before and after, one per question
 	Changes  []Change // the questions whose grade changed
 	// Failed counts the questions whose grader could not be built or
-	// failed: their grade is null and their grade_detail says why.
+	// failed, or that have a ground truth and an answer and still a null
+	// grade: their grade_detail says why.
 	Failed int
 }
 
@@ -78,7 +79,8 @@ type Graded struct {
 // Every question's grader is resolved before any is asked (a judge's calls
 // cost money). A question whose grader cannot be built or fails gets a null
 // grade, its grader's name and "grader error: ..." in grade_detail; the
-// others are graded. The error is only ctx's.
+// others are graded. A question that ran and gave no answer (a limit
+// stopped it: noAnswer) is wrong. The error is only ctx's.
 func GradeFile(ctx context.Context, f *result.File, g *Graders) (Graded, error) {
 	var res Graded
 	plans := make([]gradePlan, len(f.Questions))
@@ -136,7 +138,11 @@ func gradeOne(ctx context.Context, f *result.File, i int, p gradePlan) (v grade.
 	}
 	q := &f.Questions[i]
 	gerr := p.err
-	if gerr == nil {
+	switch why := noAnswer(q); {
+	case gerr != nil:
+	case why != "" && q.GroundTruth != nil:
+		v = grade.Verdict{Correct: grade.Bool(false), Detail: why}
+	default:
 		v, gerr = grade.Nullable(ctx, p.gr, q.GroundTruth, q.Graded(), grade.Input{
 			Meta: sheet.Steering(q.MetaData, f.Sheet.MetaData), Question: q.Question, QuestionText: q.QuestionUsr})
 		if gerr != nil && ctx.Err() != nil {
@@ -152,7 +158,26 @@ func gradeOne(ctx context.Context, f *result.File, i int, p gradePlan) (v grade.
 	for _, part := range v.Parts {
 		q.SubAnswers = append(q.SubAnswers, result.SubAnswer(part))
 	}
-	return v, gerr == nil, nil
+	// A null grade on a question that has a ground truth and was answered
+	// could not be graded (one that failed or had no answer is counted as
+	// such; one without a ground truth asks for no grade).
+	ungraded := v.Correct == nil && q.GroundTruth != nil && q.Error == nil && !q.Unanswered
+	return v, gerr == nil && !ungraded, nil
+}
+
+// noAnswer says why a question that ran has no answer to grade, or "": its
+// code (code mode) or its agent was stopped by a limit before it gave one.
+// Such a question is wrong, in both modes, rather than left out of the
+// accuracy: running out of memory or time is the answer's failing. Only
+// the output file's fields are read, so a regrade runs no code.
+func noAnswer(q *result.Question) string {
+	if q.Limit == "" || q.Error != nil {
+		return ""
+	}
+	if g := q.Graded(); g != nil && *g != "" {
+		return ""
+	}
+	return "no answer: stopped by the " + q.Limit + " limit"
 }
 
 // GradeErrors says how many questions could not be graded, or nil.

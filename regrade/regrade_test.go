@@ -448,3 +448,78 @@ func TestRegradeGraderByMeta(t *testing.T) {
 }
 
 func boolp(b bool) *bool { return &b }
+
+// A question that ran and gave no answer is wrong, in code and agent mode
+// alike, with the limit that stopped it in grade_detail; it is graded from
+// the file's fields, without running code (issue 23, item 14).
+func TestNoAnswerIsWrong(t *testing.T) {
+	s := func(x string) *string { return &x }
+	code := func(name, answer, limit string) result.Question {
+		q := result.Question{Name: name, Mode: "code", GroundTruth: s("49"), Completion: s("```python\nx = bytearray(8 << 30)\n```"), Limit: limit}
+		if answer != "" {
+			q.Answer = s(answer)
+		}
+		return q
+	}
+	agent := func(name, completion, limit string) result.Question {
+		return result.Question{Name: name, Mode: "agent", GroundTruth: s("49"), Completion: s(completion), Limit: limit}
+	}
+	f := &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m"}, Questions: []result.Question{
+		code("code right", "49", ""),
+		code("code wrong", "48", ""),
+		code("code raised", "__CODE_ERROR__: boom", ""),
+		code("code memory", "", "memory"),
+		code("code timeout", "", "tool_timeout"),
+		agent("agent right", "49", ""),
+		agent("agent max_turns", "", "max_turns"),
+		agent("agent question_timeout", "", "question_timeout"),
+	}}
+	path := filepath.Join(t.TempDir(), "output-s-m.json")
+	if err := f.Write(path, outfile.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Regrade(context.Background(), []string{path}, Options{Write: true}); err != nil {
+		t.Fatalf("every question is graded: %v", err)
+	}
+	got, err := result.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ grade, detail string }{
+		{"true", ""},
+		{"false", ""},
+		{"false", ""},
+		{"false", "no answer: stopped by the memory limit"},
+		{"false", "no answer: stopped by the tool_timeout limit"},
+		{"true", ""},
+		{"false", "no answer: stopped by the max_turns limit"},
+		{"false", "no answer: stopped by the question_timeout limit"},
+	}
+	for i, w := range want {
+		q := got.Questions[i]
+		if fmtGrade(q.Grade) != w.grade || !strings.Contains(q.GradeDetail, w.detail) || q.Limit != f.Questions[i].Limit {
+			t.Errorf("%s: grade %s detail %q limit %q; want %s %q", q.Name, fmtGrade(q.Grade), q.GradeDetail, q.Limit, w.grade, w.detail)
+		}
+	}
+}
+
+// A question left with a null grade although it was answered and has a
+// ground truth could not be graded: the regrade says so (exit status 3).
+// Failed and unanswered questions are counted apart, as failures.
+func TestNullGradeIsUngraded(t *testing.T) {
+	s := func(x string) *string { return &x }
+	f := &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m"}, Questions: []result.Question{
+		{Name: "ok", GroundTruth: s("B"), Completion: s("B")},
+		{Name: "no code answer", Mode: "code", GroundTruth: s("B"), Completion: s("B")},
+		{Name: "failed", GroundTruth: s("B"), Error: s("timeout")},
+		{Name: "unanswered", GroundTruth: s("B"), Unanswered: true},
+	}}
+	path := filepath.Join(t.TempDir(), "output-s-m.json")
+	if err := f.Write(path, outfile.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Regrade(context.Background(), []string{path}, Options{Write: true})
+	if err == nil || !strings.Contains(err.Error(), "1 question could not be graded") {
+		t.Errorf("error %v, want one counting 1 ungraded question", err)
+	}
+}

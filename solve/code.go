@@ -10,6 +10,7 @@ import (
 
 	"github.com/evalmd/evalmd/codemode"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/sandbox"
 	"github.com/evalmd/evalmd/table"
 )
 
@@ -64,7 +65,22 @@ func (m *Model) code(ctx context.Context, req model.Request, complete func() (mo
 	if o.Failed() && w.Error == "" {
 		w.Error = o.ErrorType // a bare MemoryError has no message
 	}
+	w.Limit = caughtLimit(o)
 	return resp, nil
+}
+
+// caughtLimit is the sandbox limit behind an exception the program caught
+// (it saves "__CODE_ERROR__: ..." as DataBench does, so the call itself
+// was not stopped), or "": the memory limit, for a MemoryError, a mapping
+// refused (ENOMEM) or a full tmpfs (ENOSPC), the errors the sandbox
+// reports as that limit when they reach the top of a call.
+func caughtLimit(o codemode.Outcome) string {
+	switch {
+	case o.ErrorType == "MemoryError",
+		strings.HasPrefix(o.Error, "[Errno 12] "), strings.HasPrefix(o.Error, "[Errno 28] "):
+		return string(sandbox.LimitMemory)
+	}
+	return ""
 }
 
 // tableOf picks the question's table, its one .csv or .parquet file, and

@@ -11,6 +11,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/result"
@@ -223,5 +224,83 @@ func TestRunCodeModeParquet(t *testing.T) {
 	}
 	if regions.Answer == nil || *regions.Answer != "float64 4" {
 		t.Errorf("regions: answer %v error %q", regions.Answer, regions.CodeError)
+	}
+}
+
+// Code stopped by a sandbox limit gave no answer: the question is wrong
+// (not left out of the accuracy), the limit is recorded, and the run is
+// complete: exit status 0, every question graded (issue 23, item 14). A
+// MemoryError the program caught is the "__CODE_ERROR__" answer DataBench
+// saves, wrong too, and the memory limit is recorded with it.
+func TestRunCodeModeLimitIsWrong(t *testing.T) {
+	needSandbox(t)
+	for _, tc := range []struct {
+		name, code, limit, detail string
+	}{
+		{"timeout", "next(x for x in iter(int, 1) if x)", "tool_timeout", "no answer: stopped by the tool_timeout limit"},
+		{"memory", "len(bytearray(8 << 30))", "memory", `exact: "__CODE_ERROR__:" vs "3"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sheet := modeSheet(t, "mode: code\ncode_extract: lenient\ntool_memory: 256M\ntool_timeout: 2\n")
+			srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10, Reply: func(c fakeserver.Call) fakeserver.Reply {
+				if strings.Contains(c.LastUserText(), "total") {
+					return fakeserver.Reply{Text: "```python\ndf['amount'].sum()\n```"}
+				}
+				return fakeserver.Reply{Text: "```python\n" + tc.code + "\n```"}
+			}})
+			out := t.TempDir()
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), &stdout, &stderr, []string{"-f", sheet, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", out})
+			if err != nil || cli.ExitCode(err) != 0 {
+				t.Fatalf("%v (exit status %d)\n%s", err, cli.ExitCode(err), stderr.String())
+			}
+			f := readOnly(t, out)
+			if q := f.Questions[0]; q.Grade == nil || !*q.Grade {
+				t.Errorf("total: grade %v", q.Grade)
+			}
+			if q := f.Questions[1]; q.Grade == nil || *q.Grade || q.Limit != tc.limit || !strings.Contains(q.GradeDetail, tc.detail) {
+				t.Errorf("regions: grade %v limit %q detail %q; want false, %q, %q", q.Grade, q.Limit, q.GradeDetail, tc.limit, tc.detail)
+			}
+			if !strings.Contains(stderr.String(), "1/2 correct") {
+				t.Errorf("totals: %s", stderr.String())
+			}
+		})
+	}
+}
+
+// Agent mode, the same rule: an agent stopped by a limit (here max_turns,
+// each python call stopped by the memory limit) is wrong, with the limit.
+func TestRunAgentModeLimitIsWrong(t *testing.T) {
+	needSandbox(t)
+	sheet := modeSheet(t, "mode: agent\nmax_turns: 2\ntool_memory: 256M\n")
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10, Reply: func(c fakeserver.Call) fakeserver.Reply {
+		return fakeserver.Reply{ToolCalls: []fakeserver.ToolCall{{ID: "c1", Name: "python", Arguments: `{"code": "x = bytearray(8 << 30)"}`}}}
+	}})
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), &stdout, &stderr, []string{"-f", sheet, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", out})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	f := readOnly(t, out)
+	for _, q := range f.Questions {
+		if q.Grade == nil || *q.Grade || q.Limit != "max_turns" || !strings.Contains(q.GradeDetail, "stopped by the max_turns limit") {
+			t.Errorf("%s: grade %v limit %q detail %q", q.Name, q.Grade, q.Limit, q.GradeDetail)
+		}
+		if len(q.Transcript) < 2 || q.Transcript[1].ToolLimit != "memory" {
+			t.Errorf("%s: the python call's limit is not in the transcript: %+v", q.Name, q.Transcript)
+		}
+	}
+}
+
+// A question answered, with a ground truth, whose grade is still null
+// could not be graded: run finishes with exit status 3, saying so.
+func TestRunNullGradeExitsThree(t *testing.T) {
+	// The choice grader cannot grade a truth that names no option letter.
+	sheetPath := writeSheet(t, "# S\n## Q1\n#### question\na\n#### answer\nB\n## Q2\n#### meta\ngrader: choice\n#### question\nb\n#### answer\nsix\n")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", t.TempDir(), "-m", "mock", "--mock-reply", "B"})
+	if err == nil || !strings.Contains(err.Error(), "1 question could not be graded") || cli.ExitCode(err) != 3 {
+		t.Errorf("error %v (exit status %d), want 3 saying 1 question could not be graded", err, cli.ExitCode(err))
 	}
 }
