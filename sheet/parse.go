@@ -121,7 +121,8 @@ func (p *parser) run() {
 	var cur *Block
 	var level *schema.Level
 	var minor string
-	var text strings.Builder // the current minor section's text
+	var text strings.Builder  // the current minor section's text
+	var notes strings.Builder // the current block's notes
 	var sec *Section
 	firstText := 0 // line of the first dropped non-blank line in a block, 0 if none
 	flush := func() {
@@ -137,6 +138,8 @@ func (p *parser) run() {
 			return
 		}
 		flush()
+		cur.Notes = notes.String()
+		notes.Reset()
 		p.doc.Blocks = append(p.doc.Blocks, *cur)
 		cur = nil
 	}
@@ -189,7 +192,9 @@ func (p *parser) run() {
 		}
 		if sec == nil {
 			// Text between a header and its first section is ignored, as
-			// in LIME, whose sheets keep notes there ("#### info").
+			// in LIME, whose sheets keep notes there ("#### info"); it is
+			// kept as the block's notes.
+			notes.WriteString(line)
 			continue
 		}
 		if p.s.EscapeHeaders {

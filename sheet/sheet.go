@@ -38,9 +38,12 @@ type Doc struct {
 
 // Block is a major section: the sheet header or a question.
 type Block struct {
-	Kind     Kind
-	Name     string // the header line without its markers, trimmed
-	Line     int    // 1-based line of the header
+	Kind Kind
+	Name string // the header line without its markers, trimmed
+	Line int    // 1-based line of the header
+	// Notes are the lines between the header and its first section,
+	// which LIME ignores: notes for people ("#### info" in LIME's sheets).
+	Notes    string
 	Sections []Section
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // Format renders a Doc as sheet markdown that parses back to the same
-// blocks, names, meta and texts (each text as CutEnd sees it). A text whose
+// blocks, names, notes, meta and texts (each text as CutEnd sees it). A text whose
 // line would be read as a header is escaped (schema.EscapeHeaders) or, when
 // the schema has no escapes, refused.
 func Format(doc *Doc, s *schema.Schema) ([]byte, error) {
@@ -30,6 +30,20 @@ func Format(doc *Doc, s *schema.Schema) ([]byte, error) {
 		buf.WriteString(mark)
 		buf.WriteString(b.Name)
 		buf.WriteString("\n")
+		if b.Notes != "" {
+			for i, line := range strings.SplitAfter(b.Notes, "\n") {
+				if isHeaderLike(line, s) {
+					return nil, fmt.Errorf("%s %q, notes line %d %q would be read as a header", b.Kind, b.Name, i+1, strings.TrimRight(line, "\n"))
+				}
+			}
+			if strings.ContainsRune(b.Notes, '\r') {
+				return nil, fmt.Errorf("%s %q: notes hold a carriage return, which a sheet cannot keep", b.Kind, b.Name)
+			}
+			buf.WriteString(b.Notes)
+			if !strings.HasSuffix(b.Notes, "\n") {
+				buf.WriteString("\n")
+			}
+		}
 		for _, sec := range b.Sections {
 			if !level.Has(sec.Kind) {
 				return nil, fmt.Errorf("%s %q: %q is not a section of a %s in this schema", b.Kind, b.Name, sec.Kind, b.Kind)

@@ -157,3 +157,34 @@ func TestMetaLines(t *testing.T) {
 		t.Errorf("question MetaLines = %v, want seed 3 (sheet) and top_p 7", l)
 	}
 }
+
+// A block's notes (the lines between its header and its first section,
+// which LIME ignores) are kept by Parse and written back by Format; a
+// notes line that would open a section is refused.
+func TestNotesKept(t *testing.T) {
+	src := "# S\nNotes for people.\n\n#### meta\n- k: v\n\n## Q1\n#### info\nwhy this question\n#### question\nWhat?\n"
+	doc, err := Parse("s.md", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Blocks[0].Notes != "Notes for people.\n\n" || doc.Blocks[1].Notes != "#### info\nwhy this question\n" {
+		t.Fatalf("notes %q, %q", doc.Blocks[0].Notes, doc.Blocks[1].Notes)
+	}
+	md, err := Format(doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("s.md", md, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range doc.Blocks {
+		if back.Blocks[i].Notes != doc.Blocks[i].Notes {
+			t.Errorf("block %d: notes %q back, want %q\n%s", i, back.Blocks[i].Notes, doc.Blocks[i].Notes, md)
+		}
+	}
+	doc.Blocks[1].Notes = "fine\n#### question\n"
+	if _, err := Format(doc, nil); err == nil || !strings.Contains(err.Error(), `notes line 2 "#### question" would be read as a header`) {
+		t.Errorf("a notes line that opens a section: %v", err)
+	}
+}

@@ -9,6 +9,10 @@
 // starts with =, +, - or @ is never a formula, not even after someone edits
 // the cell; text longer than Excel's 32,767-character cell limit is cut
 // with a visible marker saying how much was cut.
+//
+// WriteXLSX writes a sheet as a workbook of its questions, for editing in a
+// spreadsheet; ReadTable reads such a workbook, or a CSV or xlsx question
+// table made elsewhere, back as a Table: the sheet and its text.
 package spreadsheet
 
 import (

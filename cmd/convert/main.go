@@ -36,6 +36,7 @@ import (
 	"github.com/evalmd/evalmd/internal/benchmarks"
 	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/internal/starter"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/sheet"
@@ -249,18 +250,18 @@ func tableCommand() *cli.Command {
 			if err := f.check(args); err != nil {
 				return err
 			}
-			doc, err := spreadsheet.ReadTable(f.in)
+			t, err := spreadsheet.ReadTable(f.in)
 			if err != nil {
 				return err
 			}
-			for _, w := range doc.Warnings {
+			for _, w := range t.Doc.Warnings {
 				fmt.Fprintf(stderr, "convert: warning: %s\n", w)
 			}
-			md, err := sheet.Format(doc, nil)
-			if err != nil {
-				return fmt.Errorf("%s: %w", f.in, err)
-			}
-			return outfile.Write(f.out, md, f.write())
+			// The sheet the workbook was exported from, unchanged since,
+			// may be replaced without --force: the workbook holds it.
+			opt := f.write()
+			opt.Source = t.SourceSum
+			return outfile.Write(f.out, t.Markdown, opt)
 		},
 	}
 }
@@ -295,11 +296,15 @@ func xlsxCommand() *cli.Command {
 			if err := f.check(args); err != nil {
 				return err
 			}
-			doc, err := sheet.ParseFile(f.in, nil)
+			data, err := readfile.Read(f.in, readfile.Sheet)
 			if err != nil {
 				return err
 			}
-			return outfile.WriteFunc(f.out, f.write(), func(w io.Writer) error { return spreadsheet.WriteXLSX(w, doc) })
+			doc, err := sheet.Parse(f.in, data, nil)
+			if err != nil {
+				return err
+			}
+			return outfile.WriteFunc(f.out, f.write(), func(w io.Writer) error { return spreadsheet.WriteXLSX(w, doc, data) })
 		},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/evalmd/evalmd/benchmark/dsbench"
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/internal/cli"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/sheet"
@@ -325,6 +327,43 @@ func TestQuestionTableCommands(t *testing.T) {
 	}
 	if err := convert(context.Background(), io.Discard, &stderr, []string{"table", "-i", in, "-o", filepath.Join(dir, "x.md")}); err == nil {
 		t.Error("convert table read a .md")
+	}
+}
+
+// A sheet exported with convert xlsx and imported back over itself with
+// convert table, unchanged: no --force needed, the same bytes back. Once
+// the sheet is edited after the export, importing over it is refused, and
+// the edit is kept.
+func TestQuestionTableBackOverSheet(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("..", "..", "sheets", "input-solar-choice.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, book := filepath.Join(dir, "input-solar.md"), filepath.Join(dir, "q.xlsx")
+	if err := os.WriteFile(md, data, 0o644); err != nil { // the user's own file
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	if err := convert(context.Background(), io.Discard, &stderr, []string{"xlsx", "-i", md, "-o", book}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if err := convert(context.Background(), io.Discard, &stderr, []string{"table", "-i", book, "-o", md}); err != nil {
+		t.Fatalf("importing back over the unchanged sheet: %v\n%s", err, stderr.String())
+	}
+	if back, _ := os.ReadFile(md); !bytes.Equal(back, data) {
+		t.Errorf("the sheet changed in a round trip:\n%s\nwant\n%s", back, data)
+	}
+	edited := append(data, "\n## New\n#### question\nAdded since?\n"...)
+	if err := os.WriteFile(md, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = convert(context.Background(), io.Discard, &stderr, []string{"table", "-i", book, "-o", md})
+	if !errors.Is(err, outfile.ErrEdited) && !errors.Is(err, outfile.ErrNotOurs) {
+		t.Errorf("importing over a sheet edited since the export: %v, want a refusal", err)
+	}
+	if back, _ := os.ReadFile(md); !bytes.Equal(back, edited) {
+		t.Error("the edited sheet was replaced")
 	}
 }
 

@@ -51,6 +51,11 @@ type Options struct {
 	// Inputs are the files the command reads; none is ever written over
 	// (compared as files, so another name or a link to one counts).
 	Inputs []string
+	// Source is the sha256 (hex) of the content the new file was made
+	// from (a sheet exported to a workbook and imported back): a file
+	// holding exactly that content may be replaced without Force, since
+	// nothing in it is lost. A file changed since is refused as ever.
+	Source string
 }
 
 // Reasons a write is refused; the errors returned wrap one of them.
@@ -185,13 +190,16 @@ func check(path, target string, opt Options) (entries, error) {
 	if opt.Force {
 		return recs, nil
 	}
-	sums := recs.sums(filepath.Base(target))
-	if len(sums) == 0 {
-		return nil, fmt.Errorf("%s %w", path, ErrNotOurs)
-	}
 	got, err := hashFile(target)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if opt.Source != "" && got == opt.Source {
+		return recs, nil
+	}
+	sums := recs.sums(filepath.Base(target))
+	if len(sums) == 0 {
+		return nil, fmt.Errorf("%s %w", path, ErrNotOurs)
 	}
 	if !slices.Contains(sums, got) {
 		return nil, fmt.Errorf("%s %w", path, ErrEdited)

@@ -393,3 +393,25 @@ func TestKilledBeforeRename(t *testing.T) {
 		t.Errorf("an edited file: %v, want ErrEdited", err)
 	}
 }
+
+// Options.Source lets a write replace a file of the user's that holds
+// exactly the content the new one was made from, and nothing else.
+func TestSourceReplaces(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "sheet.md")
+	orig := []byte("# mine\n")
+	if err := os.WriteFile(p, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(orig)
+	other := sha256.Sum256([]byte("# something else\n"))
+	if err := Write(p, []byte("new"), Options{Source: hex.EncodeToString(other[:])}); !errors.Is(err, ErrNotOurs) {
+		t.Errorf("another source: %v, want %v", err, ErrNotOurs)
+	}
+	if err := Write(p, []byte("new"), Options{Source: hex.EncodeToString(sum[:])}); err != nil {
+		t.Errorf("its own source: %v", err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "new" {
+		t.Errorf("content %q", got)
+	}
+}
