@@ -3,13 +3,13 @@ package agg
 import (
 	"bytes"
 	"fmt"
+	"image/color"
 	"math"
 	"path/filepath"
 
 	"github.com/evalmd/evalmd/internal/outfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -144,6 +144,10 @@ func (v intervals) Len() int                        { return len(v.xys) }
 func (v intervals) XY(i int) (float64, float64)     { return v.xys[i].X, v.xys[i].Y }
 func (v intervals) XError(i int) (float64, float64) { return v.lo[i], v.hi[i] }
 
+// barColor fills the leaderboard's bars: a neutral blue. (gonum's first
+// default colour is a red, which reads as "bad", on every bar.)
+var barColor = color.RGBA{R: 0x4c, G: 0x78, B: 0xa8, A: 0xff}
+
 // leaderboardPlot draws per-model accuracy as horizontal bars, best at the
 // top, with Wilson intervals as error bars.
 func leaderboardPlot(ts []ModelTotal) (*plot.Plot, vg.Length, error) {
@@ -175,7 +179,7 @@ func leaderboardPlot(ts []ModelTotal) (*plot.Plot, vg.Length, error) {
 		return nil, 0, fmt.Errorf("agg: leaderboard chart: %w", err)
 	}
 	bars.Horizontal = true
-	bars.Color = plotutil.Color(0)
+	bars.Color = barColor
 	bars.LineStyle.Width = 0
 	errs, err := plotter.NewXErrorBars(iv)
 	if err != nil {

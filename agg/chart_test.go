@@ -3,9 +3,10 @@ package agg
 import (
 	"image/color"
 	"math"
+	"regexp"
+	"strconv"
 	"testing"
 
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/recorder"
@@ -27,7 +28,6 @@ func TestLeaderboardLabelsFit(t *testing.T) {
 	var rec recorder.Canvas
 	p.Draw(draw.NewCanvas(&rec, 6*vg.Inch, h))
 
-	barColor := plotutil.Color(0)
 	var cur color.Color
 	barLeft := vg.Length(math.Inf(1))
 	labels := map[string]*recorder.FillString{}
@@ -62,6 +62,30 @@ func TestLeaderboardLabelsFit(t *testing.T) {
 		}
 		if end := l.Point.X + labelSlack*sty.Width(want); end > barLeft {
 			t.Errorf("label %q, %v wider, would reach x=%v, past the bars at %v", want, labelSlack, end, barLeft)
+		}
+	}
+}
+
+// The leaderboard's bars are a neutral colour, not a red that reads as
+// "bad" on the best model: no fill of the chart is a red.
+func TestLeaderboardBarsNotRed(t *testing.T) {
+	p, h, err := leaderboardPlot([]ModelTotal{{Model: "best", Graded: 10, Accuracy: 0.9, Lo: 0.6, Hi: 0.98},
+		{Model: "worst", Graded: 10, Accuracy: 0.1, Lo: 0.02, Hi: 0.4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := renderSVG(p, 6*vg.Inch, h)
+	fills := regexp.MustCompile(`fill:#([0-9A-Fa-f]{2})([0-9A-Fa-f]{2})([0-9A-Fa-f]{2})`).FindAllSubmatch(svg, -1)
+	if len(fills) == 0 {
+		t.Fatal("no fills in the chart")
+	}
+	for _, f := range fills {
+		var rgb [3]uint64
+		for i := range rgb {
+			rgb[i], _ = strconv.ParseUint(string(f[i+1]), 16, 8)
+		}
+		if rgb[0] > rgb[1]+60 && rgb[0] > rgb[2]+60 {
+			t.Errorf("a red fill %s in the leaderboard chart", f[0])
 		}
 	}
 }

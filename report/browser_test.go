@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"html"
 	"image/png"
 	"net/url"
 	"os"
@@ -14,6 +15,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/result"
 )
 
 // chromium finds a headless-capable Chromium. Without one the browser
@@ -221,6 +225,89 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("%s is %d wide, want %s", shot.name, got, w)
 			}
 			t.Logf("wrote %s", abs)
+		}
+	})
+}
+
+// measure loads a copy of the page whose last script returns js's value
+// (JSON) into an attribute, and returns that JSON. The copy drops the
+// page's Content-Security-Policy, which would refuse the added script;
+// the page itself is unchanged.
+func measure(t *testing.T, bin string, page []byte, fragment, size, js string) string {
+	t.Helper()
+	csp := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy"[^>]*>\n`)
+	probe := "<script>document.body.setAttribute('data-measure', JSON.stringify((function () {" + js + "})()));</script>\n</body>"
+	copyPage := strings.Replace(csp.ReplaceAllString(string(page), ""), "</body>", probe, 1)
+	path := filepath.Join(t.TempDir(), "measure.html")
+	if err := os.WriteFile(path, []byte(copyPage), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := string(browse(t, bin, fileURL(path)+fragment, "--dump-dom", "--window-size="+size))
+	m := regexp.MustCompile(`data-measure="([^"]*)"`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the probe did not run for %s:\n%.2000s", fragment, out)
+	}
+	return html.UnescapeString(m[1])
+}
+
+// What a reader found in the page: a stray scrollbar in the tab bar, grade
+// marks explained only on hover, a comparison opening on two runs that
+// share no question.
+func TestBrowserLayout(t *testing.T) {
+	bin := chromium(t)
+	_, page := fixturePage(t)
+
+	t.Run("no scrollbars in the bars", func(t *testing.T) {
+		// A box that scrolls shows a scrollbar (with arrows) where the
+		// tests' --hide-scrollbars hides it.
+		js := `return Array.prototype.filter.call(document.querySelectorAll('nav'), function (n) {
+  var st = getComputedStyle(n), scrolls = function (v) { return v === 'auto' || v === 'scroll'; };
+  return n.offsetParent !== null && (scrolls(st.overflowY) && n.scrollHeight > n.clientHeight ||
+    scrolls(st.overflowX) && n.scrollWidth > n.clientWidth);
+}).map(function (n) { return n.id || n.className; });`
+		for _, size := range []string{"1400,900", "390,844"} {
+			for _, frag := range []string{"", "#tab=questions", "#tab=compare"} {
+				if got := measure(t, bin, page, frag, size, js); got != "[]" {
+					t.Errorf("%s at %s: these bars scroll: %s", frag, size, got)
+				}
+			}
+		}
+	})
+
+	t.Run("legend", func(t *testing.T) {
+		js := `var l = document.querySelector('#tab-questions .legend');
+return l && l.offsetParent !== null ? l.textContent : '';`
+		got := measure(t, bin, page, "#tab=questions", "1400,900", js)
+		for _, want := range []string{"\u2713 right", "\u2717 wrong", "\u2013 not graded"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("the visible legend %s lacks %q", got, want)
+			}
+		}
+	})
+
+	t.Run("compare opens on runs that share questions", func(t *testing.T) {
+		// m1@r1 answered only Arithmetic, m1@r2 only Hostile, m2@r9
+		// Arithmetic: the first two share nothing.
+		dir := t.TempDir()
+		for _, run := range []struct{ model, id, sheet string }{{"m1", "r1", "Arithmetic"}, {"m1", "r2", "Hostile"}, {"m2", "r9", "Arithmetic"}} {
+			c := "4"
+			f := &result.File{Sheet: result.Sheet{Name: run.sheet, ModelName: run.model, RunID: run.id},
+				Questions: []result.Question{{Name: "q-" + run.sheet, Question: "2+2?", Completion: &c, ModelName: run.model}}}
+			if err := f.Write(filepath.Join(dir, result.FileName("input-"+run.sheet+".md", run.model, run.id)), outfile.Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var b bytes.Buffer
+		if _, err := build(context.Background(), &b, dir, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		js := `return [document.getElementById('c-a').value, document.getElementById('c-b').value,
+  document.querySelector('#c-view .count').textContent];`
+		if got, want := measure(t, bin, b.Bytes(), "#tab=compare", "1400,900", js), `["m1@r1","m2@r9","1 question answered in both runs"]`; got != want {
+			t.Errorf("compare opens on %s, want %s", got, want)
+		}
+		if got, want := measure(t, bin, b.Bytes(), "#tab=compare&a=m2@r9", "1400,900", js), `["m2@r9","m1@r1","1 question answered in both runs"]`; got != want {
+			t.Errorf("compare with A given opens on %s, want %s", got, want)
 		}
 	})
 }

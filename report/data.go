@@ -107,8 +107,14 @@ func sections(q *result.Question, st *store) []Section {
 	if q.CodeError != "" {
 		add(SectionCodeError, q.CodeError, "code")
 	}
-	for i, m := range q.Transcript {
-		turn := fmt.Sprintf("Turn %d: %s", i+1, m.Role)
+	// A turn is a model call, as q.Turns counts them: an assistant message
+	// starts one, the tool results after it belong to it.
+	n := 0
+	for _, m := range q.Transcript {
+		if m.Role == "assistant" || n == 0 {
+			n++
+		}
+		turn := fmt.Sprintf("Turn %d: %s", n, m.Role)
 		if m.Content != "" || len(m.ToolCalls) == 0 {
 			kind := ""
 			if m.Role == "tool" {
@@ -170,7 +176,7 @@ func info(q *result.Question) string {
 		parts = append(parts, q.Mode+" mode")
 	}
 	if q.Turns > 0 {
-		parts = append(parts, strconv.Itoa(q.Turns)+" turns")
+		parts = append(parts, count(q.Turns, "turn"))
 	}
 	if q.Limit != "" {
 		parts = append(parts, "stopped by "+q.Limit)

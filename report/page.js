@@ -42,6 +42,9 @@ function pre(id, cls) {
   return p;
 }
 
+// count is "1 noun" or "N nouns".
+function count(n, noun) { return n === 1 ? '1 ' + noun : n + ' ' + noun + 's'; }
+
 var gradeWord = {'1': 'right', '0': 'wrong', '-1': 'not graded'};
 var gradeMark = {'1': '\u2713', '0': '\u2717', '-1': '\u2013'};
 function badge(g) { return el('span', {class: 'badge g' + g, text: gradeWord[g]}); }
@@ -131,7 +134,7 @@ function renderList() {
   var list = $('q-list');
   list.replaceChildren();
   var shown = D.questions.filter(matches);
-  $('q-count').textContent = shown.length + ' of ' + D.questions.length + ' questions';
+  $('q-count').textContent = shown.length + ' of ' + count(D.questions.length, 'question');
   shown.slice(0, listLimit).forEach(function (q) {
     var marks = el('span', {class: 'marks'});
     considered(q).forEach(function (a) {
@@ -202,6 +205,28 @@ function renderQuestion() {
   as.forEach(function (a) { view.append(answerCard(a)); });
 }
 
+// defaultPair is the pair of runs compared when the URL names none (or
+// only A, given): A is the first run that shares a question with another,
+// B the run sharing the most questions with A (the first such). Two runs
+// of different sheets share none, and a comparison of them shows nothing.
+function defaultPair(given) {
+  var firsts = given === undefined ? D.runs.map(function (r, i) { return i; }) : [given];
+  for (var n = 0; n < firsts.length; n++) {
+    var a = firsts[n], shared = {};
+    D.questions.forEach(function (q) {
+      if (!q.a.some(function (x) { return x.r === a; })) return;
+      q.a.forEach(function (x) { if (x.r !== a) shared[x.r] = (shared[x.r] || 0) + 1; });
+    });
+    var best = -1;
+    for (var r = 0; r < D.runs.length; r++) {
+      if (shared[r] && (best < 0 || shared[r] > shared[best])) best = r;
+    }
+    if (best >= 0) return [a, best];
+  }
+  var a0 = given === undefined ? 0 : given;
+  return [a0, a0 === 0 ? 1 : 0];
+}
+
 var flipLimit = {};
 function renderCompare() {
   var view = $('c-view');
@@ -211,8 +236,11 @@ function renderCompare() {
     return;
   }
   var ai = runByKey[S.a], bi = runByKey[S.b];
-  if (ai === undefined) ai = 0;
-  if (bi === undefined) bi = ai === 0 ? 1 : 0;
+  if (ai === undefined || bi === undefined) {
+    var pair = defaultPair(ai);
+    if (ai === undefined) ai = pair[0];
+    if (bi === undefined) bi = pair[1];
+  }
   $('c-a').value = D.runs[ai].key;
   $('c-b').value = D.runs[bi].key;
   var A = D.runs[ai].label, B = D.runs[bi].label;
@@ -227,7 +255,7 @@ function renderCompare() {
     counts[k] = (counts[k] || 0) + 1;
     if (a.g !== b.g && a.g >= 0 && b.g >= 0) flips['' + a.g + b.g].push([q, a, b]);
   });
-  view.append(el('p', {class: 'count', text: both + ' questions answered in both runs' + (S.sheet ? ' of sheet ' + S.sheet : '')}));
+  view.append(el('p', {class: 'count', text: count(both, 'question') + ' answered in both runs' + (S.sheet ? ' of sheet ' + S.sheet : '')}));
   var vals = [1, 0, -1];
   var m = el('table', {class: 'matrix'});
   var hr = el('tr', null, el('th', {text: 'A \u2193 \u00b7 B \u2192'}));

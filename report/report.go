@@ -206,8 +206,8 @@ func render(w io.Writer, p page) error {
 	fmt.Fprintf(&b, "<meta http-equiv=\"Content-Security-Policy\" content=\"%s\">\n", csp)
 	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n", html.EscapeString(p.Title), pageCSS)
 	fmt.Fprintf(&b, "<header><h1>%s</h1>\n", html.EscapeString(p.Title))
-	fmt.Fprintf(&b, "<p class=\"counts\">%d output files, %d runs, %d sheets, %d questions</p>\n",
-		p.Data.Files, len(p.Data.Runs), len(p.Data.Sheets), len(p.Data.Questions))
+	fmt.Fprintf(&b, "<p class=\"counts\">%s, %s, %s, %s</p>\n", count(p.Data.Files, "output file"),
+		count(len(p.Data.Runs), "run"), count(len(p.Data.Sheets), "sheet"), count(len(p.Data.Questions), "question"))
 	b.WriteString(`<nav id="tabs"><a href="#tab=board" data-tab="board">Leaderboard</a><a href="#tab=questions" data-tab="questions">Questions</a><a href="#tab=compare" data-tab="compare">Compare runs</a></nav>
 </header>
 <main>
@@ -232,6 +232,7 @@ func render(w io.Writer, p page) error {
 <label>Name <input type="search" id="f-find" placeholder="part of a name"></label>
 </form>
 <p id="q-count" class="count"></p>
+<p class="legend">Marks, one per run in the order of the runs: <span><span class="mark g1">&#x2713;</span> right</span> <span><span class="mark g0">&#x2717;</span> wrong</span> <span><span class="mark g-1">&#x2013;</span> not graded</span> (a mark's tooltip names its run)</p>
 <div class="split"><ol id="q-list" class="qlist"></ol><article id="q-view" class="qview"><p class="hint">Choose a question.</p></article></div>
 </section>
 <section id="tab-compare" hidden>
@@ -250,6 +251,14 @@ func render(w io.Writer, p page) error {
 	b.WriteString("</script>\n</body>\n</html>\n")
 	_, err = w.Write(b.Bytes())
 	return err
+}
+
+// count is "1 noun" or "N nouns".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // Load reads the output files paths (below dir, which names them in the

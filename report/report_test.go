@@ -283,14 +283,33 @@ func TestModeSections(t *testing.T) {
 		"agent": {
 			"Turn 1: assistant||Let me look.",
 			"Turn 1: assistant calls python|code|print(df.x.sum())",
-			"Turn 2: tool (limit: timeout)|code|42\n",
-			"Turn 3: assistant||42",
+			"Turn 1: tool (limit: timeout)|code|42\n",
+			"Turn 2: assistant||42",
 		},
 	}
+	// A turn is a model call: the labels end at the count the info gives.
 	for k, w := range want {
 		if !slices.Equal(got[k], w) {
 			t.Errorf("%s:\n got %q\nwant %q", k, got[k], w)
 		}
+	}
+}
+
+// The counts line says "1 sheet", not "1 sheets".
+func TestCountsSingular(t *testing.T) {
+	dir := t.TempDir()
+	c := "4"
+	f := &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m", RunID: "r"},
+		Questions: []result.Question{{Name: "q", Question: "2+2?", Completion: &c}}}
+	if err := f.Write(filepath.Join(dir, "output-s-m-r.json"), outfile.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if _, err := build(context.Background(), &b, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := `<p class="counts">1 output file, 1 run, 1 sheet, 1 question</p>`; !strings.Contains(b.String(), want) {
+		t.Errorf("the page lacks %s", want)
 	}
 }
 

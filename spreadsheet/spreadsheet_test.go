@@ -232,7 +232,7 @@ func TestWorkbookCodeAndAgent(t *testing.T) {
 	if r := got["broken"]; !strings.HasPrefix(r[6], "__CODE_ERROR__") || !strings.Contains(r[7], "Code:\ndef answer(df)") || !strings.Contains(r[7], "Code error:\nSyntaxError") {
 		t.Errorf("code mode with an error: answer %q, work %q", r[6], r[7])
 	}
-	if r := got["agent"]; r[6] != "" || !strings.Contains(r[7], "calls python:\ndf = pd.read_csv('t.csv')") || !strings.Contains(r[7], "Turn 2: tool:\n3.5") {
+	if r := got["agent"]; r[6] != "" || !strings.Contains(r[7], "calls python:\ndf = pd.read_csv('t.csv')") || !strings.Contains(r[7], "Turn 1: tool:\n3.5") {
 		t.Errorf("agent mode: answer %q, transcript %q", r[6], r[7])
 	}
 	if r := got["chat"]; r[6] != "" || r[7] != "" {
