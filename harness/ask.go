@@ -92,6 +92,17 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*o
 	if opt.Warn == nil {
 		opt.Warn = func(msg string) { cfg.say("warning: %s", msg) }
 	}
+	if opt.Stopping == nil {
+		opt.Stopping = func(inFlight int) {
+			if ctx.Err() != nil && inFlight > 0 { // interrupted, not stopped by a failed write
+				noun := "requests"
+				if inFlight == 1 {
+					noun = "request"
+				}
+				cfg.say("interrupt: waiting for %d %s in flight; Ctrl-C again to abort", inFlight, noun)
+			}
+		}
+	}
 	// -c auto: each output records its server's limit as it went; a
 	// decrease (the server is congested) is said.
 	var limitMu sync.Mutex

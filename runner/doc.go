@@ -38,7 +38,11 @@
 // refused) stops the run. The last error, once
 // Options.MaxAttempts calls are spent, is the job's Outcome.Err, a
 // *JobError naming the model, the question and the attempts. Cancelling
-// the run's context stops at once and emits nothing for the cancelled jobs.
+// the run's context stops at once and emits nothing for the cancelled jobs,
+// unless the context has a graceful end (internal/grace: a command's first
+// Ctrl-C): then nothing new is sent, and the requests in flight are
+// answered, journaled and emitted, until the second end (Options.Stopping
+// is told how many they are).
 //
 // # Journal and resume
 //

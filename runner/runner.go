@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/evalmd/evalmd/internal/grace"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/runner/aimd"
 )
@@ -119,6 +120,10 @@ type Options struct {
 	// entries, unreadable cache entries); nil discards them. It is called
 	// from several goroutines at once.
 	Warn func(msg string)
+	// Stopping, when set, is told once that ctx ended while the requests
+	// in flight may still finish (ctx has a graceful end: see
+	// internal/grace), and how many they are. No new request is sent.
+	Stopping func(inFlight int)
 	// OnRetry, when set, is told of each failed attempt that will be
 	// retried and how long the runner waits first (for a verbose log).
 	// It is called from several goroutines at once.
@@ -245,11 +250,31 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 	}
 
 	// Each server's workers take jobs from its queue, journal each answer
-	// as it arrives and send it to done; this goroutine emits them. wctx
-	// also stops the workers when the journal fails or a server is down.
-	wctx, stopWorkers := context.WithCancel(ctx)
-	defer stopWorkers()
-	r.stopWorkers = stopWorkers
+	// as it arrives and send it to done; this goroutine emits them. No job
+	// starts once start ends (ctx ended, or the run was stopped); a request
+	// in flight is abandoned only when finish ends: grace.Finish(ctx) (a
+	// second Ctrl-C; ctx itself unless the caller gave it a graceful end),
+	// or the run was stopped (the journal failed, a server is down).
+	finish, stopFinish := context.WithCancel(grace.Finish(ctx))
+	defer stopFinish()
+	start, stopStarting := context.WithCancel(ctx)
+	defer stopStarting()
+	defer context.AfterFunc(finish, stopStarting)()
+	r.stopWorkers = func() {
+		// Both at once: AfterFunc would end start a moment later, when a
+		// worker might take its next job.
+		stopStarting()
+		stopFinish()
+	}
+	if opt.Stopping != nil && grace.Finish(ctx) != ctx {
+		// Said once, when ctx ends while the requests in flight may
+		// still finish.
+		defer context.AfterFunc(ctx, func() {
+			if finish.Err() == nil {
+				opt.Stopping(int(r.inFlight.Load()))
+			}
+		})()
+	}
 	// Queues hold indices into pending: building them copies no job and
 	// allocates little before the first request.
 	queues := make(map[*pool][]int)
@@ -276,12 +301,12 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 		var next atomic.Int64
 		for range min(p.limit, len(queue)) {
 			wg.Go(func() {
-				for wctx.Err() == nil {
+				for start.Err() == nil {
 					i := next.Add(1) - 1
 					if i >= int64(len(queue)) {
 						return
 					}
-					if o, ok := r.do(wctx, pending[queue[i]]); ok {
+					if o, ok := r.do(start, finish, pending[queue[i]]); ok {
 						r.keep(o)
 						done <- o
 					}
@@ -409,6 +434,8 @@ type run struct {
 	opt   Options
 	lanes map[string]*lane // by model name
 	calls atomic.Int64     // model calls made, cancelled ones included
+	// inFlight counts the requests sent and not yet answered.
+	inFlight atomic.Int64
 
 	// journal, when the run has one, takes each answer from the worker
 	// that got it, before anything else is done with it: what a crash
@@ -486,16 +513,17 @@ func (r *run) keyLock(key string) *sync.Mutex {
 	return l
 }
 
-// do settles one job. ok is false when the run was cancelled before the
-// job settled: such a job is neither emitted nor journaled.
-func (r *run) do(ctx context.Context, j Job) (o Outcome, ok bool) {
-	if ctx.Err() != nil {
+// do settles one job. Nothing starts or waits once start ends; a request
+// sent goes on until finish ends. ok is false when the run was cancelled
+// before the job settled: such a job is neither emitted nor journaled.
+func (r *run) do(start, finish context.Context, j Job) (o Outcome, ok bool) {
+	if start.Err() != nil {
 		return Outcome{}, false
 	}
 	l := r.lanes[j.Model.Name()]
 	c := l.cache
 	if c == nil {
-		return r.call(ctx, l, j)
+		return r.call(start, finish, l, j)
 	}
 	key := RequestKey(l.m.Name(), l.baseURL, j.Request)
 	// Two jobs with one request (a question repeated across sheets) wait
@@ -504,7 +532,7 @@ func (r *run) do(ctx context.Context, j Job) (o Outcome, ok bool) {
 	kl := r.keyLock(key)
 	kl.Lock()
 	defer kl.Unlock()
-	if ctx.Err() != nil {
+	if start.Err() != nil {
 		return Outcome{}, false
 	}
 	resp, hit, err := c.Get(key)
@@ -514,7 +542,7 @@ func (r *run) do(ctx context.Context, j Job) (o Outcome, ok bool) {
 	if hit {
 		return Outcome{Key: j.Key, Model: l.m.Name(), Response: resp, Cached: true}, true
 	}
-	o, ok = r.call(ctx, l, j)
+	o, ok = r.call(start, finish, l, j)
 	if ok && o.Err == nil {
 		if err := c.Put(key, l.m.Name(), o.Response, r.opt.Now()); err != nil {
 			r.opt.Warn(fmt.Sprintf("%s: %v", j.Key, err))
@@ -523,8 +551,10 @@ func (r *run) do(ctx context.Context, j Job) (o Outcome, ok bool) {
 	return o, ok
 }
 
-// call asks the model, retrying within the budget.
-func (r *run) call(ctx context.Context, l *lane, j Job) (Outcome, bool) {
+// call asks the model, retrying within the budget. Waits (the rate
+// limits, a server's pause, backoff) end with start; an attempt sent ends
+// with finish.
+func (r *run) call(start, finish context.Context, l *lane, j Job) (Outcome, bool) {
 	o := Outcome{Key: j.Key, Model: l.m.Name()}
 	tokens := estimateTokens(j.Request)
 	timeout := r.opt.Timeout
@@ -532,12 +562,12 @@ func (r *run) call(ctx context.Context, l *lane, j Job) (Outcome, bool) {
 		timeout = j.Timeout
 	}
 	for {
-		if err := r.wait(ctx, l, tokens); err != nil {
+		if err := r.wait(start, l, tokens); err != nil {
 			return Outcome{}, false
 		}
 		var slot *aimd.Slot
 		if lim := l.pool.adaptive; lim != nil {
-			s, err := lim.Acquire(ctx)
+			s, err := lim.Acquire(start)
 			if err != nil {
 				return Outcome{}, false
 			}
@@ -545,9 +575,9 @@ func (r *run) call(ctx context.Context, l *lane, j Job) (Outcome, bool) {
 		}
 		o.Attempts++
 		r.calls.Add(1)
-		actx, cancel := ctx, context.CancelFunc(func() {})
+		actx, cancel := finish, context.CancelFunc(func() {})
 		if timeout > 0 {
-			actx, cancel = context.WithTimeout(ctx, timeout)
+			actx, cancel = context.WithTimeout(finish, timeout)
 		}
 		t0 := r.opt.Now()
 		var firstByte atomic.Int64 // after t0, in ns; 0 until the reply's first byte
@@ -556,9 +586,11 @@ func (r *run) call(ctx context.Context, l *lane, j Job) (Outcome, bool) {
 				firstByte.CompareAndSwap(0, int64(max(1, r.opt.Now().Sub(t0))))
 			}})
 		}
+		r.inFlight.Add(1)
 		resp, err := l.m.Complete(actx, j.Request)
+		r.inFlight.Add(-1)
 		o.Elapsed = r.opt.Now().Sub(t0)
-		if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) && !isAPIError(err) {
+		if err != nil && finish.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) && !isAPIError(err) {
 			// The attempt's own time limit ran out: say so, rather than
 			// "context deadline exceeded". Time queued in the server
 			// counts, so a server with fewer slots than -c times out.
@@ -570,12 +602,12 @@ func (r *run) call(ctx context.Context, l *lane, j Job) (Outcome, bool) {
 			if ttfb == 0 {
 				ttfb = o.Elapsed // no HTTP (an offline model): the whole call
 			}
-			signal(l.pool.adaptive, slot, err, ctx, ttfb)
+			signal(l.pool.adaptive, slot, err, finish, ttfb)
 		}
-		again, after := retryable(err, ctx, actx)
+		again, after := retryable(err, start, actx)
 		cancel()
-		r.countRefusal(l, err, ctx)
-		if ae := (*model.APIError)(nil); errors.As(err, &ae) && ae.Fatal && ctx.Err() == nil {
+		r.countRefusal(l, err, finish)
+		if ae := (*model.APIError)(nil); errors.As(err, &ae) && ae.Fatal && finish.Err() == nil {
 			// No later request can succeed (an account out of credit):
 			// stop rather than ask, and fail, every other question.
 			o.Err = &JobError{Model: l.m.Name(), Key: j.Key, Question: j.Request.Question.Name, Attempts: o.Attempts, Err: err}
@@ -592,7 +624,8 @@ func (r *run) call(ctx context.Context, l *lane, j Job) (Outcome, bool) {
 			o.Err = model.ErrNoAnswer
 			return o, true
 		}
-		if ctx.Err() != nil {
+		if start.Err() != nil || finish.Err() != nil {
+			// Stopped: not a failure of the question; a resume asks it.
 			return Outcome{}, false
 		}
 		if !again || o.Attempts >= r.opt.MaxAttempts {
@@ -606,7 +639,7 @@ func (r *run) call(ctx context.Context, l *lane, j Job) (Outcome, bool) {
 		if r.opt.OnRetry != nil {
 			r.opt.OnRetry(j.Key, o.Attempts, err, wait)
 		}
-		if err := r.opt.Sleep(ctx, wait); err != nil {
+		if err := r.opt.Sleep(start, wait); err != nil {
 			return Outcome{}, false
 		}
 	}

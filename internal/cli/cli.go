@@ -18,6 +18,8 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+
+	"github.com/evalmd/evalmd/internal/grace"
 )
 
 // Command is a command, or a subcommand of one (convert's).
@@ -225,13 +227,43 @@ func IsTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// Main runs cmd with the process's arguments and streams, a context
-// cancelled by Ctrl-C, and exits with its status.
+// Main runs cmd with the process's arguments and streams and a context
+// that the first Ctrl-C ends, and exits with its status.
 func Main(cmd *Command) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, release := interrupts()
 	err := Execute(ctx, os.Stdout, os.Stderr, cmd, os.Args[1:])
-	stop()
+	release()
 	os.Exit(Report(os.Stderr, cmd.Name, err))
+}
+
+// interrupts returns the commands' context, which the first Ctrl-C ends
+// gracefully: nothing new starts, and work in flight may finish under
+// grace.Finish (a run's requests, so that what is paid for is kept). The
+// second Ctrl-C ends that too, and from then on Ctrl-C is no longer
+// caught: a third kills the process. release stops listening.
+func interrupts() (ctx context.Context, release func()) {
+	finish, abort := context.WithCancel(context.Background())
+	ctx, stop := context.WithCancel(grace.WithFinish(finish))
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	done := make(chan struct{})
+	go func() {
+		for _, end := range []func(){stop, abort} {
+			select {
+			case <-sig:
+				end()
+			case <-done:
+				return
+			}
+		}
+		signal.Reset(os.Interrupt)
+	}()
+	return ctx, func() {
+		signal.Stop(sig)
+		close(done)
+		stop()
+		abort()
+	}
 }
 
 // GradeFlags are the grading flags run and grade share, bound once here
