@@ -86,6 +86,29 @@ func (o Options) Key(vars ...string) (key, from string) {
 	return "", ""
 }
 
+// Server returns the server to send to: BaseURL, else the first of the
+// provider's variables that is set, spelled one way (CleanBaseURL); ""
+// when none is, for the provider's default. A URL CleanBaseURL refuses is
+// an error naming where it came from and never the URL, which may hold a
+// key.
+func (o Options) Server(vars ...string) (string, error) {
+	raw, from := o.BaseURL, "--base-url"
+	for _, v := range vars {
+		if raw != "" {
+			break
+		}
+		raw, from = o.Env(v), v
+	}
+	if raw == "" {
+		return "", nil
+	}
+	clean, err := CleanBaseURL(raw)
+	if err != nil {
+		return "", fmt.Errorf("the base URL from %s %w", from, err)
+	}
+	return clean, nil
+}
+
 // HTTP returns the client hosted providers send with.
 func (o Options) HTTP() *http.Client {
 	if o.HTTPClient != nil {

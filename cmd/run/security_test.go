@@ -7,7 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/evalmd/evalmd/internal/fakeserver"
 )
 
 // hostileFolder is a downloaded sheet folder: a sheet whose name is shell
@@ -74,5 +77,94 @@ func TestRunHostileFolder(t *testing.T) {
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("sha256sum -c after a fresh run: %v\n%s", err, out)
+	}
+}
+
+// A key in a base URL's user info (http://u:sk-...@host/v1) is refused,
+// from the flag, the environment and the config alike, in one line that
+// never prints it, before anything is asked or written; run --check says
+// so too, without the key.
+func TestBaseURLWithKeyRefused(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10})
+	secret := "sk-live-4f9a"
+	withKey := strings.Replace(srv.URL, "http://", "http://user:"+secret+"@", 1)
+	sheet, _ := filepath.Abs(filepath.Join("..", "..", "sheets", "input-solar-choice.md"))
+	root := t.TempDir()
+	xdg := filepath.Join(root, "xdg")
+	writeFile(t, filepath.Join(xdg, "evalmd", "config.yaml"), "base_urls:\n  vllm: "+withKey+"\n")
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"flag", nil, []string{"-m", "openai-api/local/tiny", "--base-url", withKey}, "the base URL from --base-url holds a user name or password"},
+		{"environment", map[string]string{"LOCAL_BASE_URL": withKey}, []string{"-m", "openai-api/local/tiny"}, "the base URL from LOCAL_BASE_URL holds a user name or password"},
+		{"judge flag", nil, []string{"-m", "mock", "--judge", "openai-api/local/judge", "--judge-base-url", withKey}, "holds a user name or password"},
+		{"config", map[string]string{"XDG_CONFIG_HOME": xdg}, []string{"-m", "vllm/tiny"}, filepath.Join(xdg, "evalmd", "config.yaml") + ":2: base_urls: vllm: the URL holds a user name or password"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			stdout, stderr, err := runIn(t.TempDir(), tc.env, append([]string{"-f", sheet, "-o", out}, tc.args...)...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err %v, want one line saying %q\n%s", err, tc.want, stderr)
+			}
+			if strings.Contains(stdout+stderr+err.Error(), secret) {
+				t.Errorf("the key is printed: %v\n%s%s", err, stdout, stderr)
+			}
+			if written, _ := filepath.Glob(filepath.Join(out, "*")); len(written) > 0 {
+				t.Errorf("written: %v", written)
+			}
+		})
+	}
+	stdout, stderr, err := runIn(t.TempDir(), map[string]string{"OLLAMA_BASE_URL": withKey, "TOGETHER_API_KEY": "x", "TOGETHER_BASE_URL": withKey}, "--check")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, want := range []string{"ollama               refused: the base URL from OLLAMA_BASE_URL", "openai-api/together  refused: the base URL from TOGETHER_BASE_URL"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("run --check lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout+stderr, secret) {
+		t.Errorf("run --check prints the key:\n%s%s", stdout, stderr)
+	}
+	if srv.Count() != 0 {
+		t.Errorf("%d requests reached the server", srv.Count())
+	}
+}
+
+// A rerun that spells the server's base URL otherwise (a trailing slash,
+// the scheme and host in capitals, the default port) resumes the first
+// run: only the questions that failed are asked again.
+func TestRerunResumesAcrossBaseURLSpellings(t *testing.T) {
+	var mu sync.Mutex
+	down := true
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 40,
+		Reply: func(c fakeserver.Call) fakeserver.Reply {
+			mu.Lock()
+			defer mu.Unlock()
+			if down && strings.Contains(c.LastUserText(), "Jupiter") {
+				return fakeserver.Reply{Status: 400, Message: "bad luck"}
+			}
+			return fakeserver.Reply{Text: "B"}
+		}})
+	sheet, _ := filepath.Abs(filepath.Join("..", "..", "sheets", "input-solar-choice.md"))
+	out := t.TempDir()
+	args := []string{"-f", sheet, "-m", "openai-api/local/tiny", "-o", out, "-c", "1"}
+	var log bytes.Buffer
+	if err := run(context.Background(), &log, &log, append(args, "--base-url", srv.URL)); err == nil {
+		t.Fatalf("the first run had no failed question\n%s", log.String())
+	}
+	first := srv.Count()
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	other := strings.ToUpper(strings.TrimSuffix(srv.URL, "/v1")) + "/v1/"
+	if err := run(context.Background(), &log, &log, append(args, "--base-url", other)); err != nil {
+		t.Fatalf("rerun with %s: %v\n%s", other, err, log.String())
+	}
+	if n := srv.Count() - first; n != 1 {
+		t.Errorf("the rerun with %s sent %d requests, want the 1 that failed", other, n)
 	}
 }

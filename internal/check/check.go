@@ -50,6 +50,10 @@ type Provider struct {
 	BaseURL string // "" for an openai-api NAME with a key and no server
 	Local   bool   // a server probed (local, or named by base URL)
 	Err     error  // the probe's failure, nil when it answered
+	// Refused says why the base URL the environment gives is not used
+	// (one holding a key, user:sk-...@); the URL is then "" and never
+	// printed.
+	Refused error
 }
 
 // Ready says whether the provider can be used as it is.
@@ -140,6 +144,19 @@ func Providers(ctx context.Context, opt Options) []Provider {
 			ps = append(ps, p)
 		}
 	}
+	for i := range ps {
+		p := &ps[i]
+		if p.BaseURL == "" {
+			continue
+		}
+		clean, err := model.CleanBaseURL(p.BaseURL)
+		if err != nil {
+			from := model.EnvName(strings.TrimPrefix(p.Name, "openai-api/")) + "_BASE_URL"
+			p.BaseURL, p.Local, p.Refused = "", false, fmt.Errorf("the base URL from %s (or the config's base_urls) %w", from, err)
+			continue
+		}
+		p.BaseURL = clean
+	}
 	client := opt.Client
 	if client == nil {
 		client = &http.Client{}
@@ -219,6 +236,8 @@ func Write(ctx context.Context, w io.Writer, opt Options) error {
 		}
 		var state string
 		switch {
+		case p.Refused != nil:
+			state = "refused: " + p.Refused.Error()
 		case p.BaseURL == "":
 			name := strings.TrimPrefix(p.Name, "openai-api/")
 			state = fmt.Sprintf("not configured: %s set but no base URL: set %s_BASE_URL, pass --base-url, or add base_urls: {%s: URL} to the config",

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -211,9 +210,9 @@ func Parse(name string, data []byte) (*Config, error) {
 		}
 	}
 	for k, u := range c.BaseURLs {
-		p, err := url.Parse(u)
-		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return nil, fmt.Errorf("config %s:%d: base_urls: %s: %q is not an http(s) URL", name, line("base_urls"), k, u)
+		// The error never quotes the URL: it may hold a key (user:sk-...@).
+		if _, err := model.CleanBaseURL(u); err != nil {
+			return nil, fmt.Errorf("config %s:%d: base_urls: %s: the URL %w", name, memberLine(&doc, "base_urls", k), k, err)
 		}
 	}
 	if err := c.readSettings(name); err != nil {
@@ -275,6 +274,28 @@ func (c *Config) readSettings(name string) error {
 // Settings are the settings the files give, as layers for
 // setting.Resolve: the user's file, then the workspace's over it.
 func (c *Config) Settings() []setting.Layer { return c.settings }
+
+// memberLine is the line of key's member sub in a file's top mapping (0
+// when there is none).
+func memberLine(doc *yaml.Node, key, sub string) int {
+	if len(doc.Content) == 0 {
+		return 0
+	}
+	m := doc.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value != key {
+			continue
+		}
+		v := m.Content[i+1]
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			if v.Content[j].Value == sub {
+				return v.Content[j].Line
+			}
+		}
+		return m.Content[i].Line
+	}
+	return 0
+}
 
 // decodeError says what the first decoding error is, on one line, with the
 // file and line.

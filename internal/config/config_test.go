@@ -87,7 +87,9 @@ func TestParseErrors(t *testing.T) {
 		{"modles: [a]\n", "f.yaml:1: unknown member modles (known: models,"},
 		{"models: a,b\n", "f.yaml:1: cannot unmarshal"},
 		{"models: ['a,b']\n", "models: give one model per list item"},
-		{"base_urls:\n  ollama: localhost:11434\n", `f.yaml:1: base_urls: ollama: "localhost:11434" is not an http(s) URL`},
+		{"base_urls:\n  ollama: localhost:11434\n", "f.yaml:2: base_urls: ollama: the URL is not an http(s) URL"},
+		{"base_urls:\n  ollama: http://h:1/v1\n  vllm: http://u:sk-live-9@gpu:8000/v1\n", "f.yaml:3: base_urls: vllm: the URL holds a user name or password"},
+		{"base_urls:\n  vllm: http://sk-live-9@gpu:8000/v1\n", "f.yaml:2: base_urls: vllm: the URL holds a user name or password"},
 		{"prices:\n  gpt-4: ten\n", "f.yaml:1: prices: gpt-4:"},
 		{"models: [\n", "config f.yaml:"},
 	} {

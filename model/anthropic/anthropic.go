@@ -47,9 +47,9 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	if ref.Model == "" {
 		return nil, fmt.Errorf("model %q: no model after the provider", ref.Name)
 	}
-	base := opt.BaseURL
-	if base == "" {
-		base = opt.Env("ANTHROPIC_BASE_URL")
+	base, err := opt.Server("ANTHROPIC_BASE_URL")
+	if err != nil {
+		return nil, fmt.Errorf("model %q: %w", ref.Name, err)
 	}
 	key, from := opt.Key("ANTHROPIC_API_KEY")
 	if key == "" && base == "" {

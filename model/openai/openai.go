@@ -57,38 +57,34 @@ type config struct {
 // not named for: OPENAI_API_KEY goes only with openai/ names.
 func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	cfg := config{name: ref.Name, label: ref.Provider, opt: opt}
-	var keyVars []string
-	base := opt.BaseURL
+	var keyVars, baseVars []string
+	var defaultBase string
 	switch ref.Provider {
 	case "openai":
-		keyVars = []string{"OPENAI_API_KEY"}
-		if base == "" {
-			base = opt.Env("OPENAI_BASE_URL")
-		}
-		if base == "" {
-			base = model.OpenAIURL
-		}
+		keyVars, baseVars = []string{"OPENAI_API_KEY"}, []string{"OPENAI_BASE_URL"}
+		defaultBase = model.OpenAIURL
 	case "ollama", "vllm", "llamacpp":
 		keyVars = []string{model.EnvName(ref.Provider) + "_API_KEY"}
-		if base == "" {
-			base = opt.Env(model.EnvName(ref.Provider) + "_BASE_URL")
-		}
-		if base == "" {
-			base = model.LocalURL(ref.Provider)
-		}
+		baseVars = []string{model.EnvName(ref.Provider) + "_BASE_URL"}
+		defaultBase = model.LocalURL(ref.Provider)
 	case "openai-api":
 		if ref.Label != "" {
 			cfg.label = ref.Label
 			keyVars = []string{model.EnvName(ref.Label) + "_API_KEY"}
-			if base == "" {
-				base = opt.Env(model.EnvName(ref.Label) + "_BASE_URL")
-			}
-		}
-		if base == "" {
-			return nil, fmt.Errorf("model %q: an openai-api model needs a base URL (--base-url or %s_BASE_URL)", ref.Name, model.EnvName(ref.Label))
+			baseVars = []string{model.EnvName(ref.Label) + "_BASE_URL"}
 		}
 	default:
 		return nil, fmt.Errorf("model %q: provider %s is not OpenAI-compatible", ref.Name, ref.Provider)
+	}
+	base, err := opt.Server(baseVars...)
+	if err != nil {
+		return nil, fmt.Errorf("model %q: %w", ref.Name, err)
+	}
+	if base == "" {
+		base = defaultBase
+	}
+	if base == "" {
+		return nil, fmt.Errorf("model %q: an openai-api model needs a base URL (--base-url or %s_BASE_URL)", ref.Name, model.EnvName(ref.Label))
 	}
 	if ref.Model == "" {
 		return nil, fmt.Errorf("model %q: no model after the provider", ref.Name)
