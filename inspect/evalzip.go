@@ -194,6 +194,7 @@ type sampleSummary struct {
 	WorkingTime  *float64               `json:"working_time,omitempty"`
 	UUID         string                 `json:"uuid,omitempty"`
 	Error        *string                `json:"error,omitempty"`
+	Limit        string                 `json:"limit,omitempty"` // the type of the limit that ended the sample
 	Completed    bool                   `json:"completed"`
 	MessageCount int                    `json:"message_count"`
 }
@@ -238,6 +239,9 @@ func summarize(s *evalSample) sampleSummary {
 	if s.Error != nil {
 		msg := s.Error.Message
 		sum.Error = &msg
+	}
+	if s.Limit != nil {
+		sum.Limit = s.Limit.Type
 	}
 	return sum
 }

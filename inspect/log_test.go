@@ -985,6 +985,13 @@ func TestAgentAndCodeModeLog(t *testing.T) {
 		if got := back.Samples[i].Limit; !reflect.DeepEqual(got, want) {
 			t.Errorf("sample %d: limit %+v, want %+v", i, got, want)
 		}
+		wantType := "" // no limit
+		if want != nil {
+			wantType = want.Type
+		}
+		if got := summarize(&back.Samples[i]).Limit; got != wantType {
+			t.Errorf("sample %d: the summary's limit %q, want %q (the viewer's list shows it)", i, got, wantType)
+		}
 	}
 	code := sample(lg, 1)
 	md := code["metadata"].(map[string]any)
