@@ -35,6 +35,7 @@ type sheetRun struct {
 	left int // questions not settled yet
 
 	answered, noAnswer, failed int
+	noted                      int // answers with a note (replyNote): refused, or no text
 	calls, cached, resumed     int
 	inTok, outTok              int
 	cost                       float64
@@ -229,6 +230,9 @@ func (sr *sheetRun) add(o runner.Outcome, q int, info model.Info, price *model.P
 	switch {
 	case o.Err == nil:
 		sr.answered++
+		if replyNote(o.Response) != "" {
+			sr.noted++
+		}
 		if c, ok := costOf(info, price, o.Response, batchID); ok {
 			sr.cost += c
 		}
@@ -301,8 +305,12 @@ func finish(cfg Config, sr *sheetRun, info model.Info, wall time.Duration) error
 	if sr.priced {
 		cost = fmt.Sprintf("$%.4f", sr.cost)
 	}
-	cfg.say("%s on %s: %d/%d correct%s, %d answered, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out, %s, %.1fs",
-		job.Model, filepath.Base(job.SheetPath), correct, n, ungraded, sr.answered, errs, sr.noAnswer,
+	answered := fmt.Sprintf("%d answered", sr.answered)
+	if sr.noted > 0 {
+		answered += fmt.Sprintf(" (%d refused or without text: see their note)", sr.noted)
+	}
+	cfg.say("%s on %s: %d/%d correct%s, %s, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out, %s, %.1fs",
+		job.Model, filepath.Base(job.SheetPath), correct, n, ungraded, answered, errs, sr.noAnswer,
 		sr.calls, sr.cached, sr.resumed, sr.inTok, sr.outTok, cost, wall.Seconds())
 	if err := writeOutput(job.OutPath, job.Output, outfile.Options{Force: cfg.Force}, sr.encoded); err != nil {
 		return err
@@ -338,6 +346,7 @@ func record(q *result.Question, o runner.Outcome, info model.Info, price *model.
 		q.Completion = &text
 		q.InputTokens, q.OutputTokens = o.Response.InputTokens, o.Response.OutputTokens
 		q.FinishReason = o.Response.FinishReason
+		q.Note = replyNote(o.Response)
 		q.SetWork(o.Response.Work)
 		q.BatchID = batchID
 		if c, ok := costOf(info, price, o.Response, batchID); ok {
@@ -349,6 +358,28 @@ func record(q *result.Question, o runner.Outcome, info model.Info, price *model.
 		msg := o.Err.Error()
 		q.Error = &msg
 	}
+}
+
+// replyNote says what a reader of the output must know of an answer that
+// is graded as any other but is no plain text: a refusal, or a reply with
+// no text at all (content null: a filter, max_tokens spent on reasoning),
+// which a completion of "" alone does not tell from an empty answer.
+func replyNote(r model.Response) string {
+	finish := ""
+	if r.FinishReason != "" {
+		finish = " (finish_reason " + r.FinishReason + ")"
+	}
+	switch {
+	case r.Work != nil || len(r.ToolCalls) > 0:
+		return "" // code and agent modes record what ran instead
+	case r.FinishReason == model.FinishRefusal && r.Text != "":
+		return "the model refused: the completion is its refusal"
+	case r.FinishReason == model.FinishRefusal:
+		return "the model refused, with no text: graded as an empty answer"
+	case r.Text == "":
+		return "the reply had no text" + finish + ": graded as an empty answer"
+	}
+	return ""
 }
 
 // resumeState is the journal of one run (every sheet on every model) and

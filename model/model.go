@@ -89,6 +89,11 @@ type Response struct {
 	Work *Work `json:",omitempty"`
 }
 
+// FinishRefusal is Response.FinishReason of a reply in which the model
+// refused: Anthropic's stop_reason, and OpenAI's message refusal (then
+// the refusal's text is Response.Text).
+const FinishRefusal = "refusal"
+
 // Model answers requests. Implementations are safe for concurrent use.
 type Model interface {
 	// Name is the model's name as given on the command line, e.g. "openai/gpt-4o".

@@ -104,7 +104,8 @@ type Question struct {
 	Unanswered   bool            `json:"unanswered,omitempty"`    // the model had no answer (replay), not a wrong one
 	Judge        json.RawMessage `json:"judge,omitempty"`         // an LLM judge's reply and verdict
 	Settings     *model.Settings `json:"settings,omitempty"`      // the generation settings sent
-	FinishReason string          `json:"finish_reason,omitempty"` // why the model stopped ("length": cut at max_tokens)
+	FinishReason string          `json:"finish_reason,omitempty"` // why the model stopped ("length": cut at max_tokens; "refusal")
+	Note         string          `json:"note,omitempty"`          // what a reader must know of the answer: a reply with no text, a refusal
 	BatchID      string          `json:"batch_id,omitempty"`      // the provider's batch that answered (run --batch); its cost is at batch prices
 
 	// Code and agent modes (model.Work): what ran beside the completion.
@@ -634,6 +635,8 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.Settings
 		case "finish_reason":
 			v = &q.FinishReason
+		case "note":
+			v = &q.Note
 		case "batch_id":
 			v = &q.BatchID
 		case "mode":

@@ -100,7 +100,7 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 		Completion: s("B"), Error: s("none"), ModelName: "m", EvalTime: &ft, Grade: &tr,
 		QuestionUsr: "own", System: s("sys"), InputTokens: 3, OutputTokens: 4, Cost: &cost,
 		Grader: "choice", GradeDetail: "extracted B", SubAnswers: []SubAnswer{{Name: "a", Want: "1", Got: "1", Found: true, Correct: true}},
-		Unanswered: true, Judge: json.RawMessage(`{"reply":"True"}`), Settings: &model.Settings{MaxTokens: 5, Stop: []string{"\n"}}, FinishReason: "length", BatchID: "batch_1",
+		Unanswered: true, Judge: json.RawMessage(`{"reply":"True"}`), Settings: &model.Settings{MaxTokens: 5, Stop: []string{"\n"}}, FinishReason: "length", Note: "the reply had no text", BatchID: "batch_1",
 		Mode: "code", CodeExtract: "baseline", Code: s("df.shape[0]"), Answer: s("3"), CodeError: "none",
 		Transcript: []model.Message{{Role: "tool", Content: "3", ToolCallID: "c1", ToolLimit: "timeout"},
 			{Role: "assistant", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: "{}"}}}},

@@ -48,6 +48,7 @@ func (r journalRecord) outcome() Outcome {
 			InputTokens:  r.InputTokens,
 			OutputTokens: r.OutputTokens,
 			Model:        r.Model,
+			FinishReason: r.FinishReason,
 			Work:         r.Work,
 		},
 		Elapsed:     time.Duration(r.ElapsedSec * float64(time.Second)),

@@ -195,7 +195,7 @@ func TestJournalKeepsWork(t *testing.T) {
 			{Role: "assistant", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: `{"code":"1"}`}}},
 			{Role: "tool", ToolCallID: "c1", Content: "1", ToolLimit: "timeout"},
 		}}
-	o := Outcome{Key: "k", Response: model.Response{Text: "42", Work: work}}
+	o := Outcome{Key: "k", Response: model.Response{Text: "42", Work: work, FinishReason: model.FinishRefusal}}
 	b, err := json.Marshal(recordOf(o, "fp", time.Unix(0, 0)))
 	if err != nil {
 		t.Fatal(err)
@@ -206,5 +206,9 @@ func TestJournalKeepsWork(t *testing.T) {
 	}
 	if got := rec.outcome().Response.Work; !reflect.DeepEqual(got, work) {
 		t.Errorf("work after the journal = %+v, want %+v", got, work)
+	}
+	// The finish reason too: a resumed refusal keeps its note.
+	if got := rec.outcome().Response.FinishReason; got != model.FinishRefusal {
+		t.Errorf("finish reason after the journal = %q, want %q", got, model.FinishRefusal)
 	}
 }

@@ -156,3 +156,66 @@ func checkKeyNowhere(t *testing.T, srv *fakeserver.Server, key, out, console str
 		}
 	}
 }
+
+// A reply with no text (OpenAI's content null, Anthropic's empty content)
+// and a refusal are graded as answers, and the output says so in each
+// question's note (with the finish reason) and the run's summary line.
+func TestEmptyAndRefusedReplies(t *testing.T) {
+	reply := func(c fakeserver.Call) fakeserver.Reply {
+		switch text := c.LastUserText(); {
+		case strings.Contains(text, "empty"):
+			return fakeserver.Reply{NoContent: true, FinishReason: "content_filter"}
+		case strings.Contains(text, "refused"):
+			return fakeserver.Reply{Refusal: "I can't help with that.", FinishReason: "refusal"}
+		}
+		return fakeserver.Reply{Text: "B"}
+	}
+	sheet := writeSheet(t, "# S\n## Q1\n#### question\nempty\n#### answer\nB\n## Q2\n#### question\nrefused\n#### answer\nB\n## Q3\n#### question\nplain\n#### answer\nB\n")
+	for _, tc := range []struct {
+		model   string
+		start   func(testing.TB, fakeserver.Options) *fakeserver.Server
+		refusal string // Q2's completion and note
+		note    string
+	}{
+		{"openai-api/x/m", fakeserver.NewOpenAI, "I can't help with that.", "the model refused: the completion is its refusal"},
+		{"anthropic/claude-x", fakeserver.NewAnthropic, "", "the model refused, with no text: graded as an empty answer"},
+	} {
+		srv := tc.start(t, fakeserver.Options{MaxRequests: 10, Reply: reply})
+		out := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), &stdout, &stderr, []string{"-f", sheet, "-o", out, "-m", tc.model, "--base-url", srv.URL}); err != nil {
+			t.Fatalf("%s: %v\n%s", tc.model, err, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "1/3 correct, 3 answered (2 refused or without text: see their note)") {
+			t.Errorf("%s: the summary does not say so:\n%s", tc.model, stderr.String())
+		}
+		paths, _ := filepath.Glob(filepath.Join(out, "output-*.json"))
+		if len(paths) != 1 {
+			t.Fatalf("%s: outputs %v", tc.model, paths)
+		}
+		f, err := result.Read(paths[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []struct{ completion, finish, note string }{
+			{"", "content_filter", "the reply had no text (finish_reason content_filter): graded as an empty answer"},
+			{tc.refusal, "refusal", tc.note},
+			{"B", "", ""},
+		}
+		for i, q := range f.Questions {
+			w := want[i]
+			if q.Completion == nil || *q.Completion != w.completion || q.Note != w.note || (w.finish != "" && q.FinishReason != w.finish) ||
+				q.Grade == nil || *q.Grade != (i == 2) || q.Error != nil {
+				t.Errorf("%s %s: completion %q, finish_reason %q, note %q, grade %v, error %v; want %+v",
+					tc.model, q.Name, deref(q.Completion), q.FinishReason, q.Note, q.Grade, q.Error, w)
+			}
+		}
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}

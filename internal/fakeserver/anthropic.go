@@ -156,6 +156,12 @@ func answerAnthropic(c Call, r Reply) any {
 		}
 		stop = "tool_use"
 	}
+	if r.NoContent {
+		content = []any{}
+	}
+	if r.FinishReason != "" {
+		stop = r.FinishReason
+	}
 	return map[string]any{
 		"id":            fmt.Sprintf("msg_fake_%d", c.N),
 		"type":          "message",

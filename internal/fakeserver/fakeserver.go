@@ -160,9 +160,14 @@ type Reply struct {
 	// ToolCalls, when set, are answered as the model's tool calls (with
 	// Text, if any, beside them).
 	ToolCalls []ToolCall
-	// FinishReason, when set, is the reply's finish_reason ("length");
-	// else "stop" (or "tool_calls").
+	// FinishReason, when set, is the reply's finish_reason ("length"), or
+	// Anthropic's stop_reason; else "stop" (or "tool_calls"), "end_turn".
 	FinishReason string
+	// NoContent answers no text at all: OpenAI's "content": null,
+	// Anthropic's "content": [] (Text is ignored).
+	NoContent bool
+	// Refusal, when set, is OpenAI's message refusal, with content null.
+	Refusal string
 
 	// Fault, when set, replaces the answer with the injected failure.
 	Fault Fault
@@ -469,7 +474,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, c Call, rep Repl
 		s.writeError(w, rep.Status, rep.Message, rep.RetryAfter)
 		return
 	}
-	if rep.Text == "" {
+	if rep.Text == "" && !rep.NoContent && rep.Refusal == "" {
 		rep.Text = "fake reply"
 	}
 	if rep.InputTokens == 0 {

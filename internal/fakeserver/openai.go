@@ -110,6 +110,12 @@ func answerOpenAI(c Call, r Reply) any {
 		}
 		finish = "tool_calls"
 	}
+	if r.NoContent || r.Refusal != "" {
+		message["content"] = nil
+	}
+	if r.Refusal != "" {
+		message["refusal"] = r.Refusal
+	}
 	if r.FinishReason != "" {
 		finish = r.FinishReason
 	}

@@ -266,9 +266,12 @@ func (m *chatModel) response(out *openai.ChatCompletion) (model.Response, error)
 			Message: "malformed reply: no choices"}
 	}
 	choice := out.Choices[0]
-	text := choice.Message.Content
+	text, finish := choice.Message.Content, choice.FinishReason
 	if text == "" && choice.Message.Refusal != "" {
-		text = choice.Message.Refusal // a refusal is the model's answer; grading decides
+		// A refusal is the model's answer (grading decides), and is said
+		// as Anthropic's stop_reason says it: the server's finish_reason
+		// is a plain "stop".
+		text, finish = choice.Message.Refusal, model.FinishRefusal
 	}
 	var calls []model.ToolCall
 	for _, c := range choice.Message.ToolCalls {
@@ -282,7 +285,7 @@ func (m *chatModel) response(out *openai.ChatCompletion) (model.Response, error)
 		InputTokens:  int(out.Usage.PromptTokens),
 		OutputTokens: int(out.Usage.CompletionTokens),
 		Model:        out.Model,
-		FinishReason: choice.FinishReason,
+		FinishReason: finish,
 		ToolCalls:    calls,
 	}, nil
 }
