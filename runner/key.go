@@ -62,7 +62,7 @@ func fingerprint(modelName, baseURL string, req model.Request) string {
 }
 
 func requestKey(modelName, baseURL string, req model.Request, leftOut map[string]string) string {
-	e := keyEncoder{h: sha256.New(), buf: make([]byte, 0, 4096), path: make([]byte, 0, 64), leftOut: leftOut}
+	e := keyEncoder{h: sha256.New(), buf: make([]byte, 0, 512), path: make([]byte, 0, 64), leftOut: leftOut}
 	e.str(keyVersion)
 	e.str(modelName)
 	e.str(baseURL)
@@ -90,13 +90,22 @@ type keyEncoder struct {
 	leftOut map[string]string
 }
 
+// str encodes a string. Its bytes go to the hash through buf, a chunk at a
+// time, so a long prompt costs no buffer of its size.
 func (e *keyEncoder) str(s string) {
 	e.buf = strconv.AppendInt(e.buf, int64(len(s)), 10)
 	e.buf = append(e.buf, ':')
-	e.buf = append(e.buf, s...)
-	if len(e.buf) > 1<<14 && e.h != nil {
-		e.h.Write(e.buf)
-		e.buf = e.buf[:0]
+	if e.h == nil {
+		e.buf = append(e.buf, s...)
+		return
+	}
+	for len(s) > 0 {
+		if len(e.buf) == cap(e.buf) {
+			e.h.Write(e.buf)
+			e.buf = e.buf[:0]
+		}
+		n := copy(e.buf[len(e.buf):cap(e.buf)], s)
+		e.buf, s = e.buf[:len(e.buf)+n], s[n:]
 	}
 }
 

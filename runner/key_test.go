@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"reflect"
 	"strings"
 	"testing"
@@ -179,5 +181,21 @@ func TestRequestKeyStable(t *testing.T) {
 	const want = "2bada3f5609dba9026ee2cc05db7b468e0dace3ddd8be4595a06960c3a78d0d6"
 	if k := RequestKey("openai/gpt-4o", "https://api.openai.com/v1", req); k != want {
 		t.Errorf("RequestKey = %s, want %s (bump keyVersion if the encoding changed on purpose)", k, want)
+	}
+}
+
+// A long string reaches the hash in chunks; the key is that of the whole
+// encoding at once.
+func TestRequestKeyChunks(t *testing.T) {
+	req := model.Request{System: strings.Repeat("s", 5000), Messages: []model.Message{{Role: "user", Content: strings.Repeat("é", 700),
+		Images: []model.Image{{MediaType: "image/png", Data: make([]byte, 3000)}}}}}
+	whole := keyEncoder{leftOut: keyLeftOut}
+	whole.str(keyVersion)
+	whole.str("m")
+	whole.str("u")
+	whole.value(reflect.ValueOf(req))
+	sum := sha256.Sum256(whole.buf)
+	if got, want := RequestKey("m", "u", req), hex.EncodeToString(sum[:]); got != want {
+		t.Errorf("RequestKey = %s, the whole encoding hashes to %s", got, want)
 	}
 }
