@@ -3,7 +3,6 @@ package agg
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -171,9 +170,6 @@ type jsMeta struct {
 	key uint8
 	val []byte
 }
-
-// errNotOutput marks a JSON document that is not an output file.
-var errNotOutput = errors.New(`no "sheet" or "questions"`)
 
 // findOutputs lists the output files below dir, sorted. A folder below dir
 // that cannot be read is reported on warn and skipped.

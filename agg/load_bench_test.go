@@ -115,3 +115,26 @@ func BenchmarkAgg10k(b *testing.B) {
 	<-done
 	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
 }
+
+// BenchmarkDecodeOutput is the scanner alone on one output file of 100
+// questions (prompts and completions as in BenchmarkAgg10k), in memory.
+//
+//	go test ./agg -run '^$' -bench DecodeOutput -count 6
+func BenchmarkDecodeOutput(b *testing.B) {
+	dir := b.TempDir()
+	if err := writeBenchFolder(dir, 1, 100); err != nil {
+		b.Fatal(err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	var f jsFile
+	for b.Loop() {
+		if err := decodeInto(data, &f, nil); err != nil || len(f.Questions) != 100 {
+			b.Fatal(err)
+		}
+	}
+}

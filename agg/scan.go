@@ -2,10 +2,13 @@ package agg
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/evalmd/evalmd/result"
 )
 
 // scanner reads an output file in one pass over its bytes. Prompts and
@@ -85,9 +88,69 @@ func (s *scanner) rawString() ([]byte, bool, error) {
 		}
 		s.pos = end + 1
 		if n%2 == 0 {
+			if at, what := badInString(s.data[start:end], escaped); at >= 0 {
+				s.pos = start + at
+				return nil, false, s.errorf("%s in string literal", what)
+			}
 			return s.data[start:end], escaped, nil
 		}
 	}
+}
+
+// badInString finds what JSON forbids between a string's quotes (as
+// encoding/json, which result.Parse uses, does): a raw control character,
+// or a backslash not starting \" \\ \/ \b \f \n \r \t or \u and four hex
+// digits. It returns the offset and what is wrong, or -1. Control
+// characters are looked for eight bytes at a time, so a long completion
+// costs little more than finding its end.
+func badInString(b []byte, escaped bool) (int, string) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for i := 0; i < len(b); i += 8 {
+		if i+8 <= len(b) {
+			// A byte below 0x20 is the only way (x - 0x20 each byte) &^ x
+			// can have a high bit set (Hacker's Delight's "hasless").
+			if x := binary.LittleEndian.Uint64(b[i:]); (x-ones*0x20)&^x&highs == 0 {
+				continue
+			}
+		}
+		for j := i; j < min(i+8, len(b)); j++ {
+			if b[j] < 0x20 {
+				return j, fmt.Sprintf("invalid character %q", b[j])
+			}
+		}
+	}
+	if !escaped {
+		return -1, ""
+	}
+	for i := 0; ; i++ {
+		k := bytes.IndexByte(b[i:], '\\')
+		if k < 0 {
+			return -1, ""
+		}
+		i += k + 1 // the escaped character
+		if i == len(b) {
+			return i - 1, "a backslash ends it"
+		}
+		switch b[i] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		case 'u':
+			if i+5 > len(b) || !isHex4(b[i+1:i+5]) {
+				return i - 1, `\u without four hex digits`
+			}
+			i += 4
+		default:
+			return i - 1, fmt.Sprintf("invalid escape %q", b[i-1:i+1])
+		}
+	}
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // str reads a string value as bytes (pointing into the file's data when it
@@ -152,7 +215,49 @@ func (s *scanner) number() ([]byte, error) {
 	if s.pos == len(s.data) {
 		return nil, errEOF
 	}
+	if raw := s.data[start:s.pos]; !isJSONNumber(raw) {
+		s.pos = start
+		return nil, s.errorf("bad number %q", raw)
+	}
 	return s.data[start:s.pos], nil
+}
+
+// isJSONNumber reports whether b is a number as JSON spells it:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+func isJSONNumber(b []byte) bool {
+	i := 0
+	digits := func() bool {
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(b)
 }
 
 // skip reads any value and drops it.
@@ -351,7 +456,7 @@ func decodeInto(data []byte, f *jsFile, keys map[string]uint8) error {
 		return s.errorf("data after the top-level object")
 	}
 	if !haveSheet || !haveQuestions {
-		return errNotOutput
+		return result.ErrNotOutput
 	}
 	return nil
 }

@@ -76,13 +76,20 @@ func TestDecodeErrors(t *testing.T) {
 	tests := []struct {
 		name, doc, want string
 	}{
-		{"foreign object", `{"hello": 1}`, `no "sheet" or "questions"`},
+		{"foreign object", `{"hello": 1}`, `no "sheet" object or "questions" array`},
 		{"array", `[1, 2]`, `want '{'`},
 		{"question not an object", `{"sheet": {}, "questions": [1]}`, "question 1 is not an object"},
 		{"missing comma", `{"sheet": {} "questions": []}`, "want ',' or '}'"},
 		{"bad literal", `{"sheet": {"name": nul}, "questions": []}`, "bad literal"},
 		{"trailing data", `{"sheet": {}, "questions": []} x`, "data after"},
 		{"unterminated string", `{"sheet": {"name": "abc`, "unexpected end"},
+		// What encoding/json (result.Parse) refuses, agg refuses.
+		{"control character", "{\"sheet\": {}, \"questions\": [{\"completion\": \"a\x01b\"}]}", `invalid character '\x01' in string literal`},
+		{"control character in a long string", "{\"sheet\": {}, \"questions\": [{\"completion\": \"" + strings.Repeat("x", 21) + "\tb\"}]}", `invalid character '\t'`},
+		{"bad escape", `{"sheet": {}, "questions": [{"completion": "a\qb"}]}`, `invalid escape "\\q"`},
+		{"short unicode escape", `{"sheet": {}, "questions": [{"completion": "a\u12"}]}`, `\u without four hex digits`},
+		{"bad number", `{"sheet": {}, "questions": [{"cost": 01}]}`, `bad number "01"`},
+		{"number without digits after the point", `{"sheet": {}, "questions": [{"x": 1.}]}`, `bad number "1."`},
 	}
 	for _, tt := range tests {
 		_, err := decodeOutput([]byte(tt.doc), nil)

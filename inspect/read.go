@@ -3,6 +3,7 @@ package inspect
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/evalmd/evalmd/internal/readfile"
@@ -17,19 +18,29 @@ func ReadLog(path string) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
+	lg, err := parseLog(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return lg, nil
+}
+
+// parseLog is ReadLog of a log's bytes.
+func parseLog(data []byte) (*Log, error) {
 	var lg *Log
 	if bytes.HasPrefix(data, []byte("PK\x03\x04")) {
+		var err error
 		if lg, err = readEval(data); err != nil {
-			return nil, fmt.Errorf("%s: not an Inspect .eval log: %w", path, err)
+			return nil, fmt.Errorf("not an Inspect .eval log: %w", err)
 		}
 	} else if err := json.Unmarshal(data, &lg); err != nil || lg == nil {
-		return nil, fmt.Errorf("%s: not an Inspect log: %v", path, err)
+		return nil, fmt.Errorf("not an Inspect log: %v", err)
 	}
 	if lg.Version > logVersion {
-		return nil, fmt.Errorf("%s: log format version %d is newer than %d", path, lg.Version, logVersion)
+		return nil, fmt.Errorf("log format version %d is newer than %d", lg.Version, logVersion)
 	}
 	if lg.Eval.Task == "" && lg.Eval.Created == "" {
-		return nil, fmt.Errorf("%s: not an Inspect log: no eval.task or eval.created", path)
+		return nil, errors.New("not an Inspect log: no eval.task or eval.created")
 	}
 	return lg, nil
 }

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -176,6 +177,10 @@ func Read(path string) (*File, error) {
 	return f, nil
 }
 
+// ErrNotOutput says a JSON object is not an output file: it lacks the
+// "sheet" object or the "questions" array every output file has.
+var ErrNotOutput = errors.New(`no "sheet" object or "questions" array`)
+
 // Parse decodes an output file's bytes. Its errors start with ":line: " so
 // the caller can put the file name in front.
 func Parse(data []byte) (*File, error) {
@@ -183,7 +188,8 @@ func Parse(data []byte) (*File, error) {
 	// UnmarshalJSON is called directly: json.Unmarshal would first scan
 	// the whole file to validate it and again to find its end, which for
 	// a large output costs more than the decoding.
-	if err := f.UnmarshalJSON(data); err != nil {
+	haveSheet, err := f.decode(data)
+	if err != nil {
 		// Decode once more as a plain value, only to locate the error
 		// (the members are decoded from slices, whose offsets are not the
 		// file's).
@@ -197,8 +203,9 @@ func Parse(data []byte) (*File, error) {
 		}
 		return nil, fmt.Errorf(":%d: not an output file: %w", line, err)
 	}
-	if f.Questions == nil && f.Sheet.Name == "" {
-		return nil, fmt.Errorf(":1: not an output file: no \"sheet\" or \"questions\"")
+	// agg's scanner (decodeOutput) asks the same of a file it counts.
+	if !haveSheet || f.Questions == nil {
+		return nil, fmt.Errorf(":1: not an output file: %w", ErrNotOutput)
 	}
 	return &f, nil
 }
@@ -432,8 +439,17 @@ func decodeObject(data []byte, member func(name string, dec *json.Decoder) (bool
 			ex[name] = raw
 		}
 	}
-	_, err = dec.Token() // the closing brace
-	return ex, err
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, err
+	}
+	// Nothing may follow the object (agg's scanner refuses it too).
+	if tok, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			err = fmt.Errorf("data after the top-level object: %s", describe(tok))
+		}
+		return nil, err
+	}
+	return ex, nil
 }
 
 // describe names a JSON token for an error message.
@@ -519,9 +535,17 @@ type questionAlias Question
 
 // UnmarshalJSON keeps unknown members.
 func (f *File) UnmarshalJSON(data []byte) error {
+	_, err := f.decode(data)
+	return err
+}
+
+// decode is UnmarshalJSON, also saying whether the file had a "sheet"
+// (which must be an object).
+func (f *File) decode(data []byte) (haveSheet bool, err error) {
 	ex, err := decodeObject(data, func(name string, dec *json.Decoder) (bool, error) {
 		switch name {
 		case "sheet":
+			haveSheet = true
 			return true, dec.Decode(&f.Sheet)
 		case "questions":
 			return true, decodeQuestions(dec, &f.Questions)
@@ -529,7 +553,7 @@ func (f *File) UnmarshalJSON(data []byte) error {
 		return false, nil
 	})
 	f.extra = ex
-	return err
+	return haveSheet, err
 }
 
 // MarshalJSON writes unknown members back after the known ones.

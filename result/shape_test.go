@@ -22,7 +22,13 @@ func TestParseWrongShape(t *testing.T) {
 		{"{\"sheet\": {\"name\": \"s\"},\n \"questions\": [{\"name\": \"q\",\n \"eval_time\": NaN}]}",
 			`:3: not an output file: field "eval_time" holds NaN or Infinity, which is not a JSON number`},
 		{"{\"sheet\": {\"name\": \"s\"}, \"questions\": [{\"cost\": -Infinity}]}", `field "cost" holds NaN or Infinity`},
-		{`{}`, `:1: not an output file: no "sheet" or "questions"`},
+		{`{}`, `:1: not an output file: no "sheet" object or "questions" array`},
+		{`{"sheet":{"name":"s"},"questions":[]} x`, `invalid character 'x' looking for beginning of value`},
+		{`{"sheet":{"name":"s"},"questions":[]} {}`, `data after the top-level object: {`},
+		// agg's scanner does not count these either (FuzzDecodeAgreesWithParse).
+		{`{"sheet":{"name":"s"}}`, `:1: not an output file: no "sheet" object or "questions" array`},
+		{`{"sheet":{"name":"s"},"questions":null}`, `:1: not an output file: no "sheet" object or "questions" array`},
+		{`{"questions":[]}`, `:1: not an output file: no "sheet" object or "questions" array`},
 	} {
 		_, err := Parse([]byte(tc.data))
 		if err == nil {

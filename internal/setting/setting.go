@@ -285,8 +285,10 @@ func whole(field func(*Values) *int) func(*Values, string) error {
 func seconds(field func(*Values) *time.Duration) func(*Values, string) error {
 	return func(v *Values, text string) error {
 		if f, err := strconv.ParseFloat(text, 64); err == nil {
-			if f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
-				return fmt.Errorf("is not seconds >= 0")
+			// Past the longest time.Duration (292 years) the conversion
+			// would wrap to a negative one.
+			if f < 0 || math.IsNaN(f) || f >= float64(math.MaxInt64)/float64(time.Second) {
+				return fmt.Errorf("is not seconds >= 0 (and under 292 years)")
 			}
 			*field(v) = time.Duration(f * float64(time.Second))
 			return nil

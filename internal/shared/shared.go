@@ -16,18 +16,55 @@ import (
 // (EVALMD_REQUIRE_SHARED=1, set by .ci/run) the test fails instead.
 func Dir(t testing.TB) string {
 	t.Helper()
+	d, err := dir()
+	if err != nil {
+		Missing(t, err.Error())
+	}
+	return d
+}
+
+func dir() (string, error) {
 	if d := os.Getenv("EVALMD_SHARED"); d != "" {
-		return d
+		return d, nil
 	}
 	root, err := moduleRoot()
 	if err != nil {
-		Missing(t, fmt.Sprintf("shared corpus: cannot find module root: %v", err))
+		return "", fmt.Errorf("shared corpus: cannot find module root: %v", err)
 	}
 	d := filepath.Join(filepath.Dir(root), "shared")
 	if _, err := os.Stat(filepath.Join(d, "DESIGN.md")); err != nil {
-		Missing(t, "shared corpus not found: looked for "+d)
+		return "", fmt.Errorf("shared corpus not found: looked for %s", d)
 	}
-	return d
+	return d, nil
+}
+
+// Seeds returns the shared files matching the glob pattern elem (joined),
+// each cut to at most max bytes, for a fuzz target's seed corpus. A missing
+// shared folder gives none and does not skip: the target keeps its own
+// seeds and its corpus under testdata/fuzz (under CI the folder is
+// required, as for Dir).
+func Seeds(tb testing.TB, max int, elem ...string) [][]byte {
+	tb.Helper()
+	d, err := dir()
+	if err != nil {
+		if Required() {
+			tb.Fatalf("%s (EVALMD_REQUIRE_SHARED=1: required here)", err)
+		}
+		return nil
+	}
+	paths, err := filepath.Glob(filepath.Join(append([]string{d}, elem...)...))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var seeds [][]byte
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		seeds = append(seeds, data[:min(len(data), max)])
+	}
+	return seeds
 }
 
 // Required reports whether a missing test input must fail the test rather

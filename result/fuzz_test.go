@@ -1,0 +1,46 @@
+package result
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/internal/shared"
+)
+
+// FuzzParse: an output file never panics Parse; a refusal is one line
+// starting ":line: "; a file accepted, written back by Marshal, parses
+// again, and its second writing is its first (unknown members kept).
+func FuzzParse(f *testing.F) {
+	for _, s := range shared.Seeds(f, 1<<14, "corpora", "lime", "results", "output-*.json") {
+		f.Add(s)
+	}
+	f.Add([]byte(`{"sheet":{"name":"s","run_id":"ab12","model_name":"m","meta_data":{"benchmark":"x"},"type":"sheet"},` +
+		`"questions":[{"name":"q","grade":true,"completion":"a\tb","eval_time":0.5,"meta_data":{"id":"7"},"sub_sections":[]}]}`))
+	f.Add([]byte(`{"sheet":{"name":"s"},"questions":[{"name":"q","grade":null,"error":"timeout","cost":1e-7}],"extra":[1,{"a":null}]}`))
+	f.Add([]byte("{\"sheet\": {\"name\": \"s\"},\n \"questions\": [{\"name\": \"q\",\n \"eval_time\": NaN}]}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Parse(data)
+		if err != nil {
+			if msg := err.Error(); !strings.HasPrefix(msg, ":") || strings.Contains(msg, "\n") {
+				t.Fatalf("refusal is not one line starting :line: %q", msg)
+			}
+			return
+		}
+		first, err := file.Marshal()
+		if err != nil {
+			t.Fatalf("Marshal of a parsed file: %v", err)
+		}
+		again, err := Parse(first)
+		if err != nil {
+			t.Fatalf("written back, it does not parse: %v\n%s", err, first)
+		}
+		second, err := again.Marshal()
+		if err != nil || !bytes.Equal(first, second) {
+			t.Fatalf("written twice, it differs: %v\n%s\n%s", err, first, second)
+		}
+		if len(again.Questions) != len(file.Questions) {
+			t.Fatalf("%d questions written back as %d", len(file.Questions), len(again.Questions))
+		}
+	})
+}
