@@ -22,6 +22,7 @@ import (
 
 	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -176,9 +177,14 @@ func collect(paths []string) ([]string, []error) {
 // regradeFile regrades one file and writes it when asked.
 func regradeFile(ctx context.Context, path string, opt Options, graders *Graders) FileReport {
 	fr := FileReport{Path: path}
-	f, err := result.Read(path)
+	data, err := readfile.Read(path, readfile.Output)
 	if err != nil {
 		fr.Err = oneLine(err)
+		return fr
+	}
+	f, err := result.Parse(data)
+	if err != nil {
+		fr.Err = oneLine(fmt.Errorf("%s%w", path, err))
 		return fr
 	}
 	fr.Questions = len(f.Questions)
@@ -196,14 +202,16 @@ func regradeFile(ctx context.Context, path string, opt Options, graders *Graders
 	}
 	// The output file is rewritten in place because -w asks for it: its
 	// own content (a hand edit included) is what was regraded, so nothing
-	// is lost and no ownership is asked; a read-only file is still refused.
-	// The grade file beside it is protected as any other.
+	// is lost and no ownership is asked; a read-only file is still refused,
+	// and so is a file another process (a run) replaced since it was read
+	// here, whose content would be lost. The grade file beside it is
+	// protected as any other.
 	gp := gradePath(path)
 	if err := outfile.Check(gp, outfile.Options{Force: opt.Force}); err != nil {
 		fr.Err = oneLine(err)
 		return fr
 	}
-	if err := f.Write(path, outfile.Options{Force: true}); err != nil {
+	if err := f.Write(path, outfile.Options{Force: true, Expect: outfile.Sum(data)}); err != nil {
 		fr.Err = oneLine(err)
 		return fr
 	}

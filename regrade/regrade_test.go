@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/evalmd/evalmd/grade"
@@ -521,5 +524,59 @@ func TestNullGradeIsUngraded(t *testing.T) {
 	_, err := Regrade(context.Background(), []string{path}, Options{Write: true})
 	if err == nil || !strings.Contains(err.Error(), "1 question could not be graded") {
 		t.Errorf("error %v, want one counting 1 ungraded question", err)
+	}
+}
+
+// racingGrader is a grader during whose work another process (a run)
+// replaces the output file being regraded.
+type racingGrader struct{ once func() }
+
+func (g *racingGrader) Name() string { return "racing" }
+
+func (g *racingGrader) Grade(ctx context.Context, in grade.Input) (grade.Verdict, error) {
+	g.once()
+	ok := in.Completion == in.Truth
+	return grade.Verdict{Correct: &ok}, nil
+}
+
+// grade -w replaces an output file only while it holds what was read: a
+// run that replaced it meanwhile keeps its version, and the regrade of
+// that file fails with one line naming it, writing no grade file.
+func TestRegradeLosesRaceToRun(t *testing.T) {
+	s := func(x string) *string { return &x }
+	file := func(answer string) *result.File {
+		return &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m"}, Questions: []result.Question{
+			{Name: "q", GroundTruth: s("NEW"), Completion: s(answer)},
+		}}
+	}
+	path := filepath.Join(t.TempDir(), "output-s-m.json")
+	if err := file("OLD").Write(path, outfile.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	g := &racingGrader{once: func() {
+		once.Do(func() {
+			if err := file("NEW").Write(path, outfile.Options{}); err != nil {
+				t.Error(err)
+			}
+		})
+	}}
+	reg := grade.NewRegistry()
+	if err := reg.Add("racing", func(grade.Options) (grade.Grader, error) { return g, nil }); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Regrade(context.Background(), []string{path}, Options{Write: true, Force: true, Graders: reg, GraderOverride: "racing"})
+	if err == nil || !errors.Is(err, outfile.ErrChanged) || !strings.Contains(err.Error(), path) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("error %v, want one line naming %s: %v", err, path, outfile.ErrChanged)
+	}
+	got, rerr := result.Read(path)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if q := got.Questions[0]; q.Completion == nil || *q.Completion != "NEW" || q.Grade != nil {
+		t.Errorf("the file holds %q graded %s, want the run's NEW, ungraded", fmt.Sprint(q.Completion), fmtGrade(q.Grade))
+	}
+	if _, serr := os.Stat(gradePath(path)); serr == nil || rep.Files[0].GradePath != "" {
+		t.Errorf("a grade file was written for a file that was not")
 	}
 }

@@ -7,7 +7,13 @@
 //   - never over one of the command's own inputs, nor over a read-only file,
 //     a folder or a device;
 //   - not over a file evalmd did not write, nor over one it wrote that was
-//     changed since, unless Options.Force (the commands' --force) says so.
+//     changed since, unless Options.Force (the commands' --force) says so;
+//   - never over a file another process wrote while the command ran: a
+//     command that read a file to rewrite it (grade -w), or that found it
+//     absent when it began (a run's output), says so in Options.Expect,
+//     and the file must still be as it was when it is replaced, which is
+//     checked under the folder's lock with the rename (so of two commands
+//     racing for one file, one wins and the other fails, changing nothing).
 //
 // What evalmd wrote is recorded per folder in a hidden file, Record, one
 // line per file in sha256sum's format ("<sha256>  <name>", a name escaped
@@ -56,6 +62,38 @@ type Options struct {
 	// holding exactly that content may be replaced without Force, since
 	// nothing in it is lost. A file changed since is refused as ever.
 	Source string
+	// Expect, when set, is what the file must hold when it is replaced:
+	// the sha256 (hex) of what the command read from it, or Absent for a
+	// file the command found missing when it began (see State). Anything
+	// else was written by another process meanwhile, and is refused
+	// (ErrChanged) even with Force: its content would be lost.
+	Expect string
+}
+
+// Absent is Options.Expect for a file that must not exist yet.
+const Absent = "absent"
+
+// Sum is the sha256 (hex) of data, as Options.Expect takes it.
+func Sum(data []byte) string {
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:])
+}
+
+// State is what the file at path holds now, as Options.Expect takes it:
+// its sum, or Absent. Links are followed, as a write follows them.
+func State(path string) (string, error) {
+	target, err := resolve(path)
+	if err != nil {
+		return "", err
+	}
+	sum, err := hashFile(target)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Absent, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return sum, nil
 }
 
 // Reasons a write is refused; the errors returned wrap one of them.
@@ -65,6 +103,7 @@ var (
 	ErrInput    = errors.New("is an input of this command; not writing over it")
 	ErrReadOnly = errors.New("is read-only; not writing over it")
 	ErrNotFile  = errors.New("is not a regular file; not writing over it")
+	ErrChanged  = errors.New("was written by another process while this command ran; not writing over it")
 )
 
 // Write writes data to path (see the package comment).
@@ -171,10 +210,16 @@ func check(path, target string, opt Options) (entries, error) {
 	}
 	fi, err := os.Stat(target)
 	if errors.Is(err, fs.ErrNotExist) {
+		if opt.Expect != "" && opt.Expect != Absent {
+			return nil, fmt.Errorf("%s %w", path, ErrChanged) // removed meanwhile
+		}
 		return recs, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if opt.Expect == Absent {
+		return nil, fmt.Errorf("%s %w", path, ErrChanged)
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s %w", path, ErrNotFile)
@@ -187,12 +232,18 @@ func check(path, target string, opt Options) (entries, error) {
 	if fi.Mode().Perm()&0o200 == 0 {
 		return nil, fmt.Errorf("%s %w", path, ErrReadOnly)
 	}
-	if opt.Force {
+	if opt.Force && opt.Expect == "" {
 		return recs, nil
 	}
 	got, err := hashFile(target)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if opt.Expect != "" && got != opt.Expect {
+		return nil, fmt.Errorf("%s %w", path, ErrChanged)
+	}
+	if opt.Force {
+		return recs, nil
 	}
 	if opt.Source != "" && got == opt.Source {
 		return recs, nil

@@ -415,3 +415,72 @@ func TestSourceReplaces(t *testing.T) {
 		t.Errorf("content %q", got)
 	}
 }
+
+// Options.Expect: a file is replaced only while it holds what the command
+// read from it (or is still missing), even with Force; a file another
+// process wrote meanwhile, even while the new content was being made, is
+// left as that process wrote it.
+func TestExpect(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		initial string // "" for no file
+		expect  func(initial string) string
+		during  func(t *testing.T, p string) // while the new content is made
+		force   bool
+		ok      bool
+	}{
+		{name: "unchanged", initial: "old", expect: sumOf, ok: true},
+		{name: "unchanged, forced", initial: "old", expect: sumOf, force: true, ok: true},
+		{name: "still absent", expect: func(string) string { return Absent }, ok: true},
+		{name: "replaced meanwhile", initial: "old", expect: sumOf, during: writeNew, force: true},
+		{name: "created meanwhile", expect: func(string) string { return Absent }, during: writeNew, force: true},
+		{name: "removed meanwhile", initial: "old", expect: sumOf, during: func(t *testing.T, p string) { os.Remove(p) }, force: true},
+		{name: "other content", initial: "old", expect: func(string) string { return Sum([]byte("older")) }, force: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "out.json")
+			if tc.initial != "" {
+				if err := Write(p, []byte(tc.initial), Options{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before, err := State(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := tc.expect(tc.initial); tc.initial != "" && want == Sum([]byte(tc.initial)) && before != want {
+				t.Fatalf("State %s, want the content's sum %s", before, want)
+			}
+			err = WriteFunc(p, Options{Force: tc.force, Expect: tc.expect(tc.initial)}, func(w io.Writer) error {
+				if tc.during != nil {
+					tc.during(t, p)
+				}
+				_, err := io.WriteString(w, "mine")
+				return err
+			})
+			got, _ := os.ReadFile(p)
+			if tc.ok {
+				if err != nil || string(got) != "mine" {
+					t.Errorf("err %v, content %q: want it replaced", err, got)
+				}
+				return
+			}
+			if !errors.Is(err, ErrChanged) || !strings.HasPrefix(err.Error(), p+" ") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("err %v, want one line naming %s: %v", err, p, ErrChanged)
+			}
+			if string(got) == "mine" {
+				t.Errorf("the file was replaced")
+			}
+		})
+	}
+}
+
+// sumOf is Sum of a string.
+func sumOf(s string) string { return Sum([]byte(s)) }
+
+// writeNew is another process writing the file as evalmd does.
+func writeNew(t *testing.T, p string) {
+	if err := Write(p, []byte("new"), Options{}); err != nil {
+		t.Error(err)
+	}
+}
