@@ -312,7 +312,7 @@ func finish(cfg Config, sr *sheetRun, info model.Info, wall time.Duration) error
 	cfg.say("%s on %s: %d/%d correct%s, %s, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out, %s, %.1fs",
 		job.Model, filepath.Base(job.SheetPath), correct, n, ungraded, answered, errs, sr.noAnswer,
 		sr.calls, sr.cached, sr.resumed, sr.inTok, sr.outTok, cost, wall.Seconds())
-	if err := writeOutput(job.OutPath, job.Output, outfile.Options{Force: cfg.Force}, sr.encoded); err != nil {
+	if err := writeOutput(job.OutPath, job.Output, cfg.Force, job.Found, sr.encoded); err != nil {
 		return err
 	}
 	if cfg.LogDir != "" {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/internal/fakeserver"
-	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
@@ -163,7 +162,7 @@ func BenchmarkWriteOutput(b *testing.B) {
 		b.Fatal(err)
 	}
 	for i := 0; b.Loop(); i++ {
-		if err := writeOutput(filepath.Join(dir, fmt.Sprint("w", i), "output.json"), f, outfile.Options{}, nil); err != nil {
+		if err := writeOutput(filepath.Join(dir, fmt.Sprint("w", i), "output.json"), f, false, outputState{}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

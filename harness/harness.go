@@ -125,6 +125,25 @@ type outputJob struct {
 	Model     string
 	Requests  []model.Request
 	Output    *result.File
+	// Found is what the output and its markdown held when the run was
+	// planned: they are written only while they still do, so of two runs
+	// started at once for one file (-u 0), the second to finish is
+	// refused, as it would be had it started after the first.
+	Found outputState
+}
+
+// outputState is what an output file and its markdown hold, as
+// outfile.Options.Expect takes it; "" expects nothing.
+type outputState struct{ JSON, Markdown string }
+
+// foundOutput is what the output at path and its markdown hold now.
+func foundOutput(path string) (outputState, error) {
+	j, err := outfile.State(path)
+	if err != nil {
+		return outputState{}, err
+	}
+	m, err := outfile.State(result.MarkdownPath(path))
+	return outputState{j, m}, err
 }
 
 // Summary says what a run wrote.
@@ -266,6 +285,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			if err := checkEarlier(job.OutPath, cfg.Force, st.exists); err != nil {
 				return sum, err
 			}
+			if job.Found, err = foundOutput(job.OutPath); err != nil {
+				return sum, err
+			}
 			if !cfg.DryRun {
 				if err := checkGraders(job, graders); err != nil {
 					return sum, err
@@ -288,7 +310,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			}
 		}
 		for _, job := range plan {
-			if err := writeOutput(job.OutPath, job.Output, outfile.Options{Force: cfg.Force}, nil); err != nil {
+			if err := writeOutput(job.OutPath, job.Output, cfg.Force, job.Found, nil); err != nil {
 				return sum, err
 			}
 			if cfg.LogDir != "" {
@@ -599,21 +621,29 @@ func checkOutputs(cfg Config, models []string) error {
 	return nil
 }
 
-// writeOutput writes an output file and its markdown beside it; encoded
-// holds questions already encoded (see result.MarshalEncoded).
-func writeOutput(path string, f *result.File, opt outfile.Options, encoded [][]byte) error {
+// writeOutput writes an output file and its markdown beside it, while
+// they hold what was found; encoded holds questions already encoded (see
+// result.MarshalEncoded).
+func writeOutput(path string, f *result.File, force bool, found outputState, encoded [][]byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	if err := checkOutput(path, opt); err != nil {
-		return err // before the JSON, so neither is written
+	jsonOpt := outfile.Options{Force: force, Expect: found.JSON}
+	mdOpt := outfile.Options{Force: force, Expect: found.Markdown}
+	mdPath := result.MarkdownPath(path)
+	// Both are checked before the JSON, so neither is written.
+	if err := outfile.Check(path, jsonOpt); err != nil {
+		return err
+	}
+	if err := outfile.Check(mdPath, mdOpt); err != nil {
+		return err
 	}
 	// The two are written side by side: each waits mostly for its fsync,
 	// and run writes them after a sheet's last answer, when that wait
 	// adds to the run's time. Neither changes f.
 	mdErr := make(chan error, 1)
-	go func() { mdErr <- result.WriteMarkdown(result.MarkdownPath(path), f, opt) }()
-	return errors.Join(f.WriteEncoded(path, opt, encoded), <-mdErr)
+	go func() { mdErr <- result.WriteMarkdown(mdPath, f, mdOpt) }()
+	return errors.Join(f.WriteEncoded(path, jsonOpt, encoded), <-mdErr)
 }
 
 // checkOutput says whether an output file and its markdown may be written.

@@ -135,3 +135,53 @@ func TestRunIDZeroResumes(t *testing.T) {
 		t.Error("the rerun asked nothing")
 	}
 }
+
+// Two runs at once with -u 0, the same -o and a model in common: each
+// found the common output missing when it began, so the second to finish
+// is refused, naming the file, and the first's output stays, as when the
+// second starts after the first.
+func TestConcurrentRunsKeepTheFirstOutput(t *testing.T) {
+	out := t.TempDir()
+	sheet, _ := filepath.Abs(filepath.Join("..", "..", "sheets", "input-solar-choice.md"))
+	t.Setenv("LOCAL_API_KEY", "test")
+	srvA := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 50, Reply: fakeserver.Fixed("from run A")})
+	started := make(chan struct{})
+	release := make(chan struct{})
+	var once sync.Once
+	srvB := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 50, Reply: func(fakeserver.Call) fakeserver.Reply {
+		once.Do(func() { close(started) })
+		<-release
+		return fakeserver.Reply{Text: "from run B"}
+	}})
+	runB := make(chan error, 1)
+	var logB bytes.Buffer
+	go func() {
+		runB <- run(context.Background(), &logB, &logB, []string{"-f", sheet, "-o", out, "-u", "0",
+			"-m", "openai-api/local/common,openai-api/local/b", "--base-url", srvB.URL})
+	}()
+	<-started // B has planned its outputs and is waiting for its answers
+	var logA bytes.Buffer
+	err := run(context.Background(), &logA, &logA, []string{"-f", sheet, "-o", out, "-u", "0",
+		"-m", "openai-api/local/a,openai-api/local/common", "--base-url", srvA.URL})
+	close(release)
+	if err != nil {
+		t.Fatalf("run A: %v\n%s", err, logA.String())
+	}
+	common := filepath.Join(out, result.FileName(sheet, "openai-api/local/common", ""))
+	errB := <-runB
+	if errB == nil || !strings.HasPrefix(errB.Error(), common+" was written by another process while this command ran") || strings.Contains(errB.Error(), "\n") {
+		t.Errorf("run B: %v, want it refused in one line naming %s\n%s", errB, common, logB.String())
+	}
+	f, err := result.Read(common)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range f.Questions {
+		if q.Completion == nil || *q.Completion != "from run A" {
+			t.Errorf("%s: %v, want run A's answer", q.Name, q.Completion)
+		}
+	}
+	if md, _ := os.ReadFile(result.MarkdownPath(common)); !strings.Contains(string(md), "from run A") || strings.Contains(string(md), "from run B") {
+		t.Errorf("the markdown is not run A's alone:\n%s", md)
+	}
+}
