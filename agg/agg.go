@@ -101,7 +101,7 @@ func Run(ctx context.Context, opt Options) error {
 		return err
 	}
 	if n := len(d.DryRuns); n > 0 {
-		fmt.Fprintf(opt.Stderr, "agg: left out %d dry-run outputs (run -y: prompts, no answers); --include-dry-runs counts them\n", n)
+		fmt.Fprintf(opt.Stderr, "agg: left out %d dry-run outputs (evalmd run -y: prompts, no answers); --include-dry-runs counts them\n", n)
 	}
 	for _, r := range d.NoAnswers {
 		fmt.Fprintf(opt.Stderr, "agg: no answers in %s: no question was answered\n", r)

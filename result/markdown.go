@@ -8,7 +8,7 @@ import (
 	"github.com/evalmd/evalmd/internal/outfile"
 )
 
-// markdown renders an output file for reading, in the layout of LIME's
+// Markdown renders an output file for reading, in the layout of LIME's
 // output .md: the sheet's header, then per question its meta, question,
 // completion, ground truth and grade.
 //
@@ -17,7 +17,7 @@ import (
 // completion holding "### ", an open fence or raw HTML cannot change the
 // document's structure: the only headings are the sheet's and the
 // questions'.
-func markdown(f *File) string {
+func Markdown(f *File) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n**Run ID:** %s\n**Model name:** %s\n", f.Sheet.Name, f.Sheet.RunID, f.Sheet.ModelName)
 	if f.Sheet.Question != nil {
@@ -102,7 +102,7 @@ func MarkdownPath(outputPath string) string {
 	return strings.TrimSuffix(outputPath, ".json") + ".md"
 }
 
-// WriteMarkdown writes f rendered for reading (see markdown) atomically, under outfile's rules.
+// WriteMarkdown writes f rendered for reading (see Markdown) atomically, under outfile's rules.
 func WriteMarkdown(path string, f *File, opt outfile.Options) error {
-	return outfile.Write(path, []byte(markdown(f)), opt)
+	return outfile.Write(path, []byte(Markdown(f)), opt)
 }

@@ -49,7 +49,7 @@ func TestMarkdownHostileText(t *testing.T) {
 		f.Questions = append(f.Questions, q)
 		wantHeads = append(wantHeads, fmt.Sprintf("3:Q%d", i))
 	}
-	src := []byte(markdown(f))
+	src := []byte(Markdown(f))
 	doc := goldmark.New().Parser().Parse(text.NewReader(src))
 	var heads, blocks []string
 	err := ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {

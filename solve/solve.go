@@ -128,7 +128,7 @@ func (m *Model) agent(ctx context.Context, req model.Request) (model.Response, e
 // completion stays the agent's, the rewrite becomes the answer graded.
 func (m *Model) reformat(ctx context.Context, req model.Request, resp model.Response) (model.Response, error) {
 	if m.Reformat == nil {
-		return model.Response{}, fmt.Errorf("question %q: reformat: required, and no reformat model (run --reformat MODEL)", req.Question.Name)
+		return model.Response{}, fmt.Errorf("question %q: reformat: required, and no reformat model (evalmd run --reformat MODEL)", req.Question.Name)
 	}
 	r, err := agent.Reformat(ctx, runner.Retrying(m.Reformat, m.Retry), *req.Solve.Reformat, resp.Text)
 	if err != nil {

@@ -149,7 +149,7 @@ func predictionFiles(files []*result.File) ([]benchmark.ExportFile, error) {
 			q := &f.Questions[i]
 			n, err := strconv.Atoi(q.ID())
 			if err != nil || n < 0 {
-				return nil, fmt.Errorf("semeval predictions: %s: question %q has no QA row number (id meta %q); give output files of convert databench's sheets", where, q.Name, q.ID())
+				return nil, fmt.Errorf("semeval predictions: %s: question %q has no QA row number (id meta %q); give output files of evalmd convert databench's sheets", where, q.Name, q.ID())
 			}
 			if prev, dup := rows[lite][n]; dup {
 				return nil, fmt.Errorf("semeval predictions: QA row %d answered twice, in %s and %s; give one run's files", n, prev.sheet, where)

@@ -10,6 +10,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -17,7 +18,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/evalmd/evalmd/internal/grace"
 )
@@ -26,6 +29,8 @@ import (
 type Command struct {
 	// Name is what is typed: "run", or "workbook" under "convert".
 	Name string
+	// Aliases are other names typed for it ("eval" for evalmd's run).
+	Aliases []string
 	// Usage is the synopsis after the name, as in
 	// "-f SHEET | -d DIR -m MODEL[,MODEL...] [flags]".
 	Usage string
@@ -46,6 +51,7 @@ type Command struct {
 type UsageError struct {
 	Msg   string
 	usage string // "usage: NAME USAGE", filled in by Execute
+	name  string // the command as typed ("evalmd run"), filled in by Execute
 }
 
 func (e *UsageError) Error() string { return e.Msg }
@@ -118,16 +124,27 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cmd *Command, name s
 			return withUsage(Usagef("missing command"), name, cmd)
 		}
 		switch args[0] {
-		case "-h", "-help", "--help", "help":
+		case "-h", "-help", "--help":
+			printHelp(stdout, name, cmd)
+			return ErrHelp
+		case "help": // help [TOPIC...]: the help of a command, or of this one
+			for _, topic := range args[1:] {
+				sub := cmd.lookup(topic)
+				if sub == nil {
+					return unknown(topic, name, cmd)
+				}
+				cmd, name = sub, name+" "+topic
+				if len(sub.Commands) == 0 {
+					break
+				}
+			}
 			printHelp(stdout, name, cmd)
 			return ErrHelp
 		}
-		for _, sub := range cmd.Commands {
-			if sub.Name == args[0] {
-				return execute(ctx, stdout, stderr, sub, name+" "+sub.Name, args[1:])
-			}
+		if sub := cmd.lookup(args[0]); sub != nil {
+			return execute(ctx, stdout, stderr, sub, name+" "+args[0], args[1:])
 		}
-		return withUsage(Usagef("unknown command %q", args[0]), name, cmd)
+		return unknown(args[0], name, cmd)
 	}
 	fs := cmd.Flags
 	if fs == nil {
@@ -149,13 +166,98 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cmd *Command, name s
 	var ue *UsageError
 	if errors.As(err, &ue) && ue.usage == "" {
 		ue.usage = usageLine(name, cmd)
+		ue.name = name
+	}
+	if err != nil && !errors.Is(err, ErrHelp) {
+		err = &namedError{name: name, err: err}
 	}
 	return err
 }
 
+// namedError carries the command as typed ("evalmd run", "convert
+// dsbench") to Report, which names it; the message is the error's own.
+type namedError struct {
+	name string
+	err  error
+}
+
+func (e *namedError) Error() string { return e.err.Error() }
+func (e *namedError) Unwrap() error { return e.err }
+
 func withUsage(err error, name string, cmd *Command) error {
 	err.(*UsageError).usage = usageLine(name, cmd)
+	err.(*UsageError).name = name
 	return err
+}
+
+// lookup is the subcommand typed as name (its name or an alias), or nil.
+func (c *Command) lookup(name string) *Command {
+	for _, sub := range c.Commands {
+		if sub.Name == name || slices.Contains(sub.Aliases, name) {
+			return sub
+		}
+	}
+	return nil
+}
+
+// unknown is the one-line usage error for a command name that is not one
+// of cmd's: it names the nearest (a typo) and how to list them.
+func unknown(typed, name string, cmd *Command) error {
+	hint := ""
+	if near := nearest(typed, cmd); near != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	return &UsageError{Msg: fmt.Sprintf("unknown command %q%s; \"%s -h\" lists the commands", typed, hint, name), name: name}
+}
+
+// nearest is the subcommand name (or alias) closest to typed, or "" when
+// none is close: a typo (one edit in a short name, two in a longer one,
+// fewer than typed has letters) or a prefix of two letters or more.
+func nearest(typed string, cmd *Command) string {
+	best, bestDist := "", 1
+	if len(typed) > 4 {
+		bestDist = 2
+	}
+	bestDist = min(bestDist, len(typed)-1) + 1
+	for _, sub := range cmd.Commands {
+		for _, n := range append([]string{sub.Name}, sub.Aliases...) {
+			d := editDistance(typed, n)
+			if len(typed) >= 2 && strings.HasPrefix(n, typed) {
+				d = min(d, 1)
+			}
+			if d < bestDist {
+				best, bestDist = n, d
+			}
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance of a and b, by
+// bytes: insertions, deletions, substitutions and transpositions of two
+// neighbours ("rnu" is one edit from "run").
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }
 
 func usageLine(name string, cmd *Command) string {
@@ -173,14 +275,19 @@ func printHelp(w io.Writer, name string, cmd *Command) {
 		fmt.Fprintf(w, "\n%s\n", cmd.Short)
 	}
 	if len(cmd.Commands) > 0 {
+		// One line a command, so that the list fits a screen; a command's
+		// own -h gives its synopsis and flags.
 		fmt.Fprintf(w, "\ncommands:\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, sub := range cmd.Commands {
-			fmt.Fprintf(w, "  %s %s\n", sub.Name, sub.Usage)
-			if sub.Short != "" {
-				fmt.Fprintf(w, "    \t%s\n", sub.Short)
+			typed := sub.Name
+			if len(sub.Aliases) > 0 {
+				typed += ", " + strings.Join(sub.Aliases, ", ")
 			}
+			fmt.Fprintf(tw, "  %s\t%s\n", typed, cmp.Or(sub.Short, sub.Usage))
 		}
-		fmt.Fprintf(w, "\n\"%s COMMAND -h\" prints a command's flags.\n", name)
+		tw.Flush()
+		fmt.Fprintf(w, "\n\"%s help COMMAND\" or \"%s COMMAND -h\" prints a command's synopsis and flags.\n", name, name)
 		return
 	}
 	if cmd.Flags != nil {
@@ -203,12 +310,18 @@ func Report(stderr io.Writer, name string, err error) int {
 	if err == nil || errors.Is(err, ErrHelp) {
 		return code
 	}
+	var ne *namedError
+	var ue *UsageError
+	if errors.As(err, &ne) {
+		name = ne.name
+	} else if errors.As(err, &ue) && ue.name != "" {
+		name = ue.name
+	}
 	msg := err.Error()
 	if !strings.HasPrefix(msg, name+":") {
 		msg = name + ": " + msg
 	}
 	fmt.Fprintln(stderr, msg)
-	var ue *UsageError
 	if errors.As(err, &ue) && ue.usage != "" {
 		fmt.Fprintf(stderr, "%s (-h for help)\n", ue.usage)
 	}

@@ -29,7 +29,14 @@ func toy(run func(args []string) error) *Command {
 func parent() *Command {
 	a := toy(func([]string) error { return nil })
 	a.Name = "a"
-	return &Command{Name: "p", Usage: "COMMAND [flags]", Commands: []*Command{a, {Name: "b", Usage: "X", Run: func(context.Context, io.Writer, io.Writer, []string) error { return nil }}}}
+	a.Aliases = []string{"alpha"}
+	b := &Command{Name: "b", Usage: "X", Run: func(_ context.Context, _, _ io.Writer, args []string) error {
+		if len(args) > 0 {
+			return errors.New("b failed")
+		}
+		return nil
+	}}
+	return &Command{Name: "p", Usage: "COMMAND [flags]", Commands: []*Command{a, b}}
 }
 
 func TestExecuteAndReport(t *testing.T) {
@@ -55,9 +62,17 @@ func TestExecuteAndReport(t *testing.T) {
 		{"wrapped partial", toy(failing(errors.Join(errors.New("grade"), &PartialError{Failed: 1, Total: 2}))), nil, 3, "", "1 of 2 questions", ""},
 		{"subcommand", parent(), []string{"a", "-n", "2"}, 0, "", "", ""},
 		{"subcommand -h", parent(), []string{"a", "-h"}, 0, "usage: p a -n N FILE", "", ""},
-		{"parent -h", parent(), []string{"-h"}, 0, "commands:\n  a -n N FILE\n    \tDoes toy things.\n  b X\n", "", ""},
+		{"parent -h", parent(), []string{"-h"}, 0, "commands:\n  a, alpha  Does toy things.\n  b         X\n", "", ""},
+		{"parent help", parent(), []string{"help"}, 0, "commands:\n  a, alpha", "", ""},
+		{"help TOPIC", parent(), []string{"help", "a"}, 0, "usage: p a -n N FILE\n\nDoes toy things.\n\nflags:\n  -n int", "", ""},
+		{"help alias", parent(), []string{"help", "alpha"}, 0, "usage: p alpha -n N FILE", "", ""},
+		{"help unknown topic", parent(), []string{"help", "bb"}, 2, "", "p: unknown command \"bb\" (did you mean \"b\"?); \"p -h\" lists the commands\n", ""},
+		{"alias", parent(), []string{"alpha", "-n", "-1"}, 2, "", "p alpha: -n -1: give 0 or more\nusage: p alpha -n N FILE", ""},
+		{"subcommand error names it", parent(), []string{"b", "x"}, 1, "", "p b: b failed\n", ""},
 		{"no subcommand", parent(), nil, 2, "", "p: missing command\nusage: p COMMAND [flags]", ""},
-		{"unknown subcommand", parent(), []string{"c"}, 2, "", "p: unknown command \"c\"", ""},
+		{"unknown subcommand", parent(), []string{"c"}, 2, "", "p: unknown command \"c\"; \"p -h\" lists the commands\n", ""},
+		{"typo", parent(), []string{"alhpa"}, 2, "", "p: unknown command \"alhpa\" (did you mean \"alpha\"?); \"p -h\" lists the commands\n", ""},
+		{"prefix", parent(), []string{"alp"}, 2, "", "(did you mean \"alpha\"?)", ""},
 		{"subcommand flag error", parent(), []string{"b", "-x"}, 2, "", "usage: p b X (-h for help)", "-x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package starter writes an example sheet folder a newcomer can run at
-// once (convert init): a sheet with three questions graded three ways, a
+// once (evalmd init, convert init): a sheet with three questions graded three ways, a
 // workspace config naming offline models, and a README with the next
 // commands.
 package starter

@@ -1,0 +1,13 @@
+// Command agg turns a folder of output files into markdown leaderboards
+// (LIME's agg.py, with its flags): evalmd agg, as a command of its own.
+//
+//	agg -i DIR|'GLOB' [-o FILE.md|-] [--completions|--discrepancies-full] [--md|--terminal]
+//	    [-v] [-charts] [--log-dir DIR] [-html FILE.html] [-xlsx FILE.xlsx]
+package main
+
+import (
+	"github.com/evalmd/evalmd/internal/aggcmd"
+	"github.com/evalmd/evalmd/internal/cli"
+)
+
+func main() { cli.Main(aggcmd.Command(cli.IsTerminal)) }

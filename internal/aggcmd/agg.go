@@ -1,0 +1,142 @@
+// Package aggcmd is the agg command (evalmd agg and the cmd/agg main): it
+// turns a folder of output files into markdown leaderboards
+// (LIME's agg.py, with its flags): LIME's Leaderboard, Runs and All
+// Questions tables, then intervals, paired comparisons, discrepancies,
+// usage, errors and benchmark metrics.
+//
+//	agg -i DIR|'GLOB' [-o FILE.md|-] [--completions|--discrepancies-full] [--md|--terminal]
+//	    [-v] [-charts] [--log-dir DIR] [-html FILE.html] [-xlsx FILE.xlsx]
+//
+// -i takes a folder (searched recursively) or a glob pattern of output
+// files (not recursive, as LIME's). --completions and
+// --discrepancies-full are LIME's report types, each replacing the
+// default report. With -o -, tables are laid out for the screen when
+// stdout is a terminal (--md forces markdown, --terminal the screen).
+//
+// -html writes one self-contained HTML page (tables, charts, every
+// question, run comparison), -xlsx an Excel workbook (leaderboard, models,
+// grades, completions); with either, the markdown is written only when -o
+// names it.
+package aggcmd
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/inspect"
+	"github.com/evalmd/evalmd/internal/benchmarks"
+	"github.com/evalmd/evalmd/internal/cli"
+	"github.com/evalmd/evalmd/report"
+	"github.com/evalmd/evalmd/spreadsheet"
+)
+
+// aggregate is the whole command, callable from tests.
+func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	return cli.Execute(ctx, stdout, stderr, Command(cli.IsTerminal), args)
+}
+
+// Command is agg's entry in the command table, with fresh flags;
+// isTerminal says whether a writer is a terminal (tests inject it).
+func Command(isTerminal func(io.Writer) bool) *cli.Command {
+	fs := flag.NewFlagSet("agg", flag.ContinueOnError)
+	var opt agg.Options
+	fs.StringVar(&opt.Dir, "i", "", "input `dir` (every output*.json below it is read) or a glob pattern of output files, as 'results/*gpt-4*' (not recursive)")
+	fs.StringVar(&opt.Out, "o", "", "output markdown `file` (default: agg-XXXX.md in the input dir; - for stdout)")
+	fs.BoolVar(&opt.Verbose, "v", false, "verbose: counts and the file written, on stderr")
+	fs.BoolVar(&opt.Charts, "charts", false, "also write SVG charts beside the markdown")
+	fs.BoolVar(&opt.IncludeDryRuns, "include-dry-runs", false, "count the outputs of dry runs (run -y), left out by default")
+	fs.BoolVar(&opt.Force, "force", false, "write over files evalmd did not write, or changed since it wrote them")
+	fs.IntVar(&opt.MaxDiscrepancies, "max-discrepancies", 0, "rows of the discrepancy table (0: 50, -1: all)")
+	completions := fs.Bool("completions", false, "report type: every question's completions, a row per run (replaces the default report, as LIME's)")
+	discFull := fs.Bool("discrepancies-full", false, "report type: questions graded differently, each run's grade and completion side by side (replaces the default report)")
+	mdStyle := fs.Bool("md", false, "markdown even on a terminal (with -o -)")
+	terminal := fs.Bool("terminal", false, "tables laid out for the screen even when stdout is not a terminal (LIME's --terminal)")
+	logDir := fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
+	logFormat := fs.String("log-format", inspect.FormatEval, "format of the Inspect logs: eval or json")
+	htmlOut := fs.String("html", "", "write a self-contained HTML report to this `file` (the markdown only with -o)")
+	xlsxOut := fs.String("xlsx", "", "write an Excel workbook to this `file` (the markdown only with -o)")
+	return &cli.Command{
+		Name:  "agg",
+		Usage: "-i DIR|'GLOB' [-o FILE.md|-] [--completions|--discrepancies-full] [--md|--terminal] [-v] [-charts] [--log-dir DIR] [-html FILE.html] [-xlsx FILE.xlsx]",
+		Short: "Turn a folder of output files into markdown leaderboards (and HTML, Excel, Inspect logs).",
+		Flags: fs,
+		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+			opt.Stdout, opt.Stderr = stdout, stderr
+			if opt.Dir == "" && len(args) == 1 {
+				opt.Dir = args[0] // LIME's later agg took the folder as an argument
+			} else if len(args) > 0 {
+				return cli.Usagef("unexpected arguments %q", args)
+			}
+			if opt.Dir == "" {
+				return cli.Usagef("-i DIR is required")
+			}
+			if err := inspect.CheckFormat(*logFormat); err != nil {
+				return cli.Usagef("--log-format: %v", err)
+			}
+			if opt.MaxDiscrepancies < -1 {
+				return cli.Usagef("-max-discrepancies %d: give -1 (all), 0 (50) or a number of rows", opt.MaxDiscrepancies)
+			}
+			switch {
+			case *completions && *discFull:
+				return cli.Usagef("--completions and --discrepancies-full are two report types: give one")
+			case *mdStyle && *terminal:
+				return cli.Usagef("--md and --terminal contradict each other")
+			case *completions:
+				opt.Report = agg.Completions
+			case *discFull:
+				opt.Report = agg.DiscrepanciesFull
+			}
+			if opt.Charts && opt.Report != agg.Summary {
+				return cli.Usagef("-charts goes with the default report, not --completions or --discrepancies-full")
+			}
+			// LIME's rule: the screen layout when stdout is a terminal,
+			// markdown when it is redirected; --md and --terminal decide.
+			opt.Screen = *terminal || opt.Out == "-" && !*mdStyle && isTerminal(stdout)
+			set, err := benchmarks.Set()
+			if err != nil {
+				return err
+			}
+			opt.Metrics = set.Metrics
+			// Each file skipped is named once: by the first of the reports read.
+			warn := stderr
+			if *htmlOut == "" && *xlsxOut == "" || opt.Out != "" {
+				if err := agg.Run(ctx, opt); err != nil {
+					return err
+				}
+				warn = io.Discard
+			}
+			if *htmlOut != "" {
+				ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: warn, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns, Metrics: set.Metrics}
+				if err := report.WriteFile(ctx, *htmlOut, opt.Dir, ro); err != nil {
+					return err
+				}
+				warn = io.Discard
+				if opt.Verbose {
+					fmt.Fprintf(stderr, "wrote %s\n", *htmlOut)
+				}
+			}
+			if *xlsxOut != "" {
+				xo := spreadsheet.Options{Warn: warn, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns}
+				if err := spreadsheet.WriteFile(ctx, *xlsxOut, opt.Dir, xo); err != nil {
+					return err
+				}
+				if opt.Verbose {
+					fmt.Fprintf(stderr, "wrote %s\n", *xlsxOut)
+				}
+			}
+			if *logDir != "" {
+				n, err := inspect.WriteLogsFor(*logDir, opt.Dir, stderr, inspect.LogOptions{Force: opt.Force, Format: *logFormat, IncludeDryRuns: opt.IncludeDryRuns})
+				if err != nil {
+					return err
+				}
+				if opt.Verbose {
+					fmt.Fprintf(stderr, "wrote %d Inspect logs to %s\n", n, *logDir)
+				}
+			}
+			return nil
+		},
+	}
+}
