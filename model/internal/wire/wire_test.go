@@ -121,3 +121,37 @@ func TestAccountRefused(t *testing.T) {
 		t.Errorf("timeout: %#v, want a retryable timeout", err)
 	}
 }
+
+// CapReply's body gives up to the cap and then fails with TooLargeError,
+// at once when the Content-Length says so; a body within the cap reads
+// whole, however the reads are sized.
+func TestCapReply(t *testing.T) {
+	for _, tc := range []struct {
+		size, limit, declared int64
+		tooLarge              bool
+	}{
+		{10, 10, -1, false},
+		{10, 10, 10, false},
+		{11, 10, -1, true},
+		{11, 10, 11, true},
+		{0, 10, 0, false},
+		{1 << 20, 1000, -1, true},
+	} {
+		next := func(*http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, ContentLength: tc.declared,
+				Body: io.NopCloser(strings.NewReader(strings.Repeat("x", int(tc.size))))}, nil
+		}
+		res, err := CapReply(tc.limit)(nil, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(res.Body)
+		var big *TooLargeError
+		switch {
+		case tc.tooLarge && (!errors.As(err, &big) || big.Limit != tc.limit || int64(len(data)) > tc.limit):
+			t.Errorf("%+v: read %d bytes, %v; want at most the cap, then TooLargeError", tc, len(data), err)
+		case !tc.tooLarge && (err != nil || int64(len(data)) != tc.size):
+			t.Errorf("%+v: read %d bytes, %v; want it whole", tc, len(data), err)
+		}
+	}
+}
