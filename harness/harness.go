@@ -466,14 +466,14 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 	out.Questions = make([]result.Question, 0, len(items))
 	for i := range items {
 		it := &items[i]
-		req, _, err := b.BuildSettings(path, it)
+		req, values, err := b.BuildSettings(path, it)
 		if err != nil {
 			return nil, err
 		}
 		sent := req.Settings
 		q := result.Question{
 			Name: it.Name, MetaData: it.Meta, GroundTruth: it.GroundTruth,
-			Question: req.Messages[0].Content, ModelName: modelName, Settings: &sent,
+			Question: req.Messages[0].Content, ModelName: modelName, Settings: &sent, SolveSettings: values.Record(),
 		}
 		q.Grader = graders.Name(&q, info.Meta)
 		if it.Template != nil {

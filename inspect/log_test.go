@@ -1169,3 +1169,31 @@ func TestEveryQuestionFailed(t *testing.T) {
 		t.Errorf("one answered: status %q, error %+v, results %+v", lg.Status, lg.Error, lg.Results)
 	}
 }
+
+// The agent style a question ran with is the one its output records
+// (--agent-style over the meta), not its meta: a ReAct run offers no tool,
+// a tools run the python tool, whatever the meta says.
+func TestAgentStyleRecorded(t *testing.T) {
+	s := func(v string) *string { return &v }
+	q := func(name, metaStyle, ran string) result.Question {
+		return result.Question{Name: name, GroundTruth: s("49"), Question: "Total?", Completion: s("49"), ModelName: "m",
+			MetaData: map[string]string{"agent_style": metaStyle}, Mode: "agent", Turns: 1,
+			SolveSettings: map[string]string{"mode": "agent", "agent_style": ran},
+			Transcript:    []model.Message{{Role: "assistant", Content: "49"}}}
+	}
+	out := &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m", Created: "2025-02-03T04:05:06Z"},
+		Questions: []result.Question{q("flag-react", "tools", "react"), q("flag-tools", "react", "tools")}}
+	path, err := WriteLog(t.TempDir(), out, LogOptions{Version: "v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{0, 1} {
+		if m := back.Samples[i].Events[0].Model; m == nil || len(m.Tools) != want {
+			t.Errorf("sample %d: model event %+v, want %d tools", i, m, want)
+		}
+	}
+}

@@ -242,7 +242,7 @@ func buildLog(f *result.File, opt LogOptions) (*Log, error) {
 	for i := range f.Questions {
 		q := &f.Questions[i]
 		s := buildSample(q, ids[i], i, sampleRun{model: modelName, seed: lg.Eval.TaskID, run: runSettings,
-			stamp: stamp, gen: gen, style: f.Sheet.MetaData["agent_style"]})
+			stamp: stamp, gen: gen, file: f})
 		lg.Eval.Dataset.SampleIDs = append(lg.Eval.Dataset.SampleIDs, s.ID)
 		if q.Error == nil {
 			completed++
@@ -401,7 +401,7 @@ type sampleRun struct {
 	run   *model.Settings // the run-level settings
 	stamp string          // the run's start, the timestamp of the events
 	gen   generateConfig  // the run's settings as the log records them
-	style string          // the sheet's agent_style meta, for questions without one
+	file  *result.File    // the output file: its sheet meta, for questions without a recorded setting
 }
 
 // buildSample turns one question record into a sample. index is its place
@@ -460,7 +460,7 @@ func buildSample(q *result.Question, id sampleID, index int, r sampleRun) evalSa
 		// Agent mode: every turn, with its tool calls and results, so the
 		// viewer shows the whole transcript; the last assistant turn is the
 		// answer (the completion).
-		s.Messages = append(s.Messages, transcript(q.Transcript, mdl, agentStyle(q, r.style) == agent.StyleReact, msgID)...)
+		s.Messages = append(s.Messages, transcript(q.Transcript, mdl, r.file.SolveSetting(q, "agent_style") == agent.StyleReact, msgID)...)
 	}
 	if q.Mode == model.ModeCode {
 		s.Metadata["code_extract"] = q.CodeExtract
@@ -527,7 +527,7 @@ func buildSample(q *result.Question, id sampleID, index int, r sampleRun) evalSa
 	if q.Limit != "" {
 		s.Limit = limitOf(q)
 	}
-	s.Events = sampleEvents(q, &s, asked, sent, agentTools(q, r.style), r.stamp)
+	s.Events = sampleEvents(q, &s, asked, sent, agentTools(q, r.file), r.stamp)
 	if q.Grade != nil {
 		// Inspect's Score.value may not be null, so an ungraded question
 		// has no score at all (and counts in unscored_samples).
@@ -585,20 +585,12 @@ func limitOf(q *result.Question) *sampleLimit {
 // agentTools is what an agent-mode question offered the model: the python
 // tool, unless the agent style is InfiAgent's text ReAct loop, which
 // offers no tool through the API (the code is in the model's text).
-func agentTools(q *result.Question, sheetStyle string) []toolInfo {
-	if q.Mode != model.ModeAgent || agentStyle(q, sheetStyle) == agent.StyleReact {
+func agentTools(q *result.Question, f *result.File) []toolInfo {
+	if q.Mode != model.ModeAgent || f.SolveSetting(q, "agent_style") == agent.StyleReact {
 		return []toolInfo{}
 	}
 	t := agent.PythonTool
 	return []toolInfo{{Name: t.Name, Description: t.Description, Parameters: toolParams(t.Parameters)}}
-}
-
-// agentStyle is a question's agent_style meta, else the sheet's.
-func agentStyle(q *result.Question, sheetStyle string) string {
-	if style := q.MetaData["agent_style"]; style != "" {
-		return style
-	}
-	return sheetStyle
 }
 
 // toolParams is a tool's arguments schema as Inspect's ToolParams: its

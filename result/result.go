@@ -122,6 +122,11 @@ type Question struct {
 	Limit         string            `json:"limit,omitempty"`          // the limit that ended the question
 	LimitValue    float64           `json:"limit_value,omitempty"`    // its value: model calls, tokens or seconds
 	Sandbox       map[string]string `json:"sandbox,omitempty"`        // sandbox, python, pandas, numpy versions
+	// SolveSettings are the answer mode's settings in force, as resolved
+	// from the flags, meta and config (mode, agent_style, max_turns,
+	// tool_timeout...: every setting a source set that is not sent with
+	// the request, those being in Settings), by name; absent in chat mode.
+	SolveSettings map[string]string `json:"solve_settings,omitempty"`
 
 	extra fields
 }
@@ -256,6 +261,22 @@ func errLine(data []byte, err error) int {
 
 // Marshal encodes the file as indented JSON (LIME writes indent 2).
 func (f *File) Marshal() ([]byte, error) { return f.MarshalEncoded(nil) }
+
+// SolveSetting is the answer-mode setting name (mode, agent_style...) a
+// question of f ran with: the one its record holds, else, in a file
+// written before outputs recorded them, its meta, else its sheet's.
+func (f *File) SolveSetting(q *Question, name string) string {
+	if v, ok := q.SolveSettings[name]; ok {
+		return v
+	}
+	if q.SolveSettings != nil {
+		return "" // recorded: the default
+	}
+	if v := q.MetaData[name]; v != "" {
+		return v
+	}
+	return f.Sheet.MetaData[name]
+}
 
 // EncodeQuestion encodes q as it stands in an output file's questions
 // array, for MarshalEncoded: run encodes each question once it is graded,
@@ -685,6 +706,8 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.Sandbox
 		case "reformat_model":
 			v = &q.ReformatModel
+		case "solve_settings":
+			v = &q.SolveSettings
 		default:
 			return false, nil
 		}

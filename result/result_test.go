@@ -104,7 +104,7 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 		Mode: "code", CodeExtract: "baseline", Code: s("df.shape[0]"), Answer: s("3"), CodeError: "none",
 		Transcript: []model.Message{{Role: "tool", Content: "3", ToolCallID: "c1", ToolLimit: "timeout"},
 			{Role: "assistant", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: "{}"}}}},
-		Turns: 2, Limit: "max_turns", LimitValue: 10, Sandbox: map[string]string{"pandas": "1.5.3"}, ReformatModel: "openai/gpt-3.5-turbo-16k",
+		Turns: 2, Limit: "max_turns", LimitValue: 10, Sandbox: map[string]string{"pandas": "1.5.3"}, SolveSettings: map[string]string{"agent_style": "react"}, ReformatModel: "openai/gpt-3.5-turbo-16k",
 	}
 	sh := Sheet{Name: "S", RunID: "ab", ModelName: "m", MetaData: map[string]string{"k": "v"}, Question: s("sq"),
 		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1}, DryRun: true,

@@ -62,11 +62,11 @@ func predictionLine(f *result.File, q *result.Question) string {
 	return failedCall
 }
 
-// codeMode says whether q was asked in code mode: it ran so, or its meta,
-// its sheet's or another question of its file says so (run --mode code
-// leaves the meta as it was).
+// codeMode says whether q was asked in code mode: it ran so, its record
+// (or in an older file its meta) says so, or another question of its file
+// ran so.
 func codeMode(f *result.File, q *result.Question) bool {
-	if q.Mode == model.ModeCode || q.MetaData["mode"] == model.ModeCode || f.Sheet.MetaData["mode"] == model.ModeCode {
+	if q.Mode == model.ModeCode || f.SolveSetting(q, "mode") == model.ModeCode {
 		return true
 	}
 	for i := range f.Questions {

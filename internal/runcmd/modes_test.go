@@ -3,6 +3,7 @@ package runcmd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -302,5 +303,21 @@ func TestRunNullGradeExitsThree(t *testing.T) {
 	err := run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", t.TempDir(), "-m", "mock", "--mock-reply", "B"})
 	if err == nil || !strings.Contains(err.Error(), "1 question could not be graded") || cli.ExitCode(err) != 3 {
 		t.Errorf("error %v (exit status %d), want 3 saying 1 question could not be graded", err, cli.ExitCode(err))
+	}
+}
+// Each output records the answer mode's settings the question ran with,
+// resolved from the flags, the meta and the defaults (outputs did not say
+// which agent style a run used): here --agent-style over the sheet's meta.
+func TestRunRecordsSolveSettings(t *testing.T) {
+	sheet := modeSheet(t, "mode: agent\nagent_style: tools\ntool_timeout: 30\n")
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), &stdout, &stderr, []string{"-f", sheet, "-y", "-o", out, "--agent-style", "react", "--max-turns", "3"}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	for _, q := range readOnly(t, out).Questions {
+		if got := fmt.Sprint(q.SolveSettings); got != "map[agent_style:react max_turns:3 mode:agent tool_timeout:30s]" {
+			t.Errorf("%s: solve_settings %s", q.Name, got)
+		}
 	}
 }
