@@ -3,8 +3,8 @@ package runcmd
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -305,6 +305,7 @@ func TestRunNullGradeExitsThree(t *testing.T) {
 		t.Errorf("error %v (exit status %d), want 3 saying 1 question could not be graded", err, cli.ExitCode(err))
 	}
 }
+
 // Each output records the answer mode's settings the question ran with,
 // resolved from the flags, the meta and the defaults (outputs did not say
 // which agent style a run used): here --agent-style over the sheet's meta.
