@@ -1,8 +1,8 @@
 // Package regrade is what the grade command does, as a library: it reads
 // output files, regrades every question with its grader (LIME's rule by
 // default, liberal on request), optionally refreshes ground truths from a
-// sheet, and, when asked to write, rewrites each output file and the
-// LIME-style grade file beside it. Without Write it is LIME's dry run: a
+// sheet, and, when asked to write, rewrites each output file, its readable
+// .md (as run writes it) and the LIME-style grade file beside it. Without Write it is LIME's dry run: a
 // report of what would change.
 //
 // Regrade returns a Report: a FileReport per file, with each Change of
@@ -81,6 +81,7 @@ type FileReport struct {
 	// by name in this file, and overwritten because they differed.
 	TruthsFound, TruthsMatched, TruthsOverwritten int
 	GradePath                                     string // the grade file written, or "" when nothing was written
+	MarkdownPath                                  string // the readable .md written beside the output, or ""
 }
 
 // Change is one question whose grade changed.
@@ -204,23 +205,42 @@ func regradeFile(ctx context.Context, path string, opt Options, graders *Graders
 	// own content (a hand edit included) is what was regraded, so nothing
 	// is lost and no ownership is asked; a read-only file is still refused,
 	// and so is a file another process (a run) replaced since it was read
-	// here, whose content would be lost. The grade file beside it is
-	// protected as any other.
-	gp := gradePath(path)
-	if err := outfile.Check(gp, outfile.Options{Force: opt.Force}); err != nil {
-		fr.Err = oneLine(err)
-		return fr
+	// here, whose content would be lost. The readable .md beside it (run's
+	// twin of the JSON, rendered by the same code) and the grade file are
+	// protected as any other: a .md edited by hand since evalmd wrote it
+	// keeps the edit unless --force, and then nothing of the file is
+	// written, so the JSON and its .md never disagree.
+	gp, md := gradePath(path), markdownPath(path)
+	others := outfile.Options{Force: opt.Force, Inputs: []string{path}}
+	for _, p := range []string{md, gp} {
+		if err := outfile.Check(p, others); err != nil {
+			fr.Err = oneLine(fmt.Errorf("%w; nothing written for %s", err, path))
+			return fr
+		}
 	}
 	if err := f.Write(path, outfile.Options{Force: true, Expect: outfile.Sum(data)}); err != nil {
 		fr.Err = oneLine(err)
 		return fr
 	}
-	if err := outfile.Write(gp, gradeJSON(fr.New), outfile.Options{Force: opt.Force, Inputs: []string{path}}); err != nil {
+	if err := result.WriteMarkdown(md, f, others); err != nil {
 		fr.Err = oneLine(err)
 		return fr
 	}
-	fr.GradePath = gp
+	if err := outfile.Write(gp, gradeJSON(fr.New), others); err != nil {
+		fr.Err = oneLine(err)
+		return fr
+	}
+	fr.GradePath, fr.MarkdownPath = gp, md
 	return fr
+}
+
+// markdownPath is the readable .md of the output file at path: where run
+// wrote it, beside the file itself, so beside a symbolic link's target.
+func markdownPath(path string) string {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
+	return result.MarkdownPath(path)
 }
 
 // refreshTruths is LIME's -i: for each sheet question, the first output
@@ -355,7 +375,7 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 			fmt.Fprintf(&b, "orig_grades:   %s\nnew_grades:    %s\n", pyGrades(f.Old), pyGrades(f.New))
 		}
 		if f.GradePath != "" {
-			fmt.Fprintf(&b, "  wrote %s and %s\n", f.Path, f.GradePath)
+			fmt.Fprintf(&b, "  wrote %s, %s and %s\n", f.Path, f.MarkdownPath, f.GradePath)
 		}
 	}
 	fmt.Fprintf(&b, "%d files, %d grades changed, %d files failed\n", len(r.Files), changed, r.Failed())

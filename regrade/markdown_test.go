@@ -1,0 +1,114 @@
+package regrade
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/result"
+)
+
+// runOutput writes an output file and its .md as run does, and returns the
+// output's path.
+func runOutput(t *testing.T, f *result.File) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "output-s-m.json")
+	if err := f.Write(path, outfile.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := result.WriteMarkdown(result.MarkdownPath(path), f, outfile.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// rendered is the .md run would write for the output file at path now.
+func rendered(t *testing.T, path string) string {
+	t.Helper()
+	f, err := result.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := filepath.Join(t.TempDir(), "want.md")
+	if err := result.WriteMarkdown(md, f, outfile.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func readString(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// grade -w rewrites the readable .md beside the output with the refreshed
+// ground truth and grade, rendered as run renders it (issue 20, item 5).
+func TestRegradeRewritesMarkdown(t *testing.T) {
+	s := func(x string) *string { return &x }
+	path := runOutput(t, &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m"}, Questions: []result.Question{
+		{Name: "q1", GroundTruth: s("Paris"), Completion: s("Lyon"), Grade: boolp(false)},
+		{Name: "q2", GroundTruth: s("4"), Completion: s("4"), Grade: boolp(true)},
+	}})
+	sheet := &SheetTruths{Path: "input-s.md", Truths: map[string]*string{"q1": s("Lyon")}}
+	rep, err := Regrade(context.Background(), []string{path}, Options{Sheet: sheet, Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := result.MarkdownPath(path)
+	got := readString(t, md)
+	if want := rendered(t, path); got != want {
+		t.Errorf(".md after grade -w:\n%s\nwant run's rendering of the regraded file:\n%s", got, want)
+	}
+	if !strings.Contains(got, "**Ground Truth:**\n```\nLyon\n```\n\n**Grade:**\nTrue\n") {
+		t.Errorf(".md lacks the refreshed truth and grade:\n%s", got)
+	}
+	if rep.Files[0].MarkdownPath != md {
+		t.Errorf("report names %q as the .md written, want %q", rep.Files[0].MarkdownPath, md)
+	}
+}
+
+// A .md edited by hand since evalmd wrote it keeps the edit: without
+// --force nothing of its output is written (the JSON and its .md never
+// disagree) and the refusal is one line naming the .md; --force writes all.
+func TestRegradeKeepsEditedMarkdown(t *testing.T) {
+	s := func(x string) *string { return &x }
+	path := runOutput(t, &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m"}, Questions: []result.Question{
+		{Name: "q1", GroundTruth: s("Paris"), Completion: s("Lyon"), Grade: boolp(false)},
+	}})
+	md := result.MarkdownPath(path)
+	edited := readString(t, md) + "\nmy notes on this run\n"
+	if err := os.WriteFile(md, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := readString(t, path)
+	sheet := &SheetTruths{Path: "input-s.md", Truths: map[string]*string{"q1": s("Lyon")}}
+	rep, err := Regrade(context.Background(), []string{path}, Options{Sheet: sheet, Write: true})
+	if err == nil || !errors.Is(err, outfile.ErrEdited) || !strings.Contains(err.Error(), md) ||
+		!strings.Contains(err.Error(), "nothing written for "+path) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("error %v, want one line naming %s, edited, nothing written", err, md)
+	}
+	if readString(t, md) != edited || readString(t, path) != before {
+		t.Error("the edited .md or its output was changed")
+	}
+	if _, err := os.Stat(gradePath(path)); err == nil || rep.Files[0].GradePath != "" {
+		t.Error("a grade file was written for a refused output")
+	}
+	if _, err := Regrade(context.Background(), []string{path}, Options{Sheet: sheet, Write: true, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, md); got != rendered(t, path) {
+		t.Errorf("--force: .md\n%s\nwant the regraded file's", got)
+	}
+}
