@@ -32,6 +32,7 @@ func FuzzDecodeAgreesWithParse(f *testing.F) {
 	f.Add([]byte(`{"sheet":{"name":"s"},"questions":[{"name":"q","grade":true,"completion":"a\tb"}]}`))
 	f.Add([]byte(`{"sheet":{"name":"s"}}`))
 	f.Add([]byte(`{"questions":[]}`))
+	f.Add([]byte(`{"sheet":{"name":"s"},"questions":null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		want, perr := result.Parse(data)
 		got, aerr := decodeOutput(data, map[string]uint8{"benchmark": 0, "level": 1})

@@ -525,7 +525,9 @@ func decodeQuestions(dec *json.Decoder, qs *[]Question) error {
 		return err
 	}
 	if tok == nil {
-		*qs = nil
+		// No questions: evalmd wrote null for a sheet without questions
+		// before it wrote [], and such files exist (agg reads them too).
+		*qs = []Question{}
 		return nil
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
