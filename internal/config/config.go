@@ -1,5 +1,6 @@
 // Package config reads evalmd's configuration files: a workspace's
-// evalmd.yaml (in the current folder or its nearest parent) over the user's
+// evalmd.yaml (the nearest at or above the sheets' folder, else at or above
+// the current folder) over the user's
 // $XDG_CONFIG_HOME/evalmd/config.yaml ($HOME/.config/evalmd/config.yaml
 // when XDG_CONFIG_HOME is unset). They hold defaults a team shares for its
 // runs: models, servers' base URLs, the judge, prices, concurrency, the
@@ -39,8 +40,13 @@ const WorkspaceName = "evalmd.yaml"
 // Lookup says where the files are looked for.
 type Lookup struct {
 	// Dir is where the search for evalmd.yaml starts (it goes up to the
-	// root); "" looks for none.
+	// root) when Sheets finds none: the current folder; "" looks for none,
+	// from Sheets either.
 	Dir string
+	// Sheets is the folder of the sheets a command runs (run -f's folder,
+	// run -d): the nearest evalmd.yaml at or above it is the workspace's,
+	// so that "run -d evals" from anywhere uses evals/evalmd.yaml.
+	Sheets string
 	// Getenv reads XDG_CONFIG_HOME and HOME for the user's file; nil
 	// looks for none.
 	Getenv func(string) string
@@ -54,6 +60,20 @@ func System() Lookup {
 		dir = ""
 	}
 	return Lookup{Dir: dir, Getenv: os.Getenv}
+}
+
+// ForSheets is l with Sheets set to path's folder (path itself when it is
+// one): path is the sheet or the folder of sheets a command runs.
+func (l Lookup) ForSheets(path string) Lookup {
+	if path == "" {
+		return l
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		l.Sheets = path
+	} else {
+		l.Sheets = filepath.Dir(path)
+	}
+	return l
 }
 
 // Config is what the files say, merged: the workspace's members over the
@@ -98,7 +118,7 @@ func Load(l Lookup) (*Config, error) {
 	if p := userFile(l.Getenv); p != "" {
 		files = append(files, p)
 	}
-	if p, err := workspaceFile(l.Dir); err != nil {
+	if p, err := l.workspace(); err != nil {
 		return nil, err
 	} else if p != "" && (len(files) == 0 || !sameFile(p, files[0])) {
 		files = append(files, p)
@@ -134,6 +154,20 @@ func userFile(getenv func(string) string) string {
 		return filepath.Join(h, ".config", "evalmd", "config.yaml")
 	}
 	return ""
+}
+
+// workspace is the workspace file: the nearest evalmd.yaml at or above
+// the sheets' folder, else at or above Dir; none when Dir is "".
+func (l Lookup) workspace() (string, error) {
+	if l.Dir == "" {
+		return "", nil
+	}
+	if l.Sheets != "" {
+		if p, err := workspaceFile(l.Sheets); p != "" || err != nil {
+			return p, err
+		}
+	}
+	return workspaceFile(l.Dir)
 }
 
 // workspaceFile is the nearest evalmd.yaml at or above dir.

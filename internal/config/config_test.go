@@ -74,6 +74,42 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+// The workspace file is found from the sheets' folder first (the nearest
+// at or above it), then from the current folder; a lookup with no current
+// folder (tests) reads none.
+func TestLoadFromSheets(t *testing.T) {
+	root := t.TempDir()
+	here := filepath.Join(root, "here")
+	evals := filepath.Join(root, "evals")
+	bare := filepath.Join(root, "bare", "sheets")
+	write(t, filepath.Join(here, "evalmd.yaml"), "models: [random]\n")
+	write(t, filepath.Join(evals, "evalmd.yaml"), "models: [oracle]\n")
+	write(t, filepath.Join(evals, "deeper", "input-x.md"), "## Q\n")
+	if err := os.MkdirAll(bare, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		lookup Lookup
+		want   []string
+	}{
+		{"the sheets' folder", Lookup{Dir: here}.ForSheets(evals), []string{"oracle"}},
+		{"above the sheet", Lookup{Dir: here}.ForSheets(filepath.Join(evals, "deeper", "input-x.md")), []string{"oracle"}},
+		{"a sheet not there yet", Lookup{Dir: here}.ForSheets(filepath.Join(evals, "input-new.md")), []string{"oracle"}},
+		{"none above the sheets: the current folder's", Lookup{Dir: here}.ForSheets(bare), []string{"random"}},
+		{"no sheets", Lookup{Dir: here}.ForSheets(""), []string{"random"}},
+		{"no current folder: none", Lookup{}.ForSheets(evals), nil},
+	} {
+		c, err := Load(tc.lookup)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !reflect.DeepEqual(c.Models, tc.want) {
+			t.Errorf("%s: models %q (files %q), want %q", tc.name, c.Models, c.Files, tc.want)
+		}
+	}
+}
+
 // Every bad file is one error naming the file and line; a key is never
 // accepted and never printed.
 func TestParseErrors(t *testing.T) {

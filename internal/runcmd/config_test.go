@@ -187,6 +187,32 @@ func TestInitFolderRuns(t *testing.T) {
 	}
 }
 
+// The config is found from the sheets: from the parent folder, run -d
+// evals (and run -f evals/SHEET) uses evals/evalmd.yaml's models (it said
+// "no model", looking up from the current folder only).
+func TestRunConfigFromSheets(t *testing.T) {
+	parent := t.TempDir()
+	evals := filepath.Join(parent, "evals")
+	if _, err := starter.Write(evals, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"-d", evals}, {"-f", filepath.Join(evals, "input-first-steps.md")}} {
+		out := t.TempDir()
+		_, stderr, err := runIn(parent, nil, append(args, "-o", out, "-v")...)
+		if err != nil {
+			t.Fatalf("run %q from the parent folder: %v\n%s", args, err, stderr)
+		}
+		if !strings.Contains(stderr, "config: "+filepath.Join(evals, "evalmd.yaml")) {
+			t.Errorf("run %q -v does not name evals/evalmd.yaml:\n%s", args, stderr)
+		}
+		for _, m := range []string{"oracle", "random"} {
+			if paths, _ := filepath.Glob(filepath.Join(out, "output-first-steps-"+m+"-*.json")); len(paths) != 1 {
+				t.Errorf("run %q: the config's %s wrote %v", args, m, paths)
+			}
+		}
+	}
+}
+
 // The config's judge, on the server its base_urls name, grades a run where
 // no --judge is given (the same judgeflag code as grade's, tested there
 // member by member).

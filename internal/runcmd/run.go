@@ -8,6 +8,7 @@
 package runcmd
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -93,7 +94,7 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 			if len(args) > 0 {
 				return cli.Usagef("unexpected argument %q", args[0])
 			}
-			conf, getenv, err := useConfig(fs, look, getenv, stderr, *verbose)
+			conf, getenv, err := useConfig(fs, look.ForSheets(cmp.Or(*sheetFile, *sheetDir)), getenv, stderr, *verbose)
 			if err != nil {
 				return err
 			}
