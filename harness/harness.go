@@ -100,8 +100,12 @@ type Config struct {
 	// nil decides by the model's name.
 	Vision *bool
 	// AllowOutsideFiles sends files a sheet names outside its folder and
-	// data_root (see prompt.Builder).
+	// DataRoots (see prompt.Builder).
 	AllowOutsideFiles bool
+	// DataRoots are folders the user vouches for (run --data-root): a
+	// sheet may send files below them too. A sheet's own data_root meta
+	// cannot widen what it may send.
+	DataRoots []string
 	// Batch, when set, sends the questions through the providers' batch
 	// APIs (run --batch); a dry run writes the request files instead.
 	Batch *BatchConfig
@@ -429,6 +433,7 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 		Dir: filepath.Dir(path), Model: modelName, Vision: vision, SheetMeta: info.Meta, SheetMetaLines: info.MetaLines,
 		Warn:              func(msg string) { fmt.Fprintf(cfg.Stderr, "warning: %s\n", msg) },
 		AllowOutsideFiles: cfg.AllowOutsideFiles,
+		DataRoots:         cfg.DataRoots,
 		RenderWorkbook:    workbook.Render, Settings: cfg.Settings,
 		Truncate: func(text string, meta map[string]string) (string, error) {
 			return truncate(cfg, modelName, minfo, text, meta, &warned)

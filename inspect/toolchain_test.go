@@ -53,7 +53,8 @@ func TestEveryLogValidates(t *testing.T) {
 			t.Run(format+"/"+r.name, func(t *testing.T) {
 				out, logs := t.TempDir(), t.TempDir()
 				sum, err := harness.Run(context.Background(), harness.Config{NewModel: providers.New, Sheets: r.sheets, Models: r.models,
-					DryRun: r.dry, OutDir: out, LogDir: logs, LogFormat: format, Graders: set.Graders})
+					DryRun: r.dry, OutDir: out, LogDir: logs, LogFormat: format, Graders: set.Graders,
+					DataRoots: []string{shared.Path(t, "corpora", "dabench")}})
 				if err != nil {
 					t.Fatal(err)
 				}

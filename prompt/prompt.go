@@ -97,9 +97,15 @@ type Builder struct {
 	// Warn receives warnings (a setting ignored), each once; nil drops them.
 	Warn func(msg string)
 	// AllowOutsideFiles sends files that resolve (links followed) outside
-	// the sheet's folder and the data_root its meta names; without it
-	// such a file is an error, so a sheet cannot send /etc/passwd.
+	// the sheet's folder and DataRoots; without it such a file is an
+	// error, so a sheet cannot send /etc/passwd.
 	AllowOutsideFiles bool
+	// DataRoots are folders the user vouches for (run --data-root): a
+	// sheet's files may also resolve below them. A sheet's own data_root
+	// meta never widens what it may send: a sheet from a stranger could
+	// name "/". Converted sheets name their data folder there, which the
+	// error then suggests passing.
+	DataRoots []string
 
 	mu     sync.Mutex
 	warned map[string]bool
@@ -406,7 +412,7 @@ func (b *Builder) load(rel string) fileResult {
 }
 
 // checkPlace refuses a file that resolves outside the sheet's folder and
-// its data_root (unless AllowOutsideFiles), and warns about a large one. A
+// the DataRoots (unless AllowOutsideFiles), and warns about a large one. A
 // file that does not exist is left to the reading, which names it.
 func (b *Builder) checkPlace(rel, path string) error {
 	real, err := filepath.EvalSymlinks(path)
@@ -419,19 +425,25 @@ func (b *Builder) checkPlace(rel, path string) error {
 	if b.AllowOutsideFiles {
 		return nil
 	}
-	roots := []string{b.Dir}
+	for _, root := range append([]string{b.Dir}, b.DataRoots...) {
+		if r, err := filepath.EvalSymlinks(root); err == nil && within(real, r) {
+			return nil
+		}
+	}
 	where := "the sheet's folder"
+	if len(b.DataRoots) > 0 {
+		where += " and --data-root " + strings.Join(b.DataRoots, ", ")
+	}
 	if dr := b.SheetMeta["data_root"]; dr != "" {
 		if !filepath.IsAbs(dr) {
 			dr = filepath.Join(b.Dir, dr)
 		}
-		roots = append(roots, dr)
-		where += " or its data_root " + dr
-	}
-	for _, root := range roots {
-		if r, err := filepath.EvalSymlinks(root); err == nil && within(real, r) {
-			return nil
+		at := ""
+		if n := b.SheetMetaLines["data_root"]; n > 0 {
+			at = fmt.Sprintf(" (line %d)", n)
 		}
+		return fmt.Errorf("file %q resolves to %s, outside %s; the sheet's own data_root%s cannot send files from outside its folder: --data-root %s does, if you trust that folder",
+			rel, real, where, at, dr)
 	}
 	return fmt.Errorf("file %q resolves to %s, outside %s; --allow-outside-files sends it anyway", rel, real, where)
 }

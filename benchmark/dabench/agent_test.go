@@ -94,7 +94,7 @@ func TestAgentEndToEnd(t *testing.T) {
 	}
 	out := t.TempDir()
 	_, err = harness.Run(context.Background(), harness.Config{NewModel: providers.New, Sheets: found,
-		Models: []string{"openai-api/local/agent"}, OutDir: out, Graders: set.Graders,
+		Models: []string{"openai-api/local/agent"}, OutDir: out, Graders: set.Graders, DataRoots: []string{src},
 		Model:   model.Options{BaseURL: srv.URL, Getenv: func(string) string { return "" }},
 		Runner:  runner.Options{Concurrency: 2},
 		Sandbox: sandbox.Config{MaxInFlight: 2}, Stderr: io.Discard})

@@ -100,7 +100,7 @@ func TestReformat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := harness.Config{NewModel: providers.New, Sheets: found, Models: []string{"openai-api/local/agent"}, Graders: set.Graders,
+	cfg := harness.Config{NewModel: providers.New, Sheets: found, Models: []string{"openai-api/local/agent"}, Graders: set.Graders, DataRoots: []string{src},
 		Model:   model.Options{BaseURL: agentSrv.URL, Getenv: func(string) string { return "" }},
 		Runner:  runner.Options{Concurrency: 1},
 		Sandbox: sandbox.Config{MaxInFlight: 1}, Stderr: io.Discard}

@@ -48,7 +48,8 @@ func TestDABenchReplayEqualsScript(t *testing.T) {
 		t.Run(c, func(t *testing.T) {
 			out := t.TempDir()
 			replay := "replay:" + shared.Path(t, "reference", "dabench", c+".responses.jsonl")
-			if _, err := harness.Run(context.Background(), harness.Config{NewModel: providers.New, Sheets: found, Models: []string{replay}, OutDir: out, Graders: set.Graders}); err != nil {
+			if _, err := harness.Run(context.Background(), harness.Config{NewModel: providers.New, Sheets: found, Models: []string{replay}, OutDir: out, Graders: set.Graders,
+				DataRoots: []string{shared.Path(t, "corpora", "dabench")}}); err != nil {
 				t.Fatal(err)
 			}
 			cp := &capture{}

@@ -60,8 +60,8 @@ type oddRow struct {
 }
 
 // buildRequest parses a written sheet and builds the request of its
-// first question, as run does.
-func buildRequest(t *testing.T, path string) (sheet.Item, string) {
+// first question, as run --data-root data does.
+func buildRequest(t *testing.T, path, data string) (sheet.Item, string) {
 	t.Helper()
 	doc, err := sheet.ParseFile(path, schema.Default())
 	if err != nil {
@@ -74,7 +74,7 @@ func buildRequest(t *testing.T, path string) (sheet.Item, string) {
 	if len(items) == 0 {
 		t.Fatalf("%s: no questions", path)
 	}
-	b := &prompt.Builder{Dir: filepath.Dir(path), SheetMeta: info.Meta}
+	b := &prompt.Builder{Dir: filepath.Dir(path), SheetMeta: info.Meta, DataRoots: []string{data}}
 	req, err := b.Build(path, &items[0])
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func TestCodePrompt(t *testing.T) {
 		t.Fatalf("the columns are not Python's repr:\n%s", want)
 	}
 	for i, p := range paths {
-		it, user := buildRequest(t, p)
+		it, user := buildRequest(t, p, filepath.Join(tmp, "data"))
 		if user != want {
 			t.Errorf("%s: user message\n got %q\nwant %q", filepath.Base(p), user, want)
 		}

@@ -257,7 +257,7 @@ func TestChatPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	info, _ := doc.Resolve()
-	b := &prompt.Builder{Dir: out, SheetMeta: info.Meta}
+	b := &prompt.Builder{Dir: out, SheetMeta: info.Meta, DataRoots: []string{filepath.Join(tmp, "data")}}
 	req, err := b.Build(paths[0], &it)
 	if err != nil {
 		t.Fatal(err)

@@ -253,7 +253,7 @@ func TestCodeModeEndToEnd(t *testing.T) {
 		t.Run(filepath.Base(mr.name), func(t *testing.T) {
 			out := filepath.Join(tmp, "out-"+filepath.Base(mr.name))
 			cfg := harness.Config{NewModel: providers.New, Sheets: sheets, Models: []string{mr.name}, OutDir: out,
-				Graders: set.Graders, Model: model.Options{Getenv: func(string) string { return "" }},
+				Graders: set.Graders, Model: model.Options{Getenv: func(string) string { return "" }}, DataRoots: []string{tmp},
 				Runner:  runner.Options{Concurrency: 2},
 				Sandbox: sandbox.Config{MaxInFlight: 2}, Stderr: io.Discard}
 			mr.cfg(&cfg)

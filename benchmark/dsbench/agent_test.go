@@ -103,7 +103,7 @@ func TestConvertAgent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b := &prompt.Builder{Dir: out, SheetMeta: info.Meta, RenderWorkbook: workbook.Render}
+	b := &prompt.Builder{Dir: out, SheetMeta: info.Meta, RenderWorkbook: workbook.Render, DataRoots: []string{data}}
 	req, err := b.Build(path, &items[0])
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +194,7 @@ func TestAgentReadsWorkbooks(t *testing.T) {
 		return fakeserver.Reply{Text: "I read: " + strings.Join(results, " | ")}
 	}})
 	out := t.TempDir()
-	_, err = harness.Run(context.Background(), harness.Config{NewModel: providers.New,
+	_, err = harness.Run(context.Background(), harness.Config{NewModel: providers.New, DataRoots: []string{data},
 		Sheets: []string{filepath.Join(sheets, sheetName(agentComp))}, Models: []string{"openai-api/local/agent"},
 		OutDir: out, Grader: "lime", ContextLimit: 128000, Encoding: "o200k_base",
 		Model:   model.Options{BaseURL: srv.URL, Getenv: func(string) string { return "" }},

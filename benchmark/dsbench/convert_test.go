@@ -124,7 +124,7 @@ func TestConvertWorkbooksAndImage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := &prompt.Builder{Dir: out, Model: tt.model, Vision: tt.vision, RenderWorkbook: render}
+		b := &prompt.Builder{Dir: out, Model: tt.model, Vision: tt.vision, RenderWorkbook: render, DataRoots: []string{dir}}
 		items, systems, users := buildSheet(t, paths[0], b)
 		if len(items) != 2 {
 			t.Fatalf("%d questions", len(items))

@@ -40,6 +40,7 @@ import (
 	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/internal/starter"
 	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
 	"github.com/evalmd/evalmd/spreadsheet"
 	"github.com/evalmd/evalmd/workbook"
@@ -316,11 +317,55 @@ func converted(stderr io.Writer, bench, out string, written []string, errs []err
 	for _, e := range errs {
 		fmt.Fprintf(stderr, "convert: %v\n", e)
 	}
-	fmt.Fprintf(stderr, "wrote %s to %s\n", count(len(written), bench+" sheet"), out)
+	fmt.Fprintf(stderr, "wrote %s to %s", count(len(written), bench+" sheet"), out)
+	if dir := dataRoot(written); dir != "" {
+		// A sheet's own data_root vouches for nothing (a stranger's could
+		// name "/"): the user does, with run --data-root.
+		fmt.Fprintf(stderr, "; their files are in %s, outside it: run them with --data-root %s", dir, dir)
+	}
+	fmt.Fprintln(stderr)
 	if len(errs) > 0 {
 		return fmt.Errorf("%s (named above); %s written", count(len(errs), "problem"), count(len(written), "sheet"))
 	}
 	return nil
+}
+
+// dataRoot is the folder the written sheets name as their data_root, when
+// it lies outside their own folders: the deepest folder holding every such
+// data_root; "" when there is none.
+func dataRoot(written []string) string {
+	var common string
+	for _, p := range written {
+		if !strings.HasSuffix(p, ".md") {
+			continue
+		}
+		doc, err := sheet.ParseFile(p, schema.Default())
+		if err != nil {
+			continue
+		}
+		info, _ := doc.Resolve()
+		dr := info.Meta["data_root"]
+		if dr == "" {
+			continue
+		}
+		if !filepath.IsAbs(dr) {
+			dr = filepath.Join(filepath.Dir(p), dr)
+		}
+		dr, err = filepath.Abs(dr)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(filepath.Dir(p), dr); err == nil && filepath.IsLocal(rel) {
+			continue
+		}
+		for common != "" && common != dr && !strings.HasPrefix(dr, strings.TrimSuffix(common, string(filepath.Separator))+string(filepath.Separator)) {
+			common = filepath.Dir(common)
+		}
+		if common == "" {
+			common = dr
+		}
+	}
+	return common
 }
 
 // bindOptions defines a flag on fs for each field of the struct opt points

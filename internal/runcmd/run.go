@@ -55,7 +55,7 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 		_         = fs.Bool("j", true, "write JSON output (always on; kept for LIME's command lines)")
 		verbose   = fs.Bool("v", false, "print each output file written")
 		force     = fs.Bool("force", false, "write over files evalmd did not write, or changed since it wrote them")
-		outside   = fs.Bool("allow-outside-files", false, "send files a sheet names outside its folder and its data_root")
+		outside   = fs.Bool("allow-outside-files", false, "send files a sheet names outside its folder and the --data-root folders")
 		conc      = fs.String("c", "10", "requests in flight per server, across all sheets: a number (at least 1), or auto to adapt to the server (from 10, between 1 and 100)")
 		maxWait   = fs.Duration("max-wait", 5*time.Minute, "the longest pause a server's Retry-After may impose")
 		perModel  = fs.Bool("c-per-model", false, "give each model its own -c, even when models share a server")
@@ -81,6 +81,11 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 		batchFall = fs.String("batch-fallback", "", "live: answer what a batch failed or let expire with live requests (default: a new batch, twice)")
 		batchPoll = fs.Duration("batch-poll", 30*time.Second, "with --batch, the wait between status checks")
 	)
+	var dataRoots []string
+	fs.Func("data-root", "a folder whose files sheets may send, besides each sheet's own folder (repeatable; a converted sheet's data_root names its data)", func(dir string) error {
+		dataRoots = append(dataRoots, dir)
+		return nil
+	})
 	var grading cli.GradeFlags
 	grading.Bind(fs)
 	judge := judgeflag.Bind(fs)
@@ -148,7 +153,7 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 				return err
 			}
 			cfg := harness.Config{Prices: conf.PriceTable(),
-				OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, AllowOutsideFiles: *outside, Stderr: stderr,
+				OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, AllowOutsideFiles: *outside, DataRoots: dataRoots, Stderr: stderr,
 				Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: getenv, Timeout: *timeout, CompletionAPI: *complAPI,
 					MockReply: *mockReply, Seed: *seed, MaxReply: replyCap},
 				NewModel: providers.Registry().New,

@@ -168,3 +168,42 @@ func TestRerunResumesAcrossBaseURLSpellings(t *testing.T) {
 		t.Errorf("the rerun with %s sent %d requests, want the 1 that failed", other, n)
 	}
 }
+
+// A sheet's own data_root cannot switch the outside-files guard off: a
+// sheet naming data_root: / and a file outside its folder is refused, in
+// chat mode and agent mode (where the file would go into the sandbox and
+// back to the server), in one line naming the sheet's line; nothing is
+// asked. --data-root, the user's word, sends it.
+func TestSheetDataRootCannotWiden(t *testing.T) {
+	secretDir := t.TempDir()
+	secret := filepath.Join(secretDir, "shadow")
+	writeFile(t, secret, "root:$6$hash\n")
+	for _, mode := range []string{"chat", "agent"} {
+		t.Run(mode, func(t *testing.T) {
+			srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10})
+			dir := t.TempDir()
+			sheet := filepath.Join(dir, "input-evil.md")
+			writeFile(t, sheet, "# Evil\n#### meta\n- data_root: /\n- mode: "+mode+"\n\n## Q1\n#### files\n- "+secret+
+				"\n#### question\nWhat does the file say?\n#### answer\nx\n")
+			args := []string{"-f", sheet, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", t.TempDir()}
+			var log bytes.Buffer
+			err := run(context.Background(), &log, &log, args)
+			if err == nil || !strings.Contains(err.Error(), sheet+":8: file") || !strings.Contains(err.Error(), "outside the sheet's folder") ||
+				strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err %v, want one line naming %s:8\n%s", err, sheet, log.String())
+			}
+			if srv.Count() != 0 {
+				t.Errorf("%d requests sent", srv.Count())
+			}
+			if mode == "agent" {
+				return // the sandbox's own tests run agent mode
+			}
+			if err := run(context.Background(), &log, &log, append(args, "--data-root", secretDir)); err != nil {
+				t.Fatalf("--data-root %s: %v\n%s", secretDir, err, log.String())
+			}
+			if srv.Count() != 1 {
+				t.Errorf("--data-root: %d requests, want 1", srv.Count())
+			}
+		})
+	}
+}
