@@ -39,6 +39,10 @@ func Markdown(f *File) string {
 		}
 		fmt.Fprintf(&b, "\n**Question:**\n%s\n", fence(q.Question))
 		fmt.Fprintf(&b, "**Completion:**\n%s\n", fenceOrNone(q.Completion))
+		if q.Note != "" {
+			// Fenced too: it quotes the server's finish_reason.
+			fmt.Fprintf(&b, "**Note:**\n%s\n", fence(q.Note))
+		}
 		if q.Error != nil {
 			fmt.Fprintf(&b, "**Error:**\n%s\n", fence(*q.Error))
 		}

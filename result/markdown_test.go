@@ -110,3 +110,15 @@ func TestFence(t *testing.T) {
 		}
 	}
 }
+
+// A question's note (a reply without text, a refusal) is shown under its
+// completion, fenced like the rest: it quotes the server's finish_reason.
+func TestMarkdownNote(t *testing.T) {
+	empty := ""
+	f := &File{Sheet: Sheet{Name: "S"}, Questions: []Question{{Name: "Q", Completion: &empty,
+		Note: "the reply had no text (finish_reason x\n### y): graded as an empty answer"}}}
+	md := Markdown(f)
+	if !strings.Contains(md, "**Note:**\n```\nthe reply had no text (finish_reason x\n### y): graded as an empty answer\n```\n") {
+		t.Errorf("no fenced note in\n%s", md)
+	}
+}
