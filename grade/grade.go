@@ -27,6 +27,9 @@ type Verdict struct {
 	Correct *bool
 	// Detail says why, in a line a person reads (extracted answer, rule used).
 	Detail string `json:",omitempty"`
+	// Liberal says the completion is right only by liberal mode (LIME's
+	// -l): strict grading calls it wrong. grade -l names such changes.
+	Liberal bool `json:",omitempty"`
 	// Parts holds sub-answer results for graders with several answers per
 	// question (DABench's @name[value] pairs).
 	Parts []Part `json:",omitempty"`

@@ -46,17 +46,18 @@ func (l lime) Grade(_ context.Context, in Input) (Verdict, error) {
 	if in.Truth == "" {
 		return Verdict{Detail: "no ground truth"}, nil
 	}
-	ok, why := limeMatch(in.Truth, in.Completion, l.liberal)
-	return Verdict{Correct: Bool(ok), Detail: why}, nil
+	ok, why, byLiberal := limeMatch(in.Truth, in.Completion, l.liberal)
+	return Verdict{Correct: Bool(ok), Detail: why, Liberal: byLiberal}, nil
 }
 
-// limeMatch is fuzzier_match(ground_truth, completion, allow_just_letter).
-func limeMatch(truth, completion string, liberal bool) (bool, string) {
+// limeMatch is fuzzier_match(ground_truth, completion, allow_just_letter);
+// byLiberal says only the liberal rule matched.
+func limeMatch(truth, completion string, liberal bool) (ok bool, why string, byLiberal bool) {
 	if limeNorm(truth) == limeNorm(completion) {
-		return true, "equal after normalising"
+		return true, "equal after normalising", false
 	}
 	if strings.Contains(completion, truth) {
-		return true, "ground truth found in completion"
+		return true, "ground truth found in completion", false
 	}
 	if liberal {
 		_, n := utf8.DecodeRuneInString(truth)
@@ -68,11 +69,11 @@ func limeMatch(truth, completion string, liberal bool) (bool, string) {
 				end += w
 			}
 			if limeNorm(completion[:end]) == first {
-				return true, "liberal: completion starts with the ground truth's first letter"
+				return true, "liberal: completion starts with the ground truth's first letter", true
 			}
 		}
 	}
-	return false, "no match"
+	return false, "no match", false
 }
 
 // limeNorm is LIME's fuzzy_match normalisation: Python's

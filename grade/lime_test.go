@@ -130,6 +130,10 @@ func TestLimeRules(t *testing.T) {
 			if v.Correct == nil || *v.Correct != want {
 				t.Errorf("lime(liberal=%t) truth %q completion %q = %s, want %t (%s)", lib, tt.truth, tt.completion, limeFmtBool(v.Correct), want, v.Detail)
 			}
+			// Liberal marks exactly the verdicts strict grading would not give.
+			if byLiberal := lib && tt.liberal && !tt.normal; v.Liberal != byLiberal {
+				t.Errorf("lime(liberal=%t) truth %q completion %q: Liberal %t, want %t", lib, tt.truth, tt.completion, v.Liberal, byLiberal)
+			}
 		}
 	}
 }

@@ -87,6 +87,10 @@ func GradeFile(ctx context.Context, f *result.File, g *Graders) (Graded, error) 
 	for i := range f.Questions {
 		plans[i] = g.plan(&f.Questions[i], f.Sheet.MetaData)
 	}
+	seen := map[string]int{}
+	for _, q := range f.Questions {
+		seen[q.Name]++
+	}
 	for i := range f.Questions {
 		q := &f.Questions[i]
 		old := q.Grade
@@ -100,7 +104,8 @@ func GradeFile(ctx context.Context, f *result.File, g *Graders) (Graded, error) 
 		res.Old = append(res.Old, old)
 		res.New = append(res.New, v.Correct)
 		if fmtGrade(old) != fmtGrade(v.Correct) {
-			res.Changes = append(res.Changes, Change{Name: q.Name, Old: old, New: v.Correct, Grader: plans[i].name, Detail: v.Detail})
+			res.Changes = append(res.Changes, Change{Name: q.Name, Question: i + 1, Repeated: seen[q.Name] > 1,
+				Old: old, New: v.Correct, Grader: plans[i].name, Detail: v.Detail, Liberal: v.Liberal})
 		}
 	}
 	return res, nil

@@ -84,14 +84,6 @@ type FileReport struct {
 	MarkdownPath                                  string // the readable .md written beside the output, or ""
 }
 
-// Change is one question whose grade changed.
-type Change struct {
-	Name     string
-	Old, New *bool
-	Grader   string
-	Detail   string
-}
-
 // gradeFailures counts the questions, over all files, whose grader failed.
 func (r *Report) gradeFailures() int {
 	n := 0
@@ -189,13 +181,20 @@ func regradeFile(ctx context.Context, path string, opt Options, graders *Graders
 		return fr
 	}
 	fr.Questions = len(f.Questions)
+	var oldTruths map[int]*string
 	if opt.Sheet != nil {
-		refreshTruths(f, opt.Sheet, &fr)
+		oldTruths = refreshTruths(f, opt.Sheet, &fr)
 	}
 	g, err := GradeFile(ctx, f, graders)
 	if err != nil {
 		fr.Err = fmt.Errorf("%s: %w", path, err)
 		return fr
+	}
+	for i := range g.Changes {
+		c := &g.Changes[i]
+		if old, ok := oldTruths[c.Question-1]; ok {
+			c.Truth, c.OldTruth, c.NewTruth = true, old, f.Questions[c.Question-1].GroundTruth
+		}
 	}
 	fr.Old, fr.New, fr.Changes, fr.Failed = g.Old, g.New, g.Changes, g.Failed
 	if !opt.Write {
@@ -244,8 +243,10 @@ func markdownPath(path string) string {
 }
 
 // refreshTruths is LIME's -i: for each sheet question, the first output
-// question of that name takes the sheet's ground truth.
-func refreshTruths(f *result.File, s *SheetTruths, fr *FileReport) {
+// question of that name takes the sheet's ground truth. It returns the
+// truths it replaced, by question index.
+func refreshTruths(f *result.File, s *SheetTruths, fr *FileReport) map[int]*string {
+	replaced := map[int]*string{}
 	fr.TruthsFound = len(s.Truths)
 	first := map[string]int{}
 	for i := len(f.Questions) - 1; i >= 0; i-- {
@@ -262,6 +263,7 @@ func refreshTruths(f *result.File, s *SheetTruths, fr *FileReport) {
 			continue
 		}
 		fr.TruthsOverwritten++
+		replaced[i] = q.GroundTruth
 		if truth == nil {
 			q.GroundTruth = nil
 		} else {
@@ -269,6 +271,7 @@ func refreshTruths(f *result.File, s *SheetTruths, fr *FileReport) {
 			q.GroundTruth = &t
 		}
 	}
+	return replaced
 }
 
 func fmtTruth(s *string) string {
@@ -347,19 +350,20 @@ func oneLine(err error) error {
 	return errors.New(strings.Join(strings.Fields(s), " "))
 }
 
-// WriteTo prints the report: per file the number of changed grades and each
-// change (name: old -> new), with LIME's verbose lines when Verbose, and
-// LIME's closing line on a dry run.
+// WriteTo prints the report: per file the number of changed grades, by
+// cause, and each change (question: old -> new, and what changed it; see
+// Change.Cause), with LIME's verbose lines when Verbose, and LIME's closing
+// line on a dry run.
 func (r *Report) WriteTo(w io.Writer) (int64, error) {
 	var b bytes.Buffer
-	changed := 0
+	var all []Change
 	for _, f := range r.Files {
 		if f.Err != nil {
 			fmt.Fprintf(&b, "error: %v\n", f.Err)
 			continue
 		}
-		changed += len(f.Changes)
-		fmt.Fprintf(&b, "%s: %d questions, %d grades changed", f.Path, f.Questions, len(f.Changes))
+		all = append(all, f.Changes...)
+		fmt.Fprintf(&b, "%s: %d questions, %d grades changed%s", f.Path, f.Questions, len(f.Changes), byCause(f.Changes))
 		if f.Failed > 0 {
 			fmt.Fprintf(&b, ", %d could not be graded", f.Failed)
 		}
@@ -369,7 +373,7 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 				r.Sheet, f.TruthsFound, f.TruthsMatched, f.TruthsOverwritten)
 		}
 		for _, c := range f.Changes {
-			fmt.Fprintf(&b, "  %s: %s -> %s\n", c.Name, fmtGrade(c.Old), fmtGrade(c.New))
+			fmt.Fprintf(&b, "  %s\n", c.explain(r.Sheet))
 		}
 		if r.Verbose {
 			fmt.Fprintf(&b, "orig_grades:   %s\nnew_grades:    %s\n", pyGrades(f.Old), pyGrades(f.New))
@@ -378,10 +382,18 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 			fmt.Fprintf(&b, "  wrote %s, %s and %s\n", f.Path, f.MarkdownPath, f.GradePath)
 		}
 	}
-	fmt.Fprintf(&b, "%d files, %d grades changed, %d files failed\n", len(r.Files), changed, r.Failed())
+	fmt.Fprintf(&b, "%d files, %d grades changed%s, %d files failed\n", len(r.Files), len(all), byCause(all), r.Failed())
 	if !r.Write {
 		b.WriteString("Script done. To overwrite run with -w flag.\n")
 	}
 	n, err := w.Write(b.Bytes())
 	return int64(n), err
+}
+
+// byCause is " (liberal 15, grader 5)", or "" when nothing changed.
+func byCause(changes []Change) string {
+	if len(changes) == 0 {
+		return ""
+	}
+	return " (" + causeCounts(changes) + ")"
 }

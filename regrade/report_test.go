@@ -1,0 +1,90 @@
+package regrade
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/result"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("report differs from %s (go test -update rewrites it):\n%s", path, got)
+	}
+}
+
+// report runs a dry regrade of paths and prints its report with dir
+// written as "results".
+func report(t *testing.T, dir string, paths []string, opt Options) string {
+	t.Helper()
+	rep, err := Regrade(context.Background(), paths, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if _, err := rep.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	return strings.ReplaceAll(b.String(), dir+string(filepath.Separator), "results/")
+}
+
+// The dry run over LIME's own results, read in place: strict regrading
+// changes 5 grades (LIME stored them from an older grader), liberal mode
+// 15 more, and the listing says which is which; a name that repeats in
+// its file is told apart by its position (issue 20, item 5).
+func TestReportLimeResults(t *testing.T) {
+	dir := shared.Path(t, "corpora", "lime", "results")
+	golden(t, "lime-strict.txt", report(t, dir, []string{dir}, Options{}))
+	golden(t, "lime-liberal.txt", report(t, dir, []string{dir}, Options{Liberal: true}))
+}
+
+// Each cause on a file of its own: the sheet's ground truth, liberal mode,
+// both, and neither (the recorded grade is not the grader's); names that
+// repeat carry their position.
+func TestReportCauses(t *testing.T) {
+	s := func(x string) *string { return &x }
+	f := &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m"}, Questions: []result.Question{
+		{Name: "truth", GroundTruth: s("Paris"), Completion: s("Lyon"), Grade: boolp(false)},
+		{Name: "liberal", GroundTruth: s("B) 6"), Completion: s("b, since 6"), Grade: boolp(false)},
+		{Name: "both", GroundTruth: s("A) 5"), Completion: s("c is right"), Grade: boolp(false)},
+		{Name: "grader", GroundTruth: s("4"), Completion: s("5"), Grade: boolp(true)},
+		{Name: "twice", GroundTruth: s("yes"), Completion: s("no"), Grade: boolp(true)},
+		{Name: "twice", GroundTruth: s("yes"), Completion: s("yes"), Grade: boolp(false)},
+		{Name: "long truth", GroundTruth: s(strings.Repeat("a long ground truth, ", 4)), Completion: s("x"), Grade: boolp(false)},
+		{Name: "unchanged", GroundTruth: s("4"), Completion: s("4"), Grade: boolp(true)},
+	}}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "output-s-m.json")
+	if err := f.Write(path, outfile.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	sheet := &SheetTruths{Path: "input-s.md", Truths: map[string]*string{
+		"truth":      s("Lyon"),
+		"both":       s("C) 7"),
+		"long truth": nil,
+	}}
+	golden(t, "causes-strict.txt", report(t, dir, []string{path}, Options{Sheet: sheet}))
+	golden(t, "causes-liberal.txt", report(t, dir, []string{path}, Options{Sheet: sheet, Liberal: true}))
+}
