@@ -112,3 +112,25 @@ func TestRegradeKeepsEditedMarkdown(t *testing.T) {
 		t.Errorf("--force: .md\n%s\nwant the regraded file's", got)
 	}
 }
+
+// Through a symbolic link, the .md rewritten is the one run wrote beside
+// the link's target; none is made beside the link.
+func TestRegradeMarkdownBesideLinkTarget(t *testing.T) {
+	s := func(x string) *string { return &x }
+	target := runOutput(t, &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m"}, Questions: []result.Question{
+		{Name: "q1", GroundTruth: s("Lyon"), Completion: s("Lyon"), Grade: boolp(false)},
+	}})
+	link := filepath.Join(t.TempDir(), "output-link.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Regrade(context.Background(), []string{link}, Options{Write: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, result.MarkdownPath(target)); got != rendered(t, target) || !strings.Contains(got, "**Grade:**\nTrue") {
+		t.Errorf("the target's .md was not rewritten:\n%s", got)
+	}
+	if _, err := os.Lstat(result.MarkdownPath(link)); err == nil {
+		t.Error("a .md was made beside the link")
+	}
+}
