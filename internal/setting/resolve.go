@@ -101,7 +101,7 @@ func Resolve(question string, warn func(string), layers ...Layer) (Values, error
 		}
 	}
 	if v.Reformat && question != "" { // the run's own settings hold no question's text
-		r, err := reformatText(question, sorted)
+		r, err := reformatText(question, sorted, v.From["reformat"])
 		if err != nil {
 			return Values{}, err
 		}
@@ -121,8 +121,9 @@ func rankOf(s Source) int {
 
 // reformatText reads what InfiAgent's reformat step shows its model: the
 // reformat_question and reformat_format meta, JSON strings, the
-// strongest layer's.
-func reformatText(question string, layers []Layer) (*model.Reformat, error) {
+// strongest layer's. A missing one is reported at required, the
+// reformat meta's origin.
+func reformatText(question string, layers []Layer, required Origin) (*model.Reformat, error) {
 	r := &model.Reformat{}
 	for key, dst := range map[string]*string{"reformat_question": &r.Question, "reformat_format": &r.Format} {
 		text, o := "", Origin{}
@@ -133,7 +134,7 @@ func reformatText(question string, layers []Layer) (*model.Reformat, error) {
 		}
 		if err := json.Unmarshal([]byte(text), dst); err != nil {
 			if o.File == "" {
-				o = Origin{Source: QuestionMeta, File: "meta"}
+				o = required
 			}
 			return nil, &Error{Origin: o, Question: question, Name: key, Value: fmt.Sprintf("%.40s", text),
 				Why: "(reformat: required): want the text as a JSON string"}
