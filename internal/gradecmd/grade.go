@@ -43,9 +43,9 @@ func Command(look config.Lookup, getenv func(string) string) *cli.Command {
 	fs.Var(&outputs, "o", "output file or folder to regrade (repeatable; more may follow as arguments)")
 	var (
 		sheetPath = fs.String("i", "", "sheet whose answers replace the ground truths, by question name")
-		liberal   = fs.Bool("l", false, "liberal grading (LIME's -l)")
-		write     = fs.Bool("w", false, "write the regraded files and grade files (default: dry run)")
-		force     = fs.Bool("force", false, "write grade files over files evalmd did not write, or changed since it wrote them")
+		liberal   = fs.Bool("l", false, "liberal grading (LIME's -l): a completion that starts with the ground truth's first letter is right too")
+		write     = fs.Bool("w", false, "write the regraded files, the .md beside each and the grade files (default: dry run)")
+		force     = fs.Bool("force", false, "write .md and grade files over files evalmd did not write, or changed since it wrote them")
 		verbose   = fs.Bool("v", false, "verbose report")
 	)
 	var grading cli.GradeFlags
