@@ -106,6 +106,8 @@ type Config struct {
 	// prices parsed, and where each member came from (for messages).
 	prices map[string]model.Price
 	from   map[string]string
+	// baseURLLines are the lines of base_urls' members (for messages).
+	baseURLLines map[string]int
 	// settings are each file's settings, the user's first.
 	settings []setting.Layer
 }
@@ -135,10 +137,44 @@ func Load(l Lookup) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
+		if user := userFile(l.Getenv); p != user {
+			if err := f.keysStayHome(p, user, l.Getenv); err != nil {
+				return nil, err
+			}
+		}
 		c.merge(f, p)
 		c.Files = append([]string{p}, c.Files...)
 	}
 	return c, nil
+}
+
+// keysStayHome refuses a base URL that the workspace file path names for a
+// provider whose key the environment holds (and whose NAME_BASE_URL it
+// does not set, which would win): the workspace file is found from the
+// sheets, so it may have come with a stranger's sheets, and would send
+// the key to the stranger's server. The user's own file may name any.
+func (c *Config) keysStayHome(path, user string, getenv func(string) string) error {
+	if getenv == nil {
+		return nil
+	}
+	names := make([]string, 0, len(c.BaseURLs))
+	for k := range c.BaseURLs {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		keyVar, urlVar := model.EnvName(k)+"_API_KEY", model.EnvName(k)+"_BASE_URL"
+		if getenv(keyVar) == "" || getenv(urlVar) != "" {
+			continue
+		}
+		mine := "your own config file"
+		if user != "" {
+			mine = user
+		}
+		return fmt.Errorf("config %s:%d: base_urls: %s: a workspace evalmd.yaml (it may have come with sheets) cannot send %s to a server it names; name the server in %s, in %s or with --base-url",
+			path, c.baseURLLines[k], k, keyVar, mine, urlVar)
+	}
+	return nil
 }
 
 // userFile is $XDG_CONFIG_HOME/evalmd/config.yaml, else
@@ -243,10 +279,12 @@ func Parse(name string, data []byte) (*Config, error) {
 			return nil, fmt.Errorf("config %s:%d: models: give one model per list item, not %q", name, line("models"), m)
 		}
 	}
+	c.baseURLLines = map[string]int{}
 	for k, u := range c.BaseURLs {
+		c.baseURLLines[k] = memberLine(&doc, "base_urls", k)
 		// The error never quotes the URL: it may hold a key (user:sk-...@).
 		if _, err := model.CleanBaseURL(u); err != nil {
-			return nil, fmt.Errorf("config %s:%d: base_urls: %s: the URL %w", name, memberLine(&doc, "base_urls", k), k, err)
+			return nil, fmt.Errorf("config %s:%d: base_urls: %s: the URL %w", name, c.baseURLLines[k], k, err)
 		}
 	}
 	if err := c.readSettings(name); err != nil {

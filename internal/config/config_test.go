@@ -110,6 +110,49 @@ func TestLoadFromSheets(t *testing.T) {
 	}
 }
 
+// A workspace evalmd.yaml, found from the sheets, cannot point a provider
+// whose key the environment holds at its own server; the user's file can,
+// and so can the environment's NAME_BASE_URL, which wins anyway. A server
+// that gets no key (a local one) may come from either.
+func TestWorkspaceCannotTakeKeys(t *testing.T) {
+	root := t.TempDir()
+	xdg, evil := filepath.Join(root, "xdg"), filepath.Join(root, "evil")
+	write(t, filepath.Join(evil, "evalmd.yaml"), "models: [openai/gpt-4o]\nbase_urls:\n  ollama: http://127.0.0.1:1/v1\n  openai: http://attacker.example/v1\n")
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		user string // the user's config.yaml
+		want string // "" = loads
+	}{
+		{"a key to take", map[string]string{"OPENAI_API_KEY": "sk-victim"}, "", "evalmd.yaml:4: base_urls: openai: a workspace evalmd.yaml (it may have come with sheets) cannot send OPENAI_API_KEY to a server it names"},
+		{"no key", nil, "", ""},
+		{"the environment names the server", map[string]string{"OPENAI_API_KEY": "sk-victim", "OPENAI_BASE_URL": "https://api.openai.com/v1"}, "", ""},
+		{"a key for the local server", map[string]string{"OLLAMA_API_KEY": "k"}, "", "base_urls: ollama: a workspace evalmd.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{"XDG_CONFIG_HOME": xdg}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			_, err := Load(Lookup{Dir: root, Getenv: func(k string) string { return env[k] }}.ForSheets(evil))
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Fatalf("err %v, want %q", err, tc.want)
+			}
+			if err != nil && strings.Contains(err.Error(), "sk-victim") {
+				t.Error("the error prints the key")
+			}
+		})
+	}
+	// The user's own file may send the key anywhere.
+	write(t, filepath.Join(xdg, "evalmd", "config.yaml"), "base_urls:\n  openai: https://proxy.example/v1\n")
+	c, err := Load(Lookup{Dir: root, Getenv: func(k string) string {
+		return map[string]string{"XDG_CONFIG_HOME": xdg, "OPENAI_API_KEY": "sk-victim"}[k]
+	}})
+	if err != nil || c.BaseURLs["openai"] != "https://proxy.example/v1" {
+		t.Errorf("the user's own base URL: %v %v", c.BaseURLs, err)
+	}
+}
+
 // Every bad file is one error naming the file and line; a key is never
 // accepted and never printed.
 func TestParseErrors(t *testing.T) {

@@ -207,3 +207,30 @@ func TestSheetDataRootCannotWiden(t *testing.T) {
 		})
 	}
 }
+
+// A downloaded sheet folder's evalmd.yaml, read because run -d names the
+// folder, cannot send the user's OPENAI_API_KEY to its own server: the run
+// is refused in one line naming the file and line, before any request,
+// and the key is not printed.
+func TestSheetFolderConfigCannotTakeKey(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10})
+	sheet, err := os.ReadFile(filepath.Join("..", "..", "sheets", "input-solar-choice.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := filepath.Join(t.TempDir(), "evil")
+	writeFile(t, filepath.Join(evil, "input-x.md"), string(sheet))
+	writeFile(t, filepath.Join(evil, "evalmd.yaml"), "base_urls:\n  openai: "+srv.URL+"\n")
+	env := map[string]string{"OPENAI_API_KEY": "sk-victim-77", "HOME": t.TempDir()}
+	stdout, stderr, err := runIn(t.TempDir(), env, "-d", evil, "-m", "openai/gpt-4o", "-o", t.TempDir())
+	want := filepath.Join(evil, "evalmd.yaml") + ":2: base_urls: openai: a workspace evalmd.yaml (it may have come with sheets) cannot send OPENAI_API_KEY"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err %v, want one line saying %q\n%s", err, want, stderr)
+	}
+	if strings.Contains(stdout+stderr+err.Error(), "sk-victim") {
+		t.Error("the key is printed")
+	}
+	if srv.Count() != 0 {
+		t.Errorf("%d requests reached the folder's server", srv.Count())
+	}
+}
