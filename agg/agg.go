@@ -159,6 +159,9 @@ func Run(ctx context.Context, opt Options) error {
 		if err != nil {
 			return err
 		}
+		for _, c := range charts {
+			fmt.Fprintf(opt.Stderr, "wrote %s\n", filepath.Join(dir, c.File))
+		}
 	}
 	md, err := d.Text(ctx, opt.Report, opt.Screen, ReportOptions{MaxDiscrepancies: opt.MaxDiscrepancies, Charts: charts})
 	if err != nil {
@@ -173,9 +176,7 @@ func Run(ctx context.Context, opt Options) error {
 	if err := outfile.Write(out, []byte(md), wopt); err != nil {
 		return fmt.Errorf("agg: %w", err)
 	}
-	if opt.Verbose {
-		fmt.Fprintf(opt.Stderr, "wrote %s\n", out)
-	}
+	fmt.Fprintf(opt.Stderr, "wrote %s\n", out)
 	return unread
 }
 

@@ -10,8 +10,10 @@
 // -i takes a folder (searched recursively) or a glob pattern of output
 // files (not recursive, as LIME's). --completions and
 // --discrepancies-full are LIME's report types, each replacing the
-// default report. With -o -, tables are laid out for the screen when
-// stdout is a terminal (--md forces markdown, --terminal the screen).
+// default report. Without -o (or with -o -) the report goes to stdout,
+// its tables laid out for the screen when stdout is a terminal (--md
+// forces markdown, --terminal the screen); each file written (-o FILE,
+// charts, -html, -xlsx, --log-dir) is named on stderr.
 //
 // -html writes one self-contained HTML page (tables, charts, every
 // question, run comparison), -xlsx an Excel workbook (leaderboard, models,
@@ -44,7 +46,7 @@ func Command(isTerminal func(io.Writer) bool) *cli.Command {
 	fs := flag.NewFlagSet("agg", flag.ContinueOnError)
 	var opt agg.Options
 	fs.StringVar(&opt.Dir, "i", "", "input `dir` (every output*.json below it is read) or a glob pattern of output files, as 'results/*gpt-4*' (not recursive)")
-	fs.StringVar(&opt.Out, "o", "", "output markdown `file` (default: agg-XXXX.md in the input dir; - for stdout)")
+	fs.StringVar(&opt.Out, "o", "", "write the markdown report to this `file` (default: stdout, laid out for the screen on a terminal)")
 	fs.BoolVar(&opt.Verbose, "v", false, "verbose: counts and the file written, on stderr")
 	fs.BoolVar(&opt.Charts, "charts", false, "also write SVG charts beside the markdown")
 	fs.BoolVar(&opt.IncludeDryRuns, "include-dry-runs", false, "count the outputs of dry runs (run -y), left out by default")
@@ -52,7 +54,7 @@ func Command(isTerminal func(io.Writer) bool) *cli.Command {
 	fs.IntVar(&opt.MaxDiscrepancies, "max-discrepancies", 0, "rows of the discrepancy table (0: 50, -1: all)")
 	completions := fs.Bool("completions", false, "report type: every question's completions, a row per run (replaces the default report, as LIME's)")
 	discFull := fs.Bool("discrepancies-full", false, "report type: questions graded differently, each run's grade and completion side by side (replaces the default report)")
-	mdStyle := fs.Bool("md", false, "markdown even on a terminal (with -o -)")
+	mdStyle := fs.Bool("md", false, "markdown even on a terminal (when the report goes to stdout)")
 	terminal := fs.Bool("terminal", false, "tables laid out for the screen even when stdout is not a terminal (LIME's --terminal)")
 	logDir := fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
 	logFormat := fs.String("log-format", inspect.FormatEval, "format of the Inspect logs: eval or json")
@@ -92,8 +94,13 @@ func Command(isTerminal func(io.Writer) bool) *cli.Command {
 			if opt.Charts && opt.Report != agg.Summary {
 				return cli.Usagef("-charts goes with the default report, not --completions or --discrepancies-full")
 			}
-			// LIME's rule: the screen layout when stdout is a terminal,
-			// markdown when it is redirected; --md and --terminal decide.
+			// Without -o the report is printed (LIME wrote agg-XXXX.md
+			// into the folder without a word). LIME's rule: the screen
+			// layout when stdout is a terminal, markdown when it is
+			// redirected; --md and --terminal decide.
+			if opt.Out == "" && *htmlOut == "" && *xlsxOut == "" {
+				opt.Out = "-"
+			}
 			opt.Screen = *terminal || opt.Out == "-" && !*mdStyle && isTerminal(stdout)
 			set, err := benchmarks.Set()
 			if err != nil {
@@ -114,27 +121,21 @@ func Command(isTerminal func(io.Writer) bool) *cli.Command {
 					return err
 				}
 				warn = io.Discard
-				if opt.Verbose {
-					fmt.Fprintf(stderr, "wrote %s\n", *htmlOut)
-				}
+				fmt.Fprintf(stderr, "wrote %s\n", *htmlOut)
 			}
 			if *xlsxOut != "" {
 				xo := spreadsheet.Options{Warn: warn, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns}
 				if err := spreadsheet.WriteFile(ctx, *xlsxOut, opt.Dir, xo); err != nil {
 					return err
 				}
-				if opt.Verbose {
-					fmt.Fprintf(stderr, "wrote %s\n", *xlsxOut)
-				}
+				fmt.Fprintf(stderr, "wrote %s\n", *xlsxOut)
 			}
 			if *logDir != "" {
 				n, err := inspect.WriteLogsFor(*logDir, opt.Dir, stderr, inspect.LogOptions{Force: opt.Force, Format: *logFormat, IncludeDryRuns: opt.IncludeDryRuns})
 				if err != nil {
 					return err
 				}
-				if opt.Verbose {
-					fmt.Fprintf(stderr, "wrote %d Inspect logs to %s\n", n, *logDir)
-				}
+				fmt.Fprintf(stderr, "wrote %d Inspect logs to %s\n", n, *logDir)
 			}
 			return nil
 		},

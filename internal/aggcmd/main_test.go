@@ -45,8 +45,7 @@ func TestUsage(t *testing.T) {
 }
 
 // -i takes a glob pattern of output files, as LIME's agg does: only the
-// files it matches are read, without recursion, and the default report
-// goes into the pattern's folder.
+// files it matches are read, without recursion.
 func TestAggGlob(t *testing.T) {
 	src := shared.Path(t, "corpora", "lime", "results")
 	dir := t.TempDir()
@@ -71,29 +70,60 @@ func TestAggGlob(t *testing.T) {
 	if err := aggregate(context.Background(), &stdout, &stderr, []string{"-i", filepath.Join(dir, "*gpt-4*"), "-v"}); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	written, _ := filepath.Glob(filepath.Join(dir, "agg-*.md"))
-	if len(written) != 1 {
-		t.Fatalf("reports written: %q\n%s", written, stderr.String())
-	}
-	md, err := os.ReadFile(written[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	board := strings.SplitN(string(md), "### Runs", 2)[0]
+	board := strings.SplitN(stdout.String(), "### Runs", 2)[0]
 	if n := strings.Count(board, "| gpt-4 "); n != 6 || strings.Contains(board, "gpt-3.5") || strings.Contains(board, "mistral") {
 		t.Errorf("the glob's leaderboard has %d gpt-4 rows (want 6) or other models:\n%s", n, board)
 	}
 	if strings.Contains(stderr.String(), "skipping") {
 		t.Errorf("the glob read the subfolder:\n%s", stderr.String())
 	}
-	err = aggregate(context.Background(), &stdout, &stderr, []string{"-i", filepath.Join(dir, "*claude*"), "-o", "-"})
+	err := aggregate(context.Background(), &stdout, &stderr, []string{"-i", filepath.Join(dir, "*claude*"), "-o", "-"})
 	if err == nil || !strings.Contains(err.Error(), "no file matches") {
 		t.Errorf("a pattern matching nothing: %v", err)
 	}
 }
 
-// With -o -, a terminal gets the tables laid out for the screen (LIME's
-// --terminal), a pipe gets markdown; --md and --terminal decide.
+// Without -o, the report is printed (it went into the folder as
+// agg-XXXX.md without a word) and nothing is written; with -o FILE, -html,
+// -xlsx and -charts, stderr names each file written, with or without -v.
+func TestAggPrintsAndNamesFiles(t *testing.T) {
+	src := filepath.Join("..", "..", "agg", "testdata", "reports")
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := aggregate(context.Background(), &stdout, &stderr, []string{"-i", dir}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.HasPrefix(stdout.String(), "### Leaderboard") || !strings.Contains(stdout.String(), "|:--") {
+		t.Errorf("agg -i DIR printed no markdown leaderboard:\n%.300s", stdout.String())
+	}
+	if written, _ := filepath.Glob(filepath.Join(dir, "agg-*")); len(written) != 0 || strings.Contains(stderr.String(), "wrote") {
+		t.Errorf("agg -i DIR wrote %v (stderr %q)", written, stderr.String())
+	}
+	out := t.TempDir()
+	stdout.Reset()
+	stderr.Reset()
+	md, html, xlsx := filepath.Join(out, "board.md"), filepath.Join(out, "r.html"), filepath.Join(out, "r.xlsx")
+	if err := aggregate(context.Background(), &stdout, &stderr, []string{"-i", dir, "-o", md, "-charts", "-html", html, "-xlsx", xlsx}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	for _, p := range []string{md, filepath.Join(out, "board-leaderboard.svg"), html, xlsx} {
+		if !strings.Contains(stderr.String(), "wrote "+p+"\n") {
+			t.Errorf("stderr does not name %s:\n%s", p, stderr.String())
+		}
+		if _, err := os.Stat(p); err != nil {
+			t.Error(err)
+		}
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("agg -o FILE printed %q", stdout.String())
+	}
+}
+
+// With no -o (or -o -), a terminal gets the tables laid out for the screen
+// (LIME's --terminal), a pipe gets markdown; --md and --terminal decide.
 func TestAggTerminal(t *testing.T) {
 	dir := filepath.Join("..", "..", "agg", "testdata", "reports")
 	for _, tc := range []struct {
@@ -110,7 +140,7 @@ func TestAggTerminal(t *testing.T) {
 	} {
 		var stdout, stderr bytes.Buffer
 		cmd := Command(func(io.Writer) bool { return tc.terminal })
-		args := append([]string{"-i", dir, "-o", "-"}, tc.args...)
+		args := append([]string{"-i", dir}, tc.args...)
 		if err := cli.Execute(context.Background(), &stdout, &stderr, cmd, args); err != nil {
 			t.Fatalf("agg %q: %v\n%s", args, err, stderr.String())
 		}

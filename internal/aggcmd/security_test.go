@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// agg -i DIR into a folder whose .evalmd-written links to a victim's file
+// agg -i DIR -o DIR/FILE into a folder whose .evalmd-written links to a victim's file
 // is refused in one line naming the record, before any report or chart is
 // written; the victim is unchanged.
 func TestAggRefusesLinkedRecord(t *testing.T) {
@@ -21,7 +21,7 @@ func TestAggRefusesLinkedRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	err := aggregate(context.Background(), &stdout, &stderr, []string{"-i", dir, "-charts"})
+	err := aggregate(context.Background(), &stdout, &stderr, []string{"-i", dir, "-o", filepath.Join(dir, "agg-board.md"), "-charts"})
 	if err == nil || !strings.Contains(err.Error(), rec+" is not a regular file") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("err %v, want one line refusing %s", err, rec)
 	}
