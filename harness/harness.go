@@ -278,7 +278,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			if m := made[name]; m != nil {
 				minfo = m.Info()
 			}
-			job, err := prepare(cfg, path, info, items, name, minfo, runID)
+			job, err := prepare(ctx, cfg, path, info, items, name, minfo, runID)
 			if err != nil {
 				return sum, err
 			}
@@ -418,7 +418,7 @@ func checkGraders(job *outputJob, g *regrade.Graders) error {
 
 // prepare builds the requests and the unanswered output file of one sheet
 // and model.
-func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, modelName string, minfo model.Info, runID string) (*outputJob, error) {
+func prepare(ctx context.Context, cfg Config, path string, info sheet.Info, items []sheet.Item, modelName string, minfo model.Info, runID string) (*outputJob, error) {
 	outPath := outputPath(cfg, path, modelName, runID)
 	name := info.Name
 	if !info.Present {
@@ -471,7 +471,7 @@ func prepare(cfg Config, path string, info sheet.Info, items []sheet.Item, model
 	out.Questions = make([]result.Question, 0, len(items))
 	for i := range items {
 		it := &items[i]
-		req, values, err := b.BuildSettings(path, it)
+		req, values, err := b.BuildSettings(ctx, path, it)
 		if err != nil {
 			return nil, err
 		}

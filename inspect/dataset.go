@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -26,7 +27,7 @@ type datasetSample struct {
 type DatasetOptions struct {
 	// RenderWorkbook renders a workbook as the model sees it (package
 	// workbook); nil makes a sheet with workbooks an error.
-	RenderWorkbook func(path string) (string, error)
+	RenderWorkbook func(ctx context.Context, path string) (string, error)
 	// Model is the model name templates see as .Model; empty for none.
 	Model string
 	// BaseDir, when set, makes the file paths written relative to it (the
@@ -47,11 +48,11 @@ type DatasetOptions struct {
 //   - choices: the option texts of a multiple-choice question.
 //
 // Prompts are not truncated: truncation depends on the model's context.
-func WriteDatasetOptions(w io.Writer, sheets []string, opt DatasetOptions) error {
+func WriteDatasetOptions(ctx context.Context, w io.Writer, sheets []string, opt DatasetOptions) error {
 	bw := bufio.NewWriter(w)
 	taken := map[string]bool{}
 	for _, path := range sheets {
-		lines, err := datasetSamples(path, opt)
+		lines, err := datasetSamples(ctx, path, opt)
 		if err != nil {
 			return err
 		}
@@ -98,7 +99,7 @@ func sheetBase(path string) string {
 }
 
 // datasetSamples builds the lines of one sheet.
-func datasetSamples(path string, opt DatasetOptions) ([]datasetSample, error) {
+func datasetSamples(ctx context.Context, path string, opt DatasetOptions) ([]datasetSample, error) {
 	doc, err := sheet.ParseFile(path, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -109,7 +110,7 @@ func datasetSamples(path string, opt DatasetOptions) ([]datasetSample, error) {
 	var out []datasetSample
 	for i := range items {
 		it := &items[i]
-		req, err := b.Build(path, it)
+		req, err := b.Build(ctx, path, it)
 		if err != nil {
 			return nil, err
 		}

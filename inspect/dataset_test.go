@@ -3,6 +3,7 @@ package inspect
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -65,7 +66,7 @@ func TestDatasetLIMESheets(t *testing.T) {
 		sheetPath := filepath.Join(lime, filepath.FromSlash(ref.Source))
 		t.Run(ref.Source, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := WriteDatasetOptions(&buf, []string{sheetPath}, DatasetOptions{}); err != nil {
+			if err := WriteDatasetOptions(t.Context(), &buf, []string{sheetPath}, DatasetOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			got := readDataset(t, buf.Bytes())
@@ -121,7 +122,7 @@ func TestDatasetGolden(t *testing.T) {
 		filepath.Join("testdata", "sheets", "input-unit-prices-template.md"),
 	}
 	var buf bytes.Buffer
-	if err := WriteDatasetOptions(&buf, sheets, DatasetOptions{}); err != nil {
+	if err := WriteDatasetOptions(t.Context(), &buf, sheets, DatasetOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got := buf.Bytes()
@@ -178,15 +179,15 @@ func TestDatasetOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	err := WriteDatasetOptions(&buf, []string{sheetPath}, DatasetOptions{})
+	err := WriteDatasetOptions(t.Context(), &buf, []string{sheetPath}, DatasetOptions{})
 	if err == nil || !strings.Contains(err.Error(), sheetPath) {
 		t.Fatalf("a workbook without a renderer: error %v, want one naming the sheet", err)
 	}
 
-	render := func(path string) (string, error) { return "WB(" + filepath.Base(path) + ")", nil }
+	render := func(_ context.Context, path string) (string, error) { return "WB(" + filepath.Base(path) + ")", nil }
 	buf.Reset()
 	opt := DatasetOptions{RenderWorkbook: render, BaseDir: dir}
-	if err := WriteDatasetOptions(&buf, []string{sheetPath, sheetPath}, opt); err != nil {
+	if err := WriteDatasetOptions(t.Context(), &buf, []string{sheetPath, sheetPath}, opt); err != nil {
 		t.Fatal(err)
 	}
 	lines := readDataset(t, buf.Bytes())
@@ -210,7 +211,7 @@ func TestDatasetOptions(t *testing.T) {
 		t.Errorf("target %q files %v", lines[1].Target, lines[0].Files)
 	}
 
-	if err := WriteDatasetOptions(&buf, []string{filepath.Join(dir, "missing.md")}, DatasetOptions{}); err == nil {
+	if err := WriteDatasetOptions(t.Context(), &buf, []string{filepath.Join(dir, "missing.md")}, DatasetOptions{}); err == nil {
 		t.Error("missing sheet gave no error")
 	}
 }

@@ -64,7 +64,7 @@ func TestFilesStayInPlace(t *testing.T) {
 			b.SheetMetaLines = map[string]int{"data_root": 3}
 		}
 		it := &sheet.Item{Name: "q", Text: "x", Files: []sheet.Located{{Text: tc.file, Line: 7}}}
-		_, err := b.Build(filepath.Join(sheets, "input-s.md"), it)
+		_, err := b.Build(t.Context(), filepath.Join(sheets, "input-s.md"), it)
 		if strings.HasPrefix(tc.file, "/etc/") {
 			if _, serr := os.Stat(tc.file); serr != nil {
 				continue
@@ -100,7 +100,7 @@ func TestLargeFileWarns(t *testing.T) {
 	var warned []string
 	b := &Builder{Dir: dir, Warn: func(m string) { warned = append(warned, m) }}
 	it := &sheet.Item{Name: "q", Text: "x", Files: []sheet.Located{{Text: "big.parquet", Line: 3}}}
-	if _, err := b.Build(filepath.Join(dir, "input-s.md"), it); err != nil {
+	if _, err := b.Build(t.Context(), filepath.Join(dir, "input-s.md"), it); err != nil {
 		t.Fatal(err)
 	}
 	if len(warned) != 1 || !strings.Contains(warned[0], "big.parquet is 50 MB") {

@@ -78,7 +78,7 @@ type Builder struct {
 	Vision bool
 	// RenderWorkbook renders a workbook as the model sees it (package
 	// workbook). Nil means workbooks are an error.
-	RenderWorkbook func(path string) (string, error)
+	RenderWorkbook func(ctx context.Context, path string) (string, error)
 	// Truncate cuts a user message to the model's context; nil or a
 	// question without truncation meta leaves it whole.
 	Truncate func(text string, meta map[string]string) (string, error)
@@ -134,14 +134,14 @@ type fileResult struct {
 
 // Build makes the request for one question. sheetPath names the sheet in
 // errors.
-func (b *Builder) Build(sheetPath string, it *sheet.Item) (model.Request, error) {
-	req, _, err := b.BuildSettings(sheetPath, it)
+func (b *Builder) Build(ctx context.Context, sheetPath string, it *sheet.Item) (model.Request, error) {
+	req, _, err := b.BuildSettings(ctx, sheetPath, it)
 	return req, err
 }
 
 // BuildSettings is Build, also returning the question's settings as
 // resolved (what its output records).
-func (b *Builder) BuildSettings(sheetPath string, it *sheet.Item) (model.Request, setting.Values, error) {
+func (b *Builder) BuildSettings(ctx context.Context, sheetPath string, it *sheet.Item) (model.Request, setting.Values, error) {
 	var none setting.Values
 	req := model.Request{Question: model.QuestionRef{
 		Sheet: sheetPath, Name: it.Name, ID: it.Meta["id"], GroundTruth: it.GroundTruth,
@@ -157,7 +157,7 @@ func (b *Builder) BuildSettings(sheetPath string, it *sheet.Item) (model.Request
 	var images []model.Image
 	tablePaths := map[string]string{} // files-section text and base name -> path
 	for _, loc := range it.Files {
-		fr := b.file(loc.Text)
+		fr := b.file(ctx, loc.Text)
 		if fr.err != nil {
 			return req, none, fmt.Errorf("%s:%d: %w", sheetPath, loc.Line, fr.err)
 		}
@@ -190,7 +190,7 @@ func (b *Builder) BuildSettings(sheetPath string, it *sheet.Item) (model.Request
 			if !ok {
 				return "", fmt.Errorf("%q is not a table in the question's files", name)
 			}
-			return b.renderTable(path, rows, format)
+			return b.renderTable(ctx, path, rows, format)
 		}
 		t, err := b.template(sheetPath, it.Template)
 		if err != nil {
@@ -303,8 +303,19 @@ func templateMessage(err error) (int, string) {
 // question's line and name, then the sheet line of the template text.
 func templateError(sheetPath string, it *sheet.Item, err error) error {
 	n, msg := templateMessage(err)
-	return fmt.Errorf("%s:%d: question %q: template at line %d: %s", sheetPath, it.Line, it.Name, it.Template.Line+n, msg)
+	return causedError{fmt.Sprintf("%s:%d: question %q: template at line %d: %s", sheetPath, it.Line, it.Name, it.Template.Line+n, msg), err}
 }
+
+// causedError is a message said in its own words that still unwraps to its
+// cause, so a caller sees that a template stopped because its context
+// ended (errors.Is(err, context.Canceled)).
+type causedError struct {
+	msg   string
+	cause error
+}
+
+func (e causedError) Error() string { return e.msg }
+func (e causedError) Unwrap() error { return e.cause }
 
 // tableSettings reads table_rows (-1: all) and table_format.
 func tableSettings(steer map[string]string) (int, table.Format, error) {
@@ -324,7 +335,7 @@ func tableSettings(steer map[string]string) (int, table.Format, error) {
 }
 
 // renderTable reads and renders a table once per run and rendering.
-func (b *Builder) renderTable(path string, rows int, f table.Format) (string, error) {
+func (b *Builder) renderTable(ctx context.Context, path string, rows int, f table.Format) (string, error) {
 	k := tableKey{path, rows, f}
 	b.mu.Lock()
 	r, ok := b.tables[k]
@@ -332,9 +343,7 @@ func (b *Builder) renderTable(path string, rows int, f table.Format) (string, er
 	if ok {
 		return r.text, r.err
 	}
-	// Build has no context to pass: reading a local file does not wait
-	// on anything a caller would cancel.
-	t, err := table.Read(context.Background(), path, table.Options{})
+	t, err := table.Read(ctx, path, table.Options{})
 	if err == nil {
 		r.text, r.err = t.Head(rows).String(f)
 	} else {
@@ -350,14 +359,14 @@ func (b *Builder) renderTable(path string, rows int, f table.Format) (string, er
 }
 
 // file loads a file once per run.
-func (b *Builder) file(rel string) fileResult {
+func (b *Builder) file(ctx context.Context, rel string) fileResult {
 	b.mu.Lock()
 	if fr, ok := b.files[rel]; ok {
 		b.mu.Unlock()
 		return fr
 	}
 	b.mu.Unlock()
-	fr := b.load(rel)
+	fr := b.load(ctx, rel)
 	b.mu.Lock()
 	if b.files == nil {
 		b.files = map[string]fileResult{}
@@ -371,7 +380,7 @@ func (b *Builder) file(rel string) fileResult {
 // it is read whole and sent with every question that names it.
 const largeFile = 50 << 20
 
-func (b *Builder) load(rel string) fileResult {
+func (b *Builder) load(ctx context.Context, rel string) fileResult {
 	path := rel
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(b.Dir, rel)
@@ -385,7 +394,7 @@ func (b *Builder) load(rel string) fileResult {
 		if b.RenderWorkbook == nil {
 			return fileResult{f: f, err: fmt.Errorf("%s: workbooks cannot be rendered here", path)}
 		}
-		text, err := b.RenderWorkbook(path)
+		text, err := b.RenderWorkbook(ctx, path)
 		if err != nil {
 			return fileResult{f: f, err: err}
 		}

@@ -1,6 +1,8 @@
 package prompt
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,10 +49,10 @@ Intro text.<EVAL-ENDCHAR>
 #### question
 How much?<EVAL-ENDCHAR>
 `)
-	render := func(p string) (string, error) { return "TEXT of " + filepath.Base(p), nil }
+	render := func(_ context.Context, p string) (string, error) { return "TEXT of " + filepath.Base(p), nil }
 	for _, vision := range []bool{true, false} {
 		b := &Builder{Dir: dir, Model: "m", Vision: vision, RenderWorkbook: render}
-		req, err := b.Build("input-t.md", &its[0])
+		req, err := b.Build(t.Context(), "input-t.md", &its[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +77,7 @@ How much?<EVAL-ENDCHAR>
 	// Flags win over meta.
 	flags := setting.Layer{Source: setting.Flag, Values: map[string]string{"temperature": "0.9", "max_tokens": "5"}}
 	b := &Builder{Dir: dir, RenderWorkbook: render, Settings: []setting.Layer{flags}}
-	req, _ := b.Build("input-t.md", &its[0])
+	req, _ := b.Build(t.Context(), "input-t.md", &its[0])
 	if *req.Settings.Temperature != 0.9 || req.Settings.MaxTokens != 5 {
 		t.Errorf("overrides not applied: %+v", req.Settings)
 	}
@@ -95,7 +97,7 @@ func TestBuildErrors(t *testing.T) {
 			dir := t.TempDir()
 			its := items(t, dir, tc.sheet)
 			b := &Builder{Dir: dir}
-			_, err := b.Build("input-t.md", &its[0])
+			_, err := b.Build(t.Context(), "input-t.md", &its[0])
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
@@ -121,7 +123,7 @@ func TestUnreadableSettingsWarned(t *testing.T) {
 	var warnings []string
 	b := &Builder{Dir: dir, SheetMeta: info.Meta, SheetMetaLines: info.MetaLines, Warn: func(m string) { warnings = append(warnings, m) }}
 	for i := range its {
-		req, err := b.Build("input-t.md", &its[i])
+		req, err := b.Build(t.Context(), "input-t.md", &its[i])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +146,7 @@ func TestUnreadableSettingsWarned(t *testing.T) {
 // Without a template the user message is LIME's prompt, unchanged.
 func TestLIMEPrompt(t *testing.T) {
 	its := items(t, t.TempDir(), "# S\n#### question\nSys\n<EVAL-ENDCHAR>\n## Q\n#### question\nAsk\n\n")
-	req, err := (&Builder{}).Build("x", &its[0])
+	req, err := (&Builder{}).Build(t.Context(), "x", &its[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +202,7 @@ Q?<EVAL-ENDCHAR>
 	info, _ := doc.Resolve()
 	b := &Builder{Dir: dir, SheetMeta: info.Meta}
 	for i, w := range want {
-		req, err := b.Build("input-t.md", &its[i])
+		req, err := b.Build(t.Context(), "input-t.md", &its[i])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,10 +227,30 @@ func TestTableErrors(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, "bad.csv"), []byte("a,b\n1,2\n1,2,3\n"), 0o644)
 			os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("n"), 0o644)
 			its := items(t, dir, "## Q\n#### meta\n"+tc.meta+"\n#### files\nt.csv\nbad.csv\nnotes.txt\n#### templates\n"+tc.tmpl+"\n#### question\nx\n")
-			_, err := (&Builder{Dir: dir}).Build("input-t.md", &its[0])
+			_, err := (&Builder{Dir: dir}).Build(t.Context(), "input-t.md", &its[0])
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// Build takes its caller's context to what waits: a workbook's rendering
+// and a table's reading stop when it ends (a Ctrl-C while a run plans).
+func TestBuildTakesContext(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "book.xlsx"), []byte("zip"), 0o644)
+	os.WriteFile(filepath.Join(dir, "data.csv"), []byte("a,b\n1,2\n"), 0o644)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, tc := range []struct{ file, template string }{
+		{"book.xlsx", `{{range .Workbooks}}{{.Text}}{{end}}`},
+		{"data.csv", `{{.Table "data.csv"}}`},
+	} {
+		its := items(t, dir, "# S\n#### files\n- "+tc.file+"\n#### templates\n"+tc.template+"<EVAL-ENDCHAR>\n## Q1\n#### question\nWhat?<EVAL-ENDCHAR>\n")
+		b := &Builder{Dir: dir, RenderWorkbook: func(ctx context.Context, p string) (string, error) { return "text", ctx.Err() }}
+		if _, err := b.Build(ctx, "input-t.md", &its[0]); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: error %v, want the context's", tc.file, err)
+		}
 	}
 }

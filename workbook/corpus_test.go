@@ -42,7 +42,7 @@ func TestCorpus(t *testing.T) {
 			t.Errorf("%s: no reference: %v", name, err)
 			continue
 		}
-		got, err := Render(filepath.Join(files, name))
+		got, err := Render(t.Context(), filepath.Join(files, name))
 		same := err == nil && got == string(want)
 		if same {
 			match++

@@ -70,9 +70,9 @@ var ErrTooLarge = errors.New("workbook too large")
 var ErrUnsupported = errors.New("unsupported workbook format")
 
 // Render returns the DSBench text of the workbook at path.
-func Render(path string) (string, error) {
+func Render(ctx context.Context, path string) (string, error) {
 	var b strings.Builder
-	if err := RenderTo(context.Background(), &b, path, Options{}); err != nil {
+	if err := RenderTo(ctx, &b, path, Options{}); err != nil {
 		return "", err
 	}
 	return b.String(), nil

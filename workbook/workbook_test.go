@@ -227,7 +227,7 @@ func BenchmarkRender(b *testing.B) {
 		p := shared.Path(b, "corpora", "workbooks", "files", name)
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := Render(p); err != nil {
+				if _, err := Render(b.Context(), p); err != nil {
 					b.Fatal(err)
 				}
 			}

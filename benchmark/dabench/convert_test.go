@@ -115,7 +115,7 @@ func TestConvertCorpus(t *testing.T) {
 			}
 			info, _ := doc.Resolve()
 			b := &prompt.Builder{Dir: filepath.Dir(c.path), SheetMeta: info.Meta, DataRoots: []string{shared.Path(t, "corpora", "dabench")}}
-			req, err := b.Build(c.path, &c.item)
+			req, err := b.Build(t.Context(), c.path, &c.item)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -75,7 +75,7 @@ func buildRequest(t *testing.T, path, data string) (sheet.Item, string) {
 		t.Fatalf("%s: no questions", path)
 	}
 	b := &prompt.Builder{Dir: filepath.Dir(path), SheetMeta: info.Meta, DataRoots: []string{data}}
-	req, err := b.Build(path, &items[0])
+	req, err := b.Build(t.Context(), path, &items[0])
 	if err != nil {
 		t.Fatal(err)
 	}

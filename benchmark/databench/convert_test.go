@@ -258,7 +258,7 @@ func TestChatPrompt(t *testing.T) {
 	}
 	info, _ := doc.Resolve()
 	b := &prompt.Builder{Dir: out, SheetMeta: info.Meta, DataRoots: []string{filepath.Join(tmp, "data")}}
-	req, err := b.Build(paths[0], &it)
+	req, err := b.Build(t.Context(), paths[0], &it)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func agentCorpus(t *testing.T) string {
 func TestConvertAgent(t *testing.T) {
 	data := agentCorpus(t)
 	out := t.TempDir()
-	paths, errs := Convert(Options{Data: data, Out: out, Mode: modeAgent})
+	paths, errs := Convert(t.Context(), Options{Data: data, Out: out, Mode: modeAgent})
 	for _, err := range errs {
 		t.Error(err)
 	}
@@ -104,7 +104,7 @@ func TestConvertAgent(t *testing.T) {
 		}
 	}
 	b := &prompt.Builder{Dir: out, SheetMeta: info.Meta, RenderWorkbook: workbook.Render, DataRoots: []string{data}}
-	req, err := b.Build(path, &items[0])
+	req, err := b.Build(t.Context(), path, &items[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestAgentReadsWorkbooks(t *testing.T) {
 	}
 	data := agentCorpus(t)
 	sheets := t.TempDir()
-	if _, errs := Convert(Options{Data: data, Out: sheets, Mode: modeAgent}); len(errs) > 0 {
+	if _, errs := Convert(t.Context(), Options{Data: data, Out: sheets, Mode: modeAgent}); len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	var xlsxSheets []string
@@ -169,7 +169,7 @@ func TestAgentReadsWorkbooks(t *testing.T) {
 		xlsxSheets = append(xlsxSheets, strconv.Quote(name))
 		return nil
 	})
-	text, err := workbook.Render(filepath.Join(data, "data", agentComp, "issues.xlsb"))
+	text, err := workbook.Render(t.Context(), filepath.Join(data, "data", agentComp, "issues.xlsb"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,9 +19,9 @@ func Benchmark() benchmark.Benchmark {
 		Name:   benchmarkName,
 		Metric: metric{},
 		Converters: []benchmark.Converter{benchmark.NewConverter("dsbench", "DSBench's data_analysis folder -> one sheet per competition",
-			func(_ context.Context, opt *Options, w outfile.Options) ([]string, []error) {
+			func(ctx context.Context, opt *Options, w outfile.Options) ([]string, []error) {
 				opt.Write = w
-				return Convert(*opt)
+				return Convert(ctx, *opt)
 			})},
 	}
 }

@@ -279,7 +279,7 @@ type Options struct {
 // cannot be loaded or written is reported and the others are still written.
 // opt.Write says which existing sheets may be replaced (see
 // internal/outfile).
-func Convert(opt Options) ([]string, []error) {
+func Convert(ctx context.Context, opt Options) ([]string, []error) {
 	dataDir, outDir := opt.Data, opt.Out
 	switch opt.Mode {
 	case "", modeChat, modeAgent:
@@ -299,7 +299,7 @@ func Convert(opt Options) ([]string, []error) {
 		}
 		doc := c.Sheet(outDir)
 		if opt.Mode == modeAgent {
-			csvs, cerrs := c.writeCSVs(context.Background(), outDir, opt.Write)
+			csvs, cerrs := c.writeCSVs(ctx, outDir, opt.Write)
 			errs = append(errs, cerrs...)
 			doc = c.AgentSheet(outDir, csvs)
 		}

@@ -1,6 +1,7 @@
 package dsbench
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func buildSheet(t *testing.T, path string, b *prompt.Builder) ([]sheet.Item, []s
 	b.SheetMeta = info.Meta // data_root: where the files may be
 	var systems, users []string
 	for i := range items {
-		req, err := b.Build(path, &items[i])
+		req, err := b.Build(t.Context(), path, &items[i])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +44,7 @@ func buildSheet(t *testing.T, path string, b *prompt.Builder) ([]sheet.Item, []s
 func TestConvertReference(t *testing.T) {
 	ref := readRefPrompts(t)
 	out := t.TempDir()
-	paths, errs := Convert(Options{Data: shared.Path(t, "corpora", "dsbench"), Out: out})
+	paths, errs := Convert(t.Context(), Options{Data: shared.Path(t, "corpora", "dsbench"), Out: out})
 	for _, err := range errs {
 		t.Error(err)
 	}
@@ -108,7 +109,7 @@ func TestConvertWorkbooksAndImage(t *testing.T) {
 		"data/7/chart.png":        "PNG",
 	})
 	out := filepath.Join(t.TempDir(), "sheets")
-	paths, errs := Convert(Options{Data: dir, Out: out})
+	paths, errs := Convert(t.Context(), Options{Data: dir, Out: out})
 	if len(errs) > 0 || len(paths) != 1 {
 		t.Fatalf("%v %v", paths, errs)
 	}
@@ -124,7 +125,7 @@ func TestConvertWorkbooksAndImage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := &prompt.Builder{Dir: out, Model: tt.model, Vision: tt.vision, RenderWorkbook: render, DataRoots: []string{dir}}
+		b := &prompt.Builder{Dir: out, Model: tt.model, Vision: tt.vision, RenderWorkbook: func(_ context.Context, p string) (string, error) { return render(p) }, DataRoots: []string{dir}}
 		items, systems, users := buildSheet(t, paths[0], b)
 		if len(items) != 2 {
 			t.Fatalf("%d questions", len(items))

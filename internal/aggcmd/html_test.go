@@ -79,7 +79,7 @@ func TestHTMLDSBenchSize(t *testing.T) {
 		t.Skip("runs 932 questions")
 	}
 	sheets := t.TempDir()
-	written, errs := dsbench.Convert(dsbench.Options{Data: shared.Path(t, "corpora", "dsbench"), Out: sheets})
+	written, errs := dsbench.Convert(t.Context(), dsbench.Options{Data: shared.Path(t, "corpora", "dsbench"), Out: sheets})
 	if len(errs) > 0 || len(written) != 38 {
 		t.Fatalf("converted %d sheets: %v", len(written), errs)
 	}

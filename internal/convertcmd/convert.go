@@ -195,7 +195,7 @@ func inspectCommand() *cli.Command {
 				return err
 			}
 			return outfile.WriteFunc(f.out, f.write(sheets...), func(w io.Writer) error {
-				return inspect.WriteDatasetOptions(w, sheets, inspect.DatasetOptions{RenderWorkbook: workbook.Render, BaseDir: filepath.Dir(f.out)})
+				return inspect.WriteDatasetOptions(ctx, w, sheets, inspect.DatasetOptions{RenderWorkbook: workbook.Render, BaseDir: filepath.Dir(f.out)})
 			})
 		},
 	}
