@@ -137,6 +137,8 @@ func yamlError(err error) (int, string) {
 		msg = msg[len(m[0]):]
 	}
 	msg = strings.TrimPrefix(msg, "yaml: ")
+	// A value quoted in the message may span lines; the error is one.
+	msg = strings.ReplaceAll(msg, "\n", `\n`)
 	if m := yamlUnknown.FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("unknown key %q", m[1])
 	}

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzResolveMeta: a question's meta section ("key: value" lines) never
@@ -21,6 +22,9 @@ func FuzzResolveMeta(f *testing.F) {
 	f.Add("mode: agent\nquestion_timeout: 1e300\ntool_timeout: 9223372037")
 	f.Add("max_tokens: -1\ntool_memory: 9999999999G\nreformat: maybe")
 	f.Fuzz(func(t *testing.T, section string) {
+		if !utf8.ValidString(section) {
+			return // a sheet that is not UTF-8 is refused before its meta is read (sheet.Parse)
+		}
 		values := map[string]string{}
 		for _, line := range strings.Split(section, "\n") {
 			if k, v, ok := strings.Cut(line, ":"); ok {
