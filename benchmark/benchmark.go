@@ -41,6 +41,10 @@ type Benchmark struct {
 	Converters []Converter
 	// Exports turn output files into the files its own scorer reads.
 	Exports []Export
+	// MetaKeys are the meta keys its sheets carry as its own data
+	// (DABench's level, concepts...), which run does not warn about as
+	// unknown keys.
+	MetaKeys []string
 }
 
 // Converter turns a benchmark's published data into sheets: `convert NAME`.
@@ -104,6 +108,7 @@ type Set struct {
 	Metrics    []agg.Metric
 	Converters []Converter
 	Exports    []Export
+	MetaKeys   []string // every benchmark's
 }
 
 // NewSet builds the registries of the benchmarks, in their order. Two
@@ -119,6 +124,7 @@ func NewSet(bs ...Benchmark) (*Set, error) {
 			return nil, fmt.Errorf("benchmark %q: no name or named twice", b.Name)
 		}
 		seen[name] = true
+		s.MetaKeys = append(s.MetaKeys, b.MetaKeys...)
 		for g, f := range b.Graders {
 			if err := s.Graders.Add(g, f); err != nil {
 				return nil, fmt.Errorf("benchmark %s: %w", b.Name, err)

@@ -73,6 +73,9 @@ type Config struct {
 	// Graders names the graders; nil means grade.NewRegistry(), the
 	// generic ones. Commands pass their benchmark Set's.
 	Graders *grade.Registry
+	// DataKeys are the meta keys benchmarks declare as their own data
+	// (their Set's MetaKeys): no warning names them as unknown.
+	DataKeys []string
 	// Judge configures the "judge" grader: its own model (built by the
 	// command, with its own server and key), template and max_tokens.
 	Judge grade.JudgeOptions
@@ -268,6 +271,10 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			sum.Warnings++
 		}
 		info, items := doc.Resolve()
+		for _, w := range unknownKeys(path, info, items, cfg.DataKeys) {
+			cfg.say("warning: %s", w)
+			sum.Warnings++
+		}
 		if reformat == nil && !cfg.DryRun {
 			if err := checkReformat(path, info, items); err != nil {
 				return sum, err
@@ -392,6 +399,26 @@ func (e *FailedError) Error() string {
 
 // Partial says the run finished with some questions failed.
 func (e *FailedError) Partial() bool { return true }
+
+// unknownKeys are the warnings about the meta keys of a sheet that no
+// setting, package or benchmark reads (a misspelt setting does nothing),
+// each once.
+func unknownKeys(path string, info sheet.Info, items []sheet.Item, data []string) []string {
+	out := setting.CheckKeys(path, info.Meta, info.MetaLines, data)
+	seen := map[string]bool{}
+	for _, w := range out {
+		seen[w] = true
+	}
+	for i := range items {
+		for _, w := range setting.CheckKeys(path, items[i].Meta, items[i].MetaLines, data) {
+			if !seen[w] { // a question's meta holds its sheet's
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
 
 // checkReformat refuses a sheet whose answers need InfiAgent's reformat
 // step when the run has no reformat model.

@@ -111,7 +111,8 @@ func TestReplayUnmatchedWarned(t *testing.T) {
 	}
 	os.WriteFile(replay, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	var stderr bytes.Buffer
-	sum, err := Run(context.Background(), Config{NewModel: builtins(), Sheets: sheets(t), Models: []string{"replay:" + replay}, OutDir: dir, Stderr: &stderr})
+	sum, err := Run(context.Background(), Config{NewModel: builtins(), Sheets: sheets(t), Models: []string{"replay:" + replay}, OutDir: dir, Stderr: &stderr,
+		DataKeys: []string{"level"}}) // the example sheet's data, DABench's key
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,5 +307,36 @@ func TestCollidingOutputsNamed(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v on %v: %v, want %q", tc.models, tc.sheets, err, tc.want)
 		}
+	}
+}
+
+// A meta key no setting, package or benchmark reads draws a warning at its
+// line naming the nearest known name (a misspelt setting does nothing);
+// keys a benchmark declares as its data, and LIME's, draw none.
+func TestUnknownMetaKeyWarns(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "input-k.md")
+	text := "# K\n\n#### meta\ntemprature: 0.5\nlevel: hard\n\n## Q\n\n#### meta\nanswer_suggested_length: 3\nmax_tokns: 9\ncolour: red\n\n#### question\nx\n\n#### answer\ny\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	sum, err := Run(context.Background(), Config{Sheets: []string{path}, DryRun: true, OutDir: filepath.Join(dir, "out"), Stderr: &stderr, DataKeys: []string{"level"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		path + ":4: meta temprature is not a setting or key evalmd reads (did you mean temperature?); it is kept as data",
+		path + ":11: meta max_tokns is not a setting or key evalmd reads (did you mean max_tokens?); it is kept as data",
+		path + ":12: meta colour is not a setting or key evalmd reads; it is kept as data",
+	}
+	var got []string
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if w, ok := strings.CutPrefix(line, "warning: "); ok && strings.Contains(w, "kept as data") {
+			got = append(got, w)
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || sum.Warnings != 3 {
+		t.Errorf("warnings (%d):\n%s\nwant:\n%s", sum.Warnings, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -30,6 +30,8 @@ func Benchmark() benchmark.Benchmark {
 		Name:    Name,
 		Graders: map[string]grade.Factory{"dabench": func(grade.Options) (grade.Grader, error) { return grader{}, nil }},
 		Metric:  metric{},
+		// What its converter writes besides settings and known keys.
+		MetaKeys: []string{"table", "concepts", "level"},
 		Converters: []benchmark.Converter{benchmark.NewConverter("dabench", "DABench's data folder -> one sheet per table",
 			func(_ context.Context, opt *Options, w outfile.Options) ([]string, []error) {
 				opt.Write = w

@@ -38,6 +38,9 @@ func Benchmark() benchmark.Benchmark {
 	return benchmark.Benchmark{
 		Title: "DataBench",
 		Name:  benchmarkName,
+		// What its converter writes besides settings and known keys
+		// (semantic is the QA table's type column, which type names).
+		MetaKeys: []string{"dataset", "lite", "semantic", "type"},
 		Graders: map[string]grade.Factory{
 			"databench":         func(grade.Options) (grade.Grader, error) { return newGrader(false), nil },
 			"databench-semeval": func(grade.Options) (grade.Grader, error) { return newGrader(true), nil },

@@ -18,6 +18,8 @@ func Benchmark() benchmark.Benchmark {
 		Title:  "DSBench",
 		Name:   benchmarkName,
 		Metric: metric{},
+		// What its converter writes besides settings and known keys.
+		MetaKeys: []string{"competition", "name", "url", "year", "answer_kind", "answer_json"},
 		Converters: []benchmark.Converter{benchmark.NewConverter("dsbench", "DSBench's data_analysis folder -> one sheet per competition",
 			func(ctx context.Context, opt *Options, w outfile.Options) ([]string, []error) {
 				opt.Write = w

@@ -159,7 +159,7 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 				NewModel: providers.Registry().New,
 				Runner: runner.Options{Concurrency: inFlight, Adaptive: adaptive, SeparateLimits: *perModel, MaxAttempts: *retries + 1,
 					Timeout: *timeout, MaxWait: *maxWait, RPM: *rpm, TPM: *tpm},
-				Grader: grading.Grader, LogDir: *logDir, LogFormat: *logFormat, ContextLimit: *ctxLimit, Encoding: *encoding, Graders: set.Graders,
+				Grader: grading.Grader, LogDir: *logDir, LogFormat: *logFormat, ContextLimit: *ctxLimit, Encoding: *encoding, Graders: set.Graders, DataKeys: set.MetaKeys,
 			}
 			if *ctxLimit < 0 {
 				return cli.Usagef("--context-limit %d: want a number of tokens > 0", *ctxLimit)
