@@ -1,0 +1,25 @@
+package setting
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Table is the README's table of settings and meta keys, made from All and
+// Keys (a test keeps the README's copy equal to it).
+func Table() string {
+	var b strings.Builder
+	b.WriteString("| setting | value | default | from | what |\n| --- | --- | --- | --- | --- |\n")
+	for _, s := range All {
+		from := strings.ReplaceAll(s.From.String(), "flag", "`--"+s.FlagName()+"`")
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", s.Name, cell(s.Type), cell(s.Default), from, cell(s.Doc))
+	}
+	b.WriteString("\nOther meta keys read (data about a question, not resolved as settings):\n\n| key | what |\n| --- | --- |\n")
+	for _, k := range Keys {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", k.Name, cell(k.Doc))
+	}
+	return b.String()
+}
+
+// cell escapes what markdown would read as a column break.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
