@@ -134,21 +134,9 @@ func batchEstimate(info model.Info, override *model.Price, jobs []batch.Job, fil
 	if override != nil {
 		p = override
 	}
-	enc, err := tokens.EncodingFor(info.Model)
-	if err != nil || enc == "" {
-		enc = "o200k_base"
-	}
 	in := 0
 	for _, j := range jobs {
-		text := j.Request.System
-		for _, msg := range j.Request.Messages {
-			text += msg.Content
-		}
-		n, err := tokens.Count(text, enc)
-		if err != nil {
-			n = len(text) / 4
-		}
-		in += n
+		in += inputTokens(info, j.Request)
 	}
 	outMax, capped := 0, true
 	for _, f := range files {
@@ -179,6 +167,25 @@ func batchEstimate(info model.Info, override *model.Price, jobs []batch.Job, fil
 		b.WriteString(", plus output (no max_tokens to bound it)")
 	}
 	return b.String()
+}
+
+// inputTokens estimates the input tokens of a request: its text counted
+// with tiktoken (the model's encoding, else o200k_base: an estimate for
+// models that are not OpenAI's; images and files sent apart not counted).
+func inputTokens(info model.Info, r model.Request) int {
+	enc, err := tokens.EncodingFor(info.Model)
+	if err != nil || enc == "" {
+		enc = "o200k_base"
+	}
+	text := r.System
+	for _, msg := range r.Messages {
+		text += msg.Content
+	}
+	n, err := tokens.Count(text, enc)
+	if err != nil {
+		n = len(text) / 4
+	}
+	return n
 }
 
 // costOf prices an answer, at batch prices when a batch answered it.

@@ -331,6 +331,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			}
 			sum.Outputs = append(sum.Outputs, job.OutPath)
 		}
+		dryRunReport(cfg, plan)
 		return sum, nil
 	}
 	if needsSandbox(plan) {

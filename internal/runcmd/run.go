@@ -235,9 +235,18 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 				cfg.Batch = &harness.BatchConfig{FallbackLive: *batchFall == "live", Poll: *batchPoll}
 			}
 			sum, err := harness.Run(ctx, cfg)
+			// The summary goes to stdout, unless -v lists the output
+			// files there (one a line, for scripts): then to stderr.
+			table := stdout
 			if *verbose {
 				for _, p := range sum.Outputs {
 					fmt.Fprintln(stdout, p)
+				}
+				table = stderr
+			}
+			if !*dryRun {
+				if werr := writeSummary(table, stderr, sum.Outputs); werr != nil && err == nil {
+					err = werr
 				}
 			}
 			return err

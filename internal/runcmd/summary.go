@@ -1,0 +1,90 @@
+package runcmd
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/internal/cli"
+	"github.com/evalmd/evalmd/result"
+)
+
+// writeSummary ends a run with one table, a row per model, from the output
+// files it wrote: questions, correct, answered, errors, tokens, cost and
+// time (the longest of its sheets' wall times: its sheets run at once).
+// It is boxed on a terminal and markdown otherwise. A file that cannot be
+// read back is named instead of counted.
+func writeSummary(w, stderr io.Writer, outputs []string) error {
+	type row struct {
+		questions, correct, answered, errors, in, out int
+		cost                                          float64
+		priced                                        bool
+		wall                                          float64
+	}
+	rows := map[string]*row{}
+	var models []string
+	for _, p := range outputs {
+		f, err := result.Read(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "warning: the summary leaves out %v\n", err)
+			continue
+		}
+		name := f.Sheet.ModelName
+		r := rows[name]
+		if r == nil {
+			r = &row{priced: true}
+			rows[name] = r
+			models = append(models, name)
+		}
+		for _, q := range f.Questions {
+			r.questions++
+			if q.Grade != nil && *q.Grade {
+				r.correct++
+			}
+		}
+		if t := f.Sheet.Totals; t != nil {
+			r.answered += t.Answered
+			r.errors += t.Errors
+			r.in += t.InputTokens
+			r.out += t.OutputTokens
+			r.wall = max(r.wall, t.WallSeconds)
+			if t.Cost != nil {
+				r.cost += *t.Cost
+			} else {
+				r.priced = false
+			}
+		}
+	}
+	if len(models) == 0 {
+		return nil
+	}
+	slices.Sort(models)
+	t := agg.Table{Title: "Run summary", Columns: agg.Cols("model", "#questions", "#correct", "#answered", "#errors", "#tokens in", "#tokens out", "#cost", "#time")}
+	for _, m := range models {
+		r := rows[m]
+		correct := fmt.Sprint(r.correct)
+		if r.questions > 0 {
+			correct = fmt.Sprintf("%d (%.0f%%)", r.correct, 100*float64(r.correct)/float64(r.questions))
+		}
+		cost := "unknown"
+		if r.priced {
+			cost = fmt.Sprintf("$%.4f", r.cost)
+		}
+		t.Rows = append(t.Rows, []string{m, fmt.Sprint(r.questions), correct, fmt.Sprint(r.answered), fmt.Sprint(r.errors),
+			fmt.Sprint(r.in), fmt.Sprint(r.out), cost, (time.Duration(r.wall * float64(time.Second))).Round(100 * time.Millisecond).String()})
+	}
+	var text string
+	var err error
+	if cli.IsTerminal(w) {
+		text, err = t.Screen()
+	} else {
+		text, err = t.Markdown()
+	}
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, text)
+	return err
+}
