@@ -92,14 +92,18 @@ type evalConfig struct {
 	LogSamples    *bool    `json:"log_samples,omitempty"`
 }
 
-// generateConfig holds the generation settings (GenerateConfig); absent
-// members mean the provider's default.
-type generateConfig struct {
-	MaxTokens   *int     `json:"max_tokens,omitempty"`
-	Temperature *float64 `json:"temperature,omitempty"`
-	TopP        *float64 `json:"top_p,omitempty"`
-	Seed        *int64   `json:"seed,omitempty"`
-	StopSeqs    []string `json:"stop_seqs,omitempty"`
+// generateConfig holds the generation settings (GenerateConfig) by
+// Inspect's names, which are model.Settings' JSON names but stop's
+// (stop_seqs): a setting added to model.Settings reaches the log without
+// a line here. Absent members mean the provider's default.
+type generateConfig map[string]json.RawMessage
+
+// MarshalJSON writes no settings as {}, as Inspect does.
+func (g generateConfig) MarshalJSON() ([]byte, error) {
+	if len(g) == 0 {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(map[string]json.RawMessage(g))
 }
 
 // evalPlan lists the solvers (EvalPlan).

@@ -368,12 +368,14 @@ func generateConfigOf(meta map[string]string, s *model.Settings) generateConfig 
 		v, _ := setting.Resolve("", nil, setting.Layer{Source: setting.SheetMeta, Values: meta})
 		s = &v.Gen
 	}
-	g := generateConfig{Temperature: s.Temperature, TopP: s.TopP, Seed: s.Seed}
-	if s.MaxTokens > 0 {
-		n := s.MaxTokens
-		g.MaxTokens = &n
+	g := generateConfig{}
+	if data, err := json.Marshal(s); err == nil {
+		_ = json.Unmarshal(data, &g) // the JSON of a struct: a map
 	}
-	g.StopSeqs = append([]string(nil), s.Stop...)
+	if stop, ok := g["stop"]; ok {
+		delete(g, "stop")
+		g["stop_seqs"] = stop
+	}
 	return g
 }
 

@@ -178,7 +178,7 @@ func TestSettingsRecordedAndLogged(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := lg.Eval.ModelConfig
-	if g.Temperature == nil || *g.Temperature != 0.7 || g.TopP == nil || *g.TopP != 0.5 || g.MaxTokens != nil {
+	if string(g["temperature"]) != "0.7" || string(g["top_p"]) != "0.5" || g["max_tokens"] != nil {
 		t.Errorf("model_generate_config %+v, want temperature 0.7, top_p 0.5", g)
 	}
 	if _, ok := lg.Samples[0].Metadata["generate_config"]; ok {
