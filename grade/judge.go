@@ -90,18 +90,35 @@ const inspectJudgeMaxTokens = 1024
 // dsbenchJudgeMaxTokens is DSBench's own max_tokens for its judge.
 const dsbenchJudgeMaxTokens = 256
 
+// NoJudge is the grade_detail of a question the judge grader leaves
+// ungraded (null) because no judge model was given.
+const NoJudge = "not graded: no judge model given (--judge MODEL)"
+
+// Identical is the grade_detail of a completion the judge grader counts as
+// right without asking the judge.
+const Identical = "identical to the ground truth (white space trimmed): right, no judge call made"
+
+// newJudge builds the judge grader. Without a judge model it still grades
+// what needs no call (Identical) and leaves the rest null (NoJudge): a
+// run of DSBench's sheets with an offline model, or without a judge at
+// hand, is graded later with grade --judge.
 func newJudge(opt Options) (Grader, error) {
-	if opt.Judge == nil {
-		return nil, fmt.Errorf("grader judge: no judge model given (--judge MODEL)")
-	}
 	return judge{m: opt.Judge, template: opt.JudgeTemplate, maxTokens: opt.JudgeMaxTokens}, nil
 }
 
 // Name is "judge".
 func (judge) Name() string { return "judge" }
 
-// Grade asks the judge model.
+// Grade asks the judge model. A completion identical to the truth, white
+// space trimmed, is right without a call: DSBench's judge, shown the same
+// text as answer and prediction, says True.
 func (j judge) Grade(ctx context.Context, in Input) (Verdict, error) {
+	if strings.TrimSpace(in.Completion) == strings.TrimSpace(in.Truth) {
+		return Verdict{Correct: Bool(true), Detail: Identical}, nil
+	}
+	if j.m == nil {
+		return Verdict{Detail: NoJudge}, nil
+	}
 	question := in.Question
 	if in.QuestionText != "" {
 		question = in.QuestionText

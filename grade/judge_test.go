@@ -147,7 +147,7 @@ func TestJudgeTemplateAndMaxTokensDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := g.Grade(context.Background(), Input{Question: "q", Truth: "4", Completion: "4", Meta: tc.meta}); err != nil {
+		if _, err := g.Grade(context.Background(), Input{Question: "q", Truth: "4", Completion: "four", Meta: tc.meta}); err != nil {
 			t.Fatal(err)
 		}
 		req := m.got[0]
@@ -158,13 +158,39 @@ func TestJudgeTemplateAndMaxTokensDefaults(t *testing.T) {
 	}
 }
 
-func TestJudgeMetaAndErrors(t *testing.T) {
-	if _, err := newJudge(Options{}); err == nil {
-		t.Error("judge without a model: no error")
+// A completion identical to the truth, white space trimmed, is right
+// without a call, as DSBench's judge would say, and the grade says no call
+// was made; without a judge model any other completion is left null,
+// saying why, and the grader builds.
+func TestJudgeIdenticalAndNoModel(t *testing.T) {
+	m := &fakeJudge{reply: "False"}
+	with, _ := newJudge(Options{JudgeOptions: JudgeOptions{Judge: m}})
+	without, err := newJudge(Options{})
+	if err != nil {
+		t.Fatalf("judge without a model: %v", err)
 	}
+	for _, g := range []Grader{with, without} {
+		v, err := g.Grade(context.Background(), Input{Truth: "1661626\n", Completion: "  1661626 "})
+		if err != nil || v.Correct == nil || !*v.Correct || v.Detail != Identical {
+			t.Errorf("identical: %s %q %v", limeFmtBool(v.Correct), v.Detail, err)
+		}
+	}
+	if len(m.got) != 0 {
+		t.Errorf("judge asked %d times for an identical completion", len(m.got))
+	}
+	v, err := without.Grade(context.Background(), Input{Truth: "1661626", Completion: "The NPV is 1,661,626"})
+	if err != nil || v.Correct != nil || v.Detail != NoJudge {
+		t.Errorf("no judge: %s %q %v", limeFmtBool(v.Correct), v.Detail, err)
+	}
+	if v, err := with.Grade(context.Background(), Input{Truth: "1661626", Completion: "1661626.0"}); err != nil || v.Correct == nil || *v.Correct || len(m.got) != 1 {
+		t.Errorf("a different completion: %s %v, %d calls", limeFmtBool(v.Correct), err, len(m.got))
+	}
+}
+
+func TestJudgeMetaAndErrors(t *testing.T) {
 	m := &fakeJudge{reply: "True"}
 	g, _ := newJudge(Options{JudgeOptions: JudgeOptions{Judge: m}})
-	v, err := g.Grade(context.Background(), Input{Question: "long prompt with workbook", Truth: "1", Completion: "1",
+	v, err := g.Grade(context.Background(), Input{Question: "long prompt with workbook", Truth: "1", Completion: "one",
 		Meta: map[string]string{"judge_template": "dsbench", "judge_question": "short question"}})
 	if err != nil || v.Correct == nil || !*v.Correct {
 		t.Fatalf("meta dsbench: %s, %v", limeFmtBool(v.Correct), err)
@@ -174,7 +200,7 @@ func TestJudgeMetaAndErrors(t *testing.T) {
 	}
 	m = &fakeJudge{err: errors.New("boom")}
 	g, _ = newJudge(Options{JudgeOptions: JudgeOptions{Judge: m}})
-	if _, err := g.Grade(context.Background(), Input{Truth: "1", Completion: "1"}); err == nil || !strings.Contains(err.Error(), "boom") {
+	if _, err := g.Grade(context.Background(), Input{Truth: "1", Completion: "one"}); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("judge error not returned: %v", err)
 	}
 	custom := &fakeJudge{reply: "GRADE: C"}
@@ -209,7 +235,7 @@ func FuzzJudgeGrade(f *testing.F) {
 	f.Fuzz(func(t *testing.T, reply string) {
 		for _, tmpl := range []string{"dsbench", "inspect"} {
 			g, _ := newJudge(Options{JudgeOptions: JudgeOptions{Judge: &fakeJudge{reply: reply}, JudgeTemplate: tmpl}})
-			v, err := g.Grade(context.Background(), Input{Truth: "1", Completion: "1"})
+			v, err := g.Grade(context.Background(), Input{Truth: "1", Completion: "one"})
 			if err != nil || v.Correct == nil {
 				t.Fatalf("%s %q: %v %v", tmpl, reply, v.Correct, err)
 			}
@@ -233,7 +259,7 @@ func TestJudgeQuestionText(t *testing.T) {
 	} {
 		m := &fakeJudge{reply: "True"}
 		g, _ := newJudge(Options{JudgeOptions: JudgeOptions{Judge: m, JudgeTemplate: "dsbench"}})
-		tc.in.Truth, tc.in.Completion = "1", "1"
+		tc.in.Truth, tc.in.Completion = "1", "one"
 		if _, err := g.Grade(context.Background(), tc.in); err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/readfile"
@@ -42,6 +43,9 @@ type sheetRun struct {
 	priced                     bool
 
 	ungraded int
+	// noJudge counts the questions left null because they need the
+	// judge and the run has none (grade.NoJudge), said once per run.
+	noJudge  int
 	encoded  [][]byte // each question as the output file holds it, once graded
 	firstErr string   // the first failed question's error, in sheet order
 	written  bool
@@ -181,6 +185,7 @@ func ask(ctx context.Context, cfg Config, made map[string]model.Model, plan []*o
 		}
 		sum.Outputs = append(sum.Outputs, sr.job.OutPath)
 		sum.GradeFailures += sr.ungraded
+		sum.NoJudge += sr.noJudge
 		sum.Failed += sr.failed
 		sum.Questions += len(sr.job.Requests)
 		if sum.FirstError == "" {
@@ -260,7 +265,10 @@ func (sr *sheetRun) grade(ctx context.Context, q int, gr *regrade.Graders) error
 	if err != nil {
 		return fmt.Errorf("%s on %s: grading: %w", job.Model, job.SheetPath, err)
 	}
-	if !ok {
+	switch {
+	case job.Output.Questions[q].GradeDetail == grade.NoJudge:
+		sr.noJudge++ // not a failure: said once for the run
+	case !ok:
 		sr.ungraded++
 	}
 	if sr.encoded == nil {

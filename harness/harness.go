@@ -159,6 +159,9 @@ type Summary struct {
 	Warnings int
 	// GradeFailures counts the questions whose grader failed (graded null).
 	GradeFailures int
+	// NoJudge counts the questions graded null because they need the
+	// judge grader and the run has no judge model (grade.NoJudge).
+	NoJudge int
 	// Questions counts the questions asked, Failed those that ended with
 	// an error; FirstError is the first such error.
 	Questions, Failed int
@@ -251,6 +254,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	// Every sheet, request and grader is checked before any model is
 	// asked: bad input stops the run before anything is spent.
 	var plan []*outputJob
+	notes := &planNotes{said: map[string]bool{}, missing: map[string]bool{}}
 	needsSandbox := func(plan []*outputJob) bool {
 		for _, job := range plan {
 			for _, r := range job.Requests {
@@ -285,7 +289,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			if m := made[name]; m != nil {
 				minfo = m.Info()
 			}
-			job, err := prepare(ctx, cfg, path, info, items, name, minfo, runID)
+			job, err := prepare(ctx, cfg, path, info, items, name, minfo, runID, notes)
 			if err != nil {
 				return sum, err
 			}
@@ -306,6 +310,11 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			}
 			plan = append(plan, job)
 		}
+	}
+	if n := len(notes.missingOrder); n > 0 {
+		cfg.say("warning: %d parquet table%s named by chat questions do%s not exist (first: %s): the prompts name them, code or agent mode would need them",
+			n, map[bool]string{true: "", false: "s"}[n == 1], map[bool]string{true: "es", false: ""}[n == 1], notes.missingOrder[0])
+		sum.Warnings++
 	}
 	if cfg.Batch != nil {
 		if err := checkBatchModes(plan); err != nil {
@@ -355,6 +364,13 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	if err := ask(ctx, cfg, made, plan, st, graders, &sum); err != nil {
 		return sum, err
+	}
+	if sum.NoJudge > 0 {
+		n, s := sum.NoJudge, "s need"
+		if n == 1 {
+			s = " needs"
+		}
+		cfg.say("%d question%s the judge grader and no judge model was given: graded null (grade --judge MODEL -w grades them)", n, s)
 	}
 	var errs []error
 	if sum.Failed > 0 {
@@ -445,8 +461,8 @@ func checkGraders(job *outputJob, g *regrade.Graders) error {
 }
 
 // prepare builds the requests and the unanswered output file of one sheet
-// and model.
-func prepare(ctx context.Context, cfg Config, path string, info sheet.Info, items []sheet.Item, modelName string, minfo model.Info, runID string) (*outputJob, error) {
+// and model; notes gathers what is said once for the run.
+func prepare(ctx context.Context, cfg Config, path string, info sheet.Info, items []sheet.Item, modelName string, minfo model.Info, runID string, notes *planNotes) (*outputJob, error) {
 	outPath := outputPath(cfg, path, modelName, runID)
 	name := info.Name
 	if !info.Present {
@@ -456,15 +472,15 @@ func prepare(ctx context.Context, cfg Config, path string, info sheet.Info, item
 	if cfg.Vision != nil {
 		vision = *cfg.Vision
 	}
-	warned := false
 	b := &prompt.Builder{
 		Dir: filepath.Dir(path), Model: modelName, Vision: vision, SheetMeta: info.Meta, SheetMetaLines: info.MetaLines,
 		Warn:              func(msg string) { fmt.Fprintf(cfg.Stderr, "warning: %s\n", msg) },
 		AllowOutsideFiles: cfg.AllowOutsideFiles,
 		DataRoots:         cfg.DataRoots,
+		MissingTable:      notes.missingTable,
 		RenderWorkbook:    workbook.Render, Settings: cfg.Settings,
 		Truncate: func(text string, meta map[string]string) (string, error) {
-			return truncate(cfg, modelName, minfo, text, meta, &warned)
+			return truncate(cfg, modelName, minfo, text, meta, notes.said)
 		},
 	}
 	if len(cfg.Models) == 0 {
@@ -527,8 +543,12 @@ func prepare(ctx context.Context, cfg Config, path string, info sheet.Info, item
 // truncate cuts a user message as its meta asks, for the model's context:
 // --context-limit and --encoding win over the meta, which wins over the
 // model's Info. For a model that is not OpenAI's, tiktoken's counts are an
-// estimate, which is said once per sheet.
-func truncate(cfg Config, modelName string, minfo model.Info, text string, meta map[string]string, warned *bool) (string, error) {
+// estimate, which is said once per run and model (said holds the lines
+// said). An offline model (mock, oracle, replay) has no context: without a
+// limit from the flag or the meta its prompts are kept whole, as a dry run
+// without a model keeps them, and with one they are cut by
+// offlineEncoding unless an encoding is given; either is said once.
+func truncate(cfg Config, modelName string, minfo model.Info, text string, meta map[string]string, said map[string]bool) (string, error) {
 	if meta[tokens.MetaTruncate] == "" || meta[tokens.MetaTruncate] == "none" {
 		return text, nil
 	}
@@ -545,19 +565,53 @@ func truncate(cfg Config, modelName string, minfo model.Info, text string, meta 
 		}
 		meta = m
 	}
+	sayOnce := func(line string) {
+		if !said[line] {
+			said[line] = true
+			fmt.Fprintln(cfg.Stderr, line)
+		}
+	}
 	enc, _ := tokens.EncodingFor(minfo.Model)
-	if minfo.Provider != "openai" && !*warned {
-		*warned = true
+	if minfo.Offline {
+		if minfo.ContextLimit <= 0 && meta[tokens.MetaContextLimit] == "" {
+			sayOnce(fmt.Sprintf("%s: prompts are not cut (truncate: %s): an offline model has no context limit; --context-limit N cuts them as a model with N tokens would", modelName, meta[tokens.MetaTruncate]))
+			return text, nil
+		}
+		if enc == "" && meta[tokens.MetaEncoding] == "" {
+			enc = offlineEncoding
+			sayOnce(fmt.Sprintf("%s: prompts are cut by tiktoken's %s token counts (an offline model has no encoding; --encoding names another)", modelName, enc))
+		}
+	} else if minfo.Provider != "openai" {
 		used := meta[tokens.MetaEncoding]
 		if used == "" {
 			used = enc
 		}
 		if used != "" {
-			fmt.Fprintf(cfg.Stderr, "warning: %s: prompts are cut by tiktoken's %s token counts, an estimate for a model that is not OpenAI's\n", modelName, used)
+			sayOnce(fmt.Sprintf("warning: %s: prompts are cut by tiktoken's %s token counts, an estimate for a model that is not OpenAI's", modelName, used))
 		}
 	}
 	return tokens.Cut(text, meta, tokens.Limits{Model: modelName, ContextLimit: minfo.ContextLimit, Encoding: enc})
 }
+
+// planNotes gathers, while a run is planned, what is said once for the
+// whole run rather than once per sheet.
+type planNotes struct {
+	said         map[string]bool // lines said (truncate)
+	missing      map[string]bool // tables named by chat questions that do not exist
+	missingOrder []string
+}
+
+// missingTable records a table a chat question names that does not exist.
+func (n *planNotes) missingTable(path string) {
+	if !n.missing[path] {
+		n.missing[path] = true
+		n.missingOrder = append(n.missingOrder, path)
+	}
+}
+
+// offlineEncoding is the encoding an offline model's prompts are cut by
+// when a context limit is given and no encoding: the newest OpenAI models'.
+const offlineEncoding = tokens.O200kBase
 
 // pooledClient keeps as many idle connections per host as requests in
 // flight: Go's default of 2 makes a run at -c 32 reopen connections all

@@ -10,7 +10,9 @@ package prompt
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -106,6 +108,12 @@ type Builder struct {
 	// name "/". Converted sheets name their data folder there, which the
 	// error then suggests passing.
 	DataRoots []string
+	// MissingTable, when set, is told of each parquet table a chat
+	// question names that does not exist, and the question is built: its
+	// prompt only names the table (DataBench's chat sheets, converted
+	// without the tables). Nil, or a question in code or agent mode, which
+	// hands the table to the sandbox, makes it an error.
+	MissingTable func(path string)
 
 	mu     sync.Mutex
 	warned map[string]bool
@@ -156,9 +164,16 @@ func (b *Builder) BuildSettings(ctx context.Context, sheetPath string, it *sheet
 	}
 	var images []model.Image
 	tablePaths := map[string]string{} // files-section text and base name -> path
+	var missing []File                // named-only tables that do not exist
+	var missingErr error
 	for _, loc := range it.Files {
 		fr := b.file(ctx, loc.Text)
-		if fr.err != nil {
+		if fr.err != nil && b.MissingTable != nil && onlyNamed(fr.f) && errors.Is(fr.err, fs.ErrNotExist) {
+			missing = append(missing, fr.f)
+			if missingErr == nil {
+				missingErr = fmt.Errorf("%s:%d: %w", sheetPath, loc.Line, fr.err)
+			}
+		} else if fr.err != nil {
 			return req, none, fmt.Errorf("%s:%d: %w", sheetPath, loc.Line, fr.err)
 		}
 		d.Files = append(d.Files, fr.f)
@@ -241,8 +256,20 @@ func (b *Builder) BuildSettings(ctx context.Context, sheetPath string, it *sheet
 			sv.Files = append(sv.Files, f.Path)
 		}
 		req.Solve = sv
+		if missingErr != nil {
+			return req, none, missingErr
+		}
+	}
+	for _, f := range missing {
+		b.MissingTable(f.Path)
 	}
 	return req, v, nil
+}
+
+// onlyNamed says whether f is a file a chat prompt only names: a parquet
+// table, which is never read into the prompt.
+func onlyNamed(f File) bool {
+	return f.Kind == "table" && strings.EqualFold(filepath.Ext(f.Path), ".parquet")
 }
 
 // warn passes msg to Warn once per run: a sheet-wide setting would
@@ -403,7 +430,7 @@ func (b *Builder) load(ctx context.Context, rel string) fileResult {
 	case "table":
 		// Text tables are loaded so a template may inline them; parquet is
 		// only referenced.
-		if strings.EqualFold(filepath.Ext(path), ".parquet") {
+		if onlyNamed(f) {
 			_, err := os.Stat(path)
 			return fileResult{f: f, err: err}
 		}

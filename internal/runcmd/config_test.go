@@ -221,7 +221,7 @@ func TestRunConfigJudge(t *testing.T) {
 		Reply: func(fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "Fine.\nGRADE: C"} }})
 	work := t.TempDir()
 	writeFile(t, filepath.Join(work, "evalmd.yaml"), "judge: openai-api/cfg-judge/big\nbase_urls:\n  cfg-judge: "+judges.URL+"\n")
-	_, stderr, err := runIn(work, nil, "-f", writeSheet(t, judgedSheet), "-o", t.TempDir(), "-m", "oracle")
+	_, stderr, err := runIn(work, nil, "-f", writeSheet(t, judgedSheet), "-o", t.TempDir(), "-m", "mock", "--mock-reply", "It is.")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}

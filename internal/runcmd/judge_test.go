@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/result"
@@ -42,8 +43,9 @@ What is 3+3?
 // The judge has its own server, key and max_tokens: it never receives the
 // run's base URL or key (issue 13; issue 12, item 28).
 func TestJudgeHasItsOwnServerAndKey(t *testing.T) {
+	// Not the truth itself, which is right without asking the judge.
 	models := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20,
-		Reply: func(fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "4"} }})
+		Reply: func(fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "It is 4."} }})
 	judges := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20,
 		Reply: func(fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "Fine.\nGRADE: C"} }})
 	t.Setenv("LOCAL_API_KEY", "sk-model-key")
@@ -91,7 +93,6 @@ func TestGradersCheckedBeforeAnyCall(t *testing.T) {
 	for _, tc := range []struct {
 		sheet, flag, want string
 	}{
-		{judgedSheet, "", "no judge model"},
 		{strings.Replace(judgedSheet, "grader: judge", "grader: lime", 1) + "## Q3\n#### meta\ngrader: nope\n#### question\nx\n#### answer\ny\n", "", "unknown grader"},
 		{judgedSheet, "--grader=choise", "unknown grader"},
 	} {
@@ -107,6 +108,44 @@ func TestGradersCheckedBeforeAnyCall(t *testing.T) {
 	}
 	if n := srv.Count(); n != 0 {
 		t.Errorf("%d model calls before the bad grader was found", n)
+	}
+}
+
+// Without --judge a run of judged sheets goes on (issue 20 item 6): an
+// answer identical to the truth is right without a call, saying so, the
+// others are graded null, and the run says it once, not once per sheet,
+// and succeeds.
+func TestNoJudgeGradesNullOncePerRun(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"input-a.md", "input-b.md"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(judgedSheet), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), &stdout, &stderr, []string{"-d", dir, "-o", out, "-m", "mock", "--mock-reply", " 4\n"}); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if n := strings.Count(stderr.String(), "no judge model was given"); n != 1 || !strings.Contains(stderr.String(), "2 questions need the judge grader") {
+		t.Errorf("said %d times, want once for 2 questions:\n%s", n, stderr.String())
+	}
+	outs, _ := filepath.Glob(filepath.Join(out, "output-*.json"))
+	if len(outs) != 2 {
+		t.Fatalf("%d outputs", len(outs))
+	}
+	for _, p := range outs {
+		f, err := result.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q1, q2 := f.Questions[0], f.Questions[1]
+		if q1.Grade == nil || !*q1.Grade || q1.GradeDetail != grade.Identical {
+			t.Errorf("%s Q1: %v %q, want right without a call", p, q1.Grade, q1.GradeDetail)
+		}
+		if q2.Grade != nil || q2.GradeDetail != grade.NoJudge {
+			t.Errorf("%s Q2: %v %q, want null for want of a judge", p, q2.Grade, q2.GradeDetail)
+		}
 	}
 }
 
