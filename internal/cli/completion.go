@@ -75,9 +75,10 @@ func isBool(f *flag.Flag) bool {
 	return ok && b.IsBoolFlag()
 }
 
-// firstLine is a flag's usage up to its first line break, for a one-line
-// description.
-func firstLine(s string) string {
+// describe is a flag's usage up to its first line break, its `name`
+// quotes removed, for a one-line description.
+func describe(f *flag.Flag) string {
+	_, s := flag.UnquoteUsage(f)
 	s, _, _ = strings.Cut(s, "\n")
 	return s
 }
@@ -161,7 +162,7 @@ func zshScript(w io.Writer, name string, nodes []node) error {
 		}
 		b.WriteString("            _arguments -s")
 		for _, f := range n.flags {
-			spec := dashed(f) + "[" + zshSpecText(firstLine(f.Usage)) + "]"
+			spec := dashed(f) + "[" + zshSpecText(describe(f)) + "]"
 			if !isBool(f) {
 				spec += ":" + f.Name + ":_files"
 			}
@@ -213,7 +214,7 @@ func fishScript(w io.Writer, name string, nodes []node) error {
 			if !isBool(f) {
 				opt += " -r"
 			}
-			fmt.Fprintf(&b, "complete -c %s -n %s %s -d %s\n", name, cond, opt, fishQuote(firstLine(f.Usage)))
+			fmt.Fprintf(&b, "complete -c %s -n %s %s -d %s\n", name, cond, opt, fishQuote(describe(f)))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

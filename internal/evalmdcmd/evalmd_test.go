@@ -183,6 +183,19 @@ func TestCompletion(t *testing.T) {
 		if out, err := exec.Command(check[0], append(check[1:], script)...).CombinedOutput(); err != nil {
 			t.Errorf("%s %s: %v\n%s", check[0], script, err, out)
 		}
+		if shell == "fish" {
+			for _, tc := range []struct{ line, want string }{
+				{"evalmd ru", "run\tAsk models"},
+				{"evalmd convert ds", "dsbench\t"},
+				{"evalmd eval --cac", "--cache\tanswer repeated requests from this cache folder"},
+				{"evalmd agg -", "-i\tinput dir (every"},
+			} {
+				out, err := exec.Command("fish", "-c", "source "+script+"; complete -C '"+tc.line+"'").CombinedOutput()
+				if err != nil || !strings.Contains(string(out), tc.want) {
+					t.Errorf("fish completion of %q: %q (%v), want %q", tc.line, out, err, tc.want)
+				}
+			}
+		}
 		if shell != "bash" {
 			continue
 		}
