@@ -96,6 +96,10 @@ type Config struct {
 	// Sandbox is where code runs (bwrap, docker, none) when no --sandbox
 	// is given.
 	Sandbox string `yaml:"sandbox"`
+	// DataRoots are folders whose files sheets may send, as run
+	// --data-root's (a relative one from the file's folder). Only the
+	// user's own file may name them: a workspace file travels with sheets.
+	DataRoots []string `yaml:"data_roots"`
 	// Others are the members not above: a setting's (package setting
 	// declares which: temperature, max_tokens, mode, tool_timeout...),
 	// else an unknown member, an error.
@@ -106,8 +110,10 @@ type Config struct {
 	// prices parsed, and where each member came from (for messages).
 	prices map[string]model.Price
 	from   map[string]string
-	// baseURLLines are the lines of base_urls' members (for messages).
-	baseURLLines map[string]int
+	// baseURLLines are the lines of base_urls' members, dataRootsLine
+	// data_roots' (for messages).
+	baseURLLines  map[string]int
+	dataRootsLine int
 	// settings are each file's settings, the user's first.
 	settings []setting.Layer
 }
@@ -140,6 +146,10 @@ func Load(l Lookup) (*Config, error) {
 		if user := userFile(l.Getenv); p != user {
 			if err := f.keysStayHome(p, user, l.Getenv); err != nil {
 				return nil, err
+			}
+			if len(f.DataRoots) > 0 {
+				return nil, fmt.Errorf("config %s:%d: data_roots: a workspace evalmd.yaml (it may have come with sheets) cannot vouch for folders outside them; name them in your own config file or with --data-root",
+					p, f.dataRootsLine)
 			}
 		}
 		c.merge(f, p)
@@ -279,6 +289,15 @@ func Parse(name string, data []byte) (*Config, error) {
 			return nil, fmt.Errorf("config %s:%d: models: give one model per list item, not %q", name, line("models"), m)
 		}
 	}
+	c.dataRootsLine = line("data_roots")
+	for i, d := range c.DataRoots {
+		if strings.TrimSpace(d) == "" {
+			return nil, fmt.Errorf("config %s:%d: data_roots: an empty folder name", name, c.dataRootsLine)
+		}
+		if !filepath.IsAbs(d) {
+			c.DataRoots[i] = filepath.Join(filepath.Dir(name), d)
+		}
+	}
 	c.baseURLLines = map[string]int{}
 	for k, u := range c.BaseURLs {
 		c.baseURLLines[k] = memberLine(&doc, "base_urls", k)
@@ -302,7 +321,7 @@ func Parse(name string, data []byte) (*Config, error) {
 }
 
 // members are the members other than settings.
-const members = "models, base_urls, judge, prices, concurrency, sandbox"
+const members = "models, base_urls, judge, prices, concurrency, sandbox, data_roots"
 
 // readSettings takes the settings out of Others: a member named as a
 // setting that a config file may set is one, checked; any other is an
@@ -440,6 +459,9 @@ func (c *Config) merge(f *Config, path string) {
 	if f.Sandbox != "" {
 		c.Sandbox, c.from["sandbox"] = f.Sandbox, path
 	}
+	if len(f.DataRoots) > 0 {
+		c.DataRoots, c.from["data_roots"] = f.DataRoots, path
+	}
 	for k, v := range f.BaseURLs {
 		if c.BaseURLs == nil {
 			c.BaseURLs = map[string]string{}
@@ -526,6 +548,9 @@ func (c *Config) Describe() []string {
 	}
 	if c.Sandbox != "" {
 		add("sandbox", c.Sandbox)
+	}
+	if len(c.DataRoots) > 0 {
+		add("data_roots", strings.Join(c.DataRoots, ", "))
 	}
 	for _, s := range setting.All {
 		for i := len(c.settings) - 1; i >= 0; i-- { // the winning file's

@@ -153,6 +153,26 @@ func TestWorkspaceCannotTakeKeys(t *testing.T) {
 	}
 }
 
+// data_roots vouches for folders a sheet may send files from: the user's
+// own file may name them (a relative one from its folder), a workspace
+// file, which travels with sheets, may not.
+func TestDataRootsFromUserOnly(t *testing.T) {
+	root := t.TempDir()
+	xdg, ws := filepath.Join(root, "xdg"), filepath.Join(root, "ws")
+	write(t, filepath.Join(xdg, "evalmd", "config.yaml"), "data_roots: [/data/dsbench, corpora]\n")
+	env := map[string]string{"XDG_CONFIG_HOME": xdg}
+	look := Lookup{Dir: root, Getenv: func(k string) string { return env[k] }}
+	c, err := Load(look)
+	if want := []string{"/data/dsbench", filepath.Join(xdg, "evalmd", "corpora")}; err != nil || !reflect.DeepEqual(c.DataRoots, want) {
+		t.Errorf("the user's data_roots: %q, %v; want %q", c.DataRoots, err, want)
+	}
+	write(t, filepath.Join(ws, "evalmd.yaml"), "models: [mock]\ndata_roots: [/]\n")
+	_, err = Load(look.ForSheets(ws))
+	if want := filepath.Join(ws, "evalmd.yaml") + ":2: data_roots: a workspace evalmd.yaml (it may have come with sheets) cannot vouch"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a workspace's data_roots: %v, want %q", err, want)
+	}
+}
+
 // Every bad file is one error naming the file and line; a key is never
 // accepted and never printed.
 func TestParseErrors(t *testing.T) {

@@ -153,7 +153,7 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 				return err
 			}
 			cfg := harness.Config{Prices: conf.PriceTable(),
-				OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, AllowOutsideFiles: *outside, DataRoots: dataRoots, Stderr: stderr,
+				OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, AllowOutsideFiles: *outside, DataRoots: slices.Concat(conf.DataRoots, dataRoots), Stderr: stderr,
 				Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: getenv, Timeout: *timeout, CompletionAPI: *complAPI,
 					MockReply: *mockReply, Seed: *seed, MaxReply: replyCap},
 				NewModel: providers.Registry().New,

@@ -204,6 +204,15 @@ func TestSheetDataRootCannotWiden(t *testing.T) {
 			if srv.Count() != 1 {
 				t.Errorf("--data-root: %d requests, want 1", srv.Count())
 			}
+			// The user's own config vouches as --data-root does.
+			xdg := t.TempDir()
+			writeFile(t, filepath.Join(xdg, "evalmd", "config.yaml"), "data_roots: ["+secretDir+"]\n")
+			if _, stderr, err := runIn(t.TempDir(), map[string]string{"XDG_CONFIG_HOME": xdg}, args...); err != nil {
+				t.Fatalf("data_roots in the user's config: %v\n%s", err, stderr)
+			}
+			if srv.Count() != 2 {
+				t.Errorf("data_roots: %d requests in all, want 2", srv.Count())
+			}
 		})
 	}
 }
