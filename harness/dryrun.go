@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -61,12 +62,22 @@ func dryRunReport(cfg Config, plan []*outputJob) {
 		case p.In == 0 && p.Out == 0:
 			b.WriteString(": no cost (priced at $0)")
 		case capped:
-			fmt.Fprintf(&b, ": estimated cost $%.4f, plus at most $%.4f for output (%d tokens at most)", float64(in)*p.In/1e6, float64(outMax)*p.Out/1e6, outMax)
+			fmt.Fprintf(&b, ": estimated cost %s, plus at most %s for output (%d tokens at most)", dollars(float64(in)*p.In/1e6), dollars(float64(outMax)*p.Out/1e6), outMax)
 		default:
-			fmt.Fprintf(&b, ": estimated cost $%.4f, plus output (no max_tokens to bound it)", float64(in)*p.In/1e6)
+			fmt.Fprintf(&b, ": estimated cost %s, plus output (no max_tokens to bound it)", dollars(float64(in)*p.In/1e6))
 		}
 		cfg.say("%s", b.String())
 	}
+}
+
+// dollars writes an amount with four decimals, or with the digits that
+// show it when it is less than a cent (a short sheet costs $0.000011, not
+// $0.0000).
+func dollars(x float64) string {
+	if x > 0 && x < 0.01 {
+		return fmt.Sprintf("$%.*f", 1-int(math.Floor(math.Log10(x))), x)
+	}
+	return fmt.Sprintf("$%.4f", x)
 }
 
 func plural(n int, one, many string) string {

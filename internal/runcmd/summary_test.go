@@ -50,11 +50,23 @@ func TestRunSummaryAndDryRunReport(t *testing.T) {
 	}
 	paths, _ := filepath.Glob(filepath.Join(dry, "output-*.json"))
 	want := regexp.MustCompile(`dry run: wrote ` + strconv.Itoa(len(paths)) + ` output files \(\d+ questions\) in ` + regexp.QuoteMeta(dry) + `: the prompts and ground truths; no model was asked\n` +
-		`openai/gpt-4o-mini: about (\d+) input tokens: estimated cost \$\d+\.\d{4}, plus at most \$\d+\.\d{4} for output \(\d+00 tokens at most\)\n`)
+		`openai/gpt-4o-mini: about (\d+) input tokens: estimated cost \$\d+\.\d+, plus at most \$\d+\.\d+ for output \(\d+00 tokens at most\)\n`)
 	if len(paths) < 2 || !want.MatchString(stderr.String()) {
 		t.Errorf("run -y over %d sheets said:\n%s", len(paths), stderr.String())
 	}
 	if strings.Contains(stdout.String(), "Run summary") {
 		t.Errorf("run -y printed a summary of answers it did not get:\n%s", stdout.String())
+	}
+}
+
+// A dry run's estimate shows a cost under a cent with the digits that
+// show it ($0.000011), not as $0.0000.
+func TestDryRunSmallCost(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), &stdout, &stderr, []string{"-y", "-f", "../../sheets/input-solar-choice.md", "-m", "openai/gpt-4o-mini", "--price", "0.15,0.6", "-o", t.TempDir()}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !regexp.MustCompile(`estimated cost \$0\.0000[1-9]\d`).MatchString(stderr.String()) {
+		t.Errorf("run -y: %s", stderr.String())
 	}
 }
