@@ -47,8 +47,9 @@ func TestConvertedSheetsRunAsConverted(t *testing.T) {
 		// sandbox, 0.5 s a question.
 		oneSheet bool
 		// dataRoot: the folder the sheets' files are in, outside the
-		// sheets' folder, which run sends only with --data-root (a
-		// sheet's own data_root vouches for nothing).
+		// sheets' folder, which run sends only from a folder the user
+		// vouches for (a sheet's own data_root vouches for nothing): here
+		// the user's own config's data_roots, so the run has no flag.
 		dataRoot string
 	}{
 		{name: "dsbench-chat", convert: []string{"dsbench", "-i", dsbench}},
@@ -62,7 +63,10 @@ func TestConvertedSheetsRunAsConverted(t *testing.T) {
 			if tc.sandbox {
 				needSandbox(t)
 			}
-			dir := t.TempDir()
+			dir, xdg := t.TempDir(), t.TempDir()
+			if tc.dataRoot != "" {
+				writeFile(t, filepath.Join(xdg, "evalmd", "config.yaml"), "data_roots: ["+tc.dataRoot+"]\n")
+			}
 			var conv bytes.Buffer
 			if err := cli.Execute(context.Background(), &conv, &conv, convertcmd.Command(), append(tc.convert, "-o", dir)); err != nil {
 				t.Fatalf("convert: %v\n%s", err, conv.String())
@@ -80,21 +84,18 @@ func TestConvertedSheetsRunAsConverted(t *testing.T) {
 			runSheets := func(args ...string) string {
 				t.Helper()
 				args = append([]string{"-d", dir}, args...)
-				if tc.dataRoot != "" {
-					args = append(args, "--data-root", tc.dataRoot)
-				}
-				var stdout, stderr bytes.Buffer
-				if err := run(context.Background(), &stdout, &stderr, args); err != nil {
-					t.Fatalf("run %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+				_, stderr, err := runIn(t.TempDir(), map[string]string{"XDG_CONFIG_HOME": xdg}, args...)
+				if err != nil {
+					t.Fatalf("run %s: %v\n%s", strings.Join(args, " "), err, stderr)
 				}
 				seen := map[string]bool{}
-				for _, line := range strings.Split(stderr.String(), "\n") {
+				for _, line := range strings.Split(stderr, "\n") {
 					if line != "" && seen[line] {
 						t.Errorf("run %s said twice: %s", strings.Join(args, " "), line)
 					}
 					seen[line] = true
 				}
-				return stderr.String()
+				return stderr
 			}
 
 			runSheets("-m", "oracle")
