@@ -20,7 +20,8 @@ import (
 // answers 503 twice and then a verdict has the question graded, after three
 // requests and two backoff waits (injected, so nothing sleeps). A refused
 // key (401, fatal) is asked once and its error reaches the caller as the
-// provider's, so a run still stops on it.
+// provider's, so a run still stops on it. The completion differs from the
+// truth: an identical one is graded without asking the judge.
 func TestJudgeRetries(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -60,7 +61,7 @@ func TestJudgeRetries(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := g.Grade(context.Background(), grade.Input{Completion: "4", Truth: "4", Question: "What is 2+2?"})
+			v, err := g.Grade(context.Background(), grade.Input{Completion: "four", Truth: "4", Question: "What is 2+2?"})
 			if n := srv.Count(); n != tc.requests || waits.Load() != tc.waits {
 				t.Errorf("the judge server saw %d requests after %d waits, want %d after %d", n, waits.Load(), tc.requests, tc.waits)
 			}
