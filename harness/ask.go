@@ -317,8 +317,12 @@ func finish(cfg Config, sr *sheetRun, info model.Info, wall time.Duration) error
 	if sr.noted > 0 {
 		answered += fmt.Sprintf(" (%d refused or without text: see their note)", sr.noted)
 	}
-	cfg.say("%s on %s: %d/%d correct%s, %s, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out, %s, %.1fs",
-		job.Model, filepath.Base(job.SheetPath), correct, n, ungraded, answered, errs, sr.noAnswer,
+	subset := ""
+	if s := job.Output.Sheet.Subset; s != nil {
+		subset = ", " + s.Describe(n)
+	}
+	cfg.say("%s on %s: %d/%d correct%s%s, %s, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out, %s, %.1fs",
+		job.Model, filepath.Base(job.SheetPath), correct, n, subset, ungraded, answered, errs, sr.noAnswer,
 		sr.calls, sr.cached, sr.resumed, sr.inTok, sr.outTok, cost, wall.Seconds())
 	if err := writeOutput(job.OutPath, job.Output, cfg.Force, job.Found, sr.encoded); err != nil {
 		return err
@@ -431,6 +435,12 @@ func ResumeFiles(cfg Config) (journal, state string) {
 			fmt.Fprintf(h, "%s\x00", s)
 		}
 		h.Write([]byte{1})
+	}
+	if !cfg.Subset.IsZero() {
+		// Another subset is another run: its own run id and outputs, so
+		// a rerun with other flags never fills this one's files. (Left
+		// out of the hash when unused, so earlier journals still resume.)
+		fmt.Fprintf(h, "limit %d\x00%s\x00", cfg.Subset.Limit, strings.Join(cfg.Subset.Questions, "\x00"))
 	}
 	dir := cfg.OutDir
 	switch {

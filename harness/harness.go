@@ -112,6 +112,9 @@ type Config struct {
 	// Batch, when set, sends the questions through the providers' batch
 	// APIs (run --batch); a dry run writes the request files instead.
 	Batch *BatchConfig
+	// Subset chooses the questions asked of each sheet (run --limit,
+	// --questions); the zero Subset asks them all.
+	Subset Subset
 
 	// NewModel builds a model by name: the program's model.Registry New,
 	// with the providers it links. Required unless DryRun.
@@ -255,6 +258,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	// asked: bad input stops the run before anything is spent.
 	var plan []*outputJob
 	notes := &planNotes{said: map[string]bool{}, missing: map[string]bool{}}
+	matched := make([]bool, len(cfg.Subset.Questions)) // which --questions globs matched
 	needsSandbox := func(plan []*outputJob) bool {
 		for _, job := range plan {
 			for _, r := range job.Requests {
@@ -279,6 +283,10 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			cfg.say("warning: %s", w)
 			sum.Warnings++
 		}
+		all := len(items)
+		if items = cfg.Subset.choose(items, matched); len(items) == 0 && all > 0 {
+			continue // the subset asks nothing of this sheet: no output
+		}
 		if reformat == nil && !cfg.DryRun {
 			if err := checkReformat(path, info, items); err != nil {
 				return sum, err
@@ -293,6 +301,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			if err != nil {
 				return sum, err
 			}
+			job.Output.Sheet.Subset = cfg.Subset.record(all)
 			// Refused before anything is spent.
 			if err := checkOutput(job.OutPath, outfile.Options{Force: cfg.Force}); err != nil {
 				return sum, err
@@ -310,6 +319,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			}
 			plan = append(plan, job)
 		}
+	}
+	if err := cfg.Subset.unmatched(matched); err != nil {
+		return sum, err
 	}
 	if n := len(notes.missingOrder); n > 0 {
 		cfg.say("warning: %d parquet table%s named by chat questions do%s not exist (first: %s): the prompts name them, code or agent mode would need them",

@@ -20,6 +20,9 @@ import (
 func Markdown(f *File) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n**Run ID:** %s\n**Model name:** %s\n", f.Sheet.Name, f.Sheet.RunID, f.Sheet.ModelName)
+	if f.Sheet.Subset != nil {
+		fmt.Fprintf(&b, "**Subset:** %s\n", f.Sheet.Subset.Describe(len(f.Questions)))
+	}
 	if f.Sheet.Question != nil {
 		fmt.Fprintf(&b, "**System Prompt:**\n%s\n", fence(*f.Sheet.Question))
 	}

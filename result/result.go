@@ -53,6 +53,9 @@ type Sheet struct {
 	// DryRun marks the output of a dry run (run -y): the prompts and
 	// ground truths, no answers. agg leaves such files out by default.
 	DryRun bool `json:"dry_run,omitempty"`
+	// Subset records that the run asked only some of the sheet's
+	// questions (run --limit, --questions); nil when it asked them all.
+	Subset *Subset `json:"subset,omitempty"`
 	// ConnectionLimits is the history of the adaptive limit on requests in
 	// flight (run -c auto) of the model's server, until the file was
 	// written: its start, then each change and why.
@@ -68,6 +71,29 @@ func (s *Sheet) Info() model.Info {
 		return *s.ModelInfo
 	}
 	return model.Describe(s.ModelName)
+}
+
+// Subset is how a run chose the questions it asked of a sheet: the
+// --questions globs (matched against a question's name or id meta), then
+// the first Limit of those. Of counts the sheet's questions, so a reader
+// can tell a subset's score from a whole sheet's.
+type Subset struct {
+	Limit     int      `json:"limit,omitempty"`
+	Questions []string `json:"questions,omitempty"`
+	Of        int      `json:"of"`
+}
+
+// Describe says what the subset is beside the n questions asked: "3 of 10
+// questions (--limit 3)".
+func (s *Subset) Describe(n int) string {
+	var how []string
+	if len(s.Questions) > 0 {
+		how = append(how, "--questions "+strings.Join(s.Questions, ","))
+	}
+	if s.Limit > 0 {
+		how = append(how, fmt.Sprintf("--limit %d", s.Limit))
+	}
+	return fmt.Sprintf("%d of %d questions (%s)", n, s.Of, strings.Join(how, " "))
 }
 
 // Totals sums a run's usage.
@@ -615,6 +641,8 @@ func (s *Sheet) UnmarshalJSON(data []byte) error {
 			v = &s.Settings
 		case "dry_run":
 			v = &s.DryRun
+		case "subset":
+			v = &s.Subset
 		case "connection_limit_history":
 			v = &s.ConnectionLimits
 		default:

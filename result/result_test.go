@@ -107,7 +107,7 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 		Turns: 2, Limit: "max_turns", LimitValue: 10, Sandbox: map[string]string{"pandas": "1.5.3"}, SolveSettings: map[string]string{"agent_style": "react"}, ReformatModel: "openai/gpt-3.5-turbo-16k",
 	}
 	sh := Sheet{Name: "S", RunID: "ab", ModelName: "m", MetaData: map[string]string{"k": "v"}, Question: s("sq"),
-		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1}, DryRun: true,
+		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1}, DryRun: true, Subset: &Subset{Limit: 3, Questions: []string{"a*"}, Of: 10},
 		ModelInfo:        &model.Info{Provider: "openai-api", Label: "box", Model: "gpt-4", BaseURL: "http://box/v1", ContextLimit: 4096},
 		Settings:         &model.Settings{Temperature: &ft},
 		ConnectionLimits: []aimd.Change{{Time: time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC), Limit: 8, From: 10, Reason: "HTTP 429"}}}

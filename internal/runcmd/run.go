@@ -81,6 +81,18 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 		batchFall = fs.String("batch-fallback", "", "live: answer what a batch failed or let expire with live requests (default: a new batch, twice)")
 		batchPoll = fs.Duration("batch-poll", 30*time.Second, "with --batch, the wait between status checks")
 	)
+	// The subset is the run's, not a question's: it is no setting (no
+	// meta key or config member could mean anything per question).
+	var subset harness.Subset
+	fs.IntVar(&subset.Limit, "limit", 0, "ask only the first `N` questions of each sheet (after --questions; 0: all)")
+	fs.Func("questions", "ask only the questions whose name or id meta matches one of these comma-separated `GLOB`s (path.Match: *, ?, [a-z])", func(v string) error {
+		for _, g := range strings.Split(v, ",") {
+			if g = strings.TrimSpace(g); g != "" {
+				subset.Questions = append(subset.Questions, g)
+			}
+		}
+		return nil
+	})
 	var dataRoots []string
 	fs.Func("data-root", "a folder whose files sheets may send, besides each sheet's own folder (repeatable; a converted sheet's data_root names its data)", func(dir string) error {
 		dataRoots = append(dataRoots, dir)
@@ -120,6 +132,9 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 				return cli.Usagef("--batch-poll %v: give a positive duration", *batchPoll)
 			case *timeout <= 0:
 				return cli.Usagef("--timeout %v: give a positive duration", *timeout)
+			}
+			if err := subset.Check(); err != nil {
+				return cli.Usagef("%v", err)
 			}
 			replyCap, err := model.ParseSize(*maxReply)
 			if err != nil {
@@ -231,6 +246,7 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 				cfg.Sheets = found
 				cfg.SheetRoot = *sheetDir
 			}
+			cfg.Subset = subset
 			if *batchOn {
 				cfg.Batch = &harness.BatchConfig{FallbackLive: *batchFall == "live", Poll: *batchPoll}
 			}

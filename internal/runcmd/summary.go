@@ -19,6 +19,8 @@ import (
 func writeSummary(w, stderr io.Writer, outputs []string) error {
 	type row struct {
 		questions, correct, answered, errors, in, out int
+		of                                            int // the sheets' questions, when a subset was asked
+		subset                                        bool
 		cost                                          float64
 		priced                                        bool
 		wall                                          float64
@@ -37,6 +39,11 @@ func writeSummary(w, stderr io.Writer, outputs []string) error {
 			r = &row{priced: true}
 			rows[name] = r
 			models = append(models, name)
+		}
+		r.of += len(f.Questions)
+		if s := f.Sheet.Subset; s != nil {
+			r.of += s.Of - len(f.Questions)
+			r.subset = true
 		}
 		for _, q := range f.Questions {
 			r.questions++
@@ -72,7 +79,11 @@ func writeSummary(w, stderr io.Writer, outputs []string) error {
 		if r.priced {
 			cost = fmt.Sprintf("$%.4f", r.cost)
 		}
-		t.Rows = append(t.Rows, []string{m, fmt.Sprint(r.questions), correct, fmt.Sprint(r.answered), fmt.Sprint(r.errors),
+		questions := fmt.Sprint(r.questions)
+		if r.subset {
+			questions = fmt.Sprintf("%d of %d", r.questions, r.of)
+		}
+		t.Rows = append(t.Rows, []string{m, questions, correct, fmt.Sprint(r.answered), fmt.Sprint(r.errors),
 			fmt.Sprint(r.in), fmt.Sprint(r.out), cost, (time.Duration(r.wall * float64(time.Second))).Round(100 * time.Millisecond).String()})
 	}
 	var text string
