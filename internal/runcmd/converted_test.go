@@ -175,3 +175,50 @@ func writeParquet(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// An offline model has no context: a truncating sheet's prompts are kept
+// whole for it, said once for the run; --context-limit cuts them as a
+// model of that context would, by o200k_base when no encoding is named,
+// said once too.
+func TestOfflineModelTruncation(t *testing.T) {
+	long := strings.Repeat("word ", 200)
+	text := "# T\n#### meta\ntruncate: keep-last\nreserve_tokens: 5\n"
+	for _, q := range []string{"Q1", "Q2"} {
+		text += "## " + q + "\n#### question\n" + long + q + "\n#### answer\nx\n"
+	}
+	for _, tc := range []struct {
+		flags []string
+		said  string
+		cut   bool
+	}{
+		{nil, "oracle: prompts are not cut (truncate: keep-last): an offline model has no context limit", false},
+		{[]string{"--context-limit", "25"}, "oracle: prompts are cut by tiktoken's o200k_base token counts", true},
+	} {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "input-a.md"), text)
+		writeFile(t, filepath.Join(dir, "input-b.md"), text)
+		_, stderr, err := runIn(t.TempDir(), nil, append([]string{"-d", dir, "-m", "oracle", "-y"}, tc.flags...)...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", tc.flags, err, stderr)
+		}
+		if n := strings.Count(stderr, tc.said); n != 1 {
+			t.Errorf("%v: said %d times, want once:\n%s", tc.flags, n, stderr)
+		}
+		outs, _ := filepath.Glob(filepath.Join(dir, "output-*.json"))
+		if len(outs) != 2 {
+			t.Fatalf("%v: %d outputs", tc.flags, len(outs))
+		}
+		for _, p := range outs {
+			f, err := result.Read(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range f.Questions {
+				whole := strings.HasPrefix(q.Question, long)
+				if whole == tc.cut || !strings.HasSuffix(q.Question, q.Name+"\n") && !strings.HasSuffix(q.Question, q.Name) {
+					t.Errorf("%v: %s's prompt (%d bytes) cut %v, want %v: %q", tc.flags, q.Name, len(q.Question), !whole, tc.cut, q.Question)
+				}
+			}
+		}
+	}
+}
