@@ -106,6 +106,11 @@ func Run(ctx context.Context, opt Options) error {
 	for _, r := range d.NoAnswers {
 		fmt.Fprintf(opt.Stderr, "agg: no answers in %s: no question was answered\n", r)
 	}
+	for _, r := range d.Subsets {
+		// A subset's score is not its sheet's: said, so it is not
+		// compared with a whole run's without a word.
+		fmt.Fprintf(opt.Stderr, "agg: a subset in %s: its scores cover only those\n", r)
+	}
 	if d.Files == 0 {
 		if len(d.DryRuns) > 0 {
 			return fmt.Errorf("agg: %s: every output file is a dry run's; --include-dry-runs counts them", opt.Dir)

@@ -3,6 +3,7 @@ package agg
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -123,6 +124,10 @@ type Data struct {
 	// NoAnswers are the runs counted in which no question was answered
 	// (every request failed), each as "FILE (model M, sheet S)".
 	NoAnswers []string
+	// Subsets are the runs counted that asked only some of their sheet's
+	// questions (run --limit, --questions), each as "FILE (model M, sheet
+	// S): 3 of 10 questions (--limit 3)".
+	Subsets []string
 	// Paths are the output files found, read or not: agg never writes
 	// over one.
 	Paths []string
@@ -144,6 +149,7 @@ type jsSheet struct {
 	Name, RunID, ModelName []byte // nil for null
 	Benchmark              []byte // meta_data["benchmark"]
 	DryRun                 bool   // written by run -y: prompts, no answers
+	Subset                 []byte // the "subset" member as written (run --limit, --questions); nil without one
 }
 
 type jsQuestion struct {
@@ -285,6 +291,12 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 		} else {
 			if noAnswers(r.file) {
 				d.NoAnswers = append(d.NoAnswers, fmt.Sprintf("%s (model %s, sheet %s)", r.path, r.file.Sheet.ModelName, r.file.Sheet.Name))
+			}
+			if sub := r.file.Sheet.Subset; sub != nil {
+				var rec result.Subset
+				if json.Unmarshal(sub, &rec) == nil {
+					d.Subsets = append(d.Subsets, fmt.Sprintf("%s (model %s, sheet %s): %s", r.path, r.file.Sheet.ModelName, r.file.Sheet.Name, rec.Describe(len(r.file.Questions))))
+				}
 			}
 			if d.Files == 0 {
 				// Files are usually alike: size the rows for all of them

@@ -473,6 +473,10 @@ func (s *scanner) sheet(sh *jsSheet) error {
 			sh.ModelName, err = s.str()
 		case "dry_run":
 			sh.DryRun, _, err = s.boolean()
+		case "subset":
+			start := s.pos
+			err = s.skip()
+			sh.Subset = bytes.TrimSpace(s.data[start:s.pos])
 		case "meta_data":
 			return s.meta(func(k uint8, v []byte) {
 				if k == 0 {

@@ -16,7 +16,8 @@ import (
 // What agg counts: a corrupt file is named and counted and fails the exit
 // status (the report is still written); a run copied into a subfolder
 // counts once, with a warning; a dry run is left out unless
-// --include-dry-runs; a run without answers is named.
+// --include-dry-runs; a run without answers is named, and so is a subset
+// (run --limit, --questions), whose score is not its sheet's.
 func TestAggCountsRunsOnce(t *testing.T) {
 	src := shared.Path(t, "corpora", "lime", "results", "output-rules-qa-1-gpt-4-09fa.json")
 	f, err := result.Read(src)
@@ -47,6 +48,11 @@ func TestAggCountsRunsOnce(t *testing.T) {
 		none.Questions[i].Completion, none.Questions[i].Error, none.Questions[i].Grade = nil, &msg, nil
 	}
 	write("output-rules-qa-1-gpt-4-down.json", &none)
+	sub := *f
+	sub.Sheet.RunID = "sub1"
+	sub.Questions = f.Questions[:1]
+	sub.Sheet.Subset = &result.Subset{Limit: 1, Of: n}
+	write("output-rules-qa-1-gpt-4-sub1.json", &sub)
 	os.WriteFile(filepath.Join(dir, "output-cut.json"), []byte(`{"sheet": {"name": "x"}, "questions": [`), 0o644)
 
 	for _, tc := range []struct {
@@ -54,14 +60,15 @@ func TestAggCountsRunsOnce(t *testing.T) {
 		questions int // as LIME's verbose count says
 		stderr    []string
 	}{
-		{nil, 2 * n, []string{
+		{nil, 2*n + 1, []string{
 			"output-cut.json: not an output file: unexpected end of JSON input",
 			"output-rules-qa-1-gpt-4-09fa.json: the same run as",
 			"left out 1 dry-run outputs",
 			"no answers in " + filepath.Join(dir, "output-rules-qa-1-gpt-4-down.json"),
-			"1 of 5 output files could not be read",
+			"1 of 6 output files could not be read",
+			"a subset in " + filepath.Join(dir, "output-rules-qa-1-gpt-4-sub1.json") + " (model gpt-4, sheet Rule-QA-1): 1 of " + itoa(n) + " questions (--limit 1): its scores cover only those",
 		}},
-		{[]string{"--include-dry-runs"}, 3 * n, []string{"1 of 5 output files could not be read"}},
+		{[]string{"--include-dry-runs"}, 3*n + 1, []string{"1 of 6 output files could not be read"}},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := aggregate(context.Background(), &stdout, &stderr, append([]string{"-i", dir, "-o", "-", "-v"}, tc.args...))
