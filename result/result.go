@@ -412,7 +412,7 @@ func FileName(sheetPath, modelName, runID string) string {
 	base = strings.TrimSuffix(base, ".md")
 	base = strings.TrimPrefix(base, "input")
 	base = strings.TrimLeft(base, "-_")
-	name := "output-" + base + "-" + SafeName(modelName)
+	name := "output-" + strings.Map(windowsSafe, base) + "-" + SafeName(modelName)
 	if runID != "" {
 		name += "-" + SafeName(strings.ReplaceAll(runID, "..", "__"))
 	}
@@ -435,16 +435,27 @@ func CheckRunID(id string) error {
 	return nil
 }
 
-// SafeName makes a model name usable in a file name: "/" and ":" and other
-// path-hostile characters become "_".
+// SafeName makes a model name usable in a file name: " " and what
+// windowsSafe replaces become "_" ("replay:r.jsonl" -> "replay_r.jsonl").
 func SafeName(s string) string {
 	return strings.Map(func(r rune) rune {
-		switch r {
-		case '/', '\\', ':', '*', '?', '"', '<', '>', '|', ' ':
+		if r == ' ' {
 			return '_'
 		}
-		return r
+		return windowsSafe(r)
 	}, s)
+}
+
+// windowsSafe turns a character no Windows file name may hold (<>:"/\|?*
+// and control characters) into "_", so that an output folder copied to or
+// written on Windows keeps every file. A name FileName makes starts with
+// "output-" and ends with ".json", so it is never a reserved name (CON,
+// NUL, COM1) nor ends with a dot or space.
+func windowsSafe(r rune) rune {
+	if r < 0x20 || r == 0x7f || strings.ContainsRune(`<>:"/\|?*`, r) {
+		return '_'
+	}
+	return r
 }
 
 // fields holds the JSON members a struct does not know, kept for rewriting.

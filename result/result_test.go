@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -73,6 +74,27 @@ func TestFileName(t *testing.T) {
 	} {
 		if got := FileName(tc.sheet, tc.model, tc.id); got != tc.want {
 			t.Errorf("FileName(%q,%q,%q) = %q, want %q", tc.sheet, tc.model, tc.id, got, tc.want)
+		}
+	}
+}
+
+// TestFileNameValidOnWindows: whatever the sheet, model and run id, an
+// output name holds none of <>:"/\|?* or a control character, is not a
+// reserved device name and does not end with a dot or a space.
+func TestFileNameValidOnWindows(t *testing.T) {
+	reserved := regexp.MustCompile(`(?i)^(CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(\.|$)`)
+	sheets := []string{"input-s.md", "d/input-a:b.md", "input-x|y?.md", "input-CON.md", "input-tab\there.md"}
+	models := []string{"gpt-4", "replay:../out/r.jsonl", "mock:x", `a<b>c"d|e?f*g\h`, "tab\tmodel", "new\nline", "CON", "nul."}
+	for _, sheet := range sheets {
+		for _, model := range models {
+			for _, id := range []string{"", "09fa", "a:b", "x\x00"} {
+				name := FileName(sheet, model, id)
+				bad := strings.ContainsAny(name, `<>:"/\|?*`) || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 }) ||
+					reserved.MatchString(name) || strings.HasSuffix(name, ".") || strings.HasSuffix(name, " ")
+				if bad {
+					t.Errorf("FileName(%q, %q, %q) = %q: not a Windows file name", sheet, model, id, name)
+				}
+			}
 		}
 	}
 }
