@@ -9,8 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/google/renameio/v2"
-
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -56,7 +55,7 @@ func OpenCache(dir string) (*Cache, error) {
 	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
 		c.note = fmt.Sprintf("cache %s: its entries were keyed by an older evalmd (keys are now the canonical encoding of the whole request); they are not used", dir)
 	}
-	if err := renameio.WriteFile(marker, []byte(keyVersion+"\n"), 0o644); err != nil {
+	if err := outfile.ReplaceFile(marker, []byte(keyVersion+"\n")); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	return c, nil
@@ -122,7 +121,7 @@ func (c *Cache) Put(key, modelName string, resp model.Response, now time.Time) e
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	if err := renameio.WriteFile(p, append(b, '\n'), 0o644); err != nil {
+	if err := outfile.ReplaceFile(p, append(b, '\n')); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
 	return nil

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 //go:embed driver.py
@@ -76,10 +75,7 @@ func (c Config) command(stage, name string) (*exec.Cmd, error) {
 		cmd.ExtraFiles = extra
 		cmd.Env = env
 		cmd.Dir = "/"
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if os.Geteuid() == 0 {
-			cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(c.HostUID), Gid: uint32(c.HostGID)}
-		}
+		ownGroup(cmd, os.Geteuid() == 0, c.HostUID, c.HostGID)
 		return cmd, nil
 	case Docker:
 		docker, err := exec.LookPath("docker")
@@ -87,14 +83,14 @@ func (c Config) command(stage, name string) (*exec.Cmd, error) {
 			return nil, fmt.Errorf("sandbox: docker backend: no docker on PATH")
 		}
 		cmd := exec.Command(docker, append(c.dockerArgs(stage, name, env), py...)...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		ownGroup(cmd, false, 0, 0)
 		return cmd, nil
 	default: // None
 		cmd := exec.Command(py[0], py[1:]...)
 		work := stage + "-work"
 		cmd.Env = append(env, "HOME="+work, "TMPDIR="+work)
 		cmd.Dir = work
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		ownGroup(cmd, false, 0, 0)
 		return cmd, nil
 	}
 }

@@ -418,7 +418,7 @@ func (it *interp) drainInto(out <-chan []byte, capt *capture, scan *markerScanne
 func (it *interp) exitLimit() Limit {
 	sig := it.exitSignal()
 	switch {
-	case sig == syscall.SIGXCPU:
+	case sig == sigXCPU:
 		return LimitCPU
 	case sig == syscall.SIGKILL && it.cfg.Backend == Docker:
 		return LimitMemory // the container's memory cgroup
@@ -516,7 +516,7 @@ func (it *interp) signal() {
 		// The process group: bwrap (whose children die with it:
 		// --die-with-parent, and the PID namespace goes with its init),
 		// the docker client, or python and its children (None).
-		syscall.Kill(-it.cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(it.cmd.Process)
 	})
 }
 

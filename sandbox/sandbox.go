@@ -157,10 +157,24 @@ func (c Config) validate() error {
 	default:
 		return fmt.Errorf("sandbox: unknown backend %q (want bwrap, docker or none)", c.Backend)
 	}
+	if c.Backend == Bwrap {
+		if err := bwrapRuns(runtime.GOOS); err != nil {
+			return err
+		}
+	}
 	if !strings.HasPrefix(c.Python, "/") {
 		return fmt.Errorf("sandbox: python %q: want an absolute path inside the sandbox", c.Python)
 	}
 	return nil
+}
+
+// bwrapRuns says in one line why bubblewrap cannot run on goos, where it
+// does not exist (macOS, Windows), and what to use instead; nil on Linux.
+func bwrapRuns(goos string) error {
+	if goos == "linux" {
+		return nil
+	}
+	return fmt.Errorf("sandbox: bubblewrap (the default sandbox) exists only on Linux; on %s use --sandbox docker", goos)
 }
 
 // Versions is the sandbox's environment, to be recorded with results.

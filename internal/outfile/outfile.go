@@ -41,8 +41,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/google/renameio/v2"
 )
 
 // Record is the name of the per-folder record of the files evalmd wrote.
@@ -126,7 +124,7 @@ func WriteFunc(path string, opt Options, write func(io.Writer) error) error {
 	if _, err := check(path, target, opt); err != nil {
 		return err
 	}
-	pf, err := renameio.NewPendingFile(target, renameio.WithPermissions(0o644), renameio.WithExistingPermissions())
+	pf, err := newPending(target)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -415,7 +413,7 @@ func tidy(dir, name, sum string) error {
 	for _, e := range want {
 		b.WriteString(formatLine(e.sum, e.name))
 	}
-	return renameio.WriteFile(filepath.Join(dir, Record), []byte(b.String()), 0o644)
+	return ReplaceFile(filepath.Join(dir, Record), []byte(b.String()))
 }
 
 // regularFiles are the names of the regular files directly in dir, read
