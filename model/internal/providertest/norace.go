@@ -1,0 +1,5 @@
+//go:build !race
+
+package providertest
+
+const raceEnabled = false
