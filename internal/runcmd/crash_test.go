@@ -3,7 +3,6 @@ package runcmd
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,21 +14,6 @@ import (
 	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/result"
 )
-
-// TestRunHelperProcess is not a test: TestKillResumesAcrossSheets runs the
-// test binary again with EVALMD_RUN_HELPER=1 to get a run it can SIGKILL.
-// The helper runs the command with the arguments in EVALMD_RUN_ARGS
-// (separated by \x1f).
-func TestRunHelperProcess(t *testing.T) {
-	if os.Getenv("EVALMD_RUN_HELPER") != "1" {
-		t.Skip("helper process for TestKillResumesAcrossSheets")
-	}
-	if err := run(context.Background(), io.Discard, os.Stderr, strings.Split(os.Getenv("EVALMD_RUN_ARGS"), "\x1f")); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(0)
-}
 
 // kill -9 in sheet 2 of a run -d of 3 sheets: the rerun of the same command
 // asks nothing sheet 1 already had, counted by the server, and writes
@@ -77,8 +61,9 @@ func TestKillResumesAcrossSheets(t *testing.T) {
 		}})
 	args := []string{"-d", sheets, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", out, "-c", "1"}
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestRunHelperProcess$")
-	cmd.Env = append(os.Environ(), "EVALMD_RUN_HELPER=1", "EVALMD_RUN_ARGS="+strings.Join(args, "\x1f"))
+	// The child is the command as cli.Main runs it (TestMainHelperProcess).
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMainHelperProcess$")
+	cmd.Env = append(os.Environ(), "EVALMD_MAIN_HELPER=1", "EVALMD_MAIN_ARGS="+strings.Join(args, "\x1f"))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

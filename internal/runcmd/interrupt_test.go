@@ -16,9 +16,9 @@ import (
 	"github.com/evalmd/evalmd/internal/fakeserver"
 )
 
-// TestMainHelperProcess is not a test: the Ctrl-C tests run the test
-// binary again with EVALMD_MAIN_HELPER=1 to get a run, through cli.Main as
-// the command runs, that they can send SIGINT to. It runs the command with
+// TestMainHelperProcess is not a test: the Ctrl-C and kill -9 tests run the
+// test binary again with EVALMD_MAIN_HELPER=1 to get a run, through cli.Main
+// as the command runs, that they can send SIGINT or SIGKILL to. It runs the command with
 // the arguments in EVALMD_MAIN_ARGS (separated by \x1f).
 func TestMainHelperProcess(t *testing.T) {
 	if os.Getenv("EVALMD_MAIN_HELPER") != "1" {
