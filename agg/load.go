@@ -69,6 +69,7 @@ type row struct {
 	// Data.meta (one strID per key, noStr when absent).
 	meta                 uint32
 	subTotal, subCorrect uint16
+	epoch                uint16 // the file's epoch (1..N; 1 for a run of one epoch)
 	grade                int8
 	errored, unanswered  bool
 	noResponse           bool  // completion null or empty
@@ -149,6 +150,7 @@ type jsSheet struct {
 	Name, RunID, ModelName []byte // nil for null
 	Benchmark              []byte // meta_data["benchmark"]
 	DryRun                 bool   // written by run -y: prompts, no answers
+	Epoch, Epochs          int    // the file's epoch of its run's; 0 when absent (epoch 1 of 1)
 	Subset                 []byte // the "subset" member as written (run --limit, --questions); nil without one
 }
 
@@ -326,7 +328,8 @@ func (rs runs) first(r decoded) (string, bool) {
 	sh := r.file.Sheet
 	var key string
 	if len(sh.RunID) > 0 {
-		key = fmt.Sprintf("id\x00%s\x00%s\x00%s", sh.RunID, sh.Name, sh.ModelName)
+		// The epochs of a run share its id: each is a file of its own.
+		key = fmt.Sprintf("id\x00%s\x00%s\x00%s\x00%d", sh.RunID, sh.Name, sh.ModelName, max(sh.Epoch, 1))
 	} else {
 		sum := sha256.Sum256(r.buf)
 		key = "sum\x00" + string(sum[:])
@@ -401,6 +404,7 @@ func (d *Data) add(f *jsFile) {
 	sheet := in.id(f.Sheet.Name)
 	model := in.id(f.Sheet.ModelName)
 	run := in.id(f.Sheet.RunID)
+	epoch := uint16(max(f.Sheet.Epoch, 1))
 	u := d.usage[model]
 	if u == nil {
 		u = &usage{}
@@ -409,7 +413,7 @@ func (d *Data) add(f *jsFile) {
 	sheetMetric := d.metricFor(f.Sheet.Benchmark)
 	for i := range f.Questions {
 		q := &f.Questions[i]
-		r := row{sheet: sheet, model: model, run: run, name: in.id(q.Name), grade: q.Grade,
+		r := row{sheet: sheet, model: model, run: run, epoch: epoch, name: in.id(q.Name), grade: q.Grade,
 			errored: q.Errored, unanswered: q.Unanswered, noResponse: !q.Responded, limited: q.Limited,
 			subTotal: uint16(min(q.SubTotal, math.MaxUint16)), subCorrect: uint16(min(q.SubCorrect, math.MaxUint16))}
 		// The question's own "benchmark" meta (the sheet's, cascaded) wins

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/evalmd/evalmd/result"
@@ -458,6 +459,9 @@ func decodeInto(data []byte, f *jsFile, keys map[string]uint8) error {
 	if !haveSheet || !haveQuestions {
 		return result.ErrNotOutput
 	}
+	if err := result.CheckEpoch(f.Sheet.Epoch, f.Sheet.Epochs); err != nil {
+		return fmt.Errorf("sheet: %w", err)
+	}
 	return nil
 }
 
@@ -473,6 +477,18 @@ func (s *scanner) sheet(sh *jsSheet) error {
 			sh.ModelName, err = s.str()
 		case "dry_run":
 			sh.DryRun, _, err = s.boolean()
+		case "epoch", "epochs":
+			var x float64
+			var ok bool
+			x, ok, err = s.float()
+			if err == nil && (!ok || x != math.Trunc(x) || x < 0 || x > result.MaxEpochs+1) {
+				err = s.errorf("%s is not a whole number of epochs", key)
+			}
+			if string(key) == "epoch" {
+				sh.Epoch = int(x)
+			} else {
+				sh.Epochs = int(x)
+			}
 		case "subset":
 			start := s.pos
 			err = s.skip()

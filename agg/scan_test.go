@@ -90,6 +90,11 @@ func TestDecodeErrors(t *testing.T) {
 		{"short unicode escape", `{"sheet": {}, "questions": [{"completion": "a\u12"}]}`, `\u without four hex digits`},
 		{"bad number", `{"sheet": {}, "questions": [{"cost": 01}]}`, `bad number "01"`},
 		{"number without digits after the point", `{"sheet": {}, "questions": [{"x": 1.}]}`, `bad number "1."`},
+		// What result.Parse refuses of the epoch members, agg refuses.
+		{"epoch past epochs", `{"sheet": {"epoch": 4, "epochs": 3}, "questions": []}`, `epoch 4 of 3`},
+		{"epoch without epochs", `{"sheet": {"epoch": 2}, "questions": []}`, `epoch 2 without epochs`},
+		{"epoch not whole", `{"sheet": {"epoch": 1.5, "epochs": 3}, "questions": []}`, `epoch is not a whole number`},
+		{"epochs a string", `{"sheet": {"epoch": 1, "epochs": "3"}, "questions": []}`, `epochs is not a whole number`},
 	}
 	for _, tt := range tests {
 		_, err := decodeOutput([]byte(tt.doc), nil)

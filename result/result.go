@@ -6,6 +6,10 @@
 //
 // Find lists the output files of a folder or a glob pattern (ErrNoMatch
 // when the pattern matches nothing).
+//
+// A run of several epochs (each question asked N times) writes one file
+// per epoch under one run id, named by EpochName; Sheet.EpochOf says which
+// epoch a file holds.
 package result
 
 import (
@@ -56,12 +60,28 @@ type Sheet struct {
 	// Subset records that the run asked only some of the sheet's
 	// questions (run --limit, --questions); nil when it asked them all.
 	Subset *Subset `json:"subset,omitempty"`
+	// Epoch and Epochs place the file in a run that asked each question
+	// Epochs times (run --epochs N): this file holds epoch Epoch (1..N)
+	// of them, and the run's other epochs are files of their own under
+	// the same run id. Both are absent (0) when N is 1, so a file
+	// without them is epoch 1 of 1; see EpochOf.
+	Epoch  int `json:"epoch,omitempty"`
+	Epochs int `json:"epochs,omitempty"`
 	// ConnectionLimits is the history of the adaptive limit on requests in
 	// flight (run -c auto) of the model's server, until the file was
 	// written: its start, then each change and why.
 	ConnectionLimits []aimd.Change `json:"connection_limit_history,omitempty"`
 
 	extra fields
+}
+
+// EpochOf returns the file's epoch and the run's number of epochs: 1 and 1
+// for a file without them.
+func (s *Sheet) EpochOf() (epoch, epochs int) {
+	if s.Epochs == 0 {
+		return 1, 1
+	}
+	return s.Epoch, s.Epochs
 }
 
 // Info says what the file's model was: the Info the run recorded, else
@@ -419,6 +439,36 @@ func FileName(sheetPath, modelName, runID string) string {
 	return name + ".json"
 }
 
+// MaxEpochs bounds a run's epochs.
+const MaxEpochs = 10000
+
+// CheckEpoch says what is wrong with a file's epoch and epochs members (0
+// for absent), or nil: both absent, or 1 <= epoch <= epochs <= MaxEpochs
+// with epochs of 2 or more.
+func CheckEpoch(epoch, epochs int) error {
+	switch {
+	case epoch == 0 && epochs == 0:
+		return nil
+	case epochs == 0:
+		return fmt.Errorf("epoch %d without epochs", epoch)
+	case epochs < 2 || epochs > MaxEpochs:
+		return fmt.Errorf("epochs %d: 2 to %d (a run of one epoch has neither member)", epochs, MaxEpochs)
+	case epoch < 1 || epoch > epochs:
+		return fmt.Errorf("epoch %d of %d: 1 to %d", epoch, epochs, epochs)
+	}
+	return nil
+}
+
+// EpochName is the file name of epoch k of an n-epoch run whose single
+// file would be name (FileName's): "-epoch<k>" before ".json", so the
+// epochs of one run id sit side by side. With n <= 1 it is name.
+func EpochName(name string, k, n int) string {
+	if n <= 1 {
+		return name
+	}
+	return strings.TrimSuffix(name, ".json") + fmt.Sprintf("-epoch%d.json", k)
+}
+
 // CheckRunID accepts a run id made of letters, digits, "-", "_" and "."
 // (not first), at most 64 of them: LIME's hex ids and anything a person
 // would type, never a path.
@@ -654,6 +704,10 @@ func (s *Sheet) UnmarshalJSON(data []byte) error {
 			v = &s.DryRun
 		case "subset":
 			v = &s.Subset
+		case "epoch":
+			v = &s.Epoch
+		case "epochs":
+			v = &s.Epochs
 		case "connection_limit_history":
 			v = &s.ConnectionLimits
 		default:
@@ -662,6 +716,9 @@ func (s *Sheet) UnmarshalJSON(data []byte) error {
 		return true, dec.Decode(v)
 	})
 	s.extra = ex
+	if err == nil {
+		err = CheckEpoch(s.Epoch, s.Epochs)
+	}
 	return err
 }
 

@@ -129,7 +129,7 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 		Turns: 2, Limit: "max_turns", LimitValue: 10, Sandbox: map[string]string{"pandas": "1.5.3"}, SolveSettings: map[string]string{"agent_style": "react"}, ReformatModel: "openai/gpt-3.5-turbo-16k",
 	}
 	sh := Sheet{Name: "S", RunID: "ab", ModelName: "m", MetaData: map[string]string{"k": "v"}, Question: s("sq"),
-		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1}, DryRun: true, Subset: &Subset{Limit: 3, Questions: []string{"a*"}, Of: 10},
+		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1}, DryRun: true, Subset: &Subset{Limit: 3, Questions: []string{"a*"}, Of: 10}, Epoch: 2, Epochs: 3,
 		ModelInfo:        &model.Info{Provider: "openai-api", Label: "box", Model: "gpt-4", BaseURL: "http://box/v1", ContextLimit: 4096},
 		Settings:         &model.Settings{Temperature: &ft},
 		ConnectionLimits: []aimd.Change{{Time: time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC), Limit: 8, From: 10, Reason: "HTTP 429"}}}
@@ -168,5 +168,52 @@ func TestSheetInfo(t *testing.T) {
 	lime := Sheet{ModelName: "gpt-4"}
 	if i := lime.Info(); i.Provider != "openai" || i.Price == nil {
 		t.Errorf("LIME's gpt-4: Info() = %+v, want OpenAI's, priced", i)
+	}
+}
+
+// TestEpochMembers: epoch and epochs are written only for a run of several
+// epochs, read back, and a file without them is epoch 1 of 1; the epochs
+// of one run have names of their own beside each other.
+func TestEpochMembers(t *testing.T) {
+	for _, tc := range []struct {
+		epoch, epochs int
+		json          string
+		k, n          int
+	}{
+		{0, 0, `"name":"s","run_id":"r","model_name":"m","meta_data":null,"question":null}`, 1, 1},
+		{2, 5, `"name":"s","run_id":"r","model_name":"m","meta_data":null,"question":null,"epoch":2,"epochs":5}`, 2, 5},
+	} {
+		f := &File{Sheet: Sheet{Name: "s", RunID: "r", ModelName: "m", Epoch: tc.epoch, Epochs: tc.epochs}, Questions: []Question{}}
+		data, err := f.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(bytes.Join(bytes.Fields(data), nil)), tc.json) {
+			t.Errorf("epoch %d of %d: wrote %s, want the sheet %s", tc.epoch, tc.epochs, data, tc.json)
+		}
+		g, err := Parse(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k, n := g.Sheet.EpochOf(); k != tc.k || n != tc.n {
+			t.Errorf("EpochOf = %d of %d, want %d of %d", k, n, tc.k, tc.n)
+		}
+	}
+	if _, err := Parse([]byte(`{"sheet": {"name": "s", "epoch": 4, "epochs": 3}, "questions": []}`)); err == nil || !strings.Contains(err.Error(), "epoch 4 of 3") {
+		t.Errorf("Parse of epoch 4 of 3 = %v, want an error naming it", err)
+	}
+	if got, want := EpochName("output-s-m-r.json", 3, 5), "output-s-m-r-epoch3.json"; got != want {
+		t.Errorf("EpochName = %q, want %q", got, want)
+	}
+	if got := EpochName("output-s-m-r.json", 1, 1); got != "output-s-m-r.json" {
+		t.Errorf("EpochName of a one-epoch run = %q", got)
+	}
+	for _, tc := range []struct {
+		epoch, epochs int
+		ok            bool
+	}{{0, 0, true}, {1, 2, true}, {5, 5, true}, {1, 0, false}, {0, 3, false}, {4, 3, false}, {1, 1, false}, {1, MaxEpochs + 1, false}} {
+		if err := CheckEpoch(tc.epoch, tc.epochs); (err == nil) != tc.ok {
+			t.Errorf("CheckEpoch(%d, %d) = %v", tc.epoch, tc.epochs, err)
+		}
 	}
 }
