@@ -80,6 +80,7 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 		batchOn   = fs.Bool("batch", false, "send the questions through the providers' batch APIs (OpenAI, Anthropic): half the price, answers within 24 h; with -y, write the request files")
 		batchFall = fs.String("batch-fallback", "", "live: answer what a batch failed or let expire with live requests (default: a new batch, twice)")
 		batchPoll = fs.Duration("batch-poll", 30*time.Second, "with --batch, the wait between status checks")
+		watchOn   = fs.Bool("watch", false, "after the run, run again each sheet saved (polling the -f sheet, or the input*.md below -d), until Ctrl-C")
 	)
 	// The subset is the run's, not a question's: it is no setting (no
 	// meta key or config member could mean anything per question).
@@ -128,6 +129,8 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 				return cli.Usagef("--batch-fallback %q: say live (or batch, the default)", *batchFall)
 			case (*batchFall != "" || *batchPoll != 30*time.Second) && !*batchOn:
 				return cli.Usagef("--batch-fallback and --batch-poll go with --batch")
+			case *watchOn && *batchOn:
+				return cli.Usagef("--watch and --batch: a batch's answers take up to 24 h; watch reruns live")
 			case *batchPoll <= 0:
 				return cli.Usagef("--batch-poll %v: give a positive duration", *batchPoll)
 			case *timeout <= 0:
@@ -250,24 +253,34 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 			if *batchOn {
 				cfg.Batch = &harness.BatchConfig{FallbackLive: *batchFall == "live", Poll: *batchPoll}
 			}
-			sum, err := harness.Run(ctx, cfg)
-			// The summary goes to stdout, unless -v lists the output
-			// files there (one a line, for scripts): then to stderr.
-			table := stdout
-			if *verbose {
-				for _, p := range sum.Outputs {
-					fmt.Fprintln(stdout, p)
-				}
-				table = stderr
+			if *watchOn {
+				return watchSheets(ctx, cfg, *sheetFile, *sheetDir, func(ctx context.Context, cfg harness.Config) error {
+					return runOnce(ctx, cfg, stdout, stderr, *verbose, *dryRun)
+				}, stderr)
 			}
-			if !*dryRun {
-				if werr := writeSummary(table, stderr, sum.Outputs); werr != nil && err == nil {
-					err = werr
-				}
-			}
-			return err
+			return runOnce(ctx, cfg, stdout, stderr, *verbose, *dryRun)
 		},
 	}
+}
+
+// runOnce runs the sheets of cfg and ends with the summary table.
+func runOnce(ctx context.Context, cfg harness.Config, stdout, stderr io.Writer, verbose, dryRun bool) error {
+	sum, err := harness.Run(ctx, cfg)
+	// The summary goes to stdout, unless -v lists the output
+	// files there (one a line, for scripts): then to stderr.
+	table := stdout
+	if verbose {
+		for _, p := range sum.Outputs {
+			fmt.Fprintln(stdout, p)
+		}
+		table = stderr
+	}
+	if !dryRun {
+		if werr := writeSummary(table, stderr, sum.Outputs); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return err
 }
 
 // concurrency reads -c: a number of requests in flight, or auto for an
