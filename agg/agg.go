@@ -23,6 +23,12 @@
 // RunsRow and QuestionRow, agg's own as ModelTotal, Pair (McNemar's test of
 // two models), Discrepancy and Usage; package spreadsheet reads the
 // leaderboard and the totals this way.
+//
+// A question a model answered more than once (the epochs of a run, or
+// runs of the same sheet) is one unit: a Reducer (ParseReducer) turns its
+// answers into one score, and the totals' errors and intervals are over
+// questions, not answers; MeanPair compares two models by their
+// per-question means.
 package agg
 
 import (
@@ -74,6 +80,10 @@ type Options struct {
 	// Metrics are the benchmarks' own figures, printed after agg's tables
 	// for the files whose "benchmark" meta names them.
 	Metrics []Metric
+	// Reducer turns a model's answers to one question (its epochs and
+	// runs) into the question's score in the models table; the zero value
+	// is the mean.
+	Reducer Reducer
 
 	Stdout, Stderr io.Writer
 }
@@ -100,6 +110,7 @@ func Run(ctx context.Context, opt Options) error {
 	if err != nil {
 		return err
 	}
+	d.Reducer = opt.Reducer
 	if n := len(d.DryRuns); n > 0 {
 		fmt.Fprintf(opt.Stderr, "agg: left out %d dry-run outputs (evalmd run -y: prompts, no answers); --include-dry-runs counts them\n", n)
 	}
@@ -239,9 +250,12 @@ func (d *Data) ownTables(opt ReportOptions) []Table {
 	} else if limit < 0 {
 		limit = 0
 	}
-	totals := d.Totals()
+	totals, repeats := d.totals()
 	disc, ndisc := d.Discrepancies(limit)
-	tables := []Table{totalsTable(totals), pairsTable(d.Pairs()),
-		discrepancyTable(disc, ndisc), usageTable(d.Usages()), errorsTable(totals)}
+	tables := []Table{totalsTable(totals, repeats, d.Reducer), pairsTable(d.Pairs())}
+	if repeats {
+		tables = append(tables, meanPairsTable(d.MeanPairs()))
+	}
+	tables = append(tables, discrepancyTable(disc, ndisc), usageTable(d.Usages()), errorsTable(totals))
 	return append(tables, d.metricTables()...)
 }

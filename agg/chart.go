@@ -149,10 +149,16 @@ func (v intervals) XError(i int) (float64, float64) { return v.lo[i], v.hi[i] }
 var barColor = color.RGBA{R: 0x4c, G: 0x78, B: 0xa8, A: 0xff}
 
 // leaderboardPlot draws per-model accuracy as horizontal bars, best at the
-// top, with Wilson intervals as error bars.
+// top, with their intervals as error bars (Wilson's, unless a question
+// was answered more than once: see ModelTotal).
 func leaderboardPlot(ts []ModelTotal) (*plot.Plot, vg.Length, error) {
 	p := plot.New()
 	p.Title.Text = "Accuracy per model (95% Wilson interval)"
+	for _, t := range ts {
+		if t.Repeated > 0 {
+			p.Title.Text = "Accuracy per model (95% interval over questions)"
+		}
+	}
 	p.Title.Padding = vg.Points(8)
 	p.X.Label.Text = "accuracy (correct / graded)"
 	p.X.Min, p.X.Max = 0, 1
@@ -163,14 +169,14 @@ func leaderboardPlot(ts []ModelTotal) (*plot.Plot, vg.Length, error) {
 	for i, t := range ts {
 		// Row 0 is drawn at the bottom, so the best model goes last.
 		j := n - 1 - i
-		acc := t.Accuracy
+		acc := t.Score
 		if math.IsNaN(acc) {
 			acc = 0
 		}
 		vals[j] = acc
-		names[j] = fmt.Sprintf("%s (n=%d)", t.Model, t.Graded)
+		names[j] = fmt.Sprintf("%s (n=%d)", t.Model, t.Units)
 		iv.xys[j] = plotter.XY{X: acc, Y: float64(j)}
-		if t.Graded > 0 {
+		if t.Units > 0 {
 			iv.lo[j], iv.hi[j] = acc-t.Lo, t.Hi-acc
 		}
 	}

@@ -17,9 +17,9 @@ import (
 // longest name sets the margin.
 func TestLeaderboardLabelsFit(t *testing.T) {
 	ts := []ModelTotal{
-		{Model: "gpt-4", Graded: 59, Accuracy: 0.56, Lo: 0.43, Hi: 0.68},
-		{Model: "gpt-3.5-turbo", Graded: 116, Accuracy: 0.31, Lo: 0.23, Hi: 0.4},
-		{Model: "openai-api/some-server/a-very-long-fine-tuned-model-name-2026", Graded: 1000, Accuracy: 0.2, Lo: 0.18, Hi: 0.23},
+		{Model: "gpt-4", Graded: 59, Units: 59, Accuracy: 0.56, Score: 0.56, Lo: 0.43, Hi: 0.68},
+		{Model: "gpt-3.5-turbo", Graded: 116, Units: 116, Accuracy: 0.31, Score: 0.31, Lo: 0.23, Hi: 0.4},
+		{Model: "openai-api/some-server/a-very-long-fine-tuned-model-name-2026", Graded: 1000, Units: 1000, Accuracy: 0.2, Score: 0.2, Lo: 0.18, Hi: 0.23},
 	}
 	p, h, err := leaderboardPlot(ts)
 	if err != nil {

@@ -25,12 +25,30 @@ type ModelTotal struct {
 	// Accuracy is Correct/Graded (LIME's pct_correct rule: null grades are
 	// left out, not counted wrong); NaN when nothing is graded.
 	Accuracy float64
-	Lo, Hi   float64 // Wilson 95% interval of Accuracy
-	Stderr   float64 // Inspect's stderr of Accuracy
+	// Units are the distinct questions graded: Graded unless a question
+	// was answered more than once (epochs, or runs of the same sheet).
+	Units int
+	// Score is the mean over the Units of each question's score, its
+	// answers reduced by Data.Reducer; Accuracy when no question was
+	// answered twice.
+	Score  float64
+	Lo, Hi float64 // 95% interval of Score over questions (Wilson's where every score is 0 or 1)
+	Stderr float64 // of Score over questions; Inspect's stderr when no question was answered twice
+	// Repeated counts the questions answered more than once, Agreed those
+	// of them whose answers were all right or all wrong; Consistency is
+	// Agreed/Repeated, NaN when nothing was repeated.
+	Repeated, Agreed int
+	Consistency      float64
 }
 
-// Totals returns per-model totals, best accuracy first, then by name.
+// Totals returns per-model totals, best score first, then by name.
 func (d *Data) Totals() []ModelTotal {
+	ts, _ := d.totals()
+	return ts
+}
+
+// totals is Totals and whether some question was answered more than once.
+func (d *Data) totals() ([]ModelTotal, bool) {
 	by := map[strID]*ModelTotal{}
 	for i := range d.rows {
 		r := &d.rows[i]
@@ -59,18 +77,34 @@ func (d *Data) Totals() []ModelTotal {
 			t.Unanswered++
 		}
 	}
+	answered := d.answersByModel()
 	out := make([]ModelTotal, 0, len(by))
-	for _, t := range by {
+	for m, t := range by {
 		t.Accuracy = math.NaN()
 		if t.Graded > 0 {
 			t.Accuracy = float64(t.Correct) / float64(t.Graded)
 		}
-		t.Lo, t.Hi = wilson(t.Correct, t.Graded)
-		t.Stderr = inspectStderr(t.Correct, t.Graded)
+		as := answered[m]
+		scores := make([]float64, len(as))
+		for i, a := range as {
+			scores[i] = d.Reducer.Reduce(int(a.c), int(a.n))
+			if a.n > 1 {
+				t.Repeated++
+				if a.c == 0 || a.c == a.n {
+					t.Agreed++
+				}
+			}
+		}
+		t.Units = len(as)
+		t.Score, t.Stderr, t.Lo, t.Hi = overQuestions(scores)
+		t.Consistency = math.NaN()
+		if t.Repeated > 0 {
+			t.Consistency = float64(t.Agreed) / float64(t.Repeated)
+		}
 		out = append(out, *t)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i].Accuracy, out[j].Accuracy
+		a, b := out[i].Score, out[j].Score
 		if math.IsNaN(a) != math.IsNaN(b) {
 			return !math.IsNaN(a)
 		}
@@ -79,7 +113,7 @@ func (d *Data) Totals() []ModelTotal {
 		}
 		return out[i].Model < out[j].Model
 	})
-	return out
+	return out, repeated(answered)
 }
 
 // qkey names a question across files: its sheet and its name.
@@ -121,12 +155,14 @@ func (d *Data) questionIndex() (idx []int32, n int) {
 type graded struct {
 	q     int32
 	run   strID
+	epoch uint16
 	grade int8
 }
 
 // firstGrades returns, per model, its graded questions sorted by question,
 // each with the grade from the model's first run (run ids in string order)
-// that graded it, so a model run twice is compared once per question.
+// that graded it, and of that run its first epoch, so a model run twice
+// is compared once per question.
 func (d *Data) firstGrades() map[strID][]graded {
 	idx, _ := d.questionIndex()
 	count := map[strID]int{}
@@ -144,7 +180,7 @@ func (d *Data) firstGrades() map[strID][]graded {
 		if r.model == noStr || idx[i] < 0 || r.grade == gradeNull {
 			continue
 		}
-		all[r.model] = append(all[r.model], graded{idx[i], r.run, r.grade})
+		all[r.model] = append(all[r.model], graded{idx[i], r.run, r.epoch, r.grade})
 	}
 	for m, gs := range all {
 		// Stable, so within one run the first row of a repeated name wins.
@@ -152,7 +188,10 @@ func (d *Data) firstGrades() map[strID][]graded {
 			if gs[i].q != gs[j].q {
 				return gs[i].q < gs[j].q
 			}
-			return d.less(gs[i].run, gs[j].run)
+			if gs[i].run != gs[j].run {
+				return d.less(gs[i].run, gs[j].run)
+			}
+			return gs[i].epoch < gs[j].epoch
 		})
 		out := gs[:0]
 		for _, g := range gs {
@@ -349,8 +388,13 @@ func fmtP(p float64) string {
 	return fmt.Sprintf("%.4f", p)
 }
 
-// totalsTable renders Totals.
-func totalsTable(ts []ModelTotal) Table {
+// totalsTable renders Totals. When no question was answered twice it is
+// the table of one answer per question; else its figures are over
+// questions, each question's answers reduced by r.
+func totalsTable(ts []ModelTotal, repeats bool, r Reducer) Table {
+	if repeats {
+		return epochTotalsTable(ts, r)
+	}
 	t := Table{
 		Title: "Models: accuracy over all sheets, with 95% interval",
 		Note: "accuracy = correct / graded (null grades left out, as LIME's pct_correct); " +
@@ -359,14 +403,38 @@ func totalsTable(ts []ModelTotal) Table {
 		Columns: Cols("model", "#graded", "#correct", "#wrong", "#accuracy", "95% CI", "#stderr"),
 	}
 	for _, m := range ts {
-		ci := "-"
-		if m.Graded > 0 {
-			ci = fmt.Sprintf("[%.3f, %.3f]", m.Lo, m.Hi)
-		}
 		t.Rows = append(t.Rows, []string{m.Model, itoa(m.Graded), itoa(m.Correct),
-			itoa(m.Graded - m.Correct), fmtFrac(m.Accuracy), ci, fmt.Sprintf("%.4f", m.Stderr)})
+			itoa(m.Graded - m.Correct), fmtFrac(m.Accuracy), fmtCI(m), fmt.Sprintf("%.4f", m.Stderr)})
 	}
 	return t
+}
+
+// epochTotalsTable is totalsTable where some question was answered more
+// than once.
+func epochTotalsTable(ts []ModelTotal, r Reducer) Table {
+	t := Table{
+		Title: "Models: accuracy over all sheets, with 95% interval over questions",
+		Note: fmt.Sprintf("the unit is the question: a model's answers to one question (its epochs, and its runs of the sheet) "+
+			"are reduced to one score by %s (agg --reducer), and accuracy is the mean of those scores; "+
+			"stderr and 95%% CI over questions, not answers (clustered by question, Miller 2024): "+
+			"Wilson's interval where every score is 0 or 1, else the normal one; "+
+			"answers: graded answers (null grades left out); consistency: the share of questions answered "+
+			"more than once whose answers were all right or all wrong.", r),
+		Columns: Cols("model", "#questions", "#answers", "#correct", "#accuracy ("+r.String()+")", "95% CI", "#stderr", "#consistency"),
+	}
+	for _, m := range ts {
+		t.Rows = append(t.Rows, []string{m.Model, itoa(m.Units), itoa(m.Graded), itoa(m.Correct),
+			fmtFrac(m.Score), fmtCI(m), fmt.Sprintf("%.4f", m.Stderr), fmtFrac(m.Consistency)})
+	}
+	return t
+}
+
+// fmtCI is a total's interval, "-" when nothing is graded.
+func fmtCI(m ModelTotal) string {
+	if m.Units == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("[%.3f, %.3f]", m.Lo, m.Hi)
 }
 
 // errorsTable renders the error counts of Totals.
@@ -391,7 +459,7 @@ func pairsTable(ps []Pair) Table {
 	t := Table{
 		Title: "Paired comparison: McNemar's exact test",
 		Note: "on the questions (sheet, name) both models have a grade for, each model's " +
-			"first run by run id; p: two-sided exact binomial test on the discordant questions.",
+			"first run by run id (its first epoch); p: two-sided exact binomial test on the discordant questions.",
 		Columns: Cols("model A", "model B", "#questions", "#A correct", "#B correct",
 			"#only A", "#only B", "#p"),
 	}

@@ -70,6 +70,7 @@ type row struct {
 	meta                 uint32
 	subTotal, subCorrect uint16
 	epoch                uint16 // the file's epoch (1..N; 1 for a run of one epoch)
+	occ                  uint16 // how many questions of the file before it have its name
 	grade                int8
 	errored, unanswered  bool
 	noResponse           bool  // completion null or empty
@@ -114,6 +115,9 @@ type Data struct {
 	metricKeys [][]uint8 // per metric, its meta keys' indexes in keys
 	keys       map[string]uint8
 	meta       []strID
+	// Reducer turns a model's answers to one question into its score in
+	// Totals (the zero value: the mean).
+	Reducer Reducer
 	// Files is the number of output files read; Skipped lists the files that
 	// could not be read, each with the reason.
 	Files   int
@@ -411,11 +415,16 @@ func (d *Data) add(f *jsFile) {
 		d.usage[model] = u
 	}
 	sheetMetric := d.metricFor(f.Sheet.Benchmark)
+	seen := make(map[strID]uint16, len(f.Questions)) // the file's names so far
 	for i := range f.Questions {
 		q := &f.Questions[i]
 		r := row{sheet: sheet, model: model, run: run, epoch: epoch, name: in.id(q.Name), grade: q.Grade,
 			errored: q.Errored, unanswered: q.Unanswered, noResponse: !q.Responded, limited: q.Limited,
 			subTotal: uint16(min(q.SubTotal, math.MaxUint16)), subCorrect: uint16(min(q.SubCorrect, math.MaxUint16))}
+		// A name repeated in a sheet (LIME allows it) is another question,
+		// told from the first by its occurrence.
+		r.occ = seen[r.name]
+		seen[r.name] = min(r.occ+1, math.MaxUint16)
 		// The question's own "benchmark" meta (the sheet's, cascaded) wins
 		// when it names a metric; else the sheet's.
 		r.metric = d.metricFor(q.Benchmark)

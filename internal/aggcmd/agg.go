@@ -15,6 +15,11 @@
 // forces markdown, --terminal the screen); each file written (-o FILE,
 // charts, -html, -xlsx, --log-dir) is named on stderr.
 //
+// --reducer (mean, majority, pass@K, all-correct) says how a model's
+// answers to one question, its epochs and its runs of the sheet, become
+// the question's score in the models table; figures are then over
+// questions, not answers.
+//
 // -html writes one self-contained HTML page (tables, charts, every
 // question, run comparison), -xlsx an Excel workbook (leaderboard, models,
 // grades, completions); with either, the markdown is written only when -o
@@ -60,9 +65,10 @@ func Command(isTerminal func(io.Writer) bool) *cli.Command {
 	logFormat := fs.String("log-format", inspect.FormatEval, "format of the Inspect logs: eval or json")
 	htmlOut := fs.String("html", "", "write a self-contained HTML report to this `file` (the markdown only with -o)")
 	xlsxOut := fs.String("xlsx", "", "write an Excel workbook to this `file` (the markdown only with -o)")
+	reducer := fs.String("reducer", "mean", "how a model's answers to one question (its epochs and runs) become the question's score in the models table: "+agg.ReducerNames)
 	return &cli.Command{
 		Name:  "agg",
-		Usage: "-i DIR|'GLOB' [-o FILE.md|-] [--completions|--discrepancies-full] [--md|--terminal] [-v] [-charts] [--log-dir DIR] [-html FILE.html] [-xlsx FILE.xlsx]",
+		Usage: "-i DIR|'GLOB' [-o FILE.md|-] [--completions|--discrepancies-full] [--md|--terminal] [-v] [-charts] [--reducer R] [--log-dir DIR] [-html FILE.html] [-xlsx FILE.xlsx]",
 		Short: "Turn a folder of output files into markdown leaderboards (and HTML, Excel, Inspect logs).",
 		Flags: fs,
 		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
@@ -77,6 +83,10 @@ func Command(isTerminal func(io.Writer) bool) *cli.Command {
 			}
 			if err := inspect.CheckFormat(*logFormat); err != nil {
 				return cli.Usagef("--log-format: %v", err)
+			}
+			var err error
+			if opt.Reducer, err = agg.ParseReducer(*reducer); err != nil {
+				return cli.Usagef("--reducer: %v", err)
 			}
 			if opt.MaxDiscrepancies < -1 {
 				return cli.Usagef("-max-discrepancies %d: give -1 (all), 0 (50) or a number of rows", opt.MaxDiscrepancies)

@@ -158,3 +158,22 @@ func TestAggTerminal(t *testing.T) {
 		}
 	}
 }
+
+// --reducer picks how a model's answers to one question become its score
+// in the models table (LIME's results hold repeated runs of gpt-3.5-turbo);
+// a reducer agg does not know is refused naming the known ones.
+func TestAggReducer(t *testing.T) {
+	dir := shared.Path(t, "corpora", "lime", "results")
+	var stdout, stderr bytes.Buffer
+	if err := aggregate(context.Background(), &stdout, &stderr, []string{"-i", dir, "-o", "-", "--md", "--reducer", "majority"}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "| accuracy (majority) |") || !strings.Contains(stdout.String(), "reduced to one score by majority") {
+		t.Errorf("the models table is not by majority:\n%s", stdout.String())
+	}
+	stdout.Reset()
+	err := aggregate(context.Background(), &stdout, &stdout, []string{"-i", dir, "--reducer", "median"})
+	if err == nil || !strings.Contains(err.Error(), "--reducer") || !strings.Contains(err.Error(), "pass@K") {
+		t.Errorf("--reducer median: %v", err)
+	}
+}
