@@ -396,8 +396,7 @@ func (m *manager) resume(ctx context.Context, recs []record) error {
 				continue
 			}
 			it.done = true
-			o := Outcome{Key: it.job.Key, FromJournal: true, Live: r.Live, Response: model.Response{
-				Text: r.Text, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, Model: r.Model, FinishReason: r.FinishReason}}
+			o := Outcome{Key: it.job.Key, FromJournal: true, Live: r.Live, Response: r.response()}
 			if !r.Live {
 				o.BatchID = r.Batch
 			}
@@ -552,8 +551,9 @@ func (m *manager) collect(ctx context.Context, b *tracked) ([]*item, error) {
 			return nil
 		}
 		resp := r.Response
-		recs = append(recs, record{T: recAnswer, N: b.n, Batch: b.info.ID, ID: r.CustomID, Key: key, FP: it.fp, Text: resp.Text,
-			InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens, Model: resp.Model, FinishReason: resp.FinishReason})
+		rec := answerRecord(resp)
+		rec.N, rec.Batch, rec.ID, rec.Key, rec.FP = b.n, b.info.ID, r.CustomID, key, it.fp
+		recs = append(recs, rec)
 		outs = append(outs, Outcome{Key: key, Response: resp, BatchID: b.info.ID})
 		return nil
 	})
@@ -620,8 +620,9 @@ func (m *manager) settle(ctx context.Context, batchID string, failed []failure) 
 				return
 			}
 			r := o.Response
-			if err := m.j.write(record{T: recAnswer, ID: it.cid, Key: o.Key, FP: it.fp, Text: r.Text, Live: true,
-				InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, Model: r.Model, FinishReason: r.FinishReason}); err != nil {
+			rec := answerRecord(r)
+			rec.ID, rec.Key, rec.FP, rec.Live = it.cid, o.Key, it.fp, true
+			if err := m.j.write(rec); err != nil {
 				m.opt.Warn(err.Error())
 			}
 			m.stats.Live++

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/evalmd/evalmd/internal/filelock"
+	"github.com/evalmd/evalmd/model"
 )
 
 // Record kinds of the journal, one JSON object a line.
@@ -50,6 +51,22 @@ type record struct {
 	Model        string `json:"model,omitempty"`
 	FinishReason string `json:"finish_reason,omitempty"`
 	Live         bool   `json:"live,omitempty"` // answered live (--batch-fallback live)
+	// Reasoning and ReasoningTokens are model.Response's.
+	Reasoning       string `json:"reasoning,omitempty"`
+	ReasoningTokens int    `json:"reasoning_tokens,omitempty"`
+}
+
+// answerRecord is the answer record of a response, the rest left to the
+// caller.
+func answerRecord(resp model.Response) record {
+	return record{T: recAnswer, Text: resp.Text, InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens,
+		Model: resp.Model, FinishReason: resp.FinishReason, Reasoning: resp.Reasoning, ReasoningTokens: resp.ReasoningTokens}
+}
+
+// response is the response an answer record holds.
+func (r record) response() model.Response {
+	return model.Response{Text: r.Text, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+		Model: r.Model, FinishReason: r.FinishReason, Reasoning: r.Reasoning, ReasoningTokens: r.ReasoningTokens}
 }
 
 // journal appends records to a locked file.

@@ -27,6 +27,9 @@ type Message struct {
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	// ToolLimit is the sandbox limit a tool call hit ("tool_timeout", "memory", "output", ...).
 	ToolLimit string `json:"tool_limit,omitempty"`
+	// Reasoning is what an assistant turn thought before its content
+	// (Response.Reasoning), kept in transcripts apart from the content.
+	Reasoning string `json:"reasoning,omitempty"`
 }
 
 // Image is an image attached to a message; providers base64-encode Data.
@@ -43,7 +46,24 @@ type Settings struct {
 	MaxTokens   int      `json:"max_tokens,omitempty"`
 	Seed        *int64   `json:"seed,omitempty"`
 	Stop        []string `json:"stop,omitempty"`
+	// ReasoningEffort is how hard a reasoning model thinks: ReasoningNone,
+	// ReasoningMinimal, ReasoningLow, ReasoningMedium or ReasoningHigh;
+	// "" is the provider's default.
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
+	// ReasoningTokens is a thinking budget in tokens, for the providers
+	// that take one; 0 is none.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 }
+
+// The values of Settings.ReasoningEffort, from the least thinking to the
+// most.
+const (
+	ReasoningNone    = "none"
+	ReasoningMinimal = "minimal"
+	ReasoningLow     = "low"
+	ReasoningMedium  = "medium"
+	ReasoningHigh    = "high"
+)
 
 // Request is everything sent for one question.
 type Request struct {
@@ -75,10 +95,22 @@ type QuestionRef struct {
 
 // Response is a model's answer with its usage.
 type Response struct {
+	// Text is the answer alone: what graders, code extraction and the
+	// reformat step read. What the model thought before it is Reasoning.
 	Text         string
 	InputTokens  int
-	OutputTokens int
-	Model        string // the model name the provider reported, if any
+	OutputTokens int // every token generated, reasoning included
+	// Reasoning is the text the model thought before its answer, as the
+	// server returned it apart from the answer (reasoning_content,
+	// reasoning, thinking blocks) or as the think_tags rule took it out
+	// of the text (<think>...</think>); a note when the provider returned
+	// it encrypted or redacted; "" when none.
+	Reasoning string `json:",omitempty"`
+	// ReasoningTokens are the output tokens spent on reasoning, when the
+	// provider counts them apart (a part of OutputTokens, costed as
+	// output); 0 when unknown.
+	ReasoningTokens int    `json:",omitempty"`
+	Model           string // the model name the provider reported, if any
 	// FinishReason is why the model stopped, as the provider says it
 	// ("stop", "length", "end_turn", "max_tokens", ...); "" when unknown.
 	FinishReason string `json:",omitempty"`

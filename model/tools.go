@@ -63,6 +63,12 @@ type Solve struct {
 	// ("baseline" or "lenient").
 	Extract string
 
+	// ThinkTags is the rule for <think> blocks at the start of a reply's
+	// text (ThinkAuto, ThinkKeep, ThinkStrip; "" is ThinkAuto): code is
+	// extracted from, and an agent reads, the answer the rule leaves.
+	// In chat mode, where Solve is nil, the run applies it to the answer.
+	ThinkTags string
+
 	// Agent mode: the loop's style ("tools" or "react") and its limits.
 	Style           string
 	MaxTurns        int           // model calls; 0 means the default (10)

@@ -118,13 +118,16 @@ func (s *Subset) Describe(n int) string {
 
 // Totals sums a run's usage.
 type Totals struct {
-	Questions    int      `json:"questions"`
-	Answered     int      `json:"answered"`
-	Errors       int      `json:"errors"`
-	InputTokens  int      `json:"input_tokens"`
-	OutputTokens int      `json:"output_tokens"`
-	Cost         *float64 `json:"cost"` // null when the model's price is unknown
-	WallSeconds  float64  `json:"wall_seconds"`
+	Questions    int `json:"questions"`
+	Answered     int `json:"answered"`
+	Errors       int `json:"errors"`
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+	// ReasoningTokens are the output tokens spent on reasoning, where the
+	// provider counts them apart (a part of OutputTokens).
+	ReasoningTokens int      `json:"reasoning_tokens,omitempty"`
+	Cost            *float64 `json:"cost"` // null when the model's price is unknown
+	WallSeconds     float64  `json:"wall_seconds"`
 }
 
 // Question is one question's record.
@@ -133,11 +136,19 @@ type Question struct {
 	MetaData    map[string]string `json:"meta_data"`    // null when the question has no meta section (as LIME)
 	GroundTruth *string           `json:"ground_truth"` // null when the question has no answer
 	Question    string            `json:"question"`     // the exact user message sent
-	Completion  *string           `json:"completion"`
-	Error       *string           `json:"error"`
-	ModelName   string            `json:"model_name"`
-	EvalTime    *float64          `json:"eval_time"`
-	Grade       *bool             `json:"grade"`
+	Completion  *string           `json:"completion"`   // the answer alone; what the model thought is in Reasoning
+	// Reasoning is what the model thought before its answer (returned
+	// apart by the server, or a leading <think> block under the
+	// think_tags rule), or a note that it came encrypted or redacted.
+	// Graders never read it.
+	Reasoning string `json:"reasoning,omitempty"`
+	// ReasoningTokens are the output tokens spent on reasoning, when the
+	// provider counts them apart: a part of OutputTokens, costed as output.
+	ReasoningTokens int      `json:"reasoning_tokens,omitempty"`
+	Error           *string  `json:"error"`
+	ModelName       string   `json:"model_name"`
+	EvalTime        *float64 `json:"eval_time"`
+	Grade           *bool    `json:"grade"`
 
 	// This tool's additions (absent from LIME's files).
 	QuestionUsr  string          `json:"question_usr,omitempty"` // the question's own text (LIME's name), for judges
@@ -746,6 +757,10 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.Question
 		case "completion":
 			v = &q.Completion
+		case "reasoning":
+			v = &q.Reasoning
+		case "reasoning_tokens":
+			v = &q.ReasoningTokens
 		case "error":
 			v = &q.Error
 		case "model_name":

@@ -186,17 +186,26 @@ func TestJournaledOutcomesComeFirst(t *testing.T) {
 	}
 }
 
-// A code- or agent-mode answer's work (transcript, code, answer) survives
-// the journal, so a resumed run has it without running the question again.
+// Every field of a response survives the journal (a code- or agent-mode
+// answer's work, the finish reason that notes a refusal, the reasoning),
+// so a resumed run has it without asking again. ToolCalls are the agent
+// loop's, inside its work, never a settled answer's.
 func TestJournalKeepsWork(t *testing.T) {
 	answer := "42"
 	work := &model.Work{Mode: "agent", Turns: 2, Limit: "max_turns", Answer: &answer,
 		Transcript: []model.Message{
-			{Role: "assistant", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: `{"code":"1"}`}}},
+			{Role: "assistant", Reasoning: "try 1", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: `{"code":"1"}`}}},
 			{Role: "tool", ToolCallID: "c1", Content: "1", ToolLimit: "timeout"},
 		}}
-	o := Outcome{Key: "k", Response: model.Response{Text: "42", Work: work, FinishReason: model.FinishRefusal}}
-	b, err := json.Marshal(recordOf(o, "fp", time.Unix(0, 0)))
+	want := model.Response{Text: "42", InputTokens: 1, OutputTokens: 9, Model: "m", Work: work, FinishReason: model.FinishRefusal,
+		Reasoning: "six times seven", ReasoningTokens: 7}
+	rv := reflect.ValueOf(want)
+	for i := 0; i < rv.NumField(); i++ {
+		if f := rv.Type().Field(i); f.Name != "ToolCalls" && rv.Field(i).IsZero() {
+			t.Errorf("Response.%s is zero in the test value", f.Name)
+		}
+	}
+	b, err := json.Marshal(recordOf(Outcome{Key: "k", Response: want}, "fp", time.Unix(0, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,11 +213,7 @@ func TestJournalKeepsWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := rec.outcome().Response.Work; !reflect.DeepEqual(got, work) {
-		t.Errorf("work after the journal = %+v, want %+v", got, work)
-	}
-	// The finish reason too: a resumed refusal keeps its note.
-	if got := rec.outcome().Response.FinishReason; got != model.FinishRefusal {
-		t.Errorf("finish reason after the journal = %q, want %q", got, model.FinishRefusal)
+	if got := rec.outcome().Response; !reflect.DeepEqual(got, want) {
+		t.Errorf("response after the journal = %+v, want %+v", got, want)
 	}
 }

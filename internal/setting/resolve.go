@@ -154,16 +154,21 @@ func (v *Values) Solving() *model.Solve {
 
 // Record is what an output file records of the answer mode's settings
 // beside its "settings" (the Sent ones): every other setting a source
-// set, by name, as text; nil in chat mode, where they do nothing.
+// set, by name, as text. In chat mode only those that act on a chat
+// answer (think_tags) are recorded, and nil when none was set.
 func (v *Values) Record() map[string]string {
-	if v.Solving() == nil {
-		return nil
-	}
-	out := map[string]string{}
+	chat := v.Solving() == nil
+	var out map[string]string
 	for _, s := range All {
-		if t := s.get(v); t != "" && !s.Sent {
+		if t := s.get(v); t != "" && !s.Sent && (s.Chat || !chat) {
+			if out == nil {
+				out = map[string]string{}
+			}
 			out[s.Name] = t
 		}
+	}
+	if out == nil && !chat {
+		out = map[string]string{}
 	}
 	return out
 }

@@ -97,6 +97,9 @@ type Setting struct {
 	// warning, as LIME's extract_gen_params ignores it, instead of
 	// stopping the run.
 	Sent bool
+	// Chat settings that are not sent act on a chat answer too (the
+	// others only in code and agent modes), so chat outputs record them.
+	Chat bool
 
 	// set parses a value given as text into v; its error says what was
 	// wanted, without the setting's name.
@@ -170,6 +173,19 @@ var All = []*Setting{
 			b, _ := json.Marshal(v.Gen.Stop)
 			return string(b)
 		}},
+	{Name: "reasoning_effort", Arg: "EFFORT", Type: "none, minimal, low, medium or high", Default: "the provider's", From: Anywhere, Sent: true,
+		Doc: "how hard a reasoning model thinks (sent as the provider takes it; README: Reasoning)",
+		set: choice(func(v *Values) *string { return &v.Gen.ReasoningEffort },
+			model.ReasoningNone, model.ReasoningMinimal, model.ReasoningLow, model.ReasoningMedium, model.ReasoningHigh),
+		get: func(v *Values) string { return v.Gen.ReasoningEffort }},
+	{Name: "reasoning_tokens", Arg: "N", Type: "whole number", Default: "the provider's", From: Anywhere, Sent: true,
+		Doc: "a thinking budget in tokens, for the providers that take one (README: Reasoning)",
+		set: whole(func(v *Values) *int { return &v.Gen.ReasoningTokens }),
+		get: func(v *Values) string { return fmtInt(v.Gen.ReasoningTokens) }},
+	{Name: "think_tags", Arg: "RULE", Type: "auto, keep or strip", Default: "auto", From: Anywhere, Chat: true,
+		Doc: "a <think> block at the start of a reply: moved to its reasoning, kept in the answer, or dropped",
+		set: choice(func(v *Values) *string { return &v.Solve.ThinkTags }, model.ThinkAuto, model.ThinkKeep, model.ThinkStrip),
+		get: func(v *Values) string { return v.Solve.ThinkTags }},
 	{Name: "mode", Arg: "MODE", Type: "chat, code or agent", Default: "chat", From: Anywhere,
 		Doc: "how the answer is made: one completion, code run once, or a python tool loop",
 		set: choice(func(v *Values) *string { return &v.Solve.Mode }, model.ModeChat, model.ModeCode, model.ModeAgent),
