@@ -7,6 +7,9 @@
 // provider registers a Factory, which builds its models from a Ref and the
 // Options. A provider that takes batches reports where each batch is as a
 // BatchState (running, ended or failed), which the batch command waits on.
+// A reply's answer and what the model thought before it are kept apart
+// (Response.Text and Reasoning); SplitThink applies the think_tags rule
+// to a reply whose text opens with a <think> block.
 package model
 
 import (
