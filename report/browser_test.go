@@ -7,60 +7,22 @@ import (
 	"image/png"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/evalmd/evalmd/internal/browsertest"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/result"
 )
 
-// chromium finds a headless-capable Chromium. Without one the browser
-// tests skip, unless EVALMD_REQUIRE_SHARED=1 (CI, whose .ci/run installs
-// Debian's chromium), where they fail.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("EVALMD_REQUIRE_SHARED") == "1" {
-		t.Fatal("chromium not found (apt-get install chromium); EVALMD_REQUIRE_SHARED=1 requires the browser test")
-	}
-	t.Skip("chromium not found: the browser test needs Debian's chromium")
-	return ""
-}
-
-// browse runs headless Chromium on url with the extra arguments and
-// returns its standard output. No driver: the page is loaded, its script
-// runs, and Chromium prints the DOM (--dump-dom) or writes a picture
-// (--screenshot). The time limit only stops a hung browser.
-func browse(t *testing.T, bin, u string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	all := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--hide-scrollbars", "--user-data-dir=" + t.TempDir()}, args...)
-	cmd := exec.CommandContext(ctx, bin, append(all, u)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %s: %v\n%s", u, err, stderr.String())
-	}
-	return stdout.Bytes()
-}
-
 // dom loads the page at the fragment and returns the DOM its script built.
 func dom(t *testing.T, bin, page, fragment string) string {
 	t.Helper()
-	out := string(browse(t, bin, fileURL(page)+fragment, "--dump-dom"))
+	out := string(browsertest.Run(t, bin, fileURL(page)+fragment, "--dump-dom"))
 	if !strings.Contains(out, "data-ready=") {
 		t.Fatalf("the page's script did not finish for %s:\n%.2000s", fragment, out)
 	}
@@ -103,7 +65,7 @@ func keys(re *regexp.Regexp, s string) []string {
 // views named by the URL fragment, a hostile question, the comparison, and
 // pictures at desktop and phone widths.
 func TestBrowser(t *testing.T) {
-	bin := chromium(t)
+	bin := browsertest.Find(t)
 	_, page := fixturePage(t)
 	path := filepath.Join(t.TempDir(), "report.html")
 	if err := os.WriteFile(path, page, 0o644); err != nil {
@@ -210,7 +172,7 @@ func TestBrowser(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			browse(t, bin, fileURL(path)+shot.fragment, "--screenshot="+abs, "--window-size="+shot.size)
+			browsertest.Run(t, bin, fileURL(path)+shot.fragment, "--screenshot="+abs, "--window-size="+shot.size)
 			f, err := os.Open(abs)
 			if err != nil {
 				t.Fatalf("no screenshot: %v", err)
@@ -242,7 +204,7 @@ func measure(t *testing.T, bin string, page []byte, fragment, size, js string) s
 	if err := os.WriteFile(path, []byte(copyPage), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := string(browse(t, bin, fileURL(path)+fragment, "--dump-dom", "--window-size="+size))
+	out := string(browsertest.Run(t, bin, fileURL(path)+fragment, "--dump-dom", "--window-size="+size))
 	m := regexp.MustCompile(`data-measure="([^"]*)"`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("the probe did not run for %s:\n%.2000s", fragment, out)
@@ -254,7 +216,7 @@ func measure(t *testing.T, bin string, page []byte, fragment, size, js string) s
 // marks explained only on hover, a comparison opening on two runs that
 // share no question.
 func TestBrowserLayout(t *testing.T) {
-	bin := chromium(t)
+	bin := browsertest.Find(t)
 	_, page := fixturePage(t)
 
 	t.Run("no scrollbars in the bars", func(t *testing.T) {

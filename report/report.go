@@ -6,7 +6,9 @@
 //
 // The page needs nothing but itself: no network, no external asset (a
 // Content-Security-Policy forbids any fetch and lets only the page's own
-// script run), so it opens from file:// and can be mailed around. Its view
+// script run), so it opens from file:// and can be mailed around. Served by
+// agg --serve (Options.Live), it has one more script, which asks its own
+// server, and no other, whether the outputs changed. Its view
 // (tab, filters, selected question, compared runs) lives in the URL
 // fragment, so a link shows the same view.
 //
@@ -32,7 +34,6 @@ package report
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
@@ -70,6 +71,11 @@ type Options struct {
 	// Metrics are the benchmarks' figures in agg's report (as
 	// agg.Options.Metrics).
 	Metrics []agg.Metric
+	// Live, for a page a server serves (agg --serve), is the URL on that
+	// server that the page asks whether the output files changed since
+	// it was made; the page reloads itself when the answer is 205 Reset
+	// Content. Empty: the page asks nothing of any server.
+	Live string
 }
 
 //go:embed page.css
@@ -124,7 +130,7 @@ func build(ctx context.Context, w io.Writer, dir string, opt Options) ([]string,
 	if title == "" {
 		title = "evalmd report"
 	}
-	return d.Paths, render(w, page{Title: title, Markdown: md, Charts: charts, Data: data})
+	return d.Paths, render(w, page{Title: title, Markdown: md, Charts: charts, Data: data, Live: opt.Live})
 }
 
 // page is everything the HTML holds.
@@ -133,6 +139,7 @@ type page struct {
 	Markdown string      // agg's report
 	Charts   []agg.Chart // drawn inline, in order
 	Data     *Data       // the questions
+	Live     string      // Options.Live
 }
 
 // markdown renders agg's markdown as HTML (GFM tables; raw HTML dropped,
@@ -196,9 +203,11 @@ func render(w io.Writer, p page) error {
 	if err != nil {
 		return fmt.Errorf("report: encoding data: %w", err)
 	}
-	sum := sha256.Sum256([]byte(pageJS))
-	csp := "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-" +
-		base64.StdEncoding.EncodeToString(sum[:]) + "'; base-uri 'none'; form-action 'none'"
+	csp := "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src " + scriptHash(pageJS)
+	if p.Live != "" {
+		csp += " " + scriptHash(liveJS) + "; connect-src 'self'" // live.js asks its server, and no other
+	}
+	csp += "; base-uri 'none'; form-action 'none'"
 
 	var b bytes.Buffer
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
@@ -248,7 +257,11 @@ func render(w io.Writer, p page) error {
 	b.Write(data)
 	b.WriteString("</script>\n<script>")
 	b.WriteString(pageJS)
-	b.WriteString("</script>\n</body>\n</html>\n")
+	b.WriteString("</script>\n")
+	if p.Live != "" {
+		b.WriteString(liveScript(p.Live))
+	}
+	b.WriteString("</body>\n</html>\n")
 	_, err = w.Write(b.Bytes())
 	return err
 }

@@ -6,6 +6,7 @@
 //
 //	agg -i DIR|'GLOB' [-o FILE.md|-] [--completions|--discrepancies-full] [--md|--terminal]
 //	    [-v] [-charts] [--log-dir DIR] [-html FILE.html] [-xlsx FILE.xlsx]
+//	agg -i DIR --serve 127.0.0.1:PORT [--allow-remote]
 //
 // -i takes a folder (searched recursively) or a glob pattern of output
 // files (not recursive, as LIME's). --completions and
@@ -24,6 +25,11 @@
 // question, run comparison), -xlsx an Excel workbook (leaderboard, models,
 // grades, completions); with either, the markdown is written only when -o
 // names it.
+//
+// --serve ADDR serves that page at http://ADDR/ instead, made afresh when
+// the folder's output files change, and the open page reloads itself; a
+// port alone is 127.0.0.1's, and an address other computers can reach
+// needs --allow-remote.
 package aggcmd
 
 import (
@@ -66,9 +72,11 @@ func Command(isTerminal func(io.Writer) bool) *cli.Command {
 	htmlOut := fs.String("html", "", "write a self-contained HTML report to this `file` (the markdown only with -o)")
 	xlsxOut := fs.String("xlsx", "", "write an Excel workbook to this `file` (the markdown only with -o)")
 	reducer := fs.String("reducer", "mean", "how a model's answers to one question (its epochs and runs) become the question's score in the models table: "+agg.ReducerNames)
+	serveOn := fs.String("serve", "", "serve the HTML report at this `address` (127.0.0.1:PORT, or PORT), made afresh as the outputs change, until Ctrl-C")
+	allowRemote := fs.Bool("allow-remote", false, "let --serve listen on an address other computers can reach (0.0.0.0:PORT): the page shows every prompt and completion")
 	return &cli.Command{
 		Name:  "agg",
-		Usage: "-i DIR|'GLOB' [-o FILE.md|-] [--completions|--discrepancies-full] [--md|--terminal] [-v] [-charts] [--reducer R] [--log-dir DIR] [-html FILE.html] [-xlsx FILE.xlsx]",
+		Usage: "-i DIR|'GLOB' [-o FILE.md|-] [--completions|--discrepancies-full] [--md|--terminal] [-v] [-charts] [--reducer R] [--log-dir DIR] [-html FILE.html] [-xlsx FILE.xlsx] | --serve 127.0.0.1:PORT",
 		Short: "Turn a folder of output files into markdown leaderboards (and HTML, Excel, Inspect logs).",
 		Flags: fs,
 		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
@@ -91,6 +99,18 @@ func Command(isTerminal func(io.Writer) bool) *cli.Command {
 			if opt.MaxDiscrepancies < -1 {
 				return cli.Usagef("-max-discrepancies %d: give -1 (all), 0 (50) or a number of rows", opt.MaxDiscrepancies)
 			}
+			set, err := benchmarks.Set()
+			if err != nil {
+				return err
+			}
+			opt.Metrics = set.Metrics
+			// The page's options, served or written (-html).
+			ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: stderr, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns, Metrics: set.Metrics}
+			if *serveOn != "" {
+				return serve(ctx, stderr, fs, *serveOn, *allowRemote, opt.Dir, ro)
+			} else if *allowRemote {
+				return cli.Usagef("--allow-remote goes with --serve")
+			}
 			switch {
 			case *completions && *discFull:
 				return cli.Usagef("--completions and --discrepancies-full are two report types: give one")
@@ -112,11 +132,6 @@ func Command(isTerminal func(io.Writer) bool) *cli.Command {
 				opt.Out = "-"
 			}
 			opt.Screen = *terminal || opt.Out == "-" && !*mdStyle && isTerminal(stdout)
-			set, err := benchmarks.Set()
-			if err != nil {
-				return err
-			}
-			opt.Metrics = set.Metrics
 			// Each file skipped is named once: by the first of the reports read.
 			warn := stderr
 			if *htmlOut == "" && *xlsxOut == "" || opt.Out != "" {
@@ -126,7 +141,7 @@ func Command(isTerminal func(io.Writer) bool) *cli.Command {
 				warn = io.Discard
 			}
 			if *htmlOut != "" {
-				ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: warn, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns, Metrics: set.Metrics}
+				ro.Warn = warn
 				if err := report.WriteFile(ctx, *htmlOut, opt.Dir, ro); err != nil {
 					return err
 				}
