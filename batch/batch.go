@@ -678,3 +678,17 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// API returns the batch API of a model, or an error naming the model when
+// it has none.
+func API(m model.Model) (model.BatchAPI, error) {
+	b, ok := m.(model.Batcher)
+	if !ok {
+		return nil, fmt.Errorf("--batch: model %s has no batch API (OpenAI-compatible servers with the Files and Batches APIs, and Anthropic, have one)", m.Name())
+	}
+	api, err := b.Batch()
+	if err != nil {
+		return nil, fmt.Errorf("--batch: %w", err)
+	}
+	return api, nil
+}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalmd/evalmd/harness/internal/plan"
+	"github.com/evalmd/evalmd/harness/internal/write"
 	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/model"
@@ -164,7 +166,8 @@ func BenchmarkWriteOutput(b *testing.B) {
 		b.Fatal(err)
 	}
 	for i := 0; b.Loop(); i++ {
-		if err := writeOutput(filepath.Join(dir, fmt.Sprint("w", i), "output.json"), f, false, outputState{}, nil); err != nil {
+		o := &plan.Output{Job: plan.Job{OutPath: filepath.Join(dir, fmt.Sprint("w", i), "output.json")}, File: f}
+		if err := (&write.Files{}).Write(o, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

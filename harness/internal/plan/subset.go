@@ -1,12 +1,10 @@
-package harness
+package plan
 
 import (
 	"fmt"
 	"path"
-	"strings"
 
 	"github.com/evalmd/evalmd/result"
-	"github.com/evalmd/evalmd/sheet"
 )
 
 // Subset chooses the questions a run asks of each sheet (run --questions,
@@ -34,34 +32,30 @@ func (s Subset) Check() error {
 	return nil
 }
 
-// choose keeps the items of one sheet the subset asks; matched[i] is set
-// when Questions[i] matched one of them.
-func (s Subset) choose(items []sheet.Item, matched []bool) []sheet.Item {
-	if s.IsZero() {
-		return items
-	}
-	var out []sheet.Item
-	for i := range items {
+// choose is the indices of the questions of one sheet the subset asks;
+// matched[i] is set when Questions[i] matched one of them.
+func (s Subset) choose(qs []Question, matched []bool) []int {
+	var out []int
+	for i := range qs {
 		// Every question is matched, also past the limit: a glob that
 		// names a question the limit leaves out is not a mistake.
-		if s.matches(&items[i], matched) && (s.Limit == 0 || len(out) < s.Limit) {
-			out = append(out, items[i])
+		if s.matches(qs[i], matched) && (s.Limit == 0 || len(out) < s.Limit) {
+			out = append(out, i)
 		}
 	}
 	return out
 }
 
-// matches says whether it is asked, marking each glob that matches it.
-func (s Subset) matches(it *sheet.Item, matched []bool) bool {
+// matches says whether q is asked, marking each glob that matches it.
+func (s Subset) matches(q Question, matched []bool) bool {
 	if len(s.Questions) == 0 {
 		return true
 	}
-	id := strings.TrimSpace(it.Meta["id"])
 	hit := false
 	for i, g := range s.Questions {
-		byName, _ := path.Match(g, it.Name)
-		byID, _ := path.Match(g, id)
-		if byName || (id != "" && byID) {
+		byName, _ := path.Match(g, q.Name)
+		byID, _ := path.Match(g, q.ID)
+		if byName || (q.ID != "" && byID) {
 			matched[i] = true
 			hit = true
 		}
@@ -69,9 +63,9 @@ func (s Subset) matches(it *sheet.Item, matched []bool) bool {
 	return hit
 }
 
-// record is the subset as an output records it, for a sheet of n questions;
-// nil when the subset is every question.
-func (s Subset) record(n int) *result.Subset {
+// Record is the subset as an output records it, for a sheet of n
+// questions; nil when the subset is every question.
+func (s Subset) Record(n int) *result.Subset {
 	if s.IsZero() {
 		return nil
 	}

@@ -1,0 +1,494 @@
+// Package execute is the middle step of a run: the questions of every
+// planned output are asked through one runner pool (or the providers'
+// batch APIs), code and agent modes run in one sandbox pool, each answer
+// is graded as it comes in, and each output goes to the write step's
+// Writer as soon as its last question is settled. One journal holds the
+// whole run.
+//
+// Every question is asked from one place, jobs: a later step that answers
+// some questions without asking (issue 20's reuse by request key) belongs
+// there, before the runner sees them.
+package execute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/evalmd/evalmd/grade"
+	"github.com/evalmd/evalmd/harness/internal/plan"
+	"github.com/evalmd/evalmd/harness/internal/write"
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/regrade"
+	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/runner"
+	"github.com/evalmd/evalmd/runner/aimd"
+	"github.com/evalmd/evalmd/sandbox"
+	"github.com/evalmd/evalmd/solve"
+)
+
+// Options are what the execute step needs besides the outputs and models.
+type Options struct {
+	// Runner tunes sending; its Journal is set from Resume.
+	Runner runner.Options
+	// Resume is the run's journal and run id (LoadResume).
+	Resume Resume
+	RunID  string
+	// Batch, when set, sends through the providers' batch APIs.
+	Batch *Batch
+	// Graders grade each answer (built once for the run).
+	Graders *regrade.Graders
+	// Prices override the price table's (--price, the config's).
+	Prices plan.Prices
+	// Sandbox is where code and agent modes run Python; Reformat is the
+	// model of InfiAgent's reformat step (nil: none).
+	Sandbox  sandbox.Config
+	Reformat model.Model
+	Writer   write.Writer
+	Console  write.Console
+}
+
+// Batch is run --batch: the questions go through the providers' batch
+// APIs (OpenAI's Batches, Anthropic's Message Batches) at batch prices
+// instead of live calls.
+type Batch struct {
+	// FallbackLive answers requests a batch failed for a passing reason or
+	// let expire live, instead of in a new batch (--batch-fallback live).
+	FallbackLive bool
+	// Poll is the wait between status checks; 0 is the batch package's
+	// default.
+	Poll time.Duration
+}
+
+// Result is what the step did: the outputs written and their counts.
+type Result struct {
+	Written []*plan.Output
+	// GradeFailures counts the questions whose grader failed (graded
+	// null), NoJudge those left null for want of a judge model.
+	GradeFailures, NoJudge int
+	// Questions counts the questions of the outputs written, Failed those
+	// that ended with an error; FirstError is the first such error.
+	Questions, Failed int
+	FirstError        string
+}
+
+// sheetRun is one output file being filled in: a sheet on a model. Its
+// answer counts are kept by the runner's emit (one goroutine), which hands
+// each answered question to the goroutine that grades it (ungraded,
+// encoded) and writes the file once the last question is in.
+type sheetRun struct {
+	out  *plan.Output
+	left int // questions not settled yet
+
+	answered, noAnswer, failed int
+	noted                      int // answers with a note (replyNote): refused, or no text
+	calls, cached, resumed     int
+	inTok, outTok              int
+	cost                       float64
+	priced                     bool
+
+	ungraded int
+	// noJudge counts the questions left null because they need the
+	// judge and the run has none (grade.NoJudge), said once per run.
+	noJudge  int
+	encoded  [][]byte // each question as the output file holds it, once graded
+	firstErr string   // the first failed question's error, in sheet order
+	written  bool
+}
+
+// slot is where an outcome goes: a sheet run and a question of it.
+type slot struct {
+	run *sheetRun
+	q   int
+}
+
+// Run asks the questions of every output of models (by name): each model
+// (or server) keeps its requests in flight across sheet boundaries, and
+// each output is graded and written as soon as its last question is
+// settled. A sandbox pool is started (and checked) first when some
+// question runs code. The run's state is saved before the first question
+// and its journal removed once every output holds every answer.
+func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model, opt Options) (Result, error) {
+	var res Result
+	infos := make(map[string]model.Info, len(models))
+	for name, m := range models {
+		infos[name] = m.Info()
+	}
+	if needsSandbox(outs) {
+		// Checked before any model call: a missing bubblewrap or pandas
+		// is one error naming the Debian packages.
+		pool, err := sandbox.NewPool(ctx, opt.Sandbox)
+		if err != nil {
+			return res, err
+		}
+		defer pool.Close()
+		wrapped := make(map[string]model.Model, len(models))
+		for name, m := range models {
+			// An agent question's model calls retry inside its job
+			// with the runner's rules (solve.Model.Retry).
+			sm := &solve.Model{Inner: m, Sandbox: pool, Reformat: opt.Reformat, Retry: opt.Runner}
+			defer sm.Close()
+			wrapped[name] = sm
+		}
+		models = wrapped
+	}
+	if err := opt.Resume.save(opt.RunID); err != nil {
+		return res, err
+	}
+	runs, jobs, where := jobs(outs, models, infos, opt.Prices)
+	ropt := runnerOptions(ctx, opt, infos)
+
+	// One goroutine grades and encodes each question as its answer comes
+	// in, and writes each output once its sheet is complete: the runner's
+	// own goroutine is never held up by grading, and little is left to do
+	// after a sheet's last answer.
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	start := time.Now()
+	// A step is a question to grade, or the sheet is complete (q = -1).
+	steps := make(chan slot, len(jobs)+len(runs))
+	var finishErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for s := range steps {
+			if finishErr != nil || ctx.Err() != nil {
+				continue // a stopped run writes no more outputs; answers stay in the journal
+			}
+			var err error
+			if s.q >= 0 {
+				err = s.run.grade(ctx, s.q, opt.Graders)
+			} else {
+				s.run.out.File.Sheet.ConnectionLimits = ropt.limits(s.run.out.Model)
+				err = s.run.finish(opt, time.Since(start))
+			}
+			if err != nil && ctx.Err() == nil {
+				finishErr = err
+				stop() // answers stay in the journal
+			}
+		}
+	})
+	for _, sr := range runs {
+		if sr.left == 0 {
+			steps <- slot{sr, -1}
+		}
+	}
+	settle := func(o runner.Outcome, batchID string) {
+		s := where[o.Key]
+		s.run.add(o, s.q, infos[s.run.out.Model], opt.Prices.For(s.run.out.Model), batchID)
+		steps <- s
+		if s.run.left == 0 {
+			steps <- slot{s.run, -1}
+		}
+	}
+	var stats runner.Stats
+	var err error
+	if opt.Batch != nil {
+		stats, err = sendBatch(rctx, opt, jobs, ropt.Options, settle)
+	} else {
+		stats, err = runner.Run(rctx, nil, jobs, ropt.Options, func(o runner.Outcome) { settle(o, "") })
+	}
+	close(steps)
+	wg.Wait()
+
+	for _, sr := range runs {
+		if !sr.written {
+			continue
+		}
+		res.Written = append(res.Written, sr.out)
+		res.GradeFailures += sr.ungraded
+		res.NoJudge += sr.noJudge
+		res.Failed += sr.failed
+		res.Questions += len(sr.out.Requests)
+		if res.FirstError == "" {
+			res.FirstError = sr.firstErr
+		}
+	}
+	kept := fmt.Sprintf("answers so far are kept in %s; rerun the same command to go on", opt.Resume.Journal)
+	if opt.Batch != nil {
+		kept = "the batches keep running; their ids and " + kept + " and collect them"
+	}
+	switch {
+	case finishErr != nil:
+		return res, fmt.Errorf("%w (%s)", finishErr, kept)
+	case ctx.Err() != nil:
+		return res, fmt.Errorf("stopped with %d of %d questions answered; %s", stats.Answered+stats.NoAnswer+stats.Failed, stats.Jobs, kept)
+	case err != nil:
+		return res, fmt.Errorf("%w; %s", err, kept)
+	case res.Failed > 0:
+		// The journal stays: a rerun asks only the failed questions, into
+		// the same output files.
+		return res, nil
+	}
+	opt.Resume.remove()
+	return res, nil
+}
+
+// needsSandbox says whether some question runs code.
+func needsSandbox(outs []*plan.Output) bool {
+	for _, o := range outs {
+		for _, r := range o.Requests {
+			if r.Solve != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// jobs are the runner's jobs: every question of every output, keyed as
+// the plan keyed it, with where each outcome goes.
+func jobs(outs []*plan.Output, models map[string]model.Model, infos map[string]model.Info, prices plan.Prices) ([]*sheetRun, []runner.Job, map[string]slot) {
+	runs := make([]*sheetRun, len(outs))
+	var jobs []runner.Job
+	where := make(map[string]slot)
+	for pi, o := range outs {
+		sr := &sheetRun{out: o, left: len(o.Requests)}
+		_, sr.priced = model.Cost(infos[o.Model], 0, 0, prices.For(o.Model))
+		runs[pi] = sr
+		for i, req := range o.Requests {
+			key := o.Keys[i]
+			rj := runner.Job{Key: key, Request: req, Model: models[o.Model]}
+			if req.Solve != nil && req.Solve.Mode == model.ModeAgent {
+				// An agent question is many calls and runs of code: each
+				// call has the provider's own timeout, each run the
+				// sandbox's, the whole its question_timeout; no one attempt
+				// bounds it all.
+				rj.Timeout = -1
+			}
+			jobs = append(jobs, rj)
+			where[key] = slot{sr, i}
+		}
+	}
+	return runs, jobs, where
+}
+
+// sending is the runner's options for a run, with the connection limits
+// each server went through (-c auto), by model.
+type sending struct {
+	runner.Options
+	mu        sync.Mutex
+	limitsLog map[string][]aimd.Change
+}
+
+// limits are the changes of the connection limit the model's server went
+// through so far.
+func (s *sending) limits(model string) []aimd.Change {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.limitsLog[model])
+}
+
+// runnerOptions are opt's runner options with the run's journal, prices
+// and console.
+func runnerOptions(ctx context.Context, opt Options, infos map[string]model.Info) *sending {
+	s := &sending{Options: opt.Runner, limitsLog: map[string][]aimd.Change{}}
+	ro := &s.Options
+	ro.Journal = opt.Resume.Journal
+	ro.Cost = func(name string, r model.Response) (float64, bool) {
+		return model.Cost(infos[name], r.InputTokens, r.OutputTokens, opt.Prices.For(name))
+	}
+	if ro.Warn == nil {
+		ro.Warn = func(msg string) { opt.Console.Say("warning: %s", msg) }
+	}
+	if ro.Stopping == nil {
+		ro.Stopping = func(inFlight int) {
+			if ctx.Err() != nil && inFlight > 0 { // interrupted, not stopped by a failed write
+				noun := "requests"
+				if inFlight == 1 {
+					noun = "request"
+				}
+				opt.Console.Say("interrupt: waiting for %d %s in flight; Ctrl-C again to abort", inFlight, noun)
+			}
+		}
+	}
+	// -c auto: each output records its server's limit as it went; a
+	// decrease (the server is congested) is said.
+	if ro.Adaptive != nil && ro.OnLimit == nil {
+		ro.OnLimit = func(models []string, c aimd.Change) {
+			s.mu.Lock()
+			for _, m := range models {
+				s.limitsLog[m] = append(s.limitsLog[m], c)
+			}
+			s.mu.Unlock()
+			if c.Limit < c.From {
+				opt.Console.Say("%s: at most %d requests in flight from now (was %d): %s", strings.Join(models, ", "), c.Limit, c.From, c.Reason)
+			}
+		}
+	}
+	return s
+}
+
+// add records an outcome in its question and counts it.
+func (sr *sheetRun) add(o runner.Outcome, q int, info model.Info, price *model.Price, batchID string) {
+	record(&sr.out.File.Questions[q], o, info, price, batchID)
+	sr.left--
+	switch {
+	case o.Err == nil:
+		sr.answered++
+		if replyNote(o.Response) != "" {
+			sr.noted++
+		}
+		if c, ok := costOf(info, price, o.Response, batchID); ok {
+			sr.cost += c
+		}
+	case errors.Is(o.Err, model.ErrNoAnswer):
+		sr.noAnswer++
+	default:
+		sr.failed++
+	}
+	switch {
+	case o.FromJournal:
+		sr.resumed++
+	case o.Cached:
+		sr.cached++
+	default:
+		sr.calls += o.Attempts
+	}
+	sr.inTok += o.Response.InputTokens
+	sr.outTok += o.Response.OutputTokens
+}
+
+// grade grades question q and encodes it for the output file.
+func (sr *sheetRun) grade(ctx context.Context, q int, gr *regrade.Graders) error {
+	o := sr.out
+	ok, err := regrade.GradeQuestion(ctx, o.File, q, gr)
+	if err != nil {
+		return fmt.Errorf("%s on %s: grading: %w", o.Model, o.SheetPath, err)
+	}
+	switch {
+	case o.File.Questions[q].GradeDetail == grade.NoJudge:
+		sr.noJudge++ // not a failure: said once for the run
+	case !ok:
+		sr.ungraded++
+	}
+	if sr.encoded == nil {
+		sr.encoded = make([][]byte, len(o.File.Questions))
+	}
+	sr.encoded[q], err = result.EncodeQuestion(&o.File.Questions[q])
+	if err != nil {
+		return fmt.Errorf("%s on %s: question %q: %w", o.Model, o.SheetPath, o.File.Questions[q].Name, err)
+	}
+	return nil
+}
+
+// finish says how a completed, graded output went and hands it to the
+// writer.
+func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
+	o := sr.out
+	n := len(o.Requests)
+	o.File.Sheet.Totals = &result.Totals{Questions: n, Answered: sr.answered, Errors: sr.failed,
+		InputTokens: sr.inTok, OutputTokens: sr.outTok, WallSeconds: wall.Seconds()}
+	if sr.priced {
+		c := sr.cost
+		o.File.Sheet.Totals.Cost = &c
+	}
+	correct := 0
+	for _, q := range o.File.Questions {
+		if q.Grade != nil && *q.Grade {
+			correct++
+		}
+		if q.Error != nil && sr.firstErr == "" {
+			sr.firstErr = *q.Error
+		}
+	}
+	ungraded := ""
+	if sr.ungraded > 0 {
+		ungraded = fmt.Sprintf(", %d could not be graded", sr.ungraded)
+	}
+	errs := fmt.Sprintf("%d errors", sr.failed)
+	if sr.failed > 0 {
+		errs += fmt.Sprintf(" (first: %s)", OneLine(sr.firstErr))
+	}
+	cost := "cost unknown (no price for this model; --price IN,OUT)"
+	if sr.priced {
+		cost = fmt.Sprintf("$%.4f", sr.cost)
+	}
+	answered := fmt.Sprintf("%d answered", sr.answered)
+	if sr.noted > 0 {
+		answered += fmt.Sprintf(" (%d refused or without text: see their note)", sr.noted)
+	}
+	subset := ""
+	if s := o.File.Sheet.Subset; s != nil {
+		subset = ", " + s.Describe(n)
+	}
+	opt.Console.Say("%s on %s: %d/%d correct%s%s, %s, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out, %s, %.1fs",
+		o.Model, filepath.Base(o.SheetPath), correct, n, subset, ungraded, answered, errs, sr.noAnswer,
+		sr.calls, sr.cached, sr.resumed, sr.inTok, sr.outTok, cost, wall.Seconds())
+	if err := opt.Writer.Write(o, sr.encoded); err != nil {
+		return err
+	}
+	sr.written = true
+	return nil
+}
+
+// OneLine keeps an error's first line, cut to a length a console line
+// holds.
+func OneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
+}
+
+// record puts an outcome into its question.
+func record(q *result.Question, o runner.Outcome, info model.Info, price *model.Price, batchID string) {
+	secs := o.Elapsed.Seconds()
+	q.EvalTime = &secs
+	switch {
+	case o.Err == nil:
+		text := o.Response.Text
+		q.Completion = &text
+		q.InputTokens, q.OutputTokens = o.Response.InputTokens, o.Response.OutputTokens
+		q.FinishReason = o.Response.FinishReason
+		q.Note = replyNote(o.Response)
+		q.SetWork(o.Response.Work)
+		q.BatchID = batchID
+		if c, ok := costOf(info, price, o.Response, batchID); ok {
+			q.Cost = &c
+		}
+	case errors.Is(o.Err, model.ErrNoAnswer):
+		q.Unanswered = true
+	default:
+		msg := o.Err.Error()
+		q.Error = &msg
+	}
+}
+
+// replyNote says what a reader of the output must know of an answer that
+// is graded as any other but is no plain text: a refusal, or a reply with
+// no text at all (content null: a filter, max_tokens spent on reasoning),
+// which a completion of "" alone does not tell from an empty answer.
+func replyNote(r model.Response) string {
+	finish := ""
+	if r.FinishReason != "" {
+		finish = " (finish_reason " + r.FinishReason + ")"
+	}
+	switch {
+	case r.Work != nil || len(r.ToolCalls) > 0:
+		return "" // code and agent modes record what ran instead
+	case r.FinishReason == model.FinishRefusal && r.Text != "":
+		return "the model refused: the completion is its refusal"
+	case r.FinishReason == model.FinishRefusal:
+		return "the model refused, with no text: graded as an empty answer"
+	case r.Text == "":
+		return "the reply had no text" + finish + ": graded as an empty answer"
+	}
+	return ""
+}
+
+// costOf prices an answer, at batch prices when a batch answered it.
+func costOf(info model.Info, price *model.Price, r model.Response, batchID string) (float64, bool) {
+	c, ok := model.Cost(info, r.InputTokens, r.OutputTokens, price)
+	if batchID != "" {
+		c *= model.BatchDiscount
+	}
+	return c, ok
+}

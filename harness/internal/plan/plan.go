@@ -1,0 +1,179 @@
+// Package plan is the first step of a run: the sheets read and the models
+// named become the run's jobs, one output file each (a sheet on a model),
+// with the questions it asks and the key each is journalled under. Make
+// is a pure function: it reads no file and asks no model, so every rule
+// of a run's shape (where outputs go, which questions a subset keeps,
+// which outputs would collide) is tested alone.
+//
+// A job is the unit later steps see: the execute step asks its questions,
+// the write step writes its output. Issue 22's epochs add one job per
+// epoch (Job.Epoch), each its own output file and keys; a reuse of earlier
+// answers looks them up by request key at the execute step, not here.
+package plan
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/result"
+)
+
+// Sheet is a sheet as the plan sees it.
+type Sheet struct {
+	Path string // as given: outputs are named and placed from it
+	// Key names the sheet in journal keys: its absolute path, so a rerun
+	// from another folder finds the same journal entries.
+	Key       string
+	Questions []Question
+}
+
+// Question is what a subset chooses a question by.
+type Question struct {
+	Name string
+	ID   string // its id meta, "" when none
+}
+
+// Options shape the jobs.
+type Options struct {
+	Models []string
+	// OutDir is the output folder, "" for beside each sheet (LIME's way);
+	// with SheetRoot, each output goes to its sheet's folder relative to
+	// SheetRoot below OutDir.
+	OutDir, SheetRoot string
+	RunID             string // "" names outputs without a run id (-u 0)
+	Subset            Subset
+}
+
+// Job is one output file: a sheet on a model, in one epoch.
+type Job struct {
+	Sheet int // index into the sheets given to Make
+	Model string
+	// Epoch is 1: each question is asked once. Epochs (issue 22) are one
+	// job per epoch, each with its own OutPath and Keys.
+	Epoch   int
+	OutPath string
+	// Questions are the indices of the sheet's questions asked, in sheet
+	// order; Keys[i] is the journal key of Questions[i].
+	Questions []int
+	Keys      []string
+	// Subset is what the output records of the subset (nil: every
+	// question).
+	Subset *result.Subset
+}
+
+// Make lays the sheets out on the models, sheet by sheet, each on every
+// model in turn. Two jobs that would write one file are an error naming
+// the two sheets or the two models; so is a --questions glob that matches
+// no question. A sheet of which the subset asks nothing gets no job; a
+// sheet without questions does (its output holds none).
+func Make(sheets []Sheet, opt Options) ([]Job, error) {
+	if err := collisions(sheets, opt); err != nil {
+		return nil, err
+	}
+	matched := make([]bool, len(opt.Subset.Questions))
+	var jobs []Job
+	for si, s := range sheets {
+		chosen := opt.Subset.choose(s.Questions, matched)
+		if len(chosen) == 0 && len(s.Questions) > 0 {
+			continue // the subset asks nothing of this sheet: no output
+		}
+		for _, m := range opt.Models {
+			job := Job{Sheet: si, Model: m, Epoch: 1, OutPath: outPath(opt, s.Path, m, opt.RunID),
+				Questions: chosen, Subset: opt.Subset.Record(len(s.Questions))}
+			job.Keys = make([]string, len(chosen))
+			for i, q := range chosen {
+				job.Keys[i] = Key(m, s.Key, job.Epoch, i, s.Questions[q].Name)
+			}
+			jobs = append(jobs, job)
+		}
+	}
+	if err := opt.Subset.unmatched(matched); err != nil {
+		return nil, err
+	}
+	return jobs, nil
+}
+
+// Key names a question of a job in the run's journals. The model and
+// sheet keep the run's outputs apart in its one journal; the index (in
+// the job) keeps duplicate question names apart; the name makes a journal
+// of an edited sheet visibly stale rather than misapplied. An epoch past
+// the first is part of the key, so it never takes another epoch's answer.
+func Key(model, sheetKey string, epoch, i int, name string) string {
+	k := fmt.Sprintf("%s|%s|%d:%s", model, sheetKey, i, name)
+	if epoch > 1 {
+		k += fmt.Sprintf("|epoch %d", epoch)
+	}
+	return k
+}
+
+// outPath is where the output of a sheet and model goes.
+func outPath(opt Options, sheetPath, modelName, runID string) string {
+	dir := filepath.Dir(sheetPath)
+	if opt.OutDir != "" {
+		dir = opt.OutDir
+		if opt.SheetRoot != "" {
+			if rel, err := filepath.Rel(opt.SheetRoot, filepath.Dir(sheetPath)); err == nil && !strings.HasPrefix(rel, "..") {
+				dir = filepath.Join(opt.OutDir, rel)
+			}
+		}
+	}
+	return filepath.Join(dir, result.FileName(sheetPath, modelName, runID))
+}
+
+// collisions refuses a run in which two sheets, or two models whose names
+// differ only in characters a file name cannot hold ("a:b", "a/b"), would
+// write one file; the error names the two that collide. Every sheet counts,
+// also one the subset asks nothing of.
+func collisions(sheets []Sheet, opt Options) error {
+	type pair struct{ sheet, model string }
+	seen := map[string]pair{}
+	for _, s := range sheets {
+		for _, m := range opt.Models {
+			out := outPath(opt, s.Path, m, "")
+			// Every sheet runs every model, so two sheets collide on one
+			// model and two models on one sheet: never both.
+			prev, ok := seen[out]
+			switch {
+			case !ok:
+				seen[out] = pair{s.Path, m}
+			case prev.sheet == s.Path:
+				return fmt.Errorf("models %s and %s would both write %s (a file name cannot hold what tells them apart): run them apart, each with its own -o folder", prev.model, m, out)
+			default:
+				return fmt.Errorf("%s and %s would both write %s: give each its own -o folder", prev.sheet, s.Path, out)
+			}
+		}
+	}
+	return nil
+}
+
+// Output is a job made ready to run: the requests of its questions (in
+// the order of Job.Questions) and the output file they fill in, as yet
+// unanswered. The plan step builds it (prompt.Builder); the execute step
+// answers and grades it; the write step writes it.
+type Output struct {
+	Job
+	SheetPath string
+	Requests  []model.Request
+	File      *result.File
+}
+
+// Prices are a run's price overrides: One for every model (--price), else
+// ByModel's by model name as given (a config file's); neither: the price
+// table's.
+type Prices struct {
+	One     *model.Price
+	ByModel map[string]model.Price
+}
+
+// For is the price override of the model named name, nil for none.
+func (p Prices) For(name string) *model.Price {
+	if p.One != nil {
+		return p.One
+	}
+	if q, ok := p.ByModel[name]; ok {
+		return &q
+	}
+	return nil
+}

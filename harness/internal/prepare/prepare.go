@@ -1,0 +1,325 @@
+// Package prepare is the input side of a run's plan step: it reads the
+// sheets (Read), and turns each job of the plan into an Output: the
+// request of each question it asks (package prompt, with the question's
+// resolved settings) and the output file the answers fill in, as yet
+// unanswered (Outputs). Everything a sheet gets wrong stops the run here,
+// before any model is asked.
+package prepare
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/evalmd/evalmd/harness/internal/plan"
+	"github.com/evalmd/evalmd/internal/setting"
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/prompt"
+	"github.com/evalmd/evalmd/regrade"
+	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/schema"
+	"github.com/evalmd/evalmd/sheet"
+	"github.com/evalmd/evalmd/tokens"
+	"github.com/evalmd/evalmd/workbook"
+)
+
+// Options are what reading and preparing take from the run.
+type Options struct {
+	Schema *schema.Schema
+	// DataKeys are the meta keys benchmarks declare as their own data: no
+	// warning names them as unknown.
+	DataKeys []string
+	// Settings are the run's own settings (config files and flags), laid
+	// with each sheet's and question's meta into the question's.
+	Settings []setting.Layer
+	// Vision forces images on or off; nil decides by the model.
+	Vision *bool
+	// AllowOutsideFiles and DataRoots: see prompt.Builder.
+	AllowOutsideFiles bool
+	DataRoots         []string
+	// ContextLimit and Encoding, when set, override the model's and the
+	// sheets' context limit and tiktoken encoding for truncation.
+	ContextLimit int
+	Encoding     string
+	// NoModel is a dry run without a model: prompts are written whole
+	// and no model is recorded.
+	NoModel bool
+	DryRun  bool
+	// Reformat says a reformat model is given: without one, a sheet whose
+	// answers need InfiAgent's reformat step is refused (unless DryRun).
+	Reformat bool
+	Created  time.Time
+	// Stderr receives warnings; Clear starts each line said.
+	Stderr io.Writer
+	Clear  string
+}
+
+// Sheet is a sheet read.
+type Sheet struct {
+	Path  string
+	Info  sheet.Info
+	Items []sheet.Item
+}
+
+// Plan is the sheet as the plan step sees it.
+func (s *Sheet) Plan() plan.Sheet {
+	key, err := filepath.Abs(s.Path) // once a sheet: a relative path costs a getwd
+	if err != nil {
+		key = s.Path
+	}
+	ps := plan.Sheet{Path: s.Path, Key: key, Questions: make([]plan.Question, len(s.Items))}
+	for i, it := range s.Items {
+		ps.Questions[i] = plan.Question{Name: it.Name, ID: strings.TrimSpace(it.Meta["id"])}
+	}
+	return ps
+}
+
+// Read parses the sheets, saying each warning (and how many were said):
+// the parser's, and a meta key no setting, package or benchmark reads.
+func Read(paths []string, opt Options) ([]Sheet, int, error) {
+	warnings := 0
+	var out []Sheet
+	for _, path := range paths {
+		doc, err := sheet.ParseFile(path, opt.Schema)
+		if err != nil {
+			return nil, warnings, err
+		}
+		for _, w := range doc.Warnings {
+			opt.say("warning: %s", w)
+			warnings++
+		}
+		info, items := doc.Resolve()
+		for _, w := range unknownKeys(path, info, items, opt.DataKeys) {
+			opt.say("warning: %s", w)
+			warnings++
+		}
+		out = append(out, Sheet{Path: path, Info: info, Items: items})
+	}
+	return out, warnings, nil
+}
+
+func (opt Options) say(format string, args ...any) {
+	fmt.Fprint(opt.Stderr, opt.Clear+fmt.Sprintf(format, args...)+"\n")
+}
+
+// unknownKeys are the warnings about the meta keys of a sheet that no
+// setting, package or benchmark reads (a misspelt setting does nothing),
+// each once.
+func unknownKeys(path string, info sheet.Info, items []sheet.Item, data []string) []string {
+	out := setting.CheckKeys(path, info.Meta, info.MetaLines, data)
+	seen := map[string]bool{}
+	for _, w := range out {
+		seen[w] = true
+	}
+	for i := range items {
+		for _, w := range setting.CheckKeys(path, items[i].Meta, items[i].MetaLines, data) {
+			if !seen[w] { // a question's meta holds its sheet's
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// Outputs builds the output of each job: its requests and its unanswered
+// output file. infos describe the models by name; graders name each
+// question's grader. It returns the warnings said once for the run.
+func Outputs(ctx context.Context, sheets []Sheet, jobs []plan.Job, infos map[string]model.Info, graders *regrade.Graders, runID string, opt Options) ([]*plan.Output, int, error) {
+	notes := &notes{said: map[string]bool{}, missing: map[string]bool{}}
+	outs := make([]*plan.Output, 0, len(jobs))
+	checked := map[int]bool{}
+	for _, job := range jobs {
+		s := &sheets[job.Sheet]
+		items := make([]sheet.Item, len(job.Questions))
+		for i, q := range job.Questions {
+			items[i] = s.Items[q]
+		}
+		if !opt.Reformat && !opt.DryRun && !checked[job.Sheet] {
+			checked[job.Sheet] = true
+			if err := checkReformat(s.Path, s.Info, items); err != nil {
+				return nil, 0, err
+			}
+		}
+		o, err := prepare(ctx, opt, s, items, job, infos[job.Model], graders, runID, notes)
+		if err != nil {
+			return nil, 0, err
+		}
+		outs = append(outs, o)
+	}
+	warnings := 0
+	if n := len(notes.missingOrder); n > 0 {
+		opt.say("warning: %d parquet table%s named by chat questions do%s not exist (first: %s): the prompts name them, code or agent mode would need them",
+			n, map[bool]string{true: "", false: "s"}[n == 1], map[bool]string{true: "es", false: ""}[n == 1], notes.missingOrder[0])
+		warnings++
+	}
+	return outs, warnings, nil
+}
+
+// checkReformat refuses a sheet whose answers need InfiAgent's reformat
+// step when the run has no reformat model.
+func checkReformat(path string, info sheet.Info, items []sheet.Item) error {
+	for _, it := range items {
+		if strings.TrimSpace(sheet.Steering(it.Meta, info.Meta)["reformat"]) == "required" {
+			return fmt.Errorf("%s:%d: question %q has reformat: required (its prompt has no answer format; InfiAgent's reformat step adds it): run with --reformat MODEL (InfiAgent's is gpt-3.5-turbo-16k)", path, it.Line, it.Name)
+		}
+	}
+	return nil
+}
+
+// prepare builds the requests and the unanswered output file of one job;
+// notes gathers what is said once for the run.
+func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job plan.Job, minfo model.Info, graders *regrade.Graders, runID string, notes *notes) (*plan.Output, error) {
+	path, info, modelName := s.Path, s.Info, job.Model
+	name := info.Name
+	if !info.Present {
+		name = strings.TrimSuffix(filepath.Base(path), ".md")
+	}
+	vision := minfo.Vision
+	if opt.Vision != nil {
+		vision = *opt.Vision
+	}
+	b := &prompt.Builder{
+		Dir: filepath.Dir(path), Model: modelName, Vision: vision, SheetMeta: info.Meta, SheetMetaLines: info.MetaLines,
+		Warn:              func(msg string) { fmt.Fprintf(opt.Stderr, "warning: %s\n", msg) },
+		AllowOutsideFiles: opt.AllowOutsideFiles,
+		DataRoots:         opt.DataRoots,
+		MissingTable:      notes.missingTable,
+		RenderWorkbook:    workbook.Render, Settings: opt.Settings,
+		Truncate: func(text string, meta map[string]string) (string, error) {
+			return truncate(opt, modelName, minfo, text, meta, notes.said)
+		},
+	}
+	if opt.NoModel {
+		// A dry run without a model: no context to cut the prompts for,
+		// so they are written whole.
+		b.Truncate = nil
+	}
+	out := &result.File{Sheet: result.Sheet{
+		Name: name, RunID: runID, ModelName: modelName, MetaData: info.Meta, Question: info.Question,
+		SheetFile: path, Created: opt.Created.UTC().Format(time.RFC3339), ModelInfo: &minfo, DryRun: opt.DryRun,
+		Subset: job.Subset,
+	}}
+	if opt.NoModel {
+		out.Sheet.ModelInfo = nil // no model: nothing to record
+	}
+	// The run-level settings: the sheet's meta under the flags. A
+	// question's own meta may differ; its record holds what was sent.
+	sheetLayer := setting.Layer{Source: setting.SheetMeta, File: path, Values: info.Meta, Lines: info.MetaLines}
+	run, err := setting.Resolve("", nil, append([]setting.Layer{sheetLayer}, opt.Settings...)...) // problems are reported per question
+	if err != nil {
+		return nil, err
+	}
+	if !run.Gen.IsZero() {
+		out.Sheet.Settings = &run.Gen
+	}
+	o := &plan.Output{Job: job, SheetPath: path, File: out}
+	// Sized at once: growing slices of these large structs question by
+	// question was most of a 1000-question sheet's planning time.
+	// A sheet without questions (warned about when it is read) writes
+	// "questions": [], which every reader takes, not null.
+	o.Requests = make([]model.Request, 0, len(items))
+	out.Questions = make([]result.Question, 0, len(items))
+	for i := range items {
+		it := &items[i]
+		req, values, err := b.BuildSettings(ctx, path, it)
+		if err != nil {
+			return nil, err
+		}
+		sent := req.Settings
+		q := result.Question{
+			Name: it.Name, MetaData: it.Meta, GroundTruth: it.GroundTruth,
+			Question: req.Messages[0].Content, ModelName: modelName, Settings: &sent, SolveSettings: values.Record(),
+		}
+		q.Grader = graders.Name(&q, info.Meta)
+		if it.Template != nil {
+			// The message was built by a template; keep the question's own
+			// text for a judge (LIME's question_usr).
+			q.QuestionUsr = it.Text
+		}
+		if req.System != "" || it.System != nil {
+			s := req.System
+			q.System = &s
+		}
+		o.Requests = append(o.Requests, req)
+		out.Questions = append(out.Questions, q)
+	}
+	return o, nil
+}
+
+// truncate cuts a user message as its meta asks, for the model's context:
+// --context-limit and --encoding win over the meta, which wins over the
+// model's Info. For a model that is not OpenAI's, tiktoken's counts are an
+// estimate, which is said once per run and model (said holds the lines
+// said). An offline model (mock, oracle, replay) has no context: without a
+// limit from the flag or the meta its prompts are kept whole, as a dry run
+// without a model keeps them, and with one they are cut by
+// offlineEncoding unless an encoding is given; either is said once.
+func truncate(opt Options, modelName string, minfo model.Info, text string, meta map[string]string, said map[string]bool) (string, error) {
+	if meta[tokens.MetaTruncate] == "" || meta[tokens.MetaTruncate] == "none" {
+		return text, nil
+	}
+	if opt.ContextLimit > 0 || opt.Encoding != "" {
+		m := make(map[string]string, len(meta)+2)
+		for k, v := range meta {
+			m[k] = v
+		}
+		if opt.ContextLimit > 0 {
+			m[tokens.MetaContextLimit] = strconv.Itoa(opt.ContextLimit)
+		}
+		if opt.Encoding != "" {
+			m[tokens.MetaEncoding] = opt.Encoding
+		}
+		meta = m
+	}
+	sayOnce := func(line string) {
+		if !said[line] {
+			said[line] = true
+			fmt.Fprintln(opt.Stderr, line)
+		}
+	}
+	enc, _ := tokens.EncodingFor(minfo.Model)
+	if minfo.Offline {
+		if minfo.ContextLimit <= 0 && meta[tokens.MetaContextLimit] == "" {
+			sayOnce(fmt.Sprintf("%s: prompts are not cut (truncate: %s): an offline model has no context limit; --context-limit N cuts them as a model with N tokens would", modelName, meta[tokens.MetaTruncate]))
+			return text, nil
+		}
+		if enc == "" && meta[tokens.MetaEncoding] == "" {
+			enc = offlineEncoding
+			sayOnce(fmt.Sprintf("%s: prompts are cut by tiktoken's %s token counts (an offline model has no encoding; --encoding names another)", modelName, enc))
+		}
+	} else if minfo.Provider != "openai" {
+		used := meta[tokens.MetaEncoding]
+		if used == "" {
+			used = enc
+		}
+		if used != "" {
+			sayOnce(fmt.Sprintf("warning: %s: prompts are cut by tiktoken's %s token counts, an estimate for a model that is not OpenAI's", modelName, used))
+		}
+	}
+	return tokens.Cut(text, meta, tokens.Limits{Model: modelName, ContextLimit: minfo.ContextLimit, Encoding: enc})
+}
+
+// notes gathers, while a run is planned, what is said once for the whole
+// run rather than once per sheet.
+type notes struct {
+	said         map[string]bool // lines said (truncate)
+	missing      map[string]bool // tables named by chat questions that do not exist
+	missingOrder []string
+}
+
+// missingTable records a table a chat question names that does not exist.
+func (n *notes) missingTable(path string) {
+	if !n.missing[path] {
+		n.missing[path] = true
+		n.missingOrder = append(n.missingOrder, path)
+	}
+}
+
+// offlineEncoding is the encoding an offline model's prompts are cut by
+// when a context limit is given and no encoding: the newest OpenAI models'.
+const offlineEncoding = tokens.O200kBase

@@ -1,0 +1,257 @@
+package write
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/evalmd/evalmd/batch"
+	"github.com/evalmd/evalmd/harness/internal/plan"
+	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/tokens"
+)
+
+// Console is where a writer says what it wrote: W, with each line
+// starting with Clear (what clears a progress line drawn in place).
+type Console struct {
+	W     io.Writer
+	Clear string
+}
+
+func (c Console) Say(format string, args ...any) { say(c.W, c.Clear, format, args...) }
+
+// BatchFiles writes, for a dry run with --batch, each model's request
+// files as they would be submitted (split at the provider's limits) into
+// Dir, and says what they would cost at batch prices. The requests of
+// every output are gathered; Close writes the files, model by model.
+type BatchFiles struct {
+	dir, runID string
+	force      bool
+	console    Console
+	prices     plan.Prices
+	names      []string
+	models     map[string]model.Model
+	apis       map[string]model.BatchAPI
+	jobs       map[string][]batch.Job
+}
+
+// NewBatchFiles makes each model of names (with a placeholder key: a dry
+// run calls no server) and refuses one without a batch API.
+func NewBatchFiles(names []string, newModel func(string, model.Options) (model.Model, error), opt model.Options,
+	dir, runID string, force bool, console Console, prices plan.Prices) (*BatchFiles, error) {
+	if opt.APIKey == "" {
+		opt.APIKey = "dry-run-no-key"
+	}
+	b := &BatchFiles{dir: dir, runID: runID, force: force, console: console, prices: prices, names: names,
+		models: map[string]model.Model{}, apis: map[string]model.BatchAPI{}, jobs: map[string][]batch.Job{}}
+	for _, name := range names {
+		m, err := newModel(name, opt)
+		if err != nil {
+			return nil, err
+		}
+		api, err := batch.API(m)
+		if err != nil {
+			return nil, err
+		}
+		b.models[name], b.apis[name] = m, api
+	}
+	return b, nil
+}
+
+// Write gathers the output's requests, keyed as a run keys them (so a dry
+// run's custom_ids are the real run's).
+func (b *BatchFiles) Write(o *plan.Output, _ [][]byte) error {
+	for i, r := range o.Requests {
+		b.jobs[o.Model] = append(b.jobs[o.Model], batch.Job{Key: o.Keys[i], Request: r})
+	}
+	return nil
+}
+
+// Close writes each model's request files.
+func (b *BatchFiles) Close() error {
+	for _, name := range b.names {
+		jobs := b.jobs[name]
+		files, err := batch.Plan(b.apis[name], jobs, model.BatchLimits{})
+		if err != nil {
+			return err
+		}
+		base := "batch-requests-" + result.SafeName(name)
+		if b.runID != "" {
+			base += "-" + result.SafeName(b.runID)
+		}
+		size := 0
+		for i, f := range files {
+			path := filepath.Join(b.dir, fmt.Sprintf("%s-%d.jsonl", base, i+1))
+			if err := outfile.Write(path, f.Lines, outfile.Options{Force: b.force}); err != nil {
+				return err
+			}
+			size += len(f.Lines)
+			b.console.Say("%s: wrote %s (%d requests)", name, path, len(f.IDs))
+		}
+		b.console.Say("%s: %d requests in %d batch files (%.1f MB); %s", name, len(jobs), len(files), float64(size)/1e6,
+			batchEstimate(b.models[name].Info(), b.prices.For(name), jobs, files))
+	}
+	return nil
+}
+
+// batchEstimate says what jobs would cost at batch prices: input tokens
+// counted with tiktoken (an estimate for models that are not OpenAI's;
+// images not counted), output tokens at most the max_tokens each request
+// line sends.
+func batchEstimate(info model.Info, override *model.Price, jobs []batch.Job, files []batch.File) string {
+	p := info.Price
+	if override != nil {
+		p = override
+	}
+	in := 0
+	for _, j := range jobs {
+		in += inputTokens(info, j.Request)
+	}
+	outMax, capped := 0, true
+	for _, f := range files {
+		for _, line := range bytes.Split(bytes.TrimSuffix(f.Lines, []byte("\n")), []byte("\n")) {
+			var l struct {
+				Body, Params struct {
+					MaxTokens           int `json:"max_tokens"`
+					MaxCompletionTokens int `json:"max_completion_tokens"`
+				}
+			}
+			_ = json.Unmarshal(line, &l)
+			n := max(l.Body.MaxTokens, l.Body.MaxCompletionTokens, l.Params.MaxTokens)
+			if n == 0 {
+				capped = false
+			}
+			outMax += n
+		}
+	}
+	if p == nil {
+		return fmt.Sprintf("about %d input tokens; cost unknown (no price for this model; --price IN,OUT)", in)
+	}
+	bp := model.BatchPrice(*p)
+	var b strings.Builder
+	fmt.Fprintf(&b, "estimated cost at batch prices: $%.4f for about %d input tokens", float64(in)*bp.In/1e6, in)
+	if capped {
+		fmt.Fprintf(&b, ", plus at most $%.4f for output (%d tokens at most)", float64(outMax)*bp.Out/1e6, outMax)
+	} else {
+		b.WriteString(", plus output (no max_tokens to bound it)")
+	}
+	return b.String()
+}
+
+// DryRunReport says, at Close, what a dry run (run -y) wrote and what
+// asking each model named would cost: its prompts' input tokens counted
+// with tiktoken at the model's price (--price, the config's, the built-in
+// table), and output at most the max_tokens each request sends. With
+// Batch, the batch files' estimate at batch prices is said instead.
+type DryRunReport struct {
+	Console Console
+	Models  []string // the models named; none: no estimate
+	Batch   bool
+	Prices  plan.Prices
+	outputs []*plan.Output
+}
+
+func (d *DryRunReport) Write(o *plan.Output, _ [][]byte) error {
+	d.outputs = append(d.outputs, o)
+	return nil
+}
+
+func (d *DryRunReport) Close() error {
+	questions := 0
+	dirs := map[string]bool{}
+	for _, o := range d.outputs {
+		questions += len(o.Requests)
+		dirs[filepath.Dir(o.OutPath)] = true
+	}
+	where := fmt.Sprintf("in %d folders (beside their sheets)", len(dirs))
+	if len(dirs) == 1 {
+		for dir := range dirs {
+			where = "in " + dir
+		}
+	}
+	d.Console.Say("dry run: wrote %d output %s (%d questions) %s: the prompts and ground truths; no model was asked",
+		len(d.outputs), plural(len(d.outputs), "file", "files"), questions, where)
+	if d.Batch {
+		return nil // the batch files' estimate, at batch prices, is said
+	}
+	if len(d.Models) == 0 {
+		d.Console.Say("dry run: name models with -m for an estimate of what asking them would cost")
+		return nil
+	}
+	for _, name := range d.Models {
+		info := model.Describe(name)
+		in, outMax, capped := 0, 0, true
+		for _, o := range d.outputs {
+			if o.Model != name {
+				continue
+			}
+			for _, r := range o.Requests {
+				in += inputTokens(info, r)
+				if r.Settings.MaxTokens <= 0 {
+					capped = false
+				}
+				outMax += r.Settings.MaxTokens
+			}
+		}
+		p := d.Prices.For(name)
+		if p == nil {
+			p = info.Price
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: about %d input tokens", name, in)
+		switch {
+		case p == nil:
+			b.WriteString("; cost unknown (no price for this model; --price IN,OUT)")
+		case p.In == 0 && p.Out == 0:
+			b.WriteString(": no cost (priced at $0)")
+		case capped:
+			fmt.Fprintf(&b, ": estimated cost %s, plus at most %s for output (%d tokens at most)", dollars(float64(in)*p.In/1e6), dollars(float64(outMax)*p.Out/1e6), outMax)
+		default:
+			fmt.Fprintf(&b, ": estimated cost %s, plus output (no max_tokens to bound it)", dollars(float64(in)*p.In/1e6))
+		}
+		d.Console.Say("%s", b.String())
+	}
+	return nil
+}
+
+// inputTokens estimates the input tokens of a request: its text counted
+// with tiktoken (the model's encoding, else o200k_base: an estimate for
+// models that are not OpenAI's; images and files sent apart not counted).
+func inputTokens(info model.Info, r model.Request) int {
+	enc, err := tokens.EncodingFor(info.Model)
+	if err != nil || enc == "" {
+		enc = "o200k_base"
+	}
+	text := r.System
+	for _, msg := range r.Messages {
+		text += msg.Content
+	}
+	n, err := tokens.Count(text, enc)
+	if err != nil {
+		n = len(text) / 4
+	}
+	return n
+}
+
+// dollars writes an amount with four decimals, or with the digits that
+// show it when it is less than a cent (a short sheet costs $0.000011, not
+// $0.0000).
+func dollars(x float64) string {
+	if x > 0 && x < 0.01 {
+		return fmt.Sprintf("$%.*f", 1-int(math.Floor(math.Log10(x))), x)
+	}
+	return fmt.Sprintf("$%.4f", x)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

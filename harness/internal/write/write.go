@@ -1,0 +1,145 @@
+// Package write is the last step of a run: each output, once complete
+// (answered and graded, or a dry run's prompts and ground truths), goes to
+// every Writer of the run: the output file and its markdown (Files), an
+// Inspect log (InspectLogs), a dry run's batch request files (BatchFiles)
+// and its cost estimate (DryRunReport). The execute step knows only the
+// Writer interface.
+package write
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/evalmd/evalmd/harness/internal/plan"
+	"github.com/evalmd/evalmd/inspect"
+	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/result"
+)
+
+// Writer writes what a run made of its outputs.
+type Writer interface {
+	// Write takes one output, complete; encoded holds its questions
+	// already encoded (result.EncodeQuestion), nil when they are not.
+	// Outputs come one at a time.
+	Write(o *plan.Output, encoded [][]byte) error
+	// Close ends the run's writing, after the last Write.
+	Close() error
+}
+
+// All is writers used in turn: each output goes to the first, then the
+// next; the first error stops it.
+type All []Writer
+
+func (ws All) Write(o *plan.Output, encoded [][]byte) error {
+	for _, w := range ws {
+		if err := w.Write(o, encoded); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (ws All) Close() error {
+	var errs []error
+	for _, w := range ws {
+		errs = append(errs, w.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Files writes each output file and its markdown beside it, while they
+// hold what Check found: of two runs started at once for one file (-u 0),
+// the second to finish is refused, as it would be had it started after
+// the first.
+type Files struct {
+	Force bool // write over files evalmd did not write or that changed since
+	found map[string]state
+}
+
+// state is what an output file and its markdown hold, as
+// outfile.Options.Expect takes it; "" expects nothing.
+type state struct{ JSON, Markdown string }
+
+// Check refuses, before anything is spent, an output that may not be
+// written: a file evalmd did not write, or an earlier run's output of the
+// same name (run -u 0, or a dry run over a real run's file) unless this
+// run resumes that one or Force. It records what the output holds now.
+func (f *Files) Check(path string, resuming bool) error {
+	opt := outfile.Options{Force: f.Force}
+	if err := outfile.Check(path, opt); err != nil {
+		return err
+	}
+	if err := outfile.Check(result.MarkdownPath(path), opt); err != nil {
+		return err
+	}
+	if !f.Force && !resuming {
+		if _, err := os.Lstat(path); err == nil {
+			return fmt.Errorf("%s exists, from an earlier run; not writing over it (-u N gives this run its own file name, --force overwrites it)", path)
+		}
+	}
+	j, err := outfile.State(path)
+	if err != nil {
+		return err
+	}
+	m, err := outfile.State(result.MarkdownPath(path))
+	if err != nil {
+		return err
+	}
+	if f.found == nil {
+		f.found = map[string]state{}
+	}
+	f.found[path] = state{j, m}
+	return nil
+}
+
+// Write writes the output file and its markdown, both checked first so
+// that neither is written when one may not be.
+func (f *Files) Write(o *plan.Output, encoded [][]byte) error {
+	path := o.OutPath
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	found := f.found[path]
+	jsonOpt := outfile.Options{Force: f.Force, Expect: found.JSON}
+	mdOpt := outfile.Options{Force: f.Force, Expect: found.Markdown}
+	mdPath := result.MarkdownPath(path)
+	if err := outfile.Check(path, jsonOpt); err != nil {
+		return err
+	}
+	if err := outfile.Check(mdPath, mdOpt); err != nil {
+		return err
+	}
+	// The two are written side by side: each waits mostly for its fsync,
+	// and run writes them after a sheet's last answer, when that wait
+	// adds to the run's time. Neither changes the file.
+	mdErr := make(chan error, 1)
+	go func() { mdErr <- result.WriteMarkdown(mdPath, o.File, mdOpt) }()
+	return errors.Join(o.File.WriteEncoded(path, jsonOpt, encoded), <-mdErr)
+}
+
+func (f *Files) Close() error { return nil }
+
+// InspectLogs writes an Inspect log of each output into Dir, in Format
+// (inspect.FormatEval when "", or inspect.FormatJSON).
+type InspectLogs struct {
+	Dir, Format string
+	Force       bool
+}
+
+func (l InspectLogs) Write(o *plan.Output, _ [][]byte) error {
+	if _, err := inspect.WriteLog(l.Dir, o.File, inspect.LogOptions{Force: l.Force, Settings: o.File.Sheet.Settings, Format: l.Format}); err != nil {
+		return fmt.Errorf("inspect log: %w", err)
+	}
+	return nil
+}
+
+func (l InspectLogs) Close() error { return nil }
+
+// say writes one line to a console, after clear (what clears a progress
+// line drawn in place, or "").
+func say(w io.Writer, clear, format string, args ...any) {
+	fmt.Fprint(w, clear+fmt.Sprintf(format, args...)+"\n")
+}

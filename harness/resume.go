@@ -1,0 +1,100 @@
+package harness
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/evalmd/evalmd/harness/internal/execute"
+	"github.com/evalmd/evalmd/harness/internal/plan"
+	"github.com/evalmd/evalmd/model"
+)
+
+// BatchConfig is run --batch: the questions go through the providers'
+// batch APIs at batch prices instead of live calls.
+type BatchConfig = execute.Batch
+
+// Subset chooses the questions a run asks of each sheet (run --limit,
+// --questions); the zero Subset asks them all.
+type Subset = plan.Subset
+
+// checkBatchModes refuses agent-mode questions in a batch run: a batch
+// answers one completion per request, an agent makes many.
+func checkBatchModes(outs []*plan.Output) error {
+	for _, o := range outs {
+		for i, r := range o.Requests {
+			if r.Solve != nil && r.Solve.Mode == model.ModeAgent {
+				return fmt.Errorf("%s: question %q is in agent mode (many model calls, each on the last one's result), which a batch cannot answer; run it without --batch, or with --mode code or chat",
+					o.SheetPath, o.File.Questions[i].Name)
+			}
+		}
+	}
+	return nil
+}
+
+// ResumeFiles are the journal and the run state of the run cfg describes:
+// in the output folder (else the folder -d named, else the first sheet's),
+// named by a hash of the sheets, the models and the output folder, so the
+// same command finds them again and another run's are never mixed in.
+func ResumeFiles(cfg Config) (journal, state string) {
+	models := append([]string(nil), cfg.Models...)
+	sort.Strings(models)
+	var sheets []string
+	for _, s := range cfg.Sheets {
+		if a, err := filepath.Abs(s); err == nil {
+			s = a
+		}
+		sheets = append(sheets, s)
+	}
+	sort.Strings(sheets)
+	abs := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
+	h := sha256.New()
+	for _, part := range [][]string{models, sheets, {abs(cfg.OutDir), abs(cfg.SheetRoot)}} {
+		for _, s := range part {
+			fmt.Fprintf(h, "%s\x00", s)
+		}
+		h.Write([]byte{1})
+	}
+	if !cfg.Subset.IsZero() {
+		// Another subset is another run: its own run id and outputs, so
+		// a rerun with other flags never fills this one's files. (Left
+		// out of the hash when unused, so earlier journals still resume.)
+		fmt.Fprintf(h, "limit %d\x00%s\x00", cfg.Subset.Limit, strings.Join(cfg.Subset.Questions, "\x00"))
+	}
+	dir := cfg.OutDir
+	switch {
+	case dir != "":
+	case cfg.SheetRoot != "":
+		dir = cfg.SheetRoot
+	case len(cfg.Sheets) > 0:
+		dir = filepath.Dir(cfg.Sheets[0])
+	}
+	base := filepath.Join(dir, ".evalmd-run-"+hex.EncodeToString(h.Sum(nil))[:12])
+	return base + ".journal", base + ".run"
+}
+
+// syncWriter serialises writes to the console: outputs are written (and
+// reported) by their own goroutine while the runner warns from others.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
