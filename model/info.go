@@ -32,6 +32,34 @@ type Info struct {
 	// ContextLimit is the context window in tokens (input plus output);
 	// 0 when unknown.
 	ContextLimit int `json:"context_limit,omitempty"`
+	// FixedSampling says the model refuses temperature and top_p other
+	// than their defaults (OpenAI's reasoning models answer HTTP 400):
+	// they are not sent (Sendable).
+	FixedSampling bool `json:"fixed_sampling,omitempty"`
+	// ReasoningBudget is the request member a thinking budget
+	// (Settings.ReasoningTokens) is sent as, e.g. "thinking_token_budget";
+	// "" when the server takes none, and the budget is not sent.
+	ReasoningBudget string `json:"reasoning_budget,omitempty"`
+}
+
+// Sendable is s without the settings the model does not take (Info's
+// FixedSampling and ReasoningBudget), and the names of those left out, so
+// that what is recorded is what was sent. An offline model keeps every
+// setting: it sends nothing.
+func (i Info) Sendable(s Settings) (Settings, []string) {
+	var dropped []string
+	if i.FixedSampling {
+		if s.Temperature != nil {
+			s.Temperature, dropped = nil, append(dropped, "temperature")
+		}
+		if s.TopP != nil {
+			s.TopP, dropped = nil, append(dropped, "top_p")
+		}
+	}
+	if !i.Offline && i.ReasoningBudget == "" && s.ReasoningTokens > 0 {
+		s.ReasoningTokens, dropped = 0, append(dropped, "reasoning_tokens")
+	}
+	return s, dropped
 }
 
 // openAIHost is OpenAI's own API host; only it gets OpenAI's request

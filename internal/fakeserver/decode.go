@@ -126,5 +126,10 @@ func settings(body map[string]any, stopKey string) (Settings, error) {
 	if s.Stop, err = stringsField(body, stopKey); err != nil {
 		return s, err
 	}
+	if v, ok := body["reasoning_effort"]; ok {
+		if s.ReasoningEffort, ok = v.(string); !ok {
+			return s, fmt.Errorf("reasoning_effort: want a string, got %T", v)
+		}
+	}
 	return s, nil
 }

@@ -121,6 +121,7 @@ type Settings struct {
 	MaxCompletionTokens *int // "max_completion_tokens" (OpenAI only)
 	Seed                *int64
 	Stop                []string // "stop" (OpenAI) or "stop_sequences" (Anthropic)
+	ReasoningEffort     string   // "reasoning_effort" (OpenAI-compatible)
 }
 
 // Call is one request the server received.
@@ -168,6 +169,14 @@ type Reply struct {
 	NoContent bool
 	// Refusal, when set, is OpenAI's message refusal, with content null.
 	Refusal string
+	// Reasoning, when set, is returned beside the answer as the message's
+	// ReasoningField member: "reasoning_content" (DeepSeek, vLLM,
+	// llama.cpp; the default) or "reasoning" (ollama, OpenRouter).
+	Reasoning      string
+	ReasoningField string
+	// ReasoningTokens, when above 0, is OpenAI's
+	// usage.completion_tokens_details.reasoning_tokens.
+	ReasoningTokens int
 
 	// Fault, when set, replaces the answer with the injected failure.
 	Fault Fault

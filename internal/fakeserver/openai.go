@@ -119,6 +119,21 @@ func answerOpenAI(c Call, r Reply) any {
 	if r.FinishReason != "" {
 		finish = r.FinishReason
 	}
+	if r.Reasoning != "" {
+		field := r.ReasoningField
+		if field == "" {
+			field = "reasoning_content"
+		}
+		message[field] = r.Reasoning
+	}
+	usage := map[string]any{
+		"prompt_tokens":     r.InputTokens,
+		"completion_tokens": r.OutputTokens,
+		"total_tokens":      r.InputTokens + r.OutputTokens,
+	}
+	if r.ReasoningTokens > 0 {
+		usage["completion_tokens_details"] = map[string]any{"reasoning_tokens": r.ReasoningTokens}
+	}
 	return map[string]any{
 		"id":      fmt.Sprintf("chatcmpl-fake-%d", c.N),
 		"object":  "chat.completion",
@@ -129,11 +144,32 @@ func answerOpenAI(c Call, r Reply) any {
 			"message":       message,
 			"finish_reason": finish,
 		}},
-		"usage": map[string]any{
-			"prompt_tokens":     r.InputTokens,
-			"completion_tokens": r.OutputTokens,
-			"total_tokens":      r.InputTokens + r.OutputTokens,
-		},
+		"usage": usage,
+	}
+}
+
+// OpenAIReasoning scripts a server of OpenAI's reasoning models (o3,
+// gpt-5): a call with temperature or top_p other than 1, or with
+// max_tokens, is refused with HTTP 400 as OpenAI refuses it; any other is
+// answered by reply (nil: Reply{}).
+func OpenAIReasoning(reply func(Call) Reply) func(Call) Reply {
+	return func(c Call) Reply {
+		for _, f := range []struct {
+			name string
+			v    *float64
+		}{{"temperature", c.Settings.Temperature}, {"top_p", c.Settings.TopP}} {
+			if name, v := f.name, f.v; v != nil && *v != 1 {
+				return Reply{Status: http.StatusBadRequest, Message: fmt.Sprintf(
+					"Unsupported value: '%s' does not support %v with this model. Only the default (1) value is supported.", name, *v)}
+			}
+		}
+		if c.Settings.MaxTokens != nil {
+			return Reply{Status: http.StatusBadRequest, Message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."}
+		}
+		if reply == nil {
+			return Reply{}
+		}
+		return reply(c)
 	}
 }
 

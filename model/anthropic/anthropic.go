@@ -59,7 +59,8 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 		}
 		return nil, fmt.Errorf("model %q: no Anthropic API key: set %s", ref.Name, want)
 	}
-	info := model.Info{Provider: ref.Provider, Model: ref.Model, BaseURL: base, Vision: true}
+	info := model.Info{Provider: ref.Provider, Model: ref.Model, BaseURL: base, Vision: true,
+		ReasoningBudget: "thinking.budget_tokens"}
 	if base == "" {
 		info.BaseURL = model.AnthropicURL
 		if p, ok := model.LookupPrice(ref.Model); ok {

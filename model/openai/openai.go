@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -99,11 +100,12 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 		return nil, fmt.Errorf("model %q: no OpenAI API key: set %s", ref.Name, want)
 	}
 	cfg.key = key
-	cfg.maxCompletionTokens = official
-	cfg.info = model.Info{Provider: ref.Provider, Label: ref.Label, Model: ref.Model, BaseURL: base}
+	cfg.info = model.Info{Provider: ref.Provider, Label: ref.Label, Model: ref.Model, BaseURL: base,
+		ReasoningBudget: budgetMember(ref.Provider, base)}
 	switch ref.Provider {
 	case "openai":
 		cfg.info.Vision = model.OpenAIVision(ref.Model)
+		cfg.info.FixedSampling = reasoningModel(ref.Model)
 		if official {
 			// Another server under an OpenAI name (a proxy, a local
 			// server) is not priced as OpenAI: its price is unknown.
@@ -117,6 +119,8 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	case "ollama", "vllm", "llamacpp":
 		cfg.info.Price = &model.Price{} // served locally: no charge per token
 	}
+	// A proxy serving an OpenAI reasoning model takes what OpenAI takes.
+	cfg.maxCompletionTokens = official || cfg.info.FixedSampling
 	opts := []option.RequestOption{
 		// Built from explicit options only, not openai.NewClient, whose
 		// defaults read OPENAI_* variables from the process environment.
@@ -132,6 +136,68 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	}
 	return &chatModel{cfg: cfg, chat: openai.NewChatCompletionService(opts...),
 		files: openai.NewFileService(opts...), batches: openai.NewBatchService(opts...)}, nil
+}
+
+// reasoningModel says whether an OpenAI model is one of its reasoning
+// models (o1, o3, o4-mini, gpt-5 and later, codex-mini), which refuse
+// temperature and top_p other than the default with HTTP 400; gpt-5's
+// chat models (gpt-5-chat-latest) take them.
+func reasoningModel(name string) bool {
+	n := strings.ToLower(strings.TrimPrefix(name, "ft:"))
+	for _, o := range []string{"o1", "o3", "o4"} {
+		if n == o || strings.HasPrefix(n, o+"-") {
+			return true
+		}
+	}
+	if strings.HasPrefix(n, "codex-") {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(n, "gpt-"); ok && len(rest) > 0 && rest[0] >= '5' && rest[0] <= '9' {
+		return !strings.Contains(rest, "-chat")
+	}
+	return false
+}
+
+// The servers that take a thinking budget on the chat-completions API,
+// and the member each takes it as (README: Reasoning). OpenAI's own API,
+// ollama and llama.cpp take none (llama.cpp's is a server flag,
+// --reasoning-budget).
+const (
+	budgetVLLM       = "thinking_token_budget"                             // vLLM with a reasoning parser
+	budgetOpenRouter = "reasoning.max_tokens"                              // OpenRouter
+	budgetGemini     = "extra_body.google.thinking_config.thinking_budget" // Gemini's OpenAI-compatible endpoint
+	budgetQwen       = "thinking_budget"                                   // Alibaba Cloud Model Studio (DashScope)
+)
+
+// budgetMember is how the server at base takes a thinking budget: the
+// member of the request body, dotted; "" when it takes none.
+func budgetMember(provider, base string) string {
+	host := ""
+	if u, err := url.Parse(base); err == nil {
+		host = strings.ToLower(u.Hostname())
+	}
+	switch {
+	case provider == "vllm":
+		return budgetVLLM
+	case host == "openrouter.ai":
+		return budgetOpenRouter
+	case host == "generativelanguage.googleapis.com":
+		return budgetGemini
+	case strings.HasPrefix(host, "dashscope") && strings.HasSuffix(host, ".aliyuncs.com"):
+		return budgetQwen
+	}
+	return ""
+}
+
+// budgetBody is the member that sends n as a thinking budget: a dotted
+// member name made nested objects.
+func budgetBody(member string, n int) (string, any) {
+	parts := strings.Split(member, ".")
+	var v any = n
+	for i := len(parts) - 1; i > 0; i-- {
+		v = map[string]any{parts[i]: v}
+	}
+	return parts[0], v
 }
 
 // textModel talks to a server's raw text-completions endpoint.
@@ -167,7 +233,7 @@ func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Resp
 		Model:  openai.CompletionNewParamsModel(m.cfg.info.Model),
 		Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String(strings.Join(parts, "\n\n"))},
 	}
-	s := req.Settings
+	s, _ := m.cfg.info.Sendable(req.Settings)
 	if s.Temperature != nil {
 		p.Temperature = openai.Float(*s.Temperature)
 	}
@@ -195,11 +261,12 @@ func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Resp
 		return model.Response{}, m.cfg.wrap(req, &model.APIError{Provider: m.cfg.label, Retryable: true, Message: "malformed reply: no choices"})
 	}
 	return model.Response{
-		Text:         out.Choices[0].Text,
-		InputTokens:  int(out.Usage.PromptTokens),
-		OutputTokens: int(out.Usage.CompletionTokens),
-		Model:        out.Model,
-		FinishReason: string(out.Choices[0].FinishReason),
+		Text:            out.Choices[0].Text,
+		InputTokens:     int(out.Usage.PromptTokens),
+		OutputTokens:    int(out.Usage.CompletionTokens),
+		ReasoningTokens: int(out.Usage.CompletionTokensDetails.ReasoningTokens),
+		Model:           out.Model,
+		FinishReason:    string(out.Choices[0].FinishReason),
 	}, nil
 }
 
@@ -281,13 +348,32 @@ func (m *chatModel) response(out *openai.ChatCompletion) (model.Response, error)
 		calls = append(calls, model.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
 	}
 	return model.Response{
-		Text:         text,
-		InputTokens:  int(out.Usage.PromptTokens),
-		OutputTokens: int(out.Usage.CompletionTokens),
-		Model:        out.Model,
-		FinishReason: finish,
-		ToolCalls:    calls,
+		Text:            text,
+		Reasoning:       reasoningText(choice.Message),
+		InputTokens:     int(out.Usage.PromptTokens),
+		OutputTokens:    int(out.Usage.CompletionTokens),
+		ReasoningTokens: int(out.Usage.CompletionTokensDetails.ReasoningTokens),
+		Model:           out.Model,
+		FinishReason:    finish,
+		ToolCalls:       calls,
 	}, nil
+}
+
+// reasoningText is the reasoning a server returned beside the answer:
+// reasoning_content (DeepSeek, vLLM, llama.cpp) or reasoning (ollama,
+// OpenRouter), members the SDK does not know; "" when neither is a string.
+func reasoningText(msg openai.ChatCompletionMessage) string {
+	for _, name := range []string{"reasoning_content", "reasoning"} {
+		f, ok := msg.JSON.ExtraFields[name]
+		if !ok {
+			continue
+		}
+		var text string
+		if json.Unmarshal([]byte(f.Raw()), &text) == nil && text != "" {
+			return text
+		}
+	}
+	return ""
 }
 
 // params translates a Request into the SDK's request body.
@@ -359,12 +445,26 @@ func (m *chatModel) params(req model.Request) (openai.ChatCompletionNewParams, e
 			Parameters:  shared.FunctionParameters(schema),
 		}))
 	}
-	s := req.Settings
+	s, _ := m.cfg.info.Sendable(req.Settings)
 	if s.Temperature != nil {
 		p.Temperature = openai.Float(*s.Temperature)
 	}
 	if s.TopP != nil {
 		p.TopP = openai.Float(*s.TopP)
+	}
+	if s.ReasoningTokens > 0 {
+		// Sendable kept it: the server takes a budget. OpenRouter and
+		// Gemini refuse an effort beside it, so the budget, the more
+		// precise of the two, is sent alone there.
+		member := m.cfg.info.ReasoningBudget
+		name, v := budgetBody(member, s.ReasoningTokens)
+		p.SetExtraFields(map[string]any{name: v})
+		if member == budgetOpenRouter || member == budgetGemini {
+			s.ReasoningEffort = ""
+		}
+	}
+	if s.ReasoningEffort != "" {
+		p.ReasoningEffort = shared.ReasoningEffort(s.ReasoningEffort)
 	}
 	if s.MaxTokens > 0 {
 		if m.cfg.maxCompletionTokens {
