@@ -63,7 +63,10 @@ type Answer struct {
 	Completion int    `json:"c"`
 	Error      int    `json:"e"`
 	Grade      int    `json:"g"` // 1 right, 0 wrong, -1 not graded
-	Info       string `json:"i,omitempty"`
+	// Epoch is the answer's epoch in a run of several (1..N), 0 in a run
+	// of one: the epochs of a run are answers of the same Run.
+	Epoch int    `json:"ep,omitempty"`
+	Info  string `json:"i,omitempty"`
 	// Sections are shown after the completion, in order (see sections).
 	Sections []Section `json:"x,omitempty"`
 }
@@ -254,13 +257,14 @@ func (b *builder) add(file string, f *result.File) {
 		b.questions[qi].Answers = append(b.questions[qi].Answers, Answer{
 			Run: run, File: file, System: b.st.textp(q.System), User: b.st.text(q.Question),
 			Truth: b.st.textp(q.GroundTruth), Completion: b.st.textp(q.Completion), Error: b.st.textp(q.Error),
-			Grade: grade, Info: info(q), Sections: sections(q, b.st),
+			Grade: grade, Epoch: f.Sheet.Epoch, Info: info(q), Sections: sections(q, b.st),
 		})
 	}
 }
 
 // finish orders runs by model and run id, sheets by name, questions by
-// sheet (keeping each sheet's question order) and answers by run.
+// sheet (keeping each sheet's question order) and answers by run, then
+// epoch.
 func (b *builder) finish() *Data {
 	runOrder := make([]int, len(b.runList))
 	for i := range runOrder {
@@ -304,7 +308,13 @@ func (b *builder) finish() *Data {
 		for j := range qs[i].Answers {
 			qs[i].Answers[j].Run = newRun[qs[i].Answers[j].Run]
 		}
-		sort.SliceStable(qs[i].Answers, func(x, y int) bool { return qs[i].Answers[x].Run < qs[i].Answers[y].Run })
+		as := qs[i].Answers
+		sort.SliceStable(as, func(x, y int) bool {
+			if as[x].Run != as[y].Run {
+				return as[x].Run < as[y].Run
+			}
+			return as[x].Epoch < as[y].Epoch
+		})
 	}
 	sort.SliceStable(qs, func(i, j int) bool { return qs[i].Sheet < qs[j].Sheet })
 	return &Data{Files: b.files, Runs: runs, Models: models, Sheets: sheets, Questions: qs,

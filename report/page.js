@@ -50,7 +50,7 @@ var gradeMark = {'1': '\u2713', '0': '\u2717', '-1': '\u2013'};
 function badge(g) { return el('span', {class: 'badge g' + g, text: gradeWord[g]}); }
 
 // State, kept in the URL fragment. Defaults are left out of the URL.
-var keys = ['tab', 'sheet', 'model', 'grade', 'differ', 'find', 'q', 'a', 'b'];
+var keys = ['tab', 'sheet', 'model', 'grade', 'differ', 'order', 'find', 'q', 'a', 'b'];
 var S = {};
 function readHash() {
   var p = new URLSearchParams(location.hash.replace(/^#/, ''));
@@ -122,6 +122,7 @@ $('c-sheet').addEventListener('change', function (e) { setState({sheet: e.target
 $('f-model').addEventListener('change', function (e) { setState({model: e.target.value}); });
 $('f-grade').addEventListener('change', function (e) { setState({grade: e.target.value}); });
 $('f-differ').addEventListener('change', function (e) { setState({differ: e.target.checked ? '1' : ''}); });
+$('f-order').addEventListener('change', function (e) { setState({order: e.target.value}); });
 $('f-find').addEventListener('input', function (e) { setState({find: e.target.value}); });
 $('c-a').addEventListener('change', function (e) { setState({a: e.target.value}); });
 $('c-b').addEventListener('change', function (e) { setState({b: e.target.value}); });
@@ -129,16 +130,45 @@ document.querySelectorAll('form').forEach(function (f) {
   f.addEventListener('submit', function (e) { e.preventDefault(); });
 });
 
+// disagreement is how much a question's epochs disagree: per run of the
+// answers considered, the share of its graded answers in the minority
+// (0 when all agree, 1/2 at most); the question's is its runs' largest.
+function disagreement(q) {
+  var by = {};
+  considered(q).forEach(function (a) {
+    if (a.g < 0) return;
+    var r = by[a.r] = by[a.r] || {n: 0, c: 0};
+    r.n++;
+    r.c += a.g;
+  });
+  var most = 0;
+  for (var k in by) most = Math.max(most, Math.min(by[k].c, by[k].n - by[k].c) / by[k].n);
+  return most;
+}
+
+// markTitle names an answer's run, its epoch in a run of several, and its
+// grade.
+function markTitle(a) {
+  return D.runs[a.r].label + (a.ep ? ' \u00b7 epoch ' + a.ep : '') + ': ' + gradeWord[a.g];
+}
+
 var listLimit = 300;
 function renderList() {
   var list = $('q-list');
   list.replaceChildren();
   var shown = D.questions.filter(matches);
+  if (S.order === 'disagree') {
+    // Most disagreement first; sort is stable, so sheet order breaks ties.
+    var dis = shown.map(disagreement);
+    var at = shown.map(function (q, i) { return i; });
+    at.sort(function (i, j) { return dis[j] - dis[i]; });
+    shown = at.map(function (i) { return shown[i]; });
+  }
   $('q-count').textContent = shown.length + ' of ' + count(D.questions.length, 'question');
   shown.slice(0, listLimit).forEach(function (q) {
     var marks = el('span', {class: 'marks'});
     considered(q).forEach(function (a) {
-      marks.append(el('span', {class: 'mark g' + a.g, title: D.runs[a.r].label + ': ' + gradeWord[a.g], text: gradeMark[a.g]}));
+      marks.append(el('span', {class: 'mark g' + a.g, title: markTitle(a), text: gradeMark[a.g]}));
     });
     var li = el('li', {'data-key': q.k},
       el('a', {href: hashOf(with_({tab: 'questions', q: q.k}))},
@@ -168,7 +198,8 @@ function runsNote(g, n) { return n > 1 ? el('p', {class: 'info', text: 'for ' + 
 
 function answerCard(a) {
   var card = el('div', {class: 'answer', 'data-run': D.runs[a.r].key},
-    el('div', {class: 'head'}, el('strong', {text: D.runs[a.r].label}), badge(a.g),
+    el('div', {class: 'head'}, el('strong', {text: D.runs[a.r].label}),
+      a.ep ? el('span', {class: 'epoch', text: 'epoch ' + a.ep}) : null, badge(a.g),
       a.i ? el('span', {class: 'info', text: a.i}) : null),
     el('h4', {text: 'Completion'}), pre(a.c, 'completion'));
   if (a.e >= 0) card.append(el('h4', {text: 'Error'}), pre(a.e, 'error'));
@@ -301,6 +332,7 @@ function render() {
   $('f-model').value = S.model;
   $('f-grade').value = S.grade;
   $('f-differ').checked = !!S.differ;
+  $('f-order').value = S.order;
   if ($('f-find').value !== S.find) $('f-find').value = S.find;
   if (S.tab === 'questions') { renderList(); renderQuestion(); }
   if (S.tab === 'compare') renderCompare();

@@ -76,6 +76,9 @@ type Options struct {
 	// it was made; the page reloads itself when the answer is 205 Reset
 	// Content. Empty: the page asks nothing of any server.
 	Live string
+	// Reducer scores a question a model answered more than once in agg's
+	// models table (as agg.Options.Reducer).
+	Reducer agg.Reducer
 }
 
 //go:embed page.css
@@ -114,6 +117,7 @@ func build(ctx context.Context, w io.Writer, dir string, opt Options) ([]string,
 	if d.Files == 0 {
 		return nil, fmt.Errorf("report: %s: %w", dir, agg.ErrNoOutputs)
 	}
+	d.Reducer = opt.Reducer
 	md, err := d.Markdown(agg.ReportOptions{MaxDiscrepancies: opt.MaxDiscrepancies})
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
@@ -238,6 +242,7 @@ func render(w io.Writer, p page) error {
 <label>Model <select id="f-model"><option value="">all</option></select></label>
 <label>Grade <select id="f-grade"><option value="">any</option><option value="right">right</option><option value="wrong">wrong</option><option value="ungraded">ungraded</option></select></label>
 <label class="check"><input type="checkbox" id="f-differ"> only questions that differ</label>
+<label>Order <select id="f-order"><option value="">sheet order</option><option value="disagree">most disagreement between epochs</option></select></label>
 <label>Name <input type="search" id="f-find" placeholder="part of a name"></label>
 </form>
 <p id="q-count" class="count"></p>

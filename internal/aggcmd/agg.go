@@ -105,7 +105,7 @@ func Command(isTerminal func(io.Writer) bool) *cli.Command {
 			}
 			opt.Metrics = set.Metrics
 			// The page's options, served or written (-html).
-			ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: stderr, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns, Metrics: set.Metrics}
+			ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: stderr, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns, Metrics: set.Metrics, Reducer: opt.Reducer}
 			if *serveOn != "" {
 				return serve(ctx, stderr, fs, *serveOn, *allowRemote, opt.Dir, ro)
 			} else if *allowRemote {
