@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/evalmd/evalmd/internal/shared"
 )
 
 // writeBenchFolder writes files output files of perFile graded questions
@@ -136,5 +138,29 @@ func BenchmarkDecodeOutput(b *testing.B) {
 		if err := decodeInto(data, &f, nil); err != nil || len(f.Questions) != 100 {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkLoadFolders is agg's whole read of real folders (find, decode,
+// reduce) and its markdown report: LIME's 26 result files and DSBench's
+// test outputs, with every benchmark metric loaded.
+//
+//	go test ./agg -run '^$' -bench LoadFolders -benchmem -count 6
+func BenchmarkLoadFolders(b *testing.B) {
+	for _, c := range []struct{ name, dir string }{
+		{"lime", shared.Path(b, "corpora", "lime", "results")},
+		{"dsbench", filepath.Join("..", "benchmark", "dsbench", "testdata", "agg")},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				d, err := Load(context.Background(), c.dir, io.Discard, LoadOptions{})
+				if err != nil || d.Files == 0 {
+					b.Fatal(d, err)
+				}
+				if _, err := d.Markdown(ReportOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
