@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalmd/evalmd/agent/protocol"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/sandbox"
 )
@@ -64,15 +65,6 @@ type Interpreter interface {
 	Exec(ctx context.Context, code string) (sandbox.Result, error)
 }
 
-// PythonTool is the one tool offered to the model.
-var PythonTool = model.Tool{
-	Name: "python",
-	Description: "Run Python 3 code in a persistent interpreter (pandas and numpy are installed; " +
-		"variables persist between calls). The question's files are in the working directory " +
-		"under their base names, read-only. Returns stdout and stderr.",
-	Parameters: json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"the Python code to run"}},"required":["code"]}`),
-}
-
 // Run asks m the question in req, running every python call in interp,
 // until the model answers without a tool call or a limit is reached. The
 // response carries the final answer as Text, the tokens of all turns, and
@@ -89,7 +81,7 @@ func Run(ctx context.Context, m model.Model, req model.Request, interp Interpret
 		qctx, cancel = context.WithTimeout(ctx, opt.QuestionTimeout)
 		defer cancel()
 	}
-	req.Tools = []model.Tool{PythonTool}
+	req.Tools = []model.Tool{protocol.PythonTool}
 	msgs := append([]model.Message(nil), req.Messages...)
 	asked := len(msgs) // the transcript is what comes after the question
 	work := &model.Work{Mode: "agent"}
@@ -142,7 +134,7 @@ func Run(ctx context.Context, m model.Model, req model.Request, interp Interpret
 // arguments) is answered with a result saying so, as a kernel would answer
 // a syntax error: the model can correct itself.
 func runCall(ctx context.Context, interp Interpreter, call model.ToolCall) (sandbox.Result, error) {
-	if call.Name != PythonTool.Name {
+	if call.Name != protocol.PythonTool.Name {
 		return sandbox.Result{Output: fmt.Sprintf("error: no tool named %q; the only tool is python(code)", call.Name)}, nil
 	}
 	code, err := codeArgument(call.Arguments)

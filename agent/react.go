@@ -4,15 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/evalmd/evalmd/agent/protocol"
 	"github.com/evalmd/evalmd/model"
 )
-
-// StyleReact is the `agent_style` meta that picks InfiAgent's text ReAct
-// loop (RunReact) over native tool calling (Run, the default style "tools").
-const StyleReact = "react"
 
 // InfiAgent's ReAct loop, as its DABench numbers were made: the
 // ZeroShotReactPrompt with one tool, python_code_sandbox; the model's text
@@ -23,22 +19,11 @@ const StyleReact = "react"
 const (
 	reactToolName    = "python_code_sandbox"
 	reactToolDesc    = "this tool can help to run python script with python code as input"
-	reactStop        = "Observation:"
 	reactSysPrefix   = "[SYSTEM NOTIFICATION]"
 	reactObsPrefix   = reactSysPrefix + " Running the above tool with the following response: "
 	reactFailed      = reactSysPrefix + " Sorry Agent unable to answer this question due to LLM fail.\n"
 	reactParseRetrys = 3
 )
-
-// reactFinal are the texts that mark a final answer, in InfiAgent's order.
-var reactFinal = []string{"Final Answer:", "[END]", "The final Answer", "final answer"}
-
-// reactAction finds "Action: ... Action Input: ```python CODE```" (or
-// ```py), as InfiAgent's two patterns do.
-var reactAction = []*regexp.Regexp{
-	regexp.MustCompile("(?s)^(.*?)\\n?Action:\\s*(.*?)\\n?Action\\s*Input:\\s*```python\\n(.*?)```(.*?)$"),
-	regexp.MustCompile("(?s)^(.*?)\\n?Action:\\s*(.*?)\\n?Action\\s*Input:\\s*```py\\n(.*?)```(.*?)$"),
-}
 
 // reactPrompt is InfiAgent's ZeroShotReactPrompt with its one tool.
 func reactPrompt(instruction, scratchpad string) string {
@@ -59,49 +44,6 @@ func reactPrompt(instruction, scratchpad string) string {
 		"Begin!\n\n" +
 		"Question: " + instruction + "\nThought:\n" +
 		scratchpad + "\n"
-}
-
-// reactStep is one parsed model reply.
-type reactStep struct {
-	raw    string // the reply cut at the stop word
-	final  bool
-	answer string // final: the reply without its indicator
-	code   string // action: the code to run
-}
-
-var errReactFormat = errors.New("reply is neither an action nor a final answer")
-
-func parseReact(text string) (reactStep, error) {
-	if i := strings.Index(text, reactStop); i >= 0 {
-		text = strings.TrimRight(text[:i], " \t\r\n\v\f")
-	}
-	st := reactStep{raw: text}
-	for _, ind := range reactFinal {
-		if strings.Contains(text, ind) {
-			st.final = true
-			st.answer = strings.TrimSpace(strings.ReplaceAll(text, ind, ""))
-			return st, nil
-		}
-	}
-	for _, re := range reactAction {
-		if m := re.FindStringSubmatch(text); m != nil {
-			st.code = strings.TrimSpace(m[3])
-			return st, nil
-		}
-	}
-	return st, errReactFormat
-}
-
-// ReactAction returns the code a ReAct reply asks to run, read as RunReact
-// reads it; false for a final answer or a reply that is neither. A log
-// writer uses it to give each step of a ReAct transcript the tool call it
-// made in text.
-func ReactAction(reply string) (string, bool) {
-	st, err := parseReact(reply)
-	if err != nil || st.final {
-		return "", false
-	}
-	return st.code, true
 }
 
 // reactObservation formats a run's output as InfiAgent's sandbox tool and
@@ -172,7 +114,7 @@ func RunReact(ctx context.Context, m model.Model, req model.Request, interp Inte
 		}
 	}
 	instruction := strings.Join(parts, "\n")
-	req.Settings.Stop = append(append([]string(nil), req.Settings.Stop...), reactStop)
+	req.Settings.Stop = append(append([]string(nil), req.Settings.Stop...), protocol.ReactStop)
 	work := &model.Work{Mode: model.ModeAgent}
 	out := model.Response{Work: work}
 	var scratch strings.Builder
@@ -182,7 +124,7 @@ func RunReact(ctx context.Context, m model.Model, req model.Request, interp Inte
 			work.Limit, work.LimitValue = limitMaxTurns, opt.limitValue(limitMaxTurns)
 			return out, nil
 		}
-		var st reactStep
+		var st protocol.ReactStep
 		var perr error
 		for try := 0; try <= reactParseRetrys; try++ {
 			if opt.TokenBudget > 0 && out.InputTokens+out.OutputTokens >= opt.TokenBudget {
@@ -203,7 +145,7 @@ func RunReact(ctx context.Context, m model.Model, req model.Request, interp Inte
 			out.OutputTokens += resp.OutputTokens
 			out.Model, out.FinishReason = resp.Model, resp.FinishReason
 			work.Transcript = append(work.Transcript, model.Message{Role: "assistant", Content: resp.Text})
-			if st, perr = parseReact(resp.Text); perr == nil {
+			if st, perr = protocol.ParseReact(resp.Text); perr == nil {
 				break
 			}
 		}
@@ -211,11 +153,11 @@ func RunReact(ctx context.Context, m model.Model, req model.Request, interp Inte
 			out.Text = reactFailed
 			return out, nil
 		}
-		if st.final {
-			out.Text = st.answer
+		if st.Final {
+			out.Text = st.Answer
 			return out, nil
 		}
-		res, err := interp.Exec(qctx, st.code)
+		res, err := interp.Exec(qctx, st.Code)
 		if err != nil {
 			if timedOut() {
 				work.Limit, work.LimitValue = limitQuestionTimeout, opt.limitValue(limitQuestionTimeout)
@@ -225,7 +167,7 @@ func RunReact(ctx context.Context, m model.Model, req model.Request, interp Inte
 		}
 		obs := reactObservation(res.Output, res.Limit != "")
 		work.Transcript = append(work.Transcript, model.Message{Role: "tool", Content: obs, ToolLimit: string(res.Limit)})
-		scratch.WriteString(st.raw)
-		scratch.WriteString("\n" + reactStop + "\n" + obs + "\n\nThought:\n")
+		scratch.WriteString(st.Raw)
+		scratch.WriteString("\n" + protocol.ReactStop + "\n" + obs + "\n\nThought:\n")
 	}
 }

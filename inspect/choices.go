@@ -9,11 +9,11 @@ import (
 // "A) text", "B. text", "(C) text", "D: text", with the letter upper case.
 var choiceLine = regexp.MustCompile(`^\s*\(?([A-Z])(?:\)|\.|:)\s+(\S.*?)\s*$`)
 
-// choicesOf returns the options of a multiple-choice question: the texts of
+// Choices returns the options of a multiple-choice question: the texts of
 // the last run of option lines lettered A, B, C, ... in order (at least
 // two), without their letters, as Inspect's Sample.choices holds them. It
 // returns nil when the question has no such run.
-func choicesOf(question string) []string {
+func Choices(question string) []string {
 	var best, cur []string
 	for _, line := range strings.Split(question, "\n") {
 		m := choiceLine.FindStringSubmatch(line)

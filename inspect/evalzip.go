@@ -181,9 +181,9 @@ func readEval(data []byte) (*Log, error) {
 // EvalSampleSummary): what the viewer lists without opening the sample,
 // with long texts thinned as Inspect thins them (log/_util.py).
 type sampleSummary struct {
-	ID           sampleID               `json:"id"`
+	ID           SampleID               `json:"id"`
 	Epoch        int                    `json:"epoch"`
-	Input        sampleInput            `json:"input"`
+	Input        SampleInput            `json:"input"`
 	Choices      []string               `json:"choices,omitempty"`
 	Target       string                 `json:"target"`
 	Metadata     map[string]any         `json:"metadata"`
@@ -208,7 +208,7 @@ func summarize(s *evalSample) sampleSummary {
 		Completed: true, MessageCount: len(s.Messages),
 	}
 	if s.Input.Messages != nil {
-		sum.Input.Messages = make([]chatMessage, len(s.Input.Messages))
+		sum.Input.Messages = make([]ChatMessage, len(s.Input.Messages))
 		for i, m := range s.Input.Messages {
 			if m.Content.Parts == nil {
 				m.Content.Text = truncateText(m.Content.Text)

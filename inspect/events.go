@@ -82,7 +82,7 @@ type modelEvent struct {
 	Timestamp    string         `json:"timestamp"`
 	WorkingStart float64        `json:"working_start"`
 	Model        string         `json:"model"`
-	Input        []chatMessage  `json:"input"`
+	Input        []ChatMessage  `json:"input"`
 	Tools        []toolInfo     `json:"tools"`
 	ToolChoice   string         `json:"tool_choice"` // "none" without tools, else "auto"
 	Config       generateConfig `json:"config"`

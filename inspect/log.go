@@ -2,8 +2,10 @@
 // (UK AISI's evaluation framework): evaluation logs, in Inspect's .eval
 // format (a zip of JSON members) or its JSON format (log format version 2),
 // which Inspect's log viewer (`inspect view`), its read_eval_log and R's
-// vitals package open, and datasets in JSON Lines, which Inspect's
-// json_dataset loads.
+// vitals package open; package inspect/dataset writes datasets in JSON
+// Lines, which Inspect's json_dataset loads, with the sample types here
+// (SampleInput of ChatMessage with MessageContent, SampleID from MakeID or
+// StringID, and Choices).
 //
 // WriteLog writes the log of one output file, WriteLogsFor those of every
 // output file below a folder, in either format: FormatEval (the default)
@@ -79,7 +81,7 @@ type evalDataset struct {
 	Name      string     `json:"name,omitempty"`
 	Location  string     `json:"location,omitempty"`
 	Samples   int        `json:"samples"`
-	SampleIDs []sampleID `json:"sample_ids"`
+	SampleIDs []SampleID `json:"sample_ids"`
 	Shuffled  bool       `json:"shuffled"`
 }
 
@@ -187,12 +189,12 @@ type evalError struct {
 // evalSample is one question asked once (EvalSample), its members in
 // Inspect's order.
 type evalSample struct {
-	ID       sampleID               `json:"id"`
+	ID       SampleID               `json:"id"`
 	Epoch    int                    `json:"epoch"`
-	Input    sampleInput            `json:"input"`
+	Input    SampleInput            `json:"input"`
 	Choices  []string               `json:"choices,omitempty"`
 	Target   string                 `json:"target"`
-	Messages []chatMessage          `json:"messages"`
+	Messages []ChatMessage          `json:"messages"`
 	Output   modelOutput            `json:"output"`
 	Scores   map[string]sampleScore `json:"scores,omitempty"`
 	Metadata map[string]any         `json:"metadata"`
@@ -245,16 +247,16 @@ type modelOutput struct {
 
 // completionChoice is one completion choice (ChatCompletionChoice).
 type completionChoice struct {
-	Message    chatMessage `json:"message"`
+	Message    ChatMessage `json:"message"`
 	StopReason string      `json:"stop_reason"`
 }
 
-// chatMessage is a chat message (ChatMessageSystem, ChatMessageUser or
+// ChatMessage is a chat message (ChatMessageSystem, ChatMessageUser or
 // ChatMessageAssistant, told apart by Role).
-type chatMessage struct {
+type ChatMessage struct {
 	ID      string         `json:"id,omitempty"`
 	Role    string         `json:"role"`
-	Content messageContent `json:"content"`
+	Content MessageContent `json:"content"`
 	Source  string         `json:"source,omitempty"` // "input" or "generate"
 	Model   string         `json:"model,omitempty"`  // assistant messages only
 
@@ -283,9 +285,9 @@ type toolCallError struct {
 	Message string `json:"message"`
 }
 
-// messageContent is a message's content: a plain string, or a list of
+// MessageContent is a message's content: a plain string, or a list of
 // content parts (which Inspect writes for reasoning, images and the like).
-type messageContent struct {
+type MessageContent struct {
 	Text  string
 	Parts []contentPart
 }
@@ -300,7 +302,7 @@ type contentPart struct {
 
 // String returns the text of the content: the string, or the text parts
 // joined by newlines as Inspect's ChatMessage.text does.
-func (c messageContent) String() string {
+func (c MessageContent) String() string {
 	if c.Parts == nil {
 		return c.Text
 	}
@@ -320,7 +322,7 @@ func (c messageContent) String() string {
 }
 
 // MarshalJSON writes the string form unless there are parts.
-func (c messageContent) MarshalJSON() ([]byte, error) {
+func (c MessageContent) MarshalJSON() ([]byte, error) {
 	if c.Parts != nil {
 		return marshal(c.Parts)
 	}
@@ -328,7 +330,7 @@ func (c messageContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads either form.
-func (c *messageContent) UnmarshalJSON(data []byte) error {
+func (c *MessageContent) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	if len(data) > 0 && data[0] == '[' {
 		c.Text = ""
@@ -338,15 +340,15 @@ func (c *messageContent) UnmarshalJSON(data []byte) error {
 	return json.Unmarshal(data, &c.Text)
 }
 
-// sampleInput is a sample's input: the user message as a string, or a
+// SampleInput is a sample's input: the user message as a string, or a
 // message list (used when a system message goes with it).
-type sampleInput struct {
+type SampleInput struct {
 	Text     string
-	Messages []chatMessage
+	Messages []ChatMessage
 }
 
 // MarshalJSON writes the string form unless there are messages.
-func (in sampleInput) MarshalJSON() ([]byte, error) {
+func (in SampleInput) MarshalJSON() ([]byte, error) {
 	if in.Messages != nil {
 		return marshal(in.Messages)
 	}
@@ -354,7 +356,7 @@ func (in sampleInput) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads either form.
-func (in *sampleInput) UnmarshalJSON(data []byte) error {
+func (in *SampleInput) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	if len(data) > 0 && data[0] == '[' {
 		in.Text = ""
@@ -364,31 +366,31 @@ func (in *sampleInput) UnmarshalJSON(data []byte) error {
 	return json.Unmarshal(data, &in.Text)
 }
 
-// sampleID is a sample id, which Inspect allows to be an integer or a
+// SampleID is a sample id, which Inspect allows to be an integer or a
 // string. Num says the id is written as a JSON integer.
-type sampleID struct {
+type SampleID struct {
 	Text string
 	Num  bool
 }
 
-// stringID returns a string id.
-func stringID(s string) sampleID { return sampleID{Text: s} }
+// StringID returns a string id.
+func StringID(s string) SampleID { return SampleID{Text: s} }
 
-// makeID returns an integer id when s is the canonical decimal form of an
+// MakeID returns an integer id when s is the canonical decimal form of an
 // integer (as a benchmark's own ids are: "42", not "042" or "+42"), else a
 // string id.
-func makeID(s string) sampleID {
+func MakeID(s string) SampleID {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil && strconv.FormatInt(n, 10) == s {
-		return sampleID{Text: s, Num: true}
+		return SampleID{Text: s, Num: true}
 	}
-	return sampleID{Text: s}
+	return SampleID{Text: s}
 }
 
 // String returns the id's text.
-func (id sampleID) String() string { return id.Text }
+func (id SampleID) String() string { return id.Text }
 
 // MarshalJSON writes an integer or a string.
-func (id sampleID) MarshalJSON() ([]byte, error) {
+func (id SampleID) MarshalJSON() ([]byte, error) {
 	if id.Num {
 		return []byte(id.Text), nil
 	}
@@ -396,7 +398,7 @@ func (id sampleID) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads an integer or a string.
-func (id *sampleID) UnmarshalJSON(data []byte) error {
+func (id *SampleID) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	if len(data) > 0 && data[0] == '"' {
 		id.Num = false

@@ -578,7 +578,7 @@ func TestSyntheticLog(t *testing.T) {
 	}
 }
 
-func msgRoles(ms []chatMessage) string {
+func msgRoles(ms []ChatMessage) string {
 	var r []string
 	for _, m := range ms {
 		r = append(r, m.Role)
@@ -701,17 +701,17 @@ func TestSampleID(t *testing.T) {
 		{"99999999999999999999", `"99999999999999999999"`},
 	}
 	for _, tc := range tests {
-		data, err := json.Marshal(makeID(tc.in))
+		data, err := json.Marshal(MakeID(tc.in))
 		if err != nil || string(data) != tc.json {
 			t.Errorf("MakeID(%q) = %s, %v; want %s", tc.in, data, err, tc.json)
 			continue
 		}
-		var back sampleID
-		if err := json.Unmarshal(data, &back); err != nil || back != makeID(tc.in) {
+		var back SampleID
+		if err := json.Unmarshal(data, &back); err != nil || back != MakeID(tc.in) {
 			t.Errorf("%s read back as %+v, %v", data, back, err)
 		}
 	}
-	var id sampleID
+	var id SampleID
 	if err := json.Unmarshal([]byte(`1.5`), &id); err == nil {
 		t.Error("1.5 read as a sample id")
 	}
@@ -734,7 +734,7 @@ func TestChoices(t *testing.T) {
 		{"a) lower\nb) case", nil},
 	}
 	for _, tc := range tests {
-		if got := choicesOf(tc.q); strings.Join(got, "|") != strings.Join(tc.want, "|") || (got == nil) != (tc.want == nil) {
+		if got := Choices(tc.q); strings.Join(got, "|") != strings.Join(tc.want, "|") || (got == nil) != (tc.want == nil) {
 			t.Errorf("Choices(%q) = %q, want %q", tc.q, got, tc.want)
 		}
 	}
@@ -824,7 +824,7 @@ func FuzzChoices(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		got := choicesOf(q)
+		got := Choices(q)
 		if got != nil && len(got) < 2 {
 			t.Errorf("Choices(%q) = %q: a run has at least two options", q, got)
 		}

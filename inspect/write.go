@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/evalmd/evalmd/agent"
+	"github.com/evalmd/evalmd/agent/protocol"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/model"
@@ -207,7 +207,7 @@ func buildLog(f *result.File, opt LogOptions) (*Log, error) {
 				Name:      f.Sheet.Name,
 				Location:  f.Sheet.SheetFile,
 				Samples:   len(f.Questions),
-				SampleIDs: []sampleID{},
+				SampleIDs: []SampleID{},
 			},
 			Model:       modelName,
 			ModelConfig: gen,
@@ -382,16 +382,16 @@ func generateConfigOf(meta map[string]string, s *model.Settings) generateConfig 
 // sampleIDs gives every question a unique id: its name, with " (2)", " (3)"
 // after a name already taken (LIME allows duplicate names; Inspect finds
 // samples by id).
-func sampleIDs(qs []result.Question) []sampleID {
+func sampleIDs(qs []result.Question) []SampleID {
 	taken := make(map[string]bool, len(qs))
-	ids := make([]sampleID, len(qs))
+	ids := make([]SampleID, len(qs))
 	for i, q := range qs {
 		id := q.Name
 		for n := 2; taken[id]; n++ {
 			id = fmt.Sprintf("%s (%d)", q.Name, n)
 		}
 		taken[id] = true
-		ids[i] = stringID(id)
+		ids[i] = StringID(id)
 	}
 	return ids
 }
@@ -409,7 +409,7 @@ type sampleRun struct {
 // buildSample turns one question record into a sample. index is its place
 // in the output file. A question sent other settings than the run's has
 // them in its metadata ("generate_config").
-func buildSample(q *result.Question, id sampleID, index int, r sampleRun) evalSample {
+func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSample {
 	s := evalSample{
 		ID:          id,
 		Epoch:       1,
@@ -436,16 +436,16 @@ func buildSample(q *result.Question, id sampleID, index int, r sampleRun) evalSa
 		sent = generateConfigOf(nil, q.Settings)
 		s.Metadata["generate_config"] = sent
 	}
-	s.Choices = choicesOf(q.Question)
+	s.Choices = Choices(q.Question)
 	msgID := func(role string) string { return shortID("msg", r.seed, strconv.Itoa(index), role) }
-	user := chatMessage{ID: msgID("user"), Role: "user", Content: messageContent{Text: q.Question}, Source: "input"}
+	user := ChatMessage{ID: msgID("user"), Role: "user", Content: MessageContent{Text: q.Question}, Source: "input"}
 	if q.System != nil {
-		sys := chatMessage{ID: msgID("system"), Role: "system", Content: messageContent{Text: *q.System}, Source: "input"}
-		s.Input = sampleInput{Messages: []chatMessage{sys, user}}
-		s.Messages = []chatMessage{sys, user}
+		sys := ChatMessage{ID: msgID("system"), Role: "system", Content: MessageContent{Text: *q.System}, Source: "input"}
+		s.Input = SampleInput{Messages: []ChatMessage{sys, user}}
+		s.Messages = []ChatMessage{sys, user}
 	} else {
-		s.Input = sampleInput{Text: q.Question}
-		s.Messages = []chatMessage{user}
+		s.Input = SampleInput{Text: q.Question}
+		s.Messages = []ChatMessage{user}
 	}
 	asked := len(s.Messages)
 	usage := modelUsage{InputTokens: q.InputTokens, OutputTokens: q.OutputTokens, TotalTokens: q.InputTokens + q.OutputTokens}
@@ -462,7 +462,7 @@ func buildSample(q *result.Question, id sampleID, index int, r sampleRun) evalSa
 		// Agent mode: every turn, with its tool calls and results, so the
 		// viewer shows the whole transcript; the last assistant turn is the
 		// answer (the completion).
-		s.Messages = append(s.Messages, transcript(q.Transcript, mdl, r.file.SolveSetting(q, "agent_style") == agent.StyleReact, msgID)...)
+		s.Messages = append(s.Messages, transcript(q.Transcript, mdl, r.file.SolveSetting(q, "agent_style") == protocol.StyleReact, msgID)...)
 	}
 	if q.Mode == model.ModeCode {
 		s.Metadata["code_extract"] = q.CodeExtract
@@ -480,7 +480,7 @@ func buildSample(q *result.Question, id sampleID, index int, r sampleRun) evalSa
 		s.Metadata["limit"] = q.Limit
 	}
 	if q.Completion != nil {
-		asst := chatMessage{ID: msgID("assistant"), Role: "assistant", Content: messageContent{Text: *q.Completion}, Source: "generate", Model: mdl}
+		asst := ChatMessage{ID: msgID("assistant"), Role: "assistant", Content: MessageContent{Text: *q.Completion}, Source: "generate", Model: mdl}
 		if n := len(s.Messages); len(q.Transcript) > 0 && s.Messages[n-1].Role == "assistant" && len(s.Messages[n-1].ToolCalls) == 0 {
 			asst = s.Messages[n-1] // the transcript's last turn is the answer
 		} else {
@@ -492,8 +492,8 @@ func buildSample(q *result.Question, id sampleID, index int, r sampleRun) evalSa
 			// The code ran as Inspect's python tool would have run it: a
 			// call on the answer and the tool's result after it, so the
 			// viewer shows both (it hides sandbox events by default).
-			call := toolCall{ID: msgID("call"), Function: agent.PythonTool.Name, Type: "function", Arguments: map[string]any{"code": *q.Code}}
-			res := chatMessage{ID: msgID("tool"), Role: "tool", ToolCallID: call.ID, Function: call.Function}
+			call := toolCall{ID: msgID("call"), Function: protocol.PythonTool.Name, Type: "function", Arguments: map[string]any{"code": *q.Code}}
+			res := ChatMessage{ID: msgID("tool"), Role: "tool", ToolCallID: call.ID, Function: call.Function}
 			switch {
 			case q.CodeError != "":
 				res.Content.Text = q.CodeError
@@ -588,10 +588,10 @@ func limitOf(q *result.Question) *sampleLimit {
 // tool, unless the agent style is InfiAgent's text ReAct loop, which
 // offers no tool through the API (the code is in the model's text).
 func agentTools(q *result.Question, f *result.File) []toolInfo {
-	if q.Mode != model.ModeAgent || f.SolveSetting(q, "agent_style") == agent.StyleReact {
+	if q.Mode != model.ModeAgent || f.SolveSetting(q, "agent_style") == protocol.StyleReact {
 		return []toolInfo{}
 	}
-	t := agent.PythonTool
+	t := protocol.PythonTool
 	return []toolInfo{{Name: t.Name, Description: t.Description, Parameters: toolParams(t.Parameters)}}
 }
 
@@ -639,12 +639,12 @@ func sampleEvents(q *result.Question, s *evalSample, asked int, cfg generateConf
 	if len(tools) > 0 {
 		choice = "auto"
 	}
-	call := func(input []chatMessage, out modelOutput) *modelEvent {
+	call := func(input []ChatMessage, out modelOutput) *modelEvent {
 		return &modelEvent{Event: "model", Timestamp: stamp, Model: s.Output.Model,
-			Input: append([]chatMessage{}, input...), Tools: tools, ToolChoice: choice, Config: cfg, Output: out}
+			Input: append([]ChatMessage{}, input...), Tools: tools, ToolChoice: choice, Config: cfg, Output: out}
 	}
 	args := map[string]map[string]any{}
-	toolCalled := func(m chatMessage) event {
+	toolCalled := func(m ChatMessage) event {
 		a := args[m.ToolCallID]
 		if a == nil {
 			a = map[string]any{}
@@ -726,11 +726,11 @@ func sampleEvents(q *result.Question, s *evalSample, asked int, cfg generateConf
 // python call it made in text, and its observation that call's id, so
 // Inspect's viewer pairs them (it drops a tool message that answers no
 // call).
-func transcript(turns []model.Message, mdl string, react bool, id func(string) string) []chatMessage {
-	var out []chatMessage
+func transcript(turns []model.Message, mdl string, react bool, id func(string) string) []ChatMessage {
+	var out []ChatMessage
 	reactCall := func(i int) string { return id("call" + strconv.Itoa(i)) }
 	for i, t := range turns {
-		m := chatMessage{ID: id("t" + strconv.Itoa(i)), Role: t.Role, Content: messageContent{Text: t.Content}}
+		m := ChatMessage{ID: id("t" + strconv.Itoa(i)), Role: t.Role, Content: MessageContent{Text: t.Content}}
 		switch t.Role {
 		case "assistant":
 			m.Source, m.Model = "generate", mdl
@@ -742,8 +742,8 @@ func transcript(turns []model.Message, mdl string, react bool, id func(string) s
 				m.ToolCalls = append(m.ToolCalls, tc)
 			}
 			if react && len(t.ToolCalls) == 0 && i+1 < len(turns) && turns[i+1].Role == "tool" && turns[i+1].ToolCallID == "" {
-				tc := toolCall{ID: reactCall(i), Function: agent.PythonTool.Name, Type: "function", Arguments: map[string]any{}}
-				if code, ok := agent.ReactAction(t.Content); ok {
+				tc := toolCall{ID: reactCall(i), Function: protocol.PythonTool.Name, Type: "function", Arguments: map[string]any{}}
+				if code, ok := protocol.ReactAction(t.Content); ok {
 					tc.Arguments["code"] = code
 				} else {
 					tc.ParseError = "no Action Input code block in the reply"
@@ -751,7 +751,7 @@ func transcript(turns []model.Message, mdl string, react bool, id func(string) s
 				m.ToolCalls = append(m.ToolCalls, tc)
 			}
 		case "tool":
-			m.ToolCallID, m.Function = t.ToolCallID, agent.PythonTool.Name
+			m.ToolCallID, m.Function = t.ToolCallID, protocol.PythonTool.Name
 			if react && m.ToolCallID == "" && i > 0 && turns[i-1].Role == "assistant" && len(turns[i-1].ToolCalls) == 0 {
 				m.ToolCallID = reactCall(i - 1)
 			}

@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/evalmd/evalmd/agent"
+	"github.com/evalmd/evalmd/agent/protocol"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/sandbox"
@@ -117,7 +118,7 @@ func (m *Model) agent(ctx context.Context, req model.Request) (model.Response, e
 	defer sess.Close()
 	opt := agent.Options{MaxTurns: s.MaxTurns, QuestionTimeout: s.QuestionTimeout, TokenBudget: s.TokenBudget}
 	run := agent.Run
-	if s.Style == agent.StyleReact {
+	if s.Style == protocol.StyleReact {
 		run = agent.RunReact
 	}
 	resp, err := run(ctx, runner.Retrying(m.Inner, m.Retry), req, sess, opt)

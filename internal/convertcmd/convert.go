@@ -33,7 +33,7 @@ import (
 
 	"github.com/evalmd/evalmd/benchmark"
 	"github.com/evalmd/evalmd/harness"
-	"github.com/evalmd/evalmd/inspect"
+	"github.com/evalmd/evalmd/inspect/dataset"
 	"github.com/evalmd/evalmd/internal/benchmarks"
 	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/outfile"
@@ -195,7 +195,7 @@ func inspectCommand() *cli.Command {
 				return err
 			}
 			return outfile.WriteFunc(f.out, f.write(sheets...), func(w io.Writer) error {
-				return inspect.WriteDatasetOptions(ctx, w, sheets, inspect.DatasetOptions{RenderWorkbook: workbook.Render, BaseDir: filepath.Dir(f.out)})
+				return dataset.Write(ctx, w, sheets, dataset.Options{RenderWorkbook: workbook.Render, BaseDir: filepath.Dir(f.out)})
 			})
 		},
 	}

@@ -1,4 +1,4 @@
-package agent
+package protocol
 
 import (
 	"strings"
@@ -17,23 +17,23 @@ func FuzzParseReact(f *testing.F) {
 	f.Add("Action Input: ```python\n```")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, reply string) {
-		st, err := parseReact(reply)
-		if strings.Contains(st.raw, reactStop) || !strings.HasPrefix(reply, st.raw) {
-			t.Fatalf("kept %q of %q", st.raw, reply)
+		st, err := ParseReact(reply)
+		if strings.Contains(st.Raw, ReactStop) || !strings.HasPrefix(reply, st.Raw) {
+			t.Fatalf("kept %q of %q", st.Raw, reply)
 		}
 		code, isAction := ReactAction(reply)
 		switch {
 		case err != nil:
-			if st.final || isAction {
-				t.Fatalf("refused but final %v, action %v", st.final, isAction)
+			if st.Final || isAction {
+				t.Fatalf("refused but final %v, action %v", st.Final, isAction)
 			}
-		case st.final:
-			if isAction || st.code != "" {
-				t.Fatalf("a final answer with an action %q", st.code)
+		case st.Final:
+			if isAction || st.Code != "" {
+				t.Fatalf("a final answer with an action %q", st.Code)
 			}
 		default:
-			if !isAction || code != st.code || code != strings.TrimSpace(code) || !strings.Contains(st.raw, code) {
-				t.Fatalf("action %q, ReactAction %q %v, in %q", st.code, code, isAction, st.raw)
+			if !isAction || code != st.Code || code != strings.TrimSpace(code) || !strings.Contains(st.Raw, code) {
+				t.Fatalf("action %q, ReactAction %q %v, in %q", st.Code, code, isAction, st.Raw)
 			}
 		}
 	})
@@ -51,7 +51,7 @@ func FuzzReactActionRoundTrip(f *testing.F) {
 			fence = "python"
 		}
 		for _, s := range []string{thought, code} {
-			if strings.Contains(s, "```") || strings.Contains(s, "Action") || strings.Contains(s, reactStop) {
+			if strings.Contains(s, "```") || strings.Contains(s, "Action") || strings.Contains(s, ReactStop) {
 				return
 			}
 			for _, ind := range reactFinal {
@@ -60,7 +60,7 @@ func FuzzReactActionRoundTrip(f *testing.F) {
 				}
 			}
 		}
-		reply := "Thought: " + thought + "\nAction: " + reactToolName + "\nAction Input:\n```" + fence + "\n" + code + "\n```\n"
+		reply := "Thought: " + thought + "\nAction: python_code_sandbox\nAction Input:\n```" + fence + "\n" + code + "\n```\n"
 		got, ok := ReactAction(reply)
 		if !ok || got != strings.TrimSpace(code) {
 			t.Fatalf("ReactAction(%q) = %q, %v; want %q", reply, got, ok, strings.TrimSpace(code))

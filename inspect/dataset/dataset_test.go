@@ -1,17 +1,21 @@
-package inspect
+package dataset
 
 import (
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/shared"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden file in testdata/")
 
 // limeParseRef is a reference parse made by LIME's own parser.
 type limeParseRef struct {
@@ -24,15 +28,15 @@ type limeParseRef struct {
 	} `json:"questions"`
 }
 
-// readDataset decodes JSON Lines written by WriteDatasetOptions, one
+// readDataset decodes JSON Lines written by Write, one
 // sample a line; every line must be a complete JSON object.
-func readDataset(t *testing.T, data []byte) []datasetSample {
+func readDataset(t *testing.T, data []byte) []sample {
 	t.Helper()
-	var out []datasetSample
+	var out []sample
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 64<<20)
 	for n := 1; sc.Scan(); n++ {
-		var s datasetSample
+		var s sample
 		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
 			t.Fatalf("line %d: %v", n, err)
 		}
@@ -66,7 +70,7 @@ func TestDatasetLIMESheets(t *testing.T) {
 		sheetPath := filepath.Join(lime, filepath.FromSlash(ref.Source))
 		t.Run(ref.Source, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := WriteDatasetOptions(t.Context(), &buf, []string{sheetPath}, DatasetOptions{}); err != nil {
+			if err := Write(t.Context(), &buf, []string{sheetPath}, Options{}); err != nil {
 				t.Fatal(err)
 			}
 			got := readDataset(t, buf.Bytes())
@@ -101,7 +105,7 @@ func TestDatasetLIMESheets(t *testing.T) {
 				if q.MetaData["id"] == "" && !strings.HasSuffix(s.ID.Text, q.Name) {
 					t.Errorf("%s: id %q", q.Name, s.ID.Text)
 				}
-				if strings.Join(s.Choices, "|") != strings.Join(choicesOf(q.Question), "|") {
+				if strings.Join(s.Choices, "|") != strings.Join(inspect.Choices(q.Question), "|") {
 					t.Errorf("%s: choices %q", q.Name, s.Choices)
 				}
 				checked++
@@ -122,7 +126,7 @@ func TestDatasetGolden(t *testing.T) {
 		filepath.Join("testdata", "sheets", "input-unit-prices-template.md"),
 	}
 	var buf bytes.Buffer
-	if err := WriteDatasetOptions(t.Context(), &buf, sheets, DatasetOptions{}); err != nil {
+	if err := Write(t.Context(), &buf, sheets, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	got := buf.Bytes()
@@ -141,7 +145,7 @@ func TestDatasetGolden(t *testing.T) {
 	}
 
 	lines := readDataset(t, got)
-	var prices *datasetSample
+	var prices *sample
 	for i := range lines {
 		if lines[i].ID.Text == "up-1" {
 			prices = &lines[i]
@@ -167,9 +171,9 @@ func TestDatasetGolden(t *testing.T) {
 	}
 }
 
-// TestDatasetOptions covers workbooks, integer ids, ids made unique across
+// TestOptions covers workbooks, integer ids, ids made unique across
 // sheets, BaseDir and errors.
-func TestDatasetOptions(t *testing.T) {
+func TestOptions(t *testing.T) {
 	dir := t.TempDir()
 	sheetText := "# Books\n#### files\nbook.xlsx\n#### templates\n{{range .Workbooks}}{{.Text}}{{end}}|{{.Question}}<EVAL-ENDCHAR>\n\n" +
 		"## Q1\n#### meta\nid: 12\n#### answer\nx<EVAL-ENDCHAR>\n#### question\nHow many rows?<EVAL-ENDCHAR>\n\n" +
@@ -179,15 +183,15 @@ func TestDatasetOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	err := WriteDatasetOptions(t.Context(), &buf, []string{sheetPath}, DatasetOptions{})
+	err := Write(t.Context(), &buf, []string{sheetPath}, Options{})
 	if err == nil || !strings.Contains(err.Error(), sheetPath) {
 		t.Fatalf("a workbook without a renderer: error %v, want one naming the sheet", err)
 	}
 
 	render := func(_ context.Context, path string) (string, error) { return "WB(" + filepath.Base(path) + ")", nil }
 	buf.Reset()
-	opt := DatasetOptions{RenderWorkbook: render, BaseDir: dir}
-	if err := WriteDatasetOptions(t.Context(), &buf, []string{sheetPath, sheetPath}, opt); err != nil {
+	opt := Options{RenderWorkbook: render, BaseDir: dir}
+	if err := Write(t.Context(), &buf, []string{sheetPath, sheetPath}, opt); err != nil {
 		t.Fatal(err)
 	}
 	lines := readDataset(t, buf.Bytes())
@@ -211,7 +215,7 @@ func TestDatasetOptions(t *testing.T) {
 		t.Errorf("target %q files %v", lines[1].Target, lines[0].Files)
 	}
 
-	if err := WriteDatasetOptions(t.Context(), &buf, []string{filepath.Join(dir, "missing.md")}, DatasetOptions{}); err == nil {
+	if err := Write(t.Context(), &buf, []string{filepath.Join(dir, "missing.md")}, Options{}); err == nil {
 		t.Error("missing sheet gave no error")
 	}
 }

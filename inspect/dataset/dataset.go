@@ -1,30 +1,36 @@
-package inspect
+// Package dataset writes sheets as an Inspect dataset (JSON Lines of
+// inspect_ai.dataset.Sample): convert inspect. It builds each prompt as a
+// run does (package prompt), which is why it is apart from package
+// inspect, whose log writer agg links.
+package dataset
 
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 
+	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/prompt"
 	"github.com/evalmd/evalmd/sheet"
 )
 
-// datasetSample is one line of an Inspect dataset in JSON Lines (the
+// sample is one line of an Inspect dataset in JSON Lines (the
 // fields of inspect_ai.dataset.Sample that json_dataset reads by default).
-type datasetSample struct {
-	Input    sampleInput       `json:"input"`
-	Choices  []string          `json:"choices,omitempty"`
-	Target   string            `json:"target"`
-	ID       sampleID          `json:"id"`
-	Metadata map[string]any    `json:"metadata,omitempty"`
-	Files    map[string]string `json:"files,omitempty"`
+type sample struct {
+	Input    inspect.SampleInput `json:"input"`
+	Choices  []string            `json:"choices,omitempty"`
+	Target   string              `json:"target"`
+	ID       inspect.SampleID    `json:"id"`
+	Metadata map[string]any      `json:"metadata,omitempty"`
+	Files    map[string]string   `json:"files,omitempty"`
 }
 
-// DatasetOptions tune WriteDatasetOptions.
-type DatasetOptions struct {
+// Options tune Write.
+type Options struct {
 	// RenderWorkbook renders a workbook as the model sees it (package
 	// workbook); nil makes a sheet with workbooks an error.
 	RenderWorkbook func(ctx context.Context, path string) (string, error)
@@ -35,7 +41,7 @@ type DatasetOptions struct {
 	BaseDir string
 }
 
-// WriteDatasetOptions writes one line per question of the sheets:
+// Write writes one line per question of the sheets:
 //   - input: the exact user message a run sends (built by package prompt:
 //     template, sheet text, workbooks), or [system, user] messages when the
 //     question has a system message;
@@ -48,22 +54,21 @@ type DatasetOptions struct {
 //   - choices: the option texts of a multiple-choice question.
 //
 // Prompts are not truncated: truncation depends on the model's context.
-func WriteDatasetOptions(ctx context.Context, w io.Writer, sheets []string, opt DatasetOptions) error {
+func Write(ctx context.Context, w io.Writer, sheets []string, opt Options) error {
 	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false) // completions read as written
 	taken := map[string]bool{}
 	for _, path := range sheets {
-		lines, err := datasetSamples(ctx, path, opt)
+		lines, err := samples(ctx, path, opt)
 		if err != nil {
 			return err
 		}
 		for _, s := range lines {
 			s.ID = uniqueID(s.ID, path, taken)
-			data, err := marshal(s)
-			if err != nil {
+			if err := enc.Encode(s); err != nil {
 				return fmt.Errorf("%s: question %v: %w", path, s.Metadata["name"], err)
 			}
-			bw.Write(data)
-			bw.WriteByte('\n')
 		}
 	}
 	if err := bw.Flush(); err != nil {
@@ -73,7 +78,7 @@ func WriteDatasetOptions(ctx context.Context, w io.Writer, sheets []string, opt 
 }
 
 // uniqueID keeps ids unique across the dataset.
-func uniqueID(id sampleID, sheetPath string, taken map[string]bool) sampleID {
+func uniqueID(id inspect.SampleID, sheetPath string, taken map[string]bool) inspect.SampleID {
 	if !taken[id.Text] {
 		taken[id.Text] = true
 		return id
@@ -84,7 +89,7 @@ func uniqueID(id sampleID, sheetPath string, taken map[string]bool) sampleID {
 		text = fmt.Sprintf("%s#%d", base, n)
 	}
 	taken[text] = true
-	return stringID(text)
+	return inspect.StringID(text)
 }
 
 // sheetBase names a sheet as output files do: its file name without
@@ -98,8 +103,8 @@ func sheetBase(path string) string {
 	return base
 }
 
-// datasetSamples builds the lines of one sheet.
-func datasetSamples(ctx context.Context, path string, opt DatasetOptions) ([]datasetSample, error) {
+// samples builds the lines of one sheet.
+func samples(ctx context.Context, path string, opt Options) ([]sample, error) {
 	doc, err := sheet.ParseFile(path, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -107,7 +112,7 @@ func datasetSamples(ctx context.Context, path string, opt DatasetOptions) ([]dat
 	info, items := doc.Resolve()
 	dir := filepath.Dir(path)
 	b := &prompt.Builder{Dir: dir, Model: opt.Model, RenderWorkbook: opt.RenderWorkbook, SheetMeta: info.Meta}
-	var out []datasetSample
+	var out []sample
 	for i := range items {
 		it := &items[i]
 		req, err := b.Build(ctx, path, it)
@@ -118,29 +123,29 @@ func datasetSamples(ctx context.Context, path string, opt DatasetOptions) ([]dat
 			return nil, fmt.Errorf("%s:%d: question %q: no user message", path, it.Line, it.Name)
 		}
 		user := req.Messages[0].Content
-		s := datasetSample{Metadata: map[string]any{}}
+		s := sample{Metadata: map[string]any{}}
 		if req.System != "" {
-			s.Input = sampleInput{Messages: []chatMessage{
-				{Role: "system", Content: messageContent{Text: req.System}},
-				{Role: "user", Content: messageContent{Text: user}},
+			s.Input = inspect.SampleInput{Messages: []inspect.ChatMessage{
+				{Role: "system", Content: inspect.MessageContent{Text: req.System}},
+				{Role: "user", Content: inspect.MessageContent{Text: user}},
 			}}
 		} else {
-			s.Input = sampleInput{Text: user}
+			s.Input = inspect.SampleInput{Text: user}
 		}
 		if it.GroundTruth != nil {
 			s.Target = *it.GroundTruth
 		}
 		if id := it.Meta["id"]; id != "" {
-			s.ID = makeID(id)
+			s.ID = inspect.MakeID(id)
 		} else {
-			s.ID = stringID(it.Name)
+			s.ID = inspect.StringID(it.Name)
 		}
 		for k, v := range it.Meta {
 			s.Metadata[k] = v
 		}
 		s.Metadata["name"] = it.Name
 		s.Metadata["sheet"] = info.Name
-		s.Choices = choicesOf(user)
+		s.Choices = inspect.Choices(user)
 		for _, f := range it.Files {
 			p := f.Text
 			if !filepath.IsAbs(p) {
