@@ -1,19 +1,23 @@
 // Package benchmark is what a benchmark package offers the commands, and
 // the registries the commands build from a list of them.
 //
-// A benchmark lives in one package below this one (benchmark/dsbench,
-// benchmark/dabench, benchmark/databench), which owns its converter (the
-// published data -> sheets, with the benchmark's prompts as the sheets'
-// defaults), its graders, its metrics in agg's report, and its exports
-// (output files -> the file its own scorer reads). Each such package has a
-// Benchmark function returning a Benchmark value; internal/benchmarks lists
-// them, and the commands build a Set from that list once, at start. There
-// is no global table: a test builds a Set with a toy benchmark of its own
-// beside the real ones, and nothing else sees it.
+// A benchmark is two packages. benchmark/NAME/score holds what reads
+// answers: its graders and its metrics in agg's report, returned by its
+// Benchmark function as a Benchmark value. benchmark/NAME holds its
+// `convert` subcommands, returned by its Conversions function as a
+// Conversions value: the converter (the published data -> sheets, with the
+// benchmark's prompts as the sheets' defaults) and the exports (output
+// files -> the file its own scorer reads). They are apart so that agg,
+// which only reads answers, links none of what converting needs
+// (workbooks, tokenizers, parquet, code mode). internal/benchmarks lists
+// the Benchmark values and internal/conversions the Conversions values; the
+// commands build a Set (NewSet) or a ConvertSet (NewConvertSet) from those
+// lists once, at start. There is no global table: a test builds a set with
+// a toy benchmark of its own beside the real ones, and nothing else sees
+// it.
 package benchmark
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -25,7 +29,8 @@ import (
 	"github.com/evalmd/evalmd/result"
 )
 
-// Benchmark is one benchmark's parts. Every field but Name may be empty.
+// Benchmark is the part of one benchmark that reads answers. Every field
+// but Name may be empty.
 type Benchmark struct {
 	// Name is the "benchmark" meta its converter writes into every sheet,
 	// by which agg finds the files its Metric reads.
@@ -37,21 +42,27 @@ type Benchmark struct {
 	// Metric computes its figures in agg's report; nil for none. Its
 	// Benchmark() is Name.
 	Metric agg.Metric
-	// Converters turn its published data into sheets.
-	Converters []Converter
-	// Exports turn output files into the files its own scorer reads.
-	Exports []Export
 	// MetaKeys are the meta keys its sheets carry as its own data
 	// (DABench's level, concepts...), which run does not warn about as
 	// unknown keys.
 	MetaKeys []string
 }
 
+// Conversions are one benchmark's `convert` subcommands.
+type Conversions struct {
+	// Benchmark is the title of the benchmark they belong to ("DSBench").
+	Benchmark string
+	// Converters turn its published data into sheets.
+	Converters []Converter
+	// Exports turn output files into the files its own scorer reads.
+	Exports []Export
+}
+
 // Converter turns a benchmark's published data into sheets: `convert NAME`.
 type Converter struct {
 	// Name is the convert subcommand; Summary says in one line what it
 	// reads. Benchmark is the title of the benchmark it belongs to, set by
-	// NewSet.
+	// NewConvertSet.
 	Name, Summary, Benchmark string
 	// Options returns a pointer to a new options struct. Its fields of
 	// type string or bool that carry a `flag:"NAME"` tag are the options a
@@ -102,22 +113,18 @@ type ExportFile struct {
 }
 
 // Set is the registries built from a list of benchmarks: graders (the
-// generic ones and every benchmark's), metrics, converters and exports.
+// generic ones and every benchmark's) and metrics.
 type Set struct {
-	Graders    *grade.Registry
-	Metrics    []agg.Metric
-	Converters []Converter
-	Exports    []Export
-	MetaKeys   []string // every benchmark's
+	Graders  *grade.Registry
+	Metrics  []agg.Metric
+	MetaKeys []string // every benchmark's
 }
 
 // NewSet builds the registries of the benchmarks, in their order. Two
-// benchmarks of one name, two graders of one name, or two conversions of
-// one name are errors.
+// benchmarks of one name or two graders of one name are errors.
 func NewSet(bs ...Benchmark) (*Set, error) {
 	s := &Set{Graders: grade.NewRegistry()}
 	seen := map[string]bool{}
-	commands := map[string]bool{}
 	for _, b := range bs {
 		name := strings.ToLower(strings.TrimSpace(b.Name))
 		if name == "" || seen[name] {
@@ -136,17 +143,33 @@ func NewSet(bs ...Benchmark) (*Set, error) {
 			}
 			s.Metrics = append(s.Metrics, b.Metric)
 		}
-		for _, c := range b.Converters {
-			if commands[c.Name] {
-				return nil, fmt.Errorf("benchmark %s: conversion %q named twice", b.Name, c.Name)
+	}
+	return s, nil
+}
+
+// ConvertSet is the `convert` subcommands of a list of benchmarks.
+type ConvertSet struct {
+	Converters []Converter
+	Exports    []Export
+}
+
+// NewConvertSet gathers the conversions, in their order. Two subcommands
+// of one name are an error.
+func NewConvertSet(cs ...Conversions) (*ConvertSet, error) {
+	s := &ConvertSet{}
+	commands := map[string]bool{}
+	for _, c := range cs {
+		for _, conv := range c.Converters {
+			if commands[conv.Name] {
+				return nil, fmt.Errorf("benchmark %s: conversion %q named twice", c.Benchmark, conv.Name)
 			}
-			commands[c.Name] = true
-			c.Benchmark = cmp.Or(b.Title, b.Name)
-			s.Converters = append(s.Converters, c)
+			commands[conv.Name] = true
+			conv.Benchmark = c.Benchmark
+			s.Converters = append(s.Converters, conv)
 		}
-		for _, e := range b.Exports {
+		for _, e := range c.Exports {
 			if commands[e.Name] {
-				return nil, fmt.Errorf("benchmark %s: conversion %q named twice", b.Name, e.Name)
+				return nil, fmt.Errorf("benchmark %s: conversion %q named twice", c.Benchmark, e.Name)
 			}
 			commands[e.Name] = true
 			s.Exports = append(s.Exports, e)

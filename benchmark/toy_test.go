@@ -15,6 +15,7 @@ import (
 	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/internal/benchmarks"
+	"github.com/evalmd/evalmd/internal/conversions"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/schema"
@@ -102,13 +103,20 @@ func (toyMetric) Tables(qs []agg.Question) []agg.Table {
 	return []agg.Table{t}
 }
 
+// toy is what reads the toy's answers (benchmark/NAME/score's Benchmark).
 func toy() benchmark.Benchmark {
 	return benchmark.Benchmark{
-		Name:       "toy",
-		Graders:    map[string]grade.Factory{"toy": func(grade.Options) (grade.Grader, error) { return toyGrader{}, nil }},
-		Metric:     toyMetric{},
-		Converters: []benchmark.Converter{benchmark.NewConverter("toy", "toy data -> one sheet", toyConvert)},
+		Name:    "toy",
+		Graders: map[string]grade.Factory{"toy": func(grade.Options) (grade.Grader, error) { return toyGrader{}, nil }},
+		Metric:  toyMetric{},
 	}
+}
+
+// toyConversions are its convert subcommands (benchmark/NAME's
+// Conversions).
+func toyConversions() benchmark.Conversions {
+	return benchmark.Conversions{Benchmark: "Toy",
+		Converters: []benchmark.Converter{benchmark.NewConverter("toy", "toy data -> one sheet", toyConvert)}}
 }
 
 // TestToyBenchmark adds a benchmark (converter, grader, metric) from this
@@ -119,14 +127,18 @@ func TestToyBenchmark(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	convs, err := benchmark.NewConvertSet(append(conversions.All(), toyConversions())...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	data := filepath.Join(dir, "toy.txt")
 	os.WriteFile(data, []byte("easy|What is 2+2?|4\nhard|Name the capital of France.|Paris\nnot a toy line\n"), 0o644)
 
 	var conv *benchmark.Converter
-	for i := range set.Converters {
-		if set.Converters[i].Name == "toy" {
-			conv = &set.Converters[i]
+	for i := range convs.Converters {
+		if convs.Converters[i].Name == "toy" {
+			conv = &convs.Converters[i]
 		}
 	}
 	if conv == nil {
@@ -172,5 +184,8 @@ func TestToyBenchmark(t *testing.T) {
 	}
 	if _, err := benchmark.NewSet(toy(), toy()); err == nil {
 		t.Error("a benchmark added twice: no error")
+	}
+	if _, err := benchmark.NewConvertSet(toyConversions(), toyConversions()); err == nil {
+		t.Error("a conversion added twice: no error")
 	}
 }

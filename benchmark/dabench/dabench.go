@@ -23,7 +23,8 @@ import (
 // Name is the "benchmark" meta of DABench's sheets.
 const Name = "dabench"
 
-// Benchmark returns DABench's parts for the commands' registries.
+// Benchmark returns DABench's graders and metric for the commands'
+// registries.
 func Benchmark() benchmark.Benchmark {
 	return benchmark.Benchmark{
 		Title:   "DABench",
@@ -32,6 +33,14 @@ func Benchmark() benchmark.Benchmark {
 		Metric:  metric{},
 		// What its converter writes besides settings and known keys.
 		MetaKeys: []string{"table", "concepts", "level"},
+	}
+}
+
+// Conversions returns DABench's converter and export for the convert
+// command.
+func Conversions() benchmark.Conversions {
+	return benchmark.Conversions{
+		Benchmark: "DABench",
 		Converters: []benchmark.Converter{benchmark.NewConverter("dabench", "DABench's data folder -> one sheet per table",
 			func(_ context.Context, opt *Options, w outfile.Options) ([]string, []error) {
 				opt.Write = w

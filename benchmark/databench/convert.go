@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/evalmd/evalmd/benchmark/databench/score"
 	"github.com/evalmd/evalmd/codemode"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/readfile"
@@ -370,7 +371,7 @@ func datasetSheet(dataset, table string, rows []row, st sheetStyle) (*sheet.Doc,
 		name += " (lite)"
 	}
 	meta := [][2]string{
-		{"benchmark", benchmarkName},
+		{"benchmark", score.Name},
 		{"grader", "databench"},
 		{"dataset", strings.Join(strings.Fields(dataset), " ")},
 		{"lite", strconv.FormatBool(st.Lite)},

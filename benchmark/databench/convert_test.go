@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/evalmd/evalmd/benchmark/databench/score"
 	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/prompt"
@@ -101,7 +102,10 @@ func readSheets(t *testing.T, paths []string) map[int]sheet.Item {
 
 func gradeItem(t *testing.T, name, completion string, it sheet.Item) bool {
 	t.Helper()
-	g := newGrader(name == "databench-semeval")
+	g, err := score.Benchmark().Graders[name](grade.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	v, err := g.Grade(context.Background(), grade.Input{Completion: completion, Truth: *it.GroundTruth, Meta: it.Meta})
 	if err != nil {
 		t.Fatalf("%s: %v", it.Name, err)

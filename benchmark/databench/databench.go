@@ -1,9 +1,8 @@
 // Package databench is DataBench (SemEval 2025 Task 8, "Question Answering
-// over Tabular Data") as a benchmark: the converter (the QA table, its
-// answer files and the parquet tables -> sheets), the "databench" and
-// "databench-semeval" graders (databench_eval's default_compare, versions
-// 4.0.1 and 3.0.0), and the predictions.txt and predictions_lite.txt
-// files the task's scorer reads.
+// over Tabular Data") as a benchmark's conversions: the converter (the QA table, its
+// answer files and the parquet tables -> sheets) and the predictions.txt
+// and predictions_lite.txt files the task's scorer reads. Its graders are
+// in package databench/score.
 //
 // A QA table (the QA sets of databench_eval: SemEval 2025 Task 8 and the
 // IberLEF Spanish set) is CSV with a header row or JSON Lines, with the
@@ -26,25 +25,15 @@ import (
 	"context"
 
 	"github.com/evalmd/evalmd/benchmark"
-	"github.com/evalmd/evalmd/grade"
+	"github.com/evalmd/evalmd/benchmark/databench/score"
 	"github.com/evalmd/evalmd/internal/outfile"
 )
 
-// benchmarkName is the "benchmark" meta of DataBench's sheets.
-const benchmarkName = "databench"
-
-// Benchmark returns DataBench's parts for the commands' registries.
-func Benchmark() benchmark.Benchmark {
-	return benchmark.Benchmark{
-		Title: "DataBench",
-		Name:  benchmarkName,
-		// What its converter writes besides settings and known keys
-		// (semantic is the QA table's type column, which type names).
-		MetaKeys: []string{"dataset", "lite", "semantic", "type"},
-		Graders: map[string]grade.Factory{
-			"databench":         func(grade.Options) (grade.Grader, error) { return newGrader(false), nil },
-			"databench-semeval": func(grade.Options) (grade.Grader, error) { return newGrader(true), nil },
-		},
+// Conversions returns DataBench's converter and export for the convert
+// command.
+func Conversions() benchmark.Conversions {
+	return benchmark.Conversions{
+		Benchmark: score.Benchmark().Title,
 		Converters: []benchmark.Converter{benchmark.NewConverter("databench", "DataBench's QA table -> one sheet per dataset (and a lite sheet)",
 			func(ctx context.Context, opt *options, w outfile.Options) ([]string, []error) {
 				opt.Write = w

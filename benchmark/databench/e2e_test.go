@@ -15,6 +15,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/evalmd/evalmd/benchmark"
+	"github.com/evalmd/evalmd/benchmark/databench/score"
 	"github.com/evalmd/evalmd/codemode"
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/internal/fakeserver"
@@ -182,11 +183,11 @@ func TestCodeModeEndToEnd(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	qa := writeDataBench(t, tmp)
-	set, err := benchmark.NewSet(Benchmark())
+	set, err := benchmark.NewSet(score.Benchmark())
 	if err != nil {
 		t.Fatal(err)
 	}
-	conv := set.Converters[0]
+	conv := Conversions().Converters[0]
 	opt := conv.Options().(*options)
 	opt.QA, opt.Out = qa, filepath.Join(tmp, "sheets")
 	sheets, errs := conv.Convert(t.Context(), opt, outfile.Options{})
@@ -280,7 +281,7 @@ func TestCodeModeEndToEnd(t *testing.T) {
 			}
 
 			// convert semeval-predictions: a line per QA row, in QA order.
-			got := exportPredictions(t, set, out)
+			got := exportPredictions(t, out)
 			var full, lite strings.Builder
 			for _, q := range e2eQuestions {
 				f, l := q.full, q.lite
@@ -357,9 +358,9 @@ func deref(s *string) string {
 	return *s
 }
 
-// exportPredictions runs the semeval-predictions export of the set on a
+// exportPredictions runs the semeval-predictions export on a
 // folder of output files, as convert does.
-func exportPredictions(t *testing.T, set *benchmark.Set, dir string) map[string]string {
+func exportPredictions(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	paths, err := result.Find(dir, nil)
 	if err != nil {
@@ -373,7 +374,7 @@ func exportPredictions(t *testing.T, set *benchmark.Set, dir string) map[string]
 		}
 		files = append(files, f)
 	}
-	for _, e := range set.Exports {
+	for _, e := range Conversions().Exports {
 		if e.Name == "semeval-predictions" {
 			parts, err := e.Files(files)
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/benchmark/dsbench/score"
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/internal/providers"
@@ -84,7 +85,7 @@ func TestConvertAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	info, items := doc.Resolve()
-	if info.Meta["mode"] != "agent" || info.Meta["benchmark"] != benchmarkName {
+	if info.Meta["mode"] != "agent" || info.Meta["benchmark"] != score.Name {
 		t.Errorf("meta %v", info.Meta)
 	}
 	// Every CSV the converter wrote is one sheet of a workbook, as

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evalmd/evalmd/benchmark/dsbench/score"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
@@ -74,7 +75,7 @@ func (c *Competition) AgentSheet(sheetDir string, csvs []sheetCSV) *sheet.Doc {
 // sheet is the chat sheet, or the agent sheet when csvs is not nil.
 func (c *Competition) sheet(sheetDir string, csvs *[]sheetCSV) *sheet.Doc {
 	meta := []string{
-		"benchmark: " + benchmarkName,
+		"benchmark: " + score.Name,
 		"competition: " + c.ID,
 		"name: " + oneLine(c.Name),
 		"url: " + oneLine(c.URL),

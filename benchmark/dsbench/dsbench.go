@@ -1,10 +1,11 @@
 // Package dsbench is the data-analysis task of DSBench (Jing et al.,
-// github.com/LiqiangJing/DSBench, data_analysis/) as a benchmark: Benchmark
-// offers its converter (Convert with Options: one sheet per competition,
-// whose template and system text rebuild the messages its eval_GPT.ipynb
-// sends, byte for byte) and its figures in agg's report (task- and
-// competition-level accuracy); its sheets are graded by grade's judge with
-// DSBench's prompt.
+// github.com/LiqiangJing/DSBench, data_analysis/) as a benchmark's
+// conversion: Conversions offers its converter (Convert with Options: one
+// sheet per competition, whose template and system text rebuild the
+// messages its eval_GPT.ipynb sends, byte for byte). Its figures in agg's
+// report (task- and competition-level accuracy) are in package
+// dsbench/score; its sheets are graded by grade's judge with DSBench's
+// prompt.
 //
 // The data folder holds data.json (one competition per line) and data/<id>/
 // with introduction.txt, questionN.txt, workbooks (.xlsx, .xlsb, .xlsm) and

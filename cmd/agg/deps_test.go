@@ -6,9 +6,13 @@ import (
 	"testing"
 )
 
-// agg reads output files and never calls a model: it must not link the
-// providers' SDKs (about 9 MB of code it would never run).
-func TestNoProviderSDKs(t *testing.T) {
+// agg reads output files: it never calls a model, runs code, builds a
+// prompt or converts a benchmark's data. So it must not link the
+// providers' SDKs, the sandbox and what runs in it (agent, codemode), the
+// prompt builder, the tokenizers, or the readers of workbooks and parquet
+// tables (issue 24 item 6: each benchmark's converter is a package apart
+// from its graders and metric).
+func TestAggDependencies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
@@ -16,10 +20,30 @@ func TestNoProviderSDKs(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list -deps: %v\n%s", err, out)
 	}
-	for _, pkg := range strings.Fields(string(out)) {
-		if strings.HasPrefix(pkg, "github.com/openai/openai-go") || strings.HasPrefix(pkg, "github.com/anthropics/anthropic-sdk-go") ||
-			strings.HasPrefix(pkg, "github.com/evalmd/evalmd/model/") {
+	const mod = "github.com/evalmd/evalmd/"
+	// Each is a package with those below it.
+	forbidden := []string{
+		"github.com/openai/openai-go", "github.com/anthropics/anthropic-sdk-go",
+		mod + "sandbox", mod + "agent", mod + "solve", mod + "codemode", mod + "prompt", mod + "harness", mod + "runner",
+		mod + "tokens", mod + "workbook", mod + "table", "github.com/tiktoken-go/tokenizer", "github.com/parquet-go/parquet-go",
+	}
+	// Leaves below a forbidden package that agg may read with.
+	allowed := map[string]bool{
+		mod + "agent/protocol": true, // what a transcript looks like, for the Inspect logs
+		mod + "runner/aimd":    true, // the connection-limit history in output files
+	}
+	pkgs := strings.Fields(string(out))
+	for _, pkg := range pkgs {
+		for _, f := range forbidden {
+			if (pkg == f || strings.HasPrefix(pkg, f+"/")) && !allowed[pkg] {
+				t.Errorf("cmd/agg depends on %s", pkg)
+			}
+		}
+		if strings.HasPrefix(pkg, mod+"model/") { // a provider
 			t.Errorf("cmd/agg depends on %s", pkg)
 		}
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list -deps gave %d packages: %q", len(pkgs), out)
 	}
 }

@@ -1,12 +1,13 @@
-// Package benchmarks lists the benchmarks the commands know. Adding a
-// benchmark is its package under benchmark/ plus one line in All.
+// Package benchmarks lists the benchmarks the commands know: what reads
+// their answers (graders, metrics). Adding a benchmark is its packages
+// under benchmark/ plus one line in All and one in internal/conversions.
 package benchmarks
 
 import (
 	"github.com/evalmd/evalmd/benchmark"
 	"github.com/evalmd/evalmd/benchmark/dabench"
-	"github.com/evalmd/evalmd/benchmark/databench"
-	"github.com/evalmd/evalmd/benchmark/dsbench"
+	databench "github.com/evalmd/evalmd/benchmark/databench/score"
+	dsbench "github.com/evalmd/evalmd/benchmark/dsbench/score"
 )
 
 // All returns every benchmark, in the order their figures are reported.

@@ -34,8 +34,8 @@ import (
 	"github.com/evalmd/evalmd/benchmark"
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/inspect/dataset"
-	"github.com/evalmd/evalmd/internal/benchmarks"
 	"github.com/evalmd/evalmd/internal/cli"
+	"github.com/evalmd/evalmd/internal/conversions"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/internal/starter"
@@ -51,15 +51,15 @@ func convert(ctx context.Context, stdout, stderr io.Writer, args []string) error
 	return cli.Execute(ctx, stdout, stderr, Command(), args)
 }
 
-// convertWith is convert with the benchmarks of set: a test adds its own.
-func convertWith(ctx context.Context, set *benchmark.Set, stdout, stderr io.Writer, args []string) error {
+// convertWith is convert with the conversions of set: a test adds its own.
+func convertWith(ctx context.Context, set *benchmark.ConvertSet, stdout, stderr io.Writer, args []string) error {
 	return cli.Execute(ctx, stdout, stderr, commandWith(set), args)
 }
 
 // Command is convert's entry in the command table, over every benchmark
-// internal/benchmarks lists.
+// internal/conversions lists.
 func Command() *cli.Command {
-	set, err := benchmarks.Set()
+	set, err := conversions.Set()
 	if err != nil {
 		return &cli.Command{Name: "convert", Run: func(context.Context, io.Writer, io.Writer, []string) error { return err }}
 	}
@@ -69,7 +69,7 @@ func Command() *cli.Command {
 // commandWith is convert's entry in the command table: one subcommand,
 // with its own flags, per conversion; the benchmark conversions come from
 // set.
-func commandWith(set *benchmark.Set) *cli.Command {
+func commandWith(set *benchmark.ConvertSet) *cli.Command {
 	cmds := []*cli.Command{workbookCommand()}
 	for i := range set.Converters {
 		cmds = append(cmds, converterCommand(&set.Converters[i]))

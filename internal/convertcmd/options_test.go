@@ -22,7 +22,7 @@ func TestConverterFlags(t *testing.T) {
 		N int `flag:"n"`
 	}
 	var got *opts
-	set, err := benchmark.NewSet(benchmark.Benchmark{Name: "t", Converters: []benchmark.Converter{
+	set, err := benchmark.NewConvertSet(benchmark.Conversions{Benchmark: "t", Converters: []benchmark.Converter{
 		benchmark.NewConverter("t", "test", func(_ context.Context, o *opts, _ outfile.Options) ([]string, []error) {
 			got = o
 			return []string{"x.md"}, nil

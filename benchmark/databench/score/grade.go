@@ -1,4 +1,4 @@
-package databench
+package score
 
 import (
 	"context"

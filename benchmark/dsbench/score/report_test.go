@@ -1,4 +1,4 @@
-package dsbench
+package score
 
 import (
 	"context"

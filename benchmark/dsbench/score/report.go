@@ -1,4 +1,4 @@
-package dsbench
+package score
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 // as wrong, as the paper's evaluation scores a missing answer 0.
 type metric struct{}
 
-func (metric) Benchmark() string  { return benchmarkName }
+func (metric) Benchmark() string  { return Name }
 func (metric) MetaKeys() []string { return nil }
 
 // row is one model's figures.
