@@ -252,11 +252,16 @@ func Parse(data []byte) (*File, error) {
 	// a large output costs more than the decoding.
 	haveSheet, err := f.decode(data)
 	if err != nil {
-		// Decode once more as a plain value, only to locate the error
-		// (the members are decoded from slices, whose offsets are not the
-		// file's).
-		var v any
+		// A member of the wrong type is located by the offsets each
+		// object adds on the way out (memberError). A syntax error is
+		// located by decoding once more as a plain value (the members are
+		// decoded from slices, whose offsets are not the file's).
 		line := 1
+		var me *memberError
+		var v any
+		if errors.As(err, &me) {
+			line = bytes.Count(data[:min(me.offset, len(data))], []byte("\n")) + 1
+		}
 		if serr := json.Unmarshal(data, &v); serr != nil {
 			line = errLine(data, serr)
 			if field, ok := nanField(data, serr); ok {
@@ -543,9 +548,10 @@ func decodeObject(data []byte, member func(name string, dec *json.Decoder) (bool
 			return nil, err
 		}
 		name, _ := tok.(string)
+		at := valueStart(data, int(dec.InputOffset()))
 		ok, err := member(name, dec)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, atOffset(at, fmt.Errorf("%s: %w", name, err))
 		}
 		if !ok {
 			var raw json.RawMessage
@@ -569,6 +575,56 @@ func decodeObject(data []byte, member func(name string, dec *json.Decoder) (bool
 		return nil, err
 	}
 	return ex, nil
+}
+
+// memberError is an error in a member's value at offset, counted from the
+// start of the data being decoded: each enclosing object adds the offset
+// of its own value, so Parse can name the file's line.
+type memberError struct {
+	offset int
+	err    error
+}
+
+func (e *memberError) Error() string { return e.err.Error() }
+func (e *memberError) Unwrap() error { return e.err }
+
+// atOffset moves err to offset at: an inner memberError's offset counts
+// from the value at at; any other error is placed at at.
+func atOffset(at int, err error) error {
+	var me *memberError
+	if errors.As(err, &me) {
+		return &memberError{offset: at + me.offset, err: err}
+	}
+	return &memberError{offset: at, err: err}
+}
+
+// valueStart returns the offset of the value after a member's name, which
+// ends at off: past white space and the colon.
+func valueStart(data []byte, off int) int {
+	for off < len(data) {
+		switch data[off] {
+		case ' ', '\t', '\r', '\n', ':':
+			off++
+		default:
+			return off
+		}
+	}
+	return off
+}
+
+// decodeName decodes a string member whose null would lose what LIME's
+// agg.py reads (pandas drops a null sheet, model, run or question name from
+// its groups, where an empty string is a value): neither LIME nor this tool
+// writes one, so it is refused rather than read as "".
+func decodeName(dec *json.Decoder, v *string) error {
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return err
+	}
+	if string(raw) == "null" {
+		return errors.New("null, want a string")
+	}
+	return json.Unmarshal(raw, v)
 }
 
 // describe names a JSON token for an error message.
@@ -631,6 +687,7 @@ func decodeQuestions(dec *json.Decoder, qs *[]Question) error {
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
 		return fmt.Errorf("want an array, found %s", describe(tok))
 	}
+	start := int(dec.InputOffset()) - 1 // the "["
 	out := []Question{}
 	for dec.More() {
 		var raw json.RawMessage
@@ -639,7 +696,9 @@ func decodeQuestions(dec *json.Decoder, qs *[]Question) error {
 		}
 		var q Question
 		if err := q.UnmarshalJSON(raw); err != nil {
-			return fmt.Errorf("question %d: %w", len(out)+1, err)
+			// Offsets count from the array (the member's value).
+			at := int(dec.InputOffset()) - len(raw) - start
+			return atOffset(at, fmt.Errorf("question %d: %w", len(out)+1, err))
 		}
 		out = append(out, q)
 	}
@@ -692,11 +751,11 @@ func (s *Sheet) UnmarshalJSON(data []byte) error {
 		var v any
 		switch name {
 		case "name":
-			v = &s.Name
+			return true, decodeName(dec, &s.Name)
 		case "run_id":
-			v = &s.RunID
+			return true, decodeName(dec, &s.RunID)
 		case "model_name":
-			v = &s.ModelName
+			return true, decodeName(dec, &s.ModelName)
 		case "meta_data":
 			v = &s.MetaData
 		case "question":
@@ -748,7 +807,7 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 		var v any
 		switch name {
 		case "name":
-			v = &q.Name
+			return true, decodeName(dec, &q.Name)
 		case "meta_data":
 			v = &q.MetaData
 		case "ground_truth":

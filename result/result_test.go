@@ -58,6 +58,14 @@ func TestParseErrors(t *testing.T) {
 		{"[1,2]", ":1: not an output file"},
 		{"{}", ":1: not an output file"},
 		{"{\"sheet\": {\"name\": 3}}", ":1: not an output file"},
+		// A member of another type, or a null name, is refused at its
+		// line (issue 24 item 4: agg read such values leniently).
+		{"{\n\"sheet\": {\n\"name\": \"s\",\n\"created\": 5},\n\"questions\": []}", ":4: not an output file: sheet: created: json: cannot unmarshal number"},
+		{"{\"sheet\": {\"name\": \"s\", \"run_id\": 12},\n\"questions\": []}", ":1: not an output file: sheet: run_id: json: cannot unmarshal number"},
+		{"{\"sheet\": {\"name\": \"s\"},\n\"questions\": [{},\n{\"name\": \"q\",\n \"meta_data\": {\"level\": 1}}]}", ":4: not an output file: questions: question 2: meta_data: json: cannot unmarshal number"},
+		{"{\"sheet\": {\"name\": \"s\"},\n\"questions\": [\n\n{\"name\": \"q\", \"grade\": \"yes\"}]}", ":4: not an output file: questions: question 1: grade: json: cannot unmarshal string"},
+		{"{\"sheet\": {\"name\": \"s\"},\n\"questions\": [{\"name\": \"x\"}, {\n\"name\": null}]}", ":3: not an output file: questions: question 2: name: null, want a string"},
+		{"{\"sheet\": {\"model_name\": null},\n\"questions\": []}", ":1: not an output file: sheet: model_name: null, want a string"},
 	} {
 		_, err := Parse([]byte(tc.in))
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
