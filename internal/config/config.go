@@ -63,7 +63,8 @@ func System() Lookup {
 }
 
 // ForSheets is l with Sheets set to path's folder (path itself when it is
-// one): path is the sheet or the folder of sheets a command runs.
+// one): path is the sheet or the folder of sheets a command runs, or the
+// output file or folder grade regrades.
 func (l Lookup) ForSheets(path string) Lookup {
 	if path == "" {
 		return l

@@ -137,3 +137,32 @@ func TestGradeConfigJudge(t *testing.T) {
 		t.Errorf("--judge without a server: %v, want an error naming NOWHERE_BASE_URL", err)
 	}
 }
+
+// grade finds the config as run does: the nearest evalmd.yaml at or above
+// the outputs, from any folder, under the same rules (a workspace file
+// that would send a key to a server it names is refused).
+func TestGradeConfigFromOutputs(t *testing.T) {
+	root := t.TempDir()
+	evals := filepath.Join(root, "evals")
+	results := filepath.Join(evals, "results")
+	out := filepath.Join(results, "output-judged-m-1.json")
+	writeFile(t, out, judgedOutput)
+	workspace := filepath.Join(evals, "evalmd.yaml")
+	writeFile(t, workspace, "concurrency: 4\n")
+	elsewhere := t.TempDir()
+	env := map[string]string{"HOME": filepath.Join(root, "home")}
+	for _, args := range [][]string{{"-o", results}, {"-o", out}, {out}} {
+		_, stderr, err := gradeIn(elsewhere, env, append([]string{"-v"}, args...)...)
+		if err != nil && !strings.Contains(err.Error(), "could not be graded") { // no judge: graded null
+			t.Fatalf("grade %q: %v\n%s", args, err, stderr)
+		}
+		if !strings.Contains(stderr, "config: "+workspace) {
+			t.Errorf("grade %q -v from another folder does not name %s:\n%s", args, workspace, stderr)
+		}
+	}
+	writeFile(t, workspace, "base_urls:\n  cfg-judge: http://127.0.0.1:9/\n")
+	env["CFG_JUDGE_API_KEY"] = "test-cfg-key"
+	if _, _, err := gradeIn(elsewhere, env, "-o", results); err == nil || !strings.Contains(err.Error(), "cannot send CFG_JUDGE_API_KEY") {
+		t.Errorf("a workspace file found from the outputs sends the key to its server: %v", err)
+	}
+}

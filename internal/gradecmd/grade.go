@@ -36,7 +36,8 @@ func grade(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 
 // Command is grade's entry in the command table, with fresh flags; look
 // says where its config files are looked for (the judge's settings, as
-// run's), getenv reads keys and servers from the environment.
+// run's: from the outputs' folder, then look's), getenv reads keys and
+// servers from the environment.
 func Command(look config.Lookup, getenv func(string) string) *cli.Command {
 	fs := flag.NewFlagSet("grade", flag.ContinueOnError)
 	var outputs paths
@@ -65,7 +66,10 @@ func Command(look config.Lookup, getenv func(string) string) *cli.Command {
 			if err != nil {
 				return err
 			}
-			conf, err := config.Load(look)
+			// As run's: the nearest evalmd.yaml at or above the outputs
+			// (the first named), then the current folder's, under the
+			// same rules (a workspace file names no server for a key).
+			conf, err := config.Load(look.ForSheets(outputs[0]))
 			if err != nil {
 				return err
 			}
