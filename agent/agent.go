@@ -71,7 +71,7 @@ type Interpreter interface {
 // the transcript in Work. An error is returned only when a model call
 // failed (the transcript so far is lost with it, as a failed chat request
 // loses nothing worth keeping) or ctx ended.
-func Run(ctx context.Context, m model.Model, req model.Request, interp Interpreter, opt Options) (model.Response, error) {
+func Run(ctx context.Context, m model.Model, req model.Task, interp Interpreter, opt Options) (model.Response, error) {
 	if opt.MaxTurns <= 0 {
 		opt.MaxTurns = defaultMaxTurns
 	}
@@ -100,7 +100,7 @@ func Run(ctx context.Context, m model.Model, req model.Request, interp Interpret
 			return finish(limitTokenBudget)
 		}
 		req.Messages = msgs
-		resp, err := m.Complete(qctx, req)
+		resp, err := model.Ask(qctx, m, req)
 		if err != nil {
 			if ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
 				return finish(limitQuestionTimeout)

@@ -57,8 +57,8 @@ func call(id, code string) model.ToolCall {
 	return model.ToolCall{ID: id, Name: "python", Arguments: fmt.Sprintf("{%q:%q}", "code", code)}
 }
 
-func question() model.Request {
-	return model.Request{System: "sys", Messages: []model.Message{{Role: "user", Content: "How many rows?"}}}
+func question() model.Task {
+	return model.Task{Request: model.Request{System: "sys", Messages: []model.Message{{Role: "user", Content: "How many rows?"}}}}
 }
 
 func TestRunToolLoop(t *testing.T) {

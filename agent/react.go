@@ -97,7 +97,7 @@ func trimMiddle(s string) string {
 // is the text of req's user messages; each model call is one user message
 // holding the whole prompt with the scratchpad so far. The transcript keeps
 // each reply (assistant) and each observation (tool).
-func RunReact(ctx context.Context, m model.Model, req model.Request, interp Interpreter, opt Options) (model.Response, error) {
+func RunReact(ctx context.Context, m model.Model, req model.Task, interp Interpreter, opt Options) (model.Response, error) {
 	if opt.MaxTurns <= 0 {
 		opt.MaxTurns = defaultMaxTurns
 	}
@@ -132,7 +132,7 @@ func RunReact(ctx context.Context, m model.Model, req model.Request, interp Inte
 				return out, nil
 			}
 			req.Messages = []model.Message{{Role: "user", Content: reactPrompt(instruction, scratch.String())}}
-			resp, err := m.Complete(qctx, req)
+			resp, err := model.Ask(qctx, m, req)
 			if err != nil {
 				if timedOut() {
 					work.Limit, work.LimitValue = limitQuestionTimeout, opt.limitValue(limitQuestionTimeout)

@@ -48,10 +48,11 @@ import (
 )
 
 // Job is one request to send, named by a key unique within the run (the
-// runner's job key).
+// runner's job key). Its Task's Request is what is sent; the whole Task
+// is keyed, as the runner keys it.
 type Job struct {
-	Key     string
-	Request model.Request
+	Key  string
+	Task model.Task
 }
 
 // Outcome is how a job ended.
@@ -195,12 +196,12 @@ func (m *manager) build(jobs []Job) error {
 		if prev, ok := m.items[cid]; ok {
 			return fmt.Errorf("batch: jobs %q and %q have one custom_id", prev.job.Key, j.Key)
 		}
-		line, err := m.api.BatchLine(cid, j.Request)
+		line, err := m.api.BatchLine(cid, j.Task.Request)
 		if err != nil {
-			return err // the provider names the model and question
+			return fmt.Errorf("question %q: %w", j.Task.Question.Name, err) // the provider names the model
 		}
 		sum := sha256.Sum256(line)
-		it := &item{job: j, cid: cid, line: line, fp: runner.RequestKey(m.opt.Model, m.opt.BaseURL, j.Request),
+		it := &item{job: j, cid: cid, line: line, fp: runner.RequestKey(m.opt.Model, model.Info{BaseURL: m.opt.BaseURL}, j.Task),
 			lineFP: hex.EncodeToString(sum[:16])}
 		m.items[cid] = it
 		m.order = append(m.order, it)

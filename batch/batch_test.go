@@ -52,10 +52,10 @@ func batchAPI(t testing.TB, name, url string) model.BatchAPI {
 func jobs(names ...string) []Job {
 	var out []Job
 	for i, n := range names {
-		out = append(out, Job{Key: fmt.Sprintf("%d:%s", i, n), Request: model.Request{
+		out = append(out, Job{Key: fmt.Sprintf("%d:%s", i, n), Task: model.Task{Request: model.Request{
 			System:   "Answer briefly.",
 			Messages: []model.Message{{Role: "user", Content: "question " + n}},
-		}})
+		}}})
 	}
 	return out
 }
@@ -111,7 +111,7 @@ func TestRunSplitsAndAnswers(t *testing.T) {
 			}
 			for _, j := range js {
 				o := got[j.Key]
-				want := "answer to " + j.Request.Messages[0].Content
+				want := "answer to " + j.Task.Messages[0].Content
 				if o.Err != nil || o.Response.Text != want || o.BatchID == "" || o.Response.InputTokens != 11 {
 					t.Errorf("%s = %+v, want %q from a batch", j.Key, o, want)
 				}
@@ -283,7 +283,7 @@ func TestEditedQuestionIsAskedAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	js := jobs("a", "b")
-	js[1].Request.Messages[0].Content = "question b, edited"
+	js[1].Task.Messages[0].Content = "question b, edited"
 	var warned []string
 	got, st, err := collect(t, context.Background(), api, js, Options{Journal: journal, Warn: func(s string) { warned = append(warned, s) }})
 	if err != nil {
@@ -322,7 +322,7 @@ func TestJournalKeysRequestsAsTheCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, j := range js {
-		if key := runner.RequestKey(opt.Model, opt.BaseURL, j.Request); !strings.Contains(string(data), `"fp":"`+key+`"`) {
+		if key := runner.RequestKey(opt.Model, model.Info{BaseURL: opt.BaseURL}, j.Task); !strings.Contains(string(data), `"fp":"`+key+`"`) {
 			t.Errorf("journal holds no answer keyed %s (%s):\n%s", key, j.Key, data)
 		}
 	}
@@ -349,12 +349,12 @@ func TestJournalOfLineHashesResumes(t *testing.T) {
 	}
 	old := string(data)
 	for _, j := range js {
-		line, err := api.BatchLine(customID(j.Key), j.Request)
+		line, err := api.BatchLine(customID(j.Key), j.Task.Request)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sum := sha256.Sum256(line)
-		old = strings.ReplaceAll(old, runner.RequestKey(opt.Model, opt.BaseURL, j.Request), hex.EncodeToString(sum[:16]))
+		old = strings.ReplaceAll(old, runner.RequestKey(opt.Model, model.Info{BaseURL: opt.BaseURL}, j.Task), hex.EncodeToString(sum[:16]))
 	}
 	if old == string(data) {
 		t.Fatal("no fingerprint rewritten")

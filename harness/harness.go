@@ -435,7 +435,7 @@ func warnUnmatched(cfg Config, models []string, made map[string]model.Model, out
 		var qs []model.QuestionRef
 		for _, o := range outs {
 			if o.Model == name {
-				for _, r := range o.Requests {
+				for _, r := range o.Tasks {
 					qs = append(qs, r.Question)
 				}
 			}

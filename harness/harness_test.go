@@ -134,10 +134,17 @@ type countingModel struct {
 	total     int
 }
 
-func (m *countingModel) Name() string     { return "counting" }
-func (m *countingModel) Info() model.Info { return model.Info{Provider: "counting"} }
+func (m *countingModel) Name() string { return "counting" }
+func (m *countingModel) Info() model.Info {
+	return model.Info{Provider: "counting", FromQuestion: true}
+}
 
 func (m *countingModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	return m.Answer(ctx, model.Task{Request: req})
+}
+
+// Answer answers from the question's name, which only a Task carries.
+func (m *countingModel) Answer(ctx context.Context, req model.Task) (model.Response, error) {
 	m.mu.Lock()
 	m.calls[req.Question.Name]++
 	m.total++

@@ -27,7 +27,7 @@ type Subset = plan.Subset
 // answers one completion per request, an agent makes many.
 func checkBatchModes(outs []*plan.Output) error {
 	for _, o := range outs {
-		for i, r := range o.Requests {
+		for i, r := range o.Tasks {
 			if r.Solve != nil && r.Solve.Mode == model.ModeAgent {
 				return fmt.Errorf("%s: question %q is in agent mode (many model calls, each on the last one's result), which a batch cannot answer; run it without --batch, or with --mode code or chat",
 					o.SheetPath, o.File.Questions[i].Name)

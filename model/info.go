@@ -21,9 +21,14 @@ type Info struct {
 	Model string `json:"model"`
 	// BaseURL is the server the requests go to; "" for offline models.
 	BaseURL string `json:"base_url,omitempty"`
-	// Offline models answer from the question (its name, id, ground
-	// truth), not from the prompt, so no cache may answer for them.
+	// Offline models answer without a server, so no cache may answer
+	// for them.
 	Offline bool `json:"offline,omitempty"`
+	// FromQuestion says the model answers from the question beside the
+	// request (Task.Question: its name, id or ground truth), as replay and
+	// oracle do, so the request key covers the question. Not recorded in
+	// files: it is what the running model does.
+	FromQuestion bool `json:"-"`
 	// Vision says whether the model is sent images.
 	Vision bool `json:"vision"`
 	// Price is what a token costs; nil when unknown (a hosted server this

@@ -1,9 +1,12 @@
 // Package model defines how the tool talks to a language model: one request
-// (system text, messages, settings) in, one response (text and usage) out,
-// and what a model can do (its Info: provider, server, vision, price,
-// context). It knows no provider: the providers live in model/openai,
-// model/anthropic and model/builtin, and a program wires the ones it wants
-// into a Registry (database/sql's drivers, without the global table): each
+// (system text, messages, settings: only what is sent) in, one response
+// (text and usage) out, and what a model can do (its Info: provider,
+// server, vision, price, context). A Task is a request with what travels
+// beside it (the question, for the offline models that answer from it;
+// the code/agent mode's Solve); Ask hands it whole to a model that is an
+// Answerer and only its request to any other. It knows no provider: the
+// providers live in model/openai, model/anthropic and model/builtin, and a
+// program wires the ones it wants into a Registry (database/sql's drivers, without the global table): each
 // provider registers a Factory, which builds its models from a Ref and the
 // Options. A provider that takes batches reports where each batch is as a
 // BatchState (running, ended or failed), which the batch command waits on.
@@ -68,19 +71,28 @@ const (
 	ReasoningHigh    = "high"
 )
 
-// Request is everything sent for one question.
+// Request is what is sent to a provider for one question, and nothing
+// else: a provider's Complete sees only this.
 type Request struct {
 	System   string // system message; empty means none
 	Messages []Message
 	Settings Settings
 	// Tools are offered to the model (agent mode); nil for none.
 	Tools []Tool
+}
+
+// Task is one question put to a model: the Request that is sent and,
+// beside it, what no provider sends. Ask hands a Task to a model that is
+// an Answerer (the offline models that answer from the question; package
+// solve, which acts on Solve) and only its Request to any other.
+type Task struct {
+	Request
 	// Solve, when set, says the answer is made by running code (code and
 	// agent modes); nil for a plain completion.
 	Solve *Solve
-
-	// Question identifies the question for offline built-ins (replay matches
-	// Name or ID, oracle answers GroundTruth). Providers never send it.
+	// Question names the question, for errors and for the models that
+	// answer from it (Info.FromQuestion: replay matches Name or ID, oracle
+	// answers GroundTruth).
 	Question QuestionRef
 }
 
@@ -137,6 +149,24 @@ type Model interface {
 	// (vision, price, offline, context limit, server) is asked of it.
 	Info() Info
 	Complete(ctx context.Context, req Request) (Response, error)
+}
+
+// An Answerer answers a whole Task, not only its Request: a model that
+// answers from the question (Info.FromQuestion), or a wrapper that acts on
+// what travels beside the request (package solve, the runner's retries).
+// It is database/sql's optional-interface pattern: Ask uses it when a
+// model has it.
+type Answerer interface {
+	Answer(ctx context.Context, t Task) (Response, error)
+}
+
+// Ask puts t to m: m.Answer(t) when m is an Answerer, else
+// m.Complete(t.Request), which no provider can tell from a Task.
+func Ask(ctx context.Context, m Model, t Task) (Response, error) {
+	if a, ok := m.(Answerer); ok {
+		return a.Answer(ctx, t)
+	}
+	return m.Complete(ctx, t.Request)
 }
 
 // ErrNoAnswer is returned by a model that has no answer for a question (a

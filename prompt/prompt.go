@@ -140,18 +140,19 @@ type fileResult struct {
 	err error
 }
 
-// Build makes the request for one question. sheetPath names the sheet in
+// Build makes the task for one question: the request sent, and beside it
+// the question and how its answer is made. sheetPath names the sheet in
 // errors.
-func (b *Builder) Build(ctx context.Context, sheetPath string, it *sheet.Item) (model.Request, error) {
+func (b *Builder) Build(ctx context.Context, sheetPath string, it *sheet.Item) (model.Task, error) {
 	req, _, err := b.BuildSettings(ctx, sheetPath, it)
 	return req, err
 }
 
 // BuildSettings is Build, also returning the question's settings as
 // resolved (what its output records).
-func (b *Builder) BuildSettings(ctx context.Context, sheetPath string, it *sheet.Item) (model.Request, setting.Values, error) {
+func (b *Builder) BuildSettings(ctx context.Context, sheetPath string, it *sheet.Item) (model.Task, setting.Values, error) {
 	var none setting.Values
-	req := model.Request{Question: model.QuestionRef{
+	req := model.Task{Question: model.QuestionRef{
 		Sheet: sheetPath, Name: it.Name, ID: it.Meta["id"], GroundTruth: it.GroundTruth,
 		IDIsNumber: it.Meta["id_type"] == "number",
 	}}

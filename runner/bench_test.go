@@ -95,7 +95,7 @@ func BenchmarkThroughput(b *testing.B) {
 			for range concurrency {
 				wg.Go(func() {
 					for i := next.Add(1) - 1; i < int64(len(jobs)); i = next.Add(1) - 1 {
-						if _, err := m.Complete(context.Background(), jobs[i].Request); err != nil {
+						if _, err := model.Ask(context.Background(), m, jobs[i].Task); err != nil {
 							b.Error(err)
 						}
 					}
@@ -142,21 +142,22 @@ func BenchmarkOverhead(b *testing.B) {
 	}
 }
 
-// BenchmarkRequestKey is the cost of one request's cache key and journal
-// fingerprint: a 2 kB prompt with settings, as a plain question sends it.
+// BenchmarkRequestKey is the cost of one request's key (the cache's and
+// the journal's): a 2 kB prompt with settings, as a plain question sends it.
 //
 //	go test ./runner -run '^$' -bench RequestKey -count 6
 func BenchmarkRequestKey(b *testing.B) {
 	temp, seed := 0.2, int64(7)
-	req := model.Request{
-		System:   "Answer briefly.",
-		Messages: []model.Message{{Role: "user", Content: strings.Repeat("What is the mean of column a? ", 70)}},
-		Settings: model.Settings{Temperature: &temp, MaxTokens: 512, Seed: &seed, Stop: []string{"\n\n"}},
+	req := model.Task{
+		Request: model.Request{
+			System:   "Answer briefly.",
+			Messages: []model.Message{{Role: "user", Content: strings.Repeat("What is the mean of column a? ", 70)}},
+			Settings: model.Settings{Temperature: &temp, MaxTokens: 512, Seed: &seed, Stop: []string{"\n\n"}},
+		},
 		Question: model.QuestionRef{Sheet: "sheet.md", Name: "q0001", ID: "1"},
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		RequestKey("openai/gpt-4o", "https://api.openai.com/v1", req)
-		fingerprint("openai/gpt-4o", "https://api.openai.com/v1", req)
+		RequestKey("openai/gpt-4o", model.Info{BaseURL: "https://api.openai.com/v1"}, req)
 	}
 }

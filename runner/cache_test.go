@@ -18,68 +18,70 @@ func TestRequestKey(t *testing.T) {
 	temp := 0.5
 	temp2 := 0.7
 	seed := int64(1)
-	base := model.Request{
-		System:   "sys",
-		Messages: []model.Message{{Role: "user", Content: "hi", Images: []model.Image{{MediaType: "image/png", Data: []byte{1, 2, 3}}}}},
-		Settings: model.Settings{Temperature: &temp, MaxTokens: 100},
+	base := model.Task{
+		Request: model.Request{
+			System:   "sys",
+			Messages: []model.Message{{Role: "user", Content: "hi", Images: []model.Image{{MediaType: "image/png", Data: []byte{1, 2, 3}}}}},
+			Settings: model.Settings{Temperature: &temp, MaxTokens: 100},
+		},
 		Question: model.QuestionRef{Name: "q1"},
 	}
-	k0 := RequestKey("openai/gpt-4o", "http://a", base)
+	k0 := RequestKey("openai/gpt-4o", model.Info{BaseURL: "http://a"}, base)
 	for _, tc := range []struct {
 		name   string
 		model  string
 		url    string
-		change func(r *model.Request)
+		change func(r *model.Task)
 		same   bool
 	}{
 		{name: "identical", same: true},
-		{name: "equal copy of the temperature", change: func(r *model.Request) { v := 0.5; r.Settings.Temperature = &v }, same: true},
-		{name: "question ref not covered", change: func(r *model.Request) { r.Question.Name = "q2" }, same: true},
+		{name: "equal copy of the temperature", change: func(r *model.Task) { v := 0.5; r.Settings.Temperature = &v }, same: true},
+		{name: "question ref not covered", change: func(r *model.Task) { r.Question.Name = "q2" }, same: true},
 		{name: "model", model: "openai/gpt-4o-mini"},
 		{name: "base URL", url: "http://b"},
-		{name: "system", change: func(r *model.Request) { r.System = "sys2" }},
-		{name: "message text", change: func(r *model.Request) {
+		{name: "system", change: func(r *model.Task) { r.System = "sys2" }},
+		{name: "message text", change: func(r *model.Task) {
 			r.Messages = []model.Message{{Role: "user", Content: "hi!", Images: r.Messages[0].Images}}
 		}},
-		{name: "role", change: func(r *model.Request) {
+		{name: "role", change: func(r *model.Task) {
 			r.Messages = []model.Message{{Role: "assistant", Content: "hi", Images: r.Messages[0].Images}}
 		}},
-		{name: "image bytes", change: func(r *model.Request) {
+		{name: "image bytes", change: func(r *model.Task) {
 			r.Messages = []model.Message{{Role: "user", Content: "hi", Images: []model.Image{{MediaType: "image/png", Data: []byte{1, 2, 4}}}}}
 		}},
-		{name: "temperature", change: func(r *model.Request) { r.Settings.Temperature = &temp2 }},
-		{name: "no temperature", change: func(r *model.Request) { r.Settings.Temperature = nil }},
-		{name: "max tokens", change: func(r *model.Request) { r.Settings.MaxTokens = 101 }},
-		{name: "seed", change: func(r *model.Request) { r.Settings.Seed = &seed }},
-		{name: "stop", change: func(r *model.Request) { r.Settings.Stop = []string{"\n"} }},
-		{name: "top_p", change: func(r *model.Request) { v := 0.9; r.Settings.TopP = &v }},
-		{name: "top_p 0 is not unset", change: func(r *model.Request) { v := 0.0; r.Settings.TopP = &v }},
-		{name: "empty stop list is unset", change: func(r *model.Request) { r.Settings.Stop = []string{} }, same: true},
-		{name: "image media type", change: func(r *model.Request) {
+		{name: "temperature", change: func(r *model.Task) { r.Settings.Temperature = &temp2 }},
+		{name: "no temperature", change: func(r *model.Task) { r.Settings.Temperature = nil }},
+		{name: "max tokens", change: func(r *model.Task) { r.Settings.MaxTokens = 101 }},
+		{name: "seed", change: func(r *model.Task) { r.Settings.Seed = &seed }},
+		{name: "stop", change: func(r *model.Task) { r.Settings.Stop = []string{"\n"} }},
+		{name: "top_p", change: func(r *model.Task) { v := 0.9; r.Settings.TopP = &v }},
+		{name: "top_p 0 is not unset", change: func(r *model.Task) { v := 0.0; r.Settings.TopP = &v }},
+		{name: "empty stop list is unset", change: func(r *model.Task) { r.Settings.Stop = []string{} }, same: true},
+		{name: "image media type", change: func(r *model.Task) {
 			r.Messages = []model.Message{{Role: "user", Content: "hi", Images: []model.Image{{MediaType: "image/jpeg", Data: []byte{1, 2, 3}}}}}
 		}},
-		{name: "tool limit", change: func(r *model.Request) { r.Messages[0].ToolLimit = "tool_timeout" }},
-		{name: "tool description", change: func(r *model.Request) { r.Tools = []model.Tool{{Name: "python", Description: "runs code"}} }},
-		{name: "tool parameters", change: func(r *model.Request) { r.Tools = []model.Tool{{Name: "python", Parameters: []byte(`{}`)}} }},
-		{name: "question ID not covered", change: func(r *model.Request) { r.Question.ID = "7" }, same: true},
-		{name: "ground truth not covered", change: func(r *model.Request) { g := "1"; r.Question.GroundTruth = &g }, same: true},
-		{name: "agent style", change: func(r *model.Request) { r.Solve = &model.Solve{Mode: model.ModeAgent, Style: "react"} }},
-		{name: "max turns", change: func(r *model.Request) { r.Solve = &model.Solve{MaxTurns: 5} }},
-		{name: "question timeout", change: func(r *model.Request) { r.Solve = &model.Solve{QuestionTimeout: time.Minute} }},
-		{name: "token budget", change: func(r *model.Request) { r.Solve = &model.Solve{TokenBudget: 1000} }},
-		{name: "tool timeout", change: func(r *model.Request) { r.Solve = &model.Solve{ToolTimeout: time.Minute} }},
-		{name: "tool memory", change: func(r *model.Request) { r.Solve = &model.Solve{ToolMemory: 1 << 30} }},
-		{name: "reformat", change: func(r *model.Request) {
+		{name: "tool limit", change: func(r *model.Task) { r.Messages[0].ToolLimit = "tool_timeout" }},
+		{name: "tool description", change: func(r *model.Task) { r.Tools = []model.Tool{{Name: "python", Description: "runs code"}} }},
+		{name: "tool parameters", change: func(r *model.Task) { r.Tools = []model.Tool{{Name: "python", Parameters: []byte(`{}`)}} }},
+		{name: "question ID not covered", change: func(r *model.Task) { r.Question.ID = "7" }, same: true},
+		{name: "ground truth not covered", change: func(r *model.Task) { g := "1"; r.Question.GroundTruth = &g }, same: true},
+		{name: "agent style", change: func(r *model.Task) { r.Solve = &model.Solve{Mode: model.ModeAgent, Style: "react"} }},
+		{name: "max turns", change: func(r *model.Task) { r.Solve = &model.Solve{MaxTurns: 5} }},
+		{name: "question timeout", change: func(r *model.Task) { r.Solve = &model.Solve{QuestionTimeout: time.Minute} }},
+		{name: "token budget", change: func(r *model.Task) { r.Solve = &model.Solve{TokenBudget: 1000} }},
+		{name: "tool timeout", change: func(r *model.Task) { r.Solve = &model.Solve{ToolTimeout: time.Minute} }},
+		{name: "tool memory", change: func(r *model.Task) { r.Solve = &model.Solve{ToolMemory: 1 << 30} }},
+		{name: "reformat", change: func(r *model.Task) {
 			r.Solve = &model.Solve{Reformat: &model.Reformat{Question: "q", Format: "@x[v]"}}
 		}},
-		{name: "reformat format", change: func(r *model.Request) { r.Solve = &model.Solve{Reformat: &model.Reformat{Format: "@x[v]"}} }},
-		{name: "files", change: func(r *model.Request) { r.Solve = &model.Solve{Files: []string{"/data/t.csv"}} }},
-		{name: "code mode", change: func(r *model.Request) { r.Solve = &model.Solve{Mode: model.ModeCode, Extract: "baseline"} }},
-		{name: "tools offered", change: func(r *model.Request) { r.Tools = []model.Tool{{Name: "python"}} }},
-		{name: "tool calls in the history", change: func(r *model.Request) {
+		{name: "reformat format", change: func(r *model.Task) { r.Solve = &model.Solve{Reformat: &model.Reformat{Format: "@x[v]"}} }},
+		{name: "files", change: func(r *model.Task) { r.Solve = &model.Solve{Files: []string{"/data/t.csv"}} }},
+		{name: "code mode", change: func(r *model.Task) { r.Solve = &model.Solve{Mode: model.ModeCode, Extract: "baseline"} }},
+		{name: "tools offered", change: func(r *model.Task) { r.Tools = []model.Tool{{Name: "python"}} }},
+		{name: "tool calls in the history", change: func(r *model.Task) {
 			r.Messages = append(r.Messages, model.Message{Role: "assistant", ToolCalls: []model.ToolCall{{ID: "1", Name: "python", Arguments: "{}"}}})
 		}},
-		{name: "tool result", change: func(r *model.Request) {
+		{name: "tool result", change: func(r *model.Task) {
 			r.Messages = append(r.Messages, model.Message{Role: "tool", ToolCallID: "1", Content: "42"})
 		}},
 	} {
@@ -96,7 +98,7 @@ func TestRequestKey(t *testing.T) {
 			if tc.url != "" {
 				u = tc.url
 			}
-			k := RequestKey(m, u, r)
+			k := RequestKey(m, model.Info{BaseURL: u}, r)
 			if (k == k0) != tc.same {
 				t.Errorf("key equal = %v, want %v", k == k0, tc.same)
 			}
@@ -110,21 +112,14 @@ func TestRequestKey(t *testing.T) {
 	inA, inB := base, base
 	inA.Solve = &model.Solve{Mode: model.ModeCode, Files: []string{"/a/t.csv"}}
 	inB.Solve = &model.Solve{Mode: model.ModeCode, Files: []string{"/b/t.csv"}}
-	if RequestKey("m", "", inA) != RequestKey("m", "", inB) {
+	if RequestKey("m", model.Info{}, inA) != RequestKey("m", model.Info{}, inB) {
 		t.Error("the folder of a question's files changes its key")
-	}
-	// The journal's fingerprint covers the question, which offline
-	// built-ins answer from.
-	q2 := base
-	q2.Question.Name = "q2"
-	if fingerprint("m", "", base) == fingerprint("m", "", q2) {
-		t.Error("the fingerprint does not cover the question")
 	}
 	// NaN cannot be marshalled as JSON; the key must exist anyway.
 	nan := func() float64 { z := 0.0; return z / z }()
 	r := base
 	r.Settings.Temperature = &nan
-	if k := RequestKey("m", "", r); len(k) != 64 || k == k0 {
+	if k := RequestKey("m", model.Info{}, r); len(k) != 64 || k == k0 {
 		t.Errorf("NaN temperature key %q", k)
 	}
 }
@@ -134,7 +129,7 @@ func TestCacheGetPut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := RequestKey("m", "", model.Request{System: "s"})
+	key := RequestKey("m", model.Info{}, model.Task{Request: model.Request{System: "s"}})
 	if _, ok, err := c.Get(key); ok || err != nil {
 		t.Fatalf("empty cache: ok %v err %v", ok, err)
 	}
@@ -169,9 +164,9 @@ func TestRunWithCache(t *testing.T) {
 	// Jobs 10..19 repeat the prompts of 0..9 under other keys: within one
 	// run each prompt is paid for once.
 	for i := 10; i < 20; i++ {
-		jobs[i].Request = jobs[i-10].Request
+		jobs[i].Task = jobs[i-10].Task
 	}
-	m1 := newFuncModel(func(ctx context.Context, req model.Request) (model.Response, error) {
+	m1 := newFuncModel(func(ctx context.Context, req model.Task) (model.Response, error) {
 		time.Sleep(time.Millisecond) // let duplicates overlap
 		return echo(ctx, req)
 	})
@@ -223,7 +218,7 @@ func TestRunWithCache(t *testing.T) {
 		t.Errorf("offline model: stats %+v calls %d; want no cache", st, m7.calls.Load())
 	}
 	// Errors are not cached.
-	m4 := newFuncModel(func(ctx context.Context, req model.Request) (model.Response, error) {
+	m4 := newFuncModel(func(ctx context.Context, req model.Task) (model.Response, error) {
 		return model.Response{}, &model.APIError{Status: 400, Message: "no"}
 	})
 	m4.name = "fake/failing"
@@ -239,7 +234,7 @@ func TestCacheConcurrentPut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := RequestKey("m", "", model.Request{})
+	key := RequestKey("m", model.Info{}, model.Task{})
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {
@@ -295,7 +290,7 @@ func TestOldCacheAndJournalDropped(t *testing.T) {
 		journal := filepath.Join(t.TempDir(), "j")
 		var lines []string
 		for _, j := range jobs {
-			lines = append(lines, fmt.Sprintf(`{%s"key":%q,"req":%q,"text":"old answer","elapsed":1}`, version, j.Key, fingerprint("fake/model", "", j.Request)))
+			lines = append(lines, fmt.Sprintf(`{%s"key":%q,"req":%q,"text":"old answer","elapsed":1}`, version, j.Key, RequestKey("fake/model", model.Info{}, j.Task)))
 		}
 		os.WriteFile(journal, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 		oldJournalAskedAgain(t, jobs, journal)
@@ -315,5 +310,35 @@ func oldJournalAskedAgain(t *testing.T, jobs []Job, journal string) {
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "4 answers were journaled by an older evalmd") {
 		t.Errorf("warnings = %q, want one about the 4 old answers", warnings)
+	}
+}
+
+// A model that answers from the question (Info.FromQuestion: the oracle
+// answers the ground truth) has the question in its key, so an edited
+// answer is asked again; a model that sees only the request (mock, any
+// server) keeps its key, so the edit costs no call.
+func TestRequestKeyFromQuestion(t *testing.T) {
+	truth, edited := "4", "5"
+	task := model.Task{Request: model.Request{Messages: []model.Message{{Role: "user", Content: "2+2?"}}},
+		Question: model.QuestionRef{Sheet: "/a/sheet.md", Name: "q1", GroundTruth: &truth}}
+	other := task
+	other.Question.GroundTruth = &edited
+	moved := task
+	moved.Question.Sheet = "/b/sheet.md"
+	for _, tc := range []struct {
+		info model.Info
+		want bool // the edited answer changes the key
+	}{
+		{model.Info{Provider: "oracle", Offline: true, FromQuestion: true}, true},
+		{model.Info{Provider: "mock", Offline: true}, false},
+		{model.Info{Provider: "openai", BaseURL: "https://api.openai.com/v1"}, false},
+	} {
+		k := RequestKey("m", tc.info, task)
+		if changed := k != RequestKey("m", tc.info, other); changed != tc.want {
+			t.Errorf("%s: an edited ground truth changes the key: %v, want %v", tc.info.Provider, changed, tc.want)
+		}
+		if k != RequestKey("m", tc.info, moved) {
+			t.Errorf("%s: the sheet's folder changes the key", tc.info.Provider)
+		}
 	}
 }

@@ -206,7 +206,7 @@ func TestCrashResume(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	for _, j := range makeJobs(crashJobs) {
-		q := j.Request.Question.Name
+		q := j.Task.Question.Name
 		if emitted[j.Key] != 1 {
 			t.Errorf("%s emitted %d times by run 2", j.Key, emitted[j.Key])
 		}

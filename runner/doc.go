@@ -48,8 +48,8 @@
 //
 // With Options.Journal, each settled job is appended to a JSON Lines file:
 // one record per answer, or per model.ErrNoAnswer, holding the job's key,
-// a fingerprint of the request (RequestKey covering the question
-// reference too), the response text and usage. Final errors
+// a fingerprint of the task (its RequestKey, which covers the question
+// for a model that answers from it), the response text and usage. Final errors
 // are not journaled: a rerun asks those questions again, which is what a
 // person resuming after an outage wants. Running the same jobs with the
 // same journal emits the journaled answers first (Outcome.FromJournal) and

@@ -27,8 +27,8 @@ func ExampleRun() {
 		name := fmt.Sprintf("Q%d", i+1)
 		jobs = append(jobs, runner.Job{
 			Key: fmt.Sprintf("sheet.md#%d:%s", i, name),
-			Request: model.Request{
-				Messages: []model.Message{{Role: "user", Content: q}},
+			Task: model.Task{
+				Request:  model.Request{Messages: []model.Message{{Role: "user", Content: q}}},
 				Question: model.QuestionRef{Sheet: "sheet.md", Name: name},
 			},
 		})

@@ -29,7 +29,7 @@ func TestGracefulStop(t *testing.T) {
 			const c = 3
 			arrived := make(chan struct{}, c)
 			release := make(chan struct{})
-			m := newFuncModel(func(ctx context.Context, req model.Request) (model.Response, error) {
+			m := newFuncModel(func(ctx context.Context, req model.Task) (model.Response, error) {
 				arrived <- struct{}{}
 				select {
 				case <-release:

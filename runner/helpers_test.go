@@ -21,7 +21,7 @@ import (
 type funcModel struct {
 	name string
 	info model.Info
-	f    func(ctx context.Context, req model.Request) (model.Response, error)
+	f    func(ctx context.Context, req model.Task) (model.Response, error)
 
 	calls       atomic.Int64
 	mu          sync.Mutex
@@ -30,7 +30,7 @@ type funcModel struct {
 	maxInFlight int
 }
 
-func newFuncModel(f func(ctx context.Context, req model.Request) (model.Response, error)) *funcModel {
+func newFuncModel(f func(ctx context.Context, req model.Task) (model.Response, error)) *funcModel {
 	return &funcModel{name: "fake/model", f: f, perQuestion: map[string]int{}}
 }
 
@@ -39,6 +39,11 @@ func (m *funcModel) Name() string { return m.name }
 func (m *funcModel) Info() model.Info { return m.info }
 
 func (m *funcModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	return m.Answer(ctx, model.Task{Request: req})
+}
+
+// Answer is an Answerer's, so a test sees the question of each call.
+func (m *funcModel) Answer(ctx context.Context, req model.Task) (model.Response, error) {
 	m.calls.Add(1)
 	m.mu.Lock()
 	m.perQuestion[req.Question.Name]++
@@ -60,7 +65,7 @@ func (m *funcModel) count(q string) int {
 }
 
 // echo answers every question with "answer to " + its name.
-func echo(ctx context.Context, req model.Request) (model.Response, error) {
+func echo(ctx context.Context, req model.Task) (model.Response, error) {
 	return model.Response{Text: "answer to " + req.Question.Name, InputTokens: 10, OutputTokens: 3}, nil
 }
 
@@ -72,9 +77,11 @@ func makeJobs(n int) []Job {
 		name := fmt.Sprintf("q%04d", i)
 		jobs[i] = Job{
 			Key: "sheet.md#" + strconv.Itoa(i) + ":" + name,
-			Request: model.Request{
-				System:   "Answer briefly.",
-				Messages: []model.Message{{Role: "user", Content: "Q: " + name}},
+			Task: model.Task{
+				Request: model.Request{
+					System:   "Answer briefly.",
+					Messages: []model.Message{{Role: "user", Content: "Q: " + name}},
+				},
 				Question: model.QuestionRef{Sheet: "sheet.md", Name: name},
 			},
 		}

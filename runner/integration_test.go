@@ -120,7 +120,7 @@ func TestFaults(t *testing.T) {
 			lateTotal := 0
 			rateLimited := 0
 			for _, j := range jobs {
-				q := j.Request.Question.Name
+				q := j.Task.Question.Name
 				o := got[j.Key]
 				calls := seq[q]
 				for _, f := range calls {
@@ -224,7 +224,11 @@ func (r *resultLog) Name() string     { return r.m.Name() }
 func (r *resultLog) Info() model.Info { return r.m.Info() }
 
 func (r *resultLog) Complete(ctx context.Context, req model.Request) (model.Response, error) {
-	resp, err := r.m.Complete(ctx, req)
+	return r.Answer(ctx, model.Task{Request: req})
+}
+
+func (r *resultLog) Answer(ctx context.Context, req model.Task) (model.Response, error) {
+	resp, err := model.Ask(ctx, r.m, req)
 	r.mu.Lock()
 	r.seen[req.Question.Name] = append(r.seen[req.Question.Name], err)
 	r.mu.Unlock()

@@ -16,57 +16,54 @@ import (
 // invalidates old cache entries instead of silently matching them. v2: the
 // base URL is always the model's real server (Info().BaseURL); v1 keys
 // held it only when --base-url was given. v3: the key is the canonical
-// encoding of model.Request (encodeRequest), which covers every field
-// unless keyLeftOut names it.
+// encoding of the request (keyEncoder), which covers every field unless
+// keyLeftOut names it; a model.Task, which holds the request and what
+// travels beside it, encodes to the same bytes as the request did.
 const keyVersion = "evalmd-request-v3"
 
 // journalVersion is written in every journal record; records of an older
-// version (v1 had none, v2 fingerprints were made before v3 keys) are asked
-// again, with one warning.
-const journalVersion = 3
+// version (v1 had none, v2 fingerprints were made before v3 keys, v3 ones
+// covered the question for every model) are asked again, with one warning.
+const journalVersion = 4
 
-// keyLeftOut lists the fields of model.Request (by path, as
-// "Field.Field") that a RequestKey does not cover, and why. Every other
-// field is covered, a new one included, without code here: a field missing
-// from a key would serve a stale cached answer.
+// keyLeftOut lists the fields of model.Task (by path, as "Field.Field";
+// the embedded Request's fields without "Request.") that a RequestKey
+// leaves out, and why, for a model that answers from what it is sent. A
+// model that answers from what travels beside the request too
+// (Info.FromQuestion: oracle, replay, random) has every field keyed. Every
+// other field is covered, a new one included, without code here: a field
+// missing from a key would serve a stale answer.
 var keyLeftOut = map[string]string{
-	// Providers never send it, and the cache is shared by questions: two
-	// questions with one prompt share a cache entry. The journal's
-	// fingerprint covers it, because offline built-ins (replay, oracle)
-	// answer from it.
-	"Question": "not sent: names the question for offline built-ins",
+	// Not sent, and the cache is shared by questions: two questions with
+	// one prompt share a cache entry, and an edited answer does not ask a
+	// model again that never sees it.
+	"Question": "not sent: names the question for the models that answer from it",
 }
 
 // keyBaseName lists the string fields whose values are keyed by base
-// name: the code sees a question's files under their base names, so the
-// folder a sheet is run from does not change its key.
-var keyBaseName = map[string]bool{"Solve.Files": true}
+// name: the code sees a question's files under their base names, and
+// random picks by the sheet's file name, so the folder a sheet is run from
+// does not change its key.
+var keyBaseName = map[string]bool{"Solve.Files": true, "Question.Sheet": true}
 
-// RequestKey is the content address of a request to a model, used by the
-// cache and by batches: the hex sha256 of the key version, the model name
-// (provider/model), the server's base URL and the canonical encoding of
-// the request (encodeRequest) without the fields keyLeftOut names. It
-// never covers credentials, which are not part of a request: the cache
-// directory may be shared or committed, and a key must not change when an
-// API key is rotated.
-func RequestKey(modelName, baseURL string, req model.Request) string {
-	return requestKey(modelName, baseURL, req, keyLeftOut)
-}
-
-// fingerprint identifies a job's request in the journal. It is RequestKey
-// covering req.Question too, because offline built-ins (replay, oracle)
-// answer from it: a journaled answer is reused only for the very same
-// request.
-func fingerprint(modelName, baseURL string, req model.Request) string {
-	return requestKey(modelName, baseURL, req, nil)
-}
-
-func requestKey(modelName, baseURL string, req model.Request, leftOut map[string]string) string {
+// RequestKey is the content address of a task put to a model, used by the
+// cache, the run journal and batches: the hex sha256 of the key version,
+// the model name (provider/model), the server's base URL (info.BaseURL)
+// and the canonical encoding of the task (keyEncoder): the request and
+// its Solve, and the question when info.FromQuestion (else keyLeftOut
+// leaves it out). It never covers credentials, which are not part of a
+// task: the cache directory may be shared or committed, and a key must not
+// change when an API key is rotated.
+func RequestKey(modelName string, info model.Info, t model.Task) string {
+	leftOut := keyLeftOut
+	if info.FromQuestion {
+		leftOut = nil
+	}
 	e := keyEncoder{h: sha256.New(), buf: make([]byte, 0, 512), path: make([]byte, 0, 64), leftOut: leftOut}
 	e.str(keyVersion)
 	e.str(modelName)
-	e.str(baseURL)
-	e.value(reflect.ValueOf(req))
+	e.str(info.BaseURL)
+	e.value(reflect.ValueOf(t))
 	e.h.Write(e.buf)
 	var sum [sha256.Size]byte
 	return hex.EncodeToString(e.h.Sum(sum[:0]))
@@ -80,7 +77,7 @@ func requestKey(modelName, baseURL string, req model.Request, leftOut map[string
 // number is its decimal text (floats shortest, NaN and infinities
 // included); a pointer is what it points to; a slice is "[" its elements
 // "]"; a map is its entries sorted by encoded key. Renaming or reordering
-// fields of model.Request changes every key: bump keyVersion then.
+// fields of model.Task changes every key: bump keyVersion then.
 type keyEncoder struct {
 	h   hash.Hash // nil while a map's entries are encoded apart
 	buf []byte
@@ -114,26 +111,7 @@ func (e *keyEncoder) value(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Struct:
 		e.buf = append(e.buf, '{')
-		t := v.Type()
-		parent := len(e.path)
-		for i := range t.NumField() {
-			fv := v.Field(i)
-			if isZero(fv) {
-				continue
-			}
-			f := t.Field(i)
-			if parent > 0 {
-				e.path = append(e.path, '.')
-			}
-			e.path = append(e.path, f.Name...)
-			if _, out := e.leftOut[string(e.path)]; !out && f.IsExported() {
-				e.buf = append(e.buf, f.Name...)
-				e.buf = append(e.buf, '=')
-				e.value(fv)
-				e.buf = append(e.buf, ';')
-			}
-			e.path = e.path[:parent]
-		}
+		e.fields(v)
 		e.buf = append(e.buf, '}')
 	case reflect.String:
 		s := v.String()
@@ -196,6 +174,37 @@ func (e *keyEncoder) value(v reflect.Value) {
 		// A channel or function is not data a request can send; keyed by
 		// its type alone. TestKeyCoversEveryField fails on such a field.
 		e.str(v.Type().String())
+	}
+}
+
+// fields encodes the non-zero fields of the struct v, found at e.path. An
+// embedded struct's fields are encoded as the outer struct's own (Task's
+// Request), so a Task is keyed as the request with Solve and Question
+// beside it.
+func (e *keyEncoder) fields(v reflect.Value) {
+	t := v.Type()
+	parent := len(e.path)
+	for i := range t.NumField() {
+		fv := v.Field(i)
+		if isZero(fv) {
+			continue
+		}
+		f := t.Field(i)
+		if f.Anonymous && fv.Kind() == reflect.Struct {
+			e.fields(fv)
+			continue
+		}
+		if parent > 0 {
+			e.path = append(e.path, '.')
+		}
+		e.path = append(e.path, f.Name...)
+		if _, out := e.leftOut[string(e.path)]; !out && f.IsExported() {
+			e.buf = append(e.buf, f.Name...)
+			e.buf = append(e.buf, '=')
+			e.value(fv)
+			e.buf = append(e.buf, ';')
+		}
+		e.path = e.path[:parent]
 	}
 }
 

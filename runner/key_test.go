@@ -10,16 +10,17 @@ import (
 	"github.com/evalmd/evalmd/model"
 )
 
-// keyField is one field of model.Request, found by walking its type, and
-// how to give it a non-zero value in a request where it is zero.
+// keyField is one field of model.Task, found by walking its type, and how
+// to give it a non-zero value in a task where it is zero.
 type keyField struct {
 	path string
 	set  func(req reflect.Value) // req is an addressable model.Request; nil for a struct
 }
 
-// requestFields walks t (model.Request) recursively: into nested structs,
+// requestFields walks t (model.Task) recursively: into nested structs,
 // the struct a pointer points to and a slice's first element. A container
-// (pointer, slice) is a field of its own, set by making it non-empty.
+// (pointer, slice) is a field of its own, set by making it non-empty; an
+// embedded struct's fields are the outer struct's, as the key encodes them.
 func requestFields(t *testing.T, typ reflect.Type, path string, at func(reflect.Value) reflect.Value) []keyField {
 	var out []keyField
 	for i := range typ.NumField() {
@@ -31,6 +32,8 @@ func requestFields(t *testing.T, typ reflect.Type, path string, at func(reflect.
 		field := func(r reflect.Value) reflect.Value { return at(r).Field(i) }
 		ft := f.Type
 		switch {
+		case f.Anonymous && ft.Kind() == reflect.Struct:
+			out = append(out, requestFields(t, ft, path, field)...)
 		case ft.Kind() == reflect.Struct:
 			out = append(out, keyField{path: p}) // named, set through its fields
 			out = append(out, requestFields(t, ft, p, field)...)
@@ -57,7 +60,7 @@ func requestFields(t *testing.T, typ reflect.Type, path string, at func(reflect.
 		default:
 			v, ok := nonZero(ft)
 			if !ok {
-				t.Errorf("model.Request field %s is a %s, which a request key cannot encode as data", p, ft)
+				t.Errorf("model.Task field %s is a %s, which a request key cannot encode as data", p, ft)
 				continue
 			}
 			out = append(out, keyField{p, func(r reflect.Value) { field(r).Set(v) }})
@@ -117,32 +120,41 @@ func leftOut(path string) bool {
 	return false
 }
 
-// TestKeyCoversEveryField walks model.Request's fields and fails when one
-// is in neither the key nor keyLeftOut: every field outside keyLeftOut,
-// set on its own, must change RequestKey; every field in it must leave
-// RequestKey alone and change the journal's fingerprint. A field added to
-// model.Request (a new setting) is covered without code in key.go.
+// TestKeyCoversEveryField walks model.Task's fields (the request's and
+// what travels beside it) and fails when one is in neither the key nor
+// keyLeftOut: for a model that answers from its request, every field
+// outside keyLeftOut, set on its own, must change RequestKey and every
+// field in it must leave RequestKey alone; for a model that answers from
+// the question too (Info.FromQuestion), every field must change it. A
+// field added to model.Request or model.Task (a new setting) is covered
+// without code in key.go.
 func TestKeyCoversEveryField(t *testing.T) {
-	fields := requestFields(t, reflect.TypeFor[model.Request](), "", func(r reflect.Value) reflect.Value { return r })
-	zero := model.Request{}
-	k0, f0 := RequestKey("m", "u", zero), fingerprint("m", "u", zero)
-	seen := map[string]string{k0: "the zero request"}
+	fields := requestFields(t, reflect.TypeFor[model.Task](), "", func(r reflect.Value) reflect.Value { return r })
+	plain, fromQuestion := model.Info{BaseURL: "u"}, model.Info{BaseURL: "u", FromQuestion: true}
+	zero := model.Task{}
+	k0, q0 := RequestKey("m", plain, zero), RequestKey("m", fromQuestion, zero)
+	if k0 != q0 {
+		t.Errorf("the zero task's key depends on Info.FromQuestion")
+	}
+	seen := map[string]string{k0: "the zero task"}
+	seenQ := map[string]string{q0: "the zero task"}
 	paths := map[string]bool{}
 	for _, f := range fields {
 		paths[f.path] = true
 		if f.set == nil {
 			continue
 		}
-		var req model.Request
+		var req model.Task
 		f.set(reflect.ValueOf(&req).Elem())
 		if reflect.DeepEqual(req, zero) {
 			t.Errorf("%s: the test could not set it", f.path)
 			continue
 		}
-		k, fp := RequestKey("m", "u", req), fingerprint("m", "u", req)
-		if fp == f0 {
-			t.Errorf("%s is not covered by the journal's fingerprint", f.path)
+		k, kq := RequestKey("m", plain, req), RequestKey("m", fromQuestion, req)
+		if prev, dup := seenQ[kq]; dup {
+			t.Errorf("%s is not in the key of a model that answers from the question (its key is that of %s)", f.path, prev)
 		}
+		seenQ[kq] = f.path
 		if leftOut(f.path) {
 			if k != k0 {
 				t.Errorf("%s is in keyLeftOut but changes the request key", f.path)
@@ -156,16 +168,16 @@ func TestKeyCoversEveryField(t *testing.T) {
 	}
 	for p := range keyLeftOut {
 		if !paths[p] {
-			t.Errorf("keyLeftOut names %s, which model.Request does not have", p)
+			t.Errorf("keyLeftOut names %s, which model.Task does not have", p)
 		}
 	}
 	for p := range keyBaseName {
 		if !paths[p] {
-			t.Errorf("keyBaseName names %s, which model.Request does not have", p)
+			t.Errorf("keyBaseName names %s, which model.Task does not have", p)
 		}
 	}
 	if len(fields) < 30 {
-		t.Errorf("walked %d fields of model.Request; the walk is broken", len(fields))
+		t.Errorf("walked %d fields of model.Task; the walk is broken", len(fields))
 	}
 }
 
@@ -174,12 +186,12 @@ func TestKeyCoversEveryField(t *testing.T) {
 // under keys that mean something else.
 func TestRequestKeyStable(t *testing.T) {
 	temp := 0.25
-	req := model.Request{System: "s", Messages: []model.Message{{Role: "user", Content: "q"}},
-		Settings: model.Settings{Temperature: &temp, MaxTokens: 10, Stop: []string{"\n"}},
+	req := model.Task{Request: model.Request{System: "s", Messages: []model.Message{{Role: "user", Content: "q"}},
+		Settings: model.Settings{Temperature: &temp, MaxTokens: 10, Stop: []string{"\n"}}},
 		Solve:    &model.Solve{Mode: model.ModeCode, Files: []string{"/data/t.csv"}},
 		Question: model.QuestionRef{Name: "q1"}}
 	const want = "2bada3f5609dba9026ee2cc05db7b468e0dace3ddd8be4595a06960c3a78d0d6"
-	if k := RequestKey("openai/gpt-4o", "https://api.openai.com/v1", req); k != want {
+	if k := RequestKey("openai/gpt-4o", model.Info{BaseURL: "https://api.openai.com/v1"}, req); k != want {
 		t.Errorf("RequestKey = %s, want %s (bump keyVersion if the encoding changed on purpose)", k, want)
 	}
 }
@@ -187,15 +199,15 @@ func TestRequestKeyStable(t *testing.T) {
 // A long string reaches the hash in chunks; the key is that of the whole
 // encoding at once.
 func TestRequestKeyChunks(t *testing.T) {
-	req := model.Request{System: strings.Repeat("s", 5000), Messages: []model.Message{{Role: "user", Content: strings.Repeat("é", 700),
-		Images: []model.Image{{MediaType: "image/png", Data: make([]byte, 3000)}}}}}
+	req := model.Task{Request: model.Request{System: strings.Repeat("s", 5000), Messages: []model.Message{{Role: "user", Content: strings.Repeat("é", 700),
+		Images: []model.Image{{MediaType: "image/png", Data: make([]byte, 3000)}}}}}}
 	whole := keyEncoder{leftOut: keyLeftOut}
 	whole.str(keyVersion)
 	whole.str("m")
 	whole.str("u")
 	whole.value(reflect.ValueOf(req))
 	sum := sha256.Sum256(whole.buf)
-	if got, want := RequestKey("m", "u", req), hex.EncodeToString(sum[:]); got != want {
+	if got, want := RequestKey("m", model.Info{BaseURL: "u"}, req), hex.EncodeToString(sum[:]); got != want {
 		t.Errorf("RequestKey = %s, the whole encoding hashes to %s", got, want)
 	}
 }

@@ -139,8 +139,19 @@ type retrying struct {
 
 // Complete calls the model until it answers or the retries are spent.
 func (r retrying) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	return r.retry(ctx, func() (model.Response, error) { return r.Model.Complete(ctx, req) })
+}
+
+// Answer asks the model the task (model.Ask) until it answers or the
+// retries are spent: a model that answers from the question still gets it.
+func (r retrying) Answer(ctx context.Context, t model.Task) (model.Response, error) {
+	return r.retry(ctx, func() (model.Response, error) { return model.Ask(ctx, r.Model, t) })
+}
+
+// retry calls call until it succeeds or the retries are spent.
+func (r retrying) retry(ctx context.Context, call func() (model.Response, error)) (model.Response, error) {
 	for attempt := 1; ; attempt++ {
-		resp, err := r.Model.Complete(ctx, req)
+		resp, err := call()
 		if err == nil || ctx.Err() != nil {
 			return resp, err
 		}

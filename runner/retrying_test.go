@@ -36,15 +36,15 @@ func TestRetrying(t *testing.T) {
 			s := &noSleep{}
 			opt := Options{Concurrency: 1, MaxAttempts: 4, Sleep: s.sleep}
 			var inner *funcModel
-			inner = newFuncModel(func(ctx context.Context, req model.Request) (model.Response, error) {
+			inner = newFuncModel(func(ctx context.Context, req model.Task) (model.Response, error) {
 				if inner.count(req.Question.Name) <= tc.fail {
 					return model.Response{}, tc.err
 				}
 				return model.Response{Text: "@x[1]"}, nil
 			})
 			retried := Retrying(inner, opt)
-			outer := newFuncModel(func(ctx context.Context, req model.Request) (model.Response, error) {
-				r, err := retried.Complete(ctx, model.Request{Messages: []model.Message{{Role: "user", Content: "reformat"}}, Question: req.Question})
+			outer := newFuncModel(func(ctx context.Context, req model.Task) (model.Response, error) {
+				r, err := model.Ask(ctx, retried, model.Task{Request: model.Request{Messages: []model.Message{{Role: "user", Content: "reformat"}}}, Question: req.Question})
 				if err != nil {
 					return model.Response{}, err
 				}

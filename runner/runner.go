@@ -27,8 +27,10 @@ type Job struct {
 	// Key identifies the job within the run and across its resumes, e.g.
 	// sheet path + question index + question name. Keys must be unique
 	// and non-empty; the journal matches answers to jobs by Key.
-	Key     string
-	Request model.Request
+	Key string
+	// Task is what the model is asked: the request, and beside it the
+	// question and how the answer is made.
+	Task model.Task
 	// Model is the model to ask; nil means the model given to Run. Jobs
 	// of several models run in one pool (see Options.SeparateLimits).
 	Model model.Model
@@ -244,7 +246,7 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 		r.journal = jr
 		r.fingerprint = func(key string) string {
 			j := &jobs[byKey[key]]
-			return fingerprint(j.Model.Name(), r.lanes[j.Model.Name()].baseURL, j.Request)
+			return RequestKey(j.Model.Name(), r.lanes[j.Model.Name()].info, j.Task)
 		}
 		pending = c.resume(jobs, recs)
 	}
@@ -359,7 +361,7 @@ func checkKeys(jobs []Job) error {
 	seen := make(map[string]bool, len(jobs))
 	for i, j := range jobs {
 		if j.Key == "" {
-			return fmt.Errorf("runner: job %d (question %q) has no key", i, j.Request.Question.Name)
+			return fmt.Errorf("runner: job %d (question %q) has no key", i, j.Task.Question.Name)
 		}
 		if seen[j.Key] {
 			return fmt.Errorf("runner: job key %q given twice", j.Key)
@@ -379,10 +381,10 @@ func newRun(jobs []Job, opt Options) *run {
 			continue
 		}
 		info := j.Model.Info()
-		l := &lane{m: j.Model, baseURL: info.BaseURL, cache: opt.Cache}
+		l := &lane{m: j.Model, info: info, cache: opt.Cache}
 		if info.Offline {
-			// Built-ins answer from the question, not the prompt; a cache
-			// keyed on the prompt would mix their answers up.
+			// Offline models answer at once and for nothing: a cache
+			// would only hold copies of what they say.
 			l.cache = nil
 		}
 		// Models behind one server share its limit; an offline model
@@ -453,7 +455,7 @@ type run struct {
 // lane is one model's share of a run: its rate limits and its pool.
 type lane struct {
 	m        model.Model
-	baseURL  string
+	info     model.Info // m.Info(), asked once
 	cache    *Cache
 	rpm, tpm *rate.Limiter
 	pool     *pool
@@ -525,7 +527,7 @@ func (r *run) do(start, finish context.Context, j Job) (o Outcome, ok bool) {
 	if c == nil {
 		return r.call(start, finish, l, j)
 	}
-	key := RequestKey(l.m.Name(), l.baseURL, j.Request)
+	key := RequestKey(l.m.Name(), l.info, j.Task)
 	// Two jobs with one request (a question repeated across sheets) wait
 	// for each other: the second finds the first's answer in the cache
 	// instead of paying for it again.
@@ -556,7 +558,7 @@ func (r *run) do(start, finish context.Context, j Job) (o Outcome, ok bool) {
 // with finish.
 func (r *run) call(start, finish context.Context, l *lane, j Job) (Outcome, bool) {
 	o := Outcome{Key: j.Key, Model: l.m.Name()}
-	tokens := estimateTokens(j.Request)
+	tokens := estimateTokens(j.Task.Request)
 	timeout := r.opt.Timeout
 	if j.Timeout != 0 {
 		timeout = j.Timeout
@@ -587,7 +589,7 @@ func (r *run) call(start, finish context.Context, l *lane, j Job) (Outcome, bool
 			}})
 		}
 		r.inFlight.Add(1)
-		resp, err := l.m.Complete(actx, j.Request)
+		resp, err := model.Ask(actx, l.m, j.Task)
 		r.inFlight.Add(-1)
 		o.Elapsed = r.opt.Now().Sub(t0)
 		if err != nil && finish.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) && !isAPIError(err) {
@@ -610,7 +612,7 @@ func (r *run) call(start, finish context.Context, l *lane, j Job) (Outcome, bool
 		if ae := (*model.APIError)(nil); errors.As(err, &ae) && ae.Fatal && finish.Err() == nil {
 			// No later request can succeed (an account out of credit):
 			// stop rather than ask, and fail, every other question.
-			o.Err = &JobError{Model: l.m.Name(), Key: j.Key, Question: j.Request.Question.Name, Attempts: o.Attempts, Err: err}
+			o.Err = &JobError{Model: l.m.Name(), Key: j.Key, Question: j.Task.Question.Name, Attempts: o.Attempts, Err: err}
 			r.stop(fmt.Errorf("%s: %w", l.m.Name(), err))
 			return o, true
 		}
@@ -629,7 +631,7 @@ func (r *run) call(start, finish context.Context, l *lane, j Job) (Outcome, bool
 			return Outcome{}, false
 		}
 		if !again || o.Attempts >= r.opt.MaxAttempts {
-			o.Err = &JobError{Model: l.m.Name(), Key: j.Key, Question: j.Request.Question.Name, Attempts: o.Attempts, Err: err}
+			o.Err = &JobError{Model: l.m.Name(), Key: j.Key, Question: j.Task.Question.Name, Attempts: o.Attempts, Err: err}
 			return o, true
 		}
 		if after > 0 {
@@ -658,7 +660,7 @@ func (r *run) pause(l *lane, j Job, asked time.Duration) time.Duration {
 		server = l.m.Name()
 	}
 	msg := fmt.Sprintf("%s: %s asked for a pause of %s (Retry-After) at question %q; its requests wait %s",
-		l.m.Name(), server, sayAsked(asked), j.Request.Question.Name, wait.Round(time.Second))
+		l.m.Name(), server, sayAsked(asked), j.Task.Question.Name, wait.Round(time.Second))
 	if wait < asked {
 		msg += " (--max-wait), then go on"
 	}
@@ -801,6 +803,11 @@ func (e *JobError) Error() string {
 	}
 	if strings.Contains(inner, "question "+strconv.Quote(q)) {
 		return fmt.Sprintf("%s: %s (after %d %s)", e.Model, inner, e.Attempts, s)
+	}
+	if rest, ok := strings.CutPrefix(inner, "model "+e.Model+": "); ok {
+		// A provider names its model only (a request carries no
+		// question): the question goes beside it.
+		return fmt.Sprintf("model %s, question %q: %s (after %d %s)", e.Model, q, rest, e.Attempts, s)
 	}
 	return fmt.Sprintf("%s: question %q: %s (after %d %s)", e.Model, q, inner, e.Attempts, s)
 }

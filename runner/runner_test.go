@@ -27,7 +27,7 @@ func TestRunAnswersEveryJobOnce(t *testing.T) {
 			full := make(chan struct{})
 			var mu sync.Mutex
 			started := 0
-			m := newFuncModel(func(ctx context.Context, req model.Request) (model.Response, error) {
+			m := newFuncModel(func(ctx context.Context, req model.Task) (model.Response, error) {
 				mu.Lock()
 				started++
 				if started == c {
@@ -51,7 +51,7 @@ func TestRunAnswersEveryJobOnce(t *testing.T) {
 			}
 			for _, j := range jobs {
 				o := got[j.Key]
-				if o.Err != nil || o.Response.Text != "answer to "+j.Request.Question.Name || o.Attempts != 1 {
+				if o.Err != nil || o.Response.Text != "answer to "+j.Task.Question.Name || o.Attempts != 1 {
 					t.Errorf("%s: %+v", j.Key, o)
 				}
 			}
@@ -113,7 +113,7 @@ func TestRetries(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
 			n := 0
-			m := newFuncModel(func(ctx context.Context, req model.Request) (model.Response, error) {
+			m := newFuncModel(func(ctx context.Context, req model.Task) (model.Response, error) {
 				mu.Lock()
 				i := n
 				n++
@@ -188,6 +188,9 @@ func TestJobErrorText(t *testing.T) {
 			`m: question "sheet#3": boom (after 6 attempts)`},
 		{JobError{Model: "m", Question: "Q1", Attempts: 2, Err: errors.New(`model m, question "Q1": timed out`)},
 			`model m, question "Q1": timed out (after 2 attempts)`},
+		// A provider names its model only: the question goes beside it.
+		{JobError{Model: "openai/gpt-4o", Question: "Q1", Attempts: 1, Err: errors.New(`model openai/gpt-4o: openai: HTTP 400: bad`)},
+			`model openai/gpt-4o, question "Q1": openai: HTTP 400: bad (after 1 attempt)`},
 		// A solving step names the question but not the job's model.
 		{JobError{Model: "openai/gpt-4o", Question: "Q1", Attempts: 1, Err: errors.New(`question "Q1": sandbox: no bwrap`)},
 			`openai/gpt-4o: question "Q1": sandbox: no bwrap (after 1 attempt)`},
@@ -230,7 +233,7 @@ func TestRetryAfterPausesAllWorkers(t *testing.T) {
 	// One 429 with Retry-After: the other workers' next attempts wait too.
 	var mu sync.Mutex
 	first := true
-	m := newFuncModel(func(ctx context.Context, req model.Request) (model.Response, error) {
+	m := newFuncModel(func(ctx context.Context, req model.Task) (model.Response, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if first {
@@ -261,7 +264,7 @@ func TestCancelStopsPromptlyWithoutFailures(t *testing.T) {
 	defer cancel()
 	var mu sync.Mutex
 	answered := 0
-	m := newFuncModel(func(cctx context.Context, req model.Request) (model.Response, error) {
+	m := newFuncModel(func(cctx context.Context, req model.Task) (model.Response, error) {
 		mu.Lock()
 		answered++
 		n := answered
@@ -299,7 +302,7 @@ func TestCancelStopsPromptlyWithoutFailures(t *testing.T) {
 		t.Fatalf("resume: err %v, %d outcomes", err, len(got2))
 	}
 	for _, j := range jobs {
-		o, q := got2[j.Key], j.Request.Question.Name
+		o, q := got2[j.Key], j.Task.Question.Name
 		if _, ok := got[j.Key]; ok {
 			if !o.FromJournal || m2.count(q) != 0 {
 				t.Errorf("%s answered in run 1 but asked again (FromJournal=%v)", q, o.FromJournal)
@@ -320,7 +323,7 @@ func TestJournalResume(t *testing.T) {
 	journal := filepath.Join(t.TempDir(), "run.journal")
 	jobs := makeJobs(30)
 	// Run 1: q0003 fails for good, q0004 has no answer.
-	m1 := newFuncModel(func(ctx context.Context, req model.Request) (model.Response, error) {
+	m1 := newFuncModel(func(ctx context.Context, req model.Task) (model.Response, error) {
 		switch req.Question.Name {
 		case "q0003":
 			return model.Response{}, &model.APIError{Status: 400, Message: "refused"}
@@ -334,7 +337,7 @@ func TestJournalResume(t *testing.T) {
 		t.Fatalf("run 1: err %v stats %+v", err, st)
 	}
 	// Run 2 with a changed prompt for q0005: asked again with a warning.
-	jobs[5].Request.Messages[0].Content += " (edited)"
+	jobs[5].Task.Messages[0].Content += " (edited)"
 	var warnings []string
 	m2 := newFuncModel(echo)
 	got, st, err := collect(t, context.Background(), m2, jobs, Options{Journal: journal, Warn: func(s string) { warnings = append(warnings, s) }})
@@ -342,7 +345,7 @@ func TestJournalResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, j := range jobs {
-		q := j.Request.Question.Name
+		q := j.Task.Question.Name
 		want := 0
 		if q == "q0003" || q == "q0005" {
 			want = 1
@@ -494,7 +497,7 @@ func TestEstimateTokens(t *testing.T) {
 // A request that outlives --timeout fails as a timeout, saying so, not as
 // "context deadline exceeded" (issue 12, item 26).
 func TestTimeoutReportedAsTimeout(t *testing.T) {
-	m := newFuncModel(func(ctx context.Context, req model.Request) (model.Response, error) {
+	m := newFuncModel(func(ctx context.Context, req model.Task) (model.Response, error) {
 		<-ctx.Done()
 		return model.Response{}, fmt.Errorf("model x, question %q: %w", req.Question.Name, ctx.Err())
 	})

@@ -20,7 +20,7 @@ import (
 // code, the answer string graders read, and the error if any. A completion
 // with no code is not an error of the run: its answer is the
 // "__CODE_ERROR__" string the original would have saved.
-func (m *Model) code(ctx context.Context, req model.Request, complete func() (model.Response, error)) (model.Response, error) {
+func (m *Model) code(ctx context.Context, req model.Task, complete func() (model.Response, error)) (model.Response, error) {
 	s := req.Solve
 	rule, err := codemode.ParseRule(s.Extract)
 	if err != nil {

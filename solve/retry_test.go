@@ -51,8 +51,8 @@ func fakeGPT(t *testing.T, url string) model.Model {
 // says, through the runner, and returns its one outcome.
 func askTotal(t *testing.T, m *Model, opt runner.Options, solve *model.Solve) runner.Outcome {
 	t.Helper()
-	job := runner.Job{Key: "s.md#1:total", Request: model.Request{
-		Messages: []model.Message{{Role: "user", Content: "What is the total amount?"}},
+	job := runner.Job{Key: "s.md#1:total", Task: model.Task{
+		Request:  model.Request{Messages: []model.Message{{Role: "user", Content: "What is the total amount?"}}},
 		Question: model.QuestionRef{Sheet: "s.md", Name: "total"},
 		Solve:    solve,
 	}}

@@ -1,11 +1,11 @@
 // Package solve makes answers that are more than one completion: it wraps
-// a model.Model so that a request whose Solve field asks for code or agent
-// mode is answered by running Python in a sandbox (package sandbox).
+// a model.Model so that a task (model.Task) whose Solve asks for code or
+// agent mode is answered by running Python in a sandbox (package sandbox).
 //
 // The wrapper is itself a model.Model, so the runner's retries, cache and
 // journal treat a code- or agent-mode question like any other: it is asked
 // once, and a resumed run keeps its answer and its work (the code that ran,
-// the transcript) without running it again. Requests without Solve pass
+// the transcript) without running it again. Tasks without Solve pass
 // straight through.
 //
 // An offline model that answers with its Work already filled in (the
@@ -58,17 +58,23 @@ func (m *Model) Name() string { return m.Inner.Name() }
 // Info is the inner model's.
 func (m *Model) Info() model.Info { return m.Inner.Info() }
 
-// Complete answers req: one completion, or by running code when req.Solve
-// says so.
+// Complete answers a request that asks for no code: one completion.
 func (m *Model) Complete(ctx context.Context, req model.Request) (model.Response, error) {
-	return m.solve(ctx, req, func() (model.Response, error) { return m.Inner.Complete(ctx, req) })
+	return m.Answer(ctx, model.Task{Request: req})
+}
+
+// Answer answers t: one completion, or by running code when t.Solve says
+// so. The inner model is asked the whole task (model.Ask), so a model
+// that answers from the question still gets it.
+func (m *Model) Answer(ctx context.Context, t model.Task) (model.Response, error) {
+	return m.solve(ctx, t, func() (model.Response, error) { return model.Ask(ctx, m.Inner, t) })
 }
 
 // Answered does for a completion made elsewhere (a batch's result) what
 // Complete does after its model call: a code-mode request's code is taken
 // out and run, by the same code. A chat request's completion is returned
 // as is; an agent request, many calls, cannot be answered so.
-func (m *Model) Answered(ctx context.Context, req model.Request, resp model.Response) (model.Response, error) {
+func (m *Model) Answered(ctx context.Context, req model.Task, resp model.Response) (model.Response, error) {
 	if s := req.Solve; s != nil && s.Mode == model.ModeAgent {
 		return model.Response{}, fmt.Errorf("question %q: agent mode takes many model calls; it cannot be answered from one completion", req.Question.Name)
 	}
@@ -76,7 +82,7 @@ func (m *Model) Answered(ctx context.Context, req model.Request, resp model.Resp
 }
 
 // solve answers req, getting its completion from complete.
-func (m *Model) solve(ctx context.Context, req model.Request, complete func() (model.Response, error)) (model.Response, error) {
+func (m *Model) solve(ctx context.Context, req model.Task, complete func() (model.Response, error)) (model.Response, error) {
 	s := req.Solve
 	if s == nil || s.Mode == "" || s.Mode == model.ModeChat {
 		return complete()
@@ -106,7 +112,7 @@ func (m *Model) solve(ctx context.Context, req model.Request, complete func() (m
 	return resp, nil
 }
 
-func (m *Model) agent(ctx context.Context, req model.Request) (model.Response, error) {
+func (m *Model) agent(ctx context.Context, req model.Task) (model.Response, error) {
 	s := req.Solve
 	sess := &lazySession{open: func(ctx context.Context) (*sandbox.Session, error) {
 		sess, err := m.Sandbox.OpenWith(ctx, s.Files, limits(s))
@@ -130,7 +136,7 @@ func (m *Model) agent(ctx context.Context, req model.Request) (model.Response, e
 
 // reformat has the Reformat model rewrite the agent's final answer: the
 // completion stays the agent's, the rewrite becomes the answer graded.
-func (m *Model) reformat(ctx context.Context, req model.Request, resp model.Response) (model.Response, error) {
+func (m *Model) reformat(ctx context.Context, req model.Task, resp model.Response) (model.Response, error) {
 	if m.Reformat == nil {
 		return model.Response{}, fmt.Errorf("question %q: reformat: required, and no reformat model (evalmd run --reformat MODEL)", req.Question.Name)
 	}

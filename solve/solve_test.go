@@ -80,12 +80,14 @@ func TestAgentModeOverBothWireFormats(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := &Model{Inner: inner, Sandbox: p}
-			req := model.Request{
-				Messages: []model.Message{{Role: "user", Content: "What is the total amount?"}},
-				Settings: model.Settings{MaxTokens: 100},
-				Solve:    &model.Solve{Mode: model.ModeAgent, Files: []string{file}},
+			req := model.Task{
+				Request: model.Request{
+					Messages: []model.Message{{Role: "user", Content: "What is the total amount?"}},
+					Settings: model.Settings{MaxTokens: 100},
+				},
+				Solve: &model.Solve{Mode: model.ModeAgent, Files: []string{file}},
 			}
-			resp, err := m.Complete(context.Background(), req)
+			resp, err := m.Answer(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,9 +132,9 @@ func TestAgentToolLimitsRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	solve := &model.Solve{Mode: model.ModeAgent, Style: "tools", ToolTimeout: 2 * time.Second, ToolMemory: 1 << 30, MaxTurns: 10}
-	resp, err := (&Model{Inner: inner, Sandbox: p}).Complete(context.Background(), model.Request{
-		Messages: []model.Message{{Role: "user", Content: "q"}},
-		Solve:    solve,
+	resp, err := (&Model{Inner: inner, Sandbox: p}).Answer(context.Background(), model.Task{
+		Request: model.Request{Messages: []model.Message{{Role: "user", Content: "q"}}},
+		Solve:   solve,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +172,7 @@ func TestChatPassesThroughAndModesNeedASandbox(t *testing.T) {
 	if err != nil || resp.Text != "plain" || resp.Work != nil {
 		t.Errorf("chat: %q %+v %v", resp.Text, resp.Work, err)
 	}
-	_, err = m.Complete(context.Background(), model.Request{Messages: []model.Message{{Role: "user", Content: "q"}},
+	_, err = m.Answer(context.Background(), model.Task{Request: model.Request{Messages: []model.Message{{Role: "user", Content: "q"}}},
 		Solve: &model.Solve{Mode: model.ModeAgent}})
 	if err == nil || !strings.Contains(err.Error(), "needs a sandbox") {
 		t.Errorf("agent without a sandbox: %v", err)
@@ -182,7 +184,7 @@ func TestChatPassesThroughAndModesNeedASandbox(t *testing.T) {
 func TestAnsweredRunsTheCodeOfACompletionMadeElsewhere(t *testing.T) {
 	m := &Model{Inner: nil, Sandbox: pool(t, sandbox.Config{})}
 	defer m.Close()
-	req := model.Request{Messages: []model.Message{{Role: "user", Content: "total amount?"}},
+	req := model.Task{Request: model.Request{Messages: []model.Message{{Role: "user", Content: "total amount?"}}},
 		Solve: &model.Solve{Mode: model.ModeCode, Extract: "lenient", Files: []string{csvFile(t)}}}
 	done := model.Response{Text: "```python\ndef answer(df):\n    return df['amount'].sum()\n```", InputTokens: 9}
 	resp, err := m.Answered(context.Background(), req, done)
@@ -192,7 +194,7 @@ func TestAnsweredRunsTheCodeOfACompletionMadeElsewhere(t *testing.T) {
 	if resp.Text != done.Text || resp.InputTokens != 9 || resp.Work == nil || resp.Work.Answer == nil || *resp.Work.Answer != "49" || resp.Work.Env == nil {
 		t.Errorf("response %+v, work %+v: want the completion kept and the code's answer 49", resp, resp.Work)
 	}
-	chat, err := m.Answered(context.Background(), model.Request{Messages: req.Messages}, done)
+	chat, err := m.Answered(context.Background(), model.Task{Request: req.Request}, done)
 	if err != nil || chat.Text != done.Text || chat.Work != nil {
 		t.Errorf("chat: %+v, %v; want the completion as is", chat, err)
 	}

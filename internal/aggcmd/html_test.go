@@ -62,9 +62,12 @@ type answerer struct {
 
 func (a answerer) Name() string { return a.name }
 func (a answerer) Info() model.Info {
-	return model.Info{Provider: "test", Model: a.name, Offline: true, ContextLimit: a.limit}
+	return model.Info{Provider: "test", Model: a.name, Offline: true, FromQuestion: true, ContextLimit: a.limit}
 }
-func (a answerer) Complete(_ context.Context, req model.Request) (model.Response, error) {
+func (a answerer) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	return a.Answer(ctx, model.Task{Request: req})
+}
+func (a answerer) Answer(_ context.Context, req model.Task) (model.Response, error) {
 	if req.Question.GroundTruth != nil && len(req.Question.Name)%2 == 0 {
 		return model.Response{Text: *req.Question.GroundTruth}, nil
 	}

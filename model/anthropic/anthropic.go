@@ -102,7 +102,7 @@ func (m *messagesModel) Info() model.Info { return m.cfg.info }
 func (m *messagesModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
 	params, err := m.params(req)
 	if err != nil {
-		return model.Response{}, m.wrap(req, err)
+		return model.Response{}, m.wrap(err)
 	}
 	timeout := m.cfg.opt.RequestTimeout()
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
@@ -115,11 +115,11 @@ func (m *messagesModel) Complete(ctx context.Context, req model.Request) (model.
 		if errors.As(err, &apiErr) && httpRes == nil {
 			httpRes = apiErr.Response
 		}
-		return model.Response{}, m.wrap(req, wire.Classify("anthropic", m.cfg.key, err, httpRes, ctx, callCtx, timeout))
+		return model.Response{}, m.wrap(wire.Classify("anthropic", m.cfg.key, err, httpRes, ctx, callCtx, timeout))
 	}
 	res, err := response(out)
 	if err != nil {
-		return model.Response{}, m.wrap(req, err)
+		return model.Response{}, m.wrap(err)
 	}
 	return res, nil
 }
@@ -149,9 +149,11 @@ func response(out *anthropic.Message) (model.Response, error) {
 	}, nil
 }
 
-// wrap names the request in an error, keeping *APIError reachable by errors.As.
-func (m *messagesModel) wrap(req model.Request, err error) error {
-	return fmt.Errorf("model %s, question %q: %w", m.cfg.name, req.Question.Name, err)
+// wrap names the model in an error, keeping *APIError reachable by
+// errors.As. The question is named by the caller (runner.JobError): a
+// request does not carry it.
+func (m *messagesModel) wrap(err error) error {
+	return fmt.Errorf("model %s: %w", m.cfg.name, err)
 }
 
 // params translates a Request into the SDK's request body.

@@ -40,11 +40,11 @@ type batchRequest struct {
 func (m *messagesModel) BatchLine(customID string, req model.Request) ([]byte, error) {
 	params, err := m.params(req)
 	if err != nil {
-		return nil, m.wrap(req, err)
+		return nil, m.wrap(err)
 	}
 	line, err := json.Marshal(batchRequest{CustomID: customID, Params: params})
 	if err != nil {
-		return nil, m.wrap(req, err)
+		return nil, m.wrap(err)
 	}
 	return line, nil
 }

@@ -20,9 +20,10 @@ func Register(r *model.Registry) {
 	r.Register("replay", func(ref model.Ref, _ model.Options) (model.Model, error) { return newReplay(ref.Name, ref.Model) })
 }
 
-// info is the Info of every built-in: offline, free, no images.
-func info(provider, name string) model.Info {
-	return model.Info{Provider: provider, Model: name, Offline: true, Price: &model.Price{}}
+// info is the Info of every built-in: offline, free, no images;
+// fromQuestion for those that answer from the question beside the request.
+func info(provider, name string, fromQuestion bool) model.Info {
+	return model.Info{Provider: provider, Model: name, Offline: true, FromQuestion: fromQuestion, Price: &model.Price{}}
 }
 
 // defaultMockReply is what "mock" answers when Options.MockReply is empty.
@@ -46,12 +47,12 @@ func newMock(name string, opt model.Options) *mockModel {
 func (m *mockModel) Name() string { return m.name }
 
 // Info says the mock is offline and free.
-func (m *mockModel) Info() model.Info { return info("mock", m.name) }
+func (m *mockModel) Info() model.Info { return info("mock", m.name, false) }
 
 // Complete returns the fixed reply, unless ctx is already done.
-func (m *mockModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+func (m *mockModel) Complete(ctx context.Context, _ model.Request) (model.Response, error) {
 	if err := ctx.Err(); err != nil {
-		return model.Response{}, fmt.Errorf("model %s, question %q: %w", m.name, req.Question.Name, err)
+		return model.Response{}, fmt.Errorf("model %s: %w", m.name, err)
 	}
 	return model.Response{Text: m.reply, Model: m.name}, nil
 }
@@ -64,12 +65,18 @@ func newOracle(name string) *oracleModel { return &oracleModel{name: name} }
 // Name returns "oracle".
 func (m *oracleModel) Name() string { return m.name }
 
-// Info says the oracle is offline and free.
-func (m *oracleModel) Info() model.Info { return info("oracle", m.name) }
+// Info says the oracle is offline, free, and answers from the question.
+func (m *oracleModel) Info() model.Info { return info("oracle", m.name, true) }
 
-// Complete returns the question's ground truth, or model.ErrNoAnswer (wrapped)
-// when the question has none.
+// Complete has no question to answer: a request alone carries no ground
+// truth.
 func (m *oracleModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	return m.Answer(ctx, model.Task{Request: req})
+}
+
+// Answer returns the question's ground truth, or model.ErrNoAnswer
+// (wrapped) when the question has none.
+func (m *oracleModel) Answer(ctx context.Context, req model.Task) (model.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return model.Response{}, fmt.Errorf("model %s, question %q: %w", m.name, req.Question.Name, err)
 	}

@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-func ask(text string, q model.QuestionRef) model.Request {
-	return model.Request{Messages: []model.Message{{Role: "user", Content: text}}, Question: q}
+func ask(text string, q model.QuestionRef) model.Task {
+	return model.Task{Request: model.Request{Messages: []model.Message{{Role: "user", Content: text}}}, Question: q}
 }
 
 func TestMock(t *testing.T) {
@@ -22,7 +22,7 @@ func TestMock(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, err := m.Complete(context.Background(), ask("anything", model.QuestionRef{Name: "q"}))
+		resp, err := model.Ask(context.Background(), m, ask("anything", model.QuestionRef{Name: "q"}))
 		if err != nil || resp.Text != tc.want {
 			t.Errorf("mock with %q = %q, %v; want %q", tc.reply, resp.Text, err, tc.want)
 		}
@@ -30,7 +30,7 @@ func TestMock(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	m, _ := newModel("mock", model.Options{})
-	if _, err := m.Complete(ctx, ask("x", model.QuestionRef{})); !errors.Is(err, context.Canceled) {
+	if _, err := model.Ask(ctx, m, ask("x", model.QuestionRef{})); !errors.Is(err, context.Canceled) {
 		t.Errorf("mock on a cancelled context: %v", err)
 	}
 }
@@ -41,16 +41,16 @@ func TestOracle(t *testing.T) {
 		t.Fatal(err)
 	}
 	gt := "42"
-	resp, err := m.Complete(context.Background(), ask("q", model.QuestionRef{Name: "q1", GroundTruth: &gt}))
+	resp, err := model.Ask(context.Background(), m, ask("q", model.QuestionRef{Name: "q1", GroundTruth: &gt}))
 	if err != nil || resp.Text != "42" {
 		t.Errorf("oracle = %q, %v; want 42", resp.Text, err)
 	}
 	empty := ""
-	resp, err = m.Complete(context.Background(), ask("q", model.QuestionRef{Name: "q2", GroundTruth: &empty}))
+	resp, err = model.Ask(context.Background(), m, ask("q", model.QuestionRef{Name: "q2", GroundTruth: &empty}))
 	if err != nil || resp.Text != "" {
 		t.Errorf("oracle with an empty ground truth = %q, %v; want an empty answer", resp.Text, err)
 	}
-	_, err = m.Complete(context.Background(), ask("q", model.QuestionRef{Name: "q3"}))
+	_, err = model.Ask(context.Background(), m, ask("q", model.QuestionRef{Name: "q3"}))
 	if !errors.Is(err, model.ErrNoAnswer) {
 		t.Errorf("oracle without ground truth: %v, want model.ErrNoAnswer", err)
 	}
@@ -85,7 +85,7 @@ func TestRandomIsReproducibleAndFair(t *testing.T) {
 		}
 		out := map[int]string{}
 		for _, i := range order {
-			resp, err := m.Complete(context.Background(), ask(text, model.QuestionRef{Sheet: "s", Name: fmt.Sprintf("q%d", i)}))
+			resp, err := model.Ask(context.Background(), m, ask(text, model.QuestionRef{Sheet: "s", Name: fmt.Sprintf("q%d", i)}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +125,7 @@ func TestRandomIsReproducibleAndFair(t *testing.T) {
 	}
 
 	m, _ := newModel("random", model.Options{})
-	resp, err := m.Complete(context.Background(), ask("What is 2+2?", model.QuestionRef{Name: "open"}))
+	resp, err := model.Ask(context.Background(), m, ask("What is 2+2?", model.QuestionRef{Name: "open"}))
 	if err != nil || resp.Text != noOptionsReply {
 		t.Errorf("random on a free-form question = %q, %v", resp.Text, err)
 	}
@@ -143,10 +143,7 @@ func TestRandomSameFromAnyPath(t *testing.T) {
 		name := fmt.Sprintf("Q%d", i)
 		var got []string
 		for _, sheet := range []string{"sheets/input-a.md", "/home/me/evals/sheets/input-a.md", "input-a.md"} {
-			r, err := m.Complete(context.Background(), model.Request{
-				Messages: []model.Message{{Role: "user", Content: text}},
-				Question: model.QuestionRef{Sheet: sheet, Name: name},
-			})
+			r, err := model.Ask(context.Background(), m, ask(text, model.QuestionRef{Sheet: sheet, Name: name}))
 			if err != nil {
 				t.Fatal(err)
 			}

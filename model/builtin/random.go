@@ -37,10 +37,15 @@ var optionLine = regexp.MustCompile(`(?m)^[ \t]*(?:[-*][ \t]+)?(?:\(([A-Z])\)|([
 func (m *randomModel) Name() string { return m.name }
 
 // Info says the baseline is offline and free.
-func (m *randomModel) Info() model.Info { return info("random", m.name) }
+func (m *randomModel) Info() model.Info { return info("random", m.name, true) }
 
-// Complete answers the letter of one option of the question.
+// Complete answers as Answer does for a question known by its text alone.
 func (m *randomModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	return m.Answer(ctx, model.Task{Request: req})
+}
+
+// Answer answers the letter of one option of the question.
+func (m *randomModel) Answer(ctx context.Context, req model.Task) (model.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return model.Response{}, fmt.Errorf("model %s, question %q: %w", m.name, req.Question.Name, err)
 	}
@@ -75,7 +80,7 @@ func options(text string) []string {
 // name, the question's name and id; the text when the question has neither
 // name nor id). The file name, not its path, so the baseline is the same
 // from any working directory.
-func (m *randomModel) pick(req model.Request, text string) uint64 {
+func (m *randomModel) pick(req model.Task, text string) uint64 {
 	h := fnv.New64a()
 	var seed [8]byte
 	binary.LittleEndian.PutUint64(seed[:], uint64(m.seed))

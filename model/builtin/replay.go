@@ -185,11 +185,16 @@ func (m *replayModel) Unmatched(qs []model.QuestionRef) []string {
 func (m *replayModel) Name() string { return m.name }
 
 // Info says the replay is offline and free.
-func (m *replayModel) Info() model.Info { return info("replay", m.name) }
+func (m *replayModel) Info() model.Info { return info("replay", m.name, true) }
 
-// Complete answers the recorded response for the question's name, else for
-// its id; model.ErrNoAnswer (wrapped) when the file has neither.
+// Complete has no question to look up: a request alone names none.
 func (m *replayModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	return m.Answer(ctx, model.Task{Request: req})
+}
+
+// Answer answers the recorded response for the question's name, else for
+// its id; model.ErrNoAnswer (wrapped) when the file has neither.
+func (m *replayModel) Answer(ctx context.Context, req model.Task) (model.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return model.Response{}, fmt.Errorf("model %s, question %q: %w", m.name, req.Question.Name, err)
 	}

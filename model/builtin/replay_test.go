@@ -53,7 +53,7 @@ func TestReplay(t *testing.T) {
 		{q: model.QuestionRef{Name: "missing", ID: "8"}, none: true},
 		{q: model.QuestionRef{}, none: true},
 	} {
-		resp, err := m.Complete(context.Background(), ask("question text", tc.q))
+		resp, err := model.Ask(context.Background(), m, ask("question text", tc.q))
 		if tc.none {
 			if !errors.Is(err, model.ErrNoAnswer) {
 				t.Errorf("%+v: %v, want model.ErrNoAnswer", tc.q, err)
@@ -101,7 +101,7 @@ func TestReplayNumericIDs(t *testing.T) {
 	}{
 		{"6", false, "six as text"}, {"6", true, ""}, {"7", false, "seven"}, {"7", true, "seven"},
 	} {
-		r, err := m.Complete(context.Background(), model.Request{Question: model.QuestionRef{Name: "q", ID: tc.id, IDIsNumber: tc.strict}})
+		r, err := model.Ask(context.Background(), m, model.Task{Question: model.QuestionRef{Name: "q", ID: tc.id, IDIsNumber: tc.strict}})
 		if tc.want == "" {
 			if !errors.Is(err, model.ErrNoAnswer) {
 				t.Errorf("id %s strict %v: %v, want model.ErrNoAnswer", tc.id, tc.strict, err)

@@ -61,11 +61,11 @@ type batchLine struct {
 func (m *chatModel) BatchLine(customID string, req model.Request) ([]byte, error) {
 	params, err := m.params(req)
 	if err != nil {
-		return nil, m.cfg.wrap(req, err)
+		return nil, m.cfg.wrap(err)
 	}
 	line, err := json.Marshal(batchLine{CustomID: customID, Method: http.MethodPost, URL: chatEndpoint, Body: params})
 	if err != nil {
-		return nil, m.cfg.wrap(req, err)
+		return nil, m.cfg.wrap(err)
 	}
 	return line, nil
 }

@@ -222,12 +222,12 @@ func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Resp
 	}
 	for i, msg := range req.Messages {
 		if msg.Role != "user" || len(msg.Images) > 0 || len(msg.ToolCalls) > 0 {
-			return model.Response{}, m.cfg.wrap(req, fmt.Errorf("message %d: the completions API takes user text only (role %s)", i, msg.Role))
+			return model.Response{}, m.cfg.wrap(fmt.Errorf("message %d: the completions API takes user text only (role %s)", i, msg.Role))
 		}
 		parts = append(parts, msg.Content)
 	}
 	if len(req.Tools) > 0 {
-		return model.Response{}, m.cfg.wrap(req, fmt.Errorf("the completions API cannot offer tools (agent mode needs chat)"))
+		return model.Response{}, m.cfg.wrap(fmt.Errorf("the completions API cannot offer tools (agent mode needs chat)"))
 	}
 	p := openai.CompletionNewParams{
 		Model:  openai.CompletionNewParamsModel(m.cfg.info.Model),
@@ -255,10 +255,10 @@ func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Resp
 	var httpRes *http.Response
 	out, err := m.completions.New(callCtx, p, option.WithResponseInto(&httpRes), m.cfg.capReply())
 	if err != nil {
-		return model.Response{}, m.cfg.failed(req, err, httpRes, ctx, callCtx, timeout)
+		return model.Response{}, m.cfg.failed(err, httpRes, ctx, callCtx, timeout)
 	}
 	if out == nil || len(out.Choices) == 0 {
-		return model.Response{}, m.cfg.wrap(req, &model.APIError{Provider: m.cfg.label, Retryable: true, Message: "malformed reply: no choices"})
+		return model.Response{}, m.cfg.wrap(&model.APIError{Provider: m.cfg.label, Retryable: true, Message: "malformed reply: no choices"})
 	}
 	return model.Response{
 		Text:            out.Choices[0].Text,
@@ -276,19 +276,21 @@ func (c config) capReply() option.RequestOption {
 	return option.WithMiddleware(wire.CapReply(c.opt.ReplyLimit()))
 }
 
-// wrap names the request in an error, keeping *APIError reachable by errors.As.
-func (c config) wrap(req model.Request, err error) error {
-	return fmt.Errorf("model %s, question %q: %w", c.name, req.Question.Name, err)
+// wrap names the model in an error, keeping *APIError reachable by
+// errors.As. The question is named by the caller (runner.JobError): a
+// request does not carry it.
+func (c config) wrap(err error) error {
+	return fmt.Errorf("model %s: %w", c.name, err)
 }
 
 // failed classifies a failed call of either endpoint (status, Retry-After,
-// transport, timeout) and names the request; the key never appears.
-func (c config) failed(req model.Request, err error, httpRes *http.Response, ctx, callCtx context.Context, timeout time.Duration) error {
+// transport, timeout) and names the model; the key never appears.
+func (c config) failed(err error, httpRes *http.Response, ctx, callCtx context.Context, timeout time.Duration) error {
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) && httpRes == nil {
 		httpRes = apiErr.Response
 	}
-	return c.wrap(req, wire.Classify(c.label, c.key, err, httpRes, ctx, callCtx, timeout))
+	return c.wrap(wire.Classify(c.label, c.key, err, httpRes, ctx, callCtx, timeout))
 }
 
 // chatModel talks to OpenAI or any server speaking its chat-completions API.
@@ -309,7 +311,7 @@ func (m *chatModel) Info() model.Info { return m.cfg.info }
 func (m *chatModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
 	params, err := m.params(req)
 	if err != nil {
-		return model.Response{}, m.cfg.wrap(req, err)
+		return model.Response{}, m.cfg.wrap(err)
 	}
 	timeout := m.cfg.opt.RequestTimeout()
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
@@ -317,11 +319,11 @@ func (m *chatModel) Complete(ctx context.Context, req model.Request) (model.Resp
 	var httpRes *http.Response
 	out, err := m.chat.New(callCtx, params, option.WithResponseInto(&httpRes), m.cfg.capReply())
 	if err != nil {
-		return model.Response{}, m.cfg.failed(req, err, httpRes, ctx, callCtx, timeout)
+		return model.Response{}, m.cfg.failed(err, httpRes, ctx, callCtx, timeout)
 	}
 	res, err := m.response(out)
 	if err != nil {
-		return model.Response{}, m.cfg.wrap(req, err)
+		return model.Response{}, m.cfg.wrap(err)
 	}
 	return res, nil
 }

@@ -37,7 +37,7 @@ func sendBatch(ctx context.Context, eopt Options, jobs []runner.Job, opt runner.
 	}
 	var order []string
 	groups := map[string]*group{}
-	reqs := make(map[string]model.Request, len(jobs))
+	reqs := make(map[string]model.Task, len(jobs))
 	for _, j := range jobs {
 		name := j.Model.Name()
 		g := groups[name]
@@ -46,8 +46,8 @@ func sendBatch(ctx context.Context, eopt Options, jobs []runner.Job, opt runner.
 			groups[name] = g
 			order = append(order, name)
 		}
-		g.jobs = append(g.jobs, batch.Job{Key: j.Key, Request: j.Request})
-		reqs[j.Key] = j.Request
+		g.jobs = append(g.jobs, batch.Job{Key: j.Key, Task: j.Task})
+		reqs[j.Key] = j.Task
 	}
 	var mu sync.Mutex
 	stats := runner.Stats{Jobs: len(jobs)}
@@ -116,7 +116,7 @@ func sendBatch(ctx context.Context, eopt Options, jobs []runner.Job, opt runner.
 				bopt.Live = func(ctx context.Context, js []batch.Job, emit func(batch.Outcome)) error {
 					live := make([]runner.Job, len(js))
 					for i, j := range js {
-						live[i] = runner.Job{Key: j.Key, Request: j.Request, Model: g.m}
+						live[i] = runner.Job{Key: j.Key, Task: j.Task, Model: g.m}
 					}
 					lopt := opt
 					lopt.Journal, lopt.Progress = "", nil // the batch journal keeps the answers

@@ -203,7 +203,7 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 		res.GradeFailures += sr.ungraded
 		res.NoJudge += sr.noJudge
 		res.Failed += sr.failed
-		res.Questions += len(sr.out.Requests)
+		res.Questions += len(sr.out.Tasks)
 		if res.FirstError == "" {
 			res.FirstError = sr.firstErr
 		}
@@ -231,7 +231,7 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 // needsSandbox says whether some question runs code.
 func needsSandbox(outs []*plan.Output) bool {
 	for _, o := range outs {
-		for _, r := range o.Requests {
+		for _, r := range o.Tasks {
 			if r.Solve != nil {
 				return true
 			}
@@ -247,12 +247,12 @@ func jobs(outs []*plan.Output, models map[string]model.Model, infos map[string]m
 	var jobs []runner.Job
 	where := make(map[string]slot)
 	for pi, o := range outs {
-		sr := &sheetRun{out: o, left: len(o.Requests)}
+		sr := &sheetRun{out: o, left: len(o.Tasks)}
 		_, sr.priced = model.Cost(infos[o.Model], 0, 0, prices.For(o.Model))
 		runs[pi] = sr
-		for i, req := range o.Requests {
+		for i, req := range o.Tasks {
 			key := o.Keys[i]
-			rj := runner.Job{Key: key, Request: req, Model: models[o.Model]}
+			rj := runner.Job{Key: key, Task: req, Model: models[o.Model]}
 			if req.Solve != nil && req.Solve.Mode == model.ModeAgent {
 				// An agent question is many calls and runs of code: each
 				// call has the provider's own timeout, each run the
@@ -380,7 +380,7 @@ func (sr *sheetRun) grade(ctx context.Context, q int, gr *regrade.Graders) error
 // writer.
 func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 	o := sr.out
-	n := len(o.Requests)
+	n := len(o.Tasks)
 	o.File.Sheet.Totals = &result.Totals{Questions: n, Answered: sr.answered, Errors: sr.failed,
 		InputTokens: sr.inTok, OutputTokens: sr.outTok, WallSeconds: wall.Seconds()}
 	if sr.priced {

@@ -148,14 +148,14 @@ func collisions(sheets []Sheet, opt Options) error {
 	return nil
 }
 
-// Output is a job made ready to run: the requests of its questions (in
+// Output is a job made ready to run: the tasks of its questions (in
 // the order of Job.Questions) and the output file they fill in, as yet
 // unanswered. The plan step builds it (prompt.Builder); the execute step
 // answers and grades it; the write step writes it.
 type Output struct {
 	Job
 	SheetPath string
-	Requests  []model.Request
+	Tasks     []model.Task
 	File      *result.File
 }
 

@@ -222,7 +222,7 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 	// question was most of a 1000-question sheet's planning time.
 	// A sheet without questions (warned about when it is read) writes
 	// "questions": [], which every reader takes, not null.
-	o.Requests = make([]model.Request, 0, len(items))
+	o.Tasks = make([]model.Task, 0, len(items))
 	out.Questions = make([]result.Question, 0, len(items))
 	for i := range items {
 		it := &items[i]
@@ -245,7 +245,7 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 			s := req.System
 			q.System = &s
 		}
-		o.Requests = append(o.Requests, req)
+		o.Tasks = append(o.Tasks, req)
 		out.Questions = append(out.Questions, q)
 	}
 	return o, nil

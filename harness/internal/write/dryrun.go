@@ -67,8 +67,8 @@ func NewBatchFiles(names []string, newModel func(string, model.Options) (model.M
 // Write gathers the output's requests, keyed as a run keys them (so a dry
 // run's custom_ids are the real run's).
 func (b *BatchFiles) Write(o *plan.Output, _ [][]byte) error {
-	for i, r := range o.Requests {
-		b.jobs[o.Model] = append(b.jobs[o.Model], batch.Job{Key: o.Keys[i], Request: r})
+	for i, r := range o.Tasks {
+		b.jobs[o.Model] = append(b.jobs[o.Model], batch.Job{Key: o.Keys[i], Task: r})
 	}
 	return nil
 }
@@ -111,7 +111,7 @@ func batchEstimate(info model.Info, override *model.Price, jobs []batch.Job, fil
 	}
 	in := 0
 	for _, j := range jobs {
-		in += inputTokens(info, j.Request)
+		in += inputTokens(info, j.Task.Request)
 	}
 	outMax, capped := 0, true
 	for _, f := range files {
@@ -166,7 +166,7 @@ func (d *DryRunReport) Close() error {
 	questions := 0
 	dirs := map[string]bool{}
 	for _, o := range d.outputs {
-		questions += len(o.Requests)
+		questions += len(o.Tasks)
 		dirs[filepath.Dir(o.OutPath)] = true
 	}
 	where := fmt.Sprintf("in %d folders (beside their sheets)", len(dirs))
@@ -191,8 +191,8 @@ func (d *DryRunReport) Close() error {
 			if o.Model != name {
 				continue
 			}
-			for _, r := range o.Requests {
-				in += inputTokens(info, r)
+			for _, r := range o.Tasks {
+				in += inputTokens(info, r.Request)
 				if r.Settings.MaxTokens <= 0 {
 					capped = false
 				}

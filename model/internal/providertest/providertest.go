@@ -37,7 +37,6 @@ func FullRequest() model.Request {
 			Seed:        Ptr(int64(42)),
 			Stop:        []string{"END", "STOP"},
 		},
-		Question: model.QuestionRef{Sheet: "s", Name: "q1"},
 	}
 }
 
@@ -105,7 +104,7 @@ func CheckErrorCases(t *testing.T, start func(*testing.T, fakeserver.Options) *f
 			if err != nil {
 				t.Fatal(err)
 			}
-			req := model.Request{Messages: []model.Message{{Role: "user", Content: "hi"}}, Question: model.QuestionRef{Name: "q-err"}}
+			req := model.Request{Messages: []model.Message{{Role: "user", Content: "hi"}}}
 			_, err = m.Complete(context.Background(), req)
 			t.Log(err)
 			var apiErr *model.APIError
@@ -121,8 +120,8 @@ func CheckErrorCases(t *testing.T, start func(*testing.T, fakeserver.Options) *f
 			if !strings.Contains(err.Error(), tc.contains) {
 				t.Errorf("error %q does not contain %q", err, tc.contains)
 			}
-			if !strings.Contains(err.Error(), `"q-err"`) {
-				t.Errorf("error %q does not name the question", err)
+			if !strings.Contains(err.Error(), "model "+m.Name()+":") {
+				t.Errorf("error %q does not name the model", err)
 			}
 			if n := srv.Count(); n != 1 {
 				t.Errorf("server saw %d requests, want 1: the SDK must not retry", n)
@@ -174,7 +173,7 @@ func CheckKeyNeverInError(t *testing.T, start func(*testing.T, fakeserver.Option
 }
 
 // CheckReplyCap checks the cap on a reply's body: a reply past it fails
-// with one non-retryable error naming the question and the cap, read no
+// with one non-retryable error naming the model and the cap, read no
 // further than the cap (the server is left with the rest, and the memory
 // taken stays near the cap), and a reply under it is read whole. build
 // makes the model with Options.MaxReply set to limit (0: the default).
@@ -198,8 +197,7 @@ func CheckReplyCap(t *testing.T, start func(*testing.T, fakeserver.Options) *fak
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		resp, err := m.Complete(context.Background(), model.Request{Messages: []model.Message{{Role: "user", Content: "hi"}},
-			Question: model.QuestionRef{Name: "Q7"}})
+		resp, err := m.Complete(context.Background(), model.Request{Messages: []model.Message{{Role: "user", Content: "hi"}}})
 		runtime.ReadMemStats(&after)
 		limit := tc.limit
 		if limit == 0 {
@@ -212,10 +210,10 @@ func CheckReplyCap(t *testing.T, start func(*testing.T, fakeserver.Options) *fak
 			continue
 		}
 		var apiErr *model.APIError
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), `question "Q7"`) ||
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "model "+m.Name()+":") ||
 			!strings.Contains(err.Error(), "--max-reply") || strings.Contains(err.Error(), "\n") ||
 			!errors.As(err, &apiErr) || apiErr.Retryable {
-			t.Errorf("cap %d, reply of %d: %v; want one non-retryable line naming the question and %q", tc.limit, tc.pad, err, tc.want)
+			t.Errorf("cap %d, reply of %d: %v; want one non-retryable line naming the model and %q", tc.limit, tc.pad, err, tc.want)
 		}
 		// What the server got rid of includes what the sockets buffer; the
 		// client read no more than the cap. Allocation: the SDK's
