@@ -195,6 +195,13 @@ func repeated(by map[strID][]answers) bool {
 	return false
 }
 
+// MeanCI is a benchmark figure over questions: the mean of per-question
+// scores (each question's mean over its epochs, say) with its standard
+// error and 95% interval, as agg's own totals compute them (see
+// overQuestions). A Metric reports its figures this way so that epochs
+// never count as questions.
+func MeanCI(scores []float64) (mean, stderr, lo, hi float64) { return overQuestions(scores) }
+
 // overQuestions is the mean of per-question scores with its standard error
 // and 95% interval, the question being the unit. The standard error is the
 // scores' sample standard deviation over sqrt(n) (for 0/1 scores,

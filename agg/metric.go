@@ -41,6 +41,12 @@ type Plot struct {
 // Question is what a Metric sees of one question of one output file.
 type Question struct {
 	Sheet, Model, RunID, Name string
+	// Epoch is the question's epoch in its run (1..N; 1 for a run of one
+	// epoch). Unit numbers the question the way its epochs and other runs
+	// share it (its sheet, its name and which question of that name in its
+	// file it is): the answers of one model with one Unit are one
+	// question asked several times, whose mean is the unit of MeanCI.
+	Epoch, Unit int
 	// Grade is nil when the question was not graded.
 	Grade *bool
 	// Errored: the model call failed. Unanswered: the model had no answer
@@ -111,12 +117,14 @@ func (d *Data) metricFor(b []byte) uint8 {
 func (d *Data) metricQuestions(i int) []Question {
 	var qs []Question
 	keys := d.metrics[i].MetaKeys()
+	units, _ := d.unitIndex()
 	for j := range d.rows {
 		r := &d.rows[j]
 		if int(r.metric) != i+1 {
 			continue
 		}
 		q := Question{Sheet: d.strs.str(r.sheet), Model: d.strs.str(r.model), RunID: d.strs.str(r.run),
+			Epoch: int(r.epoch), Unit: int(units[j]),
 			Name: d.strs.str(r.name), Errored: r.errored, Unanswered: r.unanswered, Responded: !r.noResponse, Limited: r.limited,
 			SubAnswers: int(r.subTotal), SubCorrect: int(r.subCorrect)}
 		switch r.grade {

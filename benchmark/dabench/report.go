@@ -2,6 +2,7 @@ package dabench
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -16,7 +17,10 @@ import (
 
 // metric is DABench's figures in agg's report: each model run scored as
 // eval_closed_form.py scores one responses file, plus ABQ per question
-// level, which the script does not report.
+// level, which the script does not report. A run of several epochs is
+// scored epoch by epoch (each epoch is one responses file to the script)
+// and its figures are the epochs' means; ABQ's 95% intervals are over
+// questions (each question's share of epochs all right), never answers.
 type metric struct{}
 
 func (metric) Benchmark() string { return Name }
@@ -24,7 +28,7 @@ func (metric) Benchmark() string { return Name }
 // MetaKeys are the question meta the converter writes and the figures use.
 func (metric) MetaKeys() []string { return []string{"concepts", "level"} }
 
-// run is one model run's figures.
+// run is one model run's figures, each the mean over its epochs.
 type run struct {
 	label  string // the model, with the run id when the model has several runs
 	report scriptReport
@@ -33,14 +37,25 @@ type run struct {
 	strict rateFigure
 	of     int
 	levels []namedRate // ABQ per level, levels sorted
+	epochs int
+	// abqLo, abqHi and strictLo, strictHi are the 95% intervals of ABQ and
+	// strict ABQ over questions (agg.MeanCI).
+	abqLo, abqHi, strictLo, strictHi float64
 }
 
 // runs scores each model run. A question with no response leaves every
 // denominator, as in the script; so does one the run could not answer.
 func runs(qs []agg.Question) []run {
 	type key struct{ model, run string }
-	scored := map[key][]scoredQuestion{}
-	levels := map[key]map[string][]scoredQuestion{}
+	type epoch struct {
+		scored []scoredQuestion
+		levels map[string][]scoredQuestion
+	}
+	// unit is one question's epochs: how many it was scored in (answered)
+	// and all right in, and all right without a limit (strict).
+	type unit struct{ n, scored, right, strict int }
+	epochs := map[key]map[int]*epoch{}
+	units := map[key]map[int]*unit{}
 	runsOf := map[string]map[string]bool{}
 	for _, q := range qs {
 		if q.Model == "" {
@@ -57,16 +72,37 @@ func runs(qs []agg.Question) []run {
 		}
 		s := scoredQuestion{ID: q.Name, Level: q.Meta["level"], Parts: parts,
 			Answered: q.Responded && !q.Unanswered, Limited: q.Limited, Concepts: conceptsMeta(q.Meta)}
-		scored[k] = append(scored[k], s)
+		if epochs[k] == nil {
+			epochs[k] = map[int]*epoch{}
+			units[k] = map[int]*unit{}
+		}
+		e := epochs[k][q.Epoch]
+		if e == nil {
+			e = &epoch{levels: map[string][]scoredQuestion{}}
+			epochs[k][q.Epoch] = e
+		}
+		e.scored = append(e.scored, s)
 		if _, ok := q.Meta["level"]; ok {
-			if levels[k] == nil {
-				levels[k] = map[string][]scoredQuestion{}
+			e.levels[s.Level] = append(e.levels[s.Level], s)
+		}
+		u := units[k][q.Unit]
+		if u == nil {
+			u = &unit{}
+			units[k][q.Unit] = u
+		}
+		u.n++
+		if s.Answered {
+			u.scored++
+			if q.SubCorrect == q.SubAnswers {
+				u.right++
+				if !s.Limited {
+					u.strict++
+				}
 			}
-			levels[k][s.Level] = append(levels[k][s.Level], s)
 		}
 	}
-	keys := make([]key, 0, len(scored))
-	for k := range scored {
+	keys := make([]key, 0, len(epochs))
+	for k := range epochs {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
@@ -81,18 +117,115 @@ func runs(qs []agg.Question) []run {
 		if len(runsOf[k.model]) > 1 {
 			label += " (" + k.run + ")"
 		}
-		r := run{label: label, report: scriptMetrics(scored[k])}
-		r.strict, r.of = strictABQ(scored[k])
-		names := make([]string, 0, len(levels[k]))
-		for l := range levels[k] {
+		nums := make([]int, 0, len(epochs[k]))
+		for e := range epochs[k] {
+			nums = append(nums, e)
+		}
+		sort.Ints(nums)
+		var reps []scriptReport
+		var stricts []rateFigure
+		levels := map[string][]rateFigure{}
+		for _, e := range nums {
+			ep := epochs[k][e]
+			reps = append(reps, scriptMetrics(ep.scored))
+			st, _ := strictABQ(ep.scored)
+			stricts = append(stricts, st)
+			for l, lqs := range ep.levels {
+				levels[l] = append(levels[l], scriptMetrics(lqs).ABQ)
+			}
+		}
+		r := run{label: label, report: meanReport(reps), strict: meanRate(stricts), of: len(units[k]), epochs: len(nums)}
+		names := make([]string, 0, len(levels))
+		for l := range levels {
 			names = append(names, l)
 		}
 		sort.Slice(names, func(i, j int) bool { return levelLess(names[i], names[j]) })
 		for _, l := range names {
-			r.levels = append(r.levels, namedRate{Name: l, Rate: scriptMetrics(levels[k][l]).ABQ})
+			r.levels = append(r.levels, namedRate{Name: l, Rate: meanRate(levels[l])})
 		}
+		ids := make([]int, 0, len(units[k]))
+		for id := range units[k] {
+			ids = append(ids, id)
+		}
+		sort.Ints(ids)
+		var abq, strict []float64
+		for _, id := range ids {
+			u := units[k][id]
+			if u.scored > 0 {
+				abq = append(abq, float64(u.right)/float64(u.scored))
+			}
+			strict = append(strict, float64(u.strict)/float64(u.n))
+		}
+		_, _, r.abqLo, r.abqHi = agg.MeanCI(abq)
+		_, _, r.strictLo, r.strictHi = agg.MeanCI(strict)
 		out = append(out, r)
 	}
+	return out
+}
+
+// meanRate is the mean of one figure over epochs, leaving out an epoch
+// where the script divided by nothing (the integer 0); with only such
+// epochs, the integer 0.
+func meanRate(rs []rateFigure) rateFigure {
+	var sum float64
+	n := 0
+	for _, r := range rs {
+		if !r.Int {
+			sum += r.Value
+			n++
+		}
+	}
+	if n == 0 {
+		return rateFigure{Int: true}
+	}
+	if n == 1 {
+		return rateFigure{Value: sum}
+	}
+	return rateFigure{Value: round4(sum / float64(n))}
+}
+
+// meanReport is the epochs' reports in one: each figure the mean over the
+// epochs that have it (a concept's in the order of first appearance),
+// Scored the sum (answers scored).
+func meanReport(reps []scriptReport) scriptReport {
+	if len(reps) == 1 {
+		return reps[0]
+	}
+	var out scriptReport
+	var abq, psaq, uasq, two []rateFigure
+	pivot := func(get func(scriptReport) []namedRate) []namedRate {
+		var order []string
+		by := map[string][]rateFigure{}
+		for _, r := range reps {
+			for _, nr := range get(r) {
+				if by[nr.Name] == nil {
+					order = append(order, nr.Name)
+				}
+				by[nr.Name] = append(by[nr.Name], nr.Rate)
+			}
+		}
+		var rows []namedRate
+		for _, n := range order {
+			rows = append(rows, namedRate{Name: n, Rate: meanRate(by[n])})
+		}
+		return rows
+	}
+	for _, r := range reps {
+		out.Scored += r.Scored
+		abq = append(abq, r.ABQ)
+		psaq = append(psaq, r.PSAQ)
+		uasq = append(uasq, r.UASQ)
+		if r.TwoOrMore != nil {
+			two = append(two, *r.TwoOrMore)
+		}
+	}
+	out.ABQ, out.PSAQ, out.UASQ = meanRate(abq), meanRate(psaq), meanRate(uasq)
+	if len(two) > 0 {
+		t := meanRate(two)
+		out.TwoOrMore = &t
+	}
+	out.Concepts = pivot(func(r scriptReport) []namedRate { return r.Concepts })
+	out.ConceptCounts = pivot(func(r scriptReport) []namedRate { return r.ConceptCounts })
 	return out
 }
 
@@ -116,6 +249,14 @@ func levelLess(a, b string) bool {
 	return a < b
 }
 
+// fmtCI is an interval to four places, "-" over no question.
+func fmtCI(lo, hi float64) string {
+	if math.IsNaN(lo) {
+		return "-"
+	}
+	return fmt.Sprintf("[%.4f, %.4f]", lo, hi)
+}
+
 func fmtRate(r rateFigure) string {
 	if r.Int {
 		return "0"
@@ -135,8 +276,11 @@ func (metric) Tables(qs []agg.Question) []agg.Table {
 		Note: "InfiAgent-DABench's eval_closed_form.py figures: ABQ (every sub-answer right), " +
 			"PSAQ (mean share of sub-answers right), UASQ (right sub-answers over all); " +
 			"questions without a response are left out, as the script does, which inflates them. " +
-			"ABQ strict is over every question: one without a response, or stopped by an agent-mode limit, counts as wrong.",
-		Columns: agg.Cols("model", "#scored", "#ABQ", "#PSAQ", "#UASQ", "#ABQ 2+ concepts", "#questions", "#ABQ strict"),
+			"ABQ strict is over every question: one without a response, or stopped by an agent-mode limit, counts as wrong. " +
+			"A run of several epochs: each figure is the mean of the epochs' (scored counts every epoch's answers); " +
+			"95% CI over questions (each question's share of epochs right), not answers: Wilson's where every share is 0 or 1, else normal.",
+		Columns: agg.Cols("model", "#scored", "#ABQ", "#PSAQ", "#UASQ", "#ABQ 2+ concepts", "#questions", "#ABQ strict",
+			"#epochs", "ABQ 95% CI", "strict 95% CI"),
 	}
 	for _, r := range runs {
 		two := "-"
@@ -145,7 +289,7 @@ func (metric) Tables(qs []agg.Question) []agg.Table {
 		}
 		main.Rows = append(main.Rows, []string{r.label, fmt.Sprint(r.report.Scored),
 			fmtRate(r.report.ABQ), fmtRate(r.report.PSAQ), fmtRate(r.report.UASQ), two,
-			fmt.Sprint(r.of), fmtRate(r.strict)})
+			fmt.Sprint(r.of), fmtRate(r.strict), fmt.Sprint(r.epochs), fmtCI(r.abqLo, r.abqHi), fmtCI(r.strictLo, r.strictHi)})
 	}
 	pivot := func(title, first string, get func(run) []namedRate, less func(a, b string) bool) agg.Table {
 		names := []string{first}

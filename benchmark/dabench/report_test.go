@@ -4,10 +4,13 @@ import (
 	"context"
 	"io"
 	"math"
+	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/result"
 )
 
 // load reads the output files of dir as agg does and returns the
@@ -94,10 +97,57 @@ func TestDABenchStrict(t *testing.T) {
 	}
 	tables := metric{}.Tables(load(t, "testdata/strict"))
 	row := tables[0].Rows[0]
-	if want := []string{"m2", "3", "0.6667", "0.6667", "0.8000", "-", "5", "0.2000"}; !reflect.DeepEqual(row, want) {
+	// The intervals are Wilson's over questions: 2 of 3 scored, 1 of 5.
+	if want := []string{"m2", "3", "0.6667", "0.6667", "0.8000", "-", "5", "0.2000", "1", "[0.2077, 0.9385]", "[0.0362, 0.6245]"}; !reflect.DeepEqual(row, want) {
 		t.Errorf("main row %q, want %q", row, want)
 	}
 	if rate, n := strictABQ(nil); n != 0 || !rate.Int {
 		t.Errorf("Strict(nil) = %v, %d", rate, n)
+	}
+}
+
+// TestDABenchEpochs: a run of two epochs is scored epoch by epoch as the
+// script scores a responses file, and its figures are the epochs' means:
+// epoch 1 has d1 right (2 of 2 sub-answers) and d2 wrong (1 of 2),
+// epoch 2 both right. ABQ (1/2 + 1)/2 = 0.75, PSAQ (0.75 + 1)/2 = 0.875,
+// UASQ the same; strict ABQ over the 2 questions, not 4 answers; ABQ's
+// interval over the questions' shares, 1 and 1/2.
+func TestDABenchEpochs(t *testing.T) {
+	dir := t.TempDir()
+	for e := 1; e <= 2; e++ {
+		f := &result.File{Sheet: result.Sheet{Name: "da", ModelName: "m", RunID: "r", Epoch: e, Epochs: 2,
+			MetaData: map[string]string{"benchmark": Name}}}
+		for _, name := range []string{"d1", "d2"} {
+			second := name == "d1" || e == 2
+			c := "@a[1] @b[2]"
+			f.Questions = append(f.Questions, result.Question{Name: name, Question: name, Completion: &c, ModelName: "m",
+				MetaData:   map[string]string{"benchmark": Name, "concepts": "A", "level": "easy"},
+				SubAnswers: []result.SubAnswer{{Name: "a", Correct: true}, {Name: "b", Correct: second}}})
+		}
+		path := filepath.Join(dir, result.EpochName(result.FileName("input-da.md", "m", "r"), e, 2))
+		if err := f.Write(path, outfile.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs := runs(load(t, dir))
+	if len(rs) != 1 {
+		t.Fatalf("runs %+v", rs)
+	}
+	r := rs[0]
+	if r.epochs != 2 || r.of != 2 || r.report.Scored != 4 {
+		t.Errorf("epochs %d, questions %d, scored %d; want 2, 2, 4", r.epochs, r.of, r.report.Scored)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{{"ABQ", r.report.ABQ.Value, 0.75}, {"PSAQ", r.report.PSAQ.Value, 0.875}, {"UASQ", r.report.UASQ.Value, 0.875},
+		{"strict", r.strict.Value, 0.75}, {"concept A", r.report.Concepts[0].Rate.Value, 0.75}, {"easy", r.levels[0].Rate.Value, 0.75}} {
+		if !near(c.got, c.want, 1e-12) {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	_, _, lo, hi := agg.MeanCI([]float64{1, 0.5})
+	if r.abqLo != lo || r.abqHi != hi {
+		t.Errorf("ABQ interval [%v, %v], want [%v, %v] over 2 questions", r.abqLo, r.abqHi, lo, hi)
 	}
 }

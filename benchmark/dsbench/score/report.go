@@ -11,7 +11,11 @@ import (
 // 4): task-level, correct answers over all questions, and
 // competition-level, the mean of each competition's accuracy. A
 // competition is a sheet here. A question with an error or no grade counts
-// as wrong, as the paper's evaluation scores a missing answer 0.
+// as wrong, as the paper's evaluation scores a missing answer 0. A
+// question asked in several epochs (or runs) scores the mean of its
+// answers, and each figure is the mean over questions (competitions) with
+// its 95% interval over them (agg.MeanCI), so epochs never count as
+// questions.
 type metric struct{}
 
 func (metric) Benchmark() string  { return Name }
@@ -19,56 +23,79 @@ func (metric) MetaKeys() []string { return nil }
 
 // row is one model's figures.
 type row struct {
-	model        string
-	questions    int
-	correct      int
-	task         float64 // correct / questions
-	competitions int
-	competition  float64 // mean over sheets of correct/questions
+	model          string
+	questions      int // distinct questions
+	answers        int // every epoch's answer
+	correct        int // right answers
+	task           float64
+	taskLo, taskHi float64
+	competitions   int
+	competition    float64
+	compLo, compHi float64
 }
 
 // rows computes the figures per model, sorted by model.
 func rows(qs []agg.Question) []row {
-	type tally struct{ n, correct int }
-	per := map[string]map[string]*tally{} // model -> sheet -> tally
+	type tally struct {
+		sheet   string
+		n, good int
+	}
+	per := map[string]map[int]*tally{} // model -> question unit -> its answers
 	for _, q := range qs {
 		if q.Model == "" {
 			continue
 		}
 		m := per[q.Model]
 		if m == nil {
-			m = map[string]*tally{}
+			m = map[int]*tally{}
 			per[q.Model] = m
 		}
-		t := m[q.Sheet]
+		t := m[q.Unit]
 		if t == nil {
-			t = &tally{}
-			m[q.Sheet] = t
+			t = &tally{sheet: q.Sheet}
+			m[q.Unit] = t
 		}
 		t.n++
 		if q.Grade != nil && *q.Grade {
-			t.correct++
+			t.good++
 		}
 	}
 	var out []row
-	for model, sheets := range per {
-		r := row{model: model, competitions: len(sheets)}
-		// Sum the per-competition accuracies in sheet order so the float sum
-		// does not depend on map order.
-		keys := make([]string, 0, len(sheets))
-		for s := range sheets {
-			keys = append(keys, s)
+	for model, units := range per {
+		r := row{model: model, questions: len(units)}
+		// Sum in question order so the float sums do not depend on map
+		// order.
+		ids := make([]int, 0, len(units))
+		for u := range units {
+			ids = append(ids, u)
 		}
-		sort.Strings(keys)
-		var sum float64
-		for _, s := range keys {
-			t := sheets[s]
-			r.questions += t.n
-			r.correct += t.correct
-			sum += float64(t.correct) / float64(t.n)
+		sort.Ints(ids)
+		scores := make([]float64, 0, len(ids))
+		bySheet := map[string][]float64{}
+		for _, u := range ids {
+			t := units[u]
+			r.answers += t.n
+			r.correct += t.good
+			s := float64(t.good) / float64(t.n)
+			scores = append(scores, s)
+			bySheet[t.sheet] = append(bySheet[t.sheet], s)
 		}
-		r.task = float64(r.correct) / float64(r.questions)
-		r.competition = sum / float64(len(sheets))
+		r.task, _, r.taskLo, r.taskHi = agg.MeanCI(scores)
+		sheets := make([]string, 0, len(bySheet))
+		for s := range bySheet {
+			sheets = append(sheets, s)
+		}
+		sort.Strings(sheets)
+		comps := make([]float64, len(sheets))
+		for i, s := range sheets {
+			var sum float64
+			for _, x := range bySheet[s] {
+				sum += x
+			}
+			comps[i] = sum / float64(len(bySheet[s]))
+		}
+		r.competitions = len(sheets)
+		r.competition, _, r.compLo, r.compHi = agg.MeanCI(comps)
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].model < out[j].model })
@@ -77,21 +104,28 @@ func rows(qs []agg.Question) []row {
 
 func pct(x float64) string { return fmt.Sprintf("%.2f%%", 100*x) }
 
+// pctCI is an interval in percent.
+func pctCI(lo, hi float64) string { return fmt.Sprintf("[%.2f%%, %.2f%%]", 100*lo, 100*hi) }
+
 // Tables is one table: the two accuracies per model.
 func (metric) Tables(qs []agg.Question) []agg.Table {
 	t := agg.Table{
 		Title: "DSBench: task-level and competition-level accuracy",
 		Note: "task-level: correct / all questions (errors and ungraded count as wrong); " +
-			"competition-level: mean of per-competition accuracies, a competition being a sheet.",
-		Columns: agg.Cols("model", "#questions", "#correct", "#task-level", "#competitions", "#competition-level"),
+			"competition-level: mean of per-competition accuracies, a competition being a sheet. " +
+			"A question answered in several epochs (or runs) scores the share of its answers right; " +
+			"95% CI over questions (task-level) and over competitions (competition-level), not answers: " +
+			"Wilson's where every score is 0 or 1, else the normal interval.",
+		Columns: agg.Cols("model", "#questions", "#answers", "#correct", "#task-level", "95% CI",
+			"#competitions", "#competition-level", "95% CI"),
 	}
 	rs := rows(qs)
 	if len(rs) == 0 {
 		return nil
 	}
 	for _, r := range rs {
-		t.Rows = append(t.Rows, []string{r.model, fmt.Sprint(r.questions), fmt.Sprint(r.correct),
-			pct(r.task), fmt.Sprint(r.competitions), pct(r.competition)})
+		t.Rows = append(t.Rows, []string{r.model, fmt.Sprint(r.questions), fmt.Sprint(r.answers), fmt.Sprint(r.correct),
+			pct(r.task), pctCI(r.taskLo, r.taskHi), fmt.Sprint(r.competitions), pct(r.competition), pctCI(r.compLo, r.compHi)})
 	}
 	return []agg.Table{t}
 }
