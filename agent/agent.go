@@ -41,6 +41,9 @@ type Options struct {
 	MaxTurns        int           // model calls per question; 10
 	QuestionTimeout time.Duration // wall time of the whole question; 0 none
 	TokenBudget     int           // input+output tokens over all turns; 0 none
+	// ThinkTags is the think_tags rule applied to each reply before it is
+	// read ("" is model.ThinkAuto): the loop acts on the answer alone.
+	ThinkTags string
 }
 
 // limitValue is the value of the named limit: model calls, tokens or
@@ -108,13 +111,15 @@ func Run(ctx context.Context, m model.Model, req model.Task, interp Interpreter,
 			return model.Response{}, fmt.Errorf("agent turn %d: %w", turn, err)
 		}
 		work.Turns = turn
+		resp = model.SplitThink(resp, opt.ThinkTags)
 		out.InputTokens += resp.InputTokens
 		out.OutputTokens += resp.OutputTokens
+		out.ReasoningTokens += resp.ReasoningTokens
 		out.Model = resp.Model
 		out.FinishReason = resp.FinishReason
-		msgs = append(msgs, model.Message{Role: "assistant", Content: resp.Text, ToolCalls: resp.ToolCalls})
+		msgs = append(msgs, model.Message{Role: "assistant", Content: resp.Text, ToolCalls: resp.ToolCalls, Reasoning: resp.Reasoning})
 		if len(resp.ToolCalls) == 0 {
-			out.Text = resp.Text
+			out.Text, out.Reasoning = resp.Text, resp.Reasoning
 			return finish("")
 		}
 		for _, call := range resp.ToolCalls {

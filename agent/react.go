@@ -141,10 +141,12 @@ func RunReact(ctx context.Context, m model.Model, req model.Task, interp Interpr
 				return model.Response{}, fmt.Errorf("agent step %d: %w", iter, err)
 			}
 			work.Turns++
+			resp = model.SplitThink(resp, opt.ThinkTags)
 			out.InputTokens += resp.InputTokens
 			out.OutputTokens += resp.OutputTokens
-			out.Model, out.FinishReason = resp.Model, resp.FinishReason
-			work.Transcript = append(work.Transcript, model.Message{Role: "assistant", Content: resp.Text})
+			out.ReasoningTokens += resp.ReasoningTokens
+			out.Model, out.FinishReason, out.Reasoning = resp.Model, resp.FinishReason, resp.Reasoning
+			work.Transcript = append(work.Transcript, model.Message{Role: "assistant", Content: resp.Text, Reasoning: resp.Reasoning})
 			if st, perr = protocol.ParseReact(resp.Text); perr == nil {
 				break
 			}

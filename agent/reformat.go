@@ -72,6 +72,10 @@ func Reformat(ctx context.Context, m model.Model, r model.Reformat, answer strin
 	if err != nil {
 		return resp, fmt.Errorf("reformat with %s: %w", m.Name(), err)
 	}
+	// A reasoning model's thinking is not its rewrite: the rewrite is
+	// graded. (Its temperature of 0 is left out for the models that
+	// refuse it, by their provider.)
+	resp = model.SplitThink(resp, model.ThinkAuto)
 	if strings.TrimSpace(resp.Text) == "" {
 		return resp, fmt.Errorf("reformat with %s: empty reply", m.Name())
 	}

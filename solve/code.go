@@ -34,6 +34,9 @@ func (m *Model) code(ctx context.Context, req model.Task, complete func() (model
 	if err != nil || resp.Work != nil {
 		return resp, err // an offline model that answered without code (the oracle)
 	}
+	// The code is taken from the answer alone, never from the thinking
+	// before it.
+	resp = model.SplitThink(resp, s.ThinkTags)
 	w := &model.Work{Mode: model.ModeCode, Extract: string(rule)}
 	resp.Work = w
 	prompt := ""

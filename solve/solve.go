@@ -122,7 +122,7 @@ func (m *Model) agent(ctx context.Context, req model.Task) (model.Response, erro
 		return sess, nil
 	}}
 	defer sess.Close()
-	opt := agent.Options{MaxTurns: s.MaxTurns, QuestionTimeout: s.QuestionTimeout, TokenBudget: s.TokenBudget}
+	opt := agent.Options{MaxTurns: s.MaxTurns, QuestionTimeout: s.QuestionTimeout, TokenBudget: s.TokenBudget, ThinkTags: s.ThinkTags}
 	run := agent.Run
 	if s.Style == protocol.StyleReact {
 		run = agent.RunReact

@@ -88,9 +88,12 @@ type sheetRun struct {
 	answered, noAnswer, failed int
 	noted                      int // answers with a note (replyNote): refused, or no text
 	calls, cached, resumed     int
-	inTok, outTok              int
-	cost                       float64
-	priced                     bool
+	inTok, outTok, reasonTok   int
+	// cutThinking counts the chat answers cut by max_tokens while
+	// reasoning (LimitMaxTokens), said apart from the other notes.
+	cutThinking int
+	cost        float64
+	priced      bool
 
 	ungraded int
 	// noJudge counts the questions left null because they need the
@@ -330,7 +333,9 @@ func (sr *sheetRun) add(o runner.Outcome, q int, info model.Info, price *model.P
 	switch {
 	case o.Err == nil:
 		sr.answered++
-		if replyNote(o.Response) != "" {
+		if qr := &sr.out.File.Questions[q]; qr.Limit == LimitMaxTokens && qr.Mode == "" {
+			sr.cutThinking++
+		} else if qr.Note != "" {
 			sr.noted++
 		}
 		if c, ok := costOf(info, price, o.Response, batchID); ok {
@@ -351,6 +356,7 @@ func (sr *sheetRun) add(o runner.Outcome, q int, info model.Info, price *model.P
 	}
 	sr.inTok += o.Response.InputTokens
 	sr.outTok += o.Response.OutputTokens
+	sr.reasonTok += o.Response.ReasoningTokens
 }
 
 // grade grades question q and encodes it for the output file.
@@ -382,7 +388,7 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 	o := sr.out
 	n := len(o.Tasks)
 	o.File.Sheet.Totals = &result.Totals{Questions: n, Answered: sr.answered, Errors: sr.failed,
-		InputTokens: sr.inTok, OutputTokens: sr.outTok, WallSeconds: wall.Seconds()}
+		InputTokens: sr.inTok, OutputTokens: sr.outTok, ReasoningTokens: sr.reasonTok, WallSeconds: wall.Seconds()}
 	if sr.priced {
 		c := sr.cost
 		o.File.Sheet.Totals.Cost = &c
@@ -416,9 +422,21 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 	if s := o.File.Sheet.Subset; s != nil {
 		subset = ", " + s.Describe(n)
 	}
-	opt.Console.Say("%s on %s: %d/%d correct%s%s, %s, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out, %s, %.1fs",
+	reasoning := ""
+	if sr.reasonTok > 0 {
+		reasoning = fmt.Sprintf(" (%d reasoning)", sr.reasonTok)
+	}
+	opt.Console.Say("%s on %s: %d/%d correct%s%s, %s, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out%s, %s, %.1fs",
 		o.Model, filepath.Base(o.SheetPath), correct, n, subset, ungraded, answered, errs, sr.noAnswer,
-		sr.calls, sr.cached, sr.resumed, sr.inTok, sr.outTok, cost, wall.Seconds())
+		sr.calls, sr.cached, sr.resumed, sr.inTok, sr.outTok, reasoning, cost, wall.Seconds())
+	if sr.cutThinking > 0 {
+		limit := "max_tokens"
+		if s := o.File.Sheet.Settings; s != nil && s.MaxTokens > 0 {
+			limit = fmt.Sprintf("max_tokens %d", s.MaxTokens)
+		}
+		opt.Console.Say("warning: %s on %s: %d of %d answers are empty, cut by %s while the model was reasoning (limit: max_tokens in the output): raise max_tokens (--max-tokens, or the sheet's meta)",
+			o.Model, filepath.Base(o.SheetPath), sr.cutThinking, n, limit)
+	}
 	if err := opt.Writer.Write(o, sr.encoded); err != nil {
 		return err
 	}
@@ -444,12 +462,28 @@ func record(q *result.Question, o runner.Outcome, info model.Info, price *model.
 	q.EvalTime = &secs
 	switch {
 	case o.Err == nil:
-		text := o.Response.Text
+		r := o.Response
+		cut := cutThinking(r)
+		if r.Work == nil {
+			// A chat answer: the think_tags rule is applied here, to what
+			// the cache and the journal keep as the server sent it (code
+			// and agent modes applied it to each reply they read).
+			r = model.SplitThink(r, q.SolveSettings["think_tags"])
+		}
+		text := r.Text
 		q.Completion = &text
-		q.InputTokens, q.OutputTokens = o.Response.InputTokens, o.Response.OutputTokens
-		q.FinishReason = o.Response.FinishReason
-		q.Note = replyNote(o.Response)
-		q.SetWork(o.Response.Work)
+		q.Reasoning, q.ReasoningTokens = r.Reasoning, r.ReasoningTokens
+		q.InputTokens, q.OutputTokens = r.InputTokens, r.OutputTokens
+		q.FinishReason = r.FinishReason
+		q.Note = replyNote(r)
+		q.SetWork(r.Work)
+		if cut {
+			q.Limit = LimitMaxTokens
+			if q.Settings != nil && q.Settings.MaxTokens > 0 {
+				q.LimitValue = float64(q.Settings.MaxTokens)
+			}
+			q.Note = "cut by max_tokens while reasoning (finish_reason " + r.FinishReason + "): no answer; raise max_tokens"
+		}
 		q.BatchID = batchID
 		if c, ok := costOf(info, price, o.Response, batchID); ok {
 			q.Cost = &c
@@ -460,6 +494,21 @@ func record(q *result.Question, o runner.Outcome, info model.Info, price *model.
 		msg := o.Err.Error()
 		q.Error = &msg
 	}
+}
+
+// LimitMaxTokens is the limit of a chat answer the model ran out of
+// tokens for while reasoning (result.Question's Limit).
+const LimitMaxTokens = "max_tokens"
+
+// cutThinking says whether a chat reply was cut by max_tokens while the
+// model was still reasoning: stopped for length, with reasoning (returned
+// apart, counted, or a leading <think> block) and no answer after it.
+func cutThinking(r model.Response) bool {
+	if r.Work != nil || (r.FinishReason != "length" && r.FinishReason != "max_tokens") {
+		return false
+	}
+	split := model.SplitThink(r, model.ThinkAuto)
+	return strings.TrimSpace(split.Text) == "" && (split.Reasoning != "" || r.ReasoningTokens > 0)
 }
 
 // replyNote says what a reader of the output must know of an answer that

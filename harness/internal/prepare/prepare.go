@@ -214,6 +214,9 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 	if err != nil {
 		return nil, err
 	}
+	if !opt.NoModel {
+		run.Gen, _ = minfo.Sendable(run.Gen) // said per question below
+	}
 	if !run.Gen.IsZero() {
 		out.Sheet.Settings = &run.Gen
 	}
@@ -229,6 +232,9 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 		req, values, err := b.BuildSettings(ctx, path, it)
 		if err != nil {
 			return nil, err
+		}
+		if !opt.NoModel {
+			req.Settings = sendable(opt, modelName, minfo, req.Settings, values, notes.said)
 		}
 		sent := req.Settings
 		q := result.Question{
@@ -249,6 +255,35 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 		out.Questions = append(out.Questions, q)
 	}
 	return o, nil
+}
+
+// sendable is s without what the model does not take (model.Info's
+// Sendable: an OpenAI reasoning model's temperature and top_p, a thinking
+// budget its server has no member for), so the request and its record
+// hold what is sent. Each setting left out is said once per run and
+// model, naming where it was set, instead of a refusal per question.
+func sendable(opt Options, modelName string, minfo model.Info, s model.Settings, values setting.Values, said map[string]bool) model.Settings {
+	sent, dropped := minfo.Sendable(s)
+	for _, name := range dropped {
+		key := "sendable|" + modelName + "|" + name
+		if said[key] {
+			continue
+		}
+		said[key] = true
+		why := "its server takes no thinking budget (README: Reasoning)"
+		if name != "reasoning_tokens" {
+			why = "a reasoning model takes only the default (OpenAI answers HTTP 400)"
+		}
+		at := ""
+		if o, ok := values.From[name]; ok {
+			at = " (" + o.String() + ")"
+			if o.Source == setting.Flag {
+				at = " (--" + strings.ReplaceAll(name, "_", "-") + ")"
+			}
+		}
+		opt.say("warning: %s: %s %s%s is not sent: %s; the outputs record the settings sent", modelName, name, setting.Lookup(name).Text(&values), at, why)
+	}
+	return sent
 }
 
 // truncate cuts a user message as its meta asks, for the model's context:
