@@ -278,7 +278,10 @@ func (b *book) leaderboard(d *agg.Data) error {
 }
 
 // models is agg's Models table: accuracy over all sheets with its 95%
-// Wilson interval and Inspect's stderr.
+// interval and stderr, over questions (agg.ModelTotal: a question answered
+// in several epochs or runs is one, scored by the mean of its answers;
+// correct / graded with Wilson's interval and Inspect's stderr when no
+// question was answered twice).
 func (b *book) models(d *agg.Data) error {
 	const s = "Models"
 	ts := d.Totals()
@@ -296,7 +299,7 @@ func (b *book) models(d *agg.Data) error {
 				return err
 			}
 		}
-		for j, v := range []float64{t.Accuracy, t.Lo, t.Hi, t.Stderr} {
+		for j, v := range []float64{t.Score, t.Lo, t.Hi, t.Stderr} {
 			if t.Graded == 0 {
 				v = math.NaN()
 			}

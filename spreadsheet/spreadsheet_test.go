@@ -239,3 +239,33 @@ func TestWorkbookCodeAndAgent(t *testing.T) {
 		t.Errorf("chat: answer %q, work %q", r[6], r[7])
 	}
 }
+
+// The Models sheet's accuracy is agg's, over questions: a question asked
+// in two epochs is one. Epoch 1 has q1 right and q2 wrong, epoch 2 only q1
+// right: 2 of 3 answers, but (1 + 0)/2 over the questions, the figure its
+// interval is about.
+func TestWorkbookModelsOverQuestions(t *testing.T) {
+	dir := t.TempDir()
+	for e := 1; e <= 2; e++ {
+		f := &result.File{Sheet: result.Sheet{Name: "s", ModelName: "m", RunID: "r", Epoch: e, Epochs: 2}}
+		for i, right := range []bool{true, false}[:3-e] {
+			c, g := "x", right
+			f.Questions = append(f.Questions, result.Question{Name: "q" + strconv.Itoa(i+1), Question: "?", Completion: &c, ModelName: "m", Grade: &g})
+		}
+		if err := f.Write(filepath.Join(dir, result.EpochName(result.FileName("input-s.md", "m", "r"), e, 2)), outfile.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "agg.xlsx")
+	if err := WriteFile(context.Background(), path, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if v, _ := f.GetCellValue("Models", "H2", excelize.Options{RawCellValue: true}); v != "0.5" {
+		t.Errorf("accuracy %q, want 0.5 (over 2 questions, not 3 answers)", v)
+	}
+}
