@@ -165,8 +165,11 @@ func Run(ctx context.Context, opt Options) error {
 	}
 	var charts []Chart
 	if opt.Charts && opt.Report == Summary {
+		// Beside the report; a printed report's go beside the outputs,
+		// where LIME wrote its report, not into whatever folder agg
+		// was started from.
 		base := "agg"
-		dir := "."
+		dir := result.Root(opt.Dir)
 		if out != "-" {
 			dir = filepath.Dir(out)
 			base = strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
@@ -175,8 +178,11 @@ func Run(ctx context.Context, opt Options) error {
 		if err != nil {
 			return err
 		}
-		for _, c := range charts {
+		for i, c := range charts {
 			fmt.Fprintf(opt.Stderr, "wrote %s\n", filepath.Join(dir, c.File))
+			if out == "-" { // linked from where the printed report is read
+				charts[i].File = filepath.ToSlash(filepath.Join(dir, c.File))
+			}
 		}
 	}
 	md, err := d.Text(ctx, opt.Report, opt.Screen, ReportOptions{MaxDiscrepancies: opt.MaxDiscrepancies, Charts: charts})

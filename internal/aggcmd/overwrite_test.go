@@ -124,28 +124,44 @@ func runAgg(t *testing.T, args ...string) {
 	}
 }
 
-// -charts with -o - writes its SVGs into the current folder: not over a
-// file agg did not write, and nothing at all when one chart is refused.
+// -charts with the report printed writes its SVGs beside the outputs (not
+// into the current folder), names them on stderr and links them from the
+// printed report; not over a file agg did not write, and nothing at all
+// when one chart is refused.
 func TestAggChartsToStdoutKeepFiles(t *testing.T) {
 	dir, _ := copyLIME(t)
 	cwd := t.TempDir()
 	t.Chdir(cwd)
-	os.WriteFile("agg-leaderboard.svg", []byte("my drawing"), 0o644)
+	chart := filepath.Join(dir, "agg-leaderboard.svg")
+	os.WriteFile(chart, []byte("my drawing"), 0o644)
 	var stdout, stderr bytes.Buffer
 	err := aggregate(context.Background(), &stdout, &stderr, []string{"-i", dir, "-o", "-", "-charts"})
 	if err == nil || !strings.Contains(err.Error(), "agg-leaderboard.svg") {
 		t.Fatalf("err %v", err)
 	}
-	if b, _ := os.ReadFile("agg-leaderboard.svg"); string(b) != "my drawing" {
+	if b, _ := os.ReadFile(chart); string(b) != "my drawing" {
 		t.Error("the chart was overwritten")
 	}
 	if stdout.Len() != 0 {
 		t.Error("a report was printed")
 	}
-	os.Remove("agg-leaderboard.svg")
+	os.Remove(chart)
 	runAgg(t, "-i", dir, "-o", "-", "-charts")
-	runAgg(t, "-i", dir, "-o", "-", "-charts") // its own charts, rewritten
-	if b, _ := os.ReadFile("agg-leaderboard.svg"); !bytes.Contains(b, []byte("<svg")) {
-		t.Error("no chart written")
+	stdout.Reset()
+	stderr.Reset()
+	if err := aggregate(context.Background(), &stdout, &stderr, []string{"-i", dir, "-charts"}); err != nil { // its own charts, rewritten
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if b, _ := os.ReadFile(chart); !bytes.Contains(b, []byte("<svg")) {
+		t.Error("no chart written beside the outputs")
+	}
+	if !strings.Contains(stderr.String(), "wrote "+chart+"\n") {
+		t.Errorf("stderr does not name %s:\n%s", chart, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "("+filepath.ToSlash(chart)+")") {
+		t.Errorf("the printed report does not link %s", chart)
+	}
+	if left, _ := filepath.Glob(filepath.Join(cwd, "*")); len(left) > 0 {
+		t.Errorf("written into the current folder: %q", left)
 	}
 }
