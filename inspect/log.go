@@ -172,10 +172,11 @@ type connectionLimitChange struct {
 
 // modelUsage counts tokens (ModelUsage).
 type modelUsage struct {
-	InputTokens  int      `json:"input_tokens"`
-	OutputTokens int      `json:"output_tokens"`
-	TotalTokens  int      `json:"total_tokens"`
-	TotalCost    *float64 `json:"total_cost,omitempty"`
+	InputTokens     int      `json:"input_tokens"`
+	OutputTokens    int      `json:"output_tokens"`
+	TotalTokens     int      `json:"total_tokens"`
+	ReasoningTokens int      `json:"reasoning_tokens,omitempty"` // a part of OutputTokens
+	TotalCost       *float64 `json:"total_cost,omitempty"`
 }
 
 // evalError is an error that halted an evaluation or a sample (EvalError:
@@ -298,6 +299,38 @@ type contentPart struct {
 	Type      string `json:"type"`
 	Text      string `json:"text,omitempty"`
 	Reasoning string `json:"reasoning,omitempty"`
+	Redacted  bool   `json:"redacted,omitempty"`
+}
+
+// MarshalJSON writes the members Inspect requires of each type, empty
+// or false as they may be: ContentText's text, ContentReasoning's
+// reasoning and redacted.
+func (p contentPart) MarshalJSON() ([]byte, error) {
+	switch p.Type {
+	case "text":
+		return marshal(struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}{p.Type, p.Text})
+	case "reasoning":
+		return marshal(struct {
+			Type      string `json:"type"`
+			Reasoning string `json:"reasoning"`
+			Redacted  bool   `json:"redacted"`
+		}{p.Type, p.Reasoning, p.Redacted})
+	}
+	type plain contentPart
+	return marshal(plain(p))
+}
+
+// assistantContent is an assistant turn's content: its text alone, or,
+// when the model reasoned first, a ContentReasoning part before it, as
+// Inspect records a reasoning model's reply (its viewer folds it).
+func assistantContent(text, reasoning string) MessageContent {
+	if reasoning == "" {
+		return MessageContent{Text: text}
+	}
+	return MessageContent{Parts: []contentPart{{Type: "reasoning", Reasoning: reasoning}, {Type: "text", Text: text}}}
 }
 
 // String returns the text of the content: the string, or the text parts

@@ -1197,3 +1197,60 @@ func TestAgentStyleRecorded(t *testing.T) {
 		}
 	}
 }
+
+// A reasoning model's answer: its reasoning is a ContentReasoning part
+// before the text (Inspect's viewer folds it), on each agent turn too, its
+// reasoning tokens are in the usage, and the effort sent is in the
+// generate config, each as Inspect's schema has it (an empty answer still
+// has its text member).
+func TestReasoningLog(t *testing.T) {
+	f := syntheticOutput()
+	q := &f.Questions[0]
+	q.Reasoning, q.ReasoningTokens, q.OutputTokens = "six sevens", 40, 42
+	empty := ""
+	cut := &f.Questions[2]
+	cut.Completion, cut.Reasoning, cut.FinishReason, cut.Limit, cut.LimitValue = &empty, "still thinking", "length", "max_tokens", 10
+	agentQ := &f.Questions[5]
+	agentQ.Mode, agentQ.Transcript = model.ModeAgent, []model.Message{
+		{Role: "assistant", Reasoning: "look first", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: `{"code":"1"}`}}},
+		{Role: "tool", ToolCallID: "c1", Content: "1"},
+		{Role: "assistant", Content: "41"},
+	}
+	effort := model.Settings{ReasoningEffort: model.ReasoningHigh, MaxTokens: 300}
+	path, err := WriteLog(t.TempDir(), f, LogOptions{Settings: &effort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	CheckSchema(t, path)
+	lg, err := ReadLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := lg.Plan.Config; string(g["reasoning_effort"]) != `"high"` {
+		t.Errorf("generate config %v, want reasoning_effort high", g)
+	}
+	if u := lg.Stats.ModelUsage["openai/gpt-4o"]; u.ReasoningTokens != 40 {
+		t.Errorf("model usage %+v, want 40 reasoning tokens", u)
+	}
+	s0 := lg.Samples[0]
+	if s0.Output.Usage == nil || s0.Output.Usage.ReasoningTokens != 40 {
+		t.Errorf("output usage %+v", s0.Output.Usage)
+	}
+	for _, c := range []struct {
+		msg             ChatMessage
+		reasoning, text string
+	}{
+		{s0.Messages[len(s0.Messages)-1], "six sevens", "42"},
+		{s0.Output.Choices[0].Message, "six sevens", "42"},
+		{lg.Samples[2].Output.Choices[0].Message, "still thinking", ""},
+		{lg.Samples[5].Messages[1], "look first", ""},
+	} {
+		p := c.msg.Content.Parts
+		if len(p) != 2 || p[0].Type != "reasoning" || p[0].Reasoning != c.reasoning || p[1].Type != "text" || p[1].Text != c.text {
+			t.Errorf("%s message content %+v, want reasoning %q then text %q", c.msg.Role, p, c.reasoning, c.text)
+		}
+	}
+	if lg.Samples[2].Limit != nil {
+		t.Errorf("a chat answer cut by max_tokens is a sample limit %+v; its stop reason says it", lg.Samples[2].Limit)
+	}
+}

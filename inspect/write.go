@@ -252,6 +252,7 @@ func buildLog(f *result.File, opt LogOptions) (*Log, error) {
 		}
 		total.InputTokens += q.InputTokens
 		total.OutputTokens += q.OutputTokens
+		total.ReasoningTokens += q.ReasoningTokens
 		if finite(q.Cost) {
 			totalCost += *q.Cost
 			hasCost = true
@@ -448,7 +449,8 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSa
 		s.Messages = []ChatMessage{user}
 	}
 	asked := len(s.Messages)
-	usage := modelUsage{InputTokens: q.InputTokens, OutputTokens: q.OutputTokens, TotalTokens: q.InputTokens + q.OutputTokens}
+	usage := modelUsage{InputTokens: q.InputTokens, OutputTokens: q.OutputTokens, TotalTokens: q.InputTokens + q.OutputTokens,
+		ReasoningTokens: q.ReasoningTokens}
 	if finite(q.Cost) {
 		c := *q.Cost
 		usage.TotalCost = &c
@@ -480,7 +482,7 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSa
 		s.Metadata["limit"] = q.Limit
 	}
 	if q.Completion != nil {
-		asst := ChatMessage{ID: msgID("assistant"), Role: "assistant", Content: MessageContent{Text: *q.Completion}, Source: "generate", Model: mdl}
+		asst := ChatMessage{ID: msgID("assistant"), Role: "assistant", Content: assistantContent(*q.Completion, q.Reasoning), Source: "generate", Model: mdl}
 		if n := len(s.Messages); len(q.Transcript) > 0 && s.Messages[n-1].Role == "assistant" && len(s.Messages[n-1].ToolCalls) == 0 {
 			asst = s.Messages[n-1] // the transcript's last turn is the answer
 		} else {
@@ -526,7 +528,9 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSa
 	if q.Error != nil {
 		s.Error = newError(*q.Error)
 	}
-	if q.Limit != "" {
+	if q.Limit != "" && !(q.Mode == "" && q.Limit == "max_tokens") {
+		// A chat answer cut by max_tokens is no sample limit in Inspect:
+		// its output's stop_reason says it.
 		s.Limit = limitOf(q)
 	}
 	s.Events = sampleEvents(q, &s, asked, sent, agentTools(q, r.file), r.stamp)
@@ -734,6 +738,7 @@ func transcript(turns []model.Message, mdl string, react bool, id func(string) s
 		switch t.Role {
 		case "assistant":
 			m.Source, m.Model = "generate", mdl
+			m.Content = assistantContent(t.Content, t.Reasoning)
 			for _, c := range t.ToolCalls {
 				tc := toolCall{ID: c.ID, Function: c.Name, Type: "function", Arguments: map[string]any{}}
 				if err := json.Unmarshal([]byte(c.Arguments), &tc.Arguments); err != nil || tc.Arguments == nil {
