@@ -43,17 +43,23 @@ type Options struct {
 	// exhaust memory.
 	MaxReply int64
 
-	// CompletionAPI sends OpenAI-compatible requests to the raw text
-	// completions endpoint (/v1/completions, which llama.cpp and vLLM
-	// serve) instead of chat: the prompt is the system text and the user
-	// messages as they are, with no chat template, as DataBench's baseline
-	// ran llama-cli. Tools and images cannot be sent that way.
-	CompletionAPI bool
-	// MockReply is the reply of the "mock" model; "" means its default.
-	MockReply string
+	// Provider holds the options only one provider reads, each a value of
+	// a type its package declares (openai.Options, builtin.Options): a
+	// provider takes the value of its own type (ProviderOption) and
+	// ignores the rest, so this package names no provider's options.
+	Provider []any
+}
 
-	// Seed seeds the "random" model.
-	Seed int64
+// ProviderOption returns the value of type T in opt.Provider (the first),
+// or T's zero value, the provider's defaults, when it holds none.
+func ProviderOption[T any](opt Options) T {
+	for _, v := range opt.Provider {
+		if t, ok := v.(T); ok {
+			return t
+		}
+	}
+	var zero T
+	return zero
 }
 
 // defaultTimeout bounds a hosted provider's request when Options.Timeout is 0.

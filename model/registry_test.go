@@ -127,3 +127,18 @@ func TestDescribeVision(t *testing.T) {
 		}
 	}
 }
+
+// A provider's own options travel in Options.Provider as values of its
+// own type: each provider finds its own, and the zero value (its
+// defaults) when the program gave none.
+func TestProviderOption(t *testing.T) {
+	type mine struct{ Reply string }
+	type theirs struct{ Reply string }
+	opt := Options{Provider: []any{theirs{"no"}, mine{"yes"}, mine{"second"}}}
+	if got := ProviderOption[mine](opt); got.Reply != "yes" {
+		t.Errorf("ProviderOption[mine] = %+v, want the first of its type", got)
+	}
+	if got := ProviderOption[mine](Options{}); got != (mine{}) {
+		t.Errorf("without one: %+v, want the zero value", got)
+	}
+}

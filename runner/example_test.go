@@ -9,6 +9,7 @@ import (
 
 	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/builtin"
 	"github.com/evalmd/evalmd/runner"
 )
 
@@ -17,7 +18,7 @@ import (
 // written. Rerunning after a crash with the same journal asks only the
 // questions not yet answered.
 func ExampleRun() {
-	m, err := providers.New("mock", model.Options{MockReply: "42"})
+	m, err := providers.New("mock", model.Options{Provider: []any{builtin.Options{MockReply: "42"}}})
 	if err != nil {
 		fmt.Println(err)
 		return

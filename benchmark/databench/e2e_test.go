@@ -24,6 +24,7 @@ import (
 	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/openai"
 	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
@@ -247,7 +248,7 @@ func TestCodeModeEndToEnd(t *testing.T) {
 	for _, mr := range []modelRun{
 		{"openai-api/local/chat", func(c *harness.Config) { c.Model.BaseURL = chat.URL }, true},
 		{"openai-api/local/stable-code-3b", func(c *harness.Config) {
-			c.Model.BaseURL, c.Model.CompletionAPI = completion.URL, true
+			c.Model.BaseURL, c.Model.Provider = completion.URL, []any{openai.Options{CompletionAPI: true}}
 			c.Settings = []setting.Layer{{Source: setting.Flag, Values: map[string]string{"code_extract": "baseline"}}}
 		}, false},
 	} {

@@ -29,6 +29,8 @@ import (
 	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/builtin"
+	"github.com/evalmd/evalmd/model/openai"
 	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/runner/aimd"
 	"github.com/evalmd/evalmd/schema"
@@ -172,8 +174,8 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 			}
 			cfg := harness.Config{Prices: conf.PriceTable(),
 				OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, AllowOutsideFiles: *outside, DataRoots: slices.Concat(conf.DataRoots, dataRoots), Stderr: stderr,
-				Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: getenv, Timeout: *timeout, CompletionAPI: *complAPI,
-					MockReply: *mockReply, Seed: *seed, MaxReply: replyCap},
+				Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: getenv, Timeout: *timeout, MaxReply: replyCap,
+					Provider: []any{openai.Options{CompletionAPI: *complAPI}, builtin.Options{MockReply: *mockReply, Seed: *seed}}},
 				NewModel: providers.Registry().New,
 				Runner: runner.Options{Concurrency: inFlight, Adaptive: adaptive, SeparateLimits: *perModel, MaxAttempts: *retries + 1,
 					Timeout: *timeout, MaxWait: *maxWait, RPM: *rpm, TPM: *tpm},

@@ -12,6 +12,14 @@ import (
 	"github.com/evalmd/evalmd/model"
 )
 
+// Options are this package's own options, given in model.Options.Provider.
+type Options struct {
+	// MockReply is the reply of the "mock" model; "" means its default.
+	MockReply string
+	// Seed seeds the "random" model's picks.
+	Seed int64
+}
+
 // Register adds mock, random, oracle and replay to r.
 func Register(r *model.Registry) {
 	r.Register("mock", func(ref model.Ref, opt model.Options) (model.Model, error) { return newMock(ref.Name, opt), nil })
@@ -36,7 +44,7 @@ type mockModel struct {
 }
 
 func newMock(name string, opt model.Options) *mockModel {
-	reply := opt.MockReply
+	reply := model.ProviderOption[Options](opt).MockReply
 	if reply == "" {
 		reply = defaultMockReply
 	}

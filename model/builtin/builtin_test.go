@@ -18,7 +18,7 @@ func TestMock(t *testing.T) {
 	for _, tc := range []struct {
 		reply, want string
 	}{{"", defaultMockReply}, {"B", "B"}} {
-		m, err := newModel("mock", model.Options{MockReply: tc.reply})
+		m, err := newModel("mock", model.Options{Provider: []any{Options{MockReply: tc.reply}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestRandomFindsOptions(t *testing.T) {
 func TestRandomIsReproducibleAndFair(t *testing.T) {
 	const text = "Which?\nA) one\nB) two\nC) three\nD) four"
 	picks := func(seed int64, order []int) map[int]string {
-		m, err := newModel("random", model.Options{Seed: seed})
+		m, err := newModel("random", model.Options{Provider: []any{Options{Seed: seed}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +134,7 @@ func TestRandomIsReproducibleAndFair(t *testing.T) {
 // The random baseline depends on the sheet's file name, not on the path
 // it was given by, so it is the same from any working directory.
 func TestRandomSameFromAnyPath(t *testing.T) {
-	m, err := newModel("random", model.Options{Seed: 3})
+	m, err := newModel("random", model.Options{Provider: []any{Options{Seed: 3}}})
 	if err != nil {
 		t.Fatal(err)
 	}

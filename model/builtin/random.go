@@ -20,7 +20,7 @@ type randomModel struct {
 }
 
 func newRandom(name string, opt model.Options) *randomModel {
-	return &randomModel{name: name, seed: opt.Seed}
+	return &randomModel{name: name, seed: model.ProviderOption[Options](opt).Seed}
 }
 
 // noOptionsReply is what "random" answers to a question in which it finds no

@@ -55,7 +55,7 @@ func TestBatchNeedsTheAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	providertest.NoBatchAPI(t, providertest.BatchOf(t, m), "does not serve OpenAI's Files and Batches APIs")
-	text, err := newModel("vllm/llama", model.Options{BaseURL: srv.URL, CompletionAPI: true})
+	text, err := newModel("vllm/llama", model.Options{BaseURL: srv.URL, Provider: []any{Options{CompletionAPI: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}

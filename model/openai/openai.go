@@ -22,6 +22,16 @@ import (
 	"github.com/evalmd/evalmd/model/internal/wire"
 )
 
+// Options are this package's own options, given in model.Options.Provider.
+type Options struct {
+	// CompletionAPI sends requests to the raw text completions endpoint
+	// (/v1/completions, which llama.cpp and vLLM serve) instead of chat:
+	// the prompt is the system text and the user messages as they are,
+	// with no chat template, as DataBench's baseline ran llama-cli. Tools
+	// and images cannot be sent that way.
+	CompletionAPI bool
+}
+
 // Register adds the providers of this package to r: openai, ollama, vllm,
 // llamacpp and openai-api (openai-api/NAME/MODEL, and any model name given
 // with a base URL that no other provider claims).
@@ -131,7 +141,7 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	if key != "" {
 		opts = append(opts, option.WithAPIKey(key))
 	}
-	if opt.CompletionAPI {
+	if model.ProviderOption[Options](opt).CompletionAPI {
 		return &textModel{cfg: cfg, completions: openai.NewCompletionService(opts...)}, nil
 	}
 	return &chatModel{cfg: cfg, chat: openai.NewChatCompletionService(opts...),

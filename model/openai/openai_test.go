@@ -361,7 +361,7 @@ func TestCompletionAPI(t *testing.T) {
 	}})
 	r := model.NewRegistry()
 	Register(r)
-	m, err := r.New("llamacpp/stable-code-3b", model.Options{BaseURL: srv.URL, CompletionAPI: true})
+	m, err := r.New("llamacpp/stable-code-3b", model.Options{BaseURL: srv.URL, Provider: []any{Options{CompletionAPI: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
