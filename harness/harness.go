@@ -64,8 +64,6 @@ type Config struct {
 	// Prices are prices by model name as given (a config file's), over the
 	// price table and under Price.
 	Prices map[string]model.Price
-	// Grader overrides the sheets' grader meta (--grader).
-	Grader string
 	// Graders names the graders; nil means grade.NewRegistry(), the
 	// generic ones. Commands pass their benchmark Set's.
 	Graders *grade.Registry
@@ -87,10 +85,6 @@ type Config struct {
 	// required" are refused without it.
 	Reformat        string
 	ReformatOptions model.Options
-	// ContextLimit and Encoding, when set, override the model's and the
-	// sheets' context limit and tiktoken encoding for truncation.
-	ContextLimit int
-	Encoding     string
 	// LogDir, when set, also receives an Inspect log per output file, in
 	// LogFormat (inspect.FormatEval when "", or inspect.FormatJSON).
 	LogDir    string
@@ -162,9 +156,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	// The graders are built once: they name each question's grader when
-	// it is planned, and grade it when it is answered.
-	graders := regrade.NewGraders(cfg.Graders, grade.Options{JudgeOptions: cfg.Judge}, cfg.Grader)
+	// The graders are built once: each question's is checked when it is
+	// planned, and grades it when it is answered.
+	graders := regrade.NewGraders(cfg.Graders, grade.Options{JudgeOptions: cfg.Judge}, "")
 	// A dry run keeps no journal; a real one resumes the same command's.
 	var st execute.Resume
 	if !cfg.DryRun {
@@ -272,7 +266,7 @@ func openModels(cfg Config, names []string) (models, error) {
 // checked writable (files holds what each held) and every grader built.
 func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID string, graders *regrade.Graders, resuming bool) ([]*plan.Output, *write.Files, error) {
 	popt := prepare.Options{Schema: cfg.Schema, DataKeys: cfg.DataKeys, Settings: cfg.Settings, Vision: cfg.Vision,
-		AllowOutsideFiles: cfg.AllowOutsideFiles, DataRoots: cfg.DataRoots, ContextLimit: cfg.ContextLimit, Encoding: cfg.Encoding,
+		AllowOutsideFiles: cfg.AllowOutsideFiles, DataRoots: cfg.DataRoots,
 		NoModel: len(cfg.Models) == 0, DryRun: cfg.DryRun, Reformat: ms.reformat != nil, Created: cfg.Now(), Stderr: cfg.Stderr, Clear: cfg.clear}
 	sheets, warnings, err := prepare.Read(cfg.Sheets, popt)
 	sum.Warnings += warnings
@@ -287,7 +281,7 @@ func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID strin
 	if err != nil {
 		return nil, nil, err
 	}
-	outs, warnings, err := prepare.Outputs(ctx, sheets, jobs, ms.infos, graders, runID, popt)
+	outs, warnings, err := prepare.Outputs(ctx, sheets, jobs, ms.infos, runID, popt)
 	sum.Warnings += warnings
 	if err != nil {
 		return nil, nil, err

@@ -28,12 +28,6 @@ import (
 	"github.com/evalmd/evalmd/table"
 )
 
-// The meta keys (question's, else the sheet's) that steer {{.Table}}.
-const (
-	metaTableRows   = "table_rows"   // the first N rows; "" or "all": every row
-	metaTableFormat = "table_format" // pandas (to_string(index=False), the default), csv or markdown
-)
-
 // Data is what a sheet's template sees.
 type Data struct {
 	Name          string
@@ -81,9 +75,10 @@ type Builder struct {
 	// RenderWorkbook renders a workbook as the model sees it (package
 	// workbook). Nil means workbooks are an error.
 	RenderWorkbook func(ctx context.Context, path string) (string, error)
-	// Truncate cuts a user message to the model's context; nil or a
-	// question without truncation meta leaves it whole.
-	Truncate func(text string, meta map[string]string) (string, error)
+	// Truncate cuts a user message to the model's context as the
+	// question's settings ask (truncate, reserve_tokens, context_limit,
+	// encoding); nil, or a question without truncate, leaves it whole.
+	Truncate func(text string, p setting.Prompt) (string, error)
 	// Settings are the run's own settings (the config files' and the
 	// flags'), laid with the sheet's and the question's meta into each
 	// question's (see setting.Resolve).
@@ -194,12 +189,23 @@ func (b *Builder) BuildSettings(ctx context.Context, sheetPath string, it *sheet
 			}
 		}
 	}
-	steer := sheet.Steering(it.Meta, b.SheetMeta)
+	layers := append([]setting.Layer{
+		{Source: setting.SheetMeta, File: sheetPath, Values: b.SheetMeta, Lines: b.SheetMetaLines},
+		{Source: setting.QuestionMeta, File: sheetPath, Values: it.Meta, Lines: it.MetaLines},
+	}, b.Settings...)
+	v, err := setting.Resolve(it.Name, b.warn, layers...)
+	if err != nil {
+		return req, none, err
+	}
 	user, system := it.Prompt, it.System
 	if it.Template != nil {
-		rows, format, err := tableSettings(steer)
+		format, err := table.ParseFormat(v.Prompt.TableFormat)
 		if err != nil {
 			return req, none, fmt.Errorf("%s:%d: question %q: %w", sheetPath, it.Line, it.Name, err)
+		}
+		rows := -1
+		if v.Prompt.TableRows != nil {
+			rows = *v.Prompt.TableRows
 		}
 		d.table = func(name string) (string, error) {
 			path, ok := tablePaths[name]
@@ -231,7 +237,7 @@ func (b *Builder) BuildSettings(ctx context.Context, sheetPath string, it *sheet
 		}
 	}
 	if b.Truncate != nil {
-		cut, err := b.Truncate(user, steer)
+		cut, err := b.Truncate(user, v.Prompt)
 		if err != nil {
 			return req, none, fmt.Errorf("%s:%d: question %q: truncate: %w", sheetPath, it.Line, it.Name, err)
 		}
@@ -241,14 +247,6 @@ func (b *Builder) BuildSettings(ctx context.Context, sheetPath string, it *sheet
 		req.System = *system
 	}
 	req.Messages = []model.Message{{Role: "user", Content: user, Images: images}}
-	layers := append([]setting.Layer{
-		{Source: setting.SheetMeta, File: sheetPath, Values: b.SheetMeta, Lines: b.SheetMetaLines},
-		{Source: setting.QuestionMeta, File: sheetPath, Values: it.Meta, Lines: it.MetaLines},
-	}, b.Settings...)
-	v, err := setting.Resolve(it.Name, b.warn, layers...)
-	if err != nil {
-		return req, none, err
-	}
 	req.Settings = v.Gen
 	if sv := v.Solving(); sv != nil {
 		// Code and agent modes see every file of the question under its
@@ -344,23 +342,6 @@ type causedError struct {
 
 func (e causedError) Error() string { return e.msg }
 func (e causedError) Unwrap() error { return e.cause }
-
-// tableSettings reads table_rows (-1: all) and table_format.
-func tableSettings(steer map[string]string) (int, table.Format, error) {
-	rows := -1
-	if v := steer[metaTableRows]; v != "" && v != "all" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return 0, "", fmt.Errorf("meta %s: %q is not a whole number or all", metaTableRows, v)
-		}
-		rows = n
-	}
-	f, err := table.ParseFormat(steer[metaTableFormat])
-	if err != nil {
-		return 0, "", fmt.Errorf("meta %s: %w", metaTableFormat, err)
-	}
-	return rows, f, nil
-}
 
 // renderTable reads and renders a table once per run and rendering.
 func (b *Builder) renderTable(ctx context.Context, path string, rows int, f table.Format) (string, error) {

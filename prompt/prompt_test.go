@@ -214,9 +214,9 @@ Q?<EVAL-ENDCHAR>
 
 func TestTableErrors(t *testing.T) {
 	for _, tc := range []struct{ name, meta, tmpl, want string }{
-		{"bad rows", "table_rows: many", `{{.Table "t.csv"}}`, `input-t.md:1: question "Q": meta table_rows: "many" is not a whole number or all`},
+		{"bad rows", "table_rows: many", `{{.Table "t.csv"}}`, `input-t.md:3: question "Q": meta table_rows: "many" is not a whole number or all`},
 		{"negative rows", "table_rows: -1", `{{.Table "t.csv"}}`, "meta table_rows"},
-		{"bad format", "table_format: html", `{{.Table "t.csv"}}`, `meta table_format: table format "html": want pandas, csv or markdown`},
+		{"bad format", "table_format: html", `{{.Table "t.csv"}}`, `input-t.md:3: question "Q": meta table_format: "html" is not pandas, csv or markdown`},
 		{"not in files", "x: y", `{{.Table "other.csv"}}`, `"other.csv" is not a table in the question's files`},
 		{"not a table", "x: y", `{{.Table "notes.txt"}}`, `"notes.txt" is not a table`},
 		{"bad table", "x: y", `{{.Table "bad.csv"}}`, "bad.csv:3: 3 fields, the header has 2"},

@@ -33,34 +33,58 @@ func ForMeta(model, text string, meta map[string]string) (string, error) {
 	return Cut(text, meta, l)
 }
 
-// Cut cuts a user message as a question's meta asks: with truncate:
-// keep-last it is decode(encode(text)[reserve-limit:]), DSBench's rule (see
-// Truncate); without truncate meta the text is returned whole. The meta's
-// context_limit and encoding win over l's; a limit or encoding known from
-// neither is an error, as the notebook's MODEL_LIMITS[model] is a KeyError.
+// Cut cuts a user message as a question's meta asks (see CutRule): the
+// meta's truncate, reserve_tokens, context_limit and encoding are read
+// into a Rule.
 func Cut(text string, meta map[string]string, l Limits) (string, error) {
-	switch meta[MetaTruncate] {
-	case "", "none":
-		return text, nil
-	case "keep-last":
-	default:
-		return "", fmt.Errorf("tokens: meta %s: %q is not keep-last or none", MetaTruncate, meta[MetaTruncate])
-	}
-	reserve := Reserve
+	r := Rule{Truncate: meta[MetaTruncate]}
 	if v, ok := meta[MetaReserve]; ok && v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			return "", fmt.Errorf("tokens: meta %s: %q is not a whole number", MetaReserve, v)
 		}
-		reserve = n
+		r.Reserve = &n
 	}
-	limit := l.ContextLimit
 	if v := meta[MetaContextLimit]; v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			return "", fmt.Errorf("tokens: meta %s: %q is not a whole number", MetaContextLimit, v)
 		}
-		limit = n
+		r.ContextLimit = n
+	}
+	r.Encoding = meta[MetaEncoding]
+	return CutRule(text, r, l)
+}
+
+// Rule is how a prompt is cut, as a question's settings say (the
+// truncate, reserve_tokens, context_limit and encoding settings).
+type Rule struct {
+	Truncate     string // "keep-last": the DSBench rule; "" or "none": no cut
+	Reserve      *int   // tokens left for the answer; nil: Reserve (6000)
+	ContextLimit int    // the model's context in tokens, over l's; 0: l's
+	Encoding     string // the tiktoken encoding, over l's; "": l's
+}
+
+// CutRule cuts a user message as r asks: with truncate keep-last it is
+// decode(encode(text)[reserve-limit:]), DSBench's rule (see Truncate);
+// without it the text is returned whole. r's context limit and encoding
+// win over l's; a limit or encoding known from neither is an error, as
+// the notebook's MODEL_LIMITS[model] is a KeyError.
+func CutRule(text string, r Rule, l Limits) (string, error) {
+	switch r.Truncate {
+	case "", "none":
+		return text, nil
+	case "keep-last":
+	default:
+		return "", fmt.Errorf("tokens: meta %s: %q is not keep-last or none", MetaTruncate, r.Truncate)
+	}
+	reserve := Reserve
+	if r.Reserve != nil {
+		reserve = *r.Reserve
+	}
+	limit := l.ContextLimit
+	if r.ContextLimit != 0 {
+		limit = r.ContextLimit
 	}
 	if limit <= 0 {
 		return "", fmt.Errorf("tokens: no context limit known for model %q (set meta %s or --context-limit)", l.Model, MetaContextLimit)
@@ -71,7 +95,7 @@ func Cut(text string, meta map[string]string, l Limits) (string, error) {
 		return "", fmt.Errorf("tokens: %s %d >= %s %d leaves no room for the prompt (lower %s or raise the limit)",
 			MetaReserve, reserve, MetaContextLimit, limit, MetaReserve)
 	}
-	enc := meta[MetaEncoding]
+	enc := r.Encoding
 	if enc == "" {
 		enc = l.Encoding
 	}

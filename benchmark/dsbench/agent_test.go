@@ -14,6 +14,7 @@ import (
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/internal/providers"
+	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/prompt"
@@ -197,7 +198,7 @@ func TestAgentReadsWorkbooks(t *testing.T) {
 	out := t.TempDir()
 	_, err = harness.Run(context.Background(), harness.Config{NewModel: providers.New, DataRoots: []string{data},
 		Sheets: []string{filepath.Join(sheets, sheetName(agentComp))}, Models: []string{"openai-api/local/agent"},
-		OutDir: out, Grader: "lime", ContextLimit: 128000, Encoding: "o200k_base",
+		OutDir: out, Settings: []setting.Layer{{Source: setting.Flag, Values: map[string]string{"grader": "lime", "context_limit": "128000", "encoding": "o200k_base"}}},
 		Model:   model.Options{BaseURL: srv.URL, Getenv: func(string) string { return "" }},
 		Runner:  runner.Options{Concurrency: 1},
 		Sandbox: sandbox.Config{MaxInFlight: 1}, Stderr: io.Discard})

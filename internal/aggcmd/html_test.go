@@ -11,6 +11,7 @@ import (
 
 	"github.com/evalmd/evalmd/benchmark/dsbench"
 	"github.com/evalmd/evalmd/harness"
+	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/model"
 )
@@ -110,7 +111,7 @@ func TestHTMLDSBenchSize(t *testing.T) {
 	}
 	out := t.TempDir()
 	_, err := harness.Run(context.Background(), harness.Config{
-		Sheets: written, Models: []string{"openai/gpt-4o", "openai/gpt-3.5-turbo"}, OutDir: out, Grader: "exact", RunIDLen: 4,
+		Sheets: written, Models: []string{"openai/gpt-4o", "openai/gpt-3.5-turbo"}, OutDir: out, Settings: []setting.Layer{{Source: setting.Flag, Values: map[string]string{"grader": "exact"}}}, RunIDLen: 4,
 		NewModel: func(name string, _ model.Options) (model.Model, error) {
 			limit := 128000 // gpt-4o's context, in tokens
 			if strings.Contains(name, "3.5") {

@@ -64,8 +64,6 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 		baseURL   = fs.String("base-url", "", "base URL of an OpenAI-compatible server")
 		complAPI  = fs.Bool("completion-api", false, "send raw text prompts to /v1/completions (llama.cpp, vLLM) instead of chat, as DataBench's baseline ran")
 		keyEnv    = fs.String("api-key-env", "", "environment variable holding the API key (default: the provider's, e.g. OPENAI_API_KEY, NAME_API_KEY for openai-api/NAME/)")
-		ctxLimit  = fs.Int("context-limit", 0, "the model's context in tokens, for sheets that truncate (overrides the sheet and the model's)")
-		encoding  = fs.String("encoding", "", "tiktoken encoding for truncation: cl100k_base, o200k_base (overrides the sheet and the model's)")
 		rpm       = fs.Int("rpm", 0, "requests per minute per model (0: no limit)")
 		tpm       = fs.Int("tpm", 0, "estimated tokens per minute per model (0: no limit)")
 		timeout   = fs.Duration("timeout", 10*time.Minute, "time limit of one request")
@@ -101,8 +99,6 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 		dataRoots = append(dataRoots, dir)
 		return nil
 	})
-	var grading cli.GradeFlags
-	grading.Bind(fs)
 	judge := judgeflag.Bind(fs)
 	modes := modeflag.Bind(fs)
 	return &cli.Command{
@@ -179,10 +175,7 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 				NewModel: providers.Registry().New,
 				Runner: runner.Options{Concurrency: inFlight, Adaptive: adaptive, SeparateLimits: *perModel, MaxAttempts: *retries + 1,
 					Timeout: *timeout, MaxWait: *maxWait, RPM: *rpm, TPM: *tpm},
-				Grader: grading.Grader, LogDir: *logDir, LogFormat: *logFormat, ContextLimit: *ctxLimit, Encoding: *encoding, Graders: set.Graders, DataKeys: set.MetaKeys,
-			}
-			if *ctxLimit < 0 {
-				return cli.Usagef("--context-limit %d: want a number of tokens > 0", *ctxLimit)
+				LogDir: *logDir, LogFormat: *logFormat, Graders: set.Graders, DataKeys: set.MetaKeys,
 			}
 			if !*dryRun {
 				// The judge has its own server and key (--judge-base-url,

@@ -13,7 +13,6 @@ type Key struct {
 
 // Keys are the meta keys read besides the settings.
 var Keys = []Key{
-	{"grader", "the grader: lime (the default), choice, exact, numeric, judge, a benchmark's; run's --grader wins"},
 	{"tolerance", "numeric grader: the absolute tolerance"},
 	{"rel_tolerance", "numeric grader: the relative tolerance"},
 	{"judge_template", "judge grader: dsbench, inspect, or a template of its own"},
@@ -22,12 +21,6 @@ var Keys = []Key{
 	{"id_type", "number: the id is a number in exports"},
 	{"benchmark", "the benchmark the sheet belongs to (agg's figures)"},
 	{"data_root", "a folder the sheet's files may resolve below, besides the sheet's own"},
-	{"truncate", "keep-last: the prompt is cut to the model's context (DSBench's rule)"},
-	{"reserve_tokens", "truncate: tokens left for the answer (6000)"},
-	{"context_limit", "truncate: the model's context in tokens (run's --context-limit wins)"},
-	{"encoding", "truncate: the tiktoken encoding (run's --encoding wins)"},
-	{"table_rows", "{{.Table}}: the first N rows (default all)"},
-	{"table_format", "{{.Table}}: pandas (the default), csv or markdown"},
 	{"reformat_question", "reformat: required: the question's text the reformat model is shown, a JSON string"},
 	{"reformat_format", "reformat: required: the answer format the reformat model is shown, a JSON string"},
 }

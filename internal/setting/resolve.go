@@ -160,7 +160,7 @@ func (v *Values) Record() map[string]string {
 	chat := v.Solving() == nil
 	var out map[string]string
 	for _, s := range All {
-		if t := s.get(v); t != "" && !s.Sent && (s.Chat || !chat) {
+		if t := s.get(v); t != "" && !s.Sent && !s.Apart && (s.Chat || !chat) {
 			if out == nil {
 				out = map[string]string{}
 			}

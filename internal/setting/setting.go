@@ -60,8 +60,29 @@ type Values struct {
 	// model (the reformat meta is "required"); Solve.Reformat then holds
 	// what that model is shown.
 	Reformat bool
+	// Prompt is how the question's prompt is made: cut to the model's
+	// context, and its tables rendered.
+	Prompt Prompt
+	// Grader names the question's grader; "" is lime, LIME's rule.
+	Grader string
 	// From says where each setting set by some source came from, by name.
 	From map[string]Origin
+}
+
+// Prompt is how a question's prompt is made.
+type Prompt struct {
+	// Truncate is keep-last (DSBench's rule: the prompt's end is kept, cut
+	// to the model's context) or "" or none. Reserve is the tokens left
+	// for the answer (nil: 6000), ContextLimit and Encoding the model's
+	// context and tiktoken encoding (0, "": the model's).
+	Truncate     string
+	Reserve      *int
+	ContextLimit int
+	Encoding     string
+	// TableRows are the rows {{.Table}} renders (nil: all), in
+	// TableFormat (pandas, csv or markdown; "": pandas).
+	TableRows   *int
+	TableFormat string
 }
 
 // Origin is where a setting's value came from: a flag, or a file and line
@@ -97,6 +118,10 @@ type Setting struct {
 	// warning, as LIME's extract_gen_params ignores it, instead of
 	// stopping the run.
 	Sent bool
+	// Apart settings are not the answer mode's: the output's
+	// solve_settings leave them out (the prompt and the grader a
+	// question records show them).
+	Apart bool
 	// Chat settings that are not sent act on a chat answer too (the
 	// others only in code and agent modes), so chat outputs record them.
 	Chat bool
@@ -249,6 +274,43 @@ var All = []*Setting{
 			}
 			return ""
 		}},
+	{Name: "truncate", Arg: "RULE", Type: "keep-last or none", Default: "none", From: Config | Meta, Apart: true,
+		Doc: "keep-last: the prompt's end is kept, cut to the model's context (DSBench's rule)",
+		set: choice(func(v *Values) *string { return &v.Prompt.Truncate }, "keep-last", "none"),
+		get: func(v *Values) string { return v.Prompt.Truncate }},
+	{Name: "reserve_tokens", Arg: "N", Type: "whole number", Default: "6000", From: Config | Meta, Apart: true,
+		Doc: "truncate: tokens left for the answer",
+		set: wholePtr(func(v *Values) **int { return &v.Prompt.Reserve }),
+		get: func(v *Values) string { return fmtIntPtr(v.Prompt.Reserve) }},
+	{Name: "context_limit", Arg: "N", Type: "whole number", Default: "the model's", From: Anywhere, Apart: true,
+		Doc: "truncate: the model's context in tokens",
+		set: whole(func(v *Values) *int { return &v.Prompt.ContextLimit }),
+		get: func(v *Values) string { return fmtInt(v.Prompt.ContextLimit) }},
+	{Name: "encoding", Arg: "NAME", Type: "cl100k_base, o200k_base, ...", Default: "the model's", From: Anywhere, Apart: true,
+		Doc: "truncate: the tiktoken encoding tokens are counted with",
+		set: func(v *Values, text string) error { v.Prompt.Encoding = text; return nil },
+		get: func(v *Values) string { return v.Prompt.Encoding }},
+	{Name: "table_rows", Arg: "N", Type: "whole number or all", Default: "all", From: Config | Meta, Apart: true,
+		Doc: "{{.Table}}: the first N rows",
+		set: func(v *Values, text string) error {
+			if text == "all" {
+				v.Prompt.TableRows = nil
+				return nil
+			}
+			if wholePtr(func(v *Values) **int { return &v.Prompt.TableRows })(v, text) != nil {
+				return fmt.Errorf("is not a whole number or all")
+			}
+			return nil
+		},
+		get: func(v *Values) string { return fmtIntPtr(v.Prompt.TableRows) }},
+	{Name: "table_format", Arg: "FORMAT", Type: "pandas, csv or markdown", Default: "pandas", From: Config | Meta, Apart: true,
+		Doc: "{{.Table}}: how a table is written into the prompt",
+		set: choice(func(v *Values) *string { return &v.Prompt.TableFormat }, "pandas", "csv", "markdown"),
+		get: func(v *Values) string { return v.Prompt.TableFormat }},
+	{Name: "grader", Arg: "NAME", Type: "a grader's name", Default: "lime", From: Anywhere, Apart: true,
+		Doc: "the grader: lime, choice, exact, numeric, judge, a benchmark's",
+		set: func(v *Values, text string) error { v.Grader = text; return nil },
+		get: func(v *Values) string { return v.Grader }},
 }
 
 // Lookup finds a setting by name; nil when none has it.
@@ -336,6 +398,25 @@ func fmtFloat(f *float64) string {
 		return ""
 	}
 	return strconv.FormatFloat(*f, 'g', -1, 64)
+}
+
+// wholePtr is whole for a setting whose 0 is a value, not its default.
+func wholePtr(field func(*Values) **int) func(*Values, string) error {
+	return func(v *Values, text string) error {
+		n, err := strconv.Atoi(text)
+		if err != nil || n < 0 {
+			return fmt.Errorf("is not a whole number >= 0")
+		}
+		*field(v) = &n
+		return nil
+	}
+}
+
+func fmtIntPtr(n *int) string {
+	if n == nil {
+		return ""
+	}
+	return strconv.Itoa(*n)
 }
 
 func fmtInt(n int) string {

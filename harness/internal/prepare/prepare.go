@@ -7,11 +7,11 @@
 package prepare
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,7 +19,6 @@ import (
 	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/prompt"
-	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
@@ -41,10 +40,6 @@ type Options struct {
 	// AllowOutsideFiles and DataRoots: see prompt.Builder.
 	AllowOutsideFiles bool
 	DataRoots         []string
-	// ContextLimit and Encoding, when set, override the model's and the
-	// sheets' context limit and tiktoken encoding for truncation.
-	ContextLimit int
-	Encoding     string
 	// NoModel is a dry run without a model: prompts are written whole
 	// and no model is recorded.
 	NoModel bool
@@ -127,9 +122,9 @@ func unknownKeys(path string, info sheet.Info, items []sheet.Item, data []string
 }
 
 // Outputs builds the output of each job: its requests and its unanswered
-// output file. infos describe the models by name; graders name each
-// question's grader. It returns the warnings said once for the run.
-func Outputs(ctx context.Context, sheets []Sheet, jobs []plan.Job, infos map[string]model.Info, graders *regrade.Graders, runID string, opt Options) ([]*plan.Output, int, error) {
+// output file. infos describe the models by name. It returns the warnings
+// said once for the run.
+func Outputs(ctx context.Context, sheets []Sheet, jobs []plan.Job, infos map[string]model.Info, runID string, opt Options) ([]*plan.Output, int, error) {
 	notes := &notes{said: map[string]bool{}, missing: map[string]bool{}}
 	outs := make([]*plan.Output, 0, len(jobs))
 	checked := map[int]bool{}
@@ -145,7 +140,7 @@ func Outputs(ctx context.Context, sheets []Sheet, jobs []plan.Job, infos map[str
 				return nil, 0, err
 			}
 		}
-		o, err := prepare(ctx, opt, s, items, job, infos[job.Model], graders, runID, notes)
+		o, err := prepare(ctx, opt, s, items, job, infos[job.Model], runID, notes)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -173,7 +168,7 @@ func checkReformat(path string, info sheet.Info, items []sheet.Item) error {
 
 // prepare builds the requests and the unanswered output file of one job;
 // notes gathers what is said once for the run.
-func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job plan.Job, minfo model.Info, graders *regrade.Graders, runID string, notes *notes) (*plan.Output, error) {
+func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job plan.Job, minfo model.Info, runID string, notes *notes) (*plan.Output, error) {
 	path, info, modelName := s.Path, s.Info, job.Model
 	name := info.Name
 	if !info.Present {
@@ -190,8 +185,8 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 		DataRoots:         opt.DataRoots,
 		MissingTable:      notes.missingTable,
 		RenderWorkbook:    workbook.Render, Settings: opt.Settings,
-		Truncate: func(text string, meta map[string]string) (string, error) {
-			return truncate(opt, modelName, minfo, text, meta, notes.said)
+		Truncate: func(text string, p setting.Prompt) (string, error) {
+			return truncate(opt, modelName, minfo, text, p, notes.said)
 		},
 	}
 	if opt.NoModel {
@@ -240,8 +235,8 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 		q := result.Question{
 			Name: it.Name, MetaData: it.Meta, GroundTruth: it.GroundTruth,
 			Question: req.Messages[0].Content, ModelName: modelName, Settings: &sent, SolveSettings: values.Record(),
+			Grader: cmp.Or(strings.TrimSpace(values.Grader), "lime"),
 		}
-		q.Grader = graders.Name(&q, info.Meta)
 		if it.Template != nil {
 			// The message was built by a template; keep the question's own
 			// text for a judge (LIME's question_usr).
@@ -286,30 +281,18 @@ func sendable(opt Options, modelName string, minfo model.Info, s model.Settings,
 	return sent
 }
 
-// truncate cuts a user message as its meta asks, for the model's context:
-// --context-limit and --encoding win over the meta, which wins over the
-// model's Info. For a model that is not OpenAI's, tiktoken's counts are an
-// estimate, which is said once per run and model (said holds the lines
-// said). An offline model (mock, oracle, replay) has no context: without a
-// limit from the flag or the meta its prompts are kept whole, as a dry run
-// without a model keeps them, and with one they are cut by
-// offlineEncoding unless an encoding is given; either is said once.
-func truncate(opt Options, modelName string, minfo model.Info, text string, meta map[string]string, said map[string]bool) (string, error) {
-	if meta[tokens.MetaTruncate] == "" || meta[tokens.MetaTruncate] == "none" {
+// truncate cuts a user message as the question's settings ask, for the
+// model's context: their context_limit and encoding (--context-limit and
+// --encoding win over the meta) win over the model's Info. For a model
+// that is not OpenAI's, tiktoken's counts are an estimate, which is said
+// once per run and model (said holds the lines said). An offline model
+// (mock, oracle, replay) has no context: without a context_limit its
+// prompts are kept whole, as a dry run without a model keeps them, and
+// with one they are cut by offlineEncoding unless an encoding is given;
+// either is said once.
+func truncate(opt Options, modelName string, minfo model.Info, text string, p setting.Prompt, said map[string]bool) (string, error) {
+	if p.Truncate == "" || p.Truncate == "none" {
 		return text, nil
-	}
-	if opt.ContextLimit > 0 || opt.Encoding != "" {
-		m := make(map[string]string, len(meta)+2)
-		for k, v := range meta {
-			m[k] = v
-		}
-		if opt.ContextLimit > 0 {
-			m[tokens.MetaContextLimit] = strconv.Itoa(opt.ContextLimit)
-		}
-		if opt.Encoding != "" {
-			m[tokens.MetaEncoding] = opt.Encoding
-		}
-		meta = m
 	}
 	sayOnce := func(line string) {
 		if !said[line] {
@@ -319,24 +302,22 @@ func truncate(opt Options, modelName string, minfo model.Info, text string, meta
 	}
 	enc, _ := tokens.EncodingFor(minfo.Model)
 	if minfo.Offline {
-		if minfo.ContextLimit <= 0 && meta[tokens.MetaContextLimit] == "" {
-			sayOnce(fmt.Sprintf("%s: prompts are not cut (truncate: %s): an offline model has no context limit; --context-limit N cuts them as a model with N tokens would", modelName, meta[tokens.MetaTruncate]))
+		if minfo.ContextLimit <= 0 && p.ContextLimit == 0 {
+			sayOnce(fmt.Sprintf("%s: prompts are not cut (truncate: %s): an offline model has no context limit; --context-limit N cuts them as a model with N tokens would", modelName, p.Truncate))
 			return text, nil
 		}
-		if enc == "" && meta[tokens.MetaEncoding] == "" {
+		if enc == "" && p.Encoding == "" {
 			enc = offlineEncoding
 			sayOnce(fmt.Sprintf("%s: prompts are cut by tiktoken's %s token counts (an offline model has no encoding; --encoding names another)", modelName, enc))
 		}
 	} else if minfo.Provider != "openai" {
-		used := meta[tokens.MetaEncoding]
-		if used == "" {
-			used = enc
-		}
+		used := cmp.Or(p.Encoding, enc)
 		if used != "" {
 			sayOnce(fmt.Sprintf("warning: %s: prompts are cut by tiktoken's %s token counts, an estimate for a model that is not OpenAI's", modelName, used))
 		}
 	}
-	return tokens.Cut(text, meta, tokens.Limits{Model: modelName, ContextLimit: minfo.ContextLimit, Encoding: enc})
+	return tokens.CutRule(text, tokens.Rule{Truncate: p.Truncate, Reserve: p.Reserve, ContextLimit: p.ContextLimit, Encoding: p.Encoding},
+		tokens.Limits{Model: modelName, ContextLimit: minfo.ContextLimit, Encoding: enc})
 }
 
 // notes gathers, while a run is planned, what is said once for the whole
