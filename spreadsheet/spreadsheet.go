@@ -350,15 +350,23 @@ func (b *book) grades(data *report.Data) error {
 				}
 			}
 		}
-		for _, a := range q.Answers {
-			ref := cell(3+a.Run, row)
-			if err := b.setText(g, 3+a.Run, row, gradeWord(a.Grade)); err != nil {
-				return err
+		for k, a := range q.Answers {
+			// A run's epochs come together, in order: its cell in
+			// Grades says them all and links to the first.
+			if k == 0 || q.Answers[k-1].Run != a.Run {
+				ref := cell(3+a.Run, row)
+				if err := b.setText(g, 3+a.Run, row, epochGrades(q.Answers[k:], a.Run)); err != nil {
+					return err
+				}
+				if err := b.f.SetCellHyperLink(g, ref, fmt.Sprintf("%s!%s", c, cell(5, crow)), "Location"); err != nil {
+					return err
+				}
 			}
-			if err := b.f.SetCellHyperLink(g, ref, fmt.Sprintf("%s!%s", c, cell(5, crow)), "Location"); err != nil {
-				return err
+			label := data.Runs[a.Run].Label
+			if a.Epoch > 0 {
+				label += fmt.Sprintf(" · epoch %d", a.Epoch)
 			}
-			texts := []string{sheet, q.Name, data.Runs[a.Run].Label, gradeWord(a.Grade)}
+			texts := []string{sheet, q.Name, label, gradeWord(a.Grade)}
 			truth, _ := data.Text(a.Truth)
 			completion, _ := data.Text(a.Completion)
 			answer, work := workTexts(data, a)
@@ -383,6 +391,27 @@ func (b *book) grades(data *report.Data) error {
 		}
 	}
 	return b.colourGrades(c, cell(3, 2)+":"+cell(3, max(crow-1, 2)))
+}
+
+// epochGrades is the Grades cell of run's answers at the start of as (a
+// run's epochs, together): the grade when they agree, else how many were
+// right, "3 of 5 right".
+func epochGrades(as []report.Answer, run int) string {
+	n, right, same := 0, 0, true
+	for _, a := range as {
+		if a.Run != run {
+			break
+		}
+		n++
+		if a.Grade == 1 {
+			right++
+		}
+		same = same && a.Grade == as[0].Grade
+	}
+	if same {
+		return gradeWord(as[0].Grade)
+	}
+	return fmt.Sprintf("%d of %d right", right, n)
 }
 
 // workTexts are what an answer's code ran beside its completion: code

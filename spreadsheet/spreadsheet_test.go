@@ -13,6 +13,7 @@ import (
 
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/report"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -267,5 +268,26 @@ func TestWorkbookModelsOverQuestions(t *testing.T) {
 	defer f.Close()
 	if v, _ := f.GetCellValue("Models", "H2", excelize.Options{RawCellValue: true}); v != "0.5" {
 		t.Errorf("accuracy %q, want 0.5 (over 2 questions, not 3 answers)", v)
+	}
+	// Grades: one cell per run and question, saying its epochs; each
+	// epoch's completion a row of Completions, named by its epoch.
+	grades, _ := f.GetRows("Grades")
+	if len(grades) != 3 || grades[1][3] != "right" || grades[2][3] != "wrong" {
+		t.Errorf("grades %q", grades)
+	}
+	comps, _ := f.GetRows("Completions")
+	if len(comps) != 4 || comps[1][2] != "m · epoch 1" || comps[2][2] != "m · epoch 2" {
+		t.Errorf("completions %q", comps)
+	}
+}
+
+// A run whose epochs disagree on a question says how many were right.
+func TestEpochGrades(t *testing.T) {
+	as := []report.Answer{{Run: 0, Grade: 1}, {Run: 0, Grade: 0}, {Run: 0, Grade: 1}, {Run: 1, Grade: 0}}
+	if got := epochGrades(as, 0); got != "2 of 3 right" {
+		t.Errorf("epochGrades = %q", got)
+	}
+	if got := epochGrades(as[3:], 1); got != "wrong" {
+		t.Errorf("epochGrades of one = %q", got)
 	}
 }
