@@ -15,16 +15,18 @@ import (
 
 // limeSource is a checkout of LIME (github.com/sutt/lime at e03f8c2, the
 // version agg follows), named by EVALMD_LIME_SRC, and Debian's Python with
-// pandas and tabulate (DataFrame.to_markdown) to run its agg.py. Without
-// them the test is skipped (failed under EVALMD_REQUIRE_SHARED=1).
+// pandas and tabulate (DataFrame.to_markdown) to run its agg.py. LIME's
+// source is not in ../shared and CI reaches no code host, so without
+// EVALMD_LIME_SRC the test is skipped, in CI too; a named checkout that is
+// not one fails.
 func limeSource(t *testing.T) (python, src string) {
 	t.Helper()
 	src = os.Getenv("EVALMD_LIME_SRC")
 	if src == "" {
-		shared.Missing(t, "EVALMD_LIME_SRC names no checkout of github.com/sutt/lime (git checkout e03f8c2)")
+		t.Skip("EVALMD_LIME_SRC names no checkout of github.com/sutt/lime (git checkout e03f8c2)")
 	}
 	if _, err := os.Stat(filepath.Join(src, "agg.py")); err != nil {
-		shared.Missing(t, "EVALMD_LIME_SRC: "+err.Error())
+		t.Fatalf("EVALMD_LIME_SRC: %v", err)
 	}
 	python = "/usr/bin/python3"
 	if err := exec.Command(python, "-c", "import pandas, tabulate").Run(); err != nil {
