@@ -105,6 +105,9 @@ type Config struct {
 	// Subset chooses the questions asked of each sheet (run --limit,
 	// --questions); the zero Subset asks them all.
 	Subset Subset
+	// Fresh asks every question (run --fresh): no answer of an earlier
+	// output is reused (see internal/reuse).
+	Fresh bool
 
 	// NewModel builds a model by name: the program's model.Registry New,
 	// with the providers it links. Required unless DryRun.
@@ -126,10 +129,11 @@ type Summary struct {
 	// NoJudge counts the questions graded null because they need the
 	// judge grader and the run has no judge model (grade.NoJudge).
 	NoJudge int
-	// Questions counts the questions asked, Failed those that ended with
-	// an error; FirstError is the first such error.
-	Questions, Failed int
-	FirstError        string
+	// Questions counts the questions of the outputs written, Reused
+	// those answered from an earlier output instead of asked, Failed those
+	// that ended with an error; FirstError is the first such error.
+	Questions, Reused, Failed int
+	FirstError                string
 }
 
 // Run runs every model on every sheet, in three steps each entered once:
@@ -181,6 +185,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if cfg.DryRun {
 		return sum, cfg.writeDryRun(&sum, outs, w, ms.names, runID)
 	}
+	reuseAnswers(cfg, ms.made, outs, st.Exists)
 	res, err := execute.Run(ctx, outs, ms.made, execute.Options{Runner: cfg.Runner, Resume: st, RunID: runID, Batch: cfg.Batch,
 		Graders: graders, Prices: cfg.prices(), Sandbox: cfg.Sandbox, Reformat: ms.reformat, Writer: w, Console: cfg.console()})
 	return cfg.summarize(sum, res, err)
@@ -336,7 +341,7 @@ func (cfg Config) summarize(sum Summary, res execute.Result, err error) (Summary
 		sum.Outputs = append(sum.Outputs, o.OutPath)
 	}
 	sum.GradeFailures, sum.NoJudge = res.GradeFailures, res.NoJudge
-	sum.Questions, sum.Failed, sum.FirstError = res.Questions, res.Failed, res.FirstError
+	sum.Questions, sum.Reused, sum.Failed, sum.FirstError = res.Questions, res.Reused, res.Failed, res.FirstError
 	if err != nil {
 		return sum, err
 	}

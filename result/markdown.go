@@ -42,6 +42,10 @@ func Markdown(f *File) string {
 		}
 		fmt.Fprintf(&b, "\n**Question:**\n%s\n", fence(q.Question))
 		fmt.Fprintf(&b, "**Completion:**\n%s\n", fenceOrNone(q.Completion))
+		if q.ReusedFrom != "" {
+			// Fenced: a file name may hold markdown.
+			fmt.Fprintf(&b, "**Reused from:** the same request in\n%s\n", fence(q.ReusedFrom))
+		}
 		if q.Note != "" {
 			// Fenced too: it quotes the server's finish_reason.
 			fmt.Fprintf(&b, "**Note:**\n%s\n", fence(q.Note))

@@ -71,6 +71,10 @@ type Sheet struct {
 	// flight (run -c auto) of the model's server, until the file was
 	// written: its start, then each change and why.
 	ConnectionLimits []aimd.Change `json:"connection_limit_history,omitempty"`
+	// Version names the version of the sheet's questions the run read
+	// (SheetVersion over all of them, a subset's run too); "" in files
+	// written before it was recorded (File.Version then computes it).
+	Version string `json:"version,omitempty"`
 
 	extra fields
 }
@@ -165,6 +169,12 @@ type Question struct {
 	FinishReason string          `json:"finish_reason,omitempty"` // why the model stopped ("length": cut at max_tokens; "refusal")
 	Note         string          `json:"note,omitempty"`          // what a reader must know of the answer: a reply with no text, a refusal
 	BatchID      string          `json:"batch_id,omitempty"`      // the provider's batch that answered (run --batch); its cost is at batch prices
+	// RequestKey is the key of the request asked (see internal/reuse):
+	// a rerun reuses this answer for a question whose request has the
+	// same key. ReusedFrom names the output file whose run got the answer
+	// when this run reused it instead of asking; its grade is this run's.
+	RequestKey string `json:"request_key,omitempty"`
+	ReusedFrom string `json:"reused_from,omitempty"`
 
 	// Code and agent modes (model.Work): what ran beside the completion.
 	// Graders and regrading read Answer in code mode and never run code.
@@ -780,6 +790,8 @@ func (s *Sheet) UnmarshalJSON(data []byte) error {
 			v = &s.Epochs
 		case "connection_limit_history":
 			v = &s.ConnectionLimits
+		case "version":
+			v = &s.Version
 		default:
 			return false, nil
 		}
@@ -856,6 +868,10 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.Note
 		case "batch_id":
 			v = &q.BatchID
+		case "request_key":
+			v = &q.RequestKey
+		case "reused_from":
+			v = &q.ReusedFrom
 		case "mode":
 			v = &q.Mode
 		case "code_extract":

@@ -130,14 +130,14 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 		Completion: s("B"), Reasoning: "B, surely", ReasoningTokens: 2, Error: s("none"), ModelName: "m", EvalTime: &ft, Grade: &tr,
 		QuestionUsr: "own", System: s("sys"), InputTokens: 3, OutputTokens: 4, Cost: &cost,
 		Grader: "choice", GradeDetail: "extracted B", SubAnswers: []SubAnswer{{Name: "a", Want: "1", Got: "1", Found: true, Correct: true}},
-		Unanswered: true, Judge: json.RawMessage(`{"reply":"True"}`), Settings: &model.Settings{MaxTokens: 5, Stop: []string{"\n"}, ReasoningEffort: "high", ReasoningTokens: 9}, FinishReason: "length", Note: "the reply had no text", BatchID: "batch_1",
+		Unanswered: true, Judge: json.RawMessage(`{"reply":"True"}`), Settings: &model.Settings{MaxTokens: 5, Stop: []string{"\n"}, ReasoningEffort: "high", ReasoningTokens: 9}, FinishReason: "length", Note: "the reply had no text", BatchID: "batch_1", RequestKey: "ab12", ReusedFrom: "output-s-m-1.json",
 		Mode: "code", CodeExtract: "baseline", Code: s("df.shape[0]"), Answer: s("3"), CodeError: "none",
 		Transcript: []model.Message{{Role: "tool", Content: "3", ToolCallID: "c1", ToolLimit: "timeout"},
 			{Role: "assistant", Reasoning: "run it", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: "{}"}}}},
 		Turns: 2, Limit: "max_turns", LimitValue: 10, Sandbox: map[string]string{"pandas": "1.5.3"}, SolveSettings: map[string]string{"agent_style": "react"}, ReformatModel: "openai/gpt-3.5-turbo-16k",
 	}
 	sh := Sheet{Name: "S", RunID: "ab", ModelName: "m", MetaData: map[string]string{"k": "v"}, Question: s("sq"),
-		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1, ReasoningTokens: 2}, DryRun: true, Subset: &Subset{Limit: 3, Questions: []string{"a*"}, Of: 10}, Epoch: 2, Epochs: 3,
+		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1, ReasoningTokens: 2}, DryRun: true, Version: "0123456789ab", Subset: &Subset{Limit: 3, Questions: []string{"a*"}, Of: 10}, Epoch: 2, Epochs: 3,
 		ModelInfo:        &model.Info{Provider: "openai-api", Label: "box", Model: "gpt-4", BaseURL: "http://box/v1", ContextLimit: 4096},
 		Settings:         &model.Settings{Temperature: &ft},
 		ConnectionLimits: []aimd.Change{{Time: time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC), Limit: 8, From: 10, Reason: "HTTP 429"}}}

@@ -70,6 +70,7 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 		maxReply  = fs.String("max-reply", "32MiB", "the largest reply body read from a server (K, M, G suffixes); a larger reply is the question's error")
 		retries   = fs.Int("retries", 5, "retries of a failed request after its first attempt (0: none)")
 		cacheDir  = fs.String("cache", "", "answer repeated requests from this cache folder")
+		fresh     = fs.Bool("fresh", false, "ask every question, reusing no answer of an earlier output whose request was the same")
 		price     = fs.String("price", "", "price override IN,OUT in US dollars per million tokens")
 		mockReply = fs.String("mock-reply", "", "the reply of the mock model")
 		seed      = fs.Int64("seed", 0, "seed of the random model")
@@ -245,6 +246,7 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 				cfg.SheetRoot = *sheetDir
 			}
 			cfg.Subset = subset
+			cfg.Fresh = *fresh
 			if *batchOn {
 				cfg.Batch = &harness.BatchConfig{FallbackLive: *batchFall == "live", Poll: *batchPoll}
 			}

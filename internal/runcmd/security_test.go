@@ -204,10 +204,11 @@ func TestSheetDataRootCannotWiden(t *testing.T) {
 			if srv.Count() != 1 {
 				t.Errorf("--data-root: %d requests, want 1", srv.Count())
 			}
-			// The user's own config vouches as --data-root does.
+			// The user's own config vouches as --data-root does (--fresh:
+			// the earlier output's answer would be reused).
 			xdg := t.TempDir()
 			writeFile(t, filepath.Join(xdg, "evalmd", "config.yaml"), "data_roots: ["+secretDir+"]\n")
-			if _, stderr, err := runIn(t.TempDir(), map[string]string{"XDG_CONFIG_HOME": xdg}, args...); err != nil {
+			if _, stderr, err := runIn(t.TempDir(), map[string]string{"XDG_CONFIG_HOME": xdg}, append(args, "--fresh")...); err != nil {
 				t.Fatalf("data_roots in the user's config: %v\n%s", err, stderr)
 			}
 			if srv.Count() != 2 {

@@ -13,12 +13,14 @@ import (
 
 // writeSummary ends a run with one table, a row per model, from the output
 // files it wrote: questions, correct, answered, errors, tokens, cost and
-// time (the longest of its sheets' wall times: its sheets run at once).
+// time (the longest of its sheets' wall times: its sheets run at once);
+// questions answered from earlier outputs are counted apart from those asked.
 // It is boxed on a terminal and markdown otherwise. A file that cannot be
 // read back is named instead of counted.
 func writeSummary(w, stderr io.Writer, outputs []string) error {
 	type row struct {
 		questions, correct, answered, errors, in, out int
+		reused                                        int // answered from an earlier output, not asked
 		of                                            int // the sheets' questions, when a subset was asked
 		subset                                        bool
 		cost                                          float64
@@ -49,6 +51,9 @@ func writeSummary(w, stderr io.Writer, outputs []string) error {
 			r.questions++
 			if q.Grade != nil && *q.Grade {
 				r.correct++
+			}
+			if q.ReusedFrom != "" {
+				r.reused++
 			}
 		}
 		if t := f.Sheet.Totals; t != nil {
@@ -82,6 +87,9 @@ func writeSummary(w, stderr io.Writer, outputs []string) error {
 		questions := fmt.Sprint(r.questions)
 		if r.subset {
 			questions = fmt.Sprintf("%d of %d", r.questions, r.of)
+		}
+		if r.reused > 0 {
+			questions += fmt.Sprintf(" (%d asked, %d reused)", r.questions-r.reused, r.reused)
 		}
 		t.Rows = append(t.Rows, []string{m, questions, correct, fmt.Sprint(r.answered), fmt.Sprint(r.errors),
 			fmt.Sprint(r.in), fmt.Sprint(r.out), cost, (time.Duration(r.wall * float64(time.Second))).Round(100 * time.Millisecond).String()})

@@ -57,6 +57,10 @@ func (m *mockModel) Name() string { return m.name }
 // Info says the mock is offline and free.
 func (m *mockModel) Info() model.Info { return info("mock", m.name, false) }
 
+// ReuseBasis is what mock's answers depend on beyond the request: its
+// reply (see internal/reuse).
+func (m *mockModel) ReuseBasis(model.QuestionRef) string { return "reply " + m.reply }
+
 // Complete returns the fixed reply, unless ctx is already done.
 func (m *mockModel) Complete(ctx context.Context, _ model.Request) (model.Response, error) {
 	if err := ctx.Err(); err != nil {

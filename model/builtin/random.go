@@ -62,6 +62,10 @@ func (m *randomModel) Answer(ctx context.Context, req model.Task) (model.Respons
 	return model.Response{Text: opts[m.pick(req, text)%uint64(len(opts))], Model: m.name}, nil
 }
 
+// ReuseBasis is what the baseline's pick depends on beyond the task: the
+// seed (see internal/reuse).
+func (m *randomModel) ReuseBasis(model.QuestionRef) string { return fmt.Sprintf("seed %d", m.seed) }
+
 // options returns the option letters found in text, each once, in order.
 func options(text string) []string {
 	var out []string

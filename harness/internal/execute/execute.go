@@ -71,10 +71,11 @@ type Result struct {
 	// GradeFailures counts the questions whose grader failed (graded
 	// null), NoJudge those left null for want of a judge model.
 	GradeFailures, NoJudge int
-	// Questions counts the questions of the outputs written, Failed those
-	// that ended with an error; FirstError is the first such error.
-	Questions, Failed int
-	FirstError        string
+	// Questions counts the questions of the outputs written, Reused those
+	// answered from an earlier output (not asked), Failed those that
+	// ended with an error; FirstError is the first such error.
+	Questions, Reused, Failed int
+	FirstError                string
 }
 
 // sheetRun is one output file being filled in: a sheet on a model. Its
@@ -94,6 +95,7 @@ type sheetRun struct {
 	cutThinking int
 	cost        float64
 	priced      bool
+	reused      int // answered from an earlier output, not asked
 
 	ungraded int
 	// noJudge counts the questions left null because they need the
@@ -143,7 +145,7 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 	if err := opt.Resume.save(opt.RunID); err != nil {
 		return res, err
 	}
-	runs, jobs, where := jobs(outs, models, infos, opt.Prices)
+	runs, jobs, reused, where := jobs(outs, models, infos, opt.Prices)
 	ropt := runnerOptions(ctx, opt, infos)
 
 	// One goroutine grades and encodes each question as its answer comes
@@ -154,7 +156,7 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 	defer stop()
 	start := time.Now()
 	// A step is a question to grade, or the sheet is complete (q = -1).
-	steps := make(chan slot, len(jobs)+len(runs))
+	steps := make(chan slot, len(jobs)+len(reused)+len(runs))
 	var finishErr error
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -175,6 +177,10 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 			}
 		}
 	})
+	for _, s := range reused {
+		s.run.addReused(s.q)
+		steps <- s
+	}
 	for _, sr := range runs {
 		if sr.left == 0 {
 			steps <- slot{sr, -1}
@@ -207,6 +213,7 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 		res.NoJudge += sr.noJudge
 		res.Failed += sr.failed
 		res.Questions += len(sr.out.Tasks)
+		res.Reused += sr.reused
 		if res.FirstError == "" {
 			res.FirstError = sr.firstErr
 		}
@@ -243,17 +250,23 @@ func needsSandbox(outs []*plan.Output) bool {
 	return false
 }
 
-// jobs are the runner's jobs: every question of every output, keyed as
-// the plan keyed it, with where each outcome goes.
-func jobs(outs []*plan.Output, models map[string]model.Model, infos map[string]model.Info, prices plan.Prices) ([]*sheetRun, []runner.Job, map[string]slot) {
+// jobs are the runner's jobs: every question of every output that was
+// not answered from an earlier output (those are reused), keyed as the
+// plan keyed it, with where each outcome goes.
+func jobs(outs []*plan.Output, models map[string]model.Model, infos map[string]model.Info, prices plan.Prices) ([]*sheetRun, []runner.Job, []slot, map[string]slot) {
 	runs := make([]*sheetRun, len(outs))
 	var jobs []runner.Job
+	var reused []slot
 	where := make(map[string]slot)
 	for pi, o := range outs {
 		sr := &sheetRun{out: o, left: len(o.Tasks)}
 		_, sr.priced = model.Cost(infos[o.Model], 0, 0, prices.For(o.Model))
 		runs[pi] = sr
 		for i, req := range o.Tasks {
+			if o.Reused != nil && o.Reused[i] {
+				reused = append(reused, slot{sr, i})
+				continue
+			}
 			key := o.Keys[i]
 			rj := runner.Job{Key: key, Task: req, Model: models[o.Model]}
 			if req.Solve != nil && req.Solve.Mode == model.ModeAgent {
@@ -267,7 +280,7 @@ func jobs(outs []*plan.Output, models map[string]model.Model, infos map[string]m
 			where[key] = slot{sr, i}
 		}
 	}
-	return runs, jobs, where
+	return runs, jobs, reused, where
 }
 
 // sending is the runner's options for a run, with the connection limits
@@ -324,6 +337,17 @@ func runnerOptions(ctx context.Context, opt Options, infos map[string]model.Info
 		}
 	}
 	return s
+}
+
+// addReused counts question q, answered from an earlier output: an
+// answer, neither a call nor tokens or cost of this run.
+func (sr *sheetRun) addReused(q int) {
+	sr.left--
+	sr.reused++
+	sr.answered++
+	if sr.out.File.Questions[q].Note != "" {
+		sr.noted++
+	}
 }
 
 // add records an outcome in its question and counts it.
@@ -426,8 +450,8 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 	if sr.reasonTok > 0 {
 		reasoning = fmt.Sprintf(" (%d reasoning)", sr.reasonTok)
 	}
-	opt.Console.Say("%s on %s: %d/%d correct%s%s, %s, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out%s, %s, %.1fs",
-		o.Model, filepath.Base(o.SheetPath), correct, n, subset, ungraded, answered, errs, sr.noAnswer,
+	opt.Console.Say("%s on %s: %d/%d correct%s%s%s, %s, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out%s, %s, %.1fs",
+		o.Model, filepath.Base(o.SheetPath), correct, n, subset, ungraded, sr.reusedNote(), answered, errs, sr.noAnswer,
 		sr.calls, sr.cached, sr.resumed, sr.inTok, sr.outTok, reasoning, cost, wall.Seconds())
 	if sr.cutThinking > 0 {
 		limit := "max_tokens"

@@ -157,6 +157,9 @@ type Output struct {
 	SheetPath string
 	Tasks     []model.Task
 	File      *result.File
+	// Reused marks the questions answered from an earlier output, not
+	// asked (issue 20: see internal/reuse); nil when none is.
+	Reused []bool
 }
 
 // Prices are a run's price overrides: One for every model (--price), else

@@ -197,7 +197,7 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 	out := &result.File{Sheet: result.Sheet{
 		Name: name, RunID: runID, ModelName: modelName, MetaData: info.Meta, Question: info.Question,
 		SheetFile: path, Created: opt.Created.UTC().Format(time.RFC3339), ModelInfo: &minfo, DryRun: opt.DryRun,
-		Subset: job.Subset,
+		Subset: job.Subset, Version: version(s.Items),
 	}}
 	if opt.NoModel {
 		out.Sheet.ModelInfo = nil // no model: nothing to record
@@ -339,3 +339,11 @@ func (n *notes) missingTable(path string) {
 // offlineEncoding is the encoding an offline model's prompts are cut by
 // when a context limit is given and no encoding: the newest OpenAI models'.
 const offlineEncoding = tokens.O200kBase
+
+// version is the version of a sheet's questions (all of them, before a
+// subset chooses), which each of its outputs records.
+func version(items []sheet.Item) string {
+	return result.SheetVersion(len(items), func(i int) (string, string, *string) {
+		return items[i].Name, items[i].Prompt, items[i].GroundTruth
+	})
+}

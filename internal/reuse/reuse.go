@@ -1,0 +1,174 @@
+// Package reuse finds, for the questions a run is about to ask, the answers
+// earlier runs got to the very same requests, so that rerunning after an
+// edit asks only the questions whose request changed (run --fresh asks
+// them all).
+//
+// Every question a run writes records its request's Key (the output's
+// request_key). The earlier outputs of the same sheet and model in the
+// folder a run writes to are its Index: a question whose key one of them
+// recorded with an answer takes that answer, marked with the file it came
+// from (reused_from), and is graded again by the run against the ground
+// truth the sheet holds now. Files without keys (LIME's, evalmd's from
+// before keys were recorded) are never reused from; neither are errors,
+// questions the model had no answer to, nor dry runs.
+package reuse
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/runner"
+)
+
+// Based is a model whose answer depends on more than the task it is put:
+// the offline built-ins answer from their own options (mock's reply,
+// random's seed) or a file (replay's lines). ReuseBasis says what its
+// answer to q depends on besides the task; Key covers it.
+type Based interface {
+	ReuseBasis(q model.QuestionRef) string
+}
+
+// Key is the reuse key of t put to m: runner.RequestKey (the model, its
+// server, everything sent, and the question for a model that answers from
+// it, Info.FromQuestion: the oracle's key covers the ground truth), and
+// for a Based model what else its answer depends on. It is "" when an
+// answer of m cannot be reused: an offline model that answers from neither
+// the request nor the question and does not say from what.
+func Key(m model.Model, t model.Task) string {
+	info := m.Info()
+	key := runner.RequestKey(m.Name(), info, t)
+	b, ok := m.(Based)
+	switch {
+	case ok:
+		h := sha256.New()
+		fmt.Fprintf(h, "%s\x00%s", key, b.ReuseBasis(t.Question))
+		return hex.EncodeToString(h.Sum(nil))
+	case info.Offline && !info.FromQuestion:
+		return ""
+	}
+	return key
+}
+
+// Index holds the answers of earlier output files by request key.
+type Index struct {
+	byKey map[string]answer
+	// Files are the earlier output files read, Skipped those that could
+	// not be (each with the reason; they are left out, not fatal).
+	Files   []string
+	Skipped []string
+}
+
+// answer is an answered question of an earlier output and its file.
+type answer struct {
+	q    *result.Question
+	file string
+}
+
+// Load indexes the earlier outputs of the sheet at sheetPath on the model
+// named modelName in dir: the files result.FileName names for them, with
+// any run id, whose model is modelName and that are no dry run. skip is a
+// file left out (the output the run itself writes, when it resumes). A
+// newer file's answer wins over an older one's, by the time its run
+// started.
+func Load(dir, sheetPath, modelName, skip string) (*Index, error) {
+	ix := &Index{byKey: map[string]answer{}}
+	base := strings.TrimSuffix(result.FileName(sheetPath, modelName, ""), ".json")
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ix, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("earlier outputs: %w", err)
+	}
+	type found struct {
+		path string
+		f    *result.File
+	}
+	var files []found
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".json") ||
+			name != base+".json" && !strings.HasPrefix(name, base+"-") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		if skip != "" && sameFile(path, skip) {
+			continue
+		}
+		f, err := result.Read(path)
+		if err != nil {
+			ix.Skipped = append(ix.Skipped, err.Error())
+			continue
+		}
+		// Another model's file whose name shares the prefix ("gpt-4" and
+		// "gpt-4-turbo"), or another sheet's: the model name tells; the
+		// keys would never match anyway.
+		if f.Sheet.ModelName != modelName || f.Sheet.DryRun {
+			continue
+		}
+		files = append(files, found{path, f})
+	}
+	// Oldest first, so a newer answer to a key replaces an older one.
+	sort.SliceStable(files, func(i, j int) bool { return files[i].f.Sheet.Created < files[j].f.Sheet.Created })
+	for _, fd := range files {
+		ix.Files = append(ix.Files, fd.path)
+		for i := range fd.f.Questions {
+			q := &fd.f.Questions[i]
+			if q.RequestKey == "" || q.Error != nil || q.Unanswered || q.Completion == nil {
+				continue
+			}
+			ix.byKey[q.RequestKey] = answer{q, filepath.Base(fd.path)}
+		}
+	}
+	return ix, nil
+}
+
+// sameFile says whether a and b name one file (b need not exist).
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// Len is the number of reusable answers.
+func (ix *Index) Len() int { return len(ix.byKey) }
+
+// Fill gives q, a question about to be asked whose RequestKey is set, the
+// answer an earlier output recorded under that key, and says whether there
+// was one. What the run planned (name, meta, ground truth, prompt,
+// settings, grader, key) stays q's; everything the answer brought
+// (completion, tokens, cost, time, code and agent work, members this
+// evalmd does not know) is the earlier question's; the grade is cleared,
+// for the run to grade again. ReusedFrom names the file whose run asked
+// the model: an answer reused twice keeps its first source.
+func (ix *Index) Fill(q *result.Question) bool {
+	if ix == nil || q.RequestKey == "" {
+		return false
+	}
+	a, ok := ix.byKey[q.RequestKey]
+	if !ok {
+		return false
+	}
+	n := *a.q
+	n.Name, n.MetaData, n.GroundTruth, n.Question, n.ModelName = q.Name, q.MetaData, q.GroundTruth, q.Question, q.ModelName
+	n.QuestionUsr, n.System, n.Settings, n.SolveSettings, n.Grader = q.QuestionUsr, q.System, q.Settings, q.SolveSettings, q.Grader
+	n.Grade, n.GradeDetail, n.SubAnswers, n.Judge = nil, "", nil, nil
+	n.RequestKey = q.RequestKey
+	if n.ReusedFrom == "" {
+		n.ReusedFrom = a.file
+	}
+	*q = n
+	return true
+}

@@ -1,0 +1,162 @@
+package reuse
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/builtin"
+	"github.com/evalmd/evalmd/result"
+)
+
+func ptr(s string) *string { return &s }
+
+func request(prompt, truth string) model.Task {
+	return model.Task{
+		Request:  model.Request{Messages: []model.Message{{Role: "user", Content: prompt}}},
+		Question: model.QuestionRef{Sheet: "input-s.md", Name: "Q1", GroundTruth: ptr(truth)},
+	}
+}
+
+// offline is an offline model that does not say what its answers depend on.
+type offline struct{}
+
+func (offline) Name() string      { return "blind" }
+func (offline) Info() model.Info { return model.Info{Offline: true} }
+func (offline) Complete(context.Context, model.Request) (model.Response, error) {
+	return model.Response{}, nil
+}
+
+// A key changes with what the model's answer depends on: the prompt for
+// every model, the ground truth for the oracle and not for mock, mock's
+// reply; an offline model that does not say gets no key (never reused).
+func TestKey(t *testing.T) {
+	r := model.NewRegistry()
+	builtin.Register(r)
+	get := func(name string, opt model.Options) model.Model {
+		m, err := r.New(name, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	mock, oracle := get("mock", model.Options{}), get("oracle", model.Options{})
+	base := request("What is 2+2?", "4")
+	for _, tc := range []struct {
+		name   string
+		m      model.Model
+		req    model.Task
+		same   bool
+		versus model.Model
+	}{
+		{"mock, same request", mock, base, true, nil},
+		{"mock, truth edited", mock, request("What is 2+2?", "5"), true, nil},
+		{"mock, prompt edited", mock, request("What is 2 + 2?", "4"), false, nil},
+		{"oracle, truth edited", oracle, request("What is 2+2?", "5"), false, nil},
+		{"oracle, prompt edited", oracle, request("What is 2 + 2?", "4"), false, nil},
+		{"mock, another reply", mock, base, false, get("mock", model.Options{MockReply: "other"})},
+		{"random, another seed", get("random", model.Options{Seed: 1}), base, false, get("random", model.Options{Seed: 2})},
+	} {
+		before := Key(tc.m, base)
+		m := tc.m
+		if tc.versus != nil {
+			m = tc.versus
+		}
+		after := Key(m, tc.req)
+		if before == "" || after == "" {
+			t.Errorf("%s: no key", tc.name)
+		}
+		if (before == after) != tc.same {
+			t.Errorf("%s: keys equal %v, want %v", tc.name, before == after, tc.same)
+		}
+	}
+	if k := Key(offline{}, base); k != "" {
+		t.Errorf("an offline model without a basis has key %q, want none", k)
+	}
+	if Key(mock, base) == Key(oracle, base) {
+		t.Error("mock and oracle share a key")
+	}
+}
+
+// writeOutput writes an output file of model m into dir.
+func writeOutput(t *testing.T, dir, name, m, created string, dry bool, qs ...result.Question) string {
+	t.Helper()
+	f := &result.File{Sheet: result.Sheet{Name: "S", ModelName: m, Created: created, DryRun: dry}, Questions: qs}
+	p := filepath.Join(dir, name)
+	if err := f.Write(p, outfile.Options{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Load indexes the answered, keyed questions of the earlier outputs of one
+// sheet and model, the newest answer winning; Fill gives a planned
+// question the answer and keeps what the run planned.
+func TestIndex(t *testing.T) {
+	dir := t.TempDir()
+	answered := func(key, completion string) result.Question {
+		return result.Question{Name: "old", GroundTruth: ptr("old truth"), Question: "old prompt", Completion: ptr(completion), RequestKey: key,
+			Grade: new(bool), GradeDetail: "old detail", InputTokens: 7}
+	}
+	failed := result.Question{Name: "f", RequestKey: "k-failed", Error: ptr("HTTP 500")}
+	writeOutput(t, dir, "output-s-m-1111.json", "m", "2026-01-01T00:00:00Z", false,
+		answered("k1", "first"), answered("k2", "older"), failed, result.Question{Name: "lime", Completion: ptr("no key")})
+	writeOutput(t, dir, "output-s-m-2222.json", "m", "2026-01-02T00:00:00Z", false, answered("k2", "newer"))
+	writeOutput(t, dir, "output-s-m-x-3333.json", "m-x", "2026-01-03T00:00:00Z", false, answered("k1", "another model"))
+	writeOutput(t, dir, "output-s-m-4444.json", "m", "2026-01-04T00:00:00Z", true, answered("k1", "dry run"))
+	own := writeOutput(t, dir, "output-s-m-5555.json", "m", "2026-01-05T00:00:00Z", false, answered("k1", "the run's own"))
+	if err := os.WriteFile(filepath.Join(dir, "output-s-m-bad.json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	ix, err := Load(dir, "input-s.md", "m", own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Len() != 2 || len(ix.Skipped) != 1 {
+		t.Fatalf("indexed %d answers, skipped %v; want 2 and the bad file", ix.Len(), ix.Skipped)
+	}
+	for _, tc := range []struct {
+		key, completion, from string
+	}{
+		{"k1", "first", "output-s-m-1111.json"},
+		{"k2", "newer", "output-s-m-2222.json"},
+		{"k-failed", "", ""},
+		{"k-none", "", ""},
+	} {
+		q := result.Question{Name: "Q", GroundTruth: ptr("new truth"), Question: "new prompt", RequestKey: tc.key, Grader: "lime"}
+		ok := ix.Fill(&q)
+		if ok != (tc.from != "") {
+			t.Errorf("%s: reused %v", tc.key, ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if *q.Completion != tc.completion || q.ReusedFrom != tc.from || q.InputTokens != 7 {
+			t.Errorf("%s: completion %q from %q, tokens %d; want %q from %q, 7", tc.key, *q.Completion, q.ReusedFrom, q.InputTokens, tc.completion, tc.from)
+		}
+		if q.Name != "Q" || *q.GroundTruth != "new truth" || q.Question != "new prompt" || q.Grader != "lime" || q.RequestKey != tc.key {
+			t.Errorf("%s: the planned question was not kept: %+v", tc.key, q)
+		}
+		if q.Grade != nil || q.GradeDetail != "" {
+			t.Errorf("%s: the old grade was kept: %v %q", tc.key, q.Grade, q.GradeDetail)
+		}
+	}
+	// Without the run's own file left out, its newer answer wins.
+	ix, err = Load(dir, "input-s.md", "m", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := result.Question{RequestKey: "k1"}
+	if !ix.Fill(&q) || *q.Completion != "the run's own" {
+		t.Errorf("k1 without skip: %v", q.Completion)
+	}
+	// A folder that does not exist yet has nothing to reuse.
+	if ix, err := Load(filepath.Join(dir, "none"), "input-s.md", "m", ""); err != nil || ix.Len() != 0 {
+		t.Errorf("missing folder: %v, %v", ix, err)
+	}
+}
