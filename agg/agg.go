@@ -68,6 +68,9 @@ type Options struct {
 	Force bool
 	// IncludeDryRuns counts the outputs of dry runs, left out by default.
 	IncludeDryRuns bool
+	// LatestVersion counts only the runs of each sheet's newest version
+	// (see LoadOptions).
+	LatestVersion bool
 	// ID replaces the random 4-character id of the default output name, so
 	// tests know the file name.
 	ID string
@@ -106,7 +109,7 @@ func Run(ctx context.Context, opt Options) error {
 	case err == nil && !st.IsDir():
 		return fmt.Errorf("agg: %s is not a directory (a glob pattern such as 'results/*gpt-4*' reads some files of one)", opt.Dir)
 	}
-	d, err := Load(ctx, opt.Dir, opt.Stderr, LoadOptions{IncludeDryRuns: opt.IncludeDryRuns, Metrics: opt.Metrics})
+	d, err := Load(ctx, opt.Dir, opt.Stderr, LoadOptions{IncludeDryRuns: opt.IncludeDryRuns, Metrics: opt.Metrics, LatestVersion: opt.LatestVersion})
 	if err != nil {
 		return err
 	}
@@ -116,6 +119,11 @@ func Run(ctx context.Context, opt Options) error {
 	}
 	for _, r := range d.NoAnswers {
 		fmt.Fprintf(opt.Stderr, "agg: no answers in %s: no question was answered\n", r)
+	}
+	for _, v := range d.Versions {
+		// A sheet edited between runs: its runs answer different
+		// questions, said whether or not they are counted together.
+		fmt.Fprintf(opt.Stderr, "agg: %s\n", v)
 	}
 	for _, r := range d.Subsets {
 		// A subset's score is not its sheet's: said, so it is not

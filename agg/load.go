@@ -133,6 +133,10 @@ type Data struct {
 	// questions (run --limit, --questions), each as "FILE (model M, sheet
 	// S): 3 of 10 questions (--limit 3)".
 	Subsets []string
+	// Versions say, one line per sheet whose runs answer more than one
+	// version of its questions, which (and, with LoadOptions.LatestVersion,
+	// that the older ones' runs are left out: OlderVersions).
+	Versions, OlderVersions []string
 	// Paths are the output files found, read or not: agg never writes
 	// over one.
 	Paths []string
@@ -216,6 +220,11 @@ type LoadOptions struct {
 	IncludeDryRuns bool
 	// Metrics are the benchmarks' figures the data is loaded for.
 	Metrics []Metric
+	// LatestVersion counts, of each sheet, only the runs of the newest
+	// version of its questions (the version of the run started last):
+	// the leaderboard is the sheet's as it is now. By default every run
+	// counts, as in LIME's agg.
+	LatestVersion bool
 }
 
 // Load reads every output file below dir. Files that are not output files
@@ -236,6 +245,8 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 		return nil, err
 	}
 	d.Paths = paths
+	leave, notes := sheetVersions(paths, opt.LatestVersion, opt.IncludeDryRuns)
+	d.Versions = notes
 	seen := runs{}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	results := make([]chan decoded, len(paths))
@@ -290,6 +301,8 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 			fmt.Fprintf(warn, "agg: skipping %v\n", r.err)
 		} else if r.file.Sheet.DryRun && !opt.IncludeDryRuns {
 			d.DryRuns = append(d.DryRuns, r.path)
+		} else if leave[r.path] {
+			d.OlderVersions = append(d.OlderVersions, r.path)
 		} else if first, dup := seen.first(r); dup {
 			d.Duplicates = append(d.Duplicates, r.path)
 			fmt.Fprintf(warn, "agg: skipping %s: the same run as %s (run id %q, sheet %q, model %q)\n",

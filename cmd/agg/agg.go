@@ -8,6 +8,7 @@ package main
 import (
 	"github.com/evalmd/evalmd/internal/aggcmd"
 	"github.com/evalmd/evalmd/internal/cli"
+	"github.com/evalmd/evalmd/internal/config"
 )
 
-func main() { cli.Main(aggcmd.Command(cli.IsTerminal)) }
+func main() { cli.Main(aggcmd.Command(config.System(), cli.IsTerminal)) }

@@ -42,18 +42,22 @@ import (
 	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/benchmarks"
 	"github.com/evalmd/evalmd/internal/cli"
+	"github.com/evalmd/evalmd/internal/config"
 	"github.com/evalmd/evalmd/report"
+	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/spreadsheet"
 )
 
 // aggregate is the whole command, callable from tests.
 func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	return cli.Execute(ctx, stdout, stderr, Command(cli.IsTerminal), args)
+	return cli.Execute(ctx, stdout, stderr, Command(config.Lookup{}, cli.IsTerminal), args)
 }
 
-// Command is agg's entry in the command table, with fresh flags;
-// isTerminal says whether a writer is a terminal (tests inject it).
-func Command(isTerminal func(io.Writer) bool) *cli.Command {
+// Command is agg's entry in the command table, with fresh flags; look
+// says where its config files are looked for (from the -i folder up, then
+// the current folder), isTerminal whether a writer is a terminal (tests
+// inject it).
+func Command(look config.Lookup, isTerminal func(io.Writer) bool) *cli.Command {
 	fs := flag.NewFlagSet("agg", flag.ContinueOnError)
 	var opt agg.Options
 	fs.StringVar(&opt.Dir, "i", "", "input `dir` (every output*.json below it is read) or a glob pattern of output files, as 'results/*gpt-4*' (not recursive)")
@@ -61,6 +65,7 @@ func Command(isTerminal func(io.Writer) bool) *cli.Command {
 	fs.BoolVar(&opt.Verbose, "v", false, "verbose: counts and the file written, on stderr")
 	fs.BoolVar(&opt.Charts, "charts", false, "also write SVG charts beside the markdown")
 	fs.BoolVar(&opt.IncludeDryRuns, "include-dry-runs", false, "count the outputs of dry runs (run -y), left out by default")
+	fs.BoolVar(&opt.LatestVersion, "latest-version", false, "count, of each sheet, only the runs of the newest version of its questions (default: every run, as LIME's agg; the config's latest_version)")
 	fs.BoolVar(&opt.Force, "force", false, "write over files evalmd did not write, or changed since it wrote them")
 	fs.IntVar(&opt.MaxDiscrepancies, "max-discrepancies", 0, "rows of the discrepancy table (0: 50, -1: all)")
 	completions := fs.Bool("completions", false, "report type: every question's completions, a row per run (replaces the default report, as LIME's)")
@@ -88,6 +93,9 @@ func Command(isTerminal func(io.Writer) bool) *cli.Command {
 			}
 			if opt.Dir == "" {
 				return cli.Usagef("-i DIR is required")
+			}
+			if err := latestVersion(fs, &opt, look); err != nil {
+				return err
 			}
 			if err := inspect.CheckFormat(*logFormat); err != nil {
 				return cli.Usagef("--log-format: %v", err)
@@ -165,4 +173,23 @@ func Command(isTerminal func(io.Writer) bool) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// latestVersion takes --latest-version from the config (latest_version:
+// the nearest evalmd.yaml at or above the -i folder, evalmd init's turns
+// it on) unless the flag is given.
+func latestVersion(fs *flag.FlagSet, opt *agg.Options, look config.Lookup) error {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "latest-version" })
+	if given {
+		return nil
+	}
+	conf, err := config.Load(look.ForSheets(result.Root(opt.Dir)))
+	if err != nil {
+		return err
+	}
+	if conf.LatestVersion != nil {
+		opt.LatestVersion = *conf.LatestVersion
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/internal/cli"
+	"github.com/evalmd/evalmd/internal/config"
 	"github.com/evalmd/evalmd/internal/shared"
 )
 
@@ -28,6 +29,15 @@ func TestAggLIMEAndLogs(t *testing.T) {
 	}
 	if !strings.HasPrefix(stdout.String(), string(want)) {
 		t.Error("the report does not start with LIME's reference tables")
+	}
+	// LIME's folder mixes versions of its sheets (two gpt-3.5-turbo runs
+	// of JSON-state-reasoning-1 hold 10 and 9 questions): counted together,
+	// as LIME's agg, and said, naming them and the flag.
+	for _, want := range []string{"agg: sheet JSON-state-reasoning-1: its runs answer 5 versions of its questions, counted together as LIME's agg does: ",
+		"output-json-state-1-gpt-3.5-turbo-5d4a.json", "output-json-state-1-gpt-3.5-turbo-f14f.json", "--latest-version counts only the newest\n"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("agg does not say %q:\n%s", want, stderr.String())
+		}
 	}
 	got, _ := filepath.Glob(filepath.Join(logs, "*.eval"))
 	if len(got) != 26 {
@@ -139,7 +149,7 @@ func TestAggTerminal(t *testing.T) {
 		{false, []string{"--discrepancies-full"}, false},
 	} {
 		var stdout, stderr bytes.Buffer
-		cmd := Command(func(io.Writer) bool { return tc.terminal })
+		cmd := Command(config.Lookup{}, func(io.Writer) bool { return tc.terminal })
 		args := append([]string{"-i", dir}, tc.args...)
 		if err := cli.Execute(context.Background(), &stdout, &stderr, cmd, args); err != nil {
 			t.Fatalf("agg %q: %v\n%s", args, err, stderr.String())

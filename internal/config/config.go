@@ -101,6 +101,10 @@ type Config struct {
 	// --data-root's (a relative one from the file's folder). Only the
 	// user's own file may name them: a workspace file travels with sheets.
 	DataRoots []string `yaml:"data_roots"`
+	// LatestVersion is agg's --latest-version when it is not given: count
+	// only the runs of each sheet's newest version (evalmd init's folder
+	// turns it on); nil when no file says.
+	LatestVersion *bool `yaml:"latest_version"`
 	// Others are the members not above: a setting's (package setting
 	// declares which: temperature, max_tokens, mode, tool_timeout...),
 	// else an unknown member, an error.
@@ -463,6 +467,9 @@ func (c *Config) merge(f *Config, path string) {
 	if len(f.DataRoots) > 0 {
 		c.DataRoots, c.from["data_roots"] = f.DataRoots, path
 	}
+	if f.LatestVersion != nil {
+		c.LatestVersion, c.from["latest_version"] = f.LatestVersion, path
+	}
 	for k, v := range f.BaseURLs {
 		if c.BaseURLs == nil {
 			c.BaseURLs = map[string]string{}
@@ -552,6 +559,9 @@ func (c *Config) Describe() []string {
 	}
 	if len(c.DataRoots) > 0 {
 		add("data_roots", strings.Join(c.DataRoots, ", "))
+	}
+	if c.LatestVersion != nil {
+		add("latest_version", fmt.Sprint(*c.LatestVersion))
 	}
 	for _, s := range setting.All {
 		for i := len(c.settings) - 1; i >= 0; i-- { // the winning file's

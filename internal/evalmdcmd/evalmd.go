@@ -61,7 +61,7 @@ func Command(env Env) *cli.Command {
 		Commands: []*cli.Command{
 			run,
 			gradecmd.Command(env.Look, env.Getenv),
-			aggcmd.Command(env.IsTerminal),
+			aggcmd.Command(env.Look, env.IsTerminal),
 			convertcmd.Command(),
 			convertcmd.InitCommand(),
 			runcmd.CheckCommand(env.Look, env.Getenv, env.Environ),

@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
@@ -90,8 +91,9 @@ func Load(dir, sheetPath, modelName, skip string) (*Index, error) {
 		return nil, fmt.Errorf("earlier outputs: %w", err)
 	}
 	type found struct {
-		path string
-		f    *result.File
+		path    string
+		f       *result.File
+		written time.Time // runs started in one second are ordered by it
 	}
 	var files []found
 	for _, e := range entries {
@@ -115,10 +117,19 @@ func Load(dir, sheetPath, modelName, skip string) (*Index, error) {
 		if f.Sheet.ModelName != modelName || f.Sheet.DryRun {
 			continue
 		}
-		files = append(files, found{path, f})
+		fd := found{path: path, f: f}
+		if info, err := e.Info(); err == nil {
+			fd.written = info.ModTime()
+		}
+		files = append(files, fd)
 	}
 	// Oldest first, so a newer answer to a key replaces an older one.
-	sort.SliceStable(files, func(i, j int) bool { return files[i].f.Sheet.Created < files[j].f.Sheet.Created })
+	sort.SliceStable(files, func(i, j int) bool {
+		if a, b := files[i].f.Sheet.Created, files[j].f.Sheet.Created; a != b {
+			return a < b
+		}
+		return files[i].written.Before(files[j].written)
+	})
 	for _, fd := range files {
 		ix.Files = append(ix.Files, fd.path)
 		for i := range fd.f.Questions {

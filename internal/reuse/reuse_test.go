@@ -24,7 +24,7 @@ func request(prompt, truth string) model.Task {
 // offline is an offline model that does not say what its answers depend on.
 type offline struct{}
 
-func (offline) Name() string      { return "blind" }
+func (offline) Name() string     { return "blind" }
 func (offline) Info() model.Info { return model.Info{Offline: true} }
 func (offline) Complete(context.Context, model.Request) (model.Response, error) {
 	return model.Response{}, nil
