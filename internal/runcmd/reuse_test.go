@@ -38,8 +38,8 @@ Boiling point of water in C?
 <EVAL-ENDCHAR>
 `
 
-// outputsOf reads the outputs of model m in dir, by run id.
-func outputsOf(t *testing.T, dir, m string) map[string]*result.File {
+// editOutputs reads the outputs of model m in dir, by run id.
+func editOutputs(t *testing.T, dir, m string) map[string]*result.File {
 	t.Helper()
 	paths, _ := filepath.Glob(filepath.Join(dir, "output-edit-"+m+"-*.json"))
 	out := map[string]*result.File{}
@@ -57,7 +57,7 @@ func outputsOf(t *testing.T, dir, m string) map[string]*result.File {
 // id not in before).
 func newest(t *testing.T, dir, m string, before map[string]*result.File) *result.File {
 	t.Helper()
-	for id, f := range outputsOf(t, dir, m) {
+	for id, f := range editOutputs(t, dir, m) {
 		if before[id] == nil {
 			return f
 		}
@@ -88,8 +88,8 @@ func TestRerunReusesUnchanged(t *testing.T) {
 		return stdout.String(), stderr.String()
 	}
 	runOnce()
-	first := outputsOf(t, out, "mock")
-	firstOracle := outputsOf(t, out, "oracle")
+	first := editOutputs(t, out, "mock")
+	firstOracle := editOutputs(t, out, "oracle")
 
 	edited := strings.Replace(strings.Replace(reuseSheet, "Capital of France?", "Capital city of France?", 1), "100<EVAL", "99.97<EVAL", 1)
 	if err := os.WriteFile(sheet, []byte(edited), 0o644); err != nil {
