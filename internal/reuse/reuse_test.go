@@ -57,8 +57,8 @@ func TestKey(t *testing.T) {
 		{"mock, prompt edited", mock, request("What is 2 + 2?", "4"), false, nil},
 		{"oracle, truth edited", oracle, request("What is 2+2?", "5"), false, nil},
 		{"oracle, prompt edited", oracle, request("What is 2 + 2?", "4"), false, nil},
-		{"mock, another reply", mock, base, false, get("mock", model.Options{MockReply: "other"})},
-		{"random, another seed", get("random", model.Options{Seed: 1}), base, false, get("random", model.Options{Seed: 2})},
+		{"mock, another reply", mock, base, false, get("mock", model.Options{Provider: []any{builtin.Options{MockReply: "other"}}})},
+		{"random, another seed", get("random", model.Options{Provider: []any{builtin.Options{Seed: 1}}}), base, false, get("random", model.Options{Provider: []any{builtin.Options{Seed: 2}}})},
 	} {
 		before := Key(tc.m, base)
 		m := tc.m
