@@ -29,6 +29,12 @@ type Options struct {
 	// pass os.Getenv.
 	Getenv func(string) string
 
+	// BaseURLs are servers by provider or openai-api NAME (anthropic,
+	// ollama, NAME: a config file's base_urls): a model of that provider
+	// is sent there when neither BaseURL nor the environment's
+	// NAME_BASE_URL names another. Keys never come from here.
+	BaseURLs map[string]string
+
 	// HTTPClient sends the requests of hosted providers; nil uses a fresh
 	// client on http.DefaultTransport.
 	HTTPClient *http.Client
@@ -92,18 +98,20 @@ func (o Options) Key(vars ...string) (key, from string) {
 	return "", ""
 }
 
-// Server returns the server to send to: BaseURL, else the first of the
-// provider's variables that is set, spelled one way (CleanBaseURL); ""
-// when none is, for the provider's default. A URL CleanBaseURL refuses is
-// an error naming where it came from and never the URL, which may hold a
-// key.
-func (o Options) Server(vars ...string) (string, error) {
+// Server returns the server a model of the provider named name (openai,
+// anthropic, ollama, an openai-api NAME) is sent to: BaseURL, else the
+// environment's NAME_BASE_URL, else BaseURLs' entry for name, spelled one
+// way (CleanBaseURL); "" when none is, for the provider's default. A URL
+// CleanBaseURL refuses is an error naming where it came from and never the
+// URL, which may hold a key.
+func (o Options) Server(name string) (string, error) {
 	raw, from := o.BaseURL, "--base-url"
-	for _, v := range vars {
-		if raw != "" {
-			break
-		}
-		raw, from = o.Env(v), v
+	if raw == "" && name != "" {
+		from = EnvName(name) + "_BASE_URL"
+		raw = o.Env(from)
+	}
+	if raw == "" && name != "" {
+		raw, from = BaseURLOf(o.BaseURLs, name), "the config's base_urls: "+name
 	}
 	if raw == "" {
 		return "", nil
@@ -113,6 +121,21 @@ func (o Options) Server(vars ...string) (string, error) {
 		return "", fmt.Errorf("the base URL from %s %w", from, err)
 	}
 	return clean, nil
+}
+
+// BaseURLOf is the entry of urls (a config file's base_urls) for the
+// provider named name, matched as NAME_BASE_URL matches it (EnvName: "my-server" is
+// "MY_SERVER"); "" when it has none.
+func BaseURLOf(urls map[string]string, name string) string {
+	if u, ok := urls[name]; ok {
+		return u
+	}
+	for k, u := range urls {
+		if EnvName(k) == EnvName(name) {
+			return u
+		}
+	}
+	return ""
 }
 
 // HTTP returns the client hosted providers send with.

@@ -77,9 +77,16 @@ func Providers(ctx context.Context, opt Options) []Provider {
 		getenv = func(string) string { return "" }
 	}
 	env := func(name, suffix string) string { return getenv(model.EnvName(name) + suffix) }
+	// server is the environment's NAME_BASE_URL, else the config's.
+	server := func(name string) string {
+		if u := env(name, "_BASE_URL"); u != "" || opt.Config == nil {
+			return u
+		}
+		return model.BaseURLOf(opt.Config.BaseURLs, name)
+	}
 	var ps []Provider
 	for _, name := range []string{"openai", "anthropic"} {
-		p := Provider{Name: name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: env(name, "_BASE_URL")}
+		p := Provider{Name: name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: server(name)}
 		p.HasKey = getenv(p.KeyVar) != ""
 		if p.BaseURL == "" {
 			p.BaseURL = model.OpenAIURL
@@ -92,7 +99,7 @@ func Providers(ctx context.Context, opt Options) []Provider {
 		ps = append(ps, p)
 	}
 	for _, name := range []string{"ollama", "vllm", "llamacpp"} {
-		p := Provider{Name: name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: env(name, "_BASE_URL"), Local: true}
+		p := Provider{Name: name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: server(name), Local: true}
 		p.HasKey = getenv(p.KeyVar) != ""
 		if p.BaseURL == "" {
 			p.BaseURL = model.LocalURL(name)
@@ -113,10 +120,7 @@ func Providers(ctx context.Context, opt Options) []Provider {
 			if known {
 				continue
 			}
-			p := Provider{Name: "openai-api/" + name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: env(name, "_BASE_URL"), Local: true}
-			if p.BaseURL == "" { // Getenv not wrapped with the config's
-				p.BaseURL = opt.Config.BaseURLs[name]
-			}
+			p := Provider{Name: "openai-api/" + name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: server(name), Local: true}
 			p.HasKey = getenv(p.KeyVar) != ""
 			ps = append(ps, p)
 		}

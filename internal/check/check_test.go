@@ -71,7 +71,7 @@ func TestProviders(t *testing.T) {
 		"OLLAMA_BASE_URL":   srv.URL,
 		"LLAMACPP_BASE_URL": silent(t),
 	}
-	getenv := cfg.Getenv(func(k string) string { return envs[k] })
+	getenv := func(k string) string { return envs[k] }
 	var sandboxAsked bool
 	opt := Options{Getenv: getenv, Config: cfg, Probe: 200 * time.Millisecond,
 		Sandbox: func(context.Context) (string, error) {
@@ -153,7 +153,7 @@ func TestKeyWithoutBaseURL(t *testing.T) {
 			nil, map[string]bool{"openai-api/acme": false, "openai-api/zed": false}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			getenv := cfg.Getenv(func(k string) string { return tc.env[k] })
+			getenv := func(k string) string { return tc.env[k] }
 			environ := func() []string {
 				var kv []string
 				for k, v := range tc.env {

@@ -506,29 +506,6 @@ func (c *Config) Price(name string) (model.Price, bool) {
 	return p, ok
 }
 
-// Getenv wraps getenv so that NAME_BASE_URL, when the environment does not
-// set it, is the files' base URL for NAME (the provider's or openai-api
-// NAME's, upper-cased with '-' as '_'). Nothing else is answered from the
-// files: keys come from the environment only.
-func (c *Config) Getenv(getenv func(string) string) func(string) string {
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	if len(c.BaseURLs) == 0 {
-		return getenv
-	}
-	byVar := map[string]string{}
-	for k, v := range c.BaseURLs {
-		byVar[model.EnvName(k)+"_BASE_URL"] = v
-	}
-	return func(k string) string {
-		if v := getenv(k); v != "" {
-			return v
-		}
-		return byVar[k]
-	}
-}
-
 // Used names the files read, the one that wins first ("config: A, over
 // B"), or says there was none.
 func (c *Config) Used() string {

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/evalmd/evalmd/model"
 )
 
 func write(t *testing.T, path, text string) {
@@ -53,9 +55,14 @@ func TestLoad(t *testing.T) {
 	if p, ok := c.Price("openai/gpt-4o"); !ok || p.In != 2.5 || p.Out != 10 {
 		t.Errorf("price: %v %v", p, ok)
 	}
-	getenv := c.Getenv(env(map[string]string{"VLLM_BASE_URL": "http://env:1/v1", "OPENAI_API_KEY": "k"}))
-	if getenv("OLLAMA_BASE_URL") != "http://team:11434/v1" || getenv("VLLM_BASE_URL") != "http://env:1/v1" || getenv("OPENAI_API_KEY") != "k" || getenv("OLLAMA_API_KEY") != "" {
-		t.Error("Getenv: the environment must win and only base URLs come from the files")
+	// The files' servers are values a model is made with, under the
+	// environment's NAME_BASE_URL.
+	opt := model.Options{Getenv: env(map[string]string{"VLLM_BASE_URL": "http://env:1/v1"}), BaseURLs: c.BaseURLs}
+	if u, err := opt.Server("ollama"); u != "http://team:11434/v1" || err != nil {
+		t.Errorf("ollama's server %q, %v: want the workspace file's", u, err)
+	}
+	if u, err := opt.Server("vllm"); u != "http://env:1/v1" || err != nil {
+		t.Errorf("vllm's server %q, %v: want the environment's", u, err)
 	}
 	d := strings.Join(c.Describe(), "\n")
 	if !strings.Contains(d, "models: ollama/llama3,mock ("+filepath.Join(work, "evalmd.yaml")+")") || !strings.Contains(d, "concurrency: 4 ("+filepath.Join(xdg, "evalmd", "config.yaml")+")") {

@@ -40,8 +40,8 @@ func Bind(fs *flag.FlagSet) *Flags {
 
 // Options builds the judge from the flags over the config c (nil: none),
 // flags first: c's judge when --judge is not given, and c's base_urls as
-// the judge server's NAME_BASE_URL where neither --judge-base-url nor the
-// environment names one. Judge is nil when neither names a judge. opt is
+// the judge's server where neither --judge-base-url nor the environment's
+// NAME_BASE_URL names one. Judge is nil when neither names a judge. opt is
 // the base of the judge's model options (environment, HTTP client,
 // timeout); its server and key settings are replaced by the judge's own.
 // The judge is called outside the runner's jobs (as a question is graded),
@@ -71,7 +71,7 @@ func (f *Flags) Options(opt model.Options, retry runner.Options, c *config.Confi
 		return jo, nil
 	}
 	if c != nil {
-		opt.Getenv = c.Getenv(opt.Getenv)
+		opt.BaseURLs = c.BaseURLs
 	}
 	opt.BaseURL, opt.APIKey, opt.APIKeyEnv = f.BaseURL, "", f.KeyEnv
 	m, err := providers.New(name, opt)

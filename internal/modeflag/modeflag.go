@@ -5,6 +5,7 @@
 package modeflag
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 
@@ -39,9 +40,10 @@ func Bind(fs *flag.FlagSet) *Flags {
 
 // Sandbox is the sandbox configuration the flags ask for; run holds the
 // run's own settings (config and flags), whose tool_timeout and
-// tool_memory are the pool's defaults.
-func (f *Flags) Sandbox(run setting.Values) (sandbox.Config, error) {
-	c := sandbox.Config{Backend: sandbox.Backend(f.Backend), Image: f.Image, Timeout: run.Solve.ToolTimeout,
+// tool_memory are the pool's defaults; backend is the config's, used when
+// --sandbox is not given.
+func (f *Flags) Sandbox(run setting.Values, backend string) (sandbox.Config, error) {
+	c := sandbox.Config{Backend: sandbox.Backend(cmp.Or(f.Backend, backend)), Image: f.Image, Timeout: run.Solve.ToolTimeout,
 		Memory: run.Solve.ToolMemory, MaxInFlight: f.Sandboxes}
 	if f.Sandboxes < 0 {
 		return c, fmt.Errorf("--sandboxes must not be negative")

@@ -111,7 +111,17 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 			if len(args) > 0 {
 				return cli.Usagef("unexpected argument %q", args[0])
 			}
-			conf, getenv, err := useConfig(fs, look.ForSheets(cmp.Or(*sheetFile, *sheetDir)), getenv, stderr, *verbose)
+			conf, err := config.Load(look.ForSheets(cmp.Or(*sheetFile, *sheetDir)))
+			if err != nil {
+				return err
+			}
+			if *verbose {
+				fmt.Fprintln(stderr, conf.Used())
+			}
+			// The config's models, concurrency and sandbox are used where
+			// no flag names them; its settings lie under the flags (below).
+			given := map[string]bool{}
+			fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 			if err != nil {
 				return err
 			}
@@ -152,7 +162,7 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 				return err
 			}
 			if *checkOnly {
-				sb, err := modes.Sandbox(runValues)
+				sb, err := modes.Sandbox(runValues, conf.Sandbox)
 				if err != nil {
 					return err
 				}
@@ -165,13 +175,16 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 			if err != nil {
 				return err
 			}
+			if !given["c"] && conf.Concurrency > 0 {
+				inFlight, adaptive = conf.Concurrency, nil
+			}
 			set, err := benchmarks.Set()
 			if err != nil {
 				return err
 			}
 			cfg := harness.Config{Prices: conf.PriceTable(),
 				OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, AllowOutsideFiles: *outside, DataRoots: slices.Concat(conf.DataRoots, dataRoots), Stderr: stderr,
-				Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: getenv, Timeout: *timeout, MaxReply: replyCap,
+				Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: getenv, BaseURLs: conf.BaseURLs, Timeout: *timeout, MaxReply: replyCap,
 					Provider: []any{openai.Options{CompletionAPI: *complAPI}, builtin.Options{MockReply: *mockReply, Seed: *seed}}},
 				NewModel: providers.Registry().New,
 				Runner: runner.Options{Concurrency: inFlight, Adaptive: adaptive, SeparateLimits: *perModel, MaxAttempts: *retries + 1,
@@ -188,14 +201,14 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 				}
 			}
 			cfg.Settings = runSettings
-			if cfg.Sandbox, err = modes.Sandbox(runValues); err != nil {
+			if cfg.Sandbox, err = modes.Sandbox(runValues, conf.Sandbox); err != nil {
 				return err
 			}
 			// The reformat model has its own server and takes nothing of
 			// the run's model (--base-url, --api-key-env); its provider's
 			// server may come from the config's base_urls.
 			cfg.Reformat = modes.Reformat
-			cfg.ReformatOptions = model.Options{BaseURL: modes.ReformatBaseURL, Getenv: getenv, Timeout: *timeout, MaxReply: replyCap}
+			cfg.ReformatOptions = model.Options{BaseURL: modes.ReformatBaseURL, Getenv: getenv, BaseURLs: conf.BaseURLs, Timeout: *timeout, MaxReply: replyCap}
 			if *cacheDir != "" {
 				c, err := runner.OpenCache(*cacheDir)
 				if err != nil {
@@ -221,8 +234,12 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 			default:
 				return cli.Usagef("--vision %q: say on or off", *vision)
 			}
-			if *models != "" {
-				for _, m := range strings.Split(*models, ",") {
+			names := strings.Split(*models, ",")
+			if !given["m"] {
+				names = conf.Models
+			}
+			{
+				for _, m := range names {
 					if m = strings.TrimSpace(m); m != "" && !slices.Contains(cfg.Models, m) {
 						cfg.Models = append(cfg.Models, m)
 					}

@@ -47,7 +47,7 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	if ref.Model == "" {
 		return nil, fmt.Errorf("model %q: no model after the provider", ref.Name)
 	}
-	base, err := opt.Server("ANTHROPIC_BASE_URL")
+	base, err := opt.Server("anthropic")
 	if err != nil {
 		return nil, fmt.Errorf("model %q: %w", ref.Name, err)
 	}

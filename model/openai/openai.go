@@ -68,26 +68,26 @@ type config struct {
 // not named for: OPENAI_API_KEY goes only with openai/ names.
 func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	cfg := config{name: ref.Name, label: ref.Provider, opt: opt}
-	var keyVars, baseVars []string
-	var defaultBase string
+	var keyVars []string
+	var server, defaultBase string // the provider whose server it is (NAME_BASE_URL, base_urls)
 	switch ref.Provider {
 	case "openai":
-		keyVars, baseVars = []string{"OPENAI_API_KEY"}, []string{"OPENAI_BASE_URL"}
+		keyVars, server = []string{"OPENAI_API_KEY"}, "openai"
 		defaultBase = model.OpenAIURL
 	case "ollama", "vllm", "llamacpp":
 		keyVars = []string{model.EnvName(ref.Provider) + "_API_KEY"}
-		baseVars = []string{model.EnvName(ref.Provider) + "_BASE_URL"}
+		server = ref.Provider
 		defaultBase = model.LocalURL(ref.Provider)
 	case "openai-api":
 		if ref.Label != "" {
 			cfg.label = ref.Label
 			keyVars = []string{model.EnvName(ref.Label) + "_API_KEY"}
-			baseVars = []string{model.EnvName(ref.Label) + "_BASE_URL"}
+			server = ref.Label
 		}
 	default:
 		return nil, fmt.Errorf("model %q: provider %s is not OpenAI-compatible", ref.Name, ref.Provider)
 	}
-	base, err := opt.Server(baseVars...)
+	base, err := opt.Server(server)
 	if err != nil {
 		return nil, fmt.Errorf("model %q: %w", ref.Name, err)
 	}

@@ -1,0 +1,34 @@
+package model
+
+import (
+	"strings"
+	"testing"
+)
+
+// A model's server is --base-url, else the environment's NAME_BASE_URL,
+// else the config's base_urls entry (a value, matched as NAME_BASE_URL is:
+// my-server is MY_SERVER), else the provider's default; a bad URL is an
+// error naming where it came from, never the URL.
+func TestServer(t *testing.T) {
+	env := map[string]string{"VLLM_BASE_URL": "http://env:1/v1", "MY_SERVER_BASE_URL": ""}
+	urls := map[string]string{"vllm": "http://conf:1/v1", "ollama": "http://conf:2/v1", "my-server": "http://conf:3/v1", "bad": "ftp://x:secret@h"}
+	for _, tc := range []struct {
+		opt        Options
+		name, want string
+		err        string
+	}{
+		{Options{BaseURL: "http://flag:1/v1", BaseURLs: urls}, "vllm", "http://flag:1/v1", ""},
+		{Options{BaseURLs: urls}, "vllm", "http://env:1/v1", ""},
+		{Options{BaseURLs: urls}, "ollama", "http://conf:2/v1", ""},
+		{Options{BaseURLs: urls}, "MY_SERVER", "http://conf:3/v1", ""},
+		{Options{BaseURLs: urls}, "anthropic", "", ""},
+		{Options{}, "ollama", "", ""},
+		{Options{BaseURLs: urls}, "bad", "", "the base URL from the config's base_urls: bad"},
+	} {
+		tc.opt.Getenv = func(k string) string { return env[k] }
+		got, err := tc.opt.Server(tc.name)
+		if got != tc.want || (err == nil) != (tc.err == "") || err != nil && (!strings.Contains(err.Error(), tc.err) || strings.Contains(err.Error(), "secret")) {
+			t.Errorf("%s with %+v: %q, %v; want %q, %q", tc.name, tc.opt.BaseURLs, got, err, tc.want, tc.err)
+		}
+	}
+}
