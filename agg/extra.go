@@ -348,7 +348,8 @@ type Usage struct {
 	Questions                 int
 	TokenQuestions            int // questions that reported tokens
 	InputTokens, OutputTokens int64
-	CostQuestions             int // questions that reported a cost
+	ReasoningTokens           int64 // a part of OutputTokens: tokens spent reasoning
+	CostQuestions             int   // questions that reported a cost
 	Cost                      float64
 	BatchQuestions            int // questions answered through a batch API, costed at batch prices
 	TimeQuestions             int // questions with an eval_time
@@ -364,7 +365,7 @@ func (d *Data) Usages() []Usage {
 			continue
 		}
 		out = append(out, Usage{Model: d.strs.str(m), Questions: u.questions,
-			TokenQuestions: u.tokQuestions, InputTokens: u.inTok, OutputTokens: u.outTok,
+			TokenQuestions: u.tokQuestions, InputTokens: u.inTok, OutputTokens: u.outTok, ReasoningTokens: u.reasonTok,
 			CostQuestions: u.costN, Cost: u.cost, BatchQuestions: u.batchN, TimeQuestions: u.evalN, Seconds: u.evalTime,
 			BadFigures: u.badFigures})
 	}
@@ -495,11 +496,23 @@ func usageTable(us []Usage) Table {
 		Columns: Cols("model", "#questions", "#input tokens", "#output tokens",
 			"#cost (USD)", "#time (s)", "#mean time (s)"),
 	}
+	// Reasoning tokens, where any model reported some, get a column after
+	// the output tokens they are a part of.
+	reasoning := false
+	for _, u := range us {
+		reasoning = reasoning || u.ReasoningTokens > 0
+	}
+	if reasoning {
+		t.Columns = Cols("model", "#questions", "#input tokens", "#output tokens", "#reasoning tokens",
+			"#cost (USD)", "#time (s)", "#mean time (s)")
+		t.Note += " Reasoning tokens are a part of the output tokens, and costed as output."
+	}
 	for _, u := range us {
 		in, out, cost, secs, mean := "-", "-", "unknown", "-", "-"
 		if u.TokenQuestions > 0 {
 			in, out = fmt.Sprint(u.InputTokens), fmt.Sprint(u.OutputTokens)
 		}
+
 		if u.CostQuestions > 0 {
 			cost = fmt.Sprintf("%.4f", u.Cost)
 		}
@@ -507,7 +520,11 @@ func usageTable(us []Usage) Table {
 			secs = fmt.Sprintf("%.1f", u.Seconds)
 			mean = fmt.Sprintf("%.2f", u.Seconds/float64(u.TimeQuestions))
 		}
-		t.Rows = append(t.Rows, []string{u.Model, itoa(u.Questions), in, out, cost, secs, mean})
+		row := []string{u.Model, itoa(u.Questions), in, out}
+		if reasoning {
+			row = append(row, fmt.Sprint(u.ReasoningTokens))
+		}
+		t.Rows = append(t.Rows, append(row, cost, secs, mean))
 		if u.BadFigures > 0 {
 			t.Note += fmt.Sprintf(" %s: %d eval_time or cost values left out (negative, or over a billion: no real figure).",
 				u.Model, u.BadFigures)

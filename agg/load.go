@@ -82,7 +82,8 @@ type row struct {
 type usage struct {
 	questions     int
 	inTok, outTok int64
-	tokQuestions  int // questions that reported any token count
+	reasonTok     int64 // a part of outTok
+	tokQuestions  int   // questions that reported any token count
 	cost          float64
 	costN         int
 	batchN        int // questions answered through a batch API
@@ -160,6 +161,11 @@ type jsSheet struct {
 	DryRun                 bool   // written by run -y: prompts, no answers
 	Epoch, Epochs          int    // the file's epoch of its run's; 0 when absent (epoch 1 of 1)
 	Subset                 []byte // the "subset" member as written (run --limit, --questions); nil without one
+	// Effort and Thinking are the run's reasoning settings (the
+	// "settings" member's reasoning_effort and reasoning_tokens), which
+	// tell two runs of a model apart (result.ModelLabel).
+	Effort   []byte
+	Thinking int
 }
 
 type jsQuestion struct {
@@ -172,6 +178,7 @@ type jsQuestion struct {
 	HasEvalTime               bool
 	Grade                     int8 // gradeNull, gradeFalse or gradeTrue
 	InputTokens, OutputTokens int64
+	ReasoningTokens           int64 // a part of OutputTokens
 	Cost                      float64
 	HasCost                   bool
 	Batched                   bool // answered through a batch API (batch_id), priced at batch rates
@@ -420,6 +427,9 @@ func (d *Data) add(f *jsFile) {
 	in := d.strs
 	sheet := in.id(f.Sheet.Name)
 	model := in.id(f.Sheet.ModelName)
+	if f.Sheet.ModelName != nil && (f.Sheet.Effort != nil || f.Sheet.Thinking > 0) {
+		model = in.id([]byte(result.ModelLabel(string(f.Sheet.ModelName), string(f.Sheet.Effort), f.Sheet.Thinking)))
+	}
 	run := in.id(f.Sheet.RunID)
 	epoch := uint16(max(f.Sheet.Epoch, 1))
 	u := d.usage[model]
@@ -462,6 +472,7 @@ func (d *Data) add(f *jsFile) {
 		if q.InputTokens != 0 || q.OutputTokens != 0 {
 			u.tokQuestions++
 			u.inTok += q.InputTokens
+			u.reasonTok += q.ReasoningTokens
 			u.outTok += q.OutputTokens
 		}
 		switch {

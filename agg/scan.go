@@ -499,6 +499,28 @@ func (s *scanner) sheet(sh *jsSheet) error {
 					sh.Benchmark = v
 				}
 			})
+		case "settings":
+			if s.peek() != '{' {
+				return s.skip()
+			}
+			return s.object(func(key []byte) error {
+				switch string(key) {
+				case "reasoning_effort":
+					v, err := s.str()
+					sh.Effort = v
+					return err
+				case "reasoning_tokens":
+					x, _, err := s.float()
+					// As result.Parse reads it: a whole number (a
+					// budget of 0 or less is none).
+					if err == nil && (x != math.Trunc(x) || math.Abs(x) > 1<<62) {
+						err = s.errorf("settings: reasoning_tokens is not a whole number of tokens")
+					}
+					sh.Thinking = int(max(min(x, math.MaxInt32), 0))
+					return err
+				}
+				return s.skip()
+			})
 		default:
 			err = s.skip()
 		}
@@ -568,13 +590,16 @@ func (s *scanner) question(q *jsQuestion, n int) error {
 			default:
 				q.Grade = gradeFalse
 			}
-		case "input_tokens", "output_tokens":
+		case "input_tokens", "output_tokens", "reasoning_tokens":
 			var x float64
 			x, _, err = s.float()
-			if string(key) == "input_tokens" {
+			switch string(key) {
+			case "input_tokens":
 				q.InputTokens = int64(x)
-			} else {
+			case "output_tokens":
 				q.OutputTokens = int64(x)
+			default:
+				q.ReasoningTokens = int64(x)
 			}
 		case "cost":
 			q.Cost, q.HasCost, err = s.float()

@@ -61,6 +61,7 @@ type Answer struct {
 	User       int    `json:"u"`   // the user message sent
 	Truth      int    `json:"t"`   // the ground truth
 	Completion int    `json:"c"`
+	Reasoning  *int   `json:"rs,omitempty"` // what the model thought before its answer, nil for none: shown folded under it
 	Error      int    `json:"e"`
 	Grade      int    `json:"g"` // 1 right, 0 wrong, -1 not graded
 	// Epoch is the answer's epoch in a run of several (1..N), 0 in a run
@@ -191,7 +192,11 @@ func info(q *result.Question) string {
 		parts = append(parts, "unanswered")
 	}
 	if q.InputTokens != 0 || q.OutputTokens != 0 {
-		parts = append(parts, fmt.Sprintf("%d in / %d out tokens", q.InputTokens, q.OutputTokens))
+		reasoning := ""
+		if q.ReasoningTokens > 0 {
+			reasoning = fmt.Sprintf(" (%d reasoning)", q.ReasoningTokens)
+		}
+		parts = append(parts, fmt.Sprintf("%d in / %d out tokens%s", q.InputTokens, q.OutputTokens, reasoning))
 	}
 	if q.Cost != nil {
 		parts = append(parts, "$"+strconv.FormatFloat(*q.Cost, 'g', 4, 64))
@@ -200,6 +205,15 @@ func info(q *result.Question) string {
 		parts = append(parts, strconv.FormatFloat(*q.EvalTime, 'f', 2, 64)+" s")
 	}
 	return strings.Join(parts, " · ")
+}
+
+// reasoningText is the id of q's reasoning text, nil when it has none.
+func reasoningText(q *result.Question, st *store) *int {
+	if q.Reasoning == "" {
+		return nil
+	}
+	id := st.text(q.Reasoning)
+	return &id
 }
 
 // builder collects output files into Data.
@@ -220,12 +234,15 @@ func newBuilder() *builder {
 
 func (b *builder) add(file string, f *result.File) {
 	b.files++
-	rk := f.Sheet.ModelName + "@" + f.Sheet.RunID
+	// The model as agg names it: one model at two reasoning efforts is
+	// two models.
+	mdl := f.Sheet.ModelLabel()
+	rk := mdl + "@" + f.Sheet.RunID
 	run, ok := b.runs[rk]
 	if !ok {
 		run = len(b.runList)
 		b.runs[rk] = run
-		b.runList = append(b.runList, Run{Key: rk, Model: f.Sheet.ModelName, RunID: f.Sheet.RunID})
+		b.runList = append(b.runList, Run{Key: rk, Model: mdl, RunID: f.Sheet.RunID})
 	}
 	sheet, ok := b.sheets[f.Sheet.Name]
 	if !ok {
@@ -256,7 +273,7 @@ func (b *builder) add(file string, f *result.File) {
 		}
 		b.questions[qi].Answers = append(b.questions[qi].Answers, Answer{
 			Run: run, File: file, System: b.st.textp(q.System), User: b.st.text(q.Question),
-			Truth: b.st.textp(q.GroundTruth), Completion: b.st.textp(q.Completion), Error: b.st.textp(q.Error),
+			Truth: b.st.textp(q.GroundTruth), Completion: b.st.textp(q.Completion), Reasoning: reasoningText(q, b.st), Error: b.st.textp(q.Error),
 			Grade: grade, Epoch: f.Sheet.Epoch, Info: info(q), Sections: sections(q, b.st),
 		})
 	}

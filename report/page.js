@@ -202,6 +202,7 @@ function answerCard(a) {
       a.ep ? el('span', {class: 'epoch', text: 'epoch ' + a.ep}) : null, badge(a.g),
       a.i ? el('span', {class: 'info', text: a.i}) : null),
     el('h4', {text: 'Completion'}), pre(a.c, 'completion'));
+  if (a.rs != null) card.append(el('details', {class: 'reasoning'}, el('summary', {text: 'Reasoning'}), pre(a.rs, 'reasoning')));
   if (a.e >= 0) card.append(el('h4', {text: 'Error'}), pre(a.e, 'error'));
   (a.x || []).forEach(function (s) {
     card.append(el('h4', {text: s.t}), pre(s.x, s.k === 'code' ? 'code' : ''));

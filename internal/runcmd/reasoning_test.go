@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/internal/shared"
@@ -112,6 +115,9 @@ func TestReasoningModelOnALIMESheet(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
+	if !strings.Contains(stdout.String(), "| 20 (20 reasoning) |") {
+		t.Errorf("the run summary does not count the reasoning tokens:\n%s", stdout.String())
+	}
 	log := stderr.String()
 	if n := strings.Count(log, "temperature"); n != 1 || !strings.Contains(log, "input-common-sense-2.md:7") {
 		t.Errorf("want one warning for the temperature, naming the sheet's line 7; said %d times:\n%s", n, log)
@@ -139,5 +145,48 @@ func TestReasoningModelOnALIMESheet(t *testing.T) {
 			!strings.Contains(q.Note, "raise max_tokens") {
 			t.Errorf("%s: error %v, limit %q %v, reasoning tokens %d, settings %+v, note %q", q.Name, q.Error, q.Limit, q.LimitValue, q.ReasoningTokens, q.Settings, q.Note)
 		}
+	}
+}
+
+// One model at reasoning_effort low and high: the effort reaches the
+// server and the record, and agg makes two rows of the runs, never one,
+// each with its reasoning tokens (before, both were the model's one row).
+func TestReasoningEffortsAreTwoRows(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10, Reply: func(c fakeserver.Call) fakeserver.Reply {
+		if c.Settings.ReasoningEffort == "high" {
+			return fakeserver.Reply{Text: "B) 5", OutputTokens: 30, ReasoningTokens: 28}
+		}
+		return fakeserver.Reply{Text: "A) 4", OutputTokens: 6, ReasoningTokens: 4}
+	}})
+	sheetPath, out := writeSheet(t, thinkSheet), t.TempDir()
+	for _, effort := range []string{"low", "high"} {
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", out,
+			"-m", "openai-api/box/r1", "--base-url", srv.URL, "--reasoning-effort", effort}); err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+	}
+	for i, c := range srv.Calls() {
+		if want := []string{"low", "high"}[i]; c.Settings.ReasoningEffort != want {
+			t.Errorf("call %d: reasoning_effort %q, want %q", i+1, c.Settings.ReasoningEffort, want)
+		}
+	}
+	d, err := agg.Load(context.Background(), out, io.Discard, agg.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, m := range d.Totals() {
+		rows = append(rows, fmt.Sprintf("%s %d/%d", m.Model, m.Correct, m.Graded))
+	}
+	if got := strings.Join(rows, "; "); got != "openai-api/box/r1 · effort high 1/1; openai-api/box/r1 · effort low 0/1" {
+		t.Errorf("agg's rows: %s", got)
+	}
+	var usage []string
+	for _, u := range d.Usages() {
+		usage = append(usage, fmt.Sprintf("%s %d/%d", u.Model, u.ReasoningTokens, u.OutputTokens))
+	}
+	if got := strings.Join(usage, "; "); got != "openai-api/box/r1 · effort high 28/30; openai-api/box/r1 · effort low 4/6" {
+		t.Errorf("agg's usage: %s", got)
 	}
 }

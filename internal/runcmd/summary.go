@@ -19,13 +19,13 @@ import (
 // read back is named instead of counted.
 func writeSummary(w, stderr io.Writer, outputs []string) error {
 	type row struct {
-		questions, correct, answered, errors, in, out int
-		reused                                        int // answered from an earlier output, not asked
-		of                                            int // the sheets' questions, when a subset was asked
-		subset                                        bool
-		cost                                          float64
-		priced                                        bool
-		wall                                          float64
+		questions, correct, answered, errors, in, out, reasoning int
+		reused                                                   int // answered from an earlier output, not asked
+		of                                                       int // the sheets' questions, when a subset was asked
+		subset                                                   bool
+		cost                                                     float64
+		priced                                                   bool
+		wall                                                     float64
 	}
 	rows := map[string]*row{}
 	var models []string
@@ -35,7 +35,7 @@ func writeSummary(w, stderr io.Writer, outputs []string) error {
 			fmt.Fprintf(stderr, "warning: the summary leaves out %v\n", err)
 			continue
 		}
-		name := f.Sheet.ModelName
+		name := f.Sheet.ModelLabel()
 		r := rows[name]
 		if r == nil {
 			r = &row{priced: true}
@@ -61,6 +61,7 @@ func writeSummary(w, stderr io.Writer, outputs []string) error {
 			r.errors += t.Errors
 			r.in += t.InputTokens
 			r.out += t.OutputTokens
+			r.reasoning += t.ReasoningTokens
 			r.wall = max(r.wall, t.WallSeconds)
 			if t.Cost != nil {
 				r.cost += *t.Cost
@@ -91,8 +92,12 @@ func writeSummary(w, stderr io.Writer, outputs []string) error {
 		if r.reused > 0 {
 			questions += fmt.Sprintf(" (%d asked, %d reused)", r.questions-r.reused, r.reused)
 		}
+		out := fmt.Sprint(r.out)
+		if r.reasoning > 0 {
+			out += fmt.Sprintf(" (%d reasoning)", r.reasoning)
+		}
 		t.Rows = append(t.Rows, []string{m, questions, correct, fmt.Sprint(r.answered), fmt.Sprint(r.errors),
-			fmt.Sprint(r.in), fmt.Sprint(r.out), cost, (time.Duration(r.wall * float64(time.Second))).Round(100 * time.Millisecond).String()})
+			fmt.Sprint(r.in), out, cost, (time.Duration(r.wall * float64(time.Second))).Round(100 * time.Millisecond).String()})
 	}
 	var text string
 	var err error
