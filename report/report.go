@@ -79,6 +79,10 @@ type Options struct {
 	// Reducer scores a question a model answered more than once in agg's
 	// models table (as agg.Options.Reducer).
 	Reducer agg.Reducer
+	// LatestVersion counts, of each sheet, only the runs of the newest
+	// version of its questions (as agg.LoadOptions.LatestVersion): the
+	// page shows the sheets as they are now.
+	LatestVersion bool
 }
 
 //go:embed page.css
@@ -110,7 +114,7 @@ func build(ctx context.Context, w io.Writer, dir string, opt Options) ([]string,
 	// agg decides which files count (not dry runs unless asked, a run
 	// once) and warns about the others; Load below reads the counted ones
 	// again, whole.
-	d, err := agg.Load(ctx, dir, opt.Warn, agg.LoadOptions{IncludeDryRuns: opt.IncludeDryRuns, Metrics: opt.Metrics})
+	d, err := agg.Load(ctx, dir, opt.Warn, agg.LoadOptions{IncludeDryRuns: opt.IncludeDryRuns, Metrics: opt.Metrics, LatestVersion: opt.LatestVersion})
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}

@@ -113,7 +113,7 @@ func Command(look config.Lookup, isTerminal func(io.Writer) bool) *cli.Command {
 			}
 			opt.Metrics = set.Metrics
 			// The page's options, served or written (-html).
-			ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: stderr, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns, Metrics: set.Metrics, Reducer: opt.Reducer}
+			ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: stderr, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns, Metrics: set.Metrics, Reducer: opt.Reducer, LatestVersion: opt.LatestVersion}
 			if *serveOn != "" {
 				return serve(ctx, stderr, fs, *serveOn, *allowRemote, opt.Dir, ro)
 			} else if *allowRemote {

@@ -29,7 +29,7 @@ const longPoll = 25 * time.Second
 
 // serveFlags are the flags that go with --serve: the folder and what the
 // report counts. The others write files or lay out the markdown.
-var serveFlags = []string{"i", "serve", "allow-remote", "include-dry-runs", "max-discrepancies", "v"}
+var serveFlags = []string{"i", "serve", "allow-remote", "include-dry-runs", "latest-version", "max-discrepancies", "reducer", "v"}
 
 // serve is agg --serve ADDR: the HTML report of the folder, made afresh
 // when its output files change, at http://ADDR/, until ctx ends. The page

@@ -65,7 +65,7 @@ func waitFor(t *testing.T, log *lockedBuffer, re *regexp.Regexp) []string {
 // The edit loop in a browser: evalmd run --watch with the mock model and
 // evalmd agg --serve on 127.0.0.1; the page is opened once, a sheet is
 // saved with a new question, and the open page shows it without being
-// told to reload, on the view it was on.
+// told to reload, on the view it was on, counting the sheet as it is now.
 func TestWatchServeBrowser(t *testing.T) {
 	bin := browsertest.Find(t)
 	dir := t.TempDir()
@@ -80,7 +80,7 @@ func TestWatchServeBrowser(t *testing.T) {
 	var runLog, serveLog lockedBuffer
 	runDone := background(ctx, env, &runLog, "run", "--watch", "-d", sheets, "-m", "mock", "-o", out)
 	waitFor(t, &runLog, regexp.MustCompile(`watching 1 sheet for changes`))
-	serveDone := background(ctx, env, &serveLog, "agg", "-i", out, "--serve", "127.0.0.1:0")
+	serveDone := background(ctx, env, &serveLog, "agg", "-i", out, "--serve", "127.0.0.1:0", "--latest-version")
 	url := waitFor(t, &serveLog, regexp.MustCompile(`at (http://127\.0\.0\.1:\d+/) `))[1]
 
 	page := browsertest.Open(t, bin, url+"#tab=questions")
@@ -106,6 +106,15 @@ func TestWatchServeBrowser(t *testing.T) {
 	var tab string
 	if err := page.Eval(`location.hash`, &tab); err != nil || tab != "#tab=questions" {
 		t.Errorf("after the reload the page is on %q (%v), want the questions", tab, err)
+	}
+	// The rerun asked the new question only, and the page counts the
+	// sheet as it is now (--latest-version), not both of its versions.
+	if !strings.Contains(runLog.String(), "1 asked, 1 reused") {
+		t.Errorf("the rerun does not reuse the unchanged answer:\n%s", runLog.String())
+	}
+	var counts string
+	if err := page.Eval(`document.querySelector('.counts').textContent`, &counts); err != nil || counts != "1 output file, 1 run, 1 sheet, 2 questions" {
+		t.Errorf("the page counts %q (%v), want the newest version's run alone", counts, err)
 	}
 
 	cancel()

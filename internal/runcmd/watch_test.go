@@ -39,7 +39,8 @@ func outputsOf(t *testing.T, dir, sheet string) []string {
 	return out
 }
 
-// run --watch runs the sheets, then again only the one saved; a sheet
+// run --watch runs the sheets, then again only the one saved (asking only
+// its question that changed, as any rerun); a sheet
 // saved empty (half-written) is one line and the watch goes on; a sheet
 // added to the folder is run; the end of the context ends the watch
 // without an error.
@@ -66,6 +67,9 @@ func TestWatchRerunsSavedSheets(t *testing.T) {
 	waitFor(t, &stderr, "watching 2 sheets for changes", 2)
 	if !strings.Contains(stderr.String(), "changed: "+a+"\n") {
 		t.Errorf("the change is not named:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "mock on input-a.md: 0/2 correct, 1 asked, 1 reused") {
+		t.Errorf("the rerun does not ask only the new question:\n%s", stderr.String())
 	}
 	as := outputsOf(t, out, "input-a.md")
 	if len(as) != 2 || len(outputsOf(t, out, "input-b.md")) != 1 {
