@@ -193,3 +193,49 @@ func TestCodeArgument(t *testing.T) {
 		}
 	}
 }
+
+// A reasoning model's thinking in <think> tags is not its answer nor its
+// turn's text: the loop reads, sends back and ends on the answer, keeps
+// each turn's thinking as its reasoning and sums the reasoning tokens;
+// think_tags keep reads the text as sent.
+func TestRunThinkTags(t *testing.T) {
+	replies := []model.Response{
+		{Text: "<think>count them</think>", ToolCalls: []model.ToolCall{call("a", "len(df)")}, OutputTokens: 5, ReasoningTokens: 3},
+		{Text: "<think>Is it 41? No.</think>\nThere are 42 rows.", OutputTokens: 9, ReasoningTokens: 5},
+	}
+	m := &scripted{replies: replies}
+	resp, err := Run(context.Background(), m, question(), &fakeInterp{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != "There are 42 rows." || resp.Reasoning != "Is it 41? No." || resp.ReasoningTokens != 8 {
+		t.Errorf("answer %q, reasoning %q, reasoning tokens %d", resp.Text, resp.Reasoning, resp.ReasoningTokens)
+	}
+	if tr := resp.Work.Transcript; tr[0].Content != "" || tr[0].Reasoning != "count them" {
+		t.Errorf("first turn %+v", tr[0])
+	}
+	if sent := m.reqs[1].Messages[1]; sent.Role != "assistant" || sent.Content != "" {
+		t.Errorf("the first turn was sent back as %+v", sent)
+	}
+	m = &scripted{replies: replies}
+	resp, err = Run(context.Background(), m, question(), &fakeInterp{}, Options{ThinkTags: model.ThinkKeep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != replies[1].Text || resp.Reasoning != "" {
+		t.Errorf("keep: answer %q, reasoning %q", resp.Text, resp.Reasoning)
+	}
+}
+
+// The reformat model's thinking is not its rewrite: the rewrite graded
+// is what follows the <think> block.
+func TestReformatThinkTags(t *testing.T) {
+	m := &scripted{replies: []model.Response{{Text: "<think>@mean[2]? no</think>\n@mean[3]"}}}
+	resp, err := Reformat(context.Background(), m, model.Reformat{Question: "q", Format: "@mean[x]"}, "the mean is 3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != "@mean[3]" || resp.Reasoning != "@mean[2]? no" {
+		t.Errorf("rewrite %q, reasoning %q", resp.Text, resp.Reasoning)
+	}
+}

@@ -28,6 +28,7 @@ func TestBatchLineIsTheLiveRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 		req := providertest.FullRequest()
+		req.Settings.ReasoningEffort = model.ReasoningHigh // a batch carries the reasoning settings too
 		if _, err := m.Complete(context.Background(), req); err != nil {
 			t.Fatal(err)
 		}
@@ -36,6 +37,9 @@ func TestBatchLineIsTheLiveRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 		providertest.BatchLineIsLive(t, line, "q-1", live.Calls()[0].Body, "body")
+		if !strings.Contains(string(line), `"reasoning_effort":"high"`) {
+			t.Errorf("batch line without the effort: %s", line)
+		}
 	}
 }
 
