@@ -161,6 +161,9 @@ func (j judge) Grade(ctx context.Context, in Input) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, fmt.Errorf("judge %s: %w", j.m.Name(), err)
 	}
+	// A reasoning judge's <think> block is not its verdict ("true" in
+	// DSBench's thinking would count).
+	resp = model.SplitThink(resp, model.ThinkAuto)
 	var ok bool
 	var verdict string
 	if kind == "dsbench" {

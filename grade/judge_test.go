@@ -78,6 +78,9 @@ func TestJudgeVerdicts(t *testing.T) {
 		{"inspect", "no grade here", false},                // not found: incorrect
 		{"inspect", "GRADE:\u00a0C", true},                 // Unicode white space
 		{"", "GRADE: C", true},                             // default template is Inspect's
+		// A reasoning judge's thinking is not its verdict.
+		{"dsbench", "<think>Is it true? No.</think>\nFalse", false},
+		{"inspect", "<think>GRADE: C?\n</think>\nGRADE: I", false},
 	}
 	for _, tt := range tests {
 		m := &fakeJudge{reply: tt.reply}
