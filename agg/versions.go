@@ -154,7 +154,7 @@ func sheetVersions(paths []string, latest, includeDry bool) (leave map[string]bo
 				leave[fv.path] = true
 			}
 		}
-		notes = append(notes, fmt.Sprintf("sheet %s: counting only the newest version of its questions, %s (--latest-version); left out: %s",
+		notes = append(notes, fmt.Sprintf("sheet %s: counting only the newest version of its questions, %s (--latest-version, or latest_version in evalmd.yaml); left out: %s",
 			s, said[0], strings.Join(said[1:], ", ")))
 	}
 	return leave, notes

@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -145,4 +147,97 @@ func TestRerunReusesUnchanged(t *testing.T) {
 	if !strings.Contains(stderr, "mock on input-edit.md: 0/3 correct, 3 answered,") {
 		t.Errorf("--fresh reused answers:\n%s", stderr)
 	}
+}
+
+// A rerun after an edit that is interrupted (a question failed) resumes
+// as before: the same command asks only the failed question, takes the
+// other asked one from its journal, and still reuses the unchanged one
+// from the first run's output.
+func TestRerunResumesWithReuse(t *testing.T) {
+	var failing atomic.Bool
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20, Reply: func(c fakeserver.Call) fakeserver.Reply {
+		text := c.Messages[len(c.Messages)-1].Text
+		if failing.Load() && strings.Contains(text, "How many planets?") {
+			return fakeserver.Reply{Fault: fakeserver.ServerError}
+		}
+		return fakeserver.Reply{Text: "answer to " + text}
+	}})
+	dir := t.TempDir()
+	sheet := filepath.Join(dir, "input-edit.md")
+	out := filepath.Join(dir, "results")
+	if err := os.WriteFile(sheet, []byte(reuseSheet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-f", sheet, "-m", "openai-api/x/m", "--base-url", srv.URL, "-o", out, "--retries", "0"}
+	var log bytes.Buffer
+	if err := run(context.Background(), &log, &log, args); err != nil {
+		t.Fatalf("first run: %v\n%s", err, log.String())
+	}
+	first := srv.Count()
+
+	edited := strings.Replace(strings.Replace(reuseSheet, "Capital of France?", "Capital city of France?", 1), "Planets?", "How many planets?", 1)
+	if err := os.WriteFile(sheet, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	failing.Store(true)
+	log.Reset()
+	if err := run(context.Background(), &log, &log, args); err == nil {
+		t.Fatalf("the rerun with a failing question succeeded\n%s", log.String())
+	}
+	if got := srv.Count() - first; got != 2 {
+		t.Errorf("the rerun sent %d requests, want 2 (the edited questions)", got)
+	}
+	failing.Store(false)
+	log.Reset()
+	if err := run(context.Background(), &log, &log, args); err != nil {
+		t.Fatalf("resume: %v\n%s", err, log.String())
+	}
+	if got := srv.Count() - first; got != 3 {
+		t.Errorf("the resume sent %d requests in all since the first run, want 3 (only the failed question again)", got)
+	}
+	if !strings.Contains(log.String(), "resuming run") || !strings.Contains(log.String(), "2 asked, 1 reused") {
+		t.Errorf("the resume did not say it resumed and reused:\n%s", log.String())
+	}
+	outs, _ := filepath.Glob(filepath.Join(out, "output-edit-*.json"))
+	if len(outs) != 2 {
+		t.Fatalf("outputs %v, want the first run's and the resumed run's", outs)
+	}
+	for _, p := range outs {
+		f, err := result.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Sheet.Version != editVersion(t, edited) {
+			continue // the first run's
+		}
+		for i, q := range f.Questions {
+			if q.Error != nil || q.Completion == nil {
+				t.Errorf("%s: not answered: %v", q.Name, q.Error)
+			}
+			if reused := q.ReusedFrom != ""; reused != (i == 2) {
+				t.Errorf("%s: reused from %q", q.Name, q.ReusedFrom)
+			}
+		}
+		return
+	}
+	t.Error("no output of the edited sheet")
+}
+
+// editVersion is the version run records for the sheet text.
+func editVersion(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "input-edit.md")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	out := t.TempDir()
+	if err := run(context.Background(), &log, &log, []string{"-f", p, "-y", "-o", out, "-u", "0"}); err != nil {
+		t.Fatalf("dry run: %v\n%s", err, log.String())
+	}
+	f, err := result.Read(filepath.Join(out, "output-edit-dry-run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Sheet.Version
 }
