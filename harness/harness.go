@@ -129,11 +129,11 @@ type Summary struct {
 	// NoJudge counts the questions graded null because they need the
 	// judge grader and the run has no judge model (grade.NoJudge).
 	NoJudge int
-	// Questions counts the questions of the outputs written, Reused
-	// those answered from an earlier output instead of asked, Failed those
-	// that ended with an error; FirstError is the first such error.
-	Questions, Reused, Failed int
-	FirstError                string
+	// Questions counts the questions of the outputs written (reused
+	// answers included: each records reused_from), Failed those that
+	// ended with an error; FirstError is the first such error.
+	Questions, Failed int
+	FirstError        string
 }
 
 // Run runs every model on every sheet, in three steps each entered once:
@@ -341,7 +341,7 @@ func (cfg Config) summarize(sum Summary, res execute.Result, err error) (Summary
 		sum.Outputs = append(sum.Outputs, o.OutPath)
 	}
 	sum.GradeFailures, sum.NoJudge = res.GradeFailures, res.NoJudge
-	sum.Questions, sum.Reused, sum.Failed, sum.FirstError = res.Questions, res.Reused, res.Failed, res.FirstError
+	sum.Questions, sum.Failed, sum.FirstError = res.Questions, res.Failed, res.FirstError
 	if err != nil {
 		return sum, err
 	}

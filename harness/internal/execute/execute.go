@@ -71,11 +71,10 @@ type Result struct {
 	// GradeFailures counts the questions whose grader failed (graded
 	// null), NoJudge those left null for want of a judge model.
 	GradeFailures, NoJudge int
-	// Questions counts the questions of the outputs written, Reused those
-	// answered from an earlier output (not asked), Failed those that
-	// ended with an error; FirstError is the first such error.
-	Questions, Reused, Failed int
-	FirstError                string
+	// Questions counts the questions of the outputs written, Failed those
+	// that ended with an error; FirstError is the first such error.
+	Questions, Failed int
+	FirstError        string
 }
 
 // sheetRun is one output file being filled in: a sheet on a model. Its
@@ -213,7 +212,6 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 		res.NoJudge += sr.noJudge
 		res.Failed += sr.failed
 		res.Questions += len(sr.out.Tasks)
-		res.Reused += sr.reused
 		if res.FirstError == "" {
 			res.FirstError = sr.firstErr
 		}
