@@ -6,8 +6,13 @@
 // from wrong answers, the figures of the benchmarks the sheets belong to
 // (Metric values a benchmark package offers), and optional SVG charts.
 //
-// Files are streamed: each is decoded, reduced to one small row per question
-// and dropped, so a folder of 10,000 files never sits in memory.
+// Files are streamed: each is decoded by result.Parse (the one strict
+// decoder of output files, which every other reader uses too), reduced to
+// one small row per question and dropped, so a folder of 10,000 files never
+// sits in memory. A command that writes several reports reads the folder
+// once: Read (Load, LoadOptions.Each) hands each decoded file to the
+// others as it goes, then Write writes the markdown and Unread says which
+// files could not be read.
 //
 // Where agg departs from LIME's agg.py, on purpose: it searches the folder
 // recursively (LIME lists only the folder itself); a file that is not an
@@ -96,22 +101,37 @@ var ErrNoOutputs = errors.New("no output files found")
 
 // Run reads the output files below opt.Dir and writes the report.
 func Run(ctx context.Context, opt Options) error {
-	if opt.Stdout == nil {
-		opt.Stdout = io.Discard
+	d, err := Read(ctx, opt, nil)
+	if err != nil {
+		return err
 	}
+	if err := d.Write(opt); err != nil {
+		return err
+	}
+	return d.Unread()
+}
+
+// Read loads the output files below opt.Dir for the report opt asks for
+// (dry runs left out unless opt.IncludeDryRuns; opt.Metrics' meta; for
+// LIME's report types, every answer), and says on opt.Stderr what it left
+// out. each, when not nil, sees every file decoded (LoadOptions.Each), so
+// the other reports of one command read the folder with agg, once. A
+// folder where no file counts is an error.
+func Read(ctx context.Context, opt Options, each func(path string, f *result.File, counted bool)) (*Data, error) {
 	if opt.Stderr == nil {
 		opt.Stderr = io.Discard
 	}
 	st, err := os.Stat(opt.Dir)
 	switch {
 	case err != nil && !result.IsGlob(opt.Dir):
-		return fmt.Errorf("agg: %w", err)
+		return nil, fmt.Errorf("agg: %w", err)
 	case err == nil && !st.IsDir():
-		return fmt.Errorf("agg: %s is not a directory (a glob pattern such as 'results/*gpt-4*' reads some files of one)", opt.Dir)
+		return nil, fmt.Errorf("agg: %s is not a directory (a glob pattern such as 'results/*gpt-4*' reads some files of one)", opt.Dir)
 	}
-	d, err := Load(ctx, opt.Dir, opt.Stderr, LoadOptions{IncludeDryRuns: opt.IncludeDryRuns, Metrics: opt.Metrics, LatestVersion: opt.LatestVersion})
+	d, err := Load(ctx, opt.Dir, opt.Stderr, LoadOptions{IncludeDryRuns: opt.IncludeDryRuns, Metrics: opt.Metrics,
+		LatestVersion: opt.LatestVersion, Answers: opt.Report != Summary, Each: each})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d.Reducer = opt.Reducer
 	if n := len(d.DryRuns); n > 0 {
@@ -132,22 +152,39 @@ func Run(ctx context.Context, opt Options) error {
 	}
 	if d.Files == 0 {
 		if len(d.DryRuns) > 0 {
-			return fmt.Errorf("agg: %s: every output file is a dry run's; --include-dry-runs counts them", opt.Dir)
+			return nil, fmt.Errorf("agg: %s: every output file is a dry run's; --include-dry-runs counts them", opt.Dir)
 		}
-		return fmt.Errorf("agg: %s: %w (LIME's rule: names starting with \"output\" and ending in \".json\")", opt.Dir, ErrNoOutputs)
-	}
-	// Written after the report: the files read are still worth a report,
-	// and the failure still shows in the exit status.
-	var unread error
-	if n := len(d.Skipped); n > 0 {
-		unread = fmt.Errorf("agg: %d of %d output files could not be read (each named above); the report leaves them out", n, len(d.Paths))
+		return nil, fmt.Errorf("agg: %s: %w (LIME's rule: names starting with \"output\" and ending in \".json\")", opt.Dir, ErrNoOutputs)
 	}
 	if opt.Verbose {
 		// LIME's agg.py prints these two lines.
 		fmt.Fprintf(opt.Stderr, "questions found: %d\n", d.Questions())
 		fmt.Fprintf(opt.Stderr, "unique sheets:   %d\n", d.uniqueSheets())
 	}
+	return d, nil
+}
 
+// Unread is the error of the output files that could not be read (each
+// was named when read), or nil. Commands return it after writing their
+// reports: the files read are still worth a report, and the failure still
+// shows in the exit status.
+func (d *Data) Unread() error {
+	if n := len(d.Skipped); n > 0 {
+		return fmt.Errorf("agg: %d of %d output files could not be read (each named above); the report leaves them out", n, len(d.Paths))
+	}
+	return nil
+}
+
+// Write writes the markdown report opt asks for (opt.Out, with charts
+// when opt.Charts) from data Read loaded.
+func (d *Data) Write(opt Options) error {
+	if opt.Stdout == nil {
+		opt.Stdout = io.Discard
+	}
+	if opt.Stderr == nil {
+		opt.Stderr = io.Discard
+	}
+	var err error
 	out := opt.Out
 	if out == "" {
 		id := opt.ID
@@ -193,7 +230,7 @@ func Run(ctx context.Context, opt Options) error {
 			}
 		}
 	}
-	md, err := d.Text(ctx, opt.Report, opt.Screen, ReportOptions{MaxDiscrepancies: opt.MaxDiscrepancies, Charts: charts})
+	md, err := d.Text(opt.Report, opt.Screen, ReportOptions{MaxDiscrepancies: opt.MaxDiscrepancies, Charts: charts})
 	if err != nil {
 		return err
 	}
@@ -201,13 +238,13 @@ func Run(ctx context.Context, opt Options) error {
 		if _, err := io.WriteString(opt.Stdout, md); err != nil {
 			return err
 		}
-		return unread
+		return nil
 	}
 	if err := outfile.Write(out, []byte(md), wopt); err != nil {
 		return fmt.Errorf("agg: %w", err)
 	}
 	fmt.Fprintf(opt.Stderr, "wrote %s\n", out)
-	return unread
+	return nil
 }
 
 // randomID is LIME's uuid4().hex[:4]: four lowercase hex digits.

@@ -1,23 +1,26 @@
 package agg
 
 import (
-	"encoding/json"
-	"errors"
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/result"
 )
 
-// FuzzDecodeAgreesWithParse: agg's one-pass scanner and result.Parse (what
-// report, grade and agg's own reports read) agree on what is an output
-// file (JSON's syntax, a "sheet" object and a "questions" array) and on
-// its question count, so agg never counts a file its reports then cannot
-// read, nor skips one they show. Neither panics. Left out: a member whose
-// value is of another type than result's field, which agg reads leniently.
-func FuzzDecodeAgreesWithParse(f *testing.F) {
+// FuzzLoadAgreesWithParse: agg reads a file through result.Parse, the one
+// decoder of output files (what grade, report, spreadsheet and the Inspect
+// logs read), so Load counts a file exactly when result.Parse reads it
+// (dry runs aside), with as many question rows, hands Each the same file,
+// and names a refused one on one line with Parse's reason. Neither
+// panics. (It was a test that agg's own scanner agreed with result.Parse;
+// the fuzzer found a raw control character one counted and the other
+// refused, and agg read "run_id": 12 where result refused it.)
+func FuzzLoadAgreesWithParse(f *testing.F) {
 	paths, _ := filepath.Glob("testdata/bench/output-*-000[1-4].json")
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
@@ -30,27 +33,34 @@ func FuzzDecodeAgreesWithParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Add([]byte(`{"sheet":{"name":"s"},"questions":[{"name":"q","grade":true,"completion":"a\tb"}]}`))
+	f.Add([]byte(`{"sheet":{"name":"s","run_id":12},"questions":[]}`))
+	f.Add([]byte(`{"sheet":{"name":"s","created":5},"questions":[]}`))
 	f.Add([]byte(`{"sheet":{"name":"s"}}`))
 	f.Add([]byte(`{"questions":[]}`))
 	f.Add([]byte(`{"sheet":{"name":"s"},"questions":null}`))
+	dir := f.TempDir()
+	path := filepath.Join(dir, "output-fuzz.json")
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		want, perr := result.Parse(data)
-		got, aerr := decodeOutput(data, map[string]uint8{"benchmark": 0, "level": 1})
-		var typeErr *json.UnmarshalTypeError
-		if aerr == nil && errors.As(perr, &typeErr) {
-			// A member of another type than result's field ("run_id": 12,
-			// "error": {...}): agg reads such values on purpose
-			// (TestDecodeValues), and never decodes the members it does
-			// not use. One decoder for both is issue 24 item 4.
-			return
+		var warn bytes.Buffer
+		var seen *result.File
+		d, err := Load(context.Background(), dir, &warn, LoadOptions{IncludeDryRuns: true,
+			Each: func(_ string, f *result.File, _ bool) { seen = f }})
+		if err != nil {
+			t.Fatal(err)
 		}
 		switch {
-		case perr == nil && aerr != nil:
-			t.Fatalf("result.Parse reads it (%d questions), agg does not: %v", len(want.Questions), aerr)
-		case perr != nil && aerr == nil:
-			t.Fatalf("agg reads it (%d questions), result.Parse does not: %v", len(got.Questions), perr)
-		case perr == nil && len(want.Questions) != len(got.Questions):
-			t.Fatalf("result.Parse reads %d questions, agg %d", len(want.Questions), len(got.Questions))
+		case perr == nil && d.Files != 1:
+			t.Fatalf("result.Parse reads it (%d questions), agg does not: %s", len(want.Questions), warn.String())
+		case perr != nil && d.Files != 0:
+			t.Fatalf("agg reads it (%d questions), result.Parse does not: %v", d.Questions(), perr)
+		case perr == nil && (d.Questions() != len(want.Questions) || seen == nil || len(seen.Questions) != len(want.Questions)):
+			t.Fatalf("result.Parse reads %d questions, agg %d", len(want.Questions), d.Questions())
+		case perr != nil && (warn.String() != "agg: skipping "+path+perr.Error()+"\n" || strings.Count(warn.String(), "\n") != 1):
+			t.Fatalf("refused as %q, result.Parse says %v", warn.String(), perr)
 		}
 	})
 }

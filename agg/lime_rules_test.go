@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/internal/py"
+	"github.com/evalmd/evalmd/result"
 )
 
 // dataFrom builds Data from output documents, as Load would.
@@ -12,7 +13,7 @@ func dataFrom(t *testing.T, docs ...string) *Data {
 	t.Helper()
 	d := &Data{strs: newInterner(), usage: map[strID]*usage{}}
 	for _, doc := range docs {
-		f, err := decodeOutput([]byte(doc), nil)
+		f, err := result.Parse([]byte(doc))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -23,20 +24,19 @@ func dataFrom(t *testing.T, docs ...string) *Data {
 }
 
 // TestLeaderboardPandasRules checks the group-by rules taken from pandas:
-// null grades leave the mean, null names leave the count, a group with no
-// grade shows nan and sorts last in its sheet, a null sheet drops the row,
-// and ties keep group (model name) order. NaN is decimal-aligned as tabulate
+// null grades leave the mean, a group with no grade shows nan and sorts
+// last in its sheet, and ties keep group (model name) order. (A null name
+// or sheet, which pandas drops from its groups, is refused by result.Parse:
+// neither LIME nor this tool writes one.) NaN is decimal-aligned as tabulate
 // does: no point, so padded like an integer.
 func TestLeaderboardPandasRules(t *testing.T) {
 	d := dataFrom(t,
 		`{"sheet": {"name": "S", "model_name": "b", "run_id": "1"}, "questions": [
-			{"name": "q1", "grade": true}, {"name": "q2", "grade": null}, {"name": null, "grade": false}]}`,
+			{"name": "q1", "grade": true}, {"name": "q2", "grade": null}, {"name": "q3", "grade": false}]}`,
 		`{"sheet": {"name": "S", "model_name": "a", "run_id": "2"}, "questions": [
 			{"name": "q1", "grade": true}, {"name": "q2", "grade": false}]}`,
 		`{"sheet": {"name": "S", "model_name": "c", "run_id": "3"}, "questions": [
 			{"name": "q1", "grade": null}]}`,
-		`{"sheet": {"name": null, "model_name": "a", "run_id": "4"}, "questions": [
-			{"name": "q1", "grade": true}]}`,
 	)
 	got := d.Leaderboard()
 	want := []struct {
@@ -45,7 +45,7 @@ func TestLeaderboardPandasRules(t *testing.T) {
 		mean  string
 	}{
 		// a: 1/2; b: 1/2 (the null grade left out); tie kept in model order.
-		{"a", 2, "0.5"}, {"b", 2, "0.5"}, {"c", 1, "nan"},
+		{"a", 2, "0.5"}, {"b", 3, "0.5"}, {"c", 1, "nan"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d rows: %+v", len(got), got)
@@ -59,7 +59,7 @@ func TestLeaderboardPandasRules(t *testing.T) {
 	if !strings.Contains(md, "| S            | c            |               1 |         nan   |") {
 		t.Errorf("nan row not rendered as pandas does:\n%s", md)
 	}
-	if qs := d.AllQuestions(); len(qs) != 2 {
+	if qs := d.AllQuestions(); len(qs) != 3 {
 		t.Errorf("all questions: %+v", qs)
 	}
 }

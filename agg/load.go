@@ -3,7 +3,6 @@ package agg
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -15,8 +14,8 @@ import (
 	"github.com/evalmd/evalmd/result"
 )
 
-// strID is an interned string. noStr stands for JSON null or a missing
-// member, which pandas holds as None/NaN and drops from group keys.
+// strID is an interned string. noStr stands for a missing meta value,
+// which pandas holds as None/NaN and drops from group keys.
 type strID uint32
 
 const noStr strID = math.MaxUint32
@@ -30,16 +29,11 @@ type interner struct {
 
 func newInterner() *interner { return &interner{ids: map[string]strID{}} }
 
-// id interns b; nil (JSON null) is noStr. Looking up string(b) does not
-// allocate, so only new strings cost memory.
-func (in *interner) id(b []byte) strID {
-	if b == nil {
-		return noStr
-	}
-	if id, ok := in.ids[string(b)]; ok {
+// id interns s.
+func (in *interner) id(s string) strID {
+	if id, ok := in.ids[s]; ok {
 		return id
 	}
-	s := string(b)
 	id := strID(len(in.strs))
 	in.strs = append(in.strs, s)
 	in.ids[s] = id
@@ -113,9 +107,12 @@ type Data struct {
 	// values of those keys.
 	metrics    []Metric
 	metricOf   map[string]uint8
-	metricKeys [][]uint8 // per metric, its meta keys' indexes in keys
-	keys       map[string]uint8
+	metricKeys [][]string // per metric, its MetaKeys
 	meta       []strID
+	// kept are every counted question's texts, when Load was asked to keep
+	// them (LoadOptions.Answers) for LIME's report types.
+	kept        []answer
+	answersKept bool
 	// Reducer turns a model's answers to one question into its score in
 	// Totals (the zero value: the mean).
 	Reducer Reducer
@@ -141,58 +138,12 @@ type Data struct {
 	// Paths are the output files found, read or not: agg never writes
 	// over one.
 	Paths []string
-	// Counted are the output files counted, in name order: what the
-	// reports that show every question (HTML, xlsx) read again.
+	// Counted are the output files counted, in name order.
 	Counted []string
 }
 
 // Questions is the number of question rows read.
 func (d *Data) Questions() int { return len(d.rows) }
-
-// jsFile is the part of an output file agg reads (see decodeOutput).
-type jsFile struct {
-	Sheet     jsSheet
-	Questions []jsQuestion
-}
-
-type jsSheet struct {
-	Name, RunID, ModelName []byte // nil for null
-	Benchmark              []byte // meta_data["benchmark"]
-	DryRun                 bool   // written by run -y: prompts, no answers
-	Epoch, Epochs          int    // the file's epoch of its run's; 0 when absent (epoch 1 of 1)
-	Subset                 []byte // the "subset" member as written (run --limit, --questions); nil without one
-	// Effort and Thinking are the run's reasoning settings (the
-	// "settings" member's reasoning_effort and reasoning_tokens), which
-	// tell two runs of a model apart (result.ModelLabel).
-	Effort   []byte
-	Thinking int
-}
-
-type jsQuestion struct {
-	Name                      []byte   // nil for null
-	Benchmark                 []byte   // meta_data["benchmark"]
-	Meta                      []jsMeta // the other meta_data members a metric reads
-	Errored                   bool     // error is there and not null
-	Responded                 bool     // completion is a non-empty string
-	EvalTime                  float64
-	HasEvalTime               bool
-	Grade                     int8 // gradeNull, gradeFalse or gradeTrue
-	InputTokens, OutputTokens int64
-	ReasoningTokens           int64 // a part of OutputTokens
-	Cost                      float64
-	HasCost                   bool
-	Batched                   bool // answered through a batch API (batch_id), priced at batch rates
-	SubTotal, SubCorrect      int
-	Unanswered                bool
-	Limited                   bool // "limit" is a non-empty string
-}
-
-// jsMeta is one meta_data member a metric reads: its key's index in
-// Data.keys and its value (a string, or a number's text).
-type jsMeta struct {
-	key uint8
-	val []byte
-}
 
 // findOutputs lists the output files below dir, sorted. A folder below dir
 // that cannot be read is reported on warn and skipped.
@@ -204,23 +155,16 @@ func findOutputs(dir string, warn io.Writer) ([]string, error) {
 	return paths, nil
 }
 
-// decoded is one decoded file, before interning. Its byte slices point
-// into buf, which goes back to the pool once the file is merged.
+// decoded is one decoded file. sum is the sha256 of its bytes when its
+// run has no id (a copy of such a run is told by its bytes).
 type decoded struct {
 	path string
-	file *jsFile
-	buf  []byte
+	file *result.File
+	sum  [sha256.Size]byte
 	err  error
 }
 
-// scratch is what a worker reuses from file to file: the read buffer and
-// the decoded questions.
-type scratch struct {
-	buf  []byte
-	file *jsFile
-}
-
-// LoadOptions say which output files count.
+// LoadOptions say which output files count and who else sees them.
 type LoadOptions struct {
 	// IncludeDryRuns counts the outputs of dry runs (run -y), which hold
 	// prompts and no answers; by default they are left out.
@@ -232,6 +176,15 @@ type LoadOptions struct {
 	// the leaderboard is the sheet's as it is now. By default every run
 	// counts, as in LIME's agg.
 	LatestVersion bool
+	// Answers keeps every counted question's completion and answer, for
+	// LIME's report types (Completions, DiscrepanciesFull).
+	Answers bool
+	// Each, when set, is called in name order with every output file
+	// decoded, whole, and whether it counts (a dry run left out or a
+	// second copy of a run does not): the reports that show every question
+	// (HTML, xlsx) and the Inspect logs read the folder through it, so it
+	// is read once for all of them. The file is dropped after the call.
+	Each func(path string, f *result.File, counted bool)
 }
 
 // Load reads every output file below dir. Files that are not output files
@@ -252,18 +205,27 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 		return nil, err
 	}
 	d.Paths = paths
-	leave, notes := sheetVersions(paths, opt.LatestVersion, opt.IncludeDryRuns)
-	d.Versions = notes
+	// Which files to leave out must be known before any is counted: with
+	// LatestVersion, each file's version is read first (its sheet member,
+	// or the whole file when it records none). Otherwise versions are told
+	// apart in the one read, for the notes.
+	var leave map[string]bool
+	var fvs []fileVersion
+	if opt.LatestVersion {
+		leave, d.Versions = sheetVersions(paths, true, opt.IncludeDryRuns)
+	}
+	d.answersKept = opt.Answers
 	seen := runs{}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	results := make([]chan decoded, len(paths))
 	for i := range results {
 		results[i] = make(chan decoded, 1)
 	}
-	// tokens bounds how many decoded files wait to be merged; their read
-	// buffers are recycled through pool, so memory stays at a few files.
+	// tokens bounds how many decoded files wait to be merged; read buffers
+	// are recycled through pool (the decoded file holds copies of its
+	// strings), so memory stays at a few files.
 	tokens := make(chan struct{}, 2*workers)
-	pool := make(chan scratch, 2*workers+workers)
+	pool := make(chan []byte, 2*workers+workers)
 	jobs := make(chan int)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -285,14 +247,21 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 	for w := 0; w < workers; w++ {
 		go func() {
 			for i := range jobs {
-				var sc scratch
+				var buf []byte
 				select {
-				case sc = <-pool:
+				case buf = <-pool:
 				default:
-					sc.file = &jsFile{}
 				}
-				buf, err := decodeFile(paths[i], sc.buf, sc.file, d.keys)
-				results[i] <- decoded{paths[i], sc.file, buf, err}
+				r := decoded{path: paths[i]}
+				buf, r.file, r.err = decodeFile(paths[i], buf)
+				if r.err == nil && r.file.Sheet.RunID == "" {
+					r.sum = sha256.Sum256(buf)
+				}
+				select {
+				case pool <- buf:
+				default:
+				}
+				results[i] <- r
 			}
 		}()
 	}
@@ -303,6 +272,7 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
+		counted := false
 		if r.err != nil {
 			d.Skipped = append(d.Skipped, r.err.Error())
 			fmt.Fprintf(warn, "agg: skipping %v\n", r.err)
@@ -315,14 +285,13 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 			fmt.Fprintf(warn, "agg: skipping %s: the same run as %s (run id %q, sheet %q, model %q)\n",
 				r.path, first, r.file.Sheet.RunID, r.file.Sheet.Name, r.file.Sheet.ModelName)
 		} else {
+			counted = true
+			sh := &r.file.Sheet
 			if noAnswers(r.file) {
-				d.NoAnswers = append(d.NoAnswers, fmt.Sprintf("%s (model %s, sheet %s)", r.path, r.file.Sheet.ModelName, r.file.Sheet.Name))
+				d.NoAnswers = append(d.NoAnswers, fmt.Sprintf("%s (model %s, sheet %s)", r.path, sh.ModelName, sh.Name))
 			}
-			if sub := r.file.Sheet.Subset; sub != nil {
-				var rec result.Subset
-				if json.Unmarshal(sub, &rec) == nil {
-					d.Subsets = append(d.Subsets, fmt.Sprintf("%s (model %s, sheet %s): %s", r.path, r.file.Sheet.ModelName, r.file.Sheet.Name, rec.Describe(len(r.file.Questions))))
-				}
+			if sh.Subset != nil {
+				d.Subsets = append(d.Subsets, fmt.Sprintf("%s (model %s, sheet %s): %s", r.path, sh.ModelName, sh.Name, sh.Subset.Describe(len(r.file.Questions))))
 			}
 			if d.Files == 0 {
 				// Files are usually alike: size the rows for all of them
@@ -332,12 +301,20 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 			d.Files++
 			d.Counted = append(d.Counted, r.path)
 			d.add(r.file)
+			if opt.Answers {
+				d.keep(r.file)
+			}
 		}
-		select {
-		case pool <- scratch{r.buf, r.file}:
-		default:
+		if r.err == nil && !opt.LatestVersion && (!r.file.Sheet.DryRun || opt.IncludeDryRuns) {
+			fvs = append(fvs, versionOf(r.path, r.file))
+		}
+		if r.err == nil && opt.Each != nil {
+			opt.Each(r.path, r.file, counted)
 		}
 		<-tokens
+	}
+	if !opt.LatestVersion {
+		_, d.Versions = versions(fvs, false)
 	}
 	return d, nil
 }
@@ -351,12 +328,11 @@ type runs map[string]string
 func (rs runs) first(r decoded) (string, bool) {
 	sh := r.file.Sheet
 	var key string
-	if len(sh.RunID) > 0 {
+	if sh.RunID != "" {
 		// The epochs of a run share its id: each is a file of its own.
 		key = fmt.Sprintf("id\x00%s\x00%s\x00%s\x00%d", sh.RunID, sh.Name, sh.ModelName, max(sh.Epoch, 1))
 	} else {
-		sum := sha256.Sum256(r.buf)
-		key = "sum\x00" + string(sum[:])
+		key = "sum\x00" + string(r.sum[:])
 	}
 	if p, ok := rs[key]; ok {
 		return p, true
@@ -366,26 +342,31 @@ func (rs runs) first(r decoded) (string, bool) {
 }
 
 // noAnswers says whether a file with questions has no answer at all.
-func noAnswers(f *jsFile) bool {
+func noAnswers(f *result.File) bool {
 	for i := range f.Questions {
-		if f.Questions[i].Responded {
+		if responded(&f.Questions[i]) {
 			return false
 		}
 	}
 	return len(f.Questions) > 0
 }
 
+// responded says whether a question's completion is a non-empty string.
+func responded(q *result.Question) bool { return q.Completion != nil && *q.Completion != "" }
+
 // decodeFile reads one output file into buf (grown as needed) and decodes
-// it into f; it returns the buffer for reuse.
-func decodeFile(path string, buf []byte, f *jsFile, keys map[string]uint8) ([]byte, error) {
+// it with result.Parse, the one decoder of output files; it returns the
+// buffer for reuse.
+func decodeFile(path string, buf []byte) ([]byte, *result.File, error) {
 	data, err := readInto(path, buf)
 	if err != nil {
-		return buf, err
+		return data, nil, err
 	}
-	if err := decodeInto(data, f, keys); err != nil {
-		return data, fmt.Errorf("%s: not an output file: %w", path, err)
+	f, err := result.Parse(data)
+	if err != nil {
+		return data, nil, fmt.Errorf("%s%w", path, err)
 	}
-	return data, nil
+	return data, f, nil
 }
 
 // readInto reads a whole file into buf's storage.
@@ -423,13 +404,12 @@ func readInto(path string, buf []byte) ([]byte, error) {
 }
 
 // add reduces one decoded file to rows.
-func (d *Data) add(f *jsFile) {
+func (d *Data) add(f *result.File) {
 	in := d.strs
 	sheet := in.id(f.Sheet.Name)
-	model := in.id(f.Sheet.ModelName)
-	if f.Sheet.ModelName != nil && (f.Sheet.Effort != nil || f.Sheet.Thinking > 0) {
-		model = in.id([]byte(result.ModelLabel(string(f.Sheet.ModelName), string(f.Sheet.Effort), f.Sheet.Thinking)))
-	}
+	// The model as its runs are told apart: one model at two reasoning
+	// efforts is two models (result.ModelLabel).
+	model := in.id(f.Sheet.ModelLabel())
 	run := in.id(f.Sheet.RunID)
 	epoch := uint16(max(f.Sheet.Epoch, 1))
 	u := d.usage[model]
@@ -437,20 +417,26 @@ func (d *Data) add(f *jsFile) {
 		u = &usage{}
 		d.usage[model] = u
 	}
-	sheetMetric := d.metricFor(f.Sheet.Benchmark)
+	sheetMetric := d.metricFor(f.Sheet.MetaData["benchmark"])
 	seen := make(map[strID]uint16, len(f.Questions)) // the file's names so far
 	for i := range f.Questions {
 		q := &f.Questions[i]
-		r := row{sheet: sheet, model: model, run: run, epoch: epoch, name: in.id(q.Name), grade: q.Grade,
-			errored: q.Errored, unanswered: q.Unanswered, noResponse: !q.Responded, limited: q.Limited,
-			subTotal: uint16(min(q.SubTotal, math.MaxUint16)), subCorrect: uint16(min(q.SubCorrect, math.MaxUint16))}
+		r := row{sheet: sheet, model: model, run: run, epoch: epoch, name: in.id(q.Name), grade: gradeOf(q.Grade),
+			errored: q.Error != nil, unanswered: q.Unanswered, noResponse: !responded(q), limited: q.Limit != ""}
+		subCorrect := 0
+		for _, a := range q.SubAnswers {
+			if a.Correct {
+				subCorrect++
+			}
+		}
+		r.subTotal, r.subCorrect = uint16(min(len(q.SubAnswers), math.MaxUint16)), uint16(min(subCorrect, math.MaxUint16))
 		// A name repeated in a sheet (LIME allows it) is another question,
 		// told from the first by its occurrence.
 		r.occ = seen[r.name]
 		seen[r.name] = min(r.occ+1, math.MaxUint16)
 		// The question's own "benchmark" meta (the sheet's, cascaded) wins
 		// when it names a metric; else the sheet's.
-		r.metric = d.metricFor(q.Benchmark)
+		r.metric = d.metricFor(q.MetaData["benchmark"])
 		if r.metric == 0 {
 			r.metric = sheetMetric
 		}
@@ -458,10 +444,8 @@ func (d *Data) add(f *jsFile) {
 			r.meta = uint32(len(d.meta))
 			for _, k := range d.metricKeys[r.metric-1] {
 				v := noStr
-				for _, m := range q.Meta {
-					if m.key == k {
-						v = in.id(m.val)
-					}
+				if val, ok := q.MetaData[k]; ok {
+					v = in.id(val)
 				}
 				d.meta = append(d.meta, v)
 			}
@@ -471,29 +455,51 @@ func (d *Data) add(f *jsFile) {
 		u.questions++
 		if q.InputTokens != 0 || q.OutputTokens != 0 {
 			u.tokQuestions++
-			u.inTok += q.InputTokens
-			u.reasonTok += q.ReasoningTokens
-			u.outTok += q.OutputTokens
+			u.inTok += int64(q.InputTokens)
+			u.reasonTok += int64(q.ReasoningTokens)
+			u.outTok += int64(q.OutputTokens)
 		}
 		switch {
-		case !q.HasCost:
-		case figure(q.Cost):
-			u.cost += q.Cost
+		case q.Cost == nil:
+		case figure(*q.Cost):
+			u.cost += *q.Cost
 			u.costN++
 		default:
 			u.badFigures++
 		}
-		if q.Batched {
+		if q.BatchID != "" {
 			u.batchN++
 		}
 		switch {
-		case !q.HasEvalTime:
-		case figure(q.EvalTime):
-			u.evalTime += q.EvalTime
+		case q.EvalTime == nil:
+		case figure(*q.EvalTime):
+			u.evalTime += *q.EvalTime
 			u.evalN++
 		default:
 			u.badFigures++
 		}
+	}
+}
+
+// gradeOf is a grade's state.
+func gradeOf(g *bool) int8 {
+	switch {
+	case g == nil:
+		return gradeNull
+	case *g:
+		return gradeTrue
+	}
+	return gradeFalse
+}
+
+// keep keeps the texts of a counted file's questions for LIME's report
+// types.
+func (d *Data) keep(f *result.File) {
+	sh := &f.Sheet
+	for i := range f.Questions {
+		q := &f.Questions[i]
+		d.kept = append(d.kept, answer{sheet: sh.Name, name: q.Name, model: sh.ModelName, run: sh.RunID,
+			grade: q.Grade, completion: q.Completion, code: q.Answer})
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/result"
 )
 
 // writeBenchFolder writes files output files of perFile graded questions
@@ -118,8 +119,9 @@ func BenchmarkAgg10k(b *testing.B) {
 	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
 }
 
-// BenchmarkDecodeOutput is the scanner alone on one output file of 100
-// questions (prompts and completions as in BenchmarkAgg10k), in memory.
+// BenchmarkDecodeOutput is the decoding (result.Parse) and reduction to
+// rows of one output file of 100 questions (prompts and completions as in
+// BenchmarkAgg10k), in memory.
 //
 //	go test ./agg -run '^$' -bench DecodeOutput -count 6
 func BenchmarkDecodeOutput(b *testing.B) {
@@ -133,11 +135,13 @@ func BenchmarkDecodeOutput(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(data)))
-	var f jsFile
 	for b.Loop() {
-		if err := decodeInto(data, &f, nil); err != nil || len(f.Questions) != 100 {
+		f, err := result.Parse(data)
+		if err != nil || len(f.Questions) != 100 {
 			b.Fatal(err)
 		}
+		d, _ := newData(nil)
+		d.add(f)
 	}
 }
 
@@ -149,7 +153,7 @@ func BenchmarkDecodeOutput(b *testing.B) {
 func BenchmarkLoadFolders(b *testing.B) {
 	for _, c := range []struct{ name, dir string }{
 		{"lime", shared.Path(b, "corpora", "lime", "results")},
-		{"dsbench", filepath.Join("..", "benchmark", "dsbench", "testdata", "agg")},
+		{"dsbench", filepath.Join("..", "benchmark", "dsbench", "score", "testdata", "agg")},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {

@@ -63,18 +63,13 @@ type Question struct {
 	Meta map[string]string
 }
 
-// maxMetaKeys bounds the meta keys all metrics read together, so a key's
-// index fits the scanner's byte.
-const maxMetaKeys = math.MaxUint8
-
 // newData returns an empty Data for the metrics: the index of each metric's
 // benchmark name and of the meta keys they read.
 func newData(metrics []Metric) (*Data, error) {
 	if len(metrics) >= math.MaxUint8 {
 		return nil, fmt.Errorf("agg: %d metrics, at most %d", len(metrics), math.MaxUint8-1)
 	}
-	d := &Data{strs: newInterner(), usage: map[strID]*usage{}, metrics: metrics,
-		metricOf: map[string]uint8{}, keys: map[string]uint8{"benchmark": 0}}
+	d := &Data{strs: newInterner(), usage: map[strID]*usage{}, metrics: metrics, metricOf: map[string]uint8{}}
 	for i, m := range metrics {
 		name := strings.ToLower(strings.TrimSpace(m.Benchmark()))
 		if name == "" {
@@ -84,33 +79,21 @@ func newData(metrics []Metric) (*Data, error) {
 			return nil, fmt.Errorf("agg: two metrics for benchmark %q", name)
 		}
 		d.metricOf[name] = uint8(i + 1)
-		var ks []uint8
-		for _, k := range m.MetaKeys() {
-			id, ok := d.keys[k]
-			if !ok {
-				if len(d.keys) >= maxMetaKeys {
-					return nil, fmt.Errorf("agg: metrics read more than %d meta keys", maxMetaKeys)
-				}
-				id = uint8(len(d.keys))
-				d.keys[k] = id
-			}
-			ks = append(ks, id)
-		}
-		d.metricKeys = append(d.metricKeys, ks)
+		d.metricKeys = append(d.metricKeys, m.MetaKeys())
 	}
 	return d, nil
 }
 
 // metricFor is 1 + the index of the metric a "benchmark" meta value names,
 // or 0.
-func (d *Data) metricFor(b []byte) uint8 {
-	if len(b) == 0 {
+func (d *Data) metricFor(b string) uint8 {
+	if b == "" {
 		return 0
 	}
-	if m, ok := d.metricOf[string(b)]; ok {
+	if m, ok := d.metricOf[b]; ok {
 		return m
 	}
-	return d.metricOf[strings.ToLower(strings.TrimSpace(string(b)))]
+	return d.metricOf[strings.ToLower(strings.TrimSpace(b))]
 }
 
 // metricQuestions returns the questions of metric i (0-based), in row order.

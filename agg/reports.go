@@ -1,13 +1,11 @@
 package agg
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"unicode"
-
-	"github.com/evalmd/evalmd/result"
 )
 
 // Report is which report agg writes. As in LIME's agg, each report type
@@ -104,36 +102,26 @@ type answer struct {
 	completion, code        *string // code: code mode's answer (the text graded)
 }
 
-// answers reads the counted output files again, whole, one at a time,
-// keeping the questions keep accepts, their texts formatted by f (so only
-// short texts are held). They come by sheet, name, model and run.
-func (d *Data) answers(ctx context.Context, keep func(sheet, name string) bool, f textFormat) ([]answer, error) {
+// answers returns the kept questions (LoadOptions.Answers) keep accepts,
+// their texts formatted by f. They come by sheet, name, model and run.
+func (d *Data) answers(keep func(sheet, name string) bool, f textFormat) ([]answer, error) {
+	if !d.answersKept {
+		return nil, errors.New("agg: LIME's report types need the data loaded with LoadOptions.Answers")
+	}
 	var out []answer
-	for _, p := range d.Counted {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	for _, a := range d.kept {
+		if !keep(a.sheet, a.name) {
+			continue
 		}
-		file, err := result.Read(p)
-		if err != nil {
-			return nil, fmt.Errorf("agg: %w", err)
+		if a.completion != nil {
+			s := f.apply(*a.completion)
+			a.completion = &s
 		}
-		sh := file.Sheet
-		for i := range file.Questions {
-			q := &file.Questions[i]
-			if !keep(sh.Name, q.Name) {
-				continue
-			}
-			a := answer{sheet: sh.Name, name: q.Name, model: sh.ModelName, run: sh.RunID, grade: q.Grade}
-			if q.Completion != nil {
-				s := f.apply(*q.Completion)
-				a.completion = &s
-			}
-			if q.Answer != nil {
-				s := f.apply(*q.Answer)
-				a.code = &s
-			}
-			out = append(out, a)
+		if a.code != nil {
+			s := f.apply(*a.code)
+			a.code = &s
 		}
+		out = append(out, a)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -171,8 +159,8 @@ func gradeValue(g *bool) cellValue {
 // completionsTables is the Completions report: one table, a row per
 // question and run. A column "answer" holds code mode's answer when any
 // question has one.
-func (d *Data) completionsTables(ctx context.Context, f textFormat) ([]limeTable, error) {
-	as, err := d.answers(ctx, func(string, string) bool { return true }, f)
+func (d *Data) completionsTables(f textFormat) ([]limeTable, error) {
+	as, err := d.answers(func(string, string) bool { return true }, f)
 	if err != nil {
 		return nil, err
 	}
@@ -199,13 +187,13 @@ func (d *Data) completionsTables(ctx context.Context, f textFormat) ([]limeTable
 // discrepancies), a row each, with a grade column and a completion column
 // per run of the sheet (LIME's pivot). A run that repeats a question name
 // shows its first.
-func (d *Data) discrepanciesTables(ctx context.Context, f textFormat) ([]limeTable, error) {
+func (d *Data) discrepanciesTables(f textFormat) ([]limeTable, error) {
 	ds, _ := d.Discrepancies(0)
 	differ := map[[2]string]bool{}
 	for _, q := range ds {
 		differ[[2]string{q.Sheet, q.Name}] = true
 	}
-	as, err := d.answers(ctx, func(sheet, name string) bool { return differ[[2]string{sheet, name}] }, f)
+	as, err := d.answers(func(sheet, name string) bool { return differ[[2]string{sheet, name}] }, f)
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +271,7 @@ func (d *Data) discrepanciesTables(ctx context.Context, f textFormat) ([]limeTab
 // Text renders the report kind: as markdown, or laid out for a terminal
 // when screen is set (LIME's --terminal). The summary's markdown is
 // Markdown's.
-func (d *Data) Text(ctx context.Context, kind Report, screen bool, opt ReportOptions) (string, error) {
+func (d *Data) Text(kind Report, screen bool, opt ReportOptions) (string, error) {
 	var tables []limeTable
 	var err error
 	switch kind {
@@ -297,13 +285,13 @@ func (d *Data) Text(ctx context.Context, kind Report, screen bool, opt ReportOpt
 		if screen {
 			f = screenText
 		}
-		tables, err = d.completionsTables(ctx, f)
+		tables, err = d.completionsTables(f)
 	case DiscrepanciesFull:
 		f := mdText
 		if screen {
 			f = screenDiscAll
 		}
-		tables, err = d.discrepanciesTables(ctx, f)
+		tables, err = d.discrepanciesTables(f)
 	default:
 		return "", fmt.Errorf("agg: unknown report type %d", kind)
 	}

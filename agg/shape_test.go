@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// Files of the wrong shape are named, one line each, with what is wrong:
-// Python's NaN names the question and the field.
+// Files of the wrong shape are named, one line each, with what is wrong
+// and where: Python's NaN names the line and the field.
 func TestLoadWrongShapes(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -34,7 +34,7 @@ func TestLoadWrongShapes(t *testing.T) {
 	if len(lines) != len(files) {
 		t.Fatalf("%d lines:\n%s", len(lines), warn.String())
 	}
-	want := `output-nan.json: not an output file: question 2, field "eval_time": line 3: NaN or Infinity is not a JSON number`
+	want := `output-nan.json:3: not an output file: field "eval_time" holds NaN or Infinity, which is not a JSON number`
 	if !strings.Contains(warn.String(), want) {
 		t.Errorf("no %q in\n%s", want, warn.String())
 	}

@@ -98,13 +98,35 @@ func readVersion(path string) (fileVersion, bool) {
 // versions are left out (by path), and the notes say so. Dry runs count
 // only with includeDry.
 func sheetVersions(paths []string, latest, includeDry bool) (leave map[string]bool, notes []string) {
+	var fvs []fileVersion
+	for _, p := range paths {
+		if fv, ok := readVersion(p); ok && (!fv.dryRun || includeDry) {
+			fvs = append(fvs, fv)
+		}
+	}
+	return versions(fvs, latest)
+}
+
+// versionOf is the version of a file Load decoded, as readVersion reads
+// it: without --latest-version, agg tells versions apart in its one read.
+func versionOf(path string, f *result.File) fileVersion {
+	fv := fileVersion{path: path, sheet: f.Sheet.Name, version: f.Version(), dryRun: f.Sheet.DryRun}
+	if st, err := os.Stat(path); err == nil {
+		fv.written = st.ModTime()
+	}
+	var err error
+	if fv.when, err = time.Parse(time.RFC3339, f.Sheet.Created); err != nil {
+		fv.when = fv.written
+	}
+	return fv
+}
+
+// versions groups files by sheet and says, as sheetVersions, which sheets
+// have more than one version and, with latest, which files are left out.
+func versions(fvs []fileVersion, latest bool) (leave map[string]bool, notes []string) {
 	bySheet := map[string][]fileVersion{}
 	var sheets []string
-	for _, p := range paths {
-		fv, ok := readVersion(p)
-		if !ok || fv.dryRun && !includeDry {
-			continue
-		}
+	for _, fv := range fvs {
 		if bySheet[fv.sheet] == nil {
 			sheets = append(sheets, fv.sheet)
 		}

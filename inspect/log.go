@@ -7,8 +7,9 @@
 // (SampleInput of ChatMessage with MessageContent, SampleID from MakeID or
 // StringID, and Choices).
 //
-// WriteLog writes the log of one output file, WriteLogsFor those of every
-// output file below a folder, in either format: FormatEval (the default)
+// WriteLog writes the log of one output file (WriteLogFor, of one read
+// from a path), WriteLogsFor those of every output file below a folder,
+// in either format: FormatEval (the default)
 // or FormatJSON, chosen by LogOptions.Format. ReadLog loads a log of
 // either format as a Log, to check what a log holds.
 //

@@ -260,7 +260,7 @@ return l && l.offsetParent !== null ? l.textContent : '';`
 			}
 		}
 		var b bytes.Buffer
-		if _, err := build(context.Background(), &b, dir, Options{}); err != nil {
+		if err := Write(context.Background(), &b, dir, Options{}); err != nil {
 			t.Fatal(err)
 		}
 		js := `return [document.getElementById('c-a').value, document.getElementById('c-b').value,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -216,8 +217,11 @@ func reasoningText(q *result.Question, st *store) *int {
 	return &id
 }
 
-// builder collects output files into Data.
-type builder struct {
+// Builder collects the output files a page shows into its Data, a file at
+// a time, as agg reads them (agg.LoadOptions.Each): NewBuilder, Add, then
+// Data.
+type Builder struct {
+	root      string // files are named relative to it
 	st        *store
 	files     int
 	runs      map[string]int // run key -> index in runList
@@ -228,11 +232,19 @@ type builder struct {
 	questions []Question
 }
 
-func newBuilder() *builder {
-	return &builder{st: newStore(), runs: map[string]int{}, sheets: map[string]int{}, qs: map[string]int{}}
+// NewBuilder returns a Builder for the output files below dir (a folder
+// or agg's glob pattern), which names them in the page.
+func NewBuilder(dir string) *Builder {
+	return &Builder{root: result.Root(dir), st: newStore(), runs: map[string]int{}, sheets: map[string]int{}, qs: map[string]int{}}
 }
 
-func (b *builder) add(file string, f *result.File) {
+// Add adds the output file f read from path.
+func (b *Builder) Add(path string, f *result.File) {
+	file, err := filepath.Rel(b.root, path)
+	if err != nil {
+		file = path
+	}
+	file = filepath.ToSlash(file)
 	b.files++
 	// The model as agg names it: one model at two reasoning efforts is
 	// two models.
@@ -279,10 +291,10 @@ func (b *builder) add(file string, f *result.File) {
 	}
 }
 
-// finish orders runs by model and run id, sheets by name, questions by
-// sheet (keeping each sheet's question order) and answers by run, then
-// epoch.
-func (b *builder) finish() *Data {
+// Data returns what was added: runs ordered by model and run id, sheets
+// by name, questions by sheet (keeping each sheet's question order) and
+// answers by run, then epoch.
+func (b *Builder) Data() *Data {
 	runOrder := make([]int, len(b.runList))
 	for i := range runOrder {
 		runOrder[i] = i

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -37,14 +36,10 @@ func epochPage(t *testing.T) (*Data, []byte) {
 		}
 	}
 	var b bytes.Buffer
-	if _, err := build(context.Background(), &b, dir, Options{}); err != nil {
+	if err := Write(context.Background(), &b, dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	paths, err := filepath.Glob(filepath.Join(dir, "output-*.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := Load(context.Background(), dir, paths, io.Discard)
+	_, d, err := read(context.Background(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

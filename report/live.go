@@ -18,8 +18,11 @@ var liveJS string
 // Write builds the report of the output files below dir and writes it to
 // w: the page agg --serve serves (with Options.Live set).
 func Write(ctx context.Context, w io.Writer, dir string, opt Options) error {
-	_, err := build(ctx, w, dir, opt)
-	return err
+	d, data, err := read(ctx, dir, opt)
+	if err != nil {
+		return err
+	}
+	return writePage(w, d, data, opt)
 }
 
 // WriteNotice writes a page that says message and, like a report served

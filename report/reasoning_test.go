@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,7 +16,6 @@ import (
 // efforts is two runs named as agg names them.
 func TestReasoningAnswers(t *testing.T) {
 	dir := t.TempDir()
-	var paths []string
 	for _, effort := range []string{"low", "high"} {
 		completion, truth, grade := "A) 4", "B) 5", false
 		f := &result.File{
@@ -29,9 +27,8 @@ func TestReasoningAnswers(t *testing.T) {
 		if err := f.Write(p, outfile.Options{}); err != nil {
 			t.Fatal(err)
 		}
-		paths = append(paths, p)
 	}
-	d, err := Load(context.Background(), dir, paths, io.Discard)
+	_, d, err := read(context.Background(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,12 +23,13 @@
 // in every run, is stored once even where a model's context limit cut the
 // prompt at a different place.
 //
-// Load reads the output files into the page's Data: a Run per model run, a
+// A Builder collects the output files agg reads (agg.LoadOptions.Each, so
+// the folder is read once) into the page's Data: a Run per model run, a
 // Question per question with each run's Answer, and each Section shown with
 // an answer, titled by one of the Section constants (SectionCode,
 // SectionAnswer, SectionCodeError, SectionDetail, SectionSubs,
-// SectionJudge). Package spreadsheet reads it too; WriteFile writes the
-// page.
+// SectionJudge). Package spreadsheet reads it too. WriteFile reads a folder
+// and writes its page; Save writes the page of data already read.
 package report
 
 import (
@@ -40,7 +41,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -95,50 +95,67 @@ var pageJS string
 // to path through the project's one writer (atomic; never over an input,
 // nor over a file evalmd did not write unless opt.Force).
 func WriteFile(ctx context.Context, path, dir string, opt Options) error {
-	var b bytes.Buffer
-	inputs, err := build(ctx, &b, dir, opt)
+	d, data, err := read(ctx, dir, opt)
 	if err != nil {
 		return err
 	}
-	if err := outfile.Write(path, b.Bytes(), outfile.Options{Force: opt.Force, Inputs: inputs}); err != nil {
+	return Save(path, d, data, opt)
+}
+
+// Save writes the page of d (agg's tables) and data (the questions) to
+// path, as WriteFile does: what a command that read the folder once,
+// for several reports, calls.
+func Save(path string, d *agg.Data, data *Data, opt Options) error {
+	var b bytes.Buffer
+	if err := writePage(&b, d, data, opt); err != nil {
+		return err
+	}
+	if err := outfile.Write(path, b.Bytes(), outfile.Options{Force: opt.Force, Inputs: d.Paths}); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
 }
 
-// build writes the page to w and returns the output files it found.
-func build(ctx context.Context, w io.Writer, dir string, opt Options) ([]string, error) {
+// read reads the output files below dir once: agg decides which files
+// count (not dry runs unless asked, a run once) and warns about the
+// others, and hands each counted file, whole, to the page's Builder.
+func read(ctx context.Context, dir string, opt Options) (*agg.Data, *Data, error) {
 	if opt.Warn == nil {
 		opt.Warn = io.Discard
 	}
-	// agg decides which files count (not dry runs unless asked, a run
-	// once) and warns about the others; Load below reads the counted ones
-	// again, whole.
-	d, err := agg.Load(ctx, dir, opt.Warn, agg.LoadOptions{IncludeDryRuns: opt.IncludeDryRuns, Metrics: opt.Metrics, LatestVersion: opt.LatestVersion})
+	b := NewBuilder(dir)
+	d, err := agg.Load(ctx, dir, opt.Warn, agg.LoadOptions{IncludeDryRuns: opt.IncludeDryRuns, Metrics: opt.Metrics, LatestVersion: opt.LatestVersion,
+		Each: func(path string, f *result.File, counted bool) {
+			if counted {
+				b.Add(path, f)
+			}
+		}})
 	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+		return nil, nil, fmt.Errorf("report: %w", err)
 	}
 	if d.Files == 0 {
-		return nil, fmt.Errorf("report: %s: %w", dir, agg.ErrNoOutputs)
+		return nil, nil, fmt.Errorf("report: %s: %w", dir, agg.ErrNoOutputs)
 	}
+	return d, b.Data(), nil
+}
+
+// writePage writes the page of d (agg's tables, read with opt.Reducer and
+// opt.MaxDiscrepancies) and data (the questions).
+func writePage(w io.Writer, d *agg.Data, data *Data, opt Options) error {
 	d.Reducer = opt.Reducer
 	md, err := d.Markdown(agg.ReportOptions{MaxDiscrepancies: opt.MaxDiscrepancies})
 	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+		return fmt.Errorf("report: %w", err)
 	}
 	charts, err := d.Charts("chart")
 	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	data, err := Load(ctx, dir, d.Counted, opt.Warn)
-	if err != nil {
-		return nil, err
+		return fmt.Errorf("report: %w", err)
 	}
 	title := opt.Title
 	if title == "" {
 		title = "evalmd report"
 	}
-	return d.Paths, render(w, page{Title: title, Markdown: md, Charts: charts, Data: data, Live: opt.Live})
+	return render(w, page{Title: title, Markdown: md, Charts: charts, Data: data, Live: opt.Live})
 }
 
 // page is everything the HTML holds.
@@ -281,27 +298,4 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// Load reads the output files paths (below dir, which names them in the
-// page) into the page's data. A file that cannot be read is named on warn
-// and skipped.
-func Load(ctx context.Context, dir string, paths []string, warn io.Writer) (*Data, error) {
-	b := newBuilder()
-	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		f, err := result.Read(p)
-		if err != nil {
-			fmt.Fprintf(warn, "report: skipping %v\n", err)
-			continue
-		}
-		rel, err := filepath.Rel(result.Root(dir), p)
-		if err != nil {
-			rel = p
-		}
-		b.add(filepath.ToSlash(rel), f)
-	}
-	return b.finish(), nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -98,7 +97,7 @@ func fixturePage(t testing.TB) (dir string, page []byte) {
 	dir = t.TempDir()
 	writeFixtures(t, dir)
 	var b bytes.Buffer
-	if _, err := build(context.Background(), &b, dir, Options{}); err != nil {
+	if err := Write(context.Background(), &b, dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	return dir, b.Bytes()
@@ -165,11 +164,7 @@ func TestData(t *testing.T) {
 	writeFixtures(t, dir)
 	os.WriteFile(filepath.Join(dir, "output-broken.json"), []byte("{\"sheet\": "), 0o644)
 	var warn bytes.Buffer
-	paths, err := result.Find(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := Load(context.Background(), dir, paths, &warn)
+	_, d, err := read(context.Background(), dir, Options{Warn: &warn})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +234,7 @@ func TestChunk(t *testing.T) {
 // A folder without output files is an error naming it.
 func TestNoOutputs(t *testing.T) {
 	dir := t.TempDir()
-	_, err := build(context.Background(), &bytes.Buffer{}, dir, Options{})
+	err := Write(context.Background(), &bytes.Buffer{}, dir, Options{})
 	if err == nil || !strings.Contains(err.Error(), dir) {
 		t.Errorf("err = %v", err)
 	}
@@ -263,7 +258,7 @@ func TestModeSections(t *testing.T) {
 	if err := f.Write(filepath.Join(dir, "output-s-m-r.json"), outfile.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := Load(context.Background(), dir, []string{filepath.Join(dir, "output-s-m-r.json")}, io.Discard)
+	_, d, err := read(context.Background(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +300,7 @@ func TestCountsSingular(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if _, err := build(context.Background(), &b, dir, Options{}); err != nil {
+	if err := Write(context.Background(), &b, dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if want := `<p class="counts">1 output file, 1 run, 1 sheet, 1 question</p>`; !strings.Contains(b.String(), want) {
@@ -324,7 +319,7 @@ func TestDryRunsLeftOut(t *testing.T) {
 	}
 	for _, include := range []bool{false, true} {
 		var b bytes.Buffer
-		if _, err := build(context.Background(), &b, dir, Options{IncludeDryRuns: include}); err != nil {
+		if err := Write(context.Background(), &b, dir, Options{IncludeDryRuns: include}); err != nil {
 			t.Fatal(err)
 		}
 		if got := bytes.Contains(b.Bytes(), []byte(`"key":"dry@d1"`)); got != include {

@@ -10,6 +10,13 @@
 // A run of several epochs (each question asked N times) writes one file
 // per epoch under one run id, named by EpochName; Sheet.EpochOf says which
 // epoch a file holds.
+//
+// Parse (and Read) is the one decoder of output files: grade, agg, the
+// HTML report, the workbook and the Inspect logs all read through it. It
+// is strict: a member of another type than its field, a null name, or an
+// epoch CheckEpoch refuses (at most MaxEpochs) is refused at its line, and
+// a JSON object without a "sheet" object and a "questions" array is
+// ErrNotOutput.
 package result
 
 import (
@@ -546,7 +553,7 @@ func decodeObject(data []byte, member func(name string, dec *json.Decoder) (bool
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, err
+		return nil, unexpected(err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return nil, fmt.Errorf("want a JSON object, found %s", describe(tok))
@@ -566,7 +573,7 @@ func decodeObject(data []byte, member func(name string, dec *json.Decoder) (bool
 		if !ok {
 			var raw json.RawMessage
 			if err := dec.Decode(&raw); err != nil {
-				return nil, err
+				return nil, unexpected(err)
 			}
 			if ex == nil {
 				ex = fields{}
@@ -575,7 +582,7 @@ func decodeObject(data []byte, member func(name string, dec *json.Decoder) (bool
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return nil, err
+		return nil, unexpected(err)
 	}
 	// Nothing may follow the object (agg's scanner refuses it too).
 	if tok, err := dec.Token(); err != io.EOF {
@@ -585,6 +592,15 @@ func decodeObject(data []byte, member func(name string, dec *json.Decoder) (bool
 		return nil, err
 	}
 	return ex, nil
+}
+
+// unexpected says io.EOF, the decoder's word for a file that ends inside
+// a value, as "unexpected EOF".
+func unexpected(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
 }
 
 // memberError is an error in a member's value at offset, counted from the
@@ -686,7 +702,7 @@ func joinExtra(obj []byte, ex fields) ([]byte, error) {
 func decodeQuestions(dec *json.Decoder, qs *[]Question) error {
 	tok, err := dec.Token()
 	if err != nil {
-		return err
+		return unexpected(err)
 	}
 	if tok == nil {
 		// No questions: evalmd wrote null for a sheet without questions
@@ -702,7 +718,7 @@ func decodeQuestions(dec *json.Decoder, qs *[]Question) error {
 	for dec.More() {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return err
+			return unexpected(err)
 		}
 		var q Question
 		if err := q.UnmarshalJSON(raw); err != nil {
@@ -713,7 +729,7 @@ func decodeQuestions(dec *json.Decoder, qs *[]Question) error {
 		out = append(out, q)
 	}
 	if _, err := dec.Token(); err != nil {
-		return err
+		return unexpected(err)
 	}
 	*qs = out
 	return nil

@@ -10,6 +10,9 @@
 // the cell; text longer than Excel's 32,767-character cell limit is cut
 // with a visible marker saying how much was cut.
 //
+// WriteFile reads a folder of output files (once, through agg) and writes
+// its workbook; Save writes the workbook of data already read.
+//
 // WriteXLSX writes a sheet as a workbook of its questions, for editing in a
 // spreadsheet; ReadTable reads such a workbook, or a CSV or xlsx question
 // table made elsewhere, back as a Table: the sheet and its text.
@@ -29,6 +32,7 @@ import (
 	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/report"
+	"github.com/evalmd/evalmd/result"
 )
 
 // maxCell is Excel's limit on a cell's text, in UTF-16 code units.
@@ -98,17 +102,28 @@ func WriteFile(ctx context.Context, path, dir string, opt Options) error {
 	if opt.Warn == nil {
 		opt.Warn = io.Discard
 	}
-	d, err := agg.Load(ctx, dir, opt.Warn, agg.LoadOptions{IncludeDryRuns: opt.IncludeDryRuns})
+	// agg decides which files count and hands each counted one, whole,
+	// to the questions' builder: the folder is read once.
+	qs := report.NewBuilder(dir)
+	d, err := agg.Load(ctx, dir, opt.Warn, agg.LoadOptions{IncludeDryRuns: opt.IncludeDryRuns,
+		Each: func(path string, f *result.File, counted bool) {
+			if counted {
+				qs.Add(path, f)
+			}
+		}})
 	if err != nil {
 		return fmt.Errorf("xlsx: %w", err)
 	}
 	if d.Files == 0 {
 		return fmt.Errorf("xlsx: %s: %w", dir, agg.ErrNoOutputs)
 	}
-	data, err := report.Load(ctx, dir, d.Counted, opt.Warn)
-	if err != nil {
-		return fmt.Errorf("xlsx: %w", err)
-	}
+	return Save(path, d, qs.Data(), opt)
+}
+
+// Save writes the workbook of d (agg's tables) and data (the questions) to
+// path, as WriteFile does: what a command that read the folder once, for
+// several reports, calls.
+func Save(path string, d *agg.Data, data *report.Data, opt Options) error {
 	b, err := build(d, data)
 	if err != nil {
 		return fmt.Errorf("xlsx: %w", err)

@@ -140,37 +140,51 @@ func Command(look config.Lookup, isTerminal func(io.Writer) bool) *cli.Command {
 				opt.Out = "-"
 			}
 			opt.Screen = *terminal || opt.Out == "-" && !*mdStyle && isTerminal(stdout)
-			// Each file skipped is named once: by the first of the reports read.
-			warn := stderr
-			if *htmlOut == "" && *xlsxOut == "" || opt.Out != "" {
-				if err := agg.Run(ctx, opt); err != nil {
+			// The folder is read once, by agg, for every output asked: its
+			// tables, the questions of the page and the workbook, the
+			// Inspect logs (each file it decodes goes to them as it goes).
+			var qs *report.Builder
+			if *htmlOut != "" || *xlsxOut != "" {
+				qs = report.NewBuilder(opt.Dir)
+			}
+			logs := 0
+			lo := inspect.LogOptions{Force: opt.Force, Format: *logFormat, IncludeDryRuns: opt.IncludeDryRuns}
+			var each func(path string, f *result.File, counted bool)
+			if qs != nil || *logDir != "" {
+				each = func(path string, f *result.File, counted bool) {
+					if qs != nil && counted {
+						qs.Add(path, f)
+					}
+					if *logDir != "" && inspect.WriteLogFor(*logDir, path, f, stderr, lo) {
+						logs++
+					}
+				}
+			}
+			d, err := agg.Read(ctx, opt, each)
+			if err != nil {
+				return err
+			}
+			if opt.Out != "" {
+				if err := d.Write(opt); err != nil {
 					return err
 				}
-				warn = io.Discard
 			}
 			if *htmlOut != "" {
-				ro.Warn = warn
-				if err := report.WriteFile(ctx, *htmlOut, opt.Dir, ro); err != nil {
+				if err := report.Save(*htmlOut, d, qs.Data(), ro); err != nil {
 					return err
 				}
-				warn = io.Discard
 				fmt.Fprintf(stderr, "wrote %s\n", *htmlOut)
 			}
 			if *xlsxOut != "" {
-				xo := spreadsheet.Options{Warn: warn, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns}
-				if err := spreadsheet.WriteFile(ctx, *xlsxOut, opt.Dir, xo); err != nil {
+				if err := spreadsheet.Save(*xlsxOut, d, qs.Data(), spreadsheet.Options{Force: opt.Force}); err != nil {
 					return err
 				}
 				fmt.Fprintf(stderr, "wrote %s\n", *xlsxOut)
 			}
 			if *logDir != "" {
-				n, err := inspect.WriteLogsFor(*logDir, opt.Dir, stderr, inspect.LogOptions{Force: opt.Force, Format: *logFormat, IncludeDryRuns: opt.IncludeDryRuns})
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(stderr, "wrote %d Inspect logs to %s\n", n, *logDir)
+				fmt.Fprintf(stderr, "wrote %d Inspect logs to %s\n", logs, *logDir)
 			}
-			return nil
+			return d.Unread()
 		},
 	}
 }

@@ -61,7 +61,7 @@ func TestAggCountsRunsOnce(t *testing.T) {
 		stderr    []string
 	}{
 		{nil, 2*n + 1, []string{
-			"output-cut.json: not an output file: unexpected end of JSON input",
+			"output-cut.json:1: not an output file: questions: unexpected EOF",
 			"output-rules-qa-1-gpt-4-09fa.json: the same run as",
 			"left out 1 dry-run outputs",
 			"no answers in " + filepath.Join(dir, "output-rules-qa-1-gpt-4-down.json"),
