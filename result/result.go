@@ -16,7 +16,8 @@
 // is strict: a member of another type than its field, a null name, or an
 // epoch CheckEpoch refuses (at most MaxEpochs) is refused at its line, and
 // a JSON object without a "sheet" object and a "questions" array is
-// ErrNotOutput.
+// ErrNotOutput. Sheet.ModelLabel (ModelLabel) is the model as agg and the
+// report tell runs apart: its name with its reasoning settings.
 package result
 
 import (
