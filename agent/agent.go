@@ -117,7 +117,10 @@ func Run(ctx context.Context, m model.Model, req model.Task, interp Interpreter,
 		out.ReasoningTokens += resp.ReasoningTokens
 		out.Model = resp.Model
 		out.FinishReason = resp.FinishReason
-		msgs = append(msgs, model.Message{Role: "assistant", Content: resp.Text, ToolCalls: resp.ToolCalls, Reasoning: resp.Reasoning})
+		// The reasoning goes back with the turn, as Anthropic's thinking
+		// and the Responses API require when tools are called.
+		msgs = append(msgs, model.Message{Role: "assistant", Content: resp.Text, ToolCalls: resp.ToolCalls, Reasoning: resp.Reasoning,
+			ReasoningBlocks: resp.ReasoningBlocks})
 		if len(resp.ToolCalls) == 0 {
 			out.Text, out.Reasoning = resp.Text, resp.Reasoning
 			return finish("")

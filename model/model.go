@@ -36,6 +36,9 @@ type Message struct {
 	// Reasoning is what an assistant turn thought before its content
 	// (Response.Reasoning), kept in transcripts apart from the content.
 	Reasoning string `json:"reasoning,omitempty"`
+	// ReasoningBlocks are an assistant turn's reasoning as its API
+	// returned it (Response.ReasoningBlocks), sent back with the turn.
+	ReasoningBlocks []ReasoningBlock `json:"reasoning_blocks,omitempty"`
 }
 
 // Image is an image attached to a message; providers base64-encode Data.
@@ -131,6 +134,9 @@ type Response struct {
 	FinishReason string `json:",omitempty"`
 	// ToolCalls are the tools the model asked to run, in order.
 	ToolCalls []ToolCall `json:",omitempty"`
+	// ReasoningBlocks are the reply's reasoning as the API returned it, for
+	// an agent to send back with the next turn (see ReasoningBlock).
+	ReasoningBlocks []ReasoningBlock `json:",omitempty"`
 	// Work is what a code- or agent-mode answer ran; nil for a plain
 	// completion.
 	Work *Work `json:",omitempty"`

@@ -10,7 +10,9 @@ import (
 )
 
 // NewAnthropic starts a fake Anthropic-compatible server serving POST
-// /v1/messages. Its URL is the server root. It stops when t ends.
+// /v1/messages. Its URL is the server root. It stops when t ends. With
+// thinking enabled it answers Reply.Thoughts as signed thinking blocks and
+// applies the API's rules (checkThinking), refusing what it refuses.
 func NewAnthropic(t testing.TB, opt Options) *Server {
 	t.Helper()
 	return newServer(t, opt, dialect{
@@ -62,6 +64,7 @@ func decodeAnthropic(body map[string]any, c *Call) error {
 			msg.Text = content
 		case []any:
 			var toolTurns []Message
+			content, msg.Thinking = thinkingBlocks(content)
 			content, toolTurns, msg.ToolCalls = toolBlocks(content)
 			c.Messages = append(c.Messages, toolTurns...)
 			if len(toolTurns) > 0 && len(content) == 0 {
@@ -83,7 +86,7 @@ func decodeAnthropic(body map[string]any, c *Call) error {
 			c.Tools = append(c.Tools, stringField(t, "name"))
 		}
 	}
-	return nil
+	return checkThinking(body, c)
 }
 
 // toolBlocks takes the tool_use and tool_result blocks out of a content
@@ -159,6 +162,7 @@ func answerAnthropic(c Call, r Reply) any {
 	if r.NoContent {
 		content = []any{}
 	}
+	content = append(anthropicThoughts(r), content...)
 	if r.FinishReason != "" {
 		stop = r.FinishReason
 	}

@@ -103,6 +103,9 @@ type Message struct {
 	// blocks are decoded as one Message of Role "tool" each, as OpenAI
 	// sends them, so tests read both APIs alike.
 	ToolCallID string
+	// Thinking are the thinking blocks (Anthropic) or reasoning items (the
+	// Responses API) an assistant turn sent back.
+	Thinking []Thinking
 }
 
 // ToolCall is a tool call in a request's history or in a Reply.
@@ -134,6 +137,9 @@ type Call struct {
 	Messages []Message
 	Settings Settings
 	Tools    []string       // names of the tools offered
+	// ThinkingBudget is Anthropic's thinking.budget_tokens; 0 when
+	// thinking is not enabled.
+	ThinkingBudget int
 	Body     map[string]any // the decoded JSON body, for fields not lifted above
 
 	// Fault is the fault injected into this call's answer, NoFault if none.
@@ -177,6 +183,10 @@ type Reply struct {
 	// ReasoningTokens, when above 0, is OpenAI's
 	// usage.completion_tokens_details.reasoning_tokens.
 	ReasoningTokens int
+	// Thoughts are answered before the text: Anthropic's thinking and
+	// redacted_thinking blocks, signed, or the Responses API's reasoning
+	// items, encrypted (see Thought).
+	Thoughts []Thought
 
 	// Fault, when set, replaces the answer with the injected failure.
 	Fault Fault
@@ -403,6 +413,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	c := Call{N: n, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
 	if err := s.dialect.decode(body, &c); err != nil {
+		if e, ok := refused(err); ok {
+			s.writeError(w, e.Status, e.Message, "")
+			return
+		}
 		s.writeError(w, http.StatusBadRequest, "fakeserver: "+err.Error(), "")
 		return
 	}
