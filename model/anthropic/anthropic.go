@@ -139,13 +139,17 @@ func response(out *anthropic.Message) (model.Response, error) {
 			calls = append(calls, model.ToolCall{ID: block.ID, Name: block.Name, Arguments: string(block.Input)})
 		}
 	}
+	reasoning, blocks := thinking(out.Content)
 	return model.Response{
-		Text:         text.String(),
-		InputTokens:  int(out.Usage.InputTokens),
-		OutputTokens: int(out.Usage.OutputTokens),
-		Model:        string(out.Model),
-		FinishReason: string(out.StopReason),
-		ToolCalls:    calls,
+		Text: text.String(),
+		// Anthropic counts the thinking in output_tokens, and not apart.
+		Reasoning:       reasoning,
+		ReasoningBlocks: blocks,
+		InputTokens:     int(out.Usage.InputTokens),
+		OutputTokens:    int(out.Usage.OutputTokens),
+		Model:           string(out.Model),
+		FinishReason:    string(out.StopReason),
+		ToolCalls:       calls,
 	}, nil
 }
 
@@ -158,10 +162,7 @@ func (m *messagesModel) wrap(err error) error {
 
 // params translates a Request into the SDK's request body.
 func (m *messagesModel) params(req model.Request) (anthropic.MessageNewParams, error) {
-	p := anthropic.MessageNewParams{
-		Model:     anthropic.Model(m.cfg.info.Model),
-		MaxTokens: defaultMaxTokens,
-	}
+	p := anthropic.MessageNewParams{Model: anthropic.Model(m.cfg.info.Model)}
 	if req.System != "" {
 		p.System = []anthropic.TextBlockParam{{Text: req.System}}
 	}
@@ -185,7 +186,8 @@ func (m *messagesModel) params(req model.Request) (anthropic.MessageNewParams, e
 			p.Messages = append(p.Messages, anthropic.NewUserMessage(results...))
 			continue
 		}
-		var blocks []anthropic.ContentBlockParamUnion
+		// An assistant turn's thinking goes back first, as it came.
+		blocks := thinkingParams(msg.ReasoningBlocks)
 		// Images go before the text, as Anthropic recommends for vision prompts.
 		for j, img := range msg.Images {
 			if img.MediaType == "" || len(img.Data) == 0 {
@@ -231,10 +233,12 @@ func (m *messagesModel) params(req model.Request) (anthropic.MessageNewParams, e
 		tool.OfTool.Description = anthropic.String(t.Description)
 		p.Tools = append(p.Tools, tool)
 	}
-	s := req.Settings
-	if s.MaxTokens > 0 {
-		p.MaxTokens = int64(s.MaxTokens)
+	s, _, err := sent(req.Settings)
+	if err != nil {
+		return p, err
 	}
+	p.MaxTokens = int64(s.MaxTokens)
+	setReasoning(&p, s)
 	if s.Temperature != nil {
 		p.Temperature = anthropic.Float(*s.Temperature)
 	}

@@ -1,0 +1,120 @@
+package anthropic
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/anthropics/anthropic-sdk-go"
+
+	"github.com/evalmd/evalmd/model"
+)
+
+// minThinkingBudget is the least budget_tokens the messages API takes.
+const minThinkingBudget = 1024
+
+// topPWithThinking is the least top_p the messages API takes with
+// thinking enabled; a lower one is not sent.
+const topPWithThinking = 0.95
+
+// sent returns the settings a request sends to Anthropic for s, with why
+// each setting asked for is not sent, or an error when s cannot be sent
+// at all. The mapping (the README's table):
+//
+//   - reasoning_tokens N: thinking {type: enabled, budget_tokens: N}
+//     (at least 1024). Temperature is then not sent (the API takes only
+//     1), nor a top_p below 0.95. max_tokens counts the thinking, so it
+//     must exceed N: a max_tokens at or below it is an error; none set is
+//     N plus the usual 4096.
+//   - reasoning_effort low, medium, high: output_config {effort}, Claude's
+//     effort (Opus 4.5 and later take it); minimal is sent as low, which
+//     is Claude's least; none sends thinking {type: disabled}. The effort
+//     does not turn thinking on: reasoning_tokens does.
+func sent(s model.Settings) (model.Settings, []string, error) {
+	var dropped []string
+	if s.ReasoningTokens > 0 {
+		if s.ReasoningTokens < minThinkingBudget {
+			return s, nil, fmt.Errorf("reasoning_tokens %d: Anthropic's thinking budget is at least %d tokens", s.ReasoningTokens, minThinkingBudget)
+		}
+		if s.ReasoningEffort == model.ReasoningNone {
+			return s, nil, fmt.Errorf("reasoning_effort none turns Anthropic's thinking off, and reasoning_tokens %d turns it on: set one", s.ReasoningTokens)
+		}
+		switch {
+		case s.MaxTokens == 0:
+			s.MaxTokens = s.ReasoningTokens + defaultMaxTokens
+		case s.MaxTokens <= s.ReasoningTokens:
+			return s, nil, fmt.Errorf("max_tokens %d must exceed reasoning_tokens %d: Anthropic counts the thinking in max_tokens (raise max_tokens, or leave it unset for %d)",
+				s.MaxTokens, s.ReasoningTokens, s.ReasoningTokens+defaultMaxTokens)
+		}
+		if s.Temperature != nil {
+			dropped = append(dropped, fmt.Sprintf("temperature %g is not sent: with thinking (reasoning_tokens) Anthropic takes none but 1", *s.Temperature))
+			s.Temperature = nil
+		}
+		if s.TopP != nil && *s.TopP < topPWithThinking {
+			dropped = append(dropped, fmt.Sprintf("top_p %g is not sent: with thinking (reasoning_tokens) Anthropic takes none below %g", *s.TopP, topPWithThinking))
+			s.TopP = nil
+		}
+	}
+	switch s.ReasoningEffort {
+	case "", model.ReasoningNone, model.ReasoningLow, model.ReasoningMedium, model.ReasoningHigh:
+	case model.ReasoningMinimal:
+		s.ReasoningEffort = model.ReasoningLow
+	default:
+		return s, nil, fmt.Errorf("reasoning_effort %q: want none, minimal, low, medium or high", s.ReasoningEffort)
+	}
+	if s.MaxTokens == 0 {
+		s.MaxTokens = defaultMaxTokens
+	}
+	return s, dropped, nil
+}
+
+// setReasoning puts the reasoning settings of s (as sent returned them)
+// into the request.
+func setReasoning(p *anthropic.MessageNewParams, s model.Settings) {
+	switch {
+	case s.ReasoningTokens > 0:
+		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(int64(s.ReasoningTokens))
+	case s.ReasoningEffort == model.ReasoningNone:
+		p.Thinking = anthropic.ThinkingConfigParamUnion{OfDisabled: &anthropic.ThinkingConfigDisabledParam{}}
+	}
+	if s.ReasoningEffort != "" && s.ReasoningEffort != model.ReasoningNone {
+		p.OutputConfig.Effort = anthropic.OutputConfigEffort(s.ReasoningEffort)
+	}
+}
+
+// thinkingParams are an assistant turn's thinking blocks as they are sent
+// back: unmodified, signatures and redacted data included, before the
+// turn's text and tool calls, as the API returned them. Blocks of other
+// APIs are not sent.
+func thinkingParams(blocks []model.ReasoningBlock) []anthropic.ContentBlockParamUnion {
+	var out []anthropic.ContentBlockParamUnion
+	for _, b := range blocks {
+		switch b.Type {
+		case model.ThinkingBlock:
+			out = append(out, anthropic.NewThinkingBlock(b.Signature, b.Text))
+		case model.RedactedThinkingBlock:
+			out = append(out, anthropic.NewRedactedThinkingBlock(b.Data))
+		}
+	}
+	return out
+}
+
+// redactedNote stands in the reply's reasoning for a redacted_thinking
+// block, whose thinking Anthropic encrypted.
+const redactedNote = "[thinking redacted by Anthropic: encrypted, sent back but not readable]"
+
+// thinking reads a reply's thinking and redacted_thinking blocks: the
+// blocks to send back, and the reasoning text for a person.
+func thinking(content []anthropic.ContentBlockUnion) (text string, blocks []model.ReasoningBlock) {
+	var parts []string
+	for _, block := range content {
+		switch block.Type {
+		case "thinking":
+			blocks = append(blocks, model.ReasoningBlock{Type: model.ThinkingBlock, Text: block.Thinking, Signature: block.Signature})
+			parts = append(parts, block.Thinking)
+		case "redacted_thinking":
+			blocks = append(blocks, model.ReasoningBlock{Type: model.RedactedThinkingBlock, Data: block.Data})
+			parts = append(parts, redactedNote)
+		}
+	}
+	return strings.Join(parts, "\n\n"), blocks
+}
