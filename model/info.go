@@ -10,7 +10,8 @@ import (
 // files) Describe answers from the name, and an Info recorded in the file
 // wins over that guess.
 type Info struct {
-	// Provider is the registry name of the provider ("openai", "anthropic",
+	// Provider is the registry name of the provider ("openai",
+	// "openai-responses", "anthropic",
 	// "ollama", "vllm", "llamacpp", "openai-api", "mock", "random",
 	// "oracle", "replay").
 	Provider string `json:"provider"`
@@ -89,13 +90,13 @@ func Describe(name string) Info {
 		return Info{Model: name}
 	}
 	info := Info{Provider: ref.Provider, Label: ref.Label, Model: ref.Model}
-	if ref.Provider == "openai" || ref.Provider == "anthropic" {
+	if ref.Provider == "openai" || ref.Provider == "openai-responses" || ref.Provider == "anthropic" {
 		info.ContextLimit, _ = ContextLimit(ref.Model)
 	}
 	switch ref.Provider {
 	case "mock", "random", "oracle", "replay":
 		info.Offline, info.Price = true, &Price{}
-	case "openai":
+	case "openai", "openai-responses":
 		info.BaseURL = OpenAIURL
 		info.Vision = OpenAIVision(ref.Model)
 		if p, ok := LookupPrice(ref.Model); ok {
@@ -118,7 +119,7 @@ func Describe(name string) Info {
 // of model/openai and model/anthropic).
 func describedProvider(p string) bool {
 	switch p {
-	case "openai", "anthropic", "ollama", "vllm", "llamacpp", "openai-api":
+	case "openai", "openai-responses", "anthropic", "ollama", "vllm", "llamacpp", "openai-api":
 		return true
 	}
 	return false

@@ -283,7 +283,7 @@ func parseName(name string, hasBaseURL bool, known func(string) bool) (Ref, erro
 		ref.Provider, ref.Model = "anthropic", name
 		return ref, nil
 	}
-	return ref, fmt.Errorf("model %q: unknown model; want provider/model (openai/, anthropic/, ollama/, vllm/, llamacpp/, openai-api/NAME/), "+
+	return ref, fmt.Errorf("model %q: unknown model; want provider/model (openai/, openai-responses/, anthropic/, ollama/, vllm/, llamacpp/, openai-api/NAME/), "+
 		"a bare gpt-*/claude-* name, mock, random, oracle, replay:FILE.jsonl, or a --base-url", name)
 }
 

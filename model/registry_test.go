@@ -79,6 +79,7 @@ func TestDescribe(t *testing.T) {
 		noPrice bool
 	}{
 		{name: "gpt-4", want: Info{Provider: "openai", Model: "gpt-4", BaseURL: OpenAIURL, Vision: true, Price: &gpt4}},
+		{name: "openai-responses/gpt-4", want: Info{Provider: "openai-responses", Model: "gpt-4", BaseURL: OpenAIURL, Vision: true, Price: &gpt4}},
 		{name: "openai/gpt-3.5-turbo", want: Info{Provider: "openai", Model: "gpt-3.5-turbo", BaseURL: OpenAIURL, Price: &Price{0.5, 1.5}}},
 		{name: "claude-3-haiku", want: Info{Provider: "anthropic", Model: "claude-3-haiku", BaseURL: AnthropicURL, Vision: true, Price: &Price{0.25, 1.25}}},
 		{name: "ollama/gpt-4", want: Info{Provider: "ollama", Model: "gpt-4", BaseURL: OllamaURL, Price: &Price{}}},

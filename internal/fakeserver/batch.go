@@ -254,7 +254,7 @@ func (s *BatchServer) handle(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	case !s.openai && r.Method == http.MethodGet && strings.HasPrefix(path, "/v1/messages/batches/"):
 		status, body, msg = s.get(strings.TrimPrefix(path, "/v1/messages/batches/"))
-	case s.openai && r.Method == http.MethodPost && path == "/v1/chat/completions",
+	case s.openai && r.Method == http.MethodPost && (path == "/v1/chat/completions" || path == "/v1/responses"),
 		!s.openai && r.Method == http.MethodPost && path == "/v1/messages":
 		status, body, msg = s.live(r)
 	default:
@@ -280,10 +280,7 @@ func (s *BatchServer) live(r *http.Request) (int, any, string) {
 		return http.StatusBadRequest, nil, "bad JSON body: " + err.Error()
 	}
 	c := Call{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
-	decode, answer := decodeOpenAI, answerOpenAI
-	if !s.openai {
-		decode, answer = decodeAnthropic, answerAnthropic
-	}
+	decode, answer := s.dialect(r.URL.Path)
 	if err := decode(body, &c); err != nil {
 		return http.StatusBadRequest, nil, err.Error()
 	}
@@ -374,8 +371,8 @@ func (s *BatchServer) create(r *http.Request) (int, any, string) {
 		if !ok {
 			return http.StatusBadRequest, nil, "no such input file " + req.InputFileID
 		}
-		if req.CompletionWindow != "24h" || req.Endpoint != "/v1/chat/completions" {
-			return http.StatusBadRequest, nil, "want completion_window 24h and endpoint /v1/chat/completions"
+		if req.CompletionWindow != "24h" || (req.Endpoint != "/v1/chat/completions" && req.Endpoint != "/v1/responses") {
+			return http.StatusBadRequest, nil, "want completion_window 24h and endpoint /v1/chat/completions or /v1/responses"
 		}
 		b.inputFile, b.endpoint, b.metadata = req.InputFileID, req.Endpoint, req.Metadata
 		for _, l := range bytes.Split(file, []byte("\n")) {
@@ -488,14 +485,11 @@ func (s *BatchServer) finish(b *fakeBatch) {
 	var out, errs bytes.Buffer
 	expired := false
 	for _, line := range b.lines {
-		id, body, err := s.requestBody(line)
+		id, body, err := s.requestBody(line, b.endpoint)
 		c := Call{N: len(s.calls) + 1, Path: b.endpoint, Body: body}
 		if err == nil {
-			if s.openai {
-				err = decodeOpenAI(body, &c)
-			} else {
-				err = decodeAnthropic(body, &c)
-			}
+			decode, _ := s.dialect(b.endpoint)
+			err = decode(body, &c)
 		}
 		var rep Reply
 		switch {
@@ -532,15 +526,31 @@ func (s *BatchServer) finish(b *fakeBatch) {
 	}
 }
 
-// requestBody takes a request line apart.
-func (s *BatchServer) requestBody(line []byte) (string, map[string]any, error) {
+// dialect returns how the fake reads and answers a request of endpoint.
+func (s *BatchServer) dialect(endpoint string) (decode func(map[string]any, *Call) error, answer func(Call, Reply) any) {
+	switch {
+	case !s.openai:
+		return decodeAnthropic, answerAnthropic
+	case endpoint == "/v1/responses":
+		return decodeResponses, answerResponses
+	}
+	return decodeOpenAI, answerOpenAI
+}
+
+// requestBody takes a request line apart; an OpenAI line must name the
+// batch's endpoint.
+func (s *BatchServer) requestBody(line []byte, endpoint string) (string, map[string]any, error) {
 	var l struct {
 		CustomID string          `json:"custom_id"`
+		URL      string          `json:"url"`    // OpenAI
 		Body     json.RawMessage `json:"body"`   // OpenAI
 		Params   json.RawMessage `json:"params"` // Anthropic
 	}
 	if err := json.Unmarshal(line, &l); err != nil {
 		return "", nil, err
+	}
+	if s.openai && l.URL != endpoint {
+		return l.CustomID, nil, fmt.Errorf("the line's url %q is not the batch's endpoint %s", l.URL, endpoint)
 	}
 	raw := l.Body
 	if !s.openai {
@@ -579,7 +589,8 @@ func (s *BatchServer) writeResult(out, errs *bytes.Buffer, b *fakeBatch, id stri
 			line["response"] = map[string]any{"status_code": rep.Status, "request_id": "req_" + id, "body": errorOpenAI(rep.Status, rep.Message)}
 			enc(errs, line)
 		default:
-			line["response"] = map[string]any{"status_code": 200, "request_id": "req_" + id, "body": answerOpenAI(c, rep)}
+			_, answer := s.dialect(b.endpoint)
+			line["response"] = map[string]any{"status_code": 200, "request_id": "req_" + id, "body": answer(c, rep)}
 			enc(out, line)
 		}
 		return

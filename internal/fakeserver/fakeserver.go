@@ -136,11 +136,11 @@ type Call struct {
 	System   string // OpenAI: the system messages' text; Anthropic: the system field
 	Messages []Message
 	Settings Settings
-	Tools    []string       // names of the tools offered
+	Tools    []string // names of the tools offered
 	// ThinkingBudget is Anthropic's thinking.budget_tokens; 0 when
 	// thinking is not enabled.
 	ThinkingBudget int
-	Body     map[string]any // the decoded JSON body, for fields not lifted above
+	Body           map[string]any // the decoded JSON body, for fields not lifted above
 
 	// Fault is the fault injected into this call's answer, NoFault if none.
 	// The Call passed to Options.Reply does not have it yet.
@@ -181,7 +181,8 @@ type Reply struct {
 	Reasoning      string
 	ReasoningField string
 	// ReasoningTokens, when above 0, is OpenAI's
-	// usage.completion_tokens_details.reasoning_tokens.
+	// usage.completion_tokens_details.reasoning_tokens (the Responses
+	// API's output_tokens_details.reasoning_tokens).
 	ReasoningTokens int
 	// Thoughts are answered before the text: Anthropic's thinking and
 	// redacted_thinking blocks, signed, or the Responses API's reasoning

@@ -30,8 +30,11 @@ const (
 // tagKey is the metadata key a batch's run tag is stored under.
 const tagKey = "evalmd_run"
 
-// chatEndpoint is the endpoint every request line of a batch names.
-const chatEndpoint = "/v1/chat/completions"
+// The endpoints a batch's request lines name: one per batch.
+const (
+	chatEndpoint      = "/v1/chat/completions"
+	responsesEndpoint = "/v1/responses"
+)
 
 // Batch says a text-completions model cannot be batched.
 func (m *textModel) Batch() (model.BatchAPI, error) {
@@ -41,29 +44,53 @@ func (m *textModel) Batch() (model.BatchAPI, error) {
 // Batch returns the model's batch API: OpenAI's Files and Batches, which
 // any server serving them (Azure, hosted OpenAI-compatible services)
 // answers too.
-func (m *chatModel) Batch() (model.BatchAPI, error) { return m, nil }
+func (m *chatModel) Batch() (model.BatchAPI, error) {
+	return &batchAPI{cfg: m.cfg, files: m.files, batches: m.batches, endpoint: chatEndpoint,
+		body: func(req model.Request) (any, error) { return m.params(req) },
+		reply: func(data []byte) (model.Response, error) {
+			var out openai.ChatCompletion
+			if err := json.Unmarshal(data, &out); err != nil {
+				return model.Response{}, err
+			}
+			return m.response(&out)
+		}}, nil
+}
+
+// batchAPI is OpenAI's Files and Batches APIs for one model and endpoint:
+// each request line carries the body a live request of the endpoint
+// would, made by body, and each answer is read by reply, as a live one is.
+type batchAPI struct {
+	cfg      config
+	files    openai.FileService
+	batches  openai.BatchService
+	endpoint string // chatEndpoint or responsesEndpoint
+	body     func(model.Request) (any, error)
+	// reply reads an answer's body; a body that is not the endpoint's
+	// JSON is an error, any other failure the Response's.
+	reply func(body []byte) (model.Response, error)
+}
 
 // BatchLimits are OpenAI's.
-func (m *chatModel) BatchLimits() model.BatchLimits {
+func (m *batchAPI) BatchLimits() model.BatchLimits {
 	return model.BatchLimits{MaxRequests: maxBatchRequests, MaxBytes: maxBatchBytes}
 }
 
 // batchLine is one line of a batch input file.
 type batchLine struct {
-	CustomID string                         `json:"custom_id"`
-	Method   string                         `json:"method"`
-	URL      string                         `json:"url"`
-	Body     openai.ChatCompletionNewParams `json:"body"`
+	CustomID string `json:"custom_id"`
+	Method   string `json:"method"`
+	URL      string `json:"url"`
+	Body     any    `json:"body"`
 }
 
-// BatchLine encodes req as the live chat request's body, wrapped in a
-// batch line.
-func (m *chatModel) BatchLine(customID string, req model.Request) ([]byte, error) {
-	params, err := m.params(req)
+// BatchLine encodes req as the live request's body, wrapped in a batch
+// line.
+func (m *batchAPI) BatchLine(customID string, req model.Request) ([]byte, error) {
+	params, err := m.body(req)
 	if err != nil {
 		return nil, m.cfg.wrap(err)
 	}
-	line, err := json.Marshal(batchLine{CustomID: customID, Method: http.MethodPost, URL: chatEndpoint, Body: params})
+	line, err := json.Marshal(batchLine{CustomID: customID, Method: http.MethodPost, URL: m.endpoint, Body: params})
 	if err != nil {
 		return nil, m.cfg.wrap(err)
 	}
@@ -73,7 +100,7 @@ func (m *chatModel) BatchLine(customID string, req model.Request) ([]byte, error
 // batchCall bounds one call of the Files or Batches API by the request
 // timeout and classifies its failure; a 404 or 405 says the server does not
 // serve that API.
-func (m *chatModel) batchCall(ctx context.Context, what string, call func(ctx context.Context, res **http.Response) error) error {
+func (m *batchAPI) batchCall(ctx context.Context, what string, call func(ctx context.Context, res **http.Response) error) error {
 	timeout := m.cfg.opt.RequestTimeout()
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -96,7 +123,7 @@ func (m *chatModel) batchCall(ctx context.Context, what string, call func(ctx co
 }
 
 // UploadBatch uploads the request lines as a file for a batch.
-func (m *chatModel) UploadBatch(ctx context.Context, lines []byte) (string, error) {
+func (m *batchAPI) UploadBatch(ctx context.Context, lines []byte) (string, error) {
 	var f *openai.FileObject
 	err := m.batchCall(ctx, "uploading the batch's request file", func(ctx context.Context, res **http.Response) error {
 		var err error
@@ -116,13 +143,13 @@ func (m *chatModel) UploadBatch(ctx context.Context, lines []byte) (string, erro
 }
 
 // CreateBatch starts a 24-hour batch of an uploaded file, tagged.
-func (m *chatModel) CreateBatch(ctx context.Context, fileID string, _ []byte, tag string) (model.BatchInfo, error) {
+func (m *batchAPI) CreateBatch(ctx context.Context, fileID string, _ []byte, tag string) (model.BatchInfo, error) {
 	var b *openai.Batch
 	err := m.batchCall(ctx, "creating a batch", func(ctx context.Context, res **http.Response) error {
 		var err error
 		b, err = m.batches.New(ctx, openai.BatchNewParams{
 			CompletionWindow: openai.BatchNewParamsCompletionWindow24h,
-			Endpoint:         openai.BatchNewParamsEndpointV1ChatCompletions,
+			Endpoint:         openai.BatchNewParamsEndpoint(m.endpoint),
 			InputFileID:      fileID,
 			Metadata:         shared.Metadata{tagKey: tag},
 		}, option.WithResponseInto(res))
@@ -139,7 +166,7 @@ func (m *chatModel) CreateBatch(ctx context.Context, fileID string, _ []byte, ta
 
 // FindBatches pages through the account's batches, newest first, down to
 // since, and returns those tagged tag.
-func (m *chatModel) FindBatches(ctx context.Context, tag string, since time.Time) ([]model.BatchInfo, error) {
+func (m *batchAPI) FindBatches(ctx context.Context, tag string, since time.Time) ([]model.BatchInfo, error) {
 	var found []model.BatchInfo
 	after := ""
 	for page := 0; page < 1000; page++ {
@@ -177,7 +204,7 @@ func (m *chatModel) FindBatches(ctx context.Context, tag string, since time.Time
 }
 
 // GetBatch reports a batch's state.
-func (m *chatModel) GetBatch(ctx context.Context, id string) (model.BatchInfo, error) {
+func (m *batchAPI) GetBatch(ctx context.Context, id string) (model.BatchInfo, error) {
 	var b *openai.Batch
 	err := m.batchCall(ctx, "batch "+id, func(ctx context.Context, res **http.Response) error {
 		var err error
@@ -237,7 +264,7 @@ type resultLine struct {
 
 // BatchResults reads an ended batch's output file (answers) and error file
 // (requests that failed or expired).
-func (m *chatModel) BatchResults(ctx context.Context, b model.BatchInfo, fn func(model.BatchResult) error) error {
+func (m *batchAPI) BatchResults(ctx context.Context, b model.BatchInfo, fn func(model.BatchResult) error) error {
 	for _, file := range []string{b.OutputFile, b.ErrorFile} {
 		if file == "" {
 			continue
@@ -249,7 +276,7 @@ func (m *chatModel) BatchResults(ctx context.Context, b model.BatchInfo, fn func
 	return nil
 }
 
-func (m *chatModel) readResults(ctx context.Context, batchID, file string, fn func(model.BatchResult) error) error {
+func (m *batchAPI) readResults(ctx context.Context, batchID, file string, fn func(model.BatchResult) error) error {
 	var body io.ReadCloser
 	// The file may be large: the request timeout bounds getting its
 	// headers, the caller's context its reading.
@@ -343,7 +370,7 @@ func customIDOf(start []byte) string {
 
 // resultOf reads one result line: an answer is read by the same code as a
 // live reply, an error classified as a live error of its status would be.
-func (m *chatModel) resultOf(line []byte) (model.BatchResult, error) {
+func (m *batchAPI) resultOf(line []byte) (model.BatchResult, error) {
 	var l resultLine
 	if err := json.Unmarshal(line, &l); err != nil {
 		return model.BatchResult{}, fmt.Errorf("not a batch result: %w", err)
@@ -354,12 +381,12 @@ func (m *chatModel) resultOf(line []byte) (model.BatchResult, error) {
 	r := model.BatchResult{CustomID: l.CustomID}
 	switch {
 	case l.Response != nil && l.Response.StatusCode == http.StatusOK:
-		var out openai.ChatCompletion
-		if err := json.Unmarshal(l.Response.Body, &out); err != nil {
-			r.Err = &model.APIError{Provider: m.cfg.label, Retryable: true, Message: "malformed reply in batch output: " + err.Error()}
-			return r, nil
+		res, err := m.reply(l.Response.Body)
+		var ae *model.APIError
+		if err != nil && !errors.As(err, &ae) {
+			err = &model.APIError{Provider: m.cfg.label, Retryable: true, Message: "malformed reply in batch output: " + err.Error()}
 		}
-		r.Response, r.Err = m.response(&out)
+		r.Response, r.Err = res, err
 	case l.Response != nil && l.Response.StatusCode != 0:
 		r.Err = wire.StatusError(m.cfg.label, m.cfg.key, l.Response.StatusCode, l.Response.Body)
 	case l.Error != nil:

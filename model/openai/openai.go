@@ -1,6 +1,7 @@
 // Package openai is the provider of OpenAI's chat-completions API and of
 // every server that speaks it (vLLM, Ollama, llama.cpp, hosted
-// OpenAI-compatible APIs). Register wires it into a model.Registry.
+// OpenAI-compatible APIs), and of OpenAI's Responses API
+// (openai-responses/MODEL). Register wires it into a model.Registry.
 package openai
 
 import (
@@ -16,6 +17,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/evalmd/evalmd/model"
@@ -32,11 +34,11 @@ type Options struct {
 	CompletionAPI bool
 }
 
-// Register adds the providers of this package to r: openai, ollama, vllm,
-// llamacpp and openai-api (openai-api/NAME/MODEL, and any model name given
+// Register adds the providers of this package to r: openai,
+// openai-responses, ollama, vllm, llamacpp and openai-api (openai-api/NAME/MODEL, and any model name given
 // with a base URL that no other provider claims).
 func Register(r *model.Registry) {
-	for _, p := range []string{"openai", "ollama", "vllm", "llamacpp", "openai-api"} {
+	for _, p := range []string{"openai", "openai-responses", "ollama", "vllm", "llamacpp", "openai-api"} {
 		r.Register(p, newClient)
 	}
 }
@@ -71,7 +73,7 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	var keyVars []string
 	var server, defaultBase string // the provider whose server it is (NAME_BASE_URL, base_urls)
 	switch ref.Provider {
-	case "openai":
+	case "openai", "openai-responses":
 		keyVars, server = []string{"OPENAI_API_KEY"}, "openai"
 		defaultBase = model.OpenAIURL
 	case "ollama", "vllm", "llamacpp":
@@ -113,7 +115,7 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	cfg.info = model.Info{Provider: ref.Provider, Label: ref.Label, Model: ref.Model, BaseURL: base,
 		ReasoningBudget: budgetMember(ref.Provider, base)}
 	switch ref.Provider {
-	case "openai":
+	case "openai", "openai-responses":
 		cfg.info.Vision = model.OpenAIVision(ref.Model)
 		cfg.info.FixedSampling = reasoningModel(ref.Model)
 		if official {
@@ -140,6 +142,10 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	}
 	if key != "" {
 		opts = append(opts, option.WithAPIKey(key))
+	}
+	if ref.Provider == "openai-responses" {
+		return &responsesModel{cfg: cfg, responses: responses.NewResponseService(opts...),
+			files: openai.NewFileService(opts...), batches: openai.NewBatchService(opts...)}, nil
 	}
 	if model.ProviderOption[Options](opt).CompletionAPI {
 		return &textModel{cfg: cfg, completions: openai.NewCompletionService(opts...)}, nil
