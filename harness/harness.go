@@ -272,7 +272,8 @@ func openModels(cfg Config, names []string) (models, error) {
 func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID string, graders *regrade.Graders, resuming bool) ([]*plan.Output, *write.Files, error) {
 	popt := prepare.Options{Schema: cfg.Schema, DataKeys: cfg.DataKeys, Settings: cfg.Settings, Vision: cfg.Vision,
 		AllowOutsideFiles: cfg.AllowOutsideFiles, DataRoots: cfg.DataRoots,
-		NoModel: len(cfg.Models) == 0, DryRun: cfg.DryRun, Reformat: ms.reformat != nil, Created: cfg.Now(), Stderr: cfg.Stderr, Clear: cfg.clear}
+		NoModel: len(cfg.Models) == 0, DryRun: cfg.DryRun, Reformat: ms.reformat != nil, Created: cfg.Now(), Stderr: cfg.Stderr, Clear: cfg.clear,
+		Models: ms.made}
 	sheets, warnings, err := prepare.Read(cfg.Sheets, popt)
 	sum.Warnings += warnings
 	if err != nil {

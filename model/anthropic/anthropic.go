@@ -248,6 +248,5 @@ func (m *messagesModel) params(req model.Request) (anthropic.MessageNewParams, e
 	if len(s.Stop) > 0 {
 		p.StopSequences = s.Stop
 	}
-	// Anthropic has no seed: Settings.Seed is not sent.
 	return p, nil
 }

@@ -29,28 +29,28 @@ const topPWithThinking = 0.95
 //     effort (Opus 4.5 and later take it); minimal is sent as low, which
 //     is Claude's least; none sends thinking {type: disabled}. The effort
 //     does not turn thinking on: reasoning_tokens does.
-func sent(s model.Settings) (model.Settings, []string, error) {
-	var dropped []string
+func sent(s model.Settings) (model.Settings, []model.SettingNote, error) {
+	var dropped []model.SettingNote
 	if s.ReasoningTokens > 0 {
 		if s.ReasoningTokens < minThinkingBudget {
-			return s, nil, fmt.Errorf("reasoning_tokens %d: Anthropic's thinking budget is at least %d tokens", s.ReasoningTokens, minThinkingBudget)
+			return s, nil, &model.SettingNote{Name: "reasoning_tokens", Why: fmt.Sprintf("reasoning_tokens %d: Anthropic's thinking budget is at least %d tokens", s.ReasoningTokens, minThinkingBudget)}
 		}
 		if s.ReasoningEffort == model.ReasoningNone {
-			return s, nil, fmt.Errorf("reasoning_effort none turns Anthropic's thinking off, and reasoning_tokens %d turns it on: set one", s.ReasoningTokens)
+			return s, nil, &model.SettingNote{Name: "reasoning_effort", Why: fmt.Sprintf("reasoning_effort none turns Anthropic's thinking off, and reasoning_tokens %d turns it on: set one", s.ReasoningTokens)}
 		}
 		switch {
 		case s.MaxTokens == 0:
 			s.MaxTokens = s.ReasoningTokens + defaultMaxTokens
 		case s.MaxTokens <= s.ReasoningTokens:
-			return s, nil, fmt.Errorf("max_tokens %d must exceed reasoning_tokens %d: Anthropic counts the thinking in max_tokens (raise max_tokens, or leave it unset for %d)",
-				s.MaxTokens, s.ReasoningTokens, s.ReasoningTokens+defaultMaxTokens)
+			return s, nil, &model.SettingNote{Name: "max_tokens", Why: fmt.Sprintf("max_tokens %d must exceed reasoning_tokens %d: Anthropic counts the thinking in max_tokens (raise max_tokens, or leave it unset for %d)",
+				s.MaxTokens, s.ReasoningTokens, s.ReasoningTokens+defaultMaxTokens)}
 		}
 		if s.Temperature != nil {
-			dropped = append(dropped, fmt.Sprintf("temperature %g is not sent: with thinking (reasoning_tokens) Anthropic takes none but 1", *s.Temperature))
+			dropped = append(dropped, model.SettingNote{Name: "temperature", Why: "with thinking (reasoning_tokens) Anthropic takes none but 1"})
 			s.Temperature = nil
 		}
 		if s.TopP != nil && *s.TopP < topPWithThinking {
-			dropped = append(dropped, fmt.Sprintf("top_p %g is not sent: with thinking (reasoning_tokens) Anthropic takes none below %g", *s.TopP, topPWithThinking))
+			dropped = append(dropped, model.SettingNote{Name: "top_p", Why: fmt.Sprintf("with thinking (reasoning_tokens) Anthropic takes none below %g", topPWithThinking)})
 			s.TopP = nil
 		}
 	}
@@ -58,13 +58,23 @@ func sent(s model.Settings) (model.Settings, []string, error) {
 	case "", model.ReasoningNone, model.ReasoningLow, model.ReasoningMedium, model.ReasoningHigh:
 	case model.ReasoningMinimal:
 		s.ReasoningEffort = model.ReasoningLow
+		dropped = append(dropped, model.SettingNote{Name: "reasoning_effort", As: model.ReasoningLow, Why: "Claude's least effort"})
 	default:
-		return s, nil, fmt.Errorf("reasoning_effort %q: want none, minimal, low, medium or high", s.ReasoningEffort)
+		return s, nil, &model.SettingNote{Name: "reasoning_effort", Why: fmt.Sprintf("reasoning_effort %q: want none, minimal, low, medium or high", s.ReasoningEffort)}
+	}
+	if s.Seed != nil {
+		dropped = append(dropped, model.SettingNote{Name: "seed", Why: "Anthropic takes none"})
+		s.Seed = nil
 	}
 	if s.MaxTokens == 0 {
 		s.MaxTokens = defaultMaxTokens
 	}
 	return s, dropped, nil
+}
+
+// SendSettings says what a request asking s sends (sent).
+func (m *messagesModel) SendSettings(s model.Settings) (model.Settings, []model.SettingNote, error) {
+	return sent(s)
 }
 
 // setReasoning puts the reasoning settings of s (as sent returned them)

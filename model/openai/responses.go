@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
@@ -51,11 +52,11 @@ func (m *responsesModel) Batch() (model.BatchAPI, error) {
 func (m *responsesModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
 	body, err := m.body(req)
 	if err != nil {
-		return model.Response{}, m.cfg.wrap(req, err)
+		return model.Response{}, m.cfg.wrap(err)
 	}
 	data, err := json.Marshal(body)
 	if err != nil {
-		return model.Response{}, m.cfg.wrap(req, err)
+		return model.Response{}, m.cfg.wrap(err)
 	}
 	timeout := m.cfg.opt.RequestTimeout()
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
@@ -66,16 +67,16 @@ func (m *responsesModel) Complete(ctx context.Context, req model.Request) (model
 		option.WithRequestBody("application/json", data), option.WithResponseBodyInto(&raw),
 		option.WithResponseInto(&httpRes), m.cfg.capReply())
 	if err != nil {
-		return model.Response{}, m.cfg.failed(req, err, httpRes, ctx, callCtx, timeout)
+		return model.Response{}, m.cfg.failed(err, httpRes, ctx, callCtx, timeout)
 	}
 	var out responsesReply
 	if err := json.Unmarshal(raw, &out); err != nil {
-		return model.Response{}, m.cfg.wrap(req, &model.APIError{Provider: m.cfg.label, Retryable: true,
+		return model.Response{}, m.cfg.wrap(&model.APIError{Provider: m.cfg.label, Retryable: true,
 			Message: "malformed reply: " + err.Error()})
 	}
 	res, err := out.response(m.cfg.label)
 	if err != nil {
-		return model.Response{}, m.cfg.wrap(req, err)
+		return model.Response{}, m.cfg.wrap(err)
 	}
 	return res, nil
 }
@@ -151,7 +152,7 @@ func (m *responsesModel) body(req model.Request) (responsesRequest, error) {
 	s, _ := m.sent(req.Settings)
 	b := responsesRequest{Model: m.cfg.info.Model, Instructions: req.System, Store: false,
 		MaxOutputTokens: s.MaxTokens, Temperature: s.Temperature, TopP: s.TopP}
-	if reasoningModel(m.cfg.info.Model) || s.ReasoningEffort != "" {
+	if m.cfg.info.FixedSampling || s.ReasoningEffort != "" {
 		// Summaries are what a person can read of the reasoning; the
 		// encrypted content is what an agent's next turn sends back.
 		b.Reasoning = &responsesReasoning{Effort: s.ReasoningEffort, Summary: "auto"}
@@ -217,35 +218,43 @@ func (m *responsesModel) body(req model.Request) (responsesRequest, error) {
 // reasoning_effort is reasoning.effort, as given; the API has no seed, no
 // stop sequences and no thinking budget (reasoning_tokens); a reasoning
 // model takes no temperature or top_p.
-func (m *responsesModel) sent(s model.Settings) (model.Settings, []string) {
-	var dropped []string
+func (m *responsesModel) sent(s model.Settings) (model.Settings, []model.SettingNote) {
+	var dropped []model.SettingNote
+	note := func(name, as, why string) { dropped = append(dropped, model.SettingNote{Name: name, As: as, Why: why}) }
 	if s.MaxTokens > 0 && s.MaxTokens < minOutputTokens {
-		dropped = append(dropped, fmt.Sprintf("max_tokens %d is sent as %d: the Responses API's least max_output_tokens", s.MaxTokens, minOutputTokens))
+		note("max_tokens", strconv.Itoa(minOutputTokens), "the Responses API's least max_output_tokens")
 		s.MaxTokens = minOutputTokens
 	}
 	if s.Seed != nil {
-		dropped = append(dropped, "seed is not sent: the Responses API takes none")
+		note("seed", "", "the Responses API takes none")
 		s.Seed = nil
 	}
 	if len(s.Stop) > 0 {
-		dropped = append(dropped, "stop is not sent: the Responses API takes no stop sequences")
+		note("stop", "", "the Responses API takes no stop sequences")
 		s.Stop = nil
 	}
 	if s.ReasoningTokens > 0 {
-		dropped = append(dropped, "reasoning_tokens is not sent: OpenAI takes no thinking budget (reasoning_effort is its setting)")
+		note("reasoning_tokens", "", "OpenAI takes no thinking budget (reasoning_effort is its setting)")
 		s.ReasoningTokens = 0
 	}
-	if reasoningModel(m.cfg.info.Model) {
+	if m.cfg.info.FixedSampling {
 		if s.Temperature != nil {
-			dropped = append(dropped, fmt.Sprintf("temperature %g is not sent: %s is a reasoning model, which takes none", *s.Temperature, m.cfg.info.Model))
+			note("temperature", "", "a reasoning model takes only the default (OpenAI answers HTTP 400)")
 			s.Temperature = nil
 		}
 		if s.TopP != nil {
-			dropped = append(dropped, fmt.Sprintf("top_p %g is not sent: %s is a reasoning model, which takes none", *s.TopP, m.cfg.info.Model))
+			note("top_p", "", "a reasoning model takes only the default (OpenAI answers HTTP 400)")
 			s.TopP = nil
 		}
 	}
 	return s, dropped
+}
+
+// SendSettings says what a request asking s sends (sent); the Responses
+// API takes every request.
+func (m *responsesModel) SendSettings(s model.Settings) (model.Settings, []model.SettingNote, error) {
+	s, notes := m.sent(s)
+	return s, notes, nil
 }
 
 // responsesReply is the part of a Responses API reply read: its output

@@ -9,6 +9,7 @@ package prepare
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -51,6 +52,10 @@ type Options struct {
 	// Stderr receives warnings; Clear starts each line said.
 	Stderr io.Writer
 	Clear  string
+	// Models are the models made, by name (none in a dry run): each says
+	// what a request's settings send (model.SendSettings), which is what
+	// the request carries and the output records.
+	Models map[string]model.Model
 }
 
 // Sheet is a sheet read.
@@ -209,8 +214,14 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 	if err != nil {
 		return nil, err
 	}
+	send := func(s model.Settings) (model.Settings, []model.SettingNote, error) {
+		return model.SendSettings(opt.Models[modelName], minfo, s)
+	}
 	if !opt.NoModel {
-		run.Gen, _ = minfo.Sendable(run.Gen) // said per question below
+		// Recorded as sent; the questions say what is not.
+		if s, _, err := send(run.Gen); err == nil {
+			run.Gen = s
+		}
 	}
 	if !run.Gen.IsZero() {
 		out.Sheet.Settings = &run.Gen
@@ -229,7 +240,9 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 			return nil, err
 		}
 		if !opt.NoModel {
-			req.Settings = sendable(opt, modelName, minfo, req.Settings, values, notes.said)
+			if req.Settings, err = sendSettings(opt, send, modelName, it.Name, req.Settings, values, notes.said); err != nil {
+				return nil, err
+			}
 		}
 		sent := req.Settings
 		q := result.Question{
@@ -252,33 +265,49 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 	return o, nil
 }
 
-// sendable is s without what the model does not take (model.Info's
-// Sendable: an OpenAI reasoning model's temperature and top_p, a thinking
-// budget its server has no member for), so the request and its record
-// hold what is sent. Each setting left out is said once per run and
-// model, naming where it was set, instead of a refusal per question.
-func sendable(opt Options, modelName string, minfo model.Info, s model.Settings, values setting.Values, said map[string]bool) model.Settings {
-	sent, dropped := minfo.Sendable(s)
-	for _, name := range dropped {
-		key := "sendable|" + modelName + "|" + name
+// sendSettings asks what a question's settings send to the model
+// (model.SendSettings: its own rules, else model.Info's Sendable), so the
+// request and its record hold what is sent. A setting the model cannot
+// send stops the run before any call, naming where it was set; each one
+// sent otherwise than asked (an OpenAI reasoning model's temperature, a
+// thinking budget its server has no member for, Anthropic's temperature
+// with thinking) is said once per run and model, naming where it was set,
+// instead of a refusal per question.
+func sendSettings(opt Options, send func(model.Settings) (model.Settings, []model.SettingNote, error), modelName, question string,
+	s model.Settings, values setting.Values, said map[string]bool) (model.Settings, error) {
+	at := func(name string) string {
+		o, ok := values.From[name]
+		switch {
+		case !ok:
+			return ""
+		case o.Source == setting.Flag:
+			return " (--" + strings.ReplaceAll(name, "_", "-") + ")"
+		}
+		return " (" + o.String() + ")"
+	}
+	sent, notes, err := send(s)
+	if err != nil {
+		var n *model.SettingNote
+		if errors.As(err, &n) {
+			if o, ok := values.From[n.Name]; ok && o.Source != setting.Flag {
+				return s, fmt.Errorf("%s: question %q: model %s: %w", o, question, modelName, err)
+			}
+		}
+		return s, fmt.Errorf("question %q: model %s: %w", question, modelName, err)
+	}
+	for _, n := range notes {
+		key := "sendable|" + modelName + "|" + n.Name
 		if said[key] {
 			continue
 		}
 		said[key] = true
-		why := "its server takes no thinking budget (README: Reasoning)"
-		if name != "reasoning_tokens" {
-			why = "a reasoning model takes only the default (OpenAI answers HTTP 400)"
+		how := "is not sent"
+		if n.As != "" {
+			how = "is sent as " + n.As
 		}
-		at := ""
-		if o, ok := values.From[name]; ok {
-			at = " (" + o.String() + ")"
-			if o.Source == setting.Flag {
-				at = " (--" + strings.ReplaceAll(name, "_", "-") + ")"
-			}
-		}
-		opt.say("warning: %s: %s %s%s is not sent: %s; the outputs record the settings sent", modelName, name, setting.Lookup(name).Text(&values), at, why)
+		opt.say("warning: %s: %s %s%s %s: %s; the outputs record the settings sent", modelName, n.Name, setting.Lookup(n.Name).Text(&values), at(n.Name), how, n.Why)
 	}
-	return sent
+	return sent, nil
 }
 
 // truncate cuts a user message as the question's settings ask, for the
