@@ -9,14 +9,14 @@ import (
 )
 
 // An answer's response survives the batch journal, reasoning included:
-// every field but those of code and agent modes (Work, ToolCalls), which
-// batches never carry.
+// every field but those of code and agent modes (Work, ToolCalls,
+// ReasoningBlocks), which batches never carry.
 func TestAnswerRecordKeepsResponse(t *testing.T) {
 	want := model.Response{Text: "A", InputTokens: 1, OutputTokens: 9, Model: "m", FinishReason: "length",
 		Reasoning: "hmm", ReasoningTokens: 8}
 	rv := reflect.ValueOf(want)
 	for i := 0; i < rv.NumField(); i++ {
-		if f := rv.Type().Field(i); f.Name != "Work" && f.Name != "ToolCalls" && rv.Field(i).IsZero() {
+		if f := rv.Type().Field(i); f.Name != "Work" && f.Name != "ToolCalls" && f.Name != "ReasoningBlocks" && rv.Field(i).IsZero() {
 			t.Errorf("Response.%s is zero in the test value", f.Name)
 		}
 	}

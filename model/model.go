@@ -135,7 +135,9 @@ type Response struct {
 	// ToolCalls are the tools the model asked to run, in order.
 	ToolCalls []ToolCall `json:",omitempty"`
 	// ReasoningBlocks are the reply's reasoning as the API returned it, for
-	// an agent to send back with the next turn (see ReasoningBlock).
+	// an agent to send back with the next turn (see ReasoningBlock); like
+	// ToolCalls, the agent loop's, kept in its transcript, never in a
+	// journal's settled answer.
 	ReasoningBlocks []ReasoningBlock `json:",omitempty"`
 	// Work is what a code- or agent-mode answer ran; nil for a plain
 	// completion.

@@ -188,8 +188,9 @@ func TestJournaledOutcomesComeFirst(t *testing.T) {
 
 // Every field of a response survives the journal (a code- or agent-mode
 // answer's work, the finish reason that notes a refusal, the reasoning),
-// so a resumed run has it without asking again. ToolCalls are the agent
-// loop's, inside its work, never a settled answer's.
+// so a resumed run has it without asking again. ToolCalls and
+// ReasoningBlocks are the agent loop's, inside its work (the transcript),
+// never a settled answer's.
 func TestJournalKeepsWork(t *testing.T) {
 	answer := "42"
 	work := &model.Work{Mode: "agent", Turns: 2, Limit: "max_turns", Answer: &answer,
@@ -201,7 +202,7 @@ func TestJournalKeepsWork(t *testing.T) {
 		Reasoning: "six times seven", ReasoningTokens: 7}
 	rv := reflect.ValueOf(want)
 	for i := 0; i < rv.NumField(); i++ {
-		if f := rv.Type().Field(i); f.Name != "ToolCalls" && rv.Field(i).IsZero() {
+		if f := rv.Type().Field(i); f.Name != "ToolCalls" && f.Name != "ReasoningBlocks" && rv.Field(i).IsZero() {
 			t.Errorf("Response.%s is zero in the test value", f.Name)
 		}
 	}
