@@ -161,13 +161,13 @@ func TestResponsesIncomplete(t *testing.T) {
 }
 
 func TestResponsesSent(t *testing.T) {
-	m := &responsesModel{cfg: config{info: model.Info{Model: "o3"}}}
+	m := &responsesModel{cfg: config{info: model.Info{Model: "o3", FixedSampling: true}}}
 	s, dropped := m.sent(model.Settings{Temperature: providertest.Ptr(0.5), TopP: providertest.Ptr(0.9), MaxTokens: 10,
 		Seed: providertest.Ptr(int64(3)), Stop: []string{"x"}, ReasoningTokens: 2000, ReasoningEffort: "low"})
 	if want := (model.Settings{MaxTokens: minOutputTokens, ReasoningEffort: "low"}); !s.Equal(want) || len(dropped) != 6 {
 		t.Errorf("sent %+v, dropped %q", s, dropped)
 	}
-	m.cfg.info.Model = "gpt-4.1"
+	m.cfg.info = model.Info{Model: "gpt-4.1"}
 	if s, dropped := m.sent(model.Settings{Temperature: providertest.Ptr(0.5), MaxTokens: 100}); s.Temperature == nil || len(dropped) != 0 {
 		t.Errorf("gpt-4.1: sent %+v, dropped %q", s, dropped)
 	}
