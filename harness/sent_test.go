@@ -35,8 +35,8 @@ func TestSentSettingsSaidOnce(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	for _, want := range []string{
-		sheet + ":3: openai-responses/o3: temperature 0.5 is not sent: o3 is a reasoning model, which takes none",
-		sheet + ":4: openai-responses/o3: max_tokens 10 is sent as 16",
+		"openai-responses/o3: temperature 0.5 (" + sheet + ":3) is not sent: a reasoning model takes only the default",
+		"openai-responses/o3: max_tokens 10 (" + sheet + ":4) is sent as 16: the Responses API's least max_output_tokens",
 	} {
 		if n := strings.Count(stderr.String(), want); n != 1 {
 			t.Errorf("said %d times, want once: %s\nstderr:\n%s", n, want, stderr.String())

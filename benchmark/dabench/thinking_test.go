@@ -141,7 +141,7 @@ func TestAgentAnthropicThinking(t *testing.T) {
 	if s := got.Settings; s == nil || s.ReasoningTokens != 2048 || s.Temperature != nil || s.MaxTokens != 2048+4096 {
 		t.Errorf("recorded settings %+v, want those sent", s)
 	}
-	if n := strings.Count(stderr.String(), "temperature 0.5 is not sent"); n != 1 {
+	if n := strings.Count(stderr.String(), "temperature 0.5 (--temperature) is not sent: with thinking (reasoning_tokens) Anthropic takes none but 1"); n != 1 {
 		t.Errorf("the temperature not sent was said %d times, want once:\n%s", n, stderr.String())
 	}
 	logFiles, _ := filepath.Glob(filepath.Join(logs, "*.json"))
