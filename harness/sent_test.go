@@ -78,3 +78,26 @@ func TestSentSettingsRefusedBeforeAnyCall(t *testing.T) {
 		t.Errorf("%d calls made, want none", n)
 	}
 }
+
+// A prompt cut for openai-responses/ is cut by OpenAI's own encoding:
+// no warning that the counts are an estimate, as for openai/.
+func TestResponsesPromptsCutAsOpenAIs(t *testing.T) {
+	dir := t.TempDir()
+	sheet := filepath.Join(dir, "input-cut.md")
+	text := "# Cut\n#### meta\ntruncate: keep-last\n## Q1\n#### question\n" + strings.Repeat("word ", 50) + "\n#### answer\nA\n"
+	if err := os.WriteFile(sheet, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"openai/gpt-4o", "openai-responses/gpt-4o"} {
+		cfg := serverConfig([]string{sheet}, t.TempDir(), "", 1)
+		cfg.Models, cfg.DryRun = []string{name}, true
+		var stderr bytes.Buffer
+		cfg.Stderr = &stderr
+		if _, err := Run(context.Background(), cfg); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, stderr.String())
+		}
+		if strings.Contains(stderr.String(), "not OpenAI's") {
+			t.Errorf("%s: %s", name, stderr.String())
+		}
+	}
+}
