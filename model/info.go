@@ -46,10 +46,13 @@ type Info struct {
 	// (Settings.ReasoningTokens) is sent as, e.g. "thinking_token_budget";
 	// "" when the server takes none, and the budget is not sent.
 	ReasoningBudget string `json:"reasoning_budget,omitempty"`
+	// BudgetAlone says the server refuses an effort beside a budget
+	// (OpenRouter, Gemini): given both, the budget is sent alone.
+	BudgetAlone bool `json:"budget_alone,omitempty"`
 }
 
 // Sendable is s without the settings the model does not take (Info's
-// FixedSampling and ReasoningBudget), and the names of those left out, so
+// FixedSampling, ReasoningBudget and BudgetAlone), and the names of those left out, so
 // that what is recorded is what was sent. An offline model keeps every
 // setting: it sends nothing.
 func (i Info) Sendable(s Settings) (Settings, []string) {
@@ -64,6 +67,9 @@ func (i Info) Sendable(s Settings) (Settings, []string) {
 	}
 	if !i.Offline && i.ReasoningBudget == "" && s.ReasoningTokens > 0 {
 		s.ReasoningTokens, dropped = 0, append(dropped, "reasoning_tokens")
+	}
+	if i.BudgetAlone && s.ReasoningTokens > 0 && s.ReasoningEffort != "" {
+		s.ReasoningEffort, dropped = "", append(dropped, "reasoning_effort")
 	}
 	return s, dropped
 }

@@ -40,8 +40,11 @@ func SendSettings(m Model, info Info, s Settings) (Settings, []SettingNote, erro
 	var notes []SettingNote
 	for _, name := range dropped {
 		why := "a reasoning model takes only the default (OpenAI answers HTTP 400)"
-		if name == "reasoning_tokens" {
+		switch name {
+		case "reasoning_tokens":
 			why = "its server takes no thinking budget (README: Reasoning)"
+		case "reasoning_effort":
+			why = "its server takes an effort or a budget, not both, and is sent the budget"
 		}
 		notes = append(notes, SettingNote{Name: name, Why: why})
 	}

@@ -114,6 +114,7 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	cfg.key = key
 	cfg.info = model.Info{Provider: ref.Provider, Label: ref.Label, Model: ref.Model, BaseURL: base,
 		ReasoningBudget: budgetMember(ref.Provider, base)}
+	cfg.info.BudgetAlone = cfg.info.ReasoningBudget == budgetOpenRouter || cfg.info.ReasoningBudget == budgetGemini
 	switch ref.Provider {
 	case "openai", "openai-responses":
 		cfg.info.Vision = model.OpenAIVision(ref.Model)
@@ -471,15 +472,10 @@ func (m *chatModel) params(req model.Request) (openai.ChatCompletionNewParams, e
 		p.TopP = openai.Float(*s.TopP)
 	}
 	if s.ReasoningTokens > 0 {
-		// Sendable kept it: the server takes a budget. OpenRouter and
-		// Gemini refuse an effort beside it, so the budget, the more
-		// precise of the two, is sent alone there.
-		member := m.cfg.info.ReasoningBudget
-		name, v := budgetBody(member, s.ReasoningTokens)
+		// Sendable kept it: the server takes a budget (and, where it
+		// refuses an effort beside it, BudgetAlone, left the effort out).
+		name, v := budgetBody(m.cfg.info.ReasoningBudget, s.ReasoningTokens)
 		p.SetExtraFields(map[string]any{name: v})
-		if member == budgetOpenRouter || member == budgetGemini {
-			s.ReasoningEffort = ""
-		}
 	}
 	if s.ReasoningEffort != "" {
 		p.ReasoningEffort = shared.ReasoningEffort(s.ReasoningEffort)
