@@ -203,3 +203,23 @@ func TestAnsweredRunsTheCodeOfACompletionMadeElsewhere(t *testing.T) {
 		t.Errorf("agent: %v, want refused", err)
 	}
 }
+
+// Code mode takes the code from the answer, never from the thinking
+// before it: a <think> block holding a wrong program is moved to the
+// reasoning, and the program after it runs (think_tags keep would run
+// the first block, the thinking's).
+func TestCodeModeReadsTheAnswerAfterThinking(t *testing.T) {
+	m := &Model{Inner: nil, Sandbox: pool(t, sandbox.Config{})}
+	defer m.Close()
+	req := model.Task{Request: model.Request{Messages: []model.Message{{Role: "user", Content: "total amount?"}}},
+		Solve: &model.Solve{Mode: model.ModeCode, Extract: "lenient", Files: []string{csvFile(t)}}}
+	done := model.Response{Text: "<think>Maybe\n```python\ndef answer(df):\n    return len(df)\n```\nNo, the sum.</think>\n" +
+		"```python\ndef answer(df):\n    return df['amount'].sum()\n```"}
+	resp, err := m.Answered(context.Background(), req, done)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Work == nil || resp.Work.Answer == nil || *resp.Work.Answer != "49" || !strings.HasPrefix(resp.Reasoning, "Maybe") || strings.Contains(resp.Text, "think") {
+		t.Errorf("work %+v, reasoning %q, text %q: want the answer's code run (49) and the thinking kept apart", resp.Work, resp.Reasoning, resp.Text)
+	}
+}
