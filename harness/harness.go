@@ -281,7 +281,9 @@ func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID strin
 	}
 	planned := make([]plan.Sheet, len(sheets))
 	for i := range sheets {
-		planned[i] = sheets[i].Plan()
+		if planned[i], err = sheets[i].Plan(cfg.Settings); err != nil {
+			return nil, nil, err
+		}
 	}
 	jobs, err := plan.Make(planned, plan.Options{Models: ms.names, OutDir: cfg.OutDir, SheetRoot: cfg.SheetRoot, RunID: runID, Subset: cfg.Subset})
 	if err != nil {

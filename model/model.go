@@ -99,6 +99,11 @@ type Task struct {
 	// answer from it (Info.FromQuestion: replay matches Name or ID, oracle
 	// answers GroundTruth).
 	Question QuestionRef
+	// Epoch is the epoch the question is asked in (run --epochs) when past
+	// the first, else 0. It is not sent, but keyed: epoch 2 is never
+	// answered from epoch 1's cache entry or journal record, while epoch 1
+	// keys as a run of one epoch does.
+	Epoch int
 }
 
 // QuestionRef names the question a request asks.

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/result"
 )
 
 // Source is where a setting's value may come from; a Setting's From is a
@@ -65,6 +66,9 @@ type Values struct {
 	Prompt Prompt
 	// Grader names the question's grader; "" is lime, LIME's rule.
 	Grader string
+	// Epochs is how many times the question is asked (0: once), each
+	// epoch a request of its own.
+	Epochs int
 	// From says where each setting set by some source came from, by name.
 	From map[string]Origin
 }
@@ -311,6 +315,22 @@ var All = []*Setting{
 		Doc: "the grader: lime, choice, exact, numeric, judge, a benchmark's",
 		set: func(v *Values, text string) error { v.Grader = text; return nil },
 		get: func(v *Values) string { return v.Grader }},
+	{Name: "epochs", Arg: "N", Type: "whole number >= 1", Default: "1", From: Anywhere, Apart: true,
+		Doc: "times each question is asked, each epoch a request and an output file of its own (README: Output files)",
+		set: func(v *Values, text string) error {
+			n, err := strconv.Atoi(text)
+			if err != nil || n < 1 || n > result.MaxEpochs {
+				return fmt.Errorf("is not a whole number from 1 to %d", result.MaxEpochs)
+			}
+			v.Epochs = n
+			return nil
+		},
+		get: func(v *Values) string {
+			if v.Epochs <= 1 {
+				return ""
+			}
+			return strconv.Itoa(v.Epochs)
+		}},
 }
 
 // Lookup finds a setting by name; nil when none has it.

@@ -82,7 +82,7 @@ func options(text string) []string {
 
 // pick hashes the seed with the question's identity (the sheet's file
 // name, the question's name and id; the text when the question has neither
-// name nor id). The file name, not its path, so the baseline is the same
+// name nor id; the epoch past the first). The file name, not its path, so the baseline is the same
 // from any working directory.
 func (m *randomModel) pick(req model.Task, text string) uint64 {
 	h := fnv.New64a()
@@ -97,6 +97,10 @@ func (m *randomModel) pick(req model.Task, text string) uint64 {
 			h.Write([]byte(s))
 			h.Write([]byte{0})
 		}
+	}
+	if req.Epoch > 1 { // each epoch a pick of its own; epoch 1 picks as a run of one
+		binary.LittleEndian.PutUint64(seed[:], uint64(req.Epoch))
+		h.Write(seed[:])
 	}
 	return mix(h.Sum64())
 }

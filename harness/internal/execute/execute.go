@@ -444,12 +444,16 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 	if s := o.File.Sheet.Subset; s != nil {
 		subset = ", " + s.Describe(n)
 	}
+	sheet := filepath.Base(o.SheetPath)
+	if o.Epochs > 1 {
+		sheet += fmt.Sprintf(" (epoch %d of %d)", o.Epoch, o.Epochs)
+	}
 	reasoning := ""
 	if sr.reasonTok > 0 {
 		reasoning = fmt.Sprintf(" (%d reasoning)", sr.reasonTok)
 	}
 	opt.Console.Say("%s on %s: %d/%d correct%s%s%s, %s, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out%s, %s, %.1fs",
-		o.Model, filepath.Base(o.SheetPath), correct, n, subset, ungraded, sr.reusedNote(), answered, errs, sr.noAnswer,
+		o.Model, sheet, correct, n, subset, ungraded, sr.reusedNote(), answered, errs, sr.noAnswer,
 		sr.calls, sr.cached, sr.resumed, sr.inTok, sr.outTok, reasoning, cost, wall.Seconds())
 	if sr.cutThinking > 0 {
 		limit := "max_tokens"

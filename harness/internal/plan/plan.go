@@ -6,9 +6,11 @@
 // which outputs would collide) is tested alone.
 //
 // A job is the unit later steps see: the execute step asks its questions,
-// the write step writes its output. Issue 22's epochs add one job per
-// epoch (Job.Epoch), each its own output file and keys; a reuse of earlier
-// answers looks them up by request key at the execute step, not here.
+// the write step writes its output. A sheet whose questions are asked N
+// times (the epochs setting) is N jobs on each model, one per epoch
+// (Job.Epoch), each its own output file (result.EpochName) and journal
+// keys; a reuse of earlier answers looks them up by request key at the
+// execute step, not here.
 package plan
 
 import (
@@ -33,6 +35,9 @@ type Sheet struct {
 type Question struct {
 	Name string
 	ID   string // its id meta, "" when none
+	// Epochs is how many times it is asked (its resolved epochs setting;
+	// 0 is once).
+	Epochs int
 }
 
 // Options shape the jobs.
@@ -50,10 +55,11 @@ type Options struct {
 type Job struct {
 	Sheet int // index into the sheets given to Make
 	Model string
-	// Epoch is 1: each question is asked once. Epochs (issue 22) are one
-	// job per epoch, each with its own OutPath and Keys.
-	Epoch   int
-	OutPath string
+	// Epoch is which of the sheet's Epochs this job asks (1..Epochs);
+	// Epochs is 1 when each question is asked once. A question of fewer
+	// epochs than its sheet's most is in the first of its jobs only.
+	Epoch, Epochs int
+	OutPath       string
 	// Questions are the indices of the sheet's questions asked, in sheet
 	// order; Keys[i] is the journal key of Questions[i].
 	Questions []int
@@ -67,7 +73,9 @@ type Job struct {
 // model in turn. Two jobs that would write one file are an error naming
 // the two sheets or the two models; so is a --questions glob that matches
 // no question. A sheet of which the subset asks nothing gets no job; a
-// sheet without questions does (its output holds none).
+// sheet without questions does (its output holds none). A sheet is asked
+// in as many epochs as its chosen questions' most, each model's epochs in
+// order, so a run stopped in epoch 3 has epochs 1 and 2 written.
 func Make(sheets []Sheet, opt Options) ([]Job, error) {
 	if err := collisions(sheets, opt); err != nil {
 		return nil, err
@@ -79,20 +87,43 @@ func Make(sheets []Sheet, opt Options) ([]Job, error) {
 		if len(chosen) == 0 && len(s.Questions) > 0 {
 			continue // the subset asks nothing of this sheet: no output
 		}
+		epochs := 1
+		for _, q := range chosen {
+			epochs = max(epochs, s.Questions[q].Epochs)
+		}
 		for _, m := range opt.Models {
-			job := Job{Sheet: si, Model: m, Epoch: 1, OutPath: outPath(opt, s.Path, m, opt.RunID),
-				Questions: chosen, Subset: opt.Subset.Record(len(s.Questions))}
-			job.Keys = make([]string, len(chosen))
-			for i, q := range chosen {
-				job.Keys[i] = Key(m, s.Key, job.Epoch, i, s.Questions[q].Name)
+			for k := 1; k <= epochs; k++ {
+				jobs = append(jobs, epochJob(s, si, m, k, epochs, chosen, opt))
 			}
-			jobs = append(jobs, job)
 		}
 	}
 	if err := opt.Subset.unmatched(matched); err != nil {
 		return nil, err
 	}
 	return jobs, nil
+}
+
+// epochJob is epoch k of n of sheet s on model m: the chosen questions
+// of k epochs or more. A question's key holds its place among the chosen,
+// so it is the same in every epoch but for the epoch.
+func epochJob(s Sheet, si int, m string, k, n int, chosen []int, opt Options) Job {
+	job := Job{Sheet: si, Model: m, Epoch: k, Epochs: n,
+		OutPath: result.EpochName(outPath(opt, s.Path, m, opt.RunID), k, n), Subset: opt.Subset.Record(len(s.Questions))}
+	for i, q := range chosen {
+		if k > 1 && max(s.Questions[q].Epochs, 1) < k {
+			continue
+		}
+		job.Questions = append(job.Questions, q)
+		job.Keys = append(job.Keys, Key(m, s.Key, k, i, s.Questions[q].Name))
+	}
+	if len(job.Questions) < len(chosen) && job.Subset == nil {
+		// Fewer epochs for some questions: the file says it is not all.
+		job.Subset = &result.Subset{Of: len(s.Questions)}
+	}
+	if job.Questions == nil {
+		job.Questions, job.Keys = []int{}, []string{}
+	}
+	return job
 }
 
 // Key names a question of a job in the run's journals. The model and

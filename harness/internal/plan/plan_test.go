@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -15,8 +16,10 @@ func TestMake(t *testing.T) {
 	qs := func(names ...string) []Question {
 		var out []Question
 		for _, n := range names {
+			n, epochs, _ := strings.Cut(n, "*")
 			name, id, _ := strings.Cut(n, "#")
-			out = append(out, Question{Name: name, ID: id})
+			e, _ := strconv.Atoi(epochs)
+			out = append(out, Question{Name: name, ID: id, Epochs: e})
 		}
 		return out
 	}
@@ -24,9 +27,18 @@ func TestMake(t *testing.T) {
 	b := Sheet{Path: filepath.Join("d", "y", "input-b.md"), Key: "/abs/d/y/input-b.md", Questions: qs("R1")}
 	empty := Sheet{Path: "input-e.md", Key: "/abs/input-e.md"}
 	sameName := Sheet{Path: filepath.Join("d", "y", "input-a.md"), Key: "/abs/d/y/input-a.md", Questions: qs("S1")}
-	// job writes a job as "SHEET MODEL OUTPATH [QUESTIONS]".
+	// Q1*3 is asked in 3 epochs; "the sheet's" epochs meta is every
+	// question's.
+	epochs3 := Sheet{Path: "input-e3.md", Key: "/abs/input-e3.md", Questions: qs("E1*3", "E2*3")}
+	mixed := Sheet{Path: "input-mix.md", Key: "/abs/input-mix.md", Questions: qs("M1*2", "M2", "M3*3")}
+	// job writes a job as "SHEET MODEL OUTPATH [QUESTIONS]", and its
+	// epoch when the sheet has several.
 	job := func(sheets []Sheet, j Job) string {
-		return fmt.Sprintf("%s %s %s %v", sheets[j.Sheet].Path, j.Model, filepath.ToSlash(j.OutPath), j.Questions)
+		out := fmt.Sprintf("%s %s %s %v", sheets[j.Sheet].Path, j.Model, filepath.ToSlash(j.OutPath), j.Questions)
+		if j.Epochs > 1 {
+			out += fmt.Sprintf(" epoch %d of %d", j.Epoch, j.Epochs)
+		}
+		return out
 	}
 	for _, tc := range []struct {
 		name   string
@@ -74,6 +86,25 @@ func TestMake(t *testing.T) {
 			"d/x/input-a.md m out/x/output-a-m.json [0 1 2]",
 			"d/y/input-a.md m out/y/output-a-m.json [0]",
 		}, ""},
+		{"epochs: one output each, a model's in order", []Sheet{epochs3, b}, Options{Models: []string{"m1", "m2"}, RunID: "ab12"}, []string{
+			"input-e3.md m1 output-e3-m1-ab12-epoch1.json [0 1] epoch 1 of 3",
+			"input-e3.md m1 output-e3-m1-ab12-epoch2.json [0 1] epoch 2 of 3",
+			"input-e3.md m1 output-e3-m1-ab12-epoch3.json [0 1] epoch 3 of 3",
+			"input-e3.md m2 output-e3-m2-ab12-epoch1.json [0 1] epoch 1 of 3",
+			"input-e3.md m2 output-e3-m2-ab12-epoch2.json [0 1] epoch 2 of 3",
+			"input-e3.md m2 output-e3-m2-ab12-epoch3.json [0 1] epoch 3 of 3",
+			"d/y/input-b.md m1 d/y/output-b-m1-ab12.json [0]",
+			"d/y/input-b.md m2 d/y/output-b-m2-ab12.json [0]",
+		}, ""},
+		{"epochs per question: the sheet's most, each question in as many", []Sheet{mixed}, Options{Models: []string{"m"}}, []string{
+			"input-mix.md m output-mix-m-epoch1.json [0 1 2] epoch 1 of 3",
+			"input-mix.md m output-mix-m-epoch2.json [0 2] epoch 2 of 3",
+			"input-mix.md m output-mix-m-epoch3.json [2] epoch 3 of 3",
+		}, ""},
+		{"epochs of the questions a subset keeps", []Sheet{mixed}, Options{Models: []string{"m"}, Subset: Subset{Limit: 2}}, []string{
+			"input-mix.md m output-mix-m-epoch1.json [0 1] epoch 1 of 2",
+			"input-mix.md m output-mix-m-epoch2.json [0] epoch 2 of 2",
+		}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			jobs, err := Make(tc.sheets, tc.opt)
@@ -89,10 +120,10 @@ func TestMake(t *testing.T) {
 			var got []string
 			for _, j := range jobs {
 				got = append(got, job(tc.sheets, j))
-				if len(j.Keys) != len(j.Questions) || j.Epoch != 1 {
-					t.Errorf("%s: %d keys for %d questions, epoch %d", job(tc.sheets, j), len(j.Keys), len(j.Questions), j.Epoch)
+				if len(j.Keys) != len(j.Questions) || j.Epoch < 1 || j.Epoch > j.Epochs {
+					t.Errorf("%s: %d keys for %d questions, epoch %d of %d", job(tc.sheets, j), len(j.Keys), len(j.Questions), j.Epoch, j.Epochs)
 				}
-				if (j.Subset == nil) != tc.opt.Subset.IsZero() {
+				if all := len(j.Questions) == len(tc.sheets[j.Sheet].Questions); (j.Subset == nil) != (tc.opt.Subset.IsZero() && all) {
 					t.Errorf("%s: subset record %+v for %+v", job(tc.sheets, j), j.Subset, tc.opt.Subset)
 				}
 			}
@@ -117,6 +148,15 @@ func TestKey(t *testing.T) {
 	}
 	if k1, k2 := Key("m", "/s", 1, 0, "A"), Key("m", "/s", 2, 0, "A"); k1 == k2 {
 		t.Errorf("epochs 1 and 2 share the key %q", k1)
+	}
+	// Epoch 2 of a question keeps its place: "B" is second in every epoch.
+	jobs, err = Make([]Sheet{{Path: "s.md", Key: "/w/s.md", Questions: []Question{{Name: "A"}, {Name: "B", Epochs: 2}}}},
+		Options{Models: []string{"mock"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"mock|/w/s.md|1:B|epoch 2"}; len(jobs) != 2 || !reflect.DeepEqual(jobs[1].Keys, want) {
+		t.Errorf("epoch 2's keys %q, want %q", jobs[len(jobs)-1].Keys, want)
 	}
 }
 

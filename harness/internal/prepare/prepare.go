@@ -65,17 +65,25 @@ type Sheet struct {
 	Items []sheet.Item
 }
 
-// Plan is the sheet as the plan step sees it.
-func (s *Sheet) Plan() plan.Sheet {
+// Plan is the sheet as the plan step sees it, each question's epochs
+// resolved under the run's settings (an epochs value that is not one is
+// its error).
+func (s *Sheet) Plan(run []setting.Layer) (plan.Sheet, error) {
 	key, err := filepath.Abs(s.Path) // once a sheet: a relative path costs a getwd
 	if err != nil {
 		key = s.Path
 	}
 	ps := plan.Sheet{Path: s.Path, Key: key, Questions: make([]plan.Question, len(s.Items))}
+	sheetLayer := setting.Layer{Source: setting.SheetMeta, File: s.Path, Values: s.Info.Meta, Lines: s.Info.MetaLines}
 	for i, it := range s.Items {
-		ps.Questions[i] = plan.Question{Name: it.Name, ID: strings.TrimSpace(it.Meta["id"])}
+		v, err := setting.Resolve(it.Name, nil, append([]setting.Layer{sheetLayer,
+			{Source: setting.QuestionMeta, File: s.Path, Values: it.Meta, Lines: it.MetaLines}}, run...)...)
+		if err != nil {
+			return ps, err
+		}
+		ps.Questions[i] = plan.Question{Name: it.Name, ID: strings.TrimSpace(it.Meta["id"]), Epochs: v.Epochs}
 	}
-	return ps
+	return ps, nil
 }
 
 // Read parses the sheets, saying each warning (and how many were said):
@@ -204,6 +212,9 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 		SheetFile: path, Created: opt.Created.UTC().Format(time.RFC3339), ModelInfo: &minfo, DryRun: opt.DryRun,
 		Subset: job.Subset, Version: version(s.Items),
 	}}
+	if job.Epochs > 1 {
+		out.Sheet.Epoch, out.Sheet.Epochs = job.Epoch, job.Epochs
+	}
 	if opt.NoModel {
 		out.Sheet.ModelInfo = nil // no model: nothing to record
 	}
@@ -244,6 +255,7 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 				return nil, err
 			}
 		}
+		epochTask(&req, job.Epoch)
 		sent := req.Settings
 		q := result.Question{
 			Name: it.Name, MetaData: it.Meta, GroundTruth: it.GroundTruth,
@@ -263,6 +275,20 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 		out.Questions = append(out.Questions, q)
 	}
 	return o, nil
+}
+
+// epochTask makes a question's task that of epoch k: past the first, the
+// epoch is keyed (model.Task.Epoch) and a seed, where one is sent, is the
+// question's seed + k - 1, so each epoch is a sample of its own.
+func epochTask(t *model.Task, k int) {
+	if k <= 1 {
+		return
+	}
+	t.Epoch = k
+	if t.Settings.Seed != nil {
+		seed := *t.Settings.Seed + int64(k-1)
+		t.Settings.Seed = &seed
+	}
 }
 
 // sendSettings asks what a question's settings send to the model

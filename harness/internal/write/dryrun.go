@@ -163,11 +163,21 @@ func (d *DryRunReport) Write(o *plan.Output, _ [][]byte) error {
 }
 
 func (d *DryRunReport) Close() error {
-	questions := 0
+	questions, requests, epochs := 0, 0, 1
 	dirs := map[string]bool{}
 	for _, o := range d.outputs {
-		questions += len(o.Tasks)
+		requests += len(o.Tasks)
+		if o.Epoch <= 1 {
+			questions += len(o.Tasks)
+		}
+		epochs = max(epochs, o.Epochs)
 		dirs[filepath.Dir(o.OutPath)] = true
+	}
+	asked := fmt.Sprintf("%d questions", questions)
+	if epochs > 1 {
+		// Each epoch is a request of its own, and the estimate counts
+		// every one.
+		asked = fmt.Sprintf("%d requests: %d questions in up to %d epochs", requests, questions, epochs)
 	}
 	where := fmt.Sprintf("in %d folders (beside their sheets)", len(dirs))
 	if len(dirs) == 1 {
@@ -175,8 +185,8 @@ func (d *DryRunReport) Close() error {
 			where = "in " + dir
 		}
 	}
-	d.Console.Say("dry run: wrote %d output %s (%d questions) %s: the prompts and ground truths; no model was asked",
-		len(d.outputs), plural(len(d.outputs), "file", "files"), questions, where)
+	d.Console.Say("dry run: wrote %d output %s (%s) %s: the prompts and ground truths; no model was asked",
+		len(d.outputs), plural(len(d.outputs), "file", "files"), asked, where)
 	if d.Batch {
 		return nil // the batch files' estimate, at batch prices, is said
 	}
