@@ -323,3 +323,45 @@ func TestKillInEpoch3Of5(t *testing.T) {
 		}
 	}
 }
+
+// Reuse keys the epoch: after a run of 2 epochs, a run of 3 into the same
+// folder reuses epochs 1 and 2 from their own files and asks epoch 3, not
+// answering it from epoch 1 or 2 though the sheet sends no seed (each
+// epoch's request body is the same).
+func TestEpochsReuse(t *testing.T) {
+	dir := t.TempDir()
+	sheet := epochSheet(t, dir, 3)
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 30,
+		Reply: func(c fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "A1"} }})
+	out := filepath.Join(dir, "out")
+	args := func(epochs string) []string {
+		return []string{"-f", sheet, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", out, "--epochs", epochs}
+	}
+	var log bytes.Buffer
+	if err := run(context.Background(), &log, &log, args("2")); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if n := srv.Count(); n != 6 {
+		t.Fatalf("%d requests for 3 questions in 2 epochs", n)
+	}
+	log.Reset()
+	if err := run(context.Background(), &log, &log, args("3")); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if n := srv.Count(); n != 9 {
+		t.Errorf("%d requests in all, want 9: epoch 3's 3 asked, epochs 1 and 2 reused\n%s", n, log.String())
+	}
+	paths, _ := filepath.Glob(filepath.Join(out, "output-*-epoch3.json"))
+	if len(paths) != 1 {
+		t.Fatalf("epoch 3's output: %v", paths)
+	}
+	f, err := result.Read(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range f.Questions {
+		if q.ReusedFrom != "" {
+			t.Errorf("epoch 3 %s reused from %s", q.Name, q.ReusedFrom)
+		}
+	}
+}
