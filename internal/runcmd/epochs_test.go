@@ -365,3 +365,23 @@ func TestEpochsReuse(t *testing.T) {
 		}
 	}
 }
+
+// A bad epochs value stops the run before any call, naming its line or
+// its flag.
+func TestEpochsBadValue(t *testing.T) {
+	dir := t.TempDir()
+	sheet := epochSheet(t, dir, 2, "epochs: 0")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-f", sheet}, `input-epochs.md:4: question "Q1": meta epochs: "0" is not a whole number from 1 to 10000`},
+		{[]string{"-f", sheet, "--epochs", "two"}, `invalid value "two" for flag -epochs: is not a whole number from 1 to 10000`},
+	} {
+		var log bytes.Buffer
+		err := run(context.Background(), &log, &log, append(tc.args, "-m", "mock", "-o", t.TempDir()))
+		if err == nil || !strings.Contains(err.Error()+log.String(), tc.want) {
+			t.Errorf("%v: %v\n%s\nwant %q", tc.args, err, log.String(), tc.want)
+		}
+	}
+}

@@ -67,23 +67,37 @@ type Sheet struct {
 
 // Plan is the sheet as the plan step sees it, each question's epochs
 // resolved under the run's settings (an epochs value that is not one is
-// its error).
+// its error; the other settings are resolved, and their errors said, as
+// the requests are built).
 func (s *Sheet) Plan(run []setting.Layer) (plan.Sheet, error) {
 	key, err := filepath.Abs(s.Path) // once a sheet: a relative path costs a getwd
 	if err != nil {
 		key = s.Path
 	}
 	ps := plan.Sheet{Path: s.Path, Key: key, Questions: make([]plan.Question, len(s.Items))}
-	sheetLayer := setting.Layer{Source: setting.SheetMeta, File: s.Path, Values: s.Info.Meta, Lines: s.Info.MetaLines}
+	layers := append([]setting.Layer{epochsOnly(setting.Layer{Source: setting.SheetMeta, File: s.Path, Values: s.Info.Meta, Lines: s.Info.MetaLines}), {}}, run...)
+	for i := 2; i < len(layers); i++ {
+		layers[i] = epochsOnly(layers[i])
+	}
 	for i, it := range s.Items {
-		v, err := setting.Resolve(it.Name, nil, append([]setting.Layer{sheetLayer,
-			{Source: setting.QuestionMeta, File: s.Path, Values: it.Meta, Lines: it.MetaLines}}, run...)...)
+		layers[1] = epochsOnly(setting.Layer{Source: setting.QuestionMeta, File: s.Path, Values: it.Meta, Lines: it.MetaLines})
+		v, err := setting.Resolve(it.Name, nil, layers...)
 		if err != nil {
 			return ps, err
 		}
 		ps.Questions[i] = plan.Question{Name: it.Name, ID: strings.TrimSpace(it.Meta["id"]), Epochs: v.Epochs}
 	}
 	return ps, nil
+}
+
+// epochsOnly is l with its epochs value alone.
+func epochsOnly(l setting.Layer) setting.Layer {
+	v, ok := l.Values["epochs"]
+	l.Values = nil
+	if ok {
+		l.Values = map[string]string{"epochs": v}
+	}
+	return l
 }
 
 // Read parses the sheets, saying each warning (and how many were said):
