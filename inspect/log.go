@@ -300,12 +300,13 @@ type contentPart struct {
 	Type      string `json:"type"`
 	Text      string `json:"text,omitempty"`
 	Reasoning string `json:"reasoning,omitempty"`
+	Signature string `json:"signature,omitempty"`
 	Redacted  bool   `json:"redacted,omitempty"`
 }
 
 // MarshalJSON writes the members Inspect requires of each type, empty
 // or false as they may be: ContentText's text, ContentReasoning's
-// reasoning and redacted.
+// reasoning and redacted (and its signature, when it has one).
 func (p contentPart) MarshalJSON() ([]byte, error) {
 	switch p.Type {
 	case "text":
@@ -317,8 +318,9 @@ func (p contentPart) MarshalJSON() ([]byte, error) {
 		return marshal(struct {
 			Type      string `json:"type"`
 			Reasoning string `json:"reasoning"`
+			Signature string `json:"signature,omitempty"`
 			Redacted  bool   `json:"redacted"`
-		}{p.Type, p.Reasoning, p.Redacted})
+		}{p.Type, p.Reasoning, p.Signature, p.Redacted})
 	}
 	type plain contentPart
 	return marshal(plain(p))

@@ -1254,3 +1254,34 @@ func TestReasoningLog(t *testing.T) {
 		t.Errorf("a chat answer cut by max_tokens is a sample limit %+v; its stop reason says it", lg.Samples[2].Limit)
 	}
 }
+
+// An agent turn that kept its reasoning as its API returned it has one
+// ContentReasoning part per block, as Inspect's Anthropic provider records
+// them: a thinking block with its signature, a redacted_thinking block as
+// its data marked redacted.
+func TestReasoningBlocksLog(t *testing.T) {
+	f := syntheticOutput()
+	agentQ := &f.Questions[5]
+	agentQ.Mode, agentQ.Transcript = model.ModeAgent, []model.Message{
+		{Role: "assistant", Reasoning: "look first", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: `{"code":"1"}`}},
+			ReasoningBlocks: []model.ReasoningBlock{{Type: model.ThinkingBlock, Text: "look first", Signature: "sig=="},
+				{Type: model.RedactedThinkingBlock, Data: "enc=="}}},
+		{Role: "tool", ToolCallID: "c1", Content: "1"},
+		{Role: "assistant", Content: "41"},
+	}
+	path, err := WriteLog(t.TempDir(), f, LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	CheckSchema(t, path)
+	lg, err := ReadLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := lg.Samples[5].Messages[1].Content.Parts
+	want := []contentPart{{Type: "reasoning", Reasoning: "look first", Signature: "sig=="},
+		{Type: "reasoning", Reasoning: "enc==", Redacted: true}, {Type: "text"}}
+	if !reflect.DeepEqual(p, want) {
+		t.Errorf("parts %+v, want %+v", p, want)
+	}
+}

@@ -724,6 +724,32 @@ func sampleEvents(q *result.Question, s *evalSample, asked int, cfg generateConf
 	return events
 }
 
+// turnContent is an agent turn's content: as assistantContent, but when
+// the turn kept its reasoning as its API returned it (Anthropic's thinking
+// blocks, the Responses API's reasoning items), one ContentReasoning part
+// per block, as Inspect records them: a thinking block with its
+// signature, a redacted one as its encrypted data marked redacted, a
+// reasoning item as its summary (redacted when it has none).
+func turnContent(t model.Message) MessageContent {
+	if len(t.ReasoningBlocks) == 0 {
+		return assistantContent(t.Content, t.Reasoning)
+	}
+	var parts []contentPart
+	for _, b := range t.ReasoningBlocks {
+		p := contentPart{Type: "reasoning", Reasoning: b.Text}
+		switch b.Type {
+		case model.ThinkingBlock:
+			p.Signature = b.Signature
+		case model.RedactedThinkingBlock:
+			p.Reasoning, p.Redacted = b.Data, true
+		default:
+			p.Redacted = b.Text == ""
+		}
+		parts = append(parts, p)
+	}
+	return MessageContent{Parts: append(parts, contentPart{Type: "text", Text: t.Content})}
+}
+
 // transcript is an agent's turns as Inspect messages; id makes an id from
 // a name unique in the sample. A ReAct agent (react) asks for its code in
 // its text, and its observations answer no API call: each step gets the
@@ -738,7 +764,7 @@ func transcript(turns []model.Message, mdl string, react bool, id func(string) s
 		switch t.Role {
 		case "assistant":
 			m.Source, m.Model = "generate", mdl
-			m.Content = assistantContent(t.Content, t.Reasoning)
+			m.Content = turnContent(t)
 			for _, c := range t.ToolCalls {
 				tc := toolCall{ID: c.ID, Function: c.Name, Type: "function", Arguments: map[string]any{}}
 				if err := json.Unmarshal([]byte(c.Arguments), &tc.Arguments); err != nil || tc.Arguments == nil {
