@@ -112,6 +112,10 @@ type Config struct {
 	// NewModel builds a model by name: the program's model.Registry New,
 	// with the providers it links. Required unless DryRun.
 	NewModel func(name string, opt model.Options) (model.Model, error)
+	// Describe says what a model is from its name alone, for a dry run,
+	// which builds no model: the program's model.Registry Describe. nil
+	// knows nothing of any (no price, no context limit).
+	Describe func(name string, opt model.Options) model.Info
 
 	Stderr io.Writer // warnings and totals
 	Now    func() time.Time
@@ -239,10 +243,18 @@ type models struct {
 	reformat model.Model // InfiAgent's reformat step's, or nil
 }
 
+// describe says what a model is from its name alone (Config.Describe).
+func (cfg Config) describe(name string) model.Info {
+	if cfg.Describe == nil {
+		return model.Info{Model: name}
+	}
+	return cfg.Describe(name, cfg.Model)
+}
+
 func openModels(cfg Config, names []string) (models, error) {
 	ms := models{names: names, made: map[string]model.Model{}, infos: map[string]model.Info{}}
 	for _, name := range names {
-		ms.infos[name] = model.Describe(name)
+		ms.infos[name] = cfg.describe(name)
 		if cfg.DryRun {
 			continue
 		}
@@ -326,7 +338,7 @@ func (cfg Config) writeDryRun(sum *Summary, outs []*plan.Output, w write.All, mo
 		}
 		w = append(write.All{bf}, w...)
 	}
-	w = append(w, &write.DryRunReport{Console: cfg.console(), Models: cfg.Models, Batch: cfg.Batch != nil, Prices: cfg.prices()})
+	w = append(w, &write.DryRunReport{Console: cfg.console(), Models: cfg.Models, Describe: cfg.describe, Batch: cfg.Batch != nil, Prices: cfg.prices()})
 	for _, o := range outs {
 		if err := w.Write(o, nil); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/result"
 )
@@ -57,7 +58,7 @@ func TestPromptSettingsResolved(t *testing.T) {
 				t.Fatal(err)
 			}
 			var stderr bytes.Buffer
-			sum, err := Run(context.Background(), Config{Sheets: []string{path}, Models: []string{"oracle"}, DryRun: true, OutDir: filepath.Join(dir, "out"),
+			sum, err := Run(context.Background(), Config{Sheets: []string{path}, Models: []string{"oracle"}, DryRun: true, Describe: providers.Registry().Describe, OutDir: filepath.Join(dir, "out"),
 				Settings: tc.settings, Stderr: &stderr})
 			if err != nil {
 				t.Fatalf("%v\n%s", err, stderr.String())

@@ -22,7 +22,7 @@ func TestCleanBaseURL(t *testing.T) {
 		{" http://host/v1 ", "http://host/v1"},
 		{"http://host/V1", "http://host/V1"}, // a path keeps its case
 		{"https://host/openai/deployments?api-version=1", "https://host/openai/deployments?api-version=1"},
-		{OpenAIURL, OpenAIURL}, {AnthropicURL, AnthropicURL}, {OllamaURL, OllamaURL},
+		{"https://api.openai.com/v1", "https://api.openai.com/v1"}, {"https://api.anthropic.com", "https://api.anthropic.com"}, {"http://localhost:11434/v1", "http://localhost:11434/v1"},
 	} {
 		got, err := CleanBaseURL(tc.in)
 		if err != nil || got != tc.want {

@@ -1,14 +1,9 @@
 package model
 
-import (
-	"net/url"
-	"strings"
-)
-
 // Info is what a model is and can do. Providers fill it in when they build
-// a model; for a model known only by a recorded name (an output file, LIME's
-// files) Describe answers from the name, and an Info recorded in the file
-// wins over that guess.
+// a model; for a model known only by its name (a dry run, LIME's files)
+// Registry.Describe asks its provider, and an Info recorded in a file wins
+// over that guess.
 type Info struct {
 	// Provider is the registry name of the provider ("openai",
 	// "openai-responses", "anthropic",
@@ -72,90 +67,4 @@ func (i Info) Sendable(s Settings) (Settings, []string) {
 		s.ReasoningEffort, dropped = "", append(dropped, "reasoning_effort")
 	}
 	return s, dropped
-}
-
-// openAIHost is OpenAI's own API host; only it gets OpenAI's request
-// dialect (max_completion_tokens) and OpenAI's prices.
-const openAIHost = "api.openai.com"
-
-// IsOpenAI reports whether baseURL is OpenAI's own API.
-func IsOpenAI(baseURL string) bool {
-	u, err := url.Parse(baseURL)
-	return err == nil && strings.EqualFold(u.Hostname(), openAIHost)
-}
-
-// Describe answers from a model's name alone what the providers would say
-// of it, for files that record only a name: LIME's "gpt-4" is OpenAI's,
-// "ollama/..." a free local model without vision, "mock" offline. Names it
-// cannot place get an Info with only Model set, no price and no vision.
-// The server a name was run against is not in the name, so BaseURL is the
-// provider's default.
-func Describe(name string) Info {
-	ref, err := parseName(name, false, describedProvider)
-	if err != nil {
-		return Info{Model: name}
-	}
-	info := Info{Provider: ref.Provider, Label: ref.Label, Model: ref.Model}
-	if ref.Provider == "openai" || ref.Provider == "openai-responses" || ref.Provider == "anthropic" {
-		info.ContextLimit, _ = ContextLimit(ref.Model)
-	}
-	switch ref.Provider {
-	case "mock", "random", "oracle", "replay":
-		info.Offline, info.Price = true, &Price{}
-	case "openai", "openai-responses":
-		info.BaseURL = OpenAIURL
-		info.Vision = OpenAIVision(ref.Model)
-		if p, ok := LookupPrice(ref.Model); ok {
-			info.Price = &p
-		}
-	case "anthropic":
-		info.BaseURL = AnthropicURL
-		info.Vision = true
-		if p, ok := LookupPrice(ref.Model); ok {
-			info.Price = &p
-		}
-	case "ollama", "vllm", "llamacpp":
-		info.BaseURL = LocalURL(ref.Provider)
-		info.Price = &Price{}
-	}
-	return info
-}
-
-// describedProvider reports whether Describe knows a provider name (those
-// of model/openai and model/anthropic).
-func describedProvider(p string) bool {
-	switch p {
-	case "openai", "openai-responses", "anthropic", "ollama", "vllm", "llamacpp", "openai-api":
-		return true
-	}
-	return false
-}
-
-// OpenAIVision is DSBench's rule for OpenAI's models: every model takes
-// images but gpt-3.5.
-func OpenAIVision(model string) bool {
-	return !strings.HasPrefix(strings.ToLower(model), "gpt-3.5")
-}
-
-// Default base URLs of the servers the providers know.
-const (
-	OpenAIURL    = "https://api.openai.com/v1"
-	AnthropicURL = "https://api.anthropic.com"
-	OllamaURL    = "http://localhost:11434/v1"
-	VLLMURL      = "http://localhost:8000/v1"
-	LlamaCppURL  = "http://localhost:8080/v1"
-)
-
-// LocalURL returns the default base URL of a local server provider
-// (ollama, vllm, llamacpp); "" for any other.
-func LocalURL(provider string) string {
-	switch provider {
-	case "ollama":
-		return OllamaURL
-	case "vllm":
-		return VLLMURL
-	case "llamacpp":
-		return LlamaCppURL
-	}
-	return ""
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -178,124 +179,184 @@ type Ref struct {
 // Factory builds a model of one provider.
 type Factory func(ref Ref, opt Options) (Model, error)
 
-// Registry maps provider names to the factories that build their models.
+// Provider is what a provider package registers: how its models are
+// built, and what is known of them without building one (a dry run, a
+// file that records only a model's name, check). Every field but Name and
+// New may be left zero.
+type Provider struct {
+	// Name is the registry name, the prefix of its models' names
+	// ("openai" for openai/gpt-4o).
+	Name string
+	New  Factory
+	// Claim says whether a name without a registered prefix is this
+	// provider's, and the provider's own model name in it: the built-ins'
+	// "mock" and "replay:FILE", LIME's bare "gpt-4". withBaseURL says the
+	// name came with a base URL, under which a hosted provider leaves its
+	// bare names to the Fallback provider. An error says the name is the
+	// provider's but malformed ("replay:" without a file).
+	Claim func(name string, withBaseURL bool) (model string, ok bool, err error)
+	// Labeled says its names are NAME/LABEL/MODEL, LABEL naming a server
+	// of its own with LABEL_API_KEY and LABEL_BASE_URL (openai-api).
+	Labeled bool
+	// Fallback says that a name no provider claims, given with a base
+	// URL, is this provider's model at that server.
+	Fallback bool
+	// Describe says what a model is from its Ref alone, with no key and
+	// no server; nil gives an Info with only Provider, Label and Model.
+	Describe func(Ref) Info
+	// Server is where its models are served unless told otherwise, for
+	// check; nil for a provider with no server of its own (offline, or
+	// Labeled).
+	Server *Server
+	// Usage is how its names are written, for errors ("replay:FILE.jsonl",
+	// "gpt-* (bare)"); "" is NAME/MODEL.
+	Usage string
+}
+
+// Server is the server a provider sends to by default and how it is
+// told otherwise, as check reports it.
+type Server struct {
+	KeyVar string // the variable its key is read from ("OPENAI_API_KEY")
+	URL    string // the server when NAME_BASE_URL and base_urls do not say another
+	// Local says the server is probed (a local one), not reached with a
+	// key; a hosted provider pointed at another server is probed too.
+	Local bool
+}
+
+// Registry maps provider names to the providers that build their models.
 // Programs build one and register the providers they link (model/openai,
 // model/anthropic, model/builtin each have a Register function); this
 // package knows none of them.
 type Registry struct {
-	factories map[string]Factory
+	providers map[string]Provider
+	order     []string // registration order: claims are asked in it
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{factories: map[string]Factory{}} }
+func NewRegistry() *Registry { return &Registry{providers: map[string]Provider{}} }
 
-// Register adds a provider. A name registered twice is a wiring mistake in
-// the program and panics, as database/sql's Register does.
-func (r *Registry) Register(provider string, f Factory) {
-	if provider == "" || f == nil {
+// Register adds a provider known by its factory alone.
+func (r *Registry) Register(provider string, f Factory) { r.Add(Provider{Name: provider, New: f}) }
+
+// Add adds a provider. A name registered twice is a wiring mistake in the
+// program and panics, as database/sql's Register does.
+func (r *Registry) Add(p Provider) {
+	if p.Name == "" || p.New == nil {
 		panic("model: Register with an empty name or a nil factory")
 	}
-	if _, dup := r.factories[provider]; dup {
-		panic("model: provider " + provider + " registered twice")
+	if _, dup := r.providers[p.Name]; dup {
+		panic("model: provider " + p.Name + " registered twice")
 	}
-	r.factories[provider] = f
+	r.providers[p.Name] = p
+	r.order = append(r.order, p.Name)
 }
 
 // Providers lists the registered provider names, sorted.
 func (r *Registry) Providers() []string {
-	out := make([]string, 0, len(r.factories))
-	for p := range r.factories {
-		out = append(out, p)
-	}
+	out := slices.Clone(r.order)
 	sort.Strings(out)
 	return out
 }
 
-// New builds the model a command-line name refers to:
-//
-//	PROVIDER/MODEL          a registered provider (openai/, anthropic/,
-//	                        ollama/, vllm/, llamacpp/, or one of the program's)
-//	openai-api/NAME/MODEL   OpenAI-compatible server NAME
-//	mock, random, oracle    offline built-ins
-//	replay:FILE.jsonl       answers from a file
-//	gpt-4, o3-mini, ...     a bare LIME-style OpenAI name (gpt-*, o1..o4*, chatgpt-*)
-//	claude-...              a bare Anthropic name
-//
-// With Options.BaseURL, a name no provider claims (a bare one included) is
-// a model of the OpenAI-compatible server there ("openai-api").
+// All returns the registered providers in the order they were added.
+func (r *Registry) All() []Provider {
+	out := make([]Provider, len(r.order))
+	for i, name := range r.order {
+		out[i] = r.providers[name]
+	}
+	return out
+}
+
+// New builds the model a command-line name refers to: PROVIDER/MODEL for
+// a registered provider, PROVIDER/LABEL/MODEL for a Labeled one, or a
+// name a provider claims (mock, replay:FILE.jsonl, LIME's bare gpt-4).
+// With Options.BaseURL, a name no provider claims is a model of the
+// Fallback provider at that server.
 func (r *Registry) New(name string, opt Options) (Model, error) {
 	ref, err := r.Parse(name, opt)
 	if err != nil {
 		return nil, err
 	}
-	f, ok := r.factories[ref.Provider]
+	p, ok := r.providers[ref.Provider]
 	if !ok {
 		return nil, fmt.Errorf("model %q: provider %s is not available in this program (have: %s)",
 			name, ref.Provider, strings.Join(r.Providers(), ", "))
 	}
-	return f(ref, opt)
+	return p.New(ref, opt)
+}
+
+// Describe says what a model is from its name alone, as its provider
+// would without a key or a server: for a dry run, and for files that
+// record only a name (LIME's "gpt-4" is OpenAI's). A name no provider
+// takes gets an Info with only Model set, no price and no vision.
+func (r *Registry) Describe(name string, opt Options) Info {
+	ref, err := r.Parse(name, opt)
+	if err != nil {
+		return Info{Model: name}
+	}
+	if d := r.providers[ref.Provider].Describe; d != nil {
+		return d(ref)
+	}
+	return Info{Provider: ref.Provider, Label: ref.Label, Model: ref.Model}
 }
 
 // Parse takes a model name apart as New does, without building the model.
 func (r *Registry) Parse(name string, opt Options) (Ref, error) {
-	return parseName(name, opt.BaseURL != "", func(p string) bool { _, ok := r.factories[p]; return ok })
-}
-
-// parseName is the naming rule of New; known says which provider names
-// are registered.
-func parseName(name string, hasBaseURL bool, known func(string) bool) (Ref, error) {
 	ref := Ref{Name: name}
-	prefix, rest, hasSlash := strings.Cut(name, "/")
-	switch {
-	case name == "":
+	if name == "" {
 		return ref, fmt.Errorf("model: empty model name")
-	case name == "mock", name == "random", name == "oracle":
-		ref.Provider, ref.Model = name, name
-		return ref, nil
-	case strings.HasPrefix(name, "replay:"):
-		ref.Provider, ref.Model = "replay", strings.TrimPrefix(name, "replay:")
-		if ref.Model == "" {
-			return ref, fmt.Errorf("model %q: want replay:FILE.jsonl", name)
-		}
-		return ref, nil
-	case hasSlash && prefix == "openai-api":
-		label, m, ok := strings.Cut(rest, "/")
-		if !ok || label == "" || m == "" {
-			return ref, fmt.Errorf("model %q: want openai-api/NAME/MODEL", name)
-		}
-		ref.Provider, ref.Label, ref.Model = "openai-api", label, m
-		return ref, nil
-	case hasSlash && known(prefix):
-		if rest == "" {
-			return ref, fmt.Errorf("model %q: no model after the provider", name)
-		}
-		ref.Provider, ref.Model = prefix, rest
-		return ref, nil
-	case hasBaseURL:
-		// Before the bare names: "-m gpt-4 --base-url URL" is a model of
-		// the server at URL, which must not get OpenAI's key or price.
-		ref.Provider, ref.Model = "openai-api", name
-		return ref, nil
-	case !hasSlash && isBareOpenAI(name):
-		ref.Provider, ref.Model = "openai", name
-		return ref, nil
-	case !hasSlash && strings.HasPrefix(name, "claude-"):
-		ref.Provider, ref.Model = "anthropic", name
-		return ref, nil
 	}
-	return ref, fmt.Errorf("model %q: unknown model; want provider/model (openai/, openai-responses/, anthropic/, ollama/, vllm/, llamacpp/, openai-api/NAME/), "+
-		"a bare gpt-*/claude-* name, mock, random, oracle, replay:FILE.jsonl, or a --base-url", name)
-}
-
-// isBareOpenAI reports whether a name without a provider is an OpenAI model,
-// as LIME named them ("gpt-4", "gpt-3.5-turbo") and as OpenAI names newer ones.
-func isBareOpenAI(name string) bool {
-	for _, p := range []string{"gpt-", "chatgpt-", "o1", "o3", "o4"} {
-		if strings.HasPrefix(name, p) {
-			return true
+	if prefix, rest, ok := strings.Cut(name, "/"); ok {
+		if p, known := r.providers[prefix]; known {
+			ref.Provider, ref.Model = prefix, rest
+			if p.Labeled {
+				label, m, ok := strings.Cut(rest, "/")
+				if !ok || label == "" || m == "" {
+					return ref, fmt.Errorf("model %q: want %s/NAME/MODEL", name, prefix)
+				}
+				ref.Label, ref.Model = label, m
+			}
+			if ref.Model == "" {
+				return ref, fmt.Errorf("model %q: no model after the provider", name)
+			}
+			return ref, nil
 		}
 	}
-	return false
+	hasBaseURL := opt.BaseURL != ""
+	fallback := ""
+	for _, pn := range r.order {
+		p := r.providers[pn]
+		if p.Fallback && fallback == "" {
+			fallback = pn
+		}
+		if p.Claim == nil {
+			continue
+		}
+		m, ok, err := p.Claim(name, hasBaseURL)
+		if err != nil {
+			return ref, fmt.Errorf("model %q: %w", name, err)
+		}
+		if ok {
+			ref.Provider, ref.Model = pn, m
+			return ref, nil
+		}
+	}
+	if hasBaseURL && fallback != "" {
+		// Before a hosted provider's bare names: "-m gpt-4 --base-url
+		// URL" is a model of the server at URL, which must not get
+		// OpenAI's key or price.
+		ref.Provider, ref.Model = fallback, name
+		return ref, nil
+	}
+	var want []string
+	for _, pn := range r.order {
+		if u := r.providers[pn].Usage; u != "" {
+			want = append(want, u)
+		} else {
+			want = append(want, pn+"/MODEL")
+		}
+	}
+	return ref, fmt.Errorf("model %q: unknown model; want one of %s, or a --base-url", name, strings.Join(want, ", "))
 }
 
 // EnvName is the environment variable prefix of a provider or an

@@ -96,15 +96,6 @@ func (s *Sheet) EpochOf() (epoch, epochs int) {
 	return s.Epoch, s.Epochs
 }
 
-// Info says what the file's model was: the Info the run recorded, else
-// what the model's name tells (LIME's files record only a name).
-func (s *Sheet) Info() model.Info {
-	if s.ModelInfo != nil {
-		return *s.ModelInfo
-	}
-	return model.Describe(s.ModelName)
-}
-
 // Subset is how a run chose the questions it asked of a sheet: the
 // --questions globs (matched against a question's name or id meta), then
 // the first Limit of those. Of counts the sheet's questions, so a reader

@@ -166,19 +166,6 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 	}
 }
 
-// The Info a run recorded wins over what the name alone tells: a local
-// server named gpt-4 stays unpriced.
-func TestSheetInfo(t *testing.T) {
-	recorded := Sheet{ModelName: "gpt-4", ModelInfo: &model.Info{Provider: "openai-api", Model: "gpt-4", BaseURL: "http://box/v1"}}
-	if i := recorded.Info(); i.Price != nil || i.BaseURL != "http://box/v1" {
-		t.Errorf("recorded Info() = %+v, want the recorded one", i)
-	}
-	lime := Sheet{ModelName: "gpt-4"}
-	if i := lime.Info(); i.Provider != "openai" || i.Price == nil {
-		t.Errorf("LIME's gpt-4: Info() = %+v, want OpenAI's, priced", i)
-	}
-}
-
 // TestEpochMembers: epoch and epochs are written only for a run of several
 // epochs, read back, and a file without them is epoch 1 of 1; the epochs
 // of one run have names of their own beside each other.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -31,6 +32,10 @@ type Options struct {
 	// every NAME_API_KEY in it that Getenv reads as set names an
 	// openai-api server. nil lists none.
 	Environ func() []string
+	// Registry holds the providers to check: each with a Server, and
+	// the servers of its Labeled one (base_urls, NAME_API_KEY); nil
+	// checks none.
+	Registry *model.Registry
 	// Config is the config in force; nil for none.
 	Config *config.Config
 	// Client sends the probes; nil uses a fresh client.
@@ -44,10 +49,10 @@ type Options struct {
 
 // Provider is one provider's or server's state.
 type Provider struct {
-	Name    string // openai, anthropic, ollama, ..., or an openai-api NAME
+	Name    string // the provider's name, or LABELED/NAME for a server of its Labeled provider
 	KeyVar  string // the variable its key is read from
 	HasKey  bool
-	BaseURL string // "" for an openai-api NAME with a key and no server
+	BaseURL string // "" for a server NAME with a key and no base URL
 	Local   bool   // a server probed (local, or named by base URL)
 	Err     error  // the probe's failure, nil when it answered
 	// Refused says why the base URL the environment gives is not used
@@ -67,10 +72,11 @@ func (p Provider) Ready() bool {
 	return p.HasKey
 }
 
-// Providers checks the known providers, every server the config names
-// (base_urls) and every openai-api NAME whose NAME_API_KEY is set (with or
-// without its NAME_BASE_URL). Servers are probed at once, each bounded by
-// opt.Probe.
+// Providers checks the registry's providers that have a server, every
+// server the config names (base_urls) and every NAME whose NAME_API_KEY is
+// set (with or without its NAME_BASE_URL), these two as servers of the
+// registry's Labeled provider (openai-api/NAME). Servers are probed at
+// once, each bounded by opt.Probe.
 func Providers(ctx context.Context, opt Options) []Provider {
 	getenv := opt.Getenv
 	if getenv == nil {
@@ -85,28 +91,28 @@ func Providers(ctx context.Context, opt Options) []Provider {
 		return model.BaseURLOf(opt.Config.BaseURLs, name)
 	}
 	var ps []Provider
-	for _, name := range []string{"openai", "anthropic"} {
-		p := Provider{Name: name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: server(name)}
-		p.HasKey = getenv(p.KeyVar) != ""
-		if p.BaseURL == "" {
-			p.BaseURL = model.OpenAIURL
-			if name == "anthropic" {
-				p.BaseURL = model.AnthropicURL
+	labeled := "" // the provider whose names are LABELED/NAME/MODEL, a server each
+	if opt.Registry != nil {
+		for _, pv := range opt.Registry.All() {
+			if pv.Labeled && labeled == "" {
+				labeled = pv.Name
 			}
-		} else if !model.IsOpenAI(p.BaseURL) && name == "openai" {
-			p.Local = true // another server under OpenAI's name
+			s := pv.Server
+			if s == nil {
+				continue
+			}
+			p := Provider{Name: pv.Name, KeyVar: s.KeyVar, BaseURL: server(pv.Name), Local: s.Local}
+			p.HasKey = getenv(p.KeyVar) != ""
+			if p.BaseURL == "" {
+				p.BaseURL = s.URL
+			} else if !s.Local && !sameHost(p.BaseURL, s.URL) {
+				p.Local = true // another server under a hosted provider's name
+			}
+			ps = append(ps, p)
 		}
-		ps = append(ps, p)
 	}
-	for _, name := range []string{"ollama", "vllm", "llamacpp"} {
-		p := Provider{Name: name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: server(name), Local: true}
-		p.HasKey = getenv(p.KeyVar) != ""
-		if p.BaseURL == "" {
-			p.BaseURL = model.LocalURL(name)
-		}
-		ps = append(ps, p)
-	}
-	if opt.Config != nil {
+	serverName := func(p Provider) string { return strings.TrimPrefix(p.Name, labeled+"/") }
+	if opt.Config != nil && labeled != "" {
 		var names []string
 		for name := range opt.Config.BaseURLs {
 			names = append(names, name)
@@ -120,15 +126,15 @@ func Providers(ctx context.Context, opt Options) []Provider {
 			if known {
 				continue
 			}
-			p := Provider{Name: "openai-api/" + name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: server(name), Local: true}
+			p := Provider{Name: labeled + "/" + name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: server(name), Local: true}
 			p.HasKey = getenv(p.KeyVar) != ""
 			ps = append(ps, p)
 		}
 	}
-	if opt.Environ != nil {
+	if opt.Environ != nil && labeled != "" {
 		listed := map[string]bool{}
 		for _, p := range ps {
-			listed[model.EnvName(strings.TrimPrefix(p.Name, "openai-api/"))] = true
+			listed[model.EnvName(serverName(p))] = true
 		}
 		var names []string
 		for _, kv := range opt.Environ() {
@@ -143,7 +149,7 @@ func Providers(ctx context.Context, opt Options) []Provider {
 		}
 		sort.Strings(names)
 		for _, name := range names {
-			p := Provider{Name: "openai-api/" + strings.ToLower(name), KeyVar: name + "_API_KEY", HasKey: true, BaseURL: getenv(name + "_BASE_URL")}
+			p := Provider{Name: labeled + "/" + strings.ToLower(name), KeyVar: name + "_API_KEY", HasKey: true, BaseURL: getenv(name + "_BASE_URL")}
 			p.Local = p.BaseURL != ""
 			ps = append(ps, p)
 		}
@@ -155,7 +161,7 @@ func Providers(ctx context.Context, opt Options) []Provider {
 		}
 		clean, err := model.CleanBaseURL(p.BaseURL)
 		if err != nil {
-			from := model.EnvName(strings.TrimPrefix(p.Name, "openai-api/")) + "_BASE_URL"
+			from := model.EnvName(serverName(*p)) + "_BASE_URL"
 			p.BaseURL, p.Local, p.Refused = "", false, fmt.Errorf("the base URL from %s (or the config's base_urls) %w", from, err)
 			continue
 		}
@@ -185,6 +191,13 @@ func Providers(ctx context.Context, opt Options) []Provider {
 		<-done
 	}
 	return ps
+}
+
+// sameHost reports whether two base URLs name one host.
+func sameHost(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	return err1 == nil && err2 == nil && strings.EqualFold(ua.Hostname(), ub.Hostname())
 }
 
 // probe asks a server for its models (GET BASE/models) and says whether it
@@ -243,7 +256,7 @@ func Write(ctx context.Context, w io.Writer, opt Options) error {
 		case p.Refused != nil:
 			state = "refused: " + p.Refused.Error()
 		case p.BaseURL == "":
-			name := strings.TrimPrefix(p.Name, "openai-api/")
+			_, name, _ := strings.Cut(p.Name, "/") // a Labeled provider's server
 			state = fmt.Sprintf("not configured: %s set but no base URL: set %s_BASE_URL, pass --base-url, or add base_urls: {%s: URL} to the config",
 				p.KeyVar, model.EnvName(name), name)
 		case p.Local && p.Err == nil:

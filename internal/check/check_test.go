@@ -13,6 +13,8 @@ import (
 
 	"github.com/evalmd/evalmd/internal/config"
 	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/internal/providers"
+	"github.com/evalmd/evalmd/model"
 )
 
 // silent is a server on 127.0.0.1 that accepts connections and never
@@ -73,7 +75,7 @@ func TestProviders(t *testing.T) {
 	}
 	getenv := func(k string) string { return envs[k] }
 	var sandboxAsked bool
-	opt := Options{Getenv: getenv, Config: cfg, Probe: 200 * time.Millisecond,
+	opt := Options{Registry: providers.Registry(), Getenv: getenv, Config: cfg, Probe: 200 * time.Millisecond,
 		Sandbox: func(context.Context) (string, error) {
 			sandboxAsked = true
 			return "", errors.New("bubblewrap is missing: apt-get install -y bubblewrap")
@@ -161,7 +163,7 @@ func TestKeyWithoutBaseURL(t *testing.T) {
 				}
 				return kv
 			}
-			opt := Options{Getenv: getenv, Environ: environ, Config: cfg, Probe: time.Second}
+			opt := Options{Registry: providers.Registry(), Getenv: getenv, Environ: environ, Config: cfg, Probe: time.Second}
 			got := map[string]Provider{}
 			var order []string
 			for _, p := range Providers(context.Background(), opt) {
@@ -198,5 +200,30 @@ func TestKeyWithoutBaseURL(t *testing.T) {
 				t.Errorf("names not sorted: %v", order)
 			}
 		})
+	}
+}
+
+// A provider added from a test alone, with a server of its own, is
+// checked as the module's are: its key's variable and its server, probed
+// when it is local; nothing in this package names it.
+func TestToyProviderChecked(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 2})
+	r := model.NewRegistry()
+	none := func(model.Ref, model.Options) (model.Model, error) { return nil, nil }
+	r.Add(model.Provider{Name: "toy", New: none, Server: &model.Server{KeyVar: "TOY_KEY", URL: srv.URL, Local: true}})
+	r.Add(model.Provider{Name: "toyhosted", New: none, Server: &model.Server{KeyVar: "TOYHOSTED_KEY", URL: "https://api.toy.example/v1"}})
+	env := map[string]string{"TOYHOSTED_KEY": "secret"}
+	var b bytes.Buffer
+	if err := Write(context.Background(), &b, Options{Registry: r, Getenv: func(k string) string { return env[k] }, Probe: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"toy                  ok: reachable at " + srv.URL + " (TOY_KEY not set)",
+		"toyhosted            ok: TOYHOSTED_KEY set (https://api.toy.example/v1)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, b.String())
+		}
+	}
+	if srv.Count() != 1 {
+		t.Errorf("the toy's server was probed %d times, want 1", srv.Count())
 	}
 }

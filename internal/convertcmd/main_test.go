@@ -16,6 +16,7 @@ import (
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/sheet"
@@ -34,7 +35,7 @@ func TestDSBenchSheetsGiveNotebookPrompts(t *testing.T) {
 	if err != nil || len(found) != 38 {
 		t.Fatalf("%d sheets: %v", len(found), err)
 	}
-	sum, err := harness.Run(context.Background(), harness.Config{Sheets: found, Models: []string{"openai/gpt-4o"}, OutDir: outs, DryRun: true})
+	sum, err := harness.Run(context.Background(), harness.Config{Sheets: found, Models: []string{"openai/gpt-4o"}, OutDir: outs, DryRun: true, Describe: providers.Registry().Describe})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestEditConvertedSheetAndRerun(t *testing.T) {
 		t.Fatalf("the sheet does not hold %q", old)
 	}
 	os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(edited), 1), 0o644)
-	sum, err := harness.Run(context.Background(), harness.Config{Sheets: []string{path}, Models: []string{"openai/gpt-4o"}, OutDir: outs, DryRun: true})
+	sum, err := harness.Run(context.Background(), harness.Config{Sheets: []string{path}, Models: []string{"openai/gpt-4o"}, OutDir: outs, DryRun: true, Describe: providers.Registry().Describe})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +247,7 @@ func TestDSBenchWithWorkbookAndImage(t *testing.T) {
 		t.Errorf("convert does not say %q:\n%s", want, stderr.String())
 	}
 	if _, err := harness.Run(context.Background(), harness.Config{Sheets: []string{filepath.Join(sheets, "input-dsbench-00000001.md")},
-		Models: []string{"openai/gpt-4o"}, OutDir: outs, DryRun: true}); err == nil || !strings.Contains(err.Error(), "--data-root") {
+		Models: []string{"openai/gpt-4o"}, OutDir: outs, DryRun: true, Describe: providers.Registry().Describe}); err == nil || !strings.Contains(err.Error(), "--data-root") {
 		t.Errorf("run without --data-root: %v", err)
 	}
 	comps, errs := dsbench.Load(dir)
@@ -263,7 +264,7 @@ func TestDSBenchWithWorkbookAndImage(t *testing.T) {
 		{"openai/gpt-3.5-turbo-0125", dsbench.System, true},
 	} {
 		sum, err := harness.Run(context.Background(), harness.Config{
-			Sheets: []string{filepath.Join(sheets, "input-dsbench-00000001.md")}, Models: []string{tc.model}, OutDir: outs, DryRun: true,
+			Sheets: []string{filepath.Join(sheets, "input-dsbench-00000001.md")}, Models: []string{tc.model}, OutDir: outs, DryRun: true, Describe: providers.Registry().Describe,
 			DataRoots: []string{dir},
 		})
 		if err != nil {

@@ -7,12 +7,13 @@ import (
 
 	"github.com/evalmd/evalmd/internal/check"
 	"github.com/evalmd/evalmd/internal/config"
+	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/sandbox"
 )
 
 // checkReport is run --check: providers, sandbox and config.
 func checkReport(ctx context.Context, stdout io.Writer, c *config.Config, getenv func(string) string, environ func() []string, sb sandbox.Config) error {
-	return check.Write(ctx, stdout, check.Options{Getenv: getenv, Environ: environ, Config: c,
+	return check.Write(ctx, stdout, check.Options{Registry: providers.Registry(), Getenv: getenv, Environ: environ, Config: c,
 		Sandbox: func(ctx context.Context) (string, error) {
 			v, err := sandbox.Check(ctx, sb)
 			if err != nil {

@@ -182,11 +182,12 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 			if err != nil {
 				return err
 			}
+			reg := providers.Registry()
 			cfg := harness.Config{Prices: conf.PriceTable(),
 				OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, AllowOutsideFiles: *outside, DataRoots: slices.Concat(conf.DataRoots, dataRoots), Stderr: stderr,
 				Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: getenv, BaseURLs: conf.BaseURLs, Timeout: *timeout, MaxReply: replyCap,
 					Provider: []any{openai.Options{CompletionAPI: *complAPI}, builtin.Options{MockReply: *mockReply, Seed: *seed}}},
-				NewModel: providers.Registry().New,
+				NewModel: reg.New, Describe: reg.Describe,
 				Runner: runner.Options{Concurrency: inFlight, Adaptive: adaptive, SeparateLimits: *perModel, MaxAttempts: *retries + 1,
 					Timeout: *timeout, MaxWait: *maxWait, RPM: *rpm, TPM: *tpm},
 				LogDir: *logDir, LogFormat: *logFormat, Graders: set.Graders, DataKeys: set.MetaKeys,

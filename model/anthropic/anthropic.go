@@ -22,8 +22,33 @@ import (
 // API requires max_tokens, and 4096 fits every current Claude model.
 const defaultMaxTokens = 4096
 
-// Register adds the anthropic provider to r.
-func Register(r *model.Registry) { r.Register("anthropic", newClient) }
+// anthropicURL is Anthropic's API, the default server.
+const anthropicURL = "https://api.anthropic.com"
+
+// Register adds the anthropic provider to r. It also takes bare claude-*
+// names, as LIME wrote them.
+func Register(r *model.Registry) {
+	r.Add(model.Provider{Name: "anthropic", New: newClient, Claim: claimBare, Describe: describe, Usage: "anthropic/MODEL, a bare claude-*",
+		Server: &model.Server{KeyVar: "ANTHROPIC_API_KEY", URL: anthropicURL}})
+}
+
+// claimBare takes a bare claude-* name; not with a base URL, where the
+// name is the server's.
+func claimBare(name string, withBaseURL bool) (string, bool, error) {
+	ok := !withBaseURL && !strings.Contains(name, "/") && strings.HasPrefix(name, "claude-")
+	return name, ok, nil
+}
+
+// describe says what a model is from its name alone: Anthropic's, at its
+// own server, with images, its price and its context.
+func describe(ref model.Ref) model.Info {
+	info := model.Info{Provider: ref.Provider, Model: ref.Model, BaseURL: anthropicURL, Vision: true, ReasoningBudget: "thinking.budget_tokens"}
+	if p, ok := model.LookupPrice(ref.Model); ok {
+		info.Price = &p
+	}
+	info.ContextLimit, _ = model.ContextLimit(ref.Model)
+	return info
+}
 
 // config is what newClient resolved for a model.
 type config struct {
@@ -62,7 +87,7 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	info := model.Info{Provider: ref.Provider, Model: ref.Model, BaseURL: base, Vision: true,
 		ReasoningBudget: "thinking.budget_tokens"}
 	if base == "" {
-		info.BaseURL = model.AnthropicURL
+		info.BaseURL = anthropicURL
 		if p, ok := model.LookupPrice(ref.Model); ok {
 			info.Price = &p
 		}

@@ -8,6 +8,7 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/evalmd/evalmd/model"
 )
@@ -22,10 +23,35 @@ type Options struct {
 
 // Register adds mock, random, oracle and replay to r.
 func Register(r *model.Registry) {
-	r.Register("mock", func(ref model.Ref, opt model.Options) (model.Model, error) { return newMock(ref.Name, opt), nil })
-	r.Register("random", func(ref model.Ref, opt model.Options) (model.Model, error) { return newRandom(ref.Name, opt), nil })
-	r.Register("oracle", func(ref model.Ref, _ model.Options) (model.Model, error) { return newOracle(ref.Name), nil })
-	r.Register("replay", func(ref model.Ref, _ model.Options) (model.Model, error) { return newReplay(ref.Name, ref.Model) })
+	for _, b := range []struct {
+		name         string
+		fromQuestion bool
+		new          model.Factory
+	}{
+		{"mock", false, func(ref model.Ref, opt model.Options) (model.Model, error) { return newMock(ref.Name, opt), nil }},
+		{"random", true, func(ref model.Ref, opt model.Options) (model.Model, error) { return newRandom(ref.Name, opt), nil }},
+		{"oracle", true, func(ref model.Ref, _ model.Options) (model.Model, error) { return newOracle(ref.Name), nil }},
+	} {
+		r.Add(model.Provider{Name: b.name, New: b.new, Claim: claimName(b.name), Usage: b.name,
+			Describe: func(ref model.Ref) model.Info { return info(b.name, ref.Name, b.fromQuestion) }})
+	}
+	r.Add(model.Provider{Name: "replay", Claim: claimReplay, Usage: "replay:FILE.jsonl",
+		New:      func(ref model.Ref, _ model.Options) (model.Model, error) { return newReplay(ref.Name, ref.Model) },
+		Describe: func(ref model.Ref) model.Info { return info("replay", ref.Model, true) }})
+}
+
+// claimName takes the name itself ("mock"), with or without a base URL.
+func claimName(name string) func(string, bool) (string, bool, error) {
+	return func(n string, _ bool) (string, bool, error) { return name, n == name, nil }
+}
+
+// claimReplay takes "replay:FILE.jsonl": the model is the file.
+func claimReplay(name string, _ bool) (string, bool, error) {
+	file, ok := strings.CutPrefix(name, "replay:")
+	if ok && file == "" {
+		return "", true, fmt.Errorf("want replay:FILE.jsonl")
+	}
+	return file, ok, nil
 }
 
 // info is the Info of every built-in: offline, free, no images;

@@ -34,15 +34,6 @@ type Options struct {
 	CompletionAPI bool
 }
 
-// Register adds the providers of this package to r: openai,
-// openai-responses, ollama, vllm, llamacpp and openai-api (openai-api/NAME/MODEL, and any model name given
-// with a base URL that no other provider claims).
-func Register(r *model.Registry) {
-	for _, p := range []string{"openai", "openai-responses", "ollama", "vllm", "llamacpp", "openai-api"} {
-		r.Register(p, newClient)
-	}
-}
-
 // config is what newClient resolved for a model.
 type config struct {
 	name  string // as given on the command line
@@ -75,11 +66,11 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	switch ref.Provider {
 	case "openai", "openai-responses":
 		keyVars, server = []string{"OPENAI_API_KEY"}, "openai"
-		defaultBase = model.OpenAIURL
+		defaultBase = openAIURL
 	case "ollama", "vllm", "llamacpp":
 		keyVars = []string{model.EnvName(ref.Provider) + "_API_KEY"}
 		server = ref.Provider
-		defaultBase = model.LocalURL(ref.Provider)
+		defaultBase = localURLs()[ref.Provider]
 	case "openai-api":
 		if ref.Label != "" {
 			cfg.label = ref.Label
@@ -103,7 +94,7 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 		return nil, fmt.Errorf("model %q: no model after the provider", ref.Name)
 	}
 	key, from := opt.Key(keyVars...)
-	official := model.IsOpenAI(base)
+	official := isOpenAI(base)
 	if key == "" && official {
 		want := "OPENAI_API_KEY"
 		if from != "" {
@@ -117,7 +108,7 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	cfg.info.BudgetAlone = cfg.info.ReasoningBudget == budgetOpenRouter || cfg.info.ReasoningBudget == budgetGemini
 	switch ref.Provider {
 	case "openai", "openai-responses":
-		cfg.info.Vision = model.OpenAIVision(ref.Model)
+		cfg.info.Vision = vision(ref.Model)
 		cfg.info.FixedSampling = reasoningModel(ref.Model)
 		if official {
 			// Another server under an OpenAI name (a proxy, a local

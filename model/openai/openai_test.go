@@ -260,16 +260,16 @@ func TestNewResolvesServersKeysAndInfo(t *testing.T) {
 		limit    int
 		err      string
 	}{
-		{name: "openai/gpt-4o", provider: "openai", model: "gpt-4o", base: model.OpenAIURL, key: "env-openai-key", maxCT: true, vision: true, price: &gpt4o, limit: 128000},
-		{name: "gpt-4", provider: "openai", model: "gpt-4", base: model.OpenAIURL, key: "env-openai-key", maxCT: true, vision: true, price: &model.Price{In: 30, Out: 60}, limit: 8192},
-		{name: "gpt-3.5-turbo", provider: "openai", model: "gpt-3.5-turbo", base: model.OpenAIURL, key: "env-openai-key", maxCT: true, price: &model.Price{In: 0.5, Out: 1.5}, limit: 16385},
-		{name: "o3-mini", provider: "openai", model: "o3-mini", base: model.OpenAIURL, key: "env-openai-key", maxCT: true, vision: true, price: &model.Price{In: 1.1, Out: 4.4}, limit: 200000},
+		{name: "openai/gpt-4o", provider: "openai", model: "gpt-4o", base: openAIURL, key: "env-openai-key", maxCT: true, vision: true, price: &gpt4o, limit: 128000},
+		{name: "gpt-4", provider: "openai", model: "gpt-4", base: openAIURL, key: "env-openai-key", maxCT: true, vision: true, price: &model.Price{In: 30, Out: 60}, limit: 8192},
+		{name: "gpt-3.5-turbo", provider: "openai", model: "gpt-3.5-turbo", base: openAIURL, key: "env-openai-key", maxCT: true, price: &model.Price{In: 0.5, Out: 1.5}, limit: 16385},
+		{name: "o3-mini", provider: "openai", model: "o3-mini", base: openAIURL, key: "env-openai-key", maxCT: true, vision: true, price: &model.Price{In: 1.1, Out: 4.4}, limit: 200000},
 		// openai/ elsewhere: OpenAI's key (the name asks for it), max_tokens, no price.
 		{name: "openai/gpt-4o", opt: model.Options{APIKey: "flag-key", BaseURL: "http://proxy/v1"}, provider: "openai", model: "gpt-4o", base: "http://proxy/v1", key: "flag-key", vision: true, limit: 128000},
-		{name: "ollama/llama3:8b", provider: "ollama", model: "llama3:8b", base: model.OllamaURL, price: &model.Price{}},
-		{name: "vllm/Qwen/Qwen2.5-7B", provider: "vllm", model: "Qwen/Qwen2.5-7B", base: model.VLLMURL, key: "env-vllm-key", price: &model.Price{}},
-		{name: "llamacpp/any", provider: "llamacpp", model: "any", base: model.LlamaCppURL, key: "env-llamacpp-key", price: &model.Price{}},
-		{name: "llamacpp/any", opt: model.Options{APIKeyEnv: "CUSTOM_KEY"}, provider: "llamacpp", model: "any", base: model.LlamaCppURL, key: "env-custom-key", price: &model.Price{}},
+		{name: "ollama/llama3:8b", provider: "ollama", model: "llama3:8b", base: ollamaURL, price: &model.Price{}},
+		{name: "vllm/Qwen/Qwen2.5-7B", provider: "vllm", model: "Qwen/Qwen2.5-7B", base: vllmURL, key: "env-vllm-key", price: &model.Price{}},
+		{name: "llamacpp/any", provider: "llamacpp", model: "any", base: llamaCppURL, key: "env-llamacpp-key", price: &model.Price{}},
+		{name: "llamacpp/any", opt: model.Options{APIKeyEnv: "CUSTOM_KEY"}, provider: "llamacpp", model: "any", base: llamaCppURL, key: "env-custom-key", price: &model.Price{}},
 		{name: "ollama/llama3", opt: model.Options{BaseURL: "http://gpu:11434/v1", APIKey: "k2"}, provider: "ollama", model: "llama3", base: "http://gpu:11434/v1", key: "k2", price: &model.Price{}},
 		{name: "openai-api/together/meta-llama/Llama-3-8b", opt: model.Options{BaseURL: "https://api.together.xyz/v1"}, provider: "openai-api", model: "meta-llama/Llama-3-8b", base: "https://api.together.xyz/v1", key: "env-together-key"},
 		{name: "openai-api/my-box/m", provider: "openai-api", model: "m", base: "http://box:9000/v1", key: "env-box-key"},

@@ -152,9 +152,11 @@ func batchEstimate(info model.Info, override *model.Price, jobs []batch.Job, fil
 type DryRunReport struct {
 	Console Console
 	Models  []string // the models named; none: no estimate
-	Batch   bool
-	Prices  plan.Prices
-	outputs []*plan.Output
+	// Describe says what a model is from its name alone (its price).
+	Describe func(name string) model.Info
+	Batch    bool
+	Prices   plan.Prices
+	outputs  []*plan.Output
 }
 
 func (d *DryRunReport) Write(o *plan.Output, _ [][]byte) error {
@@ -195,7 +197,7 @@ func (d *DryRunReport) Close() error {
 		return nil
 	}
 	for _, name := range d.Models {
-		info := model.Describe(name)
+		info := d.Describe(name)
 		in, outMax, capped := 0, 0, true
 		for _, o := range d.outputs {
 			if o.Model != name {
