@@ -129,3 +129,29 @@ func TestAnthropicReasoningSettings(t *testing.T) {
 		})
 	}
 }
+
+// A batch line carries the thinking settings the live request sends.
+func TestAnthropicThinkingBatchLine(t *testing.T) {
+	live := newFakeAnthropic(t, fakeserver.Options{})
+	m, err := newModel("anthropic/claude-sonnet-4-5", model.Options{BaseURL: live.URL, APIKey: "sk-ant-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := model.Request{Messages: []model.Message{{Role: "user", Content: "q"}},
+		Settings: model.Settings{ReasoningTokens: 2048, ReasoningEffort: "high", MaxTokens: 5000}}
+	if _, err := m.Complete(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	line, err := providertest.BatchOf(t, m).BatchLine("q-1", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := live.Calls()[0].Body
+	if th, _ := body["thinking"].(map[string]any); th["type"] != "enabled" {
+		t.Fatalf("thinking = %v", body["thinking"])
+	}
+	if oc, _ := body["output_config"].(map[string]any); oc["effort"] != "high" {
+		t.Errorf("output_config = %v", body["output_config"])
+	}
+	providertest.BatchLineIsLive(t, line, "q-1", body, "params")
+}

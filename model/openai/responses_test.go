@@ -211,3 +211,21 @@ func TestResponsesBatchLifecycle(t *testing.T) {
 		}
 	}
 }
+
+// A batch line carries the reasoning settings the live request sends.
+func TestResponsesReasoningBatchLine(t *testing.T) {
+	live := newResponsesFake(t, fakeserver.Options{})
+	m, err := newModel("openai-responses/o3", model.Options{BaseURL: live.URL, APIKey: "sk-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := model.Request{Messages: []model.Message{{Role: "user", Content: "q"}}, Settings: model.Settings{ReasoningEffort: "low", MaxTokens: 500}}
+	if _, err := m.Complete(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	line, err := providertest.BatchOf(t, m).BatchLine("q-1", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	providertest.BatchLineIsLive(t, line, "q-1", live.Calls()[0].Body, "body")
+}
