@@ -184,7 +184,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	w := write.All{files}
 	if cfg.LogDir != "" {
-		w = append(w, write.InspectLogs{Dir: cfg.LogDir, Format: cfg.LogFormat, Force: cfg.Force})
+		w = append(w, &write.InspectLogs{Dir: cfg.LogDir, Format: cfg.LogFormat, Force: cfg.Force})
 	}
 	if cfg.DryRun {
 		return sum, cfg.writeDryRun(&sum, outs, w, ms.names, runID)

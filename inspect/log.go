@@ -132,12 +132,14 @@ type evalResults struct {
 
 // evalScore is one scorer's result over the samples (EvalScore).
 type evalScore struct {
-	Name            string                `json:"name"`
-	Scorer          string                `json:"scorer"`
-	ScoredSamples   *int                  `json:"scored_samples,omitempty"`
-	UnscoredSamples *int                  `json:"unscored_samples,omitempty"`
-	Params          map[string]any        `json:"params"`
-	Metrics         map[string]evalMetric `json:"metrics"`
+	Name            string `json:"name"`
+	Scorer          string `json:"scorer"`
+	ScoredSamples   *int   `json:"scored_samples,omitempty"`
+	UnscoredSamples *int   `json:"unscored_samples,omitempty"`
+	// Reducer is the epochs reducer, in a log of several epochs.
+	Reducer string                `json:"reducer,omitempty"`
+	Params  map[string]any        `json:"params"`
+	Metrics map[string]evalMetric `json:"metrics"`
 }
 
 // evalMetric is one metric of a scorer (EvalMetric).

@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -64,10 +65,24 @@ const scorerDefault = "lime"
 // task and id from the name; writing the same output file again replaces
 // the same log. opt.Format chooses .eval (the default) or .json.
 func WriteLog(dir string, f *result.File, opt LogOptions) (string, error) {
+	return WriteRunLog(dir, []*result.File{f}, opt)
+}
+
+// WriteRunLog writes the Inspect log of a run of several epochs (its
+// output files, one per epoch, of one sheet, model and run id) as Inspect
+// writes an eval of N epochs: "epochs": N in its config, one sample per
+// question and epoch ("epoch": k), each scorer's metrics over the
+// questions' scores reduced over their epochs by the mean, named in the
+// score's reducer. One file is WriteLog's log.
+func WriteRunLog(dir string, files []*result.File, opt LogOptions) (string, error) {
 	if err := CheckFormat(opt.Format); err != nil {
 		return "", fmt.Errorf("inspect log: %w", err)
 	}
-	lg, err := buildLog(f, opt)
+	if len(files) == 0 {
+		return "", fmt.Errorf("inspect log: no output file")
+	}
+	f := files[0]
+	lg, err := buildRunLog(files, opt)
 	if err != nil {
 		return "", err
 	}
@@ -151,9 +166,24 @@ func limitChanges(model string, h []aimd.Change) []connectionLimitChange {
 }
 
 // buildLog makes the log of an output file without writing it.
+// buildLog is the log of one output file.
 func buildLog(f *result.File, opt LogOptions) (*Log, error) {
-	if f == nil {
+	return buildRunLog([]*result.File{f}, opt)
+}
+
+// buildRunLog is the log of a run's epochs, one output file each.
+func buildRunLog(files []*result.File, opt LogOptions) (*Log, error) {
+	if len(files) == 0 || files[0] == nil {
 		return nil, fmt.Errorf("inspect log: no output file")
+	}
+	files = slices.Clone(files)
+	slices.SortStableFunc(files, func(a, b *result.File) int { return a.Sheet.Epoch - b.Sheet.Epoch })
+	f := files[0]
+	epochs := 1
+	for _, e := range files {
+		if _, n := e.Sheet.EpochOf(); n > epochs {
+			epochs = n
+		}
 	}
 	status := opt.Status
 	if status == "" {
@@ -214,7 +244,7 @@ func buildLog(f *result.File, opt LogOptions) (*Log, error) {
 			ModelArgs:   map[string]any{},
 			// Questions that errored are kept as samples with an error, as
 			// Inspect does when errors do not fail the eval.
-			Config:   evalConfig{Epochs: 1, EpochsReducer: []string{"mean"}, FailOnError: &no, LogSamples: &yes},
+			Config:   evalConfig{Epochs: epochs, EpochsReducer: []string{"mean"}, FailOnError: &no, LogSamples: &yes},
 			Packages: map[string]string{"evalmd": versionOr(opt.Version)},
 			Metadata: evalMetadata(f),
 		},
@@ -233,32 +263,40 @@ func buildLog(f *result.File, opt LogOptions) (*Log, error) {
 	}
 
 	ids := sampleIDs(f.Questions)
+	lg.Eval.Dataset.SampleIDs = append(lg.Eval.Dataset.SampleIDs, ids...)
 	var total modelUsage
 	var totalCost float64
 	hasCost := false
 	wall := 0.0
 	scorers := newScoreTally()
-	completed := 0
-	for i := range f.Questions {
-		q := &f.Questions[i]
-		s := buildSample(q, ids[i], i, sampleRun{model: modelName, seed: lg.Eval.TaskID, run: runSettings,
-			stamp: stamp, gen: gen, file: f})
-		lg.Eval.Dataset.SampleIDs = append(lg.Eval.Dataset.SampleIDs, s.ID)
-		if q.Error == nil {
-			completed++
+	completed, samples := 0, 0
+	for _, e := range files {
+		k, _ := e.Sheet.EpochOf()
+		eids := sampleIDs(e.Questions)
+		for i := range e.Questions {
+			q := &e.Questions[i]
+			s := buildSample(q, eids[i], i, sampleRun{model: modelName, seed: lg.Eval.TaskID, run: runSettings,
+				stamp: stamp, gen: gen, file: e, epoch: k})
+			samples++
+			if q.Error == nil {
+				completed++
+			}
+			if finite(q.EvalTime) {
+				wall += *q.EvalTime
+			}
+			total.InputTokens += q.InputTokens
+			total.OutputTokens += q.OutputTokens
+			total.ReasoningTokens += q.ReasoningTokens
+			if finite(q.Cost) {
+				totalCost += *q.Cost
+				hasCost = true
+			}
+			scorers.add(q, eids[i].Text)
+			lg.Samples = append(lg.Samples, s)
 		}
-		if finite(q.EvalTime) {
-			wall += *q.EvalTime
-		}
-		total.InputTokens += q.InputTokens
-		total.OutputTokens += q.OutputTokens
-		total.ReasoningTokens += q.ReasoningTokens
-		if finite(q.Cost) {
-			totalCost += *q.Cost
-			hasCost = true
-		}
-		scorers.add(q)
-		lg.Samples = append(lg.Samples, s)
+	}
+	if epochs > 1 {
+		scorers.reducer = "mean"
 	}
 	total.TotalTokens = total.InputTokens + total.OutputTokens
 	if hasCost {
@@ -267,10 +305,12 @@ func buildLog(f *result.File, opt LogOptions) (*Log, error) {
 	if modelName != "" && (total.TotalTokens > 0 || hasCost) {
 		lg.Stats.ModelUsage[modelName] = total
 	}
-	if t := f.Sheet.Totals; t != nil && t.WallSeconds > 0 {
-		wall = t.WallSeconds
+	if len(files) == 1 {
+		if t := f.Sheet.Totals; t != nil && t.WallSeconds > 0 {
+			wall = t.WallSeconds
+		}
 	}
-	allFailed := len(f.Questions) > 0 && completed == 0 && !f.Sheet.DryRun
+	allFailed := samples > 0 && completed == 0 && !f.Sheet.DryRun
 	if opt.Status == "" && allFailed {
 		// Inspect marks an eval whose samples failed "error", with the
 		// error, and writes no results when no sample was scored.
@@ -279,7 +319,7 @@ func buildLog(f *result.File, opt LogOptions) (*Log, error) {
 	if lg.Status == "error" {
 		msg := opt.Error
 		if msg == "" && allFailed {
-			msg = fmt.Sprintf("every sample failed (%d); the first: %s", len(f.Questions), *f.Questions[0].Error)
+			msg = fmt.Sprintf("every sample failed (%d); the first: %s", samples, lg.Samples[0].Error.Message)
 		}
 		if msg == "" {
 			msg = "the run stopped with an error"
@@ -288,9 +328,9 @@ func buildLog(f *result.File, opt LogOptions) (*Log, error) {
 	}
 	if lg.Status != "started" && !f.Sheet.DryRun && !(lg.Status == "error" && allFailed) {
 		lg.Results = &evalResults{
-			TotalSamples:     len(f.Questions),
+			TotalSamples:     samples,
 			CompletedSamples: completed,
-			Scores:           scorers.scores(len(f.Questions)),
+			Scores:           scorers.scores(len(ids)),
 		}
 	}
 	if lg.Status != "started" && !f.Sheet.DryRun {
@@ -405,6 +445,7 @@ type sampleRun struct {
 	stamp string          // the run's start, the timestamp of the events
 	gen   generateConfig  // the run's settings as the log records them
 	file  *result.File    // the output file: its sheet meta, for questions without a recorded setting
+	epoch int             // the output file's epoch (1 for a run of one)
 }
 
 // buildSample turns one question record into a sample. index is its place
@@ -413,7 +454,7 @@ type sampleRun struct {
 func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSample {
 	s := evalSample{
 		ID:          id,
-		Epoch:       1,
+		Epoch:       max(r.epoch, 1),
 		Metadata:    map[string]any{},
 		Store:       map[string]any{},
 		Events:      []event{},
@@ -819,41 +860,56 @@ func scorerName(q *result.Question) string {
 	return scorerDefault
 }
 
-// scoreTally gathers the grades per scorer, in order of first use.
+// scoreTally gathers the grades per scorer, in order of first use, and
+// per sample, in order: a sample of several epochs is scored by their
+// mean (Inspect's default epochs reducer), named in reducer.
 type scoreTally struct {
-	order  []string
-	values map[string][]float64
+	order   []string
+	values  map[string]map[string][]float64 // scorer -> sample id -> grades
+	samples map[string][]string             // scorer -> sample ids, in order
+	reducer string                          // "" for one epoch
 }
 
-func newScoreTally() *scoreTally { return &scoreTally{values: map[string][]float64{}} }
+func newScoreTally() *scoreTally {
+	return &scoreTally{values: map[string]map[string][]float64{}, samples: map[string][]string{}}
+}
 
-func (t *scoreTally) add(q *result.Question) {
+func (t *scoreTally) add(q *result.Question, sample string) {
 	if q.Grade == nil {
 		return
 	}
 	name := scorerName(q)
 	if _, ok := t.values[name]; !ok {
 		t.order = append(t.order, name)
+		t.values[name] = map[string][]float64{}
 	}
 	v := 0.0
 	if *q.Grade {
 		v = 1
 	}
-	t.values[name] = append(t.values[name], v)
+	if _, ok := t.values[name][sample]; !ok {
+		t.samples[name] = append(t.samples[name], sample)
+	}
+	t.values[name][sample] = append(t.values[name][sample], v)
 }
 
 // scores is one EvalScore per scorer, with Inspect's accuracy and stderr
-// metrics over the samples that scorer graded.
+// metrics over the samples that scorer graded, each sample's epochs
+// reduced to their mean; total is the samples (questions) of the log.
 func (t *scoreTally) scores(total int) []evalScore {
 	out := []evalScore{}
 	for _, name := range t.order {
-		vals := t.values[name]
+		var vals []float64
+		for _, id := range t.samples[name] {
+			vals = append(vals, accuracyMetric(t.values[name][id]))
+		}
 		scored, unscored := len(vals), total-len(vals)
 		out = append(out, evalScore{
 			Name:            name,
 			Scorer:          name,
 			ScoredSamples:   &scored,
 			UnscoredSamples: &unscored,
+			Reducer:         t.reducer,
 			Params:          map[string]any{},
 			Metrics: map[string]evalMetric{
 				"accuracy": {Name: "accuracy", Value: accuracyMetric(vals), Params: map[string]any{}},

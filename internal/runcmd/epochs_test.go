@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/result"
 )
@@ -382,6 +383,35 @@ func TestEpochsBadValue(t *testing.T) {
 		err := run(context.Background(), &log, &log, append(tc.args, "-m", "mock", "-o", t.TempDir()))
 		if err == nil || !strings.Contains(err.Error()+log.String(), tc.want) {
 			t.Errorf("%v: %v\n%s\nwant %q", tc.args, err, log.String(), tc.want)
+		}
+	}
+}
+
+// run --epochs 3 --log-dir writes one Inspect log for the run, holding
+// its 3 epochs, not one log per epoch file.
+func TestEpochsInspectLog(t *testing.T) {
+	dir := t.TempDir()
+	sheet := epochSheet(t, dir, 2)
+	logs := filepath.Join(dir, "logs")
+	var log bytes.Buffer
+	if err := run(context.Background(), &log, &log, []string{"-f", sheet, "-m", "mock", "-o", filepath.Join(dir, "out"),
+		"--epochs", "3", "--log-dir", logs, "--log-format", "json"}); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	paths, _ := filepath.Glob(filepath.Join(logs, "*.json"))
+	if len(paths) != 1 {
+		t.Fatalf("logs %v, want one for the run", paths)
+	}
+	lg, err := inspect.ReadLog(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lg.Eval.Config.Epochs != 3 || len(lg.Samples) != 6 || lg.Eval.Dataset.Samples != 2 {
+		t.Errorf("epochs %d, %d samples of %d questions; want 3, 6 of 2", lg.Eval.Config.Epochs, len(lg.Samples), lg.Eval.Dataset.Samples)
+	}
+	for i, s := range lg.Samples {
+		if s.Epoch != i/2+1 {
+			t.Errorf("sample %d (%s): epoch %d, want %d", i, s.ID, s.Epoch, i/2+1)
 		}
 	}
 }

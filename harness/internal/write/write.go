@@ -122,21 +122,55 @@ func (f *Files) Write(o *plan.Output, encoded [][]byte) error {
 
 func (f *Files) Close() error { return nil }
 
-// InspectLogs writes an Inspect log of each output into Dir, in Format
-// (inspect.FormatEval when "", or inspect.FormatJSON).
+// InspectLogs writes an Inspect log of each run of a sheet on a model
+// into Dir, in Format (inspect.FormatEval when "", or inspect.FormatJSON):
+// the epochs of a run are one log, written once its last epoch is in (or
+// at Close, with those there are).
 type InspectLogs struct {
 	Dir, Format string
 	Force       bool
+	epochs      map[[2]string][]*result.File // a run's epochs so far, by sheet and model
+	order       [][2]string
 }
 
-func (l InspectLogs) Write(o *plan.Output, _ [][]byte) error {
-	if _, err := inspect.WriteLog(l.Dir, o.File, inspect.LogOptions{Force: l.Force, Settings: o.File.Sheet.Settings, Format: l.Format}); err != nil {
+func (l *InspectLogs) Write(o *plan.Output, _ [][]byte) error {
+	if o.Epochs <= 1 {
+		return l.write([]*result.File{o.File})
+	}
+	key := [2]string{o.SheetPath, o.Model}
+	if l.epochs == nil {
+		l.epochs = map[[2]string][]*result.File{}
+	}
+	if _, ok := l.epochs[key]; !ok {
+		l.order = append(l.order, key)
+	}
+	l.epochs[key] = append(l.epochs[key], o.File)
+	if len(l.epochs[key]) < o.Epochs {
+		return nil
+	}
+	files := l.epochs[key]
+	delete(l.epochs, key)
+	return l.write(files)
+}
+
+func (l *InspectLogs) write(files []*result.File) error {
+	if _, err := inspect.WriteRunLog(l.Dir, files, inspect.LogOptions{Force: l.Force, Settings: files[0].Sheet.Settings, Format: l.Format}); err != nil {
 		return fmt.Errorf("inspect log: %w", err)
 	}
 	return nil
 }
 
-func (l InspectLogs) Close() error { return nil }
+// Close writes the log of each run whose epochs did not all come in.
+func (l *InspectLogs) Close() error {
+	var errs []error
+	for _, key := range l.order {
+		if files, ok := l.epochs[key]; ok {
+			errs = append(errs, l.write(files))
+		}
+	}
+	l.epochs, l.order = nil, nil
+	return errors.Join(errs...)
+}
 
 // say writes one line to a console, after clear (what clears a progress
 // line drawn in place, or "").
