@@ -42,6 +42,10 @@ type Benchmark struct {
 	// Metric computes its figures in agg's report; nil for none. Its
 	// Benchmark() is Name.
 	Metric agg.Metric
+	// JudgeTemplate is the judge grader's prompt for its sheets' questions
+	// that name none (judge_template meta, --judge-template): "dsbench"
+	// for DSBench; "" leaves the judge's default.
+	JudgeTemplate string
 	// MetaKeys are the meta keys its sheets carry as its own data
 	// (DABench's level, concepts...), which run does not warn about as
 	// unknown keys.
@@ -132,6 +136,9 @@ func NewSet(bs ...Benchmark) (*Set, error) {
 		}
 		seen[name] = true
 		s.MetaKeys = append(s.MetaKeys, b.MetaKeys...)
+		if b.JudgeTemplate != "" {
+			s.Graders.SetJudgeTemplate(name, b.JudgeTemplate)
+		}
 		for g, f := range b.Graders {
 			if err := s.Graders.Add(g, f); err != nil {
 				return nil, fmt.Errorf("benchmark %s: %w", b.Name, err)

@@ -78,9 +78,10 @@ var judgeGradeRe = regexp.MustCompile(`(?i)GRADE[\s\x0b\x1c-\x1f\x85\p{Z}]*:[\s\
 // question file, not the whole prompt with workbook text), else the user
 // message that was sent.
 type judge struct {
-	m         model.Model
-	template  string
-	maxTokens int
+	m           model.Model
+	template    string
+	maxTokens   int
+	byBenchmark map[string]string // JudgeOptions.byBenchmark
 }
 
 // inspectJudgeMaxTokens is the judge's max_tokens with Inspect's template
@@ -103,7 +104,7 @@ const Identical = "identical to the ground truth (white space trimmed): right, n
 // run of DSBench's sheets with an offline model, or without a judge at
 // hand, is graded later with grade --judge.
 func newJudge(opt Options) (Grader, error) {
-	return judge{m: opt.Judge, template: opt.JudgeTemplate, maxTokens: opt.JudgeMaxTokens}, nil
+	return judge{m: opt.Judge, template: opt.JudgeTemplate, maxTokens: opt.JudgeMaxTokens, byBenchmark: opt.byBenchmark}, nil
 }
 
 // Name is "judge".
@@ -130,8 +131,8 @@ func (j judge) Grade(ctx context.Context, in Input) (Verdict, error) {
 	if t := strings.TrimSpace(in.Meta["judge_template"]); t != "" {
 		tmpl = t
 	}
-	if strings.TrimSpace(tmpl) == "" && strings.EqualFold(strings.TrimSpace(in.Meta["benchmark"]), "dsbench") {
-		tmpl = "dsbench"
+	if strings.TrimSpace(tmpl) == "" {
+		tmpl = j.byBenchmark[strings.ToLower(strings.TrimSpace(in.Meta["benchmark"]))]
 	}
 	var req model.Request
 	kind := strings.ToLower(strings.TrimSpace(tmpl))

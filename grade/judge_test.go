@@ -128,7 +128,8 @@ func TestJudgeInspectPrompt(t *testing.T) {
 	}
 }
 
-// A DSBench sheet's questions are judged with DSBench's template unless told
+// A benchmark's questions are judged with its template (DSBench's, set on
+// the registry by the benchmark, not known to the grader) unless told
 // otherwise; --judge-max-tokens bounds every judge request.
 func TestJudgeTemplateAndMaxTokensDefaults(t *testing.T) {
 	for _, tc := range []struct {
@@ -139,6 +140,8 @@ func TestJudgeTemplateAndMaxTokensDefaults(t *testing.T) {
 	}{
 		{meta: map[string]string{"benchmark": "dsbench"}, wantDS: true, maxTokens: dsbenchJudgeMaxTokens},
 		{meta: nil, wantDS: false, maxTokens: inspectJudgeMaxTokens},
+		{meta: map[string]string{"benchmark": "toy"}, wantDS: true, maxTokens: dsbenchJudgeMaxTokens},
+		{meta: map[string]string{"benchmark": "other"}, wantDS: false, maxTokens: inspectJudgeMaxTokens},
 		{opt: JudgeOptions{JudgeTemplate: "inspect"}, meta: map[string]string{"benchmark": "dsbench"}, maxTokens: inspectJudgeMaxTokens},
 		{opt: JudgeOptions{JudgeMaxTokens: 77}, meta: map[string]string{"benchmark": "dsbench"}, wantDS: true, maxTokens: 77},
 		{opt: JudgeOptions{JudgeMaxTokens: 99}, maxTokens: 99},
@@ -146,7 +149,10 @@ func TestJudgeTemplateAndMaxTokensDefaults(t *testing.T) {
 		m := &fakeJudge{reply: "True"}
 		opt := tc.opt
 		opt.Judge = m
-		g, err := newJudge(Options{JudgeOptions: opt})
+		r := NewRegistry()
+		r.SetJudgeTemplate("DSBench", "dsbench")
+		r.SetJudgeTemplate("toy", "dsbench") // a benchmark the grader has never heard of
+		g, err := r.New("judge", Options{JudgeOptions: opt})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,13 +29,17 @@ type JudgeOptions struct {
 	// compute_answer.py), "inspect" (Inspect AI's model_graded_qa default),
 	// or a template text of one's own using Inspect's placeholders
 	// {question}, {answer}, {criterion} and {instructions}. A question's
-	// "judge_template" meta overrides it; when both are empty, questions of
-	// a DSBench sheet (meta benchmark: dsbench) get "dsbench" and the
-	// others "inspect".
+	// "judge_template" meta overrides it; when both are empty, a question
+	// gets its benchmark's template (the Registry's, by its "benchmark"
+	// meta: SetJudgeTemplate), else "inspect".
 	JudgeTemplate string
 	// JudgeMaxTokens bounds the judge's reply; 0 means the template's
 	// default (DSBench's 256; 1024 for Inspect's, which reasons first).
 	JudgeMaxTokens int
+
+	// byBenchmark are the benchmarks' own templates, by lower-case
+	// benchmark name, set by the Registry that builds the grader.
+	byBenchmark map[string]string
 }
 
 // A Factory builds a grader from the options; it returns an error when the
@@ -47,6 +51,20 @@ type Factory func(Options) (Grader, error)
 // table, so two commands or two tests never see each other's graders.
 type Registry struct {
 	factories map[string]Factory
+	// judgeTemplates are the judge's templates of the benchmarks that
+	// have one (SetJudgeTemplate), by lower-case benchmark name.
+	judgeTemplates map[string]string
+}
+
+// SetJudgeTemplate makes template the judge's prompt for the questions of
+// a benchmark (their "benchmark" meta) that name none themselves and get
+// none from JudgeOptions.JudgeTemplate: a benchmark's own judge prompt
+// (DSBench's) is its choice, not the grader's.
+func (r *Registry) SetJudgeTemplate(benchmark, template string) {
+	if r.judgeTemplates == nil {
+		r.judgeTemplates = map[string]string{}
+	}
+	r.judgeTemplates[strings.ToLower(strings.TrimSpace(benchmark))] = template
 }
 
 // NewRegistry returns a registry of the generic graders: lime, choice,
@@ -93,6 +111,7 @@ func (r *Registry) names() []string {
 // New returns the grader registered under name.
 func (r *Registry) New(name string, opt Options) (Grader, error) {
 	if f := r.factories[strings.ToLower(strings.TrimSpace(name))]; f != nil {
+		opt.byBenchmark = r.judgeTemplates
 		return f(opt)
 	}
 	return nil, fmt.Errorf("unknown grader %q (known: %s)", name, strings.Join(r.names(), ", "))

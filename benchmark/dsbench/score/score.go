@@ -15,6 +15,8 @@ func Benchmark() benchmark.Benchmark {
 		Title:  "DSBench",
 		Name:   Name,
 		Metric: metric{},
+		// DSBench's compute_answer.py judges with its own prompt.
+		JudgeTemplate: "dsbench",
 		// What its converter writes besides settings and known keys.
 		MetaKeys: []string{"competition", "name", "url", "year", "answer_kind", "answer_json"},
 	}
