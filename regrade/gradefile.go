@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/evalmd/evalmd/grade"
+	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/sheet"
 )
@@ -148,7 +149,7 @@ func gradeOne(ctx context.Context, f *result.File, i int, p gradePlan) (v grade.
 	case why != "" && q.GroundTruth != nil:
 		v = grade.Verdict{Correct: grade.Bool(false), Detail: why}
 	default:
-		v, gerr = grade.Nullable(ctx, p.gr, q.GroundTruth, q.Graded(), grade.Input{
+		v, gerr = grade.Nullable(ctx, p.gr, q.GroundTruth, graded(f, q), grade.Input{
 			Meta: sheet.Steering(q.MetaData, f.Sheet.MetaData), Question: q.Question, QuestionText: q.QuestionUsr})
 		if gerr != nil && ctx.Err() != nil {
 			return v, false, ctx.Err()
@@ -168,6 +169,21 @@ func gradeOne(ctx context.Context, f *result.File, i int, p gradePlan) (v grade.
 	// such; one without a ground truth asks for no grade).
 	ungraded := v.Correct == nil && q.GroundTruth != nil && q.Error == nil && !q.Unanswered
 	return v, gerr == nil && !ungraded, nil
+}
+
+// graded is the text of q that is graded: q.Graded(), but of a chat
+// answer recorded with no reasoning (a file written before evalmd kept
+// reasoning apart) only what follows a leading <think> block, by the
+// think_tags rule the question ran with, as run grades a reply. A run
+// that split the block recorded it as the reasoning, so the rule is not
+// applied twice.
+func graded(f *result.File, q *result.Question) *string {
+	text := q.Graded()
+	if text == nil || q.Mode != "" || q.ReformatModel != "" || q.Reasoning != "" {
+		return text
+	}
+	answer := model.SplitThink(model.Response{Text: *text}, f.SolveSetting(q, "think_tags")).Text
+	return &answer
 }
 
 // noAnswer says why a question that ran has no answer to grade, or "": its

@@ -580,3 +580,51 @@ func TestRegradeLosesRaceToRun(t *testing.T) {
 		t.Errorf("a grade file was written for a file that was not")
 	}
 }
+
+// An output written before reasoning support may hold a model's <think>
+// block in its completion: the regrade grades only the answer after it,
+// by the think_tags rule the question ran with, as run grades a reply.
+// A file that has a reasoning member was split by its run already, and
+// think_tags: keep grades the whole text.
+func TestRegradeGradesAfterThink(t *testing.T) {
+	s := func(x string) *string { return &x }
+	q := func(name, completion string) result.Question {
+		return result.Question{Name: name, GroundTruth: s("B"), Completion: s(completion),
+			MetaData: map[string]string{"grader": "exact"}}
+	}
+	keep := q("keep", "<think>maybe A</think>\nB")
+	keep.SolveSettings = map[string]string{"think_tags": "keep"}
+	split := q("split by its run", "<think>quoted</think> B")
+	split.Reasoning = "it was B"
+	lime := q("lime contains the truth only in the thinking", "<think>is it B?</think>\nA")
+	lime.MetaData = nil
+	f := &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m"}, Questions: []result.Question{
+		q("think block", "<think>maybe A</think>\nB"),
+		q("opened in the prompt", "maybe A</think>\n\nB"),
+		q("never closed", "<think>B, or A"),
+		keep,
+		split,
+		lime,
+	}}
+	path := filepath.Join(t.TempDir(), "output-s-m.json")
+	if err := f.Write(path, outfile.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Regrade(context.Background(), []string{path}, Options{Write: true}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := result.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"true", "true", "false", "false", "false", "false"}
+	for i, w := range want {
+		g := got.Questions[i]
+		if fmtGrade(g.Grade) != w {
+			t.Errorf("%s: grade %s, want %s", g.Name, fmtGrade(g.Grade), w)
+		}
+		if *g.Completion != *f.Questions[i].Completion {
+			t.Errorf("%s: completion rewritten to %q", g.Name, *g.Completion)
+		}
+	}
+}
