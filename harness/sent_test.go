@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -90,7 +91,7 @@ func TestResponsesPromptsCutAsOpenAIs(t *testing.T) {
 	}
 	for _, name := range []string{"openai/gpt-4o", "openai-responses/gpt-4o"} {
 		cfg := serverConfig([]string{sheet}, t.TempDir(), "", 1)
-		cfg.Models, cfg.DryRun = []string{name}, true
+		cfg.Models, cfg.DryRun, cfg.Describe = []string{name}, true, providers.Registry().Describe
 		var stderr bytes.Buffer
 		cfg.Stderr = &stderr
 		if _, err := Run(context.Background(), cfg); err != nil {
