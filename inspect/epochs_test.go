@@ -2,8 +2,12 @@ package inspect
 
 import (
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -70,5 +74,53 @@ func TestRunLogEpochs(t *testing.T) {
 					sc.Metrics["accuracy"].Value, *sc.ScoredSamples, accuracyMetric(want[sc.Name]), len(want[sc.Name]))
 			}
 		}
+	}
+}
+
+// WriteLogsFor (agg --log-dir) writes one log per run: the 3 epoch files
+// of a run and a copy of one of them in another folder (read first) are
+// one log of 3 epochs, a file of one epoch beside them is its own log.
+func TestWriteLogsForEpochs(t *testing.T) {
+	dir, logs := t.TempDir(), t.TempDir()
+	for k := 1; k <= 3; k++ {
+		f := syntheticOutput()
+		f.Sheet.RunID, f.Sheet.Epoch, f.Sheet.Epochs = "ep", k, 3
+		name := result.EpochName(result.FileName("input-rules.md", f.Sheet.ModelName, "ep"), k, 3)
+		if err := f.Write(filepath.Join(dir, name), outfile.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if k == 2 {
+			os.MkdirAll(filepath.Join(dir, "copy"), 0o755)
+			if err := f.Write(filepath.Join(dir, "copy", name), outfile.Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	one := syntheticOutput()
+	one.Sheet.RunID = "one"
+	if err := one.Write(filepath.Join(dir, result.FileName("input-rules.md", one.Sheet.ModelName, "one")), outfile.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var warn strings.Builder
+	n, err := WriteLogsFor(logs, dir, &warn, LogOptions{Format: FormatJSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(logs, "*.json"))
+	if n != 2 || len(paths) != 2 {
+		t.Fatalf("%d logs (%v), want 2: the run's, the one-epoch file's\n%s", n, paths, warn.String())
+	}
+	epochs := map[int]int{}
+	for _, p := range paths {
+		lg, err := ReadLog(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		CheckSchema(t, p)
+		epochs[lg.Eval.Config.Epochs] += len(lg.Samples)
+	}
+	q := len(one.Questions)
+	if epochs[3] != 3*q || epochs[1] != q {
+		t.Errorf("samples by the log's epochs %v, want 3: %d, 1: %d", epochs, 3*q, q)
 	}
 }

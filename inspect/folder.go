@@ -7,36 +7,34 @@ import (
 	"github.com/evalmd/evalmd/result"
 )
 
-// WriteLogsFor writes an Inspect log into logDir for every output file
-// (output*.json) below dir, so runs made earlier, LIME's among them, open
-// in Inspect's viewer. A file that cannot be read is reported on warn and
-// skipped. The count of logs written is returned. opt applies to every
-// log.
+// WriteLogsFor writes an Inspect log into logDir for every run of the
+// output files (output*.json) below dir, so runs made earlier, LIME's
+// among them, open in Inspect's viewer: one log per file, and one per run
+// of several epochs (RunLogs). A file that cannot be read is reported on
+// warn and skipped. The count of logs written is returned. opt applies to
+// every log.
 func WriteLogsFor(logDir, dir string, warn io.Writer, opt LogOptions) (int, error) {
 	paths, err := result.Find(dir, func(err error) { fmt.Fprintf(warn, "inspect log: skipping %v\n", err) })
 	if err != nil {
 		return 0, err
 	}
-	n := 0
+	logs := &RunLogs{Dir: logDir, Warn: warn, Options: opt}
 	for _, p := range paths {
 		f, err := result.Read(p)
 		if err != nil {
 			fmt.Fprintf(warn, "inspect log: skipping %v\n", err)
 			continue
 		}
-		if WriteLogFor(logDir, p, f, warn, opt) {
-			n++
-		}
+		logs.Add(p, f)
 	}
-	return n, nil
+	return logs.Close(), nil
 }
 
 // WriteLogFor writes the Inspect log of the output file f, read from path,
 // into logDir, and says whether it did: a dry run's output is skipped
 // unless opt.IncludeDryRuns, as agg leaves dry runs out of its tables, and
 // a log that cannot be written is reported on warn. A file without a
-// created time takes path's modification time. agg --log-dir calls it for
-// each file it reads, so the folder is read once.
+// created time takes path's modification time.
 func WriteLogFor(logDir, path string, f *result.File, warn io.Writer, opt LogOptions) bool {
 	if f.Sheet.DryRun && !opt.IncludeDryRuns {
 		fmt.Fprintf(warn, "inspect log: skipping %s: a dry run (--include-dry-runs logs it as cancelled)\n", path)
@@ -47,4 +45,81 @@ func WriteLogFor(logDir, path string, f *result.File, warn io.Writer, opt LogOpt
 		return false
 	}
 	return true
+}
+
+// RunLogs writes the Inspect logs of output files as they are read, one
+// log per run: a file of one epoch at once (WriteLogFor), the epochs of a
+// run (one sheet, model and run id) together once the last is in
+// (WriteRunLog), a copy of an epoch already in (in any folder: agg counts
+// it once, and its log would be the run's) left out, and at Close
+// the runs whose epochs are not all there. agg --log-dir adds each file it
+// reads, so the folder is read once.
+type RunLogs struct {
+	Dir     string
+	Warn    io.Writer
+	Options LogOptions
+
+	written int
+	runs    map[runKey]map[int]*result.File // a run's epochs so far
+	order   []runKey
+}
+
+type runKey struct{ sheet, model, runID string }
+
+// Add takes the output file f, read from path.
+func (l *RunLogs) Add(path string, f *result.File) {
+	k, n := f.Sheet.EpochOf()
+	if n <= 1 {
+		if WriteLogFor(l.Dir, path, f, l.Warn, l.Options) {
+			l.written++
+		}
+		return
+	}
+	if f.Sheet.DryRun && !l.Options.IncludeDryRuns {
+		fmt.Fprintf(l.Warn, "inspect log: skipping %s: a dry run (--include-dry-runs logs it as cancelled)\n", path)
+		return
+	}
+	key := runKey{f.Sheet.SheetFile + "\x00" + f.Sheet.Name, f.Sheet.ModelName, f.Sheet.RunID}
+	if l.runs == nil {
+		l.runs = map[runKey]map[int]*result.File{}
+	}
+	epochs, ok := l.runs[key]
+	if !ok {
+		epochs = map[int]*result.File{}
+		l.runs[key] = epochs
+		l.order = append(l.order, key)
+	}
+	if _, dup := epochs[k]; dup {
+		return // a copy of an epoch already in
+	}
+	epochs[k] = f
+	if len(epochs) == n {
+		l.write(key)
+	}
+}
+
+func (l *RunLogs) write(key runKey) {
+	epochs := l.runs[key]
+	delete(l.runs, key)
+	files := make([]*result.File, 0, len(epochs))
+	for _, f := range epochs {
+		files = append(files, f)
+	}
+	if _, err := WriteRunLog(l.Dir, files, l.Options); err != nil {
+		fmt.Fprintf(l.Warn, "inspect log: skipping %v\n", err)
+		return
+	}
+	l.written++
+}
+
+// Close writes the logs of the runs whose epochs are not all there, and
+// returns the count of logs written.
+func (l *RunLogs) Close() int {
+	for _, key := range l.order {
+		if _, ok := l.runs[key]; ok {
+			l.write(key)
+		}
+	}
+	l.order = nil
+	return l.written
 }

@@ -72,7 +72,7 @@ func Command(look config.Lookup, isTerminal func(io.Writer) bool) *cli.Command {
 	discFull := fs.Bool("discrepancies-full", false, "report type: questions graded differently, each run's grade and completion side by side (replaces the default report)")
 	mdStyle := fs.Bool("md", false, "markdown even on a terminal (when the report goes to stdout)")
 	terminal := fs.Bool("terminal", false, "tables laid out for the screen even when stdout is not a terminal (LIME's --terminal)")
-	logDir := fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
+	logDir := fs.String("log-dir", "", "also write an Inspect log per run (its epochs one log) into this folder")
 	logFormat := fs.String("log-format", inspect.FormatEval, "format of the Inspect logs: eval or json")
 	htmlOut := fs.String("html", "", "write a self-contained HTML report to this `file` (the markdown only with -o)")
 	xlsxOut := fs.String("xlsx", "", "write an Excel workbook to this `file` (the markdown only with -o)")
@@ -147,16 +147,16 @@ func Command(look config.Lookup, isTerminal func(io.Writer) bool) *cli.Command {
 			if *htmlOut != "" || *xlsxOut != "" {
 				qs = report.NewBuilder(opt.Dir)
 			}
-			logs := 0
-			lo := inspect.LogOptions{Force: opt.Force, Format: *logFormat, IncludeDryRuns: opt.IncludeDryRuns}
+			logs := &inspect.RunLogs{Dir: *logDir, Warn: stderr,
+				Options: inspect.LogOptions{Force: opt.Force, Format: *logFormat, IncludeDryRuns: opt.IncludeDryRuns}}
 			var each func(path string, f *result.File, counted bool)
 			if qs != nil || *logDir != "" {
 				each = func(path string, f *result.File, counted bool) {
 					if qs != nil && counted {
 						qs.Add(path, f)
 					}
-					if *logDir != "" && inspect.WriteLogFor(*logDir, path, f, stderr, lo) {
-						logs++
+					if *logDir != "" {
+						logs.Add(path, f)
 					}
 				}
 			}
@@ -182,7 +182,7 @@ func Command(look config.Lookup, isTerminal func(io.Writer) bool) *cli.Command {
 				fmt.Fprintf(stderr, "wrote %s\n", *xlsxOut)
 			}
 			if *logDir != "" {
-				fmt.Fprintf(stderr, "wrote %d Inspect logs to %s\n", logs, *logDir)
+				fmt.Fprintf(stderr, "wrote %d Inspect logs to %s\n", logs.Close(), *logDir)
 			}
 			return d.Unread()
 		},
