@@ -154,6 +154,9 @@ func Read(ctx context.Context, opt Options, each func(path string, f *result.Fil
 		if len(d.DryRuns) > 0 {
 			return nil, fmt.Errorf("agg: %s: every output file is a dry run's; --include-dry-runs counts them", opt.Dir)
 		}
+		if n := len(d.Skipped); n > 0 {
+			return nil, fmt.Errorf("agg: %s: %w that could be read: %d could not be read (each named above)", opt.Dir, ErrNoOutputs, n)
+		}
 		return nil, fmt.Errorf("agg: %s: %w (LIME's rule: names starting with \"output\" and ending in \".json\")", opt.Dir, ErrNoOutputs)
 	}
 	if opt.Verbose {

@@ -3,6 +3,7 @@ package agg
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -121,6 +122,20 @@ func TestNoOutputs(t *testing.T) {
 	}
 	if err := Run(context.Background(), Options{Dir: "testdata/missing"}); err == nil {
 		t.Error("Run on a missing folder succeeded")
+	}
+	// A folder whose only output file is half-written holds an output
+	// file: the error says it could not be read, not that none was found.
+	dir := t.TempDir()
+	src, err := os.ReadFile("testdata/broken/output-half-m1-0002.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "output-half-m1-0002.json"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = Run(context.Background(), Options{Dir: dir})
+	if !errors.Is(err, ErrNoOutputs) || !strings.Contains(err.Error(), "1 could not be read") {
+		t.Errorf("Run on a folder of one half-written output: %v", err)
 	}
 }
 
