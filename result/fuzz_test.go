@@ -2,13 +2,15 @@ package result
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/evalmd/evalmd/internal/shared"
 )
 
-// FuzzParse: an output file never panics Parse; a refusal is one line
+// FuzzParse: an output file never panics Parse; the fast path decodes
+// what it takes as the walk does; a refusal is one line
 // starting ":line: "; a file accepted, written back by Marshal, parses
 // again, and its second writing is its first (unknown members kept).
 func FuzzParse(f *testing.F) {
@@ -20,6 +22,16 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"sheet":{"name":"s"},"questions":[{"name":"q","grade":null,"error":"timeout","cost":1e-7}],"extra":[1,{"a":null}]}`))
 	f.Add([]byte("{\"sheet\": {\"name\": \"s\"},\n \"questions\": [{\"name\": \"q\",\n \"eval_time\": NaN}]}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The fast path takes a file only to decode it as the walk does.
+		if fast, ok := parseFast(data); ok {
+			walked, err := parseWalk(data)
+			if err != nil {
+				t.Fatalf("fast path took a file the walk refuses: %v", err)
+			}
+			if !reflect.DeepEqual(fast, walked) {
+				t.Fatalf("fast path and walk differ:\n%#v\n%#v", fast, walked)
+			}
+		}
 		file, err := Parse(data)
 		if err != nil {
 			if msg := err.Error(); !strings.HasPrefix(msg, ":") || strings.Contains(msg, "\n") {

@@ -255,6 +255,15 @@ var ErrNotOutput = errors.New(`no "sheet" object or "questions" array`)
 // Parse decodes an output file's bytes. Its errors start with ":line: " so
 // the caller can put the file name in front.
 func Parse(data []byte) (*File, error) {
+	if f, ok := parseFast(data); ok {
+		return f, nil
+	}
+	return parseWalk(data)
+}
+
+// parseWalk is Parse by decodeObject's walk, which places each error at
+// its line.
+func parseWalk(data []byte) (*File, error) {
 	var f File
 	// UnmarshalJSON is called directly: json.Unmarshal would first scan
 	// the whole file to validate it and again to find its end, which for
