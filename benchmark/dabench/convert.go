@@ -414,9 +414,12 @@ func Convert(opt Options) ([]string, []error) {
 			errs = append(errs, fmt.Errorf("dabench: table of %d question(s): %w; skipped", len(byTable[table]), err))
 			continue
 		}
-		rel, err := relPath(outDir, src)
-		if err != nil {
-			errs = append(errs, err)
+		// The table goes beside the sheets, which send it from there: a
+		// sheet sends files from below its own folder only, unless the
+		// user vouches for another (run --data-root).
+		rel := filepath.Join(tablesDir, table)
+		if _, err := outfile.Link(filepath.Join(outDir, rel), src, opt.Write); err != nil {
+			errs = append(errs, fmt.Errorf("dabench: table of %d question(s): %w; skipped", len(byTable[table]), err))
 			continue
 		}
 		data, err := sheet.Format(buildSheet(table, rel, byTable[table], st), schema.Default())
@@ -432,20 +435,4 @@ func Convert(opt Options) ([]string, []error) {
 		written = append(written, path)
 	}
 	return written, errs
-}
-
-// relPath names target from the folder dir, relative when it can.
-func relPath(dir, target string) (string, error) {
-	ad, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("dabench: %w", err)
-	}
-	at, err := filepath.Abs(target)
-	if err != nil {
-		return "", fmt.Errorf("dabench: %w", err)
-	}
-	if rel, err := filepath.Rel(ad, at); err == nil {
-		return rel, nil
-	}
-	return at, nil
 }

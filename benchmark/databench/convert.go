@@ -513,8 +513,17 @@ func convertOne(opt options, tables, ds string, rows []row, st sheetStyle, owner
 	if st.Lite {
 		file = "sample.parquet"
 	}
-	rel, err := relPath(opt.Out, filepath.Join(tables, ds, file))
-	if err != nil {
+	// The table goes beside the sheet, which sends it from there: a sheet
+	// sends files from below its own folder only, unless the user vouches
+	// for another (run --data-root). A chat sheet converted without the
+	// tables names where they would be.
+	src := filepath.Join(tables, ds, file)
+	rel := filepath.Join("data", ds, file)
+	if _, err := os.Stat(src); err == nil {
+		if _, err := outfile.Link(filepath.Join(opt.Out, rel), src, opt.Write); err != nil {
+			return "", fmt.Errorf("databench: dataset %s: %w", ds, err)
+		}
+	} else if rel, err = relPath(opt.Out, src); err != nil {
 		return "", err
 	}
 	doc, err := datasetSheet(ds, rel, rows, st)

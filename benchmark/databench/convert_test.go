@@ -261,12 +261,13 @@ func TestChatPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	info, _ := doc.Resolve()
-	b := &prompt.Builder{Dir: out, SheetMeta: info.Meta, DataRoots: []string{filepath.Join(tmp, "data")}}
+	// The table was put beside the sheet: no data root is needed.
+	b := &prompt.Builder{Dir: out, SheetMeta: info.Meta}
 	req, err := b.Build(t.Context(), paths[0], &it)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "The table is " + filepath.Join(out, "../data/001_Forbes/all.parquet") + ".\nQuestion: Is it, really?\nAnswer with a value of type boolean."
+	want := "The table is " + filepath.Join(out, "data/001_Forbes/all.parquet") + ".\nQuestion: Is it, really?\nAnswer with a value of type boolean."
 	if got := req.Messages[0].Content; got != want {
 		t.Errorf("user message\n got %q\nwant %q", got, want)
 	}

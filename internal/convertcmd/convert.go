@@ -312,16 +312,24 @@ func xlsxCommand() *cli.Command {
 
 // converted reports a benchmark conversion the same way for every
 // converter: each entry skipped on its own line (named by file and line),
-// then what was written, and an error counting what was skipped.
+// then what was written and where the files the sheets send are, and an
+// error counting what was skipped.
 func converted(stderr io.Writer, bench, out string, written []string, errs []error) error {
 	for _, e := range errs {
 		fmt.Fprintf(stderr, "convert: %v\n", e)
 	}
 	fmt.Fprintf(stderr, "wrote %s to %s", count(len(written), bench+" sheet"), out)
-	if dir := dataRoot(written); dir != "" {
+	inside, outside := dataFolders(written)
+	if inside != "" {
+		// Converters put the files beside the sheets (hard links where
+		// the file system allows, else copies), so the sheets run as
+		// written: a sheet sends files from below its own folder only.
+		fmt.Fprintf(stderr, "; the files they send are in %s", inside)
+	}
+	if outside != "" {
 		// A sheet's own data_root vouches for nothing (a stranger's could
 		// name "/"): the user does, with run --data-root.
-		fmt.Fprintf(stderr, "; their files are in %s, outside it: run them with --data-root %s", dir, dir)
+		fmt.Fprintf(stderr, "; their files are in %s, outside it: run them with --data-root %s", outside, outside)
 	}
 	fmt.Fprintln(stderr)
 	if len(errs) > 0 {
@@ -330,11 +338,10 @@ func converted(stderr io.Writer, bench, out string, written []string, errs []err
 	return nil
 }
 
-// dataRoot is the folder the written sheets name as their data_root, when
-// it lies outside their own folders: the deepest folder holding every such
-// data_root; "" when there is none.
-func dataRoot(written []string) string {
-	var common string
+// dataFolders returns the deepest folder holding every file the written
+// sheets send from below their own folders (inside), and the deepest
+// holding every one they name from elsewhere (outside); "" for none.
+func dataFolders(written []string) (inside, outside string) {
 	for _, p := range written {
 		if !strings.HasSuffix(p, ".md") {
 			continue
@@ -343,27 +350,36 @@ func dataRoot(written []string) string {
 		if err != nil {
 			continue
 		}
-		info, _ := doc.Resolve()
-		dr := info.Meta["data_root"]
-		if dr == "" {
-			continue
-		}
-		if !filepath.IsAbs(dr) {
-			dr = filepath.Join(filepath.Dir(p), dr)
-		}
-		dr, err = filepath.Abs(dr)
+		dir, err := filepath.Abs(filepath.Dir(p))
 		if err != nil {
 			continue
 		}
-		if rel, err := filepath.Rel(filepath.Dir(p), dr); err == nil && filepath.IsLocal(rel) {
-			continue
+		_, items := doc.Resolve()
+		for _, it := range items {
+			for _, f := range it.Files {
+				path := filepath.FromSlash(strings.TrimSpace(f.Text))
+				if !filepath.IsAbs(path) {
+					path = filepath.Join(dir, path)
+				}
+				if rel, err := filepath.Rel(dir, path); err == nil && filepath.IsLocal(rel) {
+					inside = commonDir(inside, filepath.Dir(path))
+				} else {
+					outside = commonDir(outside, filepath.Dir(path))
+				}
+			}
 		}
-		for common != "" && common != dr && !strings.HasPrefix(dr, strings.TrimSuffix(common, string(filepath.Separator))+string(filepath.Separator)) {
-			common = filepath.Dir(common)
-		}
-		if common == "" {
-			common = dr
-		}
+	}
+	return inside, outside
+}
+
+// commonDir is the deepest folder holding both common and dir (dir when
+// common is "").
+func commonDir(common, dir string) string {
+	if common == "" {
+		return dir
+	}
+	for common != dir && !strings.HasPrefix(dir, strings.TrimSuffix(common, string(filepath.Separator))+string(filepath.Separator)) {
+		common = filepath.Dir(common)
 	}
 	return common
 }

@@ -46,30 +46,30 @@ func TestConvertedSheetsRunAsConverted(t *testing.T) {
 		// oneSheet keeps the first sheet only: mock's code runs in the
 		// sandbox, 0.5 s a question.
 		oneSheet bool
-		// dataRoot: the folder the sheets' files are in, outside the
-		// sheets' folder, which run sends only from a folder the user
-		// vouches for (a sheet's own data_root vouches for nothing): here
-		// the user's own config's data_roots, so the run has no flag.
-		dataRoot string
+		// filesIn: the folder below the sheets' that convert puts the
+		// files they send in, and says so.
+		filesIn string
 	}{
 		{name: "dsbench-chat", convert: []string{"dsbench", "-i", dsbench}},
 		{name: "dsbench-agent", convert: []string{"dsbench", "-mode", "agent", "-i", dsbench}, sandbox: true},
-		{name: "dabench-agent", convert: []string{"dabench", "-i", dabench}, sandbox: true, dataRoot: filepath.Join(dabench, "da-dev-tables")},
-		{name: "dabench-chat", convert: []string{"dabench", "-mode", "chat", "-i", dabench}, dataRoot: filepath.Join(dabench, "da-dev-tables")},
+		{name: "dabench-agent", convert: []string{"dabench", "-i", dabench}, sandbox: true, filesIn: "da-dev-tables"},
+		{name: "dabench-chat", convert: []string{"dabench", "-mode", "chat", "-i", dabench}, filesIn: "da-dev-tables"},
 		{name: "databench-chat", convert: append(databench, "-mode", "chat")},
-		{name: "databench-code", convert: append(databench, "-tables", tables), sandbox: true, oneSheet: true, dataRoot: tables},
+		{name: "databench-code", convert: append(databench, "-tables", tables), sandbox: true, oneSheet: true, filesIn: "data"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.sandbox {
 				needSandbox(t)
 			}
+			// An empty config folder: no data_roots vouch for the files'
+			// folder, so the sheets must send theirs from below their own.
 			dir, xdg := t.TempDir(), t.TempDir()
-			if tc.dataRoot != "" {
-				writeFile(t, filepath.Join(xdg, "evalmd", "config.yaml"), "data_roots: ["+tc.dataRoot+"]\n")
-			}
 			var conv bytes.Buffer
 			if err := cli.Execute(context.Background(), &conv, &conv, convertcmd.Command(), append(tc.convert, "-o", dir)); err != nil {
 				t.Fatalf("convert: %v\n%s", err, conv.String())
+			}
+			if said := "the files they send are in " + filepath.Join(dir, tc.filesIn); tc.filesIn != "" && !strings.Contains(conv.String(), said) {
+				t.Errorf("convert did not say %q:\n%s", said, conv.String())
 			}
 			sheets, _ := filepath.Glob(filepath.Join(dir, "input-*.md"))
 			if len(sheets) == 0 {
