@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -49,8 +50,8 @@ func sheetName(id string) string { return "input-dsbench-" + id + ".md" }
 // name>"), its text and its answer. The answer is answer.Python(): the text
 // DSBench's judge (compute_answer.py) is shown as the true answer; the
 // answer's JSON and kind are in the question's meta.
-func (c *Competition) Sheet(sheetDir string) *sheet.Doc {
-	return c.sheet(sheetDir, nil)
+func (c *Competition) Sheet() *sheet.Doc {
+	return c.sheet(nil)
 }
 
 // sheetCSV is one sheet of a competition's workbook written as CSV for an
@@ -68,12 +69,12 @@ type sheetCSV struct {
 // and the prompt says so. DSBench's best setting is an agent (AutoGen with
 // GPT-4o); pandas in the sandbox reads .xlsx and .xlsm (openpyxl) but not
 // .xlsb (pyxlsb is not in Debian), hence the CSV files.
-func (c *Competition) AgentSheet(sheetDir string, csvs []sheetCSV) *sheet.Doc {
-	return c.sheet(sheetDir, &csvs)
+func (c *Competition) AgentSheet(csvs []sheetCSV) *sheet.Doc {
+	return c.sheet(&csvs)
 }
 
 // sheet is the chat sheet, or the agent sheet when csvs is not nil.
-func (c *Competition) sheet(sheetDir string, csvs *[]sheetCSV) *sheet.Doc {
+func (c *Competition) sheet(csvs *[]sheetCSV) *sheet.Doc {
 	meta := []string{
 		"benchmark: " + score.Name,
 		"competition: " + c.ID,
@@ -96,20 +97,15 @@ func (c *Competition) sheet(sheetDir string, csvs *[]sheetCSV) *sheet.Doc {
 	if csvs != nil {
 		meta = append(meta, "mode: agent")
 	}
-	// The files live in the competition's folder, which the sheet names as
-	// its data root so a run sends them (see prompt.Builder).
-	root, err := filepath.Rel(sheetDir, c.Dir)
-	if err != nil {
-		root = c.Dir
-	}
-	meta = append(meta, "data_root: "+filepath.ToSlash(root))
+	// The files are put beside the sheet, in its competition's folder
+	// (see linkFiles): a sheet sends files from below its own folder only,
+	// unless the user vouches for another (run --data-root).
+	root := filesDir(c.ID)
+	meta = append(meta, "data_root: "+root)
 	var files []string
-	for _, name := range append(append([]string(nil), c.Workbooks...), imageList(c.Image)...) {
-		rel, err := filepath.Rel(sheetDir, filepath.Join(c.Dir, name))
-		if err != nil {
-			rel = filepath.Join(c.Dir, name)
-		}
-		files = append(files, "- "+filepath.ToSlash(rel))
+	for _, name := range c.files() {
+		rel := path.Join(root, name)
+		files = append(files, "- "+rel)
 	}
 	tmpl := sheetTemplate
 	if csvs != nil {
@@ -186,7 +182,7 @@ func (c *Competition) writeCSVs(ctx context.Context, outDir string, w outfile.Op
 	if len(c.Workbooks) == 0 {
 		return []sheetCSV{}, nil
 	}
-	sub := "dsbench-" + c.ID
+	sub := filesDir(c.ID)
 	dir := filepath.Join(outDir, sub)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return []sheetCSV{}, []error{fmt.Errorf("dsbench: %w", err)}
@@ -246,6 +242,26 @@ func imageList(image string) []string {
 	return []string{image}
 }
 
+// filesDir is the folder, beside the sheets, of a competition's files: its
+// workbooks and image, and in agent mode their CSVs.
+func filesDir(id string) string { return "dsbench-" + id }
+
+// files are the names of the competition's files a sheet sends, in Dir.
+func (c *Competition) files() []string {
+	return append(append([]string(nil), c.Workbooks...), imageList(c.Image)...)
+}
+
+// linkFiles puts the competition's files in its folder under outDir, as
+// hard links where the file system allows, else copies (outfile.Link).
+func (c *Competition) linkFiles(outDir string, w outfile.Options) error {
+	for _, name := range c.files() {
+		if _, err := outfile.Link(filepath.Join(outDir, filesDir(c.ID), name), filepath.Join(c.Dir, name), w); err != nil {
+			return fmt.Errorf("dsbench: competition %s: %w; skipped", c.ID, err)
+		}
+	}
+	return nil
+}
+
 // oneLine keeps a meta value or name on one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
@@ -298,11 +314,15 @@ func Convert(ctx context.Context, opt Options) ([]string, []error) {
 		if len(c.Questions) == 0 {
 			continue // the notebook skips it too
 		}
-		doc := c.Sheet(outDir)
+		if err := c.linkFiles(outDir, opt.Write); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		doc := c.Sheet()
 		if opt.Mode == modeAgent {
 			csvs, cerrs := c.writeCSVs(ctx, outDir, opt.Write)
 			errs = append(errs, cerrs...)
-			doc = c.AgentSheet(outDir, csvs)
+			doc = c.AgentSheet(csvs)
 		}
 		data, err := sheet.Format(doc, schema.Default())
 		if err != nil {

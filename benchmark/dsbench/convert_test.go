@@ -125,7 +125,7 @@ func TestConvertWorkbooksAndImage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := &prompt.Builder{Dir: out, Model: tt.model, Vision: tt.vision, RenderWorkbook: func(_ context.Context, p string) (string, error) { return render(p) }, DataRoots: []string{dir}}
+		b := &prompt.Builder{Dir: out, Model: tt.model, Vision: tt.vision, RenderWorkbook: func(_ context.Context, p string) (string, error) { return render(p) }} // no data root: the files are beside the sheet
 		items, systems, users := buildSheet(t, paths[0], b)
 		if len(items) != 2 {
 			t.Fatalf("%d questions", len(items))
