@@ -284,3 +284,39 @@ func TestEpochIntervalCoverage(t *testing.T) {
 		t.Errorf("the answer-level interval covered %.3f: the simulation does not tell the two apart", float64(naive)/runs)
 	}
 }
+
+// --completions and --discrepancies-full show each epoch of a run as a
+// run of its own, its run id saying the epoch, in epoch order (10 after
+// 2); before, every epoch was a row under the bare run id.
+func TestReportsSayEpochs(t *testing.T) {
+	dir := t.TempDir()
+	grades := make([][]bool, 10)
+	for e := range grades {
+		grades[e] = []bool{e%2 == 0}
+	}
+	writeRun(t, dir, "s", "m", "r1", grades)
+	d, err := Load(context.Background(), dir, nil, LoadOptions{Answers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := d.completionsTables(mdText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []string
+	for _, row := range tables[0].frame.Rows {
+		runs = append(runs, row[3].Str)
+	}
+	want := []string{"r1 (epoch 1)", "r1 (epoch 2)", "r1 (epoch 3)", "r1 (epoch 4)", "r1 (epoch 5)", "r1 (epoch 6)", "r1 (epoch 7)", "r1 (epoch 8)", "r1 (epoch 9)", "r1 (epoch 10)"}
+	if strings.Join(runs, "|") != strings.Join(want, "|") {
+		t.Errorf("completions' runs %q, want %q", runs, want)
+	}
+	tables, err = d.discrepanciesTables(mdText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := strings.Join(tables[0].frame.Columns, "|")
+	if !strings.Contains(cols, "r1 (epoch 2)") || !strings.Contains(cols, "r1 (epoch 10)") {
+		t.Errorf("discrepancies' columns %s name no epochs", cols)
+	}
+}

@@ -493,12 +493,18 @@ func gradeOf(g *bool) int8 {
 }
 
 // keep keeps the texts of a counted file's questions for LIME's report
-// types.
+// types. An epoch of a run of several is a run of its own there, its run
+// id saying the epoch ("ab12 (epoch 2)").
 func (d *Data) keep(f *result.File) {
 	sh := &f.Sheet
+	run := sh.RunID
+	k, n := sh.EpochOf()
+	if n > 1 {
+		run = fmt.Sprintf("%s (epoch %d)", sh.RunID, k)
+	}
 	for i := range f.Questions {
 		q := &f.Questions[i]
-		d.kept = append(d.kept, answer{sheet: sh.Name, name: q.Name, model: sh.ModelName, run: sh.RunID,
+		d.kept = append(d.kept, answer{sheet: sh.Name, name: q.Name, model: sh.ModelName, run: run, runID: sh.RunID, epoch: k,
 			grade: q.Grade, completion: q.Completion, code: q.Answer})
 	}
 }

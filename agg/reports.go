@@ -97,7 +97,9 @@ func wrap(s string, width int) []string {
 // answer is one question of one counted output file, as the report types
 // show it.
 type answer struct {
-	sheet, name, model, run string
+	sheet, name, model, run string // run: the run id, and its epoch when it has several
+	runID                   string
+	epoch                   int
 	grade                   *bool
 	completion, code        *string // code: code mode's answer (the text graded)
 }
@@ -134,7 +136,10 @@ func (d *Data) answers(keep func(sheet, name string) bool, f textFormat) ([]answ
 		if a.model != b.model {
 			return a.model < b.model
 		}
-		return a.run < b.run
+		if a.runID != b.runID {
+			return a.runID < b.runID
+		}
+		return a.epoch < b.epoch
 	})
 	return out, nil
 }
