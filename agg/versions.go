@@ -19,8 +19,9 @@ import (
 // started (the file's modification time when not recorded, as in LIME's).
 type fileVersion struct {
 	path, sheet, version string
-	// when the run started, and when the file was written: runs started
-	// in one second (created has no finer unit) are told apart by it.
+	// when the run started, and when the file was written: runs whose
+	// start is recorded alike (LIME's record none; evalmd's before
+	// result.CreatedLayout only seconds) are told apart by it.
 	when, written time.Time
 	dryRun        bool
 }

@@ -31,6 +31,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/readfile"
@@ -56,7 +57,7 @@ type Sheet struct {
 
 	// This tool's additions (absent from LIME's files).
 	SheetFile string      `json:"sheet_file,omitempty"` // path of the sheet the run read
-	Created   string      `json:"created,omitempty"`    // RFC 3339 time the run started
+	Created   string      `json:"created,omitempty"`    // RFC 3339 time the run started (CreatedLayout)
 	Totals    *Totals     `json:"totals,omitempty"`
 	ModelInfo *model.Info `json:"model_info,omitempty"` // what the model was (provider, server, price); see Info
 	// Settings are the run-level generation settings: the sheet's meta
@@ -94,6 +95,20 @@ func (s *Sheet) EpochOf() (epoch, epochs int) {
 		return 1, 1
 	}
 	return s.Epoch, s.Epochs
+}
+
+// CreatedLayout is how a run writes Sheet.Created: RFC 3339 with
+// milliseconds. Whole seconds told two runs started in one second apart
+// only by their files' modification times, which a regrade (grade -w)
+// changes, so agg's newest version and a rerun's reused answers could
+// flip. Readers parse it with time.RFC3339, which takes any fraction.
+const CreatedLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// StartTime is when the file's run started (Created), false when it is
+// not recorded or not an RFC 3339 time.
+func (s *Sheet) StartTime() (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339, s.Created)
+	return t, err == nil
 }
 
 // Subset is how a run chose the questions it asked of a sheet: the

@@ -125,8 +125,10 @@ func Load(dir, sheetPath, modelName, skip string) (*Index, error) {
 	}
 	// Oldest first, so a newer answer to a key replaces an older one.
 	sort.SliceStable(files, func(i, j int) bool {
-		if a, b := files[i].f.Sheet.Created, files[j].f.Sheet.Created; a != b {
-			return a < b
+		a, aok := files[i].f.Sheet.StartTime()
+		b, bok := files[j].f.Sheet.StartTime()
+		if aok && bok && !a.Equal(b) {
+			return a.Before(b)
 		}
 		return files[i].written.Before(files[j].written)
 	})

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
@@ -158,5 +159,30 @@ func TestIndex(t *testing.T) {
 	// A folder that does not exist yet has nothing to reuse.
 	if ix, err := Load(filepath.Join(dir, "none"), "input-s.md", "m", ""); err != nil || ix.Len() != 0 {
 		t.Errorf("missing folder: %v, %v", ix, err)
+	}
+}
+
+// Two runs started in one second are ordered by their recorded start
+// (milliseconds, result.CreatedLayout), not by their files' modification
+// times, which a regrade (grade -w) changes.
+func TestIndexOrdersBySubsecondStart(t *testing.T) {
+	dir := t.TempDir()
+	q := func(c string) result.Question {
+		return result.Question{Name: "q", Completion: ptr(c), RequestKey: "k"}
+	}
+	later := writeOutput(t, dir, "output-s-m-1111.json", "m", "2026-01-01T00:00:05.900Z", false, q("later run"))
+	writeOutput(t, dir, "output-s-m-2222.json", "m", "2026-01-01T00:00:05.100Z", false, q("earlier run"))
+	// The earlier run's file was rewritten last (a regrade).
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(later, old, old); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Load(dir, "input-s.md", "m", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := result.Question{RequestKey: "k"}
+	if !ix.Fill(&got) || *got.Completion != "later run" {
+		t.Errorf("reused %q, want the later run's answer", *got.Completion)
 	}
 }

@@ -223,7 +223,7 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 	}
 	out := &result.File{Sheet: result.Sheet{
 		Name: name, RunID: runID, ModelName: modelName, MetaData: info.Meta, Question: info.Question,
-		SheetFile: path, Created: opt.Created.UTC().Format(time.RFC3339), ModelInfo: &minfo, DryRun: opt.DryRun,
+		SheetFile: path, Created: opt.Created.UTC().Format(result.CreatedLayout), ModelInfo: &minfo, DryRun: opt.DryRun,
 		Subset: job.Subset, Version: version(s.Items),
 	}}
 	if job.Epochs > 1 {
