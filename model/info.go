@@ -25,6 +25,10 @@ type Info struct {
 	// oracle do, so the request key covers the question. Not recorded in
 	// files: it is what the running model does.
 	FromQuestion bool `json:"-"`
+	// ExactTokens says tiktoken counts the model's tokens exactly (OpenAI's
+	// models), so a prompt cut by those counts needs no warning that they
+	// are an estimate. Not recorded in files, as FromQuestion.
+	ExactTokens bool `json:"-"`
 	// Vision says whether the model is sent images.
 	Vision bool `json:"vision"`
 	// Price is what a token costs; nil when unknown (a hosted server this

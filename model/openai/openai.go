@@ -110,6 +110,7 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	case "openai", "openai-responses":
 		cfg.info.Vision = vision(ref.Model)
 		cfg.info.FixedSampling = reasoningModel(ref.Model)
+		cfg.info.ExactTokens = true
 		if official {
 			// Another server under an OpenAI name (a proxy, a local
 			// server) is not priced as OpenAI: its price is unknown.

@@ -77,7 +77,7 @@ func describe(ref model.Ref) model.Info {
 		info.BaseURL, info.Price = localURLs()[ref.Provider], &model.Price{}
 		return info
 	}
-	info.BaseURL, info.Vision, info.FixedSampling = openAIURL, vision(ref.Model), reasoningModel(ref.Model)
+	info.BaseURL, info.Vision, info.FixedSampling, info.ExactTokens = openAIURL, vision(ref.Model), reasoningModel(ref.Model), true
 	if p, ok := model.LookupPrice(ref.Model); ok {
 		info.Price = &p
 	}

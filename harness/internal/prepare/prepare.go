@@ -379,7 +379,7 @@ func truncate(opt Options, modelName string, minfo model.Info, text string, p se
 			enc = offlineEncoding
 			sayOnce(fmt.Sprintf("%s: prompts are cut by tiktoken's %s token counts (an offline model has no encoding; --encoding names another)", modelName, enc))
 		}
-	} else if minfo.Provider != "openai" && minfo.Provider != "openai-responses" {
+	} else if !minfo.ExactTokens {
 		used := cmp.Or(p.Encoding, enc)
 		if used != "" {
 			sayOnce(fmt.Sprintf("warning: %s: prompts are cut by tiktoken's %s token counts, an estimate for a model that is not OpenAI's", modelName, used))
