@@ -45,6 +45,17 @@ type Command struct {
 	Run func(ctx context.Context, stdout, stderr io.Writer, args []string) error
 	// Commands are the subcommands, chosen by the first argument.
 	Commands []*Command
+	// Topics are help texts that are not commands ("NAME help settings"),
+	// as go help has; only a command with subcommands lists them.
+	Topics []Topic
+}
+
+// Topic is a help text: "help NAME" prints Text(), made when asked so that
+// a table generated from declarations costs nothing otherwise.
+type Topic struct {
+	Name  string
+	Short string
+	Text  func() string
 }
 
 // UsageError is a command line the command cannot run (exit status 2).
@@ -128,6 +139,17 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cmd *Command, name s
 			printHelp(stdout, name, cmd)
 			return ErrHelp
 		case "help": // help [TOPIC...]: the help of a command, or of this one
+			if len(args) == 2 {
+				for _, t := range cmd.Topics {
+					if t.Name == args[1] {
+						_, err := io.WriteString(stdout, t.Text())
+						if err != nil {
+							return err
+						}
+						return ErrHelp
+					}
+				}
+			}
 			for _, topic := range args[1:] {
 				sub := cmd.lookup(topic)
 				if sub == nil {
@@ -288,6 +310,14 @@ func printHelp(w io.Writer, name string, cmd *Command) {
 		}
 		tw.Flush()
 		fmt.Fprintf(w, "\n\"%s help COMMAND\" or \"%s COMMAND -h\" prints a command's synopsis and flags.\n", name, name)
+		if len(cmd.Topics) > 0 {
+			fmt.Fprintf(w, "\nhelp topics (\"%s help TOPIC\"):\n", name)
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			for _, t := range cmd.Topics {
+				fmt.Fprintf(tw, "  %s\t%s\n", t.Name, t.Short)
+			}
+			tw.Flush()
+		}
 		return
 	}
 	if cmd.Flags != nil {

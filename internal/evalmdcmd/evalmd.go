@@ -12,7 +12,7 @@
 //	evalmd check
 //	evalmd render [-w] OUTPUT.json|DIR...
 //	evalmd version
-//	evalmd help [COMMAND]
+//	evalmd help [COMMAND|settings]
 //	evalmd completion bash|zsh|fish
 package evalmdcmd
 
@@ -31,6 +31,7 @@ import (
 	"github.com/evalmd/evalmd/internal/gradecmd"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/runcmd"
+	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -70,6 +71,10 @@ func Command(env Env) *cli.Command {
 		},
 	}
 	root.Commands = append(root.Commands, completionCommand(root))
+	root.Topics = []cli.Topic{{Name: "settings", Short: "every setting: its flag, config member and meta key, type, default, sources",
+		Text: func() string {
+			return "Settings come from (lowest first) the default, evalmd.yaml, the sheet's meta, the question's meta\nand the flag; each is one row (the README's Settings table is the same, generated).\n\n" + setting.Table()
+		}}}
 	return root
 }
 

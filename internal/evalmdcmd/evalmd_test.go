@@ -14,6 +14,7 @@ import (
 	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/config"
 	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -110,6 +111,24 @@ func TestHelpListsVerbs(t *testing.T) {
 		if n := strings.Count(stdout, "\n"); n > 24 {
 			t.Errorf("evalmd %q: %d lines, more than a screen:\n%s", args, n, stdout)
 		}
+	}
+}
+
+// help settings prints the settings table generated from the declarations
+// (the README's), every setting one row; help lists the topic.
+func TestHelpSettings(t *testing.T) {
+	stdout, stderr, code := evalmd(t, testEnv("", nil), "help", "settings")
+	if code != 0 || stderr != "" {
+		t.Fatalf("evalmd help settings: exit %d, stderr %q", code, stderr)
+	}
+	for _, s := range setting.All {
+		if !strings.Contains(stdout, "| `"+s.Name+"` |") {
+			t.Errorf("help settings has no row for %s", s.Name)
+		}
+	}
+	stdout, _, _ = evalmd(t, testEnv("", nil), "help")
+	if !strings.Contains(stdout, "\n  settings  ") {
+		t.Errorf("evalmd help does not list the settings topic:\n%s", stdout)
 	}
 }
 
