@@ -124,9 +124,9 @@ func Read(ctx context.Context, opt Options, each func(path string, f *result.Fil
 	st, err := os.Stat(opt.Dir)
 	switch {
 	case err != nil && !result.IsGlob(opt.Dir):
-		return nil, fmt.Errorf("agg: %w", err)
+		return nil, err
 	case err == nil && !st.IsDir():
-		return nil, fmt.Errorf("agg: %s is not a directory (a glob pattern such as 'results/*gpt-4*' reads some files of one)", opt.Dir)
+		return nil, fmt.Errorf("%s is not a directory (a glob pattern such as 'results/*gpt-4*' reads some files of one)", opt.Dir)
 	}
 	d, err := Load(ctx, opt.Dir, opt.Stderr, LoadOptions{IncludeDryRuns: opt.IncludeDryRuns, Metrics: opt.Metrics,
 		LatestVersion: opt.LatestVersion, Answers: opt.Report != Summary, Each: each})
@@ -152,12 +152,12 @@ func Read(ctx context.Context, opt Options, each func(path string, f *result.Fil
 	}
 	if d.Files == 0 {
 		if len(d.DryRuns) > 0 {
-			return nil, fmt.Errorf("agg: %s: every output file is a dry run's; --include-dry-runs counts them", opt.Dir)
+			return nil, fmt.Errorf("%s: every output file is a dry run's; --include-dry-runs counts them", opt.Dir)
 		}
 		if n := len(d.Skipped); n > 0 {
-			return nil, fmt.Errorf("agg: %s: %w that could be read: %d could not be read (each named above)", opt.Dir, ErrNoOutputs, n)
+			return nil, fmt.Errorf("%s: %w that could be read: %d could not be read (each named above)", opt.Dir, ErrNoOutputs, n)
 		}
-		return nil, fmt.Errorf("agg: %s: %w (LIME's rule: names starting with \"output\" and ending in \".json\")", opt.Dir, ErrNoOutputs)
+		return nil, fmt.Errorf("%s: %w (LIME's rule: names starting with \"output\" and ending in \".json\")", opt.Dir, ErrNoOutputs)
 	}
 	if opt.Verbose {
 		// LIME's agg.py prints these two lines.
@@ -173,7 +173,7 @@ func Read(ctx context.Context, opt Options, each func(path string, f *result.Fil
 // shows in the exit status.
 func (d *Data) Unread() error {
 	if n := len(d.Skipped); n > 0 {
-		return fmt.Errorf("agg: %d of %d output files could not be read (each named above); the report leaves them out", n, len(d.Paths))
+		return fmt.Errorf("%d of %d output files could not be read (each named above); the report leaves them out", n, len(d.Paths))
 	}
 	return nil
 }
@@ -208,7 +208,7 @@ func (d *Data) Write(opt Options) error {
 	if out != "-" {
 		// Refused before any chart is written.
 		if err := outfile.Check(out, wopt); err != nil {
-			return fmt.Errorf("agg: %w", err)
+			return err
 		}
 	}
 	var charts []Chart
@@ -244,7 +244,7 @@ func (d *Data) Write(opt Options) error {
 		return nil
 	}
 	if err := outfile.Write(out, []byte(md), wopt); err != nil {
-		return fmt.Errorf("agg: %w", err)
+		return err
 	}
 	fmt.Fprintf(opt.Stderr, "wrote %s\n", out)
 	return nil
