@@ -34,16 +34,3 @@ func TestCommandLine(t *testing.T) {
 		}
 	}
 }
-
-// An error of the report is said once under the command's name, not
-// prefixed twice ("agg: agg: DIR: ...", found trying agg as a new user).
-func TestErrorPrefixOnce(t *testing.T) {
-	dir := t.TempDir()
-	var stdout, stderr bytes.Buffer
-	err := aggregate(context.Background(), &stdout, &stderr, []string{"-i", dir})
-	code := cli.Report(&stderr, "agg", err)
-	want := "agg: " + dir + ": no output files found"
-	if code != 1 || !strings.Contains(stderr.String(), want) || strings.Contains(stderr.String(), "agg: agg:") {
-		t.Errorf("exit %d, stderr %q; want 1 and %q once", code, stderr.String(), want)
-	}
-}

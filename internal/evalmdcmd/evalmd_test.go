@@ -114,6 +114,18 @@ func TestHelpListsVerbs(t *testing.T) {
 	}
 }
 
+// An error of agg's report is said once under the command's name, not
+// prefixed twice ("evalmd agg: agg: DIR: ...", found trying agg as a new
+// user).
+func TestAggErrorPrefixOnce(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := evalmd(t, testEnv("", nil), "agg", "-i", dir)
+	want := "evalmd agg: " + dir + ": no output files found"
+	if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "agg: agg:") {
+		t.Errorf("exit %d, stderr %q; want 1 and %q once", code, stderr, want)
+	}
+}
+
 // help settings prints the settings table generated from the declarations
 // (the README's), every setting one row; help lists the topic.
 func TestHelpSettings(t *testing.T) {
