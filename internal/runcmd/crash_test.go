@@ -61,26 +61,7 @@ func TestKillResumesAcrossSheets(t *testing.T) {
 		}})
 	args := []string{"-d", sheets, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", out, "-c", "1"}
 
-	// The child is the command as cli.Main runs it (TestMainHelperProcess).
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMainHelperProcess$")
-	cmd.Env = append(os.Environ(), "EVALMD_MAIN_HELPER=1", "EVALMD_MAIN_ARGS="+strings.Join(args, "\x1f"))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case <-kill:
-		cmd.Process.Kill()
-		<-exited
-	case err := <-exited:
-		t.Fatalf("the child ended before sheet 2: %v\n%s", err, stderr.String())
-	case <-time.After(2 * time.Minute):
-		cmd.Process.Kill()
-		t.Fatal("the child never reached sheet 2")
-	}
+	killChildAt(t, args, kill, "sheet 2")
 	mu.Lock()
 	child = false
 	mu.Unlock()
@@ -128,5 +109,31 @@ func TestKillResumesAcrossSheets(t *testing.T) {
 				t.Errorf("%s %s: not answered right after the resume", p, q.Name)
 			}
 		}
+	}
+}
+
+// killChildAt runs the command with args in a child process, as cli.Main
+// runs it (TestMainHelperProcess), and kills it (SIGKILL) when kill is
+// closed; the test fails if the child ends first or never gets to what.
+func killChildAt(t *testing.T, args []string, kill <-chan struct{}, what string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMainHelperProcess$")
+	cmd.Env = append(os.Environ(), "EVALMD_MAIN_HELPER=1", "EVALMD_MAIN_ARGS="+strings.Join(args, "\x1f"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-kill:
+		cmd.Process.Kill()
+		<-exited
+	case err := <-exited:
+		t.Fatalf("the child ended before %s: %v\n%s", what, err, stderr.String())
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("the child never reached %s", what)
 	}
 }

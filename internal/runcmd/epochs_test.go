@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -249,25 +248,7 @@ func TestKillInEpoch3Of5(t *testing.T) {
 		}})
 	args := []string{"-f", sheet, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", out, "-c", "2", "--epochs", strconv.Itoa(epochs)}
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMainHelperProcess$")
-	cmd.Env = append(os.Environ(), "EVALMD_MAIN_HELPER=1", "EVALMD_MAIN_ARGS="+strings.Join(args, "\x1f"))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case <-kill:
-		cmd.Process.Kill()
-		<-exited
-	case err := <-exited:
-		t.Fatalf("the child ended before epoch 3: %v\n%s", err, stderr.String())
-	case <-time.After(2 * time.Minute):
-		cmd.Process.Kill()
-		t.Fatal("the child never reached epoch 3")
-	}
+	killChildAt(t, args, kill, "epoch 3")
 	mu.Lock()
 	child = false
 	before := 0
