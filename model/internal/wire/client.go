@@ -32,16 +32,22 @@ type Client struct {
 }
 
 // URL is path (such as "/chat/completions") under the base URL, keeping
-// the base URL's query (Azure's api-version). path is not escaped: the
-// ids in it are the server's own (file-abc123, msgbatch_01...).
+// the base URL's query (Azure's api-version); a query after path's "?"
+// (a list's paging: "/batches?limit=100") is added to it. path is not
+// escaped: the ids in it are the server's own (file-abc123, msgbatch_01...).
 func (c *Client) URL(path string) (string, error) {
 	u, err := url.Parse(c.BaseURL)
 	if err != nil {
 		// url.Parse's error quotes the whole URL, which may hold a secret.
 		return "", errors.New("the base URL is not an http(s) URL")
 	}
+	path, query, _ := strings.Cut(path, "?")
 	u.Path = strings.TrimRight(u.Path, "/") + path
 	u.RawPath = ""
+	if query != "" && u.RawQuery != "" {
+		query = "&" + query
+	}
+	u.RawQuery += query
 	return u.String(), nil
 }
 

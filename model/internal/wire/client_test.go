@@ -30,6 +30,8 @@ func TestClientURL(t *testing.T) {
 		{"https://api.anthropic.com", "/v1/messages", "https://api.anthropic.com/v1/messages"},
 		{"https://x.openai.azure.com/openai/v1?api-version=preview", "/responses", "https://x.openai.azure.com/openai/v1/responses?api-version=preview"},
 		{"http://127.0.0.1:8080/v1/", "/files/f%2F1/content", "http://127.0.0.1:8080/v1/files/f%252F1/content"},
+		{"https://api.openai.com/v1", "/batches?limit=100&after=batch_1", "https://api.openai.com/v1/batches?limit=100&after=batch_1"},
+		{"https://x.openai.azure.com/openai/v1?api-version=preview", "/batches?limit=100", "https://x.openai.azure.com/openai/v1/batches?api-version=preview&limit=100"},
 	} {
 		got, err := (&Client{BaseURL: tc.base}).URL(tc.path)
 		if err != nil || got != tc.want {
