@@ -10,12 +10,9 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"regexp"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/model/internal/wire"
@@ -45,10 +42,10 @@ func (m *textModel) Batch() (model.BatchAPI, error) {
 // any server serving them (Azure, hosted OpenAI-compatible services)
 // answers too.
 func (m *chatModel) Batch() (model.BatchAPI, error) {
-	return &batchAPI{cfg: m.cfg, files: m.files, batches: m.batches, endpoint: chatEndpoint,
-		body: func(req model.Request) (any, error) { return m.params(req) },
+	return &batchAPI{cfg: m.cfg, endpoint: chatEndpoint,
+		body: func(req model.Request) (any, error) { return m.body(req) },
 		reply: func(data []byte) (model.Response, error) {
-			var out openai.ChatCompletion
+			var out completion
 			if err := json.Unmarshal(data, &out); err != nil {
 				return model.Response{}, err
 			}
@@ -61,8 +58,6 @@ func (m *chatModel) Batch() (model.BatchAPI, error) {
 // would, made by body, and each answer is read by reply, as a live one is.
 type batchAPI struct {
 	cfg      config
-	files    openai.FileService
-	batches  openai.BatchService
 	endpoint string // chatEndpoint or responsesEndpoint
 	body     func(model.Request) (any, error)
 	// reply reads an answer's body; a body that is not the endpoint's
@@ -97,23 +92,9 @@ func (m *batchAPI) BatchLine(customID string, req model.Request) ([]byte, error)
 	return line, nil
 }
 
-// batchCall bounds one call of the Files or Batches API by the request
-// timeout and classifies its failure; a 404 or 405 says the server does not
-// serve that API.
-func (m *batchAPI) batchCall(ctx context.Context, what string, call func(ctx context.Context, res **http.Response) error) error {
-	timeout := m.cfg.opt.RequestTimeout()
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var httpRes *http.Response
-	err := call(callCtx, &httpRes)
-	if err == nil {
-		return nil
-	}
-	var apiErr *openai.Error
-	if errors.As(err, &apiErr) && httpRes == nil {
-		httpRes = apiErr.Response
-	}
-	err = wire.Classify(m.cfg.label, m.cfg.key, err, httpRes, ctx, callCtx, timeout)
+// failed names the call of the Files or Batches API that failed; a 404
+// or 405 says the server does not serve that API.
+func (m *batchAPI) failed(what string, err error) error {
 	var ae *model.APIError
 	if errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Status == http.StatusMethodNotAllowed) {
 		return fmt.Errorf("model %s: %s: the server at %s does not serve OpenAI's Files and Batches APIs, which --batch needs (%w)",
@@ -124,44 +105,56 @@ func (m *batchAPI) batchCall(ctx context.Context, what string, call func(ctx con
 
 // UploadBatch uploads the request lines as a file for a batch.
 func (m *batchAPI) UploadBatch(ctx context.Context, lines []byte) (string, error) {
-	var f *openai.FileObject
-	err := m.batchCall(ctx, "uploading the batch's request file", func(ctx context.Context, res **http.Response) error {
-		var err error
-		f, err = m.files.New(ctx, openai.FileNewParams{
-			File:    openai.File(bytes.NewReader(lines), "evalmd-batch.jsonl", "application/jsonl"),
-			Purpose: openai.FilePurposeBatch,
-		}, option.WithResponseInto(res))
-		return err
-	})
-	if err != nil {
-		return "", err
+	const what = "uploading the batch's request file"
+	var f struct{ ID string }
+	if err := m.cfg.api.Upload(ctx, "/files", map[string]string{"purpose": "batch"},
+		"file", "evalmd-batch.jsonl", "application/jsonl", lines, &f); err != nil {
+		return "", m.failed(what, err)
 	}
-	if f == nil || f.ID == "" {
-		return "", fmt.Errorf("model %s: uploading the batch's request file: the server returned no file id", m.cfg.name)
+	if f.ID == "" {
+		return "", fmt.Errorf("model %s: %s: the server returned no file id", m.cfg.name, what)
 	}
 	return f.ID, nil
 }
 
+// batchRequest is the body of POST /batches.
+type batchRequest struct {
+	InputFileID      string            `json:"input_file_id"`
+	Endpoint         string            `json:"endpoint"`
+	CompletionWindow string            `json:"completion_window"`
+	Metadata         map[string]string `json:"metadata"`
+}
+
+// batch is the part of a batch object read.
+type batch struct {
+	ID            string                                 `json:"id"`
+	Status        string                                 `json:"status"`
+	InputFileID   string                                 `json:"input_file_id"`
+	OutputFileID  string                                 `json:"output_file_id"`
+	ErrorFileID   string                                 `json:"error_file_id"`
+	Metadata      map[string]string                      `json:"metadata"`
+	CreatedAt     int64                                  `json:"created_at"`
+	ExpiresAt     int64                                  `json:"expires_at"`
+	RequestCounts struct{ Total, Completed, Failed int } `json:"request_counts"`
+	Errors        struct {
+		Data []struct {
+			Code, Message string
+			Line          int
+		}
+	} `json:"errors"`
+}
+
 // CreateBatch starts a 24-hour batch of an uploaded file, tagged.
 func (m *batchAPI) CreateBatch(ctx context.Context, fileID string, _ []byte, tag string) (model.BatchInfo, error) {
-	var b *openai.Batch
-	err := m.batchCall(ctx, "creating a batch", func(ctx context.Context, res **http.Response) error {
-		var err error
-		b, err = m.batches.New(ctx, openai.BatchNewParams{
-			CompletionWindow: openai.BatchNewParamsCompletionWindow24h,
-			Endpoint:         openai.BatchNewParamsEndpoint(m.endpoint),
-			InputFileID:      fileID,
-			Metadata:         shared.Metadata{tagKey: tag},
-		}, option.WithResponseInto(res))
-		return err
-	})
-	if err != nil {
-		return model.BatchInfo{}, err
+	var b batch
+	if err := m.cfg.api.Post(ctx, "/batches", batchRequest{InputFileID: fileID, Endpoint: m.endpoint,
+		CompletionWindow: "24h", Metadata: map[string]string{tagKey: tag}}, &b); err != nil {
+		return model.BatchInfo{}, m.failed("creating a batch", err)
 	}
-	if b == nil || b.ID == "" {
+	if b.ID == "" {
 		return model.BatchInfo{}, fmt.Errorf("model %s: creating a batch: the server returned no batch id", m.cfg.name)
 	}
-	return batchInfo(b), nil
+	return batchInfo(&b), nil
 }
 
 // FindBatches pages through the account's batches, newest first, down to
@@ -170,71 +163,58 @@ func (m *batchAPI) FindBatches(ctx context.Context, tag string, since time.Time)
 	var found []model.BatchInfo
 	after := ""
 	for page := 0; page < 1000; page++ {
-		var p []openai.Batch
-		var more bool
-		err := m.batchCall(ctx, "listing batches", func(ctx context.Context, res **http.Response) error {
-			q := openai.BatchListParams{Limit: openai.Int(100)}
-			if after != "" {
-				q.After = openai.String(after)
-			}
-			out, err := m.batches.List(ctx, q, option.WithResponseInto(res))
-			if err == nil {
-				p, more = out.Data, out.HasMore
-			}
-			return err
-		})
-		if err != nil {
-			return nil, err
+		path := "/batches?limit=100"
+		if after != "" {
+			path += "&after=" + url.QueryEscape(after)
+		}
+		var p struct {
+			Data    []batch `json:"data"`
+			HasMore bool    `json:"has_more"`
+		}
+		if err := m.cfg.api.Get(ctx, path, &p); err != nil {
+			return nil, m.failed("listing batches", err)
 		}
 		older := false
-		for i := range p {
-			if p[i].Metadata[tagKey] == tag && tag != "" {
-				found = append(found, batchInfo(&p[i]))
+		for i := range p.Data {
+			if p.Data[i].Metadata[tagKey] == tag && tag != "" {
+				found = append(found, batchInfo(&p.Data[i]))
 			}
-			if time.Unix(p[i].CreatedAt, 0).Before(since) {
+			if time.Unix(p.Data[i].CreatedAt, 0).Before(since) {
 				older = true
 			}
 		}
-		if !more || older || len(p) == 0 {
+		if !p.HasMore || older || len(p.Data) == 0 {
 			return found, nil
 		}
-		after = p[len(p)-1].ID
+		after = p.Data[len(p.Data)-1].ID
 	}
 	return found, nil
 }
 
 // GetBatch reports a batch's state.
 func (m *batchAPI) GetBatch(ctx context.Context, id string) (model.BatchInfo, error) {
-	var b *openai.Batch
-	err := m.batchCall(ctx, "batch "+id, func(ctx context.Context, res **http.Response) error {
-		var err error
-		b, err = m.batches.Get(ctx, id, option.WithResponseInto(res))
-		return err
-	})
-	if err != nil {
-		return model.BatchInfo{}, err
+	var b batch
+	if err := m.cfg.api.Get(ctx, "/batches/"+id, &b); err != nil {
+		return model.BatchInfo{}, m.failed("batch "+id, err)
 	}
-	if b == nil {
-		return model.BatchInfo{}, fmt.Errorf("model %s: batch %s: empty reply", m.cfg.name, id)
-	}
-	return batchInfo(b), nil
+	return batchInfo(&b), nil
 }
 
 // batchInfo folds OpenAI's batch statuses into model.BatchState.
-func batchInfo(b *openai.Batch) model.BatchInfo {
+func batchInfo(b *batch) model.BatchInfo {
 	info := model.BatchInfo{
-		ID: b.ID, Status: string(b.Status), InputFile: b.InputFileID, Tag: b.Metadata[tagKey],
+		ID: b.ID, Status: b.Status, InputFile: b.InputFileID, Tag: b.Metadata[tagKey],
 		OutputFile: b.OutputFileID, ErrorFile: b.ErrorFileID,
-		Total: int(b.RequestCounts.Total), Succeeded: int(b.RequestCounts.Completed), Failed: int(b.RequestCounts.Failed),
+		Total: b.RequestCounts.Total, Succeeded: b.RequestCounts.Completed, Failed: b.RequestCounts.Failed,
 		Created: time.Unix(b.CreatedAt, 0),
 	}
 	if b.ExpiresAt != 0 {
 		info.ExpiresAt = time.Unix(b.ExpiresAt, 0)
 	}
 	switch b.Status {
-	case openai.BatchStatusCompleted, openai.BatchStatusExpired, openai.BatchStatusCancelled:
+	case "completed", "expired", "cancelled":
 		info.State = model.BatchEnded
-	case openai.BatchStatusFailed:
+	case "failed":
 		info.State = model.BatchFailed
 		for _, e := range b.Errors.Data {
 			if info.Message != "" {
@@ -277,24 +257,17 @@ func (m *batchAPI) BatchResults(ctx context.Context, b model.BatchInfo, fn func(
 }
 
 func (m *batchAPI) readResults(ctx context.Context, batchID, file string, fn func(model.BatchResult) error) error {
-	var body io.ReadCloser
 	// The file may be large: the request timeout bounds getting its
 	// headers, the caller's context its reading.
-	err := m.batchCall(ctx, "batch "+batchID+": results file "+file, func(callCtx context.Context, res **http.Response) error {
-		r, err := m.files.Content(ctx, file, option.WithResponseInto(res))
-		if err == nil {
-			body = r.Body
-		}
-		return err
-	})
+	body, err := m.cfg.api.Open(ctx, "/files/"+file+"/content")
 	if err != nil {
-		return err
+		return m.failed("batch "+batchID+": results file "+file, err)
 	}
 	defer body.Close()
 	// A results file holds many answers, so it is read a line at a time,
 	// each line capped as a live reply is (plus room for its envelope). A
 	// longer line is its question's error, not the whole file's.
-	limit := m.cfg.opt.ReplyLimit()
+	limit := m.cfg.api.MaxReply
 	maxLine := int(min(limit+1<<20, math.MaxInt32))
 	br := bufio.NewReaderSize(body, 1<<20)
 	var buf []byte

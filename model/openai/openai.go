@@ -8,17 +8,10 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/responses"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/model/internal/wire"
@@ -47,7 +40,7 @@ type config struct {
 	// llama.cpp and older servers ignore max_completion_tokens.
 	maxCompletionTokens bool
 
-	opt model.Options
+	api *wire.Client // the server's calls, each bounded by the request timeout and capped by --max-reply
 }
 
 // newClient builds a model of OpenAI or of an OpenAI-compatible server.
@@ -60,7 +53,7 @@ type config struct {
 // Options.APIKeyEnv override these. No key is ever sent to a server it was
 // not named for: OPENAI_API_KEY goes only with openai/ names.
 func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
-	cfg := config{name: ref.Name, label: ref.Provider, opt: opt}
+	cfg := config{name: ref.Name, label: ref.Provider}
 	var keyVars []string
 	var server, defaultBase string // the provider whose server it is (NAME_BASE_URL, base_urls)
 	switch ref.Provider {
@@ -126,25 +119,19 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	}
 	// A proxy serving an OpenAI reasoning model takes what OpenAI takes.
 	cfg.maxCompletionTokens = official || cfg.info.FixedSampling
-	opts := []option.RequestOption{
-		// Built from explicit options only, not openai.NewClient, whose
-		// defaults read OPENAI_* variables from the process environment.
-		option.WithHTTPClient(opt.HTTP()),
-		option.WithBaseURL(base),
-		option.WithMaxRetries(0), // the runner retries, with its own budget
-	}
+	header := http.Header{}
 	if key != "" {
-		opts = append(opts, option.WithAPIKey(key))
+		header.Set("Authorization", "Bearer "+key)
 	}
+	cfg.api = &wire.Client{HTTP: opt.HTTP(), BaseURL: base, Header: header, Provider: cfg.label, Key: key,
+		Timeout: opt.RequestTimeout(), MaxReply: opt.ReplyLimit()}
 	if ref.Provider == "openai-responses" {
-		return &responsesModel{cfg: cfg, responses: responses.NewResponseService(opts...),
-			files: openai.NewFileService(opts...), batches: openai.NewBatchService(opts...)}, nil
+		return &responsesModel{cfg: cfg}, nil
 	}
 	if model.ProviderOption[Options](opt).CompletionAPI {
-		return &textModel{cfg: cfg, completions: openai.NewCompletionService(opts...)}, nil
+		return &textModel{cfg: cfg}, nil
 	}
-	return &chatModel{cfg: cfg, chat: openai.NewChatCompletionService(opts...),
-		files: openai.NewFileService(opts...), batches: openai.NewBatchService(opts...)}, nil
+	return &chatModel{cfg: cfg}, nil
 }
 
 // reasoningModel says whether an OpenAI model is one of its reasoning
@@ -210,16 +197,20 @@ func budgetBody(member string, n int) (string, any) {
 }
 
 // textModel talks to a server's raw text-completions endpoint.
-type textModel struct {
-	cfg         config
-	completions openai.CompletionService
-}
+type textModel struct{ cfg config }
 
 // Name returns the name given to newClient.
 func (m *textModel) Name() string { return m.cfg.name }
 
 // Info says what newClient resolved.
 func (m *textModel) Info() model.Info { return m.cfg.info }
+
+// textRequest is the body of POST /completions.
+type textRequest struct {
+	Prompt string `json:"prompt"`
+	Model  string `json:"model"`
+	sampling
+}
 
 // Complete sends the request as one text prompt: the system text, then the
 // user messages, each followed by nothing (no template, no separators but
@@ -238,51 +229,23 @@ func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Resp
 	if len(req.Tools) > 0 {
 		return model.Response{}, m.cfg.wrap(fmt.Errorf("the completions API cannot offer tools (agent mode needs chat)"))
 	}
-	p := openai.CompletionNewParams{
-		Model:  openai.CompletionNewParamsModel(m.cfg.info.Model),
-		Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String(strings.Join(parts, "\n\n"))},
-	}
 	s, _ := m.cfg.info.Sendable(req.Settings)
-	if s.Temperature != nil {
-		p.Temperature = openai.Float(*s.Temperature)
+	body := textRequest{Prompt: strings.Join(parts, "\n\n"), Model: m.cfg.info.Model, sampling: sampled(s, false)}
+	var out completion
+	if err := m.cfg.api.Post(ctx, "/completions", body, &out); err != nil {
+		return model.Response{}, m.cfg.wrap(err)
 	}
-	if s.TopP != nil {
-		p.TopP = openai.Float(*s.TopP)
-	}
-	if s.MaxTokens > 0 {
-		p.MaxTokens = openai.Int(int64(s.MaxTokens))
-	}
-	if s.Seed != nil {
-		p.Seed = openai.Int(*s.Seed)
-	}
-	if len(s.Stop) > 0 {
-		p.Stop = openai.CompletionNewParamsStopUnion{OfStringArray: s.Stop}
-	}
-	timeout := m.cfg.opt.RequestTimeout()
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var httpRes *http.Response
-	out, err := m.completions.New(callCtx, p, option.WithResponseInto(&httpRes), m.cfg.capReply())
-	if err != nil {
-		return model.Response{}, m.cfg.failed(err, httpRes, ctx, callCtx, timeout)
-	}
-	if out == nil || len(out.Choices) == 0 {
+	if len(out.Choices) == 0 {
 		return model.Response{}, m.cfg.wrap(&model.APIError{Provider: m.cfg.label, Retryable: true, Message: "malformed reply: no choices"})
 	}
 	return model.Response{
 		Text:            out.Choices[0].Text,
-		InputTokens:     int(out.Usage.PromptTokens),
-		OutputTokens:    int(out.Usage.CompletionTokens),
-		ReasoningTokens: int(out.Usage.CompletionTokensDetails.ReasoningTokens),
+		InputTokens:     out.Usage.PromptTokens,
+		OutputTokens:    out.Usage.CompletionTokens,
+		ReasoningTokens: out.Usage.CompletionTokensDetails.ReasoningTokens,
 		Model:           out.Model,
-		FinishReason:    string(out.Choices[0].FinishReason),
+		FinishReason:    out.Choices[0].FinishReason,
 	}, nil
-}
-
-// capReply bounds a live reply's body (Options.MaxReply); a batch's
-// results file is read a line at a time instead (readResults).
-func (c config) capReply() option.RequestOption {
-	return option.WithMiddleware(wire.CapReply(c.opt.ReplyLimit()))
 }
 
 // wrap names the model in an error, keeping *APIError reachable by
@@ -292,23 +255,49 @@ func (c config) wrap(err error) error {
 	return fmt.Errorf("model %s: %w", c.name, err)
 }
 
-// failed classifies a failed call of either endpoint (status, Retry-After,
-// transport, timeout) and names the model; the key never appears.
-func (c config) failed(err error, httpRes *http.Response, ctx, callCtx context.Context, timeout time.Duration) error {
-	var apiErr *openai.Error
-	if errors.As(err, &apiErr) && httpRes == nil {
-		httpRes = apiErr.Response
+// sampling is the settings members of a chat or text completion, sent
+// only when set, as the server's defaults are otherwise the model's.
+type sampling struct {
+	MaxCompletionTokens int      `json:"max_completion_tokens,omitempty"`
+	MaxTokens           int      `json:"max_tokens,omitempty"`
+	Seed                *int64   `json:"seed,omitempty"`
+	Temperature         *float64 `json:"temperature,omitempty"`
+	TopP                *float64 `json:"top_p,omitempty"`
+	Stop                []string `json:"stop,omitempty"`
+}
+
+// sampled is s's sampling members; max_tokens goes as
+// max_completion_tokens when maxCompletionTokens says so.
+func sampled(s model.Settings, maxCompletionTokens bool) sampling {
+	out := sampling{Seed: s.Seed, Temperature: s.Temperature, TopP: s.TopP, Stop: s.Stop}
+	if maxCompletionTokens {
+		out.MaxCompletionTokens = max(s.MaxTokens, 0)
+	} else {
+		out.MaxTokens = max(s.MaxTokens, 0)
 	}
-	return c.wrap(wire.Classify(c.label, c.key, err, httpRes, ctx, callCtx, timeout))
+	return out
+}
+
+// completion is the part of a chat or text completion read: the first
+// choice's message (chat) or text, the usage, the model that answered.
+type completion struct {
+	Model   string `json:"model"`
+	Choices []struct {
+		Text         string      `json:"text"`
+		Message      chatMessage `json:"message"`
+		FinishReason string      `json:"finish_reason"`
+	} `json:"choices"`
+	Usage struct {
+		PromptTokens            int `json:"prompt_tokens"`
+		CompletionTokens        int `json:"completion_tokens"`
+		CompletionTokensDetails struct {
+			ReasoningTokens int `json:"reasoning_tokens"`
+		} `json:"completion_tokens_details"`
+	} `json:"usage"`
 }
 
 // chatModel talks to OpenAI or any server speaking its chat-completions API.
-type chatModel struct {
-	cfg     config
-	chat    openai.ChatCompletionService
-	files   openai.FileService  // batch input and output files
-	batches openai.BatchService // the Batches API
-}
+type chatModel struct{ cfg config }
 
 // Name returns the name given to newClient.
 func (m *chatModel) Name() string { return m.cfg.name }
@@ -318,33 +307,108 @@ func (m *chatModel) Info() model.Info { return m.cfg.info }
 
 // Complete sends one chat completion and returns its first choice.
 func (m *chatModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
-	params, err := m.params(req)
+	body, err := m.body(req)
 	if err != nil {
 		return model.Response{}, m.cfg.wrap(err)
 	}
-	timeout := m.cfg.opt.RequestTimeout()
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var httpRes *http.Response
-	out, err := m.chat.New(callCtx, params, option.WithResponseInto(&httpRes), m.cfg.capReply())
-	if err != nil {
-		return model.Response{}, m.cfg.failed(err, httpRes, ctx, callCtx, timeout)
+	var out completion
+	if err := m.cfg.api.Post(ctx, "/chat/completions", body, &out); err != nil {
+		return model.Response{}, m.cfg.wrap(err)
 	}
-	res, err := m.response(out)
+	res, err := m.response(&out)
 	if err != nil {
 		return model.Response{}, m.cfg.wrap(err)
 	}
 	return res, nil
 }
 
+// chatRequest is the body of POST /chat/completions.
+type chatRequest struct {
+	Messages        []chatMessage `json:"messages"`
+	Model           string        `json:"model"`
+	Tools           []chatTool    `json:"tools,omitempty"`
+	ReasoningEffort string        `json:"reasoning_effort,omitempty"`
+	sampling
+	// budget is the thinking budget's member, named as the server names
+	// it (budgetBody); MarshalJSON adds it beside the others.
+	budget map[string]any
+}
+
+// MarshalJSON writes the body's members and then the budget's.
+func (r chatRequest) MarshalJSON() ([]byte, error) {
+	type members chatRequest // without this method
+	data, err := json.Marshal(members(r))
+	if err != nil || len(r.budget) == 0 {
+		return data, err
+	}
+	budget, err := json.Marshal(r.budget)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(data[:len(data)-1], ','), budget[1:]...), nil
+}
+
+// chatMessage is a message sent, or the one a choice returns.
+type chatMessage struct {
+	Role       string         `json:"role"`
+	Content    any            `json:"content,omitempty"` // a string, or text and image_url parts; nil beside tool calls
+	ToolCalls  []chatToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+	Refusal    string         `json:"refusal,omitempty"`
+	// The reasoning a server returns beside the answer: reasoning_content
+	// (DeepSeek, vLLM, llama.cpp) or reasoning (ollama, OpenRouter). Any
+	// type, as neither is OpenAI's: a server sending another than a string
+	// loses the reasoning, not the answer.
+	ReasoningContent any `json:"reasoning_content,omitempty"`
+	Reasoning        any `json:"reasoning,omitempty"`
+}
+
+// chatText and chatImage are the parts of a user message with images.
+type chatText struct {
+	Type string `json:"type"` // "text"
+	Text string `json:"text"`
+}
+
+type chatImage struct {
+	Type     string   `json:"type"` // "image_url"
+	ImageURL imageURL `json:"image_url"`
+}
+
+type imageURL struct {
+	URL string `json:"url"` // a data: URL
+}
+
+// chatToolCall is an assistant's call of a function tool.
+type chatToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"` // "function"
+	Function chatFunction `json:"function"`
+}
+
+type chatFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// chatTool is a function tool offered.
+type chatTool struct {
+	Type     string `json:"type"` // "function"
+	Function struct {
+		Name        string         `json:"name"`
+		Description string         `json:"description"`
+		Parameters  map[string]any `json:"parameters,omitzero"`
+	} `json:"function"`
+}
+
 // response reads a chat completion, live or from a batch's output.
-func (m *chatModel) response(out *openai.ChatCompletion) (model.Response, error) {
-	if out == nil || len(out.Choices) == 0 {
+func (m *chatModel) response(out *completion) (model.Response, error) {
+	if len(out.Choices) == 0 {
 		return model.Response{}, &model.APIError{Provider: m.cfg.label, Retryable: true,
 			Message: "malformed reply: no choices"}
 	}
 	choice := out.Choices[0]
-	text, finish := choice.Message.Content, choice.FinishReason
+	text, _ := choice.Message.Content.(string)
+	finish := choice.FinishReason
 	if text == "" && choice.Message.Refusal != "" {
 		// A refusal is the model's answer (grading decides), and is said
 		// as Anthropic's stop_reason says it: the server's finish_reason
@@ -358,132 +422,86 @@ func (m *chatModel) response(out *openai.ChatCompletion) (model.Response, error)
 		}
 		calls = append(calls, model.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
 	}
+	reasoning, _ := choice.Message.ReasoningContent.(string)
+	if reasoning == "" {
+		reasoning, _ = choice.Message.Reasoning.(string)
+	}
 	return model.Response{
 		Text:            text,
-		Reasoning:       reasoningText(choice.Message),
-		InputTokens:     int(out.Usage.PromptTokens),
-		OutputTokens:    int(out.Usage.CompletionTokens),
-		ReasoningTokens: int(out.Usage.CompletionTokensDetails.ReasoningTokens),
+		Reasoning:       reasoning,
+		InputTokens:     out.Usage.PromptTokens,
+		OutputTokens:    out.Usage.CompletionTokens,
+		ReasoningTokens: out.Usage.CompletionTokensDetails.ReasoningTokens,
 		Model:           out.Model,
 		FinishReason:    finish,
 		ToolCalls:       calls,
 	}, nil
 }
 
-// reasoningText is the reasoning a server returned beside the answer:
-// reasoning_content (DeepSeek, vLLM, llama.cpp) or reasoning (ollama,
-// OpenRouter), members the SDK does not know; "" when neither is a string.
-func reasoningText(msg openai.ChatCompletionMessage) string {
-	for _, name := range []string{"reasoning_content", "reasoning"} {
-		f, ok := msg.JSON.ExtraFields[name]
-		if !ok {
-			continue
-		}
-		var text string
-		if json.Unmarshal([]byte(f.Raw()), &text) == nil && text != "" {
-			return text
-		}
-	}
-	return ""
-}
-
-// params translates a Request into the SDK's request body.
-func (m *chatModel) params(req model.Request) (openai.ChatCompletionNewParams, error) {
-	p := openai.ChatCompletionNewParams{Model: m.cfg.info.Model}
+// body translates a Request into a chat completion's body.
+func (m *chatModel) body(req model.Request) (chatRequest, error) {
+	b := chatRequest{Model: m.cfg.info.Model}
 	if req.System != "" {
-		p.Messages = append(p.Messages, openai.SystemMessage(req.System))
+		b.Messages = append(b.Messages, chatMessage{Role: "system", Content: req.System})
 	}
 	if len(req.Messages) == 0 {
-		return p, fmt.Errorf("request has no messages")
+		return b, fmt.Errorf("request has no messages")
 	}
 	for i, msg := range req.Messages {
 		switch msg.Role {
 		case "user":
 			if len(msg.Images) == 0 {
-				p.Messages = append(p.Messages, openai.UserMessage(msg.Content))
+				b.Messages = append(b.Messages, chatMessage{Role: "user", Content: msg.Content})
 				continue
 			}
-			parts := []openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(msg.Content)}
+			parts := []any{chatText{Type: "text", Text: msg.Content}}
 			for j, img := range msg.Images {
 				if img.MediaType == "" || len(img.Data) == 0 {
-					return p, fmt.Errorf("message %d, image %d: no media type or no data", i, j)
+					return b, fmt.Errorf("message %d, image %d: no media type or no data", i, j)
 				}
-				parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
-					URL: "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data),
-				}))
+				parts = append(parts, chatImage{Type: "image_url",
+					ImageURL: imageURL{"data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)}})
 			}
-			p.Messages = append(p.Messages, openai.UserMessage(parts))
+			b.Messages = append(b.Messages, chatMessage{Role: "user", Content: parts})
 		case "assistant":
 			if len(msg.Images) > 0 {
-				return p, fmt.Errorf("message %d: assistant messages cannot carry images", i)
+				return b, fmt.Errorf("message %d: assistant messages cannot carry images", i)
 			}
-			if len(msg.ToolCalls) == 0 {
-				p.Messages = append(p.Messages, openai.AssistantMessage(msg.Content))
-				continue
-			}
-			a := openai.ChatCompletionAssistantMessageParam{}
-			if msg.Content != "" {
-				a.Content.OfString = openai.String(msg.Content)
+			a := chatMessage{Role: "assistant", Content: msg.Content}
+			if msg.Content == "" && len(msg.ToolCalls) > 0 {
+				a.Content = nil // the calls are the turn
 			}
 			for _, c := range msg.ToolCalls {
-				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-						ID:       c.ID,
-						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: c.Arguments},
-					},
-				})
+				a.ToolCalls = append(a.ToolCalls, chatToolCall{ID: c.ID, Type: "function", Function: chatFunction{Name: c.Name, Arguments: c.Arguments}})
 			}
-			p.Messages = append(p.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+			b.Messages = append(b.Messages, a)
 		case "tool":
 			if msg.ToolCallID == "" {
-				return p, fmt.Errorf("message %d: a tool result without the id of its call", i)
+				return b, fmt.Errorf("message %d: a tool result without the id of its call", i)
 			}
-			p.Messages = append(p.Messages, openai.ToolMessage(msg.Content, msg.ToolCallID))
+			b.Messages = append(b.Messages, chatMessage{Role: "tool", Content: msg.Content, ToolCallID: msg.ToolCallID})
 		default:
-			return p, fmt.Errorf("message %d: unknown role %q (want user, assistant or tool)", i, msg.Role)
+			return b, fmt.Errorf("message %d: unknown role %q (want user, assistant or tool)", i, msg.Role)
 		}
 	}
 	for _, t := range req.Tools {
-		var schema map[string]any
+		tool := chatTool{Type: "function"}
+		tool.Function.Name, tool.Function.Description = t.Name, t.Description
 		if len(t.Parameters) > 0 {
-			if err := json.Unmarshal(t.Parameters, &schema); err != nil {
-				return p, fmt.Errorf("tool %s: parameters are not a JSON object: %v", t.Name, err)
+			if err := json.Unmarshal(t.Parameters, &tool.Function.Parameters); err != nil {
+				return b, fmt.Errorf("tool %s: parameters are not a JSON object: %v", t.Name, err)
 			}
 		}
-		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
-			Name:        t.Name,
-			Description: openai.String(t.Description),
-			Parameters:  shared.FunctionParameters(schema),
-		}))
+		b.Tools = append(b.Tools, tool)
 	}
 	s, _ := m.cfg.info.Sendable(req.Settings)
-	if s.Temperature != nil {
-		p.Temperature = openai.Float(*s.Temperature)
-	}
-	if s.TopP != nil {
-		p.TopP = openai.Float(*s.TopP)
-	}
+	b.sampling = sampled(s, m.cfg.maxCompletionTokens)
+	b.ReasoningEffort = s.ReasoningEffort
 	if s.ReasoningTokens > 0 {
 		// Sendable kept it: the server takes a budget (and, where it
 		// refuses an effort beside it, BudgetAlone, left the effort out).
 		name, v := budgetBody(m.cfg.info.ReasoningBudget, s.ReasoningTokens)
-		p.SetExtraFields(map[string]any{name: v})
+		b.budget = map[string]any{name: v}
 	}
-	if s.ReasoningEffort != "" {
-		p.ReasoningEffort = shared.ReasoningEffort(s.ReasoningEffort)
-	}
-	if s.MaxTokens > 0 {
-		if m.cfg.maxCompletionTokens {
-			p.MaxCompletionTokens = openai.Int(int64(s.MaxTokens))
-		} else {
-			p.MaxTokens = openai.Int(int64(s.MaxTokens))
-		}
-	}
-	if s.Seed != nil {
-		p.Seed = openai.Int(*s.Seed)
-	}
-	if len(s.Stop) > 0 {
-		p.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: s.Stop}
-	}
-	return p, nil
+	return b, nil
 }

@@ -5,13 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/evalmd/evalmd/model"
 )
@@ -22,12 +17,7 @@ import (
 // summaries and carries reasoning across tool calls. Nothing is stored on
 // the server ("store": false): a reasoning model's reasoning comes back
 // encrypted, and an agent's next turn sends it back.
-type responsesModel struct {
-	cfg       config
-	responses responses.ResponseService
-	files     openai.FileService  // batch input and output files
-	batches   openai.BatchService // the Batches API, /v1/responses lines
-}
+type responsesModel struct{ cfg config }
 
 // Name returns the name given to newClient.
 func (m *responsesModel) Name() string { return m.cfg.name }
@@ -37,7 +27,7 @@ func (m *responsesModel) Info() model.Info { return m.cfg.info }
 
 // Batch returns OpenAI's Batch API with /v1/responses request lines.
 func (m *responsesModel) Batch() (model.BatchAPI, error) {
-	return &batchAPI{cfg: m.cfg, files: m.files, batches: m.batches, endpoint: responsesEndpoint,
+	return &batchAPI{cfg: m.cfg, endpoint: responsesEndpoint,
 		body: func(req model.Request) (any, error) { return m.body(req) },
 		reply: func(data []byte) (model.Response, error) {
 			var out responsesReply
@@ -54,25 +44,9 @@ func (m *responsesModel) Complete(ctx context.Context, req model.Request) (model
 	if err != nil {
 		return model.Response{}, m.cfg.wrap(err)
 	}
-	data, err := json.Marshal(body)
-	if err != nil {
-		return model.Response{}, m.cfg.wrap(err)
-	}
-	timeout := m.cfg.opt.RequestTimeout()
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var httpRes *http.Response
-	var raw []byte
-	_, err = m.responses.New(callCtx, responses.ResponseNewParams{},
-		option.WithRequestBody("application/json", data), option.WithResponseBodyInto(&raw),
-		option.WithResponseInto(&httpRes), m.cfg.capReply())
-	if err != nil {
-		return model.Response{}, m.cfg.failed(err, httpRes, ctx, callCtx, timeout)
-	}
 	var out responsesReply
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return model.Response{}, m.cfg.wrap(&model.APIError{Provider: m.cfg.label, Retryable: true,
-			Message: "malformed reply: " + err.Error()})
+	if err := m.cfg.api.Post(ctx, "/responses", body, &out); err != nil {
+		return model.Response{}, m.cfg.wrap(err)
 	}
 	res, err := out.response(m.cfg.label)
 	if err != nil {
