@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -13,31 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/golden"
 	"github.com/evalmd/evalmd/internal/shared"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, writing testdata/name.got beside a
-// mismatch (or the golden itself with -update).
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		os.WriteFile(path+".got", []byte(got), 0o644)
-		t.Errorf("%s differs from the golden file; got written to %s.got", path, path)
-	}
-}
 
 // runTo runs the report with its output streams set.
 func runTo(stdout, stderr io.Writer, opt Options) error {
@@ -61,8 +38,8 @@ func TestMainGolden(t *testing.T) {
 				// As the command prints it: the last line on stderr.
 				fmt.Fprintln(&stderr, err)
 			}
-			golden(t, tt.name+".stdout", stdout.String())
-			golden(t, tt.name+".stderr", stderr.String())
+			golden.Check(t, "testdata/"+tt.name+".stdout", stdout.Bytes())
+			golden.Check(t, "testdata/"+tt.name+".stderr", stderr.Bytes())
 		})
 	}
 }
@@ -93,7 +70,7 @@ func TestLIMECorpusGolden(t *testing.T) {
 	if len(lines) != 2 {
 		t.Errorf("stderr: %d lines, want one per sheet of several versions (2):\n%s", len(lines), stderr.String())
 	}
-	golden(t, "lime.stdout", stdout.String())
+	golden.Check(t, "testdata/lime.stdout", stdout.Bytes())
 }
 
 func TestSkipsBadFiles(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/internal/benchmarks"
+	"github.com/evalmd/evalmd/internal/golden"
 )
 
 // TestBenchmarkMetricsGolden runs the report on testdata/bench with the
@@ -23,8 +24,8 @@ func TestBenchmarkMetricsGolden(t *testing.T) {
 	if err := agg.Run(context.Background(), opt); err != nil {
 		t.Fatal(err)
 	}
-	agg.Golden(t, "bench.stdout", stdout.String())
-	agg.Golden(t, "bench.stderr", stderr.String())
+	golden.Check(t, "testdata/bench.stdout", stdout.Bytes())
+	golden.Check(t, "testdata/bench.stderr", stderr.Bytes())
 	for _, title := range []string{"### DSBench:", "### DABench:"} {
 		if !strings.Contains(stdout.String(), title) {
 			t.Errorf("the report lacks %q", title)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/golden"
 	"github.com/evalmd/evalmd/internal/shared"
 )
 
@@ -28,7 +29,7 @@ func TestReportTypesGolden(t *testing.T) {
 			if err := runTo(&stdout, &stderr, Options{Dir: "testdata/reports", Out: "-", Report: tc.report, Screen: tc.screen}); err != nil {
 				t.Fatalf("%v\n%s", err, stderr.String())
 			}
-			golden(t, "reports-"+tc.name, stdout.String())
+			golden.Check(t, "testdata/reports-"+tc.name, stdout.Bytes())
 		})
 	}
 }

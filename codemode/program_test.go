@@ -3,14 +3,13 @@ package codemode
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	"github.com/evalmd/evalmd/internal/golden"
+)
 
 // reference is databench_eval's scoring path, re-expressed for the test:
 // example_postprocess of examples/competition_baseline.py on the echoed
@@ -366,24 +365,6 @@ func TestFailure(t *testing.T) {
 	}
 }
 
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", path, got)
-	}
-}
-
 func TestProgramGolden(t *testing.T) {
-	golden(t, "program.py.golden", Program(lead+"df['score'].mean()", CSVLoader("table.csv")))
+	golden.Check(t, "testdata/program.py.golden", []byte(Program(lead+"df['score'].mean()", CSVLoader("table.csv"))))
 }

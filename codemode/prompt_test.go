@@ -3,10 +3,12 @@ package codemode
 import (
 	"strings"
 	"testing"
+
+	"github.com/evalmd/evalmd/internal/golden"
 )
 
 func TestPromptGolden(t *testing.T) {
-	golden(t, "prompt.golden", Prompt("Is the person with the highest score called Dan?", []string{"id", "name", "score", "it's \"quoted\"", "café\tx"}))
+	golden.Check(t, "testdata/prompt.golden", []byte(Prompt("Is the person with the highest score called Dan?", []string{"id", "name", "score", "it's \"quoted\"", "café\tx"})))
 }
 
 // TestPromptShape checks what the baseline's extraction relies on: the

@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -18,13 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/golden"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner/aimd"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // fixedCreated stands in for the start time LIME's output files lack.
 var fixedCreated = time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -347,21 +345,7 @@ func TestGoldenLog(t *testing.T) {
 		if tc.format == FormatEval {
 			got = evalListing(t, got)
 		}
-		golden := filepath.Join("testdata", tc.golden)
-		if *update {
-			if err := os.WriteFile(golden, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run with -update to create it)", err)
-		}
-		if !bytes.Equal(got, want) {
-			gotPath := golden + ".got" // beside the golden file, kept for a look
-			os.WriteFile(gotPath, got, 0o644)
-			t.Errorf("log differs from %s; got written to %s", golden, gotPath)
-		}
+		golden.Check(t, "testdata/"+tc.golden, got)
 	}
 }
 

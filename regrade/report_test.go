@@ -3,41 +3,19 @@ package regrade
 import (
 	"bytes"
 	"context"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/golden"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/result"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update writes it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("report differs from %s (go test -update rewrites it):\n%s", path, got)
-	}
-}
-
 // report runs a dry regrade of paths and prints its report with dir
 // written as "results".
-func report(t *testing.T, dir string, paths []string, opt Options) string {
+func report(t *testing.T, dir string, paths []string, opt Options) []byte {
 	t.Helper()
 	rep, err := Regrade(context.Background(), paths, opt)
 	if err != nil {
@@ -47,7 +25,7 @@ func report(t *testing.T, dir string, paths []string, opt Options) string {
 	if _, err := rep.WriteTo(&b); err != nil {
 		t.Fatal(err)
 	}
-	return strings.ReplaceAll(b.String(), dir+string(filepath.Separator), "results/")
+	return bytes.ReplaceAll(b.Bytes(), []byte(dir+string(filepath.Separator)), []byte("results/"))
 }
 
 // The dry run over LIME's own results, read in place: strict regrading
@@ -56,8 +34,8 @@ func report(t *testing.T, dir string, paths []string, opt Options) string {
 // its file is told apart by its position (issue 20, item 5).
 func TestReportLimeResults(t *testing.T) {
 	dir := shared.Path(t, "corpora", "lime", "results")
-	golden(t, "lime-strict.txt", report(t, dir, []string{dir}, Options{}))
-	golden(t, "lime-liberal.txt", report(t, dir, []string{dir}, Options{Liberal: true}))
+	golden.Check(t, "testdata/lime-strict.txt", report(t, dir, []string{dir}, Options{}))
+	golden.Check(t, "testdata/lime-liberal.txt", report(t, dir, []string{dir}, Options{Liberal: true}))
 }
 
 // Each cause on a file of its own: the sheet's ground truth, liberal mode,
@@ -85,6 +63,6 @@ func TestReportCauses(t *testing.T) {
 		"both":       s("C) 7"),
 		"long truth": nil,
 	}}
-	golden(t, "causes-strict.txt", report(t, dir, []string{path}, Options{Sheet: sheet}))
-	golden(t, "causes-liberal.txt", report(t, dir, []string{path}, Options{Sheet: sheet, Liberal: true}))
+	golden.Check(t, "testdata/causes-strict.txt", report(t, dir, []string{path}, Options{Sheet: sheet}))
+	golden.Check(t, "testdata/causes-liberal.txt", report(t, dir, []string{path}, Options{Sheet: sheet, Liberal: true}))
 }

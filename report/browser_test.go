@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/internal/browsertest"
+	"github.com/evalmd/evalmd/internal/golden"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/result"
 )
@@ -158,7 +159,7 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("screenshots", func(t *testing.T) {
 		dir := t.TempDir()
-		if *update {
+		if golden.Update() {
 			dir = "testdata"
 		}
 		frag := "#" + url.Values{"tab": {"questions"}, "q": {"Hostile/script"}}.Encode()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,12 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/golden"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden page and the screenshots in testdata")
 
 // Hostile model texts: each would add markup or close an element if it
 // were inserted into the page as HTML.
@@ -107,21 +105,7 @@ func fixturePage(t testing.TB) (dir string, page []byte) {
 // it): a change in the page shows in review.
 func TestGoldenPage(t *testing.T) {
 	_, page := fixturePage(t)
-	golden := filepath.Join("testdata", "report.html")
-	if *update {
-		if err := os.WriteFile(golden, page, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(page, want) {
-		got := filepath.Join("testdata", "report.got.html")
-		os.WriteFile(got, page, 0o644)
-		t.Errorf("page differs from %s; wrote %s (go test -update accepts it)", golden, got)
-	}
+	golden.Check(t, "testdata/report.html", page)
 }
 
 // No model text reaches the page as markup: the page holds exactly its own

@@ -5,17 +5,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/evalmd/evalmd/inspect"
+	"github.com/evalmd/evalmd/internal/golden"
 	"github.com/evalmd/evalmd/internal/shared"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden file in testdata/")
 
 // limeParseRef is a reference parse made by LIME's own parser.
 type limeParseRef struct {
@@ -130,19 +128,7 @@ func TestDatasetGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := buf.Bytes()
-	golden := filepath.Join("testdata", "sheets.dataset.jsonl")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("dataset differs from %s:\n%s", golden, got)
-	}
+	golden.Check(t, "testdata/sheets.dataset.jsonl", got)
 
 	lines := readDataset(t, got)
 	var prices *sample

@@ -1,13 +1,12 @@
 package setting
 
 import (
-	"flag"
 	"os"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the README's settings table")
+	"github.com/evalmd/evalmd/internal/golden"
+)
 
 const (
 	tableStart = "<!-- settings table: made from internal/setting's declarations; go test ./internal/setting -update -->\n"
@@ -26,15 +25,6 @@ func TestReadmeTable(t *testing.T) {
 	if i < 0 || j < i {
 		t.Fatalf("%s: no settings table between %q and %q", path, tableStart, tableEnd)
 	}
-	have, want := text[i+len(tableStart):j], Table()
-	if have == want {
-		return
-	}
-	if *update {
-		if err := os.WriteFile(path, []byte(text[:i+len(tableStart)]+want+text[j:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("%s's settings table is not the declarations' (go test ./internal/setting -update):\n%s\nwant:\n%s", path, have, want)
+	// The README with the declarations' table is the golden file's content.
+	golden.Check(t, path, []byte(text[:i+len(tableStart)]+Table()+text[j:]))
 }
