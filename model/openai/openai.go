@@ -351,14 +351,14 @@ func (r chatRequest) MarshalJSON() ([]byte, error) {
 // chatMessage is a message sent, or the one a choice returns.
 type chatMessage struct {
 	Role       string         `json:"role"`
-	Content    any            `json:"content,omitempty"` // a string, or text and image_url parts; nil beside tool calls
+	Content    any            `json:"content,omitempty"` // a string, or text and image_url parts; nil in a turn of tool calls alone
 	ToolCalls  []chatToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
 	Refusal    string         `json:"refusal,omitempty"`
 	// The reasoning a server returns beside the answer: reasoning_content
-	// (DeepSeek, vLLM, llama.cpp) or reasoning (ollama, OpenRouter). Any
-	// type, as neither is OpenAI's: a server sending another than a string
-	// loses the reasoning, not the answer.
+	// (DeepSeek, vLLM, llama.cpp) or reasoning (ollama, OpenRouter). Of
+	// any type, as neither is OpenAI's: a server that sends other than a
+	// string loses the reasoning, not the answer.
 	ReasoningContent any `json:"reasoning_content,omitempty"`
 	Reasoning        any `json:"reasoning,omitempty"`
 }
