@@ -6,13 +6,9 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
-
-	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/model/internal/wire"
@@ -55,14 +51,12 @@ type config struct {
 	name string // as given on the command line
 	key  string
 	info model.Info
-	opt  model.Options
 }
 
 // messagesModel talks to the Anthropic messages API.
 type messagesModel struct {
-	cfg      config
-	messages anthropic.MessageService
-	batches  anthropic.MessageBatchService // Message Batches
+	cfg config
+	api *wire.Client
 }
 
 // newClient builds an Anthropic model: the key from Options (APIKey, APIKeyEnv)
@@ -95,26 +89,14 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	if n, ok := model.ContextLimit(ref.Model); ok {
 		info.ContextLimit = n
 	}
-	// Built from explicit options only: the SDK's defaults would read
-	// ANTHROPIC_* variables and credential profiles from the machine.
-	opts := []option.RequestOption{
-		option.WithoutEnvironmentDefaults(),
-		option.WithEnvironmentProduction(),
-		option.WithHTTPClient(opt.HTTP()),
-		option.WithMaxRetries(0), // the runner retries, with its own budget
-		// An explicit request timeout also stops the SDK from refusing large
-		// max_tokens for non-streaming calls; Complete's context is the real bound.
-		option.WithRequestTimeout(opt.RequestTimeout()),
-	}
-	if base != "" {
-		opts = append(opts, option.WithBaseURL(base))
-	}
+	header := http.Header{"Anthropic-Version": {"2023-06-01"}}
 	if key != "" {
-		opts = append(opts, option.WithAPIKey(key))
+		// Only a key set is sent: a local server may need none.
+		header.Set("X-Api-Key", key)
 	}
-	cfg := config{name: ref.Name, key: key, info: info, opt: opt}
-	return &messagesModel{cfg: cfg, messages: anthropic.NewMessageService(opts...),
-		batches: anthropic.NewMessageBatchService(opts...)}, nil
+	api := &wire.Client{HTTP: opt.HTTP(), BaseURL: info.BaseURL, Header: header, Provider: "anthropic",
+		Key: key, Timeout: opt.RequestTimeout(), MaxReply: opt.ReplyLimit()}
+	return &messagesModel{cfg: config{name: ref.Name, key: key, info: info}, api: api}, nil
 }
 
 // Name returns the name given to newClient.
@@ -125,43 +107,116 @@ func (m *messagesModel) Info() model.Info { return m.cfg.info }
 
 // Complete sends one message request and returns the text of its reply.
 func (m *messagesModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
-	params, err := m.params(req)
+	body, err := m.params(req)
 	if err != nil {
 		return model.Response{}, m.wrap(err)
 	}
-	timeout := m.cfg.opt.RequestTimeout()
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var httpRes *http.Response
-	out, err := m.messages.New(callCtx, params, option.WithResponseInto(&httpRes),
-		option.WithMiddleware(wire.CapReply(m.cfg.opt.ReplyLimit())))
-	if err != nil {
-		var apiErr *anthropic.Error
-		if errors.As(err, &apiErr) && httpRes == nil {
-			httpRes = apiErr.Response
-		}
-		return model.Response{}, m.wrap(wire.Classify("anthropic", m.cfg.key, err, httpRes, ctx, callCtx, timeout))
-	}
-	res, err := response(out)
-	if err != nil {
+	var out reply
+	if err := m.api.Post(ctx, "/v1/messages", body, &out); err != nil {
 		return model.Response{}, m.wrap(err)
 	}
-	return res, nil
+	return response(out), nil
+}
+
+// request is the body of POST /v1/messages, and a batch request's params.
+// Members left unset are not sent: the API's defaults apply.
+type request struct {
+	Model         string    `json:"model"`
+	MaxTokens     int       `json:"max_tokens"`
+	System        []block   `json:"system,omitempty"`
+	Messages      []message `json:"messages"`
+	Tools         []tool    `json:"tools,omitempty"`
+	Temperature   *float64  `json:"temperature,omitempty"`
+	TopP          *float64  `json:"top_p,omitempty"`
+	StopSequences []string  `json:"stop_sequences,omitempty"`
+	Thinking      struct {
+		Type         string `json:"type"` // enabled, disabled
+		BudgetTokens int    `json:"budget_tokens,omitempty"`
+	} `json:"thinking,omitzero"`
+	OutputConfig struct {
+		Effort string `json:"effort,omitempty"`
+	} `json:"output_config,omitzero"`
+}
+
+type message struct {
+	Role    string  `json:"role"`
+	Content []block `json:"content"`
+}
+
+// block is a content block as a request sends it; which members it has
+// is its type's. Text and Thinking are pointers because an empty one is
+// still sent: a tool's empty result, a thinking block as it was signed.
+type block struct {
+	Type      string          `json:"type"`
+	Text      *string         `json:"text,omitempty"`
+	Source    *imageSource    `json:"source,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+	IsError   *bool           `json:"is_error,omitempty"`
+	Content   []block         `json:"content,omitempty"`
+	Thinking  *string         `json:"thinking,omitempty"`
+	Signature string          `json:"signature,omitempty"`
+	Data      string          `json:"data,omitempty"`
+}
+
+type imageSource struct {
+	Type      string `json:"type"` // base64
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+}
+
+func textBlock(s string) block { return block{Type: "text", Text: &s} }
+
+type tool struct {
+	Name        string      `json:"name"`
+	Description string      `json:"description"`
+	InputSchema inputSchema `json:"input_schema"`
+}
+
+// inputSchema is a tool's parameters as Anthropic takes them: an object's
+// properties, and which are required, as given (an empty list is sent).
+type inputSchema struct {
+	Type       string   `json:"type"` // object
+	Properties any      `json:"properties,omitzero"`
+	Required   []string `json:"required,omitzero"`
+}
+
+// reply is a message as the API answers it, live or in a batch's results.
+type reply struct {
+	Model      string       `json:"model"`
+	StopReason string       `json:"stop_reason"`
+	Content    []replyBlock `json:"content"`
+	Usage      struct {
+		InputTokens  int `json:"input_tokens"`
+		OutputTokens int `json:"output_tokens"`
+	} `json:"usage"`
+}
+
+// replyBlock is a content block of a reply: text, tool_use, thinking or
+// redacted_thinking (others are not asked for).
+type replyBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
 }
 
 // response reads a message, live or from a batch's results.
-func response(out *anthropic.Message) (model.Response, error) {
-	if out == nil {
-		return model.Response{}, &model.APIError{Provider: "anthropic", Retryable: true, Message: "malformed reply: empty"}
-	}
+func response(out reply) model.Response {
 	var text strings.Builder
 	var calls []model.ToolCall
-	for _, block := range out.Content {
-		switch block.Type {
+	for _, b := range out.Content {
+		switch b.Type {
 		case "text":
-			text.WriteString(block.Text)
+			text.WriteString(b.Text)
 		case "tool_use":
-			calls = append(calls, model.ToolCall{ID: block.ID, Name: block.Name, Arguments: string(block.Input)})
+			calls = append(calls, model.ToolCall{ID: b.ID, Name: b.Name, Arguments: string(b.Input)})
 		}
 	}
 	reasoning, blocks := thinking(out.Content)
@@ -170,12 +225,12 @@ func response(out *anthropic.Message) (model.Response, error) {
 		// Anthropic counts the thinking in output_tokens, and not apart.
 		Reasoning:       reasoning,
 		ReasoningBlocks: blocks,
-		InputTokens:     int(out.Usage.InputTokens),
-		OutputTokens:    int(out.Usage.OutputTokens),
-		Model:           string(out.Model),
-		FinishReason:    string(out.StopReason),
+		InputTokens:     out.Usage.InputTokens,
+		OutputTokens:    out.Usage.OutputTokens,
+		Model:           out.Model,
+		FinishReason:    out.StopReason,
 		ToolCalls:       calls,
-	}, nil
+	}
 }
 
 // wrap names the model in an error, keeping *APIError reachable by
@@ -185,11 +240,11 @@ func (m *messagesModel) wrap(err error) error {
 	return fmt.Errorf("model %s: %w", m.cfg.name, err)
 }
 
-// params translates a Request into the SDK's request body.
-func (m *messagesModel) params(req model.Request) (anthropic.MessageNewParams, error) {
-	p := anthropic.MessageNewParams{Model: anthropic.Model(m.cfg.info.Model)}
+// params translates a Request into the API's request body.
+func (m *messagesModel) params(req model.Request) (request, error) {
+	p := request{Model: m.cfg.info.Model}
 	if req.System != "" {
-		p.System = []anthropic.TextBlockParam{{Text: req.System}}
+		p.System = []block{textBlock(req.System)}
 	}
 	if len(req.Messages) == 0 {
 		return p, fmt.Errorf("request has no messages")
@@ -199,16 +254,17 @@ func (m *messagesModel) params(req model.Request) (anthropic.MessageNewParams, e
 		if msg.Role == "tool" {
 			// Anthropic takes tool results as one user turn of
 			// tool_result blocks: consecutive results are joined.
-			var results []anthropic.ContentBlockParamUnion
+			var results []block
 			for ; i < len(req.Messages) && req.Messages[i].Role == "tool"; i++ {
 				t := req.Messages[i]
 				if t.ToolCallID == "" {
 					return p, fmt.Errorf("message %d: a tool result without the id of its call", i)
 				}
-				results = append(results, anthropic.NewToolResultBlock(t.ToolCallID, t.Content, false))
+				results = append(results, block{Type: "tool_result", ToolUseID: t.ToolCallID, IsError: new(bool),
+					Content: []block{textBlock(t.Content)}})
 			}
 			i--
-			p.Messages = append(p.Messages, anthropic.NewUserMessage(results...))
+			p.Messages = append(p.Messages, message{Role: "user", Content: results})
 			continue
 		}
 		// An assistant turn's thinking goes back first, as it came.
@@ -218,58 +274,49 @@ func (m *messagesModel) params(req model.Request) (anthropic.MessageNewParams, e
 			if img.MediaType == "" || len(img.Data) == 0 {
 				return p, fmt.Errorf("message %d, image %d: no media type or no data", i, j)
 			}
-			blocks = append(blocks, anthropic.NewImageBlockBase64(img.MediaType, base64.StdEncoding.EncodeToString(img.Data)))
+			blocks = append(blocks, block{Type: "image", Source: &imageSource{Type: "base64", MediaType: img.MediaType,
+				Data: base64.StdEncoding.EncodeToString(img.Data)}})
 		}
 		if msg.Content != "" || (len(blocks) == 0 && len(msg.ToolCalls) == 0) {
 			// Anthropic rejects empty text blocks, so an image-only turn
 			// or a turn of tool calls alone has none.
-			blocks = append(blocks, anthropic.NewTextBlock(msg.Content))
+			blocks = append(blocks, textBlock(msg.Content))
 		}
 		for _, c := range msg.ToolCalls {
 			input := json.RawMessage(c.Arguments)
 			if !json.Valid(input) {
 				input = json.RawMessage("{}")
 			}
-			blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, input, c.Name))
+			blocks = append(blocks, block{Type: "tool_use", ID: c.ID, Name: c.Name, Input: input})
 		}
 		switch msg.Role {
 		case "user":
-			p.Messages = append(p.Messages, anthropic.NewUserMessage(blocks...))
 		case "assistant":
 			if len(msg.Images) > 0 {
 				return p, fmt.Errorf("message %d: assistant messages cannot carry images", i)
 			}
-			p.Messages = append(p.Messages, anthropic.NewAssistantMessage(blocks...))
 		default:
 			return p, fmt.Errorf("message %d: unknown role %q (want user, assistant or tool)", i, msg.Role)
 		}
+		p.Messages = append(p.Messages, message{Role: msg.Role, Content: blocks})
 	}
 	for _, t := range req.Tools {
-		var schema struct {
-			Properties any      `json:"properties"`
-			Required   []string `json:"required"`
-		}
+		tl := tool{Name: t.Name, Description: t.Description}
 		if len(t.Parameters) > 0 {
-			if err := json.Unmarshal(t.Parameters, &schema); err != nil {
+			if err := json.Unmarshal(t.Parameters, &tl.InputSchema); err != nil {
 				return p, fmt.Errorf("tool %s: parameters are not a JSON object: %v", t.Name, err)
 			}
 		}
-		tool := anthropic.ToolUnionParamOfTool(anthropic.ToolInputSchemaParam{Properties: schema.Properties, Required: schema.Required}, t.Name)
-		tool.OfTool.Description = anthropic.String(t.Description)
-		p.Tools = append(p.Tools, tool)
+		tl.InputSchema.Type = "object"
+		p.Tools = append(p.Tools, tl)
 	}
 	s, _, err := sent(req.Settings)
 	if err != nil {
 		return p, err
 	}
-	p.MaxTokens = int64(s.MaxTokens)
+	p.MaxTokens = s.MaxTokens
 	setReasoning(&p, s)
-	if s.Temperature != nil {
-		p.Temperature = anthropic.Float(*s.Temperature)
-	}
-	if s.TopP != nil {
-		p.TopP = anthropic.Float(*s.TopP)
-	}
+	p.Temperature, p.TopP = s.Temperature, s.TopP
 	if len(s.Stop) > 0 {
 		p.StopSequences = s.Stop
 	}

@@ -9,9 +9,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
-
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/model/internal/wire"
 )
@@ -32,8 +29,8 @@ func (m *messagesModel) BatchLimits() model.BatchLimits {
 
 // batchRequest is one request of a Message Batch.
 type batchRequest struct {
-	CustomID string                     `json:"custom_id"`
-	Params   anthropic.MessageNewParams `json:"params"`
+	CustomID string  `json:"custom_id"`
+	Params   request `json:"params"`
 }
 
 // BatchLine encodes req as the live request's body, with its custom_id.
@@ -52,32 +49,24 @@ func (m *messagesModel) BatchLine(customID string, req model.Request) ([]byte, e
 // UploadBatch has nothing to upload: a Message Batch carries its requests.
 func (m *messagesModel) UploadBatch(context.Context, []byte) (string, error) { return "", nil }
 
-// call bounds one Message Batches call by the request timeout and
-// classifies its failure.
-func (m *messagesModel) call(ctx context.Context, what string, do func(ctx context.Context, res **http.Response) error) error {
-	timeout := m.cfg.opt.RequestTimeout()
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var httpRes *http.Response
-	err := do(callCtx, &httpRes)
-	if err == nil {
-		return nil
-	}
-	return m.batchErr(what, err, httpRes, ctx, callCtx, timeout)
-}
-
-func (m *messagesModel) batchErr(what string, err error, httpRes *http.Response, ctx, callCtx context.Context, timeout time.Duration) error {
-	var apiErr *anthropic.Error
-	if errors.As(err, &apiErr) && httpRes == nil {
-		httpRes = apiErr.Response
-	}
-	err = wire.Classify("anthropic", m.cfg.key, err, httpRes, ctx, callCtx, timeout)
+// batchErr names the model and the call in a Message Batches call's
+// error, and says so when the server has no such API.
+func (m *messagesModel) batchErr(what string, err error) error {
 	var ae *model.APIError
 	if errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Status == http.StatusMethodNotAllowed) {
 		return fmt.Errorf("model %s: %s: the server at %s does not serve Anthropic's Message Batches API, which --batch needs (%w)",
 			m.cfg.name, what, m.cfg.info.BaseURL, err)
 	}
 	return fmt.Errorf("model %s: %s: %w", m.cfg.name, what, err)
+}
+
+// batch is a Message Batch as the API shows it.
+type batch struct {
+	ID               string         `json:"id"`
+	ProcessingStatus string         `json:"processing_status"`
+	RequestCounts    map[string]int `json:"request_counts"` // processing, succeeded, errored, canceled, expired
+	CreatedAt        time.Time      `json:"created_at"`
+	ExpiresAt        time.Time      `json:"expires_at"`
 }
 
 // CreateBatch sends the request lines as one Message Batch. Anthropic's
@@ -99,17 +88,11 @@ func (m *messagesModel) CreateBatch(ctx context.Context, _ string, lines []byte,
 		body.Write(line)
 	}
 	body.WriteString("]}")
-	var b *anthropic.MessageBatch
-	err := m.call(ctx, "creating a message batch", func(ctx context.Context, res **http.Response) error {
-		var err error
-		b, err = m.batches.New(ctx, anthropic.MessageBatchNewParams{},
-			option.WithRequestBody("application/json", body.Bytes()), option.WithResponseInto(res))
-		return err
-	})
-	if err != nil {
-		return model.BatchInfo{}, err
+	var b batch
+	if err := m.api.Do(ctx, http.MethodPost, "/v1/messages/batches", "application/json", body.Bytes(), &b); err != nil {
+		return model.BatchInfo{}, m.batchErr("creating a message batch", err)
 	}
-	if b == nil || b.ID == "" {
+	if b.ID == "" {
 		return model.BatchInfo{}, fmt.Errorf("model %s: creating a message batch: the server returned no batch id", m.cfg.name)
 	}
 	return batchInfo(b), nil
@@ -122,30 +105,24 @@ func (m *messagesModel) FindBatches(context.Context, string, time.Time) ([]model
 
 // GetBatch reports a message batch's state.
 func (m *messagesModel) GetBatch(ctx context.Context, id string) (model.BatchInfo, error) {
-	var b *anthropic.MessageBatch
-	err := m.call(ctx, "message batch "+id, func(ctx context.Context, res **http.Response) error {
-		var err error
-		b, err = m.batches.Get(ctx, id, anthropic.MessageBatchGetParams{}, option.WithResponseInto(res))
-		return err
-	})
-	if err != nil {
-		return model.BatchInfo{}, err
+	var b batch
+	if err := m.api.Get(ctx, "/v1/messages/batches/"+id, &b); err != nil {
+		return model.BatchInfo{}, m.batchErr("message batch "+id, err)
 	}
-	if b == nil {
+	if b.ID == "" {
 		return model.BatchInfo{}, fmt.Errorf("model %s: message batch %s: empty reply", m.cfg.name, id)
 	}
 	return batchInfo(b), nil
 }
 
-func batchInfo(b *anthropic.MessageBatch) model.BatchInfo {
+func batchInfo(b batch) model.BatchInfo {
 	c := b.RequestCounts
-	info := model.BatchInfo{
-		ID: b.ID, Status: string(b.ProcessingStatus),
-		Total:     int(c.Processing + c.Succeeded + c.Errored + c.Canceled + c.Expired),
-		Succeeded: int(c.Succeeded), Failed: int(c.Errored + c.Canceled + c.Expired),
-		Created: b.CreatedAt, ExpiresAt: b.ExpiresAt,
+	info := model.BatchInfo{ID: b.ID, Status: b.ProcessingStatus, Succeeded: c["succeeded"],
+		Failed: c["errored"] + c["canceled"] + c["expired"], Created: b.CreatedAt, ExpiresAt: b.ExpiresAt}
+	for _, n := range c {
+		info.Total += n
 	}
-	if b.ProcessingStatus == anthropic.MessageBatchProcessingStatusEnded {
+	if b.ProcessingStatus == "ended" {
 		info.State = model.BatchEnded
 	}
 	return info
@@ -179,35 +156,52 @@ func errorStatus(kind string) int {
 
 // BatchResults reads an ended batch's results file.
 func (m *messagesModel) BatchResults(ctx context.Context, b model.BatchInfo, fn func(model.BatchResult) error) error {
-	var httpRes *http.Response
-	stream := m.batches.ResultsStreaming(ctx, b.ID, anthropic.MessageBatchResultsParams{}, option.WithResponseInto(&httpRes))
-	defer stream.Close()
-	n := 0
-	for stream.Next() {
-		n++
-		line := stream.Current()
-		if line.CustomID == "" {
-			return fmt.Errorf("model %s: message batch %s: results line %d: no custom_id", m.cfg.name, b.ID, n)
-		}
-		r := model.BatchResult{CustomID: line.CustomID}
-		switch line.Result.Type {
-		case "succeeded":
-			msg := line.Result.Message
-			r.Response, r.Err = response(&msg)
-		case "errored":
-			e := line.Result.Error
-			r.Err = wire.StatusError("anthropic", m.cfg.key, errorStatus(string(e.Error.Type)), []byte(e.RawJSON()))
-		case "expired", "canceled":
-			r.Err = &model.APIError{Provider: "anthropic", Retryable: true, Message: "batch: request " + line.Result.Type + " before it was processed"}
-		default:
-			r.Err = &model.APIError{Provider: "anthropic", Retryable: true, Message: fmt.Sprintf("batch: unknown result type %q", line.Result.Type)}
-		}
-		if err := fn(r); err != nil {
-			return err
-		}
+	what := "message batch " + b.ID + ": results"
+	body, err := m.api.Open(ctx, "/v1/messages/batches/"+b.ID+"/results")
+	if err != nil {
+		return m.batchErr(what, err)
 	}
-	if err := stream.Err(); err != nil {
-		return m.batchErr("message batch "+b.ID+": results", err, httpRes, ctx, ctx, m.cfg.opt.RequestTimeout())
+	defer body.Close()
+	if err := wire.Results(body, "anthropic", m.api.MaxReply, m.result, fn); err != nil {
+		return fmt.Errorf("model %s: %s: %w", m.cfg.name, what, err)
 	}
 	return nil
+}
+
+// result reads one line of a batch's results: an answer is read by the
+// same code as a live reply, an error classified as a live error of its
+// type would be.
+func (m *messagesModel) result(line []byte) (model.BatchResult, error) {
+	var l struct {
+		CustomID string `json:"custom_id"`
+		Result   struct {
+			Type    string          `json:"type"`
+			Message reply           `json:"message"`
+			Error   json.RawMessage `json:"error"` // the body a live request would have had
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(line, &l); err != nil {
+		return model.BatchResult{}, err
+	}
+	if l.CustomID == "" {
+		return model.BatchResult{}, errors.New("no custom_id")
+	}
+	r := model.BatchResult{CustomID: l.CustomID}
+	switch l.Result.Type {
+	case "succeeded":
+		r.Response = response(l.Result.Message)
+	case "errored":
+		var e struct {
+			Error struct {
+				Type string `json:"type"`
+			} `json:"error"`
+		}
+		json.Unmarshal(l.Result.Error, &e) // an unknown shape is a 500, its text the status's
+		r.Err = wire.StatusError("anthropic", m.cfg.key, errorStatus(e.Error.Type), l.Result.Error)
+	case "expired", "canceled":
+		r.Err = &model.APIError{Provider: "anthropic", Retryable: true, Message: "batch: request " + l.Result.Type + " before it was processed"}
+	default:
+		r.Err = &model.APIError{Provider: "anthropic", Retryable: true, Message: fmt.Sprintf("batch: unknown result type %q", l.Result.Type)}
+	}
+	return r, nil
 }

@@ -43,3 +43,12 @@ func TestBatchNeedsTheAPI(t *testing.T) {
 	}
 	providertest.NoBatchAPI(t, providertest.BatchOf(t, m), "does not serve Anthropic's Message Batches API")
 }
+
+func TestBatchResultLineCap(t *testing.T) {
+	srv := fakeserver.NewAnthropicBatch(t, fakeserver.BatchOptions{Reply: providertest.LineCapReply})
+	m, err := newModel("anthropic/claude-sonnet-4-5", model.Options{APIKey: "test-key", BaseURL: srv.URL, MaxReply: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	providertest.BatchLineCap(t, providertest.BatchOf(t, m))
+}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/anthropics/anthropic-sdk-go"
-
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -79,15 +77,15 @@ func (m *messagesModel) SendSettings(s model.Settings) (model.Settings, []model.
 
 // setReasoning puts the reasoning settings of s (as sent returned them)
 // into the request.
-func setReasoning(p *anthropic.MessageNewParams, s model.Settings) {
+func setReasoning(p *request, s model.Settings) {
 	switch {
 	case s.ReasoningTokens > 0:
-		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(int64(s.ReasoningTokens))
+		p.Thinking.Type, p.Thinking.BudgetTokens = "enabled", s.ReasoningTokens
 	case s.ReasoningEffort == model.ReasoningNone:
-		p.Thinking = anthropic.ThinkingConfigParamUnion{OfDisabled: &anthropic.ThinkingConfigDisabledParam{}}
+		p.Thinking.Type = "disabled"
 	}
 	if s.ReasoningEffort != "" && s.ReasoningEffort != model.ReasoningNone {
-		p.OutputConfig.Effort = anthropic.OutputConfigEffort(s.ReasoningEffort)
+		p.OutputConfig.Effort = s.ReasoningEffort
 	}
 }
 
@@ -95,14 +93,14 @@ func setReasoning(p *anthropic.MessageNewParams, s model.Settings) {
 // back: unmodified, signatures and redacted data included, before the
 // turn's text and tool calls, as the API returned them. Blocks of other
 // APIs are not sent.
-func thinkingParams(blocks []model.ReasoningBlock) []anthropic.ContentBlockParamUnion {
-	var out []anthropic.ContentBlockParamUnion
+func thinkingParams(blocks []model.ReasoningBlock) []block {
+	var out []block
 	for _, b := range blocks {
 		switch b.Type {
 		case model.ThinkingBlock:
-			out = append(out, anthropic.NewThinkingBlock(b.Signature, b.Text))
+			out = append(out, block{Type: "thinking", Thinking: &b.Text, Signature: b.Signature})
 		case model.RedactedThinkingBlock:
-			out = append(out, anthropic.NewRedactedThinkingBlock(b.Data))
+			out = append(out, block{Type: "redacted_thinking", Data: b.Data})
 		}
 	}
 	return out
@@ -114,7 +112,7 @@ const redactedNote = "[thinking redacted by Anthropic: encrypted, sent back but 
 
 // thinking reads a reply's thinking and redacted_thinking blocks: the
 // blocks to send back, and the reasoning text for a person.
-func thinking(content []anthropic.ContentBlockUnion) (text string, blocks []model.ReasoningBlock) {
+func thinking(content []replyBlock) (text string, blocks []model.ReasoningBlock) {
 	var parts []string
 	for _, block := range content {
 		switch block.Type {

@@ -162,3 +162,56 @@ func NoBatchAPI(t *testing.T, api model.BatchAPI, want string) {
 		t.Fatalf("error = %v, want one saying %q", err, want)
 	}
 }
+
+// LineCapReply is the fake batch server's script for BatchLineCap: 2 MiB
+// of answer to "big", a short one to the others.
+func LineCapReply(c fakeserver.Call) fakeserver.Reply {
+	if c.LastUserText() == "big" {
+		return fakeserver.Reply{Text: strings.Repeat("x", 2<<20)}
+	}
+	return fakeserver.Reply{Text: "small answer"}
+}
+
+// BatchLineCap checks that a batch's results are read a line at a time,
+// each line capped as a live reply is (--max-reply, plus 1 MiB for the
+// envelope): a longer line is its question's error, named by its
+// custom_id, and the other answers are read. api is a model's built with
+// MaxReply 64 KiB, its server answering LineCapReply.
+func BatchLineCap(t *testing.T, api model.BatchAPI) {
+	t.Helper()
+	ctx := context.Background()
+	var lines []byte
+	for _, id := range []string{"small-1", "big", "small-2"} {
+		line, err := api.BatchLine(id, model.Request{Messages: []model.Message{{Role: "user", Content: id}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(append(lines, line...), '\n')
+	}
+	file, err := api.UploadBatch(ctx, lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := api.CreateBatch(ctx, file, lines, "tag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for b.State == model.BatchRunning {
+		if b, err = api.GetBatch(ctx, b.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string]model.BatchResult{}
+	if err := api.BatchResults(ctx, b, func(r model.BatchResult) error { got[r.CustomID] = r; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var ae *model.APIError
+	if r := got["big"]; !errors.As(r.Err, &ae) || ae.Retryable || !strings.Contains(ae.Message, "reply larger than 64 KiB, not read further (--max-reply raises the cap)") {
+		t.Errorf("big: error %v, an answer of %d bytes; want its own error naming the cap", r.Err, len(r.Response.Text))
+	}
+	for _, id := range []string{"small-1", "small-2"} {
+		if r := got[id]; r.Err != nil || r.Response.Text != "small answer" {
+			t.Errorf("%s: %+v, want its answer", id, r)
+		}
+	}
+}
