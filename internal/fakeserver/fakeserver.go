@@ -28,7 +28,7 @@
 //
 // srv.URL is the base URL a client is given: for the OpenAI fake it ends in
 // "/v1" (clients append "/chat/completions"); for the Anthropic fake it is the
-// server root (the SDK appends "/v1/messages").
+// server root (the client appends "/v1/messages").
 package fakeserver
 
 import (

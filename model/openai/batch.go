@@ -1,17 +1,12 @@
 package openai
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"net/http"
 	"net/url"
-	"regexp"
 	"time"
 
 	"github.com/evalmd/evalmd/model"
@@ -264,81 +259,11 @@ func (m *batchAPI) readResults(ctx context.Context, batchID, file string, fn fun
 		return m.failed("batch "+batchID+": results file "+file, err)
 	}
 	defer body.Close()
-	// A results file holds many answers, so it is read a line at a time,
-	// each line capped as a live reply is (plus room for its envelope). A
-	// longer line is its question's error, not the whole file's.
-	limit := m.cfg.api.MaxReply
-	maxLine := int(min(limit+1<<20, math.MaxInt32))
-	br := bufio.NewReaderSize(body, 1<<20)
-	var buf []byte
-	for n := 1; ; n++ {
-		line, long, err := readLine(br, buf[:0], maxLine)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("model %s: batch %s: reading results file %s: %w", m.cfg.name, batchID, file, err)
-		}
-		buf = line
-		var r model.BatchResult
-		switch {
-		case long:
-			id := customIDOf(line[:min(len(line), 64<<10)])
-			if id == "" {
-				return fmt.Errorf("model %s: batch %s: results file %s:%d: a line longer than %s, with no custom_id at its start (--max-reply raises the cap)",
-					m.cfg.name, batchID, file, n, wire.Size(int64(maxLine)))
-			}
-			r = model.BatchResult{CustomID: id, Err: &model.APIError{Provider: m.cfg.label, Message: (&wire.TooLargeError{Limit: limit}).Error()}}
-		case len(bytes.TrimSpace(line)) == 0:
-			continue
-		default:
-			if r, err = m.resultOf(line); err != nil {
-				return fmt.Errorf("model %s: batch %s: results file %s:%d: %w", m.cfg.name, batchID, file, n, err)
-			}
-		}
-		if err := fn(r); err != nil {
-			return err
-		}
+	err = wire.Results(body, m.cfg.label, m.cfg.api.MaxReply, m.resultOf, fn)
+	if err != nil {
+		return fmt.Errorf("model %s: batch %s: results file %s: %w", m.cfg.name, batchID, file, err)
 	}
-}
-
-// readLine reads one line from br into buf, without its newline, keeping
-// at most keep bytes of it: a longer line is read to its end, its first
-// keep bytes returned, and long set. io.EOF comes only after the last line.
-func readLine(br *bufio.Reader, buf []byte, keep int) (line []byte, long bool, err error) {
-	for {
-		frag, err := br.ReadSlice('\n')
-		if room := keep - len(buf); len(frag) > room {
-			frag, long = frag[:max(room, 0)], true
-		}
-		buf = append(buf, frag...)
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF && (len(buf) > 0 || long):
-			return buf, long, nil
-		case err != nil:
-			return nil, false, err
-		}
-		return bytes.TrimSuffix(buf, []byte("\n")), long, nil
-	}
-}
-
-// customIDRE finds a result line's custom_id, which OpenAI writes before
-// the response.
-var customIDRE = regexp.MustCompile(`"custom_id"\s*:\s*("(?:[^"\\]|\\.)*")`)
-
-// customIDOf returns the custom_id at the start of a result line, or "".
-func customIDOf(start []byte) string {
-	m := customIDRE.FindSubmatch(start)
-	if m == nil {
-		return ""
-	}
-	var id string
-	if json.Unmarshal(m[1], &id) != nil {
-		return ""
-	}
-	return id
+	return nil
 }
 
 // resultOf reads one result line: an answer is read by the same code as a

@@ -1,11 +1,7 @@
 package openai
 
 import (
-	"bufio"
 	"context"
-	"errors"
-	"fmt"
-	"io"
 	"strings"
 	"testing"
 
@@ -68,78 +64,13 @@ func TestBatchNeedsTheAPI(t *testing.T) {
 	}
 }
 
-// A batch's results file is read a line at a time, each line capped as a
-// live reply is (--max-reply, plus 1 MiB for the envelope): a longer line
-// is its question's error, named by its custom_id, and the other answers
-// are read.
+// A batch's results file is read a line at a time, each line capped
+// (providertest.BatchLineCap).
 func TestBatchResultLineCap(t *testing.T) {
-	srv := fakeserver.NewOpenAIBatch(t, fakeserver.BatchOptions{Reply: func(c fakeserver.Call) fakeserver.Reply {
-		if c.LastUserText() == "big" {
-			return fakeserver.Reply{Text: strings.Repeat("x", 2<<20)}
-		}
-		return fakeserver.Reply{Text: "small answer"}
-	}})
+	srv := fakeserver.NewOpenAIBatch(t, fakeserver.BatchOptions{Reply: providertest.LineCapReply})
 	m, err := newModel("openai/gpt-4o", model.Options{APIKey: "sk-test-key", BaseURL: srv.URL, MaxReply: 64 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := providertest.BatchOf(t, m)
-	ctx := context.Background()
-	var lines []byte
-	for _, id := range []string{"small-1", "big", "small-2"} {
-		text := "small"
-		if id == "big" {
-			text = "big"
-		}
-		line, err := api.BatchLine(id, model.Request{Messages: []model.Message{{Role: "user", Content: text}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(append(lines, line...), '\n')
-	}
-	file, err := api.UploadBatch(ctx, lines)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := api.CreateBatch(ctx, file, nil, "tag")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for b.State == model.BatchRunning {
-		if b, err = api.GetBatch(ctx, b.ID); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got := map[string]model.BatchResult{}
-	if err := api.BatchResults(ctx, b, func(r model.BatchResult) error { got[r.CustomID] = r; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	var ae *model.APIError
-	if r := got["big"]; !errors.As(r.Err, &ae) || ae.Retryable || !strings.Contains(ae.Message, "reply larger than 64 KiB, not read further (--max-reply raises the cap)") {
-		t.Errorf("big: %+v, want its own error naming the cap", r)
-	}
-	for _, id := range []string{"small-1", "small-2"} {
-		if r := got[id]; r.Err != nil || r.Response.Text != "small answer" {
-			t.Errorf("%s: %+v, want its answer", id, r)
-		}
-	}
-}
-
-// readLine keeps at most its cap of a line and reads on to the next.
-func TestReadLine(t *testing.T) {
-	br := bufio.NewReaderSize(strings.NewReader("ab\n"+strings.Repeat("x", 100)+"\n\ncd"), 16)
-	var got []string
-	for {
-		line, long, err := readLine(br, nil, 10)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, fmt.Sprintf("%s/%v", line, long))
-	}
-	if want := []string{"ab/false", "xxxxxxxxxx/true", "/false", "cd/false"}; strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("lines %q, want %q", got, want)
-	}
+	providertest.BatchLineCap(t, providertest.BatchOf(t, m))
 }

@@ -124,7 +124,7 @@ func CheckErrorCases(t *testing.T, start func(*testing.T, fakeserver.Options) *f
 				t.Errorf("error %q does not name the model", err)
 			}
 			if n := srv.Count(); n != 1 {
-				t.Errorf("server saw %d requests, want 1: the SDK must not retry", n)
+				t.Errorf("server saw %d requests, want 1: the provider must not retry (the runner does)", n)
 			}
 		})
 	}
@@ -216,7 +216,7 @@ func CheckReplyCap(t *testing.T, start func(*testing.T, fakeserver.Options) *fak
 			t.Errorf("cap %d, reply of %d: %v; want one non-retryable line naming the model and %q", tc.limit, tc.pad, err, tc.want)
 		}
 		// What the server got rid of includes what the sockets buffer; the
-		// client read no more than the cap. Allocation: the SDK's
+		// client read no more than the cap. Allocation: wire.Client's
 		// io.ReadAll doubles its buffer up to the cap.
 		sent, alloc := srv.Padded(), after.TotalAlloc-before.TotalAlloc
 		t.Logf("cap %d, reply of %d: the server sent %d bytes, %d allocated", limit, tc.pad, sent, alloc)

@@ -1,7 +1,9 @@
-// Package wire classifies the failures of HTTP providers (model/openai,
-// model/anthropic) the same way: which are worth a retry, how long the
-// server asked to be left alone, and an error text that never carries a
-// key or a raw body.
+// Package wire is how the HTTP providers (model/openai, model/anthropic)
+// talk to their servers, the same way: Client sends their JSON requests,
+// with a time limit and a cap on each reply; Classify says of every
+// failure whether a retry may help, how long the server asked to be left
+// alone, and never quotes a key or a raw body; Results reads a batch's
+// results file a line at a time.
 package wire
 
 import (
@@ -23,7 +25,7 @@ import (
 	"github.com/evalmd/evalmd/model"
 )
 
-// Classify turns a failed SDK call into the error Complete returns: the
+// Classify turns a failed call (Client's) into the error Complete returns: the
 // caller's own cancellation as is, everything else as an *APIError that says
 // whether a retry may help. res is the HTTP response, if one arrived; parent
 // is the caller's context and call the one bounded by the request timeout.
@@ -63,7 +65,7 @@ func Classify(provider, key string, err error, res *http.Response, parent, call 
 	return &model.APIError{Provider: provider, Message: truncate(scrub(err.Error(), key), 500)}
 }
 
-// TooLargeError is a reply whose body passed the cap CapReply set.
+// TooLargeError is a reply whose body passed Client.MaxReply.
 type TooLargeError struct{ Limit int64 }
 
 func (e *TooLargeError) Error() string {
@@ -83,23 +85,8 @@ func Size(n int64) string {
 	return strconv.FormatInt(n, 10) + " bytes"
 }
 
-// CapReply is an SDK middleware (openai's and anthropic's option.Middleware
-// are this type) that lets the SDK read at most limit bytes of a reply's
-// body: reading past them fails with a *TooLargeError. The body is read
-// through the cap, never whole and then measured, so memory stays bounded
-// whatever the server sends; a Content-Length past the cap fails at the
-// first read.
-func CapReply(limit int64) func(*http.Request, func(*http.Request) (*http.Response, error)) (*http.Response, error) {
-	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
-		res, err := next(req)
-		if res != nil && res.Body != nil {
-			res.Body = &cappedBody{ReadCloser: res.Body, left: limit, limit: limit, declared: res.ContentLength}
-		}
-		return res, err
-	}
-}
-
-// cappedBody is a response body read through CapReply's cap.
+// cappedBody is a response body read through Client.MaxReply's cap
+// (capped).
 type cappedBody struct {
 	io.ReadCloser
 	left, limit int64
