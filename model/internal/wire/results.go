@@ -58,6 +58,9 @@ func Results(body io.Reader, provider string, limit int64, result func(line []by
 func readLine(br *bufio.Reader, buf []byte, keep int) (line []byte, long bool, err error) {
 	for {
 		frag, err := br.ReadSlice('\n')
+		if err == nil {
+			frag = frag[:len(frag)-1] // the newline is not the line's: a line of keep bytes is whole
+		}
 		if room := keep - len(buf); len(frag) > room {
 			frag, long = frag[:max(room, 0)], true
 		}
@@ -70,7 +73,7 @@ func readLine(br *bufio.Reader, buf []byte, keep int) (line []byte, long bool, e
 		case err != nil:
 			return nil, false, err
 		}
-		return bytes.TrimSuffix(buf, []byte("\n")), long, nil
+		return buf, long, nil
 	}
 }
 

@@ -68,3 +68,37 @@ func TestResults(t *testing.T) {
 		t.Errorf("fn's error came back as %v", err)
 	}
 }
+
+// FuzzReadLine checks readLine against the plain reading of the same
+// bytes: lines split at "\n" (no empty last one after a final newline),
+// each cut to its cap and marked long when it was longer, whatever the
+// reader's buffer size.
+func FuzzReadLine(f *testing.F) {
+	f.Add([]byte("ab\n"+strings.Repeat("x", 100)+"\n\ncd"), uint8(10), uint8(16))
+	f.Add([]byte("\n\n"), uint8(0), uint8(16))
+	f.Add([]byte("abc"), uint8(3), uint8(17))
+	f.Add([]byte("abc\nd"), uint8(3), uint8(16)) // a line of exactly keep bytes is whole
+	f.Fuzz(func(t *testing.T, in []byte, keep, size uint8) {
+		var want []string
+		if len(in) > 0 {
+			for _, l := range strings.Split(strings.TrimSuffix(string(in), "\n"), "\n") {
+				want = append(want, fmt.Sprintf("%q/%v", l[:min(len(l), int(keep))], len(l) > int(keep)))
+			}
+		}
+		br := bufio.NewReaderSize(strings.NewReader(string(in)), int(size))
+		var got []string
+		for range len(in) + 2 {
+			line, long, err := readLine(br, nil, int(keep))
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("%q/%v", line, long))
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("readLine(%q, keep %d) = %v, want %v", in, keep, got, want)
+		}
+	})
+}
