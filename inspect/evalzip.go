@@ -40,6 +40,7 @@ func CheckFormat(format string) error {
 const (
 	evalStart     = "_journal/start.json" // {version, eval, plan}, written first
 	evalSummaries = "summaries.json"      // a summary of every sample
+	evalReduced   = "reductions.json"     // the reduced scores (Log.Reductions), when scored
 	evalHeader    = "header.json"         // the log without its samples, written last
 	evalSamples   = "samples/"            // samples/<id>_epoch_<epoch>.json
 )
@@ -50,12 +51,12 @@ func sampleMember(s *evalSample) string {
 }
 
 // writeEval writes lg as an .eval zip: the start record, each sample, the
-// sample summaries and the header, in the order Inspect's recorder writes
-// them, each member deflated JSON. (Inspect now compresses members with
-// zstd, which Go's standard library lacks; its readers and viewer read
-// deflate, the method every .eval file had before.) Each member's sizes
-// are in its local header, as Python's zipfile writes them. modified
-// stamps the members, so the same log gives the same bytes.
+// sample summaries, the reductions and the header, in the order Inspect's
+// recorder writes them, each member deflated JSON. (Inspect now compresses
+// members with zstd, which Go's standard library lacks; its readers and
+// viewer read deflate, the method every .eval file had before.) Each
+// member's sizes are in its local header, as Python's zipfile writes them.
+// modified stamps the members, so the same log gives the same bytes.
 func writeEval(w io.Writer, lg *Log, modified time.Time) error {
 	zw := zip.NewWriter(w)
 	// The MS-DOS time of the members (UTC; CreateRaw, unlike CreateHeader,
@@ -116,8 +117,13 @@ func writeEval(w io.Writer, lg *Log, modified time.Time) error {
 	if err := put(evalSummaries, summaries); err != nil {
 		return err
 	}
+	if lg.Reductions != nil {
+		if err := put(evalReduced, lg.Reductions); err != nil {
+			return err
+		}
+	}
 	header := *lg
-	header.Samples = nil
+	header.Samples, header.Reductions = nil, nil
 	if err := put(evalHeader, &header); err != nil {
 		return err
 	}
@@ -125,9 +131,9 @@ func writeEval(w io.Writer, lg *Log, modified time.Time) error {
 }
 
 // readEval reads an .eval zip: the header (or, for a log still being
-// written, the start record) and the samples in the order they were
-// written. (Inspect sorts them by epoch and id; the order written is the
-// output file's.)
+// written, the start record), the reductions if any and the samples in
+// the order they were written. (Inspect sorts them by epoch and id; the
+// order written is the output file's.)
 func readEval(data []byte) (*Log, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
@@ -166,7 +172,12 @@ func readEval(data []byte) (*Log, error) {
 	default:
 		return nil, fmt.Errorf("no %s or %s", evalHeader, evalStart)
 	}
-	lg.Samples = nil
+	lg.Samples, lg.Reductions = nil, nil
+	if f := members[evalReduced]; f != nil {
+		if err := read(f, &lg.Reductions); err != nil {
+			return nil, err
+		}
+	}
 	for _, f := range samples {
 		var s evalSample
 		if err := read(members[f.Name], &s); err != nil {

@@ -52,6 +52,10 @@ type Log struct {
 	Tags     []string       `json:"tags"`
 	Metadata map[string]any `json:"metadata"`
 	Samples  []evalSample   `json:"samples,omitempty"`
+	// Reductions are each scorer's score of every sample, its epochs
+	// reduced to one; Inspect writes them for every eval it scores (in an
+	// .eval zip as its own member, reductions.json).
+	Reductions []sampleReductions `json:"reductions,omitempty"`
 }
 
 // evalSpec identifies the evaluation and its configuration (EvalSpec).
@@ -132,14 +136,14 @@ type evalResults struct {
 
 // evalScore is one scorer's result over the samples (EvalScore).
 type evalScore struct {
-	Name            string `json:"name"`
-	Scorer          string `json:"scorer"`
-	ScoredSamples   *int   `json:"scored_samples,omitempty"`
-	UnscoredSamples *int   `json:"unscored_samples,omitempty"`
-	// Reducer is the epochs reducer, in a log of several epochs.
-	Reducer string                `json:"reducer,omitempty"`
-	Params  map[string]any        `json:"params"`
-	Metrics map[string]evalMetric `json:"metrics"`
+	Name   string `json:"name"`
+	Scorer string `json:"scorer"`
+	// Reducer is the epochs reducer (epochsReducer).
+	Reducer         string                `json:"reducer,omitempty"`
+	ScoredSamples   *int                  `json:"scored_samples,omitempty"`
+	UnscoredSamples *int                  `json:"unscored_samples,omitempty"`
+	Params          map[string]any        `json:"params"`
+	Metrics         map[string]evalMetric `json:"metrics"`
 }
 
 // evalMetric is one metric of a scorer (EvalMetric).
@@ -228,8 +232,9 @@ type sampleLimit struct {
 }
 
 // sampleScore is a scorer's verdict on one sample (Score). Value is "C"
-// (correct) or "I" (incorrect) in the logs this package writes; Inspect
-// also allows numbers, booleans, lists and objects, never null.
+// (correct) or "I" (incorrect) in the samples this package writes, a float
+// in their reductions; Inspect also allows booleans, lists and objects,
+// never null.
 type sampleScore struct {
 	Value       any            `json:"value"`
 	Answer      *string        `json:"answer,omitempty"`
@@ -238,6 +243,34 @@ type sampleScore struct {
 	// History lists later edits of the score (Inspect's ScoreEdit); a
 	// regrade here writes a new log instead, so it is always empty.
 	History []json.RawMessage `json:"history"`
+}
+
+// sampleReductions is one scorer's score of every sample it scored, the
+// sample's epochs reduced to one by the reducer (EvalSampleReductions).
+type sampleReductions struct {
+	Scorer  string         `json:"scorer"`
+	Reducer string         `json:"reducer,omitempty"`
+	Samples []reducedScore `json:"samples"`
+}
+
+// reducedScore is a sample's reduced score (EvalSampleScore: a Score and
+// the id of the sample it scores).
+type reducedScore struct {
+	sampleScore
+	SampleID SampleID `json:"sample_id"`
+}
+
+// float is a score value a reducer computed, written as Python writes a
+// float (1.0, not 1), so Inspect reads back a float as its reducer made,
+// not an int.
+type float float64
+
+func (f float) MarshalJSON() ([]byte, error) {
+	data, err := json.Marshal(float64(f))
+	if err == nil && !bytes.ContainsAny(data, ".e") {
+		data = append(data, ".0"...)
+	}
+	return data, err
 }
 
 // modelOutput is the model's output for a sample (ModelOutput).

@@ -137,6 +137,13 @@ func TestInspectProblemsCatches(t *testing.T) {
 			delete(sample(m, 0)["events"].([]any)[0].(map[string]any), "tools")
 		},
 		"stats no connection history": func(m map[string]any) { delete(obj(m, "stats"), "connection_limit_history") },
+		"reduction no scorer":         func(m map[string]any) { delete(reduction(m, 0), "scorer") },
+		"reduced score no history": func(m map[string]any) {
+			delete(reduction(m, 0)["samples"].([]any)[0].(map[string]any), "history")
+		},
+		"reduced score null value": func(m map[string]any) {
+			reduction(m, 0)["samples"].([]any)[0].(map[string]any)["value"] = nil
+		},
 	}
 	for name, edit := range edits {
 		dec := json.NewDecoder(bytes.NewReader(good))
@@ -159,6 +166,10 @@ func TestInspectProblemsCatches(t *testing.T) {
 func obj(m map[string]any, k string) map[string]any { return m[k].(map[string]any) }
 
 func sample(m map[string]any, i int) map[string]any { return m["samples"].([]any)[i].(map[string]any) }
+
+func reduction(m map[string]any, i int) map[string]any {
+	return m["reductions"].([]any)[i].(map[string]any)
+}
 
 // TestLIMEOutputsToInspect writes the log of every real LIME output file
 // in both formats, validates it against Inspect's schemas, reads it back
@@ -406,7 +417,7 @@ func TestLogMemberOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := "version status eval plan results stats error invalidated tags metadata samples"
+	want := "version status eval plan results stats error invalidated tags metadata samples reductions"
 	if got := strings.Join(keys, " "); got != want {
 		t.Errorf("members %q, want %q", got, want)
 	}

@@ -22,10 +22,11 @@ import (
 // viewer's types are generated from (pinned in ../shared/reference/inspect).
 // EvalLog is a JSON log and the header.json of an .eval zip; EvalSample is
 // each samples/*.json member; a list of EvalSampleSummary is summaries.json
-// and each _journal/summaries/N.json; _journal/start.json is {version,
-// eval, plan} (LogStart in log/_recorders/eval.py).
+// and each _journal/summaries/N.json; a list of EvalSampleReductions is
+// reductions.json; _journal/start.json is {version, eval, plan} (LogStart
+// in log/_recorders/eval.py).
 type inspectSchemas struct {
-	log, sample, summary, spec, plan *jsonschema.Schema
+	log, sample, summary, reductions, spec, plan *jsonschema.Schema
 }
 
 var (
@@ -60,7 +61,8 @@ func loadSchemas(t testing.TB) *inspectSchemas {
 		s := &inspectSchemas{}
 		for name, dst := range map[string]**jsonschema.Schema{
 			"EvalLog": &s.log, "EvalSample": &s.sample, "EvalSampleSummary": &s.summary,
-			"EvalSpec": &s.spec, "EvalPlan": &s.plan,
+			"EvalSampleReductions": &s.reductions,
+			"EvalSpec":             &s.spec, "EvalPlan": &s.plan,
 		} {
 			if *dst, err = c.Compile(url + "#/components/schemas/" + name); err != nil {
 				schemasErr = fmt.Errorf("schema %s: %w", name, err)
@@ -119,6 +121,8 @@ func schemaProblems(t testing.TB, path string) []string {
 			probs = append(probs, validateStart(s, member)...)
 		case f.Name == "summaries.json" || strings.HasPrefix(f.Name, "_journal/summaries/"):
 			probs = append(probs, validateList(s.summary, f.Name, member)...)
+		case f.Name == "reductions.json":
+			probs = append(probs, validateList(s.reductions, f.Name, member)...)
 		case strings.HasPrefix(f.Name, "samples/"):
 			probs = append(probs, validateJSON(s.sample, f.Name, member)...)
 		default:

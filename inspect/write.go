@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/big"
 	"os"
@@ -71,9 +72,9 @@ func WriteLog(dir string, f *result.File, opt LogOptions) (string, error) {
 // WriteRunLog writes the Inspect log of a run of several epochs (its
 // output files, one per epoch, of one sheet, model and run id) as Inspect
 // writes an eval of N epochs: "epochs": N in its config, one sample per
-// question and epoch ("epoch": k), each scorer's metrics over the
-// questions' scores reduced over their epochs by the mean, named in the
-// score's reducer. One file is WriteLog's log.
+// question and epoch ("epoch": k), each question's scores reduced over
+// its epochs by the mean (the log's reductions) and each scorer's metrics
+// over those, the reducer named in both. One file is WriteLog's log.
 func WriteRunLog(dir string, files []*result.File, opt LogOptions) (string, error) {
 	if err := CheckFormat(opt.Format); err != nil {
 		return "", fmt.Errorf("inspect log: %w", err)
@@ -244,7 +245,7 @@ func buildRunLog(files []*result.File, opt LogOptions) (*Log, error) {
 			ModelArgs:   map[string]any{},
 			// Questions that errored are kept as samples with an error, as
 			// Inspect does when errors do not fail the eval.
-			Config:   evalConfig{Epochs: epochs, EpochsReducer: []string{"mean"}, FailOnError: &no, LogSamples: &yes},
+			Config:   evalConfig{Epochs: epochs, EpochsReducer: []string{epochsReducer}, FailOnError: &no, LogSamples: &yes},
 			Packages: map[string]string{"evalmd": versionOr(opt.Version)},
 			Metadata: evalMetadata(f),
 		},
@@ -291,12 +292,9 @@ func buildRunLog(files []*result.File, opt LogOptions) (*Log, error) {
 				totalCost += *q.Cost
 				hasCost = true
 			}
-			scorers.add(q, eids[i].Text)
+			scorers.add(&s)
 			lg.Samples = append(lg.Samples, s)
 		}
-	}
-	if epochs > 1 {
-		scorers.reducer = "mean"
 	}
 	total.TotalTokens = total.InputTokens + total.OutputTokens
 	if hasCost {
@@ -327,10 +325,11 @@ func buildRunLog(files []*result.File, opt LogOptions) (*Log, error) {
 		lg.Error = newError(msg)
 	}
 	if lg.Status != "started" && !f.Sheet.DryRun && !(lg.Status == "error" && allFailed) {
+		lg.Reductions = scorers.reductions()
 		lg.Results = &evalResults{
 			TotalSamples:     samples,
 			CompletedSamples: completed,
-			Scores:           scorers.scores(len(ids)),
+			Scores:           scoresOf(lg.Reductions, len(ids)),
 		}
 	}
 	if lg.Status != "started" && !f.Sheet.DryRun {
@@ -860,56 +859,113 @@ func scorerName(q *result.Question) string {
 	return scorerDefault
 }
 
-// scoreTally gathers the grades per scorer, in order of first use, and
-// per sample, in order: a sample of several epochs is scored by their
-// mean (Inspect's default epochs reducer), named in reducer.
+// epochsReducer is the reducer of a sample's scores over its epochs, the
+// log's config.epochs_reducer: Inspect's default, the mean. Inspect names
+// a reducer given in the config in every score and reduction, whatever
+// the number of epochs.
+const epochsReducer = "mean"
+
+// scoreTally gathers the samples' scores per scorer, in order of first
+// use, and per sample id, in order of first score, as Inspect's
+// reduce_scores (_eval/task/results.py) groups them.
 type scoreTally struct {
-	order   []string
-	values  map[string]map[string][]float64 // scorer -> sample id -> grades
-	samples map[string][]string             // scorer -> sample ids, in order
-	reducer string                          // "" for one epoch
+	order  []string
+	ids    map[string][]SampleID                 // scorer -> sample ids
+	scores map[string]map[SampleID][]sampleScore // scorer -> sample id -> its epochs' scores
 }
 
 func newScoreTally() *scoreTally {
-	return &scoreTally{values: map[string]map[string][]float64{}, samples: map[string][]string{}}
+	return &scoreTally{ids: map[string][]SampleID{}, scores: map[string]map[SampleID][]sampleScore{}}
 }
 
-func (t *scoreTally) add(q *result.Question, sample string) {
-	if q.Grade == nil {
-		return
+func (t *scoreTally) add(s *evalSample) {
+	for _, name := range slices.Sorted(maps.Keys(s.Scores)) {
+		if _, ok := t.scores[name]; !ok {
+			t.order = append(t.order, name)
+			t.scores[name] = map[SampleID][]sampleScore{}
+		}
+		if _, ok := t.scores[name][s.ID]; !ok {
+			t.ids[name] = append(t.ids[name], s.ID)
+		}
+		t.scores[name][s.ID] = append(t.scores[name][s.ID], s.Scores[name])
 	}
-	name := scorerName(q)
-	if _, ok := t.values[name]; !ok {
-		t.order = append(t.order, name)
-		t.values[name] = map[string][]float64{}
-	}
-	v := 0.0
-	if *q.Grade {
-		v = 1
-	}
-	if _, ok := t.values[name][sample]; !ok {
-		t.samples[name] = append(t.samples[name], sample)
-	}
-	t.values[name][sample] = append(t.values[name][sample], v)
 }
 
-// scores is one EvalScore per scorer, with Inspect's accuracy and stderr
-// metrics over the samples that scorer graded, each sample's epochs
-// reduced to their mean; total is the samples (questions) of the log.
-func (t *scoreTally) scores(total int) []evalScore {
-	out := []evalScore{}
+// reductions is each scorer's score of every sample it scored, the
+// sample's epochs reduced by meanScore (as Inspect's
+// compute_eval_scores_for_views reduces them); nil when no sample was
+// scored, as Inspect writes none without a scorer.
+func (t *scoreTally) reductions() []sampleReductions {
+	var out []sampleReductions
 	for _, name := range t.order {
-		var vals []float64
-		for _, id := range t.samples[name] {
-			vals = append(vals, accuracyMetric(t.values[name][id]))
+		r := sampleReductions{Scorer: name, Reducer: epochsReducer}
+		for _, id := range t.ids[name] {
+			r.Samples = append(r.Samples, reducedScore{sampleScore: meanScore(t.scores[name][id]), SampleID: id})
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// meanScore is Inspect's mean_score reducer (scorer/_reducer/reducer.py)
+// of one sample's scores over its epochs: the mean of their values as
+// floats (statistics.mean, exact for the 0s and 1s here, as the division
+// of their integer sum is), with the answer and explanation when every
+// epoch has the same, and the first epoch's metadata (_reduced_score).
+func meanScore(epochs []sampleScore) sampleScore {
+	sum := 0.0
+	for _, s := range epochs {
+		sum += valueToFloat(s.Value)
+	}
+	first := epochs[0]
+	r := sampleScore{Value: float(sum / float64(len(epochs))), Answer: first.Answer, Explanation: first.Explanation,
+		Metadata: first.Metadata, History: []json.RawMessage{}}
+	for _, s := range epochs[1:] {
+		if !sameText(s.Answer, r.Answer) {
+			r.Answer = nil
+		}
+		if !sameText(s.Explanation, r.Explanation) {
+			r.Explanation = nil
+		}
+	}
+	return r
+}
+
+func sameText(a, b *string) bool { return a == b || a != nil && b != nil && *a == *b }
+
+// valueToFloat is Inspect's value_to_float (scorer/_metric.py) for the
+// values this package writes: "C" is 1, "I" 0, a number itself.
+func valueToFloat(v any) float64 {
+	switch v := v.(type) {
+	case float:
+		return float64(v)
+	case float64:
+		return v
+	case string:
+		if v == "C" {
+			return 1
+		}
+	}
+	return 0
+}
+
+// scoresOf is one EvalScore per reduction, with Inspect's accuracy and
+// stderr metrics over its reduced scores (compute_eval_scores); total is
+// the samples (questions) of the log.
+func scoresOf(reductions []sampleReductions, total int) []evalScore {
+	out := []evalScore{}
+	for _, r := range reductions {
+		vals := make([]float64, len(r.Samples))
+		for i, s := range r.Samples {
+			vals[i] = valueToFloat(s.Value)
 		}
 		scored, unscored := len(vals), total-len(vals)
 		out = append(out, evalScore{
-			Name:            name,
-			Scorer:          name,
+			Name:            r.Scorer,
+			Scorer:          r.Scorer,
 			ScoredSamples:   &scored,
 			UnscoredSamples: &unscored,
-			Reducer:         t.reducer,
+			Reducer:         r.Reducer,
 			Params:          map[string]any{},
 			Metrics: map[string]evalMetric{
 				"accuracy": {Name: "accuracy", Value: accuracyMetric(vals), Params: map[string]any{}},
