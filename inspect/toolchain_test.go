@@ -9,6 +9,7 @@ import (
 
 	"github.com/evalmd/evalmd/benchmark"
 	"github.com/evalmd/evalmd/benchmark/dabench"
+	dabenchscore "github.com/evalmd/evalmd/benchmark/dabench/score"
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/providers"
@@ -28,7 +29,7 @@ func TestEveryLogValidates(t *testing.T) {
 	if _, errs := dabench.Convert(dabench.Options{Data: shared.Path(t, "corpora", "dabench"), Out: dabenchSheets, Mode: dabench.ModeChat}); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	set, err := benchmark.NewSet(dabench.Benchmark())
+	set, err := benchmark.NewSet(dabenchscore.Benchmark())
 	if err != nil {
 		t.Fatal(err)
 	}

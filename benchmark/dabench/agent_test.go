@@ -13,7 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/benchmark"
+	"github.com/evalmd/evalmd/benchmark/dabench/score"
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/internal/providers"
@@ -63,7 +65,7 @@ func TestAgentEndToEnd(t *testing.T) {
 	for i := range qs {
 		q := &qs[i]
 		user := "The data is in the CSV file " + q.FileName + " in the working directory.\n" + q.Text()
-		byPrompt[user] = known{q.FileName, labelsText(q.Labels)}
+		byPrompt[user] = known{q.FileName, score.LabelsText(q.Labels)}
 		if _, ok := shapes[q.FileName]; !ok {
 			shapes[q.FileName] = csvShape(t, filepath.Join(src, tablesDir, q.FileName))
 		}
@@ -84,7 +86,7 @@ func TestAgentEndToEnd(t *testing.T) {
 		return fakeserver.Reply{Text: "After reading the table:\n" + k.truth}
 	}})
 
-	set, err := benchmark.NewSet(Benchmark())
+	set, err := benchmark.NewSet(score.Benchmark())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,16 +129,39 @@ func TestAgentEndToEnd(t *testing.T) {
 	if graded != len(qs) {
 		t.Errorf("%d questions graded right, want %d", graded, len(qs))
 	}
-	runs := runs(load(t, out))
-	if len(runs) != 1 {
-		t.Fatalf("%d runs", len(runs))
+	// agg's DABench figures: every question scored and right, strict ABQ too.
+	m := &tablesOf{Metric: score.Benchmark().Metric}
+	d, err := agg.Load(context.Background(), out, io.Discard, agg.LoadOptions{Metrics: []agg.Metric{m}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	r := runs[0]
-	if r.report.Scored != len(qs) || r.report.ABQ.Value != 1 || r.of != len(qs) || r.strict.Value != 1 {
-		t.Errorf("agg: scored %d ABQ %v, strict over %d %v; want %d, 1, %d, 1",
-			r.report.Scored, r.report.ABQ.Value, r.of, r.strict.Value, len(qs), len(qs))
+	if _, err := d.Markdown(agg.ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.tables) == 0 || len(m.tables[0].Rows) != 1 {
+		t.Fatalf("agg's DABench tables %+v, want one run", m.tables)
+	}
+	cell := map[string]string{}
+	for i, c := range m.tables[0].Columns {
+		cell[c.Name] = m.tables[0].Rows[0][i]
+	}
+	n := strconv.Itoa(len(qs))
+	if cell["scored"] != n || cell["ABQ"] != "1.0000" || cell["questions"] != n || cell["ABQ strict"] != "1.0000" {
+		t.Errorf("agg: scored %s ABQ %s, strict over %s %s; want %s, 1, %s, 1",
+			cell["scored"], cell["ABQ"], cell["questions"], cell["ABQ strict"], n, n)
 	}
 	t.Logf("%d questions on %d tables; %d model calls", len(qs), len(shapes), srv.Count())
+}
+
+// tablesOf is a benchmark's metric, keeping the tables it gives agg.
+type tablesOf struct {
+	agg.Metric
+	tables []agg.Table
+}
+
+func (m *tablesOf) Tables(qs []agg.Question) []agg.Table {
+	m.tables = m.Metric.Tables(qs)
+	return m.tables
 }
 
 // readTable checks an agent transcript: one python call that read table,

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/evalmd/evalmd/benchmark/dabench/score"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
@@ -34,7 +35,7 @@ type Question struct {
 	Level       string
 	// Labels are common_answers in file order, repeated names (id 734) and
 	// empty values kept.
-	Labels []Pair
+	Labels []score.Pair
 }
 
 type questionRow struct {
@@ -113,7 +114,7 @@ func Load(dir string) ([]Question, []error) {
 		if seen[*r.ID] {
 			return fmt.Errorf("labels for id %d again", *r.ID)
 		}
-		var labels []Pair
+		var labels []score.Pair
 		for _, pair := range r.CommonAnswers {
 			if len(pair) != 2 {
 				return fmt.Errorf("id %d: a label is not a [name, answer] pair", *r.ID)
@@ -131,7 +132,7 @@ func Load(dir string) ([]Question, []error) {
 				// The sheet keeps a label as one "@name[value]" line.
 				return fmt.Errorf("id %d: label %q=%q cannot be written as an @name[value] line", *r.ID, name, value)
 			}
-			labels = append(labels, Pair{Name: name, Value: value})
+			labels = append(labels, score.Pair{Name: name, Value: value})
 		}
 		seen[*r.ID] = true
 		qs[i].Labels = labels
@@ -277,7 +278,7 @@ func questionName(id int) string { return "DABench-" + strconv.Itoa(id) }
 // names (relative to the sheet's folder).
 func buildSheet(table, tablePath string, qs []Question, st sheetStyle) *sheet.Doc {
 	meta := [][2]string{
-		{"benchmark", Name},
+		{"benchmark", score.Name},
 		{"grader", "dabench"},
 		// eval_closed_form.py matches responses by integer id.
 		{"id_type", "number"},
@@ -322,7 +323,7 @@ func buildSheet(table, tablePath string, qs []Question, st sheetStyle) *sheet.Do
 			Sections: []sheet.Section{
 				{Kind: "meta", Text: sheet.MetaText(qmeta...)},
 				{Kind: "question", Text: text},
-				{Kind: "answer", Text: labelsText(q.Labels)},
+				{Kind: "answer", Text: score.LabelsText(q.Labels)},
 			},
 		})
 	}
@@ -336,23 +337,6 @@ func jsonString(s string) string {
 	enc.SetEscapeHTML(false)
 	enc.Encode(s) // a string always encodes
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// conceptsMeta reads the concepts meta a DABench sheet writes (", "-joined).
-// It returns nil when the meta has none, which scriptMetrics reads
-// as "not in the questions file".
-func conceptsMeta(meta map[string]string) []string {
-	v, ok := meta["concepts"]
-	if !ok {
-		return nil
-	}
-	out := []string{}
-	for _, c := range strings.Split(v, ",") {
-		if c = strings.TrimSpace(c); c != "" {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // Options say what to convert.

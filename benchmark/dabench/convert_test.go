@@ -1,17 +1,14 @@
 package dabench
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/benchmark/dabench/score"
 	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/internal/shared"
 	"github.com/evalmd/evalmd/prompt"
@@ -171,7 +168,7 @@ func checkCorpus(t *testing.T, got map[int]convertedQuestion, paths []string) {
 			}
 		}
 		m := c.item.Meta
-		if m["grader"] != "dabench" || m["level"] != q.Level || !reflect.DeepEqual(conceptsMeta(m), q.Concepts) {
+		if m["grader"] != "dabench" || m["level"] != q.Level || m["concepts"] != strings.Join(q.Concepts, ", ") {
 			t.Errorf("id %d: meta %v", q.ID, m)
 		}
 		if len(c.item.Files) != 1 || filepath.Base(c.item.Files[0].Text) != q.FileName {
@@ -189,109 +186,20 @@ func checkCorpus(t *testing.T, got map[int]convertedQuestion, paths []string) {
 	}
 }
 
-// TestSheetsReproduceScript grades the reference responses against the
-// converted sheets (answers matched by the id meta, as replay does) and
-// checks the metrics against eval_closed_form.py's output for each case.
-func TestSheetsReproduceScript(t *testing.T) {
-	got, _ := convertCorpus(t, Options{})
-	qs, errs := Load(shared.Path(t, "corpora", "dabench"))
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	g := grader{}
-	ref := shared.Path(t, "reference", "dabench")
-	for _, name := range []string{"half", "none_scored", "perfect"} {
-		t.Run(name, func(t *testing.T) {
-			responses := firstResponses(t, filepath.Join(ref, name+".responses.jsonl"))
-			var scored []scoredQuestion
-			for _, q := range qs { // labels-file order, as the script
-				c := got[q.ID]
-				s := scoredQuestion{ID: c.item.Meta["id"], Concepts: conceptsMeta(c.item.Meta), Level: c.item.Meta["level"]}
-				if resp, ok := responses[q.ID]; ok {
-					v, err := g.Grade(context.Background(), grade.Input{Completion: resp, Truth: c.truth, Meta: c.item.Meta})
-					if err != nil {
-						t.Fatal(err)
-					}
-					s.Answered, s.Parts = true, v.Parts
-				}
-				scored = append(scored, s)
-			}
-			gotJSON, err := json.Marshal(scriptMetrics(scored))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := os.ReadFile(filepath.Join(ref, name+".expected.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(jsonValue(t, gotJSON), jsonValue(t, want)) {
-				t.Errorf("metrics\n got %s\nwant %s", gotJSON, want)
-			}
-		})
-	}
-}
-
 // TestOracle: answering each sheet's ground truth scores 1.0 everywhere,
 // duplicates (id 734) and "[" (id 273) included.
 func TestOracle(t *testing.T) {
 	got, _ := convertCorpus(t, Options{})
-	g := grader{}
+	g, err := score.Benchmark().Graders["dabench"](grade.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for id, c := range got {
 		v, err := g.Grade(context.Background(), grade.Input{Completion: c.truth, Truth: c.truth})
 		if err != nil || v.Correct == nil || !*v.Correct {
 			t.Errorf("id %d: oracle graded %v, %v", id, v.Correct, err)
 		}
 	}
-}
-
-func jsonValue(t *testing.T, data []byte) any {
-	t.Helper()
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-// firstResponses keeps, per id, the script's choice: the first line whose id
-// is a JSON number (the string "6" is not 6 to Python) and whose response
-// is a non-empty string.
-func firstResponses(t *testing.T, path string) map[int]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	out := map[int]string{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var row struct {
-			ID       json.RawMessage `json:"id"`
-			Response *string         `json:"response"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-			t.Fatal(err)
-		}
-		raw := bytes.TrimSpace(row.ID)
-		if len(raw) == 0 || raw[0] == '"' || row.Response == nil || *row.Response == "" {
-			continue
-		}
-		f, err := strconv.ParseFloat(string(raw), 64)
-		if err != nil || f != float64(int(f)) {
-			continue
-		}
-		if _, ok := out[int(f)]; !ok {
-			out[int(f)] = *row.Response
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 func TestSheetName(t *testing.T) {
@@ -329,20 +237,4 @@ func TestLoadErrors(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
-}
-
-func FuzzConcepts(f *testing.F) {
-	f.Add("Summary Statistics, Feature Engineering")
-	f.Add(" , ,")
-	f.Fuzz(func(t *testing.T, s string) {
-		cs := conceptsMeta(map[string]string{"concepts": s})
-		if cs == nil {
-			t.Fatal("nil with the key present")
-		}
-		for _, c := range cs {
-			if c == "" || c != strings.TrimSpace(c) || strings.Contains(c, ",") {
-				t.Fatalf("concept %q from %q", c, s)
-			}
-		}
-	})
 }

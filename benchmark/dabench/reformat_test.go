@@ -9,6 +9,7 @@ import (
 
 	"github.com/evalmd/evalmd/agent"
 	"github.com/evalmd/evalmd/benchmark"
+	"github.com/evalmd/evalmd/benchmark/dabench/score"
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/internal/providers"
@@ -57,7 +58,7 @@ func TestReformat(t *testing.T) {
 	// The agent's answer in prose, without the @name[value] form: graded
 	// as it is, it would be wrong.
 	prose := func(q *Question) string {
-		return "I computed it: " + strings.NewReplacer("@", "", "[", " is ", "]", "").Replace(labelsText(q.Labels))
+		return "I computed it: " + strings.NewReplacer("@", "", "[", " is ", "]", "").Replace(score.LabelsText(q.Labels))
 	}
 
 	agentSrv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10, Reply: func(c fakeserver.Call) fakeserver.Reply {
@@ -94,9 +95,9 @@ func TestReformat(t *testing.T) {
 			c.Settings.MaxTokens == nil || *c.Settings.MaxTokens != 2048 {
 			bad = append(bad, "model or settings: "+c.Model)
 		}
-		return fakeserver.Reply{Text: labelsText(q.Labels)}
+		return fakeserver.Reply{Text: score.LabelsText(q.Labels)}
 	}})
-	set, err := benchmark.NewSet(Benchmark())
+	set, err := benchmark.NewSet(score.Benchmark())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestReformat(t *testing.T) {
 		if q == nil || rq.Completion == nil || rq.Answer == nil {
 			t.Fatalf("%s: completion %v answer %v", rq.Name, rq.Completion, rq.Answer)
 		}
-		if *rq.Completion != strings.TrimSpace(prose(q)) || *rq.Answer != labelsText(q.Labels) || rq.ReformatModel != cfg.Reformat {
+		if *rq.Completion != strings.TrimSpace(prose(q)) || *rq.Answer != score.LabelsText(q.Labels) || rq.ReformatModel != cfg.Reformat {
 			t.Errorf("%s: completion %q answer %q reformat model %q", rq.Name, *rq.Completion, *rq.Answer, rq.ReformatModel)
 		}
 		if rq.Grade == nil || !*rq.Grade {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/benchmark"
+	"github.com/evalmd/evalmd/benchmark/dabench/score"
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/fakeserver"
@@ -68,10 +69,10 @@ func TestAgentAnthropicThinking(t *testing.T) {
 			return fakeserver.Reply{Thoughts: steps[n].thoughts, OutputTokens: 500,
 				ToolCalls: []fakeserver.ToolCall{{ID: "toolu_" + strconv.Itoa(n+1), Name: "python", Arguments: string(args)}}}
 		}
-		return fakeserver.Reply{Thoughts: []fakeserver.Thought{{Text: "I have what I need."}}, Text: "The answer:\n" + labelsText(q.Labels)}
+		return fakeserver.Reply{Thoughts: []fakeserver.Thought{{Text: "I have what I need."}}, Text: "The answer:\n" + score.LabelsText(q.Labels)}
 	}})
 
-	set, err := benchmark.NewSet(Benchmark())
+	set, err := benchmark.NewSet(score.Benchmark())
 	if err != nil {
 		t.Fatal(err)
 	}

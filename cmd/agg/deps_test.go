@@ -11,7 +11,8 @@ import (
 // providers, the sandbox and what runs in it (agent, codemode), the
 // prompt builder, the tokenizers, or the readers of workbooks and parquet
 // tables (issue 24 item 6: each benchmark's converter is a package apart
-// from its graders and metric).
+// from its graders and metric). Of the benchmarks it links only what reads
+// answers, benchmark/NAME/score, never a converter (benchmark/NAME).
 func TestAggDependencies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
@@ -41,6 +42,9 @@ func TestAggDependencies(t *testing.T) {
 		}
 		if strings.HasPrefix(pkg, mod+"model/") { // a provider
 			t.Errorf("cmd/agg depends on %s", pkg)
+		}
+		if name, ok := strings.CutPrefix(pkg, mod+"benchmark/"); ok && !strings.HasSuffix(name, "/score") {
+			t.Errorf("cmd/agg depends on %s, a benchmark's converter", pkg)
 		}
 	}
 	if len(pkgs) < 10 {

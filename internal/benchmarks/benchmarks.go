@@ -5,7 +5,7 @@ package benchmarks
 
 import (
 	"github.com/evalmd/evalmd/benchmark"
-	"github.com/evalmd/evalmd/benchmark/dabench"
+	dabench "github.com/evalmd/evalmd/benchmark/dabench/score"
 	databench "github.com/evalmd/evalmd/benchmark/databench/score"
 	dsbench "github.com/evalmd/evalmd/benchmark/dsbench/score"
 )

@@ -1,4 +1,4 @@
-package dabench
+package score
 
 import (
 	"bufio"
@@ -225,7 +225,7 @@ func TestDABenchReference(t *testing.T) {
 				for i, a := range l.CommonAnswers {
 					pairs[i] = Pair{a[0], a[1]}
 				}
-				truth := labelsText(pairs)
+				truth := LabelsText(pairs)
 				resp, ok := dabenchFirstResponse(responses, l.ID)
 				q, known := concepts[l.ID]
 				s := scoredQuestion{ID: fmt.Sprint(l.ID), Answered: ok, Level: q.Level}
@@ -314,7 +314,7 @@ func FuzzDABenchExtract(f *testing.F) {
 		}
 		// Labels written as text read back as the same pairs.
 		if len(got) > 0 {
-			back, err := parseLabels(labelsText(got))
+			back, err := parseLabels(LabelsText(got))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -357,7 +357,7 @@ func BenchmarkDABenchGrade10k(b *testing.B) {
 			pairs[i] = Pair{a[0], a[1]}
 		}
 		resp, _ := dabenchFirstResponse(responses, l.ID)
-		ins = append(ins, grade.Input{Truth: labelsText(pairs), Completion: "Some reasoning first.\n" + resp})
+		ins = append(ins, grade.Input{Truth: LabelsText(pairs), Completion: "Some reasoning first.\n" + resp})
 	}
 	g := grader{}
 	ctx := context.Background()

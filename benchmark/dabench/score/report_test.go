@@ -1,4 +1,4 @@
-package dabench
+package score
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/evalmd/evalmd/agg"
@@ -26,6 +27,17 @@ func load(t *testing.T, dir string) []agg.Question {
 		t.Fatal(err)
 	}
 	return c.qs
+}
+
+// capture is DABench's metric, keeping the questions agg hands it.
+type capture struct {
+	metric
+	qs []agg.Question
+}
+
+func (c *capture) Tables(qs []agg.Question) []agg.Table {
+	c.qs = qs
+	return c.metric.Tables(qs)
 }
 
 func near(a, b, eps float64) bool { return math.Abs(a-b) <= eps }
@@ -150,4 +162,20 @@ func TestDABenchEpochs(t *testing.T) {
 	if r.abqLo != lo || r.abqHi != hi {
 		t.Errorf("ABQ interval [%v, %v], want [%v, %v] over 2 questions", r.abqLo, r.abqHi, lo, hi)
 	}
+}
+
+func FuzzConcepts(f *testing.F) {
+	f.Add("Summary Statistics, Feature Engineering")
+	f.Add(" , ,")
+	f.Fuzz(func(t *testing.T, s string) {
+		cs := conceptsMeta(map[string]string{"concepts": s})
+		if cs == nil {
+			t.Fatal("nil with the key present")
+		}
+		for _, c := range cs {
+			if c == "" || c != strings.TrimSpace(c) || strings.Contains(c, ",") {
+				t.Fatalf("concept %q from %q", c, s)
+			}
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package dabench
+package score
 
 import (
 	"bytes"

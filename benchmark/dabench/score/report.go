@@ -1,4 +1,4 @@
-package dabench
+package score
 
 import (
 	"fmt"
@@ -159,6 +159,23 @@ func runs(qs []agg.Question) []run {
 		_, _, r.abqLo, r.abqHi = agg.MeanCI(abq)
 		_, _, r.strictLo, r.strictHi = agg.MeanCI(strict)
 		out = append(out, r)
+	}
+	return out
+}
+
+// conceptsMeta reads the concepts meta a DABench sheet writes (", "-joined).
+// It returns nil when the meta has none, which scriptMetrics reads
+// as "not in the questions file".
+func conceptsMeta(meta map[string]string) []string {
+	v, ok := meta["concepts"]
+	if !ok {
+		return nil
+	}
+	out := []string{}
+	for _, c := range strings.Split(v, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			out = append(out, c)
+		}
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package dabench
+package score
 
 import (
 	"context"
@@ -119,9 +119,10 @@ func labelLine(line string) (Pair, bool) {
 	return Pair{Name: line[1:open], Value: line[open+1 : len(line)-1]}, true
 }
 
-// labelsText writes labels as the ground-truth text parseLabels reads:
-// one `@name[value]` line per pair, duplicates kept.
-func labelsText(labels []Pair) string {
+// LabelsText writes labels as the ground-truth text the grader reads
+// (parseLabels): one `@name[value]` line per pair, duplicates kept. The
+// converter writes each question's labels with it.
+func LabelsText(labels []Pair) string {
 	var b strings.Builder
 	for i, p := range labels {
 		if i > 0 {
