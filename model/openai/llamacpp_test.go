@@ -14,7 +14,9 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/evalmd/evalmd/internal/fakeserver"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/internal/providertest"
 )
 
 // llamaCppURLVar names the base URL (…/v1) of a running llama.cpp server
@@ -223,4 +225,35 @@ func jsonEqual(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
+}
+
+// TestServerErrorsRetried: llama.cpp (and ollama) answer an image sent to a
+// model loaded without its projector with HTTP 500, which a retry only
+// repeats (six attempts, 20 s a question against llama-server), so that
+// one is final; other 500s stay worth a retry, llama.cpp's "Context size
+// has been exceeded" among them (its slots' shared KV cache full under
+// concurrent requests, which a retry got through).
+func TestServerErrorsRetried(t *testing.T) {
+	for _, tc := range []struct {
+		body  string
+		retry bool
+	}{
+		{`{"error":{"code":500,"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}`, false},
+		{`{"error":{"code":500,"message":"audio input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}`, false},
+		{`{"error":{"code":500,"message":"Context size has been exceeded.","type":"server_error"}}`, true},
+		{`{"error":{"message":"internal error","type":"server_error"}}`, true},
+	} {
+		srv := fakeserver.NewOpenAI(t, fakeserver.Options{Reply: func(fakeserver.Call) fakeserver.Reply {
+			return fakeserver.Reply{Status: http.StatusInternalServerError, RawBody: tc.body}
+		}})
+		m, err := newModel("llamacpp/tiny", model.Options{BaseURL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = m.Complete(context.Background(), providertest.FullRequest())
+		var apiErr *model.APIError
+		if !errors.As(err, &apiErr) || apiErr.Status != http.StatusInternalServerError || apiErr.Retryable != tc.retry {
+			t.Errorf("%s: %v (%+v), want an HTTP 500 error, retryable %v", tc.body, err, apiErr, tc.retry)
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -313,13 +314,28 @@ func (m *chatModel) Complete(ctx context.Context, req model.Request) (model.Resp
 	}
 	var out completion
 	if err := m.cfg.api.Post(ctx, "/chat/completions", body, &out); err != nil {
-		return model.Response{}, m.cfg.wrap(err)
+		return model.Response{}, m.cfg.wrap(unservable(err))
 	}
 	res, err := m.response(&out)
 	if err != nil {
 		return model.Response{}, m.cfg.wrap(err)
 	}
 	return res, nil
+}
+
+// unservable makes final the HTTP 500 that llama.cpp's server (and
+// ollama's) answers an image or audio part sent to a model loaded without
+// its projector (mmproj): "image input is not supported - hint: ...". The
+// status says a retry may help; it only repeats the answer (six attempts,
+// 20 s a question, in a run against llama-server). Other 500s stay
+// retryable: llama.cpp's "Context size has been exceeded", its slots'
+// shared cache full under concurrent requests, passes on a retry.
+func unservable(err error) error {
+	var e *model.APIError
+	if errors.As(err, &e) && e.Status == http.StatusInternalServerError && strings.Contains(e.Message, " input is not supported - hint:") {
+		e.Retryable = false
+	}
+	return err
 }
 
 // chatRequest is the body of POST /chat/completions.
