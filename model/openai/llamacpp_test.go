@@ -22,8 +22,10 @@ import (
 // llamaCppURLVar names the base URL (…/v1) of a running llama.cpp server
 // (llama-server) that TestLlamaCppServer sends to. It is opt-in: CI has no
 // llama.cpp, and the test is skipped without it. scripts/llamacpp-tiny
-// starts one with a tiny random-weight model; any model will do, as the
-// test checks what the server does with a request, not what it answers.
+// starts one with a tiny random-weight model; any model without a thinking
+// phase will do (one that thinks spends the few tokens asked for on its
+// reasoning, leaving no text), as the test checks what the server does
+// with a request, not what it answers.
 const llamaCppURLVar = "EVALMD_LLAMACPP_URL"
 
 // TestLlamaCppServer sends chat and raw completion requests through the
