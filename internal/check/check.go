@@ -38,6 +38,9 @@ type Options struct {
 	Registry *model.Registry
 	// Config is the config in force; nil for none.
 	Config *config.Config
+	// BaseURL is the server --base-url names, where every model of the
+	// run is sent: probed as a line of its own ("" for none).
+	BaseURL string
 	// Client sends the probes; nil uses a fresh client.
 	Client *http.Client
 	// Probe bounds each probe; 0 means DefaultProbe.
@@ -91,6 +94,9 @@ func Providers(ctx context.Context, opt Options) []Provider {
 		return model.BaseURLOf(opt.Config.BaseURLs, name)
 	}
 	var ps []Provider
+	if opt.BaseURL != "" {
+		ps = append(ps, Provider{Name: "--base-url", BaseURL: opt.BaseURL, Local: true})
+	}
 	labeled := "" // the provider whose names are LABELED/NAME/MODEL, a server each
 	if opt.Registry != nil {
 		for _, pv := range opt.Registry.All() {
@@ -162,6 +168,9 @@ func Providers(ctx context.Context, opt Options) []Provider {
 		clean, err := model.CleanBaseURL(p.BaseURL)
 		if err != nil {
 			from := model.EnvName(serverName(*p)) + "_BASE_URL"
+			if p.Name == "--base-url" {
+				from = "--base-url"
+			}
 			p.BaseURL, p.Local, p.Refused = "", false, fmt.Errorf("the base URL from %s (or the config's base_urls) %w", from, err)
 			continue
 		}
@@ -259,6 +268,8 @@ func Write(ctx context.Context, w io.Writer, opt Options) error {
 			_, name, _ := strings.Cut(p.Name, "/") // a Labeled provider's server
 			state = fmt.Sprintf("not configured: %s set but no base URL: set %s_BASE_URL, pass --base-url, or add base_urls: {%s: URL} to the config",
 				p.KeyVar, model.EnvName(name), name)
+		case p.Local && p.Err == nil && p.KeyVar == "":
+			state = "ok: reachable at " + p.BaseURL
 		case p.Local && p.Err == nil:
 			state = "ok: reachable at " + p.BaseURL + " (" + key + ")"
 		case p.Local:

@@ -227,3 +227,25 @@ func TestToyProviderChecked(t *testing.T) {
 		t.Errorf("the toy's server was probed %d times, want 1", srv.Count())
 	}
 }
+
+// The server --base-url names is probed on a line of its own, answering
+// or not; a base URL holding a key is refused without printing it.
+func TestBaseURLProbed(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{})
+	for _, tc := range []struct{ url, want string }{
+		{srv.URL, "--base-url           ok: reachable at " + srv.URL + "\n"},
+		{closedPort(t), "--base-url           not reachable at http://127.0.0.1:"},
+		{"http://user:sk-inside@127.0.0.1:1/v1", "--base-url           refused: the base URL from --base-url "},
+	} {
+		var b bytes.Buffer
+		if err := Write(context.Background(), &b, Options{BaseURL: tc.url, Probe: 500 * time.Millisecond}); err != nil {
+			t.Fatal(err)
+		}
+		if out := b.String(); !strings.Contains(out, tc.want) || strings.Contains(out, "sk-inside") {
+			t.Errorf("--base-url %s: the report lacks %q (or prints the key):\n%s", tc.url, tc.want, out)
+		}
+	}
+	if srv.Count() != 1 {
+		t.Errorf("the server was probed %d times, want 1", srv.Count())
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evalmd/evalmd/internal/fakeserver"
 )
 
 // evalmd check lists and takes only the flags run --check reads; those
@@ -14,7 +16,7 @@ func TestCheckFlags(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("check -h: exit %d", code)
 	}
-	for _, want := range []string{"-d string", "-f string", "-sandbox string", "-sandbox-image string", "-v\t"} {
+	for _, want := range []string{"-d string", "-f string", "-base-url string", "-sandbox string", "-sandbox-image string", "-v\t"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("check -h does not list %q:\n%s", want, stdout)
 		}
@@ -36,5 +38,12 @@ func TestCheckFlags(t *testing.T) {
 	}
 	if !strings.Contains(stdout+stderr, filepath.Join(work, "evalmd.yaml")) {
 		t.Errorf("check -d does not read that folder's config:\n%s%s", stdout, stderr)
+	}
+
+	// --base-url is probed, as run --base-url would send every model there.
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 2})
+	stdout, stderr, _ = evalmd(t, testEnv(t.TempDir(), nil), "check", "--base-url", srv.URL, "--sandbox", "none")
+	if !strings.Contains(stdout, "--base-url           ok: reachable at "+srv.URL) {
+		t.Errorf("check --base-url does not probe that server:\n%s%s", stdout, stderr)
 	}
 }

@@ -16,6 +16,7 @@ import (
 var checkFlags = [][2]string{
 	{"f", "check the config found from this sheet's folder, as run -f would"},
 	{"d", "check the config found from this folder, as run -d would"},
+	{"base-url", "also probe the server at this URL (where run --base-url sends every model)"},
 	{"sandbox", ""},
 	{"sandbox-image", ""},
 	{"v", "name the config files read, on stderr"},
@@ -49,7 +50,7 @@ func CheckCommand(look config.Lookup, getenv func(string) string, environ func()
 	}
 	c.Name = "check"
 	c.Aliases = nil
-	c.Usage = "[-f SHEET | -d DIR] [--sandbox bwrap|docker|none] [-v]"
+	c.Usage = "[-f SHEET | -d DIR] [--base-url URL] [--sandbox bwrap|docker|none] [-v]"
 	c.Short = "Say which providers are configured, whether the sandbox works, and the config in force (run --check)."
 	return c
 }

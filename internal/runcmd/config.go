@@ -12,8 +12,8 @@ import (
 )
 
 // checkReport is run --check: providers, sandbox and config.
-func checkReport(ctx context.Context, stdout io.Writer, c *config.Config, getenv func(string) string, environ func() []string, sb sandbox.Config) error {
-	return check.Write(ctx, stdout, check.Options{Registry: providers.Registry(), Getenv: getenv, Environ: environ, Config: c,
+func checkReport(ctx context.Context, stdout io.Writer, c *config.Config, getenv func(string) string, environ func() []string, sb sandbox.Config, baseURL string) error {
+	return check.Write(ctx, stdout, check.Options{Registry: providers.Registry(), Getenv: getenv, Environ: environ, Config: c, BaseURL: baseURL,
 		Sandbox: func(ctx context.Context) (string, error) {
 			v, err := sandbox.Check(ctx, sb)
 			if err != nil {

@@ -166,7 +166,7 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 				if err != nil {
 					return err
 				}
-				return checkReport(ctx, stdout, conf, getenv, environ, sb)
+				return checkReport(ctx, stdout, conf, getenv, environ, sb, *baseURL)
 			}
 			if (*sheetFile == "") == (*sheetDir == "") {
 				return cli.Usagef("give one of -f SHEET or -d DIR")
