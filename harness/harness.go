@@ -317,10 +317,8 @@ func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID strin
 			}
 		}
 	}
-	if cfg.Batch != nil {
-		if err := checkBatchModes(outs); err != nil {
-			return nil, nil, err
-		}
+	if err := checkAgentModes(outs, cfg.Batch != nil); err != nil {
+		return nil, nil, err
 	}
 	sum.Warnings += warnUnmatched(cfg, ms.names, ms.made, outs)
 	return outs, files, nil

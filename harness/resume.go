@@ -23,15 +23,26 @@ type BatchConfig = execute.Batch
 // --questions); the zero Subset asks them all.
 type Subset = plan.Subset
 
-// checkBatchModes refuses agent-mode questions in a batch run: a batch
-// answers one completion per request, an agent makes many.
-func checkBatchModes(outs []*plan.Output) error {
+// checkAgentModes refuses, before any call, agent-mode questions that
+// cannot run: in a batch run (a batch answers one completion per request,
+// an agent makes many) or on a model that takes no tools (an agent's
+// every turn offers python).
+func checkAgentModes(outs []*plan.Output, batch bool) error {
 	for _, o := range outs {
+		noTools := o.File.Sheet.ModelInfo != nil && o.File.Sheet.ModelInfo.NoTools
+		if !batch && !noTools {
+			continue
+		}
 		for i, r := range o.Tasks {
-			if r.Solve != nil && r.Solve.Mode == model.ModeAgent {
+			if r.Solve == nil || r.Solve.Mode != model.ModeAgent {
+				continue
+			}
+			if batch {
 				return fmt.Errorf("%s: question %q is in agent mode (many model calls, each on the last one's result), which a batch cannot answer; run it without --batch, or with --mode code or chat",
 					o.SheetPath, o.File.Questions[i].Name)
 			}
+			return fmt.Errorf("%s: question %q is in agent mode, which offers the model a python tool, and %s takes no tools (a text-completions endpoint, --completion-api); run it without --completion-api, or with --mode code or chat",
+				o.SheetPath, o.File.Questions[i].Name, o.File.Sheet.ModelName)
 		}
 	}
 	return nil

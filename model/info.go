@@ -29,6 +29,10 @@ type Info struct {
 	// models), so a prompt cut by those counts needs no warning that they
 	// are an estimate. Not recorded in files, as FromQuestion.
 	ExactTokens bool `json:"-"`
+	// NoTools says the model cannot be offered tools (a text-completions
+	// endpoint), so agent mode, whose every turn offers python, cannot run
+	// on it. Not recorded in files, as FromQuestion.
+	NoTools bool `json:"-"`
 	// Vision says whether the model is sent images.
 	Vision bool `json:"vision"`
 	// Price is what a token costs; nil when unknown (a hosted server this

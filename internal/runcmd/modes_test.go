@@ -185,6 +185,24 @@ func TestRunBaselineOverCompletionAPI(t *testing.T) {
 	}
 }
 
+// Agent mode on a text-completions endpoint (--completion-api), which
+// takes no tools, is refused before any call, in one line naming the
+// question and the way out; before, each question failed at its call.
+func TestRunAgentRefusedWithoutTools(t *testing.T) {
+	sheet := modeSheet(t, "mode: agent\n")
+	srv := fakeserver.NewOpenAICompletions(t, fakeserver.Options{MaxRequests: 5})
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), &stdout, &stderr, []string{"-f", sheet, "-m", "llamacpp/tiny", "--base-url", srv.URL,
+		"--completion-api", "-o", t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "is in agent mode, which offers the model a python tool, and llamacpp/tiny takes no tools") ||
+		strings.Contains(err.Error(), "\n") {
+		t.Errorf("error %v, want one line refusing agent mode on --completion-api", err)
+	}
+	if srv.Count() != 0 {
+		t.Errorf("%d requests sent before the refusal", srv.Count())
+	}
+}
+
 // Code mode on a parquet table (DataBench's format): Debian's pandas has
 // no pyarrow, so the table is handed over, and the code sees the DataFrame
 // pyarrow would give: a nullable int column with a null is float64.

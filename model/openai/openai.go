@@ -130,6 +130,7 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 		return &responsesModel{cfg: cfg}, nil
 	}
 	if model.ProviderOption[Options](opt).CompletionAPI {
+		cfg.info.NoTools = true
 		return &textModel{cfg: cfg}, nil
 	}
 	return &chatModel{cfg: cfg}, nil
