@@ -16,7 +16,8 @@
 // every slot stays busy across sheet boundaries. Run hands each outcome to
 // the caller's emit function as it arrives, from Run's own goroutine, one
 // at a time. A server that refuses Options.MaxRefusals connections in a
-// row (default 20) stops the run: it is down, or the base URL is wrong.
+// row (default 20), or 3 when it has refused every one since the run
+// began, stops the run: it is down, or the base URL is wrong.
 //
 // With Options.Adaptive (run -c auto) a pool's limit is not fixed: an
 // aimd.Limiter per server raises it while every slot answers and lowers

@@ -81,7 +81,8 @@ type Options struct {
 	OnLimit func(models []string, c aimd.Change)
 	// MaxRefusals stops the run once a server refused this many
 	// connections in a row (it is down, or the base URL is wrong);
-	// default 20, negative for never.
+	// default 20, negative for never. A server that has refused every
+	// connection since the run began stops it at 3 (at most MaxRefusals).
 	MaxRefusals int
 	MaxAttempts int           // calls per job including the first; default 6
 	BaseBackoff time.Duration // first retry waits up to this; default 1s
@@ -469,7 +470,13 @@ type pool struct {
 	adaptive *aimd.Limiter // nil: limit is fixed
 	gate     pauseGate     // a Retry-After holds back every request to the server
 	refusals atomic.Int64  // connection refusals in a row
+	reached  atomic.Bool   // a connection to the server was ever made
 }
+
+// neverReachedRefusals stops the run sooner against a server that has
+// refused every connection since the run began: it is down or the base URL
+// is wrong, and 20 refusals with backoff took 48 s to say so at -c 1.
+const neverReachedRefusals = 3
 
 // stop ends the run for a reason that is the run's, not a job's.
 func (r *run) stop(err error) {
@@ -727,14 +734,19 @@ func (r *run) countRefusal(l *lane, err error, ctx context.Context) {
 	}
 	if !errors.Is(err, syscall.ECONNREFUSED) {
 		l.pool.refusals.Store(0)
+		l.pool.reached.Store(true)
 		return
 	}
-	if n := l.pool.refusals.Add(1); n == int64(r.opt.MaxRefusals) {
+	n, limit, never := l.pool.refusals.Add(1), int64(r.opt.MaxRefusals), ""
+	if !l.pool.reached.Load() {
+		limit, never = min(limit, neverReachedRefusals), ", and none since the run began"
+	}
+	if n == limit {
 		server := l.pool.server
 		if server == "" {
 			server = l.m.Name()
 		}
-		r.stop(fmt.Errorf("%s refused %d connections in a row: is the server running, and is the base URL right?", server, n))
+		r.stop(fmt.Errorf("%s refused %d connections in a row%s: is the server running, and is the base URL right?", server, n, never))
 	}
 }
 
