@@ -18,7 +18,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Add([]byte(`{"sheet":{"name":"s","run_id":"ab12","model_name":"m","meta_data":{"benchmark":"x"},"type":"sheet"},` +
-		`"questions":[{"name":"q","grade":true,"completion":"a\tb","eval_time":0.5,"meta_data":{"id":"7"},"sub_sections":[]}]}`))
+		`"questions":[{"name":"q","grade":true,"completion":"a\tb","served_model":"m-2024-08-06","eval_time":0.5,"meta_data":{"id":"7"},"sub_sections":[]}]}`))
 	f.Add([]byte(`{"sheet":{"name":"s"},"questions":[{"name":"q","grade":null,"error":"timeout","cost":1e-7}],"extra":[1,{"a":null}]}`))
 	f.Add([]byte("{\"sheet\": {\"name\": \"s\"},\n \"questions\": [{\"name\": \"q\",\n \"eval_time\": NaN}]}"))
 	f.Fuzz(func(t *testing.T, data []byte) {

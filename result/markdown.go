@@ -46,6 +46,10 @@ func Markdown(f *File) string {
 			// Fenced: a file name may hold markdown.
 			fmt.Fprintf(&b, "**Reused from:** the same request in\n%s\n", fence(q.ReusedFrom))
 		}
+		if served := f.servedOther(&q); served != "" {
+			// Fenced too: the name is the server's text.
+			fmt.Fprintf(&b, "**Served by:**\n%s\n", fence(served))
+		}
 		if q.Note != "" {
 			// Fenced too: it quotes the server's finish_reason.
 			fmt.Fprintf(&b, "**Note:**\n%s\n", fence(q.Note))
@@ -64,6 +68,19 @@ func Markdown(f *File) string {
 		fmt.Fprintf(&b, "**Grade:**\n%s\n", grade)
 	}
 	return b.String()
+}
+
+// servedOther is the model the server said answered q when it is not the
+// model asked (the name sent, model_info.model, or the model's name in
+// the file), else "": a snapshot other than the alias asked for
+// (gpt-4o-2024-08-06 for gpt-4o) is worth a line, a local server's echo
+// of the name is not.
+func (f *File) servedOther(q *Question) string {
+	s := q.ServedModel
+	if s == "" || s == q.ModelName || s == f.Sheet.ModelName || f.Sheet.ModelInfo != nil && s == f.Sheet.ModelInfo.Model {
+		return ""
+	}
+	return s
 }
 
 func writeMeta(b *strings.Builder, m map[string]string) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/model"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
@@ -41,6 +42,9 @@ func TestMarkdownHostileText(t *testing.T) {
 		errText := "#### error " + h
 		q := Question{Name: fmt.Sprintf("Q%d", i), Question: "## user " + h, Completion: &h, GroundTruth: &gt,
 			System: &sys, MetaData: map[string]string{"k": "v"}}
+		if i%2 == 1 {
+			q.ServedModel = "served " + h
+		}
 		if i%2 == 0 {
 			q.Error = &errText
 			g := true
@@ -75,7 +79,13 @@ func TestMarkdownHostileText(t *testing.T) {
 	if !slices.Equal(heads, wantHeads) {
 		t.Errorf("headings:\n got %q\nwant %q\n%s", heads, wantHeads, src)
 	}
-	for _, h := range append(hostile, sys, sheetQ) {
+	var want []string
+	for i, h := range hostile {
+		if i%2 == 1 {
+			want = append(want, "served "+h)
+		}
+	}
+	for _, h := range append(append(want, hostile...), sys, sheetQ) {
 		want := h
 		if want != "" && !strings.HasSuffix(want, "\n") {
 			want += "\n"
@@ -120,5 +130,37 @@ func TestMarkdownNote(t *testing.T) {
 	md := Markdown(f)
 	if !strings.Contains(md, "**Note:**\n```\nthe reply had no text (finish_reason x\n### y): graded as an empty answer\n```\n") {
 		t.Errorf("no fenced note in\n%s", md)
+	}
+}
+
+// A served model is shown under the completion only when it is not the
+// model asked, so that a local server's echo of the name (and an offline
+// run, which records none) leaves the .md as it was.
+func TestMarkdownServedBy(t *testing.T) {
+	asked := &model.Info{Provider: "openai", Model: "gpt-4o"}
+	for _, tc := range []struct {
+		name   string
+		info   *model.Info
+		served string
+		want   string // the line and its fence, or "" for none
+	}{
+		{"none", asked, "", ""},
+		{"the name sent", asked, "gpt-4o", ""},
+		{"the model's name", nil, "openai/gpt-4o", ""},
+		{"a snapshot", asked, "gpt-4o-2024-08-06", "**Served by:**\n```\ngpt-4o-2024-08-06\n```\n"},
+		{"a snapshot, no model info", nil, "gpt-4o-2024-08-06", "**Served by:**\n```\ngpt-4o-2024-08-06\n```\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := "B"
+			f := &File{Sheet: Sheet{Name: "S", ModelName: "openai/gpt-4o", ModelInfo: tc.info},
+				Questions: []Question{{Name: "Q", ModelName: "openai/gpt-4o", Completion: &c, ServedModel: tc.served}}}
+			md := Markdown(f)
+			switch {
+			case tc.want == "" && strings.Contains(md, "Served by"):
+				t.Errorf("a served-by line in\n%s", md)
+			case tc.want != "" && !strings.Contains(md, "**Completion:**\n```\nB\n```\n\n"+tc.want):
+				t.Errorf("no %q under the completion in\n%s", tc.want, md)
+			}
+		})
 	}
 }

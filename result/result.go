@@ -189,6 +189,12 @@ type Question struct {
 	// when this run reused it instead of asking; its grade is this run's.
 	RequestKey string `json:"request_key,omitempty"`
 	ReusedFrom string `json:"reused_from,omitempty"`
+	// ServedModel is the model the server said answered (the reply's
+	// "model": "gpt-4o-2024-08-06" for a request of "gpt-4o"), so a reader
+	// can tell which snapshot gave the answer; absent when the server
+	// named none, for offline models and in LIME's files. A reused answer
+	// keeps the one its first run recorded.
+	ServedModel string `json:"served_model,omitempty"`
 
 	// Code and agent modes (model.Work): what ran beside the completion.
 	// Graders and regrading read Answer in code mode and never run code.
@@ -904,6 +910,8 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.RequestKey
 		case "reused_from":
 			v = &q.ReusedFrom
+		case "served_model":
+			v = &q.ServedModel
 		case "mode":
 			v = &q.Mode
 		case "code_extract":
