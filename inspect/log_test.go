@@ -1280,3 +1280,39 @@ func TestReasoningBlocksLog(t *testing.T) {
 		t.Errorf("parts %+v, want %+v", p, want)
 	}
 }
+
+// A question's served model (the reply's "model") is its output's model
+// and its answer's, as in Inspect's own logs; the model event and the
+// usage keep the model asked. A question without one names the model
+// asked throughout, as before.
+func TestServedModelLog(t *testing.T) {
+	f := syntheticOutput()
+	f.Questions[0].ServedModel = "gpt-4o-2024-08-06"
+	path, err := WriteLog(t.TempDir(), f, LogOptions{Version: "v1", Format: FormatJSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	CheckSchema(t, path)
+	lg, err := ReadLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		sample int
+		served string
+	}{
+		{0, "gpt-4o-2024-08-06"},
+		{2, "openai/gpt-4o"},
+	} {
+		s := lg.Samples[tc.sample]
+		ev := findEvent(t, s, "model").Model
+		got := []string{s.Output.Model, s.Output.Choices[0].Message.Model, ev.Output.Model, ev.Model}
+		want := []string{tc.served, tc.served, tc.served, "openai/gpt-4o"}
+		if !slices.Equal(got, want) {
+			t.Errorf("sample %s: output, answer, event output and event models %q, want %q", s.ID, got, want)
+		}
+	}
+	if _, ok := lg.Samples[0].ModelUsage["openai/gpt-4o"]; !ok {
+		t.Errorf("usage not under the model asked: %v", lg.Samples[0].ModelUsage)
+	}
+}

@@ -499,12 +499,19 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSa
 	if mdl == "" {
 		mdl = r.model
 	}
-	s.Output = modelOutput{Model: mdl, Choices: []completionChoice{}}
+	// The output and the answer's messages name the model that answered,
+	// as the server said it (Inspect's ModelOutput.model is the reply's
+	// "model"); the model events name the model asked, as Inspect's do.
+	served := mdl
+	if q.ServedModel != "" {
+		served = q.ServedModel
+	}
+	s.Output = modelOutput{Model: served, Choices: []completionChoice{}}
 	if len(q.Transcript) > 0 {
 		// Agent mode: every turn, with its tool calls and results, so the
 		// viewer shows the whole transcript; the last assistant turn is the
 		// answer (the completion).
-		s.Messages = append(s.Messages, transcript(q.Transcript, mdl, r.file.SolveSetting(q, "agent_style") == protocol.StyleReact, msgID)...)
+		s.Messages = append(s.Messages, transcript(q.Transcript, served, r.file.SolveSetting(q, "agent_style") == protocol.StyleReact, msgID)...)
 	}
 	if q.Mode == model.ModeCode {
 		s.Metadata["code_extract"] = q.CodeExtract
@@ -522,7 +529,7 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSa
 		s.Metadata["limit"] = q.Limit
 	}
 	if q.Completion != nil {
-		asst := ChatMessage{ID: msgID("assistant"), Role: "assistant", Content: assistantContent(*q.Completion, q.Reasoning), Source: "generate", Model: mdl}
+		asst := ChatMessage{ID: msgID("assistant"), Role: "assistant", Content: assistantContent(*q.Completion, q.Reasoning), Source: "generate", Model: served}
 		if n := len(s.Messages); len(q.Transcript) > 0 && s.Messages[n-1].Role == "assistant" && len(s.Messages[n-1].ToolCalls) == 0 {
 			asst = s.Messages[n-1] // the transcript's last turn is the answer
 		} else {
@@ -573,7 +580,7 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSa
 		// its output's stop_reason says it.
 		s.Limit = limitOf(q)
 	}
-	s.Events = sampleEvents(q, &s, asked, sent, agentTools(q, r.file), r.stamp)
+	s.Events = sampleEvents(q, &s, mdl, asked, sent, agentTools(q, r.file), r.stamp)
 	if q.Grade != nil {
 		// Inspect's Score.value may not be null, so an ungraded question
 		// has no score at all (and counts in unscored_samples).
@@ -673,8 +680,9 @@ func toolParams(raw json.RawMessage) json.RawMessage {
 // the answer it gave. A failed question has one model event carrying the
 // error; a question never asked (a dry run, a replay without an answer)
 // has none. The output file records when the run started, not when each
-// call was made: every event takes the run's start.
-func sampleEvents(q *result.Question, s *evalSample, asked int, cfg generateConfig, tools []toolInfo, stamp string) []event {
+// call was made: every event takes the run's start. Each model event names
+// mdl, the model asked; its output names the model that answered.
+func sampleEvents(q *result.Question, s *evalSample, mdl string, asked int, cfg generateConfig, tools []toolInfo, stamp string) []event {
 	events := []event{}
 	if q.Completion == nil && q.Error == nil {
 		return events
@@ -684,7 +692,7 @@ func sampleEvents(q *result.Question, s *evalSample, asked int, cfg generateConf
 		choice = "auto"
 	}
 	call := func(input []ChatMessage, out modelOutput) *modelEvent {
-		return &modelEvent{Event: "model", Timestamp: stamp, Model: s.Output.Model,
+		return &modelEvent{Event: "model", Timestamp: stamp, Model: mdl,
 			Input: append([]ChatMessage{}, input...), Tools: tools, ToolChoice: choice, Config: cfg, Output: out}
 	}
 	args := map[string]map[string]any{}
