@@ -162,8 +162,9 @@ func (ix *Index) Len() int { return len(ix.byKey) }
 // answer an earlier output recorded under that key, and says whether there
 // was one. What the run planned (name, meta, ground truth, prompt,
 // settings, grader, key) stays q's; everything the answer brought
-// (completion, tokens, cost, time, code and agent work, members this
-// evalmd does not know) is the earlier question's; the grade is cleared,
+// (completion, tokens, cost, time, the model that served it, code and
+// agent work, members this evalmd does not know) is the earlier
+// question's; the grade is cleared,
 // for the run to grade again. ReusedFrom names the file whose run asked
 // the model: an answer reused twice keeps its first source.
 func (ix *Index) Fill(q *result.Question) bool {

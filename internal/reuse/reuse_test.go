@@ -100,7 +100,7 @@ func TestIndex(t *testing.T) {
 	dir := t.TempDir()
 	answered := func(key, completion string) result.Question {
 		return result.Question{Name: "old", GroundTruth: ptr("old truth"), Question: "old prompt", Completion: ptr(completion), RequestKey: key,
-			Grade: new(bool), GradeDetail: "old detail", InputTokens: 7}
+			Grade: new(bool), GradeDetail: "old detail", InputTokens: 7, ServedModel: "snap-" + completion}
 	}
 	failed := result.Question{Name: "f", RequestKey: "k-failed", Error: ptr("HTTP 500")}
 	writeOutput(t, dir, "output-s-m-1111.json", "m", "2026-01-01T00:00:00Z", false,
@@ -137,8 +137,8 @@ func TestIndex(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if *q.Completion != tc.completion || q.ReusedFrom != tc.from || q.InputTokens != 7 {
-			t.Errorf("%s: completion %q from %q, tokens %d; want %q from %q, 7", tc.key, *q.Completion, q.ReusedFrom, q.InputTokens, tc.completion, tc.from)
+		if *q.Completion != tc.completion || q.ReusedFrom != tc.from || q.InputTokens != 7 || q.ServedModel != "snap-"+tc.completion {
+			t.Errorf("%s: completion %q from %q, tokens %d, served by %q; want %q from %q, 7, snap-%[6]s", tc.key, *q.Completion, q.ReusedFrom, q.InputTokens, q.ServedModel, tc.completion, tc.from)
 		}
 		if q.Name != "Q" || *q.GroundTruth != "new truth" || q.Question != "new prompt" || q.Grader != "lime" || q.RequestKey != tc.key {
 			t.Errorf("%s: the planned question was not kept: %+v", tc.key, q)
