@@ -67,7 +67,7 @@ func TestDispatch(t *testing.T) {
 		{[]string{"convert"}, 2, "", "evalmd convert: missing command\nusage: evalmd convert COMMAND"},
 		{[]string{"convert", "dsbench"}, 2, "", "evalmd convert dsbench: -i and -o are required\nusage: evalmd convert dsbench -i DATA -o DIR"},
 		{[]string{"init"}, 2, "", "evalmd init: give the folder to write\nusage: evalmd init DIR"},
-		{[]string{"check", "-h"}, 0, "usage: evalmd check [-f SHEET | -d DIR] [--sandbox", ""},
+		{[]string{"check", "-h"}, 0, "usage: evalmd check [-f SHEET | -d DIR] [--base-url URL] [--sandbox", ""},
 		{[]string{"render"}, 2, "", "evalmd render: name output files or folders\nusage: evalmd render [-w] OUTPUT.json|DIR..."},
 		{[]string{"version"}, 0, "evalmd v1.2.3 (commit abc1234, 2026-11-26T07:00:00Z) go", ""},
 		{[]string{"version", "x"}, 2, "", "evalmd version: unexpected argument \"x\""},
