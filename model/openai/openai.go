@@ -124,6 +124,15 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	if key != "" {
 		header.Set("Authorization", "Bearer "+key)
 	}
+	if ref.Provider == "llamacpp" {
+		// llama-server gives each connection one of a few HTTP threads:
+		// connections kept alive by our pool held them, and with more
+		// requests in flight than threads one waited out a 5 s stall
+		// (measured: -c 8 and up, and -c auto, which starts at 10,
+		// against a server of 2 slots; never at -c 4). A new connection
+		// per request costs little on the machine that serves it.
+		header.Set("Connection", "close")
+	}
 	cfg.api = &wire.Client{HTTP: opt.HTTP(), BaseURL: base, Header: header, Provider: cfg.label, Key: key,
 		Timeout: opt.RequestTimeout(), MaxReply: opt.ReplyLimit()}
 	if ref.Provider == "openai-responses" {

@@ -114,6 +114,11 @@ func TestOpenAICompatibleSendsMaxTokensAndNoForeignKey(t *testing.T) {
 		if got := c.Header.Get("Authorization"); got != wantAuth {
 			t.Errorf("call %d: Authorization %q, want %q (OPENAI_API_KEY only with openai/ names)", i, got, wantAuth)
 		}
+		// llama-server serves a connection per HTTP thread, of which it
+		// has few: kept alive, ours held them (newClient says more).
+		if got, want := c.Header.Get("Connection") == "close", wantModels[i] == "x"; got != want {
+			t.Errorf("call %d: Connection: close sent %v, want %v (llama.cpp only)", i, got, want)
+		}
 		if c.System != "" || len(c.Messages) != 1 {
 			t.Errorf("call %d: want one user message and no system, got %+v", i, c.Messages)
 		}
