@@ -38,6 +38,9 @@ func Classify(provider, key string, err error, res *http.Response, parent, call 
 	if res != nil && res.StatusCode >= 400 {
 		e := statusError(provider, key, res.StatusCode, readBody(res))
 		e.RetryAfter = retryAfter(res.Header, time.Now())
+		if id := requestID(res.Header, key); id != "" {
+			e.Message += " (request " + id + ")"
+		}
 		return e
 	}
 	var big *TooLargeError
@@ -151,6 +154,23 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
+}
+
+// requestID is the id the server gave a failed request (OpenAI's
+// x-request-id, Anthropic's request-id), which its support asks for; ""
+// when none, or when it is not a short token.
+func requestID(h http.Header, key string) string {
+	for _, name := range []string{"X-Request-Id", "Request-Id"} {
+		id := strings.TrimSpace(h.Get(name))
+		if id == "" {
+			continue
+		}
+		if len(id) > 100 || strings.ContainsFunc(id, func(r rune) bool { return r <= ' ' || r > '~' }) || (key != "" && strings.Contains(id, key)) {
+			return ""
+		}
+		return id
+	}
+	return ""
 }
 
 // seconds converts a header's seconds to a Duration: 0 for none or a

@@ -148,3 +148,31 @@ func TestCapped(t *testing.T) {
 		}
 	}
 }
+
+// A failed request's id, as OpenAI (x-request-id) and Anthropic
+// (request-id) give it, ends the error's message: their support asks for
+// it. An id that is long, not printable or holds the key is left out.
+func TestRequestIDInError(t *testing.T) {
+	const key = "sk-test-KEY"
+	for _, tc := range []struct {
+		header map[string]string
+		want   string
+	}{
+		{map[string]string{"X-Request-Id": "req_abc123"}, "HTTP 500: server_error: boom (request req_abc123)"},
+		{map[string]string{"Request-Id": "req_011CSH"}, "HTTP 500: server_error: boom (request req_011CSH)"},
+		{nil, "HTTP 500: server_error: boom"},
+		{map[string]string{"X-Request-Id": "a b"}, "HTTP 500: server_error: boom"},
+		{map[string]string{"X-Request-Id": strings.Repeat("x", 101)}, "HTTP 500: server_error: boom"},
+		{map[string]string{"X-Request-Id": "id-" + key}, "HTTP 500: server_error: boom"},
+	} {
+		h := http.Header{}
+		for k, v := range tc.header {
+			h.Set(k, v)
+		}
+		res := &http.Response{StatusCode: 500, Header: h, Body: io.NopCloser(strings.NewReader(`{"error":{"type":"server_error","message":"boom"}}`))}
+		err := Classify("p", key, errors.New("HTTP 500"), res, context.Background(), context.Background(), time.Minute)
+		if got := err.Error(); !strings.HasSuffix(got, tc.want) || strings.Contains(got, key) {
+			t.Errorf("%v: %q, want it to end %q", tc.header, got, tc.want)
+		}
+	}
+}
