@@ -73,7 +73,6 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 		fresh     = fs.Bool("fresh", false, "ask every question, reusing no answer of an earlier output whose request was the same")
 		price     = fs.String("price", "", "price override IN,OUT in US dollars per million tokens")
 		mockReply = fs.String("mock-reply", "", "the reply of the mock model")
-		seed      = fs.Int64("seed", 0, "seed of the random model")
 		vision    = fs.String("vision", "", "send images: on, off (default: by model name)")
 		logDir    = fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
 		logFormat = fs.String("log-format", inspect.FormatEval, "format of the Inspect logs: eval or json")
@@ -183,10 +182,16 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 				return err
 			}
 			reg := providers.Registry()
+			// The random model's picks take the run's sampling seed (--seed,
+			// else the config's); none is 0, as before.
+			var randomSeed int64
+			if runValues.Gen.Seed != nil {
+				randomSeed = *runValues.Gen.Seed
+			}
 			cfg := harness.Config{Prices: conf.PriceTable(),
 				OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, AllowOutsideFiles: *outside, DataRoots: slices.Concat(conf.DataRoots, dataRoots), Stderr: stderr,
 				Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: getenv, BaseURLs: conf.BaseURLs, Timeout: *timeout, MaxReply: replyCap,
-					Provider: []any{openai.Options{CompletionAPI: *complAPI}, builtin.Options{MockReply: *mockReply, Seed: *seed}}},
+					Provider: []any{openai.Options{CompletionAPI: *complAPI}, builtin.Options{MockReply: *mockReply, Seed: randomSeed}}},
 				NewModel: reg.New, Describe: reg.Describe,
 				Runner: runner.Options{Concurrency: inFlight, Adaptive: adaptive, SeparateLimits: *perModel, MaxAttempts: *retries + 1,
 					Timeout: *timeout, MaxWait: *maxWait, RPM: *rpm, TPM: *tpm},

@@ -169,8 +169,8 @@ var All = []*Setting{
 		Doc: "the longest completion, in tokens (0: the provider's)",
 		set: whole(func(v *Values) *int { return &v.Gen.MaxTokens }),
 		get: func(v *Values) string { return fmtInt(v.Gen.MaxTokens) }},
-	{Name: "seed", Arg: "N", Type: "whole number", Default: "none", From: Config | Meta, Sent: true,
-		Doc: "the provider's sampling seed (run's --seed seeds the random model)",
+	{Name: "seed", Arg: "N", Type: "whole number", Default: "none", From: Anywhere, Sent: true,
+		Doc: "the provider's sampling seed; the random model's picks take the run's (--seed, else the config's)",
 		set: func(v *Values, text string) error {
 			n, err := strconv.ParseInt(text, 10, 64)
 			if err != nil {
