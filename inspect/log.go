@@ -93,6 +93,11 @@ type evalDataset struct {
 // evalConfig is the evaluation configuration (EvalConfig); every field of
 // it is optional in Inspect.
 type evalConfig struct {
+	// Limit and SampleID are the run's subset (run --limit, --questions),
+	// as Inspect's --limit and --sample-id (whose patterns are globs too)
+	// record theirs.
+	Limit         int      `json:"limit,omitempty"`
+	SampleID      []string `json:"sample_id,omitempty"`
 	Epochs        int      `json:"epochs,omitempty"`
 	EpochsReducer []string `json:"epochs_reducer,omitempty"`
 	FailOnError   *bool    `json:"fail_on_error,omitempty"`

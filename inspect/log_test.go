@@ -1316,3 +1316,42 @@ func TestServedModelLog(t *testing.T) {
 		t.Errorf("usage not under the model asked: %v", lg.Samples[0].ModelUsage)
 	}
 }
+
+// A run of some of a sheet's questions (run --limit, --questions) says so
+// in the log's config, as Inspect's --limit and --sample-id do; a whole
+// run's config has neither.
+func TestSubsetInConfig(t *testing.T) {
+	for _, tc := range []struct {
+		subset *result.Subset
+		want   string
+	}{
+		{nil, `{"epochs":1,"epochs_reducer":["mean"],"fail_on_error":false,"log_samples":true}`},
+		{&result.Subset{Limit: 2, Of: 10}, `{"limit":2,"epochs":1,"epochs_reducer":["mean"],"fail_on_error":false,"log_samples":true}`},
+		{&result.Subset{Questions: []string{"Reason-*", "Q1"}, Of: 10}, `{"sample_id":["Reason-*","Q1"],"epochs":1,"epochs_reducer":["mean"],"fail_on_error":false,"log_samples":true}`},
+	} {
+		f := syntheticOutput()
+		f.Sheet.Subset = tc.subset
+		path, err := WriteLog(t.TempDir(), f, LogOptions{Version: "v1", Format: FormatJSON})
+		if err != nil {
+			t.Fatal(err)
+		}
+		CheckSchema(t, path)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var log struct {
+			Eval struct {
+				Config json.RawMessage `json:"config"`
+			} `json:"eval"`
+		}
+		if err := json.Unmarshal(data, &log); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		json.Compact(&got, log.Eval.Config)
+		if got.String() != tc.want {
+			t.Errorf("subset %+v: config %s, want %s", tc.subset, got.String(), tc.want)
+		}
+	}
+}

@@ -186,6 +186,10 @@ func buildRunLog(files []*result.File, opt LogOptions) (*Log, error) {
 			epochs = n
 		}
 	}
+	var subset result.Subset
+	if f.Sheet.Subset != nil {
+		subset = *f.Sheet.Subset
+	}
 	status := opt.Status
 	if status == "" {
 		status = "success"
@@ -245,7 +249,7 @@ func buildRunLog(files []*result.File, opt LogOptions) (*Log, error) {
 			ModelArgs:   map[string]any{},
 			// Questions that errored are kept as samples with an error, as
 			// Inspect does when errors do not fail the eval.
-			Config:   evalConfig{Epochs: epochs, EpochsReducer: []string{epochsReducer}, FailOnError: &no, LogSamples: &yes},
+			Config:   evalConfig{Limit: subset.Limit, SampleID: subset.Questions, Epochs: epochs, EpochsReducer: []string{epochsReducer}, FailOnError: &no, LogSamples: &yes},
 			Packages: map[string]string{"evalmd": versionOr(opt.Version)},
 			Metadata: evalMetadata(f),
 		},
