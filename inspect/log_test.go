@@ -360,17 +360,21 @@ func TestGoldenLog(t *testing.T) {
 	}
 }
 
-// evalListing lists an .eval zip's members in order: name, method and
-// modification time, then the member's JSON indented.
-func evalListing(t *testing.T, data []byte) []byte {
+// zipMember is a member of an .eval zip, read whole.
+type zipMember struct {
+	*zip.File
+	data []byte
+}
+
+// evalMembers reads every member of an .eval zip, in order.
+func evalMembers(t *testing.T, data []byte) []zipMember {
 	t.Helper()
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
+	var out []zipMember
 	for _, f := range zr.File {
-		fmt.Fprintf(&b, "== %s (method %d, %s)\n", f.Name, f.Method, f.Modified.UTC().Format(time.RFC3339))
 		rc, err := f.Open()
 		if err != nil {
 			t.Fatal(err)
@@ -380,8 +384,20 @@ func evalListing(t *testing.T, data []byte) []byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := json.Indent(&b, member, "", "  "); err != nil {
-			t.Fatalf("%s: %v", f.Name, err)
+		out = append(out, zipMember{f, member})
+	}
+	return out
+}
+
+// evalListing lists an .eval zip's members in order: name, method and
+// modification time, then the member's JSON indented.
+func evalListing(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	for _, m := range evalMembers(t, data) {
+		fmt.Fprintf(&b, "== %s (method %d, %s)\n", m.Name, m.Method, m.Modified.UTC().Format(time.RFC3339))
+		if err := json.Indent(&b, m.data, "", "  "); err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
 		}
 		b.WriteByte('\n')
 	}
@@ -1111,15 +1127,7 @@ func TestConnectionLimitHistory(t *testing.T) {
 		{Time: t0.Add(time.Second), Limit: 11, From: 10, Reason: "10 answers in a row"},
 		{Time: t0.Add(1500 * time.Millisecond), Limit: 8, From: 11, Reason: "HTTP 429"},
 	}
-	path, err := WriteLog(t.TempDir(), f, LogOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	CheckSchema(t, path)
-	lg, err := ReadLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, lg := writeRead(t, f, LogOptions{})
 	want := []connectionLimitChange{
 		{Timestamp: float64(t0.Unix()) + 1, Model: f.Sheet.ModelName, OldLimit: 10, NewLimit: 11, Reason: "steady_state_up"},
 		{Timestamp: float64(t0.Unix()) + 1.5, Model: f.Sheet.ModelName, OldLimit: 11, NewLimit: 8, Reason: "rate_limit"},
@@ -1142,21 +1150,13 @@ func TestEveryQuestionFailed(t *testing.T) {
 			{Name: "b", Question: "2?", Error: s("HTTP 500: server error"), ModelName: "openai/gpt-4o"},
 		},
 	}
-	path, err := WriteLog(t.TempDir(), f, LogOptions{Format: FormatJSON})
-	if err != nil {
-		t.Fatal(err)
-	}
-	CheckSchema(t, path)
-	lg, err := ReadLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, lg := writeRead(t, f, LogOptions{Format: FormatJSON})
 	if lg.Status != "error" || lg.Error == nil || !strings.Contains(lg.Error.Message, "HTTP 500: server error") ||
 		lg.Error.Traceback == "" || lg.Error.TracebackANSI == "" || lg.Results != nil {
 		t.Errorf("status %q, error %+v, results %+v; want error, the first failure, no results", lg.Status, lg.Error, lg.Results)
 	}
 	f.Questions[1].Error, f.Questions[1].Completion = nil, s("2")
-	lg, err = buildLog(f, LogOptions{})
+	lg, err := buildLog(f, LogOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1212,15 +1212,7 @@ func TestReasoningLog(t *testing.T) {
 		{Role: "assistant", Content: "41"},
 	}
 	effort := model.Settings{ReasoningEffort: model.ReasoningHigh, MaxTokens: 300}
-	path, err := WriteLog(t.TempDir(), f, LogOptions{Settings: &effort})
-	if err != nil {
-		t.Fatal(err)
-	}
-	CheckSchema(t, path)
-	lg, err := ReadLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, lg := writeRead(t, f, LogOptions{Settings: &effort})
 	if g := lg.Plan.Config; string(g["reasoning_effort"]) != `"high"` {
 		t.Errorf("generate config %v, want reasoning_effort high", g)
 	}
@@ -1264,15 +1256,7 @@ func TestReasoningBlocksLog(t *testing.T) {
 		{Role: "tool", ToolCallID: "c1", Content: "1"},
 		{Role: "assistant", Content: "41"},
 	}
-	path, err := WriteLog(t.TempDir(), f, LogOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	CheckSchema(t, path)
-	lg, err := ReadLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, lg := writeRead(t, f, LogOptions{})
 	p := lg.Samples[5].Messages[1].Content.Parts
 	want := []contentPart{{Type: "reasoning", Reasoning: "look first", Signature: "sig=="},
 		{Type: "reasoning", Reasoning: "enc==", Redacted: true}, {Type: "text"}}
@@ -1288,15 +1272,7 @@ func TestReasoningBlocksLog(t *testing.T) {
 func TestServedModelLog(t *testing.T) {
 	f := syntheticOutput()
 	f.Questions[0].ServedModel = "gpt-4o-2024-08-06"
-	path, err := WriteLog(t.TempDir(), f, LogOptions{Version: "v1", Format: FormatJSON})
-	if err != nil {
-		t.Fatal(err)
-	}
-	CheckSchema(t, path)
-	lg, err := ReadLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, lg := writeRead(t, f, LogOptions{Version: "v1", Format: FormatJSON})
 	for _, tc := range []struct {
 		sample int
 		served string
@@ -1331,11 +1307,7 @@ func TestSubsetInConfig(t *testing.T) {
 	} {
 		f := syntheticOutput()
 		f.Sheet.Subset = tc.subset
-		path, err := WriteLog(t.TempDir(), f, LogOptions{Version: "v1", Format: FormatJSON})
-		if err != nil {
-			t.Fatal(err)
-		}
-		CheckSchema(t, path)
+		path, _ := writeRead(t, f, LogOptions{Version: "v1", Format: FormatJSON})
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -1354,4 +1326,19 @@ func TestSubsetInConfig(t *testing.T) {
 			t.Errorf("subset %+v: config %s, want %s", tc.subset, got.String(), tc.want)
 		}
 	}
+}
+
+// writeRead writes f's log into a fresh folder, checks it against
+// Inspect's schema and reads it back: where most of these tests start.
+func writeRead(t *testing.T, f *result.File, opt LogOptions) (path string, lg *Log) {
+	t.Helper()
+	path, err := WriteLog(t.TempDir(), f, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	CheckSchema(t, path)
+	if lg, err = ReadLog(path); err != nil {
+		t.Fatal(err)
+	}
+	return path, lg
 }

@@ -1,10 +1,8 @@
 package inspect
 
 import (
-	"archive/zip"
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"reflect"
 	"strings"
@@ -148,27 +146,14 @@ func rawReductions(t *testing.T, path string) []rawReduction {
 		}
 		return lg.Reductions
 	}
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range zr.File {
-		rc, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		member, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch f.Name {
+	for _, m := range evalMembers(t, data) {
+		switch m.Name {
 		case "reductions.json":
-			if err := json.Unmarshal(member, &out); err != nil {
+			if err := json.Unmarshal(m.data, &out); err != nil {
 				t.Fatal(err)
 			}
 		case "header.json":
-			if bytes.Contains(member, []byte(`"reductions"`)) {
+			if bytes.Contains(m.data, []byte(`"reductions"`)) {
 				t.Errorf("%s: header.json holds the reductions", path)
 			}
 		}
