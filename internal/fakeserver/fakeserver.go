@@ -199,7 +199,8 @@ type Reply struct {
 	RetryAfter string // Retry-After header value for a Status reply, if any
 
 	// RawBody, when set with Status, is sent as is instead of a JSON error
-	// (a proxy's HTML page, a plain-text echo, ...).
+	// (a proxy's HTML page, a plain-text echo, ...), or with Status 200
+	// instead of the answer.
 	RawBody string
 
 	// Pad, when above 0, makes the answer's text Pad bytes of "x" (after
@@ -483,6 +484,13 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, c Call, rep Repl
 	case MalformedJSON:
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"id": "fake", "choices": [{"message": {"content": "trunc`)
+		return
+	}
+	if rep.RawBody != "" && rep.Status == http.StatusOK {
+		// A success status with a body of the test's own (a gateway's
+		// error in place of choices).
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, rep.RawBody)
 		return
 	}
 	if rep.Status != 0 && rep.Status != http.StatusOK {

@@ -5,6 +5,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -247,7 +248,7 @@ func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Resp
 		return model.Response{}, m.cfg.wrap(err)
 	}
 	if len(out.Choices) == 0 {
-		return model.Response{}, m.cfg.wrap(&model.APIError{Provider: m.cfg.label, Retryable: true, Message: "malformed reply: no choices"})
+		return model.Response{}, m.cfg.wrap(m.cfg.noChoices(&out))
 	}
 	return model.Response{
 		Text:            out.Choices[0].Text,
@@ -264,6 +265,18 @@ func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Resp
 // request does not carry it.
 func (c config) wrap(err error) error {
 	return fmt.Errorf("model %s: %w", c.name, err)
+}
+
+// noChoices is the error of a completion without choices: the error the
+// server put in its place, said as an error status's would be, else a
+// malformed reply. Either may pass on a retry.
+func (c config) noChoices(out *completion) *model.APIError {
+	if e := bytes.TrimSpace(out.Error); len(e) > 0 && !bytes.Equal(e, []byte("null")) {
+		ae := wire.StatusError(c.label, c.key, http.StatusOK, append(append([]byte(`{"error":`), e...), '}'))
+		ae.Status, ae.Retryable, ae.Message = 0, !ae.Fatal, "the server answered with an error: "+ae.Message
+		return ae
+	}
+	return &model.APIError{Provider: c.label, Retryable: true, Message: "malformed reply: no choices"}
 }
 
 // sampling is the settings members of a chat or text completion, sent
@@ -298,6 +311,9 @@ type completion struct {
 		Message      chatMessage `json:"message"`
 		FinishReason string      `json:"finish_reason"`
 	} `json:"choices"`
+	// Error is what a server that answered 200 without choices may say
+	// instead (gateways such as OpenRouter relay an upstream failure so).
+	Error json.RawMessage `json:"error"`
 	Usage struct {
 		PromptTokens            int `json:"prompt_tokens"`
 		CompletionTokens        int `json:"completion_tokens"`
@@ -429,8 +445,7 @@ type chatTool struct {
 // response reads a chat completion, live or from a batch's output.
 func (m *chatModel) response(out *completion) (model.Response, error) {
 	if len(out.Choices) == 0 {
-		return model.Response{}, &model.APIError{Provider: m.cfg.label, Retryable: true,
-			Message: "malformed reply: no choices"}
+		return model.Response{}, m.cfg.noChoices(out)
 	}
 	choice := out.Choices[0]
 	text, _ := choice.Message.Content.(string)

@@ -398,3 +398,40 @@ func TestOpenAIReplyCap(t *testing.T) {
 			return newModel("openai/gpt-4o", model.Options{BaseURL: url, APIKey: "test-key-1", MaxReply: limit})
 		})
 }
+
+// A 200 without choices says what the server put in their place (an
+// error, as gateways relay an upstream failure), retryable unless it
+// refuses the account; without one it is a malformed reply. Before, both
+// were "malformed reply: no choices".
+func TestNoChoices(t *testing.T) {
+	for _, tc := range []struct {
+		body      string
+		want      string
+		retryable bool
+	}{
+		{`{"error":{"message":"Upstream timed out, sk-no-key","code":502},"choices":[]}`, "the server answered with an error: Upstream timed out, [redacted]", true},
+		{`{"error":{"type":"insufficient_quota","message":"out of credit"}}`, "the server answered with an error: insufficient_quota: out of credit", false},
+		{`{"error":null,"choices":[]}`, "malformed reply: no choices", true},
+		{`{"id":"x"}`, "malformed reply: no choices", true},
+	} {
+		for _, completion := range []bool{false, true} {
+			srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 1, Reply: func(fakeserver.Call) fakeserver.Reply {
+				return fakeserver.Reply{Status: 200, RawBody: tc.body}
+			}})
+			if completion {
+				srv = fakeserver.NewOpenAICompletions(t, fakeserver.Options{MaxRequests: 1, Reply: func(fakeserver.Call) fakeserver.Reply {
+					return fakeserver.Reply{Status: 200, RawBody: tc.body}
+				}})
+			}
+			m, err := newModel("openai-api/gw/m", model.Options{BaseURL: srv.URL, APIKey: "sk-no-key", Provider: []any{Options{CompletionAPI: completion}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = m.Complete(context.Background(), model.Request{Messages: []model.Message{{Role: "user", Content: "hi"}}})
+			var ae *model.APIError
+			if !errors.As(err, &ae) || !strings.Contains(err.Error(), tc.want) || ae.Retryable != tc.retryable || strings.Contains(err.Error(), "sk-no-key") {
+				t.Errorf("%s (completion API %v): %v, retryable %v; want %q, retryable %v", tc.body, completion, err, ae != nil && ae.Retryable, tc.want, tc.retryable)
+			}
+		}
+	}
+}
