@@ -20,6 +20,7 @@ package model
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // Message is one chat turn. The JSON form is how a transcript is kept in
@@ -84,6 +85,35 @@ type Request struct {
 	Settings Settings
 	// Tools are offered to the model (agent mode); nil for none.
 	Tools []Tool
+}
+
+// Check says what no provider can send of r, as every HTTP provider
+// refuses it: no messages, a role other than user, assistant and tool,
+// an image without its type or data, images on an assistant turn, a tool
+// result without the id of its call.
+func (r Request) Check() error {
+	if len(r.Messages) == 0 {
+		return fmt.Errorf("request has no messages")
+	}
+	for i, msg := range r.Messages {
+		switch msg.Role {
+		case "user", "assistant", "tool":
+		default:
+			return fmt.Errorf("message %d: unknown role %q (want user, assistant or tool)", i, msg.Role)
+		}
+		if msg.Role == "assistant" && len(msg.Images) > 0 {
+			return fmt.Errorf("message %d: assistant messages cannot carry images", i)
+		}
+		if msg.Role == "tool" && msg.ToolCallID == "" {
+			return fmt.Errorf("message %d: a tool result without the id of its call", i)
+		}
+		for j, img := range msg.Images {
+			if img.MediaType == "" || len(img.Data) == 0 {
+				return fmt.Errorf("message %d, image %d: no media type or no data", i, j)
+			}
+		}
+	}
+	return nil
 }
 
 // Task is one question put to a model: the Request that is sent and,

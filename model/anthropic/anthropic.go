@@ -246,8 +246,8 @@ func (m *messagesModel) params(req model.Request) (request, error) {
 	if req.System != "" {
 		p.System = []block{textBlock(req.System)}
 	}
-	if len(req.Messages) == 0 {
-		return p, fmt.Errorf("request has no messages")
+	if err := req.Check(); err != nil {
+		return p, err
 	}
 	for i := 0; i < len(req.Messages); i++ {
 		msg := req.Messages[i]
@@ -257,9 +257,6 @@ func (m *messagesModel) params(req model.Request) (request, error) {
 			var results []block
 			for ; i < len(req.Messages) && req.Messages[i].Role == "tool"; i++ {
 				t := req.Messages[i]
-				if t.ToolCallID == "" {
-					return p, fmt.Errorf("message %d: a tool result without the id of its call", i)
-				}
 				results = append(results, block{Type: "tool_result", ToolUseID: t.ToolCallID, IsError: new(bool),
 					Content: []block{textBlock(t.Content)}})
 			}
@@ -270,10 +267,7 @@ func (m *messagesModel) params(req model.Request) (request, error) {
 		// An assistant turn's thinking goes back first, as it came.
 		blocks := thinkingParams(msg.ReasoningBlocks)
 		// Images go before the text, as Anthropic recommends for vision prompts.
-		for j, img := range msg.Images {
-			if img.MediaType == "" || len(img.Data) == 0 {
-				return p, fmt.Errorf("message %d, image %d: no media type or no data", i, j)
-			}
+		for _, img := range msg.Images {
 			blocks = append(blocks, block{Type: "image", Source: &imageSource{Type: "base64", MediaType: img.MediaType,
 				Data: base64.StdEncoding.EncodeToString(img.Data)}})
 		}
@@ -288,15 +282,6 @@ func (m *messagesModel) params(req model.Request) (request, error) {
 				input = json.RawMessage("{}")
 			}
 			blocks = append(blocks, block{Type: "tool_use", ID: c.ID, Name: c.Name, Input: input})
-		}
-		switch msg.Role {
-		case "user":
-		case "assistant":
-			if len(msg.Images) > 0 {
-				return p, fmt.Errorf("message %d: assistant messages cannot carry images", i)
-			}
-		default:
-			return p, fmt.Errorf("message %d: unknown role %q (want user, assistant or tool)", i, msg.Role)
 		}
 		p.Messages = append(p.Messages, message{Role: msg.Role, Content: blocks})
 	}

@@ -181,3 +181,13 @@ func TestAnthropicReplyCap(t *testing.T) {
 		return newModel("anthropic/claude-sonnet-4-5", model.Options{BaseURL: url, APIKey: "test-key-1", MaxReply: limit})
 	})
 }
+
+// A request no provider can send is refused before any call
+// (model.Request.Check).
+func TestRefusesBadRequest(t *testing.T) {
+	m, err := newModel("anthropic/claude-sonnet-4-5", model.Options{BaseURL: "http://127.0.0.1:1", APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	providertest.RefusesBadRequest(t, m)
+}

@@ -267,6 +267,11 @@ func (c config) wrap(err error) error {
 	return fmt.Errorf("model %s: %w", c.name, err)
 }
 
+// dataURL is an image as the chat and Responses APIs take it inline.
+func dataURL(img model.Image) string {
+	return "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
+}
+
 // noChoices is the error of a completion without choices: the error the
 // server put in its place, said as an error status's would be, else a
 // malformed reply. Either may pass on a retry.
@@ -485,10 +490,10 @@ func (m *chatModel) body(req model.Request) (chatRequest, error) {
 	if req.System != "" {
 		b.Messages = append(b.Messages, chatMessage{Role: "system", Content: req.System})
 	}
-	if len(req.Messages) == 0 {
-		return b, fmt.Errorf("request has no messages")
+	if err := req.Check(); err != nil {
+		return b, err
 	}
-	for i, msg := range req.Messages {
+	for _, msg := range req.Messages {
 		switch msg.Role {
 		case "user":
 			if len(msg.Images) == 0 {
@@ -496,18 +501,11 @@ func (m *chatModel) body(req model.Request) (chatRequest, error) {
 				continue
 			}
 			parts := []any{chatText{Type: "text", Text: msg.Content}}
-			for j, img := range msg.Images {
-				if img.MediaType == "" || len(img.Data) == 0 {
-					return b, fmt.Errorf("message %d, image %d: no media type or no data", i, j)
-				}
-				parts = append(parts, chatImage{Type: "image_url",
-					ImageURL: imageURL{"data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)}})
+			for _, img := range msg.Images {
+				parts = append(parts, chatImage{Type: "image_url", ImageURL: imageURL{dataURL(img)}})
 			}
 			b.Messages = append(b.Messages, chatMessage{Role: "user", Content: parts})
 		case "assistant":
-			if len(msg.Images) > 0 {
-				return b, fmt.Errorf("message %d: assistant messages cannot carry images", i)
-			}
 			a := chatMessage{Role: "assistant", Content: msg.Content}
 			if msg.Content == "" && len(msg.ToolCalls) > 0 {
 				a.Content = nil // the calls are the turn
@@ -517,12 +515,7 @@ func (m *chatModel) body(req model.Request) (chatRequest, error) {
 			}
 			b.Messages = append(b.Messages, a)
 		case "tool":
-			if msg.ToolCallID == "" {
-				return b, fmt.Errorf("message %d: a tool result without the id of its call", i)
-			}
 			b.Messages = append(b.Messages, chatMessage{Role: "tool", Content: msg.Content, ToolCallID: msg.ToolCallID})
-		default:
-			return b, fmt.Errorf("message %d: unknown role %q (want user, assistant or tool)", i, msg.Role)
 		}
 	}
 	for _, t := range req.Tools {

@@ -435,3 +435,15 @@ func TestNoChoices(t *testing.T) {
 		}
 	}
 }
+
+// Chat and the Responses API refuse a request no provider can send
+// before any call (model.Request.Check).
+func TestRefusesBadRequest(t *testing.T) {
+	for _, name := range []string{"openai-api/x/m", "openai-responses/o3"} {
+		m, err := newModel(name, model.Options{BaseURL: "http://127.0.0.1:1/v1", APIKey: "k"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		providertest.RefusesBadRequest(t, m)
+	}
+}

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -132,10 +131,10 @@ func (m *responsesModel) body(req model.Request) (responsesRequest, error) {
 		b.Reasoning = &responsesReasoning{Effort: s.ReasoningEffort, Summary: "auto"}
 		b.Include = []string{"reasoning.encrypted_content"}
 	}
-	if len(req.Messages) == 0 {
-		return b, fmt.Errorf("request has no messages")
+	if err := req.Check(); err != nil {
+		return b, err
 	}
-	for i, msg := range req.Messages {
+	for _, msg := range req.Messages {
 		switch msg.Role {
 		case "user":
 			if len(msg.Images) == 0 {
@@ -143,18 +142,11 @@ func (m *responsesModel) body(req model.Request) (responsesRequest, error) {
 				continue
 			}
 			parts := []responsesPart{{Type: "input_text", Text: msg.Content}}
-			for j, img := range msg.Images {
-				if img.MediaType == "" || len(img.Data) == 0 {
-					return b, fmt.Errorf("message %d, image %d: no media type or no data", i, j)
-				}
-				parts = append(parts, responsesPart{Type: "input_image",
-					ImageURL: "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)})
+			for _, img := range msg.Images {
+				parts = append(parts, responsesPart{Type: "input_image", ImageURL: dataURL(img)})
 			}
 			b.Input = append(b.Input, responsesMessage{Role: "user", Content: parts})
 		case "assistant":
-			if len(msg.Images) > 0 {
-				return b, fmt.Errorf("message %d: assistant messages cannot carry images", i)
-			}
 			// The turn's items in the order they came: reasoning, the
 			// message, the function calls.
 			for _, r := range msg.ReasoningBlocks {
@@ -169,12 +161,7 @@ func (m *responsesModel) body(req model.Request) (responsesRequest, error) {
 				b.Input = append(b.Input, responsesCall{Type: "function_call", CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
 			}
 		case "tool":
-			if msg.ToolCallID == "" {
-				return b, fmt.Errorf("message %d: a tool result without the id of its call", i)
-			}
 			b.Input = append(b.Input, responsesOutput{Type: "function_call_output", CallID: msg.ToolCallID, Output: msg.Content})
-		default:
-			return b, fmt.Errorf("message %d: unknown role %q (want user, assistant or tool)", i, msg.Role)
 		}
 	}
 	for _, t := range req.Tools {

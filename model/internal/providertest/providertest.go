@@ -292,3 +292,15 @@ func CheckToolCalls(t *testing.T, start func(*testing.T, fakeserver.Options) *fa
 		t.Errorf("server received:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantMsgs, "\n"))
 	}
 }
+
+// RefusesBadRequest checks that m refuses a request no provider can send
+// (model.Request.Check) before any call: its error is Check's, not a
+// transport error from the closed port m is pointed at.
+func RefusesBadRequest(t *testing.T, m model.Model) {
+	t.Helper()
+	bad := model.Request{Messages: []model.Message{{Role: "user", Content: "hi"}, {Role: "tool", Content: "4"}}}
+	_, err := m.Complete(context.Background(), bad)
+	if err == nil || !strings.Contains(err.Error(), "message 1: a tool result without the id of its call") {
+		t.Errorf("%s: %v, want the request refused before any call", m.Name(), err)
+	}
+}
