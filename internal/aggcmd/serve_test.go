@@ -8,37 +8,20 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/evalmd/evalmd/internal/syncbuf"
 )
-
-// lockedBuffer is a writer the command and the test share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 var reServing = regexp.MustCompile(`at (http://[^/ ]+/) `)
 
 // serveDir runs agg --serve on dir at a free port of 127.0.0.1 and returns
 // its URL; stop ends it and returns what the command returned.
-func serveDir(t *testing.T, dir string) (url string, stderr *lockedBuffer, stop func() error) {
+func serveDir(t *testing.T, dir string) (url string, stderr *syncbuf.Buffer, stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
-	stderr = &lockedBuffer{}
+	stderr = &syncbuf.Buffer{}
 	done := make(chan error, 1)
 	go func() { done <- aggregate(ctx, io.Discard, stderr, []string{"-i", dir, "--serve", "127.0.0.1:0"}) }()
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {

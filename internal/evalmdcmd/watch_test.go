@@ -8,31 +8,13 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/evalmd/evalmd/internal/browsertest"
 	"github.com/evalmd/evalmd/internal/cli"
+	"github.com/evalmd/evalmd/internal/syncbuf"
 )
-
-// lockedBuffer is a writer a command and the test share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // background runs evalmd with args until ctx ends; wait returns what it
 // returned.
@@ -50,7 +32,7 @@ func background(ctx context.Context, env Env, log io.Writer, args ...string) (wa
 }
 
 // waitFor waits (bounded) until log matches re and returns the match.
-func waitFor(t *testing.T, log *lockedBuffer, re *regexp.Regexp) []string {
+func waitFor(t *testing.T, log *syncbuf.Buffer, re *regexp.Regexp) []string {
 	t.Helper()
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		if m := re.FindStringSubmatch(log.String()); m != nil {
@@ -77,7 +59,7 @@ func TestWatchServeBrowser(t *testing.T) {
 	env := testEnv("", nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var runLog, serveLog lockedBuffer
+	var runLog, serveLog syncbuf.Buffer
 	runDone := background(ctx, env, &runLog, "run", "--watch", "-d", sheets, "-m", "mock", "-o", out)
 	waitFor(t, &runLog, regexp.MustCompile(`watching 1 sheet for changes`))
 	serveDone := background(ctx, env, &serveLog, "agg", "-i", out, "--serve", "127.0.0.1:0", "--latest-version")

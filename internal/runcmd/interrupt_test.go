@@ -14,6 +14,7 @@ import (
 	"github.com/evalmd/evalmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/config"
 	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/internal/syncbuf"
 )
 
 // TestMainHelperProcess is not a test: the Ctrl-C and kill -9 tests run the
@@ -35,7 +36,7 @@ type interruptRun struct {
 	t        *testing.T
 	args     []string
 	cmd      *exec.Cmd
-	stderr   *syncBuffer
+	stderr   *syncbuf.Buffer
 	exited   chan error
 	mu       sync.Mutex
 	asked    map[string]int
@@ -48,23 +49,6 @@ type interruptRun struct {
 
 // unhold lets the server answer the requests it holds.
 func (r *interruptRun) unhold() { r.relOnce.Do(func() { close(r.release) }) }
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func startInterruptRun(t *testing.T) *interruptRun {
 	t.Helper()
@@ -108,7 +92,7 @@ func startInterruptRun(t *testing.T) *interruptRun {
 	r.args = []string{"-d", sheets, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", out, "-c", "2"}
 	r.cmd = exec.Command(os.Args[0], "-test.run=^TestMainHelperProcess$")
 	r.cmd.Env = append(os.Environ(), "EVALMD_MAIN_HELPER=1", "LOCAL_API_KEY=x", "EVALMD_MAIN_ARGS="+strings.Join(r.args, "\x1f"))
-	r.stderr = &syncBuffer{}
+	r.stderr = &syncbuf.Buffer{}
 	r.cmd.Stderr = r.stderr
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -181,7 +165,7 @@ func TestCtrlCKeepsRequestsInFlight(t *testing.T) {
 		t.Errorf("stderr does not say the run stopped:\n%s", r.stderr.String())
 	}
 
-	var log syncBuffer
+	var log syncbuf.Buffer
 	if err := run(t.Context(), &log, &log, r.args); err != nil {
 		t.Fatalf("rerun: %v\n%s", err, log.String())
 	}

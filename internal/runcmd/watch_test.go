@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/syncbuf"
 	"github.com/evalmd/evalmd/result"
 )
 
 // waitFor waits (bounded) until log holds want n times.
-func waitFor(t *testing.T, log *syncBuffer, want string, n int) {
+func waitFor(t *testing.T, log *syncbuf.Buffer, want string, n int) {
 	t.Helper()
 	for deadline := time.Now().Add(time.Minute); strings.Count(log.String(), want) < n; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -53,7 +54,7 @@ func TestWatchRerunsSavedSheets(t *testing.T) {
 	os.WriteFile(b, []byte("# B\n## Q1\n#### question\n3+3?\n#### answer\n6\n"), 0o644)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, &stdout, &stderr, []string{"--watch", "-d", sheets, "-m", "mock", "-o", out})
@@ -126,7 +127,7 @@ func TestWatchCtrlC(t *testing.T) {
 	os.WriteFile(sheet, []byte("# A\n## Q1\n#### question\n2+2?\n#### answer\n4\n"), 0o644)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestMainHelperProcess$")
 	cmd.Env = append(os.Environ(), "EVALMD_MAIN_HELPER=1", "EVALMD_MAIN_ARGS="+strings.Join([]string{"--watch", "-f", sheet, "-m", "mock"}, "\x1f"))
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
