@@ -165,7 +165,7 @@ type Response struct {
 	// provider counts them apart (a part of OutputTokens, costed as
 	// output); 0 when unknown.
 	ReasoningTokens int    `json:",omitempty"`
-	Model           string // the model name the provider reported, if any
+	Model           string // the model the server said answered (its reply's "model"), if any; offline models leave it empty
 	// FinishReason is why the model stopped, as the provider says it
 	// ("stop", "length", "end_turn", "max_tokens", ...); "" when unknown.
 	FinishReason string `json:",omitempty"`

@@ -92,7 +92,7 @@ func (m *mockModel) Complete(ctx context.Context, _ model.Request) (model.Respon
 	if err := ctx.Err(); err != nil {
 		return model.Response{}, fmt.Errorf("model %s: %w", m.name, err)
 	}
-	return model.Response{Text: m.reply, Model: m.name}, nil
+	return model.Response{Text: m.reply}, nil
 }
 
 // oracleModel answers each question's ground truth.
@@ -121,7 +121,7 @@ func (m *oracleModel) Answer(ctx context.Context, req model.Task) (model.Respons
 	if req.Question.GroundTruth == nil {
 		return model.Response{}, fmt.Errorf("model %s, question %q has no ground truth: %w", m.name, req.Question.Name, model.ErrNoAnswer)
 	}
-	resp := model.Response{Text: *req.Question.GroundTruth, Model: m.name}
+	resp := model.Response{Text: *req.Question.GroundTruth}
 	if req.Solve != nil && req.Solve.Mode == model.ModeCode {
 		// The oracle checks the pipeline, not the sandbox: its answer is
 		// the ground truth, and no code is run for it.

@@ -57,9 +57,9 @@ func (m *randomModel) Answer(ctx context.Context, req model.Task) (model.Respons
 	}
 	opts := options(text)
 	if len(opts) == 0 {
-		return model.Response{Text: noOptionsReply, Model: m.name}, nil
+		return model.Response{Text: noOptionsReply}, nil
 	}
-	return model.Response{Text: opts[m.pick(req, text)%uint64(len(opts))], Model: m.name}, nil
+	return model.Response{Text: opts[m.pick(req, text)%uint64(len(opts))]}, nil
 }
 
 // ReuseBasis is what the baseline's pick depends on beyond the task: the

@@ -213,14 +213,14 @@ func (m *replayModel) Answer(ctx context.Context, req model.Task) (model.Respons
 	// An empty (or null) response is no answer: DABench counts only the
 	// first non-empty response of an id.
 	if resp, ok := m.byName[q.Name]; ok && q.Name != "" && resp != "" {
-		return model.Response{Text: resp, Model: m.name}, nil
+		return model.Response{Text: resp}, nil
 	}
 	ids := m.byID
 	if q.IDIsNumber {
 		ids = m.byNum
 	}
 	if resp, ok := ids[q.ID]; ok && q.ID != "" && resp != "" {
-		return model.Response{Text: resp, Model: m.name}, nil
+		return model.Response{Text: resp}, nil
 	}
 	return model.Response{}, fmt.Errorf("model %s, question %q (id %q): %w", m.name, q.Name, q.ID, model.ErrNoAnswer)
 }

@@ -511,11 +511,7 @@ func record(q *result.Question, o runner.Outcome, info model.Info, price *model.
 			q.Note = "cut by max_tokens while reasoning (finish_reason " + r.FinishReason + "): no answer; raise max_tokens"
 		}
 		q.BatchID = batchID
-		if !info.Offline {
-			// What the server said answered; an offline model names
-			// itself, which tells nothing.
-			q.ServedModel = r.Model
-		}
+		q.ServedModel = r.Model // what the server said answered; offline models say nothing
 		if c, ok := costOf(info, price, o.Response, batchID); ok {
 			q.Cost = &c
 		}
