@@ -22,6 +22,7 @@ func TestCleanBaseURL(t *testing.T) {
 		{" http://host/v1 ", "http://host/v1"},
 		{"http://host/V1", "http://host/V1"}, // a path keeps its case
 		{"https://host/openai/deployments?api-version=1", "https://host/openai/deployments?api-version=1"},
+		{"https://host/v1?model=a&region=eu", "https://host/v1?model=a&region=eu"},
 		{"https://api.openai.com/v1", "https://api.openai.com/v1"}, {"https://api.anthropic.com", "https://api.anthropic.com"}, {"http://localhost:11434/v1", "http://localhost:11434/v1"},
 	} {
 		got, err := CleanBaseURL(tc.in)
@@ -41,6 +42,24 @@ func TestCleanBaseURL(t *testing.T) {
 		}
 		if strings.Contains(in, "@") && !strings.Contains(in, "bad") && !errors.Is(err, errBaseURLUser) {
 			t.Errorf("CleanBaseURL(%q): %v, want errBaseURLUser", in, err)
+		}
+	}
+	// A key in the query string is refused as a key in USER:PASS@ is:
+	// a parameter named like a secret, a value or a name like a key, or
+	// a query string that does not parse.
+	for _, in := range []string{"https://host/v1?key=sk-secret", "https://host/v1?api-key=sk-secret", "https://host/v1?token=sk-secret",
+		"https://host/v1?api_key=sk-secret", "https://host/v1?API-KEY=sk-secret", "https://host/v1?access_token=sk-secret",
+		"https://host/v1?x-api-key=sk-secret&api-version=1", "https://host/v1?auth=sk-secret", "https://host/v1?secret=sk-secret",
+		"https://host/v1?password=sk-secret", "https://host/v1?key", "https://host/v1?q=sk-secret", "https://host/v1?sk-secret",
+		"https://host/v1?q=Bearer%20sk-secret", "https://host/v1?key=sk-secret%zz", "https://host/v1?a=1;key=sk-secret",
+		"https://host/v1/?token=sk-secret#frag", "HTTP://HOST/v1?Key=sk-secret"} {
+		_, err := CleanBaseURL(in)
+		if !errors.Is(err, errBaseURLQuery) {
+			t.Errorf("CleanBaseURL(%q): %v, want errBaseURLQuery", in, err)
+			continue
+		}
+		if strings.Contains(err.Error(), "sk-secret") {
+			t.Errorf("CleanBaseURL(%q): error %q repeats the secret", in, err)
 		}
 	}
 }

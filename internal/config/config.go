@@ -306,7 +306,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	c.baseURLLines = map[string]int{}
 	for k, u := range c.BaseURLs {
 		c.baseURLLines[k] = memberLine(&doc, "base_urls", k)
-		// The error never quotes the URL: it may hold a key (user:sk-...@).
+		// The error never quotes the URL: it may hold a key (user:sk-...@, ?key=sk-...).
 		if _, err := model.CleanBaseURL(u); err != nil {
 			return nil, fmt.Errorf("config %s:%d: base_urls: %s: the URL %w", name, c.baseURLLines[k], k, err)
 		}
@@ -416,9 +416,6 @@ func decodeError(name string, err error) error {
 	return fmt.Errorf("config %s: %s", name, msg)
 }
 
-// keyish are member names that hold secrets.
-var keyish = []string{"key", "token", "secret", "password", "passwd", "credential", "auth"}
-
 // noKeys refuses a member named like a secret, and a value that looks like
 // an API key, naming the line and never the value.
 func noKeys(name string, n *yaml.Node) error {
@@ -428,17 +425,14 @@ func noKeys(name string, n *yaml.Node) error {
 			if setting.Lookup(k) != nil {
 				continue // max_tokens, token_budget: counts of tokens, not secrets
 			}
-			for _, w := range keyish {
-				if strings.Contains(k, w) {
-					return fmt.Errorf("config %s:%d: %s: API keys and other secrets are read from the environment only (OPENAI_API_KEY, ANTHROPIC_API_KEY, NAME_API_KEY), never from a config file; remove the line",
-						name, n.Content[i].Line, n.Content[i].Value)
-				}
+			if model.SecretName(k) {
+				return fmt.Errorf("config %s:%d: %s: API keys and other secrets are read from the environment only (OPENAI_API_KEY, ANTHROPIC_API_KEY, NAME_API_KEY), never from a config file; remove the line",
+					name, n.Content[i].Line, n.Content[i].Value)
 			}
 		}
 	}
 	if n.Kind == yaml.ScalarNode {
-		v := strings.TrimSpace(n.Value)
-		if strings.HasPrefix(v, "sk-") || strings.HasPrefix(v, "Bearer ") {
+		if model.SecretValue(n.Value) {
 			return fmt.Errorf("config %s:%d: this value looks like an API key; keys are read from the environment only, never from a config file", name, n.Line)
 		}
 	}

@@ -196,6 +196,8 @@ func TestParseErrors(t *testing.T) {
 		{"base_urls:\n  ollama: localhost:11434\n", "f.yaml:2: base_urls: ollama: the URL is not an http(s) URL"},
 		{"base_urls:\n  ollama: http://h:1/v1\n  vllm: http://u:sk-live-9@gpu:8000/v1\n", "f.yaml:3: base_urls: vllm: the URL holds a user name or password"},
 		{"base_urls:\n  vllm: http://sk-live-9@gpu:8000/v1\n", "f.yaml:2: base_urls: vllm: the URL holds a user name or password"},
+		{"base_urls:\n  vllm: http://gpu:8000/v1?key=sk-live-9\n", "f.yaml:2: base_urls: vllm: the URL holds a key in its query string"},
+		{"base_urls:\n  azure: https://h/openai?api-version=1&api-key=live9\n", "f.yaml:2: base_urls: azure: the URL holds a key in its query string"},
 		{"prices:\n  gpt-4: ten\n", "f.yaml:1: prices: gpt-4:"},
 		{"models: [\n", "config f.yaml:"},
 	} {
