@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/golden"
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/golden"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
 // runTo runs the report with its output streams set.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
 // limeSource is a checkout of LIME (github.com/sutt/lime at e03f8c2, the

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/agg"
-	"github.com/evalmd/evalmd/internal/benchmarks"
-	"github.com/evalmd/evalmd/internal/golden"
+	"github.com/evalmd/evalmd/benchmark/benchmarks"
+	"github.com/evalmd/evalmd/internal/testkit/golden"
 )
 
 // TestBenchmarkMetricsGolden runs the report on testdata/bench with the

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/golden"
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/golden"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
 // LIME's report types and the terminal layout, on hand-made outputs with

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 )
 
 // TestKillChild is the process TestKill9 kills: it runs a batch of

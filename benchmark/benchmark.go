@@ -9,8 +9,8 @@
 // benchmark's prompts as the sheets' defaults) and the exports (output
 // files -> the file its own scorer reads). They are apart so that agg,
 // which only reads answers, links none of what converting needs
-// (workbooks, tokenizers, parquet, code mode). internal/benchmarks lists
-// the Benchmark values and internal/conversions the Conversions values; the
+// (workbooks, tokenizers, parquet, code mode). benchmark/benchmarks lists
+// the Benchmark values and benchmark/conversions the Conversions values; the
 // commands build a Set (NewSet) or a ConvertSet (NewConvertSet) from those
 // lists once, at start. There is no global table: a test builds a set with
 // a toy benchmark of its own beside the real ones, and nothing else sees

@@ -12,12 +12,12 @@ import (
 
 	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/benchmark"
+	"github.com/evalmd/evalmd/benchmark/benchmarks"
+	"github.com/evalmd/evalmd/benchmark/conversions"
 	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/harness"
-	"github.com/evalmd/evalmd/internal/benchmarks"
-	"github.com/evalmd/evalmd/internal/conversions"
 	"github.com/evalmd/evalmd/internal/outfile"
-	"github.com/evalmd/evalmd/internal/providers"
+	"github.com/evalmd/evalmd/model/providers"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/golden"
+	"github.com/evalmd/evalmd/internal/testkit/golden"
 )
 
 // reference is databench_eval's scoring path, re-expressed for the test:

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/golden"
+	"github.com/evalmd/evalmd/internal/testkit/golden"
 )
 
 func TestPromptGolden(t *testing.T) {

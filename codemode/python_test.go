@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
 // debianPython is the interpreter the sandbox runs (Debian's, not the first

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/sandbox"
 	"github.com/evalmd/evalmd/table"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/internal/py"
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/result"
 )
 

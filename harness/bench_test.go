@@ -17,9 +17,9 @@ import (
 
 	"github.com/evalmd/evalmd/harness/internal/plan"
 	"github.com/evalmd/evalmd/harness/internal/write"
-	"github.com/evalmd/evalmd/internal/fakeserver"
-	"github.com/evalmd/evalmd/internal/providers"
+	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/providers"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
 )

@@ -106,7 +106,7 @@ type Config struct {
 	// --questions); the zero Subset asks them all.
 	Subset Subset
 	// Fresh asks every question (run --fresh): no answer of an earlier
-	// output is reused (see internal/reuse).
+	// output is reused (see harness/internal/reuse).
 	Fresh bool
 
 	// NewModel builds a model by name: the program's model.Registry New,

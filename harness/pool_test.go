@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalmd/evalmd/internal/fakeserver"
-	"github.com/evalmd/evalmd/internal/providers"
+	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/providers"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
 )

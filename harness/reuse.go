@@ -4,13 +4,13 @@ import (
 	"path/filepath"
 
 	"github.com/evalmd/evalmd/harness/internal/plan"
-	"github.com/evalmd/evalmd/internal/reuse"
+	"github.com/evalmd/evalmd/harness/internal/reuse"
 	"github.com/evalmd/evalmd/model"
 )
 
 // reuseAnswers records each planned question's request key and, unless
 // the run is fresh, gives every question whose key an earlier output of
-// its sheet and model recorded with an answer that answer (internal/reuse),
+// its sheet and model recorded with an answer that answer (harness/internal/reuse),
 // marking it in Output.Reused: the execute step grades it without asking.
 // A resumed run does not reuse from the output it writes itself, whose
 // answers its journal holds.

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/fakeserver"
-	"github.com/evalmd/evalmd/internal/providers"
+	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/providers"
 )
 
 // A LIME sheet (temperature 0.5, max_tokens 10) on a reasoning model of

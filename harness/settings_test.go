@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/internal/setting"
+	"github.com/evalmd/evalmd/model/providers"
 	"github.com/evalmd/evalmd/result"
 )
 

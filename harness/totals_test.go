@@ -5,7 +5,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/model"
 )
 

@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalmd/evalmd/internal/golden"
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/golden"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner/aimd"

@@ -12,8 +12,8 @@ import (
 	dabenchscore "github.com/evalmd/evalmd/benchmark/dabench/score"
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/inspect"
-	"github.com/evalmd/evalmd/internal/providers"
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
+	"github.com/evalmd/evalmd/model/providers"
 )
 
 // Every log the tool writes validates against Inspect's schemas, in both

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/internal/outfile"
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/result"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/internal/outfile"
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/result"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/golden"
 	"github.com/evalmd/evalmd/internal/outfile"
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/golden"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/result"
 )
 

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/browsertest"
-	"github.com/evalmd/evalmd/internal/golden"
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/testkit/browsertest"
+	"github.com/evalmd/evalmd/internal/testkit/golden"
 	"github.com/evalmd/evalmd/result"
 )
 

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/browsertest"
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/testkit/browsertest"
 	"github.com/evalmd/evalmd/result"
 )
 

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/golden"
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/testkit/golden"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 )

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
 // TestParseFastTakesLIME: LIME's result files and files this tool writes

@@ -183,7 +183,7 @@ type Question struct {
 	FinishReason string          `json:"finish_reason,omitempty"` // why the model stopped ("length": cut at max_tokens; "refusal")
 	Note         string          `json:"note,omitempty"`          // what a reader must know of the answer: a reply with no text, a refusal
 	BatchID      string          `json:"batch_id,omitempty"`      // the provider's batch that answered (run --batch); its cost is at batch prices
-	// RequestKey is the key of the request asked (see internal/reuse):
+	// RequestKey is the key of the request asked (see harness/internal/reuse):
 	// a rerun reuses this answer for a question whose request has the
 	// same key. ReusedFrom names the output file whose run got the answer
 	// when this run reused it instead of asking; its grade is this run's.

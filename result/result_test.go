@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/runner/aimd"
 )
 

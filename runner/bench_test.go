@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalmd/evalmd/internal/fakeserver"
-	"github.com/evalmd/evalmd/internal/providers"
+	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/providers"
 )
 
 // cpuTime is the CPU (user + system) this process has used so far. The

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/evalmd/evalmd/internal/providers"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/model/builtin"
+	"github.com/evalmd/evalmd/model/providers"
 	"github.com/evalmd/evalmd/runner"
 )
 

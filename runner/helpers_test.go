@@ -122,7 +122,7 @@ func (s *noSleep) sleep(ctx context.Context, d time.Duration) error {
 }
 
 // httpModel is a minimal OpenAI chat-completions client used by this
-// package's tests against internal/fakeserver, so the runner's tests do
+// package's tests against internal/testkit/fakeserver, so the runner's tests do
 // not depend on the providers' package. It classifies failures the way
 // providers must (*model.APIError), except that it returns transport and
 // timeout errors unclassified, which exercises the runner's own fallback.

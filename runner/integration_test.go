@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalmd/evalmd/internal/fakeserver"
-	"github.com/evalmd/evalmd/internal/providers"
+	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/providers"
 )
 
 // testAPIKey is a fake credential; the tests check it never reaches a file.

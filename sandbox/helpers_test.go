@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
 var (

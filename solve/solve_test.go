@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalmd/evalmd/internal/fakeserver"
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/model/anthropic"
 	"github.com/evalmd/evalmd/model/openai"

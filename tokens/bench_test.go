@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
 // benchText is about 1 MB of real prompt-like text: the DSBench

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
 // pandasCSV is what pandas itself writes for every sheet of the workbooks:

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/internal/py"
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
 func TestFrames(t *testing.T) {

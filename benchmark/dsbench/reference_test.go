@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
 // refPrompt is one line of reference/dsbench/prompts.jsonl.

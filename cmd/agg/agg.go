@@ -6,9 +6,9 @@
 package main
 
 import (
-	"github.com/evalmd/evalmd/internal/aggcmd"
-	"github.com/evalmd/evalmd/internal/cli"
-	"github.com/evalmd/evalmd/internal/config"
+	"github.com/evalmd/evalmd/cmd/internal/aggcmd"
+	"github.com/evalmd/evalmd/cmd/internal/cli"
+	"github.com/evalmd/evalmd/cmd/internal/config"
 )
 
 func main() { cli.Main(aggcmd.Command(config.System(), cli.IsTerminal)) }

@@ -11,8 +11,8 @@
 package main
 
 import (
-	"github.com/evalmd/evalmd/internal/cli"
-	"github.com/evalmd/evalmd/internal/convertcmd"
+	"github.com/evalmd/evalmd/cmd/internal/cli"
+	"github.com/evalmd/evalmd/cmd/internal/convertcmd"
 )
 
 func main() { cli.Main(convertcmd.Command()) }

@@ -8,8 +8,8 @@
 package main
 
 import (
-	"github.com/evalmd/evalmd/internal/cli"
-	"github.com/evalmd/evalmd/internal/evalmdcmd"
+	"github.com/evalmd/evalmd/cmd/internal/cli"
+	"github.com/evalmd/evalmd/cmd/internal/evalmdcmd"
 )
 
 func main() { cli.Main(evalmdcmd.Command(evalmdcmd.System())) }

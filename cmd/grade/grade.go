@@ -7,9 +7,9 @@ package main
 import (
 	"os"
 
-	"github.com/evalmd/evalmd/internal/cli"
-	"github.com/evalmd/evalmd/internal/config"
-	"github.com/evalmd/evalmd/internal/gradecmd"
+	"github.com/evalmd/evalmd/cmd/internal/cli"
+	"github.com/evalmd/evalmd/cmd/internal/config"
+	"github.com/evalmd/evalmd/cmd/internal/gradecmd"
 )
 
 func main() { cli.Main(gradecmd.Command(config.System(), os.Getenv)) }

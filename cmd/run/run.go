@@ -10,9 +10,9 @@ package main
 import (
 	"os"
 
-	"github.com/evalmd/evalmd/internal/cli"
-	"github.com/evalmd/evalmd/internal/config"
-	"github.com/evalmd/evalmd/internal/runcmd"
+	"github.com/evalmd/evalmd/cmd/internal/cli"
+	"github.com/evalmd/evalmd/cmd/internal/config"
+	"github.com/evalmd/evalmd/cmd/internal/runcmd"
 )
 
 func main() { cli.Main(runcmd.Command(config.System(), os.Getenv, os.Environ)) }

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/inspect"
-	"github.com/evalmd/evalmd/internal/golden"
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/golden"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
 // limeParseRef is a reference parse made by LIME's own parser.

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/benchmarks"
+	"github.com/evalmd/evalmd/benchmark/benchmarks"
 	"github.com/evalmd/evalmd/internal/setting"
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/sheet"
 )
 

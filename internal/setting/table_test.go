@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/golden"
+	"github.com/evalmd/evalmd/internal/testkit/golden"
 )
 
 const (

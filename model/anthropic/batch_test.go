@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/model/internal/providertest"
 )

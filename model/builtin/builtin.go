@@ -84,7 +84,7 @@ func (m *mockModel) Name() string { return m.name }
 func (m *mockModel) Info() model.Info { return info("mock", m.name, false) }
 
 // ReuseBasis is what mock's answers depend on beyond the request: its
-// reply (see internal/reuse).
+// reply (see harness/internal/reuse).
 func (m *mockModel) ReuseBasis(model.QuestionRef) string { return "reply " + m.reply }
 
 // Complete returns the fixed reply, unless ctx is already done.

@@ -63,7 +63,7 @@ func (m *randomModel) Answer(ctx context.Context, req model.Task) (model.Respons
 }
 
 // ReuseBasis is what the baseline's pick depends on beyond the task: the
-// seed (see internal/reuse).
+// seed (see harness/internal/reuse).
 func (m *randomModel) ReuseBasis(model.QuestionRef) string { return fmt.Sprintf("seed %d", m.seed) }
 
 // options returns the option letters found in text, each once, in order.

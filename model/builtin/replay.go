@@ -184,7 +184,7 @@ func (m *replayModel) Unmatched(qs []model.QuestionRef) []string {
 // Name returns "replay:FILE".
 // ReuseBasis is what a replayed answer depends on beyond the task: the
 // line that answers q now, so an edited file is asked again (see
-// internal/reuse).
+// harness/internal/reuse).
 func (m *replayModel) ReuseBasis(q model.QuestionRef) string {
 	resp, err := m.Answer(context.Background(), model.Task{Question: q})
 	if err != nil {

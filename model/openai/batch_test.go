@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/model/internal/providertest"
 )

@@ -14,7 +14,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/evalmd/evalmd/internal/fakeserver"
+	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/model/internal/providertest"
 )

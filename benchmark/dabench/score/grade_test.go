@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/grade"
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
 func TestDABenchExtract(t *testing.T) {

@@ -18,8 +18,8 @@ import (
 	"github.com/evalmd/evalmd/benchmark/dabench/score"
 	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/harness"
-	"github.com/evalmd/evalmd/internal/providers"
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
+	"github.com/evalmd/evalmd/model/providers"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
 )

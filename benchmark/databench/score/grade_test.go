@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/grade"
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
 type databenchRefCase struct {

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/shared"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
 // corpusFiles returns the .xlsb workbooks of the shared corpus with the

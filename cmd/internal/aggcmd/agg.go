@@ -1,0 +1,209 @@
+// Package aggcmd is the agg command (evalmd agg and the cmd/agg main): it
+// turns a folder of output files into markdown leaderboards
+// (LIME's agg.py, with its flags): LIME's Leaderboard, Runs and All
+// Questions tables, then intervals, paired comparisons, discrepancies,
+// usage, errors and benchmark metrics.
+//
+//	agg -i DIR|'GLOB' [-o FILE.md|-] [--completions|--discrepancies-full] [--md|--terminal]
+//	    [-v] [-charts] [--log-dir DIR] [-html FILE.html] [-xlsx FILE.xlsx]
+//	agg -i DIR --serve 127.0.0.1:PORT [--allow-remote]
+//
+// -i takes a folder (searched recursively) or a glob pattern of output
+// files (not recursive, as LIME's). --completions and
+// --discrepancies-full are LIME's report types, each replacing the
+// default report. Without -o (or with -o -) the report goes to stdout,
+// its tables laid out for the screen when stdout is a terminal (--md
+// forces markdown, --terminal the screen); each file written (-o FILE,
+// charts, -html, -xlsx, --log-dir) is named on stderr.
+//
+// --reducer (mean, majority, pass@K, all-correct) says how a model's
+// answers to one question, its epochs and its runs of the sheet, become
+// the question's score in the models table; figures are then over
+// questions, not answers.
+//
+// -html writes one self-contained HTML page (tables, charts, every
+// question, run comparison), -xlsx an Excel workbook (leaderboard, models,
+// grades, completions); with either, the markdown is written only when -o
+// names it.
+//
+// --serve ADDR serves that page at http://ADDR/ instead, made afresh when
+// the folder's output files change, and the open page reloads itself; a
+// port alone is 127.0.0.1's, and an address other computers can reach
+// needs --allow-remote.
+package aggcmd
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/benchmark/benchmarks"
+	"github.com/evalmd/evalmd/cmd/internal/cli"
+	"github.com/evalmd/evalmd/cmd/internal/config"
+	"github.com/evalmd/evalmd/inspect"
+	"github.com/evalmd/evalmd/report"
+	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/spreadsheet"
+)
+
+// aggregate is the whole command, callable from tests.
+func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	return cli.Execute(ctx, stdout, stderr, Command(config.Lookup{}, cli.IsTerminal), args)
+}
+
+// Command is agg's entry in the command table, with fresh flags; look
+// says where its config files are looked for (from the -i folder up, then
+// the current folder), isTerminal whether a writer is a terminal (tests
+// inject it).
+func Command(look config.Lookup, isTerminal func(io.Writer) bool) *cli.Command {
+	fs := flag.NewFlagSet("agg", flag.ContinueOnError)
+	var opt agg.Options
+	fs.StringVar(&opt.Dir, "i", "", "input `dir` (every output*.json below it is read) or a glob pattern of output files, as 'results/*gpt-4*' (not recursive)")
+	fs.StringVar(&opt.Out, "o", "", "write the markdown report to this `file` (default: stdout, laid out for the screen on a terminal)")
+	fs.BoolVar(&opt.Verbose, "v", false, "verbose: counts and the file written, on stderr")
+	fs.BoolVar(&opt.Charts, "charts", false, "also write SVG charts beside the markdown")
+	fs.BoolVar(&opt.IncludeDryRuns, "include-dry-runs", false, "count the outputs of dry runs (run -y), left out by default")
+	fs.BoolVar(&opt.LatestVersion, "latest-version", false, "count, of each sheet, only the runs of the newest version of its questions (default: every run, as LIME's agg; the config's latest_version)")
+	fs.BoolVar(&opt.Force, "force", false, "write over files evalmd did not write, or changed since it wrote them")
+	fs.IntVar(&opt.MaxDiscrepancies, "max-discrepancies", 0, "rows of the discrepancy table (0: 50, -1: all)")
+	completions := fs.Bool("completions", false, "report type: every question's completions, a row per run (replaces the default report, as LIME's)")
+	discFull := fs.Bool("discrepancies-full", false, "report type: questions graded differently, each run's grade and completion side by side (replaces the default report)")
+	mdStyle := fs.Bool("md", false, "markdown even on a terminal (when the report goes to stdout)")
+	terminal := fs.Bool("terminal", false, "tables laid out for the screen even when stdout is not a terminal (LIME's --terminal)")
+	logDir := fs.String("log-dir", "", "also write an Inspect log per run (its epochs one log) into this folder")
+	logFormat := fs.String("log-format", inspect.FormatEval, "format of the Inspect logs: eval or json")
+	htmlOut := fs.String("html", "", "write a self-contained HTML report to this `file` (the markdown only with -o)")
+	xlsxOut := fs.String("xlsx", "", "write an Excel workbook to this `file` (the markdown only with -o)")
+	reducer := fs.String("reducer", "mean", "how a model's answers to one question (its epochs and runs) become the question's score in the models table: "+agg.ReducerNames)
+	serveOn := fs.String("serve", "", "serve the HTML report at this `address` (127.0.0.1:PORT, or PORT), made afresh as the outputs change, until Ctrl-C")
+	allowRemote := fs.Bool("allow-remote", false, "let --serve listen on an address other computers can reach (0.0.0.0:PORT): the page shows every prompt and completion")
+	return &cli.Command{
+		Name:  "agg",
+		Usage: "-i DIR|'GLOB' [-o FILE.md|-] [--completions|--discrepancies-full] [--md|--terminal] [-v] [-charts] [--reducer R] [--log-dir DIR] [-html FILE.html] [-xlsx FILE.xlsx] | --serve 127.0.0.1:PORT",
+		Short: "Turn a folder of output files into markdown leaderboards (and HTML, Excel, Inspect logs).",
+		Flags: fs,
+		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+			opt.Stdout, opt.Stderr = stdout, stderr
+			if opt.Dir == "" && len(args) == 1 {
+				opt.Dir = args[0] // LIME's later agg took the folder as an argument
+			} else if len(args) > 0 {
+				return cli.Usagef("unexpected arguments %q", args)
+			}
+			if opt.Dir == "" {
+				return cli.Usagef("-i DIR is required")
+			}
+			if err := latestVersion(fs, &opt, look); err != nil {
+				return err
+			}
+			if err := inspect.CheckFormat(*logFormat); err != nil {
+				return cli.Usagef("--log-format: %v", err)
+			}
+			var err error
+			if opt.Reducer, err = agg.ParseReducer(*reducer); err != nil {
+				return cli.Usagef("--reducer: %v", err)
+			}
+			if opt.MaxDiscrepancies < -1 {
+				return cli.Usagef("-max-discrepancies %d: give -1 (all), 0 (50) or a number of rows", opt.MaxDiscrepancies)
+			}
+			set, err := benchmarks.Set()
+			if err != nil {
+				return err
+			}
+			opt.Metrics = set.Metrics
+			// The page's options, served or written (-html).
+			ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: stderr, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns, Metrics: set.Metrics, Reducer: opt.Reducer, LatestVersion: opt.LatestVersion}
+			if *serveOn != "" {
+				return serve(ctx, stderr, fs, *serveOn, *allowRemote, opt.Dir, ro)
+			} else if *allowRemote {
+				return cli.Usagef("--allow-remote goes with --serve")
+			}
+			switch {
+			case *completions && *discFull:
+				return cli.Usagef("--completions and --discrepancies-full are two report types: give one")
+			case *mdStyle && *terminal:
+				return cli.Usagef("--md and --terminal contradict each other")
+			case *completions:
+				opt.Report = agg.Completions
+			case *discFull:
+				opt.Report = agg.DiscrepanciesFull
+			}
+			if opt.Charts && opt.Report != agg.Summary {
+				return cli.Usagef("-charts goes with the default report, not --completions or --discrepancies-full")
+			}
+			// Without -o the report is printed (LIME wrote agg-XXXX.md
+			// into the folder without a word). LIME's rule: the screen
+			// layout when stdout is a terminal, markdown when it is
+			// redirected; --md and --terminal decide.
+			if opt.Out == "" && *htmlOut == "" && *xlsxOut == "" {
+				opt.Out = "-"
+			}
+			opt.Screen = *terminal || opt.Out == "-" && !*mdStyle && isTerminal(stdout)
+			// The folder is read once, by agg, for every output asked: its
+			// tables, the questions of the page and the workbook, the
+			// Inspect logs (each file it decodes goes to them as it goes).
+			var qs *report.Builder
+			if *htmlOut != "" || *xlsxOut != "" {
+				qs = report.NewBuilder(opt.Dir)
+			}
+			logs := &inspect.RunLogs{Dir: *logDir, Warn: stderr,
+				Options: inspect.LogOptions{Force: opt.Force, Format: *logFormat, IncludeDryRuns: opt.IncludeDryRuns}}
+			var each func(path string, f *result.File, counted bool)
+			if qs != nil || *logDir != "" {
+				each = func(path string, f *result.File, counted bool) {
+					if qs != nil && counted {
+						qs.Add(path, f)
+					}
+					if *logDir != "" {
+						logs.Add(path, f)
+					}
+				}
+			}
+			d, err := agg.Read(ctx, opt, each)
+			if err != nil {
+				return err
+			}
+			if opt.Out != "" {
+				if err := d.Write(opt); err != nil {
+					return err
+				}
+			}
+			if *htmlOut != "" {
+				if err := report.Save(*htmlOut, d, qs.Data(), ro); err != nil {
+					return err
+				}
+				fmt.Fprintf(stderr, "wrote %s\n", *htmlOut)
+			}
+			if *xlsxOut != "" {
+				if err := spreadsheet.Save(*xlsxOut, d, qs.Data(), spreadsheet.Options{Force: opt.Force}); err != nil {
+					return err
+				}
+				fmt.Fprintf(stderr, "wrote %s\n", *xlsxOut)
+			}
+			if *logDir != "" {
+				fmt.Fprintf(stderr, "wrote %d Inspect logs to %s\n", logs.Close(), *logDir)
+			}
+			return d.Unread()
+		},
+	}
+}
+
+// latestVersion takes --latest-version from the config (latest_version:
+// the nearest evalmd.yaml at or above the -i folder, evalmd init's turns
+// it on) unless the flag is given.
+func latestVersion(fs *flag.FlagSet, opt *agg.Options, look config.Lookup) error {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "latest-version" })
+	if given {
+		return nil
+	}
+	conf, err := config.Load(look.ForSheets(result.Root(opt.Dir)))
+	if err != nil {
+		return err
+	}
+	if conf.LatestVersion != nil {
+		opt.LatestVersion = *conf.LatestVersion
+	}
+	return nil
+}

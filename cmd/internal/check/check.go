@@ -1,0 +1,294 @@
+// Package check says what this machine can run (run --check): which model
+// providers are configured (an API key present in the environment, a local
+// server answering a short probe), the Python sandbox's state, and the
+// config files in force. It never prints a key, only the name of the
+// variable that holds one.
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/evalmd/evalmd/cmd/internal/config"
+	"github.com/evalmd/evalmd/model"
+)
+
+// DefaultProbe bounds one probe of a local server.
+const DefaultProbe = 2 * time.Second
+
+// Options say what is checked and how.
+type Options struct {
+	// Getenv reads keys' presence and base URLs (wrap it with the
+	// config's Getenv so that its base URLs count); nil reads none.
+	Getenv func(string) string
+	// Environ lists the environment as NAME=VALUE lines (os.Environ):
+	// every NAME_API_KEY in it that Getenv reads as set names an
+	// openai-api server. nil lists none.
+	Environ func() []string
+	// Registry holds the providers to check: each with a Server, and
+	// the servers of its Labeled one (base_urls, NAME_API_KEY); nil
+	// checks none.
+	Registry *model.Registry
+	// Config is the config in force; nil for none.
+	Config *config.Config
+	// BaseURL is the server --base-url names, where every model of the
+	// run is sent: probed as a line of its own ("" for none).
+	BaseURL string
+	// Client sends the probes; nil uses a fresh client.
+	Client *http.Client
+	// Probe bounds each probe; 0 means DefaultProbe.
+	Probe time.Duration
+	// Sandbox checks the sandbox and says its versions ("python 3.11.2,
+	// pandas 1.5.3, ..."); nil skips it.
+	Sandbox func(ctx context.Context) (string, error)
+}
+
+// Provider is one provider's or server's state.
+type Provider struct {
+	Name    string // the provider's name, or LABELED/NAME for a server of its Labeled provider
+	KeyVar  string // the variable its key is read from
+	HasKey  bool
+	BaseURL string // "" for a server NAME with a key and no base URL
+	Local   bool   // a server probed (local, or named by base URL)
+	Err     error  // the probe's failure, nil when it answered
+	// Refused says why the base URL the environment gives is not used
+	// (one holding a key, user:sk-...@); the URL is then "" and never
+	// printed.
+	Refused error
+}
+
+// Ready says whether the provider can be used as it is.
+func (p Provider) Ready() bool {
+	if p.BaseURL == "" {
+		return false
+	}
+	if p.Local {
+		return p.Err == nil
+	}
+	return p.HasKey
+}
+
+// Providers checks the registry's providers that have a server, every
+// server the config names (base_urls) and every NAME whose NAME_API_KEY is
+// set (with or without its NAME_BASE_URL), these two as servers of the
+// registry's Labeled provider (openai-api/NAME). Servers are probed at
+// once, each bounded by opt.Probe.
+func Providers(ctx context.Context, opt Options) []Provider {
+	getenv := opt.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	env := func(name, suffix string) string { return getenv(model.EnvName(name) + suffix) }
+	// server is the environment's NAME_BASE_URL, else the config's.
+	server := func(name string) string {
+		if u := env(name, "_BASE_URL"); u != "" || opt.Config == nil {
+			return u
+		}
+		return model.BaseURLOf(opt.Config.BaseURLs, name)
+	}
+	var ps []Provider
+	if opt.BaseURL != "" {
+		ps = append(ps, Provider{Name: "--base-url", BaseURL: opt.BaseURL, Local: true})
+	}
+	labeled := "" // the provider whose names are LABELED/NAME/MODEL, a server each
+	if opt.Registry != nil {
+		for _, pv := range opt.Registry.All() {
+			if pv.Labeled && labeled == "" {
+				labeled = pv.Name
+			}
+			s := pv.Server
+			if s == nil {
+				continue
+			}
+			p := Provider{Name: pv.Name, KeyVar: s.KeyVar, BaseURL: server(pv.Name), Local: s.Local}
+			p.HasKey = getenv(p.KeyVar) != ""
+			if p.BaseURL == "" {
+				p.BaseURL = s.URL
+			} else if !s.Local && !sameHost(p.BaseURL, s.URL) {
+				p.Local = true // another server under a hosted provider's name
+			}
+			ps = append(ps, p)
+		}
+	}
+	serverName := func(p Provider) string { return strings.TrimPrefix(p.Name, labeled+"/") }
+	if opt.Config != nil && labeled != "" {
+		var names []string
+		for name := range opt.Config.BaseURLs {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			known := false
+			for _, p := range ps {
+				known = known || p.Name == name
+			}
+			if known {
+				continue
+			}
+			p := Provider{Name: labeled + "/" + name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: server(name), Local: true}
+			p.HasKey = getenv(p.KeyVar) != ""
+			ps = append(ps, p)
+		}
+	}
+	if opt.Environ != nil && labeled != "" {
+		listed := map[string]bool{}
+		for _, p := range ps {
+			listed[model.EnvName(serverName(p))] = true
+		}
+		var names []string
+		for _, kv := range opt.Environ() {
+			k, _, _ := strings.Cut(kv, "=")
+			name, ok := strings.CutSuffix(k, "_API_KEY")
+			// A name evalmd would spell so (TOGETHER, MY_SERVER), not yet
+			// listed, its key set.
+			if ok && name != "" && model.EnvName(name) == name && !listed[name] && getenv(k) != "" {
+				listed[name] = true
+				names = append(names, name)
+			}
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			p := Provider{Name: labeled + "/" + strings.ToLower(name), KeyVar: name + "_API_KEY", HasKey: true, BaseURL: getenv(name + "_BASE_URL")}
+			p.Local = p.BaseURL != ""
+			ps = append(ps, p)
+		}
+	}
+	for i := range ps {
+		p := &ps[i]
+		if p.BaseURL == "" {
+			continue
+		}
+		clean, err := model.CleanBaseURL(p.BaseURL)
+		if err != nil {
+			from := model.EnvName(serverName(*p)) + "_BASE_URL"
+			if p.Name == "--base-url" {
+				from = "--base-url"
+			}
+			p.BaseURL, p.Local, p.Refused = "", false, fmt.Errorf("the base URL from %s (or the config's base_urls) %w", from, err)
+			continue
+		}
+		p.BaseURL = clean
+	}
+	client := opt.Client
+	if client == nil {
+		client = &http.Client{}
+	}
+	bound := opt.Probe
+	if bound <= 0 {
+		bound = DefaultProbe
+	}
+	done := make(chan struct{})
+	n := 0
+	for i := range ps {
+		if !ps[i].Local {
+			continue
+		}
+		n++
+		go func(p *Provider) {
+			defer func() { done <- struct{}{} }()
+			p.Err = probe(ctx, client, bound, p)
+		}(&ps[i])
+	}
+	for ; n > 0; n-- {
+		<-done
+	}
+	return ps
+}
+
+// sameHost reports whether two base URLs name one host.
+func sameHost(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	return err1 == nil && err2 == nil && strings.EqualFold(ua.Hostname(), ub.Hostname())
+}
+
+// probe asks a server for its models (GET BASE/models) and says whether it
+// answered at all: any HTTP status below 500 is an answer (a server that
+// wants a key answers 401; no key is sent), a refused connection or no
+// answer in time is not.
+func probe(ctx context.Context, client *http.Client, bound time.Duration, p *Provider) error {
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(p.BaseURL, "/")+"/models", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("no answer within %v", bound)
+		}
+		var ue interface{ Unwrap() error }
+		if errors.As(err, &ue) && ue.Unwrap() != nil {
+			return ue.Unwrap()
+		}
+		return err
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
+	if resp.StatusCode >= 500 {
+		return fmt.Errorf("answers HTTP %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// Write runs every check and writes the report on w. It returns an error
+// only when writing fails: what is missing is reported, not failed.
+func Write(ctx context.Context, w io.Writer, opt Options) error {
+	var b strings.Builder
+	b.WriteString("config:\n")
+	if opt.Config == nil || len(opt.Config.Files) == 0 {
+		b.WriteString("  no file (evalmd.yaml in this folder or above, or ~/.config/evalmd/config.yaml)\n")
+	} else {
+		for _, f := range opt.Config.Files {
+			fmt.Fprintf(&b, "  file %s\n", f)
+		}
+		for _, l := range opt.Config.Describe() {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+	}
+	b.WriteString("providers:\n")
+	for _, p := range Providers(ctx, opt) {
+		key := p.KeyVar + " not set"
+		if p.HasKey {
+			key = p.KeyVar + " set"
+		}
+		var state string
+		switch {
+		case p.Refused != nil:
+			state = "refused: " + p.Refused.Error()
+		case p.BaseURL == "":
+			_, name, _ := strings.Cut(p.Name, "/") // a Labeled provider's server
+			state = fmt.Sprintf("not configured: %s set but no base URL: set %s_BASE_URL, pass --base-url, or add base_urls: {%s: URL} to the config",
+				p.KeyVar, model.EnvName(name), name)
+		case p.Local && p.Err == nil && p.KeyVar == "":
+			state = "ok: reachable at " + p.BaseURL
+		case p.Local && p.Err == nil:
+			state = "ok: reachable at " + p.BaseURL + " (" + key + ")"
+		case p.Local:
+			state = "not reachable at " + p.BaseURL + ": " + p.Err.Error()
+		case p.HasKey:
+			state = "ok: " + key + " (" + p.BaseURL + ")"
+		default:
+			state = "not configured: " + key
+		}
+		fmt.Fprintf(&b, "  %-20s %s\n", p.Name, state)
+	}
+	if opt.Sandbox != nil {
+		v, err := opt.Sandbox(ctx)
+		if err != nil {
+			fmt.Fprintf(&b, "sandbox: not ready: %v\n", err)
+		} else {
+			fmt.Fprintf(&b, "sandbox: ready: %s\n", v)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

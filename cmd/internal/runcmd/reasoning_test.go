@@ -1,0 +1,192 @@
+package runcmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/grade"
+	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
+	"github.com/evalmd/evalmd/internal/testkit/shared"
+	"github.com/evalmd/evalmd/regrade"
+)
+
+// thinkSheet is a LIME question whose truth a model's thinking names
+// before it answers otherwise (issue 21).
+const thinkSheet = `# Think
+## Q1
+#### question
+What is 2+2? A) 4 B) 5
+#### answer
+B) 5
+`
+
+// A reply that thinks in <think> tags before its answer (a local
+// reasoning model, here through replay) is graded on its answer alone:
+// the truth named in the thinking does not make it right, for LIME's
+// grader nor the liberal one, and the thinking is kept as its reasoning.
+// Before, the completion held the thinking and LIME's grader found B) 5
+// in it: grade true.
+func TestThinkTagsGradedOnTheAnswer(t *testing.T) {
+	dir := t.TempDir()
+	replay := filepath.Join(dir, "r.jsonl")
+	line, _ := json.Marshal(map[string]string{"name": "Q1", "response": "<think>Could it be B) 5? Or A) 4... I think A) 4.</think>\nA) 4"})
+	if err := os.WriteFile(replay, append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rule, completion, reasoning string
+	}{
+		{"", "A) 4", "Could it be B) 5? Or A) 4... I think A) 4."},
+		{"strip", "A) 4", ""},
+	} {
+		out := t.TempDir()
+		args := []string{"-f", writeSheet(t, thinkSheet), "-o", out, "-m", "replay:" + replay}
+		if c.rule != "" {
+			args = append(args, "--think-tags", c.rule)
+		}
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), &stdout, &stderr, args); err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+		f := readOnly(t, out)
+		q := f.Questions[0]
+		if q.Completion == nil || *q.Completion != c.completion || q.Reasoning != c.reasoning {
+			t.Fatalf("think_tags %q: completion %v, reasoning %q; want %q, %q", c.rule, q.Completion, q.Reasoning, c.completion, c.reasoning)
+		}
+		if q.Grade == nil || *q.Grade {
+			t.Errorf("think_tags %q: grade %v, want false (%s)", c.rule, q.Grade, q.GradeDetail)
+		}
+		// Regrading, strictly and liberally, reads the answer alone too.
+		for _, liberal := range []bool{false, true} {
+			if _, err := regrade.GradeQuestion(context.Background(), f, 0, regrade.NewGraders(nil, grade.Options{Liberal: liberal}, "")); err != nil {
+				t.Fatal(err)
+			}
+			if g := f.Questions[0].Grade; g == nil || *g {
+				t.Errorf("think_tags %q, liberal %v: regraded %v, want false", c.rule, liberal, g)
+			}
+		}
+	}
+	// keep: the rule that leaves the text as sent, for those who want
+	// LIME's own reading.
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), &stdout, &stderr, []string{"-f", writeSheet(t, thinkSheet), "-o", out, "-m", "replay:" + replay, "--think-tags", "keep"}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if q := readOnly(t, out).Questions[0]; !strings.HasPrefix(*q.Completion, "<think>") || q.Reasoning != "" {
+		t.Errorf("keep: completion %q, reasoning %q", *q.Completion, q.Reasoning)
+	}
+}
+
+// A LIME sheet of max_tokens 10 with temperature 0.5, on an OpenAI
+// reasoning model (a fake refusing temperature and max_tokens as OpenAI
+// does, and spending the 10 tokens on reasoning): no 400s, one warning
+// for the temperature naming the sheet's line, the settings recorded
+// without it, every empty answer flagged as cut by max_tokens (in the
+// output and the run's summary), the reasoning tokens counted.
+func TestReasoningModelOnALIMESheet(t *testing.T) {
+	text, err := os.ReadFile(shared.Path(t, "corpora", "lime", "examples", "datasets", "simple", "input-common-sense-2.md"))
+	if err != nil {
+		shared.Missing(t, err.Error())
+	}
+	sheetText := strings.Replace(string(text), " - max_tokens: 10\n", " - max_tokens: 10\n - temperature: 0.5\n", 1)
+	if sheetText == string(text) {
+		t.Fatal("the LIME sheet has no max_tokens: 10 line")
+	}
+	sheetPath := filepath.Join(t.TempDir(), "input-common-sense-2.md")
+	if err := os.WriteFile(sheetPath, []byte(sheetText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20, Reply: fakeserver.OpenAIReasoning(func(c fakeserver.Call) fakeserver.Reply {
+		return fakeserver.Reply{NoContent: true, FinishReason: "length", OutputTokens: 10, ReasoningTokens: 10}
+	})})
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err = run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", out, "-m", "openai/o3",
+		"--base-url", srv.URL})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "| 20 (20 reasoning) |") {
+		t.Errorf("the run summary does not count the reasoning tokens:\n%s", stdout.String())
+	}
+	log := stderr.String()
+	if n := strings.Count(log, "temperature"); n != 1 || !strings.Contains(log, "input-common-sense-2.md:7") {
+		t.Errorf("want one warning for the temperature, naming the sheet's line 7; said %d times:\n%s", n, log)
+	}
+	if !strings.Contains(log, "2 of 2 answers are empty, cut by max_tokens 10 while the model was reasoning") || !strings.Contains(log, "raise max_tokens") {
+		t.Errorf("the summary does not flag the cut answers:\n%s", log)
+	}
+	if !strings.Contains(log, "tokens 20 in / 20 out (20 reasoning)") {
+		t.Errorf("the summary does not count the reasoning tokens:\n%s", log)
+	}
+	for _, c := range srv.Calls() {
+		if c.Settings.Temperature != nil || c.Settings.MaxTokens != nil || c.Settings.MaxCompletionTokens == nil || *c.Settings.MaxCompletionTokens != 10 {
+			t.Errorf("call %d sent temperature %v, max_tokens %v, max_completion_tokens %v", c.N, c.Settings.Temperature, c.Settings.MaxTokens, c.Settings.MaxCompletionTokens)
+		}
+	}
+	f := readOnly(t, out)
+	if s := f.Sheet.Settings; s == nil || s.Temperature != nil || s.MaxTokens != 10 {
+		t.Errorf("sheet settings recorded %+v, want max_tokens 10 and no temperature", s)
+	}
+	if f.Sheet.Totals == nil || f.Sheet.Totals.ReasoningTokens != 20 {
+		t.Errorf("totals %+v, want 20 reasoning tokens", f.Sheet.Totals)
+	}
+	for _, q := range f.Questions {
+		if q.Error != nil || q.Limit != "max_tokens" || q.LimitValue != 10 || q.ReasoningTokens != 10 || q.Settings.Temperature != nil ||
+			!strings.Contains(q.Note, "raise max_tokens") {
+			t.Errorf("%s: error %v, limit %q %v, reasoning tokens %d, settings %+v, note %q", q.Name, q.Error, q.Limit, q.LimitValue, q.ReasoningTokens, q.Settings, q.Note)
+		}
+	}
+}
+
+// One model at reasoning_effort low and high: the effort reaches the
+// server and the record, and agg makes two rows of the runs, never one,
+// each with its reasoning tokens (before, both were the model's one row).
+func TestReasoningEffortsAreTwoRows(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10, Reply: func(c fakeserver.Call) fakeserver.Reply {
+		if c.Settings.ReasoningEffort == "high" {
+			return fakeserver.Reply{Text: "B) 5", OutputTokens: 30, ReasoningTokens: 28}
+		}
+		return fakeserver.Reply{Text: "A) 4", OutputTokens: 6, ReasoningTokens: 4}
+	}})
+	sheetPath, out := writeSheet(t, thinkSheet), t.TempDir()
+	for _, effort := range []string{"low", "high"} {
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", out,
+			"-m", "openai-api/box/r1", "--base-url", srv.URL, "--reasoning-effort", effort}); err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+	}
+	for i, c := range srv.Calls() {
+		if want := []string{"low", "high"}[i]; c.Settings.ReasoningEffort != want {
+			t.Errorf("call %d: reasoning_effort %q, want %q", i+1, c.Settings.ReasoningEffort, want)
+		}
+	}
+	d, err := agg.Load(context.Background(), out, io.Discard, agg.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, m := range d.Totals() {
+		rows = append(rows, fmt.Sprintf("%s %d/%d", m.Model, m.Correct, m.Graded))
+	}
+	if got := strings.Join(rows, "; "); got != "openai-api/box/r1 · effort high 1/1; openai-api/box/r1 · effort low 0/1" {
+		t.Errorf("agg's rows: %s", got)
+	}
+	var usage []string
+	for _, u := range d.Usages() {
+		usage = append(usage, fmt.Sprintf("%s %d/%d", u.Model, u.ReasoningTokens, u.OutputTokens))
+	}
+	if got := strings.Join(usage, "; "); got != "openai-api/box/r1 · effort high 28/30; openai-api/box/r1 · effort low 4/6" {
+		t.Errorf("agg's usage: %s", got)
+	}
+}

@@ -1,0 +1,243 @@
+package runcmd
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
+	"github.com/evalmd/evalmd/result"
+)
+
+const reuseSheet = `# Edit
+#### question
+Answer only.
+<EVAL-ENDCHAR>
+
+## Q1
+#### answer
+Paris<EVAL-ENDCHAR>
+#### question
+Capital of France?
+<EVAL-ENDCHAR>
+
+## Q2
+#### answer
+8<EVAL-ENDCHAR>
+#### question
+Planets?
+<EVAL-ENDCHAR>
+
+## Q3
+#### answer
+100<EVAL-ENDCHAR>
+#### question
+Boiling point of water in C?
+<EVAL-ENDCHAR>
+`
+
+// editOutputs reads the outputs of model m in dir, by run id.
+func editOutputs(t *testing.T, dir, m string) map[string]*result.File {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(dir, "output-edit-"+m+"-*.json"))
+	out := map[string]*result.File{}
+	for _, p := range paths {
+		f, err := result.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f.Sheet.RunID] = f
+	}
+	return out
+}
+
+// newest is the output of m in dir that the last run wrote (the one run
+// id not in before).
+func newest(t *testing.T, dir, m string, before map[string]*result.File) *result.File {
+	t.Helper()
+	for id, f := range editOutputs(t, dir, m) {
+		if before[id] == nil {
+			return f
+		}
+	}
+	t.Fatalf("no new output of %s in %s", m, dir)
+	return nil
+}
+
+// Rerunning after an edit of one question and one answer asks only the
+// questions whose request changed: for mock the edited question (its
+// answer does not depend on the truth), for the oracle the edited answer
+// too. Reused answers are marked, graded against the current truth, and
+// said on the console and in the summary; --fresh asks everything.
+func TestRerunReusesUnchanged(t *testing.T) {
+	dir := t.TempDir()
+	sheet := filepath.Join(dir, "input-edit.md")
+	out := filepath.Join(dir, "results")
+	if err := os.WriteFile(sheet, []byte(reuseSheet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runOnce := func(extra ...string) (string, string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"-f", sheet, "-m", "mock,oracle", "-o", out, "--mock-reply", "100"}, extra...)
+		if err := run(context.Background(), &stdout, &stderr, args); err != nil {
+			t.Fatalf("run: %v\n%s", err, stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+	runOnce()
+	first := editOutputs(t, out, "mock")
+	firstOracle := editOutputs(t, out, "oracle")
+
+	edited := strings.Replace(strings.Replace(reuseSheet, "Capital of France?", "Capital city of France?", 1), "100<EVAL", "99.97<EVAL", 1)
+	if err := os.WriteFile(sheet, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr := runOnce()
+	for _, want := range []string{"mock on input-edit.md: 0/3 correct, 1 asked, 2 reused (unchanged since output-edit-mock-",
+		"oracle on input-edit.md: 3/3 correct, 2 asked, 1 reused (unchanged since output-edit-oracle-"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the console does not say %q:\n%s", want, stderr)
+		}
+	}
+	if !strings.Contains(stdout, "3 (1 asked, 2 reused)") || !strings.Contains(stdout, "3 (2 asked, 1 reused)") {
+		t.Errorf("the summary does not say what was asked and reused:\n%s", stdout)
+	}
+	mock := newest(t, out, "mock", first)
+	var from string
+	for id := range first {
+		from = "output-edit-mock-" + id + ".json"
+	}
+	wantReused := map[string]bool{"Q1": false, "Q2": true, "Q3": true}
+	for _, q := range mock.Questions {
+		if q.RequestKey == "" {
+			t.Errorf("%s: no request key recorded", q.Name)
+		}
+		if got := q.ReusedFrom != ""; got != wantReused[q.Name] {
+			t.Errorf("%s: reused %v (%q), want %v", q.Name, got, q.ReusedFrom, wantReused[q.Name])
+		} else if got && q.ReusedFrom != from {
+			t.Errorf("%s: reused from %q, want %q", q.Name, q.ReusedFrom, from)
+		}
+	}
+	// Q3's reused answer "100" was right; against the edited truth it is
+	// graded again, and wrong.
+	if q := mock.Questions[2]; q.Grade == nil || *q.Grade || *q.GroundTruth != "99.97" {
+		t.Errorf("Q3 was not graded against the current truth: grade %v, truth %q", q.Grade, *q.GroundTruth)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "output-edit-mock-"+mock.Sheet.RunID+".md"))
+	if strings.Count(string(md), "**Reused from:**") != 2 {
+		t.Errorf("the markdown does not mark the 2 reused answers:\n%s", md)
+	}
+	oracle := newest(t, out, "oracle", firstOracle)
+	if oracle.Questions[2].ReusedFrom != "" || *oracle.Questions[2].Completion != "99.97" {
+		t.Errorf("the oracle reused its answer to an edited truth: %q from %q", *oracle.Questions[2].Completion, oracle.Questions[2].ReusedFrom)
+	}
+	for _, f := range first {
+		if f.Sheet.Version == "" || f.Sheet.Version == mock.Sheet.Version {
+			t.Errorf("versions before and after the edit: %q and %q", f.Sheet.Version, mock.Sheet.Version)
+		}
+	}
+
+	// --fresh asks everything.
+	_, stderr = runOnce("--fresh")
+	if !strings.Contains(stderr, "mock on input-edit.md: 0/3 correct, 3 answered,") {
+		t.Errorf("--fresh reused answers:\n%s", stderr)
+	}
+}
+
+// A rerun after an edit that is interrupted (a question failed) resumes
+// as before: the same command asks only the failed question, takes the
+// other asked one from its journal, and still reuses the unchanged one
+// from the first run's output.
+func TestRerunResumesWithReuse(t *testing.T) {
+	var failing atomic.Bool
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20, Reply: func(c fakeserver.Call) fakeserver.Reply {
+		text := c.Messages[len(c.Messages)-1].Text
+		if failing.Load() && strings.Contains(text, "How many planets?") {
+			return fakeserver.Reply{Fault: fakeserver.ServerError}
+		}
+		return fakeserver.Reply{Text: "answer to " + text}
+	}})
+	dir := t.TempDir()
+	sheet := filepath.Join(dir, "input-edit.md")
+	out := filepath.Join(dir, "results")
+	if err := os.WriteFile(sheet, []byte(reuseSheet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-f", sheet, "-m", "openai-api/x/m", "--base-url", srv.URL, "-o", out, "--retries", "0"}
+	var log bytes.Buffer
+	if err := run(context.Background(), &log, &log, args); err != nil {
+		t.Fatalf("first run: %v\n%s", err, log.String())
+	}
+	first := srv.Count()
+
+	edited := strings.Replace(strings.Replace(reuseSheet, "Capital of France?", "Capital city of France?", 1), "Planets?", "How many planets?", 1)
+	if err := os.WriteFile(sheet, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	failing.Store(true)
+	log.Reset()
+	if err := run(context.Background(), &log, &log, args); err == nil {
+		t.Fatalf("the rerun with a failing question succeeded\n%s", log.String())
+	}
+	if got := srv.Count() - first; got != 2 {
+		t.Errorf("the rerun sent %d requests, want 2 (the edited questions)", got)
+	}
+	failing.Store(false)
+	log.Reset()
+	if err := run(context.Background(), &log, &log, args); err != nil {
+		t.Fatalf("resume: %v\n%s", err, log.String())
+	}
+	if got := srv.Count() - first; got != 3 {
+		t.Errorf("the resume sent %d requests in all since the first run, want 3 (only the failed question again)", got)
+	}
+	if !strings.Contains(log.String(), "resuming run") || !strings.Contains(log.String(), "2 asked, 1 reused") {
+		t.Errorf("the resume did not say it resumed and reused:\n%s", log.String())
+	}
+	outs, _ := filepath.Glob(filepath.Join(out, "output-edit-*.json"))
+	if len(outs) != 2 {
+		t.Fatalf("outputs %v, want the first run's and the resumed run's", outs)
+	}
+	for _, p := range outs {
+		f, err := result.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Sheet.Version != editVersion(t, edited) {
+			continue // the first run's
+		}
+		for i, q := range f.Questions {
+			if q.Error != nil || q.Completion == nil {
+				t.Errorf("%s: not answered: %v", q.Name, q.Error)
+			}
+			if reused := q.ReusedFrom != ""; reused != (i == 2) {
+				t.Errorf("%s: reused from %q", q.Name, q.ReusedFrom)
+			}
+		}
+		return
+	}
+	t.Error("no output of the edited sheet")
+}
+
+// editVersion is the version run records for the sheet text.
+func editVersion(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "input-edit.md")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	out := t.TempDir()
+	if err := run(context.Background(), &log, &log, []string{"-f", p, "-y", "-o", out, "-u", "0"}); err != nil {
+		t.Fatalf("dry run: %v\n%s", err, log.String())
+	}
+	f, err := result.Read(filepath.Join(out, "output-edit-dry-run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Sheet.Version
+}

@@ -1,0 +1,246 @@
+package runcmd
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
+)
+
+// hostileFolder is a downloaded sheet folder: a sheet whose name is shell
+// syntax, and a record of written files that links to the victim's
+// ~/.bashrc. It returns the folder and the victim.
+func hostileFolder(t *testing.T) (dir, victim string) {
+	t.Helper()
+	sheet, err := os.ReadFile(filepath.Join("..", "..", "..", "sheets", "input-solar-choice.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(t.TempDir(), "evil")
+	os.Mkdir(dir, 0o755)
+	writeFile(t, filepath.Join(dir, "input-x;echo PWNED;#.md"), string(sheet))
+	victim = filepath.Join(t.TempDir(), ".bashrc")
+	writeFile(t, victim, "# mine\n")
+	if err := os.Symlink(victim, filepath.Join(dir, ".evalmd-written")); err != nil {
+		t.Fatal(err)
+	}
+	return dir, victim
+}
+
+// run -d over a folder whose .evalmd-written links elsewhere is refused
+// before anything is asked or written, in one line naming the record; the
+// victim is unchanged. Without the link, the sheet's hostile name is
+// recorded as a name (sha256sum -c reads it back and checks it), and the
+// record of a fresh run is true: one line per file it left, no line of the
+// run state it removed.
+func TestRunHostileFolder(t *testing.T) {
+	dir, victim := hostileFolder(t)
+	var stderr bytes.Buffer
+	err := run(context.Background(), &stderr, &stderr, []string{"-d", dir, "-m", "mock"})
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, ".evalmd-written")+" is not a regular file") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err %v, want one line refusing the record\n%s", err, stderr.String())
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "# mine\n" {
+		t.Errorf("the victim now holds %q", b)
+	}
+	if outs, _ := filepath.Glob(filepath.Join(dir, "output-*")); len(outs) > 0 {
+		t.Errorf("written beside a refused record: %v", outs)
+	}
+
+	os.Remove(filepath.Join(dir, ".evalmd-written"))
+	if err := run(context.Background(), &stderr, &stderr, []string{"-d", dir, "-m", "mock"}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	rec, err := os.ReadFile(filepath.Join(dir, ".evalmd-written"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, _ := filepath.Glob(filepath.Join(dir, "output-*"))
+	if n := strings.Count(string(rec), "\n"); n != len(outs) || len(outs) != 2 {
+		t.Errorf("record of %d lines for %d outputs %v:\n%s", n, len(outs), outs, rec)
+	}
+	for _, o := range outs {
+		if !strings.Contains(string(rec), "  "+filepath.Base(o)+"\n") {
+			t.Errorf("record lacks %s:\n%s", filepath.Base(o), rec)
+		}
+	}
+	if _, err := exec.LookPath("sha256sum"); err != nil {
+		t.Skip("no sha256sum")
+	}
+	cmd := exec.Command("sha256sum", "-c", "--strict", ".evalmd-written")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("sha256sum -c after a fresh run: %v\n%s", err, out)
+	}
+}
+
+// A key in a base URL's user info (http://u:sk-...@host/v1) is refused,
+// from the flag, the environment and the config alike, in one line that
+// never prints it, before anything is asked or written; run --check says
+// so too, without the key.
+func TestBaseURLWithKeyRefused(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10})
+	secret := "sk-live-4f9a"
+	withKey := strings.Replace(srv.URL, "http://", "http://user:"+secret+"@", 1)
+	sheet, _ := filepath.Abs(filepath.Join("..", "..", "..", "sheets", "input-solar-choice.md"))
+	root := t.TempDir()
+	xdg := filepath.Join(root, "xdg")
+	writeFile(t, filepath.Join(xdg, "evalmd", "config.yaml"), "base_urls:\n  vllm: "+withKey+"\n")
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"flag", nil, []string{"-m", "openai-api/local/tiny", "--base-url", withKey}, "the base URL from --base-url holds a user name or password"},
+		{"environment", map[string]string{"LOCAL_BASE_URL": withKey}, []string{"-m", "openai-api/local/tiny"}, "the base URL from LOCAL_BASE_URL holds a user name or password"},
+		{"judge flag", nil, []string{"-m", "mock", "--judge", "openai-api/local/judge", "--judge-base-url", withKey}, "holds a user name or password"},
+		{"config", map[string]string{"XDG_CONFIG_HOME": xdg}, []string{"-m", "vllm/tiny"}, filepath.Join(xdg, "evalmd", "config.yaml") + ":2: base_urls: vllm: the URL holds a user name or password"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			stdout, stderr, err := runIn(t.TempDir(), tc.env, append([]string{"-f", sheet, "-o", out}, tc.args...)...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err %v, want one line saying %q\n%s", err, tc.want, stderr)
+			}
+			if strings.Contains(stdout+stderr+err.Error(), secret) {
+				t.Errorf("the key is printed: %v\n%s%s", err, stdout, stderr)
+			}
+			if written, _ := filepath.Glob(filepath.Join(out, "*")); len(written) > 0 {
+				t.Errorf("written: %v", written)
+			}
+		})
+	}
+	stdout, stderr, err := runIn(t.TempDir(), map[string]string{"OLLAMA_BASE_URL": withKey, "TOGETHER_API_KEY": "x", "TOGETHER_BASE_URL": withKey}, "--check")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, want := range []string{"ollama               refused: the base URL from OLLAMA_BASE_URL", "openai-api/together  refused: the base URL from TOGETHER_BASE_URL"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("run --check lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout+stderr, secret) {
+		t.Errorf("run --check prints the key:\n%s%s", stdout, stderr)
+	}
+	if srv.Count() != 0 {
+		t.Errorf("%d requests reached the server", srv.Count())
+	}
+}
+
+// A rerun that spells the server's base URL otherwise (a trailing slash,
+// the scheme and host in capitals, the default port) resumes the first
+// run: only the questions that failed are asked again.
+func TestRerunResumesAcrossBaseURLSpellings(t *testing.T) {
+	var mu sync.Mutex
+	down := true
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 40,
+		Reply: func(c fakeserver.Call) fakeserver.Reply {
+			mu.Lock()
+			defer mu.Unlock()
+			if down && strings.Contains(c.LastUserText(), "Jupiter") {
+				return fakeserver.Reply{Status: 400, Message: "bad luck"}
+			}
+			return fakeserver.Reply{Text: "B"}
+		}})
+	sheet, _ := filepath.Abs(filepath.Join("..", "..", "..", "sheets", "input-solar-choice.md"))
+	out := t.TempDir()
+	args := []string{"-f", sheet, "-m", "openai-api/local/tiny", "-o", out, "-c", "1"}
+	var log bytes.Buffer
+	if err := run(context.Background(), &log, &log, append(args, "--base-url", srv.URL)); err == nil {
+		t.Fatalf("the first run had no failed question\n%s", log.String())
+	}
+	first := srv.Count()
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	other := strings.ToUpper(strings.TrimSuffix(srv.URL, "/v1")) + "/v1/"
+	if err := run(context.Background(), &log, &log, append(args, "--base-url", other)); err != nil {
+		t.Fatalf("rerun with %s: %v\n%s", other, err, log.String())
+	}
+	if n := srv.Count() - first; n != 1 {
+		t.Errorf("the rerun with %s sent %d requests, want the 1 that failed", other, n)
+	}
+}
+
+// A sheet's own data_root cannot switch the outside-files guard off: a
+// sheet naming data_root: / and a file outside its folder is refused, in
+// chat mode and agent mode (where the file would go into the sandbox and
+// back to the server), in one line naming the sheet's line; nothing is
+// asked. --data-root, the user's word, sends it.
+func TestSheetDataRootCannotWiden(t *testing.T) {
+	secretDir := t.TempDir()
+	secret := filepath.Join(secretDir, "shadow")
+	writeFile(t, secret, "root:$6$hash\n")
+	for _, mode := range []string{"chat", "agent"} {
+		t.Run(mode, func(t *testing.T) {
+			srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10})
+			dir := t.TempDir()
+			sheet := filepath.Join(dir, "input-evil.md")
+			writeFile(t, sheet, "# Evil\n#### meta\n- data_root: /\n- mode: "+mode+"\n\n## Q1\n#### files\n- "+secret+
+				"\n#### question\nWhat does the file say?\n#### answer\nx\n")
+			args := []string{"-f", sheet, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", t.TempDir()}
+			var log bytes.Buffer
+			err := run(context.Background(), &log, &log, args)
+			if err == nil || !strings.Contains(err.Error(), sheet+":8: file") || !strings.Contains(err.Error(), "outside the sheet's folder") ||
+				strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err %v, want one line naming %s:8\n%s", err, sheet, log.String())
+			}
+			if srv.Count() != 0 {
+				t.Errorf("%d requests sent", srv.Count())
+			}
+			if mode == "agent" {
+				return // the sandbox's own tests run agent mode
+			}
+			if err := run(context.Background(), &log, &log, append(args, "--data-root", secretDir)); err != nil {
+				t.Fatalf("--data-root %s: %v\n%s", secretDir, err, log.String())
+			}
+			if srv.Count() != 1 {
+				t.Errorf("--data-root: %d requests, want 1", srv.Count())
+			}
+			// The user's own config vouches as --data-root does (--fresh:
+			// the earlier output's answer would be reused).
+			xdg := t.TempDir()
+			writeFile(t, filepath.Join(xdg, "evalmd", "config.yaml"), "data_roots: ["+secretDir+"]\n")
+			if _, stderr, err := runIn(t.TempDir(), map[string]string{"XDG_CONFIG_HOME": xdg}, append(args, "--fresh")...); err != nil {
+				t.Fatalf("data_roots in the user's config: %v\n%s", err, stderr)
+			}
+			if srv.Count() != 2 {
+				t.Errorf("data_roots: %d requests in all, want 2", srv.Count())
+			}
+		})
+	}
+}
+
+// A downloaded sheet folder's evalmd.yaml, read because run -d names the
+// folder, cannot send the user's OPENAI_API_KEY to its own server: the run
+// is refused in one line naming the file and line, before any request,
+// and the key is not printed.
+func TestSheetFolderConfigCannotTakeKey(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10})
+	sheet, err := os.ReadFile(filepath.Join("..", "..", "..", "sheets", "input-solar-choice.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := filepath.Join(t.TempDir(), "evil")
+	writeFile(t, filepath.Join(evil, "input-x.md"), string(sheet))
+	writeFile(t, filepath.Join(evil, "evalmd.yaml"), "base_urls:\n  openai: "+srv.URL+"\n")
+	env := map[string]string{"OPENAI_API_KEY": "sk-victim-77", "HOME": t.TempDir()}
+	stdout, stderr, err := runIn(t.TempDir(), env, "-d", evil, "-m", "openai/gpt-4o", "-o", t.TempDir())
+	want := filepath.Join(evil, "evalmd.yaml") + ":2: base_urls: openai: a workspace evalmd.yaml (it may have come with sheets) cannot send OPENAI_API_KEY"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err %v, want one line saying %q\n%s", err, want, stderr)
+	}
+	if strings.Contains(stdout+stderr+err.Error(), "sk-victim") {
+		t.Error("the key is printed")
+	}
+	if srv.Count() != 0 {
+		t.Errorf("%d requests reached the folder's server", srv.Count())
+	}
+}

@@ -1,0 +1,135 @@
+package runcmd
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/cmd/internal/cli"
+	"github.com/evalmd/evalmd/result"
+)
+
+// writeSummary ends a run with one table, a row per model, from the output
+// files it wrote: questions, correct, answered, errors, tokens, cost and
+// time (the longest of its sheets' wall times: its sheets run at once);
+// questions answered from earlier outputs are counted apart from those asked.
+// It is boxed on a terminal and markdown otherwise. A file that cannot be
+// read back is named instead of counted. A run of several epochs has an
+// epochs column (a model's most), its questions counted once (epoch 1's)
+// and its correct answers out of every epoch's.
+func writeSummary(w, stderr io.Writer, outputs []string) error {
+	type row struct {
+		questions, correct, answered, errors, in, out, reasoning int
+		answers, epochs                                          int
+		reused                                                   int // answers from an earlier output, not asked
+		of                                                       int // the sheets' questions, when a subset was asked
+		subset                                                   bool
+		cost                                                     float64
+		priced                                                   bool
+		wall                                                     float64
+	}
+	rows := map[string]*row{}
+	var models []string
+	epochs := false
+	for _, p := range outputs {
+		f, err := result.Read(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "warning: the summary leaves out %v\n", err)
+			continue
+		}
+		name := f.Sheet.ModelLabel()
+		r := rows[name]
+		if r == nil {
+			r = &row{priced: true}
+			rows[name] = r
+			models = append(models, name)
+		}
+		k, n := f.Sheet.EpochOf()
+		r.epochs = max(r.epochs, n)
+		epochs = epochs || n > 1
+		if k == 1 {
+			r.questions += len(f.Questions)
+			r.of += len(f.Questions)
+			if s := f.Sheet.Subset; s != nil {
+				r.of += s.Of - len(f.Questions)
+				r.subset = r.subset || s.Limit > 0 || len(s.Questions) > 0
+			}
+		}
+		for _, q := range f.Questions {
+			r.answers++
+			if q.Grade != nil && *q.Grade {
+				r.correct++
+			}
+			if q.ReusedFrom != "" {
+				r.reused++
+			}
+		}
+		if t := f.Sheet.Totals; t != nil {
+			r.answered += t.Answered
+			r.errors += t.Errors
+			r.in += t.InputTokens
+			r.out += t.OutputTokens
+			r.reasoning += t.ReasoningTokens
+			r.wall = max(r.wall, t.WallSeconds)
+			if t.Cost != nil {
+				r.cost += *t.Cost
+			} else {
+				r.priced = false
+			}
+		}
+	}
+	if len(models) == 0 {
+		return nil
+	}
+	slices.Sort(models)
+	cols := []string{"model", "#questions", "#correct", "#answered", "#errors", "#tokens in", "#tokens out", "#cost", "#time"}
+	if epochs {
+		cols = slices.Insert(cols, 2, "#epochs")
+	}
+	t := agg.Table{Title: "Run summary", Columns: agg.Cols(cols...)}
+	for _, m := range models {
+		r := rows[m]
+		correct := fmt.Sprint(r.correct)
+		if r.answers > 0 {
+			correct = fmt.Sprintf("%d (%.0f%%)", r.correct, 100*float64(r.correct)/float64(r.answers))
+			if epochs {
+				correct = fmt.Sprintf("%d of %d (%.0f%%)", r.correct, r.answers, 100*float64(r.correct)/float64(r.answers))
+			}
+		}
+		cost := "unknown"
+		if r.priced {
+			cost = fmt.Sprintf("$%.4f", r.cost)
+		}
+		questions := fmt.Sprint(r.questions)
+		if r.subset {
+			questions = fmt.Sprintf("%d of %d", r.questions, r.of)
+		}
+		if r.reused > 0 {
+			questions += fmt.Sprintf(" (%d asked, %d reused)", r.answers-r.reused, r.reused)
+		}
+		out := fmt.Sprint(r.out)
+		if r.reasoning > 0 {
+			out += fmt.Sprintf(" (%d reasoning)", r.reasoning)
+		}
+		cells := []string{m, questions, correct, fmt.Sprint(r.answered), fmt.Sprint(r.errors),
+			fmt.Sprint(r.in), out, cost, (time.Duration(r.wall * float64(time.Second))).Round(100 * time.Millisecond).String()}
+		if epochs {
+			cells = slices.Insert(cells, 2, fmt.Sprint(r.epochs))
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	var text string
+	var err error
+	if cli.IsTerminal(w) {
+		text, err = t.Screen()
+	} else {
+		text, err = t.Markdown()
+	}
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, text)
+	return err
+}

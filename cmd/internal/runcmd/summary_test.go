@@ -1,0 +1,72 @@
+package runcmd
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// run ends with a table, a row per model, on stdout (on stderr with -v,
+// whose stdout lists the output files); run -y says what it wrote and
+// what asking each model would cost.
+func TestRunSummaryAndDryRunReport(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), &stdout, &stderr, []string{"-d", "../../../sheets", "-m", "oracle,mock", "-o", out}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`### Run summary\n\n\| model +\| questions \| +correct \| answered \| errors \| tokens in \| tokens out \| +cost \| +time \|\n`),
+		regexp.MustCompile(`\| oracle +\| +(\d+) \| +\d+ \(100%\) \| +\d+ \| +0 \| +0 \| +0 \| \$0\.0000 \| +[0-9.]+m?s \|\n`),
+		regexp.MustCompile(`\| mock +\| +\d+ \| +0 \(0%\) \| +\d+ \| +0 \|`),
+	} {
+		if !want.MatchString(stdout.String()) {
+			t.Errorf("the run's stdout lacks %s:\n%s", want, stdout.String())
+		}
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if err := run(context.Background(), &stdout, &stderr, []string{"-d", "../../../sheets", "-m", "oracle", "-o", t.TempDir(), "-v"}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		if !strings.HasSuffix(line, ".json") {
+			t.Errorf("run -v: stdout holds %q, not only the output files", line)
+		}
+	}
+	if !strings.Contains(stderr.String(), "### Run summary") {
+		t.Errorf("run -v: no summary on stderr:\n%s", stderr.String())
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	dry := t.TempDir()
+	if err := run(context.Background(), &stdout, &stderr, []string{"-y", "-d", "../../../sheets", "-m", "openai/gpt-4o-mini", "--price", "1,2", "--max-tokens", "100", "-o", dry}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	paths, _ := filepath.Glob(filepath.Join(dry, "output-*.json"))
+	want := regexp.MustCompile(`dry run: wrote ` + strconv.Itoa(len(paths)) + ` output files \(\d+ questions\) in ` + regexp.QuoteMeta(dry) + `: the prompts and ground truths; no model was asked\n` +
+		`openai/gpt-4o-mini: about (\d+) input tokens: estimated cost \$\d+\.\d+, plus at most \$\d+\.\d+ for output \(\d+00 tokens at most\)\n`)
+	if len(paths) < 2 || !want.MatchString(stderr.String()) {
+		t.Errorf("run -y over %d sheets said:\n%s", len(paths), stderr.String())
+	}
+	if strings.Contains(stdout.String(), "Run summary") {
+		t.Errorf("run -y printed a summary of answers it did not get:\n%s", stdout.String())
+	}
+}
+
+// A dry run's estimate shows a cost under a cent with the digits that
+// show it ($0.000011), not as $0.0000.
+func TestDryRunSmallCost(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), &stdout, &stderr, []string{"-y", "-f", "../../../sheets/input-solar-choice.md", "-m", "openai/gpt-4o-mini", "--price", "0.15,0.6", "-o", t.TempDir()}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !regexp.MustCompile(`estimated cost \$0\.0000[1-9]\d`).MatchString(stderr.String()) {
+		t.Errorf("run -y: %s", stderr.String())
+	}
+}

@@ -1,0 +1,144 @@
+package providers_test
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/providers"
+)
+
+// describe is what the commands' registry knows of a name alone.
+func describe(name string) model.Info { return providers.Registry().Describe(name, model.Options{}) }
+
+func fmtPrice(p *model.Price) string {
+	if p == nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(strings.Join(strings.Fields(fmtFloat(p.In)+" "+fmtFloat(p.Out)), " "))
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func TestCost(t *testing.T) {
+	override := &model.Price{In: 1, Out: 2}
+	for _, tc := range []struct {
+		info     model.Info
+		in, out  int
+		override *model.Price
+		want     float64
+		ok       bool
+	}{
+		{describe("openai/gpt-4o"), 1_000_000, 1_000_000, nil, 12.5, true},
+		{describe("gpt-4o-2024-08-06"), 1_000_000, 0, nil, 2.5, true},
+		{describe("openai/gpt-4o-mini"), 2_000_000, 1_000_000, nil, 0.3 + 0.6, true},
+		{describe("gpt-4"), 1000, 1000, nil, 0.03 + 0.06, true},
+		{describe("gpt-4-0613"), 1000, 0, nil, 0.03, true},
+		{describe("gpt-4-turbo-2024-04-09"), 1_000_000, 0, nil, 10, true},
+		{describe("anthropic/claude-3-5-sonnet-20241022"), 1_000_000, 1_000_000, nil, 18, true},
+		{describe("anthropic/claude-sonnet-4-5-20250929"), 0, 1_000_000, nil, 15, true},
+		{describe("Claude-3-Haiku-20240307"), 1_000_000, 0, nil, 0, false}, // not a name the providers know
+		{describe("mock"), 100, 100, nil, 0, true},
+		{describe("replay:x.jsonl"), 100, 100, nil, 0, true},
+		{describe("ollama/llama3"), 100, 100, nil, 0, true},
+		{describe("openai-api/together/meta-llama/Llama-3"), 100, 100, nil, 0, false},
+		{describe("gpt-4oops"), 100, 100, nil, 0, false},
+		{model.Info{Model: "gpt-4", Provider: "openai-api"}, 100, 100, nil, 0, false}, // a local server named gpt-4
+		{describe("unknown-model"), 1_000_000, 1_000_000, override, 3, true},
+		{describe("openai/gpt-4o"), 1_000_000, 1_000_000, override, 3, true},
+	} {
+		got, ok := model.Cost(tc.info, tc.in, tc.out, tc.override)
+		if ok != tc.ok || math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("Cost(%+v, %d, %d) = %v, %v; want %v, %v", tc.info, tc.in, tc.out, got, ok, tc.want, tc.ok)
+		}
+	}
+	// LookupPrice itself is case-blind.
+	if p, ok := model.LookupPrice("Claude-3-Haiku-20240307"); !ok || p.In != 0.25 {
+		t.Errorf("model.LookupPrice(Claude-3-Haiku-20240307) = %v, %v", p, ok)
+	}
+}
+
+func TestParseNames(t *testing.T) {
+	r := providers.Registry()
+	for _, tc := range []struct {
+		name, base      string
+		provider, label string
+		model           string
+		err             string
+	}{
+		{name: "openai/gpt-4o", provider: "openai", model: "gpt-4o"},
+		{name: "gpt-4", provider: "openai", model: "gpt-4"},
+		{name: "o3-mini", provider: "openai", model: "o3-mini"},
+		{name: "chatgpt-4o-latest", provider: "openai", model: "chatgpt-4o-latest"},
+		{name: "anthropic/claude-sonnet-4-5", provider: "anthropic", model: "claude-sonnet-4-5"},
+		{name: "claude-3-opus-20240229", provider: "anthropic", model: "claude-3-opus-20240229"},
+		{name: "ollama/llama3:8b", provider: "ollama", model: "llama3:8b"},
+		{name: "vllm/Qwen/Qwen2.5-7B", provider: "vllm", model: "Qwen/Qwen2.5-7B"},
+		{name: "openai-api/together/meta-llama/Llama-3-8b", provider: "openai-api", label: "together", model: "meta-llama/Llama-3-8b"},
+		{name: "meta-llama/Llama-3-8b", base: "http://h/v1", provider: "openai-api", model: "meta-llama/Llama-3-8b"},
+		{name: "gpt-4", base: "http://h/v1", provider: "openai-api", model: "gpt-4"},
+		{name: "anthropic/claude-3-haiku", base: "http://h", provider: "anthropic", model: "claude-3-haiku"},
+		{name: "mock", base: "http://h/v1", provider: "mock", model: "mock"},
+		{name: "random", provider: "random", model: "random"},
+		{name: "replay:r.jsonl", provider: "replay", model: "r.jsonl"},
+		{name: "", err: "empty"},
+		{name: "llama3", err: "unknown model"},
+		{name: "foo/bar", err: "unknown model"},
+		{name: "openai/", err: "no model"},
+		{name: "openai-api/x", err: "openai-api/NAME/MODEL"},
+		{name: "openai-api/x/", err: "openai-api/NAME/MODEL"},
+		{name: "replay:", err: "replay:FILE"},
+	} {
+		ref, err := r.Parse(tc.name, model.Options{BaseURL: tc.base})
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("Parse(%q) error = %v, want one containing %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		want := model.Ref{Name: tc.name, Provider: tc.provider, Label: tc.label, Model: tc.model}
+		if err != nil || ref != want {
+			t.Errorf("Parse(%q, base %q) = %+v, %v; want %+v", tc.name, tc.base, ref, err, want)
+		}
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	gpt4, _ := model.LookupPrice("gpt-4")
+	for _, tc := range []struct {
+		name    string
+		want    model.Info
+		noPrice bool
+	}{
+		{name: "gpt-4", want: model.Info{Provider: "openai", Model: "gpt-4", BaseURL: "https://api.openai.com/v1", Vision: true, Price: &gpt4}},
+		{name: "openai-responses/gpt-4", want: model.Info{Provider: "openai-responses", Model: "gpt-4", BaseURL: "https://api.openai.com/v1", Vision: true, Price: &gpt4}},
+		{name: "openai/gpt-3.5-turbo", want: model.Info{Provider: "openai", Model: "gpt-3.5-turbo", BaseURL: "https://api.openai.com/v1", Price: &model.Price{In: 0.5, Out: 1.5}}},
+		{name: "claude-3-haiku", want: model.Info{Provider: "anthropic", Model: "claude-3-haiku", BaseURL: "https://api.anthropic.com", Vision: true, Price: &model.Price{In: 0.25, Out: 1.25}}},
+		{name: "ollama/gpt-4", want: model.Info{Provider: "ollama", Model: "gpt-4", BaseURL: "http://localhost:11434/v1", Price: &model.Price{}}},
+		{name: "mock", want: model.Info{Provider: "mock", Model: "mock", Offline: true, Price: &model.Price{}}},
+		{name: "replay:x.jsonl", want: model.Info{Provider: "replay", Model: "x.jsonl", Offline: true, Price: &model.Price{}}},
+		{name: "openai-api/local/gpt-4", want: model.Info{Provider: "openai-api", Label: "local", Model: "gpt-4"}},
+		{name: "some-local-model", want: model.Info{Model: "some-local-model"}},
+	} {
+		got := describe(tc.name)
+		if got.Provider != tc.want.Provider || got.Label != tc.want.Label || got.Model != tc.want.Model || got.BaseURL != tc.want.BaseURL ||
+			got.Vision != tc.want.Vision || got.Offline != tc.want.Offline || fmtPrice(got.Price) != fmtPrice(tc.want.Price) {
+			t.Errorf("Describe(%q) = %+v (price %s), want %+v (price %s)", tc.name, got, fmtPrice(got.Price), tc.want, fmtPrice(tc.want.Price))
+		}
+	}
+}
+
+// DSBench's rule: images for every model but gpt-3.5; local servers and
+// built-ins get none.
+func TestDescribeVision(t *testing.T) {
+	for name, want := range map[string]bool{
+		"openai/gpt-4o": true, "gpt-4": true, "gpt-3.5-turbo": false, "openai/gpt-3.5-turbo-0125": false,
+		"anthropic/claude-3-5-sonnet": true, "ollama/llama3": false, "oracle": false, "replay:x.jsonl": false,
+	} {
+		if got := describe(name).Vision; got != want {
+			t.Errorf("describe(%q).Vision = %v", name, got)
+		}
+	}
+}
