@@ -1,0 +1,148 @@
+package evalmd_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// layers lists the module's packages from the bottom up. A package's code
+// imports packages of its own layer or of a layer below, never above, so
+// that a change to a command cannot reach into the libraries it is built
+// from. A pattern ending in "/..." names a folder and everything below it.
+var layers = []struct {
+	name string
+	pkgs []string
+}{
+	{"foundations: Python's and pandas' rules, reads, the one writer, locks, a graceful end",
+		[]string{"internal/py", "internal/pandasdate", "internal/readfile", "internal/outfile",
+			"internal/grace", "internal/filelock", "runner/aimd", "workbook/internal/xlsb"}},
+	{"formats and models: sheets, outputs, workbooks, tables, tokens, settings, the providers, the sandbox",
+		[]string{"schema", "sheet", "result", "workbook", "table", "tokens", "internal/setting",
+			"model", "model/...", "agent/protocol", "sandbox"}},
+	{"engines: prompts, graders, the runner, batches, answers that run code, regrading",
+		[]string{"prompt", "grade", "runner", "batch", "codemode", "agent", "solve", "regrade"}},
+	{"reports: leaderboards, the HTML report, workbooks out, Inspect logs",
+		[]string{"agg", "report", "spreadsheet", "inspect", "inspect/..."}},
+	{"benchmarks and the run pipeline",
+		[]string{"benchmark", "benchmark/...", "harness", "harness/..."}},
+	{"commands: each verb's flags and its one call", []string{"cmd/internal/..."}},
+	{"mains and scripts", []string{".", "cmd/...", "scripts/..."}},
+}
+
+// fixtures are packages only tests use: no production code imports them.
+var fixtures = []string{"internal/testkit/...", "model/internal/providertest"}
+
+func matches(pkg string, patterns []string) bool {
+	for _, p := range patterns {
+		if dir, ok := strings.CutSuffix(p, "/..."); ok && strings.HasPrefix(pkg, dir+"/") || p == pkg {
+			return true
+		}
+	}
+	return false
+}
+
+// layerOf returns the index of pkg's layer in layers, or -1 when none
+// names it.
+func layerOf(pkg string) int {
+	for i, l := range layers {
+		if matches(pkg, l.pkgs) {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestLayers checks every import of the module's own packages in
+// production code against layers and fixtures, and that every package
+// has a place there.
+func TestLayers(t *testing.T) {
+	const module = "github.com/evalmd/evalmd"
+	fset := token.NewFileSet()
+	seen := map[string]bool{}
+	err := filepath.WalkDir(".", func(file string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && file != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(file, ".go") {
+			return nil
+		}
+		pkg := path.Clean(filepath.ToSlash(filepath.Dir(file)))
+		if !seen[pkg] {
+			seen[pkg] = true
+			if layerOf(pkg) < 0 && !matches(pkg, fixtures) {
+				t.Errorf("%s: package %s is in no layer of layers_test.go", file, pkg)
+			}
+		}
+		if strings.HasSuffix(file, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, file, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, im := range f.Imports {
+			ip, _ := strconv.Unquote(im.Path.Value)
+			dep, ok := strings.CutPrefix(ip, module+"/")
+			if !ok {
+				continue
+			}
+			checkImport(t, fset.Position(im.Pos()).String(), pkg, dep)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) < 50 {
+		t.Fatalf("found %d packages; is the test running at the module's root?", len(seen))
+	}
+}
+
+func checkImport(t *testing.T, pos, pkg, dep string) {
+	t.Helper()
+	if matches(dep, fixtures) {
+		if !matches(pkg, fixtures) {
+			t.Errorf("%s: %s imports the test fixture %s outside a _test.go file", pos, pkg, dep)
+		}
+		return
+	}
+	from, to := layerOf(pkg), layerOf(dep)
+	if from < 0 || to < 0 { // reported as in no layer
+		return
+	}
+	if to > from {
+		t.Errorf("%s: %s (layer %q) imports %s, a layer above (%q)", pos, pkg, layers[from].name, dep, layers[to].name)
+	}
+}
+
+func TestLayerOf(t *testing.T) {
+	for _, c := range []struct {
+		pkg  string
+		want int
+	}{
+		{"internal/py", 0},
+		{"model/openai", 1},
+		{"model", 1},
+		{"modelx", -1},
+		{"cmd/internal/runcmd", 5},
+		{"cmd/evalmd", 6},
+		{"internal/testkit/golden", -1},
+		{"internal/nolayer", -1},
+	} {
+		if got := layerOf(c.pkg); got != c.want {
+			t.Errorf("layerOf(%q) = %d, want %d", c.pkg, got, c.want)
+		}
+	}
+}
