@@ -7,6 +7,8 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/evalmd/evalmd/internal/mdcell"
 )
 
 // Table is one of agg's own sections, already reduced to text cells: a
@@ -40,14 +42,6 @@ func Cols(names ...string) []Column {
 	return out
 }
 
-// escapeCell makes a cell safe inside a markdown table row: a '|' would end
-// the cell and a newline the row.
-func escapeCell(s string) string {
-	s = strings.ReplaceAll(s, `|`, `\|`)
-	s = strings.ReplaceAll(s, "\r\n", " ")
-	return strings.ReplaceAll(s, "\n", " ")
-}
-
 // Markdown renders the table with tablewriter's markdown renderer: header
 // text as given (its auto-format would upper-case it), no wrapping.
 func (t *Table) Markdown() (string, error) {
@@ -63,7 +57,7 @@ func (t *Table) Markdown() (string, error) {
 	aligns := make([]tw.Align, len(t.Columns))
 	header := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
-		header[i] = escapeCell(c.Name)
+		header[i] = mdcell.Escape(c.Name)
 		aligns[i] = tw.AlignLeft
 		if c.Numeric {
 			aligns[i] = tw.AlignRight
@@ -87,7 +81,7 @@ func (t *Table) Markdown() (string, error) {
 	for _, r := range t.Rows {
 		cells := make([]string, len(r))
 		for i, c := range r {
-			cells[i] = escapeCell(c)
+			cells[i] = mdcell.Escape(c)
 		}
 		if err := tbl.Append(cells); err != nil {
 			return "", fmt.Errorf("agg: table %q: %w", t.Title, err)

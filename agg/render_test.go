@@ -23,7 +23,7 @@ func TestTableMarkdown(t *testing.T) {
 	}, {
 		name: "rows left out are counted",
 		t:    Table{Title: "M", Columns: Cols("x"), Rows: [][]string{{"line\nbreak"}}, More: 3},
-		want: "### M\n\n| x          |\n|:-----------|\n| line break |\n\n(3 more rows not shown)\n\n",
+		want: "### M\n\n| x             |\n|:--------------|\n| line<br>break |\n\n(3 more rows not shown)\n\n",
 	}}
 	for _, tt := range tests {
 		got, err := tt.t.Markdown()

@@ -33,7 +33,8 @@ const (
 
 // textFormat is LIME's fmt_field: long text wrapped to width columns, cut
 // to height lines and then to chars characters (with "..."); for markdown,
-// '<' and '>' become entities and line ends <br>.
+// '<' and '>' become entities (and line ends <br>, as every cell's, when
+// the table is written).
 type textFormat struct {
 	width, height, chars int
 	markdown             bool
@@ -47,8 +48,7 @@ var (
 	screenDiscAll = textFormat{width: 30, height: 3, chars: 20}
 )
 
-// apply formats s. Beyond LIME, markdown escapes '|', which would end the
-// cell.
+// apply formats s.
 func (f textFormat) apply(s string) string {
 	lines := wrap(printable(s), f.width)
 	if len(lines) > f.height {
@@ -59,7 +59,7 @@ func (f textFormat) apply(s string) string {
 		s = string(r[:f.chars]) + "..."
 	}
 	if f.markdown {
-		s = strings.NewReplacer("<", "&lt;", ">", "&gt;", "\n", "<br>", "|", `\|`).Replace(s)
+		s = strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(s)
 	}
 	return s
 }

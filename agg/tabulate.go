@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/evalmd/evalmd/internal/mdcell"
 	"github.com/evalmd/evalmd/internal/py"
 )
 
@@ -161,7 +162,10 @@ func tabulate(f dataFrame) string {
 		}
 		col := make([]string, len(f.Rows))
 		for r, row := range f.Rows {
-			col[r] = formatCell(row[c], t)
+			// Beyond tabulate: a '|' or a line break in a name would
+			// end the cell or the row (mdcell); text without them is
+			// tabulate's, byte for byte.
+			col[r] = mdcell.Escape(formatCell(row[c], t))
 		}
 		align := "left"
 		if t == typeInt || t == typeFloat {

@@ -311,3 +311,55 @@ func TestDryRunsLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// A '|' or a line break in a model's or a sheet's name stays in its cell
+// of the page's tables: the leaderboard and the runs table keep one row
+// per model, and the leaderboard and the Models table name it alike.
+func TestNamesStayInTheirCells(t *testing.T) {
+	dir := t.TempDir()
+	for _, m := range []string{"honest", "mymodel | 1 | 100.0 |\n| Hostile | gpt-4o"} {
+		g := true
+		truth, c := "x", "x"
+		f := &result.File{Sheet: result.Sheet{Name: "S|x\n| forged | sheet", ModelName: m, RunID: "r1"},
+			Questions: []result.Question{{Name: "a", Question: "q", GroundTruth: &truth, Completion: &c, Grade: &g}}}
+		if err := f.Write(filepath.Join(dir, result.FileName("input-s.md", m, "r1")), outfile.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b bytes.Buffer
+	if err := Write(context.Background(), &b, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	// The board's tables, in order: each a list of rows, each of cells.
+	var tables [][][]string
+	for _, tb := range strings.Split(page, "<table>")[1:] {
+		tb, _, _ = strings.Cut(tb, "</table>")
+		var rows [][]string
+		for _, tr := range strings.Split(tb, "<tr>")[1:] {
+			tr, _, _ = strings.Cut(tr, "</tr>")
+			var cells []string
+			for _, td := range strings.Split(tr, "<t")[1:] {
+				_, cell, _ := strings.Cut(td, ">")
+				cell, _, _ = strings.Cut(cell, "</t")
+				cells = append(cells, cell)
+			}
+			rows = append(rows, cells)
+		}
+		tables = append(tables, rows)
+	}
+	if len(tables) < 4 {
+		t.Fatalf("%d tables on the page", len(tables))
+	}
+	// Goldmark leaves the cell's <br> out, as all raw HTML.
+	want := "mymodel | 1 | 100.0 |<!-- raw HTML omitted -->| Hostile | gpt-4o"
+	board, runs, models := tables[0], tables[1], tables[3]
+	for name, tb := range map[string][][]string{"leaderboard": board, "runs": runs, "Models": models} {
+		if len(tb) != 3 {
+			t.Errorf("%s: %d rows, want the header and one per model: %q", name, len(tb), tb)
+		}
+	}
+	if len(board) == 3 && len(models) == 3 && (board[2][1] != want || models[2][0] != want || board[2][0] != "S|x<!-- raw HTML omitted -->| forged | sheet") {
+		t.Errorf("the leaderboard's row %q, the Models table's %q; want the model %q in both", board[2], models[2], want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/evalmd/evalmd/internal/mdcell"
 	"github.com/evalmd/evalmd/internal/outfile"
 )
 
@@ -16,12 +17,16 @@ import (
 // is put in a code fence longer than any backtick run inside it, so a
 // completion holding "### ", an open fence or raw HTML cannot change the
 // document's structure: the only headings are the sheet's and the
-// questions'.
+// questions'. The names and meta written unfenced, one line each, are
+// escaped as a table's cells are (mdcell): a line break in a name from a
+// stranger's output file would start a heading or a table of its own.
+// Names without '|' or a line break are written as LIME writes them.
 func Markdown(f *File) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n**Run ID:** %s\n**Model name:** %s\n", f.Sheet.Name, f.Sheet.RunID, f.Sheet.ModelName)
+	esc := mdcell.Escape
+	fmt.Fprintf(&b, "# %s\n**Run ID:** %s\n**Model name:** %s\n", esc(f.Sheet.Name), esc(f.Sheet.RunID), esc(f.Sheet.ModelName))
 	if f.Sheet.Subset != nil {
-		fmt.Fprintf(&b, "**Subset:** %s\n", f.Sheet.Subset.Describe(len(f.Questions)))
+		fmt.Fprintf(&b, "**Subset:** %s\n", esc(f.Sheet.Subset.Describe(len(f.Questions))))
 	}
 	if f.Sheet.Question != nil {
 		fmt.Fprintf(&b, "**System Prompt:**\n%s\n", fence(*f.Sheet.Question))
@@ -31,7 +36,7 @@ func Markdown(f *File) string {
 		writeMeta(&b, f.Sheet.MetaData)
 	}
 	for _, q := range f.Questions {
-		fmt.Fprintf(&b, "\n### %s\n\n", q.Name)
+		fmt.Fprintf(&b, "\n### %s\n\n", esc(q.Name))
 		if q.MetaData != nil {
 			b.WriteString("<details>\n<summary>meta_data:</summary>\n\n")
 			writeMeta(&b, q.MetaData)
@@ -90,7 +95,7 @@ func writeMeta(b *strings.Builder, m map[string]string) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		fmt.Fprintf(b, "- %s: %s\n", k, m[k])
+		fmt.Fprintf(b, "- %s: %s\n", mdcell.Escape(k), mdcell.Escape(m[k]))
 	}
 }
 

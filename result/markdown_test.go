@@ -9,6 +9,8 @@ import (
 	"github.com/evalmd/evalmd/model"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -93,6 +95,50 @@ func TestMarkdownHostileText(t *testing.T) {
 		if !slices.Contains(blocks, want) {
 			t.Errorf("no code block holds %q whole", h)
 		}
+	}
+}
+
+// The names and meta written unfenced (the sheet's, the run id, the
+// model's, the questions', meta keys and values, the subset's globs) are
+// escaped as table cells are: a '|' or a line break in them, from a
+// stranger's output file that grade -w renders, adds no heading, table or
+// list item, and a name without them is written as LIME writes it.
+func TestMarkdownHostileNames(t *testing.T) {
+	bad := "x |\n| a | b |\n|---|---|\n| Hostile | row |\r\n### Forged heading\r- forged: item"
+	f := &File{Sheet: Sheet{Name: "Sheet " + bad, RunID: "r " + bad, ModelName: "m " + bad,
+		MetaData: map[string]string{"k " + bad: "v " + bad}, Subset: &Subset{Questions: []string{"q*" + bad}, Of: 3}},
+		Questions: []Question{{Name: "Q " + bad, Question: "q", MetaData: map[string]string{"k": "v " + bad}}, {Name: "plain | name", Question: "q"}}}
+	src := []byte(Markdown(f))
+	doc := goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser().Parse(text.NewReader(src))
+	var heads []string
+	items := 0
+	err := ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch h := n.(type) {
+		case *ast.Heading:
+			heads = append(heads, fmt.Sprintf("%d:%s", h.Level, plain(h, src)))
+		case *ast.ListItem:
+			items++
+		case *east.Table:
+			t.Errorf("a name made a table:\n%s", src)
+		}
+		return ast.WalkContinue, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(heads) != 3 || !strings.HasPrefix(heads[0], "1:Sheet x ") || !strings.HasPrefix(heads[1], "3:Q x ") || !strings.HasPrefix(heads[2], "3:plain ") {
+		t.Errorf("headings %q, want the sheet's and the two questions'\n%s", heads, src)
+	}
+	if items != 2 {
+		t.Errorf("%d list items, want the two meta lines\n%s", items, src)
+	}
+	plainFile := &File{Sheet: Sheet{Name: "S", RunID: "ab12", ModelName: "openai/gpt-4o", MetaData: map[string]string{"grader": "lime"}},
+		Questions: []Question{{Name: "Q 1", Question: "q"}}}
+	if got, want := Markdown(plainFile), "# S\n**Run ID:** ab12\n**Model name:** openai/gpt-4o\n**Meta Data:**\n- grader: lime\n\n### Q 1\n\n"; !strings.HasPrefix(got, want) {
+		t.Errorf("plain names:\n%s\nwant them as written:\n%s", got, want)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/evalmd/evalmd/internal/mdcell"
 	"github.com/evalmd/evalmd/workbook"
 )
 
@@ -320,16 +321,13 @@ func (t *Table) writeCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// mdEscape keeps a cell on one line of a markdown table.
-var mdEscape = strings.NewReplacer("|", `\|`, "\r\n", "<br>", "\n", "<br>", "\r", "<br>")
-
 func (t *Table) writeMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	row := func(cells []string) {
 		bw.WriteString("|")
 		for _, s := range cells {
 			bw.WriteString(" ")
-			bw.WriteString(mdEscape.Replace(s))
+			bw.WriteString(mdcell.Escape(s))
 			bw.WriteString(" |")
 		}
 		bw.WriteString("\n")

@@ -3,6 +3,8 @@ package setting
 import (
 	"fmt"
 	"strings"
+
+	"github.com/evalmd/evalmd/internal/mdcell"
 )
 
 // Table is the README's table of settings and meta keys, made from All and
@@ -12,14 +14,11 @@ func Table() string {
 	b.WriteString("| setting | value | default | from | what |\n| --- | --- | --- | --- | --- |\n")
 	for _, s := range All {
 		from := strings.ReplaceAll(s.From.String(), "flag", "`--"+s.FlagName()+"`")
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", s.Name, cell(s.Type), cell(s.Default), from, cell(s.Doc))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", s.Name, mdcell.Escape(s.Type), mdcell.Escape(s.Default), from, mdcell.Escape(s.Doc))
 	}
 	b.WriteString("\nOther meta keys read (data about a question, not resolved as settings):\n\n| key | what |\n| --- | --- |\n")
 	for _, k := range Keys {
-		fmt.Fprintf(&b, "| `%s` | %s |\n", k.Name, cell(k.Doc))
+		fmt.Fprintf(&b, "| `%s` | %s |\n", k.Name, mdcell.Escape(k.Doc))
 	}
 	return b.String()
 }
-
-// cell escapes what markdown would read as a column break.
-func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

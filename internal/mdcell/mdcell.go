@@ -1,0 +1,24 @@
+// Package mdcell escapes text for one cell of a markdown (GitHub pipe)
+// table. It is the one rule of every table evalmd writes in markdown:
+// agg's leaderboards and other tables (and the HTML report, which renders
+// them), the names in an output file's readable .md, the tables rendered
+// into prompts and the README's settings table. A '|' would end the cell
+// and a line break the row, so a name from a stranger's file
+// ("m | 1 | 100.0 |\n| Hostile | gpt-4o") could add a row of its own.
+package mdcell
+
+import "strings"
+
+// escaper writes '|' as "\|" (read back as '|' in the cell) and a line
+// break (\r\n, \n, \r: CommonMark's line endings) as "<br>", LIME's
+// markdown line break in a cell (agg.py's fmt_field).
+var escaper = strings.NewReplacer("|", `\|`, "\r\n", "<br>", "\n", "<br>", "\r", "<br>")
+
+// Escape makes s safe as one cell of a table row. Text without '|' or a
+// line break comes back as it is, byte for byte.
+func Escape(s string) string {
+	if !strings.ContainsAny(s, "|\r\n") {
+		return s
+	}
+	return escaper.Replace(s)
+}
