@@ -16,7 +16,7 @@ import (
 )
 
 // TestExportedAPI checks that every package-level identifier a package
-// outside internal/ and cmd/ exports is its documented API (issue 13):
+// outside internal/ and cmd/ exports is its documented API:
 // another package of the module uses it (tests count), or its package doc
 // names it. An identifier only its own package uses is unexported instead.
 // Commands (package main) export nothing anyone imports.

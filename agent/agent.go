@@ -163,7 +163,7 @@ func codeArgument(args string) (string, error) {
 		if json.Unmarshal([]byte(args), &s) == nil {
 			return s, nil
 		}
-		return "", fmt.Errorf("the arguments are not JSON: %v", err)
+		return "", fmt.Errorf("the arguments are not JSON: %w", err)
 	}
 	if a.Code == nil || strings.TrimSpace(*a.Code) == "" {
 		return "", errors.New(`the arguments have no "code"`)

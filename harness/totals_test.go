@@ -10,8 +10,7 @@ import (
 )
 
 // A run's totals carry its cost only when the model's price is known: a
-// local server without a price records null, not a cost of 0 (issue 12,
-// item 27); with --price the sum of the questions' costs.
+// local server without a price records null, not a cost of 0; with --price the sum of the questions' costs.
 func TestTotalsCostUnknown(t *testing.T) {
 	for _, tc := range []struct {
 		name  string

@@ -34,7 +34,7 @@ func parseLog(data []byte) (*Log, error) {
 			return nil, fmt.Errorf("not an Inspect .eval log: %w", err)
 		}
 	} else if err := json.Unmarshal(data, &lg); err != nil || lg == nil {
-		return nil, fmt.Errorf("not an Inspect log: %v", err)
+		return nil, fmt.Errorf("not an Inspect log: %w", err)
 	}
 	if lg.Version > logVersion {
 		return nil, fmt.Errorf("log format version %d is newer than %d", lg.Version, logVersion)

@@ -7,7 +7,7 @@ func TestSplitThink(t *testing.T) {
 		name, text, server, rule string
 		answer, reasoning        string
 	}{
-		{"issue 21's case", "<think>Could it be B) 5? Or A) 4... I think A) 4.</think>\nA) 4", "", "",
+		{"a model that doubts aloud", "<think>Could it be B) 5? Or A) 4... I think A) 4.</think>\nA) 4", "", "",
 			"A) 4", "Could it be B) 5? Or A) 4... I think A) 4."},
 		{"auto by name", "  <think>x</think>y", "", ThinkAuto, "y", "x"},
 		{"keep", "<think>x</think>y", "", ThinkKeep, "<think>x</think>y", ""},

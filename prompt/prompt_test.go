@@ -109,8 +109,7 @@ func TestBuildErrors(t *testing.T) {
 }
 
 // A setting LIME could not read is ignored with a warning naming its meta
-// line, once however many questions take it from the sheet (issue 12,
-// item 7).
+// line, once however many questions take it from the sheet.
 func TestUnreadableSettingsWarned(t *testing.T) {
 	text := "# S\n#### meta\nseed: None\n## A\n#### question\nx\n## B\n#### question\ny\n## C\n#### meta\n- temperature: warm\n- max_tokens: 9\n#### question\nz\n"
 	dir := t.TempDir()

@@ -54,7 +54,7 @@ func readString(t *testing.T, path string) string {
 }
 
 // grade -w rewrites the readable .md beside the output with the refreshed
-// ground truth and grade, rendered as run renders it (issue 20, item 5).
+// ground truth and grade, rendered as run renders it.
 func TestRegradeRewritesMarkdown(t *testing.T) {
 	s := func(x string) *string { return &x }
 	path := runOutput(t, &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m"}, Questions: []result.Question{

@@ -308,8 +308,8 @@ func TestRegradeOverrideAndUnknownGrader(t *testing.T) {
 
 // One grading path: a question whose grader fails (an unknown grader, a
 // bad tolerance) is graded null with the reason; the others are graded, the
-// file is written, and the count is reported (issue 12, item 5). A grader
-// a run recorded (run --grader X) is the one grade uses (item 28).
+// file is written, and the count is reported. A grader
+// a run recorded (run --grader X) is the one grade uses.
 func TestGraderErrorsKeepTheRest(t *testing.T) {
 	s := func(x string) *string { return &x }
 	f := &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m"}, Questions: []result.Question{
@@ -454,7 +454,7 @@ func boolp(b bool) *bool { return &b }
 
 // A question that ran and gave no answer is wrong, in code and agent mode
 // alike, with the limit that stopped it in grade_detail; it is graded from
-// the file's fields, without running code (issue 23, item 14).
+// the file's fields, without running code.
 func TestNoAnswerIsWrong(t *testing.T) {
 	s := func(x string) *string { return &x }
 	code := func(name, answer, limit string) result.Question {

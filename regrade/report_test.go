@@ -31,7 +31,7 @@ func report(t *testing.T, dir string, paths []string, opt Options) []byte {
 // The dry run over LIME's own results, read in place: strict regrading
 // changes 5 grades (LIME stored them from an older grader), liberal mode
 // 15 more, and the listing says which is which; a name that repeats in
-// its file is told apart by its position (issue 20, item 5).
+// its file is told apart by its position.
 func TestReportLimeResults(t *testing.T) {
 	dir := shared.Path(t, "corpora", "lime", "results")
 	golden.Check(t, "testdata/lime-strict.txt", report(t, dir, []string{dir}, Options{}))

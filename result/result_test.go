@@ -59,7 +59,7 @@ func TestParseErrors(t *testing.T) {
 		{"{}", ":1: not an output file"},
 		{"{\"sheet\": {\"name\": 3}}", ":1: not an output file"},
 		// A member of another type, or a null name, is refused at its
-		// line (issue 24 item 4: agg read such values leniently).
+		// line (agg read such values leniently).
 		{"{\n\"sheet\": {\n\"name\": \"s\",\n\"created\": 5},\n\"questions\": []}", ":4: not an output file: sheet: created: json: cannot unmarshal number"},
 		{"{\"sheet\": {\"name\": \"s\", \"run_id\": 12},\n\"questions\": []}", ":1: not an output file: sheet: run_id: json: cannot unmarshal number"},
 		{"{\"sheet\": {\"name\": \"s\"},\n\"questions\": [{},\n{\"name\": \"q\",\n \"meta_data\": {\"level\": 1}}]}", ":4: not an output file: questions: question 2: meta_data: json: cannot unmarshal number"},

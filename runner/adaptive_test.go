@@ -32,7 +32,7 @@ func (c *fakeClock) advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// TestAdaptiveFindsServerLimit is issue 14's test through the runner and a
+// TestAdaptiveFindsServerLimit is the adaptive limit's test through the runner and a
 // real provider: against a server that serves at most K requests at once
 // and answers 429 beyond, -c auto ends within 20% of K, with 429s under 5%
 // of the requests.

@@ -495,7 +495,7 @@ func TestEstimateTokens(t *testing.T) {
 }
 
 // A request that outlives --timeout fails as a timeout, saying so, not as
-// "context deadline exceeded" (issue 12, item 26).
+// "context deadline exceeded".
 func TestTimeoutReportedAsTimeout(t *testing.T) {
 	m := newFuncModel(func(ctx context.Context, req model.Task) (model.Response, error) {
 		<-ctx.Done()

@@ -128,7 +128,7 @@ func readJSONLines(ctx context.Context, r io.Reader, name string, opt Options) (
 		}
 		keys, vals, perr := parseObject(text)
 		if perr != nil {
-			return nil, fmt.Errorf("table %s:%d: %v", name, line, perr)
+			return nil, fmt.Errorf("table %s:%d: %w", name, line, perr)
 		}
 		for k, key := range keys {
 			j, ok := byName[key]

@@ -374,8 +374,7 @@ func TestForMeta(t *testing.T) {
 	}
 }
 
-// A reserve that leaves no room would send an empty prompt: refused
-// (issue 12, item 22).
+// A reserve that leaves no room would send an empty prompt: refused.
 func TestCutRefusesReserveAtOrAboveLimit(t *testing.T) {
 	for _, tc := range []struct {
 		meta map[string]string

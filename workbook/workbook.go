@@ -20,8 +20,8 @@
 // encrypted workbook or a non-workbook in one wrapping ErrUnsupported.
 //
 // The .xlsx reader is this package's own, not excelize's, because reading
-// as openpyxl reads is the whole job. An excelize-based reader was measured
-// (issue 13): to match all 48 reference workbooks it needed three
+// as openpyxl reads is the whole job. An excelize-based reader was measured:
+// to match all 48 reference workbooks it needed three
 // workarounds reaching into excelize's unexported internals, it cost 9x
 // the CPU, 6x the memory and 11x the allocations of this reader, and 13
 // known differences from openpyxl's reading would have had to be undone

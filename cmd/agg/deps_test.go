@@ -10,7 +10,7 @@ import (
 // prompt or converts a benchmark's data. So it must not link the
 // providers, the sandbox and what runs in it (agent, codemode), the
 // prompt builder, the tokenizers, or the readers of workbooks and parquet
-// tables (issue 24 item 6: each benchmark's converter is a package apart
+// tables (each benchmark's converter is a package apart
 // from its graders and metric). Of the benchmarks it links only what reads
 // answers, benchmark/NAME/score and their list benchmark/benchmarks, never
 // a converter (benchmark/NAME).

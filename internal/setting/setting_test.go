@@ -14,8 +14,8 @@ import (
 func meta(m map[string]string) Layer { return Layer{Source: QuestionMeta, File: "s.md", Values: m} }
 
 // A generation setting LIME could not parse is ignored with a word (LIME's
-// extract_gen_params ignores it; issue 12, item 7); stop takes a JSON array
-// so "\n" can be said (item 27).
+// extract_gen_params ignores it); stop takes a JSON array
+// so "\n" can be said.
 func TestGenerationSettingsFromMeta(t *testing.T) {
 	for _, tc := range []struct {
 		meta     map[string]string

@@ -289,7 +289,7 @@ func (m *messagesModel) params(req model.Request) (request, error) {
 		tl := tool{Name: t.Name, Description: t.Description}
 		if len(t.Parameters) > 0 {
 			if err := json.Unmarshal(t.Parameters, &tl.InputSchema); err != nil {
-				return p, fmt.Errorf("tool %s: parameters are not a JSON object: %v", t.Name, err)
+				return p, fmt.Errorf("tool %s: parameters are not a JSON object: %w", t.Name, err)
 			}
 		}
 		tl.InputSchema.Type = "object"

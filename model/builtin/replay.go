@@ -77,7 +77,7 @@ func readReplay(r io.Reader, path string) (*replayModel, error) {
 		var l replayLine
 		dec := json.NewDecoder(bytes.NewReader(line))
 		if err := dec.Decode(&l); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a JSON object: %v", path, n, err)
+			return nil, fmt.Errorf("%s:%d: not a JSON object: %w", path, n, err)
 		}
 		if dec.More() {
 			return nil, fmt.Errorf("%s:%d: more than one JSON value on the line", path, n)
@@ -95,7 +95,7 @@ func readReplay(r io.Reader, path string) (*replayModel, error) {
 		}
 		id, err := replayID(l.ID)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 		if (l.Name == nil || *l.Name == "") && id == "" {
 			return nil, fmt.Errorf("%s:%d: neither \"name\" nor \"id\"", path, n)

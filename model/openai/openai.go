@@ -523,7 +523,7 @@ func (m *chatModel) body(req model.Request) (chatRequest, error) {
 		tool.Function.Name, tool.Function.Description = t.Name, t.Description
 		if len(t.Parameters) > 0 {
 			if err := json.Unmarshal(t.Parameters, &tool.Function.Parameters); err != nil {
-				return b, fmt.Errorf("tool %s: parameters are not a JSON object: %v", t.Name, err)
+				return b, fmt.Errorf("tool %s: parameters are not a JSON object: %w", t.Name, err)
 			}
 		}
 		b.Tools = append(b.Tools, tool)

@@ -36,7 +36,7 @@ func readBytes(t *testing.T) int64 {
 	return 0
 }
 
-// agg reads a folder once for every output it writes (issue 24 item 4):
+// agg reads a folder once for every output it writes:
 // the markdown with charts, the HTML page, the workbook and the Inspect
 // logs together read about the folder's bytes, counted by the kernel
 // (/proc/self/io), not three or more times them, as when each report

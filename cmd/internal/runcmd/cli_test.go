@@ -13,8 +13,8 @@ import (
 )
 
 // run's command line: -h prints the synopsis (exit 0); a bad flag or a bad
-// value is reported once with the usage line (exit 2); the values of issue
-// 12 item 16 are refused with a message instead of replaced silently.
+// value is reported once with the usage line (exit 2); out-of-range values
+// are refused with a message instead of replaced silently.
 func TestCommandLine(t *testing.T) {
 	for _, tc := range []struct {
 		args   []string

@@ -16,8 +16,8 @@ import (
 	"github.com/evalmd/evalmd/result"
 )
 
-// Every sheet convert writes from the real benchmarks runs as converted
-// (issue 20 item 6): with oracle every question is graded right, with -y
+// Every sheet convert writes from the real benchmarks runs as converted:
+// with oracle every question is graded right, with -y
 // and with mock the run succeeds, each with -d and -m only, in each mode a
 // converter writes; and no line is said twice (a warning per sheet was
 // said 38 times). The oracle answers code and agent questions without

@@ -41,7 +41,7 @@ What is 3+3?
 `
 
 // The judge has its own server, key and max_tokens: it never receives the
-// run's base URL or key (issue 13; issue 12, item 28).
+// run's base URL or key.
 func TestJudgeHasItsOwnServerAndKey(t *testing.T) {
 	// Not the truth itself, which is right without asking the judge.
 	models := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20,
@@ -87,7 +87,7 @@ func TestJudgeHasItsOwnServerAndKey(t *testing.T) {
 	}
 }
 
-// Bad graders stop the run before any model call (issue 12, item 8).
+// Bad graders stop the run before any model call.
 func TestGradersCheckedBeforeAnyCall(t *testing.T) {
 	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20})
 	for _, tc := range []struct {
@@ -111,7 +111,7 @@ func TestGradersCheckedBeforeAnyCall(t *testing.T) {
 	}
 }
 
-// Without --judge a run of judged sheets goes on (issue 20 item 6): an
+// Without --judge a run of judged sheets goes on: an
 // answer identical to the truth is right without a call, saying so, the
 // others are graded null, and the run says it once, not once per sheet,
 // and succeeds.
@@ -151,7 +151,7 @@ func TestNoJudgeGradesNullOncePerRun(t *testing.T) {
 
 // A question whose grader fails at grading time (a bad tolerance) is graded
 // null with the reason; the others are graded, the file is written, and
-// the run says how many and fails (issue 12, items 5 and 6).
+// the run says how many and fails.
 func TestRunKeepsTheRestWhenAGraderFails(t *testing.T) {
 	sheetPath := writeSheet(t, "# S\n## Q1\n#### question\na\n#### answer\nB\n## Q2\n#### meta\ngrader: numeric\ntolerance: abc\n#### question\nb\n#### answer\n1\n")
 	out := t.TempDir()
@@ -200,7 +200,7 @@ func TestSettingsRecordedAndLogged(t *testing.T) {
 	if s := f.Sheet.Settings; s == nil || s.Temperature == nil || *s.Temperature != 0.7 || s.TopP == nil || *s.TopP != 0.5 {
 		t.Errorf("sheet settings %+v, want temperature 0.7 top_p 0.5", s)
 	}
-	// Q1 has no meta section: the sheet's top_p still steers it (item 24),
+	// Q1 has no meta section: the sheet's top_p still steers it,
 	// and its recorded meta_data stays null as in LIME.
 	if q := f.Questions[0]; q.MetaData != nil || q.Settings == nil || q.Settings.TopP == nil || *q.Settings.TopP != 0.5 || *q.Settings.Temperature != 0.7 {
 		t.Errorf("Q1 meta %v settings %+v", q.MetaData, q.Settings)
@@ -229,7 +229,7 @@ func TestSettingsRecordedAndLogged(t *testing.T) {
 }
 
 // A dry run without -m (DSBench sheets truncate for the model) writes the
-// prompts whole (issue 12, item 9); with -m it cuts them for that model.
+// prompts whole; with -m it cuts them for that model.
 func TestDryRunWithoutModelWritesWholePrompts(t *testing.T) {
 	long := strings.Repeat("word ", 9000)
 	sheetPath := writeSheet(t, "# S\n#### meta\ntruncate: keep-last\nreserve_tokens: 6000\n## Q1\n#### question\n"+long+"\n#### answer\nB\n")
@@ -253,8 +253,7 @@ func TestDryRunWithoutModelWritesWholePrompts(t *testing.T) {
 
 // A reserve at or above the context limit is refused before any call;
 // --context-limit and --encoding stand in for the sheet's meta; a model
-// that is not OpenAI's is told its counts are tiktoken's estimate
-// (issue 12, item 22).
+// that is not OpenAI's is told its counts are tiktoken's estimate.
 func TestContextLimitFlags(t *testing.T) {
 	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20})
 	long := strings.Repeat("word ", 3000)
@@ -288,7 +287,7 @@ func TestContextLimitFlags(t *testing.T) {
 
 // finish_reason is recorded (a reply cut at max_tokens is not complete);
 // a server's model named gpt-4 is not priced as OpenAI's, and its cost is
-// "unknown", not $0.0000 (issue 12, item 27).
+// "unknown", not $0.0000.
 func TestFinishReasonAndUnknownCost(t *testing.T) {
 	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20,
 		Reply: func(fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "B", FinishReason: "length"} }})
@@ -316,7 +315,7 @@ func TestFinishReasonAndUnknownCost(t *testing.T) {
 }
 
 // A question that failed makes the run exit non-zero, saying how many and
-// why, after writing the output (issue 12, item 6).
+// why, after writing the output.
 func TestFailedQuestionsFailTheRun(t *testing.T) {
 	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20,
 		Reply: func(c fakeserver.Call) fakeserver.Reply {
@@ -337,8 +336,8 @@ func TestFailedQuestionsFailTheRun(t *testing.T) {
 	}
 }
 
-// A bad sheet in the middle of run -d stops the run before any model call
-// (issue 12, item 8): every sheet is read and built first.
+// A bad sheet in the middle of run -d stops the run before any model call:
+// every sheet is read and built first.
 func TestBadSheetFoundBeforeAnyCall(t *testing.T) {
 	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20})
 	dir := t.TempDir()

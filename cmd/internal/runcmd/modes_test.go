@@ -248,7 +248,7 @@ func TestRunCodeModeParquet(t *testing.T) {
 
 // Code stopped by a sandbox limit gave no answer: the question is wrong
 // (not left out of the accuracy), the limit is recorded, and the run is
-// complete: exit status 0, every question graded (issue 23, item 14). A
+// complete: exit status 0, every question graded. A
 // MemoryError the program caught is the "__CODE_ERROR__" answer DataBench
 // saves, wrong too, and the memory limit is recorded with it.
 func TestRunCodeModeLimitIsWrong(t *testing.T) {

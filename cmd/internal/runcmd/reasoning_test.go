@@ -19,7 +19,7 @@ import (
 )
 
 // thinkSheet is a LIME question whose truth a model's thinking names
-// before it answers otherwise (issue 21).
+// before it answers otherwise.
 const thinkSheet = `# Think
 ## Q1
 #### question

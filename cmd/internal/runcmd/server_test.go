@@ -107,7 +107,7 @@ func TestNoKeyAnywhere(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			// Every question fails (a 400, not a 401, which would stop
 			// the run at once): the outputs are written, and the run says
-			// how many failed and exits non-zero (item 6).
+			// how many failed and exits non-zero.
 			err := run(context.Background(), &stdout, &stderr, args)
 			if err == nil || !strings.Contains(err.Error(), "questions failed") || !strings.Contains(err.Error(), "400") {
 				t.Fatalf("error %v, want one counting the failed questions and saying why\n%s", err, stderr.String())

@@ -6,7 +6,7 @@
 // whole run.
 //
 // Every question is asked from one place, jobs: a later step that answers
-// some questions without asking (issue 20's reuse by request key) belongs
+// some questions without asking (reuse by request key) belongs
 // there, before the runner sees them.
 package execute
 

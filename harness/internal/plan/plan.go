@@ -189,7 +189,7 @@ type Output struct {
 	Tasks     []model.Task
 	File      *result.File
 	// Reused marks the questions answered from an earlier output, not
-	// asked (issue 20: see harness/internal/reuse); nil when none is.
+	// asked (see harness/internal/reuse); nil when none is.
 	Reused []bool
 }
 
