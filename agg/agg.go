@@ -29,6 +29,9 @@
 // two models), Discrepancy and Usage; package spreadsheet reads the
 // leaderboard and the totals this way.
 //
+// An answer is one sample however many files carry it: the answers a
+// rerun reused (result.Sample) are counted once, by every table.
+//
 // A question a model answered more than once (the epochs of a run, or
 // runs of the same sheet) is one unit: a Reducer (ParseReducer) turns its
 // answers into one score, and the totals' errors and intervals are over

@@ -121,8 +121,11 @@ type Data struct {
 	Files   int
 	Skipped []string
 	// Duplicates are files of a run already read (the same run id, sheet
-	// and model, or for a run without an id the same bytes: a copy), and
-	// DryRuns the dry-run outputs left out; neither is counted.
+	// and model, or for a run without an id the same bytes: a copy) or
+	// every answer of which an earlier file carries (result.Sample: a
+	// rerun's reused answers), and DryRuns the dry-run outputs left out;
+	// neither is counted. A file some of whose answers an earlier file
+	// carries counts the others only.
 	Duplicates, DryRuns []string
 	// NoAnswers are the runs counted in which no question was answered
 	// (every request failed), each as "FILE (model M, sheet S)".
@@ -190,7 +193,11 @@ type LoadOptions struct {
 // Load reads every output file below dir. Files that are not output files
 // (bad JSON, a half-written file, a foreign JSON document) are reported on
 // warn with their name and skipped; so are a second copy of a run and, unless
-// opt says otherwise, dry runs; a run with no answer is named. Files are
+// opt says otherwise, dry runs; a run with no answer is named. An answer
+// several files carry (a rerun's reused answers: result.Sample) counts
+// once, from the first of them in name order: a file's questions counted
+// from an earlier file are taken out of it (also for Each), and a file
+// left with none is not counted. Files are
 // decoded in parallel but merged in name order, and at most a few files are
 // held at once. opt.Metrics are the benchmark metrics the report will
 // carry: a file whose "benchmark" meta names one of them keeps the
@@ -216,6 +223,7 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 	}
 	d.answersKept = opt.Answers
 	seen := runs{}
+	samples := sampleSet{}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	results := make([]chan decoded, len(paths))
 	for i := range results {
@@ -273,6 +281,10 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 			return nil, ctx.Err()
 		}
 		counted := false
+		asked := 0 // the questions the file holds, before any counted elsewhere is taken out
+		if r.err == nil {
+			asked = len(r.file.Questions)
+		}
 		if r.err != nil {
 			d.Skipped = append(d.Skipped, r.err.Error())
 			fmt.Fprintf(warn, "agg: skipping %v\n", r.err)
@@ -284,14 +296,21 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 			d.Duplicates = append(d.Duplicates, r.path)
 			fmt.Fprintf(warn, "agg: skipping %s: the same run as %s (run id %q, sheet %q, model %q)\n",
 				r.path, first, r.file.Sheet.RunID, r.file.Sheet.Name, r.file.Sheet.ModelName)
+		} else if first, all := samples.drop(r.path, r.file); all {
+			d.Duplicates = append(d.Duplicates, r.path)
+			fmt.Fprintf(warn, "agg: skipping %s: every answer in it is counted from %s (a rerun reused them: one answer, one sample)\n", r.path, first)
 		} else {
 			counted = true
+			if first != "" {
+				fmt.Fprintf(warn, "agg: %s: %d of its %d answers are counted from %s (a rerun reused them: one answer, one sample)\n",
+					r.path, asked-len(r.file.Questions), asked, first)
+			}
 			sh := &r.file.Sheet
 			if noAnswers(r.file) {
 				d.NoAnswers = append(d.NoAnswers, fmt.Sprintf("%s (model %s, sheet %s)", r.path, sh.ModelName, sh.Name))
 			}
 			if sh.Subset != nil {
-				d.Subsets = append(d.Subsets, fmt.Sprintf("%s (model %s, sheet %s): %s", r.path, sh.ModelName, sh.Name, sh.Subset.Describe(len(r.file.Questions))))
+				d.Subsets = append(d.Subsets, fmt.Sprintf("%s (model %s, sheet %s): %s", r.path, sh.ModelName, sh.Name, sh.Subset.Describe(asked)))
 			}
 			if d.Files == 0 {
 				// Files are usually alike: size the rows for all of them
@@ -339,6 +358,56 @@ func (rs runs) first(r decoded) (string, bool) {
 	}
 	rs[key] = r.path
 	return "", false
+}
+
+// sampleSet holds the samples counted (result.Sample), each with the
+// file it was counted from, so that an answer carried by several files (a
+// rerun's reused answers) is counted once.
+type sampleSet map[result.SampleID]string
+
+// drop takes out of f the questions whose sample was counted from an
+// earlier file, and adds the others'. It returns the file the first one
+// taken out was counted from, and whether every question of f was taken
+// out (f is then left whole: it is not counted at all). The first file in
+// name order that carries a sample counts it.
+func (ss sampleSet) drop(path string, f *result.File) (first string, all bool) {
+	ids := make([]result.SampleID, 0, len(f.Questions))
+	kept := make([]bool, len(f.Questions))
+	n := 0
+	for i, s := range f.Samples(path) {
+		if s.Key == "" {
+			ids = append(ids, result.SampleID{})
+			kept[i] = true
+			n++
+			continue
+		}
+		id := s.ID()
+		ids = append(ids, id)
+		if p, ok := ss[id]; ok {
+			if first == "" {
+				first = p
+			}
+			continue
+		}
+		kept[i] = true
+		n++
+	}
+	if n == 0 && len(f.Questions) > 0 {
+		return first, true
+	}
+	qs := f.Questions[:0]
+	for i := range f.Questions {
+		if !kept[i] {
+			continue
+		}
+		qs = append(qs, f.Questions[i])
+		if ids[i] != (result.SampleID{}) {
+			ss[ids[i]] = path
+		}
+	}
+	clear(f.Questions[len(qs):])
+	f.Questions = qs
+	return first, false
 }
 
 // noAnswers says whether a file with questions has no answer at all.
