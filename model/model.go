@@ -12,7 +12,7 @@
 // BatchState (running, ended or failed), which the batch command waits on.
 // A reply's answer and what the model thought before it are kept apart
 // (Response.Text and Reasoning); SplitThink applies the think_tags rule
-// to a reply whose text opens with a <think> block. What a request's
+// to a reply whose text opens with <think> blocks. What a request's
 // settings send is asked of SendSettings: a model's own rules when it is a
 // SettingsSender, else its Info's Sendable.
 package model

@@ -172,14 +172,15 @@ func gradeOne(ctx context.Context, f *result.File, i int, p gradePlan) (v grade.
 }
 
 // graded is the text of q that is graded: q.Graded(), but of a chat
-// answer recorded with no reasoning (a file written before evalmd kept
-// reasoning apart) only what follows a leading <think> block, by the
-// think_tags rule the question ran with, as run grades a reply. A run
-// that split the block recorded it as the reasoning, so the rule is not
-// applied twice.
+// answer only what follows its leading <think> blocks, by the think_tags
+// rule the question ran with, as run grades a reply. A file written
+// before evalmd kept reasoning apart holds the blocks in its completion;
+// in one written since, the run split them off already, and splitting
+// again leaves the recorded answer as it is, so the grade is the
+// recorded answer's.
 func graded(f *result.File, q *result.Question) *string {
 	text := q.Graded()
-	if text == nil || q.Mode != "" || q.ReformatModel != "" || q.Reasoning != "" {
+	if text == nil || q.Mode != "" || q.ReformatModel != "" {
 		return text
 	}
 	answer := model.SplitThink(model.Response{Text: *text}, f.SolveSetting(q, "think_tags")).Text

@@ -584,8 +584,9 @@ func TestRegradeLosesRaceToRun(t *testing.T) {
 // An output written before reasoning support may hold a model's <think>
 // block in its completion: the regrade grades only the answer after it,
 // by the think_tags rule the question ran with, as run grades a reply.
-// A file that has a reasoning member was split by its run already, and
-// think_tags: keep grades the whole text.
+// A file whose run split off only the first of two leading blocks (its
+// reasoning member holds the first) is graded after both, and think_tags:
+// keep grades the whole text.
 func TestRegradeGradesAfterThink(t *testing.T) {
 	s := func(x string) *string { return &x }
 	q := func(name, completion string) result.Question {
@@ -594,7 +595,7 @@ func TestRegradeGradesAfterThink(t *testing.T) {
 	}
 	keep := q("keep", "<think>maybe A</think>\nB")
 	keep.SolveSettings = map[string]string{"think_tags": "keep"}
-	split := q("split by its run", "<think>quoted</think> B")
+	split := q("one of two blocks split by its run", "<think>or A?</think> B")
 	split.Reasoning = "it was B"
 	lime := q("lime contains the truth only in the thinking", "<think>is it B?</think>\nA")
 	lime.MetaData = nil
@@ -617,7 +618,7 @@ func TestRegradeGradesAfterThink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"true", "true", "false", "false", "false", "false"}
+	want := []string{"true", "true", "false", "false", "true", "false"}
 	for i, w := range want {
 		g := got.Questions[i]
 		if fmtGrade(g.Grade) != w {

@@ -212,7 +212,7 @@ var All = []*Setting{
 		set: whole(func(v *Values) *int { return &v.Gen.ReasoningTokens }),
 		get: func(v *Values) string { return fmtInt(v.Gen.ReasoningTokens) }},
 	{Name: "think_tags", Arg: "RULE", Type: "auto, keep or strip", Default: "auto", From: Anywhere, Chat: true,
-		Doc: "a think block (think tags) at the start of a reply: moved to its reasoning, kept in the answer, or dropped",
+		Doc: "the think blocks (think tags) that lead a reply: moved to its reasoning, kept in the answer, or dropped",
 		set: choice(func(v *Values) *string { return &v.Solve.ThinkTags }, model.ThinkAuto, model.ThinkKeep, model.ThinkStrip),
 		get: func(v *Values) string { return v.Solve.ThinkTags }},
 	{Name: "mode", Arg: "MODE", Type: "chat, code or agent", Default: "chat", From: Anywhere,

@@ -190,3 +190,79 @@ func TestReasoningEffortsAreTwoRows(t *testing.T) {
 		t.Errorf("agg's usage: %s", got)
 	}
 }
+
+// Every leading <think> block is reasoning, under every think_tags rule
+// the recorded completion is the answer graded, and a reply cut inside
+// its reasoning has no answer (its note and grade say so alike). Before,
+// a second block was graded as the answer (its truth made it right);
+// strip recorded one text and graded a second split of it; keep graded
+// an unterminated block, true, under a note saying "no answer".
+func TestThinkBlocksUnderEveryRule(t *testing.T) {
+	const sheet = "# Think\n## two\n#### question\ntwo: 2+2? A) 4 B) 5\n#### answer\nB) 5\n" +
+		"## stray\n#### question\nstray: 2+2? A) 4 B) 5\n#### answer\nB) 5\n" +
+		"## cut\n#### question\ncut: 2+2? A) 4 B) 5\n#### answer\nB) 5\n" +
+		"## stopped\n#### question\nstopped: 2+2? A) 4 B) 5\n#### answer\nB) 5\n"
+	replies := map[string]fakeserver.Reply{
+		"two":   {Text: "<think>A) 4?</think>\n<think>No: B) 5.</think>\nA) 4"},
+		"stray": {Text: "<think>A) 4?</think> A) 4 </think> B) 5"},
+		"cut":   {Text: "<think>B) 5, or A) 4", FinishReason: "length"},
+		// Stopped inside its reasoning, not by max_tokens.
+		"stopped": {Text: "<think>B) 5"},
+	}
+	for _, c := range []struct {
+		rule  string
+		grade map[string]bool // the run's grades; cut is false under every rule
+		two   string          // the recorded completion of "two"
+	}{
+		{"auto", map[string]bool{"two": false, "stray": true}, "A) 4"},
+		{"strip", map[string]bool{"two": false, "stray": true}, "A) 4"},
+		{"keep", map[string]bool{"two": false, "stray": false}, "<think>A) 4?</think>\n<think>No: B) 5.</think>\nA) 4"},
+	} {
+		srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 4, Reply: func(call fakeserver.Call) fakeserver.Reply {
+			name, _, _ := strings.Cut(call.LastUserText(), ":")
+			return replies[name]
+		}})
+		out := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), &stdout, &stderr, []string{"-f", writeSheet(t, sheet), "-o", out, "-m", "openai/m",
+			"--base-url", srv.URL, "--think-tags", c.rule})
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.rule, err, stderr.String())
+		}
+		f := readOnly(t, out)
+		for i := range f.Questions {
+			q := &f.Questions[i]
+			if q.Grade == nil || *q.Grade != c.grade[q.Name] {
+				t.Errorf("%s, %s: grade %v (%s), want %v", c.rule, q.Name, q.Grade, q.GradeDetail, c.grade[q.Name])
+			}
+			if q.Name == "two" && deref(q.Completion) != c.two {
+				t.Errorf("%s: completion %q, want %q", c.rule, deref(q.Completion), c.two)
+			}
+			if q.Name == "cut" && (deref(q.Completion) != "" || q.Limit != "max_tokens" || !strings.Contains(q.Note, "no answer") ||
+				!strings.Contains(q.GradeDetail, "no answer")) {
+				t.Errorf("%s, cut: completion %q, limit %q, note %q, grade detail %q; want no answer in each",
+					c.rule, deref(q.Completion), q.Limit, q.Note, q.GradeDetail)
+			}
+			if q.Name == "stopped" && (deref(q.Completion) != "" || q.Note != "the reply had reasoning and no answer (finish_reason stop): graded as an empty answer") {
+				t.Errorf("%s, stopped: completion %q, note %q", c.rule, deref(q.Completion), q.Note)
+			}
+			// The recorded completion graded as it stands (keep splits
+			// nothing off it) keeps its grade.
+			was := *q
+			q.SolveSettings = map[string]string{"think_tags": "keep"}
+			if _, err := regrade.GradeQuestion(context.Background(), f, i, regrade.NewGraders(nil, grade.Options{}, "")); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(deref2(q.Grade)) != fmt.Sprint(deref2(was.Grade)) {
+				t.Errorf("%s, %s: the recorded completion %q grades %v, the run graded %v", c.rule, q.Name, deref(q.Completion), deref2(q.Grade), deref2(was.Grade))
+			}
+		}
+	}
+}
+
+func deref2(b *bool) any {
+	if b == nil {
+		return nil
+	}
+	return *b
+}

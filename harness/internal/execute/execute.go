@@ -501,7 +501,7 @@ func record(q *result.Question, o runner.Outcome, info model.Info, price *model.
 		q.Reasoning, q.ReasoningTokens = r.Reasoning, r.ReasoningTokens
 		q.InputTokens, q.OutputTokens = r.InputTokens, r.OutputTokens
 		q.FinishReason = r.FinishReason
-		q.Note = replyNote(r)
+		q.Note = replyNote(r, r.Reasoning != "" || o.Response.Text != "")
 		q.SetWork(r.Work)
 		if cut {
 			q.Limit = LimitMaxTokens
@@ -542,7 +542,8 @@ func cutThinking(r model.Response) bool {
 // is graded as any other but is no plain text: a refusal, or a reply with
 // no text at all (content null: a filter, max_tokens spent on reasoning),
 // which a completion of "" alone does not tell from an empty answer.
-func replyNote(r model.Response) string {
+// thought says the reply had reasoning, kept or dropped by think_tags.
+func replyNote(r model.Response, thought bool) string {
 	finish := ""
 	if r.FinishReason != "" {
 		finish = " (finish_reason " + r.FinishReason + ")"
@@ -554,6 +555,8 @@ func replyNote(r model.Response) string {
 		return "the model refused: the completion is its refusal"
 	case r.FinishReason == model.FinishRefusal:
 		return "the model refused, with no text: graded as an empty answer"
+	case r.Text == "" && thought:
+		return "the reply had reasoning and no answer" + finish + ": graded as an empty answer"
 	case r.Text == "":
 		return "the reply had no text" + finish + ": graded as an empty answer"
 	}
