@@ -41,7 +41,9 @@ type Work struct {
 	Transcript []Message `json:"transcript,omitempty"` // the turns after the question
 	Turns      int       `json:"turns,omitempty"`      // model calls made
 	Limit      string    `json:"limit,omitempty"`      // the limit that ended the question, if any
-	// LimitValue is that limit's value: model calls, tokens or seconds.
+	// LimitValue is that limit's value: model calls, tokens or seconds;
+	// a sandbox limit's in code mode: seconds (tool_timeout, cpu), bytes
+	// (memory, output) or processes.
 	LimitValue float64 `json:"limit_value,omitempty"`
 	// ReformatModel names the model that rewrote the final answer
 	// (Solve.Reformat); Answer then holds its rewrite, the text graded,

@@ -207,7 +207,7 @@ type Question struct {
 	ReformatModel string            `json:"reformat_model,omitempty"` // agent mode: the model that rewrote the answer (run --reformat)
 	Turns         int               `json:"turns,omitempty"`          // agent mode: model calls
 	Limit         string            `json:"limit,omitempty"`          // the limit that ended the question
-	LimitValue    float64           `json:"limit_value,omitempty"`    // its value: model calls, tokens or seconds
+	LimitValue    float64           `json:"limit_value,omitempty"`    // its value: model calls, tokens, seconds, bytes or processes
 	Sandbox       map[string]string `json:"sandbox,omitempty"`        // sandbox, python, pandas, numpy versions
 	// SolveSettings are the answer mode's settings in force, as resolved
 	// from the flags, meta and config (mode, agent_style, max_turns,

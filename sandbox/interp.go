@@ -447,19 +447,25 @@ func (it *interp) exitSignal() syscall.Signal {
 func (it *interp) stopped(capt *capture, limit Limit, why string) Result {
 	it.kill()
 	cfg := it.cfg
+	var value float64
 	switch limit {
 	case LimitTimeout:
 		why = fmt.Sprintf("the call ran longer than the time limit (tool_timeout %v)", cfg.Timeout)
+		value = cfg.Timeout.Seconds()
 	case LimitMemory:
 		if why == "" {
 			why = fmt.Sprintf("the call ran out of memory (tool_memory %s)", bytesString(cfg.Memory))
 		}
+		value = float64(cfg.Memory)
 	case LimitCPU:
 		why = fmt.Sprintf("the call used more CPU time than its limit (%v)", cfg.CPUTime)
+		value = cfg.CPUTime.Seconds()
 	case LimitProcesses:
 		why = fmt.Sprintf("the call started too many processes or threads (limit %d)", cfg.Processes)
+		value = float64(cfg.Processes)
 	case LimitOutput:
 		why = fmt.Sprintf("the call wrote more output than its limit (%s)", bytesString(cfg.MaxOutput))
+		value = float64(cfg.MaxOutput)
 	default:
 		if why == "" {
 			why = "the Python interpreter exited"
@@ -475,7 +481,7 @@ func (it *interp) stopped(capt *capture, limit Limit, why string) Result {
 		out += "\n"
 	}
 	out += "[stopped: " + why + "; the Python interpreter was restarted and its state (variables, imports, files written) is lost]"
-	return Result{Output: out, Limit: limit, Restarted: true}
+	return Result{Output: out, Limit: limit, LimitValue: value, Restarted: true}
 }
 
 func bytesString(n int64) string {

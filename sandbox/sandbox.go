@@ -235,6 +235,9 @@ type Result struct {
 	Output string
 	// Limit is the limit that stopped the call, or "".
 	Limit Limit
+	// LimitValue is Limit's value: seconds (LimitTimeout, LimitCPU),
+	// bytes (LimitMemory, LimitOutput) or processes (LimitProcesses).
+	LimitValue float64
 	// Restarted: the interpreter was stopped (a limit, or it died), its
 	// state (variables, imports, files written) is lost, and the next call
 	// runs in a fresh one with the same files.

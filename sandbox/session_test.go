@@ -155,6 +155,12 @@ func TestLimits(t *testing.T) {
 			if r.Limit != tc.limit || !r.Restarted || !strings.Contains(r.Output, tc.says) {
 				t.Fatalf("got limit %q restarted %v output\n%s\nwant limit %q and %q", r.Limit, r.Restarted, r.Output, tc.limit, tc.says)
 			}
+			// The limit's value is the config's: seconds, bytes, processes.
+			value := map[Limit]float64{LimitTimeout: tc.cfg.Timeout.Seconds(), LimitCPU: tc.cfg.CPUTime.Seconds(), LimitMemory: float64(tc.cfg.Memory),
+				LimitProcesses: float64(tc.cfg.Processes), LimitOutput: float64(tc.cfg.MaxOutput)}[tc.limit]
+			if r.LimitValue != value {
+				t.Errorf("limit value %v, want %v", r.LimitValue, value)
+			}
 			if !strings.HasSuffix(r.Output, "; the Python interpreter was restarted and its state (variables, imports, files written) is lost]") {
 				t.Fatalf("output does not end with the restart note:\n%s", r.Output)
 			}

@@ -56,7 +56,7 @@ func (m *Model) code(ctx context.Context, req model.Task, complete func() (model
 	}
 	if res.Limit != "" {
 		// The original had no limits; a run stopped by one has no answer.
-		w.Limit = string(res.Limit)
+		w.Limit, w.LimitValue = string(res.Limit), res.LimitValue
 		w.Error = "stopped by the sandbox's " + string(res.Limit) + " limit"
 		return resp, nil
 	}
@@ -68,7 +68,9 @@ func (m *Model) code(ctx context.Context, req model.Task, complete func() (model
 	if o.Failed() && w.Error == "" {
 		w.Error = o.ErrorType // a bare MemoryError has no message
 	}
-	w.Limit = caughtLimit(o)
+	if w.Limit = caughtLimit(o); w.Limit != "" {
+		w.LimitValue = float64(s.ToolMemory) // 0, unknown, when the pool's applied
+	}
 	return resp, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/evalmd/evalmd/cmd/internal/cli"
+	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/result"
@@ -250,14 +251,19 @@ func TestRunCodeModeParquet(t *testing.T) {
 // (not left out of the accuracy), the limit is recorded, and the run is
 // complete: exit status 0, every question graded. A
 // MemoryError the program caught is the "__CODE_ERROR__" answer DataBench
-// saves, wrong too, and the memory limit is recorded with it.
+// saves, wrong too, and the memory limit is recorded with it. The limit's
+// value is recorded too, and the Inspect log's sample limit is what
+// Inspect writes: a time limit's seconds (EvalSampleLimit{type: "time",
+// limit: 2}), not -1, which is a limit without a value.
 func TestRunCodeModeLimitIsWrong(t *testing.T) {
 	needSandbox(t)
 	for _, tc := range []struct {
 		name, code, limit, detail string
+		value                     float64
+		inspectType               string
 	}{
-		{"timeout", "next(x for x in iter(int, 1) if x)", "tool_timeout", "no answer: stopped by the tool_timeout limit"},
-		{"memory", "len(bytearray(8 << 30))", "memory", `exact: "__CODE_ERROR__:" vs "3"`},
+		{"timeout", "next(x for x in iter(int, 1) if x)", "tool_timeout", "no answer: stopped by the tool_timeout limit", 2, "time"},
+		{"memory", "len(bytearray(8 << 30))", "memory", `exact: "__CODE_ERROR__:" vs "3"`, 256 << 20, "custom"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sheet := modeSheet(t, "mode: code\ncode_extract: lenient\ntool_memory: 256M\ntool_timeout: 2\n")
@@ -267,9 +273,10 @@ func TestRunCodeModeLimitIsWrong(t *testing.T) {
 				}
 				return fakeserver.Reply{Text: "```python\n" + tc.code + "\n```"}
 			}})
-			out := t.TempDir()
+			out, logs := t.TempDir(), t.TempDir()
 			var stdout, stderr bytes.Buffer
-			err := run(context.Background(), &stdout, &stderr, []string{"-f", sheet, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", out})
+			err := run(context.Background(), &stdout, &stderr, []string{"-f", sheet, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", out,
+				"--log-dir", logs, "--log-format", "json"})
 			if err != nil || cli.ExitCode(err) != 0 {
 				t.Fatalf("%v (exit status %d)\n%s", err, cli.ExitCode(err), stderr.String())
 			}
@@ -277,8 +284,19 @@ func TestRunCodeModeLimitIsWrong(t *testing.T) {
 			if q := f.Questions[0]; q.Grade == nil || !*q.Grade {
 				t.Errorf("total: grade %v", q.Grade)
 			}
-			if q := f.Questions[1]; q.Grade == nil || *q.Grade || q.Limit != tc.limit || !strings.Contains(q.GradeDetail, tc.detail) {
-				t.Errorf("regions: grade %v limit %q detail %q; want false, %q, %q", q.Grade, q.Limit, q.GradeDetail, tc.limit, tc.detail)
+			if q := f.Questions[1]; q.Grade == nil || *q.Grade || q.Limit != tc.limit || q.LimitValue != tc.value || !strings.Contains(q.GradeDetail, tc.detail) {
+				t.Errorf("regions: grade %v limit %q %v detail %q; want false, %q %v, %q", q.Grade, q.Limit, q.LimitValue, q.GradeDetail, tc.limit, tc.value, tc.detail)
+			}
+			paths, _ := filepath.Glob(filepath.Join(logs, "*.json"))
+			if len(paths) != 1 {
+				t.Fatalf("logs %v, want one", paths)
+			}
+			lg, err := inspect.ReadLog(paths[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l := lg.Samples[1].Limit; l == nil || l.Type != tc.inspectType || l.Limit != tc.value {
+				t.Errorf("the Inspect sample's limit %+v, want %s %v", l, tc.inspectType, tc.value)
 			}
 			if !strings.Contains(stderr.String(), "1/2 correct") {
 				t.Errorf("totals: %s", stderr.String())
