@@ -33,6 +33,7 @@ import (
 	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/regrade"
+	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/sandbox"
 	"github.com/evalmd/evalmd/schema"
@@ -47,8 +48,11 @@ type Config struct {
 	// the sheet's folder relative to it, so equal sheet names in different
 	// folders do not overwrite each other.
 	SheetRoot string
-	RunIDLen  int  // hex characters of the run id; 0 = none (LIME's -u 0)
-	DryRun    bool // write prompts and ground truths, call no model
+	RunIDLen  int // hex characters of the run id; 0 = none (LIME's -u 0)
+	// RunID, when set, is the run id (run --run-id), in place of a random
+	// one of RunIDLen digits.
+	RunID  string
+	DryRun bool // write prompts and ground truths, call no model
 	// Force writes over files evalmd did not write or that were changed
 	// since (see internal/outfile).
 	Force  bool
@@ -108,6 +112,11 @@ type Config struct {
 	// Fresh asks every question (run --fresh): no answer of an earlier
 	// output is reused (see harness/internal/reuse).
 	Fresh bool
+	// Shard, when not zero, asks only this machine's share of the run
+	// (run --shard K/N): each output is written as its part (plan.Shard),
+	// with a journal of its own, under a run id every shard agrees on
+	// (RunID, else one made from the run's sheets, models and folders).
+	Shard Shard
 
 	// NewModel builds a model by name: the program's model.Registry New,
 	// with the providers it links. Required unless DryRun.
@@ -156,7 +165,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	runID, err := newRunID(cfg.Rand, cfg.RunIDLen)
+	runID, err := cfg.newRunID()
 	if err != nil {
 		return sum, err
 	}
@@ -230,6 +239,17 @@ func (cfg Config) start() (Config, []string, error) {
 	if cfg.Batch != nil && cfg.DryRun && len(cfg.Models) == 0 {
 		return cfg, nil, fmt.Errorf("-y --batch writes each model's request files: name the model(s) with -m")
 	}
+	if err := cfg.Shard.Check(); err != nil {
+		return cfg, nil, err
+	}
+	if !cfg.Shard.IsZero() && cfg.LogDir != "" {
+		return cfg, nil, fmt.Errorf("--shard and --log-dir: a shard holds a part of each run; the Inspect logs are written where the parts meet: evalmd agg -i FOLDER --log-dir DIR")
+	}
+	if cfg.RunID != "" {
+		if err := result.CheckRunID(cfg.RunID); err != nil {
+			return cfg, nil, err
+		}
+	}
 	return cfg, models, nil
 }
 
@@ -297,7 +317,7 @@ func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID strin
 			return nil, nil, err
 		}
 	}
-	jobs, err := plan.Make(planned, plan.Options{Models: ms.names, OutDir: cfg.OutDir, SheetRoot: cfg.SheetRoot, RunID: runID, Subset: cfg.Subset})
+	jobs, err := plan.Make(planned, plan.Options{Models: ms.names, OutDir: cfg.OutDir, SheetRoot: cfg.SheetRoot, RunID: runID, Subset: cfg.Subset, Shard: cfg.Shard})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -466,6 +486,18 @@ func warnUnmatched(cfg Config, models []string, made map[string]model.Model, out
 		n++
 	}
 	return n
+}
+
+// newRunID is the run's id: the one given, else for a shard the one
+// every shard of the run makes alike (sharedRunID), else a random one.
+func (cfg Config) newRunID() (string, error) {
+	switch {
+	case cfg.RunID != "":
+		return cfg.RunID, nil
+	case !cfg.Shard.IsZero():
+		return sharedRunID(cfg), nil
+	}
+	return newRunID(cfg.Rand, cfg.RunIDLen)
 }
 
 // newRunID makes LIME's run id: the first n hex digits of a random uuid.

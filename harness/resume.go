@@ -13,6 +13,7 @@ import (
 	"github.com/evalmd/evalmd/harness/internal/execute"
 	"github.com/evalmd/evalmd/harness/internal/plan"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/result"
 )
 
 // BatchConfig is run --batch: the questions go through the providers'
@@ -48,11 +49,47 @@ func checkAgentModes(outs []*plan.Output, batch bool) error {
 	return nil
 }
 
+// Shard is a share of a run (run --shard K/N); the zero Shard is the
+// whole run.
+type Shard = plan.Shard
+
+// ParseShard reads --shard's K/N.
+func ParseShard(s string) (Shard, error) { return plan.ParseShard(s) }
+
 // ResumeFiles are the journal and the run state of the run cfg describes:
 // in the output folder (else the folder -d named, else the first sheet's),
 // named by a hash of the sheets, the models and the output folder, so the
-// same command finds them again and another run's are never mixed in.
+// same command finds them again and another run's are never mixed in. A
+// shard's are its own, named with the shard, beside its sibling shards'.
 func ResumeFiles(cfg Config) (journal, state string) {
+	dir := cfg.OutDir
+	switch {
+	case dir != "":
+	case cfg.SheetRoot != "":
+		dir = cfg.SheetRoot
+	case len(cfg.Sheets) > 0:
+		dir = filepath.Dir(cfg.Sheets[0])
+	}
+	base := filepath.Join(dir, ".evalmd-run-"+hex.EncodeToString(runHash(cfg))[:12])
+	if !cfg.Shard.IsZero() {
+		base = strings.TrimSuffix(result.ShardName(base+".json", cfg.Shard.K, cfg.Shard.N), ".json")
+	}
+	return base + ".journal", base + ".run"
+}
+
+// sharedRunID is the run id of a shard run without --run-id: made from
+// the run's hash and its number of shards, so every shard of the run,
+// on any machine, names its outputs with the same id (RunIDLen hex
+// digits, none for 0).
+func sharedRunID(cfg Config) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "shared run id\x00%x\x00%d", runHash(cfg), cfg.Shard.N)
+	return hex.EncodeToString(h.Sum(nil))[:min(max(cfg.RunIDLen, 0), 2*sha256.Size)]
+}
+
+// runHash names the run cfg describes, whatever the shard: its sheets,
+// models, output folder, and subset and run id when given.
+func runHash(cfg Config) []byte {
 	models := append([]string(nil), cfg.Models...)
 	sort.Strings(models)
 	var sheets []string
@@ -85,16 +122,11 @@ func ResumeFiles(cfg Config) (journal, state string) {
 		// out of the hash when unused, so earlier journals still resume.)
 		fmt.Fprintf(h, "limit %d\x00%s\x00", cfg.Subset.Limit, strings.Join(cfg.Subset.Questions, "\x00"))
 	}
-	dir := cfg.OutDir
-	switch {
-	case dir != "":
-	case cfg.SheetRoot != "":
-		dir = cfg.SheetRoot
-	case len(cfg.Sheets) > 0:
-		dir = filepath.Dir(cfg.Sheets[0])
+	if cfg.RunID != "" {
+		// Another run id is another run, likewise.
+		fmt.Fprintf(h, "run id %s\x00", cfg.RunID)
 	}
-	base := filepath.Join(dir, ".evalmd-run-"+hex.EncodeToString(h.Sum(nil))[:12])
-	return base + ".journal", base + ".run"
+	return h.Sum(nil)
 }
 
 // syncWriter serialises writes to the console: outputs are written (and

@@ -115,7 +115,7 @@ func parseFast(data []byte) (*File, bool) {
 	if !ok || !haveSheet || !haveQuestions || qi != len(f.Questions) {
 		return nil, false
 	}
-	if CheckEpoch(f.Sheet.Epoch, f.Sheet.Epochs) != nil {
+	if CheckEpoch(f.Sheet.Epoch, f.Sheet.Epochs) != nil || CheckShard(f.Sheet.Shard, f.Sheet.Shards) != nil {
 		return nil, false
 	}
 	return f, true

@@ -9,7 +9,9 @@
 //
 // A run of several epochs (each question asked N times) writes one file
 // per epoch under one run id, named by EpochName; Sheet.EpochOf says which
-// epoch a file holds.
+// epoch a file holds. A run split over machines (run --shard K/N) writes
+// each file in N parts, one per shard, named by ShardName; CheckShard
+// accepts a shard of 1 to MaxShards.
 //
 // Parse (and Read) is the one decoder of output files: grade, agg, the
 // HTML report, the workbook and the Inspect logs all read through it. It
@@ -76,6 +78,13 @@ type Sheet struct {
 	// without them is epoch 1 of 1; see EpochOf.
 	Epoch  int `json:"epoch,omitempty"`
 	Epochs int `json:"epochs,omitempty"`
+	// Shard and Shards place the file in a run split over Shards
+	// machines (run --shard K/N): it holds the questions of shard Shard
+	// (1..Shards), each with its Position in the sheet, and the run's
+	// other shards are files of their own under the same run id, named
+	// by ShardName. Both are absent (0) in a run of one machine.
+	Shard  int `json:"shard,omitempty"`
+	Shards int `json:"shards,omitempty"`
 	// ConnectionLimits is the history of the adaptive limit on requests in
 	// flight (run -c auto) of the model's server, until the file was
 	// written: its start, then each change and why.
@@ -195,6 +204,10 @@ type Question struct {
 	// named none, for offline models and in LIME's files. A reused answer
 	// keeps the one its first run recorded.
 	ServedModel string `json:"served_model,omitempty"`
+	// Position is the question's place in its sheet (1 for the first),
+	// recorded in a shard's output (Sheet.Shards) so that the parts of
+	// the run merge back in sheet order; 0 elsewhere.
+	Position int `json:"position,omitempty"`
 
 	// Code and agent modes (model.Work): what ran beside the completion.
 	// Graders and regrading read Answer in code mode and never run code.
@@ -524,6 +537,35 @@ func EpochName(name string, k, n int) string {
 	return strings.TrimSuffix(name, ".json") + fmt.Sprintf("-epoch%d.json", k)
 }
 
+// ShardName is the file name of shard k of an n-shard run whose single
+// file would be name (FileName's, EpochName's): "-shard<k>of<n>" before
+// ".json", so the shards of one run sit side by side and never collide
+// in one folder. With n < 1 it is name.
+func ShardName(name string, k, n int) string {
+	if n < 1 {
+		return name
+	}
+	return strings.TrimSuffix(name, ".json") + fmt.Sprintf("-shard%dof%d.json", k, n)
+}
+
+// CheckShard says what is wrong with a file's shard and shards members
+// (0 for absent), or nil: both absent, or 1 <= shard <= shards <=
+// MaxShards.
+func CheckShard(shard, shards int) error {
+	switch {
+	case shard == 0 && shards == 0:
+		return nil
+	case shards < 1 || shards > MaxShards:
+		return fmt.Errorf("shards %d: 1 to %d", shards, MaxShards)
+	case shard < 1 || shard > shards:
+		return fmt.Errorf("shard %d of %d: 1 to %d", shard, shards, shards)
+	}
+	return nil
+}
+
+// MaxShards bounds a run's shards.
+const MaxShards = 10000
+
 // CheckRunID accepts a run id made of letters, digits, "-", "_" and "."
 // (not first), at most 64 of them: LIME's hex ids and anything a person
 // would type, never a path.
@@ -826,6 +868,10 @@ func (s *Sheet) UnmarshalJSON(data []byte) error {
 			v = &s.Epoch
 		case "epochs":
 			v = &s.Epochs
+		case "shard":
+			v = &s.Shard
+		case "shards":
+			v = &s.Shards
 		case "connection_limit_history":
 			v = &s.ConnectionLimits
 		case "version":
@@ -838,6 +884,9 @@ func (s *Sheet) UnmarshalJSON(data []byte) error {
 	s.extra = ex
 	if err == nil {
 		err = CheckEpoch(s.Epoch, s.Epochs)
+	}
+	if err == nil {
+		err = CheckShard(s.Shard, s.Shards)
 	}
 	return err
 }
@@ -912,6 +961,8 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.ReusedFrom
 		case "served_model":
 			v = &q.ServedModel
+		case "position":
+			v = &q.Position
 		case "mode":
 			v = &q.Mode
 		case "code_extract":

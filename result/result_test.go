@@ -130,14 +130,14 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 		Completion: s("B"), Reasoning: "B, surely", ReasoningTokens: 2, Error: s("none"), ModelName: "m", EvalTime: &ft, Grade: &tr,
 		QuestionUsr: "own", System: s("sys"), InputTokens: 3, OutputTokens: 4, Cost: &cost,
 		Grader: "choice", GradeDetail: "extracted B", SubAnswers: []SubAnswer{{Name: "a", Want: "1", Got: "1", Found: true, Correct: true}},
-		Unanswered: true, Judge: json.RawMessage(`{"reply":"True"}`), Settings: &model.Settings{MaxTokens: 5, Stop: []string{"\n"}, ReasoningEffort: "high", ReasoningTokens: 9}, FinishReason: "length", Note: "the reply had no text", BatchID: "batch_1", RequestKey: "ab12", ReusedFrom: "output-s-m-1.json", ServedModel: "gpt-4-0613",
+		Unanswered: true, Judge: json.RawMessage(`{"reply":"True"}`), Settings: &model.Settings{MaxTokens: 5, Stop: []string{"\n"}, ReasoningEffort: "high", ReasoningTokens: 9}, FinishReason: "length", Note: "the reply had no text", BatchID: "batch_1", RequestKey: "ab12", ReusedFrom: "output-s-m-1.json", ServedModel: "gpt-4-0613", Position: 4,
 		Mode: "code", CodeExtract: "baseline", Code: s("df.shape[0]"), Answer: s("3"), CodeError: "none",
 		Transcript: []model.Message{{Role: "tool", Content: "3", ToolCallID: "c1", ToolLimit: "timeout"},
 			{Role: "assistant", Reasoning: "run it", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: "{}"}}}},
 		Turns: 2, Limit: "max_turns", LimitValue: 10, Sandbox: map[string]string{"pandas": "1.5.3"}, SolveSettings: map[string]string{"agent_style": "react"}, ReformatModel: "openai/gpt-3.5-turbo-16k",
 	}
 	sh := Sheet{Name: "S", RunID: "ab", ModelName: "m", MetaData: map[string]string{"k": "v"}, Question: s("sq"),
-		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1, ReasoningTokens: 2}, DryRun: true, Version: "0123456789ab", Subset: &Subset{Limit: 3, Questions: []string{"a*"}, Of: 10}, Epoch: 2, Epochs: 3,
+		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1, ReasoningTokens: 2}, DryRun: true, Version: "0123456789ab", Subset: &Subset{Limit: 3, Questions: []string{"a*"}, Of: 10}, Epoch: 2, Epochs: 3, Shard: 2, Shards: 4,
 		ModelInfo:        &model.Info{Provider: "openai-api", Label: "box", Model: "gpt-4", BaseURL: "http://box/v1", ContextLimit: 4096},
 		Settings:         &model.Settings{Temperature: &ft},
 		ConnectionLimits: []aimd.Change{{Time: time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC), Limit: 8, From: 10, Reason: "HTTP 429"}}}
@@ -210,5 +210,44 @@ func TestEpochMembers(t *testing.T) {
 		if err := CheckEpoch(tc.epoch, tc.epochs); (err == nil) != tc.ok {
 			t.Errorf("CheckEpoch(%d, %d) = %v", tc.epoch, tc.epochs, err)
 		}
+	}
+}
+
+// A shard's file records its shard and the run's shards, read back; a
+// shard outside 1..shards is refused by both decoders; the shards of one
+// run have names of their own beside each other.
+func TestShardMembers(t *testing.T) {
+	for _, tc := range []struct {
+		data string
+		err  string // "" for none
+	}{
+		{`{"sheet": {"name": "s", "shard": 2, "shards": 4}, "questions": [{"name": "q", "position": 7}]}`, ""},
+		{`{"sheet": {"name": "s", "shard": 1, "shards": 1}, "questions": []}`, ""},
+		{`{"sheet": {"name": "s", "shard": 5, "shards": 4}, "questions": []}`, "shard 5 of 4: 1 to 4"},
+		{`{"sheet": {"name": "s", "shard": 0, "shards": 4}, "questions": []}`, "shard 0 of 4"},
+		{`{"sheet": {"name": "s", "shard": 1}, "questions": []}`, "shards 0: 1 to 10000"},
+		{`{"sheet": {"name": "s", "shard": 1, "shards": 10001}, "questions": []}`, "shards 10001"},
+		{`{"sheet": {"name": "s", "shard": 1, "shards": 4, "x": 1}, "questions": [{"name": "q", "y": 2}]}`, ""}, // the walk, not the fast path
+	} {
+		f, err := Parse([]byte(tc.data))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: %v, want an error with %q", tc.data, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.data, err)
+			continue
+		}
+		if f.Sheet.Shard < 1 || f.Sheet.Shards < f.Sheet.Shard {
+			t.Errorf("%s: read shard %d of %d", tc.data, f.Sheet.Shard, f.Sheet.Shards)
+		}
+	}
+	if got, want := ShardName(EpochName("output-s-m-r.json", 3, 5), 2, 4), "output-s-m-r-epoch3-shard2of4.json"; got != want {
+		t.Errorf("ShardName = %q, want %q", got, want)
+	}
+	if got := ShardName("output-s-m-r.json", 0, 0); got != "output-s-m-r.json" {
+		t.Errorf("ShardName of no shard = %q", got)
 	}
 }

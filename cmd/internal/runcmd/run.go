@@ -31,6 +31,7 @@ import (
 	"github.com/evalmd/evalmd/model/builtin"
 	"github.com/evalmd/evalmd/model/openai"
 	"github.com/evalmd/evalmd/model/providers"
+	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/runner/aimd"
 	"github.com/evalmd/evalmd/schema"
@@ -80,6 +81,9 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 		batchOn   = fs.Bool("batch", false, "send the questions through the providers' batch APIs (OpenAI, Anthropic): half the price, answers within 24 h; with -y, write the request files")
 		batchFall = fs.String("batch-fallback", "", "live: answer what a batch failed or let expire with live requests (default: a new batch, twice)")
 		batchPoll = fs.Duration("batch-poll", 30*time.Second, "with --batch, the wait between status checks")
+		runIDFlag = fs.String("run-id", "", "the run id (letters, digits, -, _, .), in place of a random one of -u digits; every shard of a run takes the same")
+		shardFlag = fs.String("shard", "", "ask only shard `K/N` of the run's questions (K from 1 to N), for a run split over N machines into one -o folder; agg merges the shards")
+		shardsN   = fs.Int("shards", 0, "the number of shards, with the shard taken from "+JobIndexEnv+" (a Kubernetes Indexed Job's pod; also "+ShardsEnv+")")
 		watchOn   = fs.Bool("watch", false, "after the run, run again each sheet saved (polling the -f sheet, or the input*.md below -d), until Ctrl-C")
 	)
 	// The subset is the run's, not a question's: it is no setting (no
@@ -146,6 +150,18 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 			}
 			if err := subset.Check(); err != nil {
 				return cli.Usagef("%v", err)
+			}
+			shard, warning, err := shardOf(*shardFlag, *shardsN, getenv)
+			if err != nil {
+				return err
+			}
+			if warning != "" {
+				fmt.Fprintln(stderr, warning)
+			}
+			if *runIDFlag != "" {
+				if err := result.CheckRunID(*runIDFlag); err != nil {
+					return cli.Usagef("--run-id: %v", err)
+				}
 			}
 			replyCap, err := model.ParseSize(*maxReply)
 			if err != nil {
@@ -270,6 +286,7 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 			}
 			cfg.Subset = subset
 			cfg.Fresh = *fresh
+			cfg.Shard, cfg.RunID = shard, *runIDFlag
 			if *batchOn {
 				cfg.Batch = &harness.BatchConfig{FallbackLive: *batchFall == "live", Poll: *batchPoll}
 			}

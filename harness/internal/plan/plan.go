@@ -49,6 +49,10 @@ type Options struct {
 	OutDir, SheetRoot string
 	RunID             string // "" names outputs without a run id (-u 0)
 	Subset            Subset
+	// Shard, when not zero, keeps of each job the questions that fall in
+	// it (ShardOf); every job is kept, also one left with no question,
+	// so each shard writes its part of every output.
+	Shard Shard
 }
 
 // Job is one output file: a sheet on a model, in one epoch.
@@ -67,6 +71,10 @@ type Job struct {
 	// Subset is what the output records of the subset (nil: every
 	// question).
 	Subset *result.Subset
+	// Shard is the share of the run this job asks (Options.Shard): its
+	// output is that part of the output the whole run writes
+	// (result.ShardName), its Questions those of the shard.
+	Shard Shard
 }
 
 // Make lays the sheets out on the models, sheet by sheet, each on every
@@ -91,9 +99,13 @@ func Make(sheets []Sheet, opt Options) ([]Job, error) {
 		for _, q := range chosen {
 			epochs = max(epochs, s.Questions[q].Epochs)
 		}
+		var occ []int
+		if !opt.Shard.IsZero() {
+			occ = occurrences(s.Questions)
+		}
 		for _, m := range opt.Models {
 			for k := 1; k <= epochs; k++ {
-				jobs = append(jobs, epochJob(s, si, m, k, epochs, chosen, opt))
+				jobs = append(jobs, shardJob(epochJob(s, si, m, k, epochs, chosen, opt), s, occ, opt))
 			}
 		}
 	}
@@ -123,6 +135,26 @@ func epochJob(s Sheet, si int, m string, k, n int, chosen []int, opt Options) Jo
 	if job.Questions == nil {
 		job.Questions, job.Keys = []int{}, []string{}
 	}
+	return job
+}
+
+// shardJob keeps of job the questions of opt's shard, occ being each
+// sheet question's occurrence of its name; without a shard it is job.
+func shardJob(job Job, s Sheet, occ []int, opt Options) Job {
+	if opt.Shard.IsZero() {
+		return job
+	}
+	job.Shard = opt.Shard
+	job.OutPath = result.ShardName(job.OutPath, opt.Shard.K, opt.Shard.N)
+	sheet := SheetName(s.Path, opt.SheetRoot)
+	qs, keys := []int{}, []string{}
+	for i, q := range job.Questions {
+		it := Item{Model: job.Model, Sheet: sheet, Epoch: job.Epoch, Name: s.Questions[q].Name, Occurrence: occ[q]}
+		if ShardOf(it, opt.Shard.N) == opt.Shard.K {
+			qs, keys = append(qs, q), append(keys, job.Keys[i])
+		}
+	}
+	job.Questions, job.Keys = qs, keys
 	return job
 }
 

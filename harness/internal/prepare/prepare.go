@@ -229,6 +229,9 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 	if job.Epochs > 1 {
 		out.Sheet.Epoch, out.Sheet.Epochs = job.Epoch, job.Epochs
 	}
+	if !job.Shard.IsZero() {
+		out.Sheet.Shard, out.Sheet.Shards = job.Shard.K, job.Shard.N
+	}
 	if opt.NoModel {
 		out.Sheet.ModelInfo = nil // no model: nothing to record
 	}
@@ -275,6 +278,9 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 			Name: it.Name, MetaData: it.Meta, GroundTruth: it.GroundTruth,
 			Question: req.Messages[0].Content, ModelName: modelName, Settings: &sent, SolveSettings: values.Record(),
 			Grader: cmp.Or(strings.TrimSpace(values.Grader), "lime"),
+		}
+		if !job.Shard.IsZero() {
+			q.Position = job.Questions[i] + 1 // the parts merge back in sheet order
 		}
 		if it.Template != nil {
 			// The message was built by a template; keep the question's own

@@ -77,7 +77,7 @@ func (f *Files) Check(path string, resuming bool) error {
 	}
 	if !f.Force && !resuming {
 		if _, err := os.Lstat(path); err == nil {
-			return fmt.Errorf("%s exists, from an earlier run; not writing over it (-u N gives this run its own file name, --force overwrites it)", path)
+			return fmt.Errorf("%s exists, from an earlier run; not writing over it (-u N or --run-id ID gives this run its own file name, --force overwrites it)", path)
 		}
 	}
 	j, err := outfile.State(path)
