@@ -3,7 +3,6 @@ module github.com/evalmd/evalmd
 go 1.26.8
 
 require (
-	github.com/google/renameio/v2 v2.0.2
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

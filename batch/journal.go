@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/evalmd/evalmd/internal/filelock"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -76,26 +76,16 @@ type journal struct {
 	unlock func()
 }
 
-// openJournal reads the journal at path (none yet is an empty one), then
-// opens it for appending, locked, with a torn last line cut away. Reading
+// openJournal opens the journal at path for appending (creating it, never
+// through a link), locked, reads it and cuts a torn last line away. Reading
 // rules are the runner journal's: a final line without a newline is a
 // write a crash cut short and is dropped; any other bad line is an error
 // naming file:line.
 func openJournal(path string) (*journal, []record, error) {
-	var recs []record
-	good := int64(0)
-	if data, err := os.ReadFile(path); err == nil {
-		recs, good, err = readJournal(bytes.NewReader(data), path)
-		if err != nil {
-			return nil, nil, err
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
+	if err := outfile.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, nil, fmt.Errorf("batch journal: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, nil, fmt.Errorf("batch journal: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := outfile.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("batch journal: %w", err)
 	}
@@ -104,15 +94,20 @@ func openJournal(path string) (*journal, []record, error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("batch journal %s is in use by another run (%v)", path, err)
 	}
-	if err := f.Truncate(good); err != nil {
+	fail := func(err error) (*journal, []record, error) {
 		unlock()
 		f.Close()
-		return nil, nil, fmt.Errorf("batch journal: %w", err)
+		return nil, nil, err
+	}
+	recs, good, err := readJournal(f, path)
+	if err != nil {
+		return fail(err)
+	}
+	if err := f.Truncate(good); err != nil {
+		return fail(fmt.Errorf("batch journal: %w", err))
 	}
 	if _, err := f.Seek(good, io.SeekStart); err != nil {
-		unlock()
-		f.Close()
-		return nil, nil, fmt.Errorf("batch journal: %w", err)
+		return fail(fmt.Errorf("batch journal: %w", err))
 	}
 	return &journal{path: path, f: f, unlock: unlock}, recs, nil
 }

@@ -186,8 +186,13 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			runID = st.RunID
 			cfg.say("resuming run %q from %s", runID, st.Journal)
 		}
+		st.RunID = runID
 	}
-	outs, files, err := cfg.plan(ctx, &sum, ms, runID, graders, st.Exists)
+	files := &write.Files{Force: cfg.Force, Wrote: st.Wrote}
+	if st.Exists {
+		files.Resumed = st.Written
+	}
+	outs, err := cfg.plan(ctx, &sum, ms, runID, graders, files)
 	if err != nil {
 		return sum, err
 	}
@@ -199,7 +204,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return sum, cfg.writeDryRun(&sum, outs, w, ms.names, runID)
 	}
 	reuseAnswers(cfg, ms.made, outs, st.Exists)
-	res, err := execute.Run(ctx, outs, ms.made, execute.Options{Runner: cfg.Runner, Resume: st, RunID: runID, Batch: cfg.Batch,
+	res, err := execute.Run(ctx, outs, ms.made, execute.Options{Runner: cfg.Runner, Resume: st, Batch: cfg.Batch,
 		Graders: graders, Prices: cfg.prices(), Sandbox: cfg.Sandbox, Reformat: ms.reformat, Writer: w, Console: cfg.console()})
 	return cfg.summarize(sum, res, err)
 }
@@ -301,7 +306,7 @@ func openModels(cfg Config, names []string) (models, error) {
 // plan is the run's first step: the sheets read, laid out on the models
 // (plan.Make) and made into requests and unanswered outputs, every output
 // checked writable (files holds what each held) and every grader built.
-func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID string, graders *regrade.Graders, resuming bool) ([]*plan.Output, *write.Files, error) {
+func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID string, graders *regrade.Graders, files *write.Files) ([]*plan.Output, error) {
 	popt := prepare.Options{Schema: cfg.Schema, DataKeys: cfg.DataKeys, Settings: cfg.Settings, Vision: cfg.Vision,
 		AllowOutsideFiles: cfg.AllowOutsideFiles, DataRoots: cfg.DataRoots,
 		NoModel: len(cfg.Models) == 0, DryRun: cfg.DryRun, Reformat: ms.reformat != nil, Created: cfg.Now(), Stderr: cfg.Stderr, Clear: cfg.clear,
@@ -309,39 +314,38 @@ func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID strin
 	sheets, warnings, err := prepare.Read(cfg.Sheets, popt)
 	sum.Warnings += warnings
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	planned := make([]plan.Sheet, len(sheets))
 	for i := range sheets {
 		if planned[i], err = sheets[i].Plan(cfg.Settings); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	jobs, err := plan.Make(planned, plan.Options{Models: ms.names, OutDir: cfg.OutDir, SheetRoot: cfg.SheetRoot, RunID: runID, Subset: cfg.Subset, Shard: cfg.Shard})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	outs, warnings, err := prepare.Outputs(ctx, sheets, jobs, ms.infos, runID, popt)
 	sum.Warnings += warnings
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	files := &write.Files{Force: cfg.Force}
 	for _, o := range outs {
-		if err := files.Check(o.OutPath, resuming); err != nil {
-			return nil, nil, err
+		if err := files.Check(o.OutPath); err != nil {
+			return nil, err
 		}
 		if !cfg.DryRun {
 			if err := checkGraders(o, graders); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 	}
 	if err := checkAgentModes(outs, cfg.Batch != nil); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sum.Warnings += warnUnmatched(cfg, ms.names, ms.made, outs)
-	return outs, files, nil
+	return outs, nil
 }
 
 // writeDryRun is a dry run's write step, in place of executing: each

@@ -87,7 +87,7 @@ func WriteRunLog(dir string, files []*result.File, opt LogOptions) (string, erro
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := outfile.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("inspect log dir %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, logFileName(lg.Eval, opt.Format))

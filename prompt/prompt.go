@@ -437,14 +437,22 @@ func (b *Builder) checkPlace(rel, path string) error {
 	if err != nil {
 		return nil
 	}
-	if fi, err := os.Stat(real); err == nil && fi.Size() > largeFile {
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil
+	}
+	if !fi.Mode().IsRegular() {
+		// A FIFO would hold the run forever, waiting for a writer.
+		return fmt.Errorf("file %q (%s) is %w: a FIFO, a device or a folder is never sent", rel, real, readfile.ErrNotRegular)
+	}
+	if fi.Size() > largeFile {
 		b.warn(fmt.Sprintf("file %s is %d MB: it is read whole and sent with every question that names it", path, fi.Size()>>20))
 	}
 	if b.AllowOutsideFiles {
 		return nil
 	}
 	for _, root := range append([]string{b.Dir}, b.DataRoots...) {
-		if r, err := filepath.EvalSymlinks(root); err == nil && within(real, r) {
+		if r, err := filepath.EvalSymlinks(root); err == nil && readfile.Within(real, r) {
 			return nil
 		}
 	}
@@ -464,17 +472,6 @@ func (b *Builder) checkPlace(rel, path string) error {
 			rel, real, where, at, dr)
 	}
 	return fmt.Errorf("file %q resolves to %s, outside %s; --allow-outside-files sends it anyway", rel, real, where)
-}
-
-// within says whether path is root or below it (both resolved).
-func within(path, root string) bool {
-	ap, err1 := filepath.Abs(path)
-	ar, err2 := filepath.Abs(root)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	r, err := filepath.Rel(ar, ap)
-	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
 }
 
 // fileKind classifies a file by its extension.

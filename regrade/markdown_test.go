@@ -113,24 +113,30 @@ func TestRegradeKeepsEditedMarkdown(t *testing.T) {
 	}
 }
 
-// Through a symbolic link, the .md rewritten is the one run wrote beside
-// the link's target; none is made beside the link.
-func TestRegradeMarkdownBesideLinkTarget(t *testing.T) {
+// An output file that is a symbolic link is not written through: grade -w
+// refuses it in one line naming it, and neither the link's target, nor
+// its .md, nor a .md or grade file beside the link is written.
+func TestRegradeRefusesLink(t *testing.T) {
 	s := func(x string) *string { return &x }
 	target := runOutput(t, &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m"}, Questions: []result.Question{
 		{Name: "q1", GroundTruth: s("Lyon"), Completion: s("Lyon"), Grade: boolp(false)},
 	}})
+	before := readString(t, target)
+	beforeMD := readString(t, result.MarkdownPath(target))
 	link := filepath.Join(t.TempDir(), "output-link.json")
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Regrade(context.Background(), []string{link}, Options{Write: true}); err != nil {
-		t.Fatal(err)
+	rep, err := Regrade(context.Background(), []string{link}, Options{Write: true})
+	if err == nil || len(rep.Files) != 1 || rep.Files[0].Err == nil || !strings.Contains(rep.Files[0].Err.Error(), link+" is a symbolic link") {
+		t.Fatalf("%v; report %+v, want the link refused, naming it", err, rep.Files)
 	}
-	if got := readString(t, result.MarkdownPath(target)); got != rendered(t, target) || !strings.Contains(got, "**Grade:**\nTrue") {
-		t.Errorf("the target's .md was not rewritten:\n%s", got)
+	if readString(t, target) != before || readString(t, result.MarkdownPath(target)) != beforeMD {
+		t.Error("the link's target or its .md was rewritten")
 	}
-	if _, err := os.Lstat(result.MarkdownPath(link)); err == nil {
-		t.Error("a .md was made beside the link")
+	for _, p := range []string{result.MarkdownPath(link), filepath.Join(filepath.Dir(link), "grade-link.json")} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s was made beside the link", p)
+		}
 	}
 }

@@ -207,39 +207,24 @@ func regradeFile(ctx context.Context, path string, opt Options, graders *Graders
 	// here, whose content would be lost. The readable .md beside it (run's
 	// twin of the JSON, rendered by the same code) and the grade file are
 	// protected as any other: a .md edited by hand since evalmd wrote it
-	// keeps the edit unless --force, and then nothing of the file is
-	// written, so the JSON and its .md never disagree.
-	gp, md := gradePath(path), markdownPath(path)
+	// keeps the edit unless --force. The three are written as one (both or
+	// neither, even racing a run that writes the pair, or on a full disk),
+	// so the JSON and its .md never disagree.
+	gp := gradePath(path)
 	others := outfile.Options{Force: opt.Force, Inputs: []string{path}}
-	for _, p := range []string{md, gp} {
-		if err := outfile.Check(p, others); err != nil {
-			fr.Err = oneLine(fmt.Errorf("%w; nothing written for %s", err, path))
-			return fr
-		}
-	}
-	if err := f.Write(path, outfile.Options{Force: true, Expect: outfile.Sum(data)}); err != nil {
-		fr.Err = oneLine(err)
+	newData, err := f.Marshal()
+	if err != nil {
+		fr.Err = oneLine(fmt.Errorf("%s: %w", path, err))
 		return fr
 	}
-	if err := result.WriteMarkdown(md, f, others); err != nil {
-		fr.Err = oneLine(err)
+	files := append(f.WithMarkdown(path, newData, outfile.Options{Force: true, Expect: outfile.Sum(data)}, others),
+		outfile.Bytes(gp, gradeJSON(fr.New), others))
+	if err := outfile.WriteFiles(files...); err != nil {
+		fr.Err = oneLine(fmt.Errorf("%w; nothing written for %s", err, path))
 		return fr
 	}
-	if err := outfile.Write(gp, gradeJSON(fr.New), others); err != nil {
-		fr.Err = oneLine(err)
-		return fr
-	}
-	fr.GradePath, fr.MarkdownPath = gp, md
+	fr.GradePath, fr.MarkdownPath = gp, result.MarkdownPath(path)
 	return fr
-}
-
-// markdownPath is the readable .md of the output file at path: where run
-// wrote it, beside the file itself, so beside a symbolic link's target.
-func markdownPath(path string) string {
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
-	}
-	return result.MarkdownPath(path)
 }
 
 // refreshTruths is LIME's -i: for each sheet question, the first output

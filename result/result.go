@@ -474,17 +474,19 @@ func (f *File) MarshalEncoded(encoded [][]byte) ([]byte, error) {
 // Write writes the file atomically (a reader sees the old file or the new
 // one, never half of one), under outfile's rules for an existing file.
 func (f *File) Write(path string, opt outfile.Options) error {
-	return f.WriteEncoded(path, opt, nil)
-}
-
-// WriteEncoded is Write with questions already encoded (see
-// MarshalEncoded).
-func (f *File) WriteEncoded(path string, opt outfile.Options, encoded [][]byte) error {
-	data, err := f.MarshalEncoded(encoded)
+	data, err := f.Marshal()
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return outfile.Write(path, data, opt)
+}
+
+// WithMarkdown is the output file at path, holding data (f marshalled),
+// and its readable .md beside it (MarkdownPath), as outfile.WriteFiles
+// writes them: as one, both or neither, so the two never disagree. opt and
+// mdOpt are their rules.
+func (f *File) WithMarkdown(path string, data []byte, opt, mdOpt outfile.Options) []outfile.File {
+	return []outfile.File{outfile.Bytes(path, data, opt), outfile.Bytes(MarkdownPath(path), []byte(Markdown(f)), mdOpt)}
 }
 
 // FileName is the output file name for a sheet file, a model and a run id:

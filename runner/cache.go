@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -41,12 +42,12 @@ func OpenCache(dir string) (*Cache, error) {
 	if dir == "" {
 		return nil, errors.New("cache: empty directory name")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := outfile.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	c := &Cache{dir: dir}
 	marker := filepath.Join(dir, cacheMarker)
-	have, err := os.ReadFile(marker)
+	have, err := readfile.Read(marker, readfile.Small)
 	if err == nil && string(have) == keyVersion+"\n" {
 		return c, nil
 	}
@@ -91,7 +92,7 @@ func (c *Cache) Get(key string) (resp model.Response, ok bool, err error) {
 	if err != nil {
 		return model.Response{}, false, err
 	}
-	b, err := os.ReadFile(p)
+	b, err := readfile.Read(p, readfile.Small)
 	if errors.Is(err, fs.ErrNotExist) {
 		return model.Response{}, false, nil
 	}
@@ -118,7 +119,7 @@ func (c *Cache) Put(key, modelName string, resp model.Response, now time.Time) e
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := outfile.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
 	if err := outfile.ReplaceFile(p, append(b, '\n')); err != nil {

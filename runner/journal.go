@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/internal/filelock"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -146,11 +147,12 @@ type journal struct {
 	dirSynced bool
 }
 
-// openJournal opens (creating if needed) the journal at path, reads what it
-// holds, drops a torn last line and locks the file so that two runs cannot
-// append to one journal (each would ask, and pay for, the other's questions).
+// openJournal opens (creating if needed, never through a link) the
+// journal at path, reads what it holds, drops a torn last line and locks
+// the file so that two runs cannot append to one journal (each would ask,
+// and pay for, the other's questions).
 func openJournal(path string) (*journal, map[string]journalRecord, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := outfile.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("journal: %w", err)
 	}

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/evalmd/evalmd/internal/outfile"
 )
 
 // interp is one interpreter process: the driver (driver.py) in its
@@ -73,7 +75,7 @@ func startInterp(ctx context.Context, cfg Config, dir string) (*interp, error) {
 		dead:   make(chan struct{}),
 	}
 	if cfg.Backend == None {
-		if err := os.Mkdir(stage+"-work", 0o700); err != nil {
+		if err := outfile.MkdirAll(stage+"-work", 0o700); err != nil {
 			os.RemoveAll(stage)
 			return nil, fmt.Errorf("sandbox: %w", err)
 		}

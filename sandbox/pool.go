@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/evalmd/evalmd/internal/outfile"
 )
 
 // errClosed is returned by a closed Pool or Session.
@@ -395,7 +397,7 @@ func stage(src, dst string) error {
 		return err
 	}
 	if fi.Mode().Perm()&0o004 != 0 {
-		if err := os.Link(src, dst); err == nil {
+		if err := outfile.HardLink(src, dst); err == nil {
 			return nil
 		}
 	}
@@ -404,7 +406,7 @@ func stage(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	out, err := outfile.Create(dst, 0o444)
 	if err != nil {
 		return err
 	}

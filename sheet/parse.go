@@ -2,7 +2,9 @@ package sheet
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -15,7 +17,13 @@ import (
 const maxSize = 256 << 20
 
 // ParseFile reads and parses a sheet file with the schema (nil: default).
+// A sheet is read only where its files may be sent from: a link to a sheet
+// outside its own folder is refused (a downloaded folder's input-x.md may
+// lead to ~/.ssh), as is anything but a regular file.
 func ParseFile(path string, s *schema.Schema) (*Doc, error) {
+	if _, err := readfile.Below(path, filepath.Dir(path)); errors.Is(err, readfile.ErrOutside) {
+		return nil, fmt.Errorf("sheet %w: a sheet is read from its own folder only (name the file it leads to instead)", err)
+	}
 	data, err := readfile.Read(path, maxSize)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/evalmd/evalmd/codemode"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/sandbox"
 	"github.com/evalmd/evalmd/table"
@@ -135,7 +136,7 @@ func (m *Model) handover(ctx context.Context, path string) (string, error) {
 	// One folder per table: two datasets' tables share base names
 	// (all.parquet), and the loader finds a hand-over by its base name.
 	dir := filepath.Join(m.tmp, strconv.Itoa(len(m.handovers)))
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err := outfile.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
 	hs, err := table.WriteHandoverDir(ctx, dir, []string{abs}, table.Options{})

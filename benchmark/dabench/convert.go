@@ -373,7 +373,7 @@ func Convert(opt Options) ([]string, []error) {
 	if qs == nil && len(errs) > 0 {
 		return nil, errs
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
+	if err := outfile.MkdirAll(outDir, 0o755); err != nil {
 		return nil, append(errs, fmt.Errorf("dabench: %w", err))
 	}
 	var order []string
@@ -402,7 +402,7 @@ func Convert(opt Options) ([]string, []error) {
 		// sheet sends files from below its own folder only, unless the
 		// user vouches for another (run --data-root).
 		rel := filepath.Join(tablesDir, table)
-		if _, err := outfile.Link(filepath.Join(outDir, rel), src, opt.Write); err != nil {
+		if _, err := outfile.Link(filepath.Join(outDir, rel), src, dataDir, opt.Write); err != nil {
 			errs = append(errs, fmt.Errorf("dabench: table of %d question(s): %w; skipped", len(byTable[table]), err))
 			continue
 		}

@@ -442,7 +442,7 @@ func convert(ctx context.Context, opt options) ([]string, []error) {
 	if tables == "" {
 		tables = filepath.Join(filepath.Dir(opt.QA), "data")
 	}
-	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+	if err := outfile.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, append(errs, fmt.Errorf("databench: %w", err))
 	}
 	var order []string
@@ -520,7 +520,7 @@ func convertOne(opt options, tables, ds string, rows []row, st sheetStyle, owner
 	src := filepath.Join(tables, ds, file)
 	rel := filepath.Join("data", ds, file)
 	if _, err := os.Stat(src); err == nil {
-		if _, err := outfile.Link(filepath.Join(opt.Out, rel), src, opt.Write); err != nil {
+		if _, err := outfile.Link(filepath.Join(opt.Out, rel), src, tables, opt.Write); err != nil {
 			return "", fmt.Errorf("databench: dataset %s: %w", ds, err)
 		}
 	} else if rel, err = relPath(opt.Out, src); err != nil {

@@ -3,7 +3,6 @@ package dsbench
 import (
 	"context"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -184,7 +183,7 @@ func (c *Competition) writeCSVs(ctx context.Context, outDir string, w outfile.Op
 	}
 	sub := filesDir(c.ID)
 	dir := filepath.Join(outDir, sub)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := outfile.MkdirAll(dir, 0o755); err != nil {
 		return []sheetCSV{}, []error{fmt.Errorf("dsbench: %w", err)}
 	}
 	taken := map[string]bool{}
@@ -255,7 +254,7 @@ func (c *Competition) files() []string {
 // hard links where the file system allows, else copies (outfile.Link).
 func (c *Competition) linkFiles(outDir string, w outfile.Options) error {
 	for _, name := range c.files() {
-		if _, err := outfile.Link(filepath.Join(outDir, filesDir(c.ID), name), filepath.Join(c.Dir, name), w); err != nil {
+		if _, err := outfile.Link(filepath.Join(outDir, filesDir(c.ID), name), filepath.Join(c.Dir, name), c.Dir, w); err != nil {
 			return fmt.Errorf("dsbench: competition %s: %w; skipped", c.ID, err)
 		}
 	}
@@ -305,7 +304,7 @@ func Convert(ctx context.Context, opt Options) ([]string, []error) {
 	}
 	opt.Write.Inputs = append(opt.Write.Inputs, dataDir)
 	comps, errs := Load(dataDir)
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
+	if err := outfile.MkdirAll(outDir, 0o755); err != nil {
 		return nil, append(errs, fmt.Errorf("dsbench: %w", err))
 	}
 	var written []string

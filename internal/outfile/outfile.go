@@ -1,9 +1,13 @@
 // Package outfile writes every file evalmd writes, one way: atomically (a
 // temporary file in the same folder, then a rename, so a reader or a full
-// disk never leaves half a file where the old one was), through a symbolic
-// link to its target (the link stays), and never over a file the user did
-// not hand over:
+// disk never leaves half a file where the old one was), never through a
+// symbolic link, and never over a file the user did not hand over:
 //
+//   - never through a link, dangling or not, with or without
+//     Options.Force: a path that is a link is refused (ErrLink), a
+//     temporary file is created only where nothing was (O_EXCL, which
+//     follows no link), and a rename replaces the name itself, so a link
+//     swapped in meanwhile is replaced, not followed;
 //   - never over one of the command's own inputs, nor over a read-only file,
 //     a folder or a device;
 //   - not over a file evalmd did not write, nor over one it wrote that was
@@ -14,6 +18,16 @@
 //     and the file must still be as it was when it is replaced, which is
 //     checked under the folder's lock with the rename (so of two commands
 //     racing for one file, one wins and the other fails, changing nothing).
+//
+// Files that belong together (an output and its readable .md) are written
+// as one with WriteFiles: all made and synced before any is renamed into
+// place, all checked under their folders' locks, so a refusal, a failed
+// write or a full disk leaves every one as it was, and of two commands
+// writing the pair at once one wins both.
+//
+// A file evalmd keeps appending to (a run's journal) is opened with Open,
+// which refuses a link, a FIFO or a file with other hard links; folders
+// are made with MkdirAll. No other code of evalmd creates files.
 //
 // What evalmd wrote is recorded per folder in a hidden file, Record, one
 // line per file in sha256sum's format ("<sha256>  <name>", a name escaped
@@ -37,10 +51,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Record is the name of the per-folder record of the files evalmd wrote.
@@ -78,13 +94,20 @@ func Sum(data []byte) string {
 }
 
 // State is what the file at path holds now, as Options.Expect takes it:
-// its sum, or Absent. Links are followed, as a write follows them.
+// its sum, or Absent. A link is not followed: it is an error (ErrLink), as
+// a write to it would be.
 func State(path string) (string, error) {
-	target, err := resolve(path)
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Absent, nil
+	}
 	if err != nil {
 		return "", err
 	}
-	sum, err := hashFile(target)
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return "", linkError(path)
+	}
+	sum, err := hashFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Absent, nil
 	}
@@ -102,66 +125,189 @@ var (
 	ErrReadOnly = errors.New("is read-only; not writing over it")
 	ErrNotFile  = errors.New("is not a regular file; not writing over it")
 	ErrChanged  = errors.New("was written by another process while this command ran; not writing over it")
+	ErrLink     = errors.New("is a symbolic link; evalmd never writes through a link, dangling or not (--force neither)")
+	ErrHardLink = errors.New("has other hard links; evalmd never writes into a file shared with another name: remove it")
 )
+
+// linkError is ErrLink for path, saying where the link leads.
+func linkError(path string) error {
+	if dest, err := os.Readlink(path); err == nil {
+		return fmt.Errorf("%s %w: it leads to %s (remove the link, or name that file)", path, ErrLink, dest)
+	}
+	return fmt.Errorf("%s %w: remove it", path, ErrLink)
+}
 
 // Write writes data to path (see the package comment).
 func Write(path string, data []byte, opt Options) error {
-	return WriteFunc(path, opt, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
+	return WriteFiles(Bytes(path, data, opt))
 }
 
 // WriteFunc writes what write produces to path, streaming: nothing is
 // replaced until write has returned without error.
 func WriteFunc(path string, opt Options, write func(io.Writer) error) error {
-	target, err := resolve(path)
-	if err != nil {
+	return WriteFiles(File{Path: path, Opt: opt, Write: write})
+}
+
+// File is one file of a set WriteFiles writes as one: its path, the rules
+// for what it may replace, and what it holds.
+type File struct {
+	Path  string
+	Opt   Options
+	Write func(io.Writer) error
+}
+
+// Bytes is the File at path holding data.
+func Bytes(path string, data []byte, opt Options) File {
+	return File{Path: path, Opt: opt, Write: func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}}
+}
+
+// WriteFiles writes files as one: every one is checked, made in full
+// beside its place and synced before any is renamed into place, and all
+// are checked again under their folders' locks, so a refusal, a failed
+// write or a full disk leaves each as it was (a rename needs no room).
+// Writers of the same files at once are serialised by the locks: one set
+// goes in whole, and the other is checked against it.
+func WriteFiles(files ...File) error {
+	seen := map[string]bool{}
+	for _, f := range files {
+		// Checked before the work, so a refusal costs nothing.
+		if _, err := check(f.Path, f.Opt); err != nil {
+			return err
+		}
+		if seen[filepath.Clean(f.Path)] {
+			return fmt.Errorf("%s: named twice in one write", f.Path)
+		}
+		seen[filepath.Clean(f.Path)] = true
+	}
+	made := make([]*pending, 0, len(files))
+	defer func() {
+		for _, pf := range made {
+			pf.cleanup()
+		}
+	}()
+	sums := make([]string, len(files))
+	for i, f := range files {
+		pf, sum, err := makePending(f)
+		if pf != nil {
+			made = append(made, pf)
+		}
+		if err != nil {
+			return err
+		}
+		sums[i] = sum
+	}
+	if err := syncAll(files, made); err != nil {
 		return err
 	}
-	// Checked before the work, so a refusal costs nothing, and again
-	// under the folder's lock just before the rename.
-	if _, err := check(path, target, opt); err != nil {
+	unlock, err := lockDirs(files)
+	if err != nil {
 		return err
-	}
-	pf, err := newPending(target)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	defer pf.Cleanup()
-	h := sha256.New()
-	bw := bufio.NewWriterSize(io.MultiWriter(pf, h), 64<<10)
-	if err := write(bw); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	dir := filepath.Dir(target)
-	unlock, err := lockDir(dir)
-	if err != nil {
-		return fmt.Errorf("%s: locking %s: %w", path, dir, err)
 	}
 	defer unlock()
-	recs, err := check(path, target, opt)
+	return replaceAll(files, made, sums)
+}
+
+// makePending writes f's content to a temporary file beside it and
+// returns it with the content's sum.
+func makePending(f File) (*pending, string, error) {
+	pf, err := newPending(f.Path)
 	if err != nil {
-		return err
+		return nil, "", fmt.Errorf("%s: %w", f.Path, err)
 	}
-	// Recorded before the rename: a process killed between the two leaves
-	// the old content in place, whose sum is still recorded, and a rerun
-	// may replace it. The other order would leave a new file that looks
-	// as if evalmd had not written it.
-	name, sum := filepath.Base(target), hex.EncodeToString(h.Sum(nil))
-	if !slices.Equal(recs.sums(name), []string{sum}) {
-		if err := record(dir, name, sum); err != nil {
-			return fmt.Errorf("%s: not written: recording it as evalmd's: %w", path, err)
+	h := sha256.New()
+	bw := bufio.NewWriterSize(io.MultiWriter(pf.f, h), 64<<10)
+	if err := f.Write(bw); err != nil {
+		return pf, "", fmt.Errorf("%s: %w", f.Path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return pf, "", fmt.Errorf("%s: %w", f.Path, err)
+	}
+	return pf, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// syncAll makes the temporary files durable, side by side: each waits
+// mostly for its fsync, and a run writes a pair after a sheet's last
+// answer, when that wait adds to the run's time.
+func syncAll(files []File, made []*pending) error {
+	errs := make([]error, len(made))
+	var wg sync.WaitGroup
+	for i, pf := range made {
+		wg.Go(func() {
+			if err := pf.f.Sync(); err != nil {
+				errs[i] = fmt.Errorf("%s: %w", files[i].Path, err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// lockDirs locks the folders of files, in one order so that two writers
+// of sets never wait on each other.
+func lockDirs(files []File) (unlock func(), err error) {
+	var dirs []string
+	for _, f := range files {
+		dirs = append(dirs, filepath.Dir(f.Path))
+	}
+	slices.Sort(dirs)
+	var unlocks []func()
+	unlock = func() {
+		for _, u := range slices.Backward(unlocks) {
+			u()
 		}
 	}
-	if err := pf.CloseAtomicallyReplace(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	for _, dir := range slices.Compact(dirs) {
+		u, err := lockDir(dir)
+		if err != nil {
+			unlock()
+			return nil, fmt.Errorf("locking %s: %w", dir, err)
+		}
+		unlocks = append(unlocks, u)
 	}
-	if err := tidy(dir, name, sum); err != nil {
-		return fmt.Errorf("%s: written, but tidying %s: %w", path, Record, err)
+	return unlock, nil
+}
+
+// replaceAll checks every file again, records each, then renames each
+// into place and tidies their folders' records. The caller holds the
+// folders' locks.
+func replaceAll(files []File, made []*pending, sums []string) error {
+	recs := make([]entries, len(files))
+	for i, f := range files {
+		var err error
+		if recs[i], err = check(f.Path, f.Opt); err != nil {
+			return err
+		}
+	}
+	// Recorded before the renames: a process killed between the two
+	// leaves the old content in place, whose sum is still recorded, and a
+	// rerun may replace it. The other order would leave a new file that
+	// looks as if evalmd had not written it.
+	written := map[string]map[string]string{} // folder -> name -> sum
+	for i, f := range files {
+		dir, name := filepath.Split(f.Path)
+		dir = filepath.Clean(dir)
+		if !slices.Equal(recs[i].sums(name), []string{sums[i]}) {
+			if err := record(dir, name, sums[i]); err != nil {
+				return fmt.Errorf("%s: not written: recording it as evalmd's: %w", f.Path, err)
+			}
+		}
+		if written[dir] == nil {
+			written[dir] = map[string]string{}
+		}
+		written[dir][name] = sums[i]
+	}
+	for i, pf := range made {
+		if err := pf.replace(); err != nil {
+			return fmt.Errorf("%s: %w", files[i].Path, err)
+		}
+	}
+	for _, dir := range slices.Sorted(maps.Keys(written)) {
+		if err := tidy(dir, written[dir]); err != nil {
+			return fmt.Errorf("%s: written, but tidying %s: %w", dir, Record, err)
+		}
 	}
 	return nil
 }
@@ -169,44 +315,19 @@ func WriteFunc(path string, opt Options, write func(io.Writer) error) error {
 // Check says whether path may be written under opt, without writing it, so
 // a command that writes many files can refuse before it writes any.
 func Check(path string, opt Options) error {
-	target, err := resolve(path)
-	if err != nil {
-		return err
-	}
-	_, err = check(path, target, opt)
+	_, err := check(path, opt)
 	return err
 }
 
-// resolve follows symbolic links from path to the file they name (which
-// need not exist yet).
-func resolve(path string) (string, error) {
-	p := path
-	for range 64 {
-		fi, err := os.Lstat(p)
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			return p, nil // a missing file is created; other errors show when writing
-		}
-		dest, err := os.Readlink(p)
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", path, err)
-		}
-		if !filepath.IsAbs(dest) {
-			dest = filepath.Join(filepath.Dir(p), dest)
-		}
-		p = dest
-	}
-	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
-}
-
-// check decides whether target (path with links followed) may be replaced.
-// The folder's record is read first, new file or not, so an unsafe one
-// (see openRecord) refuses the write before any work.
-func check(path, target string, opt Options) (entries, error) {
-	recs, err := readRecord(filepath.Dir(target))
+// check decides whether path may be replaced. The folder's record is read
+// first, new file or not, so an unsafe one (see openRecord) refuses the
+// write before any work.
+func check(path string, opt Options) (entries, error) {
+	recs, err := readRecord(filepath.Dir(path))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	fi, err := os.Stat(target)
+	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if opt.Expect != "" && opt.Expect != Absent {
 			return nil, fmt.Errorf("%s %w", path, ErrChanged) // removed meanwhile
@@ -215,6 +336,9 @@ func check(path, target string, opt Options) (entries, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, linkError(path)
 	}
 	if opt.Expect == Absent {
 		return nil, fmt.Errorf("%s %w", path, ErrChanged)
@@ -233,7 +357,7 @@ func check(path, target string, opt Options) (entries, error) {
 	if opt.Force && opt.Expect == "" {
 		return recs, nil
 	}
-	got, err := hashFile(target)
+	got, err := hashFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -246,7 +370,7 @@ func check(path, target string, opt Options) (entries, error) {
 	if opt.Source != "" && got == opt.Source {
 		return recs, nil
 	}
-	sums := recs.sums(filepath.Base(target))
+	sums := recs.sums(filepath.Base(path))
 	if len(sums) == 0 {
 		return nil, fmt.Errorf("%s %w", path, ErrNotOurs)
 	}
@@ -256,8 +380,10 @@ func check(path, target string, opt Options) (entries, error) {
 	return recs, nil
 }
 
+// hashFile is the sum of the regular file at path, never read through a
+// link nor waited on as a FIFO.
 func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := openOwn(path, os.O_RDONLY, true)
 	if err != nil {
 		return "", err
 	}
@@ -294,22 +420,32 @@ func (es entries) sums(name string) []string {
 var ErrUnsafeRecord = errors.New("is not a regular file of its own (a symbolic link, a hard link, a device); evalmd records the files it writes there and will not write through it: remove it")
 
 // openRecord opens dir's record with flag, refusing anything but a regular
-// file with one link: a symbolic link is never followed (O_NOFOLLOW where
-// there is one), a FIFO is never waited on. A missing record gives
+// file with one link (ErrUnsafeRecord). A missing record gives
 // fs.ErrNotExist.
 func openRecord(dir string, flag int) (*os.File, error) {
 	path := filepath.Join(dir, Record)
-	unsafe := fmt.Errorf("%s %w", path, ErrUnsafeRecord)
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, unsafe
+	f, err := openOwn(path, flag, false)
+	if errors.Is(err, ErrLink) || errors.Is(err, ErrNotFile) || errors.Is(err, ErrHardLink) {
+		return nil, fmt.Errorf("%s %w", path, ErrUnsafeRecord)
+	}
+	return f, err
+}
+
+// openOwn opens the file at path with flag (creating it 0644 with
+// O_CREATE), never through a symbolic link (O_NOFOLLOW where there is one,
+// an Lstat before where not: ErrLink) and never waiting on a FIFO, and
+// refuses anything but a regular file (ErrNotFile) and, unless shared, a
+// file with other hard links (ErrHardLink): what is written in place
+// must be evalmd's alone. A missing file without O_CREATE gives
+// fs.ErrNotExist.
+func openOwn(path string, flag int, shared bool) (*os.File, error) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, linkError(path)
 	}
 	f, err := os.OpenFile(path, flag|noFollow|nonBlock, 0o644)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
 	if err != nil {
-		if isLoop(err) {
-			return nil, unsafe
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, linkError(path) // a link made meanwhile
 		}
 		return nil, err
 	}
@@ -318,11 +454,61 @@ func openRecord(dir string, flag int) (*os.File, error) {
 		f.Close()
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() || links(fi) > 1 {
+	switch {
+	case !fi.Mode().IsRegular():
 		f.Close()
-		return nil, unsafe
+		return nil, fmt.Errorf("%s %w", path, ErrNotFile)
+	case !shared && links(fi) > 1:
+		f.Close()
+		return nil, fmt.Errorf("%s %w", path, ErrHardLink)
 	}
 	return f, nil
+}
+
+// Open opens the file at path for reading and writing in place, creating
+// it when missing: a run's journal, appended to as answers come in and
+// removed once the run is done, so neither replaced whole nor recorded.
+// Like every write, it never goes through a link, dangling or not, and
+// refuses anything but a regular file of its own (a hard link to a file
+// elsewhere would be appended to and cut).
+func Open(path string) (*os.File, error) {
+	return openOwn(path, os.O_RDWR|os.O_CREATE, false)
+}
+
+// Create makes a new file at path, where nothing is (O_EXCL, which follows
+// no link, dangling or not), with perm, for a folder evalmd made for
+// itself (a sandbox's staging folder): neither checked nor recorded.
+func Create(path string, perm fs.FileMode) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, perm)
+}
+
+// HardLink makes path a hard link to src, where nothing is: link(2) never
+// makes its new name through a link, dangling or not.
+func HardLink(src, path string) error {
+	return os.Link(src, path)
+}
+
+// MkdirAll makes the folder dir and the missing folders above it with perm
+// (under the umask), as os.MkdirAll does, which never makes one through a
+// link: a link where a folder is to be made (dangling, or to a file) is
+// refused naming it. A folder that exists, or a link to one, is used as it
+// is: a folder named to a command is the user's to place.
+func MkdirAll(dir string, perm fs.FileMode) error {
+	err := os.MkdirAll(dir, perm)
+	if err == nil {
+		return nil
+	}
+	for p := dir; ; p = filepath.Dir(p) {
+		if fi, lerr := os.Lstat(p); lerr == nil {
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				return linkError(p)
+			}
+			return err
+		}
+		if filepath.Dir(p) == p {
+			return err
+		}
+	}
 }
 
 // readRecord reads a folder's record. A missing record is empty; a line
@@ -365,13 +551,13 @@ func record(dir, name, sum string) error {
 }
 
 // tidy rewrites dir's record so that it is true, `sha256sum -c` passing:
-// one line per file, name with sum (its content now) when sum is not "",
-// and no line of a file that is gone. A name left with several sums by a
-// process killed before its rename keeps the one of its content now, else
-// the last. A line naming anything but a regular file of this folder is
-// dropped. The record is left alone when it is true already. The caller
-// holds the folder's lock.
-func tidy(dir, name, sum string) error {
+// one line per file, each name of written with its sum (its content now)
+// when the sum is not "" (removed), and no line of a file that is gone. A
+// name left with several sums by a process killed before its rename keeps
+// the one of its content now, else the last. A line naming anything but a
+// regular file of this folder is dropped. The record is left alone when it
+// is true already. The caller holds the folder's lock.
+func tidy(dir string, written map[string]string) error {
 	es, err := readRecord(dir)
 	if err != nil {
 		return err
@@ -391,11 +577,13 @@ func tidy(dir, name, sum string) error {
 	var want entries
 	for _, n := range order {
 		sums := byName[n]
-		if n == name && sum != "" {
-			want = append(want, entry{sum, n})
+		if sum, ok := written[n]; ok {
+			if sum != "" {
+				want = append(want, entry{sum, n})
+			}
 			continue
 		}
-		if n == name || !files[n] {
+		if !files[n] {
 			continue
 		}
 		keep := sums[len(sums)-1]
@@ -439,13 +627,9 @@ func regularFiles(dir string) (map[string]bool, error) {
 }
 
 // Remove deletes path, a file evalmd wrote (a run's own state, say), and
-// drops it from its folder's record.
+// drops it from its folder's record. A link is removed, not followed.
 func Remove(path string) error {
-	target, err := resolve(path)
-	if err != nil {
-		return err
-	}
-	dir := filepath.Dir(target)
+	dir := filepath.Dir(path)
 	unlock, err := lockDir(dir)
 	if err != nil {
 		return fmt.Errorf("%s: locking %s: %w", path, dir, err)
@@ -454,7 +638,7 @@ func Remove(path string) error {
 	if err := os.Remove(path); err != nil {
 		return err
 	}
-	if err := tidy(dir, filepath.Base(target), ""); err != nil {
+	if err := tidy(dir, map[string]string{filepath.Base(path): ""}); err != nil {
 		return fmt.Errorf("%s: removed, but tidying %s: %w", path, Record, err)
 	}
 	return nil

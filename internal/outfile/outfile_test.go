@@ -126,34 +126,90 @@ func mustWrite(t *testing.T, path, data string, opt Options) {
 	}
 }
 
-// TestSymlinkFollowed: the link's target is replaced and the link stays,
-// for a link to a file evalmd wrote and a dangling relative link.
-func TestSymlinkFollowed(t *testing.T) {
-	dir := t.TempDir()
-	sub := filepath.Join(dir, "real")
-	os.Mkdir(sub, 0o755)
-	target := filepath.Join(sub, "report.md")
-	mustWrite(t, target, "old", Options{})
-	link := filepath.Join(dir, "report.md")
-	if err := os.Symlink("real/report.md", link); err != nil {
-		t.Fatal(err)
+// TestLinkRefused: a path that is a symbolic link is never written
+// through, whether its target exists (a file evalmd wrote, a victim's
+// file) or not (a cron file to be), with or without Force, by any way of
+// writing: Check, Write, WriteFiles, State, Open (a journal), MkdirAll
+// (a folder). Each refuses in one line naming the link and where it
+// leads, and nothing is created or changed at the target.
+func TestLinkRefused(t *testing.T) {
+	for _, kind := range []string{"to a file evalmd wrote", "to a victim's file", "dangling", "dangling, relative"} {
+		t.Run(kind, func(t *testing.T) {
+			dir := t.TempDir()
+			elsewhere := t.TempDir()
+			target := filepath.Join(elsewhere, "evil")
+			switch kind {
+			case "to a file evalmd wrote":
+				mustWrite(t, target, "old", Options{})
+			case "to a victim's file":
+				os.WriteFile(target, []byte("old"), 0o644)
+			}
+			dest := target
+			if kind == "dangling, relative" {
+				dest, _ = filepath.Rel(dir, target)
+			}
+			link := filepath.Join(dir, "output-evil-m-1234.md")
+			if err := os.Symlink(dest, link); err != nil {
+				t.Skip("no symbolic links here:", err)
+			}
+			want := func(what string, err error) {
+				t.Helper()
+				if !errors.Is(err, ErrLink) || !strings.HasPrefix(err.Error(), link+" ") || !strings.Contains(err.Error(), dest) || strings.Contains(err.Error(), "\n") {
+					t.Errorf("%s: %v; want one line naming %s and %s (ErrLink)", what, err, link, dest)
+				}
+			}
+			for _, force := range []bool{false, true} {
+				opt := Options{Force: force}
+				want("Check", Check(link, opt))
+				want("Write", Write(link, []byte("* * * * * root evil\n"), opt))
+				want("WriteFiles", WriteFiles(Bytes(filepath.Join(dir, "other.json"), []byte("x"), opt), Bytes(link, []byte("x"), opt)))
+			}
+			_, err := State(link)
+			want("State", err)
+			_, err = Open(link)
+			want("Open", err)
+			want("MkdirAll", MkdirAll(filepath.Join(link, "sub"), 0o755))
+			if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("the link was replaced: %v %v", fi, err)
+			}
+			got, err := os.ReadFile(target)
+			switch {
+			case strings.HasPrefix(kind, "dangling") && err == nil:
+				t.Errorf("the link's target was created, holding %q", got)
+			case !strings.HasPrefix(kind, "dangling") && string(got) != "old":
+				t.Errorf("the link's target now holds %q", got)
+			}
+			if _, err := os.Lstat(filepath.Join(dir, "other.json")); err == nil {
+				t.Error("the other file of the refused set was written")
+			}
+		})
 	}
-	mustWrite(t, link, "new", Options{})
-	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		t.Fatalf("link replaced: %v %v", fi, err)
-	}
-	if got := read(t, target); got != "new" {
-		t.Errorf("target holds %q", got)
-	}
-	if _, err := os.Stat(filepath.Join(dir, Record)); err == nil {
-		t.Error("recorded in the link's folder, not the target's")
-	}
+}
 
-	dangling := filepath.Join(dir, "later.md")
-	os.Symlink("real/later.md", dangling)
-	mustWrite(t, dangling, "made", Options{})
-	if got := read(t, filepath.Join(sub, "later.md")); got != "made" {
-		t.Errorf("dangling link's target holds %q", got)
+// A rename over a symbolic link replaces the link itself and leaves its
+// target alone, dangling or not: so a link swapped in after the checks,
+// before the rename, gets nothing written through it.
+func TestRenameReplacesLink(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("mine"), 0o644)
+	for name, dest := range map[string]string{"to-file": victim, "dangling": victim + "-new"} {
+		link := filepath.Join(dir, name)
+		if err := os.Symlink(dest, link); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+		if err := ReplaceFile(link, []byte("new")); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Lstat(link); err != nil || !fi.Mode().IsRegular() || read(t, link) != "new" {
+			t.Errorf("%s: %v, %v: want a regular file holding the new content", name, fi, err)
+		}
+	}
+	if got := read(t, victim); got != "mine" {
+		t.Errorf("the victim now holds %q", got)
+	}
+	if _, err := os.Lstat(victim + "-new"); err == nil {
+		t.Error("the dangling link's target was created")
 	}
 }
 

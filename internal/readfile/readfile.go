@@ -1,13 +1,19 @@
-// Package readfile reads whole files with a bound, so a wrong path
-// (/dev/zero, a FIFO, a multi-gigabyte dump) gives a one-line error
-// instead of exhausting memory.
+// Package readfile reads the files evalmd is handed: whole, with a bound,
+// and only regular files, so a wrong path (/dev/zero, a FIFO, which would
+// block the open until something writes to it, a multi-gigabyte dump)
+// gives a one-line error naming it instead of a hang or exhausted memory.
+// Within says whether a file resolves below a folder, for the readers
+// that must not leave one (a sheet, its files, a dataset's tables).
 package readfile
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // Limits of the files evalmd reads whole.
@@ -27,24 +33,62 @@ const (
 // ErrTooLarge is wrapped by the error for a file past its bound.
 var ErrTooLarge = errors.New("file too large")
 
-// Read reads the file at path, refusing one larger than limit bytes. The
-// error names the path.
-func Read(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+// ErrNotRegular is wrapped by the error for what is not a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Open opens the file at path for reading (links followed), refusing
+// anything but a regular file in one line naming it. A FIFO is opened
+// without waiting for a writer, so it is refused instead of blocking.
+func Open(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
 		return nil, err // *PathError names the path
 	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w (%s); evalmd reads files only", path, ErrNotRegular, kind(fi.Mode()))
+	}
+	return f, nil
+}
+
+// kind names what a file that is not regular is.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}
+
+// Read reads the regular file at path, refusing one larger than limit
+// bytes. The error names the path.
+func Read(path string, limit int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
 	defer f.Close()
 	size := int64(0)
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+	if fi, err := f.Stat(); err == nil {
 		size = fi.Size()
-		if size > limit {
-			return nil, tooLarge(path, limit)
-		}
 	}
-	// One byte past the bound tells a file at the bound from a larger one;
-	// devices and pipes report no size and are read up to it.
-	buf := make([]byte, 0, min(size, limit)+1)
+	if size > limit {
+		return nil, tooLarge(path, limit)
+	}
+	// One byte past the bound tells a file at the bound from one that
+	// grew past it since.
+	buf := make([]byte, 0, size+1)
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -65,4 +109,38 @@ func Read(path string, limit int64) ([]byte, error) {
 
 func tooLarge(path string, limit int64) error {
 	return fmt.Errorf("%s: %w: more than %d MB (is it the file you meant?)", path, ErrTooLarge, limit>>20)
+}
+
+// Within says whether path is root or below it, both with their links
+// already resolved (filepath.EvalSymlinks).
+func Within(path, root string) bool {
+	ap, err1 := filepath.Abs(path)
+	ar, err2 := filepath.Abs(root)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	r, err := filepath.Rel(ar, ap)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
+}
+
+// ErrOutside is wrapped by Below's error for a path that resolves outside
+// its folder.
+var ErrOutside = errors.New("outside")
+
+// Below resolves the links of path and returns where it lands, which must
+// be below root (root's own links resolved too): a link out of the folder
+// is an error naming path, where it leads and root.
+func Below(path, root string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	r, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", err
+	}
+	if !Within(real, r) {
+		return real, fmt.Errorf("%s resolves to %s, %w %s", path, real, ErrOutside, root)
+	}
+	return real, nil
 }

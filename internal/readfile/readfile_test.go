@@ -6,12 +6,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRead(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f")
 	os.WriteFile(p, []byte("0123456789"), 0o644)
+	fifo := filepath.Join(dir, "fifo")
+	if err := mkfifo(fifo); err != nil {
+		fifo = "" // no FIFOs here
+	}
 	for _, tc := range []struct {
 		path  string
 		limit int64
@@ -20,10 +25,26 @@ func TestRead(t *testing.T) {
 		{p, 10, nil},
 		{p, 100, nil},
 		{p, 9, ErrTooLarge},
-		{"/dev/zero", 1 << 20, ErrTooLarge}, // endless, no size
+		{"/dev/zero", 1 << 20, ErrNotRegular}, // endless, no size
+		{dir, 1 << 20, ErrNotRegular},
+		{fifo, 1 << 20, ErrNotRegular}, // no writer: the open would wait forever
 		{filepath.Join(dir, "missing"), 10, os.ErrNotExist},
 	} {
-		data, err := Read(tc.path, tc.limit)
+		if tc.path == "" {
+			continue
+		}
+		done := make(chan struct{})
+		var data []byte
+		var err error
+		go func() {
+			defer close(done)
+			data, err = Read(tc.path, tc.limit)
+		}()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("Read(%s) still waiting after 5s", tc.path)
+		}
 		if !errors.Is(err, tc.want) {
 			t.Errorf("Read(%s, %d): %v, want %v", tc.path, tc.limit, err, tc.want)
 			continue
@@ -33,6 +54,43 @@ func TestRead(t *testing.T) {
 		}
 		if err == nil && string(data) != "0123456789" {
 			t.Errorf("read %q", data)
+		}
+	}
+}
+
+// Below follows links that stay in the folder and refuses those that
+// leave it, naming where they lead.
+func TestBelow(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	outside := filepath.Join(filepath.Dir(root), "secret.csv")
+	os.MkdirAll(filepath.Join(root, "sub"), 0o755)
+	os.WriteFile(outside, []byte("s"), 0o644)
+	os.WriteFile(filepath.Join(root, "t.csv"), []byte("t"), 0o644)
+	for name, target := range map[string]string{"in.csv": "t.csv", "sub/up.csv": "../t.csv", "out.csv": outside, "rel-out.csv": "../secret.csv"} {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	for _, tc := range []struct {
+		name, want string // want: "" when refused
+	}{
+		{"t.csv", "t.csv"},
+		{"in.csv", "t.csv"},
+		{"sub/up.csv", "t.csv"},
+		{"out.csv", ""},
+		{"rel-out.csv", ""},
+		{"sub/../../secret.csv", ""},
+	} {
+		path := filepath.Join(root, tc.name)
+		got, err := Below(path, root)
+		if tc.want == "" {
+			if !errors.Is(err, ErrOutside) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), outside) {
+				t.Errorf("Below(%s): %q, %v; want an error naming it and %s", tc.name, got, err, outside)
+			}
+			continue
+		}
+		if err != nil || filepath.Base(got) != tc.want {
+			t.Errorf("Below(%s): %q, %v; want %s", tc.name, got, err, tc.want)
 		}
 	}
 }

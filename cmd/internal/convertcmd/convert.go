@@ -227,7 +227,7 @@ func exportCommand(e *benchmark.Export) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if err := os.MkdirAll(f.out, 0o755); err != nil {
+			if err := outfile.MkdirAll(f.out, 0o755); err != nil {
 				return err
 			}
 			for _, p := range parts {

@@ -11,8 +11,10 @@ import (
 	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
-// grade -w through a symbolic link rewrites the link's target and keeps
-// the link; a read-only output is refused and left as it was.
+// grade -w never writes through a symbolic link: an output that is one is
+// refused in one line naming it and where it leads, its target, the link
+// and the folders are left as they were; a read-only output is refused
+// and left as it was.
 func TestGradeWriteLinkAndReadOnly(t *testing.T) {
 	src := shared.Path(t, "corpora", "lime", "results", "output-wsu-1-gpt-4-1063.json")
 	orig, err := os.ReadFile(src)
@@ -29,14 +31,20 @@ func TestGradeWriteLinkAndReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := grade(context.Background(), &out, &out, []string{"-w", "-l", "-o", link}); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
+	err = grade(context.Background(), &out, &out, []string{"-w", "-l", "--force", "-o", link})
+	if err == nil || !strings.Contains(out.String(), link+" is a symbolic link") || !strings.Contains(out.String(), "real/output-wsu-1-gpt-4-1063.json") {
+		t.Fatalf("grade -w of a link: %v\n%s", err, out.String())
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Fatalf("the link was replaced by a file")
 	}
-	if after, _ := os.ReadFile(target); bytes.Equal(after, orig) {
-		t.Error("the link's target was not rewritten")
+	if after, _ := os.ReadFile(target); !bytes.Equal(after, orig) {
+		t.Error("the link's target was rewritten")
+	}
+	for _, d := range []string{dir, real} {
+		if ents, _ := os.ReadDir(d); len(ents) != map[string]int{dir: 2, real: 1}[d] {
+			t.Errorf("%s now holds %d entries", d, len(ents))
+		}
 	}
 
 	ro := filepath.Join(dir, "output-ro.json")

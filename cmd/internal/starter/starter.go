@@ -8,7 +8,6 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -22,7 +21,7 @@ var files embed.FS
 // the files written. It writes through the project's one writer: never
 // over a file evalmd did not write unless force.
 func Write(dir string, force bool) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := outfile.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("init: %w", err)
 	}
 	names, err := fs.Glob(files, "files/*")

@@ -38,7 +38,6 @@ type Options struct {
 	Runner runner.Options
 	// Resume is the run's journal and run id (LoadResume).
 	Resume Resume
-	RunID  string
 	// Batch, when set, sends through the providers' batch APIs.
 	Batch *Batch
 	// Graders grade each answer (built once for the run).
@@ -141,7 +140,7 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 		}
 		models = wrapped
 	}
-	if err := opt.Resume.save(opt.RunID); err != nil {
+	if err := opt.Resume.save(); err != nil {
 		return res, err
 	}
 	runs, jobs, reused, where := jobs(outs, models, infos, opt.Prices)

@@ -15,11 +15,15 @@ import (
 // Resume is the journal of one run (every sheet on every model) and the
 // run id it was started with, so that rerunning the same command after a
 // crash, a Ctrl-C or failed questions asks only what is missing and
-// writes the same files.
+// writes the same files; and the output files the run wrote, so that the
+// rerun knows them from another run's.
 type Resume struct {
 	Journal string `json:"-"` // the runner's journal
 	state   string // a small JSON file holding the run id
 	RunID   string `json:"run_id"`
+	// Written are the sums of the output files the run wrote, by
+	// absolute path, each saved just before its file is written.
+	Written map[string]string `json:"written,omitempty"`
 	// Exists says an earlier, unfinished run left them: RunID is its.
 	Exists bool `json:"-"`
 }
@@ -28,7 +32,7 @@ type Resume struct {
 // command at journal, its state at state. A state file whose run id is
 // not one (a crafted "x/../../trav") is an error.
 func LoadResume(journal, state string) (Resume, error) {
-	st := Resume{Journal: journal, state: state}
+	st := Resume{Journal: journal, state: state, Written: map[string]string{}}
 	data, err := readfile.Read(st.state, readfile.Small)
 	if err != nil {
 		return st, nil
@@ -39,20 +43,33 @@ func LoadResume(journal, state string) (Resume, error) {
 		}
 		st.Exists = true
 	}
+	if st.Written == nil {
+		st.Written = map[string]string{} // a state that held "written": null
+	}
 	return st, nil
 }
 
-// save records the run id beside the journal.
-func (st Resume) save(runID string) error {
+// save records the run id, and the outputs written, beside the journal.
+func (st Resume) save() error {
 	if st.state == "" {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(st.state), 0o755); err != nil {
+	if err := outfile.MkdirAll(filepath.Dir(st.state), 0o755); err != nil {
 		return err
 	}
-	data, _ := json.Marshal(map[string]string{"run_id": runID})
+	data, _ := json.Marshal(st)
 	// The state is the run's own; a stale one is replaced.
 	return outfile.Write(st.state, data, outfile.Options{Force: true})
+}
+
+// Wrote saves, before the output file at path (absolute) is written, the
+// sum of what it will hold.
+func (st Resume) Wrote(path, sum string) error {
+	if st.state == "" {
+		return nil
+	}
+	st.Written[path] = sum
+	return st.save()
 }
 
 // remove deletes the journal once every output holds every answer.

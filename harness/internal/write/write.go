@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/evalmd/evalmd/harness/internal/plan"
@@ -53,9 +52,16 @@ func (ws All) Close() error {
 // Files writes each output file and its markdown beside it, while they
 // hold what Check found: of two runs started at once for one file (-u 0),
 // the second to finish is refused, as it would be had it started after
-// the first.
+// the first, and its rerun keeps the first one's file too.
 type Files struct {
 	Force bool // write over files evalmd did not write or that changed since
+	// Resumed, for a run that resumes an earlier one, holds the sums of
+	// the output files that run wrote, by absolute path; nil for a new
+	// run.
+	Resumed map[string]string
+	// Wrote, when set, is told each output file's sum just before the
+	// file is written, so that a rerun knows its outputs (Resumed).
+	Wrote func(path, sum string) error
 	found map[string]state
 }
 
@@ -64,21 +70,19 @@ type Files struct {
 type state struct{ JSON, Markdown string }
 
 // Check refuses, before anything is spent, an output that may not be
-// written: a file evalmd did not write, or an earlier run's output of the
-// same name (run -u 0, or a dry run over a real run's file) unless this
-// run resumes that one or Force. It records what the output holds now.
-func (f *Files) Check(path string, resuming bool) error {
+// written: a file evalmd did not write, an earlier run's output of the
+// same name (run -u 0, or a dry run over a real run's file) unless Force,
+// and, when resuming, one that is not as this run left it: another run
+// wrote it meanwhile (two runs at once with -u 0), and both were paid
+// for, so the one that finished first keeps its file. It records what the
+// output holds now.
+func (f *Files) Check(path string) error {
 	opt := outfile.Options{Force: f.Force}
 	if err := outfile.Check(path, opt); err != nil {
 		return err
 	}
 	if err := outfile.Check(result.MarkdownPath(path), opt); err != nil {
 		return err
-	}
-	if !f.Force && !resuming {
-		if _, err := os.Lstat(path); err == nil {
-			return fmt.Errorf("%s exists, from an earlier run; not writing over it (-u N or --run-id ID gives this run its own file name, --force overwrites it)", path)
-		}
 	}
 	j, err := outfile.State(path)
 	if err != nil {
@@ -88,6 +92,14 @@ func (f *Files) Check(path string, resuming bool) error {
 	if err != nil {
 		return err
 	}
+	if !f.Force && j != outfile.Absent {
+		if f.Resumed == nil {
+			return fmt.Errorf("%s exists, from an earlier run; not writing over it (-u N or --run-id ID gives this run its own file name, --force overwrites it)", path)
+		}
+		if f.Resumed[absPath(path)] != j {
+			return fmt.Errorf("%s was written by another run (or changed) since this run began; keeping it: this run's answers stay in its journal (--force writes them over it)", path)
+		}
+	}
 	if f.found == nil {
 		f.found = map[string]state{}
 	}
@@ -95,29 +107,33 @@ func (f *Files) Check(path string, resuming bool) error {
 	return nil
 }
 
-// Write writes the output file and its markdown, both checked first so
-// that neither is written when one may not be.
+// absPath is path made absolute, as Resumed keys it.
+func absPath(path string) string {
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return path
+}
+
+// Write writes the output file and its markdown as one (both or neither,
+// outfile.WriteFiles), while each holds what Check found.
 func (f *Files) Write(o *plan.Output, encoded [][]byte) error {
 	path := o.OutPath
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := outfile.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
+	}
+	data, err := o.File.MarshalEncoded(encoded)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if f.Wrote != nil {
+		if err := f.Wrote(absPath(path), outfile.Sum(data)); err != nil {
+			return err
+		}
 	}
 	found := f.found[path]
-	jsonOpt := outfile.Options{Force: f.Force, Expect: found.JSON}
-	mdOpt := outfile.Options{Force: f.Force, Expect: found.Markdown}
-	mdPath := result.MarkdownPath(path)
-	if err := outfile.Check(path, jsonOpt); err != nil {
-		return err
-	}
-	if err := outfile.Check(mdPath, mdOpt); err != nil {
-		return err
-	}
-	// The two are written side by side: each waits mostly for its fsync,
-	// and run writes them after a sheet's last answer, when that wait
-	// adds to the run's time. Neither changes the file.
-	mdErr := make(chan error, 1)
-	go func() { mdErr <- result.WriteMarkdown(mdPath, o.File, mdOpt) }()
-	return errors.Join(o.File.WriteEncoded(path, jsonOpt, encoded), <-mdErr)
+	return outfile.WriteFiles(o.File.WithMarkdown(path, data, outfile.Options{Force: f.Force, Expect: found.JSON},
+		outfile.Options{Force: f.Force, Expect: found.Markdown})...)
 }
 
 func (f *Files) Close() error { return nil }

@@ -12,9 +12,10 @@ import (
 )
 
 // An output is refused before anything is spent when it may not be
-// written (an earlier run's, unless resumed or forced), and written only
-// while its file holds what was found then: of two runs writing one file,
-// the second to finish is refused.
+// written (an earlier run's, unless this run resumes the run that wrote
+// it, or forced), and written only while its file holds what was found
+// then: of two runs writing one file, the second to finish is refused,
+// and so is its rerun, which keeps the first one's file.
 func TestFiles(t *testing.T) {
 	output := func(path string) *plan.Output {
 		return &plan.Output{Job: plan.Job{OutPath: path}, File: &result.File{Sheet: result.Sheet{Name: "S"}, Questions: []result.Question{}}}
@@ -22,25 +23,37 @@ func TestFiles(t *testing.T) {
 	for _, tc := range []struct {
 		name               string
 		earlier            bool // an earlier run wrote the output
-		resuming, force    bool
+		resuming           bool // this run resumes the one that wrote it
+		resumingOther      bool // this run resumes another, which did not write it
+		force              bool
 		changedAfterCheck  bool // another run writes it between Check and Write
 		checkErr, writeErr string
 	}{
 		{name: "a new output"},
 		{name: "an earlier run's output", earlier: true, checkErr: "exists, from an earlier run"},
 		{name: "an earlier run's output, resumed", earlier: true, resuming: true},
+		{name: "another run's output, on resuming", earlier: true, resumingOther: true, checkErr: "written by another run"},
+		{name: "another run's output, on resuming, forced", earlier: true, resumingOther: true, force: true},
 		{name: "an earlier run's output, forced", earlier: true, force: true},
 		{name: "written meanwhile by another run", changedAfterCheck: true, writeErr: "output-s.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "output-s.json")
+			earlier := &Files{Resumed: map[string]string{}}
+			earlier.Wrote = func(p, sum string) error { earlier.Resumed[p] = sum; return nil }
 			if tc.earlier {
-				if err := (&Files{}).Write(output(path), nil); err != nil {
+				if err := earlier.Write(output(path), nil); err != nil {
 					t.Fatal(err)
 				}
 			}
 			f := &Files{Force: tc.force}
-			err := f.Check(path, tc.resuming)
+			switch {
+			case tc.resuming:
+				f.Resumed = earlier.Resumed
+			case tc.resumingOther:
+				f.Resumed = map[string]string{}
+			}
+			err := f.Check(path)
 			if (err != nil) != (tc.checkErr != "") || err != nil && !strings.Contains(err.Error(), tc.checkErr) {
 				t.Fatalf("Check: %v, want %q", err, tc.checkErr)
 			}

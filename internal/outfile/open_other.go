@@ -5,12 +5,10 @@ package outfile
 import "io/fs"
 
 // Without O_NOFOLLOW the record is checked with Lstat before it is opened
-// (see openRecord).
+// (see openOwn).
 const (
 	noFollow = 0
 	nonBlock = 0
 )
-
-func isLoop(error) bool { return false }
 
 func links(fs.FileInfo) uint64 { return 1 }

@@ -3,20 +3,16 @@
 package outfile
 
 import (
-	"errors"
 	"io/fs"
 	"syscall"
 )
 
-// The record is opened without following a symbolic link and without
-// waiting on a FIFO.
+// A file written in place (the record, a journal) is opened without
+// following a symbolic link and without waiting on a FIFO (openOwn).
 const (
 	noFollow = syscall.O_NOFOLLOW
 	nonBlock = syscall.O_NONBLOCK
 )
-
-// isLoop says whether an open with O_NOFOLLOW failed on a symbolic link.
-func isLoop(err error) bool { return errors.Is(err, syscall.ELOOP) }
 
 // links is a file's count of hard links.
 func links(fi fs.FileInfo) uint64 {
