@@ -413,15 +413,12 @@ func (ss sampleSet) drop(path string, f *result.File) (first string, all bool) {
 // noAnswers says whether a file with questions has no answer at all.
 func noAnswers(f *result.File) bool {
 	for i := range f.Questions {
-		if responded(&f.Questions[i]) {
+		if f.Questions[i].HasAnswer() {
 			return false
 		}
 	}
 	return len(f.Questions) > 0
 }
-
-// responded says whether a question's completion is a non-empty string.
-func responded(q *result.Question) bool { return q.Completion != nil && *q.Completion != "" }
 
 // decodeFile reads one output file into buf (grown as needed) and decodes
 // it with result.Parse, the one decoder of output files; it returns the
@@ -491,7 +488,7 @@ func (d *Data) add(f *result.File) {
 	for i := range f.Questions {
 		q := &f.Questions[i]
 		r := row{sheet: sheet, model: model, run: run, epoch: epoch, name: in.id(q.Name), grade: gradeOf(q.Grade),
-			errored: q.Error != nil, unanswered: q.Unanswered, noResponse: !responded(q), limited: q.Limit != ""}
+			errored: q.Error != nil, unanswered: q.Unanswered, noResponse: !q.HasAnswer(), limited: q.Limit != ""}
 		subCorrect := 0
 		for _, a := range q.SubAnswers {
 			if a.Correct {

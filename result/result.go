@@ -128,10 +128,14 @@ type Subset struct {
 	Limit     int      `json:"limit,omitempty"`
 	Questions []string `json:"questions,omitempty"`
 	Of        int      `json:"of"`
+	// Epoch, in the file of an epoch after the first, says it leaves out
+	// the questions whose epochs setting is below it (a question's epochs
+	// under its sheet's).
+	Epoch int `json:"epoch,omitempty"`
 }
 
 // Describe says what the subset is beside the n questions asked: "3 of 10
-// questions (--limit 3)".
+// questions (--limit 3)", "9 of 10 questions (those of epochs 2 or more)".
 func (s *Subset) Describe(n int) string {
 	var how []string
 	if len(s.Questions) > 0 {
@@ -140,13 +144,20 @@ func (s *Subset) Describe(n int) string {
 	if s.Limit > 0 {
 		how = append(how, fmt.Sprintf("--limit %d", s.Limit))
 	}
-	return fmt.Sprintf("%d of %d questions (%s)", n, s.Of, strings.Join(how, " "))
+	why := strings.Join(how, " ")
+	if s.Epoch > 1 {
+		why = strings.TrimPrefix(why+fmt.Sprintf("; those of epochs %d or more", s.Epoch), "; ")
+	}
+	if why == "" {
+		return fmt.Sprintf("%d of %d questions", n, s.Of)
+	}
+	return fmt.Sprintf("%d of %d questions (%s)", n, s.Of, why)
 }
 
 // Totals sums a run's usage.
 type Totals struct {
 	Questions    int `json:"questions"`
-	Answered     int `json:"answered"`
+	Answered     int `json:"answered"` // questions with an answer (Question.HasAnswer)
 	Errors       int `json:"errors"`
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`
@@ -240,6 +251,11 @@ type SubAnswer struct {
 	Found   bool   `json:"found"`
 	Correct bool   `json:"correct"`
 }
+
+// HasAnswer says whether q was answered: its completion is a text that is
+// not empty. It is the one rule of an answered question, for run's count
+// and agg's.
+func (q *Question) HasAnswer() bool { return q.Completion != nil && *q.Completion != "" }
 
 // Graded is the text graders read: in code mode the answer the code gave
 // (nil when nothing ran), a reformatted agent answer (run --reformat),

@@ -251,3 +251,21 @@ func TestShardMembers(t *testing.T) {
 		t.Errorf("ShardName of no shard = %q", got)
 	}
 }
+
+func TestSubsetDescribe(t *testing.T) {
+	for _, tc := range []struct {
+		s    Subset
+		n    int
+		want string
+	}{
+		{Subset{Limit: 3, Of: 10}, 3, "3 of 10 questions (--limit 3)"},
+		{Subset{Questions: []string{"Q*", "id-8"}, Limit: 2, Of: 10}, 2, "2 of 10 questions (--questions Q*,id-8 --limit 2)"},
+		{Subset{Of: 10, Epoch: 2}, 9, "9 of 10 questions (those of epochs 2 or more)"},
+		{Subset{Limit: 5, Of: 10, Epoch: 3}, 4, "4 of 10 questions (--limit 5; those of epochs 3 or more)"},
+		{Subset{Of: 10}, 9, "9 of 10 questions"},
+	} {
+		if got := tc.s.Describe(tc.n); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}

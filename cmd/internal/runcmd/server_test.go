@@ -5,9 +5,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/result"
@@ -176,9 +178,12 @@ func TestEmptyAndRefusedReplies(t *testing.T) {
 		start   func(testing.TB, fakeserver.Options) *fakeserver.Server
 		refusal string // Q2's completion and note
 		note    string
+		said    string // the summary line: a completion of text is an answer
 	}{
-		{"openai-api/x/m", fakeserver.NewOpenAI, "I can't help with that.", "the model refused: the completion is its refusal"},
-		{"anthropic/claude-x", fakeserver.NewAnthropic, "", "the model refused, with no text: graded as an empty answer"},
+		{"openai-api/x/m", fakeserver.NewOpenAI, "I can't help with that.", "the model refused: the completion is its refusal",
+			"1/3 correct, 2 answered, 2 refused or without text (see their note)"},
+		{"anthropic/claude-x", fakeserver.NewAnthropic, "", "the model refused, with no text: graded as an empty answer",
+			"1/3 correct, 1 answered, 2 refused or without text (see their note)"},
 	} {
 		srv := tc.start(t, fakeserver.Options{MaxRequests: 10, Reply: reply})
 		out := t.TempDir()
@@ -186,7 +191,7 @@ func TestEmptyAndRefusedReplies(t *testing.T) {
 		if err := run(context.Background(), &stdout, &stderr, []string{"-f", sheet, "-o", out, "-m", tc.model, "--base-url", srv.URL}); err != nil {
 			t.Fatalf("%s: %v\n%s", tc.model, err, stderr.String())
 		}
-		if !strings.Contains(stderr.String(), "1/3 correct, 3 answered (2 refused or without text: see their note)") {
+		if !strings.Contains(stderr.String(), tc.said) {
 			t.Errorf("%s: the summary does not say so:\n%s", tc.model, stderr.String())
 		}
 		paths, _ := filepath.Glob(filepath.Join(out, "output-*.json"))
@@ -210,6 +215,39 @@ func TestEmptyAndRefusedReplies(t *testing.T) {
 					tc.model, q.Name, deref(q.Completion), q.FinishReason, q.Note, q.Grade, q.Error, w)
 			}
 		}
+	}
+}
+
+// A run whose replies are all empty answered nothing, by the rule agg
+// reads: the run's line, its summary table and the file's totals say 0
+// answered, and agg says the file has no answers. Before, run counted
+// each empty reply as answered.
+func TestEmptyRepliesAnswerNothing(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 4, Reply: func(fakeserver.Call) fakeserver.Reply {
+		return fakeserver.Reply{NoContent: true}
+	}})
+	sheet := writeSheet(t, "# S\n## Q1\n#### question\na\n#### answer\nB\n## Q2\n#### question\nb\n#### answer\nB\n")
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), &stdout, &stderr, []string{"-f", sheet, "-o", out, "-m", "openai/m", "--base-url", srv.URL}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "0/2 correct, 0 answered,") {
+		t.Errorf("the run's line counts empty replies as answered:\n%s", stderr.String())
+	}
+	if !regexp.MustCompile(`\| openai/m +\| +2 +\| +0 \(0%\) +\| +0 +\|`).MatchString(stdout.String()) {
+		t.Errorf("the summary table counts empty replies as answered:\n%s", stdout.String())
+	}
+	if f := readOnly(t, out); f.Sheet.Totals == nil || f.Sheet.Totals.Answered != 0 {
+		t.Errorf("totals %+v, want 0 answered", f.Sheet.Totals)
+	}
+	var warn bytes.Buffer
+	d, err := agg.Load(context.Background(), out, &warn, agg.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.NoAnswers) != 1 {
+		t.Errorf("agg: runs without answers %v, want the one", d.NoAnswers)
 	}
 }
 

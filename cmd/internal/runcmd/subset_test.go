@@ -96,6 +96,37 @@ func TestRunSubset(t *testing.T) {
 	}
 }
 
+// A question whose epochs are below its sheet's is left out of the later
+// epochs' files, which say so and why: "2 of 3 questions (those of epochs
+// 2 or more)", with --limit beside it. Before, the reason was an empty
+// "()".
+func TestRunFewerEpochsSaid(t *testing.T) {
+	for _, tc := range []struct {
+		flags []string
+		said  string // of epoch 2
+	}{
+		{nil, "2 of 3 questions (those of epochs 2 or more)"},
+		{[]string{"--limit", "2"}, "1 of 3 questions (--limit 2; those of epochs 2 or more)"},
+	} {
+		dir := t.TempDir()
+		sheet := epochSheet(t, dir, 3, "epochs: 2")
+		text, _ := os.ReadFile(sheet)
+		text = bytes.Replace(text, []byte("## Q1\n"), []byte("## Q1\n#### meta\n- epochs: 1\n"), 1)
+		if err := os.WriteFile(sheet, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"-f", sheet, "-m", "mock", "-o", out, "-u", "0"}, tc.flags...)
+		if err := run(context.Background(), &stdout, &stderr, args); err != nil {
+			t.Fatalf("%v: %v\n%s", tc.flags, err, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), tc.said+",") || strings.Contains(stderr.String(), "()") {
+			t.Errorf("%v: the sheet's line does not say %q:\n%s", tc.flags, tc.said, stderr.String())
+		}
+	}
+}
+
 // A glob that matches no question of the whole run is an error before any
 // call, in one line naming it; one that matches in another sheet is not.
 func TestRunSubsetNoMatch(t *testing.T) {

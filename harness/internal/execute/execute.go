@@ -341,7 +341,9 @@ func runnerOptions(ctx context.Context, opt Options, infos map[string]model.Info
 func (sr *sheetRun) addReused(q int) {
 	sr.left--
 	sr.reused++
-	sr.answered++
+	if sr.out.File.Questions[q].HasAnswer() {
+		sr.answered++
+	}
 	if sr.out.File.Questions[q].Note != "" {
 		sr.noted++
 	}
@@ -353,7 +355,9 @@ func (sr *sheetRun) add(o runner.Outcome, q int, info model.Info, price *model.P
 	sr.left--
 	switch {
 	case o.Err == nil:
-		sr.answered++
+		if sr.out.File.Questions[q].HasAnswer() {
+			sr.answered++
+		}
 		if qr := &sr.out.File.Questions[q]; qr.Limit == LimitMaxTokens && qr.Mode == "" {
 			sr.cutThinking++
 		} else if qr.Note != "" {
@@ -437,7 +441,7 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 	}
 	answered := fmt.Sprintf("%d answered", sr.answered)
 	if sr.noted > 0 {
-		answered += fmt.Sprintf(" (%d refused or without text: see their note)", sr.noted)
+		answered += fmt.Sprintf(", %d refused or without text (see their note)", sr.noted)
 	}
 	subset := ""
 	if s := o.File.Sheet.Subset; s != nil {

@@ -128,9 +128,13 @@ func epochJob(s Sheet, si int, m string, k, n int, chosen []int, opt Options) Jo
 		job.Questions = append(job.Questions, q)
 		job.Keys = append(job.Keys, Key(m, s.Key, k, i, s.Questions[q].Name))
 	}
-	if len(job.Questions) < len(chosen) && job.Subset == nil {
-		// Fewer epochs for some questions: the file says it is not all.
-		job.Subset = &result.Subset{Of: len(s.Questions)}
+	if len(job.Questions) < len(chosen) {
+		// Fewer epochs for some questions: the file says it is not all,
+		// and why.
+		if job.Subset == nil {
+			job.Subset = &result.Subset{Of: len(s.Questions)}
+		}
+		job.Subset.Epoch = k
 	}
 	if job.Questions == nil {
 		job.Questions, job.Keys = []int{}, []string{}
