@@ -429,7 +429,7 @@ func (e *FailedError) Partial() bool { return true }
 func checkGraders(o *plan.Output, g *regrade.Graders) error {
 	for i := range o.File.Questions {
 		q := &o.File.Questions[i]
-		if _, err := g.Get(q.Grader); err != nil {
+		if _, err := g.Get(q.Grader, q.Liberal()); err != nil {
 			return fmt.Errorf("%s: question %q: %w", o.SheetPath, q.Name, err)
 		}
 	}

@@ -1,11 +1,14 @@
 package harness
 
 import (
+	"cmp"
+	"fmt"
 	"path/filepath"
 
 	"github.com/evalmd/evalmd/harness/internal/plan"
 	"github.com/evalmd/evalmd/harness/internal/reuse"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/result"
 )
 
 // reuseAnswers records each planned question's request key and, unless
@@ -36,10 +39,57 @@ func reuseAnswers(cfg Config, made map[string]model.Model, outs []*plan.Output, 
 			}
 		}
 		o.Reused = make([]bool, len(o.Tasks))
+		var kept, undone gradingChanges
 		for i := range o.Tasks {
 			q := &o.File.Questions[i]
 			q.RequestKey = reuse.Key(m, o.Tasks[i])
-			o.Reused[i] = ix.Fill(q)
+			// An answer a flag graded in a mode of its own keeps it
+			// unless a source sets a mode now: either is said.
+			mode, from := ix.Grading(q.RequestKey)
+			planned, by := cmp.Or(q.Grading, result.GradingStrict), q.GradingFrom
+			if o.Reused[i] = ix.Fill(q); !o.Reused[i] || from != result.GradingFromFlag || mode == planned {
+				continue
+			}
+			if by == "" {
+				kept.add(mode, "")
+			} else {
+				undone.add(mode, planned+" by the "+by)
+			}
+		}
+		what := o.Model + " on " + filepath.Base(o.SheetPath)
+		for _, c := range kept {
+			cfg.say("%s: %s keep the %s grading a flag gave them (grade -l or --grading); --grading strict grades them strictly", what, answers(c.n), c.mode)
+		}
+		for _, c := range undone {
+			cfg.say("%s: %s graded %s by a flag before are graded %s now", what, answers(c.n), c.mode, c.now)
 		}
 	}
+}
+
+// gradingChanges count reused answers by the grading mode a flag gave
+// them before and how they are graded now.
+type gradingChanges []struct {
+	mode, now string
+	n         int
+}
+
+func (g *gradingChanges) add(mode, now string) {
+	for i := range *g {
+		if (*g)[i].mode == mode && (*g)[i].now == now {
+			(*g)[i].n++
+			return
+		}
+	}
+	*g = append(*g, struct {
+		mode, now string
+		n         int
+	}{mode, now, 1})
+}
+
+// answers is "1 reused answer" or "N reused answers".
+func answers(n int) string {
+	if n == 1 {
+		return "1 reused answer"
+	}
+	return fmt.Sprintf("%d reused answers", n)
 }

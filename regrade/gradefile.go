@@ -29,9 +29,9 @@ type built struct {
 }
 
 // NewGraders returns the graders of one run or regrade: reg names them
-// (nil: grade.NewRegistry(), the generic ones), opt configures them
-// (liberal, the judge), override (--grader), when set, grades every
-// question.
+// (nil: grade.NewRegistry(), the generic ones), opt configures them (the
+// judge; each question's grading mode sets Liberal), override (--grader),
+// when set, grades every question.
 func NewGraders(reg *grade.Registry, opt grade.Options, override string) *Graders {
 	if reg == nil {
 		reg = grade.NewRegistry()
@@ -39,15 +39,21 @@ func NewGraders(reg *grade.Registry, opt grade.Options, override string) *Grader
 	return &Graders{reg: reg, opt: opt, override: strings.TrimSpace(override), byName: map[string]built{}}
 }
 
-// Get returns the grader named name, building it on first use.
-func (g *Graders) Get(name string) (grade.Grader, error) {
+// Get returns the grader named name, liberal or not, building it on
+// first use.
+func (g *Graders) Get(name string, liberal bool) (grade.Grader, error) {
 	key := strings.ToLower(strings.TrimSpace(name))
+	if liberal {
+		key += "\x00liberal"
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if b, ok := g.byName[key]; ok {
 		return b.g, b.err
 	}
-	gr, err := g.reg.New(name, g.opt)
+	opt := g.opt
+	opt.Liberal = liberal
+	gr, err := g.reg.New(name, opt)
 	g.byName[key] = built{gr, err}
 	return gr, err
 }
@@ -83,10 +89,19 @@ type Graded struct {
 // others are graded. A question that ran and gave no answer (a limit
 // stopped it: noAnswer) is wrong. The error is only ctx's.
 func GradeFile(ctx context.Context, f *result.File, g *Graders) (Graded, error) {
+	return gradeFile(ctx, f, g, nil)
+}
+
+// gradeFile is GradeFile, with the questions that cannot be graded for a
+// reason of their own (a grading mode that is none), by index.
+func gradeFile(ctx context.Context, f *result.File, g *Graders, bad map[int]error) (Graded, error) {
 	var res Graded
 	plans := make([]gradePlan, len(f.Questions))
 	for i := range f.Questions {
 		plans[i] = g.plan(&f.Questions[i], f.Sheet.MetaData)
+		if err := bad[i]; err != nil {
+			plans[i].gr, plans[i].err = nil, err
+		}
 	}
 	seen := map[string]int{}
 	for _, q := range f.Questions {
@@ -130,7 +145,7 @@ type gradePlan struct {
 
 func (g *Graders) plan(q *result.Question, sheetMeta map[string]string) gradePlan {
 	name := g.Name(q, sheetMeta)
-	gr, err := g.Get(name)
+	gr, err := g.Get(name, q.Liberal())
 	if gr != nil {
 		name = gr.Name()
 	}

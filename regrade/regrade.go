@@ -23,13 +23,18 @@ import (
 	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/readfile"
+	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/result"
 )
 
 // Options say how to regrade.
 type Options struct {
-	// Liberal is LIME's -l: liberal grading for the lime grader.
-	Liberal bool
+	// Settings are the command's settings (its config's and its flags':
+	// grade -l is --grading liberal). Each question's grading mode is
+	// resolved from them with the file's sheet and question meta between,
+	// as a run resolves it; with none set, a question keeps the mode it
+	// was graded in (result.Question.SetGrading).
+	Settings []setting.Layer
 	// Write rewrites the output files and writes the grade files; without
 	// it nothing is written (LIME's default dry run).
 	Write bool
@@ -82,6 +87,10 @@ type FileReport struct {
 	TruthsFound, TruthsMatched, TruthsOverwritten int
 	GradePath                                     string // the grade file written, or "" when nothing was written
 	MarkdownPath                                  string // the readable .md written beside the output, or ""
+
+	// Liberal counts the questions graded liberally, Kept those of them
+	// that kept the mode a flag gave them before (no source sets one now).
+	Liberal, Kept int
 }
 
 // gradeFailures counts the questions, over all files, whose grader failed.
@@ -116,7 +125,7 @@ func Regrade(ctx context.Context, paths []string, opt Options) (Report, error) {
 		rep.Sheet = opt.Sheet.Path
 	}
 	files, errs := collect(paths)
-	graders := NewGraders(opt.Graders, grade.Options{Liberal: opt.Liberal, JudgeOptions: opt.Judge}, opt.GraderOverride)
+	graders := NewGraders(opt.Graders, grade.Options{JudgeOptions: opt.Judge}, opt.GraderOverride)
 	for _, path := range files {
 		if err := ctx.Err(); err != nil {
 			errs = append(errs, err)
@@ -185,7 +194,8 @@ func regradeFile(ctx context.Context, path string, opt Options, graders *Graders
 	if opt.Sheet != nil {
 		oldTruths = refreshTruths(f, opt.Sheet, &fr)
 	}
-	g, err := GradeFile(ctx, f, graders)
+	bad, kept := setGrading(path, f, opt.Settings)
+	g, err := gradeFile(ctx, f, graders, bad)
 	if err != nil {
 		fr.Err = fmt.Errorf("%s: %w", path, err)
 		return fr
@@ -197,6 +207,12 @@ func regradeFile(ctx context.Context, path string, opt Options, graders *Graders
 		}
 	}
 	fr.Old, fr.New, fr.Changes, fr.Failed = g.Old, g.New, g.Changes, g.Failed
+	fr.Kept = kept
+	for i := range f.Questions {
+		if f.Questions[i].Liberal() {
+			fr.Liberal++
+		}
+	}
 	if !opt.Write {
 		return fr
 	}
@@ -349,6 +365,12 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 		}
 		all = append(all, f.Changes...)
 		fmt.Fprintf(&b, "%s: %d questions, %d grades changed%s", f.Path, f.Questions, len(f.Changes), byCause(f.Changes))
+		if f.Liberal > 0 {
+			fmt.Fprintf(&b, ", %d graded liberally", f.Liberal)
+			if f.Kept > 0 {
+				fmt.Fprintf(&b, " (%d as a flag left them: grade -l or --grading; --grading strict grades them strictly)", f.Kept)
+			}
+		}
 		if f.Failed > 0 {
 			fmt.Fprintf(&b, ", %d could not be graded", f.Failed)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/result"
 )
@@ -61,6 +62,14 @@ func reference(t *testing.T, output string) (normal, liberal []*bool) {
 	return ref.Normal, ref.Liberal
 }
 
+// gradingFlag is the settings of grade -l when liberal, else none.
+func gradingFlag(liberal bool) []setting.Layer {
+	if !liberal {
+		return nil
+	}
+	return []setting.Layer{{Source: setting.Flag, Values: map[string]string{"grading": result.GradingLiberal}}}
+}
+
 func TestRegradeWritesLimeGrades(t *testing.T) {
 	for _, liberal := range []bool{false, true} {
 		dir, outputs := copyLime(t)
@@ -74,14 +83,14 @@ func TestRegradeWritesLimeGrades(t *testing.T) {
 		// LIME's grade files were written by LIME, not evalmd: refused
 		// without --force, and nothing is rewritten.
 		before, _ := os.ReadFile(outputs[0])
-		rep, err := Regrade(context.Background(), []string{dir}, Options{Liberal: liberal, Write: true})
+		rep, err := Regrade(context.Background(), []string{dir}, Options{Settings: gradingFlag(liberal), Write: true})
 		if err == nil || !strings.Contains(err.Error(), "not written by evalmd") {
 			t.Fatalf("without --force: %v", err)
 		}
 		if after, _ := os.ReadFile(outputs[0]); !bytes.Equal(before, after) || rep.Failed() != len(limeGrades) {
 			t.Fatalf("without --force: output rewritten or %d of %d refused", rep.Failed(), len(limeGrades))
 		}
-		rep, err = Regrade(context.Background(), []string{dir}, Options{Liberal: liberal, Write: true, Force: true})
+		rep, err = Regrade(context.Background(), []string{dir}, Options{Settings: gradingFlag(liberal), Write: true, Force: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -35,7 +35,7 @@ func report(t *testing.T, dir string, paths []string, opt Options) []byte {
 func TestReportLimeResults(t *testing.T) {
 	dir := shared.Path(t, "corpora", "lime", "results")
 	golden.Check(t, "testdata/lime-strict.txt", report(t, dir, []string{dir}, Options{}))
-	golden.Check(t, "testdata/lime-liberal.txt", report(t, dir, []string{dir}, Options{Liberal: true}))
+	golden.Check(t, "testdata/lime-liberal.txt", report(t, dir, []string{dir}, Options{Settings: gradingFlag(true)}))
 }
 
 // Each cause on a file of its own: the sheet's ground truth, liberal mode,
@@ -64,5 +64,5 @@ func TestReportCauses(t *testing.T) {
 		"long truth": nil,
 	}}
 	golden.Check(t, "testdata/causes-strict.txt", report(t, dir, []string{path}, Options{Sheet: sheet}))
-	golden.Check(t, "testdata/causes-liberal.txt", report(t, dir, []string{path}, Options{Sheet: sheet, Liberal: true}))
+	golden.Check(t, "testdata/causes-liberal.txt", report(t, dir, []string{path}, Options{Sheet: sheet, Settings: gradingFlag(true)}))
 }

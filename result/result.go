@@ -219,6 +219,13 @@ type Question struct {
 	// recorded in a shard's output (Sheet.Shards) so that the parts of
 	// the run merge back in sheet order; 0 elsewhere.
 	Position int `json:"position,omitempty"`
+	// Grading is the grading mode the grade was given in (strict or
+	// liberal) and GradingFrom where that mode was set (flag, config,
+	// sheet meta or question meta); both are absent when no source set
+	// it (strict), so LIME's files and a default run keep LIME's members.
+	// See SetGrading.
+	Grading     string `json:"grading,omitempty"`
+	GradingFrom string `json:"grading_from,omitempty"`
 
 	// Code and agent modes (model.Work): what ran beside the completion.
 	// Graders and regrading read Answer in code mode and never run code.
@@ -959,6 +966,10 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.Grader
 		case "grade_detail":
 			v = &q.GradeDetail
+		case "grading":
+			v = &q.Grading
+		case "grading_from":
+			v = &q.GradingFrom
 		case "sub_answers":
 			v = &q.SubAnswers
 		case "unanswered":

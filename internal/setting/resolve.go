@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,6 +18,22 @@ type Layer struct {
 	File   string            // the config file or the sheet; "" for flags
 	Values map[string]string // by setting name
 	Lines  map[string]int    // the line of each value in File
+}
+
+// Only is l with the values of the settings named alone (the lines and
+// the rest kept), for resolving those settings apart.
+func (l Layer) Only(names ...string) Layer {
+	values := l.Values
+	l.Values = nil
+	for _, n := range names {
+		if v, ok := values[n]; ok {
+			if l.Values == nil {
+				l.Values = map[string]string{}
+			}
+			l.Values[n] = v
+		}
+	}
+	return l
 }
 
 // Error is a value that is not one of its setting's, naming where it came
@@ -173,12 +190,16 @@ func (v *Values) Record() map[string]string {
 	return out
 }
 
-// Bind registers on fs a flag for every setting a flag may set, named as
-// the setting with '-' for '_'. The flags given make the returned Layer;
-// a bad value is the flag's error (a usage error).
-func Bind(fs *flag.FlagSet) *Layer {
+// Bind registers on fs a flag for every setting a flag may set (or for
+// those named, when names are given), named as the setting with '-' for
+// '_'. The flags given make the returned Layer; a bad value is the flag's
+// error (a usage error).
+func Bind(fs *flag.FlagSet, names ...string) *Layer {
 	l := &Layer{Source: Flag, Values: map[string]string{}}
 	for _, s := range All {
+		if len(names) > 0 && !slices.Contains(names, s.Name) {
+			continue
+		}
 		if name := s.FlagName(); name != "" {
 			fs.Var(flagValue{s, l}, name, fmt.Sprintf("`%s` %s (default %s; over the %s meta)", s.Arg, s.Doc, s.Default, s.Name))
 		}

@@ -66,6 +66,10 @@ type Values struct {
 	Prompt Prompt
 	// Grader names the question's grader; "" is lime, LIME's rule.
 	Grader string
+	// Grading is how the grader reads an answer: strict or liberal
+	// (result.GradingLiberal: LIME's -l, for the lime grader); "" when no
+	// source set it, which is strict.
+	Grading string
 	// Epochs is how many times the question is asked (0: once), each
 	// epoch a request of its own.
 	Epochs int
@@ -315,6 +319,10 @@ var All = []*Setting{
 		Doc: "the grader: lime, choice, exact, numeric, judge, a benchmark's",
 		set: func(v *Values, text string) error { v.Grader = text; return nil },
 		get: func(v *Values) string { return v.Grader }},
+	{Name: "grading", Arg: "MODE", Type: "strict or liberal", Default: "strict", From: Anywhere, Apart: true,
+		Doc: "liberal: lime also takes an answer that starts with the truth's first letter (LIME's -l; README: Strict and liberal grading)",
+		set: choice(func(v *Values) *string { return &v.Grading }, result.GradingStrict, result.GradingLiberal),
+		get: func(v *Values) string { return v.Grading }},
 	{Name: "epochs", Arg: "N", Type: "whole number >= 1", Default: "1", From: Anywhere, Apart: true,
 		Doc: "times each question is asked, each epoch a request and an output file of its own (README: Output files)",
 		set: func(v *Values, text string) error {

@@ -24,6 +24,9 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"-bogus"}, 2, "", "grade: flag provided but not defined: -bogus\nusage: grade -o"},
 		{nil, 2, "", "grade: name output files or folders with -o\nusage: grade"},
 		{[]string{"-o", "missing.json"}, 1, "", "missing.json"},
+		{[]string{"-h"}, 0, "  -grading MODE\n", ""},
+		{[]string{"-l", "--grading", "strict", "-o", "x.json"}, 2, "", "grade: -l is --grading liberal, not --grading strict\n"},
+		{[]string{"--grading", "loose", "-o", "x.json"}, 2, "", `invalid value "loose" for flag -grading: is not strict or liberal`},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := grade(context.Background(), &stdout, &stderr, tc.args)

@@ -3,7 +3,7 @@
 // grader.py, with its flags): a dry run that prints what would change,
 // unless -w rewrites the files and writes LIME's grade-*.json beside them.
 //
-//	grade -o OUTPUT.json|DIR [-o ...] [-i SHEET] [-l] [-w] [-v] [--grader NAME]
+//	grade -o OUTPUT.json|DIR [-o ...] [-i SHEET] [-l] [-w] [-v] [--grader NAME] [--grading MODE]
 package gradecmd
 
 import (
@@ -12,13 +12,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/evalmd/evalmd/benchmark/benchmarks"
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/cmd/internal/config"
 	"github.com/evalmd/evalmd/cmd/internal/judgeflag"
+	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/regrade"
+	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/sheet"
 )
@@ -44,13 +47,14 @@ func Command(look config.Lookup, getenv func(string) string) *cli.Command {
 	fs.Var(&outputs, "o", "output file or folder to regrade (repeatable; more may follow as arguments)")
 	var (
 		sheetPath = fs.String("i", "", "sheet whose answers replace the ground truths, by question name")
-		liberal   = fs.Bool("l", false, "liberal grading (LIME's -l): a completion that starts with the ground truth's first letter is right too")
+		liberal   = fs.Bool("l", false, "liberal grading (LIME's -l; --grading liberal): a completion that starts with the ground truth's first letter is right too")
 		write     = fs.Bool("w", false, "write the regraded files, the .md beside each and the grade files (default: dry run)")
 		force     = fs.Bool("force", false, "write .md and grade files over files evalmd did not write, or changed since it wrote them")
 		verbose   = fs.Bool("v", false, "verbose report")
 	)
 	var grading cli.GradeFlags
 	grading.Bind(fs)
+	settings := setting.Bind(fs, "grading")
 	judge := judgeflag.Bind(fs)
 	return &cli.Command{
 		Name:  "grade",
@@ -61,6 +65,12 @@ func Command(look config.Lookup, getenv func(string) string) *cli.Command {
 			outputs = append(outputs, args...)
 			if len(outputs) == 0 {
 				return cli.Usagef("name output files or folders with -o")
+			}
+			if *liberal {
+				if m, ok := settings.Values["grading"]; ok && m != result.GradingLiberal {
+					return cli.Usagef("-l is --grading liberal, not --grading %s", m)
+				}
+				settings.Values["grading"] = result.GradingLiberal
 			}
 			set, err := benchmarks.Set()
 			if err != nil {
@@ -82,7 +92,7 @@ func Command(look config.Lookup, getenv func(string) string) *cli.Command {
 			if err != nil {
 				return err
 			}
-			opt := regrade.Options{Liberal: *liberal, Write: *write, Verbose: *verbose,
+			opt := regrade.Options{Settings: slices.Concat(conf.Settings(), []setting.Layer{*settings}), Write: *write, Verbose: *verbose,
 				GraderOverride: grading.Grader, Judge: jo, Force: *force, Graders: set.Graders}
 			if *sheetPath != "" {
 				truths, err := sheetTruths(*sheetPath)

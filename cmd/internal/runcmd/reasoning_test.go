@@ -16,6 +16,7 @@ import (
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/regrade"
+	"github.com/evalmd/evalmd/result"
 )
 
 // thinkSheet is a LIME question whose truth a model's thinking names
@@ -66,7 +67,11 @@ func TestThinkTagsGradedOnTheAnswer(t *testing.T) {
 		}
 		// Regrading, strictly and liberally, reads the answer alone too.
 		for _, liberal := range []bool{false, true} {
-			if _, err := regrade.GradeQuestion(context.Background(), f, 0, regrade.NewGraders(nil, grade.Options{Liberal: liberal}, "")); err != nil {
+			f.Questions[0].Grading = ""
+			if liberal {
+				f.Questions[0].Grading = result.GradingLiberal
+			}
+			if _, err := regrade.GradeQuestion(context.Background(), f, 0, regrade.NewGraders(nil, grade.Options{}, "")); err != nil {
 				t.Fatal(err)
 			}
 			if g := f.Questions[0].Grade; g == nil || *g {

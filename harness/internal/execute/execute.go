@@ -418,18 +418,24 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 		c := sr.cost
 		o.File.Sheet.Totals.Cost = &c
 	}
-	correct := 0
+	correct, liberal := 0, 0
 	for _, q := range o.File.Questions {
 		if q.Grade != nil && *q.Grade {
 			correct++
+		}
+		if q.Liberal() {
+			liberal++
 		}
 		if q.Error != nil && sr.firstErr == "" {
 			sr.firstErr = *q.Error
 		}
 	}
 	ungraded := ""
+	if liberal > 0 {
+		ungraded = fmt.Sprintf(", %d graded liberally", liberal)
+	}
 	if sr.ungraded > 0 {
-		ungraded = fmt.Sprintf(", %d could not be graded", sr.ungraded)
+		ungraded += fmt.Sprintf(", %d could not be graded", sr.ungraded)
 	}
 	errs := fmt.Sprintf("%d errors", sr.failed)
 	if sr.failed > 0 {

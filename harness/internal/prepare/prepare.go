@@ -75,12 +75,12 @@ func (s *Sheet) Plan(run []setting.Layer) (plan.Sheet, error) {
 		key = s.Path
 	}
 	ps := plan.Sheet{Path: s.Path, Key: key, Questions: make([]plan.Question, len(s.Items))}
-	layers := append([]setting.Layer{epochsOnly(setting.Layer{Source: setting.SheetMeta, File: s.Path, Values: s.Info.Meta, Lines: s.Info.MetaLines}), {}}, run...)
+	layers := append([]setting.Layer{setting.Layer{Source: setting.SheetMeta, File: s.Path, Values: s.Info.Meta, Lines: s.Info.MetaLines}.Only("epochs"), {}}, run...)
 	for i := 2; i < len(layers); i++ {
-		layers[i] = epochsOnly(layers[i])
+		layers[i] = layers[i].Only("epochs")
 	}
 	for i, it := range s.Items {
-		layers[1] = epochsOnly(setting.Layer{Source: setting.QuestionMeta, File: s.Path, Values: it.Meta, Lines: it.MetaLines})
+		layers[1] = setting.Layer{Source: setting.QuestionMeta, File: s.Path, Values: it.Meta, Lines: it.MetaLines}.Only("epochs")
 		v, err := setting.Resolve(it.Name, nil, layers...)
 		if err != nil {
 			return ps, err
@@ -88,16 +88,6 @@ func (s *Sheet) Plan(run []setting.Layer) (plan.Sheet, error) {
 		ps.Questions[i] = plan.Question{Name: it.Name, ID: strings.TrimSpace(it.Meta["id"]), Epochs: v.Epochs}
 	}
 	return ps, nil
-}
-
-// epochsOnly is l with its epochs value alone.
-func epochsOnly(l setting.Layer) setting.Layer {
-	v, ok := l.Values["epochs"]
-	l.Values = nil
-	if ok {
-		l.Values = map[string]string{"epochs": v}
-	}
-	return l
 }
 
 // Read parses the sheets, saying each warning (and how many were said):
@@ -281,6 +271,9 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 		}
 		if !job.Shard.IsZero() {
 			q.Position = job.Questions[i] + 1 // the parts merge back in sheet order
+		}
+		if o, ok := values.From["grading"]; ok {
+			q.Grading, q.GradingFrom = values.Grading, o.Source.String()
 		}
 		if it.Template != nil {
 			// The message was built by a template; keep the question's own

@@ -155,6 +155,20 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
+// Grading is the grading mode, and where it was set, of the earlier
+// answer whose request key is key ("", "" when there is none or it was
+// graded in the default mode).
+func (ix *Index) Grading(key string) (mode, from string) {
+	if ix == nil {
+		return "", ""
+	}
+	a := ix.byKey[key]
+	if a.q == nil {
+		return "", ""
+	}
+	return a.q.Grading, a.q.GradingFrom
+}
+
 // Len is the number of reusable answers.
 func (ix *Index) Len() int { return len(ix.byKey) }
 
@@ -164,8 +178,9 @@ func (ix *Index) Len() int { return len(ix.byKey) }
 // settings, grader, key) stays q's; everything the answer brought
 // (completion, tokens, cost, time, the model that served it, code and
 // agent work, members this evalmd does not know) is the earlier
-// question's; the grade is cleared,
-// for the run to grade again. ReusedFrom names the file whose run asked
+// question's; the grade is cleared, for the run to grade again, in the
+// grading mode planned, or the one a flag gave the answer when no
+// source sets one now (result.Question.SetGrading). ReusedFrom names the file whose run asked
 // the model: an answer reused twice keeps its first source.
 func (ix *Index) Fill(q *result.Question) bool {
 	if ix == nil || q.RequestKey == "" {
@@ -179,6 +194,7 @@ func (ix *Index) Fill(q *result.Question) bool {
 	n.Name, n.MetaData, n.GroundTruth, n.Question, n.ModelName = q.Name, q.MetaData, q.GroundTruth, q.Question, q.ModelName
 	n.QuestionUsr, n.System, n.Settings, n.SolveSettings, n.Grader = q.QuestionUsr, q.System, q.Settings, q.SolveSettings, q.Grader
 	n.Grade, n.GradeDetail, n.SubAnswers, n.Judge = nil, "", nil, nil
+	n.SetGrading(q.Grading, q.GradingFrom)
 	n.RequestKey = q.RequestKey
 	if n.ReusedFrom == "" {
 		n.ReusedFrom = a.file
