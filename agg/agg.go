@@ -148,6 +148,9 @@ func Read(ctx context.Context, opt Options, each func(path string, f *result.Fil
 		// questions, said whether or not they are counted together.
 		fmt.Fprintf(opt.Stderr, "agg: %s\n", v)
 	}
+	for _, r := range d.PartialShards {
+		fmt.Fprintf(opt.Stderr, "agg: a run in shards with a part missing in %s: its scores cover only the parts read (rerun that shard)\n", r)
+	}
 	for _, r := range d.Subsets {
 		// A subset's score is not its sheet's: said, so it is not
 		// compared with a whole run's without a word.

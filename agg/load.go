@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 
 	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/result"
@@ -116,8 +117,10 @@ type Data struct {
 	// Reducer turns a model's answers to one question into its score in
 	// Totals (the zero value: the mean).
 	Reducer Reducer
-	// Files is the number of output files read; Skipped lists the files that
-	// could not be read, each with the reason.
+	// Files is the number of output files counted, the parts of a run
+	// split in shards (run --shard) counting as the one file they make
+	// (result.Parts); Skipped lists the files that could not be read,
+	// each with the reason.
 	Files   int
 	Skipped []string
 	// Duplicates are files of a run already read (the same run id, sheet
@@ -130,6 +133,10 @@ type Data struct {
 	// NoAnswers are the runs counted in which no question was answered
 	// (every request failed), each as "FILE (model M, sheet S)".
 	NoAnswers []string
+	// PartialShards are the runs split in shards (run --shard) counted
+	// without the part of some shard, none having been found, each as
+	// "FILE (model M, sheet S): no part of shard 3 of 4".
+	PartialShards []string
 	// Subsets are the runs counted that asked only some of their sheet's
 	// questions (run --limit, --questions), each as "FILE (model M, sheet
 	// S): 3 of 10 questions (--limit 3)".
@@ -197,7 +204,11 @@ type LoadOptions struct {
 // several files carry (a rerun's reused answers: result.Sample) counts
 // once, from the first of them in name order: a file's questions counted
 // from an earlier file are taken out of it (also for Each), and a file
-// left with none is not counted. Files are
+// left with none is not counted. The parts of a run split in shards (run
+// --shard) are counted, and seen by Each, as the one file a single
+// machine would have written (result.Parts), at its path, once its last
+// part is read; a run some of whose parts are missing is counted with
+// those there are, at the end, and named (PartialShards). Files are
 // decoded in parallel but merged in name order, and at most a few files are
 // held at once. opt.Metrics are the benchmark metrics the report will
 // carry: a file whose "benchmark" meta names one of them keeps the
@@ -217,13 +228,10 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 	// or the whole file when it records none). Otherwise versions are told
 	// apart in the one read, for the notes.
 	var leave map[string]bool
-	var fvs []fileVersion
 	if opt.LatestVersion {
 		leave, d.Versions = sheetVersions(paths, true, opt.IncludeDryRuns)
 	}
 	d.answersKept = opt.Answers
-	seen := runs{}
-	samples := sampleSet{}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	results := make([]chan decoded, len(paths))
 	for i := range results {
@@ -273,6 +281,7 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 			}
 		}()
 	}
+	l := &loader{d: d, opt: opt, warn: warn, leave: leave, seen: runs{}, samples: sampleSet{}, nPaths: len(paths)}
 	for i := range paths {
 		var r decoded
 		select {
@@ -280,62 +289,140 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		counted := false
-		asked := 0 // the questions the file holds, before any counted elsewhere is taken out
-		if r.err == nil {
-			asked = len(r.file.Questions)
-		}
-		if r.err != nil {
-			d.Skipped = append(d.Skipped, r.err.Error())
-			fmt.Fprintf(warn, "agg: skipping %v\n", r.err)
-		} else if r.file.Sheet.DryRun && !opt.IncludeDryRuns {
-			d.DryRuns = append(d.DryRuns, r.path)
-		} else if leave[r.path] {
-			d.OlderVersions = append(d.OlderVersions, r.path)
-		} else if first, dup := seen.first(r); dup {
-			d.Duplicates = append(d.Duplicates, r.path)
-			fmt.Fprintf(warn, "agg: skipping %s: the same run as %s (run id %q, sheet %q, model %q)\n",
-				r.path, first, r.file.Sheet.RunID, r.file.Sheet.Name, r.file.Sheet.ModelName)
-		} else if first, all := samples.drop(r.path, r.file); all {
-			d.Duplicates = append(d.Duplicates, r.path)
-			fmt.Fprintf(warn, "agg: skipping %s: every answer in it is counted from %s (a rerun reused them: one answer, one sample)\n", r.path, first)
-		} else {
-			counted = true
-			if first != "" {
-				fmt.Fprintf(warn, "agg: %s: %d of its %d answers are counted from %s (a rerun reused them: one answer, one sample)\n",
-					r.path, asked-len(r.file.Questions), asked, first)
-			}
-			sh := &r.file.Sheet
-			if noAnswers(r.file) {
-				d.NoAnswers = append(d.NoAnswers, fmt.Sprintf("%s (model %s, sheet %s)", r.path, sh.ModelName, sh.Name))
-			}
-			if sh.Subset != nil {
-				d.Subsets = append(d.Subsets, fmt.Sprintf("%s (model %s, sheet %s): %s", r.path, sh.ModelName, sh.Name, sh.Subset.Describe(asked)))
-			}
-			if d.Files == 0 {
-				// Files are usually alike: size the rows for all of them
-				// at once instead of doubling a million-row slice.
-				d.rows = make([]row, 0, min(len(paths)*len(r.file.Questions), 1<<24))
-			}
-			d.Files++
-			d.Counted = append(d.Counted, r.path)
-			d.add(r.file)
-			if opt.Answers {
-				d.keep(r.file)
-			}
-		}
-		if r.err == nil && !opt.LatestVersion && (!r.file.Sheet.DryRun || opt.IncludeDryRuns) {
-			fvs = append(fvs, versionOf(r.path, r.file))
-		}
-		if r.err == nil && opt.Each != nil {
-			opt.Each(r.path, r.file, counted)
-		}
+		l.take(r)
 		<-tokens
 	}
+	for _, w := range l.parts.Rest() {
+		// A run some of whose shards wrote nothing (yet): counted with
+		// the parts there are, and said.
+		sh := &w.File.Sheet
+		missing := make([]string, len(w.Missing))
+		for i, k := range w.Missing {
+			missing[i] = strconv.Itoa(k)
+		}
+		d.PartialShards = append(d.PartialShards, fmt.Sprintf("%s (model %s, sheet %s): no part of shard %s of %d", w.Path, sh.ModelName, sh.Name, strings.Join(missing, ", "), w.Shards))
+		l.count(l.whole(w))
+	}
 	if !opt.LatestVersion {
-		_, d.Versions = versions(fvs, false)
+		_, d.Versions = versions(l.fvs, false)
 	}
 	return d, nil
+}
+
+// loader counts the decoded files, in name order, into d.
+type loader struct {
+	d       *Data
+	opt     LoadOptions
+	warn    io.Writer
+	leave   map[string]bool // older versions left out (LatestVersion)
+	seen    runs
+	samples sampleSet
+	fvs     []fileVersion
+	nPaths  int
+	// parts gathers the shards' parts of a run until its last is in;
+	// partSums are the sums of those whose run has no id.
+	parts    result.Parts
+	partSums map[string][sha256.Size]byte
+}
+
+// take takes one decoded file: a shard's part waits for the run's other
+// parts (result.Parts), and the run's whole, once they are in, is counted
+// as the one file a single machine would have written; a second copy of
+// a part is left out, unseen by Each.
+func (l *loader) take(r decoded) {
+	if r.err != nil || r.file.Sheet.Shards == 0 || r.file.Sheet.DryRun && !l.opt.IncludeDryRuns || l.leave[r.path] {
+		l.count(r)
+		return
+	}
+	w, dup := l.parts.Add(r.path, r.file)
+	switch {
+	case dup != "":
+		l.d.Duplicates = append(l.d.Duplicates, r.path)
+		fmt.Fprintf(l.warn, "agg: skipping %s: the same shard as %s (shard %d of %d of run id %q, sheet %q, model %q)\n",
+			r.path, dup, r.file.Sheet.Shard, r.file.Sheet.Shards, r.file.Sheet.RunID, r.file.Sheet.Name, r.file.Sheet.ModelName)
+		return
+	case r.file.Sheet.RunID == "":
+		if l.partSums == nil {
+			l.partSums = map[string][sha256.Size]byte{}
+		}
+		l.partSums[r.path] = r.sum
+	}
+	if w != nil {
+		l.count(l.whole(*w))
+	}
+}
+
+// whole is a run put together from its shards' parts, as a decoded file;
+// a run without an id is told from a copy by the sums of its parts.
+func (l *loader) whole(w result.Whole) decoded {
+	r := decoded{path: w.Path, file: w.File}
+	if w.File.Sheet.RunID == "" {
+		h := sha256.New()
+		for _, p := range w.Parts {
+			s := l.partSums[p]
+			h.Write(s[:])
+			delete(l.partSums, p)
+		}
+		h.Sum(r.sum[:0])
+	}
+	return r
+}
+
+// count counts one file, whole: left out when it could not be read, is a
+// dry run, an older version of its sheet or a copy of a run counted, and
+// taken without the answers an earlier file carries (result.Sample).
+func (l *loader) count(r decoded) {
+	d, opt, warn := l.d, l.opt, l.warn
+	counted := false
+	asked := 0 // the questions the file holds, before any counted elsewhere is taken out
+	if r.err == nil {
+		asked = len(r.file.Questions)
+	}
+	if r.err != nil {
+		d.Skipped = append(d.Skipped, r.err.Error())
+		fmt.Fprintf(warn, "agg: skipping %v\n", r.err)
+	} else if r.file.Sheet.DryRun && !opt.IncludeDryRuns {
+		d.DryRuns = append(d.DryRuns, r.path)
+	} else if l.leave[r.path] {
+		d.OlderVersions = append(d.OlderVersions, r.path)
+	} else if first, dup := l.seen.first(r); dup {
+		d.Duplicates = append(d.Duplicates, r.path)
+		fmt.Fprintf(warn, "agg: skipping %s: the same run as %s (run id %q, sheet %q, model %q)\n",
+			r.path, first, r.file.Sheet.RunID, r.file.Sheet.Name, r.file.Sheet.ModelName)
+	} else if first, all := l.samples.drop(r.path, r.file); all {
+		d.Duplicates = append(d.Duplicates, r.path)
+		fmt.Fprintf(warn, "agg: skipping %s: every answer in it is counted from %s (a rerun reused them: one answer, one sample)\n", r.path, first)
+	} else {
+		counted = true
+		if first != "" {
+			fmt.Fprintf(warn, "agg: %s: %d of its %d answers are counted from %s (a rerun reused them: one answer, one sample)\n",
+				r.path, asked-len(r.file.Questions), asked, first)
+		}
+		sh := &r.file.Sheet
+		if noAnswers(r.file) {
+			d.NoAnswers = append(d.NoAnswers, fmt.Sprintf("%s (model %s, sheet %s)", r.path, sh.ModelName, sh.Name))
+		}
+		if sh.Subset != nil {
+			d.Subsets = append(d.Subsets, fmt.Sprintf("%s (model %s, sheet %s): %s", r.path, sh.ModelName, sh.Name, sh.Subset.Describe(asked)))
+		}
+		if d.Files == 0 {
+			// Files are usually alike: size the rows for all of them
+			// at once instead of doubling a million-row slice.
+			d.rows = make([]row, 0, min(l.nPaths*len(r.file.Questions), 1<<24))
+		}
+		d.Files++
+		d.Counted = append(d.Counted, r.path)
+		d.add(r.file)
+		if opt.Answers {
+			d.keep(r.file)
+		}
+	}
+	if r.err == nil && !opt.LatestVersion && (!r.file.Sheet.DryRun || opt.IncludeDryRuns) {
+		l.fvs = append(l.fvs, versionOf(r.path, r.file))
+	}
+	if r.err == nil && opt.Each != nil {
+		opt.Each(r.path, r.file, counted)
+	}
 }
 
 // runs remembers the runs read, to tell a second copy of one.

@@ -124,3 +124,80 @@ func TestWriteLogsForEpochs(t *testing.T) {
 		t.Errorf("samples by the log's epochs %v, want 3: %d, 1: %d", epochs, 3*q, q)
 	}
 }
+
+// WriteLogsFor over the parts of runs split in 3 shards writes, byte for
+// byte, the logs of the same runs written by one machine, in both
+// formats: a sheet on a model is one log, whose samples are the union of
+// the shards' (one of 3 epochs, one of one epoch), not one log per shard.
+func TestWriteLogsForShards(t *testing.T) {
+	one, parts := t.TempDir(), t.TempDir()
+	for k := 0; k <= 3; k++ {
+		f := syntheticOutput()
+		f.Sheet.RunID, f.Sheet.Created = "sh", "2026-03-01T10:00:00.000Z"
+		name := result.FileName("input-rules.md", f.Sheet.ModelName, "sh")
+		if k > 0 {
+			f.Sheet.Epoch, f.Sheet.Epochs = k, 3
+			name = result.EpochName(name, k, 3)
+		} else {
+			f.Sheet.ModelName = "other"
+			name = result.FileName("input-rules.md", "other", "sh")
+		}
+		if err := f.Write(filepath.Join(one, name), outfile.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		for s := 1; s <= 3; s++ {
+			p := *f
+			p.Sheet.Shard, p.Sheet.Shards = s, 3
+			p.Questions = nil
+			for i, q := range f.Questions {
+				if (i+k)%3+1 == s {
+					q.Position = i + 1
+					p.Questions = append(p.Questions, q)
+				}
+			}
+			if err := p.Write(filepath.Join(parts, result.ShardName(name, s, 3)), outfile.Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, format := range []string{FormatJSON, FormatEval} {
+		logs := func(dir string) map[string]string {
+			out := t.TempDir()
+			var warn strings.Builder
+			n, err := WriteLogsFor(out, dir, &warn, LogOptions{Format: format, Version: "test"})
+			if err != nil || n != 2 || warn.Len() > 0 {
+				t.Fatalf("%s: %d logs, %v, warned %q; want 2", format, n, err, warn.String())
+			}
+			got := map[string]string{}
+			entries, _ := os.ReadDir(out)
+			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), ".") {
+					continue // outfile's record of what it wrote
+				}
+				data, err := os.ReadFile(filepath.Join(out, e.Name()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[e.Name()] = string(data)
+			}
+			return got
+		}
+		want, got := logs(one), logs(parts)
+		if len(got) != 2 || len(want) != 2 {
+			t.Fatalf("%s: logs %v and %v, want 2", format, keys(got), keys(want))
+		}
+		for name, data := range want {
+			if got[name] != data {
+				t.Errorf("%s: %s differs from one machine's (or is missing)", format, name)
+			}
+		}
+	}
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

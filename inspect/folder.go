@@ -62,12 +62,25 @@ type RunLogs struct {
 	written int
 	runs    map[runKey]map[int]*result.File // a run's epochs so far
 	order   []runKey
+	parts   result.Parts // the shards' parts of a run, until its last is in
 }
 
 type runKey struct{ sheet, model, runID string }
 
-// Add takes the output file f, read from path.
+// Add takes the output file f, read from path. A shard's part (run
+// --shard) waits for the run's other parts: their whole (result.Parts)
+// is one file of the run, so the run is one log, not one per shard.
 func (l *RunLogs) Add(path string, f *result.File) {
+	if f.Sheet.Shards > 0 && (!f.Sheet.DryRun || l.Options.IncludeDryRuns) {
+		w, dup := l.parts.Add(path, f)
+		if w == nil {
+			if dup != "" {
+				fmt.Fprintf(l.Warn, "inspect log: skipping %s: the same shard as %s\n", path, dup)
+			}
+			return
+		}
+		path, f = w.Path, w.File
+	}
 	k, n := f.Sheet.EpochOf()
 	if n <= 1 {
 		if WriteLogFor(l.Dir, path, f, l.Warn, l.Options) {
@@ -112,9 +125,13 @@ func (l *RunLogs) write(key runKey) {
 	l.written++
 }
 
-// Close writes the logs of the runs whose epochs are not all there, and
-// returns the count of logs written.
+// Close writes the logs of the runs whose epochs or shards are not all
+// there, and returns the count of logs written.
 func (l *RunLogs) Close() int {
+	for _, w := range l.parts.Rest() {
+		fmt.Fprintf(l.Warn, "inspect log: %s: %d of %d shards' parts read; the log holds their samples only\n", w.Path, w.Shards-len(w.Missing), w.Shards)
+		l.Add(w.Path, w.File)
+	}
 	for _, key := range l.order {
 		if _, ok := l.runs[key]; ok {
 			l.write(key)

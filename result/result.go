@@ -11,7 +11,8 @@
 // per epoch under one run id, named by EpochName; Sheet.EpochOf says which
 // epoch a file holds. A run split over machines (run --shard K/N) writes
 // each file in N parts, one per shard, named by ShardName; CheckShard
-// accepts a shard of 1 to MaxShards.
+// accepts a shard of 1 to MaxShards, and Parts puts the parts of a run
+// back together as the one file a single machine writes.
 //
 // Parse (and Read) is the one decoder of output files: grade, agg, the
 // HTML report, the workbook and the Inspect logs all read through it. It

@@ -18,7 +18,8 @@ import (
 // two). A question without a request key (LIME's files, evalmd's before
 // keys were recorded) was never reused, so it is a sample of its file
 // alone: it has no Sample (ok false) and a copy of its whole file is told
-// by its run instead.
+// by its run instead. The run that asked is named by its one file, also
+// when it was split in shards (unshardName).
 type Sample struct {
 	From, Key, Name string
 	Occ             int
@@ -34,7 +35,10 @@ func SampleOf(path string, q *Question, occ int) (s Sample, ok bool) {
 	if from == "" {
 		from = filepath.Base(path)
 	}
-	return Sample{From: from, Key: q.RequestKey, Name: q.Name, Occ: occ}, true
+	// A shard's part is a part of the run's one file (unshardName): its
+	// answers are that file's, whether read in the part or in the file
+	// the parts make.
+	return Sample{From: unshardName(from), Key: q.RequestKey, Name: q.Name, Occ: occ}, true
 }
 
 // Samples are the samples of f's questions, read from path, in order; a

@@ -33,3 +33,17 @@ func TestSampleOf(t *testing.T) {
 		}
 	}
 }
+
+// A shard's part carries its run's one file's samples: read in the part,
+// reused from it, or read in the whole the parts make, an answer is the
+// same sample.
+func TestSampleOfShardPart(t *testing.T) {
+	q := Question{Name: "Q", RequestKey: "k"}
+	inPart, _ := SampleOf(filepath.Join("out", "output-a-m-r1-shard2of4.json"), &q, 0)
+	inWhole, _ := SampleOf(filepath.Join("out", "output-a-m-r1.json"), &q, 0)
+	reused := Question{Name: "Q", RequestKey: "k", ReusedFrom: "output-a-m-r1-shard2of4.json"}
+	inRerun, _ := SampleOf(filepath.Join("out", "output-a-m-r2.json"), &reused, 0)
+	if inPart != inWhole || inRerun != inWhole || inWhole.From != "output-a-m-r1.json" {
+		t.Errorf("part %+v, whole %+v, rerun %+v: want one sample", inPart, inWhole, inRerun)
+	}
+}

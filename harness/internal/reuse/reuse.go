@@ -175,7 +175,7 @@ func (ix *Index) Len() int { return len(ix.byKey) }
 // Fill gives q, a question about to be asked whose RequestKey is set, the
 // answer an earlier output recorded under that key, and says whether there
 // was one. What the run planned (name, meta, ground truth, prompt,
-// settings, grader, key) stays q's; everything the answer brought
+// settings, grader, key, place in a shard's part) stays q's; everything the answer brought
 // (completion, tokens, cost, time, the model that served it, code and
 // agent work, members this evalmd does not know) is the earlier
 // question's; the grade is cleared, for the run to grade again, in the
@@ -195,7 +195,7 @@ func (ix *Index) Fill(q *result.Question) bool {
 	n.QuestionUsr, n.System, n.Settings, n.SolveSettings, n.Grader = q.QuestionUsr, q.System, q.Settings, q.SolveSettings, q.Grader
 	n.Grade, n.GradeDetail, n.SubAnswers, n.Judge = nil, "", nil, nil
 	n.SetGrading(q.Grading, q.GradingFrom)
-	n.RequestKey = q.RequestKey
+	n.RequestKey, n.Position = q.RequestKey, q.Position
 	if n.ReusedFrom == "" {
 		n.ReusedFrom = a.file
 	}

@@ -100,12 +100,14 @@ func TestIndex(t *testing.T) {
 	dir := t.TempDir()
 	answered := func(key, completion string) result.Question {
 		return result.Question{Name: "old", GroundTruth: ptr("old truth"), Question: "old prompt", Completion: ptr(completion), RequestKey: key,
-			Grade: new(bool), GradeDetail: "old detail", InputTokens: 7, ServedModel: "snap-" + completion}
+			Grade: new(bool), GradeDetail: "old detail", InputTokens: 7, ServedModel: "snap-" + completion, Position: 9}
 	}
 	failed := result.Question{Name: "f", RequestKey: "k-failed", Error: ptr("HTTP 500")}
 	writeOutput(t, dir, "output-s-m-1111.json", "m", "2026-01-01T00:00:00Z", false,
 		answered("k1", "first"), answered("k2", "older"), failed, result.Question{Name: "lime", Completion: ptr("no key")})
 	writeOutput(t, dir, "output-s-m-2222.json", "m", "2026-01-02T00:00:00Z", false, answered("k2", "newer"))
+	// A shard's part of a run: its answers are reused like any file's.
+	writeOutput(t, dir, "output-s-m-2323-shard2of3.json", "m", "2026-01-02T12:00:00Z", false, answered("k3", "a shard's"))
 	writeOutput(t, dir, "output-s-m-x-3333.json", "m-x", "2026-01-03T00:00:00Z", false, answered("k1", "another model"))
 	writeOutput(t, dir, "output-s-m-4444.json", "m", "2026-01-04T00:00:00Z", true, answered("k1", "dry run"))
 	own := writeOutput(t, dir, "output-s-m-5555.json", "m", "2026-01-05T00:00:00Z", false, answered("k1", "the run's own"))
@@ -117,18 +119,19 @@ func TestIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ix.Len() != 2 || len(ix.Skipped) != 1 {
-		t.Fatalf("indexed %d answers, skipped %v; want 2 and the bad file", ix.Len(), ix.Skipped)
+	if ix.Len() != 3 || len(ix.Skipped) != 1 {
+		t.Fatalf("indexed %d answers, skipped %v; want 3 and the bad file", ix.Len(), ix.Skipped)
 	}
 	for _, tc := range []struct {
 		key, completion, from string
 	}{
 		{"k1", "first", "output-s-m-1111.json"},
 		{"k2", "newer", "output-s-m-2222.json"},
+		{"k3", "a shard's", "output-s-m-2323-shard2of3.json"},
 		{"k-failed", "", ""},
 		{"k-none", "", ""},
 	} {
-		q := result.Question{Name: "Q", GroundTruth: ptr("new truth"), Question: "new prompt", RequestKey: tc.key, Grader: "lime"}
+		q := result.Question{Name: "Q", GroundTruth: ptr("new truth"), Question: "new prompt", RequestKey: tc.key, Grader: "lime", Position: 2}
 		ok := ix.Fill(&q)
 		if ok != (tc.from != "") {
 			t.Errorf("%s: reused %v", tc.key, ok)
@@ -140,7 +143,7 @@ func TestIndex(t *testing.T) {
 		if *q.Completion != tc.completion || q.ReusedFrom != tc.from || q.InputTokens != 7 || q.ServedModel != "snap-"+tc.completion {
 			t.Errorf("%s: completion %q from %q, tokens %d, served by %q; want %q from %q, 7, snap-%[6]s", tc.key, *q.Completion, q.ReusedFrom, q.InputTokens, q.ServedModel, tc.completion, tc.from)
 		}
-		if q.Name != "Q" || *q.GroundTruth != "new truth" || q.Question != "new prompt" || q.Grader != "lime" || q.RequestKey != tc.key {
+		if q.Name != "Q" || *q.GroundTruth != "new truth" || q.Question != "new prompt" || q.Grader != "lime" || q.RequestKey != tc.key || q.Position != 2 {
 			t.Errorf("%s: the planned question was not kept: %+v", tc.key, q)
 		}
 		if q.Grade != nil || q.GradeDetail != "" {

@@ -1,0 +1,201 @@
+package agg
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalmd/evalmd/result"
+)
+
+// writeShardedRun writes one run (run id r1) of sheet s on two models in
+// 3 epochs twice: whole into one folder, as one machine writes it, and
+// split in n shards' parts into another (question i of model m, epoch e
+// in shard (i+m+e) mod n, each with its position). Some question names
+// repeat; every question has a request key.
+func writeShardedRun(t *testing.T, one, parts string, n int) {
+	t.Helper()
+	names := []string{"Q1", "Q2", "Q1", "Q3", "Q4", "Q5", "Q6", "Q1", "Q7"}
+	for mi, model := range []string{"m-a", "m-b"} {
+		for e := 1; e <= 3; e++ {
+			f := &result.File{Sheet: result.Sheet{Name: "s", RunID: "r1", ModelName: model, Epoch: e, Epochs: 3,
+				SheetFile: "input-s.md", Created: "2026-03-01T10:00:00.000Z"}}
+			for i, name := range names {
+				c, g := fmt.Sprintf("answer %d", i), (i*7+mi*3+e)%5 < 3
+				et := float64(i) / 10
+				f.Questions = append(f.Questions, result.Question{Name: name, Question: "ask " + name, Completion: &c, ModelName: model,
+					Grade: &g, EvalTime: &et, InputTokens: 10 + i, OutputTokens: 2, RequestKey: fmt.Sprintf("%s %d %d", model, e, i)})
+			}
+			name := result.EpochName(result.FileName("input-s.md", model, "r1"), e, 3)
+			writeFile(t, filepath.Join(one, name), f)
+			for k := 1; k <= n; k++ {
+				p := &result.File{Sheet: f.Sheet, Questions: []result.Question{}}
+				p.Sheet.Shard, p.Sheet.Shards = k, n
+				for i, q := range f.Questions {
+					if (i+mi+e)%n+1 == k {
+						q.Position = i + 1
+						p.Questions = append(p.Questions, q)
+					}
+				}
+				writeFile(t, filepath.Join(parts, result.ShardName(name, k, n)), p)
+			}
+		}
+	}
+}
+
+func writeFile(t *testing.T, path string, f *result.File) {
+	t.Helper()
+	data, err := f.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// report is agg's whole markdown report of dir, what Each saw (each file
+// as path: questions) and the warnings.
+func report(t *testing.T, dir string) (md, each, warn string) {
+	t.Helper()
+	var out, stderr, seen bytes.Buffer
+	opt := Options{Dir: dir, Out: "-", Stdout: &out, Stderr: &stderr}
+	d, err := Read(context.Background(), opt, func(path string, f *result.File, counted bool) {
+		rel, _ := filepath.Rel(dir, path)
+		var qs []string
+		for _, q := range f.Questions {
+			qs = append(qs, q.Name)
+		}
+		fmt.Fprintf(&seen, "%s %v: %s\n", rel, counted, strings.Join(qs, ","))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Write(opt); err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), seen.String(), stderr.String()
+}
+
+// The parts of a run split in shards are read as the files one machine
+// writes: the same report, byte for byte, and every reader of the folder
+// (Each) sees the whole files, in the same order. A second copy of a
+// part is left out, named; a run with a part missing is counted with the
+// others and named; a rerun that reused the shards' answers adds nothing.
+func TestShardPartsReadAsOneRun(t *testing.T) {
+	dir := t.TempDir()
+	one, parts := filepath.Join(dir, "one"), filepath.Join(dir, "parts")
+	writeShardedRun(t, one, parts, 4)
+	wantMD, wantEach, wantWarn := report(t, one)
+	md, each, warn := report(t, parts)
+	if md != wantMD {
+		t.Errorf("the shards' report differs from one machine's:\n%s\n--- one machine\n%s", md, wantMD)
+	}
+	if each != wantEach || warn != wantWarn {
+		t.Errorf("Each saw\n%s(warned %q)\nwant\n%s(warned %q)", each, warn, wantEach, wantWarn)
+	}
+	if !strings.Contains(wantMD, "m-a") || strings.Count(wantEach, "\n") != 6 {
+		t.Fatalf("the one-machine report is not what the test means:\n%s\n%s", wantMD, wantEach)
+	}
+
+	// A copy of a part, in a folder below: left out.
+	copied := filepath.Join(parts, "copy", result.ShardName(result.EpochName(result.FileName("input-s.md", "m-b", "r1"), 2, 3), 3, 4))
+	data, err := os.ReadFile(filepath.Join(parts, filepath.Base(copied)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRaw(t, copied, data)
+	md, _, warn = report(t, parts)
+	// (The copy's name comes first: the part beside the others is the one left out.)
+	if md != wantMD || !strings.Contains(warn, "the same shard as "+copied) {
+		t.Errorf("with a copy of a part: warned %q; report equal: %v", warn, md == wantMD)
+	}
+	os.Remove(copied)
+
+	// A rerun that reused every answer of the shards adds nothing.
+	rerun := filepath.Join(parts, result.EpochName(result.FileName("input-s.md", "m-a", "r2"), 1, 3))
+	f, err := result.Read(filepath.Join(one, result.EpochName(result.FileName("input-s.md", "m-a", "r1"), 1, 3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Sheet.RunID = "r2"
+	for i := range f.Questions {
+		f.Questions[i].ReusedFrom = result.ShardName(result.EpochName(result.FileName("input-s.md", "m-a", "r1"), 1, 3), (i+1)%4+1, 4)
+	}
+	writeFile(t, rerun, f)
+	md, _, warn = report(t, parts)
+	if md != wantMD || !strings.Contains(warn, "every answer in it is counted from") {
+		t.Errorf("a rerun of reused answers: warned %q; report equal: %v", warn, md == wantMD)
+	}
+	os.Remove(rerun)
+
+	// Shard 2's parts are missing: the others are counted, and the runs named.
+	gone, _ := filepath.Glob(filepath.Join(parts, "*-shard2of4.json"))
+	for _, p := range gone {
+		os.Remove(p)
+	}
+	var stderr bytes.Buffer
+	d, err := Read(context.Background(), Options{Dir: parts, Stderr: &stderr}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := loadDir(t, one)
+	if len(d.PartialShards) != 6 || d.Files != 6 || d.Questions() >= full.Questions() || d.Questions() == 0 {
+		t.Errorf("shard 2 missing: %d partial runs, %d files, %d of %d questions", len(d.PartialShards), d.Files, d.Questions(), full.Questions())
+	}
+	if !strings.Contains(stderr.String(), "no part of shard 2 of 4") {
+		t.Errorf("warned %q", stderr.String())
+	}
+}
+
+func writeRaw(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLIMEAggCountsShards runs LIME's own agg.py on the shards' parts of
+// a run and on the files one machine writes: its three tables are the
+// same (LIME reads each question of each file as a row), and agg's own
+// LIME tables of the parts are agg.py's.
+func TestLIMEAggCountsShards(t *testing.T) {
+	python, src := limeSource(t)
+	dir := t.TempDir()
+	one, parts := filepath.Join(dir, "one"), filepath.Join(dir, "parts")
+	writeShardedRun(t, one, parts, 4)
+	lime := func(in string) string {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		out := filepath.Join(t.TempDir(), "agg-lime.md")
+		cmd := exec.CommandContext(ctx, python, "agg.py", "-i", in, "-o", out)
+		cmd.Dir = src
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("LIME's agg.py: %v\n%s", err, msg)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	fromOne, fromParts := lime(one), lime(parts)
+	if fromOne != fromParts {
+		t.Errorf("agg.py counts the parts otherwise:\n%s\n--- one machine\n%s", fromParts, fromOne)
+	}
+	if got := loadDir(t, parts).LIMEMarkdown(); got != fromParts {
+		t.Errorf("agg's LIME tables of the parts differ from agg.py's:\n--- agg\n%s\n--- agg.py\n%s", got, fromParts)
+	}
+}

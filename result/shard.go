@@ -1,0 +1,231 @@
+package result
+
+import (
+	"cmp"
+	"maps"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/evalmd/evalmd/runner/aimd"
+)
+
+// shardSuffix is what ShardName adds to a name.
+var shardSuffix = regexp.MustCompile(`-shard([1-9][0-9]*)of([1-9][0-9]*)\.json$`)
+
+// unshardName is the name of the file one machine would have written for
+// the run of which name is a shard's part (ShardName's inverse); any
+// other name is itself.
+func unshardName(name string) string {
+	m := shardSuffix.FindStringSubmatchIndex(name)
+	if m == nil {
+		return name
+	}
+	k, _ := strconv.Atoi(name[m[2]:m[3]])
+	n, _ := strconv.Atoi(name[m[4]:m[5]])
+	if CheckShard(k, n) != nil {
+		return name
+	}
+	return name[:m[0]] + ".json"
+}
+
+// Parts gathers the parts of runs split in shards (Sheet.Shards) as
+// output files are read, and gives back each run's whole file, as one
+// machine would have written it, once its last part is in. The zero
+// Parts is ready to use.
+type Parts struct {
+	groups map[partKey]*partGroup
+	order  []partKey
+}
+
+// Whole is a run's file put together from its shards' parts.
+type Whole struct {
+	// Path is where one machine would have written it: the first part's
+	// folder, and its name without the shard (unshardName).
+	Path  string
+	File  *File
+	Parts []string // the parts' paths, by shard
+	// Shards is the run's number of shards; Missing are those none of
+	// whose part was read (Parts.Rest).
+	Shards  int
+	Missing []int
+}
+
+// partKey is what the parts of one file share: the run, sheet, model and
+// epoch, and the number of shards; a run without an id is told by its
+// folder too.
+type partKey struct {
+	runID, sheet, sheetFile, model, dir string
+	epoch, shards                       int
+}
+
+type partGroup struct {
+	files map[int]*File
+	paths map[int]string
+}
+
+// Add takes f, a shard's part read from path. It returns the whole once
+// the run's last part is in; dup is the path of the part of the same
+// shard already read when f is a second copy of it, which is not taken.
+func (p *Parts) Add(path string, f *File) (w *Whole, dup string) {
+	sh := &f.Sheet
+	key := partKey{runID: sh.RunID, sheet: sh.Name, sheetFile: sh.SheetFile, model: sh.ModelLabel(), epoch: max(sh.Epoch, 1), shards: sh.Shards}
+	if sh.RunID == "" {
+		key.dir = filepath.Dir(path)
+	}
+	if p.groups == nil {
+		p.groups = map[partKey]*partGroup{}
+	}
+	g := p.groups[key]
+	if g == nil {
+		g = &partGroup{files: map[int]*File{}, paths: map[int]string{}}
+		p.groups[key] = g
+		p.order = append(p.order, key)
+	}
+	if prev, ok := g.paths[sh.Shard]; ok {
+		return nil, prev
+	}
+	g.files[sh.Shard], g.paths[sh.Shard] = f, path
+	if len(g.files) < sh.Shards {
+		return nil, ""
+	}
+	delete(p.groups, key)
+	whole := g.merge()
+	return &whole, ""
+}
+
+// Rest gives back the runs some of whose parts were never read, each
+// put together from the parts there are, in the order their first part
+// came, and empties p.
+func (p *Parts) Rest() []Whole {
+	var out []Whole
+	for _, key := range p.order {
+		g, ok := p.groups[key]
+		if !ok {
+			continue
+		}
+		w := g.merge()
+		for k := 1; k <= key.shards; k++ {
+			if _, ok := g.files[k]; !ok {
+				w.Missing = append(w.Missing, k)
+			}
+		}
+		out = append(out, w)
+	}
+	p.groups, p.order = nil, nil
+	return out
+}
+
+// merge puts the group's parts together (mergeParts).
+func (g *partGroup) merge() Whole {
+	shards := slices.Sorted(maps.Keys(g.files))
+	parts := make([]*File, len(shards))
+	w := Whole{Shards: g.files[shards[0]].Sheet.Shards}
+	for i, k := range shards {
+		parts[i] = g.files[k]
+		w.Parts = append(w.Parts, g.paths[k])
+	}
+	w.Path = filepath.Join(filepath.Dir(w.Parts[0]), unshardName(filepath.Base(w.Parts[0])))
+	w.File = mergeParts(parts)
+	return w
+}
+
+// mergeParts puts the parts of one run's file, one per shard, together
+// as one machine would have written it: the sheet of the first part with the
+// shard taken out, the run's start the earliest part's and its totals
+// summed (its wall time from the earliest start to the latest end), the
+// connection limits' changes in time order, and the questions in sheet
+// order (Question.Position, taken out). Parts without positions keep
+// their order after the others.
+func mergeParts(parts []*File) *File {
+	if len(parts) == 0 {
+		return nil
+	}
+	f := &File{Sheet: parts[0].Sheet, extra: parts[0].extra}
+	f.Sheet.Shard, f.Sheet.Shards = 0, 0
+	f.Sheet.Totals = mergeTotals(parts)
+	var start time.Time
+	for _, p := range parts {
+		if t, ok := p.Sheet.StartTime(); ok && (start.IsZero() || t.Before(start)) {
+			start, f.Sheet.Created = t, p.Sheet.Created
+		}
+	}
+	f.Sheet.ConnectionLimits = nil
+	n := 0
+	for _, p := range parts {
+		n += len(p.Questions)
+		f.Sheet.ConnectionLimits = append(f.Sheet.ConnectionLimits, p.Sheet.ConnectionLimits...)
+	}
+	slices.SortStableFunc(f.Sheet.ConnectionLimits, func(a, b aimd.Change) int { return a.Time.Compare(b.Time) })
+	f.Questions = make([]Question, 0, n)
+	for _, p := range parts {
+		f.Questions = append(f.Questions, p.Questions...)
+	}
+	last := func(pos int) int {
+		if pos <= 0 {
+			return int(^uint(0) >> 1)
+		}
+		return pos
+	}
+	slices.SortStableFunc(f.Questions, func(a, b Question) int { return cmp.Compare(last(a.Position), last(b.Position)) })
+	for i := range f.Questions {
+		f.Questions[i].Position = 0
+	}
+	return f
+}
+
+// mergeTotals sums the parts' totals: nil when none has any, the cost
+// null unless every part's is known, the wall time from the earliest
+// start to the latest end (the longest part's when the starts are not
+// recorded).
+func mergeTotals(parts []*File) *Totals {
+	var t *Totals
+	costKnown := true
+	var first, end time.Time
+	for _, p := range parts {
+		pt := p.Sheet.Totals
+		if pt == nil {
+			costKnown = false
+			continue
+		}
+		if t == nil {
+			t = &Totals{}
+		}
+		t.Questions += pt.Questions
+		t.Answered += pt.Answered
+		t.Errors += pt.Errors
+		t.InputTokens += pt.InputTokens
+		t.OutputTokens += pt.OutputTokens
+		t.ReasoningTokens += pt.ReasoningTokens
+		if pt.Cost == nil {
+			costKnown = false
+		} else {
+			c := *pt.Cost
+			if t.Cost != nil {
+				c += *t.Cost
+			}
+			t.Cost = &c
+		}
+		t.WallSeconds = max(t.WallSeconds, pt.WallSeconds)
+		if s, ok := p.Sheet.StartTime(); ok {
+			if first.IsZero() || s.Before(first) {
+				first = s
+			}
+			if e := s.Add(time.Duration(pt.WallSeconds * float64(time.Second))); e.After(end) {
+				end = e
+			}
+		}
+	}
+	if t == nil {
+		return nil
+	}
+	if !costKnown {
+		t.Cost = nil
+	}
+	if !first.IsZero() {
+		t.WallSeconds = end.Sub(first).Seconds()
+	}
+	return t
+}
