@@ -69,7 +69,7 @@ func TestRunLogEpochs(t *testing.T) {
 			want[scorerName(&q)] = append(want[scorerName(&q)], v)
 		}
 		for _, sc := range lg.Results.Scores {
-			if sc.Reducer != "mean" || math.Abs(sc.Metrics["accuracy"].Value-accuracyMetric(want[sc.Name])) > 1e-12 || *sc.ScoredSamples != len(want[sc.Name]) {
+			if sc.Reducer != "mean" || math.Abs(float64(sc.Metrics["accuracy"].Value)-accuracyMetric(want[sc.Name])) > 1e-12 || *sc.ScoredSamples != len(want[sc.Name]) {
 				t.Errorf("%s: score %s: reducer %q, accuracy %v, scored %d; want mean, %v, %d", format, sc.Name, sc.Reducer,
 					sc.Metrics["accuracy"].Value, *sc.ScoredSamples, accuracyMetric(want[sc.Name]), len(want[sc.Name]))
 			}

@@ -7,13 +7,14 @@ import (
 )
 
 // event is one entry of a sample's transcript (Inspect's event union, told
-// apart by its "event" member). One of Model, Tool and Sandbox is set for
-// the events this package writes; an event of another kind read from
-// Inspect's own logs is kept as it was in Raw.
+// apart by its "event" member). One of Model, Tool, Sandbox and Limit is
+// set for the events this package writes; an event of another kind read
+// from Inspect's own logs is kept as it was in Raw.
 type event struct {
 	Model   *modelEvent
 	Tool    *toolEvent
 	Sandbox *sandboxEvent
+	Limit   *sampleLimitEvent
 	Raw     json.RawMessage
 }
 
@@ -27,6 +28,8 @@ func (e event) Kind() string {
 		return "tool"
 	case e.Sandbox != nil:
 		return "sandbox"
+	case e.Limit != nil:
+		return "sample_limit"
 	}
 	var head struct {
 		Event string `json:"event"`
@@ -44,6 +47,8 @@ func (e event) MarshalJSON() ([]byte, error) {
 		return marshal(e.Tool)
 	case e.Sandbox != nil:
 		return marshal(e.Sandbox)
+	case e.Limit != nil:
+		return marshal(e.Limit)
 	case e.Raw != nil:
 		return e.Raw, nil
 	}
@@ -70,6 +75,9 @@ func (e *event) UnmarshalJSON(data []byte) error {
 	case "sandbox":
 		e.Sandbox = &sandboxEvent{}
 		return json.Unmarshal(data, e.Sandbox)
+	case "sample_limit":
+		e.Limit = &sampleLimitEvent{}
+		return json.Unmarshal(data, e.Limit)
 	}
 	e.Raw = append(json.RawMessage(nil), bytes.TrimSpace(data)...)
 	return nil
@@ -126,6 +134,18 @@ type sandboxEvent struct {
 	Input        string  `json:"input,omitempty"`
 	Result       *int    `json:"result,omitempty"` // the exit status
 	Output       string  `json:"output,omitempty"`
+}
+
+// sampleLimitEvent says a limit stopped the sample (Inspect's
+// SampleLimitEvent): the limit's type, as the sample's limit names it, a
+// message, and its value.
+type sampleLimitEvent struct {
+	Event        string  `json:"event"` // "sample_limit"
+	Timestamp    string  `json:"timestamp"`
+	WorkingStart float64 `json:"working_start"`
+	Type         string  `json:"type"`
+	Message      string  `json:"message"`
+	Limit        *float  `json:"limit"` // null when not known
 }
 
 // stopReason maps a provider's finish reason, as an output file records it,

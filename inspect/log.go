@@ -154,7 +154,7 @@ type evalScore struct {
 // evalMetric is one metric of a scorer (EvalMetric).
 type evalMetric struct {
 	Name   string         `json:"name"`
-	Value  float64        `json:"value"`
+	Value  float          `json:"value"` // a float, as Inspect writes it (1.0, not 1)
 	Params map[string]any `json:"params"`
 }
 
@@ -232,8 +232,8 @@ type evalSample struct {
 // (Inspect's "turn", "token", "time", ..., "custom") and value, -1 when
 // not known (as Inspect writes a limit without a value).
 type sampleLimit struct {
-	Type  string  `json:"type"`
-	Limit float64 `json:"limit"`
+	Type  string `json:"type"`
+	Limit float  `json:"limit"`
 }
 
 // sampleScore is a scorer's verdict on one sample (Score). Value is "C"

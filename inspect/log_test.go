@@ -322,7 +322,7 @@ func compareWithOutput(t *testing.T, f *result.File, lg *Log) {
 	if n > 1 {
 		wantStderr = math.Sqrt(p*(1-p)*n/(n-1)) / math.Sqrt(n)
 	}
-	if sc.Name != "lime" || sc.Scorer != "lime" || sc.Metrics["accuracy"].Value != p || math.Abs(sc.Metrics["stderr"].Value-wantStderr) > 1e-12 {
+	if sc.Name != "lime" || sc.Scorer != "lime" || float64(sc.Metrics["accuracy"].Value) != p || math.Abs(float64(sc.Metrics["stderr"].Value)-wantStderr) > 1e-12 {
 		t.Errorf("score %s/%s accuracy %v stderr %v; want accuracy %v stderr %v",
 			sc.Name, sc.Scorer, sc.Metrics["accuracy"].Value, sc.Metrics["stderr"].Value, p, wantStderr)
 	}
@@ -571,8 +571,13 @@ func TestSyntheticLog(t *testing.T) {
 	}
 	want := map[string]string{
 		// exact: values 1, 0: mean 0.5, sd sqrt(0.5), stderr sqrt(0.5)/sqrt(2) = 0.5.
-		"exact":   "acc=0.5000 stderr=0.5000 scored=2 unscored=4",
-		"dabench": "acc=0.0000 stderr=0.0000 scored=1 unscored=5",
+		// unscored_samples counts NaN scores only, as Inspect's does: the
+		// errored and ungraded samples have no score, the other scorer's
+		// samples are not its own, and no score is NaN. Before, every
+		// sample without this score was counted, and Inspect's viewer
+		// headed the log "ACCURACY (2/6)", saying 4 returned NaN.
+		"exact":   "acc=0.5000 stderr=0.5000 scored=2 unscored=0",
+		"dabench": "acc=0.0000 stderr=0.0000 scored=1 unscored=0",
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) || lg.Results.Scores[0].Name != "exact" {
 		t.Errorf("scores %v, want %v (exact first)", got, want)
@@ -656,9 +661,16 @@ func TestLogOptions(t *testing.T) {
 	if lg.Status != "cancelled" || lg.Results != nil || lg.Metadata["dry_run"] != true || lg.Stats.CompletedAt != "" {
 		t.Errorf("dry run: status %q results %v metadata %v completed_at %q", lg.Status, lg.Results, lg.Metadata, lg.Stats.CompletedAt)
 	}
+	// Each sample is one Inspect's viewer lists as cancelled (an error
+	// "CancelledError()", as Inspect's recovered samples that never
+	// finished), the reason in its traceback; before, each showed a
+	// success mark with an empty answer.
 	for _, s := range lg.Samples {
 		if len(s.Events) != 0 {
 			t.Errorf("dry run sample %s has events", s.ID)
+		}
+		if s.Error == nil || s.Error.Message != "CancelledError()" || !strings.Contains(s.Error.Traceback, "dry run") {
+			t.Errorf("dry run sample %s: error %+v, want CancelledError() saying it is a dry run", s.ID, s.Error)
 		}
 	}
 	data, err := marshal(lg)
@@ -992,6 +1004,27 @@ func TestAgentAndCodeModeLog(t *testing.T) {
 	if tl := findEvent(t, back.Samples[2], "tool").Tool; tl.Error == nil || !strings.HasPrefix(tl.Result, "__CODE_ERROR__") || !strings.Contains(tl.Arguments["code"].(string), "df.nope") {
 		t.Errorf("failed code's tool event %+v", tl)
 	}
+	// An agent stopped by max_turns before it answered ends where it
+	// stopped (no empty assistant message after its last tool result),
+	// its output its last call's, and its transcript with Inspect's
+	// sample_limit event; one of unknown value has a limit event of null.
+	if got := msgRoles(back.Samples[4].Messages); got != "user assistant tool" {
+		t.Errorf("max-turns messages %s, want user assistant tool", got)
+	}
+	if c := back.Samples[4].Output.Choices; len(c) != 1 || c[0].StopReason != "tool_calls" || len(c[0].Message.ToolCalls) != 1 {
+		t.Errorf("max-turns output %+v, want its last call's", c)
+	}
+	for i, want := range map[int]string{4: "model,tool,sample_limit", 5: "model,sample_limit"} {
+		if got := kinds(back.Samples[i]); got != want {
+			t.Errorf("sample %d: events %s, want %s", i, got, want)
+		}
+	}
+	if l := findEvent(t, back.Samples[4], "sample_limit").Limit; l.Type != "turn" || l.Limit == nil || *l.Limit != 3 || l.Message != "stopped by the max_turns limit (3)" {
+		t.Errorf("max-turns limit event %+v", l)
+	}
+	if l := findEvent(t, back.Samples[5], "sample_limit").Limit; l.Type != "token" || l.Limit != nil {
+		t.Errorf("token limit event %+v, want its limit null", l)
+	}
 	for i, want := range []*sampleLimit{4: {Type: "turn", Limit: 3}, 5: {Type: "token", Limit: -1}} {
 		if got := back.Samples[i].Limit; !reflect.DeepEqual(got, want) {
 			t.Errorf("sample %d: limit %+v, want %+v", i, got, want)
@@ -1151,12 +1184,24 @@ func TestEveryQuestionFailed(t *testing.T) {
 		},
 	}
 	_, lg := writeRead(t, f, LogOptions{Format: FormatJSON})
-	if lg.Status != "error" || lg.Error == nil || !strings.Contains(lg.Error.Message, "HTTP 500: server error") ||
-		lg.Error.Traceback == "" || lg.Error.TracebackANSI == "" || lg.Results != nil {
+	if lg.Status != "error" || lg.Error == nil || !strings.Contains(lg.Error.Message, "HTTP 500: server error") || lg.Results != nil {
 		t.Errorf("status %q, error %+v, results %+v; want error, the first failure, no results", lg.Status, lg.Error, lg.Results)
 	}
+	// The viewer shows the message above the traceback: the traceback
+	// names each failed sample, not the message again.
+	const tb = "sample a (epoch 1): HTTP 500: server error\nsample b (epoch 1): HTTP 500: server error\n"
+	if lg.Error.Traceback != tb || lg.Error.TracebackANSI != tb {
+		t.Errorf("traceback %q, want %q", lg.Error.Traceback, tb)
+	}
+	lg, err := buildLog(f, LogOptions{Status: "error", Error: "interrupted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lg.Error.Message != "interrupted" || lg.Error.Traceback != tb {
+		t.Errorf("the run's own error %+v", lg.Error)
+	}
 	f.Questions[1].Error, f.Questions[1].Completion = nil, s("2")
-	lg, err := buildLog(f, LogOptions{})
+	lg, err = buildLog(f, LogOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

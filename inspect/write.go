@@ -319,21 +319,14 @@ func buildRunLog(files []*result.File, opt LogOptions) (*Log, error) {
 		lg.Status = "error"
 	}
 	if lg.Status == "error" {
-		msg := opt.Error
-		if msg == "" && allFailed {
-			msg = fmt.Sprintf("every sample failed (%d); the first: %s", samples, lg.Samples[0].Error.Message)
-		}
-		if msg == "" {
-			msg = "the run stopped with an error"
-		}
-		lg.Error = newError(msg)
+		lg.Error = runError(opt.Error, lg.Samples, allFailed)
 	}
 	if lg.Status != "started" && !f.Sheet.DryRun && !(lg.Status == "error" && allFailed) {
 		lg.Reductions = scorers.reductions()
 		lg.Results = &evalResults{
 			TotalSamples:     samples,
 			CompletedSamples: completed,
-			Scores:           scoresOf(lg.Reductions, len(ids)),
+			Scores:           scoresOf(lg.Reductions),
 		}
 	}
 	if lg.Status != "started" && !f.Sheet.DryRun {
@@ -534,12 +527,18 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSa
 	}
 	if q.Completion != nil {
 		asst := ChatMessage{ID: msgID("assistant"), Role: "assistant", Content: assistantContent(*q.Completion, q.Reasoning), Source: "generate", Model: served}
-		if n := len(s.Messages); len(q.Transcript) > 0 && s.Messages[n-1].Role == "assistant" && len(s.Messages[n-1].ToolCalls) == 0 {
-			asst = s.Messages[n-1] // the transcript's last turn is the answer
-		} else {
+		s.Output.Choices = []completionChoice{{Message: asst, StopReason: stopReason(q.FinishReason)}}
+		switch end := &s.Messages[len(s.Messages)-1]; {
+		case len(q.Transcript) > 0 && end.Role == "assistant" && len(end.ToolCalls) == 0:
+			s.Output.Choices[0].Message = *end // the transcript's last turn is the answer
+		case len(q.Transcript) > 0 && q.Limit != "" && *q.Completion == "":
+			// An agent stopped by a limit before it answered: its
+			// messages end where it stopped, as Inspect's do, and the
+			// output is its last model call's.
+			s.Output.Choices = lastCall(s.Messages[asked:])
+		default:
 			s.Messages = append(s.Messages, asst)
 		}
-		s.Output.Choices = []completionChoice{{Message: asst, StopReason: stopReason(q.FinishReason)}}
 		s.Output.Completion = *q.Completion
 		if q.Mode == model.ModeCode && q.Code != nil {
 			// The code ran as Inspect's python tool would have run it: a
@@ -576,8 +575,11 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSa
 	if mdl != "" && (q.InputTokens+q.OutputTokens > 0 || finite(q.Cost)) {
 		s.ModelUsage[mdl] = usage
 	}
-	if q.Error != nil {
+	switch {
+	case q.Error != nil:
 		s.Error = newError(*q.Error)
+	case r.file.Sheet.DryRun:
+		s.Error = dryRunError()
 	}
 	if q.Limit != "" && !(q.Mode == "" && q.Limit == "max_tokens") {
 		// A chat answer cut by max_tokens is no sample limit in Inspect:
@@ -585,6 +587,15 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSa
 		s.Limit = limitOf(q)
 	}
 	s.Events = sampleEvents(q, &s, mdl, asked, sent, agentTools(q, r.file), r.stamp)
+	if s.Limit != nil {
+		// Inspect's transcript ends a sample stopped by a limit with a
+		// sample_limit event, which its viewer shows.
+		ev := &sampleLimitEvent{Event: "sample_limit", Timestamp: r.stamp, Type: s.Limit.Type, Message: limitMessage(q)}
+		if lim := s.Limit.Limit; lim > 0 {
+			ev.Limit = &lim
+		}
+		s.Events = append(s.Events, event{Limit: ev})
+	}
 	if q.Grade != nil {
 		// Inspect's Score.value may not be null, so an ungraded question
 		// has no score at all (and counts in unscored_samples).
@@ -609,10 +620,61 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSa
 	return s
 }
 
+// lastCall is the output of the last model call among an agent's turns:
+// its last assistant turn, which asked for tools; none when it made none.
+func lastCall(turns []ChatMessage) []completionChoice {
+	for i := len(turns) - 1; i >= 0; i-- {
+		if turns[i].Role == "assistant" {
+			return []completionChoice{{Message: turns[i], StopReason: "tool_calls"}}
+		}
+	}
+	return []completionChoice{}
+}
+
+// limitMessage is a sample_limit event's message: which of the question's
+// limits stopped it, and its value when the output records one.
+func limitMessage(q *result.Question) string {
+	if q.LimitValue > 0 && finite(&q.LimitValue) {
+		return fmt.Sprintf("stopped by the %s limit (%s)", q.Limit, strconv.FormatFloat(q.LimitValue, 'f', -1, 64))
+	}
+	return "stopped by the " + q.Limit + " limit"
+}
+
 // newError is an EvalError of a message. A Go run has no Python traceback;
-// the message stands in for it, since the viewer shows the traceback.
+// the message stands in for it, since the viewer shows a sample's error by
+// its traceback alone.
 func newError(msg string) *evalError {
 	return &evalError{Message: msg, Traceback: msg, TracebackANSI: msg}
+}
+
+// runError is the error of a log whose status is "error": msg (the error
+// that stopped the run), else, when every sample failed, the first of
+// their errors. The viewer shows a run's error as its message above its
+// traceback, so the traceback says what the message does not: each failed
+// sample and its error, or nothing.
+func runError(msg string, samples []evalSample, allFailed bool) *evalError {
+	var tb strings.Builder
+	if allFailed {
+		for _, s := range samples {
+			fmt.Fprintf(&tb, "sample %s (epoch %d): %s\n", s.ID, s.Epoch, s.Error.Message)
+		}
+		if msg == "" {
+			msg = fmt.Sprintf("every sample failed (%d); the first: %s", len(samples), samples[0].Error.Message)
+		}
+	}
+	if msg == "" {
+		msg = "the run stopped with an error"
+	}
+	return &evalError{Message: msg, Traceback: tb.String(), TracebackANSI: tb.String()}
+}
+
+// dryRunError marks a dry run's sample as Inspect marks a sample that
+// never finished (log/_recover: message "CancelledError()", the reason in
+// the traceback): the viewer lists it as cancelled, not as a sample that
+// ran and answered nothing.
+func dryRunError() *evalError {
+	const tb = "CancelledError: dry run (evalmd run -y): the prompt was written, the model was not asked\n"
+	return &evalError{Message: "CancelledError()", Traceback: tb, TracebackANSI: tb}
 }
 
 // limitOf is the limit that ended a question, as Inspect's: max_turns
@@ -636,7 +698,7 @@ func limitOf(q *result.Question) *sampleLimit {
 	if value <= 0 || !finite(&value) {
 		value = -1
 	}
-	return &sampleLimit{Type: typ, Limit: value}
+	return &sampleLimit{Type: typ, Limit: float(value)}
 }
 
 // agentTools is what an agent-mode question offered the model: the python
@@ -962,16 +1024,19 @@ func valueToFloat(v any) float64 {
 }
 
 // scoresOf is one EvalScore per reduction, with Inspect's accuracy and
-// stderr metrics over its reduced scores (compute_eval_scores); total is
-// the samples (questions) of the log.
-func scoresOf(reductions []sampleReductions, total int) []evalScore {
+// stderr metrics over its reduced scores (compute_eval_scores).
+func scoresOf(reductions []sampleReductions) []evalScore {
 	out := []evalScore{}
 	for _, r := range reductions {
 		vals := make([]float64, len(r.Samples))
 		for i, s := range r.Samples {
 			vals[i] = valueToFloat(s.Value)
 		}
-		scored, unscored := len(vals), total-len(vals)
+		// Inspect's unscored_samples counts the reduced scores whose value
+		// is NaN (its sentinel for "not scored"); these are means of C and
+		// I, never NaN. A sample without a score (failed, ungraded) is in
+		// neither count, as in Inspect.
+		scored, unscored := len(vals), 0
 		out = append(out, evalScore{
 			Name:            r.Scorer,
 			Scorer:          r.Scorer,
@@ -980,8 +1045,8 @@ func scoresOf(reductions []sampleReductions, total int) []evalScore {
 			Reducer:         r.Reducer,
 			Params:          map[string]any{},
 			Metrics: map[string]evalMetric{
-				"accuracy": {Name: "accuracy", Value: accuracyMetric(vals), Params: map[string]any{}},
-				"stderr":   {Name: "stderr", Value: stderrMetric(vals), Params: map[string]any{}},
+				"accuracy": {Name: "accuracy", Value: float(accuracyMetric(vals)), Params: map[string]any{}},
+				"stderr":   {Name: "stderr", Value: float(stderrMetric(vals)), Params: map[string]any{}},
 			},
 		})
 	}

@@ -295,7 +295,7 @@ func TestRunCodeModeLimitIsWrong(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if l := lg.Samples[1].Limit; l == nil || l.Type != tc.inspectType || l.Limit != tc.value {
+			if l := lg.Samples[1].Limit; l == nil || l.Type != tc.inspectType || float64(l.Limit) != tc.value {
 				t.Errorf("the Inspect sample's limit %+v, want %s %v", l, tc.inspectType, tc.value)
 			}
 			if !strings.Contains(stderr.String(), "1/2 correct") {
