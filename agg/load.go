@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -524,7 +523,7 @@ func decodeFile(path string, buf []byte) ([]byte, *result.File, error) {
 
 // readInto reads a whole file into buf's storage.
 func readInto(path string, buf []byte) ([]byte, error) {
-	fh, err := os.Open(path)
+	fh, err := readfile.Open(path)
 	if err != nil {
 		return buf, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -40,7 +41,7 @@ func (a fileVersion) after(b fileVersion) bool {
 // the decoder that reads the file for its rows.
 func readVersion(path string) (fileVersion, bool) {
 	fv := fileVersion{path: path}
-	fh, err := os.Open(path)
+	fh, err := readfile.Open(path)
 	if err != nil {
 		return fv, false
 	}

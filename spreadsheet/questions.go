@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/sheet"
 )
 
@@ -435,7 +435,7 @@ func readSource(where string, rows [][]string, header []string) (*kept, error) {
 func readRows(path string) (rows, head, src [][]string, where string, err error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
-		f, err := os.Open(path)
+		f, err := readfile.Open(path)
 		if err != nil {
 			return nil, nil, nil, "", err
 		}
@@ -454,7 +454,12 @@ func readRows(path string) (rows, head, src [][]string, where string, err error)
 		}
 		return rows, nil, nil, path, nil
 	case ".xlsx", ".xlsm":
-		f, err := excelize.OpenFile(path)
+		fh, err := readfile.Open(path)
+		if err != nil {
+			return nil, nil, nil, "", err
+		}
+		defer fh.Close()
+		f, err := excelize.OpenReader(fh)
 		if err != nil {
 			return nil, nil, nil, "", fmt.Errorf("%s: %w", path, err)
 		}

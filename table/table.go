@@ -37,11 +37,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/workbook"
 )
 
@@ -169,7 +169,7 @@ var ErrUnsupported = errors.New("unsupported table")
 // Read reads the table at path, by its extension: .csv, .tsv, .parquet,
 // .jsonl or .json (JSON Lines).
 func Read(ctx context.Context, path string, opt Options) (*Table, error) {
-	f, err := os.Open(path)
+	f, err := readfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("table: %w", err)
 	}

@@ -5,10 +5,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/evalmd/evalmd/internal/py"
+	"github.com/evalmd/evalmd/internal/readfile"
 )
 
 // CSV calls fn with each sheet of the workbook at path, in the order
@@ -20,7 +20,7 @@ import (
 // its error stops the walk.
 func CSV(ctx context.Context, path string, opts Options, fn func(sheet string, csv []byte) error) error {
 	opts = opts.withDefaults()
-	f, err := os.Open(path)
+	f, err := readfile.Open(path)
 	if err != nil {
 		return fmt.Errorf("workbook: %w", err)
 	}

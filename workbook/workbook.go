@@ -36,8 +36,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
+
+	"github.com/evalmd/evalmd/internal/readfile"
 )
 
 // Options bound the work Render does on untrusted files. The zero value
@@ -82,7 +83,7 @@ func Render(ctx context.Context, path string) (string, error) {
 // at a time, so memory holds one sheet's text rather than the whole
 // workbook's.
 func RenderTo(ctx context.Context, w io.Writer, path string, opts Options) error {
-	f, err := os.Open(path)
+	f, err := readfile.Open(path)
 	if err != nil {
 		return fmt.Errorf("workbook: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/evalmd/evalmd/benchmark/dabench/score"
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
 )
@@ -170,7 +171,7 @@ func labelText(raw json.RawMessage) (string, error) {
 // refuses is added to errs, named by file and line, and skipped. The error
 // returned is the file's own (it cannot be opened or read).
 func eachLine(path string, errs *[]error, fn func(line int, data []byte) error) error {
-	f, err := os.Open(path)
+	f, err := readfile.Open(path)
 	if err != nil {
 		return fmt.Errorf("dabench: %w", err)
 	}

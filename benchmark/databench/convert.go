@@ -160,7 +160,7 @@ type qaRecord struct {
 // (those that could not be read included, as they keep their place), the
 // rows' problems, and the error that stopped the reading.
 func readQA(path string) ([]qaRow, int, []error, error) {
-	f, err := os.Open(path)
+	f, err := readfile.Open(path)
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("databench: %w", err)
 	}

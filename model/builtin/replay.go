@@ -6,9 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/evalmd/evalmd/model"
 	"io"
-	"os"
+
+	"github.com/evalmd/evalmd/internal/readfile"
+	"github.com/evalmd/evalmd/model"
 )
 
 // replayModel answers from a JSON Lines file of responses made elsewhere,
@@ -48,7 +49,7 @@ func newReplay(name, path string) (*replayModel, error) {
 	if path == "" {
 		return nil, fmt.Errorf("model %q: want replay:FILE.jsonl", name)
 	}
-	f, err := os.Open(path)
+	f, err := readfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("model %q: %w", name, err)
 	}

@@ -58,8 +58,9 @@ import (
 	"archive/zip"
 	"fmt"
 	"io"
-	"os"
 	"strings"
+
+	"github.com/evalmd/evalmd/internal/readfile"
 )
 
 // Kind is the type of a cell's value.
@@ -140,7 +141,7 @@ type sheetEntry struct {
 
 // openFile opens the .xlsb file at path. Close releases it.
 func openFile(path string) (*Workbook, error) {
-	f, err := os.Open(path)
+	f, err := readfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("xlsb: %w", err)
 	}
