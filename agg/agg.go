@@ -156,6 +156,11 @@ func Read(ctx context.Context, opt Options, each func(path string, f *result.Fil
 		// compared with a whole run's without a word.
 		fmt.Fprintf(opt.Stderr, "agg: a subset in %s: its scores cover only those\n", r)
 	}
+	for _, m := range d.mixedGrading() {
+		// The two grading modes meet in one table: said, as LIME's
+		// tables have no column for it (agg's Models table has one).
+		fmt.Fprintf(opt.Stderr, "agg: %s\n", m)
+	}
 	if d.Files == 0 {
 		if len(d.DryRuns) > 0 {
 			return nil, fmt.Errorf("%s: every output file is a dry run's; --include-dry-runs counts them", opt.Dir)

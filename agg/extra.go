@@ -22,6 +22,7 @@ type ModelTotal struct {
 	Errors     int // rows whose error is not null
 	Unanswered int // rows the model had no answer for (replay)
 	Ungraded   int // rows whose grade is null
+	Liberal    int // rows graded in liberal mode (the grading setting); the others strictly
 	// Accuracy is Correct/Graded (LIME's pct_correct rule: null grades are
 	// left out, not counted wrong); NaN when nothing is graded.
 	Accuracy float64
@@ -75,6 +76,9 @@ func (d *Data) totals() ([]ModelTotal, bool) {
 		}
 		if r.unanswered {
 			t.Unanswered++
+		}
+		if r.liberal {
+			t.Liberal++
 		}
 	}
 	answered := d.answersByModel()
@@ -407,6 +411,16 @@ func totalsTable(ts []ModelTotal, repeats bool, r Reducer) Table {
 		t.Rows = append(t.Rows, []string{m.Model, itoa(m.Graded), itoa(m.Correct),
 			itoa(m.Graded - m.Correct), fmtFrac(m.Accuracy), fmtCI(m), fmt.Sprintf("%.4f", m.Stderr)})
 	}
+	return withGrading(t, ts)
+}
+
+// withGrading is t, a row per model of ts in order, with GradingColumn.
+func withGrading(t Table, ts []ModelTotal) Table {
+	liberal, answers := make([]int, len(ts)), make([]int, len(ts))
+	for i, m := range ts {
+		liberal[i], answers[i] = m.Liberal, m.Questions
+	}
+	GradingColumn(&t, liberal, answers)
 	return t
 }
 
@@ -427,7 +441,7 @@ func epochTotalsTable(ts []ModelTotal, r Reducer) Table {
 		t.Rows = append(t.Rows, []string{m.Model, itoa(m.Units), itoa(m.Graded), itoa(m.Correct),
 			fmtFrac(m.Score), fmtCI(m), fmt.Sprintf("%.4f", m.Stderr), fmtFrac(m.Consistency)})
 	}
-	return t
+	return withGrading(t, ts)
 }
 
 // fmtCI is a total's interval, "-" when nothing is graded.

@@ -69,6 +69,7 @@ type row struct {
 	errored, unanswered  bool
 	noResponse           bool  // completion null or empty
 	limited              bool  // agent mode: a limit ended the question
+	liberal              bool  // graded in liberal mode (the grading setting)
 	metric               uint8 // 1 + the index of the row's metric in Data.metrics; 0 for none
 }
 
@@ -574,7 +575,7 @@ func (d *Data) add(f *result.File) {
 	for i := range f.Questions {
 		q := &f.Questions[i]
 		r := row{sheet: sheet, model: model, run: run, epoch: epoch, name: in.id(q.Name), grade: gradeOf(q.Grade),
-			errored: q.Error != nil, unanswered: q.Unanswered, noResponse: !q.HasAnswer(), limited: q.Limit != ""}
+			errored: q.Error != nil, unanswered: q.Unanswered, noResponse: !q.HasAnswer(), limited: q.Limit != "", liberal: q.Liberal()}
 		subCorrect := 0
 		for _, a := range q.SubAnswers {
 			if a.Correct {

@@ -189,6 +189,9 @@ func info(q *result.Question) string {
 	if q.Grader != "" {
 		parts = append(parts, "grader "+q.Grader)
 	}
+	if q.Liberal() {
+		parts = append(parts, "graded liberally")
+	}
 	if q.Unanswered {
 		parts = append(parts, "unanswered")
 	}

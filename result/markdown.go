@@ -71,6 +71,10 @@ func Markdown(f *File) string {
 			}
 		}
 		fmt.Fprintf(&b, "**Grade:**\n%s\n", grade)
+		if q.Grading != "" {
+			// Both are names this tool writes, or the file's own: escaped.
+			fmt.Fprintf(&b, "**Grading:** %s (%s)\n", esc(q.Grading), esc(q.GradingFrom))
+		}
 	}
 	return b.String()
 }

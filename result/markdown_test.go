@@ -210,3 +210,19 @@ func TestMarkdownServedBy(t *testing.T) {
 		})
 	}
 }
+
+// A grade given in a mode some source set says the mode and its source
+// under the grade; the default mode adds nothing, as LIME's .md.
+func TestMarkdownGrading(t *testing.T) {
+	for _, tc := range []struct{ mode, from, want string }{
+		{"", "", "**Grade:**\nTrue\n"},
+		{GradingLiberal, GradingFromFlag, "**Grade:**\nTrue\n**Grading:** liberal (flag)\n"},
+		{GradingStrict, "question meta", "**Grade:**\nTrue\n**Grading:** strict (question meta)\n"},
+	} {
+		yes := true
+		md := Markdown(&File{Sheet: Sheet{Name: "S"}, Questions: []Question{{Name: "Q", Grade: &yes, Grading: tc.mode, GradingFrom: tc.from}}})
+		if !strings.HasSuffix(md, tc.want) {
+			t.Errorf("grading %q from %q:\n%s\nwant it to end with %q", tc.mode, tc.from, md, tc.want)
+		}
+	}
+}

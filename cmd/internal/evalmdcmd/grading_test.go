@@ -45,9 +45,14 @@ func TestLiberalSurvivesRerun(t *testing.T) {
 			t.Errorf("%s (reused %v): graded %v in mode %q from %q", q.Name, reused, q.Grade, q.Grading, q.GradingFrom)
 		}
 	}
+	// agg counts what the files hold, and says where the modes meet.
 	stdout, stderr, code := evalmd(t, env, "agg", "-i", results, "--latest-version")
 	if code != 0 || !strings.Contains(stdout, "|               3 |          0.67 |") {
 		t.Errorf("agg: exit %d, want 2 of 3 right\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "agg: sheet L, model mock: 2 of 3 answers graded liberally, counted with the 1 graded strictly") ||
+		!strings.Contains(stdout, "both: 2 of 3 liberal") {
+		t.Errorf("agg does not say the grading modes meet:\n%s\n%s", stdout, stderr)
 	}
 
 	mustRun("mock on input-l.md: 2 reused answers graded liberal by a flag before are graded strict by the flag now", append(runArgs, "--grading", "strict")...)

@@ -60,7 +60,7 @@ func TestGradingSetting(t *testing.T) {
 			}
 			out := filepath.Join(dir, "out")
 			args := append([]string{"-f", filepath.Join(dir, "input-g.md"), "-m", "mock", "--mock-reply", "b, since 6", "-o", out}, tc.flags...)
-			_, stderr, err := runIn(dir, nil, args...)
+			stdout, stderr, err := runIn(dir, nil, args...)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, stderr)
 			}
@@ -84,6 +84,11 @@ func TestGradingSetting(t *testing.T) {
 			line := fmt.Sprintf("mock on input-g.md: %d/2 correct, %d graded liberally,", liberal, liberal)
 			if liberal > 0 != strings.Contains(stderr, line) || strings.Contains(stderr, "0 graded liberally") {
 				t.Errorf("the run does not say %q:\n%s", line, stderr)
+			}
+			// The summary's grading column, where some answer was liberal.
+			column := map[int]string{0: "", 1: "| both: 1 of 2 liberal |", 2: "| liberal |"}[liberal]
+			if column == "" && strings.Contains(stdout, "grading") || !strings.Contains(stdout, column) {
+				t.Errorf("the summary does not say %q:\n%s", column, stdout)
 			}
 			paths, _ := filepath.Glob(filepath.Join(out, "output-*.json"))
 			data, err := os.ReadFile(paths[0])

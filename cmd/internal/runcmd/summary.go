@@ -15,7 +15,8 @@ import (
 // files it wrote: questions, correct, answered, errors, tokens, cost and
 // time (the longest of its sheets' wall times: its sheets run at once);
 // questions answered from earlier outputs are counted apart from those asked.
-// It is boxed on a terminal and markdown otherwise. A file that cannot be
+// A grading column says the mode of each model's answers where some were
+// graded liberally. It is boxed on a terminal and markdown otherwise. A file that cannot be
 // read back is named instead of counted. A run of several epochs has an
 // epochs column (a model's most), its questions counted once (epoch 1's)
 // and its correct answers out of every epoch's.
@@ -24,6 +25,7 @@ func writeSummary(w, stderr io.Writer, outputs []string) error {
 		questions, correct, answered, errors, in, out, reasoning int
 		answers, epochs                                          int
 		reused                                                   int // answers from an earlier output, not asked
+		liberal                                                  int // answers graded liberally
 		of                                                       int // the sheets' questions, when a subset was asked
 		subset                                                   bool
 		cost                                                     float64
@@ -64,6 +66,9 @@ func writeSummary(w, stderr io.Writer, outputs []string) error {
 			}
 			if q.ReusedFrom != "" {
 				r.reused++
+			}
+			if q.Liberal() {
+				r.liberal++
 			}
 		}
 		if t := f.Sheet.Totals; t != nil {
@@ -120,6 +125,11 @@ func writeSummary(w, stderr io.Writer, outputs []string) error {
 		}
 		t.Rows = append(t.Rows, cells)
 	}
+	liberal, answers := make([]int, len(models)), make([]int, len(models))
+	for i, m := range models {
+		liberal[i], answers[i] = rows[m].liberal, rows[m].answers
+	}
+	agg.GradingColumn(&t, liberal, answers)
 	var text string
 	var err error
 	if cli.IsTerminal(w) {
