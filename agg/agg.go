@@ -102,18 +102,6 @@ type Options struct {
 // ErrNoOutputs is returned when a folder holds no output file agg can read.
 var ErrNoOutputs = errors.New("no output files found")
 
-// Run reads the output files below opt.Dir and writes the report.
-func Run(ctx context.Context, opt Options) error {
-	d, err := Read(ctx, opt, nil)
-	if err != nil {
-		return err
-	}
-	if err := d.Write(opt); err != nil {
-		return err
-	}
-	return d.Unread()
-}
-
 // Read loads the output files below opt.Dir for the report opt asks for
 // (dry runs left out unless opt.IncludeDryRuns; opt.Metrics' meta; for
 // LIME's report types, every answer), and says on opt.Stderr what it left

@@ -22,17 +22,6 @@ func wilson(k, n int) (lo, hi float64) {
 	return math.Max(0, centre-half), math.Min(1, centre+half)
 }
 
-// inspectStderr is Inspect AI's stderr metric on 0/1 scores: the sample
-// standard deviation (ddof=1) over sqrt(n), which for k of n correct is
-// sqrt(p(1-p)/(n-1)); Inspect returns 0 when n < 2.
-func inspectStderr(k, n int) float64 {
-	if n < 2 {
-		return 0
-	}
-	p := float64(k) / float64(n)
-	return math.Sqrt(p * (1 - p) / float64(n-1))
-}
-
 // mcNemarExact is McNemar's exact test: b questions only the first model got
 // right, c only the second. Under the null hypothesis the b+c discordant
 // questions split as Binomial(b+c, 1/2); the two-sided p-value is

@@ -72,3 +72,14 @@ func TestMcNemarExact(t *testing.T) {
 		t.Errorf("McNemarExact(40000, 60000) = %v, want tiny", p)
 	}
 }
+
+// inspectStderr is Inspect AI's stderr metric on 0/1 scores: the sample
+// standard deviation (ddof=1) over sqrt(n), which for k of n correct is
+// sqrt(p(1-p)/(n-1)); Inspect returns 0 when n < 2.
+func inspectStderr(k, n int) float64 {
+	if n < 2 {
+		return 0
+	}
+	p := float64(k) / float64(n)
+	return math.Sqrt(p * (1 - p) / float64(n-1))
+}

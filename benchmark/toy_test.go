@@ -161,7 +161,12 @@ func TestToyBenchmark(t *testing.T) {
 		t.Fatal(err)
 	}
 	var md strings.Builder
-	if err := agg.Run(context.Background(), agg.Options{Dir: out, Out: "-", Stdout: &md, Metrics: set.Metrics}); err != nil {
+	aggOpt := agg.Options{Dir: out, Out: "-", Stdout: &md, Metrics: set.Metrics}
+	d, err := agg.Read(context.Background(), aggOpt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Write(aggOpt); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"### Toy: right per model and level", "| oracle easy", "| 1/1",

@@ -227,22 +227,34 @@ func TestResumeAfterInterrupt(t *testing.T) {
 	}
 }
 
-// --log-dir writes one Inspect log per output file, which reads back with
-// the run's samples and scores.
+// --log-dir writes one Inspect log per output file, in Inspect's default
+// format (.eval) unless told, which reads back with the run's samples and
+// scores.
 func TestInspectLogs(t *testing.T) {
 	out, logs := t.TempDir(), t.TempDir()
 	sum, err := Run(context.Background(), Config{NewModel: builtins(), Sheets: sheets(t), Models: []string{"oracle"}, OutDir: out, LogDir: logs})
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths, _ := filepath.Glob(filepath.Join(logs, "*.eval")) // Inspect's default format
+	if paths, _ := filepath.Glob(filepath.Join(logs, "*.eval")); len(paths) != len(sum.Outputs) {
+		t.Fatalf("%d .eval logs for %d outputs", len(paths), len(sum.Outputs))
+	}
+	logs = t.TempDir()
+	if _, err := Run(context.Background(), Config{NewModel: builtins(), Sheets: sheets(t), Models: []string{"oracle"}, OutDir: t.TempDir(), LogDir: logs, LogFormat: inspect.FormatJSON}); err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(logs, "*.json"))
 	if len(paths) != len(sum.Outputs) {
 		t.Fatalf("%d logs for %d outputs", len(paths), len(sum.Outputs))
 	}
 	samples, scores := 0, 0
 	for _, p := range paths {
-		l, err := inspect.ReadLog(p)
+		data, err := os.ReadFile(p)
 		if err != nil {
+			t.Fatal(err)
+		}
+		var l inspect.Log
+		if err := json.Unmarshal(data, &l); err != nil {
 			t.Fatal(err)
 		}
 		samples += len(l.Samples)

@@ -130,64 +130,6 @@ func writeEval(w io.Writer, lg *Log, modified time.Time) error {
 	return zw.Close()
 }
 
-// readEval reads an .eval zip: the header (or, for a log still being
-// written, the start record), the reductions if any and the samples in
-// the order they were written. (Inspect sorts them by epoch and id; the
-// order written is the output file's.)
-func readEval(data []byte) (*Log, error) {
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return nil, err
-	}
-	members := map[string]*zip.File{}
-	var samples []*zip.File
-	for _, f := range zr.File {
-		if _, seen := members[f.Name]; !seen && strings.HasPrefix(f.Name, evalSamples) && strings.HasSuffix(f.Name, ".json") {
-			samples = append(samples, f)
-		}
-		members[f.Name] = f // a name written again supersedes, as in Inspect
-	}
-	read := func(f *zip.File, v any) error {
-		rc, err := f.Open()
-		if err != nil {
-			return fmt.Errorf("%s: %w", f.Name, err)
-		}
-		defer rc.Close()
-		if err := json.NewDecoder(rc).Decode(v); err != nil {
-			return fmt.Errorf("%s: %w", f.Name, err)
-		}
-		return nil
-	}
-	var lg Log
-	switch {
-	case members[evalHeader] != nil:
-		if err := read(members[evalHeader], &lg); err != nil {
-			return nil, err
-		}
-	case members[evalStart] != nil:
-		if err := read(members[evalStart], &lg); err != nil {
-			return nil, err
-		}
-		lg.Status = "started"
-	default:
-		return nil, fmt.Errorf("no %s or %s", evalHeader, evalStart)
-	}
-	lg.Samples, lg.Reductions = nil, nil
-	if f := members[evalReduced]; f != nil {
-		if err := read(f, &lg.Reductions); err != nil {
-			return nil, err
-		}
-	}
-	for _, f := range samples {
-		var s evalSample
-		if err := read(members[f.Name], &s); err != nil {
-			return nil, err
-		}
-		lg.Samples = append(lg.Samples, s)
-	}
-	return &lg, nil
-}
-
 // sampleSummary is a sample's entry in summaries.json (Inspect's
 // EvalSampleSummary): what the viewer lists without opening the sample,
 // with long texts thinned as Inspect thins them (log/_util.py).

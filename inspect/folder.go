@@ -7,29 +7,6 @@ import (
 	"github.com/evalmd/evalmd/result"
 )
 
-// WriteLogsFor writes an Inspect log into logDir for every run of the
-// output files (output*.json) below dir, so runs made earlier, LIME's
-// among them, open in Inspect's viewer: one log per file, and one per run
-// of several epochs (RunLogs). A file that cannot be read is reported on
-// warn and skipped. The count of logs written is returned. opt applies to
-// every log.
-func WriteLogsFor(logDir, dir string, warn io.Writer, opt LogOptions) (int, error) {
-	paths, err := result.Find(dir, func(err error) { fmt.Fprintf(warn, "inspect log: skipping %v\n", err) })
-	if err != nil {
-		return 0, err
-	}
-	logs := &RunLogs{Dir: logDir, Warn: warn, Options: opt}
-	for _, p := range paths {
-		f, err := result.Read(p)
-		if err != nil {
-			fmt.Fprintf(warn, "inspect log: skipping %v\n", err)
-			continue
-		}
-		logs.Add(p, f)
-	}
-	return logs.Close(), nil
-}
-
 // WriteLogFor writes the Inspect log of the output file f, read from path,
 // into logDir, and says whether it did: a dry run's output is skipped
 // unless opt.IncludeDryRuns, as agg leaves dry runs out of its tables, and

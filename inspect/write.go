@@ -166,12 +166,6 @@ func limitChanges(model string, h []aimd.Change) []connectionLimitChange {
 	return out
 }
 
-// buildLog makes the log of an output file without writing it.
-// buildLog is the log of one output file.
-func buildLog(f *result.File, opt LogOptions) (*Log, error) {
-	return buildRunLog([]*result.File{f}, opt)
-}
-
 // buildRunLog is the log of a run's epochs, one output file each.
 func buildRunLog(files []*result.File, opt LogOptions) (*Log, error) {
 	if len(files) == 0 || files[0] == nil {

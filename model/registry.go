@@ -235,9 +235,6 @@ type Registry struct {
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry { return &Registry{providers: map[string]Provider{}} }
 
-// Register adds a provider known by its factory alone.
-func (r *Registry) Register(provider string, f Factory) { r.Add(Provider{Name: provider, New: f}) }
-
 // Add adds a provider. A name registered twice is a wiring mistake in the
 // program and panics, as database/sql's Register does.
 func (r *Registry) Add(p Provider) {

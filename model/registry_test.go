@@ -79,3 +79,6 @@ func TestProviderOption(t *testing.T) {
 		t.Errorf("without one: %+v, want the zero value", got)
 	}
 }
+
+// Register adds a provider known by its factory alone.
+func (r *Registry) Register(provider string, f Factory) { r.Add(Provider{Name: provider, New: f}) }

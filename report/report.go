@@ -91,17 +91,6 @@ var pageCSS string
 //go:embed page.js
 var pageJS string
 
-// WriteFile builds the report of the output files below dir and writes it
-// to path through the project's one writer (atomic; never over an input,
-// nor over a file evalmd did not write unless opt.Force).
-func WriteFile(ctx context.Context, path, dir string, opt Options) error {
-	d, data, err := read(ctx, dir, opt)
-	if err != nil {
-		return err
-	}
-	return Save(path, d, data, opt)
-}
-
 // Save writes the page of d (agg's tables) and data (the questions) to
 // path, as WriteFile does: what a command that read the folder once,
 // for several reports, calls.

@@ -19,7 +19,6 @@
 package spreadsheet
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
@@ -32,7 +31,6 @@ import (
 	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/report"
-	"github.com/evalmd/evalmd/result"
 )
 
 // maxCell is Excel's limit on a cell's text, in UTF-16 code units.
@@ -95,29 +93,6 @@ type Options struct {
 	// IncludeDryRuns counts dry-run outputs, which agg leaves out by
 	// default.
 	IncludeDryRuns bool
-}
-
-// WriteFile writes the workbook of the output files below dir to path.
-func WriteFile(ctx context.Context, path, dir string, opt Options) error {
-	if opt.Warn == nil {
-		opt.Warn = io.Discard
-	}
-	// agg decides which files count and hands each counted one, whole,
-	// to the questions' builder: the folder is read once.
-	qs := report.NewBuilder(dir)
-	d, err := agg.Load(ctx, dir, opt.Warn, agg.LoadOptions{IncludeDryRuns: opt.IncludeDryRuns,
-		Each: func(path string, f *result.File, counted bool) {
-			if counted {
-				qs.Add(path, f)
-			}
-		}})
-	if err != nil {
-		return fmt.Errorf("xlsx: %w", err)
-	}
-	if d.Files == 0 {
-		return fmt.Errorf("xlsx: %s: %w", dir, agg.ErrNoOutputs)
-	}
-	return Save(path, d, qs.Data(), opt)
 }
 
 // Save writes the workbook of d (agg's tables) and data (the questions) to

@@ -2,6 +2,8 @@ package spreadsheet
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/report"
@@ -290,4 +293,27 @@ func TestEpochGrades(t *testing.T) {
 	if got := epochGrades(as[3:], 1); got != "wrong" {
 		t.Errorf("epochGrades of one = %q", got)
 	}
+}
+
+// WriteFile writes the workbook of the output files below dir to path.
+func WriteFile(ctx context.Context, path, dir string, opt Options) error {
+	if opt.Warn == nil {
+		opt.Warn = io.Discard
+	}
+	// agg decides which files count and hands each counted one, whole,
+	// to the questions' builder: the folder is read once.
+	qs := report.NewBuilder(dir)
+	d, err := agg.Load(ctx, dir, opt.Warn, agg.LoadOptions{IncludeDryRuns: opt.IncludeDryRuns,
+		Each: func(path string, f *result.File, counted bool) {
+			if counted {
+				qs.Add(path, f)
+			}
+		}})
+	if err != nil {
+		return fmt.Errorf("xlsx: %w", err)
+	}
+	if d.Files == 0 {
+		return fmt.Errorf("xlsx: %s: %w", dir, agg.ErrNoOutputs)
+	}
+	return Save(path, d, qs.Data(), opt)
 }

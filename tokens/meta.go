@@ -2,7 +2,6 @@ package tokens
 
 import (
 	"fmt"
-	"strconv"
 )
 
 // The question meta keys ForMeta reads. A sheet opts into truncation with
@@ -21,39 +20,6 @@ type Limits struct {
 	Model        string // named in errors
 	ContextLimit int    // tokens; 0 when unknown
 	Encoding     string // "" when unknown
-}
-
-// ForMeta cuts a user message for model as a question's meta asks (see
-// Cut), with the context limit and encoding tiktoken and the providers'
-// tables give the model's name.
-func ForMeta(model, text string, meta map[string]string) (string, error) {
-	l := Limits{Model: model}
-	l.ContextLimit, _ = ContextLimit(model)
-	l.Encoding, _ = EncodingFor(model)
-	return Cut(text, meta, l)
-}
-
-// Cut cuts a user message as a question's meta asks (see CutRule): the
-// meta's truncate, reserve_tokens, context_limit and encoding are read
-// into a Rule.
-func Cut(text string, meta map[string]string, l Limits) (string, error) {
-	r := Rule{Truncate: meta[MetaTruncate]}
-	if v, ok := meta[MetaReserve]; ok && v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return "", fmt.Errorf("tokens: meta %s: %q is not a whole number", MetaReserve, v)
-		}
-		r.Reserve = &n
-	}
-	if v := meta[MetaContextLimit]; v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return "", fmt.Errorf("tokens: meta %s: %q is not a whole number", MetaContextLimit, v)
-		}
-		r.ContextLimit = n
-	}
-	r.Encoding = meta[MetaEncoding]
-	return CutRule(text, r, l)
 }
 
 // Rule is how a prompt is cut, as a question's settings say (the

@@ -2,7 +2,6 @@ package tokens
 
 import (
 	"fmt"
-	"github.com/evalmd/evalmd/model"
 	"strings"
 )
 
@@ -73,11 +72,4 @@ func EncodingFor(model string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("tokens: no tiktoken encoding for model %q: %w", model, ErrUnknownModel)
-}
-
-// ContextLimit returns the context window of model (after stripping a
-// "provider/" prefix) from model's table (model.ContextLimit). ok is false
-// for a model the table does not know.
-func ContextLimit(name string) (limit int, ok bool) {
-	return model.ContextLimit(bareModel(name))
 }

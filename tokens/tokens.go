@@ -136,31 +136,6 @@ func Count(text, encoding string) (int, error) {
 	return n, nil
 }
 
-// KeepLast returns decode(encode(text)[-keep:]) as Python's tiktoken computes
-// it: the text of the last keep tokens, with a cut inside a UTF-8 character
-// decoded to U+FFFD by Python's errors="replace" rule. keep follows Python's
-// slice: keep >= the token count returns the whole text, and keep <= 0 gives
-// the slice [-keep:], so 0 keeps everything (Python's [-0:] is [0:]) and a
-// negative keep drops the first -keep tokens.
-func KeepLast(text, encoding string, keep int) (string, error) {
-	return sliceFrom(text, encoding, -keep)
-}
-
-// Truncate applies DSBench's rule to a prompt for model:
-// decode(encode(prompt)[reserve-limit:]), the encoding chosen by EncodingFor.
-// With reserve < limit that keeps the last limit-reserve tokens, and a prompt
-// that fits is returned unchanged. The slice is Python's, kept as the
-// notebook wrote it: when limit <= reserve the start index is not negative,
-// so the first reserve-limit tokens are dropped instead (a notebook quirk, not
-// fixed here). Pass Reserve for the notebook's value.
-func Truncate(prompt, model string, limit, reserve int) (string, error) {
-	enc, err := EncodingFor(model)
-	if err != nil {
-		return "", err
-	}
-	return sliceFrom(prompt, enc, reserve-limit)
-}
-
 // sliceFrom returns decode(encode(text)[start:]) with Python's slice rules.
 func sliceFrom(text, encoding string, start int) (string, error) {
 	ids, err := encode(text, encoding)

@@ -71,14 +71,6 @@ func List(elems []Value) Value {
 // String is str(v) in Python; a float is repr(float).
 func (v Value) String() string { return v.v.pyStr() }
 
-// Len is the number of rows, or -1 for a frame without columns.
-func (f *Frame) Len() int {
-	if len(f.fr.cols) == 0 {
-		return -1
-	}
-	return f.fr.nrows
-}
-
 func (f *Frame) add(name string, n int, c column) {
 	if f.err != nil {
 		return

@@ -15,6 +15,14 @@ import (
 	"github.com/evalmd/evalmd/workbook"
 )
 
+// The notebook's system messages, byte for byte. Both say "give  you" with
+// two spaces; the text-only one ends in one space, the one sent with an
+// image in two (get_gpt_res has two copies of the request that drifted).
+const (
+	System      = "You are a data analyst. I will give  you a background introduction and data analysis question. You must answer the question. "
+	SystemImage = "You are a data analyst. I will give  you a background introduction and data analysis question. You must answer the question.  "
+)
+
 // sheetTemplate is the user-message template of every DSBench sheet: the
 // notebook's f-strings (see Context and User) as a Go text/template, with the
 // notebook's odd spacing spelled {{"\n"}} so no line of the sheet ends in a

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/internal/testkit/shared"
+	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/prompt"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
@@ -85,8 +86,11 @@ func TestConvertReference(t *testing.T) {
 				t.Errorf("%s: truncate meta %q", id, it.Meta["truncate"])
 			}
 			// Every prompt fits gpt-4-turbo, so the cut leaves it whole.
-			if cut, err := tokens.ForMeta("gpt-4-turbo-2024-04-09", users[k], it.Meta); err != nil || cut != users[k] {
-				t.Errorf("%s: ForMeta changed a prompt that fits (%v)", id, err)
+			const turbo = "gpt-4-turbo-2024-04-09"
+			limit, _ := model.ContextLimit(turbo)
+			enc, _ := tokens.EncodingFor(turbo)
+			if cut, err := tokens.CutRule(users[k], tokens.Rule{Truncate: it.Meta["truncate"]}, tokens.Limits{Model: turbo, ContextLimit: limit, Encoding: enc}); err != nil || cut != users[k] {
+				t.Errorf("%s: the cut changed a prompt that fits (%v)", id, err)
 			}
 		}
 	}

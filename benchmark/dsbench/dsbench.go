@@ -9,14 +9,12 @@
 //
 // The data folder holds data.json (one competition per line) and data/<id>/
 // with introduction.txt, questionN.txt, workbooks (.xlsx, .xlsb, .xlsm) and
-// sometimes an image. Load reads it into Competitions, each with its
+// sometimes an image. Load reads it, one Competition for each, with its
 // introduction, its file names and its Questions (a Question is one question
 // file's name and text, with its ground truth from data.json).
-// Competition.Prompts and the notebook's strings (System, SystemImage,
-// Context, User, Truncate, with a RenderFunc for workbooks) rebuild the
-// notebook's messages directly, which the tests compare with what the sheets
-// give. Quirks of the notebook that shape those bytes are kept and named
-// where they happen.
+// The tests rebuild the notebook's messages directly (notebook_test.go)
+// and compare them with what the sheets give. Quirks of the notebook that
+// shape those bytes are kept and named where they happen.
 package dsbench
 
 import (

@@ -56,18 +56,6 @@ type answer struct {
 	JSON string
 }
 
-// Text is the answer as a sheet's answer section should hold it: a string
-// answer's own text, any other answer's compact JSON.
-func (a answer) Text() string {
-	if a.Kind == kindString {
-		var s string
-		if err := json.Unmarshal([]byte(a.JSON), &s); err == nil {
-			return s
-		}
-	}
-	return a.JSON
-}
-
 // Python is str(answer) in Python for the value the notebook's eval() made
 // of the line: what DSBench's compute_answer.py puts after "The true answer
 // is" in its judge prompt. It differs from JSON for objects ({'Q': 1, ...})

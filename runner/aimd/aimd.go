@@ -139,13 +139,6 @@ func (l *Limiter) Limit() int {
 	return l.cur()
 }
 
-// History returns every change so far, the start first.
-func (l *Limiter) History() []Change {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.history)
-}
-
 // Slot is one request's place in flight, from Acquire to one of Success,
 // Congested or Release (only the first of those counts).
 type Slot struct {

@@ -301,3 +301,10 @@ func TestLatencySignal(t *testing.T) {
 		t.Errorf("limit %d against a server of %d slots, want at most %d", limit, k, 3*k)
 	}
 }
+
+// History returns every change so far, the start first.
+func (l *Limiter) History() []Change {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.history)
+}

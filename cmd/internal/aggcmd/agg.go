@@ -48,11 +48,6 @@ import (
 	"github.com/evalmd/evalmd/spreadsheet"
 )
 
-// aggregate is the whole command, callable from tests.
-func aggregate(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	return cli.Execute(ctx, stdout, stderr, Command(config.Lookup{}, cli.IsTerminal), args)
-}
-
 // Command is agg's entry in the command table, with fresh flags; look
 // says where its config files are looked for (from the -i folder up, then
 // the current folder), isTerminal whether a writer is a terminal (tests

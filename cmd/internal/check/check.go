@@ -64,17 +64,6 @@ type Provider struct {
 	Refused error
 }
 
-// Ready says whether the provider can be used as it is.
-func (p Provider) Ready() bool {
-	if p.BaseURL == "" {
-		return false
-	}
-	if p.Local {
-		return p.Err == nil
-	}
-	return p.HasKey
-}
-
 // Providers checks the registry's providers that have a server, every
 // server the config names (base_urls) and every NAME whose NAME_API_KEY is
 // set (with or without its NAME_BASE_URL), these two as servers of the

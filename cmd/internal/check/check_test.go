@@ -249,3 +249,14 @@ func TestBaseURLProbed(t *testing.T) {
 		t.Errorf("the server was probed %d times, want 1", srv.Count())
 	}
 }
+
+// Ready says whether the provider can be used as it is.
+func (p Provider) Ready() bool {
+	if p.BaseURL == "" {
+		return false
+	}
+	if p.Local {
+		return p.Err == nil
+	}
+	return p.HasKey
+}

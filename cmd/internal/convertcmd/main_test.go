@@ -17,9 +17,11 @@ import (
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
+	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/model/providers"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/sheet"
+	"github.com/evalmd/evalmd/tokens"
 )
 
 // DSBench end to end: convert the real data, dry-run the sheets for
@@ -251,7 +253,6 @@ func TestDSBenchWithWorkbookAndImage(t *testing.T) {
 		t.Fatalf("load: %v", errs)
 	}
 	c := comps[0]
-	ctxText := dsbench.Context("The excel file "+book+" is: "+string(bookText), c.Introduction)
 	for _, tc := range []struct {
 		model, system string
 		cut           bool
@@ -273,9 +274,9 @@ func TestDSBenchWithWorkbookAndImage(t *testing.T) {
 			t.Fatalf("%d questions, want %d", len(f.Questions), len(c.Questions))
 		}
 		for i, q := range f.Questions {
-			want := dsbench.User(ctxText, c.Questions[i].Text)
+			want := notebookUser(book, string(bookText), c.Introduction, c.Questions[i].Text)
 			if tc.cut {
-				if want, err = dsbench.Truncate(want, "gpt-3.5-turbo-0125"); err != nil {
+				if want, err = notebookCut(want, "gpt-3.5-turbo-0125"); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -410,4 +411,24 @@ func TestInit(t *testing.T) {
 	if err := convert(context.Background(), &stdout, &stderr, []string{"init"}); cli.ExitCode(err) != 2 {
 		t.Errorf("init without a folder: %v", err)
 	}
+}
+
+// notebookUser is DSBench's notebook's user message for a question of a
+// competition with one workbook: the workbook, the introduction, then the
+// question, with the notebook's spacing.
+func notebookUser(book, bookText, introduction, question string) string {
+	return "The workbook is detailed as follows. The excel file " + book + " is: " + bookText + " \n" +
+		"The introduction is detailed as follows. \n " + introduction + " \n" +
+		"The questions are detailed as follows. \n " + question
+}
+
+// notebookCut keeps the last tokens of user that fit name's context less
+// the notebook's reserve, as the notebook cuts every prompt.
+func notebookCut(user, name string) (string, error) {
+	limit, _ := model.ContextLimit(name)
+	enc, err := tokens.EncodingFor(name)
+	if err != nil {
+		return "", err
+	}
+	return tokens.CutRule(user, tokens.Rule{Truncate: "keep-last"}, tokens.Limits{Model: name, ContextLimit: limit, Encoding: enc})
 }

@@ -11,7 +11,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/evalmd/evalmd/benchmark/benchmarks"
@@ -31,11 +30,6 @@ type paths []string
 
 func (p *paths) String() string     { return fmt.Sprint(*p) }
 func (p *paths) Set(s string) error { *p = append(*p, s); return nil }
-
-// grade is the whole command, callable from tests: it reads no config file.
-func grade(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	return cli.Execute(ctx, stdout, stderr, Command(config.Lookup{}, os.Getenv), args)
-}
 
 // Command is grade's entry in the command table, with fresh flags; look
 // says where its config files are looked for (the judge's settings, as

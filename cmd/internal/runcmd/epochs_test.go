@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/agg"
-	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/result"
 )
@@ -383,7 +382,7 @@ func TestEpochsInspectLog(t *testing.T) {
 	if len(paths) != 1 {
 		t.Fatalf("logs %v, want one for the run", paths)
 	}
-	lg, err := inspect.ReadLog(paths[0])
+	lg, err := readLog(paths[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,14 +3,14 @@ package runcmd
 import (
 	"bytes"
 	"context"
-	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/cmd/internal/cli"
+
 	"github.com/evalmd/evalmd/grade"
-	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/result"
 )
@@ -212,7 +212,7 @@ func TestSettingsRecordedAndLogged(t *testing.T) {
 	if len(logPaths) != 1 {
 		t.Fatalf("logs %v", logPaths)
 	}
-	lg, err := inspect.ReadLog(logPaths[0])
+	lg, err := readLog(logPaths[0])
 	if err != nil {
 		t.Fatal(err)
 	}

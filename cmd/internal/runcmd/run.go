@@ -13,7 +13,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,11 +35,6 @@ import (
 	"github.com/evalmd/evalmd/runner/aimd"
 	"github.com/evalmd/evalmd/schema"
 )
-
-// run is the whole command, callable from tests: it reads no config file.
-func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	return cli.Execute(ctx, stdout, stderr, Command(config.Lookup{}, os.Getenv, os.Environ), args)
-}
 
 // Command is run's entry in the command table, with fresh flags; look
 // says where its config files are looked for, getenv reads keys and

@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/result"
 )
@@ -83,7 +82,7 @@ func checkServed(t *testing.T, path, logs, asked string, want map[string]string)
 	if len(logPaths) != 1 {
 		t.Fatalf("logs %v, want 1", logPaths)
 	}
-	lg, err := inspect.ReadLog(logPaths[0])
+	lg, err := readLog(logPaths[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,8 +90,8 @@ a<EVAL-ENDCHAR>
 	markdown := "Scores:\n| name | score |\n| --- | --- |\n| ann | 2.5 |\n| bob |  |\n\n" +
 		"Data:\n| id | count | tag |\n| --- | --- | --- |\n| 1 | 3.0 | a |\n| 2 |  | b |\n\nWhich tag?"
 	// The first question sees two rows, then keeps its last 12 tokens.
-	cut, err := tokens.Cut("Scores:\nname  score\n ann    2.5\n bob    NaN\nData:\n id  count tag\n  1    3.0   a\n  2    NaN   b\nWho scored most?",
-		map[string]string{"truncate": "keep-last", "context_limit": "6012", "encoding": "cl100k_base"}, tokens.Limits{})
+	cut, err := tokens.CutRule("Scores:\nname  score\n ann    2.5\n bob    NaN\nData:\n id  count tag\n  1    3.0   a\n  2    NaN   b\nWho scored most?",
+		tokens.Rule{Truncate: "keep-last", ContextLimit: 6012, Encoding: "cl100k_base"}, tokens.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -169,9 +169,6 @@ func (ix *Index) Grading(key string) (mode, from string) {
 	return a.q.Grading, a.q.GradingFrom
 }
 
-// Len is the number of reusable answers.
-func (ix *Index) Len() int { return len(ix.byKey) }
-
 // Fill gives q, a question about to be asked whose RequestKey is set, the
 // answer an earlier output recorded under that key, and says whether there
 // was one. What the run planned (name, meta, ground truth, prompt,

@@ -189,3 +189,6 @@ func TestIndexOrdersBySubsecondStart(t *testing.T) {
 		t.Errorf("reused %q, want the later run's answer", *got.Completion)
 	}
 }
+
+// Len is the number of reusable answers.
+func (ix *Index) Len() int { return len(ix.byKey) }

@@ -248,12 +248,6 @@ func readBody(res *http.Response) []byte {
 	return data
 }
 
-// bodyMessage extracts the error text and code from an error response's
-// body (dataMessage).
-func bodyMessage(res *http.Response) (msg, code string) {
-	return dataMessage(res.StatusCode, readBody(res))
-}
-
 // dataMessage extracts the error text from an error body, in the shapes
 // OpenAI, Anthropic and the local servers use, and the error's code
 // (OpenAI's "code", else its "type"; "" when absent). A body that is not

@@ -176,3 +176,9 @@ func TestRequestIDInError(t *testing.T) {
 		}
 	}
 }
+
+// bodyMessage extracts the error text and code from an error response's
+// body (dataMessage).
+func bodyMessage(res *http.Response) (msg, code string) {
+	return dataMessage(res.StatusCode, readBody(res))
+}

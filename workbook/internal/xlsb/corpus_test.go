@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
@@ -342,4 +343,24 @@ func unzipAll(t *testing.T, path string) map[string][]byte {
 		out[f.Name] = b
 	}
 	return out
+}
+
+// openFile opens the .xlsb file at path. Close releases it.
+func openFile(path string) (*Workbook, error) {
+	f, err := readfile.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("xlsb: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("xlsb: %w", err)
+	}
+	w, err := open(path, f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	w.closer = f
+	return w, nil
 }

@@ -59,8 +59,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/evalmd/evalmd/internal/readfile"
 )
 
 // Kind is the type of a cell's value.
@@ -137,26 +135,6 @@ type sheetEntry struct {
 	Sheet
 	part string // zip part name; "" when the relationship is missing
 	rel  string // relationship id, for the error when part is ""
-}
-
-// openFile opens the .xlsb file at path. Close releases it.
-func openFile(path string) (*Workbook, error) {
-	f, err := readfile.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("xlsb: %w", err)
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("xlsb: %w", err)
-	}
-	w, err := open(path, f, st.Size())
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	w.closer = f
-	return w, nil
 }
 
 // OpenReader reads a .xlsb from r, which holds size bytes. r must stay

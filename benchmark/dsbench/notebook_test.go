@@ -5,15 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/tokens"
-)
-
-// The notebook's system messages, byte for byte. Both say "give  you" with
-// two spaces; the text-only one ends in one space, the one sent with an
-// image in two (get_gpt_res has two copies of the request that drifted).
-const (
-	System      = "You are a data analyst. I will give  you a background introduction and data analysis question. You must answer the question. "
-	SystemImage = "You are a data analyst. I will give  you a background introduction and data analysis question. You must answer the question.  "
 )
 
 // RenderFunc renders one workbook as the notebook's combine_sheets_text
@@ -122,12 +115,16 @@ func (c *Competition) Prompts(render RenderFunc, model string) ([]notebookPrompt
 // Truncate cuts a user message to model's context as the notebook does:
 // decode(encode(prompt)[6000 - MODEL_LIMITS[model]:]), i.e. the last
 // limit-6000 tokens in the model's tiktoken encoding. The notebook knows
-// three models; the limit here comes from tokens.ContextLimit, which has
+// three models; the limit here comes from model.ContextLimit, which has
 // them and more, and an unknown model is an error (the notebook's KeyError).
-func Truncate(user, model string) (string, error) {
-	limit, ok := tokens.ContextLimit(model)
+func Truncate(user, name string) (string, error) {
+	limit, ok := model.ContextLimit(name)
 	if !ok {
-		return "", fmt.Errorf("dsbench: no context limit known for model %q", model)
+		return "", fmt.Errorf("dsbench: no context limit known for model %q", name)
 	}
-	return tokens.Truncate(user, model, limit, tokens.Reserve)
+	enc, err := tokens.EncodingFor(name)
+	if err != nil {
+		return "", err
+	}
+	return tokens.CutRule(user, tokens.Rule{Truncate: "keep-last"}, tokens.Limits{Model: name, ContextLimit: limit, Encoding: enc})
 }

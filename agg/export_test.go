@@ -1,0 +1,15 @@
+package agg
+
+import "context"
+
+// Run reads the output files below opt.Dir and writes the report.
+func Run(ctx context.Context, opt Options) error {
+	d, err := Read(ctx, opt, nil)
+	if err != nil {
+		return err
+	}
+	if err := d.Write(opt); err != nil {
+		return err
+	}
+	return d.Unread()
+}
