@@ -13,7 +13,6 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/evalmd/evalmd/cmd/internal/cli"
-	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/result"
@@ -291,7 +290,7 @@ func TestRunCodeModeLimitIsWrong(t *testing.T) {
 			if len(paths) != 1 {
 				t.Fatalf("logs %v, want one", paths)
 			}
-			lg, err := inspect.ReadLog(paths[0])
+			lg, err := readLog(paths[0])
 			if err != nil {
 				t.Fatal(err)
 			}
