@@ -14,6 +14,10 @@
 // accepts a shard of 1 to MaxShards, and Parts puts the parts of a run
 // back together as the one file a single machine writes.
 //
+// An answer is one Sample however many files carry it (a rerun's reused
+// answers, a shard's part and its whole): SampleOf names it by the run
+// that asked, its request key and its question, so readers count it once.
+//
 // Parse (and Read) is the one decoder of output files: grade, agg, the
 // HTML report, the workbook and the Inspect logs all read through it. It
 // is strict: a member of another type than its field, a null name, or an
