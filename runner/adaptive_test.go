@@ -144,6 +144,44 @@ func TestMaxWait(t *testing.T) {
 	}
 }
 
+// TestMaxWaitSaidOnce: a server that asks for a pause past MaxWait at
+// every retry has its capped wait said once, not at each retry. The clock
+// moves with the sleeps, so each pause is a new one.
+func TestMaxWaitSaidOnce(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20, Reply: func(c fakeserver.Call) fakeserver.Reply {
+		if c.N <= 4 {
+			return fakeserver.Reply{Status: 429, Message: "slow down", RetryAfter: "99999"}
+		}
+		return fakeserver.Reply{Text: "answer"}
+	}})
+	var mu sync.Mutex
+	var warned []string
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	sleep := func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		now = now.Add(d)
+		mu.Unlock()
+		return ctx.Err()
+	}
+	_, st, err := collect(t, context.Background(), newProvider(t, "openai-api/fake/m", srv.URL), makeJobs(1), Options{
+		MaxWait: 2 * time.Second, Now: clock, Sleep: sleep,
+		Warn: func(msg string) { mu.Lock(); warned = append(warned, msg); mu.Unlock() },
+	})
+	if err != nil || st.Answered != 1 || srv.Count() != 5 {
+		t.Fatalf("err %v, stats %+v, %d calls", err, st, srv.Count())
+	}
+	n := 0
+	for _, w := range warned {
+		if strings.Contains(w, "asked for a pause of") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the capped pause was said %d times, want once: %q", n, warned)
+	}
+}
+
 // TestFatalStopsTheRun: an answer that refuses the account or its key
 // (out of credit at OpenAI or Anthropic, a key refused or without
 // permission) is neither retried nor waited out: the run stops at the first

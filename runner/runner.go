@@ -469,6 +469,7 @@ type pool struct {
 	models   []string      // the models that share it
 	adaptive *aimd.Limiter // nil: limit is fixed
 	gate     pauseGate     // a Retry-After holds back every request to the server
+	capped   atomic.Bool   // a Retry-After past MaxWait was said
 	refusals atomic.Int64  // connection refusals in a row
 	reached  atomic.Bool   // a connection to the server was ever made
 }
@@ -655,11 +656,16 @@ func (r *run) call(start, finish context.Context, l *lane, j Job) (Outcome, bool
 }
 
 // pause holds the lane's server back for a Retry-After of asked, capped
-// at Options.MaxWait, and returns the wait. A long or capped wait is said
-// once per server pause (not once per request that was told it).
+// at Options.MaxWait, and returns the wait. A long wait is said once per
+// server pause (not once per request that was told it); a capped one once
+// per server and run, as a server that asks for a year asks it again at
+// every retry.
 func (r *run) pause(l *lane, j Job, asked time.Duration) time.Duration {
 	wait := min(asked, r.opt.MaxWait)
 	if !l.pool.gate.extend(r.opt.Now().Add(wait)) || (wait < sayWait && wait == asked) {
+		return wait
+	}
+	if wait < asked && l.pool.capped.Swap(true) {
 		return wait
 	}
 	server := l.pool.server
