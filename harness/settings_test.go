@@ -20,7 +20,7 @@ import (
 func TestPromptSettingsResolved(t *testing.T) {
 	long := strings.Repeat("word ", 200)
 	config := func(kv ...string) setting.Layer {
-		l := setting.Layer{Source: setting.Config, File: "evalmd.yaml", Values: map[string]string{}}
+		l := setting.Layer{Source: setting.Workspace, File: "evalmd.yaml", Values: map[string]string{}}
 		for i := 0; i < len(kv); i += 2 {
 			l.Values[kv[i]] = kv[i+1]
 		}

@@ -154,5 +154,7 @@
 // Config.Image (DefaultImage, built from this package's Dockerfile) must
 // have /usr/bin/python3 with pandas. A stopped call is `docker kill`ed.
 // Backend None runs the driver on the host in a temporary working folder,
-// with the rlimits and nothing else; every NewPool warns.
+// with the rlimits and nothing else: the code runs as this process's user,
+// so it can read and change that user's files and read this process's
+// environment, API keys included, from /proc; every NewPool warns so.
 package sandbox

@@ -65,6 +65,10 @@ func TestEscapes(t *testing.T) {
 	stopped := "[stopped: the call ran out of memory (tool_memory 256 MiB)"
 	full := "[stopped: the files written reached the limit (tool_memory 256 MiB: "
 
+	// A host process holding an API key in its environment, as evalmd's
+	// own does.
+	keyed, key := keyHolder(t)
+
 	cwd, _ := os.Getwd()
 	for _, tc := range []struct {
 		name  string
@@ -104,6 +108,16 @@ for path in [%q, '/home', '/root', %q, '/work/../etc/shadow']:
 print(os.listdir('/tmp'), sorted(os.listdir('/')), sorted(os.listdir('/etc')))`, secret, cwd),
 			want:  []string{"failed No such file or directory\nfailed No such file or directory\nfailed No such file or directory\nfailed No such file or directory\nfailed No such file or directory\n[] ['bin', 'dev', 'etc', 'input', 'lib', 'lib64', 'proc', 'sbin', 'tmp', 'usr', 'work'] ['alternatives', 'ld.so.cache']"},
 			never: []string{"secret"},
+		},
+		{
+			// The parent's and the host's /proc/PID/environ: a new PID
+			// namespace and /proc show neither, and the sandbox's own
+			// environment is a fixed one (TestNoneBackendWarns: unconfined,
+			// the same code finds the key).
+			name:  "API keys in /proc/PID/environ",
+			code:  environCode(key, keyed),
+			want:  []string{"no key"},
+			never: []string{key},
 		},
 		{
 			name: "write to an input and to /etc",

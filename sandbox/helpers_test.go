@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -132,4 +134,41 @@ func waitGone(t testing.TB, arg string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// keyHolder starts a host process, as this process's user, whose
+// environment holds an API key, as evalmd's own holds the user's: it
+// returns its pid and the key, and checks that the host can read the key
+// from /proc/PID/environ (so that code failing to read it is confined, not
+// looking in the wrong place).
+func keyHolder(t testing.TB) (int, string) {
+	t.Helper()
+	key := "sk-escape-test-4f1c9b"
+	cmd := exec.Command("sleep", "600")
+	cmd.Env = []string{"OPENAI_API_KEY=" + key}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", cmd.Process.Pid))
+	if err != nil || !strings.Contains(string(b), key) {
+		t.Fatalf("the host cannot read its own process's key: %q, %v", b, err)
+	}
+	return cmd.Process.Pid, key
+}
+
+// environCode reads the environment of every process the code can see
+// (/proc/*/environ) and of the host's pids (keyed and this process, the
+// sandbox's parent), and its own, then prints "key" when key is in any,
+// else "no key".
+func environCode(key string, keyed int) string {
+	return fmt.Sprintf(`import os
+pids = {p for p in os.listdir('/proc') if p.isdigit()} | {'%d', '%d', str(os.getppid())}
+seen = [repr(dict(os.environ)).encode()]
+for p in sorted(pids):
+    try:
+        seen.append(open('/proc/%%s/environ' %% p, 'rb').read())
+    except OSError:
+        pass
+print('key' if any(%q.encode() in s for s in seen) else 'no key', 'of', len(seen) - 1, 'environs read')`, keyed, os.Getpid(), key)
 }

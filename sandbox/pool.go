@@ -54,7 +54,8 @@ func NewPool(ctx context.Context, cfg Config) (*Pool, error) {
 		return nil, err
 	}
 	if cfg.Backend == None {
-		fmt.Fprintln(cfg.Warn, "warning: --sandbox none: model-written Python runs on this machine unconfined (only rlimits apply)")
+		fmt.Fprintf(cfg.Warn, "warning: sandbox none: model-written Python runs unconfined on this machine, as you (uid %d): it can read and change your files and read your API keys (in /proc/%d/environ); only rlimits apply\n",
+			os.Geteuid(), os.Getpid())
 	}
 	dir, err := os.MkdirTemp(cfg.TempDir, "evalmd-sandbox-")
 	if err != nil {

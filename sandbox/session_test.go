@@ -301,13 +301,19 @@ func TestNoneBackendWarns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	if !strings.Contains(warn.String(), "warning: --sandbox none: model-written Python runs on this machine unconfined") {
+	if want := fmt.Sprintf("warning: sandbox none: model-written Python runs unconfined on this machine, as you (uid %d): it can read and change your files and read your API keys (in /proc/%d/environ)", os.Geteuid(), os.Getpid()); !strings.Contains(warn.String(), want) {
 		t.Fatalf("warning: %q", warn.String())
 	}
 	f := writeFile(t, t.TempDir(), "n.csv", "v\n5\n")
 	r, err := p.Run(context.Background(), []string{f}, "import os\nprint(open('n.csv').read().split()[1], os.getcwd().endswith('-work'))")
 	if err != nil || r.Output != "5 True\n" {
 		t.Fatalf("got %+v %v", r, err)
+	}
+	// What the warning says: unconfined code reads the keys of this
+	// user's processes (TestEscapes: under bwrap, it cannot).
+	keyed, key := keyHolder(t)
+	if r, err := p.Run(context.Background(), nil, environCode(key, keyed)); err != nil || !strings.HasPrefix(r.Output, "key of ") {
+		t.Errorf("unconfined code did not find the key: %+v %v", r, err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package setting
 
 import (
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -14,10 +15,13 @@ import (
 // Layer is what one source says: values as text by setting name (other
 // keys, such as a meta section's data, are left alone).
 type Layer struct {
-	Source Source
+	Source Source            // one source, not a set
 	File   string            // the config file or the sheet; "" for flags
 	Values map[string]string // by setting name
 	Lines  map[string]int    // the line of each value in File
+	// Ceilings set settings' ceilings, by name (--ceiling, the ceilings
+	// member of a config file); only the user's own sources' count.
+	Ceilings map[string]string
 }
 
 // Only is l with the values of the settings named alone (the lines and
@@ -47,10 +51,10 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	switch e.Origin.Source {
-	case Flag:
+	switch {
+	case e.Origin.Source == Flag:
 		return fmt.Sprintf("--%s %q: %s", strings.ReplaceAll(e.Name, "_", "-"), e.Value, e.Why)
-	case Config:
+	case e.Origin.Source&Config != 0:
 		return fmt.Sprintf("config %s: %s %q: %s", e.Origin, e.Name, e.Value, e.Why)
 	}
 	q := ""
@@ -60,12 +64,15 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %smeta %s: %q %s", e.Origin, q, e.Name, e.Value, e.Why)
 }
 
-// Resolve lays layers over each other, default < config < sheet meta <
-// question meta < flag (layers of one source in the order given, the
-// later winning), into one question's Values; question names it in
-// errors ("" for the run's own settings). A Sent setting's meta value that
-// cannot be read is ignored and said to warn, "FILE:LINE: meta KEY: ...";
-// any other bad value is an *Error.
+// Resolve lays layers over each other, default < user's config <
+// workspace config < sheet meta < question meta < flag (layers of one
+// source in the order given, the later winning), into one question's
+// Values; question names it in errors ("" for the run's own settings). A
+// Sent setting's meta value that cannot be read is ignored and said to
+// warn, "FILE:LINE: meta KEY: ..."; any other bad value is an *Error, and
+// so is a value from a source the setting's From leaves out (a sheet's
+// sandbox), and a value in force from a workspace file or a sheet above
+// the setting's ceiling (Setting.Ceiling, or the user's --ceiling).
 //
 // A question's meta holds its sheet's (LIME's cascade), with the lines of
 // the sheet's keys: a value the question shares with the sheet, on the
@@ -76,11 +83,9 @@ func Resolve(question string, warn func(string), layers ...Layer) (Values, error
 	copy(sorted, layers)
 	sort.SliceStable(sorted, func(i, j int) bool { return rankOf(sorted[i].Source) < rankOf(sorted[j].Source) })
 	sheetLine := map[string]int{}
+	texts := map[string]string{} // the text of each value in force
 	for _, l := range sorted {
 		for _, s := range All {
-			if s.From&l.Source == 0 {
-				continue
-			}
 			text, ok := l.Values[s.Name]
 			text = strings.TrimSpace(text)
 			if !ok || text == "" {
@@ -91,6 +96,10 @@ func Resolve(question string, warn func(string), layers ...Layer) (Values, error
 				sheetLine[s.Name] = o.Line
 			} else if l.Source == QuestionMeta && o.Line != 0 && sheetLine[s.Name] == o.Line {
 				continue // the sheet's, copied into the question's meta
+			}
+			if s.From&l.Source == 0 {
+				return Values{}, &Error{Origin: o, Question: question, Name: s.Name, Value: text,
+					Why: fmt.Sprintf("cannot come from %s; only %s sets it", sourceWords[l.Source], orList(s.where(func(f string) string { return f })))}
 			}
 			if err := s.set(&v, text); err != nil {
 				if s.Sent && l.Source&Meta != 0 {
@@ -105,7 +114,11 @@ func Resolve(question string, warn func(string), layers ...Layer) (Values, error
 				v.From = map[string]Origin{}
 			}
 			v.From[s.Name] = o
+			texts[s.Name] = text
 		}
+	}
+	if err := checkCeilings(&v, question, sorted, texts); err != nil {
+		return Values{}, err
 	}
 	switch v.Solve.Mode {
 	case model.ModeCode:
@@ -125,6 +138,49 @@ func Resolve(question string, warn func(string), layers ...Layer) (Values, error
 		v.Solve.Reformat = r
 	}
 	return v, nil
+}
+
+// orList is a list "a, b, c" said "a, b or c".
+func orList(list string) string {
+	if i := strings.LastIndex(list, ", "); i >= 0 {
+		return list[:i] + " or " + list[i+2:]
+	}
+	return list
+}
+
+// sourceWords name a source in a refusal.
+var sourceWords = map[Source]string{
+	UserConfig: "a config file", Workspace: "a workspace evalmd.yaml (it may have come with the sheets)",
+	SheetMeta: "a sheet", QuestionMeta: "a sheet", Flag: "a flag",
+}
+
+// checkCeilings refuses a value in v that a source other than the user's
+// own set above its setting's ceiling: the setting's Ceiling, or the one
+// the user's own layers give (the strongest's). texts are the values in
+// force as given.
+func checkCeilings(v *Values, question string, layers []Layer, texts map[string]string) error {
+	raised := map[string]string{}
+	for _, l := range layers {
+		if l.Source&Own != 0 {
+			for k, t := range l.Ceilings {
+				raised[k] = strings.TrimSpace(t)
+			}
+		}
+	}
+	for _, s := range All {
+		o, ok := v.From[s.Name]
+		if s.Ceiling == "" || !ok || o.Source&Own != 0 {
+			continue
+		}
+		ceiling := cmp.Or(raised[s.Name], s.Ceiling)
+		if !s.over(v, ceiling) {
+			continue
+		}
+		return &Error{Origin: o, Question: question, Name: s.Name, Value: texts[s.Name],
+			Why: fmt.Sprintf("is over %s, the most a sheet or a workspace evalmd.yaml may ask; to allow it, run with --ceiling %s=%s (or ceilings: in your own config file), or set it yourself with --%s",
+				ceiling, s.Name, texts[s.Name], s.FlagName())}
+	}
+	return nil
 }
 
 func rankOf(s Source) int {
@@ -192,19 +248,59 @@ func (v *Values) Record() map[string]string {
 
 // Bind registers on fs a flag for every setting a flag may set (or for
 // those named, when names are given), named as the setting with '-' for
-// '_'. The flags given make the returned Layer; a bad value is the flag's
-// error (a usage error).
+// '_', and, binding every setting, --ceiling. The flags given make the
+// returned Layer; a bad value is the flag's error (a usage error).
 func Bind(fs *flag.FlagSet, names ...string) *Layer {
-	l := &Layer{Source: Flag, Values: map[string]string{}}
+	l := &Layer{Source: Flag, Values: map[string]string{}, Ceilings: map[string]string{}}
 	for _, s := range All {
 		if len(names) > 0 && !slices.Contains(names, s.Name) {
 			continue
 		}
 		if name := s.FlagName(); name != "" {
-			fs.Var(flagValue{s, l}, name, fmt.Sprintf("`%s` %s (default %s; over the %s meta)", s.Arg, s.Doc, s.Default, s.Name))
+			fs.Var(flagValue{s, l}, name, fmt.Sprintf("`%s` %s (%s)", s.Arg, s.Doc, s.flagNote()))
 		}
 	}
+	if len(names) > 0 {
+		return l
+	}
+	fs.Func("ceiling", "`NAME=VALUE` the most a sheet or a workspace evalmd.yaml may set NAME to (repeatable; "+
+		"the defaults: "+ceilings()+"); your own flags and config are not bounded", func(text string) error {
+		name, value, ok := strings.Cut(text, "=")
+		if !ok {
+			return fmt.Errorf("want NAME=VALUE, such as tool_memory=8G")
+		}
+		name = strings.ReplaceAll(strings.TrimSpace(name), "-", "_")
+		if err := CheckCeiling(name, value); err != nil {
+			return err
+		}
+		l.Ceilings[name] = value
+		return nil
+	})
 	return l
+}
+
+// flagNote is what a setting's flag says after its doc: the default, and
+// the meta it wins over, with that meta's ceiling.
+func (s *Setting) flagNote() string {
+	note := "default " + s.Default
+	if s.From&Meta != 0 {
+		note += "; over the " + s.Name + " meta"
+	}
+	if s.Ceiling != "" {
+		note += ", which may ask at most " + s.Ceiling + " (--ceiling)"
+	}
+	return note
+}
+
+// ceilings lists the settings' ceilings, "name=CEILING, ...".
+func ceilings() string {
+	var out []string
+	for _, s := range All {
+		if s.Ceiling != "" {
+			out = append(out, s.Name+"="+s.Ceiling)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 type flagValue struct {

@@ -29,23 +29,35 @@ type Source uint8
 
 // The sources, from the weakest to the strongest.
 const (
-	Config       Source = 1 << iota // the config files (evalmd.yaml over the user's)
+	UserConfig   Source = 1 << iota // the user's own config file (~/.config/evalmd/config.yaml)
+	Workspace                       // a workspace's evalmd.yaml, which may have come with the sheets
 	SheetMeta                       // the sheet's meta
 	QuestionMeta                    // the question's meta
 	Flag                            // the command line
 
+	Config   = UserConfig | Workspace
 	Meta     = SheetMeta | QuestionMeta
 	Anywhere = Config | Meta | Flag
+	// Own are the sources the user writes. The others, a workspace file
+	// and a sheet, may have come from a stranger (a cloned repository):
+	// what they set is bounded by a setting's Ceiling, and a setting only
+	// the user may choose (the sandbox) has From Own.
+	Own = UserConfig | Flag
 )
 
 // rank orders the sources: a stronger source wins.
-var rank = []Source{Config, SheetMeta, QuestionMeta, Flag}
+var rank = []Source{UserConfig, Workspace, SheetMeta, QuestionMeta, Flag}
 
+// String names the sources, "config" for either config file (as an
+// output records where a setting came from: grading_from).
 func (s Source) String() string {
 	var out []string
-	for _, r := range rank {
-		if s&r != 0 {
-			out = append(out, map[Source]string{Config: "config", SheetMeta: "sheet meta", QuestionMeta: "question meta", Flag: "flag"}[r])
+	for _, n := range []struct {
+		s    Source
+		name string
+	}{{Config, "config"}, {SheetMeta, "sheet meta"}, {QuestionMeta, "question meta"}, {Flag, "flag"}} {
+		if s&n.s != 0 {
+			out = append(out, n.name)
 		}
 	}
 	return strings.Join(out, ", ")
@@ -73,6 +85,10 @@ type Values struct {
 	// Epochs is how many times the question is asked (0: once), each
 	// epoch a request of its own.
 	Epochs int
+	// Sandbox is where code runs (bwrap, docker, none; "": bwrap) and
+	// SandboxImage docker's image: the user's own choice, never a
+	// workspace file's or a sheet's.
+	Sandbox, SandboxImage string
 	// From says where each setting set by some source came from, by name.
 	From map[string]Origin
 }
@@ -128,11 +144,19 @@ type Setting struct {
 	Sent bool
 	// Apart settings are not the answer mode's: the output's
 	// solve_settings leave them out (the prompt and the grader a
-	// question records show them).
+	// question records show them, the sandbox its versions).
 	Apart bool
 	// Chat settings that are not sent act on a chat answer too (the
 	// others only in code and agent modes), so chat outputs record them.
 	Chat bool
+	// Ceiling is the most a source that is not the user's own (a
+	// workspace evalmd.yaml, a sheet's meta) may set, as text ("": no
+	// ceiling): settings that spend memory, time or money. The user
+	// raises it with --ceiling NAME=VALUE or their own config's ceilings;
+	// a flag's value, or the user's config's, is never bounded.
+	Ceiling string
+	// amount is a ceilinged setting's value in v, as a number to compare.
+	amount func(v *Values) float64
 
 	// set parses a value given as text into v; its error says what was
 	// wanted, without the setting's name.
@@ -159,6 +183,40 @@ func (s *Setting) Check(text string) error {
 	return s.set(&v, text)
 }
 
+// where says which sources may set s, its flag named as flag writes it
+// ("config, sheet meta, question meta, --tool-memory"; "your config,
+// --sandbox" for a setting the workspace file may not set).
+func (s *Setting) where(flag func(string) string) string {
+	from := s.From.String()
+	if s.From&Config == UserConfig {
+		from = strings.Replace(from, "config", "your config", 1)
+	}
+	return strings.ReplaceAll(from, "flag", flag("--"+s.FlagName()))
+}
+
+// over says whether the value of s in v is above ceiling, a value of s as
+// text; false when s has no ceiling or ceiling is no value of s.
+func (s *Setting) over(v *Values, ceiling string) bool {
+	var c Values
+	if s.amount == nil || s.set(&c, ceiling) != nil {
+		return false
+	}
+	return s.amount(v) > s.amount(&c)
+}
+
+// CheckCeiling says whether text may be the ceiling of the setting named
+// name (run --ceiling, a config's ceilings member).
+func CheckCeiling(name, text string) error {
+	s := Lookup(name)
+	if s == nil || s.Ceiling == "" {
+		return fmt.Errorf("%s has no ceiling (these have, by default: %s)", name, ceilings())
+	}
+	if err := s.Check(strings.TrimSpace(text)); err != nil {
+		return fmt.Errorf("%s ceiling %q %v", name, text, err)
+	}
+	return nil
+}
+
 // All are the settings, in the order the README lists them.
 var All = []*Setting{
 	{Name: "temperature", Arg: "X", Type: "number >= 0", Default: "the provider's", From: Anywhere, Sent: true,
@@ -170,9 +228,10 @@ var All = []*Setting{
 		set: floatPtr(func(v *Values) **float64 { return &v.Gen.TopP }, math.Inf(-1)),
 		get: func(v *Values) string { return fmtFloat(v.Gen.TopP) }},
 	{Name: "max_tokens", Arg: "N", Type: "whole number", Default: "the provider's", From: Anywhere, Sent: true,
-		Doc: "the longest completion, in tokens (0: the provider's)",
-		set: whole(func(v *Values) *int { return &v.Gen.MaxTokens }),
-		get: func(v *Values) string { return fmtInt(v.Gen.MaxTokens) }},
+		Doc: "the longest completion, in tokens (0: the provider's)", Ceiling: "65536",
+		set:    whole(func(v *Values) *int { return &v.Gen.MaxTokens }),
+		get:    func(v *Values) string { return fmtInt(v.Gen.MaxTokens) },
+		amount: func(v *Values) float64 { return float64(v.Gen.MaxTokens) }},
 	{Name: "seed", Arg: "N", Type: "whole number", Default: "none", From: Anywhere, Sent: true,
 		Doc: "the provider's sampling seed; the random model's picks take the run's (--seed, else the config's)",
 		set: func(v *Values, text string) error {
@@ -212,9 +271,10 @@ var All = []*Setting{
 			model.ReasoningNone, model.ReasoningMinimal, model.ReasoningLow, model.ReasoningMedium, model.ReasoningHigh),
 		get: func(v *Values) string { return v.Gen.ReasoningEffort }},
 	{Name: "reasoning_tokens", Arg: "N", Type: "whole number", Default: "the provider's", From: Anywhere, Sent: true,
-		Doc: "a thinking budget in tokens, for the providers that take one (README: Reasoning)",
-		set: whole(func(v *Values) *int { return &v.Gen.ReasoningTokens }),
-		get: func(v *Values) string { return fmtInt(v.Gen.ReasoningTokens) }},
+		Doc: "a thinking budget in tokens, for the providers that take one (README: Reasoning)", Ceiling: "65536",
+		set:    whole(func(v *Values) *int { return &v.Gen.ReasoningTokens }),
+		get:    func(v *Values) string { return fmtInt(v.Gen.ReasoningTokens) },
+		amount: func(v *Values) float64 { return float64(v.Gen.ReasoningTokens) }},
 	{Name: "think_tags", Arg: "RULE", Type: "auto, keep or strip", Default: "auto", From: Anywhere, Chat: true,
 		Doc: "the think blocks (think tags) that lead a reply: moved to its reasoning, kept in the answer, or dropped",
 		set: choice(func(v *Values) *string { return &v.Solve.ThinkTags }, model.ThinkAuto, model.ThinkKeep, model.ThinkStrip),
@@ -232,9 +292,10 @@ var All = []*Setting{
 		set: choice(func(v *Values) *string { return &v.Solve.Style }, "tools", "react"),
 		get: func(v *Values) string { return v.Solve.Style }},
 	{Name: "max_turns", Arg: "N", Type: "whole number", Default: "10", From: Anywhere,
-		Doc: "agent mode: model calls per question",
-		set: whole(func(v *Values) *int { return &v.Solve.MaxTurns }),
-		get: func(v *Values) string { return fmtInt(v.Solve.MaxTurns) }},
+		Doc: "agent mode: model calls per question", Ceiling: "50",
+		set:    whole(func(v *Values) *int { return &v.Solve.MaxTurns }),
+		get:    func(v *Values) string { return fmtInt(v.Solve.MaxTurns) },
+		amount: func(v *Values) float64 { return float64(v.Solve.MaxTurns) }},
 	{Name: "question_timeout", Arg: "DURATION", Type: "seconds or a duration", Default: "none", From: Anywhere,
 		Doc: "agent mode: time limit of a whole question",
 		set: seconds(func(v *Values) *time.Duration { return &v.Solve.QuestionTimeout }),
@@ -244,11 +305,13 @@ var All = []*Setting{
 		set: whole(func(v *Values) *int { return &v.Solve.TokenBudget }),
 		get: func(v *Values) string { return fmtInt(v.Solve.TokenBudget) }},
 	{Name: "tool_timeout", Arg: "DURATION", Type: "seconds or a duration", Default: "180s", From: Anywhere,
-		Doc: "time limit of one python call (code and agent modes)",
-		set: seconds(func(v *Values) *time.Duration { return &v.Solve.ToolTimeout }),
-		get: func(v *Values) string { return fmtDuration(v.Solve.ToolTimeout) }},
+		Doc: "time limit of one python call (code and agent modes)", Ceiling: "10m",
+		set:    seconds(func(v *Values) *time.Duration { return &v.Solve.ToolTimeout }),
+		get:    func(v *Values) string { return fmtDuration(v.Solve.ToolTimeout) },
+		amount: func(v *Values) float64 { return float64(v.Solve.ToolTimeout) }},
 	{Name: "tool_memory", Arg: "SIZE", Type: "a size: 512M, 2G", Default: "2G", From: Anywhere,
-		Doc: "memory limit of the python interpreter (code and agent modes)",
+		Doc: "memory limit of the python interpreter (code and agent modes)", Ceiling: "4G",
+		amount: func(v *Values) float64 { return float64(v.Solve.ToolMemory) },
 		set: func(v *Values, text string) error {
 			n, err := model.ParseSize(text)
 			if err != nil {
@@ -324,7 +387,8 @@ var All = []*Setting{
 		set: choice(func(v *Values) *string { return &v.Grading }, result.GradingStrict, result.GradingLiberal),
 		get: func(v *Values) string { return v.Grading }},
 	{Name: "epochs", Arg: "N", Type: "whole number >= 1", Default: "1", From: Anywhere, Apart: true,
-		Doc: "times each question is asked, each epoch a request and an output file of its own (README: Output files)",
+		Doc: "times each question is asked, each epoch a request and an output file of its own (README: Output files)", Ceiling: "20",
+		amount: func(v *Values) float64 { return float64(max(v.Epochs, 1)) },
 		set: func(v *Values, text string) error {
 			n, err := strconv.Atoi(text)
 			if err != nil || n < 1 || n > result.MaxEpochs {
@@ -339,6 +403,14 @@ var All = []*Setting{
 			}
 			return strconv.Itoa(v.Epochs)
 		}},
+	{Name: "sandbox", Arg: "NAME", Type: "bwrap, docker or none", Default: "bwrap", From: Own, Apart: true,
+		Doc: "where code and agent modes run Python; none runs it unconfined, as you: it can read and change your files and read your API keys",
+		set: choice(func(v *Values) *string { return &v.Sandbox }, "bwrap", "docker", "none"), // sandbox's Backends (TestSandboxNames)
+		get: func(v *Values) string { return v.Sandbox }},
+	{Name: "sandbox_image", Arg: "IMAGE", Type: "a docker image", Default: "evalmd-sandbox", From: Own, Apart: true,
+		Doc: "the image of sandbox docker (built from sandbox/Dockerfile)",
+		set: func(v *Values, text string) error { v.SandboxImage = text; return nil },
+		get: func(v *Values) string { return v.SandboxImage }},
 }
 
 // Lookup finds a setting by name; nil when none has it.

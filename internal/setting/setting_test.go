@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/sandbox"
 )
 
 func meta(m map[string]string) Layer { return Layer{Source: QuestionMeta, File: "s.md", Values: m} }
@@ -124,8 +125,8 @@ func TestReformatFromMeta(t *testing.T) {
 // sheet's, then the config files (the workspace's over the user's), then
 // its default; From says where the value came from.
 func TestPrecedence(t *testing.T) {
-	user := Layer{Source: Config, File: "user.yaml", Values: map[string]string{"tool_timeout": "10", "max_turns": "3", "temperature": "0.1"}, Lines: map[string]int{"tool_timeout": 1, "max_turns": 2, "temperature": 3}}
-	work := Layer{Source: Config, File: "evalmd.yaml", Values: map[string]string{"tool_timeout": "20"}, Lines: map[string]int{"tool_timeout": 4}}
+	user := Layer{Source: UserConfig, File: "user.yaml", Values: map[string]string{"tool_timeout": "10", "max_turns": "3", "temperature": "0.1"}, Lines: map[string]int{"tool_timeout": 1, "max_turns": 2, "temperature": 3}}
+	work := Layer{Source: Workspace, File: "evalmd.yaml", Values: map[string]string{"tool_timeout": "20"}, Lines: map[string]int{"tool_timeout": 4}}
 	sheetMeta := map[string]string{"mode": "agent", "tool_timeout": "30", "tool_memory": "1G"}
 	sheetLines := map[string]int{"mode": 2, "tool_timeout": 3, "tool_memory": 4}
 	for _, tc := range []struct {
@@ -194,6 +195,10 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"--tool-timeout", "-1s"}, "-tool-timeout"},
 		{[]string{"--temperature", "NaN"}, "-temperature: is not a number"},
 		{[]string{"--temperature", "-1"}, "-temperature: is not a number >= 0"},
+		{[]string{"--sandbox", "chroot"}, "-sandbox: is not bwrap, docker or none"},
+		{[]string{"--ceiling", "tool_memory"}, "-ceiling: want NAME=VALUE"},
+		{[]string{"--ceiling", "temperature=2"}, "-ceiling: temperature has no ceiling (these have, by default: max_tokens=65536,"},
+		{[]string{"--ceiling", "tool_memory=lots"}, `-ceiling: tool_memory ceiling "lots" is not a size`},
 	} {
 		fs := flag.NewFlagSet("run", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
@@ -201,5 +206,99 @@ func TestBadFlags(t *testing.T) {
 		if err := fs.Parse(tc.args); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: error %v, want it to say %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// A setting that spends memory, time or money takes from a workspace file
+// or a sheet at most its ceiling: past it, one error naming the line, the
+// ceiling and how to raise it. The user's own flags and config file are
+// not bounded, and only they raise a ceiling (--ceiling, ceilings:).
+func TestCeilings(t *testing.T) {
+	sheet := func(k, v string) Layer {
+		return Layer{Source: SheetMeta, File: "s.md", Values: map[string]string{k: v}, Lines: map[string]int{k: 4}}
+	}
+	own := func(src Source, values, ceilings map[string]string) Layer {
+		return Layer{Source: src, File: "config.yaml", Values: values, Ceilings: ceilings, Lines: map[string]int{}}
+	}
+	for _, tc := range []struct {
+		name   string
+		layers []Layer
+		err    string // "" resolves
+	}{
+		{"a sheet's 1000G", []Layer{sheet("tool_memory", "1000G")},
+			`s.md:4: question "q": meta tool_memory: "1000G" is over 4G, the most a sheet or a workspace evalmd.yaml may ask; to allow it, run with --ceiling tool_memory=1000G (or ceilings: in your own config file), or set it yourself with --tool-memory`},
+		{"a sheet's 100000h", []Layer{sheet("tool_timeout", "100000h")}, `meta tool_timeout: "100000h" is over 10m`},
+		{"a sheet's 10000 epochs", []Layer{sheet("epochs", "10000")}, `s.md:4: question "q": meta epochs: "10000" is over 20`},
+		{"a sheet's max_tokens", []Layer{sheet("max_tokens", "1000000")}, `meta max_tokens: "1000000" is over 65536`},
+		{"a sheet's thinking budget", []Layer{sheet("reasoning_tokens", "100000")}, `meta reasoning_tokens: "100000" is over 65536`},
+		{"a sheet's turns", []Layer{sheet("max_turns", "500")}, `meta max_turns: "500" is over 50`},
+		{"a workspace file's 1000G", []Layer{{Source: Workspace, File: "evalmd.yaml", Values: map[string]string{"tool_memory": "1000G"}, Lines: map[string]int{"tool_memory": 2}}},
+			`config evalmd.yaml:2: tool_memory "1000G": is over 4G`},
+		{"at the ceiling", []Layer{sheet("tool_memory", "4G")}, ""},
+		{"the user's own config", []Layer{own(UserConfig, map[string]string{"tool_memory": "1000G", "epochs": "500"}, nil)}, ""},
+		{"a flag over the sheet's", []Layer{sheet("tool_memory", "1000G"), own(Flag, map[string]string{"tool_memory": "8G"}, nil)}, ""},
+		{"--ceiling raises it", []Layer{sheet("tool_memory", "8G"), own(Flag, nil, map[string]string{"tool_memory": "16G"})}, ""},
+		{"past a raised ceiling", []Layer{sheet("tool_memory", "32G"), own(Flag, nil, map[string]string{"tool_memory": "16G"})}, `is over 16G`},
+		{"the user's ceilings", []Layer{sheet("epochs", "50"), own(UserConfig, nil, map[string]string{"epochs": "100"})}, ""},
+		{"the flag's ceiling over the config's", []Layer{sheet("epochs", "50"), own(UserConfig, nil, map[string]string{"epochs": "100"}), own(Flag, nil, map[string]string{"epochs": "30"})}, `is over 30`},
+		{"a workspace cannot raise one", []Layer{sheet("tool_memory", "1000G"), {Source: Workspace, File: "evalmd.yaml", Ceilings: map[string]string{"tool_memory": "2000G"}}}, `is over 4G`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Resolve("q", nil, tc.layers...)
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+				t.Errorf("error %v, want %q", err, tc.err)
+			}
+			if err != nil && strings.Contains(err.Error(), "\n") {
+				t.Errorf("the error is not one line: %q", err)
+			}
+		})
+	}
+}
+
+// The sandbox and its image are the user's to choose (a flag, their own
+// config file): a workspace evalmd.yaml or a sheet asking for one is
+// refused, naming its line.
+func TestSandboxIsTheUsers(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		l    Layer
+		want string // the sandbox resolved, or the error
+	}{
+		{"a sheet's none", Layer{Source: SheetMeta, File: "s.md", Values: map[string]string{"sandbox": "none"}, Lines: map[string]int{"sandbox": 2}},
+			`s.md:2: question "q": meta sandbox: "none" cannot come from a sheet; only your config or --sandbox sets it`},
+		{"a question's image", Layer{Source: QuestionMeta, File: "s.md", Values: map[string]string{"sandbox_image": "evil"}, Lines: map[string]int{"sandbox_image": 7}},
+			`s.md:7: question "q": meta sandbox_image: "evil" cannot come from a sheet; only your config or --sandbox-image sets it`},
+		{"a workspace's none", Layer{Source: Workspace, File: "evalmd.yaml", Values: map[string]string{"sandbox": "none"}, Lines: map[string]int{"sandbox": 1}},
+			`config evalmd.yaml:1: sandbox "none": cannot come from a workspace evalmd.yaml (it may have come with the sheets); only your config or --sandbox sets it`},
+		{"a workspace's image", Layer{Source: Workspace, File: "evalmd.yaml", Values: map[string]string{"sandbox": "docker", "sandbox_image": "evil"}, Lines: map[string]int{"sandbox": 1, "sandbox_image": 2}},
+			`config evalmd.yaml:1: sandbox "docker": cannot come from a workspace evalmd.yaml`},
+		{"the user's config", Layer{Source: UserConfig, File: "config.yaml", Values: map[string]string{"sandbox": "none"}}, "none"},
+		{"a flag", Layer{Source: Flag, Values: map[string]string{"sandbox": "docker", "sandbox_image": "mine"}}, "docker"},
+	} {
+		v, err := Resolve("q", nil, tc.l)
+		got := v.Sandbox
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The sandbox setting's values are package sandbox's backends and its
+// default the default image, named apart so that what reads settings (agg)
+// does not link the sandbox.
+func TestSandboxNames(t *testing.T) {
+	for _, b := range []sandbox.Backend{sandbox.Bwrap, sandbox.Docker, sandbox.None} {
+		if err := Lookup("sandbox").Check(string(b)); err != nil {
+			t.Errorf("sandbox %s: %v", b, err)
+		}
+	}
+	if err := Lookup("sandbox").Check("chroot"); err == nil {
+		t.Error("sandbox chroot: no error")
+	}
+	if d := Lookup("sandbox_image").Default; d != sandbox.DefaultImage {
+		t.Errorf("sandbox_image's default %q, want %q", d, sandbox.DefaultImage)
 	}
 }

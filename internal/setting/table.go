@@ -11,10 +11,10 @@ import (
 // Keys (a test keeps the README's copy equal to it).
 func Table() string {
 	var b strings.Builder
-	b.WriteString("| setting | value | default | from | what |\n| --- | --- | --- | --- | --- |\n")
+	b.WriteString("| setting | value | default | ceiling | from | what |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, s := range All {
-		from := strings.ReplaceAll(s.From.String(), "flag", "`--"+s.FlagName()+"`")
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", s.Name, mdcell.Escape(s.Type), mdcell.Escape(s.Default), from, mdcell.Escape(s.Doc))
+		from := s.where(func(f string) string { return "`" + f + "`" })
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", s.Name, mdcell.Escape(s.Type), mdcell.Escape(s.Default), mdcell.Escape(s.Ceiling), from, mdcell.Escape(s.Doc))
 	}
 	b.WriteString("\nOther meta keys read (data about a question, not resolved as settings):\n\n| key | what |\n| --- | --- |\n")
 	for _, k := range Keys {

@@ -3,14 +3,19 @@
 // the current folder) over the user's
 // $XDG_CONFIG_HOME/evalmd/config.yaml ($HOME/.config/evalmd/config.yaml
 // when XDG_CONFIG_HOME is unset). They hold defaults a team shares for its
-// runs: models, servers' base URLs, the judge, prices, concurrency, the
-// sandbox.
+// runs: models, servers' base URLs, the judge, prices, concurrency, and
+// the settings' defaults.
 //
 // A value from a file is a default: the commands' flags, then a question's
 // meta, then its sheet's meta all come first; only the built-in defaults
 // come after. The files never hold API keys: a key-like member (api_key,
 // token, secret, password...) or a value that looks like a key is an error
-// naming the file and line, and keys stay in the environment.
+// naming the file and line, and keys stay in the environment. A workspace
+// file may have come with a stranger's sheets (a cloned repository): it
+// cannot vouch for folders (data_roots), raise ceilings, choose the
+// sandbox or send a key to a server it names; those are the user's own
+// file's, and what it sets is bounded as a sheet's meta is (package
+// setting: From, Ceiling).
 //
 // The lookup (the folder to start from, the environment) is given by the
 // caller, so tests never read the real home folder.
@@ -25,6 +30,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -92,11 +98,13 @@ type Config struct {
 	// Prices are per model name, "IN,OUT" in US dollars per million
 	// tokens (as --price, which wins), over the built-in price table.
 	Prices map[string]string `yaml:"prices"`
-	// Concurrency is the requests in flight per model when no -c is given.
-	Concurrency int `yaml:"concurrency"`
-	// Sandbox is where code runs (bwrap, docker, none) when no --sandbox
-	// is given.
-	Sandbox string `yaml:"sandbox"`
+	// Concurrency is the requests in flight per model when no -c is
+	// given, as -c takes it: a number, or auto (ParseConcurrency).
+	Concurrency string `yaml:"concurrency"`
+	// Ceilings are the most a sheet or a workspace file may set settings
+	// to, by setting name, as run --ceiling's (which wins). Only the
+	// user's own file may give them.
+	Ceilings map[string]string `yaml:"ceilings"`
 	// DataRoots are folders whose files sheets may send, as run
 	// --data-root's (a relative one from the file's folder). Only the
 	// user's own file may name them: a workspace file travels with sheets.
@@ -115,10 +123,11 @@ type Config struct {
 	// prices parsed, and where each member came from (for messages).
 	prices map[string]model.Price
 	from   map[string]string
-	// baseURLLines are the lines of base_urls' members, dataRootsLine
-	// data_roots' (for messages).
-	baseURLLines  map[string]int
-	dataRootsLine int
+	// baseURLLines are the lines of base_urls' members; userOnly the
+	// lines of the members only the user's own file may give (for
+	// messages).
+	baseURLLines map[string]int
+	userOnly     map[string]int
 	// settings are each file's settings, the user's first.
 	settings []setting.Layer
 }
@@ -152,9 +161,12 @@ func Load(l Lookup) (*Config, error) {
 			if err := f.keysStayHome(p, user, l.Getenv); err != nil {
 				return nil, err
 			}
-			if len(f.DataRoots) > 0 {
-				return nil, fmt.Errorf("config %s:%d: data_roots: a workspace evalmd.yaml (it may have come with sheets) cannot vouch for folders outside them; name them in your own config file or with --data-root",
-					p, f.dataRootsLine)
+			if err := f.notTheUsers(p); err != nil {
+				return nil, err
+			}
+		} else {
+			for i := range f.settings {
+				f.settings[i].Source = setting.UserConfig
 			}
 		}
 		c.merge(f, p)
@@ -188,6 +200,22 @@ func (c *Config) keysStayHome(path, user string, getenv func(string) string) err
 		}
 		return fmt.Errorf("config %s:%d: base_urls: %s: a workspace evalmd.yaml (it may have come with sheets) cannot send %s to a server it names; name the server in %s, in %s or with --base-url",
 			path, c.baseURLLines[k], k, keyVar, mine, urlVar)
+	}
+	return nil
+}
+
+// notTheUsers refuses, in the workspace file path, the members only the
+// user's own file may give: data_roots, which vouches for folders outside
+// the sheets', and ceilings, which lets sheets ask more.
+func (c *Config) notTheUsers(path string) error {
+	why := map[string]string{
+		"data_roots": "cannot vouch for folders outside them; name them in your own config file or with --data-root",
+		"ceilings":   "cannot raise what a sheet may ask; raise it in your own config file or with --ceiling",
+	}
+	for _, k := range []string{"data_roots", "ceilings"} {
+		if line, ok := c.userOnly[k]; ok {
+			return fmt.Errorf("config %s:%d: %s: a workspace evalmd.yaml (it may have come with sheets) %s", path, line, k, why[k])
+		}
 	}
 	return nil
 }
@@ -279,25 +307,26 @@ func Parse(name string, data []byte) (*Config, error) {
 		}
 		return 0
 	}
-	// Present with 0 (or empty) is refused as -c 0 is: it cannot mean
-	// "no requests" and "the default" at once.
-	if c.Concurrency < 0 || (c.Concurrency == 0 && line("concurrency") != 0) {
-		return nil, fmt.Errorf("config %s:%d: concurrency %d: give 1 or more", name, line("concurrency"), c.Concurrency)
-	}
-	switch c.Sandbox {
-	case "", "bwrap", "docker", "none":
-	default:
-		return nil, fmt.Errorf("config %s:%d: sandbox %q: give bwrap, docker or none", name, line("sandbox"), c.Sandbox)
+	// Present and empty is refused as -c "" is.
+	if n := line("concurrency"); n != 0 {
+		if _, _, err := ParseConcurrency(c.Concurrency); err != nil {
+			return nil, fmt.Errorf("config %s:%d: concurrency %w", name, n, err)
+		}
 	}
 	for _, m := range c.Models {
 		if strings.TrimSpace(m) == "" || strings.Contains(m, ",") {
 			return nil, fmt.Errorf("config %s:%d: models: give one model per list item, not %q", name, line("models"), m)
 		}
 	}
-	c.dataRootsLine = line("data_roots")
+	c.userOnly = map[string]int{}
+	for _, k := range []string{"data_roots", "ceilings"} {
+		if n := line(k); n != 0 {
+			c.userOnly[k] = n
+		}
+	}
 	for i, d := range c.DataRoots {
 		if strings.TrimSpace(d) == "" {
-			return nil, fmt.Errorf("config %s:%d: data_roots: an empty folder name", name, c.dataRootsLine)
+			return nil, fmt.Errorf("config %s:%d: data_roots: an empty folder name", name, line("data_roots"))
 		}
 		if !filepath.IsAbs(d) {
 			c.DataRoots[i] = filepath.Join(filepath.Dir(name), d)
@@ -314,6 +343,14 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err := c.readSettings(name); err != nil {
 		return nil, err
 	}
+	for _, k := range sortedKeys(c.Ceilings) {
+		if err := setting.CheckCeiling(k, c.Ceilings[k]); err != nil {
+			return nil, fmt.Errorf("config %s:%d: ceilings: %v", name, memberLine(&doc, "ceilings", k), err)
+		}
+	}
+	if len(c.Ceilings) > 0 {
+		c.settings[0].Ceilings = c.Ceilings
+	}
 	c.prices = map[string]model.Price{}
 	for m, s := range c.Prices {
 		p, err := model.ParsePrice(s)
@@ -326,13 +363,14 @@ func Parse(name string, data []byte) (*Config, error) {
 }
 
 // members are the members other than settings.
-const members = "models, base_urls, judge, prices, concurrency, sandbox, data_roots"
+const members = "models, base_urls, judge, prices, concurrency, ceilings, data_roots, latest_version"
 
 // readSettings takes the settings out of Others: a member named as a
 // setting that a config file may set is one, checked; any other is an
-// error naming its line.
+// error naming its line. The layer made is a workspace file's until Load
+// finds it is the user's own.
 func (c *Config) readSettings(name string) error {
-	l := setting.Layer{Source: setting.Config, File: name, Values: map[string]string{}, Lines: map[string]int{}}
+	l := setting.Layer{Source: setting.Workspace, File: name, Values: map[string]string{}, Lines: map[string]int{}}
 	keys := make([]string, 0, len(c.Others))
 	for k := range c.Others {
 		keys = append(keys, k)
@@ -361,9 +399,7 @@ func (c *Config) readSettings(name string) error {
 		l.Values[k], l.Lines[k] = text, n.Line
 	}
 	c.Others = nil
-	if len(l.Values) > 0 {
-		c.settings = []setting.Layer{l}
-	}
+	c.settings = []setting.Layer{l}
 	return nil
 }
 
@@ -452,11 +488,14 @@ func (c *Config) merge(f *Config, path string) {
 	if f.Judge != "" {
 		c.Judge, c.from["judge"] = f.Judge, path
 	}
-	if f.Concurrency != 0 {
+	if f.Concurrency != "" {
 		c.Concurrency, c.from["concurrency"] = f.Concurrency, path
 	}
-	if f.Sandbox != "" {
-		c.Sandbox, c.from["sandbox"] = f.Sandbox, path
+	for k, v := range f.Ceilings {
+		if c.Ceilings == nil {
+			c.Ceilings = map[string]string{}
+		}
+		c.Ceilings[k], c.from["ceilings."+k] = v, path
 	}
 	if len(f.DataRoots) > 0 {
 		c.DataRoots, c.from["data_roots"] = f.DataRoots, path
@@ -522,11 +561,8 @@ func (c *Config) Describe() []string {
 	if c.Judge != "" {
 		add("judge", c.Judge)
 	}
-	if c.Concurrency != 0 {
-		add("concurrency", fmt.Sprint(c.Concurrency))
-	}
-	if c.Sandbox != "" {
-		add("sandbox", c.Sandbox)
+	if c.Concurrency != "" {
+		add("concurrency", c.Concurrency)
 	}
 	if len(c.DataRoots) > 0 {
 		add("data_roots", strings.Join(c.DataRoots, ", "))
@@ -548,7 +584,27 @@ func (c *Config) Describe() []string {
 	for _, k := range sortedKeys(c.Prices) {
 		add("prices."+k, c.Prices[k])
 	}
+	for _, k := range sortedKeys(c.Ceilings) {
+		add("ceilings."+k, c.Ceilings[k])
+	}
 	return out
+}
+
+// ParseConcurrency reads a concurrency as run -c and the config's
+// concurrency take it: a number of requests in flight (at least 1), or
+// auto, an adaptive limit. Its error starts with the value.
+func ParseConcurrency(text string) (n int, auto bool, err error) {
+	if text = strings.TrimSpace(text); text == "auto" {
+		return 0, true, nil
+	}
+	n, err = strconv.Atoi(text)
+	switch {
+	case err != nil:
+		return 0, false, fmt.Errorf("%q: give a number of requests in flight, or auto", text)
+	case n < 1:
+		return 0, false, fmt.Errorf("%d: at least one request must be in flight", n)
+	}
+	return n, false, nil
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -31,9 +32,9 @@ func TestLoad(t *testing.T) {
 	home := filepath.Join(root, "home")
 	work := filepath.Join(root, "proj")
 	deep := filepath.Join(work, "a", "b")
-	write(t, filepath.Join(xdg, "evalmd", "config.yaml"), "models: [openai/gpt-4o]\nconcurrency: 4\nbase_urls:\n  ollama: http://gpu:11434/v1\n  vllm: http://v:8000/v1\nprices:\n  openai/gpt-4o: 2.5,10\n")
+	write(t, filepath.Join(xdg, "evalmd", "config.yaml"), "models: [openai/gpt-4o]\nconcurrency: 4\nsandbox: none\nbase_urls:\n  ollama: http://gpu:11434/v1\n  vllm: http://v:8000/v1\nprices:\n  openai/gpt-4o: 2.5,10\n")
 	write(t, filepath.Join(home, ".config", "evalmd", "config.yaml"), "judge: openai/from-home\n")
-	write(t, filepath.Join(work, "evalmd.yaml"), "# team defaults\nmodels:\n  - ollama/llama3\n  - mock\nsandbox: none\nbase_urls:\n  ollama: http://team:11434/v1\n")
+	write(t, filepath.Join(work, "evalmd.yaml"), "# team defaults\nmodels:\n  - ollama/llama3\n  - mock\nbase_urls:\n  ollama: http://team:11434/v1\n")
 	if err := os.MkdirAll(deep, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +47,11 @@ func TestLoad(t *testing.T) {
 	if !reflect.DeepEqual(c.Files, want) {
 		t.Errorf("files %q, want %q", c.Files, want)
 	}
-	if !reflect.DeepEqual(c.Models, []string{"ollama/llama3", "mock"}) || c.Concurrency != 4 || c.Sandbox != "none" || c.Judge != "" {
+	if !reflect.DeepEqual(c.Models, []string{"ollama/llama3", "mock"}) || c.Concurrency != "4" || c.Judge != "" {
 		t.Errorf("merged config: %+v", c)
+	}
+	if v, err := setting.Resolve("", nil, c.Settings()...); err != nil || v.Sandbox != "none" || v.From["sandbox"].Source != setting.UserConfig {
+		t.Errorf("the user's sandbox: %q from %+v, %v", v.Sandbox, v.From["sandbox"], err)
 	}
 	if c.BaseURLs["ollama"] != "http://team:11434/v1" || c.BaseURLs["vllm"] != "http://v:8000/v1" {
 		t.Errorf("base URLs: %v", c.BaseURLs)
@@ -188,8 +192,13 @@ func TestParseErrors(t *testing.T) {
 		{"base_urls:\n  openai: https://x/v1\n  openai_token: abc\n", "f.yaml:3: openai_token"},
 		{"judge: sk-abcdef\n", "f.yaml:1: this value looks like an API key"},
 		{"concurrency: -1\n", "f.yaml:1: concurrency -1"},
-		{"models: [a]\nconcurrency: 0\n", "f.yaml:2: concurrency 0: give 1 or more"},
-		{"sandbox: chroot\n", `f.yaml:1: sandbox "chroot"`},
+		{"models: [a]\nconcurrency: 0\n", "f.yaml:2: concurrency 0: at least one request must be in flight"},
+		{"concurrency: lots\n", `f.yaml:1: concurrency "lots": give a number of requests in flight, or auto`},
+		{"concurrency: ''\n", `f.yaml:1: concurrency "": give a number`},
+		{"sandbox: chroot\n", `f.yaml:1: sandbox "chroot": is not bwrap, docker or none`},
+		{"ceilings:\n  tool_memory: 8G\n  temperature: 2\n", `f.yaml:3: ceilings: temperature has no ceiling`},
+		{"ceilings:\n  tool_memory: lots\n", `f.yaml:2: ceilings: tool_memory ceiling "lots" is not a size`},
+		{"ceilings: 8G\n", `f.yaml:1: cannot unmarshal`},
 		{"modles: [a]\n", "f.yaml:1: unknown member modles (known: models,"},
 		{"models: a,b\n", "f.yaml:1: cannot unmarshal"},
 		{"models: ['a,b']\n", "models: give one model per list item"},
@@ -220,4 +229,59 @@ func FuzzParse(f *testing.F) {
 			_ = c.Describe()
 		}
 	})
+}
+
+// concurrency takes what -c takes, auto included, through the one parser
+// (it was an int: "auto" drew a Go decoding message).
+func TestConcurrency(t *testing.T) {
+	for _, text := range []string{"auto", "4", "'12'"} {
+		c, err := Parse("f.yaml", []byte("concurrency: "+text+"\n"))
+		if err != nil || c.Concurrency != strings.Trim(text, "'") {
+			t.Errorf("concurrency: %s: %+v, %v", text, c, err)
+			continue
+		}
+		if _, _, err := ParseConcurrency(c.Concurrency); err != nil {
+			t.Errorf("concurrency: %s: %v", text, err)
+		}
+	}
+	if n, auto, err := ParseConcurrency(" auto "); n != 0 || !auto || err != nil {
+		t.Errorf("auto: %d %v %v", n, auto, err)
+	}
+	if n, auto, err := ParseConcurrency("7"); n != 7 || auto || err != nil {
+		t.Errorf("7: %d %v %v", n, auto, err)
+	}
+}
+
+// A workspace evalmd.yaml may have come with a stranger's sheets: it
+// cannot choose the sandbox or its image, raise a ceiling, or set a
+// setting above its ceiling; the user's own file may do all of these.
+func TestWorkspaceIsAStrangers(t *testing.T) {
+	root := t.TempDir()
+	xdg, ws := filepath.Join(root, "xdg"), filepath.Join(root, "ws")
+	look := Lookup{Dir: root, Getenv: env(map[string]string{"XDG_CONFIG_HOME": xdg})}
+	wsFile, userFile := filepath.Join(ws, "evalmd.yaml"), filepath.Join(xdg, "evalmd", "config.yaml")
+	for _, tc := range []struct {
+		name, workspace, user string
+		want                  string // the error of Load, else of resolving the files' settings; "" none
+	}{
+		{"sandbox none", "models: [mock]\nsandbox: none\n", "",
+			"config " + wsFile + `:2: sandbox "none": cannot come from a workspace evalmd.yaml (it may have come with the sheets); only your config or --sandbox sets it`},
+		{"another image", "sandbox_image: evil/python\n", "", "config " + wsFile + `:1: sandbox_image "evil/python": cannot come from a workspace evalmd.yaml`},
+		{"1000G", "tool_memory: 1000G\n", "", "config " + wsFile + `:1: tool_memory "1000G": is over 4G, the most a sheet or a workspace evalmd.yaml may ask`},
+		{"a ceiling raised", "ceilings:\n  tool_memory: 1000G\n", "", wsFile + ":1: ceilings: a workspace evalmd.yaml (it may have come with sheets) cannot raise what a sheet may ask"},
+		{"1000G under the user's ceiling", "tool_memory: 1000G\n", "ceilings:\n  tool_memory: 1024G\n", ""},
+		{"the user's sandbox and memory", "models: [mock]\n", "sandbox: none\nsandbox_image: mine\ntool_memory: 1000G\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			write(t, wsFile, tc.workspace)
+			write(t, userFile, tc.user)
+			c, err := Load(look.ForSheets(ws))
+			if err == nil {
+				_, err = setting.Resolve("", nil, c.Settings()...)
+			}
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
 }

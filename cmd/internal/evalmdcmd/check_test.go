@@ -16,7 +16,7 @@ func TestCheckFlags(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("check -h: exit %d", code)
 	}
-	for _, want := range []string{"-d string", "-f string", "-base-url string", "-sandbox string", "-sandbox-image string", "-v\t"} {
+	for _, want := range []string{"-d string", "-f string", "-base-url string", "-sandbox NAME", "-sandbox-image IMAGE", "-v\t"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("check -h does not list %q:\n%s", want, stdout)
 		}
@@ -30,14 +30,15 @@ func TestCheckFlags(t *testing.T) {
 		t.Errorf("check --temperature 1: exit %d\n%s", code, stderr)
 	}
 
-	work := t.TempDir()
-	os.WriteFile(filepath.Join(work, "evalmd.yaml"), []byte("sandbox: docker\n"), 0o644)
-	stdout, stderr, _ := evalmd(t, testEnv(t.TempDir(), nil), "check", "-d", work, "--sandbox", "bogus", "-v")
-	if !strings.Contains(stdout, `unknown backend "bogus"`) {
-		t.Errorf("check --sandbox bogus does not check the sandbox given:\n%s%s", stdout, stderr)
+	if _, stderr, code := evalmd(t, testEnv("", nil), "check", "--sandbox", "bogus"); code != 2 || !strings.Contains(stderr, `invalid value "bogus" for flag -sandbox: is not bwrap, docker or none`) {
+		t.Errorf("check --sandbox bogus: exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stdout+stderr, filepath.Join(work, "evalmd.yaml")) {
-		t.Errorf("check -d does not read that folder's config:\n%s%s", stdout, stderr)
+
+	work := t.TempDir()
+	os.WriteFile(filepath.Join(work, "evalmd.yaml"), []byte("models: [mock]\n"), 0o644)
+	stdout, stderr, _ := evalmd(t, testEnv(t.TempDir(), nil), "check", "-d", work, "--sandbox", "none", "-v")
+	if !strings.Contains(stdout, "sandbox: ready: none") || !strings.Contains(stdout, "models: mock ("+filepath.Join(work, "evalmd.yaml")+")") {
+		t.Errorf("check -d --sandbox none does not check that sandbox, or that folder's config:\n%s%s", stdout, stderr)
 	}
 
 	// --base-url is probed, as run --base-url would send every model there.

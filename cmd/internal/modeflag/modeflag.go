@@ -5,7 +5,6 @@
 package modeflag
 
 import (
-	"cmp"
 	"flag"
 	"fmt"
 
@@ -21,9 +20,7 @@ type Flags struct {
 	// Reformat names the model of InfiAgent's reformat step, at
 	// ReformatBaseURL when set.
 	Reformat, ReformatBaseURL string
-
-	Backend   string
-	Image     string
+	// Sandboxes caps the sandboxes in flight (0: the number of cores).
 	Sandboxes int
 }
 
@@ -32,18 +29,15 @@ func Bind(fs *flag.FlagSet) *Flags {
 	f := &Flags{Settings: setting.Bind(fs)}
 	fs.StringVar(&f.Reformat, "reformat", "", "agent mode: rewrite each final answer into the @name[value] format with this model, as InfiAgent's reformat.py (gpt-3.5-turbo-16k there); sheets with reformat: required need it")
 	fs.StringVar(&f.ReformatBaseURL, "reformat-base-url", "", "OpenAI-compatible server of the --reformat model (default: the provider's)")
-	fs.StringVar(&f.Backend, "sandbox", "", "where code runs: bwrap (default), docker, or none (no isolation; warns)")
-	fs.StringVar(&f.Image, "sandbox-image", "", "docker image for --sandbox docker")
 	fs.IntVar(&f.Sandboxes, "sandboxes", 0, "sandboxes in flight at once, apart from -c (default: the number of cores)")
 	return f
 }
 
-// Sandbox is the sandbox configuration the flags ask for; run holds the
-// run's own settings (config and flags), whose tool_timeout and
-// tool_memory are the pool's defaults; backend is the config's, used when
-// --sandbox is not given.
-func (f *Flags) Sandbox(run setting.Values, backend string) (sandbox.Config, error) {
-	c := sandbox.Config{Backend: sandbox.Backend(cmp.Or(f.Backend, backend)), Image: f.Image, Timeout: run.Solve.ToolTimeout,
+// Sandbox is the sandbox configuration of run, the run's own settings
+// (config and flags): the sandbox and its image (never a sheet's or a
+// workspace file's), and the pool's default tool_timeout and tool_memory.
+func (f *Flags) Sandbox(run setting.Values) (sandbox.Config, error) {
+	c := sandbox.Config{Backend: sandbox.Backend(run.Sandbox), Image: run.SandboxImage, Timeout: run.Solve.ToolTimeout,
 		Memory: run.Solve.ToolMemory, MaxInFlight: f.Sandboxes}
 	if f.Sandboxes < 0 {
 		return c, fmt.Errorf("--sandboxes must not be negative")

@@ -31,11 +31,11 @@ func TestFlags(t *testing.T) {
 		s.ToolTimeout != 5*time.Second || s.ToolMemory != 512<<20 {
 		t.Errorf("solve %+v, %v", s, err)
 	}
-	c, err := f.Sandbox(v, "docker")
+	c, err := f.Sandbox(v)
 	if err != nil || c.Backend != "none" || c.Memory != 512<<20 || c.Timeout != 5*time.Second || c.MaxInFlight != 3 {
 		t.Errorf("sandbox %+v, %v", c, err)
 	}
-	if _, err := parse(t, "--sandboxes", "-1").Sandbox(setting.Values{}, ""); err == nil {
+	if _, err := parse(t, "--sandboxes", "-1").Sandbox(setting.Values{}); err == nil {
 		t.Errorf("--sandboxes -1: no error")
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -171,7 +170,7 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 				return err
 			}
 			if *checkOnly {
-				sb, err := modes.Sandbox(runValues, conf.Sandbox)
+				sb, err := modes.Sandbox(runValues)
 				if err != nil {
 					return err
 				}
@@ -180,12 +179,13 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 			if (*sheetFile == "") == (*sheetDir == "") {
 				return cli.Usagef("give one of -f SHEET or -d DIR")
 			}
-			inFlight, adaptive, err := concurrency(*conc)
+			c := *conc
+			if !given["c"] && conf.Concurrency != "" {
+				c = conf.Concurrency // checked as the file was read
+			}
+			inFlight, adaptive, err := concurrency(c)
 			if err != nil {
 				return err
-			}
-			if !given["c"] && conf.Concurrency > 0 {
-				inFlight, adaptive = conf.Concurrency, nil
 			}
 			set, err := benchmarks.Set()
 			if err != nil {
@@ -217,7 +217,7 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 				}
 			}
 			cfg.Settings = runSettings
-			if cfg.Sandbox, err = modes.Sandbox(runValues, conf.Sandbox); err != nil {
+			if cfg.Sandbox, err = modes.Sandbox(runValues); err != nil {
 				return err
 			}
 			// The reformat model has its own server and takes nothing of
@@ -314,19 +314,16 @@ func runOnce(ctx context.Context, cfg harness.Config, stdout, stderr io.Writer, 
 	return err
 }
 
-// concurrency reads -c: a number of requests in flight, or auto for an
-// adaptive limit (then the number is its ceiling, which sizes the
-// connection pool).
+// concurrency reads -c (or the config's concurrency): a number of
+// requests in flight, or auto for an adaptive limit (then the number is
+// its ceiling, which sizes the connection pool).
 func concurrency(v string) (int, *aimd.Config, error) {
-	if v == "auto" {
+	n, auto, err := config.ParseConcurrency(v)
+	switch {
+	case err != nil:
+		return 0, nil, cli.Usagef("-c %v", err)
+	case auto:
 		return aimd.DefaultMax, &aimd.Config{}, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, nil, cli.Usagef("-c %q: give a number of requests in flight, or auto", v)
-	}
-	if n < 1 {
-		return 0, nil, cli.Usagef("-c %d: at least one request must be in flight", n)
 	}
 	return n, nil, nil
 }

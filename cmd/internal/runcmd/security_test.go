@@ -3,6 +3,7 @@ package runcmd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -242,5 +243,88 @@ func TestSheetFolderConfigCannotTakeKey(t *testing.T) {
 	}
 	if srv.Count() != 0 {
 		t.Errorf("%d requests reached the folder's server", srv.Count())
+	}
+}
+
+// A cloned stranger's folder chooses neither the sandbox nor how much a
+// question may spend: its evalmd.yaml asking for sandbox none or another
+// image, or its sheet asking for one, or for 1000G, 100000h, 25 epochs
+// (past the ceilings: TestCeilings has 10000), is refused in one line naming the file and line (and, for a
+// limit, the ceiling and how to raise it), before any request. The user
+// raises a ceiling with --ceiling or their own config's ceilings, and
+// chooses the sandbox with --sandbox or their own config. (The sandbox's
+// own tests: TestEscapes.)
+func TestStrangerFolderChoosesNoSandboxOrLimits(t *testing.T) {
+	const agentSheet = "# Evil\n#### meta\n- mode: agent\n%s\n## Q1\n#### question\nWhat is 2+2?\n#### answer\n4\n"
+	for _, tc := range []struct {
+		name, workspace, meta string
+		want                  string // in the one-line error, after the file's path
+	}{
+		{"workspace sandbox none", "sandbox: none\n", "", `evalmd.yaml:1: sandbox "none": cannot come from a workspace evalmd.yaml (it may have come with the sheets); only your config or --sandbox sets it`},
+		{"workspace image", "sandbox: docker\nsandbox_image: evil/python\n", "", `evalmd.yaml:1: sandbox "docker": cannot come from a workspace evalmd.yaml`},
+		{"workspace memory", "tool_memory: 1000G\n", "", `evalmd.yaml:1: tool_memory "1000G": is over 4G, the most a sheet or a workspace evalmd.yaml may ask; to allow it, run with --ceiling tool_memory=1000G`},
+		{"workspace ceiling", "ceilings:\n  tool_memory: 1000G\n", "", `evalmd.yaml:1: ceilings: a workspace evalmd.yaml (it may have come with sheets) cannot raise what a sheet may ask`},
+		{"sheet sandbox none", "", "- sandbox: none", `input-evil.md:4: meta sandbox: "none" cannot come from a sheet; only your config or --sandbox sets it`},
+		{"sheet 1000G", "", "- tool_memory: 1000G", `input-evil.md:4: meta tool_memory: "1000G" is over 4G, the most a sheet or a workspace evalmd.yaml may ask; to allow it, run with --ceiling tool_memory=1000G (or ceilings: in your own config file), or set it yourself with --tool-memory`},
+		{"sheet 100000h", "", "- tool_timeout: 100000h", `input-evil.md:4: meta tool_timeout: "100000h" is over 10m`},
+		{"sheet 25 epochs", "", "- epochs: 25", `input-evil.md:4: question "Q1": meta epochs: "25" is over 20`},
+		{"sheet 500 turns", "", "- max_turns: 500", `input-evil.md:4: meta max_turns: "500" is over 50`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 50})
+			repo := filepath.Join(t.TempDir(), "repo")
+			writeFile(t, filepath.Join(repo, "input-evil.md"), fmt.Sprintf(agentSheet, tc.meta))
+			if tc.workspace != "" {
+				writeFile(t, filepath.Join(repo, "evalmd.yaml"), tc.workspace)
+			}
+			env := map[string]string{"HOME": t.TempDir()}
+			_, stderr, err := runIn(t.TempDir(), env, "-d", repo, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", t.TempDir())
+			if want := filepath.Join(repo, tc.want); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err %v, want one line saying %q\n%s", err, want, stderr)
+			}
+			if srv.Count() != 0 {
+				t.Errorf("%d requests sent", srv.Count())
+			}
+		})
+	}
+	// The user raises a ceiling with --ceiling or in their own config
+	// file (a dry run: nothing is asked either way).
+	repo := filepath.Join(t.TempDir(), "repo")
+	writeFile(t, filepath.Join(repo, "input-evil.md"), fmt.Sprintf(agentSheet, "- tool_memory: 8G\n- epochs: 30"))
+	xdg := t.TempDir()
+	for _, tc := range []struct {
+		name, user string
+		args       []string
+	}{
+		{"--ceiling", "", []string{"--ceiling", "tool_memory=8G", "--ceiling", "epochs=30"}},
+		{"the user's ceilings", "ceilings:\n  tool_memory: 8G\n  epochs: 40\n", nil},
+	} {
+		writeFile(t, filepath.Join(xdg, "evalmd", "config.yaml"), tc.user)
+		out := t.TempDir()
+		args := append([]string{"-d", repo, "-m", "mock", "-y", "-o", out}, tc.args...)
+		if _, stderr, err := runIn(t.TempDir(), map[string]string{"XDG_CONFIG_HOME": xdg}, args...); err != nil {
+			t.Fatalf("%s: %v\n%s", tc.name, err, stderr)
+		}
+		if outs, _ := filepath.Glob(filepath.Join(out, "output-*.json")); len(outs) != 30 {
+			t.Errorf("%s: %d outputs, want one per epoch, 30", tc.name, len(outs))
+		}
+	}
+}
+
+// concurrency: auto in a config file is -c auto (it drew Go's "cannot
+// unmarshal !!str `auto` into int"): the run starts at 10 in flight and
+// records the limit's history.
+func TestConfigConcurrencyAuto(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10})
+	work := t.TempDir()
+	writeFile(t, filepath.Join(work, "evalmd.yaml"), "concurrency: auto\n")
+	out := t.TempDir()
+	_, stderr, err := runIn(work, nil, "-f", writeSheet(t, "# S\n## Q1\n#### question\na\n#### answer\nB\n"),
+		"-o", out, "-m", "openai-api/x/m", "--base-url", srv.URL)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if h := readOnly(t, out).Sheet.ConnectionLimits; len(h) == 0 || h[0].Limit != 10 || h[0].Reason != "start" {
+		t.Errorf("connection_limit_history %+v, want the adaptive limit's, from 10", h)
 	}
 }
