@@ -5,12 +5,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -172,26 +171,10 @@ func writeRaw(t *testing.T, path string, data []byte) {
 // same (LIME reads each question of each file as a row), and agg's own
 // LIME tables of the parts are agg.py's.
 func TestLIMEAggCountsShards(t *testing.T) {
-	python, src := limeSource(t)
 	dir := t.TempDir()
 	one, parts := filepath.Join(dir, "one"), filepath.Join(dir, "parts")
 	writeShardedRun(t, one, parts, 4)
-	lime := func(in string) string {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		out := filepath.Join(t.TempDir(), "agg-lime.md")
-		cmd := exec.CommandContext(ctx, python, "agg.py", "-i", in, "-o", out)
-		cmd.Dir = src
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("LIME's agg.py: %v\n%s", err, msg)
-		}
-		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(data)
-	}
-	fromOne, fromParts := lime(one), lime(parts)
+	fromOne, fromParts := shared.LIMEAgg(t, one), shared.LIMEAgg(t, parts)
 	if fromOne != fromParts {
 		t.Errorf("agg.py counts the parts otherwise:\n%s\n--- one machine\n%s", fromParts, fromOne)
 	}

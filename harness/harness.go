@@ -135,7 +135,11 @@ type Config struct {
 
 // Summary says what a run wrote.
 type Summary struct {
-	Outputs  []string
+	Outputs []string
+	// Current are the earlier outputs that hold what an output of the run
+	// would (every answer reused, graded alike): the run wrote none in
+	// their place, and added no run.
+	Current  []string
 	Warnings int
 	// GradeFailures counts the questions whose grader failed (graded null).
 	GradeFailures int
@@ -197,6 +201,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return sum, err
 	}
 	w := write.All{files}
+	if !cfg.DryRun {
+		w = append(w, &write.Supersede{Force: cfg.Force, Console: cfg.console()})
+	}
 	if cfg.LogDir != "" {
 		w = append(w, &write.InspectLogs{Dir: cfg.LogDir, Format: cfg.LogFormat, Force: cfg.Force})
 	}
@@ -377,6 +384,7 @@ func (cfg Config) summarize(sum Summary, res execute.Result, err error) (Summary
 	for _, o := range res.Written {
 		sum.Outputs = append(sum.Outputs, o.OutPath)
 	}
+	sum.Current = res.Current
 	sum.GradeFailures, sum.NoJudge = res.GradeFailures, res.NoJudge
 	sum.Questions, sum.Failed, sum.FirstError = res.Questions, res.Failed, res.FirstError
 	if err != nil {

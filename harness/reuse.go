@@ -33,6 +33,7 @@ func reuseAnswers(cfg Config, made map[string]model.Model, outs []*plan.Output, 
 			if ix, err = reuse.Load(filepath.Dir(o.OutPath), o.SheetPath, o.Model, skip); err != nil {
 				cfg.say("warning: %s on %s: %v; asking every question", o.Model, o.SheetPath, err)
 			} else {
+				o.Earlier = ix.Earlier
 				for _, s := range ix.Skipped {
 					cfg.say("warning: not reusing answers from %s", s)
 				}

@@ -41,9 +41,17 @@ func Root(where string) string {
 // ErrNoMatch is returned by Find for a glob pattern that matches nothing.
 var ErrNoMatch = errors.New("no file matches")
 
+// Superseded is the folder, beside the outputs of a run, that the earlier
+// outputs its new ones supersede are moved to (see harness/internal/reuse):
+// history, kept readable (agg -i DIR/superseded reads it) but counted by
+// no reader of DIR. Its files keep their names; LIME's agg.py, which
+// lists only the folder it is given, never sees them either.
+const Superseded = "superseded"
+
 // Find lists the output files at where, sorted. A folder is searched at
-// any depth, and a folder below it that cannot be read is passed to warn
-// and skipped; where itself must be readable. A glob pattern
+// any depth, but for the Superseded folders below it, and a folder below
+// it that cannot be read is passed to warn and skipped; where itself must
+// be readable. A glob pattern
 // ("results/*gpt-4*", as LIME's agg takes) is matched without recursion,
 // as LIME does: the regular files it matches whose names are output names.
 func Find(where string, warn func(error)) ([]string, error) {
@@ -67,6 +75,9 @@ func Find(where string, warn func(error)) ([]string, error) {
 				return fs.SkipDir
 			}
 			return nil
+		}
+		if e.IsDir() && e.Name() == Superseded && p != where {
+			return fs.SkipDir
 		}
 		if !e.IsDir() && isOutputName(e.Name()) {
 			paths = append(paths, p)

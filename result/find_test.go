@@ -8,12 +8,14 @@ import (
 	"testing"
 )
 
-// Find walks a folder at any depth but matches a glob pattern without
+// Find walks a folder at any depth, but for the superseded outputs below
+// it unless it is given that folder, and matches a glob pattern without
 // recursion, keeping regular files with output names (LIME's rule).
 func TestFind(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{"output-a-gpt-4-1.json", "output-b-gpt-3.5-2.json", "sub/output-c-gpt-4-3.json",
-		"notes-gpt-4.json", "output-gpt-4.md", "output-dir-gpt-4.json/output-e.json"} {
+		"notes-gpt-4.json", "output-gpt-4.md", "output-dir-gpt-4.json/output-e.json",
+		"superseded/output-a-gpt-4-0.json", "sub/superseded/output-c-gpt-4-0.json"} {
 		p := filepath.Join(dir, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -35,9 +37,13 @@ func TestFind(t *testing.T) {
 		err   error
 	}{
 		{dir, j("output-a-gpt-4-1.json", "output-b-gpt-3.5-2.json", "output-dir-gpt-4.json/output-e.json", "sub/output-c-gpt-4-3.json"), nil},
+		{filepath.Join(dir, "superseded"), j("superseded/output-a-gpt-4-0.json"), nil},
+		{filepath.Join(dir, "superseded", "*"), j("superseded/output-a-gpt-4-0.json"), nil},
 		{filepath.Join(dir, "*gpt-4*"), j("output-a-gpt-4-1.json"), nil},
 		{filepath.Join(dir, "*"), j("output-a-gpt-4-1.json", "output-b-gpt-3.5-2.json"), nil},
-		{filepath.Join(dir, "*", "output-*"), j("output-dir-gpt-4.json/output-e.json", "sub/output-c-gpt-4-3.json"), nil},
+		// A pattern is matched as LIME's agg matches it: superseded
+		// outputs it names are read.
+		{filepath.Join(dir, "*", "output-*"), j("output-dir-gpt-4.json/output-e.json", "sub/output-c-gpt-4-3.json", "superseded/output-a-gpt-4-0.json"), nil},
 		{filepath.Join(dir, "notes*"), j(), nil},
 		{filepath.Join(dir, "*claude*"), nil, ErrNoMatch},
 		{filepath.Join(dir, "[a"), nil, filepath.ErrBadPattern},

@@ -25,6 +25,10 @@
 // a JSON object without a "sheet" object and a "questions" array is
 // ErrNotOutput. Sheet.ModelLabel (ModelLabel) is the model as agg and the
 // report tell runs apart: its name with its reasoning settings.
+//
+// An answer is one sample however many files carry it (a rerun's reused
+// answers): Sample, SampleOf and File.Samples name it, and every reader
+// that counts answers counts each Sample once.
 package result
 
 import (

@@ -1,11 +1,16 @@
 package evalmdcmd
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/testkit/shared"
+	"github.com/evalmd/evalmd/internal/testkit/syncbuf"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -24,11 +29,26 @@ func edit(t *testing.T, path, old, new string) {
 	}
 }
 
-// The edit loop of issue 20, as a new user runs it: init, run with mock,
-// edit one question and one answer, rerun (1 asked, 2 reused), agg shows
-// the sheet as it is now (3 questions, graded against the current truth:
-// init's config turns on latest_version), and grade -l -w rewrites the
-// .md with a truth edited since.
+// outputs lists the output files (.json and .md) in dir, by base name.
+func outputs(t *testing.T, dir string) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "output-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range paths {
+		paths[i] = filepath.Base(p)
+	}
+	return paths
+}
+
+// The edit loop as a new user runs it, with mock: init, run, rerun the
+// unchanged sheet (no new run: nothing written, agg counts 3 questions and
+// no consistency), edit one question and one answer and rerun (1 asked, 2
+// reused; the first output superseded, put aside), grade, then a sheet
+// saved half-written under run --watch (one line, nothing run, the
+// leaderboard unchanged). Then evalmd agg and LIME's own agg.py count the
+// folder alike: each current question once.
 func TestEditLoop(t *testing.T) {
 	env := testEnv(t.TempDir(), nil) // a new user's current folder, elsewhere
 	dir := filepath.Join(t.TempDir(), "evals")
@@ -47,10 +67,49 @@ func TestEditLoop(t *testing.T) {
 	if len(first) != 1 {
 		t.Fatalf("outputs after the first run: %v", first)
 	}
+	agg := func() string {
+		t.Helper()
+		stdout, stderr, code := evalmd(t, env, "agg", "-i", results)
+		if code != 0 {
+			t.Fatalf("agg: exit %d\n%s", code, stderr)
+		}
+		return stdout
+	}
 
+	// The unchanged sheet rerun: nothing asked, nothing written, no run
+	// added.
+	stdout, stderr, code := evalmd(t, env, runArgs...)
+	if code != 0 {
+		t.Fatalf("rerun: exit %d\n%s", code, stderr)
+	}
+	if want := "mock on input-first-steps.md: 0/3 correct, nothing asked: current, " + filepath.Base(first[0]) + " holds these answers graded alike; nothing written"; !strings.Contains(stderr, want) {
+		t.Errorf("the unchanged rerun does not say %q:\n%s", want, stderr)
+	}
+	if !strings.Contains(stdout, "| mock  | 3 (0 asked, 3 reused) |") {
+		t.Errorf("the unchanged rerun's summary does not say 0 asked, 3 reused:\n%s", stdout)
+	}
+	if got := outputs(t, results); len(got) != 2 {
+		t.Errorf("the unchanged rerun left %v, want the first run's .json and .md", got)
+	}
+	report := agg()
+	for _, want := range []string{
+		"| First-Steps  | mock         |               3 |             0 |",
+		"| First-Steps  | mock         |        1 |",
+		"| mock  |      3 |       0 |     3 |    0.000 |",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("agg after the unchanged rerun does not show %q:\n%s", want, report)
+		}
+	}
+	if strings.Contains(report, "consistency") {
+		t.Errorf("agg computes a consistency over one answer per question:\n%s", report)
+	}
+
+	// One question and one answer edited: 1 asked, 2 reused; the first
+	// output, superseded, put aside.
 	edit(t, sheet, "What is the capital of France?", "What is the capital city of France?")
 	edit(t, sheet, "B<EVAL-ENDCHAR>", "C<EVAL-ENDCHAR>")
-	stdout, stderr, code := evalmd(t, env, runArgs...)
+	stdout, stderr, code = evalmd(t, env, runArgs...)
 	if code != 0 {
 		t.Fatalf("rerun: exit %d\n%s", code, stderr)
 	}
@@ -61,38 +120,28 @@ func TestEditLoop(t *testing.T) {
 		t.Errorf("the run's summary does not say 1 asked, 2 reused:\n%s", stdout)
 	}
 	all, _ := filepath.Glob(filepath.Join(results, "output-*.json"))
-	var newest string
-	for _, p := range all {
-		if p != first[0] {
-			newest = p
-		}
+	if len(all) != 1 || all[0] == first[0] {
+		t.Fatalf("after the edit the folder holds %v, want the rerun's output alone", all)
 	}
-	if newest == "" {
-		t.Fatalf("the rerun wrote no new output: %v", all)
+	newest := all[0]
+	if aside := outputs(t, filepath.Join(results, result.Superseded)); len(aside) != 2 || aside[0] != filepath.Base(first[0]) {
+		t.Errorf("superseded: %v, want the first run's .json and .md", aside)
 	}
-
-	// agg counts the sheet as it is now: one run of 3 questions, Planet-
-	// Count right against its current truth (1 of 3), and says the older
-	// version was left out.
-	stdout, stderr, code = evalmd(t, env, "agg", "-i", results)
-	if code != 0 {
-		t.Fatalf("agg: exit %d\n%s", code, stderr)
-	}
+	// agg counts the sheet as it is now: one run of 3 questions,
+	// Planet-Count right against its current truth (1 of 3).
+	report = agg()
 	for _, want := range []string{
 		"| First-Steps  | mock         |               3 |          0.33 |",
 		"| First-Steps  | mock         |        1 |",
 	} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("agg does not show %q:\n%s", want, stdout)
+		if !strings.Contains(report, want) {
+			t.Errorf("agg does not show %q:\n%s", want, report)
 		}
 	}
-	if !strings.Contains(stderr, "agg: sheet First-Steps: counting only the newest version of its questions") ||
-		!strings.Contains(stderr, "left out: ") || !strings.Contains(stderr, filepath.Base(first[0])) {
-		t.Errorf("agg does not say it left the older version out:\n%s", stderr)
-	}
 
-	// A truth edited after the run: grade -l -w refreshes it from the
-	// sheet and rewrites the .md with the JSON.
+	// Grading mode: grade -l -w (and liberal kept by the reruns after
+	// it) is this step. A truth edited after the run: grade -l -w
+	// refreshes it from the sheet and rewrites the .md with the JSON.
 	edit(t, sheet, "Paris<EVAL-ENDCHAR>", "C<EVAL-ENDCHAR>")
 	md := result.MarkdownPath(newest)
 	before, err := os.ReadFile(md)
@@ -119,4 +168,42 @@ func TestEditLoop(t *testing.T) {
 	if !strings.Contains(string(after), "### Capital-France") || !strings.Contains(string(after), "**Reused from:**") {
 		t.Errorf("the rewritten .md lost a question or the reused marks:\n%s", after)
 	}
+
+	// run --watch: the sheet saved half-written is one line, is not run,
+	// and the leaderboard stays as it was.
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var log syncbuf.Buffer
+	done := background(ctx, env, &log, append([]string{"run", "--watch"}, runArgs[1:]...)...)
+	waitFor(t, &log, regexp.MustCompile(`watching 1 sheet for changes`))
+	files, board := outputs(t, results), agg()
+	if err := os.WriteFile(sheet, []byte("# First-Steps\n\n## Half\n#### answer\nX\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, &log, regexp.MustCompile(`(?s)watching 1 sheet for changes.*watching 1 sheet for changes`))
+	cancel()
+	if err := done(); err != nil {
+		t.Errorf("the watch ended with %v", err)
+	}
+	said := log.String()
+	if want := "not run: " + sheet + `:3: question "Half" has no question section`; strings.Count(said, want) != 1 || strings.Count(said, "Half") != 1 {
+		t.Errorf("the half-saved sheet is not one line %q:\n%s", want, said)
+	}
+	if got := outputs(t, results); !slices.Equal(got, files) {
+		t.Errorf("the half-saved sheet changed the outputs: %v, were %v", got, files)
+	}
+	report = agg()
+	if report != board {
+		t.Errorf("the half-saved sheet changed the leaderboard:\n%s\nwas\n%s", report, board)
+	}
+
+	// LIME's own agg.py reads the folder as agg does: the same three
+	// tables, each current question once.
+	t.Run("LIME's agg.py", func(t *testing.T) {
+		lime := shared.LIMEAgg(t, results)
+		ours, _, _ := strings.Cut(report, "### Models")
+		if strings.TrimSpace(ours) != strings.TrimSpace(lime) {
+			t.Errorf("LIME's agg.py counts the folder otherwise:\n--- agg\n%s\n--- agg.py\n%s", ours, lime)
+		}
+	})
 }

@@ -198,29 +198,28 @@ func TestRerunResumesWithReuse(t *testing.T) {
 	if !strings.Contains(log.String(), "resuming run") || !strings.Contains(log.String(), "2 asked, 1 reused") {
 		t.Errorf("the resume did not say it resumed and reused:\n%s", log.String())
 	}
+	// The first run's output is superseded (its one answer to the sheet as
+	// it is now is in the rerun's): put aside.
 	outs, _ := filepath.Glob(filepath.Join(out, "output-edit-*.json"))
-	if len(outs) != 2 {
-		t.Fatalf("outputs %v, want the first run's and the resumed run's", outs)
+	aside, _ := filepath.Glob(filepath.Join(out, result.Superseded, "output-edit-*.json"))
+	if len(outs) != 1 || len(aside) != 1 {
+		t.Fatalf("outputs %v, superseded %v; want the resumed run's, and the first run's put aside", outs, aside)
 	}
-	for _, p := range outs {
-		f, err := result.Read(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f.Sheet.Version != editVersion(t, edited) {
-			continue // the first run's
-		}
-		for i, q := range f.Questions {
-			if q.Error != nil || q.Completion == nil {
-				t.Errorf("%s: not answered: %v", q.Name, q.Error)
-			}
-			if reused := q.ReusedFrom != ""; reused != (i == 2) {
-				t.Errorf("%s: reused from %q", q.Name, q.ReusedFrom)
-			}
-		}
-		return
+	f, err := result.Read(outs[0])
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Error("no output of the edited sheet")
+	if f.Sheet.Version != editVersion(t, edited) {
+		t.Fatalf("the output is not of the edited sheet")
+	}
+	for i, q := range f.Questions {
+		if q.Error != nil || q.Completion == nil {
+			t.Errorf("%s: not answered: %v", q.Name, q.Error)
+		}
+		if reused := q.ReusedFrom == filepath.Base(aside[0]); reused != (i == 2) {
+			t.Errorf("%s: reused from %q", q.Name, q.ReusedFrom)
+		}
+	}
 }
 
 // editVersion is the version run records for the sheet text.
@@ -240,4 +239,83 @@ func editVersion(t *testing.T, text string) string {
 		t.Fatal(err)
 	}
 	return f.Sheet.Version
+}
+
+// A rerun that would ask nothing and grade alike adds no run: it writes
+// nothing and says which output is current. One that reuses every answer
+// but grades them against an edited truth writes the regraded output and
+// puts the earlier one aside (superseded); --fresh samples the model
+// again, and both runs stay.
+func TestRerunUnchangedWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	sheet := filepath.Join(dir, "input-edit.md")
+	out := filepath.Join(dir, "results")
+	if err := os.WriteFile(sheet, []byte(reuseSheet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runOnce := func(extra ...string) (string, string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), &stdout, &stderr, append([]string{"-f", sheet, "-m", "mock", "-o", out, "--mock-reply", "100"}, extra...)); err != nil {
+			t.Fatalf("run: %v\n%s", err, stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+	count := func(dir string) int {
+		paths, _ := filepath.Glob(filepath.Join(dir, "output-edit-*"))
+		return len(paths)
+	}
+	runOnce()
+	first := onlyOutput(t, out)
+	stdout, stderr := runOnce()
+	if want := "mock on input-edit.md: 1/3 correct, nothing asked: current, " + filepath.Base(first) + " holds these answers graded alike; nothing written"; !strings.Contains(stderr, want) {
+		t.Errorf("the rerun does not say %q:\n%s", want, stderr)
+	}
+	if !strings.Contains(stdout, "3 (0 asked, 3 reused)") {
+		t.Errorf("the summary does not say 0 asked, 3 reused:\n%s", stdout)
+	}
+	if n := count(out); n != 2 {
+		t.Errorf("the rerun left %d files (want the first run's .json and .md)", n)
+	}
+
+	if err := os.WriteFile(sheet, []byte(strings.Replace(reuseSheet, "8<EVAL", "100<EVAL", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr = runOnce()
+	if !strings.Contains(stderr, "mock on input-edit.md: 2/3 correct, 0 asked, 3 reused") || !strings.Contains(stderr, "moved "+filepath.Base(first)) {
+		t.Errorf("the rerun after a truth edit does not regrade and put the first output aside:\n%s", stderr)
+	}
+	if n, aside := count(out), count(filepath.Join(out, result.Superseded)); n != 2 || aside != 2 {
+		t.Errorf("after the truth edit: %d files, %d put aside; want 2 and 2", n, aside)
+	}
+
+	runOnce("--fresh")
+	if n := count(out); n != 4 {
+		t.Errorf("after --fresh: %d files, want the two samples' 4", n)
+	}
+}
+
+// A sheet saved half-written (no question, a question without its
+// question or its answer section) is not run: one line naming the file
+// and line, a non-zero exit, nothing written.
+func TestHalfSavedSheetNotRun(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"# First-Steps\n\n## Half\n#### answer\nX\n", `:3: question "Half" has no question section`},
+		{"# First-Steps\n\n## Q\n#### question\nWhat is\n", `:3: question "Q" has no answer section`},
+		{"# First-Steps\n\n#### question\nAnswer only.\n", ":1: the sheet has no question"},
+	} {
+		dir := t.TempDir()
+		sheet := filepath.Join(dir, "input-half.md")
+		if err := os.WriteFile(sheet, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var log bytes.Buffer
+		err := run(context.Background(), &log, &log, []string{"-f", sheet, "-m", "mock", "-o", filepath.Join(dir, "out")})
+		if err == nil || !strings.HasPrefix(err.Error(), "not run: "+sheet+tc.want) {
+			t.Errorf("%q: %v, want not run: %s%s", tc.text, err, sheet, tc.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+			t.Errorf("%q: an output folder was made", tc.text)
+		}
+	}
 }

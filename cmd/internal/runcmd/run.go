@@ -301,13 +301,13 @@ func runOnce(ctx context.Context, cfg harness.Config, stdout, stderr io.Writer, 
 	// files there (one a line, for scripts): then to stderr.
 	table := stdout
 	if verbose {
-		for _, p := range sum.Outputs {
+		for _, p := range append(slices.Clip(sum.Outputs), sum.Current...) {
 			fmt.Fprintln(stdout, p)
 		}
 		table = stderr
 	}
 	if !dryRun {
-		if werr := writeSummary(table, stderr, sum.Outputs); werr != nil && err == nil {
+		if werr := writeSummary(table, stderr, sum.Outputs, sum.Current); werr != nil && err == nil {
 			err = werr
 		}
 	}

@@ -206,14 +206,14 @@ func TestServedModelResumedAndReused(t *testing.T) {
 		if !strings.Contains(log.String(), "1 asked, 2 reused") {
 			t.Fatalf("the rerun did not reuse 2 answers:\n%s", log.String())
 		}
+		// The first run's output is put aside, superseded by the rerun's.
 		paths, _ := filepath.Glob(filepath.Join(out, "output-*.json"))
-		for _, p := range paths {
-			if p != first {
-				checkServed(t, p, "", "gpt-4o", map[string]string{"Q1": "snap-1", "Q2": "snap-2", "Q3": "snap-1"})
-			}
+		if len(paths) != 1 || paths[0] == first {
+			t.Fatalf("outputs %v, want the rerun's alone", paths)
 		}
-		if len(paths) != 2 {
-			t.Errorf("outputs %v, want the first run's and the rerun's", paths)
+		checkServed(t, paths[0], "", "gpt-4o", map[string]string{"Q1": "snap-1", "Q2": "snap-2", "Q3": "snap-1"})
+		if _, err := os.Stat(filepath.Join(out, result.Superseded, filepath.Base(first))); err != nil {
+			t.Errorf("the first run's output was not put aside: %v", err)
 		}
 	})
 }

@@ -222,7 +222,11 @@ func TestRunSubsetResumes(t *testing.T) {
 			t.Errorf("%s: not answered after the resume: %v", q.Name, q.Error)
 		}
 	}
-	if all, _ := filepath.Glob(filepath.Join(out, "output-*.json")); len(all) != 2 {
-		t.Errorf("outputs %v, want the two runs'", all)
+	// The --limit 2 output is superseded: its answers are all in the
+	// --limit 3 one's, reused.
+	all, _ := filepath.Glob(filepath.Join(out, "output-*.json"))
+	aside, _ := filepath.Glob(filepath.Join(out, result.Superseded, "output-*.json"))
+	if len(all) != 1 || len(aside) != 1 {
+		t.Errorf("outputs %v, superseded %v; want the --limit 3 run's, and the --limit 2 one's put aside", all, aside)
 	}
 }

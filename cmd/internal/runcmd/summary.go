@@ -19,8 +19,10 @@ import (
 // graded liberally. It is boxed on a terminal and markdown otherwise. A file that cannot be
 // read back is named instead of counted. A run of several epochs has an
 // epochs column (a model's most), its questions counted once (epoch 1's)
-// and its correct answers out of every epoch's.
-func writeSummary(w, stderr io.Writer, outputs []string) error {
+// and its correct answers out of every epoch's. current are the earlier
+// outputs that held what the run would have written (nothing was): their
+// questions are counted as reused, and nothing was spent on them.
+func writeSummary(w, stderr io.Writer, outputs, current []string) error {
 	type row struct {
 		questions, correct, answered, errors, in, out, reasoning int
 		answers, epochs                                          int
@@ -35,7 +37,8 @@ func writeSummary(w, stderr io.Writer, outputs []string) error {
 	rows := map[string]*row{}
 	var models []string
 	epochs := false
-	for _, p := range outputs {
+	for i, p := range append(slices.Clip(outputs), current...) {
+		isCurrent := i >= len(outputs)
 		f, err := result.Read(p)
 		if err != nil {
 			fmt.Fprintf(stderr, "warning: the summary leaves out %v\n", err)
@@ -64,14 +67,16 @@ func writeSummary(w, stderr io.Writer, outputs []string) error {
 			if q.Grade != nil && *q.Grade {
 				r.correct++
 			}
-			if q.ReusedFrom != "" {
+			if q.ReusedFrom != "" || isCurrent {
 				r.reused++
 			}
 			if q.Liberal() {
 				r.liberal++
 			}
 		}
-		if t := f.Sheet.Totals; t != nil {
+		if t := f.Sheet.Totals; t != nil && isCurrent {
+			r.answered += t.Answered
+		} else if t != nil {
 			r.answered += t.Answered
 			r.errors += t.Errors
 			r.in += t.InputTokens

@@ -17,7 +17,7 @@ import (
 // watchSheets is run --watch: cfg's sheets (file's, or those below dir)
 // are run by runOnce, then again each time one is saved.
 func watchSheets(ctx context.Context, cfg harness.Config, file, dir string, runOnce func(context.Context, harness.Config) error, stderr io.Writer) error {
-	sw := sheetWatch{schema: cfg.Schema, stderr: stderr, run: func(ctx context.Context, sheets []string) error {
+	sw := sheetWatch{schema: cfg.Schema, graded: !cfg.DryRun, stderr: stderr, run: func(ctx context.Context, sheets []string) error {
 		cfg := cfg
 		cfg.Sheets = sheets
 		return runOnce(ctx, cfg)
@@ -41,6 +41,9 @@ type sheetWatch struct {
 	// schema reads them (nil: the built-in one), to refuse a malformed
 	// sheet before the run, which would stop at it and run no other.
 	schema *schema.Schema
+	// graded says the runs grade (no dry run): a question without an
+	// answer section keeps its sheet from running (CheckComplete).
+	graded bool
 	// run runs these sheets and writes its summary.
 	run func(ctx context.Context, sheets []string) error
 	// interval is the watch's poll (and debounce) interval; 0: the
@@ -76,12 +79,16 @@ func (sw sheetWatch) loop(ctx context.Context) error {
 	}
 }
 
-// runSheets runs the sheets that parse; each that does not, and the run's
-// error, is one line on stderr. It returns the run's error.
+// runSheets runs the sheets that parse whole (sheet.Doc.CheckComplete);
+// each that does not, and the run's error, is one line on stderr. It returns the run's error.
 func (sw sheetWatch) runSheets(ctx context.Context, sheets []string) error {
 	var good []string
 	for _, p := range sheets {
-		if _, err := sheet.ParseFile(p, sw.schema); err != nil {
+		doc, err := sheet.ParseFile(p, sw.schema)
+		if err == nil {
+			err = doc.CheckComplete(sw.graded)
+		}
+		if err != nil {
 			fmt.Fprintf(sw.stderr, "not run: %v\n", err)
 			continue
 		}

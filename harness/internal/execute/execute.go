@@ -22,6 +22,7 @@ import (
 
 	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/harness/internal/plan"
+	"github.com/evalmd/evalmd/harness/internal/reuse"
 	"github.com/evalmd/evalmd/harness/internal/write"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/regrade"
@@ -67,6 +68,10 @@ type Batch struct {
 // Result is what the step did: the outputs written and their counts.
 type Result struct {
 	Written []*plan.Output
+	// Current are the earlier output files that hold what an output of
+	// the run would (every answer reused, graded alike): none was written
+	// in their place.
+	Current []string
 	// GradeFailures counts the questions whose grader failed (graded
 	// null), NoJudge those left null for want of a judge model.
 	GradeFailures, NoJudge int
@@ -102,6 +107,9 @@ type sheetRun struct {
 	encoded  [][]byte // each question as the output file holds it, once graded
 	firstErr string   // the first failed question's error, in sheet order
 	written  bool
+	// current is the earlier output that holds what this one would, when
+	// one does: nothing is written (reuse.Repeats).
+	current string
 }
 
 // slot is where an outcome goes: a sheet run and a question of it.
@@ -203,6 +211,9 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 	wg.Wait()
 
 	for _, sr := range runs {
+		if sr.current != "" {
+			res.Current = append(res.Current, sr.current)
+		}
 		if !sr.written {
 			continue
 		}
@@ -460,6 +471,13 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 	reasoning := ""
 	if sr.reasonTok > 0 {
 		reasoning = fmt.Sprintf(" (%d reasoning)", sr.reasonTok)
+	}
+	if e, ok := reuse.Repeats(o.OutPath, o.File, o.Earlier); ok {
+		// Nothing asked, nothing graded otherwise: the run adds no run.
+		opt.Console.Say("%s on %s: %d/%d correct%s, nothing asked: current, %s holds these answers graded alike; nothing written",
+			o.Model, sheet, correct, n, subset, filepath.Base(e.Path))
+		sr.current = e.Path
+		return nil
 	}
 	opt.Console.Say("%s on %s: %d/%d correct%s%s%s, %s, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out%s, %s, %.1fs",
 		o.Model, sheet, correct, n, subset, ungraded, sr.reusedNote(), answered, errs, sr.noAnswer,

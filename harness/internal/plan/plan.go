@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/evalmd/evalmd/harness/internal/reuse"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 )
@@ -227,6 +228,11 @@ type Output struct {
 	// Reused marks the questions answered from an earlier output, not
 	// asked (see harness/internal/reuse); nil when none is.
 	Reused []bool
+	// Earlier are the earlier outputs of its sheet and model in its
+	// folder, oldest first (reuse.Index's): one it would only repeat is
+	// not written again (reuse.Repeats), and those it supersedes are
+	// moved aside once it is written (reuse.Supersedes).
+	Earlier []reuse.Earlier
 }
 
 // Prices are a run's price overrides: One for every model (--price), else

@@ -91,7 +91,10 @@ func (s *Sheet) Plan(run []setting.Layer) (plan.Sheet, error) {
 }
 
 // Read parses the sheets, saying each warning (and how many were said):
-// the parser's, and a meta key no setting, package or benchmark reads.
+// the parser's, and a meta key no setting, package or benchmark reads. A
+// sheet that lacks a question, a question's question or its answer
+// (sheet.Doc.CheckComplete: saved half-written) stops the run before
+// anything is asked or written.
 func Read(paths []string, opt Options) ([]Sheet, int, error) {
 	warnings := 0
 	var out []Sheet
@@ -99,6 +102,9 @@ func Read(paths []string, opt Options) ([]Sheet, int, error) {
 		doc, err := sheet.ParseFile(path, opt.Schema)
 		if err != nil {
 			return nil, warnings, err
+		}
+		if err := doc.CheckComplete(!opt.DryRun); err != nil {
+			return nil, warnings, fmt.Errorf("not run: %w", err)
 		}
 		for _, w := range doc.Warnings {
 			opt.say("warning: %s", w)

@@ -66,6 +66,16 @@ type Index struct {
 	// not be (each with the reason; they are left out, not fatal).
 	Files   []string
 	Skipped []string
+	// Earlier are the earlier outputs in the folder itself (not those
+	// superseded), oldest first: the run's output may repeat one
+	// (Repeats) or supersede some (Supersedes).
+	Earlier []Earlier
+}
+
+// Earlier is an earlier output of a sheet and model.
+type Earlier struct {
+	Path string
+	File *result.File
 }
 
 // answer is an answered question of an earlier output and its file.
@@ -75,25 +85,69 @@ type answer struct {
 }
 
 // Load indexes the earlier outputs of the sheet at sheetPath on the model
-// named modelName in dir: the files result.FileName names for them, with
-// any run id, whose model is modelName and that are no dry run. skip is a
-// file left out (the output the run itself writes, when it resumes). A
-// newer file's answer wins over an older one's, by the time its run
-// started.
+// named modelName in dir and in its result.Superseded folder (an answer
+// put aside is still an answer: a question edited and edited back is not
+// asked again): the files result.FileName names for them, with any run
+// id, whose model is modelName and that are no dry run. skip is a file
+// left out (the output the run itself writes, when it resumes). A newer
+// file's answer wins over an older one's, by the time its run started.
 func Load(dir, sheetPath, modelName, skip string) (*Index, error) {
 	ix := &Index{byKey: map[string]answer{}}
+	current, err := list(dir, sheetPath, modelName, skip, ix)
+	if err != nil {
+		return nil, err
+	}
+	aside, err := list(filepath.Join(dir, result.Superseded), sheetPath, modelName, skip, ix)
+	if err != nil {
+		return nil, err
+	}
+	files := append(current, aside...)
+	// Oldest first, so a newer answer to a key replaces an older one.
+	sort.SliceStable(files, func(i, j int) bool { return files[i].before(files[j]) })
+	for _, fd := range files {
+		ix.Files = append(ix.Files, fd.path)
+		for i := range fd.f.Questions {
+			q := &fd.f.Questions[i]
+			if q.RequestKey == "" || q.Error != nil || q.Unanswered || q.Completion == nil {
+				continue
+			}
+			ix.byKey[q.RequestKey] = answer{q, filepath.Base(fd.path)}
+		}
+	}
+	sort.SliceStable(current, func(i, j int) bool { return current[i].before(current[j]) })
+	for _, fd := range current {
+		ix.Earlier = append(ix.Earlier, Earlier{fd.path, fd.f})
+	}
+	return ix, nil
+}
+
+// found is an earlier output read.
+type found struct {
+	path    string
+	f       *result.File
+	written time.Time // runs started in one second are ordered by it
+}
+
+// before says whether a's run started before b's.
+func (a found) before(b found) bool {
+	at, aok := a.f.Sheet.StartTime()
+	bt, bok := b.f.Sheet.StartTime()
+	if aok && bok && !at.Equal(bt) {
+		return at.Before(bt)
+	}
+	return a.written.Before(b.written)
+}
+
+// list reads the earlier outputs of the sheet and model in dir (none when
+// dir is missing); files it cannot read are added to ix.Skipped.
+func list(dir, sheetPath, modelName, skip string, ix *Index) ([]found, error) {
 	base := strings.TrimSuffix(result.FileName(sheetPath, modelName, ""), ".json")
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return ix, nil
+		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("earlier outputs: %w", err)
-	}
-	type found struct {
-		path    string
-		f       *result.File
-		written time.Time // runs started in one second are ordered by it
 	}
 	var files []found
 	for _, e := range entries {
@@ -123,26 +177,7 @@ func Load(dir, sheetPath, modelName, skip string) (*Index, error) {
 		}
 		files = append(files, fd)
 	}
-	// Oldest first, so a newer answer to a key replaces an older one.
-	sort.SliceStable(files, func(i, j int) bool {
-		a, aok := files[i].f.Sheet.StartTime()
-		b, bok := files[j].f.Sheet.StartTime()
-		if aok && bok && !a.Equal(b) {
-			return a.Before(b)
-		}
-		return files[i].written.Before(files[j].written)
-	})
-	for _, fd := range files {
-		ix.Files = append(ix.Files, fd.path)
-		for i := range fd.f.Questions {
-			q := &fd.f.Questions[i]
-			if q.RequestKey == "" || q.Error != nil || q.Unanswered || q.Completion == nil {
-				continue
-			}
-			ix.byKey[q.RequestKey] = answer{q, filepath.Base(fd.path)}
-		}
-	}
-	return ix, nil
+	return files, nil
 }
 
 // sameFile says whether a and b name one file (b need not exist).

@@ -10,9 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/evalmd/evalmd/harness/internal/plan"
+	"github.com/evalmd/evalmd/harness/internal/reuse"
 	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/result"
@@ -192,4 +195,49 @@ func (l *InspectLogs) Close() error {
 // line drawn in place, or "").
 func say(w io.Writer, clear, format string, args ...any) {
 	fmt.Fprint(w, clear+fmt.Sprintf(format, args...)+"\n")
+}
+
+// Supersede moves aside, once an output is written, the earlier outputs
+// of its sheet and model that it supersedes (reuse.Supersedes): each,
+// with its markdown, into the result.Superseded folder beside it, where
+// no reader of the folder counts it. One it may not move (edited since
+// evalmd wrote it, not evalmd's, a name taken there) stays, said in one
+// line; agg still counts each answer once.
+type Supersede struct {
+	Force   bool
+	Console Console
+}
+
+func (s *Supersede) Write(o *plan.Output, _ [][]byte) error {
+	var moved []string
+	for _, e := range o.Earlier {
+		if !reuse.Supersedes(o.OutPath, o.File, e) {
+			continue
+		}
+		dir := filepath.Join(filepath.Dir(e.Path), result.Superseded)
+		if _, err := outfile.Move(e.Path, dir, outfile.Options{Force: s.Force}); err != nil {
+			s.Console.Say("warning: %s on %s: leaving %s where it is: %v", o.Model, filepath.Base(o.SheetPath), e.Path, err)
+			continue
+		}
+		moved = append(moved, filepath.Base(e.Path))
+		if md := result.MarkdownPath(e.Path); exists(md) {
+			if _, err := outfile.Move(md, dir, outfile.Options{Force: s.Force}); err != nil {
+				s.Console.Say("warning: %s on %s: leaving %s where it is: %v", o.Model, filepath.Base(o.SheetPath), md, err)
+			}
+		}
+	}
+	if len(moved) > 0 {
+		s.Console.Say("%s on %s: moved %s to %s (superseded: its answers to the sheet as it is now are all in %s)",
+			o.Model, filepath.Base(o.SheetPath), strings.Join(moved, ", "), filepath.Join(filepath.Dir(o.OutPath), result.Superseded),
+			filepath.Base(o.OutPath))
+	}
+	return nil
+}
+
+func (s *Supersede) Close() error { return nil }
+
+// exists says whether path names something.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }

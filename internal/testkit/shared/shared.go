@@ -3,10 +3,13 @@
 package shared
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // Dir returns the absolute path of the shared folder, found as "shared"
@@ -104,4 +107,38 @@ func moduleRoot() (string, error) {
 		}
 		d = p
 	}
+}
+
+// LIMEAgg runs LIME's own agg.py on dir and returns the markdown it
+// writes. LIME's source (github.com/sutt/lime at e03f8c2, the version agg
+// follows) is the checkout EVALMD_LIME_SRC names, run by Debian's Python
+// with pandas and tabulate (DataFrame.to_markdown). LIME's source is not
+// in ../shared and CI reaches no code host, so without EVALMD_LIME_SRC the
+// test is skipped, in CI too; a named checkout that is not one fails.
+func LIMEAgg(t testing.TB, dir string) string {
+	t.Helper()
+	src := os.Getenv("EVALMD_LIME_SRC")
+	if src == "" {
+		t.Skip("EVALMD_LIME_SRC names no checkout of github.com/sutt/lime (git checkout e03f8c2)")
+	}
+	if _, err := os.Stat(filepath.Join(src, "agg.py")); err != nil {
+		t.Fatalf("EVALMD_LIME_SRC: %v", err)
+	}
+	const python = "/usr/bin/python3"
+	if err := exec.Command(python, "-c", "import pandas, tabulate").Run(); err != nil {
+		Missing(t, "needs "+python+" with pandas and tabulate (apt-get install python3-pandas python3-tabulate): "+err.Error())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out := filepath.Join(t.TempDir(), "agg-lime.md")
+	cmd := exec.CommandContext(ctx, python, "agg.py", "-i", dir, "-o", out)
+	cmd.Dir = src
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("LIME's agg.py: %v\n%s", err, msg)
+	}
+	lime, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(lime)
 }

@@ -1,0 +1,118 @@
+package reuse
+
+import (
+	"maps"
+	"reflect"
+
+	"github.com/evalmd/evalmd/result"
+)
+
+// An answer is one sample however many files carry it (result.Sample).
+// After a rerun, then, an earlier output of the same sheet and model may
+// hold nothing the new one does not: every answer it has to a question as
+// the sheet is now is in the new output too, reused. It is superseded: the
+// run moves it aside, into the result.Superseded folder beside it, where
+// it stays readable as history and no reader of the folder counts it
+// (Supersedes). And a rerun that would write what an earlier output holds
+// already, the same answers graded alike, writes nothing: that output is
+// current (Repeats).
+
+// Repeats returns the newest earlier output that f, a run's output
+// answered and graded (to be written at path), would only repeat: of the
+// same model and settings, epoch, subset, shard and version of the sheet, and
+// question by question the same sample (every answer reused), meta, texts,
+// grader and grade.
+func Repeats(path string, f *result.File, earlier []Earlier) (Earlier, bool) {
+	for i := len(earlier) - 1; i >= 0; i-- {
+		if e := earlier[i]; sameRun(&e.File.Sheet, &f.Sheet) && sameAnswers(e.Path, e.File, path, f) {
+			return e, true
+		}
+	}
+	return Earlier{}, false
+}
+
+// sameRun says whether two outputs' sheet parts are alike but for their
+// run: its id, time, totals and connection limits.
+func sameRun(a, b *result.Sheet) bool {
+	ae, an := a.EpochOf()
+	be, bn := b.EpochOf()
+	return a.Name == b.Name && a.ModelLabel() == b.ModelLabel() && ae == be && an == bn && !a.DryRun && !b.DryRun &&
+		a.Version != "" && a.Version == b.Version && maps.Equal(a.MetaData, b.MetaData) && eqString(a.Question, b.Question) &&
+		reflect.DeepEqual(a.Subset, b.Subset) && a.Shard == b.Shard && a.Shards == b.Shards && reflect.DeepEqual(a.Settings, b.Settings)
+}
+
+// sameAnswers says whether a (at pathA) and b (at pathB) hold the same
+// samples, question by question, asked and graded alike.
+func sameAnswers(pathA string, a *result.File, pathB string, b *result.File) bool {
+	if len(a.Questions) != len(b.Questions) {
+		return false
+	}
+	sa, sb := a.Samples(pathA), b.Samples(pathB)
+	for i := range a.Questions {
+		p, q := &a.Questions[i], &b.Questions[i]
+		if sa[i].Key == "" || sa[i] != sb[i] || p.Name != q.Name || p.Question != q.Question || p.QuestionUsr != q.QuestionUsr ||
+			!eqString(p.GroundTruth, q.GroundTruth) || !maps.Equal(p.MetaData, q.MetaData) || !eqString(p.System, q.System) ||
+			p.Grader != q.Grader || !eqBool(p.Grade, q.Grade) || p.GradeDetail != q.GradeDetail {
+			return false
+		}
+	}
+	return true
+}
+
+// Supersedes says whether f, a run's output just written at path,
+// supersedes the earlier output e: e is another file, of the same model
+// and settings and the same epoch, and each answer e holds (a question
+// with a request key, answered) is carried by f (the same sample) or is
+// an answer to a question that is no longer as it was: f holds the
+// question under its name with another text or ground truth, or f is of
+// the whole sheet (no subset, no shard's part) and does not hold it at all
+// (it was removed or renamed). An error, or a question the model had no answer to, is
+// superseded by f's asking the question again; one f does not hold keeps
+// e where it is (a subset's failed run, to be resumed). An answer f does
+// not carry to a question f holds as it was (run --fresh, another
+// temperature) is another sample: e stays. So does every file with a
+// question without a request key (LIME's, evalmd's before keys): which
+// run asked it cannot be told.
+func Supersedes(path string, f *result.File, e Earlier) bool {
+	ek, _ := e.File.Sheet.EpochOf()
+	fk, _ := f.Sheet.EpochOf()
+	if sameFile(path, e.Path) || e.File.Sheet.DryRun || e.File.Sheet.Name != f.Sheet.Name || ek != fk ||
+		e.File.Sheet.ModelLabel() != f.Sheet.ModelLabel() || !reflect.DeepEqual(e.File.Sheet.Settings, f.Sheet.Settings) {
+		return false
+	}
+	type place struct {
+		name string
+		occ  int
+	}
+	carried := map[result.Sample]bool{}
+	now := map[place]*result.Question{}
+	occ := map[string]int{}
+	for i, s := range f.Samples(path) {
+		q := &f.Questions[i]
+		carried[s] = true
+		now[place{q.Name, occ[q.Name]}] = q
+		occ[q.Name]++
+	}
+	whole := f.Sheet.Subset == nil && f.Sheet.Shards == 0 // every question of the sheet
+	clear(occ)
+	for i, s := range e.File.Samples(e.Path) {
+		q := &e.File.Questions[i]
+		at := place{q.Name, occ[q.Name]}
+		occ[q.Name]++
+		if s.Key == "" {
+			return false
+		}
+		if carried[s] {
+			continue
+		}
+		n, ok := now[at]
+		answered := q.Error == nil && !q.Unanswered && q.Completion != nil
+		if !ok && !whole || ok && answered && n.Question == q.Question && eqString(n.GroundTruth, q.GroundTruth) {
+			return false
+		}
+	}
+	return true
+}
+
+func eqString(a, b *string) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+func eqBool(a, b *bool) bool     { return a == nil && b == nil || a != nil && b != nil && *a == *b }

@@ -1,0 +1,101 @@
+package reuse
+
+import (
+	"testing"
+
+	"github.com/evalmd/evalmd/result"
+)
+
+// q is a question asked as text with truth, answered unless err, with the
+// request key key, reused from the file from ("" when its run asked it).
+type q struct {
+	name, text, truth, key, from string
+	err, right                   bool
+}
+
+func outputOf(sheetSubset bool, qs ...q) *result.File {
+	f := &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m", Version: "v"}}
+	if sheetSubset {
+		f.Sheet.Subset = &result.Subset{Limit: len(qs), Of: 9}
+	}
+	for _, x := range qs {
+		g := x.right
+		rq := result.Question{Name: x.name, Question: x.text, GroundTruth: ptr(x.truth), RequestKey: x.key, ReusedFrom: x.from, Grade: &g}
+		if x.err {
+			rq.Error = ptr("failed")
+		} else {
+			rq.Completion = ptr("an answer")
+		}
+		f.Questions = append(f.Questions, rq)
+	}
+	return f
+}
+
+// TestSupersedes: an earlier output is superseded when each answer it
+// holds to a question as the sheet is now is carried by the new output;
+// an answer to a question it still holds as it was and does not carry
+// (another sample), a question outside a subset's, or a question without
+// a request key keeps it. An error is superseded by asking again.
+func TestSupersedes(t *testing.T) {
+	const old, now = "output-s-m-a1.json", "output-s-m-b2.json"
+	earlier := outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1"}, q{name: "Q2", text: "two", truth: "2", key: "k2"})
+	for _, tc := range []struct {
+		name    string
+		earlier *result.File
+		now     *result.File
+		want    bool
+	}{
+		{"every answer reused", earlier, outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1", from: old}, q{name: "Q2", text: "two", truth: "2", key: "k2", from: old}), true},
+		{"one edited, one reused", earlier, outputOf(false, q{name: "Q1", text: "one!", truth: "1", key: "k1b"}, q{name: "Q2", text: "two", truth: "2", key: "k2", from: old}), true},
+		{"truth edited, asked again", earlier, outputOf(false, q{name: "Q1", text: "one", truth: "I", key: "k1b"}, q{name: "Q2", text: "two", truth: "2", key: "k2", from: old}), true},
+		{"a question removed", earlier, outputOf(false, q{name: "Q2", text: "two", truth: "2", key: "k2", from: old}), true},
+		{"asked again as it was (--fresh)", earlier, outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1"}, q{name: "Q2", text: "two", truth: "2", key: "k2", from: old}), false},
+		{"a subset without Q2", earlier, outputOf(true, q{name: "Q1", text: "one", truth: "1", key: "k1", from: old}), false},
+		{"a subset holding both", earlier, outputOf(true, q{name: "Q1", text: "one", truth: "1", key: "k1", from: old}, q{name: "Q2", text: "two", truth: "2", key: "k2", from: old}), true},
+		{"an error asked again", outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1", err: true}), outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1"}), true},
+		{"an error outside the subset", outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1", err: true}, q{name: "Q2", text: "two", truth: "2", key: "k2", err: true}),
+			outputOf(true, q{name: "Q1", text: "one", truth: "1", key: "k1"}), false},
+		{"no request key", outputOf(false, q{name: "Q1", text: "one", truth: "1"}), outputOf(false, q{name: "Q1", text: "one!", truth: "1", key: "k1"}), false},
+	} {
+		if got := Supersedes(now, tc.now, Earlier{old, tc.earlier}); got != tc.want {
+			t.Errorf("%s: Supersedes = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	other := outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1", from: old}, q{name: "Q2", text: "two", truth: "2", key: "k2", from: old})
+	other.Sheet.Epoch, other.Sheet.Epochs = 2, 2
+	if Supersedes(now, other, Earlier{old, earlier}) {
+		t.Error("epoch 2 supersedes epoch 1")
+	}
+	part := outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1", from: old})
+	part.Sheet.Shard, part.Sheet.Shards = 1, 2
+	if Supersedes(now, part, Earlier{old, earlier}) {
+		t.Error("a shard's part without Q2 supersedes a whole run")
+	}
+	if Supersedes(old, earlier, Earlier{old, earlier}) {
+		t.Error("a file supersedes itself")
+	}
+}
+
+// TestRepeats: an output all of whose answers are reused, graded alike,
+// repeats the earlier output that holds them; a grade, a truth or one
+// question asked makes it another.
+func TestRepeats(t *testing.T) {
+	const old, now = "output-s-m-a1.json", "output-s-m-b2.json"
+	earlier := []Earlier{{old, outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1"}, q{name: "Q2", text: "two", truth: "2", key: "k2", right: true})}}
+	for _, tc := range []struct {
+		name string
+		now  *result.File
+		want bool
+	}{
+		{"every answer reused", outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1", from: old}, q{name: "Q2", text: "two", truth: "2", key: "k2", from: old, right: true}), true},
+		{"graded otherwise", outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1", from: old, right: true}, q{name: "Q2", text: "two", truth: "2", key: "k2", from: old, right: true}), false},
+		{"a truth edited", outputOf(false, q{name: "Q1", text: "one", truth: "I", key: "k1", from: old}, q{name: "Q2", text: "two", truth: "2", key: "k2", from: old, right: true}), false},
+		{"one asked", outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1"}, q{name: "Q2", text: "two", truth: "2", key: "k2", from: old, right: true}), false},
+		{"a subset", outputOf(true, q{name: "Q1", text: "one", truth: "1", key: "k1", from: old}, q{name: "Q2", text: "two", truth: "2", key: "k2", from: old, right: true}), false},
+	} {
+		e, got := Repeats(now, tc.now, earlier)
+		if got != tc.want || got && e.Path != old {
+			t.Errorf("%s: Repeats = %q, %v; want %v", tc.name, e.Path, got, tc.want)
+		}
+	}
+}
