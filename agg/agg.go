@@ -37,6 +37,15 @@
 // answers into one score, and the totals' errors and intervals are over
 // questions, not answers; MeanPair compares two models by their
 // per-question means.
+//
+// For a CI gate, Compare compares a folder with a baseline folder
+// (ReadBaseline) on the questions both have, in a Comparison: per model a
+// ModelChange (accuracy before and after, the paired difference with its
+// interval, McNemar's p, each Flip worse or better, a verdict), each
+// question not compared as Unpaired (a QuestionRef names it), and what a
+// Gate (FailOn: FailRegression or FailNever, its significance level, a
+// least drop, an accuracy floor) says of them. JUnit writes the graded
+// answers as JUnit XML.
 package agg
 
 import (
@@ -48,7 +57,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/evalmd/evalmd/internal/outfile"
@@ -95,6 +103,12 @@ type Options struct {
 	// runs) into the question's score in the models table; the zero value
 	// is the mean.
 	Reducer Reducer
+	// Baseline is a folder (or glob) of earlier output files that
+	// Compare compares Dir's with (ReadBaseline reads it).
+	Baseline string
+	// Gate says when the comparison with Baseline, or a model's
+	// accuracy, fails.
+	Gate Gate
 
 	Stdout, Stderr io.Writer
 }
@@ -119,11 +133,18 @@ func Read(ctx context.Context, opt Options, each func(path string, f *result.Fil
 	case err == nil && !st.IsDir():
 		return nil, fmt.Errorf("%s is not a directory (a glob pattern such as 'results/*gpt-4*' reads some files of one)", opt.Dir)
 	}
+	var base *Data
+	if opt.Baseline != "" {
+		if base, err = ReadBaseline(ctx, opt); err != nil {
+			return nil, err
+		}
+	}
 	d, err := Load(ctx, opt.Dir, opt.Stderr, LoadOptions{IncludeDryRuns: opt.IncludeDryRuns, Metrics: opt.Metrics,
-		LatestVersion: opt.LatestVersion, Answers: opt.Report != Summary, Each: each})
+		LatestVersion: opt.LatestVersion, Answers: opt.Report != Summary, Each: each, Baseline: base})
 	if err != nil {
 		return nil, err
 	}
+	d.baseDir = opt.Baseline
 	d.Reducer = opt.Reducer
 	if n := len(d.DryRuns); n > 0 {
 		fmt.Fprintf(opt.Stderr, "agg: left out %d dry-run outputs (evalmd run -y: prompts, no answers); --include-dry-runs counts them\n", n)
@@ -166,6 +187,29 @@ func Read(ctx context.Context, opt Options, each func(path string, f *result.Fil
 	return d, nil
 }
 
+// ReadBaseline reads opt.Baseline as Read reads opt.Dir; Read reads it
+// first when opt names one, for Compare. A folder that holds no output
+// file yet (a CI's first run, before any result was cached) is an empty
+// baseline, said on opt.Stderr: every model is new.
+func ReadBaseline(ctx context.Context, opt Options) (*Data, error) {
+	bopt := opt
+	bopt.Dir, bopt.Verbose, bopt.Report, bopt.Baseline = opt.Baseline, false, Summary, ""
+	if st, err := os.Stat(bopt.Dir); err == nil && st.IsDir() {
+		paths, err := findOutputs(bopt.Dir, io.Discard)
+		if err == nil && len(paths) == 0 {
+			if opt.Stderr != nil {
+				fmt.Fprintf(opt.Stderr, "agg: the baseline %s holds no output file: every model is new\n", bopt.Dir)
+			}
+			return newData(opt.Metrics)
+		}
+	}
+	d, err := Read(ctx, bopt, nil)
+	if err != nil {
+		return nil, fmt.Errorf("the baseline: %w", err)
+	}
+	return d, nil
+}
+
 // Unread is the error of the output files that could not be read (each
 // was named when read), or nil. Commands return it after writing their
 // reports: the files read are still worth a report, and the failure still
@@ -178,8 +222,9 @@ func (d *Data) Unread() error {
 }
 
 // Write writes the markdown report opt asks for (opt.Out, with charts
-// when opt.Charts) from data Read loaded.
-func (d *Data) Write(opt Options) error {
+// when opt.Charts) from data Read loaded; extra are sections after agg's
+// own in the summary (ReportOptions.Extra).
+func (d *Data) Write(opt Options, extra ...Table) error {
 	if opt.Stdout == nil {
 		opt.Stdout = io.Discard
 	}
@@ -197,13 +242,7 @@ func (d *Data) Write(opt Options) error {
 		}
 		out = filepath.Join(result.Root(opt.Dir), "agg-"+id+".md")
 	}
-	// A run's readable .md is part of its output, as much agg's input as
-	// the JSON beside it.
-	inputs := slices.Clone(d.Paths)
-	for _, p := range d.Paths {
-		inputs = append(inputs, result.MarkdownPath(p))
-	}
-	wopt := outfile.Options{Force: opt.Force, Inputs: inputs}
+	wopt := outfile.Options{Force: opt.Force, Inputs: d.Inputs()}
 	if out != "-" {
 		// Refused before any chart is written.
 		if err := outfile.Check(out, wopt); err != nil {
@@ -232,7 +271,7 @@ func (d *Data) Write(opt Options) error {
 			}
 		}
 	}
-	md, err := d.Text(opt.Report, opt.Screen, ReportOptions{MaxDiscrepancies: opt.MaxDiscrepancies, Charts: charts})
+	md, err := d.Text(opt.Report, opt.Screen, ReportOptions{MaxDiscrepancies: opt.MaxDiscrepancies, Charts: charts, Extra: extra})
 	if err != nil {
 		return err
 	}
@@ -247,6 +286,22 @@ func (d *Data) Write(opt Options) error {
 	}
 	fmt.Fprintf(opt.Stderr, "wrote %s\n", out)
 	return nil
+}
+
+// Inputs are the files agg read, which none of its outputs may replace:
+// the output files found, the readable .md beside each (as much a run's
+// output as its JSON), and the baseline's.
+func (d *Data) Inputs() []string {
+	var inputs []string
+	for _, x := range []*Data{d, d.base} {
+		if x == nil {
+			continue
+		}
+		for _, p := range x.Paths {
+			inputs = append(inputs, p, result.MarkdownPath(p))
+		}
+	}
+	return inputs
 }
 
 // randomID is LIME's uuid4().hex[:4]: four lowercase hex digits.
@@ -272,6 +327,9 @@ func (d *Data) uniqueSheets() int {
 type ReportOptions struct {
 	MaxDiscrepancies int     // 0: 50; negative: all
 	Charts           []Chart // charts to link, already written
+	// Extra are sections after agg's own (the comparison with a
+	// baseline), in the summary report.
+	Extra []Table
 }
 
 // Markdown renders the whole report: LIME's tables first, unchanged, then
@@ -279,7 +337,7 @@ type ReportOptions struct {
 func (d *Data) Markdown(opt ReportOptions) (string, error) {
 	var b strings.Builder
 	b.WriteString(d.LIMEMarkdown())
-	for _, t := range d.ownTables(opt) {
+	for _, t := range append(d.ownTables(opt), opt.Extra...) {
 		s, err := t.Markdown()
 		if err != nil {
 			return "", err

@@ -113,11 +113,12 @@ func (r Reducer) Reduce(c, n int) float64 {
 	return float64(c) / float64(n)
 }
 
-// answers is one model's graded answers to one question: n of them, c
-// right.
+// answers is one model's answers to one question: n graded, c of them
+// right; with every answer counted (answersOf's all), e of them errored
+// and u ungraded.
 type answers struct {
-	q    int32
-	n, c int32
+	q          int32
+	n, c, e, u int32
 }
 
 // unitIndex numbers the distinct questions the way a question is the same
@@ -125,10 +126,15 @@ type answers struct {
 // questions of that name it is (LIME lets a name repeat within a sheet;
 // those are different questions, not epochs). idx[i] is row i's question,
 // -1 when its sheet or name is null.
-func (d *Data) unitIndex() (idx []int32, n int) {
+func (d *Data) unitIndex() (idx []int32, n int) { return d.units(false) }
+
+// units is unitIndex; with truth, a question graded against two ground
+// truths is two questions (the gate pairs a question across folders only
+// where its truth is the same).
+func (d *Data) units(truth bool) (idx []int32, n int) {
 	type ukey struct {
-		sheet, name strID
-		occ         uint16
+		sheet, name, truth strID
+		occ                uint16
 	}
 	ids := map[ukey]int32{}
 	idx = make([]int32, len(d.rows))
@@ -138,7 +144,10 @@ func (d *Data) unitIndex() (idx []int32, n int) {
 			idx[i] = -1
 			continue
 		}
-		k := ukey{r.sheet, r.name, r.occ}
+		k := ukey{sheet: r.sheet, name: r.name, truth: noStr, occ: r.occ}
+		if truth {
+			k.truth = r.truth
+		}
 		q, ok := ids[k]
 		if !ok {
 			q = int32(len(ids))
@@ -153,6 +162,14 @@ func (d *Data) unitIndex() (idx []int32, n int) {
 // by question.
 func (d *Data) answersByModel() map[strID][]answers {
 	idx, _ := d.unitIndex()
+	return d.answersOf(idx, func(int) bool { return true }, false)
+}
+
+// answersOf returns each model's answers per question of idx (row i's
+// question, -1 for none), sorted by question, of the rows keep keeps:
+// the graded answers, or with all every answer (a question answered only
+// with errors or without a grade is there too, its n 0).
+func (d *Data) answersOf(idx []int32, keep func(row int) bool, all bool) map[strID][]answers {
 	type mq struct {
 		m strID
 		q int32
@@ -161,7 +178,7 @@ func (d *Data) answersByModel() map[strID][]answers {
 	out := map[strID][]answers{}
 	for i := range d.rows {
 		r := &d.rows[i]
-		if r.model == noStr || idx[i] < 0 || r.grade == gradeNull {
+		if r.model == noStr || idx[i] < 0 || !all && r.grade == gradeNull || !keep(i) {
 			continue
 		}
 		k := mq{r.model, idx[i]}
@@ -172,9 +189,17 @@ func (d *Data) answersByModel() map[strID][]answers {
 			out[r.model] = append(out[r.model], answers{q: idx[i]})
 		}
 		a := &out[r.model][j]
-		a.n++
-		if r.grade == gradeTrue {
+		switch r.grade {
+		case gradeTrue:
+			a.n++
 			a.c++
+		case gradeFalse:
+			a.n++
+		default:
+			a.u++
+		}
+		if r.errored {
+			a.e++
 		}
 	}
 	for _, as := range out {
@@ -207,7 +232,11 @@ func MeanCI(scores []float64) (mean, stderr, lo, hi float64) { return overQuesti
 // scores' sample standard deviation over sqrt(n) (for 0/1 scores,
 // Inspect's sqrt(p(1-p)/(n-1))). Where every score is 0 or 1 the interval
 // is Wilson's on the questions; else the normal interval, held to [0, 1].
-func overQuestions(scores []float64) (mean, se, lo, hi float64) {
+func overQuestions(scores []float64) (mean, se, lo, hi float64) { return overQuestionsZ(scores, z95) }
+
+// overQuestionsZ is overQuestions with the interval at the level whose
+// normal quantile is z.
+func overQuestionsZ(scores []float64, z float64) (mean, se, lo, hi float64) {
 	n := len(scores)
 	if n == 0 {
 		return math.NaN(), 0, math.NaN(), math.NaN()
@@ -233,10 +262,10 @@ func overQuestions(scores []float64) (mean, se, lo, hi float64) {
 		se = math.Sqrt(ss / float64(n-1) / float64(n))
 	}
 	if binary {
-		lo, hi = wilson(k, n)
+		lo, hi = wilsonZ(k, n, z)
 		return mean, se, lo, hi
 	}
-	return mean, se, math.Max(0, mean-z95*se), math.Min(1, mean+z95*se)
+	return mean, se, math.Max(0, mean-z*se), math.Min(1, mean+z*se)
 }
 
 // MeanPair compares two models on the questions both answered, by the
@@ -292,21 +321,7 @@ func meanPairs(d *Data, by map[strID][]answers) []MeanPair {
 			}
 			p := MeanPair{A: d.strs.str(models[i]), B: d.strs.str(models[j]), Questions: n,
 				MeanA: sa / float64(n), MeanB: sb / float64(n)}
-			p.Diff = p.MeanA - p.MeanB
-			if n > 1 {
-				var ss float64
-				for _, x := range diffs {
-					ss += (x - p.Diff) * (x - p.Diff)
-				}
-				p.Stderr = math.Sqrt(ss / float64(n-1) / float64(n))
-			}
-			p.Lo, p.Hi = p.Diff-z95*p.Stderr, p.Diff+z95*p.Stderr
-			switch {
-			case p.Stderr > 0:
-				p.P = math.Erfc(math.Abs(p.Diff/p.Stderr) / math.Sqrt2)
-			case p.Diff == 0:
-				p.P = 1
-			}
+			p.Diff, p.Stderr, p.Lo, p.Hi, p.P = pairedDiffs(diffs, z95)
 			out = append(out, p)
 		}
 	}

@@ -59,6 +59,7 @@ const (
 // name, grade) plus this tool's fields.
 type row struct {
 	sheet, model, run, name strID
+	truth                   strID // the ground truth the answer was graded against; noStr when null
 	// meta is where the row's values of its metric's meta keys start in
 	// Data.meta (one strID per key, noStr when absent).
 	meta                 uint32
@@ -66,11 +67,14 @@ type row struct {
 	epoch                uint16 // the file's epoch (1..N; 1 for a run of one epoch)
 	occ                  uint16 // how many questions of the file before it have its name
 	grade                int8
-	errored, unanswered  bool
-	noResponse           bool  // completion null or empty
-	limited              bool  // agent mode: a limit ended the question
-	liberal              bool  // graded in liberal mode (the grading setting)
-	metric               uint8 // 1 + the index of the row's metric in Data.metrics; 0 for none
+	// fresh: a run the baseline of a comparison does not hold carries
+	// the answer (LoadOptions.Baseline).
+	fresh               bool
+	errored, unanswered bool
+	noResponse          bool  // completion null or empty
+	limited             bool  // agent mode: a limit ended the question
+	liberal             bool  // graded in liberal mode (the grading setting)
+	metric              uint8 // 1 + the index of the row's metric in Data.metrics; 0 for none
 }
 
 // usage sums a model's tokens, cost and time.
@@ -150,6 +154,10 @@ type Data struct {
 	Paths []string
 	// Counted are the output files counted, in name order.
 	Counted []string
+	// base is the baseline a comparison is made with (Read with
+	// Options.Baseline, LoadOptions.Baseline), baseDir its folder.
+	base    *Data
+	baseDir string
 }
 
 // Questions is the number of question rows read.
@@ -189,6 +197,12 @@ type LoadOptions struct {
 	// Answers keeps every counted question's completion and answer, for
 	// LIME's report types (Completions, DiscrepanciesFull).
 	Answers bool
+	// Baseline is the baseline a comparison will be made with (Compare),
+	// whose runs this folder may hold too (a CI restores the last results
+	// into the folder it runs in): an answer a run it does not hold
+	// carries, asked or reused, is marked, so that Compare counts, of a
+	// sheet and model run again since, what the new runs carry.
+	Baseline *Data
 	// Each, when set, is called in name order with every output file
 	// decoded, whole, and whether it counts (a dry run left out or a
 	// second copy of a run does not): the reports that show every question
@@ -282,6 +296,10 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 		}()
 	}
 	l := &loader{d: d, opt: opt, warn: warn, leave: leave, seen: runs{}, samples: sampleSet{}, nPaths: len(paths)}
+	if opt.Baseline != nil {
+		l.baseRuns = opt.Baseline.runKeys()
+		d.base = opt.Baseline
+	}
 	for i := range paths {
 		var r decoded
 		select {
@@ -319,6 +337,9 @@ type loader struct {
 	samples sampleSet
 	fvs     []fileVersion
 	nPaths  int
+	// baseRuns are the runs of LoadOptions.Baseline (runKeys), nil
+	// without one.
+	baseRuns map[string]bool
 	// parts gathers the shards' parts of a run until its last is in;
 	// partSums are the sums of those whose run has no id.
 	parts    result.Parts
@@ -389,7 +410,7 @@ func (l *loader) count(r decoded) {
 		d.Duplicates = append(d.Duplicates, r.path)
 		fmt.Fprintf(warn, "agg: skipping %s: the same run as %s (run id %q, sheet %q, model %q)\n",
 			r.path, first, r.file.Sheet.RunID, r.file.Sheet.Name, r.file.Sheet.ModelName)
-	} else if first, all := l.samples.drop(r.path, r.file); all {
+	} else if first, all := l.drop(r); all {
 		d.Duplicates = append(d.Duplicates, r.path)
 		fmt.Fprintf(warn, "agg: skipping %s: every answer in it is counted from %s (a rerun reused them: one answer, one sample)\n", r.path, first)
 	} else {
@@ -412,7 +433,13 @@ func (l *loader) count(r decoded) {
 		}
 		d.Files++
 		d.Counted = append(d.Counted, r.path)
+		next := len(d.rows)
 		d.add(r.file)
+		if l.fresh(r.file) {
+			for i := next; i < len(d.rows); i++ {
+				d.rows[i].fresh = true
+			}
+		}
 		if opt.Answers {
 			d.keep(r.file)
 		}
@@ -447,17 +474,55 @@ func (rs runs) first(r decoded) (string, bool) {
 	return "", false
 }
 
+// fresh says whether f's run is one the baseline does not hold.
+func (l *loader) fresh(f *result.File) bool {
+	return l.baseRuns != nil && !l.baseRuns[runKey(f.Sheet.Name, f.Sheet.ModelLabel(), f.Sheet.RunID)]
+}
+
+// drop is sampleSet.drop of r's file, the rows it would add starting at
+// the end of d's; the answers of a fresh run (the baseline does not hold
+// it) that earlier files carry are marked fresh where they are counted.
+func (l *loader) drop(r decoded) (first string, all bool) {
+	first, all, carried := l.samples.drop(r.path, r.file, len(l.d.rows))
+	if l.fresh(r.file) {
+		for _, i := range carried {
+			l.d.rows[i].fresh = true
+		}
+	}
+	return first, all
+}
+
+// runKey names a run: its sheet, its model (result.ModelLabel) and its id.
+func runKey(sheet, model, runID string) string { return sheet + "\x00" + model + "\x00" + runID }
+
+// runKeys are the runs of d's rows (runKey).
+func (d *Data) runKeys() map[string]bool {
+	keys := map[string]bool{}
+	for i := range d.rows {
+		r := &d.rows[i]
+		keys[runKey(d.strs.str(r.sheet), d.strs.str(r.model), d.strs.str(r.run))] = true
+	}
+	return keys
+}
+
 // sampleSet holds the samples counted (result.Sample), each with the
-// file it was counted from, so that an answer carried by several files (a
-// rerun's reused answers) is counted once.
-type sampleSet map[result.SampleID]string
+// file it was counted from and its row, so that an answer carried by
+// several files (a rerun's reused answers) is counted once.
+type sampleSet map[result.SampleID]sampleAt
+
+// sampleAt is where a sample was counted: its file and row.
+type sampleAt struct {
+	path string
+	row  int
+}
 
 // drop takes out of f the questions whose sample was counted from an
-// earlier file, and adds the others'. It returns the file the first one
-// taken out was counted from, and whether every question of f was taken
-// out (f is then left whole: it is not counted at all). The first file in
-// name order that carries a sample counts it.
-func (ss sampleSet) drop(path string, f *result.File) (first string, all bool) {
+// earlier file, and adds the others', whose rows will start at next. It
+// returns the file the first one taken out was counted from, whether
+// every question of f was taken out (f is then left whole: it is not
+// counted at all), and the rows of the samples taken out. The first file
+// in name order that carries a sample counts it.
+func (ss sampleSet) drop(path string, f *result.File, next int) (first string, all bool, carried []int) {
 	ids := make([]result.SampleID, 0, len(f.Questions))
 	kept := make([]bool, len(f.Questions))
 	n := 0
@@ -470,31 +535,32 @@ func (ss sampleSet) drop(path string, f *result.File) (first string, all bool) {
 		}
 		id := s.ID()
 		ids = append(ids, id)
-		if p, ok := ss[id]; ok {
+		if at, ok := ss[id]; ok {
 			if first == "" {
-				first = p
+				first = at.path
 			}
+			carried = append(carried, at.row)
 			continue
 		}
 		kept[i] = true
 		n++
 	}
 	if n == 0 && len(f.Questions) > 0 {
-		return first, true
+		return first, true, carried
 	}
 	qs := f.Questions[:0]
 	for i := range f.Questions {
 		if !kept[i] {
 			continue
 		}
-		qs = append(qs, f.Questions[i])
 		if ids[i] != (result.SampleID{}) {
-			ss[ids[i]] = path
+			ss[ids[i]] = sampleAt{path, next + len(qs)}
 		}
+		qs = append(qs, f.Questions[i])
 	}
 	clear(f.Questions[len(qs):])
 	f.Questions = qs
-	return first, false
+	return first, false, carried
 }
 
 // noAnswers says whether a file with questions has no answer at all.
@@ -574,8 +640,11 @@ func (d *Data) add(f *result.File) {
 	seen := make(map[strID]uint16, len(f.Questions)) // the file's names so far
 	for i := range f.Questions {
 		q := &f.Questions[i]
-		r := row{sheet: sheet, model: model, run: run, epoch: epoch, name: in.id(q.Name), grade: gradeOf(q.Grade),
+		r := row{sheet: sheet, model: model, run: run, epoch: epoch, name: in.id(q.Name), truth: noStr, grade: gradeOf(q.Grade),
 			errored: q.Error != nil, unanswered: q.Unanswered, noResponse: !q.HasAnswer(), limited: q.Limit != "", liberal: q.Liberal()}
+		if q.GroundTruth != nil {
+			r.truth = in.id(*q.GroundTruth)
+		}
 		subCorrect := 0
 		for _, a := range q.SubAnswers {
 			if a.Correct {

@@ -340,7 +340,7 @@ func (d *Data) screenSummary(opt ReportOptions) (string, error) {
 		}
 		b.WriteString(s)
 	}
-	for _, t := range d.ownTables(opt) {
+	for _, t := range append(d.ownTables(opt), opt.Extra...) {
 		s, err := t.Screen()
 		if err != nil {
 			return "", err

@@ -9,16 +9,19 @@ const z95 = 1.959963984540054
 // 95%. It is used rather than the normal approximation because it stays
 // inside [0, 1] and behaves at 0% and 100%, which small sheets hit often.
 // With n == 0 it returns (NaN, NaN).
-func wilson(k, n int) (lo, hi float64) {
+func wilson(k, n int) (lo, hi float64) { return wilsonZ(k, n, z95) }
+
+// wilsonZ is wilson's interval at the level whose normal quantile is z.
+func wilsonZ(k, n int, z float64) (lo, hi float64) {
 	if n <= 0 {
 		return math.NaN(), math.NaN()
 	}
 	p := float64(k) / float64(n)
 	fn := float64(n)
-	z2 := z95 * z95
+	z2 := z * z
 	den := 1 + z2/fn
 	centre := (p + z2/(2*fn)) / den
-	half := z95 * math.Sqrt(p*(1-p)/fn+z2/(4*fn*fn)) / den
+	half := z * math.Sqrt(p*(1-p)/fn+z2/(4*fn*fn)) / den
 	return math.Max(0, centre-half), math.Min(1, centre+half)
 }
 
@@ -48,4 +51,41 @@ func mcNemarExact(b, c int) float64 {
 	}
 	p := 2 * math.Exp(maxLog+math.Log(s))
 	return math.Min(1, p)
+}
+
+// zFor is the standard normal quantile of a two-sided interval at
+// significance level alpha (1.96 for 0.05).
+func zFor(alpha float64) float64 { return math.Sqrt2 * math.Erfinv(1-alpha) }
+
+// pairedDiffs is the mean of paired differences, one per question (each
+// question's score under one condition minus its score under the other),
+// with its standard error over questions (the differences' sample standard
+// deviation over sqrt(n): clustered by question, however many answers a
+// score reduces), the normal interval mean -+ z*stderr and the two-sided
+// normal p-value (1 when nothing differs, 0 when every difference is the
+// same and not 0); scores lie in [0, 1], so the interval is held to
+// [-1, 1]. With no difference it returns NaNs and p 1.
+func pairedDiffs(diffs []float64, z float64) (mean, stderr, lo, hi, p float64) {
+	n := len(diffs)
+	if n == 0 {
+		return math.NaN(), math.NaN(), math.NaN(), math.NaN(), 1
+	}
+	for _, x := range diffs {
+		mean += x
+	}
+	mean /= float64(n)
+	if n > 1 {
+		var ss float64
+		for _, x := range diffs {
+			ss += (x - mean) * (x - mean)
+		}
+		stderr = math.Sqrt(ss / float64(n-1) / float64(n))
+	}
+	switch {
+	case stderr > 0:
+		p = math.Erfc(math.Abs(mean/stderr) / math.Sqrt2)
+	case mean == 0:
+		p = 1
+	}
+	return mean, stderr, math.Max(-1, mean-z*stderr), math.Min(1, mean+z*stderr), p
 }

@@ -6,9 +6,11 @@
 package main
 
 import (
+	"os"
+
 	"github.com/evalmd/evalmd/cmd/internal/aggcmd"
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/cmd/internal/config"
 )
 
-func main() { cli.Main(aggcmd.Command(config.System(), cli.IsTerminal)) }
+func main() { cli.Main(aggcmd.Command(config.System(), cli.IsTerminal, os.Getenv)) }

@@ -7,6 +7,8 @@
 //	agg -i DIR|'GLOB' [-o FILE.md|-] [--completions|--discrepancies-full] [--md|--terminal]
 //	    [-v] [-charts] [--log-dir DIR] [-html FILE.html] [-xlsx FILE.xlsx]
 //	agg -i DIR --serve 127.0.0.1:PORT [--allow-remote]
+//	agg -i DIR --baseline DIR [--fail-on regression] [--alpha A] [--min-drop D] [--fail-under X]
+//	    [--comment FILE.md] [--junit FILE.xml] [--report-url URL]
 //
 // -i takes a folder (searched recursively) or a glob pattern of output
 // files (not recursive, as LIME's). --completions and
@@ -26,6 +28,17 @@
 // grades, completions); with either, the markdown is written only when -o
 // names it.
 //
+// --baseline DIR compares each model's answers with a baseline folder's,
+// question by question on the questions both have (same sheet, name and
+// ground truth): accuracy before and after, the paired difference with its
+// interval, McNemar's p, the questions that flipped, a verdict; the
+// report ends with it. --fail-on regression exits 4 when a model got
+// significantly worse (--alpha, default 0.05; --min-drop a practical
+// floor), --fail-under X when a model's accuracy interval starts below X.
+// For CI: with GITHUB_STEP_SUMMARY set the comparison is appended there;
+// --comment writes it as a pull request comment, --junit writes JUnit XML
+// (a test case per model and question). docs/ci.md has the workflows.
+//
 // --serve ADDR serves that page at http://ADDR/ instead, made afresh when
 // the folder's output files change, and the open page reloads itself; a
 // port alone is 127.0.0.1's, and an address other computers can reach
@@ -37,6 +50,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/benchmark/benchmarks"
@@ -51,8 +65,8 @@ import (
 // Command is agg's entry in the command table, with fresh flags; look
 // says where its config files are looked for (from the -i folder up, then
 // the current folder), isTerminal whether a writer is a terminal (tests
-// inject it).
-func Command(look config.Lookup, isTerminal func(io.Writer) bool) *cli.Command {
+// inject it), getenv reads the environment (GITHUB_STEP_SUMMARY).
+func Command(look config.Lookup, isTerminal func(io.Writer) bool, getenv func(string) string) *cli.Command {
 	fs := flag.NewFlagSet("agg", flag.ContinueOnError)
 	var opt agg.Options
 	fs.StringVar(&opt.Dir, "i", "", "input `dir` (every output*.json below it is read) or a glob pattern of output files, as 'results/*gpt-4*' (not recursive)")
@@ -74,9 +88,10 @@ func Command(look config.Lookup, isTerminal func(io.Writer) bool) *cli.Command {
 	reducer := fs.String("reducer", "mean", "how a model's answers to one question (its epochs and runs) become the question's score in the models table: "+agg.ReducerNames)
 	serveOn := fs.String("serve", "", "serve the HTML report at this `address` (127.0.0.1:PORT, or PORT), made afresh as the outputs change, until Ctrl-C")
 	allowRemote := fs.Bool("allow-remote", false, "let --serve listen on an address other computers can reach (0.0.0.0:PORT): the page shows every prompt and completion")
+	gate := bindGate(fs, &opt)
 	return &cli.Command{
 		Name:  "agg",
-		Usage: "-i DIR|'GLOB' [-o FILE.md|-] [--completions|--discrepancies-full] [--md|--terminal] [-v] [-charts] [--reducer R] [--log-dir DIR] [-html FILE.html] [-xlsx FILE.xlsx] | --serve 127.0.0.1:PORT",
+		Usage: "-i DIR|'GLOB' [-o FILE.md|-] [--completions|--discrepancies-full] [--md|--terminal] [-v] [-charts] [--reducer R] [--log-dir DIR] [-html FILE.html] [-xlsx FILE.xlsx] [--baseline DIR [--fail-on regression] [--comment FILE]] [--junit FILE] | --serve 127.0.0.1:PORT",
 		Short: "Turn a folder of output files into markdown leaderboards (and HTML, Excel, Inspect logs).",
 		Flags: fs,
 		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
@@ -109,7 +124,13 @@ func Command(look config.Lookup, isTerminal func(io.Writer) bool) *cli.Command {
 			opt.Metrics = set.Metrics
 			// The page's options, served or written (-html).
 			ro := report.Options{MaxDiscrepancies: opt.MaxDiscrepancies, Warn: stderr, Force: opt.Force, IncludeDryRuns: opt.IncludeDryRuns, Metrics: set.Metrics, Reducer: opt.Reducer, LatestVersion: opt.LatestVersion}
+			if err := gate.check(&opt); err != nil {
+				return err
+			}
 			if *serveOn != "" {
+				if gate.gated(&opt) || gate.junit != "" {
+					return cli.Usagef("--serve shows the folder; --baseline, --fail-under, --comment and --junit go without it")
+				}
 				return serve(ctx, stderr, fs, *serveOn, *allowRemote, opt.Dir, ro)
 			} else if *allowRemote {
 				return cli.Usagef("--allow-remote goes with --serve")
@@ -131,7 +152,7 @@ func Command(look config.Lookup, isTerminal func(io.Writer) bool) *cli.Command {
 			// into the folder without a word). LIME's rule: the screen
 			// layout when stdout is a terminal, markdown when it is
 			// redirected; --md and --terminal decide.
-			if opt.Out == "" && *htmlOut == "" && *xlsxOut == "" {
+			if opt.Out == "" && *htmlOut == "" && *xlsxOut == "" && gate.comment == "" && gate.junit == "" {
 				opt.Out = "-"
 			}
 			opt.Screen = *terminal || opt.Out == "-" && !*mdStyle && isTerminal(stdout)
@@ -159,8 +180,13 @@ func Command(look config.Lookup, isTerminal func(io.Writer) bool) *cli.Command {
 			if err != nil {
 				return err
 			}
+			compared := gate.compare(&opt, d)
 			if opt.Out != "" {
-				if err := d.Write(opt); err != nil {
+				var extra []agg.Table
+				if compared != nil {
+					extra = compared.Tables(0)
+				}
+				if err := d.Write(opt, extra...); err != nil {
 					return err
 				}
 			}
@@ -179,7 +205,7 @@ func Command(look config.Lookup, isTerminal func(io.Writer) bool) *cli.Command {
 			if *logDir != "" {
 				fmt.Fprintf(stderr, "wrote %d Inspect logs to %s\n", logs.Close(), *logDir)
 			}
-			return d.Unread()
+			return joinGate(gate.report(stderr, opt, d, compared, *htmlOut, getenv, time.Now()), d.Unread())
 		},
 	}
 }

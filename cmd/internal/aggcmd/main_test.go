@@ -149,7 +149,7 @@ func TestAggTerminal(t *testing.T) {
 		{false, []string{"--discrepancies-full"}, false},
 	} {
 		var stdout, stderr bytes.Buffer
-		cmd := Command(config.Lookup{}, func(io.Writer) bool { return tc.terminal })
+		cmd := Command(config.Lookup{}, func(io.Writer) bool { return tc.terminal }, noEnv)
 		args := append([]string{"-i", dir}, tc.args...)
 		if err := cli.Execute(context.Background(), &stdout, &stderr, cmd, args); err != nil {
 			t.Fatalf("agg %q: %v\n%s", args, err, stderr.String())

@@ -6,7 +6,9 @@
 // synopsis and the flags on stdout); 1 could not run (the error, one line
 // on stderr); 2 usage error (the error once, then the usage line); 3
 // finished, but some questions failed or could not be graded (a
-// *PartialError, whose count goes to stderr).
+// *PartialError, whose count goes to stderr); 4 finished, and a gate
+// failed: agg's comparison with a baseline found a model significantly
+// worse, or its accuracy under a floor (a *GateError).
 package cli
 
 import (
@@ -95,6 +97,18 @@ func (e *PartialError) Error() string {
 	return fmt.Sprintf("%d %s %s", e.Failed, noun, what)
 }
 
+// GateError is what agg returns when its gate failed (exit status 4): the
+// reports were written, and a model got significantly worse than the
+// baseline (--fail-on regression) or its accuracy fell under the floor
+// (--fail-under).
+type GateError struct {
+	Reasons []string // one line each
+}
+
+func (e *GateError) Error() string {
+	return "gate failed: " + strings.Join(e.Reasons, "; ")
+}
+
 // ErrHelp is returned by Execute after -h printed the help.
 var ErrHelp = flag.ErrHelp
 
@@ -103,11 +117,14 @@ func ExitCode(err error) int {
 	var ue *UsageError
 	var pe *PartialError
 	var pf partial
+	var ge *GateError
 	switch {
 	case err == nil, errors.Is(err, ErrHelp):
 		return 0
 	case errors.As(err, &ue):
 		return 2
+	case errors.As(err, &ge):
+		return 4
 	case errors.As(err, &pe), errors.As(err, &pf) && pf.Partial():
 		return 3
 	}

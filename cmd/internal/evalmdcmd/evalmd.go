@@ -62,7 +62,7 @@ func Command(env Env) *cli.Command {
 		Commands: []*cli.Command{
 			run,
 			gradecmd.Command(env.Look, env.Getenv),
-			aggcmd.Command(env.Look, env.IsTerminal),
+			aggcmd.Command(env.Look, env.IsTerminal, env.Getenv),
 			convertcmd.Command(),
 			convertcmd.InitCommand(),
 			runcmd.CheckCommand(env.Look, env.Getenv, env.Environ),
