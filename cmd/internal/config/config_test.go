@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -223,6 +224,7 @@ func TestParseErrors(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("models: [openai/gpt-4o]\nconcurrency: 3\nbase_urls: {ollama: 'http://h:1/v1'}\nprices: {m: '1,2'}\n"))
 	f.Add([]byte("api_key: x"))
+	f.Add([]byte("concurrency: auto\nsandbox: none\nceilings: {tool_memory: 8G, epochs: '40'}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := Parse("f.yaml", data)
 		if err == nil {
@@ -284,4 +286,33 @@ func TestWorkspaceIsAStrangers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzParseConcurrency: any text is a concurrency of at least 1, auto, or
+// one line of error starting with the value; a number read is written
+// back to itself.
+func FuzzParseConcurrency(f *testing.F) {
+	for _, s := range []string{"auto", "4", "0", "-1", " 12 ", "lots", "", "99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		n, auto, err := ParseConcurrency(text)
+		switch {
+		case err != nil:
+			if strings.Contains(err.Error(), "\n") && !strings.Contains(text, "\n") || n != 0 || auto {
+				t.Fatalf("%q: %d %v %v", text, n, auto, err)
+			}
+		case auto:
+			if strings.TrimSpace(text) != "auto" || n != 0 {
+				t.Fatalf("%q: auto with %d", text, n)
+			}
+		default:
+			if n < 1 {
+				t.Fatalf("%q: %d in flight", text, n)
+			}
+			if m, _, err := ParseConcurrency(strconv.Itoa(n)); err != nil || m != n {
+				t.Fatalf("%q: %d written back reads %d, %v", text, n, m, err)
+			}
+		}
+	})
 }
