@@ -259,10 +259,11 @@ func (c *Competition) files() []string {
 }
 
 // linkFiles puts the competition's files in its folder under outDir, as
-// hard links where the file system allows, else copies (outfile.Link).
-func (c *Competition) linkFiles(outDir string, w outfile.Options) error {
+// hard links where the file system allows, else copies (outfile.Link); a
+// file that leads out of the data folder is refused.
+func (c *Competition) linkFiles(dataDir, outDir string, w outfile.Options) error {
 	for _, name := range c.files() {
-		if _, err := outfile.Link(filepath.Join(outDir, filesDir(c.ID), name), filepath.Join(c.Dir, name), c.Dir, w); err != nil {
+		if _, err := outfile.Link(filepath.Join(outDir, filesDir(c.ID), name), filepath.Join(c.Dir, name), dataDir, w); err != nil {
 			return fmt.Errorf("dsbench: competition %s: %w; skipped", c.ID, err)
 		}
 	}
@@ -321,7 +322,7 @@ func Convert(ctx context.Context, opt Options) ([]string, []error) {
 		if len(c.Questions) == 0 {
 			continue // the notebook skips it too
 		}
-		if err := c.linkFiles(outDir, opt.Write); err != nil {
+		if err := c.linkFiles(dataDir, outDir, opt.Write); err != nil {
 			errs = append(errs, err)
 			continue
 		}

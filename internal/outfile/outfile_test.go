@@ -188,21 +188,32 @@ func TestLinkRefused(t *testing.T) {
 
 // A rename over a symbolic link replaces the link itself and leaves its
 // target alone, dangling or not: so a link swapped in after the checks,
-// before the rename, gets nothing written through it.
+// before the rename, gets nothing written through it. ReplaceFile, like
+// Write, refuses a link that is there before.
 func TestRenameReplacesLink(t *testing.T) {
 	dir := t.TempDir()
 	victim := filepath.Join(t.TempDir(), "victim")
 	os.WriteFile(victim, []byte("mine"), 0o644)
 	for name, dest := range map[string]string{"to-file": victim, "dangling": victim + "-new"} {
 		link := filepath.Join(dir, name)
-		if err := os.Symlink(dest, link); err != nil {
+		pf, err := newPending(link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf.f.WriteString("new")
+		if err := os.Symlink(dest, link); err != nil { // swapped in after the checks
 			t.Skip("no symbolic links here:", err)
 		}
-		if err := ReplaceFile(link, []byte("new")); err != nil {
+		if err := pf.replace(); err != nil {
 			t.Fatal(err)
 		}
 		if fi, err := os.Lstat(link); err != nil || !fi.Mode().IsRegular() || read(t, link) != "new" {
 			t.Errorf("%s: %v, %v: want a regular file holding the new content", name, fi, err)
+		}
+		os.Remove(link)
+		os.Symlink(dest, link)
+		if err := ReplaceFile(link, []byte("new")); !errors.Is(err, ErrLink) {
+			t.Errorf("ReplaceFile over a link: %v, want ErrLink", err)
 		}
 	}
 	if got := read(t, victim); got != "mine" {

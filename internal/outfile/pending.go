@@ -75,9 +75,12 @@ func (p *pending) cleanup() {
 // ReplaceFile writes data to a temporary file beside path and renames it
 // over path, so a reader sees the old content or the new, never a part;
 // unlike Write, it neither checks what it replaces nor records it (a
-// cache's entries, the record itself). Like Write, it never writes
-// through a link: a link at path is replaced by the file.
+// cache's entries, the record itself). Like Write, it refuses a path that
+// is a symbolic link (ErrLink).
 func ReplaceFile(path string, data []byte) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return linkError(path)
+	}
 	pf, err := newPending(path)
 	if err != nil {
 		return err
