@@ -202,7 +202,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	w := write.All{files}
 	if !cfg.DryRun {
-		w = append(w, &write.Supersede{Force: cfg.Force, Console: cfg.console()})
+		w = append(w, &write.Supersede{Force: cfg.Force, Console: cfg.console(), LogDir: cfg.LogDir})
 	}
 	if cfg.LogDir != "" {
 		w = append(w, &write.InspectLogs{Dir: cfg.LogDir, Format: cfg.LogFormat, Force: cfg.Force})

@@ -69,6 +69,16 @@ func WriteLog(dir string, f *result.File, opt LogOptions) (string, error) {
 	return WriteRunLog(dir, []*result.File{f}, opt)
 }
 
+// RunLogName is the name WriteRunLog gives the log of a run, in format
+// (FormatEval when ""): any of the run's epoch files names it.
+func RunLogName(f *result.File, format string) (string, error) {
+	lg, err := buildRunLog([]*result.File{f}, LogOptions{Format: format})
+	if err != nil {
+		return "", err
+	}
+	return logFileName(lg.Eval, format), nil
+}
+
 // WriteRunLog writes the Inspect log of a run of several epochs (its
 // output files, one per epoch, of one sheet, model and run id) as Inspect
 // writes an eval of N epochs: "epochs": N in its config, one sample per

@@ -244,25 +244,29 @@ func editVersion(t *testing.T, text string) string {
 // A rerun that would ask nothing and grade alike adds no run: it writes
 // nothing and says which output is current. One that reuses every answer
 // but grades them against an edited truth writes the regraded output and
-// puts the earlier one aside (superseded); --fresh samples the model
-// again, and both runs stay.
+// puts the earlier one aside (superseded), with its Inspect log; --fresh
+// samples the model again, and both runs stay.
 func TestRerunUnchangedWritesNothing(t *testing.T) {
 	dir := t.TempDir()
 	sheet := filepath.Join(dir, "input-edit.md")
-	out := filepath.Join(dir, "results")
+	out, logs := filepath.Join(dir, "results"), filepath.Join(dir, "logs")
 	if err := os.WriteFile(sheet, []byte(reuseSheet), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	runOnce := func(extra ...string) (string, string) {
 		t.Helper()
 		var stdout, stderr bytes.Buffer
-		if err := run(context.Background(), &stdout, &stderr, append([]string{"-f", sheet, "-m", "mock", "-o", out, "--mock-reply", "100"}, extra...)); err != nil {
+		if err := run(context.Background(), &stdout, &stderr, append([]string{"-f", sheet, "-m", "mock", "-o", out, "--mock-reply", "100", "--log-dir", logs}, extra...)); err != nil {
 			t.Fatalf("run: %v\n%s", err, stderr.String())
 		}
 		return stdout.String(), stderr.String()
 	}
 	count := func(dir string) int {
 		paths, _ := filepath.Glob(filepath.Join(dir, "output-edit-*"))
+		return len(paths)
+	}
+	countLogs := func(dir string) int {
+		paths, _ := filepath.Glob(filepath.Join(dir, "*.eval"))
 		return len(paths)
 	}
 	runOnce()
@@ -274,8 +278,8 @@ func TestRerunUnchangedWritesNothing(t *testing.T) {
 	if !strings.Contains(stdout, "3 (0 asked, 3 reused)") {
 		t.Errorf("the summary does not say 0 asked, 3 reused:\n%s", stdout)
 	}
-	if n := count(out); n != 2 {
-		t.Errorf("the rerun left %d files (want the first run's .json and .md)", n)
+	if n, l := count(out), countLogs(logs); n != 2 || l != 1 {
+		t.Errorf("the rerun left %d files and %d Inspect logs (want the first run's .json and .md, and its log)", n, l)
 	}
 
 	if err := os.WriteFile(sheet, []byte(strings.Replace(reuseSheet, "8<EVAL", "100<EVAL", 1)), 0o644); err != nil {
@@ -288,10 +292,13 @@ func TestRerunUnchangedWritesNothing(t *testing.T) {
 	if n, aside := count(out), count(filepath.Join(out, result.Superseded)); n != 2 || aside != 2 {
 		t.Errorf("after the truth edit: %d files, %d put aside; want 2 and 2", n, aside)
 	}
+	if l, aside := countLogs(logs), countLogs(filepath.Join(logs, result.Superseded)); l != 1 || aside != 1 {
+		t.Errorf("after the truth edit: %d Inspect logs, %d put aside; want 1 and 1", l, aside)
+	}
 
 	runOnce("--fresh")
-	if n := count(out); n != 4 {
-		t.Errorf("after --fresh: %d files, want the two samples' 4", n)
+	if n, l := count(out), countLogs(logs); n != 4 || l != 2 {
+		t.Errorf("after --fresh: %d files and %d logs, want the two samples' 4 and 2", n, l)
 	}
 }
 

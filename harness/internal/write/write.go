@@ -200,12 +200,14 @@ func say(w io.Writer, clear, format string, args ...any) {
 // Supersede moves aside, once an output is written, the earlier outputs
 // of its sheet and model that it supersedes (reuse.Supersedes): each,
 // with its markdown, into the result.Superseded folder beside it, where
-// no reader of the folder counts it. One it may not move (edited since
-// evalmd wrote it, not evalmd's, a name taken there) stays, said in one
-// line; agg still counts each answer once.
+// no reader of the folder counts it, and its run's Inspect log in LogDir
+// (when the run writes logs there and it is there) into LogDir's. One it
+// may not move (edited since evalmd wrote it, not evalmd's, a name taken
+// there) stays, said in one line; agg still counts each answer once.
 type Supersede struct {
 	Force   bool
 	Console Console
+	LogDir  string
 }
 
 func (s *Supersede) Write(o *plan.Output, _ [][]byte) error {
@@ -220,9 +222,20 @@ func (s *Supersede) Write(o *plan.Output, _ [][]byte) error {
 			continue
 		}
 		moved = append(moved, filepath.Base(e.Path))
-		if md := result.MarkdownPath(e.Path); exists(md) {
-			if _, err := outfile.Move(md, dir, outfile.Options{Force: s.Force}); err != nil {
-				s.Console.Say("warning: %s on %s: leaving %s where it is: %v", o.Model, filepath.Base(o.SheetPath), md, err)
+		with := []string{result.MarkdownPath(e.Path)}
+		if s.LogDir != "" {
+			for _, format := range []string{inspect.FormatEval, inspect.FormatJSON} {
+				if name, err := inspect.RunLogName(e.File, format); err == nil {
+					with = append(with, filepath.Join(s.LogDir, name))
+				}
+			}
+		}
+		for _, p := range with {
+			if !exists(p) {
+				continue
+			}
+			if _, err := outfile.Move(p, filepath.Join(filepath.Dir(p), result.Superseded), outfile.Options{Force: s.Force}); err != nil {
+				s.Console.Say("warning: %s on %s: leaving %s where it is: %v", o.Model, filepath.Base(o.SheetPath), p, err)
 			}
 		}
 	}
