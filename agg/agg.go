@@ -367,6 +367,6 @@ func (d *Data) ownTables(opt ReportOptions) []Table {
 	if repeats {
 		tables = append(tables, meanPairsTable(d.MeanPairs()))
 	}
-	tables = append(tables, discrepancyTable(disc, ndisc), usageTable(d.Usages()), errorsTable(totals))
+	tables = append(tables, discrepancyTable(disc, ndisc), usageTable(d.Usages(), repeats), errorsTable(totals, repeats))
 	return append(tables, d.metricTables()...)
 }

@@ -9,11 +9,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/testkit/golden"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
+	"github.com/evalmd/evalmd/result"
 )
 
 // runTo runs the report with its output streams set.
@@ -201,12 +204,51 @@ func TestUsageLeavesOutBadFigures(t *testing.T) {
 	if len(us) != 1 || us[0].Seconds != 1.5 || us[0].TimeQuestions != 1 || us[0].Cost != 0.25 || us[0].CostQuestions != 1 || us[0].BadFigures != 4 {
 		t.Fatalf("usage %+v", us)
 	}
-	tab := usageTable(us)
+	tab := usageTable(us, false)
 	s, err := tab.Markdown()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(s, "Inf") || !strings.Contains(s, "m: 4 eval_time or cost values left out") {
 		t.Errorf("usage table:\n%s", s)
+	}
+}
+
+// Where a question was answered more than once (epochs), the usage and
+// errors tables count answers and say so: 4 questions of 3 epochs are 12
+// answers, not "12 questions".
+func TestUsageAndErrorsCountAnswers(t *testing.T) {
+	dir := t.TempDir()
+	for e := 1; e <= 3; e++ {
+		f := &result.File{Sheet: result.Sheet{Name: "s", ModelName: "m", RunID: "r", Epoch: e, Epochs: 3}}
+		for _, name := range []string{"a", "b", "c", "d"} {
+			g, c, secs := true, "x", 1.0
+			f.Questions = append(f.Questions, result.Question{Name: name, Question: name, Completion: &c, Grade: &g, EvalTime: &secs})
+		}
+		if err := f.Write(filepath.Join(dir, result.EpochName("output-s-m-r.json", e, 3)), outfile.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := Load(context.Background(), dir, io.Discard, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := d.Markdown(ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, title := range []string{"### Usage", "### Errors"} {
+		i := strings.Index(md, title)
+		if i < 0 {
+			t.Fatalf("no %s table:\n%s", title, md)
+		}
+		tab := md[i:]
+		if j := strings.Index(tab[1:], "\n### "); j > 0 {
+			tab = tab[:j+1]
+		}
+		if !regexp.MustCompile(`\| model +\| answers +\|`).MatchString(tab) || !regexp.MustCompile(`\| m +\| +12 +\|`).MatchString(tab) ||
+			!strings.Contains(tab, "Counts are of answers") {
+			t.Errorf("%s does not count 12 answers as such:\n%s", title, tab)
+		}
 	}
 }

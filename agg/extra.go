@@ -452,13 +452,36 @@ func fmtCI(m ModelTotal) string {
 	return fmt.Sprintf("[%.3f, %.3f]", m.Lo, m.Hi)
 }
 
-// errorsTable renders the error counts of Totals.
-func errorsTable(ts []ModelTotal) Table {
+// rowsName is what a table that counts question rows calls them:
+// "answers" where some question was answered more than once (epochs,
+// several runs of a sheet), where the rows are not the questions.
+func rowsName(repeats bool) string {
+	if repeats {
+		return "answers"
+	}
+	return "questions"
+}
+
+// repeatsNote says, where repeats, that a table's counts are of answers.
+func repeatsNote(repeats bool) string {
+	if !repeats {
+		return ""
+	}
+	return " Counts are of answers: a question answered in several epochs or runs counts once per answer."
+}
+
+// errorsTable renders the error counts of Totals; repeats as totals
+// says.
+func errorsTable(ts []ModelTotal, repeats bool) Table {
+	unit := "A question"
+	if repeats {
+		unit = "An answer"
+	}
 	t := Table{
 		Title: "Errors: counted apart from wrong answers",
 		Note: "errors: the model call failed (error not null); unanswered: no answer to grade; " +
-			"ungraded: grade is null. A question can be in more than one column.",
-		Columns: Cols("model", "#questions", "#errors", "#unanswered", "#ungraded"),
+			"ungraded: grade is null. " + unit + " can be in more than one column." + repeatsNote(repeats),
+		Columns: Cols("model", "#"+rowsName(repeats), "#errors", "#unanswered", "#ungraded"),
 	}
 	sorted := append([]ModelTotal(nil), ts...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Model < sorted[j].Model })
@@ -500,14 +523,16 @@ func discrepancyTable(ds []Discrepancy, total int) Table {
 	return t
 }
 
-// usageTable renders Usages.
-func usageTable(us []Usage) Table {
+// usageTable renders Usages; repeats as totals says.
+func usageTable(us []Usage, repeats bool) Table {
+	rows := rowsName(repeats)
+	one := rows[:len(rows)-1]
 	t := Table{
 		Title: "Usage: tokens, cost and time per model",
-		Note: "sums over every question that reported the figure; " +
-			"'-' where no question did (LIME's files carry time only), " +
-			"cost 'unknown' where no price was known (--price on run gives one).",
-		Columns: Cols("model", "#questions", "#input tokens", "#output tokens",
+		Note: "sums over every " + one + " that reported the figure; " +
+			"'-' where no " + one + " did (LIME's files carry time only), " +
+			"cost 'unknown' where no price was known (--price on run gives one)." + repeatsNote(repeats),
+		Columns: Cols("model", "#"+rows, "#input tokens", "#output tokens",
 			"#cost (USD)", "#time (s)", "#mean time (s)"),
 	}
 	// Reasoning tokens, where any model reported some, get a column after
@@ -517,7 +542,7 @@ func usageTable(us []Usage) Table {
 		reasoning = reasoning || u.ReasoningTokens > 0
 	}
 	if reasoning {
-		t.Columns = Cols("model", "#questions", "#input tokens", "#output tokens", "#reasoning tokens",
+		t.Columns = Cols("model", "#"+rows, "#input tokens", "#output tokens", "#reasoning tokens",
 			"#cost (USD)", "#time (s)", "#mean time (s)")
 		t.Note += " Reasoning tokens are a part of the output tokens, and costed as output."
 	}

@@ -16,6 +16,9 @@ import (
 // Data is the page's data, the JSON its script reads. Texts are ids into
 // Texts, each text a list of ids into Chunks; -1 is no text (null).
 type Data struct {
+	// root is the folder the files are named relative to (not in the
+	// JSON: the page's header names the files left out by it).
+	root      string
 	Files     int        `json:"files"`
 	Runs      []Run      `json:"runs"`
 	Models    []string   `json:"models"`
@@ -67,8 +70,12 @@ type Answer struct {
 	Grade      int    `json:"g"` // 1 right, 0 wrong, -1 not graded
 	// Epoch is the answer's epoch in a run of several (1..N), 0 in a run
 	// of one: the epochs of a run are answers of the same Run.
-	Epoch int    `json:"ep,omitempty"`
-	Info  string `json:"i,omitempty"`
+	Epoch int `json:"ep,omitempty"`
+	// Reused is the output file the answer was reused from (run reuses
+	// an earlier run's answer to the same request instead of asking
+	// again), "" for an answer asked in its own run.
+	Reused string `json:"ru,omitempty"`
+	Info   string `json:"i,omitempty"`
 	// Sections are shown after the completion, in order (see sections).
 	Sections []Section `json:"x,omitempty"`
 }
@@ -289,7 +296,7 @@ func (b *Builder) Add(path string, f *result.File) {
 		b.questions[qi].Answers = append(b.questions[qi].Answers, Answer{
 			Run: run, File: file, System: b.st.textp(q.System), User: b.st.text(q.Question),
 			Truth: b.st.textp(q.GroundTruth), Completion: b.st.textp(q.Completion), Reasoning: reasoningText(q, b.st), Error: b.st.textp(q.Error),
-			Grade: grade, Epoch: f.Sheet.Epoch, Info: info(q), Sections: sections(q, b.st),
+			Grade: grade, Epoch: f.Sheet.Epoch, Reused: q.ReusedFrom, Info: info(q), Sections: sections(q, b.st),
 		})
 	}
 }
@@ -349,7 +356,7 @@ func (b *Builder) Data() *Data {
 		})
 	}
 	sort.SliceStable(qs, func(i, j int) bool { return qs[i].Sheet < qs[j].Sheet })
-	return &Data{Files: b.files, Runs: runs, Models: models, Sheets: sheets, Questions: qs,
+	return &Data{root: b.root, Files: b.files, Runs: runs, Models: models, Sheets: sheets, Questions: qs,
 		Texts: b.st.texts, Chunks: b.st.chunks}
 }
 

@@ -101,3 +101,76 @@ func TestBrowserEpochs(t *testing.T) {
 		t.Errorf("the question's answers name epochs %q, want 1 to 4", eps)
 	}
 }
+
+// Two runs of two epochs each, one answer of m2 reused from an earlier
+// run: in a browser the questions tab opens on its first question, the
+// list groups each run's marks after its number, which the legend names,
+// the reused answer's mark and card say it was reused, and the comparison
+// pairs each epoch of A with the same epoch of B and says so. Before, the
+// tab opened on an empty pane, 4 marks a question ran on with no grouping
+// and only a tooltip to name their run, reuse showed nowhere, and the
+// comparison read each run's first epoch alone.
+func TestBrowserRunsAndEpochs(t *testing.T) {
+	bin := browsertest.Find(t)
+	dir := t.TempDir()
+	right := map[string][2]bool{"m1/Q1": {true, true}, "m1/Q2": {true, false}, "m2/Q1": {false, false}, "m2/Q2": {true, true}}
+	for _, run := range []struct{ model, id string }{{"m1", "r1"}, {"m2", "r2"}} {
+		for e := 1; e <= 2; e++ {
+			f := &result.File{Sheet: result.Sheet{Name: "s", ModelName: run.model, RunID: run.id, Epoch: e, Epochs: 2}}
+			for _, name := range []string{"Q1", "Q2"} {
+				g := right[run.model+"/"+name][e-1]
+				c := fmt.Sprint(g)
+				q := result.Question{Name: name, Question: "ask " + name, Completion: &c, ModelName: run.model, Grade: &g}
+				if run.model == "m2" && name == "Q1" && e == 1 {
+					q.ReusedFrom = "output-s-m2-r0.json"
+				}
+				f.Questions = append(f.Questions, q)
+			}
+			if err := f.Write(filepath.Join(dir, result.EpochName(result.FileName("input-s.md", run.model, run.id), e, 2)), outfile.Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := Write(context.Background(), &b, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	doc := dom(t, bin, path, "#tab=questions")
+	if !strings.Contains(section(doc, "q-view"), "<h2>Q1</h2>") {
+		t.Errorf("the questions tab does not open on Q1:\n%.1500s", section(doc, "q-view"))
+	}
+	if legend := section(doc, "legend-runs"); !strings.Contains(legend, `<span class="rn">1</span> m1`) || !strings.Contains(legend, `<span class="rn">2</span> m2`) {
+		t.Errorf("the legend does not number the runs: %.500s", legend)
+	}
+	list := section(doc, "q-list")
+	if n := strings.Count(list, `class="run-marks"`); n != 4 {
+		t.Errorf("%d groups of marks, want 4 (2 questions x 2 runs)", n)
+	}
+	if !strings.Contains(list, `class="mark g0 ru" title="m2 · epoch 1: wrong (reused from output-s-m2-r0.json)"`) {
+		t.Errorf("the reused answer's mark does not say so:\n%.2000s", list)
+	}
+	if !strings.Contains(section(doc, "q-view"), "reused from output-s-m2-r0.json (not asked again)") {
+		t.Error("the reused answer's card does not say so")
+	}
+
+	doc = dom(t, bin, path, "#tab=compare&a=m1@r1&b=m2@r2")
+	view := section(doc, "c-view")
+	if !strings.Contains(view, "2 questions answered in both runs: 4 pairs of answers, each epoch of A with the same epoch of B") {
+		t.Errorf("the comparison does not say it pairs epochs:\n%.1500s", view)
+	}
+	i := strings.Index(view, `data-flip="01"`)
+	if i < 0 {
+		t.Fatalf("no flip sections:\n%.3000s", view)
+	}
+	if got := keys(reFlipKey, view[:i]); !slices.Equal(got, []string{"s/Q1", "s/Q1"}) {
+		t.Errorf("right in A, wrong in B: %q, want Q1 in both epochs", got)
+	}
+	if got := keys(reFlipKey, view[i:]); !slices.Equal(got, []string{"s/Q2"}) {
+		t.Errorf("wrong in A, right in B: %q, want Q2 (epoch 2)", got)
+	}
+}

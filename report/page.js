@@ -149,8 +149,19 @@ function disagreement(q) {
 // markTitle names an answer's run, its epoch in a run of several, and its
 // grade.
 function markTitle(a) {
-  return D.runs[a.r].label + (a.ep ? ' \u00b7 epoch ' + a.ep : '') + ': ' + gradeWord[a.g];
+  return D.runs[a.r].label + (a.ep ? ' \u00b7 epoch ' + a.ep : '') + ': ' + gradeWord[a.g] +
+    (a.ru ? ' (reused from ' + a.ru + ')' : '');
 }
+
+// The legend names each run's number, the order of the marks' groups.
+(function () {
+  var runs = $('legend-runs');
+  if (D.runs.length < 2) return;
+  runs.append('Runs: ');
+  D.runs.forEach(function (r, i) {
+    runs.append(el('span', {class: 'run-name'}, el('span', {class: 'rn', text: String(i + 1)}), ' ' + r.label));
+  });
+})();
 
 var listLimit = 300;
 function renderList() {
@@ -165,16 +176,24 @@ function renderList() {
     shown = at.map(function (i) { return shown[i]; });
   }
   $('q-count').textContent = shown.length + ' of ' + count(D.questions.length, 'question');
+  var current = shownQ();
   shown.slice(0, listLimit).forEach(function (q) {
-    var marks = el('span', {class: 'marks'});
+    var marks = el('span', {class: 'marks'}), group = null;
     considered(q).forEach(function (a) {
-      marks.append(el('span', {class: 'mark g' + a.g, title: markTitle(a), text: gradeMark[a.g]}));
+      if (!group || group.getAttribute('data-run') !== String(a.r)) {
+        // A run's answers (its epochs) side by side, after its number
+        // in the legend, when there is more than one run.
+        group = el('span', {class: 'run-marks', 'data-run': String(a.r)},
+          D.runs.length > 1 ? el('span', {class: 'rn', text: String(a.r + 1)}) : null);
+        marks.append(group);
+      }
+      group.append(el('span', {class: 'mark g' + a.g + (a.ru ? ' ru' : ''), title: markTitle(a), text: gradeMark[a.g]}));
     });
     var li = el('li', {'data-key': q.k},
       el('a', {href: hashOf(with_({tab: 'questions', q: q.k}))},
         el('span', {class: 'qname', text: q.n}), marks,
         el('span', {class: 'sheetname', text: D.sheets[q.s]})));
-    if (q.k === S.q) li.className = 'on';
+    if (q.k === current) li.className = 'on';
     list.append(li);
   });
   if (shown.length > listLimit) {
@@ -200,6 +219,7 @@ function answerCard(a) {
   var card = el('div', {class: 'answer', 'data-run': D.runs[a.r].key},
     el('div', {class: 'head'}, el('strong', {text: D.runs[a.r].label}),
       a.ep ? el('span', {class: 'epoch', text: 'epoch ' + a.ep}) : null, badge(a.g),
+      a.ru ? el('span', {class: 'reused', text: 'reused from ' + a.ru + ' (not asked again)'}) : null,
       a.i ? el('span', {class: 'info', text: a.i}) : null),
     el('h4', {text: 'Completion'}), pre(a.c, 'completion'));
   if (a.rs != null) card.append(el('details', {class: 'reasoning'}, el('summary', {text: 'Reasoning'}), pre(a.rs, 'reasoning')));
@@ -211,10 +231,19 @@ function answerCard(a) {
   return card;
 }
 
+// shownQ is the key of the question the questions tab shows: the URL's,
+// else the first the filters keep (the tab opens on a question, not an
+// empty pane; the default stays out of the URL).
+function shownQ() {
+  if (S.q) return S.q;
+  var first = D.questions.find(matches);
+  return first ? first.k : '';
+}
+
 function renderQuestion() {
   var view = $('q-view');
   view.replaceChildren();
-  var qi = qByKey[S.q];
+  var qi = qByKey[shownQ()];
   if (qi === undefined) {
     view.append(el('p', {class: 'hint', text: S.q ? 'No question ' + S.q + ' in this report.' : 'Choose a question.'}));
     return;
@@ -276,18 +305,35 @@ function renderCompare() {
   $('c-a').value = D.runs[ai].key;
   $('c-b').value = D.runs[bi].key;
   var A = D.runs[ai].label, B = D.runs[bi].label;
-  var counts = {}, flips = {'10': [], '01': []}, both = 0;
+  // Each epoch of A is paired with the same epoch of B (a run of one
+  // epoch is epoch 1): a pair per question and epoch both answered.
+  var counts = {}, flips = {'10': [], '01': []}, both = 0, pairs = 0, unpaired = 0;
+  var byEpoch = function (q, r) {
+    var m = {};
+    q.a.forEach(function (x) { if (x.r === r) m[x.ep || 1] = x; });
+    return m;
+  };
   D.questions.forEach(function (q) {
     if (S.sheet && D.sheets[q.s] !== S.sheet) return;
-    var a = q.a.find(function (x) { return x.r === ai; });
-    var b = q.a.find(function (x) { return x.r === bi; });
-    if (!a || !b) return;
-    both++;
-    var k = a.g + ',' + b.g;
-    counts[k] = (counts[k] || 0) + 1;
-    if (a.g !== b.g && a.g >= 0 && b.g >= 0) flips['' + a.g + b.g].push([q, a, b]);
+    var as = byEpoch(q, ai), bs = byEpoch(q, bi), any = false;
+    for (var ep in as) {
+      var a = as[ep], b = bs[ep];
+      if (!b) { unpaired++; continue; }
+      any = true;
+      pairs++;
+      var k = a.g + ',' + b.g;
+      counts[k] = (counts[k] || 0) + 1;
+      if (a.g !== b.g && a.g >= 0 && b.g >= 0) flips['' + a.g + b.g].push([q, a, b]);
+    }
+    for (var e in bs) if (!as[e]) unpaired++;
+    if (any) both++;
   });
-  view.append(el('p', {class: 'count', text: count(both, 'question') + ' answered in both runs' + (S.sheet ? ' of sheet ' + S.sheet : '')}));
+  var said = count(both, 'question') + ' answered in both runs' + (S.sheet ? ' of sheet ' + S.sheet : '');
+  if (pairs !== both || unpaired) {
+    said += ': ' + count(pairs, 'pair') + ' of answers, each epoch of A with the same epoch of B' +
+      (unpaired ? ' (' + count(unpaired, 'answer') + ' with no counterpart left out)' : '');
+  }
+  view.append(el('p', {class: 'count', text: said}));
   var vals = [1, 0, -1];
   var m = el('table', {class: 'matrix'});
   var hr = el('tr', null, el('th', {text: 'A \u2193 \u00b7 B \u2192'}));
@@ -307,7 +353,8 @@ function renderCompare() {
       var q = t[0];
       sec.append(el('div', {class: 'flip', 'data-key': q.k},
         el('h4', null, el('a', {href: hashOf(with_({tab: 'questions', q: q.k}))}, q.n),
-          ' ', el('span', {class: 'sheetname', text: D.sheets[q.s]})),
+          ' ', el('span', {class: 'sheetname', text: D.sheets[q.s]}),
+          t[1].ep || t[2].ep ? el('span', {class: 'epoch', text: ' epoch ' + (t[1].ep || 1)}) : null),
         el('div', {class: 'pair'},
           el('div', {class: 'side-a'}, el('div', {class: 'head'}, 'A ', badge(t[1].g), ' ', A), pre(t[1].c, 'completion')),
           el('div', {class: 'side-b'}, el('div', {class: 'head'}, 'B ', badge(t[2].g), ' ', B), pre(t[2].c, 'completion'))),

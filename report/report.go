@@ -41,6 +41,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -144,7 +145,8 @@ func writePage(w io.Writer, d *agg.Data, data *Data, opt Options) error {
 	if title == "" {
 		title = "evalmd report"
 	}
-	return render(w, page{Title: title, Markdown: md, Charts: charts, Data: data, Live: opt.Live})
+	return render(w, page{Title: title, Markdown: md, Charts: charts, Data: data, Live: opt.Live,
+		Found: len(d.Paths), LeftOut: leftOut(d, data.root)})
 }
 
 // page is everything the HTML holds.
@@ -154,6 +156,92 @@ type page struct {
 	Charts   []agg.Chart // drawn inline, in order
 	Data     *Data       // the questions
 	Live     string      // Options.Live
+	Found    int         // the output files found, counted or not
+	LeftOut  []leftGroup // the files found and not counted, by reason
+}
+
+// leftGroup is the output files left out of the page for one reason.
+type leftGroup struct {
+	Why   string
+	Files []string // relative to the folder read; for files that could not be read, the error
+}
+
+// leftOut groups the output files agg found and did not count by why
+// (agg's lists), each named relative to root. Files found and neither
+// counted nor in a list are the parts of runs split in shards, which agg
+// reads as the one file each run makes.
+func leftOut(d *agg.Data, root string) []leftGroup {
+	rel := func(p string) string {
+		if r, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(r, "..") {
+			return filepath.ToSlash(r)
+		}
+		return p
+	}
+	named := map[string]bool{}
+	for _, p := range d.Counted {
+		named[p] = true
+	}
+	var out []leftGroup
+	group := func(why string, files []string, isPath bool) {
+		if len(files) == 0 {
+			return
+		}
+		g := leftGroup{Why: why}
+		for _, f := range files {
+			named[f] = true
+			if isPath {
+				f = rel(f)
+			} else {
+				f = strings.ReplaceAll(f, root+string(filepath.Separator), "")
+			}
+			g.Files = append(g.Files, f)
+		}
+		out = append(out, g)
+	}
+	group("the same run as a file counted, or a rerun every answer of which a file counted carries (one answer, one sample)", d.Duplicates, true)
+	group("dry runs (run -y: prompts, no answers); --include-dry-runs counts them", d.DryRuns, true)
+	group("runs of an older version of their sheet (--latest-version)", d.OlderVersions, true)
+	group("could not be read", d.Skipped, false)
+	var parts []string
+	for _, p := range d.Paths {
+		if !named[p] && !skippedPath(d.Skipped, p) {
+			parts = append(parts, p)
+		}
+	}
+	group("parts of runs split in shards (run --shard), each run read as the one file it makes", parts, true)
+	return out
+}
+
+// skippedPath says whether one of agg's messages of files it could not
+// read names path.
+func skippedPath(skipped []string, path string) bool {
+	for _, s := range skipped {
+		if strings.HasPrefix(s, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// leftOutHTML is the header's account of the files found and not counted:
+// nothing when every file found is counted.
+func leftOutHTML(b *bytes.Buffer, p page) {
+	n := 0
+	for _, g := range p.LeftOut {
+		n += len(g.Files)
+	}
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(b, "<details class=\"left-out\"><summary>%s of %d found left out: why</summary>\n<ul>\n", count(n, "output file"), p.Found)
+	for _, g := range p.LeftOut {
+		fmt.Fprintf(b, "<li>%d: %s<ul>", len(g.Files), html.EscapeString(g.Why))
+		for _, f := range g.Files {
+			fmt.Fprintf(b, "<li>%s</li>", html.EscapeString(f))
+		}
+		b.WriteString("</ul></li>\n")
+	}
+	b.WriteString("</ul></details>\n")
 }
 
 // markdown renders agg's markdown as HTML (GFM tables; raw HTML dropped,
@@ -163,7 +251,9 @@ func markdown(src string, charts bool) (string, error) {
 	md := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithParserOptions(parser.WithAutoHeadingID()))
 	source := []byte(src)
 	doc := md.Parser().Parse(text.NewReader(source))
-	var toc strings.Builder
+	type link struct{ id, title, short string }
+	var links []link
+	shorts := map[string]int{}
 	err := ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		h, ok := n.(*ast.Heading)
 		if !entering || !ok {
@@ -172,14 +262,23 @@ func markdown(src string, charts bool) (string, error) {
 		id, _ := h.AttributeString("id")
 		idb, _ := id.([]byte)
 		title := headingText(h, source)
-		if i := strings.Index(title, ":"); i > 0 {
-			title = title[:i] // "Leaderboard: {input_sheet, model} on pct_correct"
-		}
-		fmt.Fprintf(&toc, "<a href=\"#%s\">%s</a>\n", html.EscapeString(string(idb)), html.EscapeString(title))
+		short, _, _ := strings.Cut(title, ":") // "Leaderboard: {input_sheet, model} on pct_correct"
+		links = append(links, link{string(idb), title, short})
+		shorts[short]++
 		return ast.WalkSkipChildren, nil
 	})
 	if err != nil {
 		return "", fmt.Errorf("report: markdown: %w", err)
+	}
+	var toc strings.Builder
+	for _, l := range links {
+		// A heading is named short unless another shares its short name
+		// (a benchmark's tables: "DABench: ABQ per level", ...).
+		title := l.short
+		if shorts[l.short] > 1 || title == "" {
+			title = l.title
+		}
+		fmt.Fprintf(&toc, "<a href=\"#%s\">%s</a>\n", html.EscapeString(l.id), html.EscapeString(title))
 	}
 	var b strings.Builder
 	if charts {
@@ -229,8 +328,13 @@ func render(w io.Writer, p page) error {
 	fmt.Fprintf(&b, "<meta http-equiv=\"Content-Security-Policy\" content=\"%s\">\n", csp)
 	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n", html.EscapeString(p.Title), pageCSS)
 	fmt.Fprintf(&b, "<header><h1>%s</h1>\n", html.EscapeString(p.Title))
-	fmt.Fprintf(&b, "<p class=\"counts\">%s, %s, %s, %s</p>\n", count(p.Data.Files, "output file"),
+	files := count(p.Data.Files, "output file")
+	if p.Found > p.Data.Files {
+		files += fmt.Sprintf(" counted of %d found", p.Found)
+	}
+	fmt.Fprintf(&b, "<p class=\"counts\">%s, %s, %s, %s</p>\n", files,
 		count(len(p.Data.Runs), "run"), count(len(p.Data.Sheets), "sheet"), count(len(p.Data.Questions), "question"))
+	leftOutHTML(&b, p)
 	b.WriteString(`<nav id="tabs"><a href="#tab=board" data-tab="board">Leaderboard</a><a href="#tab=questions" data-tab="questions">Questions</a><a href="#tab=compare" data-tab="compare">Compare runs</a></nav>
 </header>
 <main>
@@ -256,7 +360,8 @@ func render(w io.Writer, p page) error {
 <label>Name <input type="search" id="f-find" placeholder="part of a name"></label>
 </form>
 <p id="q-count" class="count"></p>
-<p class="legend">Marks, one per run in the order of the runs: <span><span class="mark g1">&#x2713;</span> right</span> <span><span class="mark g0">&#x2717;</span> wrong</span> <span><span class="mark g-1">&#x2013;</span> not graded</span> (a mark's tooltip names its run)</p>
+<p class="legend">Marks, one per answer (a run of several epochs has one per epoch), grouped by run: <span><span class="mark g1">&#x2713;</span> right</span> <span><span class="mark g0">&#x2717;</span> wrong</span> <span><span class="mark g-1">&#x2013;</span> not graded</span> <span><span class="mark g1 ru">&#x2713;</span> reused from an earlier run</span> (a mark's tooltip names its run and epoch)</p>
+<p class="legend" id="legend-runs"></p>
 <div class="split"><ol id="q-list" class="qlist"></ol><article id="q-view" class="qview"><p class="hint">Choose a question.</p></article></div>
 </section>
 <section id="tab-compare" hidden>

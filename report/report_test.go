@@ -312,6 +312,62 @@ func TestDryRunsLeftOut(t *testing.T) {
 	}
 }
 
+// The header counts the files found beside those counted, and names each
+// file left out with why: before, it said "6 output files" of a folder
+// holding 9.
+func TestLeftOutNamed(t *testing.T) {
+	dir := t.TempDir()
+	writeFixtures(t, dir)
+	dry := &result.File{Sheet: result.Sheet{Name: "Arithmetic", ModelName: "dry", RunID: "d1", DryRun: true},
+		Questions: []result.Question{{Name: "add", Question: "What is 2+2?"}}}
+	if err := dry.Write(filepath.Join(dir, "output-arithmetic-dry-d1.json"), outfile.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	first := filepath.Join(dir, result.FileName("input-arithmetic.md", "m1", "r1"))
+	data, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "zcopy"), 0o755) // after the original in name order
+	os.WriteFile(filepath.Join(dir, "zcopy", filepath.Base(first)), data, 0o644)
+	os.WriteFile(filepath.Join(dir, "output-broken.json"), []byte("{"), 0o644)
+	var b bytes.Buffer
+	if err := Write(context.Background(), &b, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		`<p class="counts">6 output files counted of 9 found, 3 runs, 2 sheets, 6 questions</p>`,
+		"<summary>3 output files of 9 found left out: why</summary>",
+		"<li>1: the same run as a file counted, or a rerun every answer of which a file counted carries (one answer, one sample)<ul><li>zcopy/" + filepath.Base(first) + "</li></ul></li>",
+		"<li>1: dry runs (run -y: prompts, no answers); --include-dry-runs counts them<ul><li>output-arithmetic-dry-d1.json</li></ul></li>",
+		"<li>1: could not be read<ul><li>output-broken.json",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if strings.Contains(page, dir) {
+		t.Errorf("the page names the folder %s", dir)
+	}
+}
+
+// The table of contents names each table once: a benchmark's tables that
+// share a prefix ("DABench: ...") are named in full, not "DABench" four
+// times.
+func TestTOCNamesEachTable(t *testing.T) {
+	html, err := markdown("### Leaderboard: x on y\n\n### DABench: ABQ per level\n\n### DABench: ABQ per concept\n\n### Usage: tokens\n", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	toc, _, _ := strings.Cut(html, "</nav>")
+	for _, want := range []string{">Leaderboard</a>", ">DABench: ABQ per level</a>", ">DABench: ABQ per concept</a>", ">Usage</a>"} {
+		if !strings.Contains(toc, want) {
+			t.Errorf("the contents lack %s:\n%s", want, toc)
+		}
+	}
+}
+
 // A '|' or a line break in a model's or a sheet's name stays in its cell
 // of the page's tables: the leaderboard and the runs table keep one row
 // per model, and the leaderboard and the Models table name it alike.
