@@ -391,7 +391,8 @@ func (l *loader) whole(w result.Whole) decoded {
 
 // count counts one file, whole: left out when it could not be read, is a
 // dry run, an older version of its sheet or a copy of a run counted, and
-// taken without the answers an earlier file carries (result.Sample).
+// taken without the answers an earlier file carries (result.Sample); a
+// file all of whose answers an earlier one carries is not handed to Each.
 func (l *loader) count(r decoded) {
 	d, opt, warn := l.d, l.opt, l.warn
 	counted := false
@@ -411,8 +412,11 @@ func (l *loader) count(r decoded) {
 		fmt.Fprintf(warn, "agg: skipping %s: the same run as %s (run id %q, sheet %q, model %q)\n",
 			r.path, first, r.file.Sheet.RunID, r.file.Sheet.Name, r.file.Sheet.ModelName)
 	} else if first, all := l.drop(r); all {
+		// Unseen by Each too: an Inspect log of it would hold every
+		// answer a second time.
 		d.Duplicates = append(d.Duplicates, r.path)
 		fmt.Fprintf(warn, "agg: skipping %s: every answer in it is counted from %s (a rerun reused them: one answer, one sample)\n", r.path, first)
+		return
 	} else {
 		counted = true
 		if first != "" {

@@ -41,8 +41,8 @@ type keyedQ struct {
 // TestReusedAnswerCountedOnce: an answer a rerun reused is the sample its
 // first run got. A rerun that reused every answer adds nothing (no run, no
 // answer, no consistency over two copies of one answer); a rerun that
-// asked one question and reused two adds that one answer; the reports that
-// read every question (LoadOptions.Each) see each answer once; questions
+// asked one question and reused two adds that one answer; the reports and
+// logs that read every question (LoadOptions.Each) see each answer once; questions
 // without a request key (LIME's files) are counted as before.
 func TestReusedAnswerCountedOnce(t *testing.T) {
 	first := "output-s-m-a1.json"
@@ -65,9 +65,7 @@ func TestReusedAnswerCountedOnce(t *testing.T) {
 			var warn bytes.Buffer
 			seen := map[string]int{}
 			d, err := Load(context.Background(), dir, &warn, LoadOptions{Each: func(path string, f *result.File, counted bool) {
-				if counted {
-					seen[filepath.Base(path)] += len(f.Questions)
-				}
+				seen[filepath.Base(path)] += len(f.Questions)
 			}})
 			if err != nil {
 				t.Fatal(err)
@@ -76,7 +74,7 @@ func TestReusedAnswerCountedOnce(t *testing.T) {
 				t.Errorf("%d question rows, want %d\n%s", d.Questions(), tc.rows, warn.String())
 			}
 			if got := seen[first] + seen[filepath.Base(rerun)]; got != tc.rows {
-				t.Errorf("Each saw %d questions counted, want %d: %v", got, tc.rows, seen)
+				t.Errorf("Each saw %d questions, want %d: %v", got, tc.rows, seen)
 			}
 			if got := len(d.Runs()); got != 1 || d.Runs()[0].Runs != tc.runs {
 				t.Errorf("runs %+v, want one row of %d runs", d.Runs(), tc.runs)
