@@ -18,6 +18,13 @@ import (
 // grade in epoch e+1), named and marked as run --epochs writes them.
 func writeRun(t testing.TB, dir, sheet, model, runID string, grades [][]bool) {
 	t.Helper()
+	writeRunWith(t, dir, sheet, model, runID, grades, nil)
+}
+
+// writeRunWith is writeRun with edit (when not nil) called on each
+// question before the file is written.
+func writeRunWith(t testing.TB, dir, sheet, model, runID string, grades [][]bool, edit func(q *result.Question)) {
+	t.Helper()
 	n := len(grades)
 	for e, gs := range grades {
 		f := &result.File{Sheet: result.Sheet{Name: sheet, RunID: runID, ModelName: model}}
@@ -33,6 +40,9 @@ func writeRun(t testing.TB, dir, sheet, model, runID string, grades [][]bool) {
 			name := "Q" + itoa(q+1)
 			f.Questions = append(f.Questions, result.Question{Name: name, Question: "ask " + name,
 				Completion: &c, ModelName: model, Grade: &g})
+			if edit != nil {
+				edit(&f.Questions[len(f.Questions)-1])
+			}
 		}
 		data, err := f.Marshal()
 		if err != nil {

@@ -86,7 +86,7 @@ const (
 	verdictNoChange   = "no significant change"
 	verdictNew        = "new: not in the baseline"
 	verdictGone       = "gone: not in this folder"
-	verdictNoPairs    = "no question in common"
+	verdictNoPairs    = "no question graded in both"
 )
 
 // QuestionRef names a question: its sheet, its name, and which question
@@ -118,14 +118,16 @@ type Flip struct {
 type Unpaired struct {
 	Model string
 	QuestionRef
-	Why string // unpairedBaseline, unpairedCurrent or unpairedTruth
+	Why string // one of the unpaired constants
 }
 
 // Why a question is not compared.
 const (
-	unpairedBaseline = "only in the baseline"
-	unpairedCurrent  = "only in this folder"
-	unpairedTruth    = "ground truth changed"
+	unpairedBaseline   = "only in the baseline"
+	unpairedCurrent    = "only in this folder"
+	unpairedTruth      = "ground truth changed"
+	ungradedHere       = "not graded in this folder (an error, or no grade)"
+	ungradedInBaseline = "not graded in the baseline (an error, or no grade)"
 )
 
 // ModelChange is one model's comparison with the baseline.
@@ -232,7 +234,8 @@ func (d *Data) gateKeys(r *row) (withTruth, without string) {
 	return without + "\x00" + t, without
 }
 
-// sideOf reduces d's graded answers, of the rows keep keeps, to scores.
+// sideOf reduces d's answers, of the rows keep keeps, to scores; a
+// question none of whose answers was graded has answers 0.
 func (d *Data) sideOf(keep func(int) bool, red Reducer) side {
 	idx, n := d.units(true)
 	first := make([]int, n) // a row of each question
@@ -242,13 +245,16 @@ func (d *Data) sideOf(keep func(int) bool, red Reducer) side {
 		}
 	}
 	s := side{scores: map[string]map[string]score{}, refs: map[string]QuestionRef{}, truths: map[string]bool{}}
-	for m, as := range d.answersOf(idx, keep, false) {
+	for m, as := range d.answersOf(idx, keep, true) {
 		model := d.strs.str(m)
 		byQ := make(map[string]score, len(as))
 		for _, a := range as {
 			r := &d.rows[first[a.q]]
 			key, without := d.gateKeys(r)
-			byQ[key] = score{red.Reduce(int(a.c), int(a.n)), int(a.n)}
+			byQ[key] = score{math.NaN(), 0}
+			if a.n > 0 {
+				byQ[key] = score{red.Reduce(int(a.c), int(a.n)), int(a.n)}
+			}
 			s.refs[key] = QuestionRef{Sheet: d.strs.str(r.sheet), Name: d.strs.str(r.name), Occ: int(r.occ)}
 			s.truths[model+"\x00"+without] = true
 		}
@@ -335,26 +341,37 @@ func (c *Comparison) compareModel(m string, before, after side) ModelChange {
 		return mc
 	}
 	truthSaid := map[QuestionRef]bool{}
-	unpaired := func(key string, s side, other side, why string) {
+	unpaired := func(ref QuestionRef, why string) {
+		c.Unpaired = append(c.Unpaired, Unpaired{Model: m, QuestionRef: ref, Why: why})
+		mc.Unpaired++
+	}
+	// absent notes a question of s that other lacks: there under another
+	// ground truth (said once, whichever folder has it twice), or not.
+	absent := func(key string, s, other side, why string) {
 		ref := s.refs[key]
 		if other.truths[m+"\x00"+ref.Sheet+"\x00"+ref.Name+"\x00"+strconv.Itoa(ref.Occ)] {
-			// Said once, whichever folder holds the question twice.
 			if truthSaid[ref] {
 				return
 			}
 			truthSaid[ref] = true
 			why = unpairedTruth
 		}
-		c.Unpaired = append(c.Unpaired, Unpaired{Model: m, QuestionRef: ref, Why: why})
-		mc.Unpaired++
+		unpaired(ref, why)
 	}
 	var diffs []float64
 	var sumB, sumA float64
 	for _, key := range slices.Sorted(maps.Keys(a)) {
 		sa := a[key]
 		sb, ok := b[key]
-		if !ok {
-			unpaired(key, after, before, unpairedCurrent)
+		switch {
+		case !ok:
+			absent(key, after, before, unpairedCurrent)
+			continue
+		case sa.answers == 0:
+			unpaired(after.refs[key], ungradedHere)
+			continue
+		case sb.answers == 0:
+			unpaired(after.refs[key], ungradedInBaseline)
 			continue
 		}
 		sumB += sb.score
@@ -370,7 +387,7 @@ func (c *Comparison) compareModel(m string, before, after side) ModelChange {
 	}
 	for key := range b {
 		if _, ok := a[key]; !ok {
-			unpaired(key, before, after, unpairedBaseline)
+			absent(key, before, after, unpairedBaseline)
 		}
 	}
 	mc.Questions = len(diffs)

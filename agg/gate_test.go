@@ -22,31 +22,13 @@ func writeGraded(t testing.TB, dir, sheet, model, runID string, grades [][]bool,
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	n := len(grades)
-	for e, gs := range grades {
-		f := &result.File{Sheet: result.Sheet{Name: sheet, RunID: runID, ModelName: model}}
-		if n > 1 {
-			f.Sheet.Epoch, f.Sheet.Epochs = e+1, n
+	writeRunWith(t, dir, sheet, model, runID, grades, func(q *result.Question) {
+		truth, ok := truths[q.Name]
+		if !ok {
+			truth = "T" + strings.TrimPrefix(q.Name, "Q")
 		}
-		for q, g := range gs {
-			name := "Q" + itoa(q+1)
-			truth := "T" + itoa(q+1)
-			if tr, ok := truths[name]; ok {
-				truth = tr
-			}
-			c := "answer"
-			f.Questions = append(f.Questions, result.Question{Name: name, Question: "ask " + name,
-				GroundTruth: &truth, Completion: &c, ModelName: model, Grade: &g})
-		}
-		data, err := f.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := result.EpochName(result.FileName("input-"+sheet+".md", model, runID), e+1, n)
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+		q.GroundTruth = &truth
+	})
 }
 
 // grades are n grades of one epoch, question i right unless wrong(i).
@@ -268,6 +250,44 @@ func TestGateCurrentFolderHoldsTheBaseline(t *testing.T) {
 				t.Errorf("failures %q", f)
 			}
 		})
+	}
+}
+
+// A question whose answers in one folder were not graded (the call
+// failed) is listed as not graded there, not as missing; a model whose
+// every answer here failed is in neither verdict new nor gone: nothing is
+// compared.
+func TestGateUngraded(t *testing.T) {
+	dir := t.TempDir()
+	base, cur := filepath.Join(dir, "base"), filepath.Join(dir, "cur")
+	failed := func(names ...string) func(q *result.Question) {
+		return func(q *result.Question) {
+			truth := "T"
+			q.GroundTruth = &truth
+			if slices.Contains(names, q.Name) || names == nil {
+				e := "HTTP 500"
+				q.Grade, q.Error = nil, &e
+			}
+		}
+	}
+	os.MkdirAll(base, 0o755)
+	os.MkdirAll(cur, 0o755)
+	writeRunWith(t, base, "s", "m", "r1", grades(6, qs()), failed("Q6"))
+	writeRunWith(t, cur, "s", "m", "r2", grades(6, qs()), failed("Q1", "Q2"))
+	writeRunWith(t, base, "s", "down", "r1", grades(6, qs()), failed("none"))
+	writeRunWith(t, cur, "s", "down", "r2", grades(6, qs()), failed())
+	c := compareDirs(t, base, cur, Gate{FailOn: FailRegression})
+	var got []string
+	for _, u := range c.Unpaired {
+		got = append(got, u.Model+" "+u.Name+": "+u.Why)
+	}
+	want := []string{"down Q1: " + ungradedHere, "down Q2: " + ungradedHere, "down Q3: " + ungradedHere, "down Q4: " + ungradedHere,
+		"down Q5: " + ungradedHere, "down Q6: " + ungradedHere, "m Q1: " + ungradedHere, "m Q2: " + ungradedHere, "m Q6: " + ungradedInBaseline}
+	if !slices.Equal(got, want) {
+		t.Errorf("not compared:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if c.Models[0].Model != "down" || c.Models[0].Verdict != verdictNoPairs || c.Models[1].Questions != 3 || c.Models[1].Verdict != verdictNoChange {
+		t.Errorf("models %+v", c.Models)
 	}
 }
 

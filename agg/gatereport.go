@@ -214,8 +214,8 @@ func (c *Comparison) flipsTable(maxRows int) Table {
 func (c *Comparison) unpairedTable(maxRows int) Table {
 	t := Table{
 		Title: "Questions not compared",
-		Note: "a model's questions that only one folder has a graded answer to, or whose ground truth differs between them " +
-			"(a question added, removed or renamed, an answer corrected); a model in one folder only is not listed question by question.",
+		Note: "a model's questions that only one folder has, that one folder has no grade for (a failed call), or whose ground truth " +
+			"differs between them (a question added, removed or renamed, an answer corrected); a model in one folder only is not listed question by question.",
 		Columns: Cols("model", "sheet", "question", "why"),
 	}
 	for i, u := range c.Unpaired {
