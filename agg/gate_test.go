@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evalmd/evalmd/internal/testkit/golden"
 	"github.com/evalmd/evalmd/result"
@@ -335,5 +336,37 @@ func TestParseFailOn(t *testing.T) {
 	}
 	if err := (Gate{Alpha: 0.01, MinDrop: 0.02, FailUnder: 0.7}).Check(); err != nil {
 		t.Error(err)
+	}
+}
+
+// A run split in shards (run --shard) is compared as the one run it makes:
+// its parts against the run written whole, and back, find the same
+// questions (epochs and repeated names each one question) and no change;
+// its JUnit XML is the whole run's.
+func TestGateShards(t *testing.T) {
+	dir := t.TempDir()
+	one, parts := filepath.Join(dir, "one"), filepath.Join(dir, "parts")
+	writeShardedRun(t, one, parts, 3)
+	for _, tc := range [][2]string{{one, parts}, {parts, one}} {
+		c := compareDirs(t, tc[0], tc[1], Gate{FailOn: FailRegression})
+		if len(c.Models) != 2 || len(c.Unpaired) != 0 || len(c.Failures()) != 0 {
+			t.Fatalf("%s against %s: %+v, not compared %v", tc[1], tc[0], c.Models, c.Unpaired)
+		}
+		for _, m := range c.Models {
+			if m.Questions != 9 || m.Verdict != verdictNoChange || len(m.Worse)+len(m.Better) != 0 {
+				t.Errorf("%s against %s: %+v; want 9 questions, no change", tc[1], tc[0], m)
+			}
+		}
+	}
+	var whole, split bytes.Buffer
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	if err := loadDir(t, one).JUnit(&whole, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := loadDir(t, parts).JUnit(&split, now); err != nil {
+		t.Fatal(err)
+	}
+	if whole.String() != split.String() || strings.Count(whole.String(), "<testcase ") != 18 {
+		t.Errorf("JUnit of the parts:\n%s\nof the whole run:\n%s", split.String(), whole.String())
 	}
 }
