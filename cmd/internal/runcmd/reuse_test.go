@@ -326,3 +326,54 @@ func TestHalfSavedSheetNotRun(t *testing.T) {
 		}
 	}
 }
+
+// A folder from before reruns wrote nothing holds copies: a rerun that
+// asked nothing wrote every answer again under another run id. The next
+// rerun of the unchanged sheet writes nothing, and the output it finds
+// current supersedes the one its answers came from: put aside, so LIME's
+// agg.py, which counts every file, counts each answer once.
+func TestRerunTidiesCopies(t *testing.T) {
+	dir := t.TempDir()
+	sheet := filepath.Join(dir, "input-edit.md")
+	out := filepath.Join(dir, "results")
+	if err := os.WriteFile(sheet, []byte(reuseSheet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-f", sheet, "-m", "mock", "-o", out}
+	var log bytes.Buffer
+	if err := run(context.Background(), &log, &log, args); err != nil {
+		t.Fatalf("run: %v\n%s", err, log.String())
+	}
+	first := onlyOutput(t, out)
+	f, err := result.Read(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The copy an earlier evalmd wrote: every answer reused from the
+	// first output, a run started later.
+	f.Sheet.RunID, f.Sheet.Created = "c0de", "2999-01-01T00:00:00.000Z"
+	for i := range f.Questions {
+		f.Questions[i].ReusedFrom = filepath.Base(first)
+	}
+	copied := filepath.Join(out, result.FileName(sheet, "mock", "c0de"))
+	data, err := f.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(copied, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	if err := run(context.Background(), &log, &log, args); err != nil {
+		t.Fatalf("rerun: %v\n%s", err, log.String())
+	}
+	if want := "current, " + filepath.Base(copied) + " holds these answers"; !strings.Contains(log.String(), want) {
+		t.Errorf("the rerun does not say %q:\n%s", want, log.String())
+	}
+	if got := onlyOutput(t, out); got != copied {
+		t.Errorf("the folder holds %s, want the copy (the current output) alone", got)
+	}
+	if _, err := os.Stat(filepath.Join(out, result.Superseded, filepath.Base(first))); err != nil {
+		t.Errorf("the first output was not put aside: %v\n%s", err, log.String())
+	}
+}

@@ -474,10 +474,11 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 	}
 	if e, ok := reuse.Repeats(o.OutPath, o.File, o.Earlier); ok {
 		// Nothing asked, nothing graded otherwise: the run adds no run.
+		// The writers are still told, to put aside what e supersedes.
 		opt.Console.Say("%s on %s: %d/%d correct%s, nothing asked: current, %s holds these answers graded alike; nothing written",
 			o.Model, sheet, correct, n, subset, filepath.Base(e.Path))
-		sr.current = e.Path
-		return nil
+		sr.current, o.Current = e.Path, &e
+		return opt.Writer.Write(o, sr.encoded)
 	}
 	opt.Console.Say("%s on %s: %d/%d correct%s%s%s, %s, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out%s, %s, %.1fs",
 		o.Model, sheet, correct, n, subset, ungraded, sr.reusedNote(), answered, errs, sr.noAnswer,

@@ -233,6 +233,10 @@ type Output struct {
 	// not written again (reuse.Repeats), and those it supersedes are
 	// moved aside once it is written (reuse.Supersedes).
 	Earlier []reuse.Earlier
+	// Current, when set, is the earlier output that holds what this one
+	// would (reuse.Repeats): the writers write nothing for it, and it
+	// supersedes the earlier outputs as this one would have.
+	Current *reuse.Earlier
 }
 
 // Prices are a run's price overrides: One for every model (--price), else

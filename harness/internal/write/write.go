@@ -121,6 +121,9 @@ func absPath(path string) string {
 // Write writes the output file and its markdown as one (both or neither,
 // outfile.WriteFiles), while each holds what Check found.
 func (f *Files) Write(o *plan.Output, encoded [][]byte) error {
+	if o.Current != nil {
+		return nil // an earlier output holds it
+	}
 	path := o.OutPath
 	if err := outfile.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -153,6 +156,9 @@ type InspectLogs struct {
 }
 
 func (l *InspectLogs) Write(o *plan.Output, _ [][]byte) error {
+	if o.Current != nil {
+		return nil // an earlier output, and its log, hold it
+	}
 	if o.Epochs <= 1 {
 		return l.write([]*result.File{o.File})
 	}
@@ -211,9 +217,15 @@ type Supersede struct {
 }
 
 func (s *Supersede) Write(o *plan.Output, _ [][]byte) error {
+	path, f := o.OutPath, o.File
+	if o.Current != nil {
+		// Not written: the earlier output that holds it supersedes the
+		// others (copies a rerun wrote before reruns wrote nothing).
+		path, f = o.Current.Path, o.Current.File
+	}
 	var moved []string
 	for _, e := range o.Earlier {
-		if !reuse.Supersedes(o.OutPath, o.File, e) {
+		if !reuse.Supersedes(path, f, e) {
 			continue
 		}
 		dir := filepath.Join(filepath.Dir(e.Path), result.Superseded)
@@ -241,8 +253,8 @@ func (s *Supersede) Write(o *plan.Output, _ [][]byte) error {
 	}
 	if len(moved) > 0 {
 		s.Console.Say("%s on %s: moved %s to %s (superseded: its answers to the sheet as it is now are all in %s)",
-			o.Model, filepath.Base(o.SheetPath), strings.Join(moved, ", "), filepath.Join(filepath.Dir(o.OutPath), result.Superseded),
-			filepath.Base(o.OutPath))
+			o.Model, filepath.Base(o.SheetPath), strings.Join(moved, ", "), filepath.Join(filepath.Dir(path), result.Superseded),
+			filepath.Base(path))
 	}
 	return nil
 }
