@@ -62,6 +62,14 @@ type Conversions struct {
 	Exports []Export
 }
 
+// Note is what a conversion says of sheets it wrote whole that their
+// user must know (a file the prompts refer to was not in the data, so the
+// model will not see it). A converter returns it among its problems; the
+// command says it and does not count it as one.
+type Note struct{ Text string }
+
+func (n *Note) Error() string { return n.Text }
+
 // Converter turns a benchmark's published data into sheets: `convert NAME`.
 type Converter struct {
 	// Name is the convert subcommand; Summary says in one line what it
@@ -79,7 +87,7 @@ type Converter struct {
 	// which existing files may be replaced (the converter adds the files
 	// it reads to w.Inputs). It returns the sheets written and every
 	// problem met: a converter skips what it cannot convert and says so,
-	// and converts the rest.
+	// and converts the rest; a *Note among them is no problem.
 	Convert func(ctx context.Context, opt any, w outfile.Options) (written []string, problems []error)
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evalmd/evalmd/benchmark"
 	"github.com/evalmd/evalmd/benchmark/dsbench/score"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/schema"
@@ -317,6 +318,7 @@ func Convert(ctx context.Context, opt Options) ([]string, []error) {
 		return nil, append(errs, fmt.Errorf("dsbench: %w", err))
 	}
 	var written []string
+	var bare []string // competitions written without a workbook
 	for i := range comps {
 		c := &comps[i]
 		if len(c.Questions) == 0 {
@@ -343,6 +345,30 @@ func Convert(ctx context.Context, opt Options) ([]string, []error) {
 			continue
 		}
 		written = append(written, path)
+		if len(c.Workbooks) == 0 {
+			bare = append(bare, c.ID)
+		}
+	}
+	if n := noWorkbooks(dataDir, bare, len(written)); n != nil {
+		errs = append(errs, n)
 	}
 	return written, errs
+}
+
+// noWorkbooks is the note of the competitions converted without a
+// workbook (DSBench's data without its download of workbooks), nil for
+// none: their prompts hold the introduction and questions, which ask
+// about the workbook's data ("provided in the workbook"), and none of it.
+func noWorkbooks(dataDir string, ids []string, written int) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	named := strings.Join(ids, ", ")
+	if len(ids) > 5 {
+		named = strings.Join(ids[:5], ", ") + fmt.Sprintf(" and %d more", len(ids)-5)
+	}
+	return &benchmark.Note{Text: fmt.Sprintf("dsbench: %d of %d competitions have no workbook (.xlsx, .xlsm, .xlsb) in %s: %s. "+
+		"Their sheets send none, so the model sees the introduction and the questions, which ask about the workbook's data "+
+		"(\"provided in the workbook\"), and none of that data: put each competition's workbooks (DSBench's data_analysis download) in data/<id>/ and convert again",
+		len(ids), written, filepath.Join(dataDir, "data", "<id>"), named)}
 }

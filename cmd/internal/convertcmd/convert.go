@@ -23,6 +23,7 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -305,33 +306,58 @@ func xlsxCommand() *cli.Command {
 // then what was written and where the files the sheets send are, and an
 // error counting what was skipped.
 func converted(stderr io.Writer, bench, out string, written []string, errs []error) error {
+	problems := 0
 	for _, e := range errs {
+		if n := (*benchmark.Note)(nil); errors.As(e, &n) {
+			fmt.Fprintf(stderr, "convert: note: %v\n", e)
+			continue
+		}
+		problems++
 		fmt.Fprintf(stderr, "convert: %v\n", e)
 	}
 	fmt.Fprintf(stderr, "wrote %s to %s", count(len(written), bench+" sheet"), out)
-	inside, outside := dataFolders(written)
-	if inside != "" {
+	f := dataFolders(written)
+	if f.inside != "" {
 		// Converters put the files beside the sheets (hard links where
 		// the file system allows, else copies), so the sheets run as
 		// written: a sheet sends files from below its own folder only.
-		fmt.Fprintf(stderr, "; the files they send are in %s", inside)
+		fmt.Fprintf(stderr, "; the files they send are in %s", f.inside)
 	}
-	if outside != "" {
+	if f.outside != "" {
 		// A sheet's own data_root vouches for nothing (a stranger's could
 		// name "/"): the user does, with run --data-root.
-		fmt.Fprintf(stderr, "; their files are in %s, outside it: run them with --data-root %s", outside, outside)
+		fmt.Fprintf(stderr, "; their files are in %s, outside it: run them with --data-root %s", f.outside, f.outside)
+	}
+	if n := len(f.missing); n > 0 {
+		// Nothing to vouch for: a file that is not there is sent by no
+		// run (a chat prompt may still name it).
+		verb := "are"
+		if n == 1 {
+			verb = "is"
+		}
+		fmt.Fprintf(stderr, "; of the files they name, %d %s not there, which no run sends (the first: %s)", n, verb, f.firstMissing)
 	}
 	fmt.Fprintln(stderr)
-	if len(errs) > 0 {
-		return fmt.Errorf("%s (named above); %s written", count(len(errs), "problem"), count(len(written), "sheet"))
+	if problems > 0 {
+		return fmt.Errorf("%s (named above); %s written", count(problems, "problem"), count(len(written), "sheet"))
 	}
 	return nil
 }
 
-// dataFolders returns the deepest folder holding every file the written
-// sheets send from below their own folders (inside), and the deepest
-// holding every one they name from elsewhere (outside); "" for none.
-func dataFolders(written []string) (inside, outside string) {
+// sheetFiles is where the files written sheets name are.
+type sheetFiles struct {
+	inside  string // the deepest folder holding every file sent from below the sheets' own folders
+	outside string // the deepest holding every one that is elsewhere
+	// missing are the files named that are not there, firstMissing the
+	// first of them.
+	missing      map[string]bool
+	firstMissing string
+}
+
+// dataFolders says where the files the written sheets name are; "" for
+// none.
+func dataFolders(written []string) sheetFiles {
+	f := sheetFiles{missing: map[string]bool{}}
 	for _, p := range written {
 		if !strings.HasSuffix(p, ".md") {
 			continue
@@ -346,20 +372,32 @@ func dataFolders(written []string) (inside, outside string) {
 		}
 		_, items := doc.Resolve()
 		for _, it := range items {
-			for _, f := range it.Files {
-				path := filepath.FromSlash(strings.TrimSpace(f.Text))
+			for _, file := range it.Files {
+				path := filepath.FromSlash(strings.TrimSpace(file.Text))
 				if !filepath.IsAbs(path) {
 					path = filepath.Join(dir, path)
 				}
-				if rel, err := filepath.Rel(dir, path); err == nil && filepath.IsLocal(rel) {
-					inside = commonDir(inside, filepath.Dir(path))
-				} else {
-					outside = commonDir(outside, filepath.Dir(path))
+				switch rel, err := filepath.Rel(dir, path); {
+				case !exists(path):
+					if len(f.missing) == 0 {
+						f.firstMissing = path
+					}
+					f.missing[path] = true
+				case err == nil && filepath.IsLocal(rel):
+					f.inside = commonDir(f.inside, filepath.Dir(path))
+				default:
+					f.outside = commonDir(f.outside, filepath.Dir(path))
 				}
 			}
 		}
 	}
-	return inside, outside
+	return f
+}
+
+// exists says whether path names something (a link is followed).
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // commonDir is the deepest folder holding both common and dir (dir when

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/benchmark/benchmarks"
 	"github.com/evalmd/evalmd/benchmark/dsbench"
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/harness"
@@ -116,6 +117,55 @@ func TestDSBenchBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "input-dsbench-00000001.md")); err != nil {
 		t.Errorf("the good competition was not converted: %v", err)
+	}
+}
+
+// Converted without its workbooks (the corpus holds DSBench's texts
+// alone), DSBench's sheets are written and convert says which
+// competitions have none and what the model will not see, exiting 0 (a
+// note, no problem); with one, it says nothing of it. Before, it said
+// nothing at all.
+func TestDSBenchWithoutWorkbooksSaysSo(t *testing.T) {
+	var stderr bytes.Buffer
+	if err := convert(context.Background(), &stderr, &stderr, []string{"dsbench", "-i", shared.Path(t, "corpora", "dsbench"), "-o", t.TempDir()}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"convert: note: dsbench: 38 of 38 competitions have no workbook", "00000001, 00000002, 00000003, 00000004, 00000005 and 33 more",
+		"none of that data", "wrote 38 DSBench sheets"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("convert does not say %q:\n%s", want, stderr.String())
+		}
+	}
+}
+
+// DataBench's chat sheets converted without the tables name each table's
+// path, which is not there: convert says so and does not tell to run
+// with --data-root, since run sends nothing it would vouch for, and a run
+// without it works. Before, convert asked for --data-root.
+func TestDataBenchChatWithoutTables(t *testing.T) {
+	dir := shared.Path(t, "corpora", "databench", "iberlef")
+	sheets := t.TempDir()
+	var stderr bytes.Buffer
+	err := convert(context.Background(), &stderr, &stderr, []string{"databench", "-mode", "chat", "-i", filepath.Join(dir, "iberlef_blindtest.csv"),
+		"-answers", filepath.Join(dir, "iberlef_groundtruth", "answers.txt"), "-semantics", filepath.Join(dir, "iberlef_groundtruth", "semantics.txt"), "-o", sheets})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	msg := stderr.String()
+	if strings.Contains(msg, "--data-root") || !strings.Contains(msg, "of the files they name, 10 are not there, which no run sends (the first: "+filepath.Join(dir, "data")) {
+		t.Errorf("convert says:\n%s", msg)
+	}
+	found, err := harness.FindSheets(sheets)
+	if err != nil || len(found) != 10 {
+		t.Fatalf("%d sheets: %v", len(found), err)
+	}
+	set, err := benchmarks.Set()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := harness.Run(context.Background(), harness.Config{NewModel: providers.New, Sheets: found[:1], Models: []string{"mock"}, OutDir: t.TempDir(),
+		Graders: set.Graders}); err != nil {
+		t.Errorf("a run without --data-root: %v", err)
 	}
 }
 
