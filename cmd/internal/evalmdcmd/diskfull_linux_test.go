@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/testkit/fsize"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -51,7 +51,7 @@ func TestFullDiskKeepsPairs(t *testing.T) {
 	write("new")
 	var stderr string
 	var code int
-	withFileSizeLimit(t, uint64(sizes[0]+sizes[1])/2, func() { _, stderr, code = evalmd(t, env, run...) })
+	fsize.Limit(t, uint64(sizes[0]+sizes[1])/2, func() { _, stderr, code = evalmd(t, env, run...) })
 	if code == 0 || !strings.Contains(stderr, "file too large") {
 		t.Fatalf("run on a full disk: exit %d, %q; want the write's failure", code, stderr)
 	}
@@ -77,25 +77,4 @@ func readString(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// withFileSizeLimit runs f with writes past limit bytes of a file failing
-// (EFBIG). The limit is the process's: no test runs meanwhile.
-func withFileSizeLimit(t *testing.T, limit uint64, f func()) {
-	t.Helper()
-	var old syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
-		t.Skip(err)
-	}
-	lim := old
-	lim.Cur = limit
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
-		t.Skip(err)
-	}
-	defer func() {
-		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
-			t.Fatal(err)
-		}
-	}()
-	f()
 }

@@ -9,29 +9,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-)
 
-// withFileSizeLimit runs f with writes past limit bytes of a file failing
-// (EFBIG; Go ignores the SIGXFSZ that comes with it), as a full disk
-// fails them midway. The limit is the process's: no test runs meanwhile.
-func withFileSizeLimit(t *testing.T, limit uint64, f func()) {
-	t.Helper()
-	var old syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
-		t.Skip(err)
-	}
-	lim := old
-	lim.Cur = limit
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
-		t.Skip(err)
-	}
-	defer func() {
-		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
-			t.Fatal(err)
-		}
-	}()
-	f()
-}
+	"github.com/evalmd/evalmd/internal/testkit/fsize"
+)
 
 // A full disk while the pair is made (the .md, the larger, fails midway)
 // leaves both files as they were, not a new JSON beside an old .md.
@@ -41,7 +21,7 @@ func TestWriteFilesDiskFull(t *testing.T) {
 	mustWrite(t, j, "old json", Options{})
 	mustWrite(t, m, "old md", Options{})
 	var err error
-	withFileSizeLimit(t, 4096, func() {
+	fsize.Limit(t, 4096, func() {
 		err = WriteFiles(Bytes(j, []byte("new json"), Options{}), Bytes(m, []byte(strings.Repeat("new md\n", 2000)), Options{}))
 	})
 	if !errors.Is(err, syscall.EFBIG) || !strings.Contains(err.Error(), m) {
