@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"maps"
 	"path/filepath"
 	"regexp"
@@ -27,19 +26,7 @@ func TestExportedAPI(t *testing.T) {
 	exported := map[string][]string{}
 	docs := map[string]string{}
 	checked := map[string]bool{} // folders of the packages whose API is checked
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && path != "." {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
+	walkGo(t, func(path string) error {
 		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			return err
@@ -75,9 +62,6 @@ func TestExportedAPI(t *testing.T) {
 		})
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(checked) < 20 {
 		t.Fatalf("found %d packages to check; the walk is broken", len(checked))
 	}

@@ -3,7 +3,6 @@ package evalmd_test
 import (
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -65,19 +64,7 @@ func TestLayers(t *testing.T) {
 	const module = "github.com/evalmd/evalmd"
 	fset := token.NewFileSet()
 	seen := map[string]bool{}
-	err := filepath.WalkDir(".", func(file string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && file != "." {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(file, ".go") {
-			return nil
-		}
+	walkGo(t, func(file string) error {
 		pkg := path.Clean(filepath.ToSlash(filepath.Dir(file)))
 		if !seen[pkg] {
 			seen[pkg] = true
@@ -102,9 +89,6 @@ func TestLayers(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(seen) < 50 {
 		t.Fatalf("found %d packages; is the test running at the module's root?", len(seen))
 	}

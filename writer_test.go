@@ -39,17 +39,8 @@ func TestOneWriter(t *testing.T) {
 	byDir := map[string][]call{}
 	usedByCode := map[string]bool{} // folders a non-test file imports
 	mains := map[string]bool{}
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && path != "." {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+	walkGo(t, func(path string) error {
+		if strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
@@ -102,9 +93,6 @@ func TestOneWriter(t *testing.T) {
 		})
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(byDir["internal/outfile"]) < 5 {
 		t.Fatalf("found %d file-creating calls in internal/outfile itself; the walk is broken", len(byDir["internal/outfile"]))
 	}
@@ -133,4 +121,29 @@ func mentions(e ast.Expr, idents []string) bool {
 		return !found
 	})
 	return found
+}
+
+// walkGo calls fn for every .go file of the module (tests included), by
+// path relative to its root, skipping testdata and hidden folders; an
+// error stops the walk and fails t.
+func walkGo(t *testing.T, fn func(path string) error) {
+	t.Helper()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && path != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		return fn(path)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
