@@ -273,18 +273,28 @@ func (it *interp) startError(err error) error {
 	hint := ""
 	switch it.cfg.Backend {
 	case Bwrap:
-		switch {
-		case strings.Contains(msg, "No such file") && strings.Contains(msg, it.cfg.Python):
+		if strings.Contains(msg, "No such file") && strings.Contains(msg, it.cfg.Python) {
 			return errMissing(fmt.Sprintf("%s not found", it.cfg.Python))
-		case strings.Contains(msg, "Can't find source path") && os.Geteuid() == 0:
-			hint = fmt.Sprintf(" (bwrap runs as uid %d, which must be able to reach the temporary folder %s)", it.cfg.HostUID, it.cfg.TempDir)
-		default:
-			hint = " (bwrap needs unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile allowing bwrap)"
 		}
+		hint = bwrapHint(msg, it.cfg, os.Geteuid() == 0)
 	case Docker:
 		hint = fmt.Sprintf(" (build the image with: docker build -t %s sandbox/)", DefaultImage)
 	}
 	return fmt.Errorf("sandbox: %s could not start the interpreter: %s%s", it.cfg.Backend, oneLine(msg), hint)
+}
+
+// bwrapHint says what to change when bwrap could not start, from what it
+// said (msg); root says this process runs as root.
+func bwrapHint(msg string, cfg Config, root bool) string {
+	switch {
+	case strings.Contains(msg, "Can't find source path") && root:
+		return fmt.Sprintf(" (bwrap runs as uid %d, which must be able to reach the temporary folder %s)", cfg.HostUID, cfg.TempDir)
+	case strings.Contains(msg, "Can't mount proc"):
+		// A container's /proc with paths masked (runc masks /proc/keys,
+		// /proc/kcore...): the kernel refuses a new procfs beside them.
+		return " (this runs in a container whose /proc has paths masked, where the kernel refuses bwrap a fresh /proc: Kubernetes' procMount: Unmasked with hostUsers: false, Docker's --security-opt systempaths=unconfined; see docs/kubernetes.md)"
+	}
+	return " (bwrap needs unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile allowing bwrap)"
 }
 
 func oneLine(s string) string {
