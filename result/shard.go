@@ -38,6 +38,9 @@ func unshardName(name string) string {
 type Parts struct {
 	groups map[partKey]*partGroup
 	order  []partKey
+	// seen are the shards read of each split file (a sheet, model and
+	// epoch in N shards), whatever their run.
+	seen map[partKey]map[int]bool
 }
 
 // Whole is a run's file put together from its shards' parts.
@@ -47,8 +50,10 @@ type Whole struct {
 	Path  string
 	File  *File
 	Parts []string // the parts' paths, by shard
-	// Shards is the run's number of shards; Missing are those none of
-	// whose part was read (Parts.Rest).
+	// Shards is the run's number of shards; Missing are those of which
+	// no part was read (Parts.Rest), of this run or of another run split
+	// alike (a later run that asked that shard's questions again, whose
+	// part superseded this run's).
 	Shards  int
 	Missing []int
 }
@@ -87,6 +92,15 @@ func (p *Parts) Add(path string, f *File) (w *Whole, dup string) {
 	if prev, ok := g.paths[sh.Shard]; ok {
 		return nil, prev
 	}
+	split := key
+	split.runID, split.dir = "", ""
+	if p.seen == nil {
+		p.seen = map[partKey]map[int]bool{}
+	}
+	if p.seen[split] == nil {
+		p.seen[split] = map[int]bool{}
+	}
+	p.seen[split][sh.Shard] = true
 	g.files[sh.Shard], g.paths[sh.Shard] = f, path
 	if len(g.files) < sh.Shards {
 		return nil, ""
@@ -98,7 +112,8 @@ func (p *Parts) Add(path string, f *File) (w *Whole, dup string) {
 
 // Rest gives back the runs some of whose parts were never read, each
 // put together from the parts there are, in the order their first part
-// came, and empties p.
+// came, and empties p. Missing says which shards no run split alike has
+// a part of.
 func (p *Parts) Rest() []Whole {
 	var out []Whole
 	for _, key := range p.order {
@@ -107,14 +122,16 @@ func (p *Parts) Rest() []Whole {
 			continue
 		}
 		w := g.merge()
+		split := key
+		split.runID, split.dir = "", ""
 		for k := 1; k <= key.shards; k++ {
-			if _, ok := g.files[k]; !ok {
+			if !p.seen[split][k] {
 				w.Missing = append(w.Missing, k)
 			}
 		}
 		out = append(out, w)
 	}
-	p.groups, p.order = nil, nil
+	p.groups, p.order, p.seen = nil, nil, nil
 	return out
 }
 

@@ -166,6 +166,19 @@ func TestParts(t *testing.T) {
 	if len(p.Rest()) != 0 {
 		t.Error("Rest twice gave the runs twice")
 	}
+	// A run whose absent shard another run split alike has a part of (a
+	// later run's, which superseded it) misses nothing.
+	var later Parts
+	r1 := splitFile(mk("r1", "m", 0), 3, ask, starts, walls)
+	r2 := splitFile(mk("r2", "m", 0), 3, ask, starts, walls)
+	for _, f := range []*File{r1[0], r1[2], r2[1]} {
+		later.Add(path(f), f)
+	}
+	for _, w := range later.Rest() {
+		if len(w.Missing) != 0 {
+			t.Errorf("%s misses shards %v, which the other run has", w.Path, w.Missing)
+		}
+	}
 	// Runs without an id are told apart by their folder.
 	var q Parts
 	noID := splitFile(mk("", "m", 0), 2, func(i int) int { return i % 2 }, starts, walls)

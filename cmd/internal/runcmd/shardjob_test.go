@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,9 +72,11 @@ func journalRecords(pattern string) int {
 // which is asked again; the pod of index 2 asks only what a dry run of
 // --shard 3/4 lists. agg over the shards' folder writes, byte for byte,
 // the markdown report (its leaderboard and every table), the HTML report,
-// the workbook and the Inspect logs that agg writes over the same answers run by one
-// process (the times of both runs are set alike first: a run's clock is
-// not its answers).
+// the workbook and the Inspect logs that agg writes over the same answers
+// run by one process (the times of both runs are set alike first: a run's
+// clock is not its answers). Then the run again as a Job of 3 pods: every
+// answer is reused, across shards, none asked, and the tables stay one
+// run's.
 func TestShardsMergeToOneRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs child processes")
@@ -86,7 +90,7 @@ func TestShardsMergeToOneRun(t *testing.T) {
 	phase := "shards"
 	asked := map[jobItem]int{}
 	var shard3 map[jobItem]bool // the items of shard 3, from its dry run
-	shard3Asked := 0
+	shard3Asked, againAsked := 0, 0
 	var held jobItem
 	kill, release := make(chan struct{}), make(chan struct{})
 	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 1000,
@@ -98,6 +102,9 @@ func TestShardsMergeToOneRun(t *testing.T) {
 			it := jobItem{c.Model, text, *c.Settings.Seed}
 			mu.Lock()
 			hold := false
+			if phase == "again" {
+				againAsked++
+			}
 			if phase == "shards" {
 				asked[it]++
 				if shard3[it] {
@@ -220,23 +227,57 @@ func TestShardsMergeToOneRun(t *testing.T) {
 		sameClock(t, paths)
 	}
 
-	one, sharded := aggAll(t, dir, "out-one"), aggAll(t, dir, "out-shards")
-	if !strings.Contains(one["report.md"], "| a ") && !strings.Contains(one["report.md"], "openai-api/local/a") {
-		t.Fatalf("the one-process report names no model:\n%s", one["report.md"])
+	one := aggAll(t, dir, "out-one", "")
+	if !strings.Contains(one["report.md"], "openai-api/local/a") || strings.Count(strings.Join(slices.Collect(maps.Keys(one)), " "), "logs/") != 4 {
+		t.Fatalf("agg of one process wrote %v, with no model named or not a log per sheet and model:\n%s", slices.Collect(maps.Keys(one)), one["report.md"])
 	}
-	logs := 0
-	for name, want := range one {
-		if strings.HasPrefix(name, "logs/") {
-			logs++
+	sameFiles(t, one, aggAll(t, dir, "out-shards", ""), false)
+
+	// The run again in 3 shards, as another Job: every question is
+	// answered by an earlier part, most by another shard's, so nothing is
+	// asked, and the folder's tables stay those of one run.
+	mu.Lock()
+	phase = "again"
+	mu.Unlock()
+	for k := 1; k <= 3; k++ {
+		stderr.Reset()
+		again := append(args("out-shards")[:len(args("out-shards"))-1], "job-2", "--shard", fmt.Sprintf("%d/3", k))
+		if err := run(context.Background(), io.Discard, &stderr, again); err != nil {
+			t.Fatalf("shard %d/3 of the second Job: %v\n%s", k, err, stderr.String())
 		}
+	}
+
+	mu.Lock()
+	if againAsked != 0 {
+		t.Errorf("the second Job, in 3 shards, asked %d questions, want none (all reused)", againAsked)
+	}
+	mu.Unlock()
+	paths, err := result.Find(filepath.Join(dir, "out-shards"), nil)
+	if err != nil || len(paths) != 4*12+3*12 {
+		t.Errorf("after the second Job: %d output files (%v), want the first's 48 and its 36", len(paths), err)
+	}
+	sameClock(t, paths)
+	// Its answers are all counted from the first Job's parts: the tables
+	// are one run's still. (agg writes an Inspect log of every run in the
+	// folder, this one's too.)
+	sameFiles(t, one, aggAll(t, dir, "out-shards", "-again"), true)
+}
+
+// sameFiles checks that agg wrote over the shards what it wrote over one
+// process, byte for byte; more logs, when moreLogs.
+func sameFiles(t *testing.T, one, sharded map[string]string, moreLogs bool) {
+	t.Helper()
+	for name, want := range one {
 		if got, ok := sharded[name]; !ok {
 			t.Errorf("agg over the shards wrote no %s", name)
 		} else if got != want {
 			t.Errorf("%s of the shards differs from one process's:\n%s\n--- one process\n%s", name, clip(got), clip(want))
 		}
 	}
-	if logs != 4 || len(sharded) != len(one) {
-		t.Errorf("%d Inspect logs of one process (want a sheet x model each: 4); agg over the shards wrote %d files, over one process %d", logs, len(sharded), len(one))
+	for name := range sharded {
+		if _, ok := one[name]; !ok && !(moreLogs && strings.HasPrefix(name, "logs/")) {
+			t.Errorf("agg over the shards wrote %s, over one process not", name)
+		}
 	}
 }
 
@@ -287,11 +328,11 @@ func sameClock(t *testing.T, paths []string) {
 // aggAll runs agg on dir/out, writing its markdown report, HTML report,
 // workbook and Inspect logs into a folder of their own, and returns what it wrote
 // by name (the logs as logs/NAME).
-func aggAll(t *testing.T, dir, out string) map[string]string {
+func aggAll(t *testing.T, dir, out, suffix string) map[string]string {
 	t.Helper()
-	dest := filepath.Join(dir, "agg-"+out)
+	dest := filepath.Join(dir, "agg-"+out+suffix)
 	var stdout, stderr bytes.Buffer
-	cmd := aggcmd.Command(config.Lookup{}, func(io.Writer) bool { return false })
+	cmd := aggcmd.Command(config.Lookup{}, func(io.Writer) bool { return false }, func(string) string { return "" })
 	if err := cli.Execute(context.Background(), &stdout, &stderr, cmd, []string{"-i", filepath.Join(dir, out),
 		"-o", filepath.Join(dest, "report.md"), "-html", filepath.Join(dest, "report.html"), "-xlsx", filepath.Join(dest, "report.xlsx"),
 		"--log-dir", filepath.Join(dest, "logs")}); err != nil {

@@ -72,12 +72,14 @@ func sameAnswers(pathA string, a *result.File, pathB string, b *result.File) boo
 // not carry to a question f holds as it was (run --fresh, another
 // temperature) is another sample: e stays. So does every file with a
 // question without a request key (LIME's, evalmd's before keys): which
-// run asked it cannot be told.
+// run asked it cannot be told; and a shard's part but for the same shard's
+// part of an earlier run split alike (keptPart).
 func Supersedes(path string, f *result.File, e Earlier) bool {
 	ek, _ := e.File.Sheet.EpochOf()
 	fk, _ := f.Sheet.EpochOf()
 	if sameFile(path, e.Path) || e.File.Sheet.DryRun || e.File.Sheet.Name != f.Sheet.Name || ek != fk ||
-		e.File.Sheet.ModelLabel() != f.Sheet.ModelLabel() || !reflect.DeepEqual(e.File.Sheet.Settings, f.Sheet.Settings) {
+		e.File.Sheet.ModelLabel() != f.Sheet.ModelLabel() || !reflect.DeepEqual(e.File.Sheet.Settings, f.Sheet.Settings) ||
+		keptPart(&e.File.Sheet, &f.Sheet) {
 		return false
 	}
 	type place struct {
@@ -112,6 +114,19 @@ func Supersedes(path string, f *result.File, e Earlier) bool {
 		}
 	}
 	return true
+}
+
+// keptPart says whether e is a shard's part (run --shard) that f may not
+// supersede: a part goes only as a part, for the same shard's part of a
+// later run split alike, or for a whole output. Another shard's part of
+// f's own run is a part of the one file they make, also when it holds no
+// question; a part of a run split otherwise has its questions spread over
+// several of f's parts, none of which carries them all.
+func keptPart(e, f *result.Sheet) bool {
+	if e.Shards == 0 || f.Shards == 0 {
+		return false
+	}
+	return e.RunID == f.RunID || e.Shards != f.Shards || e.Shard != f.Shard
 }
 
 func eqString(a, b *string) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }

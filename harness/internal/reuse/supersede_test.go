@@ -1,6 +1,7 @@
 package reuse
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/evalmd/evalmd/result"
@@ -73,6 +74,31 @@ func TestSupersedes(t *testing.T) {
 	}
 	if Supersedes(old, earlier, Earlier{old, earlier}) {
 		t.Error("a file supersedes itself")
+	}
+	// Another shard's part of the same run, even one that holds no
+	// question, is a part of the run's file, not an earlier output; so is
+	// another shard's part of an earlier run, or a part of a run split
+	// otherwise. The same shard's part of an earlier run split alike is
+	// an earlier output.
+	for _, tc := range []struct {
+		run  string
+		k, n int
+		qs   []q
+		want bool
+	}{
+		{"b2", 2, 2, nil, false},
+		{"b2", 2, 2, []q{{name: "Q2", text: "two", truth: "2", key: "k2"}}, false},
+		{"a1", 1, 2, nil, true},
+		{"a1", 1, 2, []q{{name: "Q1", text: "one", truth: "1", key: "k1"}}, true},
+		{"a1", 2, 2, nil, false},
+		{"a1", 1, 3, []q{{name: "Q1", text: "one", truth: "1", key: "k1"}}, false},
+	} {
+		e := outputOf(false, tc.qs...)
+		e.Sheet.RunID, e.Sheet.Shard, e.Sheet.Shards = tc.run, tc.k, tc.n
+		part.Sheet.RunID = "b2"
+		if got := Supersedes(now, part, Earlier{fmt.Sprintf("output-s-m-%s-shard%dof%d.json", tc.run, tc.k, tc.n), e}); got != tc.want {
+			t.Errorf("shard %d/%d's part of run %s holding %d questions: superseded by shard 1/2's of run b2: %v, want %v", tc.k, tc.n, tc.run, len(tc.qs), got, tc.want)
+		}
 	}
 }
 
