@@ -137,6 +137,10 @@ type Data struct {
 	// NoAnswers are the runs counted in which no question was answered
 	// (every request failed), each as "FILE (model M, sheet S)".
 	NoAnswers []string
+	// PartsOf are the parts of each run split in shards (run --shard),
+	// by the path of the one file agg reads them as (that of Counted,
+	// Duplicates...): found files, but each run of them one file.
+	PartsOf map[string][]string
 	// PartialShards are the runs split in shards (run --shard) counted
 	// without the part of some shard, none having been found, each as
 	// "FILE (model M, sheet S): no part of shard 3 of 4".
@@ -150,7 +154,8 @@ type Data struct {
 	// that the older ones' runs are left out: OlderVersions).
 	Versions, OlderVersions []string
 	// Paths are the output files found, read or not: agg never writes
-	// over one.
+	// over one. Found counts them as the report does, the parts of a run
+	// split in shards as the one file they make.
 	Paths []string
 	// Counted are the output files counted, in name order.
 	Counted []string
@@ -158,6 +163,16 @@ type Data struct {
 	// Options.Baseline, LoadOptions.Baseline), baseDir its folder.
 	base    *Data
 	baseDir string
+}
+
+// Found is the number of output files found, the parts of a run split
+// in shards counting as the one file they make (PartsOf).
+func (d *Data) Found() int {
+	n := len(d.Paths)
+	for _, parts := range d.PartsOf {
+		n += 1 - len(parts)
+	}
+	return n
 }
 
 // Questions is the number of question rows read.
@@ -377,6 +392,10 @@ func (l *loader) take(r decoded) {
 // a run without an id is told from a copy by the sums of its parts.
 func (l *loader) whole(w result.Whole) decoded {
 	r := decoded{path: w.Path, file: w.File}
+	if l.d.PartsOf == nil {
+		l.d.PartsOf = map[string][]string{}
+	}
+	l.d.PartsOf[w.Path] = append(l.d.PartsOf[w.Path], w.Parts...)
 	if w.File.Sheet.RunID == "" {
 		h := sha256.New()
 		for _, p := range w.Parts {

@@ -146,7 +146,7 @@ func writePage(w io.Writer, d *agg.Data, data *Data, opt Options) error {
 		title = "evalmd report"
 	}
 	return render(w, page{Title: title, Markdown: md, Charts: charts, Data: data, Live: opt.Live,
-		Found: len(d.Paths), LeftOut: leftOut(d, data.root)})
+		Found: d.Found(), LeftOut: leftOut(d, data.root)})
 }
 
 // page is everything the HTML holds.
@@ -167,19 +167,15 @@ type leftGroup struct {
 }
 
 // leftOut groups the output files agg found and did not count by why
-// (agg's lists), each named relative to root. Files found and neither
-// counted nor in a list are the parts of runs split in shards, which agg
-// reads as the one file each run makes.
+// (agg's lists), each named relative to root. The parts of a run split in
+// shards are that run's one file (agg.Data.PartsOf), counted or left out
+// as it is.
 func leftOut(d *agg.Data, root string) []leftGroup {
 	rel := func(p string) string {
 		if r, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(r, "..") {
 			return filepath.ToSlash(r)
 		}
 		return p
-	}
-	named := map[string]bool{}
-	for _, p := range d.Counted {
-		named[p] = true
 	}
 	var out []leftGroup
 	group := func(why string, files []string, isPath bool) {
@@ -188,7 +184,6 @@ func leftOut(d *agg.Data, root string) []leftGroup {
 		}
 		g := leftGroup{Why: why}
 		for _, f := range files {
-			named[f] = true
 			if isPath {
 				f = rel(f)
 			} else {
@@ -202,25 +197,7 @@ func leftOut(d *agg.Data, root string) []leftGroup {
 	group("dry runs (run -y: prompts, no answers); --include-dry-runs counts them", d.DryRuns, true)
 	group("runs of an older version of their sheet (--latest-version)", d.OlderVersions, true)
 	group("could not be read", d.Skipped, false)
-	var parts []string
-	for _, p := range d.Paths {
-		if !named[p] && !skippedPath(d.Skipped, p) {
-			parts = append(parts, p)
-		}
-	}
-	group("parts of runs split in shards (run --shard), each run read as the one file it makes", parts, true)
 	return out
-}
-
-// skippedPath says whether one of agg's messages of files it could not
-// read names path.
-func skippedPath(skipped []string, path string) bool {
-	for _, s := range skipped {
-		if strings.HasPrefix(s, path) {
-			return true
-		}
-	}
-	return false
 }
 
 // leftOutHTML is the header's account of the files found and not counted:

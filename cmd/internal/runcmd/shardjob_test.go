@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -258,9 +257,16 @@ func TestShardsMergeToOneRun(t *testing.T) {
 	}
 	sameClock(t, paths)
 	// Its answers are all counted from the first Job's parts: the tables
-	// are one run's still. (agg writes an Inspect log of every run in the
-	// folder, this one's too.)
-	sameFiles(t, one, aggAll(t, dir, "out-shards", "-again"), true)
+	// are one run's still; the HTML report's header names the second
+	// Job's files as left out, and why.
+	again := aggAll(t, dir, "out-shards", "-again")
+	if page := again["report.html"]; !strings.Contains(page, "12 output files counted of 24 found") || !strings.Contains(page, "a rerun every answer of which a file counted carries") {
+		t.Errorf("the page after the second Job does not say it left out its 12 files: %s", firstDiff(page, one["report.html"]))
+	}
+	delete(again, "report.html")
+	rest := maps.Clone(one)
+	delete(rest, "report.html")
+	sameFiles(t, rest, again, true)
 }
 
 // sameFiles checks that agg wrote over the shards what it wrote over one
@@ -271,7 +277,7 @@ func sameFiles(t *testing.T, one, sharded map[string]string, moreLogs bool) {
 		if got, ok := sharded[name]; !ok {
 			t.Errorf("agg over the shards wrote no %s", name)
 		} else if got != want {
-			t.Errorf("%s of the shards differs from one process's:\n%s\n--- one process\n%s", name, clip(got), clip(want))
+			t.Errorf("%s of the shards differs from one process's: %s", name, firstDiff(got, want))
 		}
 	}
 	for name := range sharded {
@@ -361,10 +367,12 @@ func btoi(b bool) int {
 	return 0
 }
 
-// clip keeps the start of a long text for a failure message.
-func clip(s string) string {
-	if len(s) > 3000 {
-		return s[:3000] + "\n... (" + strconv.Itoa(len(s)) + " bytes)"
+// firstDiff shows where two texts first differ.
+func firstDiff(got, want string) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
 	}
-	return s
+	around := func(s string) string { return s[max(0, i-200):min(len(s), i+200)] }
+	return fmt.Sprintf("at byte %d of %d and %d:\n%s\n--- one process:\n%s", i, len(got), len(want), around(got), around(want))
 }
