@@ -117,15 +117,7 @@ func TestKillResumesAcrossSheets(t *testing.T) {
 // closed; the test fails if the child ends first or never gets to what.
 func killChildAt(t *testing.T, args []string, kill <-chan struct{}, what string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMainHelperProcess$")
-	cmd.Env = append(os.Environ(), "EVALMD_MAIN_HELPER=1", "EVALMD_MAIN_ARGS="+strings.Join(args, "\x1f"))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	cmd, exited, stderr := startChild(t, args)
 	select {
 	case <-kill:
 		cmd.Process.Kill()
@@ -136,4 +128,20 @@ func killChildAt(t *testing.T, args []string, kill <-chan struct{}, what string)
 		cmd.Process.Kill()
 		t.Fatalf("the child never reached %s", what)
 	}
+}
+
+// startChild starts run with args in a child process (helperCommand),
+// with env's variables besides this process's, and returns it, a channel
+// that gets its exit, and what it writes on stderr.
+func startChild(t *testing.T, args []string, env ...string) (*exec.Cmd, <-chan error, *strings.Builder) {
+	t.Helper()
+	cmd := helperCommand(args, env...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	return cmd, exited, &stderr
 }

@@ -29,6 +29,15 @@ func TestMainHelperProcess(t *testing.T) {
 	cli.Main(Command(config.Lookup{}, os.Getenv, os.Environ))
 }
 
+// helperCommand is the command that runs run with args in a child process
+// through TestMainHelperProcess, with env's variables besides this
+// process's.
+func helperCommand(args []string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMainHelperProcess$")
+	cmd.Env = append(append(os.Environ(), "EVALMD_MAIN_HELPER=1", "EVALMD_MAIN_ARGS="+strings.Join(args, "\x1f")), env...)
+	return cmd
+}
+
 // interruptRun is a run -d of three sheets of five questions at -c 2 in a
 // child process, whose requests for sheet 2 the server holds until the
 // test releases them.
@@ -90,8 +99,7 @@ func startInterruptRun(t *testing.T) *interruptRun {
 		}})
 	t.Cleanup(r.unhold) // before the server's own cleanup, which waits for its handlers
 	r.args = []string{"-d", sheets, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", out, "-c", "2"}
-	r.cmd = exec.Command(os.Args[0], "-test.run=^TestMainHelperProcess$")
-	r.cmd.Env = append(os.Environ(), "EVALMD_MAIN_HELPER=1", "LOCAL_API_KEY=x", "EVALMD_MAIN_ARGS="+strings.Join(r.args, "\x1f"))
+	r.cmd = helperCommand(r.args, "LOCAL_API_KEY=x")
 	r.stderr = &syncbuf.Buffer{}
 	r.cmd.Stderr = r.stderr
 	if err := r.cmd.Start(); err != nil {

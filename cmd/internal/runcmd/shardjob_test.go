@@ -33,21 +33,10 @@ type jobItem struct {
 
 // startJobPod runs the command with args in a child process as a pod of a
 // Kubernetes Indexed Job runs it: JOB_COMPLETION_INDEX set to index and
-// the number of shards in EVALMD_SHARDS. It returns the process and a
-// channel that gets its exit.
+// the number of shards in EVALMD_SHARDS (startChild).
 func startJobPod(t *testing.T, args []string, index, shards int) (*exec.Cmd, <-chan error, *strings.Builder) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMainHelperProcess$")
-	cmd.Env = append(os.Environ(), "EVALMD_MAIN_HELPER=1", "EVALMD_MAIN_ARGS="+strings.Join(args, "\x1f"),
-		fmt.Sprintf("%s=%d", JobIndexEnv, index), fmt.Sprintf("%s=%d", ShardsEnv, shards))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	return cmd, exited, &stderr
+	return startChild(t, args, fmt.Sprintf("%s=%d", JobIndexEnv, index), fmt.Sprintf("%s=%d", ShardsEnv, shards))
 }
 
 // journalRecords counts the records of the journals matching pattern.

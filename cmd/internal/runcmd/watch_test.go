@@ -3,7 +3,6 @@ package runcmd
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -121,8 +120,7 @@ func TestWatchCtrlC(t *testing.T) {
 	}
 	sheet := filepath.Join(t.TempDir(), "input-a.md")
 	os.WriteFile(sheet, []byte("# A\n## Q1\n#### question\n2+2?\n#### answer\n4\n"), 0o644)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMainHelperProcess$")
-	cmd.Env = append(os.Environ(), "EVALMD_MAIN_HELPER=1", "EVALMD_MAIN_ARGS="+strings.Join([]string{"--watch", "-f", sheet, "-m", "mock"}, "\x1f"))
+	cmd := helperCommand([]string{"--watch", "-f", sheet, "-m", "mock"})
 	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
