@@ -184,16 +184,30 @@ func buildRunLog(files []*result.File, opt LogOptions) (*Log, error) {
 	files = slices.Clone(files)
 	slices.SortStableFunc(files, func(a, b *result.File) int { return a.Sheet.Epoch - b.Sheet.Epoch })
 	f := files[0]
-	epochs := 1
-	for _, e := range files {
-		if _, n := e.Sheet.EpochOf(); n > epochs {
-			epochs = n
-		}
+	status, err := logStatus(f, opt)
+	if err != nil {
+		return nil, err
 	}
-	var subset result.Subset
-	if f.Sheet.Subset != nil {
-		subset = *f.Sheet.Subset
+	created, err := createdTime(f, opt)
+	if err != nil {
+		return nil, err
 	}
+	runSettings := opt.Settings
+	if runSettings == nil {
+		runSettings = f.Sheet.Settings
+	}
+	lg := newLog(files, opt, status, created, runSettings)
+	t := lg.addSamples(files, runSettings)
+	if f.Sheet.Totals != nil && f.Sheet.Totals.WallSeconds > 0 && len(files) == 1 {
+		t.wall = f.Sheet.Totals.WallSeconds
+	}
+	lg.finish(f, opt, t, created)
+	return lg, nil
+}
+
+// logStatus is the log's status: the option's, else "success", or
+// "cancelled" for a dry run.
+func logStatus(f *result.File, opt LogOptions) (string, error) {
 	status := opt.Status
 	if status == "" {
 		status = "success"
@@ -207,12 +221,24 @@ func buildRunLog(files []*result.File, opt LogOptions) (*Log, error) {
 	}
 	switch status {
 	case "started", "success", "cancelled", "error":
-	default:
-		return nil, fmt.Errorf("inspect log: status %q is not one of started, success, cancelled, error", status)
+		return status, nil
 	}
-	created, err := createdTime(f, opt)
-	if err != nil {
-		return nil, err
+	return "", fmt.Errorf("inspect log: status %q is not one of started, success, cancelled, error", status)
+}
+
+// newLog is a run's log without its samples: the eval's spec and plan,
+// from the first epoch's output file.
+func newLog(files []*result.File, opt LogOptions, status string, created time.Time, runSettings *model.Settings) *Log {
+	f := files[0]
+	epochs := 1
+	for _, e := range files {
+		if _, n := e.Sheet.EpochOf(); n > epochs {
+			epochs = n
+		}
+	}
+	var subset result.Subset
+	if f.Sheet.Subset != nil {
+		subset = *f.Sheet.Subset
 	}
 	task := taskName(f, opt)
 	modelName := f.Sheet.ModelName
@@ -220,10 +246,6 @@ func buildRunLog(files []*result.File, opt LogOptions) (*Log, error) {
 	stamp := isoTime(created)
 	if runID == "" {
 		runID = shortID("run", f.Sheet.Name, modelName, stamp)
-	}
-	runSettings := opt.Settings
-	if runSettings == nil {
-		runSettings = f.Sheet.Settings
 	}
 	gen := generateConfigOf(f.Sheet.MetaData, runSettings)
 	no := false
@@ -246,7 +268,7 @@ func buildRunLog(files []*result.File, opt LogOptions) (*Log, error) {
 				Name:      f.Sheet.Name,
 				Location:  f.Sheet.SheetFile,
 				Samples:   len(f.Questions),
-				SampleIDs: []SampleID{},
+				SampleIDs: append([]SampleID{}, sampleIDs(f.Questions)...),
 			},
 			Model:       modelName,
 			ModelConfig: gen,
@@ -270,53 +292,68 @@ func buildRunLog(files []*result.File, opt LogOptions) (*Log, error) {
 	for k, v := range lg.Eval.Metadata {
 		lg.Metadata[k] = v
 	}
+	return lg
+}
 
-	ids := sampleIDs(f.Questions)
-	lg.Eval.Dataset.SampleIDs = append(lg.Eval.Dataset.SampleIDs, ids...)
-	var total modelUsage
-	var totalCost float64
-	hasCost := false
-	wall := 0.0
-	scorers := newScoreTally()
-	completed, samples := 0, 0
+// sampleTally is what a log's samples add up to.
+type sampleTally struct {
+	usage              modelUsage
+	cost               float64
+	hasCost            bool
+	wall               float64 // the sum of the questions' times
+	samples, completed int
+	scorers            *scoreTally
+}
+
+// addSamples adds every question of every epoch as a sample and returns
+// their totals; the model's usage goes into the log's stats.
+func (lg *Log) addSamples(files []*result.File, runSettings *model.Settings) sampleTally {
+	t := sampleTally{scorers: newScoreTally()}
+	modelName := lg.Eval.Model
 	for _, e := range files {
 		k, _ := e.Sheet.EpochOf()
 		eids := sampleIDs(e.Questions)
 		for i := range e.Questions {
 			q := &e.Questions[i]
 			s := buildSample(q, eids[i], i, sampleRun{model: modelName, seed: lg.Eval.TaskID, run: runSettings,
-				stamp: stamp, gen: gen, file: e, epoch: k})
-			samples++
-			if q.Error == nil {
-				completed++
-			}
-			if finite(q.EvalTime) {
-				wall += *q.EvalTime
-			}
-			total.InputTokens += q.InputTokens
-			total.OutputTokens += q.OutputTokens
-			total.ReasoningTokens += q.ReasoningTokens
-			if finite(q.Cost) {
-				totalCost += *q.Cost
-				hasCost = true
-			}
-			scorers.add(&s)
+				stamp: lg.Eval.Created, gen: lg.Eval.ModelConfig, file: e, epoch: k})
+			t.add(q)
+			t.scorers.add(&s)
 			lg.Samples = append(lg.Samples, s)
 		}
 	}
-	total.TotalTokens = total.InputTokens + total.OutputTokens
-	if hasCost {
-		total.TotalCost = &totalCost
+	t.usage.TotalTokens = t.usage.InputTokens + t.usage.OutputTokens
+	if t.hasCost {
+		t.usage.TotalCost = &t.cost
 	}
-	if modelName != "" && (total.TotalTokens > 0 || hasCost) {
-		lg.Stats.ModelUsage[modelName] = total
+	if modelName != "" && (t.usage.TotalTokens > 0 || t.hasCost) {
+		lg.Stats.ModelUsage[modelName] = t.usage
 	}
-	if len(files) == 1 {
-		if t := f.Sheet.Totals; t != nil && t.WallSeconds > 0 {
-			wall = t.WallSeconds
-		}
+	return t
+}
+
+// add counts one question.
+func (t *sampleTally) add(q *result.Question) {
+	t.samples++
+	if q.Error == nil {
+		t.completed++
 	}
-	allFailed := samples > 0 && completed == 0 && !f.Sheet.DryRun
+	if finite(q.EvalTime) {
+		t.wall += *q.EvalTime
+	}
+	t.usage.InputTokens += q.InputTokens
+	t.usage.OutputTokens += q.OutputTokens
+	t.usage.ReasoningTokens += q.ReasoningTokens
+	if finite(q.Cost) {
+		t.cost += *q.Cost
+		t.hasCost = true
+	}
+}
+
+// finish sets what the samples decide: an error status when every one
+// failed, the results and when the run completed.
+func (lg *Log) finish(f *result.File, opt LogOptions, t sampleTally, created time.Time) {
+	allFailed := t.samples > 0 && t.completed == 0 && !f.Sheet.DryRun
 	if opt.Status == "" && allFailed {
 		// Inspect marks an eval whose samples failed "error", with the
 		// error, and writes no results when no sample was scored.
@@ -326,17 +363,16 @@ func buildRunLog(files []*result.File, opt LogOptions) (*Log, error) {
 		lg.Error = runError(opt.Error, lg.Samples, allFailed)
 	}
 	if lg.Status != "started" && !f.Sheet.DryRun && !(lg.Status == "error" && allFailed) {
-		lg.Reductions = scorers.reductions()
+		lg.Reductions = t.scorers.reductions()
 		lg.Results = &evalResults{
-			TotalSamples:     samples,
-			CompletedSamples: completed,
+			TotalSamples:     t.samples,
+			CompletedSamples: t.completed,
 			Scores:           scoresOf(lg.Reductions),
 		}
 	}
 	if lg.Status != "started" && !f.Sheet.DryRun {
-		lg.Stats.CompletedAt = isoTime(created.Add(time.Duration(wall * float64(time.Second))))
+		lg.Stats.CompletedAt = isoTime(created.Add(time.Duration(t.wall * float64(time.Second))))
 	}
-	return lg, nil
 }
 
 // createdTime is the run's start: the output file's own record, else the
@@ -452,23 +488,7 @@ type sampleRun struct {
 // in the output file. A question sent other settings than the run's has
 // them in its metadata ("generate_config").
 func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSample {
-	s := evalSample{
-		ID:          id,
-		Epoch:       max(r.epoch, 1),
-		Metadata:    map[string]any{},
-		Store:       map[string]any{},
-		Events:      []event{},
-		ModelUsage:  map[string]modelUsage{},
-		RoleUsage:   map[string]modelUsage{},
-		UUID:        shortID("sample", r.seed, strconv.Itoa(index)),
-		Attachments: map[string]string{},
-	}
-	if q.GroundTruth != nil {
-		s.Target = *q.GroundTruth
-	}
-	for k, v := range q.MetaData {
-		s.Metadata[k] = v
-	}
+	s := newSample(q, id, index, r)
 	var runLevel model.Settings
 	if r.run != nil {
 		runLevel = *r.run
@@ -480,22 +500,9 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSa
 	}
 	s.Choices = Choices(q.Question)
 	msgID := func(role string) string { return shortID("msg", r.seed, strconv.Itoa(index), role) }
-	user := ChatMessage{ID: msgID("user"), Role: "user", Content: MessageContent{Text: q.Question}, Source: "input"}
-	if q.System != nil {
-		sys := ChatMessage{ID: msgID("system"), Role: "system", Content: MessageContent{Text: *q.System}, Source: "input"}
-		s.Input = SampleInput{Messages: []ChatMessage{sys, user}}
-		s.Messages = []ChatMessage{sys, user}
-	} else {
-		s.Input = SampleInput{Text: q.Question}
-		s.Messages = []ChatMessage{user}
-	}
+	s.setInput(q, msgID)
 	asked := len(s.Messages)
-	usage := modelUsage{InputTokens: q.InputTokens, OutputTokens: q.OutputTokens, TotalTokens: q.InputTokens + q.OutputTokens,
-		ReasoningTokens: q.ReasoningTokens}
-	if finite(q.Cost) {
-		c := *q.Cost
-		usage.TotalCost = &c
-	}
+	usage := questionUsage(q)
 	mdl := q.ModelName
 	if mdl == "" {
 		mdl = r.model
@@ -514,56 +521,9 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSa
 		// answer (the completion).
 		s.Messages = append(s.Messages, transcript(q.Transcript, served, r.file.SolveSetting(q, "agent_style") == protocol.StyleReact, msgID)...)
 	}
-	if q.Mode == model.ModeCode {
-		s.Metadata["code_extract"] = q.CodeExtract
-		if q.Code != nil {
-			s.Metadata["code"] = *q.Code
-		}
-		if q.Answer != nil {
-			s.Metadata["answer"] = *q.Answer
-		}
-		if q.CodeError != "" {
-			s.Metadata["code_error"] = q.CodeError
-		}
-	}
-	if q.Limit != "" {
-		s.Metadata["limit"] = q.Limit
-	}
+	codeMetadata(q, s.Metadata)
 	if q.Completion != nil {
-		asst := ChatMessage{ID: msgID("assistant"), Role: "assistant", Content: assistantContent(*q.Completion, q.Reasoning), Source: "generate", Model: served}
-		s.Output.Choices = []completionChoice{{Message: asst, StopReason: stopReason(q.FinishReason)}}
-		switch end := &s.Messages[len(s.Messages)-1]; {
-		case len(q.Transcript) > 0 && end.Role == "assistant" && len(end.ToolCalls) == 0:
-			s.Output.Choices[0].Message = *end // the transcript's last turn is the answer
-		case len(q.Transcript) > 0 && q.Limit != "" && *q.Completion == "":
-			// An agent stopped by a limit before it answered: its
-			// messages end where it stopped, as Inspect's do, and the
-			// output is its last model call's.
-			s.Output.Choices = lastCall(s.Messages[asked:])
-		default:
-			s.Messages = append(s.Messages, asst)
-		}
-		s.Output.Completion = *q.Completion
-		if q.Mode == model.ModeCode && q.Code != nil {
-			// The code ran as Inspect's python tool would have run it: a
-			// call on the answer and the tool's result after it, so the
-			// viewer shows both (it hides sandbox events by default).
-			call := toolCall{ID: msgID("call"), Function: protocol.PythonTool.Name, Type: "function", Arguments: map[string]any{"code": *q.Code}}
-			res := ChatMessage{ID: msgID("tool"), Role: "tool", ToolCallID: call.ID, Function: call.Function}
-			switch {
-			case q.CodeError != "":
-				res.Content.Text = q.CodeError
-				res.Error = toolError(q.Limit)
-				if res.Error == nil {
-					res.Error = &toolCallError{Type: "unknown", Message: q.CodeError}
-				}
-			case q.Answer != nil:
-				res.Content.Text = *q.Answer
-			}
-			last := &s.Messages[len(s.Messages)-1]
-			last.ToolCalls = append(last.ToolCalls, call)
-			s.Messages = append(s.Messages, res)
-		}
+		s.setAnswer(q, served, asked, msgID)
 		if q.InputTokens+q.OutputTokens > 0 {
 			// LIME's files record no tokens; zeros would claim a count.
 			u := usage
@@ -579,17 +539,7 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSa
 	if mdl != "" && (q.InputTokens+q.OutputTokens > 0 || finite(q.Cost)) {
 		s.ModelUsage[mdl] = usage
 	}
-	switch {
-	case q.Error != nil:
-		s.Error = newError(*q.Error)
-	case r.file.Sheet.DryRun:
-		s.Error = dryRunError()
-	}
-	if q.Limit != "" && !(q.Mode == "" && q.Limit == "max_tokens") {
-		// A chat answer cut by max_tokens is no sample limit in Inspect:
-		// its output's stop_reason says it.
-		s.Limit = limitOf(q)
-	}
+	s.setError(q, r.file.Sheet.DryRun)
 	s.Events = sampleEvents(q, &s, mdl, asked, sent, agentTools(q, r.file), r.stamp)
 	if s.Limit != nil {
 		// Inspect's transcript ends a sample stopped by a limit with a
@@ -600,28 +550,165 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSa
 		}
 		s.Events = append(s.Events, event{Limit: ev})
 	}
-	if q.Grade != nil {
-		// Inspect's Score.value may not be null, so an ungraded question
-		// has no score at all (and counts in unscored_samples).
-		value := "I"
-		if *q.Grade {
-			value = "C"
-		}
-		sc := sampleScore{Value: value, Metadata: map[string]any{"grader": scorerName(q)}, History: []json.RawMessage{}}
-		if g := q.Graded(); g != nil {
-			a := *g
-			sc.Answer = &a
-		}
-		if q.GradeDetail != "" {
-			e := q.GradeDetail
-			sc.Explanation = &e
-		}
-		if len(q.SubAnswers) > 0 {
-			sc.Metadata["sub_answers"] = q.SubAnswers
-		}
-		s.Scores = map[string]sampleScore{scorerName(q): sc}
+	s.Scores = sampleScores(q)
+	return s
+}
+
+// newSample is the sample of a question without its messages and output:
+// its id, epoch, target and metadata.
+func newSample(q *result.Question, id SampleID, index int, r sampleRun) evalSample {
+	s := evalSample{
+		ID:          id,
+		Epoch:       max(r.epoch, 1),
+		Metadata:    map[string]any{},
+		Store:       map[string]any{},
+		Events:      []event{},
+		ModelUsage:  map[string]modelUsage{},
+		RoleUsage:   map[string]modelUsage{},
+		UUID:        shortID("sample", r.seed, strconv.Itoa(index)),
+		Attachments: map[string]string{},
+	}
+	if q.GroundTruth != nil {
+		s.Target = *q.GroundTruth
+	}
+	for k, v := range q.MetaData {
+		s.Metadata[k] = v
 	}
 	return s
+}
+
+// setError sets the sample's error (a dry run's never finished) and the
+// limit that stopped it.
+func (s *evalSample) setError(q *result.Question, dryRun bool) {
+	switch {
+	case q.Error != nil:
+		s.Error = newError(*q.Error)
+	case dryRun:
+		s.Error = dryRunError()
+	}
+	if q.Limit != "" && !(q.Mode == "" && q.Limit == "max_tokens") {
+		// A chat answer cut by max_tokens is no sample limit in Inspect:
+		// its output's stop_reason says it.
+		s.Limit = limitOf(q)
+	}
+}
+
+// setInput sets the sample's input and its first messages: the question,
+// after the system message when there is one.
+func (s *evalSample) setInput(q *result.Question, msgID func(string) string) {
+	user := ChatMessage{ID: msgID("user"), Role: "user", Content: MessageContent{Text: q.Question}, Source: "input"}
+	if q.System != nil {
+		sys := ChatMessage{ID: msgID("system"), Role: "system", Content: MessageContent{Text: *q.System}, Source: "input"}
+		s.Input = SampleInput{Messages: []ChatMessage{sys, user}}
+		s.Messages = []ChatMessage{sys, user}
+		return
+	}
+	s.Input = SampleInput{Text: q.Question}
+	s.Messages = []ChatMessage{user}
+}
+
+// questionUsage is the tokens and cost a question's output file records.
+func questionUsage(q *result.Question) modelUsage {
+	usage := modelUsage{InputTokens: q.InputTokens, OutputTokens: q.OutputTokens, TotalTokens: q.InputTokens + q.OutputTokens,
+		ReasoningTokens: q.ReasoningTokens}
+	if finite(q.Cost) {
+		c := *q.Cost
+		usage.TotalCost = &c
+	}
+	return usage
+}
+
+// codeMetadata adds what a code-mode question ran and gave, and the limit
+// that stopped a question, to the sample's metadata.
+func codeMetadata(q *result.Question, meta map[string]any) {
+	if q.Mode == model.ModeCode {
+		meta["code_extract"] = q.CodeExtract
+		if q.Code != nil {
+			meta["code"] = *q.Code
+		}
+		if q.Answer != nil {
+			meta["answer"] = *q.Answer
+		}
+		if q.CodeError != "" {
+			meta["code_error"] = q.CodeError
+		}
+	}
+	if q.Limit != "" {
+		meta["limit"] = q.Limit
+	}
+}
+
+// setAnswer sets the output of a question that has a completion, and ends
+// the messages with the answer (and in code mode the code's run); asked
+// is the number of messages the question itself takes.
+func (s *evalSample) setAnswer(q *result.Question, served string, asked int, msgID func(string) string) {
+	asst := ChatMessage{ID: msgID("assistant"), Role: "assistant", Content: assistantContent(*q.Completion, q.Reasoning), Source: "generate", Model: served}
+	s.Output.Choices = []completionChoice{{Message: asst, StopReason: stopReason(q.FinishReason)}}
+	switch end := &s.Messages[len(s.Messages)-1]; {
+	case len(q.Transcript) > 0 && end.Role == "assistant" && len(end.ToolCalls) == 0:
+		s.Output.Choices[0].Message = *end // the transcript's last turn is the answer
+	case len(q.Transcript) > 0 && q.Limit != "" && *q.Completion == "":
+		// An agent stopped by a limit before it answered: its
+		// messages end where it stopped, as Inspect's do, and the
+		// output is its last model call's.
+		s.Output.Choices = lastCall(s.Messages[asked:])
+	default:
+		s.Messages = append(s.Messages, asst)
+	}
+	s.Output.Completion = *q.Completion
+	if q.Mode == model.ModeCode && q.Code != nil {
+		// The code ran as Inspect's python tool would have run it: a
+		// call on the answer and the tool's result after it, so the
+		// viewer shows both (it hides sandbox events by default).
+		call, res := codeCall(q, msgID)
+		last := &s.Messages[len(s.Messages)-1]
+		last.ToolCalls = append(last.ToolCalls, call)
+		s.Messages = append(s.Messages, res)
+	}
+}
+
+// codeCall is a code-mode answer's run as a python tool call and its
+// result.
+func codeCall(q *result.Question, msgID func(string) string) (toolCall, ChatMessage) {
+	call := toolCall{ID: msgID("call"), Function: protocol.PythonTool.Name, Type: "function", Arguments: map[string]any{"code": *q.Code}}
+	res := ChatMessage{ID: msgID("tool"), Role: "tool", ToolCallID: call.ID, Function: call.Function}
+	switch {
+	case q.CodeError != "":
+		res.Content.Text = q.CodeError
+		res.Error = toolError(q.Limit)
+		if res.Error == nil {
+			res.Error = &toolCallError{Type: "unknown", Message: q.CodeError}
+		}
+	case q.Answer != nil:
+		res.Content.Text = *q.Answer
+	}
+	return call, res
+}
+
+// sampleScores is a graded question's score under its grader's name; nil
+// for an ungraded question: Inspect's Score.value may not be null, so it
+// has no score at all (and counts in unscored_samples).
+func sampleScores(q *result.Question) map[string]sampleScore {
+	if q.Grade == nil {
+		return nil
+	}
+	value := "I"
+	if *q.Grade {
+		value = "C"
+	}
+	sc := sampleScore{Value: value, Metadata: map[string]any{"grader": scorerName(q)}, History: []json.RawMessage{}}
+	if g := q.Graded(); g != nil {
+		a := *g
+		sc.Answer = &a
+	}
+	if q.GradeDetail != "" {
+		e := q.GradeDetail
+		sc.Explanation = &e
+	}
+	if len(q.SubAnswers) > 0 {
+		sc.Metadata["sub_answers"] = q.SubAnswers
+	}
+	return map[string]sampleScore{scorerName(q): sc}
 }
 
 // lastCall is the output of the last model call among an agent's turns:
@@ -753,93 +840,128 @@ func toolParams(raw json.RawMessage) json.RawMessage {
 // call was made: every event takes the run's start. Each model event names
 // mdl, the model asked; its output names the model that answered.
 func sampleEvents(q *result.Question, s *evalSample, mdl string, asked int, cfg generateConfig, tools []toolInfo, stamp string) []event {
-	events := []event{}
 	if q.Completion == nil && q.Error == nil {
-		return events
+		return []event{}
 	}
 	choice := "none"
 	if len(tools) > 0 {
 		choice = "auto"
 	}
-	call := func(input []ChatMessage, out modelOutput) *modelEvent {
-		return &modelEvent{Event: "model", Timestamp: stamp, Model: mdl,
-			Input: append([]ChatMessage{}, input...), Tools: tools, ToolChoice: choice, Config: cfg, Output: out}
-	}
-	args := map[string]map[string]any{}
-	toolCalled := func(m ChatMessage) event {
-		a := args[m.ToolCallID]
-		if a == nil {
-			a = map[string]any{}
-		}
-		return event{Tool: &toolEvent{Event: "tool", Timestamp: stamp, Type: "function",
-			ID: m.ToolCallID, Function: m.Function, Arguments: a, Result: m.Content.String(), Error: m.Error,
-			Events: []json.RawMessage{}}}
-	}
+	ev := &eventMaker{model: mdl, cfg: cfg, tools: tools, choice: choice, stamp: stamp, args: map[string]map[string]any{}}
+	var events []event
 	if len(q.Transcript) == 0 {
-		ev := call(s.Messages[:asked], s.Output)
-		if q.Error != nil {
-			ev.Error = *q.Error
-		}
-		ev.WorkingTime = s.WorkingTime
-		events = append(events, event{Model: ev})
-		// Code mode: the code's run, as a call of the answer.
-		for _, m := range s.Messages[asked:] {
-			for _, c := range m.ToolCalls {
-				args[c.ID] = c.Arguments
-			}
-			if m.Role == "tool" {
-				events = append(events, toolCalled(m))
-			}
-		}
+		events = ev.chatEvents(q, s, asked)
 	} else {
-		// Agent mode: the messages after the question are the turns; each
-		// assistant turn is a model call on everything before it.
-		for i := asked; i < len(s.Messages); i++ {
-			m := s.Messages[i]
-			switch m.Role {
-			case "assistant":
-				reason := "tool_calls"
-				switch {
-				case len(m.ToolCalls) == 0:
-					reason = stopReason(q.FinishReason)
-				case len(tools) == 0:
-					reason = "stop" // a ReAct step: its call is text, cut at the stop word
-				}
-				out := modelOutput{Model: s.Output.Model, Choices: []completionChoice{{Message: m, StopReason: reason}}, Completion: m.Content.String()}
-				events = append(events, event{Model: call(s.Messages[:i], out)})
-				for _, c := range m.ToolCalls {
-					args[c.ID] = c.Arguments
-				}
-			case "tool":
-				if m.ToolCallID == "" {
-					continue // answers no call
-				}
-				events = append(events, toolCalled(m))
-			}
-		}
-		if q.Error != nil {
-			ev := call(s.Messages, modelOutput{Model: s.Output.Model, Choices: []completionChoice{}})
-			ev.Error = *q.Error
-			events = append(events, event{Model: ev})
-		}
+		events = ev.agentEvents(q, s, asked)
 	}
 	if q.Mode == model.ModeCode && (q.Code != nil || q.CodeError != "") {
-		sb := &sandboxEvent{Event: "sandbox", Timestamp: stamp, Action: "exec", Cmd: "python3"}
-		status := 0
-		if q.Code != nil {
-			sb.Input = *q.Code
-		}
-		switch {
-		case q.CodeError != "":
-			status = 1
-			sb.Output = q.CodeError
-		case q.Answer != nil:
-			sb.Output = *q.Answer
-		}
-		sb.Result = &status
-		events = append(events, event{Sandbox: sb})
+		events = append(events, event{Sandbox: sandboxRun(q, stamp)})
 	}
 	return events
+}
+
+// eventMaker makes a sample's events; args are the arguments of the tool
+// calls seen so far, by call id.
+type eventMaker struct {
+	model  string
+	cfg    generateConfig
+	tools  []toolInfo
+	choice string
+	stamp  string
+	args   map[string]map[string]any
+}
+
+// call is the model event of a call sent input that gave out.
+func (e *eventMaker) call(input []ChatMessage, out modelOutput) *modelEvent {
+	return &modelEvent{Event: "model", Timestamp: e.stamp, Model: e.model,
+		Input: append([]ChatMessage{}, input...), Tools: e.tools, ToolChoice: e.choice, Config: e.cfg, Output: out}
+}
+
+// calls records the arguments of the tool calls of m.
+func (e *eventMaker) calls(m ChatMessage) {
+	for _, c := range m.ToolCalls {
+		e.args[c.ID] = c.Arguments
+	}
+}
+
+// toolCalled is the tool event of the tool message m.
+func (e *eventMaker) toolCalled(m ChatMessage) event {
+	a := e.args[m.ToolCallID]
+	if a == nil {
+		a = map[string]any{}
+	}
+	return event{Tool: &toolEvent{Event: "tool", Timestamp: e.stamp, Type: "function",
+		ID: m.ToolCallID, Function: m.Function, Arguments: a, Result: m.Content.String(), Error: m.Error,
+		Events: []json.RawMessage{}}}
+}
+
+// chatEvents are the events of a question answered in one call: its model
+// event and, in code mode, the code's run as a call of the answer.
+func (e *eventMaker) chatEvents(q *result.Question, s *evalSample, asked int) []event {
+	ev := e.call(s.Messages[:asked], s.Output)
+	if q.Error != nil {
+		ev.Error = *q.Error
+	}
+	ev.WorkingTime = s.WorkingTime
+	events := []event{{Model: ev}}
+	for _, m := range s.Messages[asked:] {
+		e.calls(m)
+		if m.Role == "tool" {
+			events = append(events, e.toolCalled(m))
+		}
+	}
+	return events
+}
+
+// agentEvents are the events of an agent's turns, the messages after the
+// question: each assistant turn is a model call on everything before it.
+func (e *eventMaker) agentEvents(q *result.Question, s *evalSample, asked int) []event {
+	events := []event{}
+	for i := asked; i < len(s.Messages); i++ {
+		m := s.Messages[i]
+		switch m.Role {
+		case "assistant":
+			reason := "tool_calls"
+			switch {
+			case len(m.ToolCalls) == 0:
+				reason = stopReason(q.FinishReason)
+			case len(e.tools) == 0:
+				reason = "stop" // a ReAct step: its call is text, cut at the stop word
+			}
+			out := modelOutput{Model: s.Output.Model, Choices: []completionChoice{{Message: m, StopReason: reason}}, Completion: m.Content.String()}
+			events = append(events, event{Model: e.call(s.Messages[:i], out)})
+			e.calls(m)
+		case "tool":
+			if m.ToolCallID == "" {
+				continue // answers no call
+			}
+			events = append(events, e.toolCalled(m))
+		}
+	}
+	if q.Error != nil {
+		ev := e.call(s.Messages, modelOutput{Model: s.Output.Model, Choices: []completionChoice{}})
+		ev.Error = *q.Error
+		events = append(events, event{Model: ev})
+	}
+	return events
+}
+
+// sandboxRun is the sandbox event of a code-mode question's run.
+func sandboxRun(q *result.Question, stamp string) *sandboxEvent {
+	sb := &sandboxEvent{Event: "sandbox", Timestamp: stamp, Action: "exec", Cmd: "python3"}
+	status := 0
+	if q.Code != nil {
+		sb.Input = *q.Code
+	}
+	switch {
+	case q.CodeError != "":
+		status = 1
+		sb.Output = q.CodeError
+	case q.Answer != nil:
+		sb.Output = *q.Answer
+	}
+	sb.Result = &status
+	return sb
 }
 
 // turnContent is an agent turn's content: as assistantContent, but when
