@@ -398,22 +398,11 @@ func (c MessageContent) String() string {
 }
 
 // MarshalJSON writes the string form unless there are parts.
-func (c MessageContent) MarshalJSON() ([]byte, error) {
-	if c.Parts != nil {
-		return marshal(c.Parts)
-	}
-	return marshal(c.Text)
-}
+func (c MessageContent) MarshalJSON() ([]byte, error) { return marshalTextOr(c.Text, c.Parts) }
 
 // UnmarshalJSON reads either form.
 func (c *MessageContent) UnmarshalJSON(data []byte) error {
-	data = bytes.TrimSpace(data)
-	if len(data) > 0 && data[0] == '[' {
-		c.Text = ""
-		return json.Unmarshal(data, &c.Parts)
-	}
-	c.Parts = nil
-	return json.Unmarshal(data, &c.Text)
+	return unmarshalTextOr(data, &c.Text, &c.Parts)
 }
 
 // SampleInput is a sample's input: the user message as a string, or a
@@ -424,22 +413,32 @@ type SampleInput struct {
 }
 
 // MarshalJSON writes the string form unless there are messages.
-func (in SampleInput) MarshalJSON() ([]byte, error) {
-	if in.Messages != nil {
-		return marshal(in.Messages)
-	}
-	return marshal(in.Text)
-}
+func (in SampleInput) MarshalJSON() ([]byte, error) { return marshalTextOr(in.Text, in.Messages) }
 
 // UnmarshalJSON reads either form.
 func (in *SampleInput) UnmarshalJSON(data []byte) error {
+	return unmarshalTextOr(data, &in.Text, &in.Messages)
+}
+
+// marshalTextOr writes Inspect's "string or list" members: the list when
+// there is one (even empty), else the string.
+func marshalTextOr[T any](text string, list []T) ([]byte, error) {
+	if list != nil {
+		return marshal(list)
+	}
+	return marshal(text)
+}
+
+// unmarshalTextOr reads a "string or list" member into whichever it is,
+// emptying the other.
+func unmarshalTextOr[T any](data []byte, text *string, list *[]T) error {
 	data = bytes.TrimSpace(data)
 	if len(data) > 0 && data[0] == '[' {
-		in.Text = ""
-		return json.Unmarshal(data, &in.Messages)
+		*text = ""
+		return json.Unmarshal(data, list)
 	}
-	in.Messages = nil
-	return json.Unmarshal(data, &in.Text)
+	*list = nil
+	return json.Unmarshal(data, text)
 }
 
 // SampleID is a sample id, which Inspect allows to be an integer or a
