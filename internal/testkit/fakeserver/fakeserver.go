@@ -247,6 +247,10 @@ type Options struct {
 	// every slot is taken is answered 429 at once, without a Retry-After,
 	// and is not scripted or recorded (Busy counts them).
 	Slots int
+
+	// Unrecorded keeps no call (Calls returns none), so a benchmark of
+	// a million requests measures its client, not the server's record.
+	Unrecorded bool
 }
 
 // Server is a running fake server. Its methods are safe for concurrent use.
@@ -424,7 +428,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	idx := len(s.calls)
-	s.calls = append(s.calls, c)
+	if !s.opt.Unrecorded {
+		s.calls = append(s.calls, c)
+	}
 	injected := NoFault
 	if s.opt.FaultRate > 0 && s.rng.Float64() < s.opt.FaultRate {
 		injected = s.opt.Faults[s.rng.IntN(len(s.opt.Faults))]
@@ -438,7 +444,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	if rep.Fault == NoFault {
 		rep.Fault = injected
 	}
-	if rep.Fault != NoFault {
+	if rep.Fault != NoFault && !s.opt.Unrecorded {
 		s.mu.Lock()
 		s.calls[idx].Fault = rep.Fault
 		s.mu.Unlock()

@@ -1,0 +1,92 @@
+// Package benchkit holds what the benchmarks of large runs share: a
+// generated sheet of any size (WriteSheet), whose every question the fake
+// server's default reply answers right, and the peak heap of the code
+// under test (WatchHeap), with a heap profile taken near the peak.
+package benchkit
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"sync"
+	"time"
+)
+
+// WriteSheet writes a sheet of n questions to path: question Qj asks "ask
+// S1 Qj" and its ground truth is "fake reply", the fake server's default
+// answer (internal/testkit/fakeserver). It is written as it is made: a
+// million questions are 63 MB.
+func WriteSheet(path string, n int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	fmt.Fprintf(w, "# Sheet 1\n")
+	for j := 1; j <= n; j++ {
+		fmt.Fprintf(w, "## Q%d\n#### question\nask S1 Q%d\n#### answer\nfake reply\n", j, j)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// HeapProfileEnv names the environment variable that makes WatchHeap
+// write a heap profile (go tool pprof) to the file it names each time the
+// peak grows by a tenth: the last one written holds what was live near
+// the peak.
+const HeapProfileEnv = "EVALMD_HEAP_PROFILE"
+
+// WatchHeap samples the heap the program holds (its live objects and the
+// spans they sit in, without what was returned to the system) every 10 ms
+// until the returned stop is called, which gives the most it saw, in
+// bytes. Sampling reads runtime/metrics, which does not stop the world.
+func WatchHeap() (stop func() uint64) {
+	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
+	profile := os.Getenv(HeapProfileEnv)
+	var peak, profiled uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(samples)
+			now := samples[0].Value.Uint64() + samples[1].Value.Uint64()
+			peak = max(peak, now)
+			if profile != "" && now > profiled+profiled/10 && now > 16<<20 {
+				profiled = now
+				writeHeapProfile(profile)
+			}
+			select {
+			case <-done:
+				metrics.Read(samples) // what was held at the end counts too
+				peak = max(peak, samples[0].Value.Uint64()+samples[1].Value.Uint64())
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		return peak
+	}
+}
+
+// writeHeapProfile writes the heap profile to path, as of the last
+// collection (forced first, so it is the live heap now).
+func writeHeapProfile(path string) {
+	runtime.GC()
+	f, err := os.Create(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_ = pprof.WriteHeapProfile(f)
+}
