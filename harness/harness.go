@@ -139,7 +139,11 @@ type Summary struct {
 	// Current are the earlier outputs that hold what an output of the run
 	// would (every answer reused, graded alike): the run wrote none in
 	// their place, and added no run.
-	Current  []string
+	Current []string
+	// Files count each output written, then each current one, as the
+	// run's summary table shows them: from what the run knows, not read
+	// back.
+	Files    []OutputFile
 	Warnings int
 	// GradeFailures counts the questions whose grader failed (graded null).
 	GradeFailures int
@@ -381,10 +385,16 @@ func (cfg Config) writeDryRun(sum *Summary, outs []*plan.Output, w write.All, mo
 // error: the step's, else the questions that failed or could not be
 // graded.
 func (cfg Config) summarize(sum Summary, res execute.Result, err error) (Summary, error) {
-	for _, o := range res.Written {
-		sum.Outputs = append(sum.Outputs, o.OutPath)
+	var current []OutputFile
+	for _, f := range res.Files {
+		of := OutputFile{Path: f.Path, Current: f.Current, Sheet: f.Sheet, Tally: f.Tally}
+		if f.Current {
+			sum.Current, current = append(sum.Current, f.Path), append(current, of)
+		} else {
+			sum.Outputs, sum.Files = append(sum.Outputs, f.Path), append(sum.Files, of)
+		}
 	}
-	sum.Current = res.Current
+	sum.Files = append(sum.Files, current...)
 	sum.GradeFailures, sum.NoJudge = res.GradeFailures, res.NoJudge
 	sum.Questions, sum.Failed, sum.FirstError = res.Questions, res.Failed, res.FirstError
 	if err != nil {
@@ -416,6 +426,17 @@ func (cfg Config) console() write.Console { return write.Console{W: cfg.Stderr, 
 // say writes one line to the console.
 func (cfg Config) say(format string, args ...any) {
 	fmt.Fprint(cfg.Stderr, cfg.clear+fmt.Sprintf(format, args...)+"\n")
+}
+
+// OutputFile is an output file of a run, written or current, as the
+// run's summary counts it.
+type OutputFile struct {
+	Path string
+	// Current marks an earlier output that holds what the run's would
+	// have: the run wrote nothing in its place and spent nothing on it.
+	Current bool
+	Sheet   *result.Sheet // its sheet record: model, epoch, subset, totals
+	Tally   result.Tally
 }
 
 // FailedError is a run that finished with questions that failed (their

@@ -7,34 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/testkit/benchkit"
 	"github.com/evalmd/evalmd/result"
 )
-
-// readBytes is what this process has read with read(2) and its kin, from
-// /proc/self/io's rchar: every file, whoever reads it.
-func readBytes(t *testing.T) int64 {
-	t.Helper()
-	data, err := os.ReadFile("/proc/self/io")
-	if err != nil {
-		t.Skipf("no /proc/self/io: %v", err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "rchar: "); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-	}
-	t.Fatal("no rchar in /proc/self/io")
-	return 0
-}
 
 // agg reads a folder once for every output it writes:
 // the markdown with charts, the HTML page, the workbook and the Inspect
@@ -73,11 +52,11 @@ func TestAggReadsFolderOnce(t *testing.T) {
 	out := filepath.Join(dir, "report")
 	args := []string{"-i", in, "-o", out + ".md", "-charts", "-html", out + ".html", "-xlsx", out + ".xlsx", "--log-dir", filepath.Join(dir, "logs")}
 	var stdout, stderr bytes.Buffer
-	before := readBytes(t)
+	before := benchkit.ReadBytes(t)
 	if err := aggregate(context.Background(), &stdout, &stderr, args); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	read := readBytes(t) - before
+	read := benchkit.ReadBytes(t) - before
 	t.Logf("the outputs are %d bytes; agg read %d (%.2f times)", size, read, float64(read)/float64(size))
 	if read < size || read > size+size/4 {
 		t.Errorf("agg read %d bytes for %d bytes of outputs (%.2f times); want them read once", read, size, float64(read)/float64(size))

@@ -307,7 +307,7 @@ func runOnce(ctx context.Context, cfg harness.Config, stdout, stderr io.Writer, 
 		table = stderr
 	}
 	if !dryRun {
-		if werr := writeSummary(table, stderr, sum.Outputs, sum.Current); werr != nil && err == nil {
+		if werr := writeSummary(table, sum.Files); werr != nil && err == nil {
 			err = werr
 		}
 	}

@@ -8,21 +8,22 @@ import (
 
 	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/cmd/internal/cli"
-	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/harness"
 )
 
-// writeSummary ends a run with one table, a row per model, from the output
-// files it wrote: questions, correct, answered, errors, tokens, cost and
-// time (the longest of its sheets' wall times: its sheets run at once);
-// questions answered from earlier outputs are counted apart from those asked.
+// writeSummary ends a run with one table, a row per model, from what the
+// run counted of each output file it wrote (it reads none back):
+// questions, correct, answered, errors, tokens, cost and time (the
+// longest of its sheets' wall times: its sheets run at once); questions
+// answered from earlier outputs are counted apart from those asked.
 // A grading column says the mode of each model's answers where some were
-// graded liberally. It is boxed on a terminal and markdown otherwise. A file that cannot be
-// read back is named instead of counted. A run of several epochs has an
-// epochs column (a model's most), its questions counted once (epoch 1's)
-// and its correct answers out of every epoch's. current are the earlier
-// outputs that held what the run would have written (nothing was): their
-// questions are counted as reused, and nothing was spent on them.
-func writeSummary(w, stderr io.Writer, outputs, current []string) error {
+// graded liberally. It is boxed on a terminal and markdown otherwise. A run of several
+// epochs has an epochs column (a model's most), its questions counted
+// once (epoch 1's) and its correct answers out of every epoch's. The
+// current files are earlier outputs that held what the run would have
+// written (nothing was): their questions are counted as reused, and
+// nothing was spent on them.
+func writeSummary(w io.Writer, files []harness.OutputFile) error {
 	type row struct {
 		questions, correct, answered, errors, in, out, reasoning int
 		answers, epochs                                          int
@@ -37,13 +38,7 @@ func writeSummary(w, stderr io.Writer, outputs, current []string) error {
 	rows := map[string]*row{}
 	var models []string
 	epochs := false
-	for i, p := range append(slices.Clip(outputs), current...) {
-		isCurrent := i >= len(outputs)
-		f, err := result.Read(p)
-		if err != nil {
-			fmt.Fprintf(stderr, "warning: the summary leaves out %v\n", err)
-			continue
-		}
+	for _, f := range files {
 		name := f.Sheet.ModelLabel()
 		r := rows[name]
 		if r == nil {
@@ -54,27 +49,23 @@ func writeSummary(w, stderr io.Writer, outputs, current []string) error {
 		k, n := f.Sheet.EpochOf()
 		r.epochs = max(r.epochs, n)
 		epochs = epochs || n > 1
+		tally := f.Tally
 		if k == 1 {
-			r.questions += len(f.Questions)
-			r.of += len(f.Questions)
+			r.questions += tally.Questions
+			r.of += tally.Questions
 			if s := f.Sheet.Subset; s != nil {
-				r.of += s.Of - len(f.Questions)
+				r.of += s.Of - tally.Questions
 				r.subset = r.subset || s.Limit > 0 || len(s.Questions) > 0
 			}
 		}
-		for _, q := range f.Questions {
-			r.answers++
-			if q.Grade != nil && *q.Grade {
-				r.correct++
-			}
-			if q.ReusedFrom != "" || isCurrent {
-				r.reused++
-			}
-			if q.Liberal() {
-				r.liberal++
-			}
+		r.answers += tally.Questions
+		r.correct += tally.Correct
+		r.liberal += tally.Liberal
+		r.reused += tally.Reused
+		if f.Current {
+			r.reused += tally.Questions - tally.Reused
 		}
-		if t := f.Sheet.Totals; t != nil && isCurrent {
+		if t := f.Sheet.Totals; t != nil && f.Current {
 			r.answered += t.Answered
 		} else if t != nil {
 			r.answered += t.Answered

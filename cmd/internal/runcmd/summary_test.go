@@ -3,11 +3,15 @@ package runcmd
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/evalmd/evalmd/internal/testkit/benchkit"
 )
 
 // run ends with a table, a row per model, on stdout (on stderr with -v,
@@ -68,5 +72,42 @@ func TestDryRunSmallCost(t *testing.T) {
 	}
 	if !regexp.MustCompile(`estimated cost \$0\.0000[1-9]\d`).MatchString(stderr.String()) {
 		t.Errorf("run -y: %s", stderr.String())
+	}
+}
+
+// The summary is made from what the run counted: the output files it
+// wrote are not read back (the kernel's count of bytes read, rchar, grows
+// by the sheet's, not by the outputs').
+func TestSummaryReadsNoOutput(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("counts reads with /proc/self/io")
+	}
+	dir := t.TempDir()
+	sheet := filepath.Join(dir, "input-big.md")
+	if err := benchkit.WriteSheet(sheet, 3000); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	before := benchkit.ReadBytes(t)
+	if err := run(context.Background(), &stdout, &stderr, []string{"-f", sheet, "-m", "mock", "-o", out}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	read := benchkit.ReadBytes(t) - before
+	paths, _ := filepath.Glob(filepath.Join(out, "output-*"))
+	var size int64
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += st.Size()
+	}
+	t.Logf("the outputs are %d bytes; the run read %d", size, read)
+	if len(paths) != 2 || read > size/4 {
+		t.Errorf("the run read %d bytes and wrote %v (%d bytes): it read its outputs back", read, paths, size)
+	}
+	if !regexp.MustCompile(`\| mock +\| +3000 \| +0 \(0%\) \| +3000 \| +0 \|`).MatchString(stdout.String()) {
+		t.Errorf("summary:\n%s", stdout.String())
 	}
 }

@@ -67,11 +67,10 @@ type Batch struct {
 
 // Result is what the step did: the outputs written and their counts.
 type Result struct {
-	Written []*plan.Output
-	// Current are the earlier output files that hold what an output of
-	// the run would (every answer reused, graded alike): none was written
-	// in their place.
-	Current []string
+	// Files are the outputs written and, marked Current, the earlier
+	// output files that hold what an output of the run would (every
+	// answer reused, graded alike): none was written in their place.
+	Files []File
 	// GradeFailures counts the questions whose grader failed (graded
 	// null), NoJudge those left null for want of a judge model.
 	GradeFailures, NoJudge int
@@ -79,6 +78,14 @@ type Result struct {
 	// that ended with an error; FirstError is the first such error.
 	Questions, Failed int
 	FirstError        string
+}
+
+// File is an output file of the run as its summary counts it.
+type File struct {
+	Path    string
+	Current bool          // an earlier output that holds what the run's would: nothing was written
+	Sheet   *result.Sheet // its sheet record: model, epoch, subset, totals
+	Tally   result.Tally
 }
 
 // sheetRun is one output file being filled in: a sheet on a model. Its
@@ -109,7 +116,8 @@ type sheetRun struct {
 	written  bool
 	// current is the earlier output that holds what this one would, when
 	// one does: nothing is written (reuse.Repeats).
-	current string
+	current *reuse.Earlier
+	tally   result.Tally
 }
 
 // slot is where an outcome goes: a sheet run and a question of it.
@@ -211,13 +219,13 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 	wg.Wait()
 
 	for _, sr := range runs {
-		if sr.current != "" {
-			res.Current = append(res.Current, sr.current)
+		if e := sr.current; e != nil {
+			res.Files = append(res.Files, File{Path: e.Path, Current: true, Sheet: &e.File.Sheet, Tally: result.TallyOf(e.File)})
 		}
 		if !sr.written {
 			continue
 		}
-		res.Written = append(res.Written, sr.out)
+		res.Files = append(res.Files, File{Path: sr.out.OutPath, Sheet: &sr.out.File.Sheet, Tally: sr.tally})
 		res.GradeFailures += sr.ungraded
 		res.NoJudge += sr.noJudge
 		res.Failed += sr.failed
@@ -477,7 +485,7 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 		// The writers are still told, to put aside what e supersedes.
 		opt.Console.Say("%s on %s: %d/%d correct%s, nothing asked: current, %s holds these answers graded alike; nothing written",
 			o.Model, sheet, correct, n, subset, filepath.Base(e.Path))
-		sr.current, o.Current = e.Path, &e
+		sr.current, o.Current = &e, &e
 		return opt.Writer.Write(o, sr.encoded)
 	}
 	opt.Console.Say("%s on %s: %d/%d correct%s%s%s, %s, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out%s, %s, %.1fs",
@@ -494,7 +502,7 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 	if err := opt.Writer.Write(o, sr.encoded); err != nil {
 		return err
 	}
-	sr.written = true
+	sr.written, sr.tally = true, result.TallyOf(o.File)
 	return nil
 }
 

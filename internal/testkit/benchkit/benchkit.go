@@ -1,7 +1,8 @@
-// Package benchkit holds what the benchmarks of large runs share: a
-// generated sheet of any size (WriteSheet), whose every question the fake
-// server's default reply answers right, and the peak heap of the code
-// under test (WatchHeap), with a heap profile taken near the peak.
+// Package benchkit holds what the benchmarks and tests of large runs
+// share: a generated sheet of any size (WriteSheet), whose every question
+// the fake server's default reply answers right, the peak heap of the code
+// under test (WatchHeap), with a heap profile taken near the peak, and the
+// bytes the process has read (ReadBytes), to tell a file read back.
 package benchkit
 
 import (
@@ -11,9 +12,34 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"sync"
+	"testing"
 	"time"
 )
+
+// ReadBytes is what this process has read with read(2) and its kin, from
+// /proc/self/io's rchar: every file, whoever reads it. Without
+// /proc/self/io (not Linux) the test is skipped.
+func ReadBytes(t testing.TB) int64 {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		t.Skipf("no /proc/self/io: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "rchar: "); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatal("no rchar in /proc/self/io")
+	return 0
+}
 
 // WriteSheet writes a sheet of n questions to path: question Qj asks "ask
 // S1 Qj" and its ground truth is "fake reply", the fake server's default

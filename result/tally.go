@@ -1,0 +1,32 @@
+package result
+
+// Tally counts an output file's questions as a run's summary shows them:
+// how many, how many graded correct, answered from an earlier output
+// (ReusedFrom) and graded liberally. A run adds each question as it is
+// settled, so the summary never reads an output back.
+type Tally struct {
+	Questions, Correct, Reused, Liberal int
+}
+
+// Add counts q.
+func (t *Tally) Add(q *Question) {
+	t.Questions++
+	if q.Grade != nil && *q.Grade {
+		t.Correct++
+	}
+	if q.ReusedFrom != "" {
+		t.Reused++
+	}
+	if q.Liberal() {
+		t.Liberal++
+	}
+}
+
+// TallyOf counts the questions of f.
+func TallyOf(f *File) Tally {
+	var t Tally
+	for i := range f.Questions {
+		t.Add(&f.Questions[i])
+	}
+	return t
+}
