@@ -28,6 +28,9 @@ const dateutilUnset = math.MinInt
 // or ',' inside numbers), single other characters, and one ' ' per white
 // space character; a dotted token with letters, two dots or a trailing
 // separator is split at its dots and commas.
+// Its length is the original's: it follows dateutil's _timelex.get_token
+// branch for branch, in the same order, so that the two can be read side
+// by side when a reference case disagrees; it is not split on purpose.
 func dateutilLex(s string) []string {
 	rs := []rune(s)
 	var toks []string
@@ -315,6 +318,9 @@ func (y *dateutilYMD) couldBeDay(v float64) (bool, error) {
 }
 
 // resolve is _ymd.resolve_ymd with dayfirst and yearfirst False.
+// Its length is the original's: it follows dateutil's resolve_ymd branch
+// for branch, in the same order, so that the two can be read side by side
+// when a reference case disagrees; it is not split on purpose.
 func (y *dateutilYMD) resolve() (year, month, day int, err error) {
 	year, month, day = dateutilUnset, dateutilUnset, dateutilUnset
 	n := len(y.vals)
@@ -436,6 +442,12 @@ func dateutilParse(s string, def dateTime, thisYear int) (dateTime, error) {
 	return dateutilBuild(res, def, s)
 }
 
+// dateutilTokens is parser._parse with its default parserinfo: each token
+// read as a number, a weekday, a month, an am/pm marker, a time zone name
+// or offset, or a skippable word, then the year, month and day resolved.
+// Its length is the original's: it follows dateutil's _parse branch for
+// branch, in the same order, so that the two can be read side by side when
+// a reference case disagrees; it is not split on purpose.
 func dateutilTokens(l []string, thisYear int) (dateutilResult, error) {
 	res := dateutilResult{year: dateutilUnset, month: dateutilUnset, day: dateutilUnset, weekday: dateutilUnset,
 		hour: dateutilUnset, minute: dateutilUnset, second: dateutilUnset, micro: dateutilUnset,
@@ -592,6 +604,9 @@ func dateutilTokens(l []string, thisYear int) (dateutilResult, error) {
 
 // dateutilNumeric is _parse_numeric_token; it returns the index of the last
 // token it used.
+// Its length is the original's: it follows dateutil's _parse_numeric_token
+// branch for branch, in the same order, so that the two can be read side
+// by side when a reference case disagrees; it is not split on purpose.
 func dateutilNumeric(l []string, idx int, value float64, ymd *dateutilYMD, res *dateutilResult) (int, error) {
 	repr := l[idx]
 	rr := []rune(repr)

@@ -132,6 +132,9 @@ func cIsDigit(b byte) bool { return b >= '0' && b <= '9' }
 // parseISO is pandas 1.5.3's parse_iso_8601_datetime. ok is false when
 // the string is not in its format (pandas then tries dateutil); an
 // in-format string outside the ns bounds is an error, with no fallback.
+// Its length is the original's: it follows the C function branch for
+// branch, in the same order, so that the two can be read side by side when
+// a reference case disagrees; it is not split on purpose.
 func parseISO(str string) (dateTime, bool, error) {
 	out := dateTime{month: 1, day: 1}
 	s := []byte(str)
