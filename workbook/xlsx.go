@@ -461,11 +461,7 @@ func (b *xlsxBook) readSheet(ctx context.Context, sh xlsxSheet) ([][]value, erro
 	counter := 1 // next row index openpyxl's reader will yield
 	rowCounter := 0
 	cells := 0
-	type pcell struct {
-		col int
-		v   value
-	}
-	var rowCells []pcell
+	var rowCells []placedCell
 	for s.next() {
 		if s.end || !s.is("row") {
 			continue
@@ -475,53 +471,11 @@ func (b *xlsxBook) readSheet(ctx context.Context, sh xlsxSheet) ([][]value, erro
 				return nil, err
 			}
 		}
-		if v, ok := s.attr("r"); ok {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				f, ferr := strconv.ParseFloat(v, 64)
-				if ferr != nil || f != math.Trunc(f) {
-					return nil, fmt.Errorf("%s: sheet %q: row number %q is not valid", b.file, sh.name, v)
-				}
-				n = int(f)
-			}
-			rowCounter = n
-		} else {
-			rowCounter++
+		if rowCounter, err = rowNumber(s, rowCounter); err != nil {
+			return nil, fmt.Errorf("%s: sheet %q: %w", b.file, sh.name, err)
 		}
-		if rowCounter > 1<<21 {
-			return nil, fmt.Errorf("%s: sheet %q: row %d is past the sheet size limit: %w", b.file, sh.name, rowCounter, ErrTooLarge)
-		}
-		colCounter := 0
-		rowCells = rowCells[:0]
-		if !s.selfClose {
-			closed := false
-			for s.next() {
-				if s.end {
-					if s.is("row") {
-						closed = true
-						break
-					}
-					continue
-				}
-				if !s.is("c") {
-					if !s.skipElement() {
-						break
-					}
-					continue
-				}
-				col, v, err := b.readCell(s, &colCounter)
-				if err != nil {
-					return nil, fmt.Errorf("%s: sheet %q row %d: %w", b.file, sh.name, rowCounter, err)
-				}
-				rowCells = append(rowCells, pcell{col, v})
-			}
-			if !closed {
-				err := s.Err()
-				if err == nil {
-					err = io.ErrUnexpectedEOF
-				}
-				return nil, fmt.Errorf("%s: sheet %q row %d: %w", b.file, sh.name, rowCounter, err)
-			}
+		if rowCells, err = b.readRow(s, rowCells[:0]); err != nil {
+			return nil, fmt.Errorf("%s: sheet %q row %d: %w", b.file, sh.name, rowCounter, err)
 		}
 		idx := rowCounter
 		if idx < counter {
@@ -532,40 +486,105 @@ func (b *xlsxBook) readSheet(ctx context.Context, sh xlsxSheet) ([][]value, erro
 			counter++
 		}
 		counter++
-		var row []value
-		if len(rowCells) > 0 {
-			maxCol := rowCells[len(rowCells)-1].col
-			// trailing empty cells are trimmed, so size by the last
-			// non-empty cell within maxCol.
-			width := 0
-			for _, c := range rowCells {
-				if c.col >= 1 && c.col <= maxCol && !c.v.isEmpty() && c.col > width {
-					width = c.col
-				}
+		row := trimmedRow(rowCells)
+		if len(row) > 0 {
+			cells += len(row)
+			if int64(cells) > b.opts.MaxCells {
+				return nil, fmt.Errorf("%s: sheet %q: more than %d cells: %w", b.file, sh.name, b.opts.MaxCells, ErrTooLarge)
 			}
-			if width > 0 {
-				cells += width
-				if int64(cells) > b.opts.MaxCells {
-					return nil, fmt.Errorf("%s: sheet %q: more than %d cells: %w", b.file, sh.name, b.opts.MaxCells, ErrTooLarge)
-				}
-				row = make([]value, width)
-				for _, c := range rowCells {
-					if c.col >= 1 && c.col <= width {
-						row[c.col-1] = c.v
-					}
-				}
-			}
+			lastData = len(rows)
 		}
 		rows = append(rows, row)
-		if len(row) > 0 {
-			lastData = len(rows) - 1
-		}
 	}
 	if err := s.Err(); err != nil {
 		return nil, fmt.Errorf("%s: sheet %q (%s): %w", b.file, sh.name, sh.part, err)
 	}
 	rows = rows[:lastData+1]
 	return rows, nil
+}
+
+// placedCell is a cell read and the column it goes in.
+type placedCell struct {
+	col int
+	v   value
+}
+
+// rowNumber is the number of the <row> element just read: its r
+// attribute, else the one after prev.
+func rowNumber(s *xscan, prev int) (int, error) {
+	n := prev + 1
+	if v, ok := s.attr("r"); ok {
+		var err error
+		n, err = strconv.Atoi(v)
+		if err != nil {
+			f, ferr := strconv.ParseFloat(v, 64)
+			if ferr != nil || f != math.Trunc(f) {
+				return 0, fmt.Errorf("row number %q is not valid", v)
+			}
+			n = int(f)
+		}
+	}
+	if n > 1<<21 {
+		return 0, fmt.Errorf("row %d is past the sheet size limit: %w", n, ErrTooLarge)
+	}
+	return n, nil
+}
+
+// readRow appends the cells of the <row> element just read to cells.
+func (b *xlsxBook) readRow(s *xscan, cells []placedCell) ([]placedCell, error) {
+	if s.selfClose {
+		return cells, nil
+	}
+	colCounter := 0
+	for s.next() {
+		if s.end {
+			if s.is("row") {
+				return cells, nil
+			}
+			continue
+		}
+		if !s.is("c") {
+			if !s.skipElement() {
+				break
+			}
+			continue
+		}
+		col, v, err := b.readCell(s, &colCounter)
+		if err != nil {
+			return nil, err
+		}
+		cells = append(cells, placedCell{col, v})
+	}
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	return nil, io.ErrUnexpectedEOF
+}
+
+// trimmedRow places a row's cells in their columns, trailing empty cells
+// trimmed (sized by the last non-empty cell up to the last cell's column);
+// nil for a row with none.
+func trimmedRow(cells []placedCell) []value {
+	if len(cells) == 0 {
+		return nil
+	}
+	maxCol := cells[len(cells)-1].col
+	width := 0
+	for _, c := range cells {
+		if c.col >= 1 && c.col <= maxCol && !c.v.isEmpty() && c.col > width {
+			width = c.col
+		}
+	}
+	if width == 0 {
+		return nil
+	}
+	row := make([]value, width)
+	for _, c := range cells {
+		if c.col >= 1 && c.col <= width {
+			row[c.col-1] = c.v
+		}
+	}
+	return row
 }
 
 // readCell parses one <c> element (the start tag just read) into the
@@ -589,106 +608,137 @@ func (b *xlsxBook) readCell(s *xscan, colCounter *int) (int, value, error) {
 		*colCounter++
 		col = *colCounter
 	}
-	var text string
-	hasV := false
-	var inline string
-	hasInline := false
-	if !s.selfClose {
-		depth := 1
-		for depth > 0 {
-			if !s.next() {
-				if err := s.Err(); err != nil {
-					return 0, value{}, err
-				}
-				return 0, value{}, io.ErrUnexpectedEOF
-			}
-			if s.end {
-				depth--
-				continue
-			}
-			switch {
-			case depth == 1 && s.is("v") && !hasV:
-				hasV = true
-				if !s.selfClose {
-					t, err := s.text(nil)
-					if err != nil {
-						return 0, value{}, err
-					}
-					text = string(t)
-					depth++
-				}
-			case depth == 1 && s.is("is") && !hasInline:
-				str, err := readRichText(s)
-				if err != nil {
-					return 0, value{}, err
-				}
-				inline, hasInline = str, true
-			case !s.selfClose:
-				depth++
-			}
-		}
+	body, err := readCellBody(s)
+	if err != nil {
+		return 0, value{}, err
 	}
 	if typ == "inlineStr" {
-		if hasInline {
-			return col, strVal(inline), nil
+		if body.hasInline {
+			return col, strVal(body.inline), nil
 		}
 		return col, value{}, nil
 	}
-	if text == "" {
+	if body.text == "" {
 		return col, value{}, nil // findtext(...) or None
 	}
+	v, err := b.cellValue(typ, body.text, style)
+	if err != nil {
+		return 0, value{}, fmt.Errorf("cell %s: %w", ref, err)
+	}
+	return col, v, nil
+}
+
+// cellBody is what a <c> element holds: its first <v>'s text and its
+// first <is>'s (an inline string).
+type cellBody struct {
+	text      string
+	inline    string
+	hasInline bool
+}
+
+// readCellBody reads the children of the <c> element just read, up to
+// its end tag.
+func readCellBody(s *xscan) (cellBody, error) {
+	var c cellBody
+	if s.selfClose {
+		return c, nil
+	}
+	hasV := false
+	depth := 1
+	for depth > 0 {
+		if !s.next() {
+			if err := s.Err(); err != nil {
+				return c, err
+			}
+			return c, io.ErrUnexpectedEOF
+		}
+		if s.end {
+			depth--
+			continue
+		}
+		switch {
+		case depth == 1 && s.is("v") && !hasV:
+			hasV = true
+			if !s.selfClose {
+				t, err := s.text(nil)
+				if err != nil {
+					return c, err
+				}
+				c.text = string(t)
+				depth++
+			}
+		case depth == 1 && s.is("is") && !c.hasInline:
+			str, err := readRichText(s)
+			if err != nil {
+				return c, err
+			}
+			c.inline, c.hasInline = str, true
+		case !s.selfClose:
+			depth++
+		}
+	}
+	return c, nil
+}
+
+// cellValue is the value of a cell of type typ whose <v> holds text (not
+// empty), in cell format style.
+func (b *xlsxBook) cellValue(typ, text, style string) (value, error) {
 	switch typ {
 	case "n":
-		v, err := castNumber(text)
-		if err != nil {
-			return 0, value{}, fmt.Errorf("cell %s: %w", ref, err)
-		}
-		{
-			sid := 0 // a cell without s uses cell format 0
-			if style != "" {
-				sid, _ = strconv.Atoi(style)
-			}
-			if b.dateXF[sid] {
-				f, _ := v.num()
-				// openpyxl 3.0.9's reader gives elapsed-time formats
-				// ([h]:mm) datetimes too, not timedeltas.
-				dv, ok := fromExcel(f, b.mac, false)
-				if !ok {
-					return col, nanVal(), nil // openpyxl's "#VALUE!" error cell
-				}
-				return col, dv, nil
-			}
-		}
-		// pandas' _convert_cell: a whole float is returned as int.
-		if v.k == kFloat && v.flt() == math.Trunc(v.flt()) && !math.IsInf(v.flt(), 0) {
-			return col, wholeVal(v.flt()), nil
-		}
-		return col, v, nil
+		return b.numberCell(text, style)
 	case "s":
 		i, err := strconv.Atoi(strings.TrimSpace(text))
 		if err != nil || i < 0 || i >= len(b.shared) {
-			return 0, value{}, fmt.Errorf("cell %s: shared string index %q out of range", ref, text)
+			return value{}, fmt.Errorf("shared string index %q out of range", text)
 		}
-		return col, strVal(b.shared[i]), nil
+		return strVal(b.shared[i]), nil
 	case "b":
 		i, err := strconv.Atoi(strings.TrimSpace(text))
 		if err != nil {
-			return 0, value{}, fmt.Errorf("cell %s: boolean %q is not valid", ref, text)
+			return value{}, fmt.Errorf("boolean %q is not valid", text)
 		}
-		return col, boolVal(i != 0), nil
+		return boolVal(i != 0), nil
 	case "e":
-		return col, nanVal(), nil
+		return nanVal(), nil
 	case "str":
-		return col, strVal(text), nil
+		return strVal(text), nil
 	case "d":
 		v, ok := parseISO(text)
 		if !ok {
-			return col, value{}, nil
+			return value{}, nil
 		}
-		return col, v, nil
+		return v, nil
 	}
 	// Unknown types keep the raw text, as openpyxl does.
-	return col, strVal(text), nil
+	return strVal(text), nil
+}
+
+// numberCell is a number cell's value: a date when its cell format is
+// one, a whole float as an int.
+func (b *xlsxBook) numberCell(text, style string) (value, error) {
+	v, err := castNumber(text)
+	if err != nil {
+		return value{}, err
+	}
+	sid := 0 // a cell without s uses cell format 0
+	if style != "" {
+		sid, _ = strconv.Atoi(style)
+	}
+	if b.dateXF[sid] {
+		f, _ := v.num()
+		// openpyxl 3.0.9's reader gives elapsed-time formats
+		// ([h]:mm) datetimes too, not timedeltas.
+		dv, ok := fromExcel(f, b.mac, false)
+		if !ok {
+			return nanVal(), nil // openpyxl's "#VALUE!" error cell
+		}
+		return dv, nil
+	}
+	// pandas' _convert_cell: a whole float is returned as int.
+	if v.k == kFloat && v.flt() == math.Trunc(v.flt()) && !math.IsInf(v.flt(), 0) {
+		return wholeVal(v.flt()), nil
+	}
+	return v, nil
 }
 
 // castNumber is openpyxl's _cast_number: float if the text has '.', 'e' or
