@@ -236,21 +236,7 @@ func (m *manager) split(items []*item) ([]File, error) {
 // cancellation it returns the context's error with the batches left
 // running, collectable by running again with the same journal.
 func Run(ctx context.Context, api model.BatchAPI, jobs []Job, opt Options, emit func(Outcome)) (Stats, error) {
-	if opt.Poll <= 0 {
-		opt.Poll = 30 * time.Second
-	}
-	if opt.Retries == 0 {
-		opt.Retries = 2
-	}
-	if opt.Warn == nil {
-		opt.Warn = func(string) {}
-	}
-	if opt.Sleep == nil {
-		opt.Sleep = sleep
-	}
-	if opt.Now == nil {
-		opt.Now = time.Now
-	}
+	opt = opt.withDefaults()
 	m := &manager{api: api, opt: opt, lim: limitsOf(api, opt.Limits), items: map[string]*item{}, emit: emit, nextN: 1}
 	m.stats.Jobs = len(jobs)
 	if err := m.build(jobs); err != nil {
@@ -273,6 +259,52 @@ func Run(ctx context.Context, api model.BatchAPI, jobs []Job, opt Options, emit 
 			return m.stats, err
 		}
 	}
+	pending := m.unsent()
+	failedPolls := 0
+	for len(pending) > 0 || len(m.run) > 0 {
+		if len(pending) > 0 {
+			if err := m.submit(ctx, pending); err != nil {
+				return m.stats, err
+			}
+			pending = nil
+		}
+		m.progress()
+		if err := opt.Sleep(ctx, opt.Poll); err != nil {
+			return m.stats, err
+		}
+		more, err := m.poll(ctx, &failedPolls)
+		if err != nil {
+			return m.stats, err
+		}
+		pending = more
+	}
+	m.progress()
+	return m.stats, nil
+}
+
+// withDefaults fills in the options left zero.
+func (opt Options) withDefaults() Options {
+	if opt.Poll <= 0 {
+		opt.Poll = 30 * time.Second
+	}
+	if opt.Retries == 0 {
+		opt.Retries = 2
+	}
+	if opt.Warn == nil {
+		opt.Warn = func(string) {}
+	}
+	if opt.Sleep == nil {
+		opt.Sleep = sleep
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	return opt
+}
+
+// unsent is the items neither answered nor in a batch in flight (a
+// batch's item counts as sent once).
+func (m *manager) unsent() []*item {
 	var pending []*item
 	inFlight := map[string]bool{}
 	for _, b := range m.run {
@@ -288,79 +320,101 @@ func Run(ctx context.Context, api model.BatchAPI, jobs []Job, opt Options, emit 
 			pending = append(pending, it)
 		}
 	}
-	failedPolls := 0
-	for len(pending) > 0 || len(m.run) > 0 {
-		if len(pending) > 0 {
-			if err := m.submit(ctx, pending); err != nil {
-				return m.stats, err
+	return pending
+}
+
+// poll checks every batch in flight once, collects those that ended and
+// returns the items to send again. failedPolls counts the polls in a row
+// that failed for a passing reason; the tenth stops the run.
+func (m *manager) poll(ctx context.Context, failedPolls *int) ([]*item, error) {
+	var pending []*item
+	var still []*tracked
+	for _, b := range m.run {
+		info, err := m.api.GetBatch(ctx, b.info.ID)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
 			}
-			pending = nil
-		}
-		m.progress()
-		if err := opt.Sleep(ctx, opt.Poll); err != nil {
-			return m.stats, err
-		}
-		var still []*tracked
-		for _, b := range m.run {
-			info, err := api.GetBatch(ctx, b.info.ID)
-			if err != nil {
-				if ctx.Err() != nil {
-					return m.stats, ctx.Err()
-				}
-				var ae *model.APIError
-				if failedPolls++; errors.As(err, &ae) && ae.Retryable && failedPolls < 10 {
-					opt.Warn(fmt.Sprintf("%v (the batches keep running; polling again)", err))
-					still = append(still, b)
-					continue
-				}
-				return m.stats, fmt.Errorf("%w; the batches keep running: rerun the same command to collect them", err)
-			}
-			failedPolls = 0
-			b.info = info
-			switch info.State {
-			case model.BatchRunning:
+			var ae *model.APIError
+			if *failedPolls++; errors.As(err, &ae) && ae.Retryable && *failedPolls < 10 {
+				m.opt.Warn(fmt.Sprintf("%v (the batches keep running; polling again)", err))
 				still = append(still, b)
-			case model.BatchFailed:
-				msg := info.Message
-				if msg == "" {
-					msg = "failed (" + info.Status + ")"
-				}
-				if err := m.j.write(record{T: recFailed, N: b.n, Batch: info.ID, Msg: msg}); err != nil {
-					return m.stats, err
-				}
-				m.done++
-				var failed []failure
-				for cid := range b.ids {
-					failed = append(failed, failure{cid, &model.APIError{Provider: "batch", Retryable: true, Message: "batch " + info.ID + " failed: " + msg}})
-				}
-				more, err := m.settle(ctx, info.ID, failed)
-				if err != nil {
-					return m.stats, err
-				}
-				pending = append(pending, more...)
-			case model.BatchEnded:
-				more, err := m.collect(ctx, b)
-				if err != nil {
-					return m.stats, err
-				}
-				m.done++
-				pending = append(pending, more...)
+				continue
 			}
+			return nil, fmt.Errorf("%w; the batches keep running: rerun the same command to collect them", err)
 		}
-		m.run = still
+		*failedPolls = 0
+		b.info = info
+		var more []*item
+		switch info.State {
+		case model.BatchRunning:
+			still = append(still, b)
+		case model.BatchFailed:
+			more, err = m.failed(ctx, b)
+		case model.BatchEnded:
+			more, err = m.collect(ctx, b)
+			m.done++
+		}
+		if err != nil {
+			return nil, err
+		}
+		pending = append(pending, more...)
 	}
-	m.progress()
-	return m.stats, nil
+	m.run = still
+	return pending, nil
+}
+
+// failed settles a batch that failed as a whole: each of its requests
+// failed for a passing reason.
+func (m *manager) failed(ctx context.Context, b *tracked) ([]*item, error) {
+	info := b.info
+	msg := info.Message
+	if msg == "" {
+		msg = "failed (" + info.Status + ")"
+	}
+	if err := m.j.write(record{T: recFailed, N: b.n, Batch: info.ID, Msg: msg}); err != nil {
+		return nil, err
+	}
+	m.done++
+	var failed []failure
+	for cid := range b.ids {
+		failed = append(failed, failure{cid, &model.APIError{Provider: "batch", Retryable: true, Message: "batch " + info.ID + " failed: " + msg}})
+	}
+	return m.settle(ctx, info.ID, failed)
+}
+
+// intent is a batch the journal says was meant, and what became of it.
+type intent struct {
+	rec                        record
+	batch                      string
+	abandoned, failed, collect bool
 }
 
 // resume replays the journal: answers are emitted, created batches
 // tracked again, and intents without a batch reconciled.
 func (m *manager) resume(ctx context.Context, recs []record) error {
-	type intent struct {
-		rec                        record
-		batch                      string
-		abandoned, failed, collect bool
+	intents, ns := m.replay(recs)
+	for _, n := range ns {
+		in := intents[n]
+		if in.abandoned || in.failed || in.collect {
+			continue
+		}
+		b := &tracked{n: n, ids: in.rec.IDs, fps: in.rec.FPs}
+		if in.batch != "" {
+			b.info = model.BatchInfo{ID: in.batch}
+			m.run = append(m.run, b)
+			continue
+		}
+		if err := m.reconcile(ctx, in, b); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// replay reads the journal's records: the run's tag, the answers (each
+// emitted) and the intents, by number, with the numbers in order.
+func (m *manager) replay(recs []record) (map[int]*intent, []int) {
 	intents := map[int]*intent{}
 	var ns []int
 	stale := 0
@@ -388,89 +442,80 @@ func (m *manager) resume(ctx context.Context, recs []record) error {
 				in.collect = true
 			}
 		case recAnswer:
-			it := m.items[r.ID]
-			if it == nil || it.done {
-				continue
-			}
-			if !it.is(r.FP) || it.job.Key != r.Key {
+			if !m.replayAnswer(r) {
 				stale++
-				continue
 			}
-			it.done = true
-			o := Outcome{Key: it.job.Key, FromJournal: true, Live: r.Live, Response: r.response()}
-			if !r.Live {
-				o.BatchID = r.Batch
-			}
-			m.stats.FromJournal++
-			m.answered(o)
 		}
 	}
 	if stale > 0 {
 		m.opt.Warn(fmt.Sprintf("batch journal %s: %d answers are for requests that have changed since; they are asked again", m.opt.Journal, stale))
 	}
-	for _, n := range ns {
-		in := intents[n]
-		if in.abandoned || in.failed || in.collect {
-			continue
-		}
-		b := &tracked{n: n, ids: in.rec.IDs, fps: in.rec.FPs}
-		if in.batch != "" {
-			b.info = model.BatchInfo{ID: in.batch}
-			m.run = append(m.run, b)
-			continue
-		}
-		// A kill came between the intent and the batch's id.
-		since := time.Time{}
-		if t, err := time.Parse(time.RFC3339Nano, in.rec.Time); err == nil {
-			since = t.Add(-time.Hour)
-		}
-		found, err := m.api.FindBatches(ctx, m.tag, since)
-		if errors.Is(err, model.ErrBatchNoTags) {
-			m.opt.Warn(fmt.Sprintf("batch journal %s: batch %d (%d requests, sent at %s) has no id: if the provider accepted it before the run stopped, "+
-				"it runs unclaimed (this provider's batches cannot be found by tag); its requests are sent again", m.opt.Journal, n, len(b.ids), in.rec.Time))
-			if err := m.j.write(record{T: recAbandoned, N: n}); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("reconciling the batch journal %s (nothing is sent before the batches of its run are known): %w", m.opt.Journal, err)
-		}
-		var hit *model.BatchInfo
-		for i := range found {
-			if in.rec.File != "" && found[i].InputFile == in.rec.File {
-				hit = &found[i]
-				break
-			}
-		}
-		if hit != nil {
-			b.info = *hit
-			if err := m.j.write(record{T: recCreated, N: n, Batch: hit.ID}); err != nil {
+	return intents, ns
+}
+
+// replayAnswer emits a journaled answer of a job not yet answered; false
+// when it answers a request that has changed since.
+func (m *manager) replayAnswer(r record) bool {
+	it := m.items[r.ID]
+	if it == nil || it.done {
+		return true
+	}
+	if !it.is(r.FP) || it.job.Key != r.Key {
+		return false
+	}
+	it.done = true
+	o := Outcome{Key: it.job.Key, FromJournal: true, Live: r.Live, Response: r.response()}
+	if !r.Live {
+		o.BatchID = r.Batch
+	}
+	m.stats.FromJournal++
+	m.answered(o)
+	return true
+}
+
+// reconcile settles an intent whose batch id the journal lacks (a kill
+// came between the intent and the batch's id): the batch made from its
+// file, found by the run's tag, is tracked again; none found, the batch
+// is created now, unless the requests changed since the file was
+// uploaded, when the intent is abandoned.
+func (m *manager) reconcile(ctx context.Context, in *intent, b *tracked) error {
+	n := b.n
+	since := time.Time{}
+	if t, err := time.Parse(time.RFC3339Nano, in.rec.Time); err == nil {
+		since = t.Add(-time.Hour)
+	}
+	found, err := m.api.FindBatches(ctx, m.tag, since)
+	if errors.Is(err, model.ErrBatchNoTags) {
+		m.opt.Warn(fmt.Sprintf("batch journal %s: batch %d (%d requests, sent at %s) has no id: if the provider accepted it before the run stopped, "+
+			"it runs unclaimed (this provider's batches cannot be found by tag); its requests are sent again", m.opt.Journal, n, len(b.ids), in.rec.Time))
+		return m.j.write(record{T: recAbandoned, N: n})
+	}
+	if err != nil {
+		return fmt.Errorf("reconciling the batch journal %s (nothing is sent before the batches of its run are known): %w", m.opt.Journal, err)
+	}
+	for i := range found {
+		if in.rec.File != "" && found[i].InputFile == in.rec.File {
+			b.info = found[i]
+			if err := m.j.write(record{T: recCreated, N: n, Batch: found[i].ID}); err != nil {
 				return err
 			}
 			m.stats.Reclaimed++
 			m.run = append(m.run, b)
-			continue
-		}
-		// No batch was made from the file: make it now, unless the
-		// requests changed since it was uploaded.
-		same := in.rec.File != ""
-		for cid, fp := range b.fps {
-			if it := m.items[cid]; it == nil || it.done || !it.is(fp) {
-				same = false
-			}
-		}
-		if !same {
-			if err := m.j.write(record{T: recAbandoned, N: n}); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := m.create(ctx, b, in.rec.File, nil); err != nil {
-			return err
+			return nil
 		}
 	}
-	return nil
+	// No batch was made from the file: make it now, unless the
+	// requests changed since it was uploaded.
+	same := in.rec.File != ""
+	for cid, fp := range b.fps {
+		if it := m.items[cid]; it == nil || it.done || !it.is(fp) {
+			same = false
+		}
+	}
+	if !same {
+		return m.j.write(record{T: recAbandoned, N: n})
+	}
+	return m.create(ctx, b, in.rec.File, nil)
 }
 
 // submit puts items into new batches.
