@@ -55,7 +55,8 @@ type Info struct {
 }
 
 // Sendable is s without the settings the model does not take (Info's
-// FixedSampling, ReasoningBudget and BudgetAlone), and the names of those left out, so
+// FixedSampling, ReasoningBudget and BudgetAlone; a thinking type, which
+// only Anthropic takes), and the names of those left out, so
 // that what is recorded is what was sent. An offline model keeps every
 // setting: it sends nothing.
 func (i Info) Sendable(s Settings) (Settings, []string) {
@@ -73,6 +74,9 @@ func (i Info) Sendable(s Settings) (Settings, []string) {
 	}
 	if i.BudgetAlone && s.ReasoningTokens > 0 && s.ReasoningEffort != "" {
 		s.ReasoningEffort, dropped = "", append(dropped, "reasoning_effort")
+	}
+	if !i.Offline && s.Thinking != "" { // Anthropic's alone, which says what it sends itself
+		s.Thinking, dropped = "", append(dropped, "thinking")
 	}
 	return s, dropped
 }

@@ -58,24 +58,42 @@ type Settings struct {
 	MaxTokens   int      `json:"max_tokens,omitempty"`
 	Seed        *int64   `json:"seed,omitempty"`
 	Stop        []string `json:"stop,omitempty"`
-	// ReasoningEffort is how hard a reasoning model thinks: ReasoningNone,
-	// ReasoningMinimal, ReasoningLow, ReasoningMedium or ReasoningHigh;
-	// "" is the provider's default.
+	// ReasoningEffort is how hard a reasoning model thinks, one of
+	// ReasoningEfforts; "" is the provider's default.
 	ReasoningEffort string `json:"reasoning_effort,omitempty"`
 	// ReasoningTokens is a thinking budget in tokens, for the providers
 	// that take one; 0 is none.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// Thinking is ThinkingAdaptive, Anthropic's adaptive thinking (the
+	// model decides how much to think); "" is the provider's default.
+	Thinking string `json:"thinking,omitempty"`
+	// Verbosity is how long an answer is (low, medium or high: OpenAI's
+	// verbosity); "" is the provider's default.
+	Verbosity string `json:"verbosity,omitempty"`
 }
 
 // The values of Settings.ReasoningEffort, from the least thinking to the
-// most.
+// most: OpenAI's (none to xhigh) and Claude's (low to max).
 const (
 	ReasoningNone    = "none"
 	ReasoningMinimal = "minimal"
 	ReasoningLow     = "low"
 	ReasoningMedium  = "medium"
 	ReasoningHigh    = "high"
+	ReasoningXHigh   = "xhigh"
+	ReasoningMax     = "max"
 )
+
+// ReasoningEfforts are the values of Settings.ReasoningEffort, from the
+// least thinking to the most.
+var ReasoningEfforts = []string{ReasoningNone, ReasoningMinimal, ReasoningLow, ReasoningMedium, ReasoningHigh, ReasoningXHigh, ReasoningMax}
+
+// ThinkingAdaptive is the value of Settings.Thinking.
+const ThinkingAdaptive = "adaptive"
+
+// Verbosities are the values of Settings.Verbosity, from the shortest
+// answers to the longest.
+var Verbosities = []string{"low", "medium", "high"}
 
 // Request is what is sent to a provider for one question, and nothing
 // else: a provider's Complete sees only this.

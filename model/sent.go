@@ -45,6 +45,8 @@ func SendSettings(m Model, info Info, s Settings) (Settings, []SettingNote, erro
 			why = "its server takes no thinking budget (README: Reasoning)"
 		case "reasoning_effort":
 			why = "its server takes an effort or a budget, not both, and is sent the budget"
+		case "thinking":
+			why = "only Anthropic takes a thinking type; reasoning_effort is this server's setting"
 		}
 		notes = append(notes, SettingNote{Name: name, Why: why})
 	}

@@ -265,16 +265,23 @@ var All = []*Setting{
 			b, _ := json.Marshal(v.Gen.Stop)
 			return string(b)
 		}},
-	{Name: "reasoning_effort", Arg: "EFFORT", Type: "none, minimal, low, medium or high", Default: "the provider's", From: Anywhere, Sent: true,
-		Doc: "how hard a reasoning model thinks (sent as the provider takes it; README: Reasoning)",
-		set: choice(func(v *Values) *string { return &v.Gen.ReasoningEffort },
-			model.ReasoningNone, model.ReasoningMinimal, model.ReasoningLow, model.ReasoningMedium, model.ReasoningHigh),
+	{Name: "reasoning_effort", Arg: "EFFORT", Type: orList(strings.Join(model.ReasoningEfforts, ", ")), Default: "the provider's", From: Anywhere, Sent: true,
+		Doc: "how hard a reasoning model thinks: OpenAI's none to xhigh, Claude's low to max (sent as the provider takes it; README: Reasoning)",
+		set: choice(func(v *Values) *string { return &v.Gen.ReasoningEffort }, model.ReasoningEfforts...),
 		get: func(v *Values) string { return v.Gen.ReasoningEffort }},
 	{Name: "reasoning_tokens", Arg: "N", Type: "whole number", Default: "the provider's", From: Anywhere, Sent: true,
 		Doc: "a thinking budget in tokens, for the providers that take one (README: Reasoning)", Ceiling: "65536",
 		set:    whole(func(v *Values) *int { return &v.Gen.ReasoningTokens }),
 		get:    func(v *Values) string { return fmtInt(v.Gen.ReasoningTokens) },
 		amount: func(v *Values) float64 { return float64(v.Gen.ReasoningTokens) }},
+	{Name: "thinking", Arg: "adaptive", Type: model.ThinkingAdaptive, Default: "the provider's", From: Anywhere, Sent: true,
+		Doc: "Anthropic: adaptive thinking, Claude deciding how much to think, guided by reasoning_effort (Opus 4.6 and later; README: Reasoning)",
+		set: choice(func(v *Values) *string { return &v.Gen.Thinking }, model.ThinkingAdaptive),
+		get: func(v *Values) string { return v.Gen.Thinking }},
+	{Name: "verbosity", Arg: "LEVEL", Type: orList(strings.Join(model.Verbosities, ", ")), Default: "the provider's", From: Anywhere, Sent: true,
+		Doc: "OpenAI: how long and detailed the answer is (gpt-5 and later; README: Reasoning)",
+		set: choice(func(v *Values) *string { return &v.Gen.Verbosity }, model.Verbosities...),
+		get: func(v *Values) string { return v.Gen.Verbosity }},
 	{Name: "think_tags", Arg: "RULE", Type: "auto, keep or strip", Default: "auto", From: Anywhere, Chat: true,
 		Doc: "the think blocks (think tags) that lead a reply: moved to its reasoning, kept in the answer, or dropped",
 		set: choice(func(v *Values) *string { return &v.Solve.ThinkTags }, model.ThinkAuto, model.ThinkKeep, model.ThinkStrip),
@@ -489,7 +496,7 @@ func choice(field func(*Values) *string, choices ...string) func(*Values, string
 				return nil
 			}
 		}
-		return fmt.Errorf("is not %s or %s", strings.Join(choices[:len(choices)-1], ", "), choices[len(choices)-1])
+		return fmt.Errorf("is not %s", orList(strings.Join(choices, ", ")))
 	}
 }
 

@@ -130,7 +130,7 @@ type request struct {
 	TopP          *float64  `json:"top_p,omitempty"`
 	StopSequences []string  `json:"stop_sequences,omitempty"`
 	Thinking      struct {
-		Type         string `json:"type"` // enabled, disabled
+		Type         string `json:"type"` // enabled, adaptive, disabled
 		BudgetTokens int    `json:"budget_tokens,omitempty"`
 	} `json:"thinking,omitzero"`
 	OutputConfig struct {

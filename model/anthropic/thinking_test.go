@@ -111,6 +111,18 @@ func TestAnthropicReasoningSettings(t *testing.T) {
 		{name: "effort none and budget", in: model.Settings{ReasoningEffort: "none", ReasoningTokens: 2000}, err: "set one"},
 		{name: "temperature without thinking", in: model.Settings{Temperature: f(0.5)},
 			want: model.Settings{Temperature: f(0.5), MaxTokens: defaultMaxTokens}},
+		{name: "adaptive", in: model.Settings{Thinking: "adaptive", ReasoningEffort: "high", Temperature: f(0), TopP: f(0.5)},
+			want: model.Settings{Thinking: "adaptive", ReasoningEffort: "high", MaxTokens: defaultMaxTokens + adaptiveRoom}, dropped: 2},
+		{name: "adaptive at max", in: model.Settings{Thinking: "adaptive", ReasoningEffort: "max"},
+			want: model.Settings{Thinking: "adaptive", ReasoningEffort: "max", MaxTokens: adaptiveMostTokens}},
+		{name: "adaptive with max_tokens", in: model.Settings{Thinking: "adaptive", ReasoningEffort: "xhigh", MaxTokens: 1000},
+			want: model.Settings{Thinking: "adaptive", ReasoningEffort: "xhigh", MaxTokens: 1000}},
+		{name: "adaptive and budget", in: model.Settings{Thinking: "adaptive", ReasoningTokens: 2000}, err: "set one"},
+		{name: "adaptive and effort none", in: model.Settings{Thinking: "adaptive", ReasoningEffort: "none"}, err: "set one"},
+		{name: "effort xhigh without thinking", in: model.Settings{ReasoningEffort: "xhigh"},
+			want: model.Settings{ReasoningEffort: "xhigh", MaxTokens: defaultMaxTokens}},
+		{name: "verbosity", in: model.Settings{Verbosity: "low"}, want: model.Settings{MaxTokens: defaultMaxTokens}, dropped: 1},
+		{name: "unknown effort", in: model.Settings{ReasoningEffort: "huge"}, err: "want one of none, minimal, low, medium, high, xhigh, max"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, dropped, err := sent(tc.in)
@@ -154,4 +166,42 @@ func TestAnthropicThinkingBatchLine(t *testing.T) {
 		t.Errorf("output_config = %v", body["output_config"])
 	}
 	providertest.BatchLineIsLive(t, line, "q-1", body, "params")
+}
+
+// Adaptive thinking reaches the request as thinking {type: adaptive}
+// with the effort in output_config and no budget; the thinking answered
+// is the reply's reasoning; the fake refuses a temperature beside it, as
+// the API does, so none is sent.
+func TestAnthropicAdaptiveThinking(t *testing.T) {
+	srv := newFakeAnthropic(t, fakeserver.Options{MaxRequests: 2, Reply: func(fakeserver.Call) fakeserver.Reply {
+		return fakeserver.Reply{Thoughts: []fakeserver.Thought{{Text: "Two and two."}}, Text: "4"}
+	}})
+	m, err := newModel("anthropic/claude-opus-4-7", model.Options{BaseURL: srv.URL, APIKey: "sk-ant-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := model.Request{Messages: []model.Message{{Role: "user", Content: "2+2?"}},
+		Settings: model.Settings{Thinking: "adaptive", ReasoningEffort: "xhigh", Temperature: providertest.Ptr(0.0), Verbosity: "low"}}
+	resp, err := m.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != "4" || resp.Reasoning != "Two and two." {
+		t.Errorf("response %q, reasoning %q", resp.Text, resp.Reasoning)
+	}
+	c := srv.Calls()[0]
+	th, _ := c.Body["thinking"].(map[string]any)
+	oc, _ := c.Body["output_config"].(map[string]any)
+	if len(th) != 1 || th["type"] != "adaptive" || oc["effort"] != "xhigh" || c.ThinkingBudget != 0 {
+		t.Errorf("thinking %v, output_config %v, budget %d", c.Body["thinking"], c.Body["output_config"], c.ThinkingBudget)
+	}
+	if _, ok := c.Body["verbosity"]; ok || c.Settings.Temperature != nil || c.Settings.MaxTokens == nil || *c.Settings.MaxTokens != adaptiveMostTokens {
+		t.Errorf("verbosity %v, temperature %v, max_tokens %v sent", c.Body["verbosity"], c.Settings.Temperature, c.Settings.MaxTokens)
+	}
+	// The batch line carries what the live request sends.
+	line, err := providertest.BatchOf(t, m).BatchLine("q-1", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	providertest.BatchLineIsLive(t, line, "q-1", c.Body, "params")
 }

@@ -375,6 +375,7 @@ type chatRequest struct {
 	Model           string        `json:"model"`
 	Tools           []chatTool    `json:"tools,omitempty"`
 	ReasoningEffort string        `json:"reasoning_effort,omitempty"`
+	Verbosity       string        `json:"verbosity,omitempty"`
 	sampling
 	// budget is the thinking budget's member, named as the server names
 	// it (budgetBody); MarshalJSON adds it beside the others.
@@ -484,6 +485,34 @@ func (m *chatModel) response(out *completion) (model.Response, error) {
 	}, nil
 }
 
+// sent returns the settings a chat completion sends for s, with why each
+// setting asked for is not sent as asked: what the server takes
+// (model.Info.Sendable), an OpenAI model's effort as OpenAI takes it
+// (openAIEffort).
+func (m *chatModel) sent(s model.Settings) (model.Settings, []model.SettingNote) {
+	s, notes, _ := model.SendSettings(nil, m.cfg.info, s) // Info's rules, which refuse nothing
+	if m.cfg.info.Provider == "openai" {
+		notes = append(notes, openAIEffort(&s)...)
+	}
+	return s, notes
+}
+
+// SendSettings says what a request asking s sends (sent).
+func (m *chatModel) SendSettings(s model.Settings) (model.Settings, []model.SettingNote, error) {
+	s, notes := m.sent(s)
+	return s, notes, nil
+}
+
+// openAIEffort sends reasoning_effort max, Claude's most, as xhigh,
+// OpenAI's most, saying so.
+func openAIEffort(s *model.Settings) []model.SettingNote {
+	if s.ReasoningEffort != model.ReasoningMax {
+		return nil
+	}
+	s.ReasoningEffort = model.ReasoningXHigh
+	return []model.SettingNote{{Name: "reasoning_effort", As: model.ReasoningXHigh, Why: "OpenAI's most effort (max is Claude's)"}}
+}
+
 // body translates a Request into a chat completion's body.
 func (m *chatModel) body(req model.Request) (chatRequest, error) {
 	b := chatRequest{Model: m.cfg.info.Model}
@@ -528,9 +557,9 @@ func (m *chatModel) body(req model.Request) (chatRequest, error) {
 		}
 		b.Tools = append(b.Tools, tool)
 	}
-	s, _ := m.cfg.info.Sendable(req.Settings)
+	s, _ := m.sent(req.Settings)
 	b.sampling = sampled(s, m.cfg.maxCompletionTokens)
-	b.ReasoningEffort = s.ReasoningEffort
+	b.ReasoningEffort, b.Verbosity = s.ReasoningEffort, s.Verbosity
 	if s.ReasoningTokens > 0 {
 		// Sendable kept it: the server takes a budget (and, where it
 		// refuses an effort beside it, BudgetAlone, left the effort out).

@@ -159,3 +159,70 @@ func to(t *testing.T, target string) *http.Client {
 		return http.DefaultTransport.RoundTrip(r)
 	})}
 }
+
+// The newest knobs reach the request body as each API takes them:
+// verbosity as chat's verbosity and the Responses API's text.verbosity,
+// reasoning_effort xhigh as given, max (Claude's most) to an OpenAI model
+// as xhigh (OpenAI's most), said as sent so, and to another server as
+// given; a thinking type (Anthropic's) is sent to none of them, said.
+func TestNewestKnobs(t *testing.T) {
+	chat := fakeserver.NewOpenAI(t, fakeserver.Options{Reply: fakeserver.OpenAIReasoning(func(fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "4"} })})
+	responses := newResponsesFake(t, fakeserver.Options{})
+	for _, c := range []struct {
+		name, url string
+		in        model.Settings
+		body      string // the members sent, as JSON
+		notes     string // the settings said not sent as asked, name=as
+		recorded  model.Settings
+	}{
+		{"openai/gpt-5.2", chat.URL, model.Settings{ReasoningEffort: "xhigh", Verbosity: "low"},
+			`{"reasoning_effort":"xhigh","verbosity":"low"}`, "", model.Settings{ReasoningEffort: "xhigh", Verbosity: "low"}},
+		{"openai/gpt-5.2", chat.URL, model.Settings{ReasoningEffort: "max", Thinking: "adaptive"},
+			`{"reasoning_effort":"xhigh"}`, "thinking=,reasoning_effort=xhigh", model.Settings{ReasoningEffort: "xhigh"}},
+		{"openai-api/router/anthropic/claude-opus-4.7", chat.URL, model.Settings{ReasoningEffort: "max", Verbosity: "high"},
+			`{"reasoning_effort":"max","verbosity":"high"}`, "", model.Settings{ReasoningEffort: "max", Verbosity: "high"}},
+		{"openai-responses/gpt-5.2", responses.URL, model.Settings{ReasoningEffort: "max", Verbosity: "medium", Thinking: "adaptive"},
+			`{"reasoning":{"effort":"xhigh","summary":"auto"},"text":{"verbosity":"medium"}}`, "thinking=,reasoning_effort=xhigh",
+			model.Settings{ReasoningEffort: "xhigh", Verbosity: "medium"}},
+	} {
+		m, err := newModel(c.name, model.Options{BaseURL: c.url, APIKey: "sk-test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := providertest.FullRequest()
+		req.Settings = c.in
+		if _, err := m.Complete(context.Background(), req); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		srv := chat
+		if strings.HasPrefix(c.name, "openai-responses/") {
+			srv = responses
+		}
+		calls := srv.Calls()
+		body := calls[len(calls)-1].Body
+		got := map[string]any{}
+		for _, k := range []string{"reasoning_effort", "verbosity", "reasoning", "text", "thinking"} {
+			if v, ok := body[k]; ok {
+				got[k] = v
+			}
+		}
+		if b, _ := json.Marshal(got); string(b) != c.body {
+			t.Errorf("%s %+v: sent %s, want %s", c.name, c.in, b, c.body)
+		}
+		sent, notes, err := model.SendSettings(m, m.Info(), c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var said []string
+		for _, n := range notes {
+			said = append(said, n.Name+"="+n.As)
+		}
+		if strings.Join(said, ",") != c.notes {
+			t.Errorf("%s %+v: said %q, want %q", c.name, c.in, said, c.notes)
+		}
+		// What is recorded as sent is what was sent.
+		if !sent.Equal(c.recorded) {
+			t.Errorf("%s %+v: recorded as sent %+v, want %+v", c.name, c.in, sent, c.recorded)
+		}
+	}
+}

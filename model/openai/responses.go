@@ -64,6 +64,7 @@ type responsesRequest struct {
 	Temperature     *float64            `json:"temperature,omitempty"`
 	TopP            *float64            `json:"top_p,omitempty"`
 	Reasoning       *responsesReasoning `json:"reasoning,omitempty"`
+	Text            *responsesText      `json:"text,omitempty"`
 	// Store is always false: nothing of a run is kept on the server, so a
 	// reasoning item goes back with its encrypted content (Include).
 	Store   bool     `json:"store"`
@@ -74,6 +75,11 @@ type responsesRequest struct {
 type responsesReasoning struct {
 	Effort  string `json:"effort,omitempty"`
 	Summary string `json:"summary,omitempty"`
+}
+
+// responsesText is the request's text object: the answer's verbosity.
+type responsesText struct {
+	Verbosity string `json:"verbosity"`
 }
 
 // responsesTool is a function tool, in the Responses API's flat form.
@@ -131,6 +137,9 @@ func (m *responsesModel) body(req model.Request) (responsesRequest, error) {
 		b.Reasoning = &responsesReasoning{Effort: s.ReasoningEffort, Summary: "auto"}
 		b.Include = []string{"reasoning.encrypted_content"}
 	}
+	if s.Verbosity != "" {
+		b.Text = &responsesText{Verbosity: s.Verbosity}
+	}
 	if err := req.Check(); err != nil {
 		return b, err
 	}
@@ -176,7 +185,8 @@ func (m *responsesModel) body(req model.Request) (responsesRequest, error) {
 // sent returns the settings a Responses API request sends for s, with
 // why each setting asked for is not sent as asked (the README's table):
 // max_tokens is max_output_tokens (at least 16, the API's least);
-// reasoning_effort is reasoning.effort, as given; the API has no seed, no
+// reasoning_effort is reasoning.effort, as given but max (openAIEffort),
+// verbosity text.verbosity; the API has no seed, no
 // stop sequences and no thinking budget (reasoning_tokens); a reasoning
 // model takes no temperature or top_p.
 func (m *responsesModel) sent(s model.Settings) (model.Settings, []model.SettingNote) {
@@ -198,6 +208,11 @@ func (m *responsesModel) sent(s model.Settings) (model.Settings, []model.Setting
 		note("reasoning_tokens", "", "OpenAI takes no thinking budget (reasoning_effort is its setting)")
 		s.ReasoningTokens = 0
 	}
+	if s.Thinking != "" {
+		note("thinking", "", "only Anthropic takes a thinking type; reasoning_effort is OpenAI's setting")
+		s.Thinking = ""
+	}
+	dropped = append(dropped, openAIEffort(&s)...)
 	if m.cfg.info.FixedSampling {
 		if s.Temperature != nil {
 			note("temperature", "", "a reasoning model takes only the default (OpenAI answers HTTP 400)")

@@ -271,3 +271,83 @@ func deref2(b *bool) any {
 	}
 	return *b
 }
+
+// knobSheet sets the newest knobs in its meta: Claude's adaptive thinking
+// at its most effort, and OpenAI's verbosity.
+const knobSheet = `# Knobs
+#### meta
+thinking: adaptive
+reasoning_effort: max
+verbosity: low
+## Q1
+#### question
+What is 2+2?
+#### answer
+4
+`
+
+// The newest knobs, set in a sheet's meta, reach each provider's request
+// body as it takes them, and the output records what was sent: Anthropic
+// gets thinking {type: adaptive} and output_config {effort: max}, and no
+// verbosity (said once, naming the sheet's line); OpenAI gets verbosity
+// low and reasoning_effort xhigh (its most, said), and no thinking type
+// (said); the Inspect log's generate config holds what OpenAI was sent.
+func TestNewestKnobsSent(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	sheetPath := writeSheet(t, knobSheet)
+	for _, c := range []struct {
+		model    string
+		server   func(testing.TB, fakeserver.Options) *fakeserver.Server
+		body     string // the members sent, as JSON
+		recorded string // the output's settings
+		said     []string
+	}{
+		{"anthropic/claude-opus-4-7", fakeserver.NewAnthropic,
+			`{"output_config":{"effort":"max"},"thinking":{"type":"adaptive"}}`,
+			`{"max_tokens":64000,"reasoning_effort":"max","thinking":"adaptive"}`,
+			[]string{"verbosity low (" + sheetPath + ":5) is not sent: Anthropic takes none"}},
+		{"openai/gpt-5.2", fakeserver.NewOpenAI,
+			`{"reasoning_effort":"xhigh","verbosity":"low"}`,
+			`{"reasoning_effort":"xhigh","verbosity":"low"}`,
+			[]string{"reasoning_effort max (" + sheetPath + ":4) is sent as xhigh: OpenAI's most effort", "thinking adaptive (" + sheetPath + ":3) is not sent: only Anthropic"}},
+	} {
+		srv := c.server(t, fakeserver.Options{MaxRequests: 2, Reply: func(fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "4"} }})
+		out, logs := t.TempDir(), t.TempDir()
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", out, "-m", c.model, "--base-url", srv.URL,
+			"--log-dir", logs, "--log-format", "json"}); err != nil {
+			t.Fatalf("%s: %v\n%s", c.model, err, stderr.String())
+		}
+		body := srv.Calls()[0].Body
+		got := map[string]any{}
+		for _, k := range []string{"thinking", "output_config", "reasoning_effort", "verbosity", "reasoning"} {
+			if v, ok := body[k]; ok {
+				got[k] = v
+			}
+		}
+		if b, _ := json.Marshal(got); string(b) != c.body {
+			t.Errorf("%s: sent %s, want %s", c.model, b, c.body)
+		}
+		f := readOnly(t, out)
+		if b, _ := json.Marshal(f.Questions[0].Settings); string(b) != c.recorded {
+			t.Errorf("%s: recorded %s, want %s", c.model, b, c.recorded)
+		}
+		for _, s := range c.said {
+			if n := strings.Count(stderr.String(), s); n != 1 {
+				t.Errorf("%s: said %d times %q:\n%s", c.model, n, s, stderr.String())
+			}
+		}
+		paths, _ := filepath.Glob(filepath.Join(logs, "*.json"))
+		if len(paths) != 1 {
+			t.Fatalf("%s: logs %v", c.model, paths)
+		}
+		lg, err := readLog(paths[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := lg.Plan.Config; c.model == "openai/gpt-5.2" && (string(g["verbosity"]) != `"low"` || string(g["reasoning_effort"]) != `"xhigh"`) {
+			t.Errorf("%s: the log's generate config %v", c.model, g)
+		}
+	}
+}

@@ -273,3 +273,30 @@ func TestBatchServerIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// The fake Anthropic applies the messages API's thinking rules: a budget
+// of at least 1024 below max_tokens for enabled, none for adaptive, no
+// temperature but 1 with either, and no other type.
+func TestAnthropicThinkingRules(t *testing.T) {
+	srv := NewAnthropic(t, Options{})
+	for _, c := range []struct {
+		thinking, extra string
+		status          int
+		msg             string
+	}{
+		{`{"type":"enabled","budget_tokens":2000}`, "", 200, ""},
+		{`{"type":"enabled","budget_tokens":500}`, "", 400, "greater than or equal to 1024"},
+		{`{"type":"enabled","budget_tokens":5000}`, "", 400, "`max_tokens` must be greater"},
+		{`{"type":"adaptive"}`, "", 200, ""},
+		{`{"type":"adaptive","budget_tokens":2000}`, "", 400, "Extra inputs are not permitted"},
+		{`{"type":"adaptive"}`, `,"temperature":0.5`, 400, "`temperature` may only be set to 1"},
+		{`{"type":"disabled"}`, `,"temperature":0.5`, 200, ""},
+		{`{"type":"auto"}`, "", 400, "thinking.type"},
+	} {
+		body := `{"model":"m","max_tokens":4096,"thinking":` + c.thinking + c.extra + `,"messages":[{"role":"user","content":"q"}]}`
+		status, reply, err := post(t, http.DefaultClient, srv.URL+"/v1/messages", body)
+		if err != nil || status != c.status || !strings.Contains(reply, c.msg) {
+			t.Errorf("thinking %s%s: status %d (%v) %s; want %d %q", c.thinking, c.extra, status, err, reply, c.status, c.msg)
+		}
+	}
+}

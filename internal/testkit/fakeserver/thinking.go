@@ -74,14 +74,17 @@ func unseal(data string) (string, bool) {
 // words (its error messages, as its documentation and clients quote them).
 const thinkingDocs = "Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 
-// checkThinking applies the rules of a request with thinking enabled:
-// budget_tokens at least 1024 and below max_tokens, temperature unset or
-// 1, and the last assistant turn before tool results starting with its
-// thinking, every thinking block unmodified.
+// checkThinking applies the rules of a request with thinking enabled
+// (budget_tokens at least 1024 and below max_tokens) or adaptive (no
+// budget_tokens): temperature unset or 1, and the last assistant turn
+// before tool results starting with its thinking, every thinking block
+// unmodified.
 func checkThinking(body map[string]any, c *Call) error {
 	cfg, _ := body["thinking"].(map[string]any)
-	enabled := stringField(cfg, "type") == "enabled"
-	if enabled {
+	kind := stringField(cfg, "type")
+	switch kind {
+	case "", "disabled":
+	case "enabled":
 		budget, err := intField(cfg, "budget_tokens")
 		if err != nil || budget == nil {
 			return &APIError{400, "thinking.enabled.budget_tokens: Field required"}
@@ -93,9 +96,16 @@ func checkThinking(body map[string]any, c *Call) error {
 		if c.Settings.MaxTokens != nil && *c.Settings.MaxTokens <= int(*budget) {
 			return &APIError{400, "`max_tokens` must be greater than `thinking.budget_tokens`. " + thinkingDocs}
 		}
-		if t := c.Settings.Temperature; t != nil && *t != 1 {
-			return &APIError{400, "`temperature` may only be set to 1 when thinking is enabled or in adaptive mode. " + thinkingDocs}
+	case "adaptive":
+		if _, ok := cfg["budget_tokens"]; ok {
+			return &APIError{400, "thinking.adaptive.budget_tokens: Extra inputs are not permitted"}
 		}
+	default:
+		return &APIError{400, fmt.Sprintf("thinking.type: Input should be 'enabled', 'disabled' or 'adaptive' (got %q)", kind)}
+	}
+	enabled := kind == "enabled" || kind == "adaptive"
+	if t := c.Settings.Temperature; enabled && t != nil && *t != 1 {
+		return &APIError{400, "`temperature` may only be set to 1 when thinking is enabled or in adaptive mode. " + thinkingDocs}
 	}
 	msgs, _ := body["messages"].([]any)
 	for i, raw := range msgs {
