@@ -75,20 +75,8 @@ func Load(dir string) ([]Question, []error) {
 		if _, dup := index[*r.ID]; dup {
 			return fmt.Errorf("id %d again (first on line %d)", *r.ID, qline[*r.ID])
 		}
-		if r.FileName == "" || strings.ContainsAny(r.FileName, "/\\") || r.FileName == ".." {
-			return fmt.Errorf("id %d: bad file_name %q", *r.ID, r.FileName)
-		}
-		for _, f := range append([]string{r.Question, r.Constraints, r.Format, r.FileName, r.Level}, r.Concepts...) {
-			if !utf8.ValidString(f) || strings.ContainsAny(f, "\r\x00") {
-				// A sheet holds neither (universal newlines, binary data).
-				return fmt.Errorf("id %d: text is not UTF-8 or holds a carriage return or NUL: %q", *r.ID, f)
-			}
-		}
-		for _, f := range append([]string{r.Level}, r.Concepts...) {
-			if strings.ContainsAny(f, "\n,") {
-				// Meta is one line; concepts are joined with ", ".
-				return fmt.Errorf("id %d: concept or level %q holds a newline or comma", *r.ID, f)
-			}
+		if err := r.check(); err != nil {
+			return err
 		}
 		index[*r.ID] = len(qs)
 		qline[*r.ID] = line
@@ -115,25 +103,9 @@ func Load(dir string) ([]Question, []error) {
 		if seen[*r.ID] {
 			return fmt.Errorf("labels for id %d again", *r.ID)
 		}
-		var labels []score.Pair
-		for _, pair := range r.CommonAnswers {
-			if len(pair) != 2 {
-				return fmt.Errorf("id %d: a label is not a [name, answer] pair", *r.ID)
-			}
-			name, err := labelText(pair[0])
-			if err != nil {
-				return fmt.Errorf("id %d: label name: %w", *r.ID, err)
-			}
-			value, err := labelText(pair[1])
-			if err != nil {
-				return fmt.Errorf("id %d: label %s: %w", *r.ID, name, err)
-			}
-			if name == "" || strings.ContainsAny(name, "[]\r\n\x00") || strings.ContainsAny(value, "\r\n\x00") ||
-				!utf8.ValidString(name) || !utf8.ValidString(value) {
-				// The sheet keeps a label as one "@name[value]" line.
-				return fmt.Errorf("id %d: label %q=%q cannot be written as an @name[value] line", *r.ID, name, value)
-			}
-			labels = append(labels, score.Pair{Name: name, Value: value})
+		labels, err := r.labels()
+		if err != nil {
+			return err
 		}
 		seen[*r.ID] = true
 		qs[i].Labels = labels
@@ -151,6 +123,53 @@ func Load(dir string) ([]Question, []error) {
 		kept = append(kept, q)
 	}
 	return kept, errs
+}
+
+// check refuses a question a sheet cannot hold: a file_name that is not
+// a base name, text that is not UTF-8 or holds a carriage return or NUL,
+// a concept or level that is not one line without commas.
+func (r questionRow) check() error {
+	if r.FileName == "" || strings.ContainsAny(r.FileName, "/\\") || r.FileName == ".." {
+		return fmt.Errorf("id %d: bad file_name %q", *r.ID, r.FileName)
+	}
+	for _, f := range append([]string{r.Question, r.Constraints, r.Format, r.FileName, r.Level}, r.Concepts...) {
+		if !utf8.ValidString(f) || strings.ContainsAny(f, "\r\x00") {
+			// A sheet holds neither (universal newlines, binary data).
+			return fmt.Errorf("id %d: text is not UTF-8 or holds a carriage return or NUL: %q", *r.ID, f)
+		}
+	}
+	for _, f := range append([]string{r.Level}, r.Concepts...) {
+		if strings.ContainsAny(f, "\n,") {
+			// Meta is one line; concepts are joined with ", ".
+			return fmt.Errorf("id %d: concept or level %q holds a newline or comma", *r.ID, f)
+		}
+	}
+	return nil
+}
+
+// labels reads the row's [name, answer] pairs, each of which the sheet
+// keeps as one "@name[value]" line.
+func (r labelRow) labels() ([]score.Pair, error) {
+	var labels []score.Pair
+	for _, pair := range r.CommonAnswers {
+		if len(pair) != 2 {
+			return nil, fmt.Errorf("id %d: a label is not a [name, answer] pair", *r.ID)
+		}
+		name, err := labelText(pair[0])
+		if err != nil {
+			return nil, fmt.Errorf("id %d: label name: %w", *r.ID, err)
+		}
+		value, err := labelText(pair[1])
+		if err != nil {
+			return nil, fmt.Errorf("id %d: label %s: %w", *r.ID, name, err)
+		}
+		if name == "" || strings.ContainsAny(name, "[]\r\n\x00") || strings.ContainsAny(value, "\r\n\x00") ||
+			!utf8.ValidString(name) || !utf8.ValidString(value) {
+			return nil, fmt.Errorf("id %d: label %q=%q cannot be written as an @name[value] line", *r.ID, name, value)
+		}
+		labels = append(labels, score.Pair{Name: name, Value: value})
+	}
+	return labels, nil
 }
 
 // labelText reads a label field: a string, or a number kept as written

@@ -47,10 +47,7 @@ func strictABQ(qs []scoredQuestion) (rateFigure, int) {
 			right++
 		}
 	}
-	if len(qs) == 0 {
-		return rateFigure{Int: true}, 0
-	}
-	return rateFigure{Value: round4(float64(right) / float64(len(qs)))}, len(qs)
+	return rateOf(float64(right), len(qs)), len(qs)
 }
 
 // rateFigure is one figure of the report. Where the script divides by
@@ -102,18 +99,15 @@ type scriptReport struct {
 
 // scriptMetrics computes the script's figures from graded questions.
 func scriptMetrics(qs []scoredQuestion) scriptReport {
-	type tally struct{ correct, total int }
 	var (
-		rep          scriptReport
-		allRight     int
-		subRight     int
-		subTotal     int
-		propSum      float64
-		conceptOrder []string
-		concept      = map[string]*tally{}
-		countOrder   []int
-		count        = map[int]*tally{}
-		two          tally
+		rep      scriptReport
+		allRight int
+		subRight int
+		subTotal int
+		propSum  float64
+		concept  orderedTally[string]
+		count    orderedTally[int]
+		two      rightOf
 	)
 	for _, q := range qs {
 		if !q.Answered {
@@ -140,57 +134,72 @@ func scriptMetrics(qs []scoredQuestion) scriptReport {
 			continue
 		}
 		for _, c := range q.Concepts {
-			t := concept[c]
-			if t == nil {
-				t = &tally{}
-				concept[c] = t
-				conceptOrder = append(conceptOrder, c)
-			}
-			t.total++
-			if all {
-				t.correct++
-			}
+			concept.add(c, all)
 		}
 		n := len(q.Concepts)
-		t := count[n]
-		if t == nil {
-			t = &tally{}
-			count[n] = t
-			countOrder = append(countOrder, n)
-		}
-		t.total++
-		if all {
-			t.correct++
-		}
+		count.add(n, all)
 		if n >= 2 {
-			two.total++
-			if all {
-				two.correct++
-			}
+			two.add(all)
 		}
 	}
-	rate := func(num float64, den int) rateFigure {
-		if den == 0 {
-			return rateFigure{Int: true}
-		}
-		return rateFigure{Value: round4(num / float64(den))}
+	rep.ABQ = rateOf(float64(allRight), rep.Scored)
+	rep.UASQ = rateOf(float64(subRight), subTotal)
+	rep.PSAQ = rateOf(propSum, rep.Scored)
+	for _, c := range concept.order {
+		rep.Concepts = append(rep.Concepts, concept.of[c].rate(c))
 	}
-	rep.ABQ = rate(float64(allRight), rep.Scored)
-	rep.UASQ = rate(float64(subRight), subTotal)
-	rep.PSAQ = rate(propSum, rep.Scored)
-	for _, c := range conceptOrder {
-		t := concept[c]
-		rep.Concepts = append(rep.Concepts, namedRate{c, rate(float64(t.correct), t.total)})
-	}
-	for _, n := range countOrder {
-		t := count[n]
-		rep.ConceptCounts = append(rep.ConceptCounts, namedRate{strconv.Itoa(n), rate(float64(t.correct), t.total)})
+	for _, n := range count.order {
+		rep.ConceptCounts = append(rep.ConceptCounts, count.of[n].rate(strconv.Itoa(n)))
 	}
 	if two.total > 0 {
-		r := rate(float64(two.correct), two.total)
+		r := rateOf(float64(two.correct), two.total)
 		rep.TwoOrMore = &r
 	}
 	return rep
+}
+
+// rateOf is a figure of the script: num/den rounded to 4 places, or the
+// integer 0 when den is 0.
+func rateOf(num float64, den int) rateFigure {
+	if den == 0 {
+		return rateFigure{Int: true}
+	}
+	return rateFigure{Value: round4(num / float64(den))}
+}
+
+// rightOf counts questions, and those all right.
+type rightOf struct{ correct, total int }
+
+func (t *rightOf) add(all bool) {
+	t.total++
+	if all {
+		t.correct++
+	}
+}
+
+// rate is the share all right, named.
+func (t *rightOf) rate(name string) namedRate {
+	return namedRate{name, rateOf(float64(t.correct), t.total)}
+}
+
+// orderedTally counts questions by a key (a concept, a number of
+// concepts), keys in order of first use, as the script's dicts keep them.
+type orderedTally[K comparable] struct {
+	order []K
+	of    map[K]*rightOf
+}
+
+func (o *orderedTally[K]) add(k K, all bool) {
+	t := o.of[k]
+	if t == nil {
+		if o.of == nil {
+			o.of = map[K]*rightOf{}
+		}
+		t = &rightOf{}
+		o.of[k] = t
+		o.order = append(o.order, k)
+	}
+	t.add(all)
 }
 
 // MarshalJSON writes the report with the script's keys and order.

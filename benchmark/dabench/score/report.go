@@ -2,7 +2,9 @@ package score
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -46,63 +48,9 @@ type run struct {
 // runs scores each model run. A question with no response leaves every
 // denominator, as in the script; so does one the run could not answer.
 func runs(qs []agg.Question) []run {
-	type key struct{ model, run string }
-	type epoch struct {
-		scored []scoredQuestion
-		levels map[string][]scoredQuestion
-	}
-	// unit is one question's epochs: how many it was scored in (answered)
-	// and all right in, and all right without a limit (strict).
-	type unit struct{ n, scored, right, strict int }
-	epochs := map[key]map[int]*epoch{}
-	units := map[key]map[int]*unit{}
-	runsOf := map[string]map[string]bool{}
-	for _, q := range qs {
-		if q.Model == "" {
-			continue
-		}
-		k := key{q.Model, q.RunID}
-		if runsOf[q.Model] == nil {
-			runsOf[q.Model] = map[string]bool{}
-		}
-		runsOf[q.Model][q.RunID] = true
-		parts := make([]grade.Part, q.SubAnswers)
-		for j := range parts {
-			parts[j].Correct = j < q.SubCorrect
-		}
-		s := scoredQuestion{ID: q.Name, Level: q.Meta["level"], Parts: parts,
-			Answered: q.Responded && !q.Unanswered, Limited: q.Limited, Concepts: conceptsMeta(q.Meta)}
-		if epochs[k] == nil {
-			epochs[k] = map[int]*epoch{}
-			units[k] = map[int]*unit{}
-		}
-		e := epochs[k][q.Epoch]
-		if e == nil {
-			e = &epoch{levels: map[string][]scoredQuestion{}}
-			epochs[k][q.Epoch] = e
-		}
-		e.scored = append(e.scored, s)
-		if _, ok := q.Meta["level"]; ok {
-			e.levels[s.Level] = append(e.levels[s.Level], s)
-		}
-		u := units[k][q.Unit]
-		if u == nil {
-			u = &unit{}
-			units[k][q.Unit] = u
-		}
-		u.n++
-		if s.Answered {
-			u.scored++
-			if q.SubCorrect == q.SubAnswers {
-				u.right++
-				if !s.Limited {
-					u.strict++
-				}
-			}
-		}
-	}
-	keys := make([]key, 0, len(epochs))
-	for k := range epochs {
+	tallies, runsOf := tallyRuns(qs)
+	keys := make([]runKey, 0, len(tallies))
+	for k := range tallies {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
@@ -117,50 +65,122 @@ func runs(qs []agg.Question) []run {
 		if len(runsOf[k.model]) > 1 {
 			label += " (" + k.run + ")"
 		}
-		nums := make([]int, 0, len(epochs[k]))
-		for e := range epochs[k] {
-			nums = append(nums, e)
-		}
-		sort.Ints(nums)
-		var reps []scriptReport
-		var stricts []rateFigure
-		levels := map[string][]rateFigure{}
-		for _, e := range nums {
-			ep := epochs[k][e]
-			reps = append(reps, scriptMetrics(ep.scored))
-			st, _ := strictABQ(ep.scored)
-			stricts = append(stricts, st)
-			for l, lqs := range ep.levels {
-				levels[l] = append(levels[l], scriptMetrics(lqs).ABQ)
-			}
-		}
-		r := run{label: label, report: meanReport(reps), strict: meanRate(stricts), of: len(units[k]), epochs: len(nums)}
-		names := make([]string, 0, len(levels))
-		for l := range levels {
-			names = append(names, l)
-		}
-		sort.Slice(names, func(i, j int) bool { return levelLess(names[i], names[j]) })
-		for _, l := range names {
-			r.levels = append(r.levels, namedRate{Name: l, Rate: meanRate(levels[l])})
-		}
-		ids := make([]int, 0, len(units[k]))
-		for id := range units[k] {
-			ids = append(ids, id)
-		}
-		sort.Ints(ids)
-		var abq, strict []float64
-		for _, id := range ids {
-			u := units[k][id]
-			if u.scored > 0 {
-				abq = append(abq, float64(u.right)/float64(u.scored))
-			}
-			strict = append(strict, float64(u.strict)/float64(u.n))
-		}
-		_, _, r.abqLo, r.abqHi = agg.MeanCI(abq)
-		_, _, r.strictLo, r.strictHi = agg.MeanCI(strict)
-		out = append(out, r)
+		out = append(out, tallies[k].figures(label))
 	}
 	return out
+}
+
+// runKey names a model run.
+type runKey struct{ model, run string }
+
+// runTally is one model run's questions: by epoch, as the script scores
+// them, and by question (unit), for the intervals.
+type runTally struct {
+	epochs map[int]*epochTally
+	units  map[int]*unitTally
+}
+
+// epochTally is one epoch's questions, all and by level.
+type epochTally struct {
+	scored []scoredQuestion
+	levels map[string][]scoredQuestion
+}
+
+// unitTally is one question's epochs: how many it was scored in
+// (answered) and all right in, and all right without a limit (strict).
+type unitTally struct{ n, scored, right, strict int }
+
+// tallyRuns sorts the questions into their runs, and says which runs each
+// model has.
+func tallyRuns(qs []agg.Question) (map[runKey]*runTally, map[string]map[string]bool) {
+	tallies := map[runKey]*runTally{}
+	runsOf := map[string]map[string]bool{}
+	for _, q := range qs {
+		if q.Model == "" {
+			continue
+		}
+		k := runKey{q.Model, q.RunID}
+		if runsOf[q.Model] == nil {
+			runsOf[q.Model] = map[string]bool{}
+		}
+		runsOf[q.Model][q.RunID] = true
+		t := tallies[k]
+		if t == nil {
+			t = &runTally{epochs: map[int]*epochTally{}, units: map[int]*unitTally{}}
+			tallies[k] = t
+		}
+		t.add(q)
+	}
+	return tallies, runsOf
+}
+
+// add counts one question of the run.
+func (t *runTally) add(q agg.Question) {
+	parts := make([]grade.Part, q.SubAnswers)
+	for j := range parts {
+		parts[j].Correct = j < q.SubCorrect
+	}
+	s := scoredQuestion{ID: q.Name, Level: q.Meta["level"], Parts: parts,
+		Answered: q.Responded && !q.Unanswered, Limited: q.Limited, Concepts: conceptsMeta(q.Meta)}
+	e := t.epochs[q.Epoch]
+	if e == nil {
+		e = &epochTally{levels: map[string][]scoredQuestion{}}
+		t.epochs[q.Epoch] = e
+	}
+	e.scored = append(e.scored, s)
+	if _, ok := q.Meta["level"]; ok {
+		e.levels[s.Level] = append(e.levels[s.Level], s)
+	}
+	u := t.units[q.Unit]
+	if u == nil {
+		u = &unitTally{}
+		t.units[q.Unit] = u
+	}
+	u.n++
+	if s.Answered {
+		u.scored++
+		if q.SubCorrect == q.SubAnswers {
+			u.right++
+			if !s.Limited {
+				u.strict++
+			}
+		}
+	}
+}
+
+// figures are the run's figures: each epoch scored as the script scores
+// it, the epochs' means, and ABQ's intervals over questions.
+func (t *runTally) figures(label string) run {
+	nums := slices.Sorted(maps.Keys(t.epochs))
+	var reps []scriptReport
+	var stricts []rateFigure
+	levels := map[string][]rateFigure{}
+	for _, e := range nums {
+		ep := t.epochs[e]
+		reps = append(reps, scriptMetrics(ep.scored))
+		st, _ := strictABQ(ep.scored)
+		stricts = append(stricts, st)
+		for l, lqs := range ep.levels {
+			levels[l] = append(levels[l], scriptMetrics(lqs).ABQ)
+		}
+	}
+	r := run{label: label, report: meanReport(reps), strict: meanRate(stricts), of: len(t.units), epochs: len(nums)}
+	names := slices.Collect(maps.Keys(levels))
+	sort.Slice(names, func(i, j int) bool { return levelLess(names[i], names[j]) })
+	for _, l := range names {
+		r.levels = append(r.levels, namedRate{Name: l, Rate: meanRate(levels[l])})
+	}
+	var abq, strict []float64
+	for _, id := range slices.Sorted(maps.Keys(t.units)) {
+		u := t.units[id]
+		if u.scored > 0 {
+			abq = append(abq, float64(u.right)/float64(u.scored))
+		}
+		strict = append(strict, float64(u.strict)/float64(u.n))
+	}
+	_, _, r.abqLo, r.abqHi = agg.MeanCI(abq)
+	_, _, r.strictLo, r.strictHi = agg.MeanCI(strict)
+	return r
 }
 
 // conceptsMeta reads the concepts meta a DABench sheet writes (", "-joined).
