@@ -11,6 +11,11 @@
 // truth the sheet holds now. Files without keys (LIME's, evalmd's from
 // before keys were recorded) are never reused from; neither are errors,
 // questions the model had no answer to, nor dry runs.
+//
+// A reused answer is the same sample as the one it came from: an output
+// the run would only repeat is not written (Repeats), and the earlier
+// outputs the new one supersedes are put aside (Supersedes), so a folder
+// holds each answer once.
 package reuse
 
 import (
