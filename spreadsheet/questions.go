@@ -67,30 +67,58 @@ func isFixed(col string) bool {
 // question with a section twice or a section that has no column, a text
 // longer than a cell.
 func toXLSX(doc *sheet.Doc, src []byte) (*excelize.File, error) {
+	head, questions, err := tableBlocks(doc)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := metaKeys(doc.Path, questions)
+	if err != nil {
+		return nil, err
+	}
+	b, err := newBook()
+	if err != nil {
+		return nil, err
+	}
+	if err := b.writeSheet(doc, head, questions, keys, src); err != nil {
+		b.f.Close()
+		return nil, err
+	}
+	return b.f, nil
+}
+
+// tableBlocks is the sheet's header, if any, and its questions; a header
+// after a question or a second one is refused.
+func tableBlocks(doc *sheet.Doc) (*sheet.Block, []*sheet.Block, error) {
 	var head *sheet.Block
 	var questions []*sheet.Block
 	for i := range doc.Blocks {
 		b := &doc.Blocks[i]
 		if b.Kind == sheet.SheetKind {
 			if head != nil || len(questions) > 0 {
-				return nil, fmt.Errorf("%s:%d: a second sheet header; a question table holds one sheet", doc.Path, b.Line)
+				return nil, nil, fmt.Errorf("%s:%d: a second sheet header; a question table holds one sheet", doc.Path, b.Line)
 			}
 			head = b
 			continue
 		}
 		questions = append(questions, b)
 	}
-	// Meta keys, in the order first seen.
+	return head, questions, nil
+}
+
+// metaKeys is the questions' meta keys, in the order first seen (a
+// question's new keys sorted); a question with a section twice or a
+// section without a column is refused.
+func metaKeys(path string, questions []*sheet.Block) ([]string, error) {
 	var keys []string
 	for _, q := range questions {
 		seen := map[string]bool{}
 		for _, s := range q.Sections {
 			if seen[s.Kind] {
-				return nil, fmt.Errorf("%s:%d: question %q has a second %s section; a table row holds one", doc.Path, s.Line, q.Name, s.Kind)
+				return nil, fmt.Errorf("%s:%d: question %q has a second %s section; a table row holds one", path, s.Line, q.Name, s.Kind)
 			}
 			seen[s.Kind] = true
 			if s.Kind != "meta" && !slices.Contains(sectionColumns, s.Kind) {
-				return nil, fmt.Errorf("%s:%d: question %q: a %s section has no column", doc.Path, s.Line, q.Name, s.Kind)
+				return nil, fmt.Errorf("%s:%d: question %q: a %s section has no column", path, s.Line, q.Name, s.Kind)
 			}
 		}
 		if m := q.First("meta"); m != nil {
@@ -104,13 +132,15 @@ func toXLSX(doc *sheet.Doc, src []byte) (*excelize.File, error) {
 			keys = append(keys, ks...)
 		}
 	}
-	b, err := newBook()
-	if err != nil {
-		return nil, err
-	}
-	fail := func(err error) (*excelize.File, error) { b.f.Close(); return nil, err }
+	return keys, nil
+}
+
+// writeSheet fills the book: the Questions sheet (a row per question, a
+// column per section and meta key), the Sheet sheet (the header's
+// sections) and, when src is not nil, the source.
+func (b *book) writeSheet(doc *sheet.Doc, head *sheet.Block, questions []*sheet.Block, keys []string, src []byte) error {
 	if err := b.f.SetSheetName("Sheet1", questionsSheet); err != nil {
-		return fail(err)
+		return err
 	}
 	header := append(append([]string{"name"}, sectionColumns...), notesColumn, metaColumn)
 	for _, k := range keys {
@@ -121,7 +151,7 @@ func toXLSX(doc *sheet.Doc, src []byte) (*excelize.File, error) {
 	}
 	widths := []float64{24, 60, 20, 30, 30, 20, 30, 30}
 	if err := b.table(questionsSheet, header, widths, len(questions)); err != nil {
-		return fail(err)
+		return err
 	}
 	put := func(sh string, col, row int, what, text string) error {
 		if _, cut := cutCell(text); cut {
@@ -137,7 +167,7 @@ func toXLSX(doc *sheet.Doc, src []byte) (*excelize.File, error) {
 			}
 			if text != "" {
 				if err := put(questionsSheet, j, i+2, what, text); err != nil {
-					return fail(err)
+					return err
 				}
 			}
 		}
@@ -147,22 +177,20 @@ func toXLSX(doc *sheet.Doc, src []byte) (*excelize.File, error) {
 		headRows = sheetRows(head)[1:]
 	}
 	if err := b.table(sheetSheet, sheetHeader, []float64{14, 100}, len(headRows)); err != nil {
-		return fail(err)
+		return err
 	}
 	for i, r := range headRows {
 		if err := b.setText(sheetSheet, 0, 2+i, r[0]); err != nil {
-			return fail(err)
+			return err
 		}
 		if err := put(sheetSheet, 1, 2+i, "the sheet's "+r[0], r[1]); err != nil {
-			return fail(err)
+			return err
 		}
 	}
 	if src != nil {
-		if err := b.source(doc, src); err != nil {
-			return fail(err)
-		}
+		return b.source(doc, src)
 	}
-	return b.f, nil
+	return nil
 }
 
 // sheetHeader is the Sheet sheet's header row.
@@ -494,50 +522,16 @@ func fromRows(where string, rows, head [][]string) (*sheet.Doc, []string, error)
 		return nil, nil, fmt.Errorf("%s: no header row", where)
 	}
 	header := rows[0]
-	col := map[string]int{}
-	for i, h := range header {
-		h = strings.TrimSpace(h)
-		if h == "" {
-			continue
-		}
-		if j, dup := col[h]; dup {
-			return nil, nil, fmt.Errorf("%s: row 1: column %q is both column %s and %s", where, h, colName(j), colName(i))
-		}
-		col[h] = i
-	}
-	if _, ok := col["name"]; !ok {
-		return nil, nil, fmt.Errorf("%s: row 1: no \"name\" column", where)
-	}
-	if _, ok := col["question"]; !ok {
-		return nil, nil, fmt.Errorf("%s: row 1: no \"question\" column", where)
+	col, err := headerColumns(where, header)
+	if err != nil {
+		return nil, nil, err
 	}
 	doc := &sheet.Doc{Path: where}
 	var keys []string
 	if len(head) > 1 {
-		b := sheet.Block{Kind: sheet.SheetKind}
-		for i, r := range head[1:] {
-			if len(r) == 0 || r[0] == "" {
-				continue
-			}
-			text := ""
-			if len(r) > 1 {
-				text = r[1]
-			}
-			switch r[0] {
-			case "name":
-				b.Name = text
-				continue
-			case notesColumn:
-				b.Notes = text
-				continue
-			}
-			if r[0] != "meta" && !slices.Contains(sectionColumns, r[0]) {
-				return nil, nil, fmt.Errorf("%s: Sheet row %d: %q is not a sheet section", where, i+2, r[0])
-			}
-			b.Sections = append(b.Sections, sheet.Section{Kind: r[0], Text: text})
-		}
-		if b.Name == "" {
-			return nil, nil, fmt.Errorf("%s: Sheet: no name row", where)
+		b, err := sheetBlock(where, head)
+		if err != nil {
+			return nil, nil, err
 		}
 		doc.Blocks = append(doc.Blocks, b)
 		keys = append(keys, sheetKey(head))
@@ -545,59 +539,124 @@ func fromRows(where string, rows, head [][]string) (*sheet.Doc, []string, error)
 	names := map[string]int{}
 	for ri, r := range rows[1:] {
 		rowNo := ri + 2
-		cell := func(name string) (string, bool) {
-			i, ok := col[name]
-			if !ok || i >= len(r) {
-				return "", false
-			}
-			return r[i], r[i] != ""
-		}
 		if slices.IndexFunc(r, func(s string) bool { return s != "" }) < 0 {
 			continue // an empty row
 		}
-		name, _ := cell("name")
-		name = strings.TrimSpace(name)
-		if name == "" {
-			return nil, nil, fmt.Errorf("%s: row %d, column %s (name): empty", where, rowNo, colName(col["name"]))
+		q, err := questionBlock(where, header, col, r, rowNo)
+		if err != nil {
+			return nil, nil, err
 		}
-		if strings.ContainsAny(name, "\r\n") {
-			return nil, nil, fmt.Errorf("%s: row %d, column %s (name): a name is one line", where, rowNo, colName(col["name"]))
-		}
-		if first, dup := names[name]; dup {
+		if first, dup := names[q.Name]; dup {
 			// LIME runs both; the sheet parser warns, and so does this.
 			doc.Warnings = append(doc.Warnings, sheet.Diag{Path: where, Line: rowNo,
-				Msg: fmt.Sprintf("row %d, column %s (name): %q is also the name of row %d", rowNo, colName(col["name"]), name, first)})
+				Msg: fmt.Sprintf("row %d, column %s (name): %q is also the name of row %d", rowNo, colName(col["name"]), q.Name, first)})
 		} else {
-			names[name] = rowNo
-		}
-		q := sheet.Block{Kind: sheet.QuestionKind, Name: name}
-		q.Notes, _ = cell(notesColumn)
-		var meta strings.Builder
-		for i, h := range header {
-			h = strings.TrimSpace(h)
-			if h == "" || isFixed(h) || i >= len(r) || r[i] == "" {
-				continue
-			}
-			if strings.ContainsAny(r[i], "\r\n") {
-				return nil, nil, fmt.Errorf("%s: row %d, column %s (%s): a meta value is one line", where, rowNo, colName(i), h)
-			}
-			fmt.Fprintf(&meta, "%s: %s\n", strings.TrimPrefix(h, metaPrefix), r[i])
-		}
-		if _, ok := cell(metaColumn); ok || meta.Len() > 0 {
-			q.Sections = append(q.Sections, sheet.Section{Kind: "meta", Text: meta.String()})
-		}
-		for _, kind := range sectionColumns {
-			if v, ok := cell(kind); ok {
-				q.Sections = append(q.Sections, sheet.Section{Kind: kind, Text: v})
-			}
-		}
-		if q.First("question") == nil {
-			return nil, nil, fmt.Errorf("%s: row %d, column %s (question): empty", where, rowNo, colName(col["question"]))
+			names[q.Name] = rowNo
 		}
 		doc.Blocks = append(doc.Blocks, q)
 		keys = append(keys, rowKey(header, r))
 	}
 	return doc, keys, nil
+}
+
+// headerColumns is the column of each name in the header row, which must
+// name each once and have a name and a question column.
+func headerColumns(where string, header []string) (map[string]int, error) {
+	col := map[string]int{}
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		if h == "" {
+			continue
+		}
+		if j, dup := col[h]; dup {
+			return nil, fmt.Errorf("%s: row 1: column %q is both column %s and %s", where, h, colName(j), colName(i))
+		}
+		col[h] = i
+	}
+	if _, ok := col["name"]; !ok {
+		return nil, fmt.Errorf("%s: row 1: no \"name\" column", where)
+	}
+	if _, ok := col["question"]; !ok {
+		return nil, fmt.Errorf("%s: row 1: no \"question\" column", where)
+	}
+	return col, nil
+}
+
+// sheetBlock is the sheet header the Sheet sheet's rows (after its
+// header row) make: its name, notes and sections.
+func sheetBlock(where string, head [][]string) (sheet.Block, error) {
+	b := sheet.Block{Kind: sheet.SheetKind}
+	for i, r := range head[1:] {
+		if len(r) == 0 || r[0] == "" {
+			continue
+		}
+		text := ""
+		if len(r) > 1 {
+			text = r[1]
+		}
+		switch r[0] {
+		case "name":
+			b.Name = text
+			continue
+		case notesColumn:
+			b.Notes = text
+			continue
+		}
+		if r[0] != "meta" && !slices.Contains(sectionColumns, r[0]) {
+			return b, fmt.Errorf("%s: Sheet row %d: %q is not a sheet section", where, i+2, r[0])
+		}
+		b.Sections = append(b.Sections, sheet.Section{Kind: r[0], Text: text})
+	}
+	if b.Name == "" {
+		return b, fmt.Errorf("%s: Sheet: no name row", where)
+	}
+	return b, nil
+}
+
+// questionBlock is the question a table row (not empty) makes: its name,
+// notes, meta (the meta column and every column that is not a section)
+// and sections.
+func questionBlock(where string, header []string, col map[string]int, r []string, rowNo int) (sheet.Block, error) {
+	cell := func(name string) (string, bool) {
+		i, ok := col[name]
+		if !ok || i >= len(r) {
+			return "", false
+		}
+		return r[i], r[i] != ""
+	}
+	name, _ := cell("name")
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return sheet.Block{}, fmt.Errorf("%s: row %d, column %s (name): empty", where, rowNo, colName(col["name"]))
+	}
+	if strings.ContainsAny(name, "\r\n") {
+		return sheet.Block{}, fmt.Errorf("%s: row %d, column %s (name): a name is one line", where, rowNo, colName(col["name"]))
+	}
+	q := sheet.Block{Kind: sheet.QuestionKind, Name: name}
+	q.Notes, _ = cell(notesColumn)
+	var meta strings.Builder
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		if h == "" || isFixed(h) || i >= len(r) || r[i] == "" {
+			continue
+		}
+		if strings.ContainsAny(r[i], "\r\n") {
+			return sheet.Block{}, fmt.Errorf("%s: row %d, column %s (%s): a meta value is one line", where, rowNo, colName(i), h)
+		}
+		fmt.Fprintf(&meta, "%s: %s\n", strings.TrimPrefix(h, metaPrefix), r[i])
+	}
+	if _, ok := cell(metaColumn); ok || meta.Len() > 0 {
+		q.Sections = append(q.Sections, sheet.Section{Kind: "meta", Text: meta.String()})
+	}
+	for _, kind := range sectionColumns {
+		if v, ok := cell(kind); ok {
+			q.Sections = append(q.Sections, sheet.Section{Kind: kind, Text: v})
+		}
+	}
+	if q.First("question") == nil {
+		return sheet.Block{}, fmt.Errorf("%s: row %d, column %s (question): empty", where, rowNo, colName(col["question"]))
+	}
+	return q, nil
 }
 
 // colName is a column's spreadsheet letter.
