@@ -126,31 +126,8 @@ func (p *parser) run() {
 	minorSheet, minorQuestion := marker(p.s.Sheet.Children.MdHeader), marker(p.s.Question.Children.MdHeader)
 
 	fence := fenceTracker{}
-	var cur *Block
-	var level *schema.Level
-	var minor string
-	var text strings.Builder  // the current minor section's text
-	var notes strings.Builder // the current block's notes
-	var sec *Section
+	var b blockBuilder
 	firstText := 0 // line of the first dropped non-blank line in a block, 0 if none
-	flush := func() {
-		if sec != nil {
-			sec.Text = text.String()
-			cur.Sections = append(cur.Sections, *sec)
-			sec = nil
-		}
-		text.Reset()
-	}
-	closeBlock := func() {
-		if cur == nil {
-			return
-		}
-		flush()
-		cur.Notes = notes.String()
-		notes.Reset()
-		p.doc.Blocks = append(p.doc.Blocks, *cur)
-		cur = nil
-	}
 	for i, line := range p.lines {
 		n := i + 1
 		inFence := fence.inside(line)
@@ -166,16 +143,16 @@ func (p *parser) run() {
 			if inFence {
 				p.warn(n, "%q inside a code block starts a new %s, as in LIME", strings.TrimRight(line, "\n"), kind)
 			}
-			closeBlock()
-			cur = &Block{Kind: kind, Name: name, Line: n}
-			level, minor = &p.s.Sheet, minorSheet
+			b.close(p.doc)
+			b.cur = &Block{Kind: kind, Name: name, Line: n}
+			b.level, b.minor = &p.s.Sheet, minorSheet
 			if kind == QuestionKind {
-				level, minor = &p.s.Question, minorQuestion
+				b.level, b.minor = &p.s.Question, minorQuestion
 			}
 			firstText = 0
 			continue
 		}
-		if cur == nil {
+		if b.cur == nil {
 			// Notes above the first header are fine; a section there is a
 			// mistake, since its text goes nowhere.
 			if firstText == 0 && (isMinor(line, minorSheet, &p.s.Sheet) || isMinor(line, minorQuestion, &p.s.Question)) {
@@ -184,34 +161,74 @@ func (p *parser) run() {
 			}
 			continue
 		}
-		if strings.HasPrefix(line, minor) {
-			if isMinor(line, minor, level) {
-				opt := strings.ToLower(headerName(line, minor))
-				if inFence {
-					p.warn(n, "%q inside a code block starts a new section, as in LIME", strings.TrimRight(line, "\n"))
-				}
-				flush()
-				sec = &Section{Kind: opt, Line: n}
-				continue
-			}
-			if !inFence {
-				p.unknownSection(n, line, minor, level, sec)
-			}
-		}
-		if sec == nil {
-			// Text between a header and its first section is ignored, as
-			// in LIME, whose sheets keep notes there ("#### info"); it is
-			// kept as the block's notes.
-			notes.WriteString(line)
-			continue
-		}
-		if p.s.EscapeHeaders {
-			line = unescape(line)
-		}
-		text.WriteString(line)
+		p.blockLine(&b, n, line, inFence)
 	}
-	closeBlock()
+	b.close(p.doc)
 	p.check()
+}
+
+// blockBuilder is the block being read: its level in the schema and
+// minor header, its notes, and the section being read.
+type blockBuilder struct {
+	cur   *Block
+	level *schema.Level
+	minor string
+	text  strings.Builder // the current minor section's text
+	notes strings.Builder // the current block's notes
+	sec   *Section
+}
+
+// flush ends the section being read.
+func (b *blockBuilder) flush() {
+	if b.sec != nil {
+		b.sec.Text = b.text.String()
+		b.cur.Sections = append(b.cur.Sections, *b.sec)
+		b.sec = nil
+	}
+	b.text.Reset()
+}
+
+// close ends the block being read, if any, and adds it to doc.
+func (b *blockBuilder) close(doc *Doc) {
+	if b.cur == nil {
+		return
+	}
+	b.flush()
+	b.cur.Notes = b.notes.String()
+	b.notes.Reset()
+	doc.Blocks = append(doc.Blocks, *b.cur)
+	b.cur = nil
+}
+
+// blockLine reads line n, below a block's header: a minor header starts
+// a section; other text goes to the section being read, or to the block's
+// notes before its first section.
+func (p *parser) blockLine(b *blockBuilder, n int, line string, inFence bool) {
+	if strings.HasPrefix(line, b.minor) {
+		if isMinor(line, b.minor, b.level) {
+			opt := strings.ToLower(headerName(line, b.minor))
+			if inFence {
+				p.warn(n, "%q inside a code block starts a new section, as in LIME", strings.TrimRight(line, "\n"))
+			}
+			b.flush()
+			b.sec = &Section{Kind: opt, Line: n}
+			return
+		}
+		if !inFence {
+			p.unknownSection(n, line, b.minor, b.level, b.sec)
+		}
+	}
+	if b.sec == nil {
+		// Text between a header and its first section is ignored, as
+		// in LIME, whose sheets keep notes there ("#### info"); it is
+		// kept as the block's notes.
+		b.notes.WriteString(line)
+		return
+	}
+	if p.s.EscapeHeaders {
+		line = unescape(line)
+	}
+	b.text.WriteString(line)
 }
 
 // unknownSection warns about a minor header the schema does not list

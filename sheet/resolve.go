@@ -56,95 +56,116 @@ type Located struct {
 // meta and question replace the cascade for the questions after it.
 func (d *Doc) Resolve() (Info, []Item) {
 	var info Info
-	var sheetMeta map[string]string
-	var sheetLines map[string]int
-	sheetQuestion := ""
-	var sheetSystem, sheetContext *string
-	var sheetTemplate *Located
-	var sheetFiles []Located
+	var c cascade
 	var items []Item
 	for bi := range d.Blocks {
 		b := &d.Blocks[bi]
 		if b.Kind == SheetKind {
-			first := !info.Present
-			if first {
-				info = Info{Name: b.Name, Line: b.Line, Present: true}
-			}
-			for _, s := range b.Sections {
-				switch s.Kind {
-				case "meta":
-					sheetMeta = ParseMeta(s.Text)
-					sheetLines = metaLines(s, nil)
-					if first && info.Meta == nil {
-						info.Meta = sheetMeta
-						info.MetaLines = sheetLines
-					}
-				case "question":
-					sheetQuestion = CutEnd(s.Text)
-					if first && info.Question == nil {
-						t := s.Text
-						info.Question = &t
-					}
-				}
-			}
-			if s := b.First("system"); s != nil {
-				sheetSystem = cutPtr(s.Text)
-			}
-			if s := b.First("context"); s != nil {
-				sheetContext = cutPtr(s.Text)
-			}
-			if s := b.First("templates"); s != nil {
-				sheetTemplate = &Located{CutEnd(s.Text), s.Line}
-			}
-			if s := b.First("files"); s != nil {
-				sheetFiles = fileLines(s)
-			}
+			c.sheet(b, &info)
 			continue
 		}
-		q := b.First("question")
-		if q == nil {
-			continue // LIME skips it; the parser warned
+		if it, ok := c.item(b); ok {
+			items = append(items, it)
 		}
-		it := Item{Name: b.Name, Line: b.Line, SheetText: sheetQuestion, Text: CutEnd(q.Text)}
-		it.Prompt = it.SheetText + it.Text
-		if m := b.First("meta"); m != nil {
-			own := ParseMeta(m.Text)
-			if sheetMeta != nil {
-				merged := make(map[string]string, len(sheetMeta)+len(own))
-				for k, v := range sheetMeta {
-					merged[k] = v
-				}
-				for k, v := range own {
-					merged[k] = v
-				}
-				own = merged
-			}
-			it.Meta = own
-			it.MetaLines = map[string]int{}
-			for k, v := range sheetLines {
-				it.MetaLines[k] = v
-			}
-			metaLines(*m, it.MetaLines)
-		}
-		if a := b.First("answer"); a != nil {
-			it.GroundTruth = cutPtr(a.Text)
-		}
-		it.System, it.Context, it.Template, it.Files = sheetSystem, sheetContext, sheetTemplate, sheetFiles
-		if s := b.First("system"); s != nil {
-			it.System = cutPtr(s.Text)
-		}
-		if s := b.First("context"); s != nil {
-			it.Context = cutPtr(s.Text)
-		}
-		if s := b.First("templates"); s != nil {
-			it.Template = &Located{CutEnd(s.Text), s.Line}
-		}
-		if s := b.First("files"); s != nil {
-			it.Files = append(append([]Located(nil), sheetFiles...), fileLines(s)...)
-		}
-		items = append(items, it)
 	}
 	return info, items
+}
+
+// cascade is what the last sheet block gives the questions after it.
+type cascade struct {
+	meta     map[string]string
+	lines    map[string]int
+	question string
+	system   *string
+	context  *string
+	template *Located
+	files    []Located
+}
+
+// sheet takes a sheet block's sections into the cascade; the first sheet
+// block is the sheet's info.
+func (c *cascade) sheet(b *Block, info *Info) {
+	first := !info.Present
+	if first {
+		*info = Info{Name: b.Name, Line: b.Line, Present: true}
+	}
+	for _, s := range b.Sections {
+		switch s.Kind {
+		case "meta":
+			c.meta = ParseMeta(s.Text)
+			c.lines = metaLines(s, nil)
+			if first && info.Meta == nil {
+				info.Meta = c.meta
+				info.MetaLines = c.lines
+			}
+		case "question":
+			c.question = CutEnd(s.Text)
+			if first && info.Question == nil {
+				t := s.Text
+				info.Question = &t
+			}
+		}
+	}
+	if s := b.First("system"); s != nil {
+		c.system = cutPtr(s.Text)
+	}
+	if s := b.First("context"); s != nil {
+		c.context = cutPtr(s.Text)
+	}
+	if s := b.First("templates"); s != nil {
+		c.template = &Located{CutEnd(s.Text), s.Line}
+	}
+	if s := b.First("files"); s != nil {
+		c.files = fileLines(s)
+	}
+}
+
+// item is the question of a question block, with what the cascade gives
+// it; false for a block without a question section, which LIME skips
+// (the parser warned).
+func (c *cascade) item(b *Block) (Item, bool) {
+	q := b.First("question")
+	if q == nil {
+		return Item{}, false
+	}
+	it := Item{Name: b.Name, Line: b.Line, SheetText: c.question, Text: CutEnd(q.Text)}
+	it.Prompt = it.SheetText + it.Text
+	if m := b.First("meta"); m != nil {
+		own := ParseMeta(m.Text)
+		if c.meta != nil {
+			merged := make(map[string]string, len(c.meta)+len(own))
+			for k, v := range c.meta {
+				merged[k] = v
+			}
+			for k, v := range own {
+				merged[k] = v
+			}
+			own = merged
+		}
+		it.Meta = own
+		it.MetaLines = map[string]int{}
+		for k, v := range c.lines {
+			it.MetaLines[k] = v
+		}
+		metaLines(*m, it.MetaLines)
+	}
+	if a := b.First("answer"); a != nil {
+		it.GroundTruth = cutPtr(a.Text)
+	}
+	it.System, it.Context, it.Template, it.Files = c.system, c.context, c.template, c.files
+	if s := b.First("system"); s != nil {
+		it.System = cutPtr(s.Text)
+	}
+	if s := b.First("context"); s != nil {
+		it.Context = cutPtr(s.Text)
+	}
+	if s := b.First("templates"); s != nil {
+		it.Template = &Located{CutEnd(s.Text), s.Line}
+	}
+	if s := b.First("files"); s != nil {
+		it.Files = append(append([]Located(nil), c.files...), fileLines(s)...)
+	}
+	return it, true
 }
 
 func cutPtr(s string) *string {
