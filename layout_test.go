@@ -9,18 +9,18 @@ import (
 	"testing"
 )
 
-// TestReadmeLayout checks the README's Layout table against the tree: every
+// TestReadmeLayout checks the Layout table of docs/architecture.md against the tree: every
 // folder it names exists, and every Go package is named there, itself or
 // through a folder above it.
 func TestReadmeLayout(t *testing.T) {
-	data, err := os.ReadFile("README.md")
+	data, err := os.ReadFile("docs/architecture.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(data)
 	start := strings.Index(text, "\n## Layout\n")
 	if start < 0 {
-		t.Fatal("README has no Layout section")
+		t.Fatal("docs/architecture.md has no Layout section")
 	}
 	section := text[start+1:]
 	if end := strings.Index(section[3:], "\n## "); end >= 0 {
@@ -60,7 +60,7 @@ func TestReadmeLayout(t *testing.T) {
 				return nil
 			}
 		}
-		t.Errorf("%s: its package is not in the README's Layout table", path)
+		t.Errorf("%s: its package is not in the Layout table of docs/architecture.md", path)
 		return filepath.SkipDir
 	})
 	if err != nil {

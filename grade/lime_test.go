@@ -94,8 +94,8 @@ func TestLimeRules(t *testing.T) {
 		{"B) 6", "  B) 6.  ", true, true}, // strip then punctuation
 		{"B) 6", "The answer is B) 6", true, true},
 		{"B) 6", "b) 6 guesses", false, true},    // liberal: first letter
-		{"B) 6", "(b) six guesses", false, true}, // README's example
-		{"B) 6", "six, answer B", false, false},  // README's example
+		{"B) 6", "(b) six guesses", false, true}, // docs/grading.md's example
+		{"B) 6", "six, answer B", false, false},  // docs/grading.md's example
 		{"B) 6", "A) 5", false, false},
 		{"B) 6", "(B)", false, true},    // "(b" normalises to "b"
 		{"B) 6", "    B", false, false}, // the first 4 code points normalise to ""

@@ -42,7 +42,7 @@ func SendSettings(m Model, info Info, s Settings) (Settings, []SettingNote, erro
 		why := "a reasoning model takes only the default (OpenAI answers HTTP 400)"
 		switch name {
 		case "reasoning_tokens":
-			why = "its server takes no thinking budget (README: Reasoning)"
+			why = "its server takes no thinking budget (docs/models.md: Reasoning)"
 		case "reasoning_effort":
 			why = "its server takes an effort or a budget, not both, and is sent the budget"
 		case "thinking":

@@ -318,7 +318,7 @@ print('held MiB', n)`,
 		{
 			// Everything at once, each failure caught so that nothing is
 			// released: files, heap and shared memory held together stay
-			// within 1.5 x tool_memory + 128 MiB (README).
+			// within 1.5 x tool_memory + 128 MiB (docs/sandbox.md).
 			name: "hold files, heap and shared memory at once under 256M",
 			code: holdAllCode,
 			want: []string{"held "},

@@ -4,7 +4,7 @@
 //
 //	run -f SHEET | -d DIR -m MODEL[,MODEL...] [-o DIR] [-u N] [-y] [-v]
 //
-// See the README for models, resuming and the offline built-ins.
+// See docs/models.md for models, resuming and the offline built-ins.
 package main
 
 import (

@@ -2,7 +2,7 @@
 // table. It is the one rule of every table evalmd writes in markdown:
 // agg's leaderboards and other tables (and the HTML report, which renders
 // them), the names in an output file's readable .md, the tables rendered
-// into prompts and the README's settings table. A '|' would end the cell
+// into prompts and the settings table of docs/settings.md. A '|' would end the cell
 // and a line break the row, so a name from a stranger's file
 // ("m | 1 | 100.0 |\n| Hostile | gpt-4o") could add a row of its own.
 package mdcell

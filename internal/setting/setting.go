@@ -130,7 +130,7 @@ func (o Origin) String() string {
 // Setting is one setting's declaration.
 type Setting struct {
 	Name    string // the meta key and config member ("max_tokens"); the flag is Name with '-' for '_'
-	Type    string // what a value is, as the README's table says it
+	Type    string // what a value is, as the settings table of docs/settings.md says it
 	Default string // the value when no source sets it, as said to people
 	Doc     string // one line
 	From    Source
@@ -217,7 +217,7 @@ func CheckCeiling(name, text string) error {
 	return nil
 }
 
-// All are the settings, in the order the README lists them.
+// All are the settings, in the order docs/settings.md lists them.
 var All = []*Setting{
 	{Name: "temperature", Arg: "X", Type: "number >= 0", Default: "the provider's", From: Anywhere, Sent: true,
 		Doc: "sampling temperature",
@@ -266,20 +266,20 @@ var All = []*Setting{
 			return string(b)
 		}},
 	{Name: "reasoning_effort", Arg: "EFFORT", Type: orList(strings.Join(model.ReasoningEfforts, ", ")), Default: "the provider's", From: Anywhere, Sent: true,
-		Doc: "how hard a reasoning model thinks: OpenAI's none to xhigh, Claude's low to max (sent as the provider takes it; README: Reasoning)",
+		Doc: "how hard a reasoning model thinks: OpenAI's none to xhigh, Claude's low to max (sent as the provider takes it; docs/models.md: Reasoning)",
 		set: choice(func(v *Values) *string { return &v.Gen.ReasoningEffort }, model.ReasoningEfforts...),
 		get: func(v *Values) string { return v.Gen.ReasoningEffort }},
 	{Name: "reasoning_tokens", Arg: "N", Type: "whole number", Default: "the provider's", From: Anywhere, Sent: true,
-		Doc: "a thinking budget in tokens, for the providers that take one (README: Reasoning)", Ceiling: "65536",
+		Doc: "a thinking budget in tokens, for the providers that take one (docs/models.md: Reasoning)", Ceiling: "65536",
 		set:    whole(func(v *Values) *int { return &v.Gen.ReasoningTokens }),
 		get:    func(v *Values) string { return fmtInt(v.Gen.ReasoningTokens) },
 		amount: func(v *Values) float64 { return float64(v.Gen.ReasoningTokens) }},
 	{Name: "thinking", Arg: "adaptive", Type: model.ThinkingAdaptive, Default: "the provider's", From: Anywhere, Sent: true,
-		Doc: "Anthropic: adaptive thinking, Claude deciding how much to think, guided by reasoning_effort (Opus 4.6 and later; README: Reasoning)",
+		Doc: "Anthropic: adaptive thinking, Claude deciding how much to think, guided by reasoning_effort (Opus 4.6 and later; docs/models.md: Reasoning)",
 		set: choice(func(v *Values) *string { return &v.Gen.Thinking }, model.ThinkingAdaptive),
 		get: func(v *Values) string { return v.Gen.Thinking }},
 	{Name: "verbosity", Arg: "LEVEL", Type: orList(strings.Join(model.Verbosities, ", ")), Default: "the provider's", From: Anywhere, Sent: true,
-		Doc: "OpenAI: how long and detailed the answer is (gpt-5 and later; README: Reasoning)",
+		Doc: "OpenAI: how long and detailed the answer is (gpt-5 and later; docs/models.md: Reasoning)",
 		set: choice(func(v *Values) *string { return &v.Gen.Verbosity }, model.Verbosities...),
 		get: func(v *Values) string { return v.Gen.Verbosity }},
 	{Name: "think_tags", Arg: "RULE", Type: "auto, keep or strip", Default: "auto", From: Anywhere, Chat: true,
@@ -390,11 +390,11 @@ var All = []*Setting{
 		set: func(v *Values, text string) error { v.Grader = text; return nil },
 		get: func(v *Values) string { return v.Grader }},
 	{Name: "grading", Arg: "MODE", Type: "strict or liberal", Default: "strict", From: Anywhere, Apart: true,
-		Doc: "liberal: lime also takes an answer that starts with the truth's first letter (LIME's -l; README: Strict and liberal grading)",
+		Doc: "liberal: lime also takes an answer that starts with the truth's first letter (LIME's -l; docs/grading.md: Strict and liberal grading)",
 		set: choice(func(v *Values) *string { return &v.Grading }, result.GradingStrict, result.GradingLiberal),
 		get: func(v *Values) string { return v.Grading }},
 	{Name: "epochs", Arg: "N", Type: "whole number >= 1", Default: "1", From: Anywhere, Apart: true,
-		Doc: "times each question is asked, each epoch a request and an output file of its own (README: Output files)", Ceiling: "20",
+		Doc: "times each question is asked, each epoch a request and an output file of its own (docs/outputs.md: Epochs)", Ceiling: "20",
 		amount: func(v *Values) float64 { return float64(max(v.Epochs, 1)) },
 		set: func(v *Values, text string) error {
 			n, err := strconv.Atoi(text)

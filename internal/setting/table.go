@@ -7,8 +7,8 @@ import (
 	"github.com/evalmd/evalmd/internal/mdcell"
 )
 
-// Table is the README's table of settings and meta keys, made from All and
-// Keys (a test keeps the README's copy equal to it).
+// Table is docs/settings.md's table of settings and meta keys, made from All and
+// Keys (a test keeps that copy equal to it).
 func Table() string {
 	var b strings.Builder
 	b.WriteString("| setting | value | default | ceiling | from | what |\n| --- | --- | --- | --- | --- | --- |\n")

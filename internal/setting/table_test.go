@@ -13,9 +13,9 @@ const (
 	tableEnd   = "<!-- end of settings table -->\n"
 )
 
-// The README's settings table is the one the declarations make.
+// The settings table of docs/settings.md is the one the declarations make.
 func TestReadmeTable(t *testing.T) {
-	const path = "../../README.md"
+	const path = "../../docs/settings.md"
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -25,6 +25,6 @@ func TestReadmeTable(t *testing.T) {
 	if i < 0 || j < i {
 		t.Fatalf("%s: no settings table between %q and %q", path, tableStart, tableEnd)
 	}
-	// The README with the declarations' table is the golden file's content.
+	// The page with the declarations' table is the golden file's content.
 	golden.Check(t, path, []byte(text[:i+len(tableStart)]+Table()+text[j:]))
 }

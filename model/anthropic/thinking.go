@@ -16,7 +16,7 @@ const topPWithThinking = 0.95
 
 // sent returns the settings a request sends to Anthropic for s, with why
 // each setting asked for is not sent, or an error when s cannot be sent
-// at all. The mapping (the README's table):
+// at all. The mapping (docs/models.md's table):
 //
 //   - reasoning_tokens N: thinking {type: enabled, budget_tokens: N}
 //     (at least 1024). max_tokens counts the thinking, so it must exceed

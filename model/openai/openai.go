@@ -167,7 +167,7 @@ func reasoningModel(name string) bool {
 }
 
 // The servers that take a thinking budget on the chat-completions API,
-// and the member each takes it as (README: Reasoning). OpenAI's own API,
+// and the member each takes it as (docs/models.md: Reasoning). OpenAI's own API,
 // ollama and llama.cpp take none (llama.cpp's is a server flag,
 // --reasoning-budget).
 const (

@@ -83,7 +83,7 @@ func TestReasoningFields(t *testing.T) {
 }
 
 // reasoning_effort goes to every OpenAI-compatible server; a thinking
-// budget goes where the server takes one, as it takes it (the README's
+// budget goes where the server takes one, as it takes it (docs/models.md's
 // table), and nowhere else. OpenRouter and Gemini refuse an effort beside
 // a budget: they get the budget alone.
 func TestReasoningBudget(t *testing.T) {

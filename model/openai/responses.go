@@ -183,7 +183,7 @@ func (m *responsesModel) body(req model.Request) (responsesRequest, error) {
 }
 
 // sent returns the settings a Responses API request sends for s, with
-// why each setting asked for is not sent as asked (the README's table):
+// why each setting asked for is not sent as asked (docs/models.md's table):
 // max_tokens is max_output_tokens (at least 16, the API's least);
 // reasoning_effort is reasoning.effort, as given but max (openAIEffort),
 // verbosity text.verbosity; the API has no seed, no

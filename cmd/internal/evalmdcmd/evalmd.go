@@ -73,7 +73,7 @@ func Command(env Env) *cli.Command {
 	root.Commands = append(root.Commands, completionCommand(root))
 	root.Topics = []cli.Topic{{Name: "settings", Short: "every setting: its flag, config member and meta key, type, default, sources",
 		Text: func() string {
-			return "Settings come from (lowest first) the default, your config, evalmd.yaml, the sheet's meta, the\nquestion's meta and the flag; each is one row (the README's Settings table is the same, generated).\nA sheet or evalmd.yaml may set a setting with a ceiling at most to it (--ceiling raises one).\n\n" + setting.Table()
+			return "Settings come from (lowest first) the default, your config, evalmd.yaml, the sheet's meta, the\nquestion's meta and the flag; each is one row (docs/settings.md's table is the same, generated).\nA sheet or evalmd.yaml may set a setting with a ceiling at most to it (--ceiling raises one).\n\n" + setting.Table()
 		}}}
 	return root
 }

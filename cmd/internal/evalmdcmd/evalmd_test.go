@@ -127,7 +127,7 @@ func TestAggErrorPrefixOnce(t *testing.T) {
 }
 
 // help settings prints the settings table generated from the declarations
-// (the README's), every setting one row; help lists the topic.
+// (docs/settings.md's), every setting one row; help lists the topic.
 func TestHelpSettings(t *testing.T) {
 	stdout, stderr, code := evalmd(t, testEnv("", nil), "help", "settings")
 	if code != 0 || stderr != "" {

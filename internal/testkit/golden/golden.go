@@ -6,7 +6,7 @@
 // The -update flag is declared here, once, for every test package that
 // imports golden; a package must not declare its own. A test that writes
 // something other than one file's bytes (report's screenshots) asks
-// Update. A file of which the test makes only a part (README.md's
+// Update. A file of which the test makes only a part (docs/settings.md's
 // settings table) is checked whole: the test passes the file with its
 // part remade.
 package golden
