@@ -239,9 +239,6 @@ func (lr *leafReader) setType(typ parquet.Type, meta *pandasInfo) error {
 	if p := typ.ConvertedType(); p != nil {
 		ct = *p
 	}
-	unsupported := func(what string) error {
-		return fmt.Errorf("%s (%s): %w", what, typ, ErrUnsupported)
-	}
 	if _, ok := lv.(*format.NullType); ok {
 		// pyarrow's null type (pandas' all-None object column).
 		c.Type, lr.allNull = String, true
@@ -251,49 +248,8 @@ func (lr *leafReader) setType(typ parquet.Type, meta *pandasInfo) error {
 	case parquet.Boolean:
 		c.Type = Bool
 	case parquet.Int32, parquet.Int64:
-		c.Type, c.Bits = Int, 32
-		if lr.kind == parquet.Int64 {
-			c.Bits = 64
-		}
-		switch v := lv.(type) {
-		case *format.IntType:
-			c.Bits, c.Unsigned = int(v.BitWidth), !v.IsSigned
-		case *format.DateType:
-			c.Type = Date
-		case *format.TimestampType:
-			c.Type = Timestamp
-			lr.unit = int64(v.Unit.Value.Duration())
-			if v.IsAdjustedToUTC {
-				c.Zone = "UTC"
-				if z := meta.zone(lr.col.Name); z != "" {
-					c.Zone = z
-					if _, err := c.location(); err != nil {
-						return err
-					}
-				}
-			}
-		case nil:
-			switch ct {
-			case -1:
-			case deprecated.Int8, deprecated.Int16, deprecated.Int32, deprecated.Int64:
-				c.Bits = 8 << (ct - deprecated.Int8)
-			case deprecated.Uint8, deprecated.Uint16, deprecated.Uint32, deprecated.Uint64:
-				c.Bits, c.Unsigned = 8<<(ct-deprecated.Uint8), true
-			case deprecated.Date:
-				c.Type = Date
-			case deprecated.TimestampMillis, deprecated.TimestampMicros:
-				c.Type, c.Zone, lr.unit = Timestamp, "UTC", 1_000_000
-				if ct == deprecated.TimestampMicros {
-					lr.unit = 1000
-				}
-			default:
-				return unsupported(fmt.Sprintf("an integer with converted type %d", ct))
-			}
-		default:
-			return unsupported("an integer annotated " + lv.String())
-		}
-		if c.Type == Int && c.Unsigned && c.Bits == 64 {
-			c.Uints = []uint64{}
+		if err := lr.setIntType(typ, lv, ct, meta); err != nil {
+			return err
 		}
 	case parquet.Int96:
 		c.Type = Timestamp
@@ -307,16 +263,73 @@ func (lr *leafReader) setType(typ parquet.Type, meta *pandasInfo) error {
 			c.Type = String
 		case nil:
 			if ct != deprecated.UTF8 && ct != deprecated.Enum && ct != deprecated.Json {
-				return unsupported("binary data")
+				return unsupportedType(typ, "binary data")
 			}
 			c.Type = String
 		default:
-			return unsupported("bytes annotated " + lv.String())
+			return unsupportedType(typ, "bytes annotated "+lv.String())
 		}
 	default:
-		return unsupported("a column")
+		return unsupportedType(typ, "a column")
 	}
 	return nil
+}
+
+// setIntType decides the type of an Int32 or Int64 column from its
+// logical type (lv) or, in files without one, its converted type (ct; -1
+// for none).
+func (lr *leafReader) setIntType(typ parquet.Type, lv format.LogicalTypeValue, ct deprecated.ConvertedType, meta *pandasInfo) error {
+	c := lr.dst
+	c.Type, c.Bits = Int, 32
+	if lr.kind == parquet.Int64 {
+		c.Bits = 64
+	}
+	switch v := lv.(type) {
+	case *format.IntType:
+		c.Bits, c.Unsigned = int(v.BitWidth), !v.IsSigned
+	case *format.DateType:
+		c.Type = Date
+	case *format.TimestampType:
+		c.Type = Timestamp
+		lr.unit = int64(v.Unit.Value.Duration())
+		if v.IsAdjustedToUTC {
+			c.Zone = "UTC"
+			if z := meta.zone(lr.col.Name); z != "" {
+				c.Zone = z
+				if _, err := c.location(); err != nil {
+					return err
+				}
+			}
+		}
+	case nil:
+		switch ct {
+		case -1:
+		case deprecated.Int8, deprecated.Int16, deprecated.Int32, deprecated.Int64:
+			c.Bits = 8 << (ct - deprecated.Int8)
+		case deprecated.Uint8, deprecated.Uint16, deprecated.Uint32, deprecated.Uint64:
+			c.Bits, c.Unsigned = 8<<(ct-deprecated.Uint8), true
+		case deprecated.Date:
+			c.Type = Date
+		case deprecated.TimestampMillis, deprecated.TimestampMicros:
+			c.Type, c.Zone, lr.unit = Timestamp, "UTC", 1_000_000
+			if ct == deprecated.TimestampMicros {
+				lr.unit = 1000
+			}
+		default:
+			return unsupportedType(typ, fmt.Sprintf("an integer with converted type %d", ct))
+		}
+	default:
+		return unsupportedType(typ, "an integer annotated "+lv.String())
+	}
+	if c.Type == Int && c.Unsigned && c.Bits == 64 {
+		c.Uints = []uint64{}
+	}
+	return nil
+}
+
+// unsupportedType is the error of a column of typ that no table type holds.
+func unsupportedType(typ parquet.Type, what string) error {
+	return fmt.Errorf("%s (%s): %w", what, typ, ErrUnsupported)
 }
 
 var errLevels = errors.New("bad repetition or definition levels")
