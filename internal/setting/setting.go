@@ -158,9 +158,9 @@ type Setting struct {
 	// amount is a ceilinged setting's value in v, as a number to compare.
 	amount func(v *Values) float64
 
-	// set parses a value given as text into v; its error says what was
-	// wanted, without the setting's name.
-	set func(v *Values, text string) error
+	// reader parses a value given as text into v (set), and says what
+	// text it takes (schema).
+	reader
 	// get is the value in v as text, "" when unset (the default).
 	get func(v *Values) string
 }
@@ -220,28 +220,28 @@ func CheckCeiling(name, text string) error {
 // All are the settings, in the order docs/settings.md lists them.
 var All = []*Setting{
 	{Name: "temperature", Arg: "X", Type: "number >= 0", Default: "the provider's", From: Anywhere, Sent: true,
-		Doc: "sampling temperature",
-		set: floatPtr(func(v *Values) **float64 { return &v.Gen.Temperature }, 0),
-		get: func(v *Values) string { return fmtFloat(v.Gen.Temperature) }},
+		Doc:    "sampling temperature",
+		reader: floatPtr(func(v *Values) **float64 { return &v.Gen.Temperature }, 0),
+		get:    func(v *Values) string { return fmtFloat(v.Gen.Temperature) }},
 	{Name: "top_p", Arg: "P", Type: "number", Default: "the provider's", From: Anywhere, Sent: true,
-		Doc: "nucleus sampling: the probability mass sampled from",
-		set: floatPtr(func(v *Values) **float64 { return &v.Gen.TopP }, math.Inf(-1)),
-		get: func(v *Values) string { return fmtFloat(v.Gen.TopP) }},
+		Doc:    "nucleus sampling: the probability mass sampled from",
+		reader: floatPtr(func(v *Values) **float64 { return &v.Gen.TopP }, math.Inf(-1)),
+		get:    func(v *Values) string { return fmtFloat(v.Gen.TopP) }},
 	{Name: "max_tokens", Arg: "N", Type: "whole number", Default: "the provider's", From: Anywhere, Sent: true,
 		Doc: "the longest completion, in tokens (0: the provider's)", Ceiling: "65536",
-		set:    whole(func(v *Values) *int { return &v.Gen.MaxTokens }),
+		reader: whole(func(v *Values) *int { return &v.Gen.MaxTokens }),
 		get:    func(v *Values) string { return fmtInt(v.Gen.MaxTokens) },
 		amount: func(v *Values) float64 { return float64(v.Gen.MaxTokens) }},
 	{Name: "seed", Arg: "N", Type: "whole number", Default: "none", From: Anywhere, Sent: true,
 		Doc: "the provider's sampling seed; the random model's picks take the run's (--seed, else the config's)",
-		set: func(v *Values, text string) error {
+		reader: reader{schema: numeric("integer", nil, nil, signedWhole), set: func(v *Values, text string) error {
 			n, err := strconv.ParseInt(text, 10, 64)
 			if err != nil {
 				return fmt.Errorf("is not a whole number")
 			}
 			v.Gen.Seed = &n
 			return nil
-		},
+		}},
 		get: func(v *Values) string {
 			if v.Gen.Seed == nil {
 				return ""
@@ -250,14 +250,14 @@ var All = []*Setting{
 		}},
 	{Name: "stop", Arg: "A|B", Type: `A|B or a JSON array`, Default: "none", From: Anywhere, Sent: true,
 		Doc: `stop sequences: A|B, or a JSON array or string such as ["\n", "END"]`,
-		set: func(v *Values, text string) error {
+		reader: reader{schema: stopSchema(), set: func(v *Values, text string) error {
 			stop, ok := parseStop(text)
 			if !ok {
 				return fmt.Errorf(`is not stop sequences (A|B, or a JSON array such as ["\n", "END"])`)
 			}
 			v.Gen.Stop = stop
 			return nil
-		},
+		}},
 		get: func(v *Values) string {
 			if len(v.Gen.Stop) == 0 {
 				return ""
@@ -266,67 +266,67 @@ var All = []*Setting{
 			return string(b)
 		}},
 	{Name: "reasoning_effort", Arg: "EFFORT", Type: orList(strings.Join(model.ReasoningEfforts, ", ")), Default: "the provider's", From: Anywhere, Sent: true,
-		Doc: "how hard a reasoning model thinks: OpenAI's none to xhigh, Claude's low to max (sent as the provider takes it; docs/models.md: Reasoning)",
-		set: choice(func(v *Values) *string { return &v.Gen.ReasoningEffort }, model.ReasoningEfforts...),
-		get: func(v *Values) string { return v.Gen.ReasoningEffort }},
+		Doc:    "how hard a reasoning model thinks: OpenAI's none to xhigh, Claude's low to max (sent as the provider takes it; docs/models.md: Reasoning)",
+		reader: choice(func(v *Values) *string { return &v.Gen.ReasoningEffort }, model.ReasoningEfforts...),
+		get:    func(v *Values) string { return v.Gen.ReasoningEffort }},
 	{Name: "reasoning_tokens", Arg: "N", Type: "whole number", Default: "the provider's", From: Anywhere, Sent: true,
 		Doc: "a thinking budget in tokens, for the providers that take one (docs/models.md: Reasoning)", Ceiling: "65536",
-		set:    whole(func(v *Values) *int { return &v.Gen.ReasoningTokens }),
+		reader: whole(func(v *Values) *int { return &v.Gen.ReasoningTokens }),
 		get:    func(v *Values) string { return fmtInt(v.Gen.ReasoningTokens) },
 		amount: func(v *Values) float64 { return float64(v.Gen.ReasoningTokens) }},
 	{Name: "thinking", Arg: "adaptive", Type: model.ThinkingAdaptive, Default: "the provider's", From: Anywhere, Sent: true,
-		Doc: "Anthropic: adaptive thinking, Claude deciding how much to think, guided by reasoning_effort (Opus 4.6 and later; docs/models.md: Reasoning)",
-		set: choice(func(v *Values) *string { return &v.Gen.Thinking }, model.ThinkingAdaptive),
-		get: func(v *Values) string { return v.Gen.Thinking }},
+		Doc:    "Anthropic: adaptive thinking, Claude deciding how much to think, guided by reasoning_effort (Opus 4.6 and later; docs/models.md: Reasoning)",
+		reader: choice(func(v *Values) *string { return &v.Gen.Thinking }, model.ThinkingAdaptive),
+		get:    func(v *Values) string { return v.Gen.Thinking }},
 	{Name: "verbosity", Arg: "LEVEL", Type: orList(strings.Join(model.Verbosities, ", ")), Default: "the provider's", From: Anywhere, Sent: true,
-		Doc: "OpenAI: how long and detailed the answer is (gpt-5 and later; docs/models.md: Reasoning)",
-		set: choice(func(v *Values) *string { return &v.Gen.Verbosity }, model.Verbosities...),
-		get: func(v *Values) string { return v.Gen.Verbosity }},
+		Doc:    "OpenAI: how long and detailed the answer is (gpt-5 and later; docs/models.md: Reasoning)",
+		reader: choice(func(v *Values) *string { return &v.Gen.Verbosity }, model.Verbosities...),
+		get:    func(v *Values) string { return v.Gen.Verbosity }},
 	{Name: "think_tags", Arg: "RULE", Type: "auto, keep or strip", Default: "auto", From: Anywhere, Chat: true,
-		Doc: "the think blocks (think tags) that lead a reply: moved to its reasoning, kept in the answer, or dropped",
-		set: choice(func(v *Values) *string { return &v.Solve.ThinkTags }, model.ThinkAuto, model.ThinkKeep, model.ThinkStrip),
-		get: func(v *Values) string { return v.Solve.ThinkTags }},
+		Doc:    "the think blocks (think tags) that lead a reply: moved to its reasoning, kept in the answer, or dropped",
+		reader: choice(func(v *Values) *string { return &v.Solve.ThinkTags }, model.ThinkAuto, model.ThinkKeep, model.ThinkStrip),
+		get:    func(v *Values) string { return v.Solve.ThinkTags }},
 	{Name: "mode", Arg: "MODE", Type: "chat, code or agent", Default: "chat", From: Anywhere,
-		Doc: "how the answer is made: one completion, code run once, or a python tool loop",
-		set: choice(func(v *Values) *string { return &v.Solve.Mode }, model.ModeChat, model.ModeCode, model.ModeAgent),
-		get: func(v *Values) string { return v.Solve.Mode }},
+		Doc:    "how the answer is made: one completion, code run once, or a python tool loop",
+		reader: choice(func(v *Values) *string { return &v.Solve.Mode }, model.ModeChat, model.ModeCode, model.ModeAgent),
+		get:    func(v *Values) string { return v.Solve.Mode }},
 	{Name: "code_extract", Arg: "RULE", Type: "baseline or lenient", Default: "lenient", From: Anywhere,
-		Doc: "code mode: the rule that takes the code out of the completion",
-		set: choice(func(v *Values) *string { return &v.Solve.Extract }, "baseline", "lenient"),
-		get: func(v *Values) string { return v.Solve.Extract }},
+		Doc:    "code mode: the rule that takes the code out of the completion",
+		reader: choice(func(v *Values) *string { return &v.Solve.Extract }, "baseline", "lenient"),
+		get:    func(v *Values) string { return v.Solve.Extract }},
 	{Name: "agent_style", Arg: "STYLE", Type: "tools or react", Default: "tools", From: Anywhere,
-		Doc: "agent mode: native tool calls, or InfiAgent's text ReAct loop",
-		set: choice(func(v *Values) *string { return &v.Solve.Style }, "tools", "react"),
-		get: func(v *Values) string { return v.Solve.Style }},
+		Doc:    "agent mode: native tool calls, or InfiAgent's text ReAct loop",
+		reader: choice(func(v *Values) *string { return &v.Solve.Style }, "tools", "react"),
+		get:    func(v *Values) string { return v.Solve.Style }},
 	{Name: "max_turns", Arg: "N", Type: "whole number", Default: "10", From: Anywhere,
 		Doc: "agent mode: model calls per question", Ceiling: "50",
-		set:    whole(func(v *Values) *int { return &v.Solve.MaxTurns }),
+		reader: whole(func(v *Values) *int { return &v.Solve.MaxTurns }),
 		get:    func(v *Values) string { return fmtInt(v.Solve.MaxTurns) },
 		amount: func(v *Values) float64 { return float64(v.Solve.MaxTurns) }},
 	{Name: "question_timeout", Arg: "DURATION", Type: "seconds or a duration", Default: "none", From: Anywhere,
-		Doc: "agent mode: time limit of a whole question",
-		set: seconds(func(v *Values) *time.Duration { return &v.Solve.QuestionTimeout }),
-		get: func(v *Values) string { return fmtDuration(v.Solve.QuestionTimeout) }},
+		Doc:    "agent mode: time limit of a whole question",
+		reader: seconds(func(v *Values) *time.Duration { return &v.Solve.QuestionTimeout }),
+		get:    func(v *Values) string { return fmtDuration(v.Solve.QuestionTimeout) }},
 	{Name: "token_budget", Arg: "N", Type: "whole number", Default: "none", From: Anywhere,
-		Doc: "agent mode: input + output tokens over all turns",
-		set: whole(func(v *Values) *int { return &v.Solve.TokenBudget }),
-		get: func(v *Values) string { return fmtInt(v.Solve.TokenBudget) }},
+		Doc:    "agent mode: input + output tokens over all turns",
+		reader: whole(func(v *Values) *int { return &v.Solve.TokenBudget }),
+		get:    func(v *Values) string { return fmtInt(v.Solve.TokenBudget) }},
 	{Name: "tool_timeout", Arg: "DURATION", Type: "seconds or a duration", Default: "180s", From: Anywhere,
 		Doc: "time limit of one python call (code and agent modes)", Ceiling: "10m",
-		set:    seconds(func(v *Values) *time.Duration { return &v.Solve.ToolTimeout }),
+		reader: seconds(func(v *Values) *time.Duration { return &v.Solve.ToolTimeout }),
 		get:    func(v *Values) string { return fmtDuration(v.Solve.ToolTimeout) },
 		amount: func(v *Values) float64 { return float64(v.Solve.ToolTimeout) }},
 	{Name: "tool_memory", Arg: "SIZE", Type: "a size: 512M, 2G", Default: "2G", From: Anywhere,
 		Doc: "memory limit of the python interpreter (code and agent modes)", Ceiling: "4G",
 		amount: func(v *Values) float64 { return float64(v.Solve.ToolMemory) },
-		set: func(v *Values, text string) error {
+		reader: reader{schema: numeric("integer", ptr(1), nil, size), set: func(v *Values, text string) error {
 			n, err := model.ParseSize(text)
 			if err != nil {
 				return fmt.Errorf("is not a size such as 2G or 512M")
 			}
 			v.Solve.ToolMemory = n
 			return nil
-		},
+		}},
 		get: func(v *Values) string {
 			if v.Solve.ToolMemory == 0 {
 				return ""
@@ -335,7 +335,7 @@ var All = []*Setting{
 		}},
 	{Name: "reformat", Arg: "required", Type: "required or none", Default: "none", From: Meta,
 		Doc: "agent mode: the answer is rewritten by run's --reformat model (InfiAgent's reformat step)",
-		set: func(v *Values, text string) error {
+		reader: reader{schema: enum("required", "none"), set: func(v *Values, text string) error {
 			switch text {
 			case "required":
 				v.Reformat = true
@@ -345,7 +345,7 @@ var All = []*Setting{
 				return fmt.Errorf("is not required or none")
 			}
 			return nil
-		},
+		}},
 		get: func(v *Values) string {
 			if v.Reformat {
 				return "required"
@@ -353,57 +353,57 @@ var All = []*Setting{
 			return ""
 		}},
 	{Name: "truncate", Arg: "RULE", Type: "keep-last or none", Default: "none", From: Config | Meta, Apart: true,
-		Doc: "keep-last: the prompt's end is kept, cut to the model's context (DSBench's rule)",
-		set: choice(func(v *Values) *string { return &v.Prompt.Truncate }, "keep-last", "none"),
-		get: func(v *Values) string { return v.Prompt.Truncate }},
+		Doc:    "keep-last: the prompt's end is kept, cut to the model's context (DSBench's rule)",
+		reader: choice(func(v *Values) *string { return &v.Prompt.Truncate }, "keep-last", "none"),
+		get:    func(v *Values) string { return v.Prompt.Truncate }},
 	{Name: "reserve_tokens", Arg: "N", Type: "whole number", Default: "6000", From: Config | Meta, Apart: true,
-		Doc: "truncate: tokens left for the answer",
-		set: wholePtr(func(v *Values) **int { return &v.Prompt.Reserve }),
-		get: func(v *Values) string { return fmtIntPtr(v.Prompt.Reserve) }},
+		Doc:    "truncate: tokens left for the answer",
+		reader: wholePtr(func(v *Values) **int { return &v.Prompt.Reserve }),
+		get:    func(v *Values) string { return fmtIntPtr(v.Prompt.Reserve) }},
 	{Name: "context_limit", Arg: "N", Type: "whole number", Default: "the model's", From: Anywhere, Apart: true,
-		Doc: "truncate: the model's context in tokens",
-		set: whole(func(v *Values) *int { return &v.Prompt.ContextLimit }),
-		get: func(v *Values) string { return fmtInt(v.Prompt.ContextLimit) }},
+		Doc:    "truncate: the model's context in tokens",
+		reader: whole(func(v *Values) *int { return &v.Prompt.ContextLimit }),
+		get:    func(v *Values) string { return fmtInt(v.Prompt.ContextLimit) }},
 	{Name: "encoding", Arg: "NAME", Type: "cl100k_base, o200k_base, ...", Default: "the model's", From: Anywhere, Apart: true,
-		Doc: "truncate: the tiktoken encoding tokens are counted with",
-		set: func(v *Values, text string) error { v.Prompt.Encoding = text; return nil },
-		get: func(v *Values) string { return v.Prompt.Encoding }},
+		Doc:    "truncate: the tiktoken encoding tokens are counted with",
+		reader: text(func(v *Values) *string { return &v.Prompt.Encoding }),
+		get:    func(v *Values) string { return v.Prompt.Encoding }},
 	{Name: "table_rows", Arg: "N", Type: "whole number or all", Default: "all", From: Config | Meta, Apart: true,
 		Doc: "{{.Table}}: the first N rows",
-		set: func(v *Values, text string) error {
+		reader: reader{schema: numeric("integer", ptr(0), nil, `^(?:all|\+?[0-9]+)$`), set: func(v *Values, text string) error {
 			if text == "all" {
 				v.Prompt.TableRows = nil
 				return nil
 			}
-			if wholePtr(func(v *Values) **int { return &v.Prompt.TableRows })(v, text) != nil {
+			if wholePtr(func(v *Values) **int { return &v.Prompt.TableRows }).set(v, text) != nil {
 				return fmt.Errorf("is not a whole number or all")
 			}
 			return nil
-		},
+		}},
 		get: func(v *Values) string { return fmtIntPtr(v.Prompt.TableRows) }},
 	{Name: "table_format", Arg: "FORMAT", Type: "pandas, csv or markdown", Default: "pandas", From: Config | Meta, Apart: true,
-		Doc: "{{.Table}}: how a table is written into the prompt",
-		set: choice(func(v *Values) *string { return &v.Prompt.TableFormat }, "pandas", "csv", "markdown"),
-		get: func(v *Values) string { return v.Prompt.TableFormat }},
+		Doc:    "{{.Table}}: how a table is written into the prompt",
+		reader: choice(func(v *Values) *string { return &v.Prompt.TableFormat }, "pandas", "csv", "markdown"),
+		get:    func(v *Values) string { return v.Prompt.TableFormat }},
 	{Name: "grader", Arg: "NAME", Type: "a grader's name", Default: "lime", From: Anywhere, Apart: true,
-		Doc: "the grader: lime, choice, exact, numeric, judge, a benchmark's",
-		set: func(v *Values, text string) error { v.Grader = text; return nil },
-		get: func(v *Values) string { return v.Grader }},
+		Doc:    "the grader: lime, choice, exact, numeric, judge, a benchmark's",
+		reader: text(func(v *Values) *string { return &v.Grader }),
+		get:    func(v *Values) string { return v.Grader }},
 	{Name: "grading", Arg: "MODE", Type: "strict or liberal", Default: "strict", From: Anywhere, Apart: true,
-		Doc: "liberal: lime also takes an answer that starts with the truth's first letter (LIME's -l; docs/grading.md: Strict and liberal grading)",
-		set: choice(func(v *Values) *string { return &v.Grading }, result.GradingStrict, result.GradingLiberal),
-		get: func(v *Values) string { return v.Grading }},
+		Doc:    "liberal: lime also takes an answer that starts with the truth's first letter (LIME's -l; docs/grading.md: Strict and liberal grading)",
+		reader: choice(func(v *Values) *string { return &v.Grading }, result.GradingStrict, result.GradingLiberal),
+		get:    func(v *Values) string { return v.Grading }},
 	{Name: "epochs", Arg: "N", Type: "whole number >= 1", Default: "1", From: Anywhere, Apart: true,
 		Doc: "times each question is asked, each epoch a request and an output file of its own (docs/outputs.md: Epochs)", Ceiling: "20",
 		amount: func(v *Values) float64 { return float64(max(v.Epochs, 1)) },
-		set: func(v *Values, text string) error {
+		reader: reader{schema: numeric("integer", ptr(1), ptr(result.MaxEpochs), upTo(result.MaxEpochs)), set: func(v *Values, text string) error {
 			n, err := strconv.Atoi(text)
 			if err != nil || n < 1 || n > result.MaxEpochs {
 				return fmt.Errorf("is not a whole number from 1 to %d", result.MaxEpochs)
 			}
 			v.Epochs = n
 			return nil
-		},
+		}},
 		get: func(v *Values) string {
 			if v.Epochs <= 1 {
 				return ""
@@ -411,13 +411,13 @@ var All = []*Setting{
 			return strconv.Itoa(v.Epochs)
 		}},
 	{Name: "sandbox", Arg: "NAME", Type: "bwrap, docker or none", Default: "bwrap", From: Own, Apart: true,
-		Doc: "where code and agent modes run Python; none runs it unconfined, as you: it can read and change your files and read your API keys",
-		set: choice(func(v *Values) *string { return &v.Sandbox }, "bwrap", "docker", "none"), // sandbox's Backends (TestSandboxNames)
-		get: func(v *Values) string { return v.Sandbox }},
+		Doc:    "where code and agent modes run Python; none runs it unconfined, as you: it can read and change your files and read your API keys",
+		reader: choice(func(v *Values) *string { return &v.Sandbox }, "bwrap", "docker", "none"), // sandbox's Backends (TestSandboxNames)
+		get:    func(v *Values) string { return v.Sandbox }},
 	{Name: "sandbox_image", Arg: "IMAGE", Type: "a docker image", Default: "evalmd-sandbox", From: Own, Apart: true,
-		Doc: "the image of sandbox docker (built from sandbox/Dockerfile)",
-		set: func(v *Values, text string) error { v.SandboxImage = text; return nil },
-		get: func(v *Values) string { return v.SandboxImage }},
+		Doc:    "the image of sandbox docker (built from sandbox/Dockerfile)",
+		reader: text(func(v *Values) *string { return &v.SandboxImage }),
+		get:    func(v *Values) string { return v.SandboxImage }},
 }
 
 // Lookup finds a setting by name; nil when none has it.
@@ -441,8 +441,12 @@ func Names(src Source) string {
 	return strings.Join(out, ", ")
 }
 
-func floatPtr(field func(*Values) **float64, least float64) func(*Values, string) error {
-	return func(v *Values, text string) error {
+func floatPtr(field func(*Values) **float64, least float64) reader {
+	var min *float64
+	if !math.IsInf(least, -1) {
+		min = &least
+	}
+	return reader{schema: numeric("number", min, nil, decimal(least < 0 || min == nil)), set: func(v *Values, text string) error {
 		f, err := strconv.ParseFloat(text, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			return fmt.Errorf("is not a number")
@@ -452,23 +456,23 @@ func floatPtr(field func(*Values) **float64, least float64) func(*Values, string
 		}
 		*field(v) = &f
 		return nil
-	}
+	}}
 }
 
-func whole(field func(*Values) *int) func(*Values, string) error {
-	return func(v *Values, text string) error {
+func whole(field func(*Values) *int) reader {
+	return reader{schema: numeric("integer", ptr(0), nil, unsignedWhole), set: func(v *Values, text string) error {
 		n, err := strconv.Atoi(text)
 		if err != nil || n < 0 {
 			return fmt.Errorf("is not a whole number >= 0")
 		}
 		*field(v) = n
 		return nil
-	}
+	}}
 }
 
 // seconds reads "90" (seconds) or a Go duration ("90s", "5m").
-func seconds(field func(*Values) *time.Duration) func(*Values, string) error {
-	return func(v *Values, text string) error {
+func seconds(field func(*Values) *time.Duration) reader {
+	return reader{schema: secondsSchema(), set: func(v *Values, text string) error {
 		if f, err := strconv.ParseFloat(text, 64); err == nil {
 			// Past the longest time.Duration (292 years) the conversion
 			// would wrap to a negative one.
@@ -484,11 +488,11 @@ func seconds(field func(*Values) *time.Duration) func(*Values, string) error {
 		}
 		*field(v) = d
 		return nil
-	}
+	}}
 }
 
-func choice(field func(*Values) *string, choices ...string) func(*Values, string) error {
-	return func(v *Values, text string) error {
+func choice(field func(*Values) *string, choices ...string) reader {
+	return reader{schema: enum(choices...), set: func(v *Values, text string) error {
 		text = strings.ToLower(text)
 		for _, c := range choices {
 			if text == c {
@@ -497,7 +501,15 @@ func choice(field func(*Values) *string, choices ...string) func(*Values, string
 			}
 		}
 		return fmt.Errorf("is not %s", orList(strings.Join(choices, ", ")))
-	}
+	}}
+}
+
+// text is the reader of a setting that takes any text.
+func text(field func(*Values) *string) reader {
+	return reader{schema: map[string]any{"type": "string"}, set: func(v *Values, text string) error {
+		*field(v) = text
+		return nil
+	}}
 }
 
 func fmtFloat(f *float64) string {
@@ -508,15 +520,15 @@ func fmtFloat(f *float64) string {
 }
 
 // wholePtr is whole for a setting whose 0 is a value, not its default.
-func wholePtr(field func(*Values) **int) func(*Values, string) error {
-	return func(v *Values, text string) error {
+func wholePtr(field func(*Values) **int) reader {
+	return reader{schema: numeric("integer", ptr(0), nil, unsignedWhole), set: func(v *Values, text string) error {
 		n, err := strconv.Atoi(text)
 		if err != nil || n < 0 {
 			return fmt.Errorf("is not a whole number >= 0")
 		}
 		*field(v) = &n
 		return nil
-	}
+	}}
 }
 
 func fmtIntPtr(n *int) string {

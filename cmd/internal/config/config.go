@@ -362,9 +362,6 @@ func Parse(name string, data []byte) (*Config, error) {
 	return c, nil
 }
 
-// members are the members other than settings.
-const members = "models, base_urls, judge, prices, concurrency, ceilings, data_roots, latest_version"
-
 // readSettings takes the settings out of Others: a member named as a
 // setting that a config file may set is one, checked; any other is an
 // error naming its line. The layer made is a workspace file's until Load
@@ -380,7 +377,7 @@ func (c *Config) readSettings(name string) error {
 		n := c.Others[k]
 		s := setting.Lookup(k)
 		if s == nil || s.From&setting.Config == 0 {
-			return fmt.Errorf("config %s:%d: unknown member %s (known: %s, and the settings %s)", name, n.Line, k, members, setting.Names(setting.Config))
+			return fmt.Errorf("config %s:%d: unknown member %s (known: %s, and the settings %s)", name, n.Line, k, memberNames(), setting.Names(setting.Config))
 		}
 		text := n.Value
 		if n.Kind == yaml.SequenceNode { // stop: [a, b]

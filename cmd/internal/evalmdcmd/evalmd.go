@@ -2,7 +2,7 @@
 // commands of cmd/run, cmd/grade, cmd/agg and cmd/convert (the same code,
 // from cmd/internal/runcmd and its siblings) and a few of its own: init and
 // check (convert init and run --check under LIME's names), render,
-// version and completion.
+// schema, version and completion.
 //
 //	evalmd run|eval -f SHEET | -d DIR -m MODEL[,MODEL...] [flags]
 //	evalmd grade -o OUTPUT.json|DIR [-l] [-w] [flags]
@@ -11,6 +11,7 @@
 //	evalmd init DIR
 //	evalmd check
 //	evalmd render [-w] OUTPUT.json|DIR...
+//	evalmd schema config|meta
 //	evalmd version
 //	evalmd help [COMMAND|settings]
 //	evalmd completion bash|zsh|fish
@@ -67,6 +68,7 @@ func Command(env Env) *cli.Command {
 			convertcmd.InitCommand(),
 			runcmd.CheckCommand(env.Look, env.Getenv, env.Environ),
 			renderCommand(),
+			schemaCommand(),
 			versionCommand(env.BuildInfo),
 		},
 	}

@@ -103,7 +103,7 @@ func TestHelpListsVerbs(t *testing.T) {
 		if code != 0 || stderr != "" {
 			t.Fatalf("evalmd %q: exit %d, stderr %q", args, code, stderr)
 		}
-		for _, verb := range []string{"run, eval", "grade", "agg", "convert", "init", "check", "render", "version", "completion", "help COMMAND"} {
+		for _, verb := range []string{"run, eval", "grade", "agg", "convert", "init", "check", "render", "schema", "version", "completion", "help COMMAND"} {
 			if !strings.Contains(stdout, "\n  "+verb) && !strings.Contains(stdout, verb) {
 				t.Errorf("evalmd %q does not list %q:\n%s", args, verb, stdout)
 			}
@@ -232,7 +232,7 @@ func TestCompletion(t *testing.T) {
 		}
 		for _, tc := range []struct{ line, want string }{
 			{"evalmd ru", "run"},
-			{"evalmd ", "run eval grade agg convert init check render version completion"},
+			{"evalmd ", "run eval grade agg convert init check render schema version completion"},
 			{"evalmd convert ds", "dsbench"},
 			{"evalmd convert dsbench -", "--force -i --mode -o"},
 			{"evalmd eval --cac", "--cache"},
