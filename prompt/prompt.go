@@ -146,6 +146,25 @@ func (b *Builder) Build(ctx context.Context, sheetPath string, it *sheet.Item) (
 // BuildSettings is Build, also returning the question's settings as
 // resolved (what its output records).
 func (b *Builder) BuildSettings(ctx context.Context, sheetPath string, it *sheet.Item) (model.Task, setting.Values, error) {
+	return b.BuildResolved(ctx, sheetPath, it, nil)
+}
+
+// Layers are the layers of a question's settings (setting.Resolve): its
+// sheet's meta (sheetMeta, at sheetLines), its own meta, then run's (the
+// config files' and the flags').
+func Layers(sheetPath string, sheetMeta map[string]string, sheetLines map[string]int, it *sheet.Item, run []setting.Layer) []setting.Layer {
+	return append([]setting.Layer{
+		{Source: setting.SheetMeta, File: sheetPath, Values: sheetMeta, Lines: sheetLines},
+		{Source: setting.QuestionMeta, File: sheetPath, Values: it.Meta, Lines: it.MetaLines},
+	}, run...)
+}
+
+// BuildResolved is BuildSettings with the question's settings resolved
+// already, once for the run (setting.ResolveKept of its Layers): their
+// warnings are said and their error returned where they would be
+// resolved. Nil resolves them from SheetMeta, the question's meta and
+// Settings.
+func (b *Builder) BuildResolved(ctx context.Context, sheetPath string, it *sheet.Item, r *setting.Resolved) (model.Task, setting.Values, error) {
 	var none setting.Values
 	req := model.Task{Question: model.QuestionRef{
 		Sheet: sheetPath, Name: it.Name, ID: it.Meta["id"], GroundTruth: it.GroundTruth,
@@ -189,14 +208,16 @@ func (b *Builder) BuildSettings(ctx context.Context, sheetPath string, it *sheet
 			}
 		}
 	}
-	layers := append([]setting.Layer{
-		{Source: setting.SheetMeta, File: sheetPath, Values: b.SheetMeta, Lines: b.SheetMetaLines},
-		{Source: setting.QuestionMeta, File: sheetPath, Values: it.Meta, Lines: it.MetaLines},
-	}, b.Settings...)
-	v, err := setting.Resolve(it.Name, b.warn, layers...)
-	if err != nil {
-		return req, none, err
+	if r == nil {
+		r = setting.ResolveKept(it.Name, Layers(sheetPath, b.SheetMeta, b.SheetMetaLines, it, b.Settings)...)
 	}
+	for _, w := range r.Warnings {
+		b.warn(w)
+	}
+	if r.Err != nil {
+		return req, none, r.Err
+	}
+	v := r.Values
 	user, system := it.Prompt, it.System
 	if it.Template != nil {
 		format, err := table.ParseFormat(v.Prompt.TableFormat)

@@ -140,6 +140,23 @@ func Resolve(question string, warn func(string), layers ...Layer) (Values, error
 	return v, nil
 }
 
+// Resolved is one question's settings resolved once (ResolveKept), for
+// whoever builds the question's request: the values, the warnings
+// resolving them gave, to be said there, and its error.
+type Resolved struct {
+	Values   Values
+	Warnings []string
+	Err      error
+}
+
+// ResolveKept is Resolve keeping its warnings, in order, in the result
+// instead of saying them.
+func ResolveKept(question string, layers ...Layer) *Resolved {
+	r := &Resolved{}
+	r.Values, r.Err = Resolve(question, func(w string) { r.Warnings = append(r.Warnings, w) }, layers...)
+	return r
+}
+
 // orList is a list "a, b, c" said "a, b or c".
 func orList(list string) string {
 	if i := strings.LastIndex(list, ", "); i >= 0 {

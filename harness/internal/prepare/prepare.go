@@ -63,27 +63,68 @@ type Sheet struct {
 	Path  string
 	Info  sheet.Info
 	Items []sheet.Item
+
+	// resolved says settings and run hold the settings resolved (resolve).
+	resolved bool
+	// settings are each item's settings, resolved once for the run and
+	// shared by its jobs (each model's, each epoch's, each shard's).
+	settings []*setting.Resolved
+	// run are the sheet's run-level settings: its meta under the run's.
+	run *setting.Resolved
 }
 
-// Plan is the sheet as the plan step sees it, each question's epochs
-// resolved under the run's settings (an epochs value that is not one is
-// its error; the other settings are resolved, and their errors said, as
-// the requests are built).
+// resolve resolves, once, each question's settings and the sheet's
+// run-level ones under the run's (run). The questions without meta of
+// their own (LIME copies the sheet's meta only into questions with a meta
+// section) share one resolution, their settings being the same; an error,
+// which names its question, is each one's.
+func (s *Sheet) resolve(run []setting.Layer) {
+	if s.resolved {
+		return
+	}
+	s.resolved = true
+	sheetLayer := setting.Layer{Source: setting.SheetMeta, File: s.Path, Values: s.Info.Meta, Lines: s.Info.MetaLines}
+	s.run = setting.ResolveKept("", append([]setting.Layer{sheetLayer}, run...)...)
+	s.settings = make([]*setting.Resolved, len(s.Items))
+	var shared *setting.Resolved
+	for i := range s.Items {
+		it := &s.Items[i]
+		if it.Meta == nil && it.Name != "" && shared != nil && shared.Err == nil {
+			s.settings[i] = shared
+			continue
+		}
+		r := setting.ResolveKept(it.Name, prompt.Layers(s.Path, s.Info.Meta, s.Info.MetaLines, it, run)...)
+		if it.Meta == nil && it.Name != "" && shared == nil {
+			shared = r
+		}
+		s.settings[i] = r
+	}
+}
+
+// Plan is the sheet as the plan step sees it: each question's settings
+// resolved once under the run's (run), kept for its requests, and its
+// epochs. An epochs value that is not one is Plan's error; another
+// setting's error is said as the question's request is built.
 func (s *Sheet) Plan(run []setting.Layer) (plan.Sheet, error) {
 	key, err := filepath.Abs(s.Path) // once a sheet: a relative path costs a getwd
 	if err != nil {
 		key = s.Path
 	}
+	s.resolve(run)
 	ps := plan.Sheet{Path: s.Path, Key: key, Questions: make([]plan.Question, len(s.Items))}
-	layers := append([]setting.Layer{setting.Layer{Source: setting.SheetMeta, File: s.Path, Values: s.Info.Meta, Lines: s.Info.MetaLines}.Only("epochs"), {}}, run...)
-	for i := 2; i < len(layers); i++ {
-		layers[i] = layers[i].Only("epochs")
-	}
-	for i, it := range s.Items {
-		layers[1] = setting.Layer{Source: setting.QuestionMeta, File: s.Path, Values: it.Meta, Lines: it.MetaLines}.Only("epochs")
-		v, err := setting.Resolve(it.Name, nil, layers...)
-		if err != nil {
-			return ps, err
+	for i := range s.Items {
+		it := &s.Items[i]
+		v := s.settings[i].Values
+		if s.settings[i].Err != nil {
+			// Another setting's error may have come first: the epochs
+			// are resolved alone.
+			layers := prompt.Layers(s.Path, s.Info.Meta, s.Info.MetaLines, it, run)
+			for j := range layers {
+				layers[j] = layers[j].Only("epochs")
+			}
+			if v, err = setting.Resolve(it.Name, nil, layers...); err != nil {
+				return ps, err
+			}
 		}
 		ps.Questions[i] = plan.Question{Name: it.Name, ID: strings.TrimSpace(it.Meta["id"]), Epochs: v.Epochs}
 	}
@@ -233,11 +274,11 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 	}
 	// The run-level settings: the sheet's meta under the flags. A
 	// question's own meta may differ; its record holds what was sent.
-	sheetLayer := setting.Layer{Source: setting.SheetMeta, File: path, Values: info.Meta, Lines: info.MetaLines}
-	run, err := setting.Resolve("", nil, append([]setting.Layer{sheetLayer}, opt.Settings...)...) // problems are reported per question
-	if err != nil {
-		return nil, err
+	s.resolve(opt.Settings)
+	if s.run.Err != nil {
+		return nil, s.run.Err
 	}
+	run := s.run.Values
 	send := func(s model.Settings) (model.Settings, []model.SettingNote, error) {
 		return model.SendSettings(opt.Models[modelName], minfo, s)
 	}
@@ -259,7 +300,7 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 	out.Questions = make([]result.Question, 0, len(items))
 	for i := range items {
 		it := &items[i]
-		req, values, err := b.BuildSettings(ctx, path, it)
+		req, values, err := b.BuildResolved(ctx, path, it, s.settings[job.Questions[i]])
 		if err != nil {
 			return nil, err
 		}
