@@ -143,9 +143,10 @@ func benchSheets(b *testing.B, dir string, n, q int) []string {
 	return paths
 }
 
-// BenchmarkWriteOutput writes a 1000-question output file and its
-// markdown, which a run does after the sheet's last answer: its time adds
-// to the run's wall time.
+// BenchmarkWriteOutput encodes a 1000-question output file's questions
+// into the run's scratch file and writes the output and its markdown from
+// it: a run encodes each question as it is graded, and writes the files
+// after the sheet's last answer, which adds to the run's wall time.
 //
 //	go test ./harness -run '^$' -bench WriteOutput -count 6
 func BenchmarkWriteOutput(b *testing.B) {
@@ -165,9 +166,18 @@ func BenchmarkWriteOutput(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	scratch, err := write.NewScratch(filepath.Join(dir, "journal"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer scratch.Close()
 	for i := 0; b.Loop(); i++ {
 		o := &plan.Output{Job: plan.Job{OutPath: filepath.Join(dir, fmt.Sprint("w", i), "output.json")}, File: f}
-		if err := (&write.Files{}).Write(o, nil); err != nil {
+		spill, err := scratch.SpillAll(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := (&write.Files{}).Write(o, spill); err != nil {
 			b.Fatal(err)
 		}
 	}

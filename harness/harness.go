@@ -372,8 +372,18 @@ func (cfg Config) writeDryRun(sum *Summary, outs []*plan.Output, w write.All, mo
 		w = append(write.All{bf}, w...)
 	}
 	w = append(w, &write.DryRunReport{Console: cfg.console(), Models: cfg.Models, Describe: cfg.describe, Batch: cfg.Batch != nil, Prices: cfg.prices()})
+	journal, _ := ResumeFiles(cfg)
+	scratch, err := write.NewScratch(journal)
+	if err != nil {
+		return err
+	}
+	defer scratch.Close()
 	for _, o := range outs {
-		if err := w.Write(o, nil); err != nil {
+		spill, err := scratch.SpillAll(o.File)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.OutPath, err)
+		}
+		if err := w.Write(o, spill); err != nil {
 			return err
 		}
 		sum.Outputs = append(sum.Outputs, o.OutPath)

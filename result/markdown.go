@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -23,10 +24,23 @@ import (
 // Names without '|' or a line break are written as LIME writes them.
 func Markdown(f *File) string {
 	var b strings.Builder
+	_ = f.WriteMarkdown(&b, len(f.Questions), func(w io.Writer, i int) error {
+		_, err := w.Write(MarkdownQuestion(&f.Sheet, &f.Questions[i]))
+		return err
+	})
+	return b.String()
+}
+
+// WriteMarkdown writes Markdown's rendering of f, its questions given by
+// number, n, and question, which writes question i's rendering
+// (MarkdownQuestion) to w: a run writes the .md of an output of a
+// million questions as it writes the output, without holding either.
+func (f *File) WriteMarkdown(w io.Writer, n int, question func(w io.Writer, i int) error) error {
+	var b strings.Builder
 	esc := mdcell.Escape
 	fmt.Fprintf(&b, "# %s\n**Run ID:** %s\n**Model name:** %s\n", esc(f.Sheet.Name), esc(f.Sheet.RunID), esc(f.Sheet.ModelName))
 	if f.Sheet.Subset != nil {
-		fmt.Fprintf(&b, "**Subset:** %s\n", esc(f.Sheet.Subset.Describe(len(f.Questions))))
+		fmt.Fprintf(&b, "**Subset:** %s\n", esc(f.Sheet.Subset.Describe(n)))
 	}
 	if f.Sheet.Question != nil {
 		fmt.Fprintf(&b, "**System Prompt:**\n%s\n", fence(*f.Sheet.Question))
@@ -35,48 +49,62 @@ func Markdown(f *File) string {
 		b.WriteString("**Meta Data:**\n")
 		writeMeta(&b, f.Sheet.MetaData)
 	}
-	for _, q := range f.Questions {
-		fmt.Fprintf(&b, "\n### %s\n\n", esc(q.Name))
-		if q.MetaData != nil {
-			b.WriteString("<details>\n<summary>meta_data:</summary>\n\n")
-			writeMeta(&b, q.MetaData)
-			b.WriteString("\n</details>\n\n")
-		}
-		if q.System != nil {
-			fmt.Fprintf(&b, "\n**System:**\n%s\n", fence(*q.System))
-		}
-		fmt.Fprintf(&b, "\n**Question:**\n%s\n", fence(q.Question))
-		fmt.Fprintf(&b, "**Completion:**\n%s\n", fenceOrNone(q.Completion))
-		if q.ReusedFrom != "" {
-			// Fenced: a file name may hold markdown.
-			fmt.Fprintf(&b, "**Reused from:** the same request in\n%s\n", fence(q.ReusedFrom))
-		}
-		if served := f.servedOther(&q); served != "" {
-			// Fenced too: the name is the server's text.
-			fmt.Fprintf(&b, "**Served by:**\n%s\n", fence(served))
-		}
-		if q.Note != "" {
-			// Fenced too: it quotes the server's finish_reason.
-			fmt.Fprintf(&b, "**Note:**\n%s\n", fence(q.Note))
-		}
-		if q.Error != nil {
-			fmt.Fprintf(&b, "**Error:**\n%s\n", fence(*q.Error))
-		}
-		fmt.Fprintf(&b, "**Ground Truth:**\n%s\n", fenceOrNone(q.GroundTruth))
-		grade := "None"
-		if q.Grade != nil {
-			grade = "False"
-			if *q.Grade {
-				grade = "True"
-			}
-		}
-		fmt.Fprintf(&b, "**Grade:**\n%s\n", grade)
-		if q.Grading != "" {
-			// Both are names this tool writes, or the file's own: escaped.
-			fmt.Fprintf(&b, "**Grading:** %s (%s)\n", esc(q.Grading), esc(q.GradingFrom))
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	for i := range n {
+		if err := question(w, i); err != nil {
+			return err
 		}
 	}
-	return b.String()
+	return nil
+}
+
+// MarkdownQuestion renders question q of an output file whose sheet
+// record is s, as Markdown lays out each question.
+func MarkdownQuestion(s *Sheet, q *Question) []byte {
+	var b strings.Builder
+	esc := mdcell.Escape
+	fmt.Fprintf(&b, "\n### %s\n\n", esc(q.Name))
+	if q.MetaData != nil {
+		b.WriteString("<details>\n<summary>meta_data:</summary>\n\n")
+		writeMeta(&b, q.MetaData)
+		b.WriteString("\n</details>\n\n")
+	}
+	if q.System != nil {
+		fmt.Fprintf(&b, "\n**System:**\n%s\n", fence(*q.System))
+	}
+	fmt.Fprintf(&b, "\n**Question:**\n%s\n", fence(q.Question))
+	fmt.Fprintf(&b, "**Completion:**\n%s\n", fenceOrNone(q.Completion))
+	if q.ReusedFrom != "" {
+		// Fenced: a file name may hold markdown.
+		fmt.Fprintf(&b, "**Reused from:** the same request in\n%s\n", fence(q.ReusedFrom))
+	}
+	if served := s.servedOther(q); served != "" {
+		// Fenced too: the name is the server's text.
+		fmt.Fprintf(&b, "**Served by:**\n%s\n", fence(served))
+	}
+	if q.Note != "" {
+		// Fenced too: it quotes the server's finish_reason.
+		fmt.Fprintf(&b, "**Note:**\n%s\n", fence(q.Note))
+	}
+	if q.Error != nil {
+		fmt.Fprintf(&b, "**Error:**\n%s\n", fence(*q.Error))
+	}
+	fmt.Fprintf(&b, "**Ground Truth:**\n%s\n", fenceOrNone(q.GroundTruth))
+	grade := "None"
+	if q.Grade != nil {
+		grade = "False"
+		if *q.Grade {
+			grade = "True"
+		}
+	}
+	fmt.Fprintf(&b, "**Grade:**\n%s\n", grade)
+	if q.Grading != "" {
+		// Both are names this tool writes, or the file's own: escaped.
+		fmt.Fprintf(&b, "**Grading:** %s (%s)\n", esc(q.Grading), esc(q.GradingFrom))
+	}
+	return []byte(b.String())
 }
 
 // servedOther is the model the server said answered q when it is not the
@@ -84,12 +112,12 @@ func Markdown(f *File) string {
 // the file), else "": a snapshot other than the alias asked for
 // (gpt-4o-2024-08-06 for gpt-4o) is worth a line, a local server's echo
 // of the name is not.
-func (f *File) servedOther(q *Question) string {
-	s := q.ServedModel
-	if s == "" || s == q.ModelName || s == f.Sheet.ModelName || f.Sheet.ModelInfo != nil && s == f.Sheet.ModelInfo.Model {
+func (s *Sheet) servedOther(q *Question) string {
+	served := q.ServedModel
+	if served == "" || served == q.ModelName || served == s.ModelName || s.ModelInfo != nil && served == s.ModelInfo.Model {
 		return ""
 	}
-	return s
+	return served
 }
 
 func writeMeta(b *strings.Builder, m map[string]string) {

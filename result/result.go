@@ -406,7 +406,21 @@ func errLine(data []byte, err error) int {
 }
 
 // Marshal encodes the file as indented JSON (LIME writes indent 2).
-func (f *File) Marshal() ([]byte, error) { return f.MarshalEncoded(nil) }
+func (f *File) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	n := len(f.Questions)
+	if f.Questions == nil {
+		n = -1
+	}
+	err := f.WriteJSON(&buf, n, func(w io.Writer, i int) error {
+		q, err := EncodeQuestion(&f.Questions[i])
+		if err == nil {
+			_, err = w.Write(q)
+		}
+		return err
+	})
+	return buf.Bytes(), err
+}
 
 // SolveSetting is the answer-mode setting name (mode, agent_style...) a
 // question of f ran with: the one its record holds, else, in a file
@@ -425,9 +439,9 @@ func (f *File) SolveSetting(q *Question, name string) string {
 }
 
 // EncodeQuestion encodes q as it stands in an output file's questions
-// array, for MarshalEncoded: run encodes each question once it is graded,
-// while other answers are still coming, so the file is written soon after
-// the sheet's last answer. q must not change after.
+// array, for WriteJSON: run encodes each question once it is graded, while
+// other answers are still coming, and keeps none in memory. q must not
+// change after.
 func EncodeQuestion(q *Question) ([]byte, error) {
 	raw, err := q.MarshalJSON()
 	if err != nil {
@@ -440,67 +454,62 @@ func EncodeQuestion(q *Question) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// MarshalEncoded is Marshal with the questions that encoded holds (by
-// index; nil or missing: encode it now) already encoded by EncodeQuestion.
-func (f *File) MarshalEncoded(encoded [][]byte) ([]byte, error) {
-	// The bytes are those of an Encoder with SetIndent("", "  ") and no
-	// HTML escaping, built a member at a time: encoding the whole File
-	// scans every question's bytes four times (encode, compact into the
-	// file, compact the file, indent), and run writes a sheet's file
-	// after its last answer, so that time adds to the run's.
-	var buf bytes.Buffer
-	buf.WriteString("{\n  \"sheet\": ")
+// WriteJSON writes the file as Marshal encodes it, its questions given by
+// number, n, and question, which writes question i's encoding
+// (EncodeQuestion) to w: a run writes an output of a million questions
+// from where it put them as they were graded, in sheet order, without
+// holding the file. n < 0 writes "questions": null. The bytes are those
+// of an Encoder with SetIndent("", "  ") and no HTML escaping, built a
+// member at a time (encoding the whole File scans every question's bytes
+// four times: encode, compact into the file, compact the file, indent).
+func (f *File) WriteJSON(w io.Writer, n int, question func(w io.Writer, i int) error) error {
 	sheet, err := f.Sheet.MarshalJSON()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := json.Indent(&buf, sheet, "  ", "  "); err != nil {
-		return nil, err
+	var head bytes.Buffer
+	head.WriteString("{\n  \"sheet\": ")
+	if err := json.Indent(&head, sheet, "  ", "  "); err != nil {
+		return err
 	}
-	buf.WriteString(",\n  \"questions\": ")
+	head.WriteString(",\n  \"questions\": ")
 	switch {
-	case f.Questions == nil:
-		buf.WriteString("null")
-	case len(f.Questions) == 0:
-		buf.WriteString("[]")
-	default:
-		for i := range f.Questions {
-			if i == 0 {
-				buf.WriteString("[\n    ")
-			} else {
-				buf.WriteString(",\n    ")
-			}
-			start := buf.Len()
-			if i < len(encoded) && encoded[i] != nil {
-				buf.Write(encoded[i])
-			} else {
-				q, err := f.Questions[i].MarshalJSON()
-				if err != nil {
-					return nil, err
-				}
-				if err := json.Indent(&buf, q, "    ", "  "); err != nil {
-					return nil, err
-				}
-			}
-			if i == 0 {
-				// Room for the rest at the first one's size: fewer copies
-				// of a buffer of megabytes.
-				buf.Grow((buf.Len() - start) * (len(f.Questions) - 1) * 9 / 8)
-			}
-		}
-		buf.WriteString("\n  ]")
+	case n < 0:
+		head.WriteString("null")
+	case n == 0:
+		head.WriteString("[]")
 	}
-	for _, n := range slices.Sorted(maps.Keys(f.extra)) {
-		key, _ := json.Marshal(n) // as joinExtra writes it
-		buf.WriteString(",\n  ")
-		buf.Write(key)
-		buf.WriteString(": ")
-		if err := json.Indent(&buf, f.extra[n], "  ", "  "); err != nil {
-			return nil, err
+	if _, err := w.Write(head.Bytes()); err != nil {
+		return err
+	}
+	for i := range max(n, 0) {
+		sep := ",\n    "
+		if i == 0 {
+			sep = "[\n    "
+		}
+		if _, err := io.WriteString(w, sep); err != nil {
+			return err
+		}
+		if err := question(w, i); err != nil {
+			return err
 		}
 	}
-	buf.WriteString("\n}\n")
-	return buf.Bytes(), nil
+	var tail bytes.Buffer
+	if n > 0 {
+		tail.WriteString("\n  ]")
+	}
+	for _, name := range slices.Sorted(maps.Keys(f.extra)) {
+		key, _ := json.Marshal(name) // as joinExtra writes it
+		tail.WriteString(",\n  ")
+		tail.Write(key)
+		tail.WriteString(": ")
+		if err := json.Indent(&tail, f.extra[name], "  ", "  "); err != nil {
+			return err
+		}
+	}
+	tail.WriteString("\n}\n")
+	_, err = w.Write(tail.Bytes())
+	return err
 }
 
 // Write writes the file atomically (a reader sees the old file or the new

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -170,5 +172,80 @@ func TestMkdirAll(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(elsewhere, "gone")); err == nil {
 		t.Error("a folder was made at the dangling link's target")
+	}
+}
+
+// Made is told each file's sum once every file of the set is made and
+// synced, before any is replaced; its error replaces none.
+func TestMadeBeforeReplace(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		t.Run(fmt.Sprint("fail ", fail), func(t *testing.T) {
+			dir := t.TempDir()
+			j, m := filepath.Join(dir, "out.json"), filepath.Join(dir, "out.md")
+			mustWrite(t, j, "old json", Options{})
+			mustWrite(t, m, "old md", Options{})
+			var told []string
+			made := func(sum string) error {
+				// Nothing is replaced yet, the other file included.
+				if read(t, j) != "old json" || read(t, m) != "old md" {
+					t.Errorf("a file was replaced before Made was told")
+				}
+				told = append(told, sum)
+				if fail {
+					return errors.New("the run's state cannot be saved")
+				}
+				return nil
+			}
+			err := WriteFiles(File{Path: j, Write: Bytes(j, []byte("new json"), Options{}).Write, Made: made}, File{Path: m, Write: Bytes(m, []byte("new md"), Options{}).Write, Made: made})
+			if want := []string{Sum([]byte("new json")), Sum([]byte("new md"))}; !slices.Equal(told, want[:len(told)]) || len(told) == 0 {
+				t.Errorf("Made told %q, want the sums of the new contents %q", told, want)
+			}
+			switch {
+			case fail && (err == nil || !strings.Contains(err.Error(), "cannot be saved")):
+				t.Errorf("err %v, want Made's", err)
+			case fail && (read(t, j) != "old json" || read(t, m) != "old md"):
+				t.Errorf("Made failed and a file was replaced")
+			case !fail && (err != nil || read(t, j) != "new json" || read(t, m) != "new md"):
+				t.Errorf("err %v, files %q %q", err, read(t, j), read(t, m))
+			}
+			if temps, _ := filepath.Glob(filepath.Join(dir, ".out*")); len(temps) > 0 {
+				t.Errorf("temporary files left: %v", temps)
+			}
+		})
+	}
+}
+
+// A scratch file is beside its target, readable and writable, gone from
+// the folder at once where the system allows, and gone everywhere once
+// done.
+func TestScratch(t *testing.T) {
+	dir := t.TempDir()
+	f, done, err := Scratch(filepath.Join(dir, "out.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("answers"); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 7)
+	if _, err := f.ReadAt(got, 0); err != nil || string(got) != "answers" {
+		t.Fatalf("read back %q, %v", got, err)
+	}
+	names := func() []string {
+		ents, _ := os.ReadDir(dir)
+		var out []string
+		for _, e := range ents {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	if n := names(); runtime.GOOS != "windows" && len(n) > 0 {
+		t.Errorf("the folder holds %v while the scratch file is open", n)
+	}
+	if err := done(); err != nil {
+		t.Fatal(err)
+	}
+	if n := names(); len(n) > 0 {
+		t.Errorf("the folder holds %v once done", n)
 	}
 }

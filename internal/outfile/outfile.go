@@ -154,6 +154,11 @@ type File struct {
 	Path  string
 	Opt   Options
 	Write func(io.Writer) error
+	// Made, when set, is told the sum of what Write wrote once it is made
+	// and synced, before any file of the set is replaced: a run records
+	// the sum of an output it streams, which it knows only then, where a
+	// rerun finds it.
+	Made func(sum string) error
 }
 
 // Bytes is the File at path holding data.
@@ -201,6 +206,13 @@ func WriteFiles(files ...File) error {
 	}
 	if err := syncAll(files, made); err != nil {
 		return err
+	}
+	for i, f := range files {
+		if f.Made != nil {
+			if err := f.Made(sums[i]); err != nil {
+				return fmt.Errorf("%s: %w", f.Path, err)
+			}
+		}
 	}
 	unlock, err := lockDirs(files)
 	if err != nil {

@@ -94,3 +94,28 @@ func ReplaceFile(path string, data []byte) error {
 	}
 	return pf.replace()
 }
+
+// Scratch makes a scratch file beside target, for a command's own use
+// while it writes target (a run's graded answers, on their way to its
+// output file in sheet order): hidden, created only where nothing is
+// (O_EXCL follows no link), and neither checked nor recorded. On a system
+// that lets an open file go, it is removed from its folder at once, so
+// nothing is left behind however the process ends; elsewhere done
+// removes it. done closes it.
+func Scratch(target string) (f *os.File, done func() error, err error) {
+	pf, err := newPending(target)
+	if err != nil {
+		return nil, nil, err
+	}
+	name := pf.f.Name()
+	removed := os.Remove(name) == nil // Windows keeps an open file
+	return pf.f, func() error {
+		err := pf.f.Close()
+		if !removed {
+			if rerr := os.Remove(name); rerr != nil && err == nil {
+				err = rerr
+			}
+		}
+		return err
+	}, nil
+}

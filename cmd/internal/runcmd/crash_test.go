@@ -69,6 +69,16 @@ func TestKillResumesAcrossSheets(t *testing.T) {
 	if first, _ := filepath.Glob(filepath.Join(out, "output-*.json")); len(first) != 1 {
 		t.Fatalf("outputs after the kill: %v, want sheet 1's", first)
 	}
+	// The answers on their way to sheet 2's output were in scratch files
+	// that no kill leaves behind: the folder holds the run's journal and
+	// state and the outputs written.
+	ents, _ := os.ReadDir(out)
+	for _, e := range ents {
+		n := e.Name()
+		if !strings.HasPrefix(n, "output-s1-") && n != ".evalmd-written" && !strings.HasSuffix(n, ".journal") && !strings.HasSuffix(n, ".run") {
+			t.Errorf("the kill left %s in the output folder", n)
+		}
+	}
 
 	var log strings.Builder
 	if err := run(context.Background(), &log, &log, args); err != nil {

@@ -111,8 +111,8 @@ type sheetRun struct {
 	// noJudge counts the questions left null because they need the
 	// judge and the run has none (grade.NoJudge), said once per run.
 	noJudge  int
-	encoded  [][]byte // each question as the output file holds it, once graded
-	firstErr string   // the first failed question's error, in sheet order
+	spill    *write.Spill // each question as the output file holds it, once graded
+	firstErr string       // the first failed question's error, in sheet order
 	written  bool
 	// current is the earlier output that holds what this one would, when
 	// one does: nothing is written (reuse.Repeats).
@@ -159,7 +159,12 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 	if err := opt.Resume.save(); err != nil {
 		return res, err
 	}
-	runs, jobs, reused, where := jobs(outs, models, infos, opt.Prices)
+	scratch, err := write.NewScratch(opt.Resume.Journal)
+	if err != nil {
+		return res, err
+	}
+	defer scratch.Close()
+	runs, jobs, reused, where := jobs(outs, models, infos, opt.Prices, scratch)
 	ropt := runnerOptions(ctx, opt, infos)
 
 	// One goroutine grades and encodes each question as its answer comes
@@ -209,7 +214,6 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 		}
 	}
 	var stats runner.Stats
-	var err error
 	if opt.Batch != nil {
 		stats, err = sendBatch(rctx, opt, jobs, ropt.Options, settle)
 	} else {
@@ -269,13 +273,13 @@ func needsSandbox(outs []*plan.Output) bool {
 // jobs are the runner's jobs: every question of every output that was
 // not answered from an earlier output (those are reused), keyed as the
 // plan keyed it, with where each outcome goes.
-func jobs(outs []*plan.Output, models map[string]model.Model, infos map[string]model.Info, prices plan.Prices) ([]*sheetRun, []runner.Job, []slot, map[string]slot) {
+func jobs(outs []*plan.Output, models map[string]model.Model, infos map[string]model.Info, prices plan.Prices, scratch *write.Scratch) ([]*sheetRun, []runner.Job, []slot, map[string]slot) {
 	runs := make([]*sheetRun, len(outs))
 	var jobs []runner.Job
 	var reused []slot
 	where := make(map[string]slot)
 	for pi, o := range outs {
-		sr := &sheetRun{out: o, left: len(o.Tasks)}
+		sr := &sheetRun{out: o, left: len(o.Tasks), spill: scratch.Spill(len(o.Tasks))}
 		_, sr.priced = model.Cost(infos[o.Model], 0, 0, prices.For(o.Model))
 		runs[pi] = sr
 		for i, req := range o.Tasks {
@@ -416,12 +420,8 @@ func (sr *sheetRun) grade(ctx context.Context, q int, gr *regrade.Graders) error
 	case !ok:
 		sr.ungraded++
 	}
-	if sr.encoded == nil {
-		sr.encoded = make([][]byte, len(o.File.Questions))
-	}
-	sr.encoded[q], err = result.EncodeQuestion(&o.File.Questions[q])
-	if err != nil {
-		return fmt.Errorf("%s on %s: question %q: %w", o.Model, o.SheetPath, o.File.Questions[q].Name, err)
+	if err := sr.spill.Put(o.File, q); err != nil {
+		return fmt.Errorf("%s on %s: %w", o.Model, o.SheetPath, err)
 	}
 	return nil
 }
@@ -486,7 +486,7 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 		opt.Console.Say("%s on %s: %d/%d correct%s, nothing asked: current, %s holds these answers graded alike; nothing written",
 			o.Model, sheet, correct, n, subset, filepath.Base(e.Path))
 		sr.current, o.Current = &e, &e
-		return opt.Writer.Write(o, sr.encoded)
+		return opt.Writer.Write(o, sr.spill)
 	}
 	opt.Console.Say("%s on %s: %d/%d correct%s%s%s, %s, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out%s, %s, %.1fs",
 		o.Model, sheet, correct, n, subset, ungraded, sr.reusedNote(), answered, errs, sr.noAnswer,
@@ -499,7 +499,7 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 		opt.Console.Say("warning: %s on %s: %d of %d answers are empty, cut by %s while the model was reasoning (limit: max_tokens in the output): raise max_tokens (--max-tokens, or the sheet's meta)",
 			o.Model, filepath.Base(o.SheetPath), sr.cutThinking, n, limit)
 	}
-	if err := opt.Writer.Write(o, sr.encoded); err != nil {
+	if err := opt.Writer.Write(o, sr.spill); err != nil {
 		return err
 	}
 	sr.written, sr.tally = true, result.TallyOf(o.File)

@@ -66,7 +66,7 @@ func NewBatchFiles(names []string, newModel func(string, model.Options) (model.M
 
 // Write gathers the output's requests, keyed as a run keys them (so a dry
 // run's custom_ids are the real run's).
-func (b *BatchFiles) Write(o *plan.Output, _ [][]byte) error {
+func (b *BatchFiles) Write(o *plan.Output, _ *Spill) error {
 	for i, r := range o.Tasks {
 		b.jobs[o.Model] = append(b.jobs[o.Model], batch.Job{Key: o.Keys[i], Task: r})
 	}
@@ -159,7 +159,7 @@ type DryRunReport struct {
 	outputs  []*plan.Output
 }
 
-func (d *DryRunReport) Write(o *plan.Output, _ [][]byte) error {
+func (d *DryRunReport) Write(o *plan.Output, _ *Spill) error {
 	d.outputs = append(d.outputs, o)
 	return nil
 }

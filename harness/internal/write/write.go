@@ -23,10 +23,10 @@ import (
 
 // Writer writes what a run made of its outputs.
 type Writer interface {
-	// Write takes one output, complete; encoded holds its questions
-	// already encoded (result.EncodeQuestion), nil when they are not.
+	// Write takes one output, complete; its questions are in s, each
+	// encoded for the output file and its markdown, in sheet order.
 	// Outputs come one at a time.
-	Write(o *plan.Output, encoded [][]byte) error
+	Write(o *plan.Output, s *Spill) error
 	// Close ends the run's writing, after the last Write.
 	Close() error
 }
@@ -35,9 +35,9 @@ type Writer interface {
 // next; the first error stops it.
 type All []Writer
 
-func (ws All) Write(o *plan.Output, encoded [][]byte) error {
+func (ws All) Write(o *plan.Output, s *Spill) error {
 	for _, w := range ws {
-		if err := w.Write(o, encoded); err != nil {
+		if err := w.Write(o, s); err != nil {
 			return err
 		}
 	}
@@ -119,8 +119,9 @@ func absPath(path string) string {
 }
 
 // Write writes the output file and its markdown as one (both or neither,
-// outfile.WriteFiles), while each holds what Check found.
-func (f *Files) Write(o *plan.Output, encoded [][]byte) error {
+// outfile.WriteFiles), while each holds what Check found, each streamed
+// from the spill.
+func (f *Files) Write(o *plan.Output, s *Spill) error {
 	if o.Current != nil {
 		return nil // an earlier output holds it
 	}
@@ -128,18 +129,15 @@ func (f *Files) Write(o *plan.Output, encoded [][]byte) error {
 	if err := outfile.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	data, err := o.File.MarshalEncoded(encoded)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if f.Wrote != nil {
-		if err := f.Wrote(absPath(path), outfile.Sum(data)); err != nil {
-			return err
-		}
-	}
 	found := f.found[path]
-	return outfile.WriteFiles(o.File.WithMarkdown(path, data, outfile.Options{Force: f.Force, Expect: found.JSON},
-		outfile.Options{Force: f.Force, Expect: found.Markdown})...)
+	out := outfile.File{Path: path, Opt: outfile.Options{Force: f.Force, Expect: found.JSON},
+		Write: func(w io.Writer) error { return o.File.WriteJSON(w, s.Len(), s.JSON) }}
+	if f.Wrote != nil {
+		out.Made = func(sum string) error { return f.Wrote(absPath(path), sum) }
+	}
+	md := outfile.File{Path: result.MarkdownPath(path), Opt: outfile.Options{Force: f.Force, Expect: found.Markdown},
+		Write: func(w io.Writer) error { return o.File.WriteMarkdown(w, s.Len(), s.Markdown) }}
+	return outfile.WriteFiles(out, md)
 }
 
 func (f *Files) Close() error { return nil }
@@ -155,7 +153,7 @@ type InspectLogs struct {
 	order       [][2]string
 }
 
-func (l *InspectLogs) Write(o *plan.Output, _ [][]byte) error {
+func (l *InspectLogs) Write(o *plan.Output, _ *Spill) error {
 	if o.Current != nil {
 		return nil // an earlier output, and its log, hold it
 	}
@@ -216,7 +214,7 @@ type Supersede struct {
 	LogDir  string
 }
 
-func (s *Supersede) Write(o *plan.Output, _ [][]byte) error {
+func (s *Supersede) Write(o *plan.Output, _ *Spill) error {
 	path, f := o.OutPath, o.File
 	if o.Current != nil {
 		// Not written: the earlier output that holds it supersedes the

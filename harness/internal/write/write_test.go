@@ -39,10 +39,14 @@ func TestFiles(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "output-s.json")
+			write := func(f *Files) error {
+				o := output(path)
+				return f.Write(o, spillAll(t, o.File))
+			}
 			earlier := &Files{Resumed: map[string]string{}}
 			earlier.Wrote = func(p, sum string) error { earlier.Resumed[p] = sum; return nil }
 			if tc.earlier {
-				if err := earlier.Write(output(path), nil); err != nil {
+				if err := write(earlier); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -61,11 +65,11 @@ func TestFiles(t *testing.T) {
 				return
 			}
 			if tc.changedAfterCheck {
-				if err := (&Files{}).Write(output(path), nil); err != nil {
+				if err := write(&Files{}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			err = f.Write(output(path), nil)
+			err = write(f)
 			if (err != nil) != (tc.writeErr != "") || err != nil && !strings.Contains(err.Error(), tc.writeErr) {
 				t.Fatalf("Write: %v, want %q", err, tc.writeErr)
 			}
@@ -78,13 +82,29 @@ func TestFiles(t *testing.T) {
 	}
 }
 
+// spillAll is a spill of every question of f, in a scratch file of the
+// test's.
+func spillAll(t testing.TB, f *result.File) *Spill {
+	t.Helper()
+	sc, err := NewScratch(filepath.Join(t.TempDir(), "journal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sc.Close() })
+	sp, err := sc.SpillAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
+
 type recorder struct {
 	name string
 	log  *[]string
 	err  error
 }
 
-func (r recorder) Write(o *plan.Output, _ [][]byte) error {
+func (r recorder) Write(o *plan.Output, _ *Spill) error {
 	*r.log = append(*r.log, r.name+" "+o.OutPath)
 	return r.err
 }
