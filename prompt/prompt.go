@@ -177,36 +177,9 @@ func (b *Builder) BuildResolved(ctx context.Context, sheetPath string, it *sheet
 	if it.Context != nil {
 		d.Context = *it.Context
 	}
-	var images []model.Image
-	tablePaths := map[string]string{} // files-section text and base name -> path
-	var missing []File                // named-only tables that do not exist
-	var missingErr error
-	for _, loc := range it.Files {
-		fr := b.file(ctx, loc.Text)
-		if fr.err != nil && b.MissingTable != nil && onlyNamed(fr.f) && errors.Is(fr.err, fs.ErrNotExist) {
-			missing = append(missing, fr.f)
-			if missingErr == nil {
-				missingErr = fmt.Errorf("%s:%d: %w", sheetPath, loc.Line, fr.err)
-			}
-		} else if fr.err != nil {
-			return req, none, fmt.Errorf("%s:%d: %w", sheetPath, loc.Line, fr.err)
-		}
-		d.Files = append(d.Files, fr.f)
-		switch fr.f.Kind {
-		case "workbook":
-			d.Workbooks = append(d.Workbooks, fr.f)
-		case "table":
-			d.Tables = append(d.Tables, fr.f)
-			tablePaths[loc.Text] = fr.f.Path
-			if _, ok := tablePaths[fr.f.Name]; !ok {
-				tablePaths[fr.f.Name] = fr.f.Path
-			}
-		case "image":
-			if b.Vision {
-				d.Images = append(d.Images, fr.f)
-				images = append(images, model.Image{MediaType: mediaType(fr.f.Name), Data: fr.img})
-			}
-		}
+	files, err := b.readFiles(ctx, sheetPath, it, &d)
+	if err != nil {
+		return req, none, err
 	}
 	if r == nil {
 		r = setting.ResolveKept(it.Name, Layers(sheetPath, b.SheetMeta, b.SheetMetaLines, it, b.Settings)...)
@@ -220,41 +193,8 @@ func (b *Builder) BuildResolved(ctx context.Context, sheetPath string, it *sheet
 	v := r.Values
 	user, system := it.Prompt, it.System
 	if it.Template != nil {
-		format, err := table.ParseFormat(v.Prompt.TableFormat)
-		if err != nil {
-			return req, none, fmt.Errorf("%s:%d: question %q: %w", sheetPath, it.Line, it.Name, err)
-		}
-		rows := -1
-		if v.Prompt.TableRows != nil {
-			rows = *v.Prompt.TableRows
-		}
-		d.table = func(name string) (string, error) {
-			path, ok := tablePaths[name]
-			if !ok {
-				return "", fmt.Errorf("%q is not a table in the question's files", name)
-			}
-			return b.renderTable(ctx, path, rows, format)
-		}
-		t, err := b.template(sheetPath, it.Template)
-		if err != nil {
+		if user, system, err = b.render(ctx, sheetPath, it, d, v.Prompt, files.tablePaths); err != nil {
 			return req, none, err
-		}
-		var buf bytes.Buffer
-		if err := t.Execute(&buf, d); err != nil {
-			return req, none, templateError(sheetPath, it, err)
-		}
-		user = buf.String()
-		if strings.TrimSpace(user) == "" {
-			return req, none, fmt.Errorf("%s:%d: question %q: the template (templates section at line %d) renders an empty user message",
-				sheetPath, it.Line, it.Name, it.Template.Line)
-		}
-		if st := t.Lookup("system"); st != nil {
-			buf.Reset()
-			if err := st.Execute(&buf, d); err != nil {
-				return req, none, templateError(sheetPath, it, err)
-			}
-			s := buf.String()
-			system = &s
 		}
 	}
 	if b.Truncate != nil {
@@ -267,7 +207,7 @@ func (b *Builder) BuildResolved(ctx context.Context, sheetPath string, it *sheet
 	if system != nil {
 		req.System = *system
 	}
-	req.Messages = []model.Message{{Role: "user", Content: user, Images: images}}
+	req.Messages = []model.Message{{Role: "user", Content: user, Images: files.images}}
 	req.Settings = v.Gen
 	if sv := v.Solving(); sv != nil {
 		// Code and agent modes see every file of the question under its
@@ -276,14 +216,101 @@ func (b *Builder) BuildResolved(ctx context.Context, sheetPath string, it *sheet
 			sv.Files = append(sv.Files, f.Path)
 		}
 		req.Solve = sv
-		if missingErr != nil {
-			return req, none, missingErr
+		if files.missingErr != nil {
+			return req, none, files.missingErr
 		}
 	}
-	for _, f := range missing {
+	for _, f := range files.missing {
 		b.MissingTable(f.Path)
 	}
 	return req, v, nil
+}
+
+// questionFiles is what a question's files give its request besides its
+// template's Data.
+type questionFiles struct {
+	images     []model.Image
+	tablePaths map[string]string // files-section text and base name -> path
+	missing    []File            // named-only tables that do not exist
+	missingErr error             // the first of them, an error in code and agent modes
+}
+
+// readFiles reads the question's files into d (Files, Workbooks, Tables,
+// and Images when the model takes them).
+func (b *Builder) readFiles(ctx context.Context, sheetPath string, it *sheet.Item, d *Data) (questionFiles, error) {
+	out := questionFiles{tablePaths: map[string]string{}}
+	for _, loc := range it.Files {
+		fr := b.file(ctx, loc.Text)
+		if fr.err != nil && b.MissingTable != nil && onlyNamed(fr.f) && errors.Is(fr.err, fs.ErrNotExist) {
+			out.missing = append(out.missing, fr.f)
+			if out.missingErr == nil {
+				out.missingErr = fmt.Errorf("%s:%d: %w", sheetPath, loc.Line, fr.err)
+			}
+		} else if fr.err != nil {
+			return out, fmt.Errorf("%s:%d: %w", sheetPath, loc.Line, fr.err)
+		}
+		d.Files = append(d.Files, fr.f)
+		switch fr.f.Kind {
+		case "workbook":
+			d.Workbooks = append(d.Workbooks, fr.f)
+		case "table":
+			d.Tables = append(d.Tables, fr.f)
+			out.tablePaths[loc.Text] = fr.f.Path
+			if _, ok := out.tablePaths[fr.f.Name]; !ok {
+				out.tablePaths[fr.f.Name] = fr.f.Path
+			}
+		case "image":
+			if b.Vision {
+				d.Images = append(d.Images, fr.f)
+				out.images = append(out.images, model.Image{MediaType: mediaType(fr.f.Name), Data: fr.img})
+			}
+		}
+	}
+	return out, nil
+}
+
+// render is the user message the question's template makes of d, and the
+// system message when the template defines "system"; its tables are
+// rendered as p says.
+func (b *Builder) render(ctx context.Context, sheetPath string, it *sheet.Item, d Data, p setting.Prompt, tablePaths map[string]string) (string, *string, error) {
+	format, err := table.ParseFormat(p.TableFormat)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s:%d: question %q: %w", sheetPath, it.Line, it.Name, err)
+	}
+	rows := -1
+	if p.TableRows != nil {
+		rows = *p.TableRows
+	}
+	d.table = func(name string) (string, error) {
+		path, ok := tablePaths[name]
+		if !ok {
+			return "", fmt.Errorf("%q is not a table in the question's files", name)
+		}
+		return b.renderTable(ctx, path, rows, format)
+	}
+	t, err := b.template(sheetPath, it.Template)
+	if err != nil {
+		return "", nil, err
+	}
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, d); err != nil {
+		return "", nil, templateError(sheetPath, it, err)
+	}
+	user := buf.String()
+	if strings.TrimSpace(user) == "" {
+		return "", nil, fmt.Errorf("%s:%d: question %q: the template (templates section at line %d) renders an empty user message",
+			sheetPath, it.Line, it.Name, it.Template.Line)
+	}
+	system := it.System
+	if st := t.Lookup("system"); st != nil {
+		buf.Reset()
+		if err := st.Execute(&buf, d); err != nil {
+			return "", nil, templateError(sheetPath, it, err)
+		}
+		s := buf.String()
+		system = &s
+	}
+	return user, system, nil
 }
 
 // onlyNamed says whether f is a file a chat prompt only names: a parquet

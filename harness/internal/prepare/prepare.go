@@ -233,45 +233,9 @@ func checkReformat(path string, info sheet.Info, items []sheet.Item) error {
 // prepare builds the requests and the unanswered output file of one job;
 // notes gathers what is said once for the run.
 func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job plan.Job, minfo model.Info, runID string, notes *notes) (*plan.Output, error) {
-	path, info, modelName := s.Path, s.Info, job.Model
-	name := info.Name
-	if !info.Present {
-		name = strings.TrimSuffix(filepath.Base(path), ".md")
-	}
-	vision := minfo.Vision
-	if opt.Vision != nil {
-		vision = *opt.Vision
-	}
-	b := &prompt.Builder{
-		Dir: filepath.Dir(path), Model: modelName, Vision: vision, SheetMeta: info.Meta, SheetMetaLines: info.MetaLines,
-		Warn:              func(msg string) { fmt.Fprintf(opt.Stderr, "warning: %s\n", msg) },
-		AllowOutsideFiles: opt.AllowOutsideFiles,
-		DataRoots:         opt.DataRoots,
-		MissingTable:      notes.missingTable,
-		RenderWorkbook:    workbook.Render, Settings: opt.Settings,
-		Truncate: func(text string, p setting.Prompt) (string, error) {
-			return truncate(opt, modelName, minfo, text, p, notes.said)
-		},
-	}
-	if opt.NoModel {
-		// A dry run without a model: no context to cut the prompts for,
-		// so they are written whole.
-		b.Truncate = nil
-	}
-	out := &result.File{Sheet: result.Sheet{
-		Name: name, RunID: runID, ModelName: modelName, MetaData: info.Meta, Question: info.Question,
-		SheetFile: path, Created: opt.Created.UTC().Format(result.CreatedLayout), ModelInfo: &minfo, DryRun: opt.DryRun,
-		Subset: job.Subset, Version: version(s.Items),
-	}}
-	if job.Epochs > 1 {
-		out.Sheet.Epoch, out.Sheet.Epochs = job.Epoch, job.Epochs
-	}
-	if !job.Shard.IsZero() {
-		out.Sheet.Shard, out.Sheet.Shards = job.Shard.K, job.Shard.N
-	}
-	if opt.NoModel {
-		out.Sheet.ModelInfo = nil // no model: nothing to record
-	}
+	path, modelName := s.Path, job.Model
+	b := newBuilder(opt, s, modelName, minfo, notes)
+	out := newOutputFile(opt, s, job, minfo, runID)
 	// The run-level settings: the sheet's meta under the flags. A
 	// question's own meta may differ; its record holds what was sent.
 	s.resolve(opt.Settings)
@@ -310,31 +274,90 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 			}
 		}
 		epochTask(&req, job.Epoch)
-		sent := req.Settings
-		q := result.Question{
-			Name: it.Name, MetaData: it.Meta, GroundTruth: it.GroundTruth,
-			Question: req.Messages[0].Content, ModelName: modelName, Settings: &sent, SolveSettings: values.Record(),
-			Grader: cmp.Or(strings.TrimSpace(values.Grader), "lime"),
-		}
+		q := questionRecord(it, &req, values, modelName)
 		if !job.Shard.IsZero() {
 			q.Position = job.Questions[i] + 1 // the parts merge back in sheet order
-		}
-		if o, ok := values.From["grading"]; ok {
-			q.Grading, q.GradingFrom = values.Grading, o.Source.String()
-		}
-		if it.Template != nil {
-			// The message was built by a template; keep the question's own
-			// text for a judge (LIME's question_usr).
-			q.QuestionUsr = it.Text
-		}
-		if req.System != "" || it.System != nil {
-			s := req.System
-			q.System = &s
 		}
 		o.Tasks = append(o.Tasks, req)
 		out.Questions = append(out.Questions, q)
 	}
 	return o, nil
+}
+
+// newBuilder is the prompt builder of a job's requests: for the model
+// (its vision, unless the run says, and its context, which a dry run
+// without a model does not cut the prompts for).
+func newBuilder(opt Options, s *Sheet, modelName string, minfo model.Info, notes *notes) *prompt.Builder {
+	vision := minfo.Vision
+	if opt.Vision != nil {
+		vision = *opt.Vision
+	}
+	b := &prompt.Builder{
+		Dir: filepath.Dir(s.Path), Model: modelName, Vision: vision, SheetMeta: s.Info.Meta, SheetMetaLines: s.Info.MetaLines,
+		Warn:              func(msg string) { fmt.Fprintf(opt.Stderr, "warning: %s\n", msg) },
+		AllowOutsideFiles: opt.AllowOutsideFiles,
+		DataRoots:         opt.DataRoots,
+		MissingTable:      notes.missingTable,
+		RenderWorkbook:    workbook.Render, Settings: opt.Settings,
+		Truncate: func(text string, p setting.Prompt) (string, error) {
+			return truncate(opt, modelName, minfo, text, p, notes.said)
+		},
+	}
+	if opt.NoModel {
+		// A dry run without a model: no context to cut the prompts for,
+		// so they are written whole.
+		b.Truncate = nil
+	}
+	return b
+}
+
+// newOutputFile is a job's output file as yet without questions: its
+// sheet record.
+func newOutputFile(opt Options, s *Sheet, job plan.Job, minfo model.Info, runID string) *result.File {
+	info := s.Info
+	name := info.Name
+	if !info.Present {
+		name = strings.TrimSuffix(filepath.Base(s.Path), ".md")
+	}
+	out := &result.File{Sheet: result.Sheet{
+		Name: name, RunID: runID, ModelName: job.Model, MetaData: info.Meta, Question: info.Question,
+		SheetFile: s.Path, Created: opt.Created.UTC().Format(result.CreatedLayout), ModelInfo: &minfo, DryRun: opt.DryRun,
+		Subset: job.Subset, Version: version(s.Items),
+	}}
+	if job.Epochs > 1 {
+		out.Sheet.Epoch, out.Sheet.Epochs = job.Epoch, job.Epochs
+	}
+	if !job.Shard.IsZero() {
+		out.Sheet.Shard, out.Sheet.Shards = job.Shard.K, job.Shard.N
+	}
+	if opt.NoModel {
+		out.Sheet.ModelInfo = nil // no model: nothing to record
+	}
+	return out
+}
+
+// questionRecord is a question's record in the output file, as yet
+// unanswered: what its request sends (req) and its settings (values).
+func questionRecord(it *sheet.Item, req *model.Task, values setting.Values, modelName string) result.Question {
+	sent := req.Settings
+	q := result.Question{
+		Name: it.Name, MetaData: it.Meta, GroundTruth: it.GroundTruth,
+		Question: req.Messages[0].Content, ModelName: modelName, Settings: &sent, SolveSettings: values.Record(),
+		Grader: cmp.Or(strings.TrimSpace(values.Grader), "lime"),
+	}
+	if o, ok := values.From["grading"]; ok {
+		q.Grading, q.GradingFrom = values.Grading, o.Source.String()
+	}
+	if it.Template != nil {
+		// The message was built by a template; keep the question's own
+		// text for a judge (LIME's question_usr).
+		q.QuestionUsr = it.Text
+	}
+	if req.System != "" || it.System != nil {
+		s := req.System
+		q.System = &s
+	}
+	return q
 }
 
 // epochTask makes a question's task that of epoch k: past the first, the
