@@ -39,18 +39,33 @@ func newChoice(Options) Grader { return choice{} }
 // Name is "choice".
 func (choice) Name() string { return "choice" }
 
+// Check refuses a ground truth that names no option letter.
+func (choice) Check(in Input) error {
+	_, err := choiceWant(in.Truth)
+	return err
+}
+
+// choiceWant is the option letter the ground truth names.
+func choiceWant(truth string) (byte, error) {
+	want, ok := choiceTruthLetter(truth)
+	if !ok {
+		return 0, fmt.Errorf("ground truth %q names no option letter", choiceClip(truth))
+	}
+	return want, nil
+}
+
 // Grade compares the completion's option letter with the ground truth's.
 func (choice) Grade(_ context.Context, in Input) (Verdict, error) {
-	want, ok := choiceTruthLetter(in.Truth)
-	if !ok {
-		return Verdict{Detail: fmt.Sprintf("ground truth %q names no option letter", choiceClip(in.Truth))}, nil
+	want, err := choiceWant(in.Truth)
+	if err != nil {
+		return Verdict{Detail: err.Error()}, nil
 	}
 	set := choiceOptionSet(in.Question, want)
 	got, why := choiceExtract(in.Completion, set)
 	if got == 0 {
 		return Verdict{Correct: Bool(false), Detail: fmt.Sprintf("no answer (%s); want %c", why, want)}, nil
 	}
-	ok = choiceUpper(got) == choiceUpper(want)
+	ok := choiceUpper(got) == choiceUpper(want)
 	return Verdict{Correct: Bool(ok), Detail: fmt.Sprintf("extracted %c (%s); want %c", got, why, want)}, nil
 }
 

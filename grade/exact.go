@@ -19,11 +19,19 @@ func newExact(Options) Grader { return exact{} }
 // Name is "exact".
 func (exact) Name() string { return "exact" }
 
+// Check refuses a ground truth of white space alone.
+func (exact) Check(in Input) error {
+	if exactNorm(in.Truth) == "" {
+		return errNoTruth
+	}
+	return nil
+}
+
 // Grade compares the normalised completion with the normalised truth.
 func (exact) Grade(_ context.Context, in Input) (Verdict, error) {
 	got, want := exactNorm(in.Completion), exactNorm(in.Truth)
 	if want == "" {
-		return Verdict{Detail: "no ground truth"}, nil
+		return Verdict{Detail: errNoTruth.Error()}, nil
 	}
 	ok := strings.EqualFold(got, want)
 	return Verdict{Correct: Bool(ok), Detail: fmt.Sprintf("exact: %q vs %q", choiceClip(got), choiceClip(want))}, nil

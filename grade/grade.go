@@ -2,11 +2,15 @@
 // the generic rules (LIME's, multiple choice, exact, numeric, an LLM judge),
 // each a Grader in a file of its own, and the Registry that names them; a
 // benchmark's own rules live in its package under benchmark/ and are added
-// to the registry the command builds.
+// to the registry the command builds. A grader that can tell, before any
+// answer, that it cannot grade a question (its truth or meta are not what
+// it reads) is a Checker: Check asks it, and run asks it of every
+// question before it asks a model anything.
 package grade
 
 import (
 	"context"
+	"errors"
 )
 
 // Input is what a grader sees of one answered question.
@@ -50,6 +54,19 @@ type Grader interface {
 	Name() string
 	Grade(ctx context.Context, in Input) (Verdict, error)
 }
+
+// Checker is a Grader that can tell, before any answer is given, that it
+// cannot grade a question: its ground truth or meta are not what the
+// grader reads (no truth, a truth naming no option, a tolerance that is no
+// number). Check's error says why, as the grade_detail of the null grade
+// Grade would give. run checks every question so before asking anything.
+type Checker interface {
+	Check(in Input) error
+}
+
+// errNoTruth is the reason a question with an empty ground truth cannot
+// be graded.
+var errNoTruth = errors.New("no ground truth")
 
 // Bool returns a pointer to b, for Verdict.Correct.
 func Bool(b bool) *bool { return &b }

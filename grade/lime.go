@@ -41,10 +41,18 @@ func newLime(opt Options) Grader { return lime{liberal: opt.Liberal} }
 // Name is "lime".
 func (l lime) Name() string { return "lime" }
 
+// Check refuses an empty ground truth, which LIME's rule cannot grade.
+func (lime) Check(in Input) error {
+	if in.Truth == "" {
+		return errNoTruth
+	}
+	return nil
+}
+
 // Grade applies LIME's rule. It never fails.
 func (l lime) Grade(_ context.Context, in Input) (Verdict, error) {
-	if in.Truth == "" {
-		return Verdict{Detail: "no ground truth"}, nil
+	if err := l.Check(in); err != nil {
+		return Verdict{Detail: err.Error()}, nil
 	}
 	ok, why, byLiberal := limeMatch(in.Truth, in.Completion, l.liberal)
 	return Verdict{Correct: Bool(ok), Detail: why, Liberal: byLiberal}, nil

@@ -45,6 +45,18 @@ func newNumeric(Options) Grader { return numeric{} }
 // Name is "numeric".
 func (numeric) Name() string { return "numeric" }
 
+// Check refuses a tolerance that is no number, and a truth without a
+// number that the exact grader, which grades it then, refuses.
+func (numeric) Check(in Input) error {
+	if _, _, err := numericTolerances(in.Meta); err != nil {
+		return err
+	}
+	if _, ok := numericTruth(in.Truth); !ok {
+		return exact{}.Check(in)
+	}
+	return nil
+}
+
 // Grade compares the completion's number with the ground truth's.
 func (numeric) Grade(ctx context.Context, in Input) (Verdict, error) {
 	want, ok := numericTruth(in.Truth)

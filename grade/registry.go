@@ -130,6 +130,20 @@ func Select(meta map[string]string, override string) string {
 	return "lime"
 }
 
+// Check says why g cannot grade a question whose ground truth is truth
+// (nil: none) and whose meta is in's, before it is answered, or nil: it
+// has no ground truth, or g, a Checker, cannot read the truth or meta.
+func Check(g Grader, truth *string, in Input) error {
+	if truth == nil {
+		return errNoTruth
+	}
+	if c, ok := g.(Checker); ok {
+		in.Truth = *truth
+		return c.Check(in)
+	}
+	return nil
+}
+
 // Nullable grades a question whose ground truth or completion may be
 // missing (null in an output file): either missing gives a null verdict
 // without asking g, which is what LIME writes for a question without an
@@ -137,7 +151,7 @@ func Select(meta map[string]string, override string) string {
 // the honest reading of "not answered".)
 func Nullable(ctx context.Context, g Grader, truth, completion *string, in Input) (Verdict, error) {
 	if truth == nil {
-		return Verdict{Detail: "no ground truth"}, nil
+		return Verdict{Detail: errNoTruth.Error()}, nil
 	}
 	if completion == nil {
 		return Verdict{Detail: "no completion"}, nil

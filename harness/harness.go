@@ -145,8 +145,9 @@ type Summary struct {
 	// back.
 	Files    []OutputFile
 	Warnings int
-	// GradeFailures counts the questions whose grader failed (graded null).
-	GradeFailures int
+	// Ungraded name the questions that could not be graded (graded null:
+	// regrade.UngradedAt), each at its sheet's file and line.
+	Ungraded []regrade.Ungradable
 	// NoJudge counts the questions graded null because they need the
 	// judge grader and the run has no judge model (grade.NoJudge).
 	NoJudge int
@@ -346,10 +347,10 @@ func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID strin
 		if err := files.Check(o.OutPath); err != nil {
 			return nil, err
 		}
-		if !cfg.DryRun {
-			if err := checkGraders(o, graders); err != nil {
-				return nil, err
-			}
+	}
+	if !cfg.DryRun {
+		if err := checkGraders(outs, graders); err != nil {
+			return nil, err
 		}
 	}
 	if err := checkAgentModes(outs, cfg.Batch != nil); err != nil {
@@ -405,7 +406,7 @@ func (cfg Config) summarize(sum Summary, res execute.Result, err error) (Summary
 		}
 	}
 	sum.Files = append(sum.Files, current...)
-	sum.GradeFailures, sum.NoJudge = res.GradeFailures, res.NoJudge
+	sum.Ungraded, sum.NoJudge = res.Ungraded, res.NoJudge
 	sum.Questions, sum.Failed, sum.FirstError = res.Questions, res.Failed, res.FirstError
 	if err != nil {
 		return sum, err
@@ -424,7 +425,7 @@ func (cfg Config) summarize(sum Summary, res execute.Result, err error) (Summary
 		// journal kept lets a rerun ask only those.
 		errs = append(errs, &FailedError{Failed: sum.Failed, Total: sum.Questions, First: execute.OneLine(sum.FirstError)})
 	}
-	if err := regrade.GradeErrors(sum.GradeFailures, "run"); err != nil {
+	if err := regrade.GradeErrors("run", sum.Ungraded); err != nil {
 		errs = append(errs, err)
 	}
 	return sum, errors.Join(errs...)
@@ -463,16 +464,35 @@ func (e *FailedError) Error() string {
 // Partial says the run finished with some questions failed.
 func (e *FailedError) Partial() bool { return true }
 
-// checkGraders builds the grader of every question of a job, so an unknown
-// grader name or a judge without --judge stops the run before any call.
-func checkGraders(o *plan.Output, g *regrade.Graders) error {
-	for i := range o.File.Questions {
-		q := &o.File.Questions[i]
-		if _, err := g.Get(q.Grader, q.Liberal()); err != nil {
-			return fmt.Errorf("%s: question %q: %w", o.SheetPath, q.Name, err)
+// checkGraders checks that every question of the run can be graded
+// (regrade.Graders.Check: its grader is one, it has a ground truth its
+// grader can read, a tolerance that is a number...), so that questions
+// that cannot be stop the run before any call, each named once (not once
+// per model) at its sheet's line.
+func checkGraders(outs []*plan.Output, g *regrade.Graders) error {
+	var bad []regrade.Ungradable
+	seen := map[regrade.Ungradable]bool{}
+	for _, o := range outs {
+		for i := range o.File.Questions {
+			q := &o.File.Questions[i]
+			err := g.Check(q, o.File.Sheet.MetaData)
+			if err == nil {
+				continue
+			}
+			u := regrade.Ungradable{At: o.SheetPath, Name: q.Name, Why: err.Error()}
+			if i < len(o.Lines) {
+				u.At = fmt.Sprintf("%s:%d", u.At, o.Lines[i])
+			}
+			if !seen[u] {
+				seen[u] = true
+				bad = append(bad, u)
+			}
 		}
 	}
-	return nil
+	if len(bad) == 0 {
+		return nil
+	}
+	return &regrade.UngradedError{Where: "run", Questions: bad, Before: true}
 }
 
 // pooledClient keeps as many idle connections per host as requests in

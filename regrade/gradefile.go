@@ -72,14 +72,26 @@ func (g *Graders) Name(q *result.Question, sheetMeta map[string]string) string {
 	return grade.Select(sheet.Steering(q.MetaData, sheetMeta), "")
 }
 
+// Check says why question q (of a file whose sheet meta is sheetMeta)
+// cannot be graded, before it is answered, or nil: its grader cannot be
+// built, it has no ground truth, or its grader cannot read its truth or
+// meta (grade.Check). run refuses a sheet with such a question before it
+// asks anything.
+func (g *Graders) Check(q *result.Question, sheetMeta map[string]string) error {
+	p := g.plan(q, sheetMeta)
+	if p.err != nil {
+		return p.err
+	}
+	return grade.Check(p.gr, q.GroundTruth, grade.Input{Meta: sheet.Steering(q.MetaData, sheetMeta), Question: q.Question, QuestionText: q.QuestionUsr})
+}
+
 // Graded is what GradeFile did to one file.
 type Graded struct {
 	Old, New []*bool  // grades before and after, one per question
 	Changes  []Change // the questions whose grade changed
-	// Failed counts the questions whose grader could not be built or
-	// failed, or that have a ground truth and an answer and still a null
-	// grade: their grade_detail says why.
-	Failed int
+	// Ungraded are the questions, by index, that could not be graded
+	// (cannotGrade): their grade_detail says why.
+	Ungraded []int
 }
 
 // GradeFile grades every question of f in place, for run and grade alike.
@@ -93,14 +105,15 @@ func GradeFile(ctx context.Context, f *result.File, g *Graders) (Graded, error) 
 }
 
 // gradeFile is GradeFile, with the questions that cannot be graded for a
-// reason of their own (a grading mode that is none), by index.
+// reason of their own (a grading mode that is none), by index: each is
+// graded null with that reason.
 func gradeFile(ctx context.Context, f *result.File, g *Graders, bad map[int]error) (Graded, error) {
 	var res Graded
 	plans := make([]gradePlan, len(f.Questions))
 	for i := range f.Questions {
 		plans[i] = g.plan(&f.Questions[i], f.Sheet.MetaData)
 		if err := bad[i]; err != nil {
-			plans[i].gr, plans[i].err = nil, err
+			plans[i].why = err.Error()
 		}
 	}
 	seen := map[string]int{}
@@ -115,7 +128,7 @@ func gradeFile(ctx context.Context, f *result.File, g *Graders, bad map[int]erro
 			return res, err
 		}
 		if !ok {
-			res.Failed++
+			res.Ungraded = append(res.Ungraded, i)
 		}
 		res.Old = append(res.Old, old)
 		res.New = append(res.New, v.Correct)
@@ -136,11 +149,13 @@ func GradeQuestion(ctx context.Context, f *result.File, i int, g *Graders) (ok b
 	return ok, err
 }
 
-// gradePlan is a question's grader, resolved before any question is graded.
+// gradePlan is a question's grader, resolved before any question is
+// graded; why, when set, says why the question cannot be graded at all.
 type gradePlan struct {
 	name string
 	gr   grade.Grader
 	err  error
+	why  string
 }
 
 func (g *Graders) plan(q *result.Question, sheetMeta map[string]string) gradePlan {
@@ -149,7 +164,7 @@ func (g *Graders) plan(q *result.Question, sheetMeta map[string]string) gradePla
 	if gr != nil {
 		name = gr.Name()
 	}
-	return gradePlan{name, gr, err}
+	return gradePlan{name: name, gr: gr, err: err}
 }
 
 // gradeOne grades question i of f by p and records the verdict in it.
@@ -161,11 +176,18 @@ func gradeOne(ctx context.Context, f *result.File, i int, p gradePlan) (v grade.
 	gerr := p.err
 	switch why := noAnswer(q); {
 	case gerr != nil:
+	case p.why != "":
+		v = grade.Verdict{Detail: p.why}
 	case why != "" && q.GroundTruth != nil:
 		v = grade.Verdict{Correct: grade.Bool(false), Detail: why}
 	default:
-		v, gerr = grade.Nullable(ctx, p.gr, q.GroundTruth, graded(f, q), grade.Input{
-			Meta: sheet.Steering(q.MetaData, f.Sheet.MetaData), Question: q.Question, QuestionText: q.QuestionUsr})
+		in := grade.Input{Meta: sheet.Steering(q.MetaData, f.Sheet.MetaData), Question: q.Question, QuestionText: q.QuestionUsr}
+		if cerr := grade.Check(p.gr, q.GroundTruth, in); cerr != nil {
+			// Said as run says it before asking: the same reason.
+			v = grade.Verdict{Detail: cerr.Error()}
+			break
+		}
+		v, gerr = grade.Nullable(ctx, p.gr, q.GroundTruth, graded(f, q), in)
 		if gerr != nil && ctx.Err() != nil {
 			return v, false, ctx.Err()
 		}
@@ -179,11 +201,19 @@ func gradeOne(ctx context.Context, f *result.File, i int, p gradePlan) (v grade.
 	for _, part := range v.Parts {
 		q.SubAnswers = append(q.SubAnswers, result.SubAnswer(part))
 	}
-	// A null grade on a question that has a ground truth and was answered
-	// could not be graded (one that failed or had no answer is counted as
-	// such; one without a ground truth asks for no grade).
-	ungraded := v.Correct == nil && q.GroundTruth != nil && q.Error == nil && !q.Unanswered
-	return v, gerr == nil && !ungraded, nil
+	return v, gerr == nil && !cannotGrade(q), nil
+}
+
+// cannotGrade says whether q, graded, could not be graded: it was answered
+// (or has a ground truth to be answered against) and its grade is null,
+// whatever the reason its grade_detail gives: no ground truth (a missing
+// or misspelt answer section), a grader that failed or could not read its
+// meta (a tolerance that is no number), a grading mode that is none. One
+// rule for all: each is counted and named alike (UngradedError). A
+// question that failed or had no answer is counted as such instead, and
+// one never asked (a dry run's) asks for no grade.
+func cannotGrade(q *result.Question) bool {
+	return q.Grade == nil && q.Error == nil && !q.Unanswered && (q.GroundTruth != nil || q.Graded() != nil)
 }
 
 // graded is the text of q that is graded: q.Graded(), but of a chat
@@ -217,29 +247,68 @@ func noAnswer(q *result.Question) string {
 	return "no answer: stopped by the " + q.Limit + " limit"
 }
 
-// GradeErrors says how many questions could not be graded, or nil.
-func GradeErrors(n int, where string) error {
-	if n == 0 {
+// GradeErrors is the error of the questions that could not be graded,
+// or nil when there is none; where names the command.
+func GradeErrors(where string, questions []Ungradable) error {
+	if len(questions) == 0 {
 		return nil
 	}
-	return &UngradedError{N: n, Where: where}
+	return &UngradedError{Where: where, Questions: questions}
 }
 
-// UngradedError is a run or regrade that finished with N questions whose
-// grade is null (the reason is in each one's grade_detail): a partial
-// failure, not a failure to run.
-type UngradedError struct {
-	N     int
-	Where string
+// Ungradable is a question that cannot be graded: At is its place (its
+// sheet's file and line, or its output file), Why the reason (its
+// grade_detail, once graded).
+type Ungradable struct {
+	At, Name, Why string
 }
+
+// UngradedAt is question q, graded null at at, as an Ungradable.
+func UngradedAt(at string, q *result.Question) Ungradable {
+	return Ungradable{At: at, Name: q.Name, Why: q.GradeDetail}
+}
+
+func (u Ungradable) String() string { return fmt.Sprintf("%s: question %q: %s", u.At, u.Name, u.Why) }
+
+// UngradedError is a run or regrade with questions that cannot be graded
+// (see cannotGrade), each named with its place and reason, the first few
+// of them. Found by grading, it is a partial failure: the work finished,
+// those questions graded null. Found before anything was asked (Before:
+// run's check of every question, Graders.Check), nothing was run.
+type UngradedError struct {
+	Where     string
+	Questions []Ungradable
+	Before    bool
+}
+
+// maxUngradedSaid bounds the questions an UngradedError names.
+const maxUngradedSaid = 5
 
 func (e *UngradedError) Error() string {
+	n := len(e.Questions)
+	if e.Before && n == 1 {
+		// As a sheet is refused at a line (sheet.Doc.CheckComplete).
+		u := e.Questions[0]
+		return fmt.Sprintf("not run: %s: question %q cannot be graded: %s", u.At, u.Name, u.Why)
+	}
+	said := make([]string, min(n, maxUngradedSaid))
+	for i := range said {
+		said[i] = e.Questions[i].String()
+	}
+	more := ""
+	if n > len(said) {
+		more = fmt.Sprintf("; and %d more", n-len(said))
+	}
 	s := "s"
-	if e.N == 1 {
+	if n == 1 {
 		s = ""
 	}
-	return fmt.Sprintf("%s: %d question%s could not be graded (grade null, reason in grade_detail)", e.Where, e.N, s)
+	if e.Before {
+		return fmt.Sprintf("not run: %d questions cannot be graded: %s%s", n, strings.Join(said, "; "), more)
+	}
+	return fmt.Sprintf("%s: %d question%s could not be graded (grade null, the reason in grade_detail): %s%s", e.Where, n, s, strings.Join(said, "; "), more)
 }
 
-// Partial says the work finished with some questions left ungraded.
-func (e *UngradedError) Partial() bool { return true }
+// Partial says the work finished with some questions left ungraded
+// (not when nothing was run).
+func (e *UngradedError) Partial() bool { return !e.Before }

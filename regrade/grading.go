@@ -1,6 +1,9 @@
 package regrade
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/result"
 )
@@ -29,6 +32,12 @@ func setGrading(path string, f *result.File, layers []setting.Layer) (bad map[in
 		ls[len(ls)-1] = own
 		v, err := setting.Resolve(q.Name, nil, ls...)
 		if err != nil {
+			// Said of the question at its file (UngradedAt): the value
+			// and what was wanted.
+			var se *setting.Error
+			if errors.As(err, &se) {
+				err = fmt.Errorf("%s %s: %q %s", se.Origin.Source, se.Name, se.Value, se.Why)
+			}
 			if bad == nil {
 				bad = map[int]error{}
 			}

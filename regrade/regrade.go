@@ -77,11 +77,11 @@ type Report struct {
 // FileReport is the regrade of one output file.
 type FileReport struct {
 	Path      string
-	Err       error    // the file could not be regraded; nothing was written for it
-	Questions int      // questions in the file
-	Failed    int      // questions whose grader failed: graded null, the rest written
-	Old, New  []*bool  // grades before and after, one per question
-	Changes   []Change // the questions whose grade changed
+	Err       error        // the file could not be regraded; nothing was written for it
+	Questions int          // questions in the file
+	Ungraded  []Ungradable // the questions that could not be graded: graded null, the rest written
+	Old, New  []*bool      // grades before and after, one per question
+	Changes   []Change     // the questions whose grade changed
 	// Ground truths from the sheet: questions of the sheet found, matched
 	// by name in this file, and overwritten because they differed.
 	TruthsFound, TruthsMatched, TruthsOverwritten int
@@ -93,13 +93,13 @@ type FileReport struct {
 	Liberal, Kept int
 }
 
-// gradeFailures counts the questions, over all files, whose grader failed.
-func (r *Report) gradeFailures() int {
-	n := 0
+// ungraded names the questions, over all files, that could not be graded.
+func (r *Report) ungraded() []Ungradable {
+	var out []Ungradable
 	for _, f := range r.Files {
-		n += f.Failed
+		out = append(out, f.Ungraded...)
 	}
-	return n
+	return out
 }
 
 // Failed counts the files that could not be regraded.
@@ -117,8 +117,8 @@ func (r *Report) Failed() int {
 // folder whose output-*.json files (at any depth) are taken. A file that
 // cannot be read, parsed or graded gets a one-line error naming it in its
 // FileReport and in the returned error, and the other files are still done.
-// A question whose grader fails is graded null with the reason (see
-// GradeFile), the file is still written, and the count is in the error.
+// A question that cannot be graded is graded null with the reason (see
+// GradeFile), the file is still written, and the error names it.
 func Regrade(ctx context.Context, paths []string, opt Options) (Report, error) {
 	rep := Report{Write: opt.Write, Verbose: opt.Verbose}
 	if opt.Sheet != nil {
@@ -137,8 +137,8 @@ func Regrade(ctx context.Context, paths []string, opt Options) (Report, error) {
 		}
 		rep.Files = append(rep.Files, fr)
 	}
-	if n := rep.gradeFailures(); n > 0 {
-		errs = append(errs, GradeErrors(n, "grade"))
+	if err := GradeErrors("grade", rep.ungraded()); err != nil {
+		errs = append(errs, err)
 	}
 	return rep, errors.Join(errs...)
 }
@@ -206,7 +206,10 @@ func regradeFile(ctx context.Context, path string, opt Options, graders *Graders
 			c.Truth, c.OldTruth, c.NewTruth = true, old, f.Questions[c.Question-1].GroundTruth
 		}
 	}
-	fr.Old, fr.New, fr.Changes, fr.Failed = g.Old, g.New, g.Changes, g.Failed
+	fr.Old, fr.New, fr.Changes = g.Old, g.New, g.Changes
+	for _, i := range g.Ungraded {
+		fr.Ungraded = append(fr.Ungraded, UngradedAt(path, &f.Questions[i]))
+	}
 	fr.Kept = kept
 	for i := range f.Questions {
 		if f.Questions[i].Liberal() {
@@ -371,8 +374,8 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 				fmt.Fprintf(&b, " (%d as a flag left them: grade -l or --grading; --grading strict grades them strictly)", f.Kept)
 			}
 		}
-		if f.Failed > 0 {
-			fmt.Fprintf(&b, ", %d could not be graded", f.Failed)
+		if n := len(f.Ungraded); n > 0 {
+			fmt.Fprintf(&b, ", %d could not be graded", n)
 		}
 		b.WriteString("\n")
 		if r.Verbose && f.TruthsFound > 0 {

@@ -268,9 +268,12 @@ func TestRegradeSheetTruths(t *testing.T) {
 		f.Questions[1].Name: nil,
 		"No-Such-Question":  &wrong,
 	}}
+	// The question left without a truth could not be graded: named so,
+	// as every question that cannot be.
 	rep, err := Regrade(context.Background(), []string{o}, Options{Sheet: sheet, Write: true, Verbose: true, Force: true})
-	if err != nil {
-		t.Fatal(err)
+	var ue *UngradedError
+	if !errors.As(err, &ue) || len(ue.Questions) != 1 || ue.Questions[0].Name != f.Questions[1].Name || ue.Questions[0].Why != "no ground truth" {
+		t.Fatalf("error %v, want it to name %s without a ground truth", err, f.Questions[1].Name)
 	}
 	fr := rep.Files[0]
 	if fr.TruthsFound != 3 || fr.TruthsMatched != 2 || fr.TruthsOverwritten != 2 {
@@ -310,8 +313,8 @@ func TestRegradeOverrideAndUnknownGrader(t *testing.T) {
 		t.Errorf("%d grades for %d questions", len(rep.Files[0].New), len(f.Questions))
 	}
 	rep, err = Regrade(context.Background(), []string{o}, Options{GraderOverride: "nope"})
-	if err == nil || !strings.Contains(err.Error(), "could not be graded") || rep.gradeFailures() != len(f.Questions) {
-		t.Errorf("unknown grader: %v, %d failures", err, rep.gradeFailures())
+	if err == nil || !strings.Contains(err.Error(), "could not be graded") || len(rep.ungraded()) != len(f.Questions) {
+		t.Errorf("unknown grader: %v, %d failures", err, len(rep.ungraded()))
 	}
 }
 
@@ -347,7 +350,7 @@ func TestGraderErrorsKeepTheRest(t *testing.T) {
 	}{
 		{"true", "lime", ""},
 		{"null", "nope", "grader error: unknown grader"},
-		{"null", "numeric", "grader error:"},
+		{"null", "numeric", `numeric: meta tolerance "abc" is not a non-negative number`},
 		{"true", "numeric", ""}, // LIME's rule would say false
 	}
 	for i, w := range want {

@@ -22,7 +22,7 @@ func (d *Doc) CheckComplete(graded bool) error {
 		case b.First("question") == nil:
 			return d.incomplete(b.Line, "question %q has no question section", b.Name)
 		case graded && b.First("answer") == nil:
-			return d.incomplete(b.Line, "question %q has no answer section: no grader can grade it", b.Name)
+			return d.incomplete(b.Line, "question %q cannot be graded: it has no answer section", b.Name)
 		}
 	}
 	if questions == 0 {

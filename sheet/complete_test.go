@@ -16,7 +16,7 @@ func TestCheckComplete(t *testing.T) {
 	}{
 		{"# S\n## Q\n#### question\nx\n#### answer\ny\n", true, ""},
 		{"# S\n## Q\n#### question\nx\n", false, ""},
-		{"# S\n## Q\n#### question\nx\n", true, `s.md:2: question "Q" has no answer section`},
+		{"# S\n## Q\n#### question\nx\n", true, `s.md:2: question "Q" cannot be graded: it has no answer section`},
 		{"# S\n\n## Half\n#### answer\nX\n", true, `s.md:3: question "Half" has no question section`},
 		{"# S\n\n## Half\n#### answer\nX\n", false, `s.md:3: question "Half" has no question section`},
 		{"# S\n#### question\nAnswer only.\n", true, "s.md:1: the sheet has no question"},

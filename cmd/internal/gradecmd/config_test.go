@@ -3,6 +3,7 @@ package gradecmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/cmd/internal/config"
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
+	"github.com/evalmd/evalmd/regrade"
 )
 
 // gradeIn runs the command with config files looked up from dir and the
@@ -127,7 +129,7 @@ func TestGradeConfigJudge(t *testing.T) {
 	if !strings.Contains(stderr, "warning: config's judge: judge model openai-api/nowhere/big") || !strings.Contains(stderr, "NOWHERE_BASE_URL") {
 		t.Errorf("no warning for the config's judge without a server:\n%s", stderr)
 	}
-	if err == nil || strings.Contains(err.Error(), "judge model") {
+	if ue := (*regrade.UngradedError)(nil); !errors.As(err, &ue) || len(ue.Questions) != 2 {
 		t.Errorf("grade with no judge: %v, want the questions' failure, not the judge's build error", err)
 	}
 	if len(cfgSrv.Calls())+len(flagSrv.Calls()) != n {

@@ -87,23 +87,38 @@ func TestJudgeHasItsOwnServerAndKey(t *testing.T) {
 	}
 }
 
-// Bad graders stop the run before any model call.
+// Questions that cannot be graded stop the run before any model call, each
+// named once (not once per model) at its line, the reason said as grading
+// would say it: an unknown grader, a tolerance that is no number, a truth
+// naming no option, an empty answer section.
 func TestGradersCheckedBeforeAnyCall(t *testing.T) {
 	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20})
+	const q1 = "# S\n## Q1\n#### question\na\n#### answer\nB\n"
 	for _, tc := range []struct {
 		sheet, flag, want string
 	}{
-		{strings.Replace(judgedSheet, "grader: judge", "grader: lime", 1) + "## Q3\n#### meta\ngrader: nope\n#### question\nx\n#### answer\ny\n", "", "unknown grader"},
-		{judgedSheet, "--grader=choise", "unknown grader"},
+		{strings.Replace(judgedSheet, "grader: judge", "grader: lime", 1) + "## Q3\n#### meta\ngrader: nope\n#### question\nx\n#### answer\ny\n", "",
+			`:14: question "Q3" cannot be graded: unknown grader "nope"`},
+		{judgedSheet, "--grader=choise", `2 questions cannot be graded: `},
+		{q1 + "## Q2\n#### meta\ngrader: numeric\ntolerance: abc\n#### question\nb\n#### answer\n1\n", "",
+			`:7: question "Q2" cannot be graded: numeric: meta tolerance "abc" is not a non-negative number`},
+		{q1 + "## Q2\n#### meta\ngrader: choice\n#### question\nb\n#### answer\nsix<EVAL-ENDCHAR>\n", "",
+			`:7: question "Q2" cannot be graded: ground truth "six" names no option letter`},
+		{q1 + "## Q2\n#### question\nb\n#### answer\n## Q3\n#### question\nc\n#### answer\n", "",
+			`: 2 questions cannot be graded: `},
 	} {
-		args := []string{"-f", writeSheet(t, tc.sheet), "-o", t.TempDir(), "-m", "openai-api/local/tiny", "--base-url", srv.URL}
+		args := []string{"-f", writeSheet(t, tc.sheet), "-o", t.TempDir(), "-m", "openai-api/local/tiny,openai-api/local/small", "--base-url", srv.URL}
 		if tc.flag != "" {
 			args = append(args, tc.flag)
 		}
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), &stdout, &stderr, args)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: error %v, want %q", tc.flag, err, tc.want)
+		if err == nil || !strings.HasPrefix(err.Error(), "not run: ") || !strings.Contains(err.Error(), tc.want) || cli.ExitCode(err) != 1 {
+			t.Errorf("%s: error %v (exit %d), want 1 and %q", tc.flag, err, cli.ExitCode(err), tc.want)
+			continue
+		}
+		if n := strings.Count(err.Error(), "cannot be graded"); n != 1 {
+			t.Errorf("%v: said %d times, want once (not once per model)", err, n)
 		}
 	}
 	if n := srv.Count(); n != 0 {
@@ -149,35 +164,33 @@ func TestNoJudgeGradesNullOncePerRun(t *testing.T) {
 	}
 }
 
-// A question whose grader fails at grading time (a bad tolerance) is graded
-// null with the reason; the others are graded, the file is written, and
-// the run says how many and fails.
+// A question whose grader fails at grading time (the judge's server
+// refuses its request) is graded null with the reason; the others are
+// graded, the file is written, and the run says how many, names each at
+// its line, and exits 3.
 func TestRunKeepsTheRestWhenAGraderFails(t *testing.T) {
-	sheetPath := writeSheet(t, "# S\n## Q1\n#### question\na\n#### answer\nB\n## Q2\n#### meta\ngrader: numeric\ntolerance: abc\n#### question\nb\n#### answer\n1\n")
+	judges := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 5,
+		Reply: func(fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Status: 400, Message: "no such judge"} }})
+	sheetPath := writeSheet(t, "# S\n## Q1\n#### question\na\n#### answer\nB\n## Q2\n#### meta\ngrader: judge\n#### question\nb\n#### answer\n1\n")
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", out, "-m", "mock", "--mock-reply", "B"})
-	if err == nil || !strings.Contains(err.Error(), "1 question could not be graded") {
-		t.Errorf("error %v, want one saying 1 question could not be graded", err)
+	err := run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", out, "-m", "mock", "--mock-reply", "B",
+		"--judge", "openai-api/judge/big", "--judge-base-url", judges.URL})
+	want := "run: 1 question could not be graded (grade null, the reason in grade_detail): " + sheetPath + `:7: question "Q2": grader error: `
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "no such judge") {
+		t.Errorf("error %v, want %q...", err, want)
 	}
 	if code := cli.ExitCode(err); code != 3 {
 		t.Errorf("exit status %d, want 3 (finished, a question ungraded)", code)
 	}
-	paths, _ := filepath.Glob(filepath.Join(out, "output-*.json"))
-	if len(paths) != 1 {
-		t.Fatalf("outputs %v", paths)
-	}
-	f, err := result.Read(paths[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := readOnly(t, out)
 	if q := f.Questions[0]; q.Grade == nil || !*q.Grade {
 		t.Errorf("Q1 grade %v, want true", q.Grade)
 	}
-	if q := f.Questions[1]; q.Grade != nil || q.Grader != "numeric" || !strings.Contains(q.GradeDetail, "grader error") {
+	if q := f.Questions[1]; q.Grade != nil || q.Grader != "judge" || !strings.Contains(q.GradeDetail, "grader error") {
 		t.Errorf("Q2 grade %v grader %q detail %q", q.Grade, q.Grader, q.GradeDetail)
 	}
-	if !strings.Contains(stderr.String(), "1 could not be graded") {
+	if !strings.Contains(stderr.String(), "mock on input-t.md: 1/2 correct, 1 could not be graded,") {
 		t.Errorf("stderr: %s", stderr.String())
 	}
 }

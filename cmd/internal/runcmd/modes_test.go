@@ -329,18 +329,6 @@ func TestRunAgentModeLimitIsWrong(t *testing.T) {
 	}
 }
 
-// A question answered, with a ground truth, whose grade is still null
-// could not be graded: run finishes with exit status 3, saying so.
-func TestRunNullGradeExitsThree(t *testing.T) {
-	// The choice grader cannot grade a truth that names no option letter.
-	sheetPath := writeSheet(t, "# S\n## Q1\n#### question\na\n#### answer\nB\n## Q2\n#### meta\ngrader: choice\n#### question\nb\n#### answer\nsix\n")
-	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), &stdout, &stderr, []string{"-f", sheetPath, "-o", t.TempDir(), "-m", "mock", "--mock-reply", "B"})
-	if err == nil || !strings.Contains(err.Error(), "1 question could not be graded") || cli.ExitCode(err) != 3 {
-		t.Errorf("error %v (exit status %d), want 3 saying 1 question could not be graded", err, cli.ExitCode(err))
-	}
-}
-
 // Each output records the answer mode's settings the question ran with,
 // resolved from the flags, the meta and the defaults (outputs did not say
 // which agent style a run used): here --agent-style over the sheet's meta.

@@ -308,7 +308,7 @@ func TestRerunUnchangedWritesNothing(t *testing.T) {
 func TestHalfSavedSheetNotRun(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{"# First-Steps\n\n## Half\n#### answer\nX\n", `:3: question "Half" has no question section`},
-		{"# First-Steps\n\n## Q\n#### question\nWhat is\n", `:3: question "Q" has no answer section`},
+		{"# First-Steps\n\n## Q\n#### question\nWhat is\n", `:3: question "Q" cannot be graded: it has no answer section`},
 		{"# First-Steps\n\n#### question\nAnswer only.\n", ":1: the sheet has no question"},
 	} {
 		dir := t.TempDir()

@@ -71,9 +71,11 @@ type Result struct {
 	// output files that hold what an output of the run would (every
 	// answer reused, graded alike): none was written in their place.
 	Files []File
-	// GradeFailures counts the questions whose grader failed (graded
-	// null), NoJudge those left null for want of a judge model.
-	GradeFailures, NoJudge int
+	// Ungraded name the questions that could not be graded (graded null:
+	// regrade.UngradedAt), NoJudge counts those left null for want of a
+	// judge model.
+	Ungraded []regrade.Ungradable
+	NoJudge  int
 	// Questions counts the questions of the outputs written, Failed those
 	// that ended with an error; FirstError is the first such error.
 	Questions, Failed int
@@ -107,7 +109,7 @@ type sheetRun struct {
 	priced      bool
 	reused      int // answered from an earlier output, not asked
 
-	ungraded int
+	ungraded []regrade.Ungradable // the questions that could not be graded (regrade.UngradedAt)
 	// noJudge counts the questions left null because they need the
 	// judge and the run has none (grade.NoJudge), said once per run.
 	noJudge  int
@@ -230,7 +232,7 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 			continue
 		}
 		res.Files = append(res.Files, File{Path: sr.out.OutPath, Sheet: &sr.out.File.Sheet, Tally: sr.tally})
-		res.GradeFailures += sr.ungraded
+		res.Ungraded = append(res.Ungraded, sr.ungraded...)
 		res.NoJudge += sr.noJudge
 		res.Failed += sr.failed
 		res.Questions += len(sr.out.Tasks)
@@ -418,7 +420,11 @@ func (sr *sheetRun) grade(ctx context.Context, q int, gr *regrade.Graders) error
 	case o.File.Questions[q].GradeDetail == grade.NoJudge:
 		sr.noJudge++ // not a failure: said once for the run
 	case !ok:
-		sr.ungraded++
+		at := o.SheetPath
+		if q < len(o.Lines) {
+			at = fmt.Sprintf("%s:%d", at, o.Lines[q])
+		}
+		sr.ungraded = append(sr.ungraded, regrade.UngradedAt(at, &o.File.Questions[q]))
 	}
 	if err := sr.spill.Put(o.File, q); err != nil {
 		return fmt.Errorf("%s on %s: %w", o.Model, o.SheetPath, err)
@@ -453,8 +459,8 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 	if liberal > 0 {
 		ungraded = fmt.Sprintf(", %d graded liberally", liberal)
 	}
-	if sr.ungraded > 0 {
-		ungraded += fmt.Sprintf(", %d could not be graded", sr.ungraded)
+	if n := len(sr.ungraded); n > 0 {
+		ungraded += fmt.Sprintf(", %d could not be graded", n)
 	}
 	errs := fmt.Sprintf("%d errors", sr.failed)
 	if sr.failed > 0 {

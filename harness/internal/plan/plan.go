@@ -225,6 +225,9 @@ type Output struct {
 	SheetPath string
 	Tasks     []model.Task
 	File      *result.File
+	// Lines are the line of each question in its sheet, for what is said
+	// of it.
+	Lines []int
 	// Reused marks the questions answered from an earlier output, not
 	// asked (see harness/internal/reuse); nil when none is.
 	Reused []bool

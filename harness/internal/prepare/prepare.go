@@ -144,12 +144,22 @@ func Read(paths []string, opt Options) ([]Sheet, int, error) {
 		if err != nil {
 			return nil, warnings, err
 		}
-		if err := doc.CheckComplete(!opt.DryRun); err != nil {
-			return nil, warnings, fmt.Errorf("not run: %w", err)
+		// The parser's warnings first: a misspelt section ("#### answr",
+		// did you mean "answer"?) is why a question has none. One at the
+		// line a refusal names says what the refusal says.
+		incomplete := doc.CheckComplete(!opt.DryRun)
+		var at sheet.Diag
+		if se := (*sheet.Error)(nil); errors.As(incomplete, &se) {
+			at = se.Diag
 		}
 		for _, w := range doc.Warnings {
-			opt.say("warning: %s", w)
-			warnings++
+			if w.Line != at.Line {
+				opt.say("warning: %s", w)
+				warnings++
+			}
+		}
+		if incomplete != nil {
+			return nil, warnings, fmt.Errorf("not run: %w", incomplete)
 		}
 		info, items := doc.Resolve()
 		for _, w := range unknownKeys(path, info, items, opt.DataKeys) {
@@ -261,6 +271,7 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 	// A sheet without questions (warned about when it is read) writes
 	// "questions": [], which every reader takes, not null.
 	o.Tasks = make([]model.Task, 0, len(items))
+	o.Lines = make([]int, 0, len(items))
 	out.Questions = make([]result.Question, 0, len(items))
 	for i := range items {
 		it := &items[i]
@@ -279,6 +290,7 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 			q.Position = job.Questions[i] + 1 // the parts merge back in sheet order
 		}
 		o.Tasks = append(o.Tasks, req)
+		o.Lines = append(o.Lines, it.Line)
 		out.Questions = append(out.Questions, q)
 	}
 	return o, nil

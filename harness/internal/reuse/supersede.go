@@ -21,7 +21,7 @@ import (
 // answered and graded (to be written at path), would only repeat: of the
 // same model and settings, epoch, subset, shard and version of the sheet, and
 // question by question the same sample (every answer reused), meta, texts,
-// grader and grade.
+// grader, grade and grading mode.
 func Repeats(path string, f *result.File, earlier []Earlier) (Earlier, bool) {
 	for i := len(earlier) - 1; i >= 0; i-- {
 		if e := earlier[i]; sameRun(&e.File.Sheet, &f.Sheet) && sameAnswers(e.Path, e.File, path, f) {
@@ -52,7 +52,8 @@ func sameAnswers(pathA string, a *result.File, pathB string, b *result.File) boo
 		p, q := &a.Questions[i], &b.Questions[i]
 		if sa[i].Key == "" || sa[i] != sb[i] || p.Name != q.Name || p.Question != q.Question || p.QuestionUsr != q.QuestionUsr ||
 			!eqString(p.GroundTruth, q.GroundTruth) || !maps.Equal(p.MetaData, q.MetaData) || !eqString(p.System, q.System) ||
-			p.Grader != q.Grader || !eqBool(p.Grade, q.Grade) || p.GradeDetail != q.GradeDetail {
+			p.Grader != q.Grader || !eqBool(p.Grade, q.Grade) || p.GradeDetail != q.GradeDetail ||
+			p.Grading != q.Grading || p.GradingFrom != q.GradingFrom {
 			return false
 		}
 	}
