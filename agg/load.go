@@ -261,14 +261,43 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 		leave, d.Versions = sheetVersions(paths, true, opt.IncludeDryRuns)
 	}
 	d.answersKept = opt.Answers
+	l := &loader{d: d, opt: opt, warn: warn, leave: leave, seen: runs{}, samples: sampleSet{}, nPaths: len(paths)}
+	if opt.Baseline != nil {
+		l.baseRuns = opt.Baseline.runKeys()
+		d.base = opt.Baseline
+	}
+	if err := decodeInOrder(ctx, paths, l.take); err != nil {
+		return nil, err
+	}
+	for _, w := range l.parts.Rest() {
+		// A run some of whose shards wrote nothing (yet): counted with
+		// the parts there are, and said.
+		sh := &w.File.Sheet
+		missing := make([]string, len(w.Missing))
+		for i, k := range w.Missing {
+			missing[i] = strconv.Itoa(k)
+		}
+		d.PartialShards = append(d.PartialShards, fmt.Sprintf("%s (model %s, sheet %s): no part of shard %s of %d", w.Path, sh.ModelName, sh.Name, strings.Join(missing, ", "), w.Shards))
+		l.count(l.whole(w))
+	}
+	if !opt.LatestVersion {
+		_, d.Versions = versions(l.fvs, false)
+	}
+	return d, nil
+}
+
+// decodeInOrder decodes the files at paths in parallel and hands each to
+// take in the order of paths. At most a few decoded files wait to be
+// taken, and read buffers are recycled (the decoded file holds copies of
+// its strings), so memory stays at a few files.
+func decodeInOrder(ctx context.Context, paths []string, take func(decoded)) error {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	results := make([]chan decoded, len(paths))
 	for i := range results {
 		results[i] = make(chan decoded, 1)
 	}
-	// tokens bounds how many decoded files wait to be merged; read buffers
-	// are recycled through pool (the decoded file holds copies of its
-	// strings), so memory stays at a few files.
+	// tokens bounds how many decoded files wait to be taken; read buffers
+	// go back through pool.
 	tokens := make(chan struct{}, 2*workers)
 	pool := make(chan []byte, 2*workers+workers)
 	jobs := make(chan int)
@@ -310,36 +339,16 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 			}
 		}()
 	}
-	l := &loader{d: d, opt: opt, warn: warn, leave: leave, seen: runs{}, samples: sampleSet{}, nPaths: len(paths)}
-	if opt.Baseline != nil {
-		l.baseRuns = opt.Baseline.runKeys()
-		d.base = opt.Baseline
-	}
 	for i := range paths {
-		var r decoded
 		select {
-		case r = <-results[i]:
+		case r := <-results[i]:
+			take(r)
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
-		l.take(r)
 		<-tokens
 	}
-	for _, w := range l.parts.Rest() {
-		// A run some of whose shards wrote nothing (yet): counted with
-		// the parts there are, and said.
-		sh := &w.File.Sheet
-		missing := make([]string, len(w.Missing))
-		for i, k := range w.Missing {
-			missing[i] = strconv.Itoa(k)
-		}
-		d.PartialShards = append(d.PartialShards, fmt.Sprintf("%s (model %s, sheet %s): no part of shard %s of %d", w.Path, sh.ModelName, sh.Name, strings.Join(missing, ", "), w.Shards))
-		l.count(l.whole(w))
-	}
-	if !opt.LatestVersion {
-		_, d.Versions = versions(l.fvs, false)
-	}
-	return d, nil
+	return nil
 }
 
 // loader counts the decoded files, in name order, into d.

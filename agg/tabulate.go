@@ -148,59 +148,12 @@ func width(s string) int { return utf8.RuneCountInString(s) }
 // tablefmt="pipe", showindex=False), which DataFrame.to_markdown(index=False)
 // calls. The result has no trailing newline, as to_markdown's.
 func tabulate(f dataFrame) string {
-	const minPadding = 2
 	ncol := len(f.Columns)
 	cells := make([][]string, ncol)
 	aligns := make([]string, ncol)
 	widths := make([]int, ncol)
 	for c := 0; c < ncol; c++ {
-		t := typeNone
-		for _, row := range f.Rows {
-			if ct := cellType(row[c]); ct > t {
-				t = ct
-			}
-		}
-		col := make([]string, len(f.Rows))
-		for r, row := range f.Rows {
-			// Beyond tabulate: a '|' or a line break in a name would
-			// end the cell or the row (mdcell); text without them is
-			// tabulate's, byte for byte.
-			col[r] = mdcell.Escape(formatCell(row[c], t))
-		}
-		align := "left"
-		if t == typeInt || t == typeFloat {
-			align = "decimal"
-		}
-		switch align {
-		case "decimal":
-			maxDec := -1
-			decs := make([]int, len(col))
-			for i, s := range col {
-				decs[i] = afterPoint(s)
-				maxDec = max(maxDec, decs[i])
-			}
-			for i := range col {
-				col[i] += strings.Repeat(" ", maxDec-decs[i])
-			}
-		default:
-			// tabulate strips left-aligned strings (PRESERVE_WHITESPACE off).
-			for i := range col {
-				col[i] = py.Strip(col[i])
-			}
-		}
-		w := width(f.Columns[c]) + minPadding
-		for _, s := range col {
-			w = max(w, width(s))
-		}
-		for i, s := range col {
-			pad := strings.Repeat(" ", w-width(s))
-			if align == "left" {
-				col[i] = s + pad
-			} else {
-				col[i] = pad + s
-			}
-		}
-		cells[c], aligns[c], widths[c] = col, align, w
+		cells[c], aligns[c], widths[c] = tabulateColumn(f, c)
 	}
 
 	var b strings.Builder
@@ -231,6 +184,60 @@ func tabulate(f dataFrame) string {
 		}
 	}
 	return b.String()
+}
+
+// tabulateColumn is column c of f as tabulate pads it: its cells,
+// formatted by the column's type, aligned ("left", or "decimal" for
+// numbers) and padded to its width, which it returns.
+func tabulateColumn(f dataFrame, c int) ([]string, string, int) {
+	const minPadding = 2
+	t := typeNone
+	for _, row := range f.Rows {
+		if ct := cellType(row[c]); ct > t {
+			t = ct
+		}
+	}
+	col := make([]string, len(f.Rows))
+	for r, row := range f.Rows {
+		// Beyond tabulate: a '|' or a line break in a name would
+		// end the cell or the row (mdcell); text without them is
+		// tabulate's, byte for byte.
+		col[r] = mdcell.Escape(formatCell(row[c], t))
+	}
+	align := "left"
+	if t == typeInt || t == typeFloat {
+		align = "decimal"
+	}
+	switch align {
+	case "decimal":
+		maxDec := -1
+		decs := make([]int, len(col))
+		for i, s := range col {
+			decs[i] = afterPoint(s)
+			maxDec = max(maxDec, decs[i])
+		}
+		for i := range col {
+			col[i] += strings.Repeat(" ", maxDec-decs[i])
+		}
+	default:
+		// tabulate strips left-aligned strings (PRESERVE_WHITESPACE off).
+		for i := range col {
+			col[i] = py.Strip(col[i])
+		}
+	}
+	w := width(f.Columns[c]) + minPadding
+	for _, s := range col {
+		w = max(w, width(s))
+	}
+	for i, s := range col {
+		pad := strings.Repeat(" ", w-width(s))
+		if align == "left" {
+			col[i] = s + pad
+		} else {
+			col[i] = pad + s
+		}
+	}
+	return col, align, w
 }
 
 // formatCell is tabulate's _format for one cell of a column of type t.
