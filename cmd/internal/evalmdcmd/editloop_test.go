@@ -45,7 +45,8 @@ func outputs(t *testing.T, dir string) []string {
 // The edit loop as a new user runs it, with mock: init, run, rerun the
 // unchanged sheet (no new run: nothing written, agg counts 3 questions and
 // no consistency), edit one question and one answer and rerun (1 asked, 2
-// reused; the first output superseded, put aside), grade, then a sheet
+// reused; the first output superseded, put aside), grade -l -w and a plain
+// rerun that keeps its liberal grades, then a sheet
 // saved half-written under run --watch (one line, nothing run, the
 // leaderboard unchanged). Then evalmd agg and LIME's own agg.py count the
 // folder alike: each current question once.
@@ -139,9 +140,8 @@ func TestEditLoop(t *testing.T) {
 		}
 	}
 
-	// Grading mode: grade -l -w (and liberal kept by the reruns after
-	// it) is this step. A truth edited after the run: grade -l -w
-	// refreshes it from the sheet and rewrites the .md with the JSON.
+	// A truth edited after the run: grade -l -w refreshes it from the
+	// sheet, grades liberally and rewrites the .md with the JSON.
 	edit(t, sheet, "Paris<EVAL-ENDCHAR>", "C<EVAL-ENDCHAR>")
 	md := result.MarkdownPath(newest)
 	before, err := os.ReadFile(md)
@@ -165,8 +165,44 @@ func TestEditLoop(t *testing.T) {
 	if q := f.Questions[0]; *q.GroundTruth != "C" || q.Grade == nil || !*q.Grade {
 		t.Errorf("Capital-France: truth %q, grade %v; want C, true", *q.GroundTruth, q.Grade)
 	}
-	if !strings.Contains(string(after), "### Capital-France") || !strings.Contains(string(after), "**Reused from:**") {
-		t.Errorf("the rewritten .md lost a question or the reused marks:\n%s", after)
+	if !strings.Contains(string(after), "### Capital-France") || !strings.Contains(string(after), "**Reused from:**") ||
+		!strings.Contains(string(after), "**Grading:** liberal (flag)") {
+		t.Errorf("the rewritten .md lost a question or the reused marks, or does not say the grading:\n%s", after)
+	}
+
+	// A plain rerun (of the sheet as edited: a version of its own) keeps
+	// the liberal grading grade -l gave the answers it reuses, and says
+	// so; the run's summary and agg say how they were graded.
+	stdout, stderr, code = evalmd(t, env, runArgs...)
+	if code != 0 {
+		t.Fatalf("rerun after grade -l -w: exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		"mock on input-first-steps.md: 3 reused answers keep the liberal grading a flag gave them",
+		"mock on input-first-steps.md: 2/3 correct, 3 graded liberally, 0 asked, 3 reused",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the rerun after grade -l -w does not say %q:\n%s", want, stderr)
+		}
+	}
+	if !strings.Contains(stdout, "| liberal |") {
+		t.Errorf("the rerun's summary does not say the answers were graded liberally:\n%s", stdout)
+	}
+	if report := agg(); !strings.Contains(report, "| mock  |") || !strings.Contains(report, "| liberal |") {
+		t.Errorf("agg's Models table does not say the answers were graded liberally:\n%s", report)
+	}
+	all, _ = filepath.Glob(filepath.Join(results, "output-*.json"))
+	if len(all) != 1 || all[0] == newest {
+		t.Fatalf("after the rerun the folder holds %v, want its output alone", all)
+	}
+	newest = all[0]
+	if f, err = result.Read(newest); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range f.Questions {
+		if q.Grading != result.GradingLiberal || q.GradingFrom != result.GradingFromFlag || q.ReusedFrom == "" {
+			t.Errorf("%s: graded %q from %q (reused from %q), want liberal from the flag, reused", q.Name, q.Grading, q.GradingFrom, q.ReusedFrom)
+		}
 	}
 
 	// run --watch: the sheet saved half-written is one line, is not run,
