@@ -235,20 +235,7 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 			return c.st, err
 		}
 		defer jr.close()
-		// Fingerprints tie a journal record to the request it answered;
-		// a job whose request changed since (an edited sheet) is asked
-		// again. One is computed when a record needs it, not for every
-		// job before the first request: a thousand of them would hold up
-		// the start by milliseconds.
-		byKey := make(map[string]int, len(jobs))
-		for i := range jobs {
-			byKey[jobs[i].Key] = i
-		}
-		r.journal = jr
-		r.fingerprint = func(key string) string {
-			j := &jobs[byKey[key]]
-			return RequestKey(j.Model.Name(), r.lanes[j.Model.Name()].info, j.Task)
-		}
+		r.useJournal(jr, jobs)
 		pending = c.resume(jobs, recs)
 	}
 
@@ -278,6 +265,32 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 			}
 		})()
 	}
+	c.loop(r.startWorkers(start, finish, pending))
+	return r.stats(ctx, c)
+}
+
+// useJournal has the run keep each answer in jr. Fingerprints tie a
+// journal record to the request it answered; a job whose request changed
+// since (an edited sheet) is asked again. One is computed when a record
+// needs it, not for every job before the first request: a thousand of
+// them would hold up the start by milliseconds.
+func (r *run) useJournal(jr *journal, jobs []Job) {
+	byKey := make(map[string]int, len(jobs))
+	for i := range jobs {
+		byKey[jobs[i].Key] = i
+	}
+	r.journal = jr
+	r.fingerprint = func(key string) string {
+		j := &jobs[byKey[key]]
+		return RequestKey(j.Model.Name(), r.lanes[j.Model.Name()].info, j.Task)
+	}
+}
+
+// startWorkers starts each server's workers on its share of pending, in
+// order, and returns the channel of their outcomes, closed when the last
+// worker ends. No job starts once start ends; a request in flight is
+// abandoned when finish ends.
+func (r *run) startWorkers(start, finish context.Context, pending []Job) <-chan Outcome {
 	// Queues hold indices into pending: building them copies no job and
 	// allocates little before the first request.
 	queues := make(map[*pool][]int)
@@ -321,11 +334,15 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 		wg.Wait()
 		close(done)
 	}()
-	c.loop(done)
+	return done
+}
 
+// stats are the run's figures once every worker has ended, and its error:
+// the run stopped (why), or jobs left unfinished.
+func (r *run) stats(ctx context.Context, c *collector) (Stats, error) {
 	st := c.st
 	st.Calls = int(r.calls.Load())
-	st.Wall = opt.Now().Sub(c.p.start)
+	st.Wall = r.opt.Now().Sub(c.p.start)
 	st.Unfinished = st.Jobs - st.Answered - st.NoAnswer - st.Failed
 	switch fatal := r.halted(); {
 	case fatal != nil:
@@ -585,37 +602,9 @@ func (r *run) call(start, finish context.Context, l *lane, j Job) (Outcome, bool
 		}
 		o.Attempts++
 		r.calls.Add(1)
-		actx, cancel := finish, context.CancelFunc(func() {})
-		if timeout > 0 {
-			actx, cancel = context.WithTimeout(finish, timeout)
-		}
-		t0 := r.opt.Now()
-		var firstByte atomic.Int64 // after t0, in ns; 0 until the reply's first byte
-		if slot != nil {
-			actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{GotFirstResponseByte: func() {
-				firstByte.CompareAndSwap(0, int64(max(1, r.opt.Now().Sub(t0))))
-			}})
-		}
-		r.inFlight.Add(1)
-		resp, err := model.Ask(actx, l.m, j.Task)
-		r.inFlight.Add(-1)
-		o.Elapsed = r.opt.Now().Sub(t0)
-		if err != nil && finish.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) && !isAPIError(err) {
-			// The attempt's own time limit ran out: say so, rather than
-			// "context deadline exceeded". Time queued in the server
-			// counts, so a server with fewer slots than -c times out.
-			err = &model.APIError{Provider: l.m.Info().Provider, Retryable: true, Timeout: true,
-				Message: fmt.Sprintf("request timed out after %s (--timeout; time queued in the server counts)", timeout)}
-		}
-		if slot != nil {
-			ttfb := time.Duration(firstByte.Load())
-			if ttfb == 0 {
-				ttfb = o.Elapsed // no HTTP (an offline model): the whole call
-			}
-			signal(l.pool.adaptive, slot, err, finish, ttfb)
-		}
-		again, after := retryable(err, start, actx)
-		cancel()
+		res := r.attempt(start, finish, l, j, slot, timeout)
+		resp, err, again, after := res.resp, res.err, res.again, res.after
+		o.Elapsed = res.elapsed
 		r.countRefusal(l, err, finish)
 		if ae := (*model.APIError)(nil); errors.As(err, &ae) && ae.Fatal && finish.Err() == nil {
 			// No later request can succeed (an account out of credit):
@@ -653,6 +642,53 @@ func (r *run) call(start, finish context.Context, l *lane, j Job) (Outcome, bool
 			return Outcome{}, false
 		}
 	}
+}
+
+// attemptResult is one attempt's: the reply or error, how long it took,
+// and whether (and after how long a server asked) it may be retried.
+type attemptResult struct {
+	resp    model.Response
+	err     error
+	elapsed time.Duration
+	again   bool
+	after   time.Duration
+}
+
+// attempt sends j's request once, within timeout, ended by finish; an
+// adaptive limit's slot is told how the server answered.
+func (r *run) attempt(start, finish context.Context, l *lane, j Job, slot *aimd.Slot, timeout time.Duration) attemptResult {
+	actx, cancel := finish, context.CancelFunc(func() {})
+	if timeout > 0 {
+		actx, cancel = context.WithTimeout(finish, timeout)
+	}
+	t0 := r.opt.Now()
+	var firstByte atomic.Int64 // after t0, in ns; 0 until the reply's first byte
+	if slot != nil {
+		actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{GotFirstResponseByte: func() {
+			firstByte.CompareAndSwap(0, int64(max(1, r.opt.Now().Sub(t0))))
+		}})
+	}
+	r.inFlight.Add(1)
+	resp, err := model.Ask(actx, l.m, j.Task)
+	r.inFlight.Add(-1)
+	elapsed := r.opt.Now().Sub(t0)
+	if err != nil && finish.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) && !isAPIError(err) {
+		// The attempt's own time limit ran out: say so, rather than
+		// "context deadline exceeded". Time queued in the server
+		// counts, so a server with fewer slots than -c times out.
+		err = &model.APIError{Provider: l.m.Info().Provider, Retryable: true, Timeout: true,
+			Message: fmt.Sprintf("request timed out after %s (--timeout; time queued in the server counts)", timeout)}
+	}
+	if slot != nil {
+		ttfb := time.Duration(firstByte.Load())
+		if ttfb == 0 {
+			ttfb = elapsed // no HTTP (an offline model): the whole call
+		}
+		signal(l.pool.adaptive, slot, err, finish, ttfb)
+	}
+	again, after := retryable(err, start, actx)
+	cancel()
+	return attemptResult{resp: resp, err: err, elapsed: elapsed, again: again, after: after}
 }
 
 // pause holds the lane's server back for a Retry-After of asked, capped
