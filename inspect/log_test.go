@@ -466,7 +466,7 @@ func syntheticOutput() *result.File {
 				Grade: b(false), Grader: "dabench", InputTokens: 5, OutputTokens: 1, FinishReason: "end_turn",
 				SubAnswers: []result.SubAnswer{{Name: "a", Want: "1", Got: "2", Found: true}}},
 			{Name: "q6", GroundTruth: s("42"), Question: "again", Completion: s("41"), ModelName: "openai/gpt-4o",
-				Grade: b(false), Grader: "exact"},
+				Grade: b(false), Grader: "exact", Grading: result.GradingLiberal, GradingFrom: result.GradingFromFlag},
 		},
 	}
 }
@@ -560,6 +560,14 @@ func TestSyntheticLog(t *testing.T) {
 	}
 	if _, ok := lg.Samples[4].Scores["dabench"].Metadata["sub_answers"]; !ok {
 		t.Errorf("dabench score lacks its sub-answers")
+	}
+	// The grading mode a source set is in the score's metadata; the
+	// default mode adds nothing.
+	if m := lg.Samples[5].Scores["exact"].Metadata; m["grading"] != "liberal" || m["grading_from"] != "flag" {
+		t.Errorf("liberal score's metadata %v", m)
+	}
+	if _, ok := lg.Samples[0].Scores["exact"].Metadata["grading"]; ok {
+		t.Errorf("a default-mode score's metadata names a grading: %v", lg.Samples[0].Scores["exact"].Metadata)
 	}
 	if lg.Results.TotalSamples != 6 || lg.Results.CompletedSamples != 5 {
 		t.Errorf("results %d total %d completed", lg.Results.TotalSamples, lg.Results.CompletedSamples)

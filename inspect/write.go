@@ -708,6 +708,11 @@ func sampleScores(q *result.Question) map[string]sampleScore {
 	if len(q.SubAnswers) > 0 {
 		sc.Metadata["sub_answers"] = q.SubAnswers
 	}
+	if q.Grading != "" {
+		// The grading mode some source set (the output's grading and
+		// grading_from); absent in the default mode, as in the output.
+		sc.Metadata["grading"], sc.Metadata["grading_from"] = q.Grading, q.GradingFrom
+	}
 	return map[string]sampleScore{scorerName(q): sc}
 }
 
