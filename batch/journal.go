@@ -1,15 +1,13 @@
 package batch
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
-	"github.com/evalmd/evalmd/internal/filelock"
+	"github.com/evalmd/evalmd/internal/jsonl"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
 )
@@ -71,9 +69,7 @@ func (r record) response() model.Response {
 
 // journal appends records to a locked file.
 type journal struct {
-	path   string
-	f      *os.File
-	unlock func()
+	f *jsonl.File
 }
 
 // openJournal opens the journal at path for appending (creating it, never
@@ -85,51 +81,31 @@ func openJournal(path string) (*journal, []record, error) {
 	if err := outfile.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, nil, fmt.Errorf("batch journal: %w", err)
 	}
-	f, err := outfile.Open(path)
+	var recs []record
+	f, err := jsonl.Open(path, "batch journal", takeRecord(&recs, path))
 	if err != nil {
-		return nil, nil, fmt.Errorf("batch journal: %w", err)
-	}
-	unlock, err := filelock.Lock(f)
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("batch journal %s is in use by another run (%v)", path, err)
-	}
-	fail := func(err error) (*journal, []record, error) {
-		unlock()
-		f.Close()
 		return nil, nil, err
 	}
-	recs, good, err := readJournal(f, path)
-	if err != nil {
-		return fail(err)
-	}
-	if err := f.Truncate(good); err != nil {
-		return fail(fmt.Errorf("batch journal: %w", err))
-	}
-	if _, err := f.Seek(good, io.SeekStart); err != nil {
-		return fail(fmt.Errorf("batch journal: %w", err))
-	}
-	return &journal{path: path, f: f, unlock: unlock}, recs, nil
+	return &journal{f: f}, recs, nil
 }
 
 func readJournal(r io.Reader, name string) (recs []record, good int64, err error) {
-	br := bufio.NewReader(r)
-	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
-		if err == io.EOF {
-			return recs, good, nil // a torn last line, or nothing
+	good, _, err = jsonl.Read(r, "batch journal "+name, takeRecord(&recs, name))
+	if err != nil {
+		return nil, 0, err
+	}
+	return recs, good, nil
+}
+
+// takeRecord appends each line of the journal name to recs.
+func takeRecord(recs *[]record, name string) func(line int, b []byte) error {
+	return func(line int, b []byte) error {
+		var rec record
+		if err := json.Unmarshal(b, &rec); err != nil || rec.T == "" {
+			return fmt.Errorf("batch journal %s:%d: not a journal record (delete the line or the journal to go on)", name, line)
 		}
-		if err != nil {
-			return nil, 0, fmt.Errorf("batch journal %s:%d: %w", name, line, err)
-		}
-		if len(bytes.TrimSpace(b)) > 0 {
-			var rec record
-			if err := json.Unmarshal(b, &rec); err != nil || rec.T == "" {
-				return nil, 0, fmt.Errorf("batch journal %s:%d: not a journal record (delete the line or the journal to go on)", name, line)
-			}
-			recs = append(recs, rec)
-		}
-		good += int64(len(b))
+		*recs = append(*recs, rec)
+		return nil
 	}
 }
 
@@ -149,19 +125,15 @@ func (j *journal) write(recs ...record) error {
 		buf.Write(data)
 		buf.WriteByte('\n')
 	}
-	if _, err := j.f.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("batch journal %s: %w", j.path, err)
+	if err := j.f.Append(buf.Bytes()); err != nil {
+		return err
 	}
-	if err := j.f.Sync(); err != nil {
-		return fmt.Errorf("batch journal %s: %w", j.path, err)
-	}
-	return nil
+	return j.f.Sync()
 }
 
 func (j *journal) close() {
 	if j == nil {
 		return
 	}
-	j.unlock()
 	j.f.Close()
 }

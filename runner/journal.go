@@ -1,19 +1,13 @@
 package runner
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sync"
 	"time"
 
-	"github.com/evalmd/evalmd/internal/filelock"
-	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/jsonl"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -95,25 +89,22 @@ func recordOf(o Outcome, fp string, now time.Time) journalRecord {
 // appending may start) and whether a torn last line was dropped.
 func readJournal(r io.Reader, name string) (recs map[string]journalRecord, good int64, torn bool, err error) {
 	recs = make(map[string]journalRecord)
-	br := bufio.NewReader(r)
-	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
-		if err == io.EOF {
-			// Whatever follows the last newline is a write the crash cut
-			// short (or nothing at all).
-			return recs, good, len(b) > 0, nil
-		}
+	good, torn, err = jsonl.Read(r, "journal "+name, takeRecord(recs, name))
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return recs, good, torn, nil
+}
+
+// takeRecord reads each line of the journal name into recs, by key.
+func takeRecord(recs map[string]journalRecord, name string) func(line int, b []byte) error {
+	return func(line int, b []byte) error {
+		rec, err := parseRecord(b)
 		if err != nil {
-			return nil, 0, false, fmt.Errorf("journal %s:%d: %w", name, line, err)
+			return fmt.Errorf("journal %s:%d: %w (delete this line or the journal to go on)", name, line, err)
 		}
-		if len(bytes.TrimSpace(b)) > 0 {
-			rec, err := parseRecord(b)
-			if err != nil {
-				return nil, 0, false, fmt.Errorf("journal %s:%d: %w (delete this line or the journal to go on)", name, line, err)
-			}
-			recs[rec.Key] = rec
-		}
-		good += int64(len(b))
+		recs[rec.Key] = rec
+		return nil
 	}
 }
 
@@ -134,17 +125,8 @@ func parseRecord(b []byte) (journalRecord, error) {
 // journal appends records to a journal file. The workers append to it at
 // once, each answer as it arrives; the collector syncs it.
 type journal struct {
-	f      *os.File
-	name   string
-	unlock func()
-
-	mu    sync.Mutex
-	err   error // the first failed write: nothing is appended after it
-	dirty bool  // written since the last sync
-	// dirSynced says the file's directory entry is durable. It is made
-	// so at the first sync, not at open: nothing is durable before then
-	// anyway, and an fsync at open would delay every run's first request.
-	dirSynced bool
+	f    *jsonl.File
+	name string
 }
 
 // openJournal opens (creating if needed, never through a link) the
@@ -152,33 +134,12 @@ type journal struct {
 // the file so that two runs cannot append to one journal (each would ask,
 // and pay for, the other's questions).
 func openJournal(path string) (*journal, map[string]journalRecord, error) {
-	f, err := outfile.Open(path)
+	recs := make(map[string]journalRecord)
+	f, err := jsonl.Open(path, "journal", takeRecord(recs, path))
 	if err != nil {
-		return nil, nil, fmt.Errorf("journal: %w", err)
-	}
-	unlock, err := filelock.Lock(f)
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("journal %s: %w (is another run using it?)", path, err)
-	}
-	fail := func(err error) (*journal, map[string]journalRecord, error) {
-		unlock()
-		f.Close()
 		return nil, nil, err
 	}
-	recs, good, torn, err := readJournal(f, path)
-	if err != nil {
-		return fail(err)
-	}
-	if torn {
-		if err := f.Truncate(good); err != nil {
-			return fail(fmt.Errorf("journal %s: dropping torn last line: %w", path, err))
-		}
-	}
-	if _, err := f.Seek(good, io.SeekStart); err != nil {
-		return fail(fmt.Errorf("journal %s: %w", path, err))
-	}
-	return &journal{f: f, name: path, unlock: unlock}, recs, nil
+	return &journal{f: f, name: path}, recs, nil
 }
 
 // syncEvery bounds how long a written record may stay without fsync.
@@ -192,50 +153,12 @@ func (j *journal) append(rec journalRecord) error {
 	if err != nil {
 		return fmt.Errorf("journal %s: record %q: %w", j.name, rec.Key, err)
 	}
-	b = append(b, '\n')
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.err != nil {
-		return j.err
-	}
-	if _, err := j.f.Write(b); err != nil {
-		j.err = fmt.Errorf("journal %s: %w", j.name, err)
-		return j.err
-	}
-	j.dirty = true
-	return nil
+	return j.f.Append(append(b, '\n'))
 }
 
 // sync makes what was written durable, if anything was written since the
 // last sync and no write failed.
-func (j *journal) sync() error {
-	j.mu.Lock()
-	dirty, failed := j.dirty, j.err != nil
-	j.dirty = false
-	j.mu.Unlock()
-	if !dirty || failed {
-		return nil
-	}
-	if err := j.f.Sync(); err != nil {
-		return fmt.Errorf("journal %s: %w", j.name, err)
-	}
-	if !j.dirSynced {
-		// The file's own directory entry too, so synced records are not
-		// lost with a file that the directory forgot.
-		if d, err := os.Open(filepath.Dir(j.name)); err == nil {
-			_ = d.Sync() // best effort: some filesystems refuse to sync directories
-			d.Close()
-		}
-		j.dirSynced = true
-	}
-	return nil
-}
+func (j *journal) sync() error { return j.f.Sync() }
 
 // close releases the lock and closes the file.
-func (j *journal) close() error {
-	j.unlock()
-	if err := j.f.Close(); err != nil {
-		return fmt.Errorf("journal %s: %w", j.name, err)
-	}
-	return nil
-}
+func (j *journal) close() error { return j.f.Close() }
