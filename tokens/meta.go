@@ -31,17 +31,19 @@ type Rule struct {
 	Encoding     string // the tiktoken encoding, over l's; "": l's
 }
 
+// Cuts says whether r cuts at all: truncate is neither "" nor none.
+func (r Rule) Cuts() bool { return r.Truncate != "" && r.Truncate != "none" }
+
 // CutRule cuts a user message as r asks: with truncate keep-last it is
 // decode(encode(text)[reserve-limit:]), DSBench's rule (see Truncate);
 // without it the text is returned whole. r's context limit and encoding
 // win over l's; a limit or encoding known from neither is an error, as
 // the notebook's MODEL_LIMITS[model] is a KeyError.
 func CutRule(text string, r Rule, l Limits) (string, error) {
-	switch r.Truncate {
-	case "", "none":
+	if !r.Cuts() {
 		return text, nil
-	case "keep-last":
-	default:
+	}
+	if r.Truncate != "keep-last" {
 		return "", fmt.Errorf("tokens: meta %s: %q is not keep-last or none", MetaTruncate, r.Truncate)
 	}
 	reserve := Reserve

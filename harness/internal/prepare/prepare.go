@@ -441,7 +441,8 @@ func sendSettings(opt Options, send func(model.Settings) (model.Settings, []mode
 // with one they are cut by offlineEncoding unless an encoding is given;
 // either is said once.
 func truncate(opt Options, modelName string, minfo model.Info, text string, p setting.Prompt, said map[string]bool) (string, error) {
-	if p.Truncate == "" || p.Truncate == "none" {
+	rule := tokens.Rule{Truncate: p.Truncate, Reserve: p.Reserve, ContextLimit: p.ContextLimit, Encoding: p.Encoding}
+	if !rule.Cuts() {
 		return text, nil
 	}
 	sayOnce := func(line string) {
@@ -466,8 +467,7 @@ func truncate(opt Options, modelName string, minfo model.Info, text string, p se
 			sayOnce(fmt.Sprintf("warning: %s: prompts are cut by tiktoken's %s token counts, an estimate for a model that is not OpenAI's", modelName, used))
 		}
 	}
-	return tokens.CutRule(text, tokens.Rule{Truncate: p.Truncate, Reserve: p.Reserve, ContextLimit: p.ContextLimit, Encoding: p.Encoding},
-		tokens.Limits{Model: modelName, ContextLimit: minfo.ContextLimit, Encoding: enc})
+	return tokens.CutRule(text, rule, tokens.Limits{Model: modelName, ContextLimit: minfo.ContextLimit, Encoding: enc})
 }
 
 // notes gathers, while a run is planned, what is said once for the whole
