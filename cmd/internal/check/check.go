@@ -74,89 +74,127 @@ func Providers(ctx context.Context, opt Options) []Provider {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	env := func(name, suffix string) string { return getenv(model.EnvName(name) + suffix) }
-	// server is the environment's NAME_BASE_URL, else the config's.
-	server := func(name string) string {
-		if u := env(name, "_BASE_URL"); u != "" || opt.Config == nil {
-			return u
-		}
-		return model.BaseURLOf(opt.Config.BaseURLs, name)
-	}
-	var ps []Provider
+	l := &lister{opt: opt, getenv: getenv}
 	if opt.BaseURL != "" {
-		ps = append(ps, Provider{Name: "--base-url", BaseURL: opt.BaseURL, Local: true})
+		l.ps = append(l.ps, Provider{Name: "--base-url", BaseURL: opt.BaseURL, Local: true})
 	}
-	labeled := "" // the provider whose names are LABELED/NAME/MODEL, a server each
-	if opt.Registry != nil {
-		for _, pv := range opt.Registry.All() {
-			if pv.Labeled && labeled == "" {
-				labeled = pv.Name
-			}
-			s := pv.Server
-			if s == nil {
-				continue
-			}
-			p := Provider{Name: pv.Name, KeyVar: s.KeyVar, BaseURL: server(pv.Name), Local: s.Local}
-			p.HasKey = getenv(p.KeyVar) != ""
-			if p.BaseURL == "" {
-				p.BaseURL = s.URL
-			} else if !s.Local && !sameHost(p.BaseURL, s.URL) {
-				p.Local = true // another server under a hosted provider's name
-			}
-			ps = append(ps, p)
+	l.registry()
+	l.configServers()
+	l.environServers()
+	l.cleanBaseURLs()
+	probeAll(ctx, opt, l.ps)
+	return l.ps
+}
+
+// lister lists the providers and servers Providers checks.
+type lister struct {
+	opt     Options
+	getenv  func(string) string
+	labeled string // the provider whose names are LABELED/NAME/MODEL, a server each
+	ps      []Provider
+}
+
+// server is the environment's NAME_BASE_URL, else the config's.
+func (l *lister) server(name string) string {
+	if u := l.getenv(model.EnvName(name) + "_BASE_URL"); u != "" || l.opt.Config == nil {
+		return u
+	}
+	return model.BaseURLOf(l.opt.Config.BaseURLs, name)
+}
+
+// serverName is p's server: its name without the labeled provider's.
+func (l *lister) serverName(p Provider) string { return strings.TrimPrefix(p.Name, l.labeled+"/") }
+
+// registry lists the registry's providers that have a server, and finds
+// its Labeled one.
+func (l *lister) registry() {
+	if l.opt.Registry == nil {
+		return
+	}
+	for _, pv := range l.opt.Registry.All() {
+		if pv.Labeled && l.labeled == "" {
+			l.labeled = pv.Name
 		}
+		s := pv.Server
+		if s == nil {
+			continue
+		}
+		p := Provider{Name: pv.Name, KeyVar: s.KeyVar, BaseURL: l.server(pv.Name), Local: s.Local}
+		p.HasKey = l.getenv(p.KeyVar) != ""
+		if p.BaseURL == "" {
+			p.BaseURL = s.URL
+		} else if !s.Local && !sameHost(p.BaseURL, s.URL) {
+			p.Local = true // another server under a hosted provider's name
+		}
+		l.ps = append(l.ps, p)
 	}
-	serverName := func(p Provider) string { return strings.TrimPrefix(p.Name, labeled+"/") }
-	if opt.Config != nil && labeled != "" {
-		var names []string
-		for name := range opt.Config.BaseURLs {
+}
+
+// configServers lists the servers the config's base_urls name that are
+// not providers, in name order.
+func (l *lister) configServers() {
+	if l.opt.Config == nil || l.labeled == "" {
+		return
+	}
+	var names []string
+	for name := range l.opt.Config.BaseURLs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		known := false
+		for _, p := range l.ps {
+			known = known || p.Name == name
+		}
+		if known {
+			continue
+		}
+		p := Provider{Name: l.labeled + "/" + name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: l.server(name), Local: true}
+		p.HasKey = l.getenv(p.KeyVar) != ""
+		l.ps = append(l.ps, p)
+	}
+}
+
+// environServers lists each NAME whose NAME_API_KEY is set, not yet
+// listed, in name order.
+func (l *lister) environServers() {
+	if l.opt.Environ == nil || l.labeled == "" {
+		return
+	}
+	listed := map[string]bool{}
+	for _, p := range l.ps {
+		listed[model.EnvName(l.serverName(p))] = true
+	}
+	var names []string
+	for _, kv := range l.opt.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		name, ok := strings.CutSuffix(k, "_API_KEY")
+		// A name evalmd would spell so (TOGETHER, MY_SERVER), not yet
+		// listed, its key set.
+		if ok && name != "" && model.EnvName(name) == name && !listed[name] && l.getenv(k) != "" {
+			listed[name] = true
 			names = append(names, name)
 		}
-		sort.Strings(names)
-		for _, name := range names {
-			known := false
-			for _, p := range ps {
-				known = known || p.Name == name
-			}
-			if known {
-				continue
-			}
-			p := Provider{Name: labeled + "/" + name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: server(name), Local: true}
-			p.HasKey = getenv(p.KeyVar) != ""
-			ps = append(ps, p)
-		}
 	}
-	if opt.Environ != nil && labeled != "" {
-		listed := map[string]bool{}
-		for _, p := range ps {
-			listed[model.EnvName(serverName(p))] = true
-		}
-		var names []string
-		for _, kv := range opt.Environ() {
-			k, _, _ := strings.Cut(kv, "=")
-			name, ok := strings.CutSuffix(k, "_API_KEY")
-			// A name evalmd would spell so (TOGETHER, MY_SERVER), not yet
-			// listed, its key set.
-			if ok && name != "" && model.EnvName(name) == name && !listed[name] && getenv(k) != "" {
-				listed[name] = true
-				names = append(names, name)
-			}
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			p := Provider{Name: labeled + "/" + strings.ToLower(name), KeyVar: name + "_API_KEY", HasKey: true, BaseURL: getenv(name + "_BASE_URL")}
-			p.Local = p.BaseURL != ""
-			ps = append(ps, p)
-		}
+	sort.Strings(names)
+	for _, name := range names {
+		p := Provider{Name: l.labeled + "/" + strings.ToLower(name), KeyVar: name + "_API_KEY", HasKey: true, BaseURL: l.getenv(name + "_BASE_URL")}
+		p.Local = p.BaseURL != ""
+		l.ps = append(l.ps, p)
 	}
-	for i := range ps {
-		p := &ps[i]
+}
+
+// cleanBaseURLs cleans every base URL listed; one that holds a key is
+// refused, never probed or printed.
+func (l *lister) cleanBaseURLs() {
+	for i := range l.ps {
+		p := &l.ps[i]
 		if p.BaseURL == "" {
 			continue
 		}
 		clean, err := model.CleanBaseURL(p.BaseURL)
 		if err != nil {
-			from := model.EnvName(serverName(*p)) + "_BASE_URL"
+			from := model.EnvName(l.serverName(*p)) + "_BASE_URL"
 			if p.Name == "--base-url" {
 				from = "--base-url"
 			}
@@ -165,6 +203,11 @@ func Providers(ctx context.Context, opt Options) []Provider {
 		}
 		p.BaseURL = clean
 	}
+}
+
+// probeAll probes the local servers of ps at once, each bounded by
+// opt.Probe, and sets each one's Err.
+func probeAll(ctx context.Context, opt Options, ps []Provider) {
 	client := opt.Client
 	if client == nil {
 		client = &http.Client{}
@@ -188,7 +231,6 @@ func Providers(ctx context.Context, opt Options) []Provider {
 	for ; n > 0; n-- {
 		<-done
 	}
-	return ps
 }
 
 // sameHost reports whether two base URLs name one host.
