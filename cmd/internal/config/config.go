@@ -295,50 +295,8 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err := dec.Decode(c); err != nil {
 		return nil, decodeError(name, err)
 	}
-	line := func(key string) int {
-		if len(doc.Content) == 0 {
-			return 0
-		}
-		m := doc.Content[0]
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if m.Content[i].Value == key {
-				return m.Content[i].Line
-			}
-		}
-		return 0
-	}
-	// Present and empty is refused as -c "" is.
-	if n := line("concurrency"); n != 0 {
-		if _, _, err := ParseConcurrency(c.Concurrency); err != nil {
-			return nil, fmt.Errorf("config %s:%d: concurrency %w", name, n, err)
-		}
-	}
-	for _, m := range c.Models {
-		if strings.TrimSpace(m) == "" || strings.Contains(m, ",") {
-			return nil, fmt.Errorf("config %s:%d: models: give one model per list item, not %q", name, line("models"), m)
-		}
-	}
-	c.userOnly = map[string]int{}
-	for _, k := range []string{"data_roots", "ceilings"} {
-		if n := line(k); n != 0 {
-			c.userOnly[k] = n
-		}
-	}
-	for i, d := range c.DataRoots {
-		if strings.TrimSpace(d) == "" {
-			return nil, fmt.Errorf("config %s:%d: data_roots: an empty folder name", name, line("data_roots"))
-		}
-		if !filepath.IsAbs(d) {
-			c.DataRoots[i] = filepath.Join(filepath.Dir(name), d)
-		}
-	}
-	c.baseURLLines = map[string]int{}
-	for k, u := range c.BaseURLs {
-		c.baseURLLines[k] = memberLine(&doc, "base_urls", k)
-		// The error never quotes the URL: it may hold a key (user:sk-...@, ?key=sk-...).
-		if _, err := model.CleanBaseURL(u); err != nil {
-			return nil, fmt.Errorf("config %s:%d: base_urls: %s: the URL %w", name, c.baseURLLines[k], k, err)
-		}
+	if err := c.checkMembers(name, &doc); err != nil {
+		return nil, err
 	}
 	if err := c.readSettings(name); err != nil {
 		return nil, err
@@ -355,11 +313,75 @@ func Parse(name string, data []byte) (*Config, error) {
 	for m, s := range c.Prices {
 		p, err := model.ParsePrice(s)
 		if err != nil {
-			return nil, fmt.Errorf("config %s:%d: prices: %s: %v", name, line("prices"), m, err)
+			return nil, fmt.Errorf("config %s:%d: prices: %s: %v", name, topLine(&doc, "prices"), m, err)
 		}
 		c.prices[m] = p
 	}
 	return c, nil
+}
+
+// topLine is the line of the top-level member key of doc; 0 when it has
+// none.
+func topLine(doc *yaml.Node, key string) int {
+	if k, _ := topMember(doc, key); k != nil {
+		return k.Line
+	}
+	return 0
+}
+
+// topMember is the top-level member key of doc: its key and value nodes,
+// nil when it has none.
+func topMember(doc *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	m := doc.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i], m.Content[i+1]
+		}
+	}
+	return nil, nil
+}
+
+// checkMembers checks the members decoded from the file name (doc):
+// concurrency, models, data_roots (made relative to the file's folder)
+// and base_urls, noting the lines of those only the user's file may give.
+func (c *Config) checkMembers(name string, doc *yaml.Node) error {
+	// Present and empty is refused as -c "" is.
+	if n := topLine(doc, "concurrency"); n != 0 {
+		if _, _, err := ParseConcurrency(c.Concurrency); err != nil {
+			return fmt.Errorf("config %s:%d: concurrency %w", name, n, err)
+		}
+	}
+	for _, m := range c.Models {
+		if strings.TrimSpace(m) == "" || strings.Contains(m, ",") {
+			return fmt.Errorf("config %s:%d: models: give one model per list item, not %q", name, topLine(doc, "models"), m)
+		}
+	}
+	c.userOnly = map[string]int{}
+	for _, k := range []string{"data_roots", "ceilings"} {
+		if n := topLine(doc, k); n != 0 {
+			c.userOnly[k] = n
+		}
+	}
+	for i, d := range c.DataRoots {
+		if strings.TrimSpace(d) == "" {
+			return fmt.Errorf("config %s:%d: data_roots: an empty folder name", name, topLine(doc, "data_roots"))
+		}
+		if !filepath.IsAbs(d) {
+			c.DataRoots[i] = filepath.Join(filepath.Dir(name), d)
+		}
+	}
+	c.baseURLLines = map[string]int{}
+	for k, u := range c.BaseURLs {
+		c.baseURLLines[k] = memberLine(doc, "base_urls", k)
+		// The error never quotes the URL: it may hold a key (user:sk-...@, ?key=sk-...).
+		if _, err := model.CleanBaseURL(u); err != nil {
+			return fmt.Errorf("config %s:%d: base_urls: %s: the URL %w", name, c.baseURLLines[k], k, err)
+		}
+	}
+	return nil
 }
 
 // readSettings takes the settings out of Others: a member named as a
@@ -407,23 +429,16 @@ func (c *Config) Settings() []setting.Layer { return c.settings }
 // memberLine is the line of key's member sub in a file's top mapping (0
 // when there is none).
 func memberLine(doc *yaml.Node, key, sub string) int {
-	if len(doc.Content) == 0 {
+	k, v := topMember(doc, key)
+	if k == nil {
 		return 0
 	}
-	m := doc.Content[0]
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value != key {
-			continue
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		if v.Content[j].Value == sub {
+			return v.Content[j].Line
 		}
-		v := m.Content[i+1]
-		for j := 0; j+1 < len(v.Content); j += 2 {
-			if v.Content[j].Value == sub {
-				return v.Content[j].Line
-			}
-		}
-		return m.Content[i].Line
 	}
-	return 0
+	return k.Line
 }
 
 // decodeError says what the first decoding error is, on one line, with the
