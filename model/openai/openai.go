@@ -56,24 +56,12 @@ type config struct {
 // not named for: OPENAI_API_KEY goes only with openai/ names.
 func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	cfg := config{name: ref.Name, label: ref.Provider}
-	var keyVars []string
-	var server, defaultBase string // the provider whose server it is (NAME_BASE_URL, base_urls)
-	switch ref.Provider {
-	case "openai", "openai-responses":
-		keyVars, server = []string{"OPENAI_API_KEY"}, "openai"
-		defaultBase = openAIURL
-	case "ollama", "vllm", "llamacpp":
-		keyVars = []string{model.EnvName(ref.Provider) + "_API_KEY"}
-		server = ref.Provider
-		defaultBase = localURLs()[ref.Provider]
-	case "openai-api":
-		if ref.Label != "" {
-			cfg.label = ref.Label
-			keyVars = []string{model.EnvName(ref.Label) + "_API_KEY"}
-			server = ref.Label
-		}
-	default:
-		return nil, fmt.Errorf("model %q: provider %s is not OpenAI-compatible", ref.Name, ref.Provider)
+	keyVars, server, defaultBase, err := serverOf(ref)
+	if err != nil {
+		return nil, err
+	}
+	if ref.Provider == "openai-api" && ref.Label != "" {
+		cfg.label = ref.Label
 	}
 	base, err := opt.Server(server)
 	if err != nil {
@@ -98,27 +86,7 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 		return nil, fmt.Errorf("model %q: no OpenAI API key: set %s", ref.Name, want)
 	}
 	cfg.key = key
-	cfg.info = model.Info{Provider: ref.Provider, Label: ref.Label, Model: ref.Model, BaseURL: base,
-		ReasoningBudget: budgetMember(ref.Provider, base)}
-	cfg.info.BudgetAlone = cfg.info.ReasoningBudget == budgetOpenRouter || cfg.info.ReasoningBudget == budgetGemini
-	switch ref.Provider {
-	case "openai", "openai-responses":
-		cfg.info.Vision = vision(ref.Model)
-		cfg.info.FixedSampling = reasoningModel(ref.Model)
-		cfg.info.ExactTokens = true
-		if official {
-			// Another server under an OpenAI name (a proxy, a local
-			// server) is not priced as OpenAI: its price is unknown.
-			if p, ok := model.LookupPrice(ref.Model); ok {
-				cfg.info.Price = &p
-			}
-		}
-		if n, ok := model.ContextLimit(ref.Model); ok {
-			cfg.info.ContextLimit = n
-		}
-	case "ollama", "vllm", "llamacpp":
-		cfg.info.Price = &model.Price{} // served locally: no charge per token
-	}
+	cfg.info = infoOf(ref, base, official)
 	// A proxy serving an OpenAI reasoning model takes what OpenAI takes.
 	cfg.maxCompletionTokens = official || cfg.info.FixedSampling
 	header := http.Header{}
@@ -144,6 +112,52 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 		return &textModel{cfg: cfg}, nil
 	}
 	return &chatModel{cfg: cfg}, nil
+}
+
+// serverOf is where a model's key and server are read from: the
+// variables its key may be in, the provider or NAME whose server it is
+// (NAME_BASE_URL, base_urls) and the provider's own server ("" for none).
+func serverOf(ref model.Ref) (keyVars []string, server, defaultBase string, err error) {
+	switch ref.Provider {
+	case "openai", "openai-responses":
+		return []string{"OPENAI_API_KEY"}, "openai", openAIURL, nil
+	case "ollama", "vllm", "llamacpp":
+		return []string{model.EnvName(ref.Provider) + "_API_KEY"}, ref.Provider, localURLs()[ref.Provider], nil
+	case "openai-api":
+		if ref.Label != "" {
+			return []string{model.EnvName(ref.Label) + "_API_KEY"}, ref.Label, "", nil
+		}
+		return nil, "", "", nil
+	}
+	return nil, "", "", fmt.Errorf("model %q: provider %s is not OpenAI-compatible", ref.Name, ref.Provider)
+}
+
+// infoOf is what is known of a model served at base (official: OpenAI's
+// own server): OpenAI's models' vision, sampling, context and price; a
+// local server's price, none.
+func infoOf(ref model.Ref, base string, official bool) model.Info {
+	info := model.Info{Provider: ref.Provider, Label: ref.Label, Model: ref.Model, BaseURL: base,
+		ReasoningBudget: budgetMember(ref.Provider, base)}
+	info.BudgetAlone = info.ReasoningBudget == budgetOpenRouter || info.ReasoningBudget == budgetGemini
+	switch ref.Provider {
+	case "openai", "openai-responses":
+		info.Vision = vision(ref.Model)
+		info.FixedSampling = reasoningModel(ref.Model)
+		info.ExactTokens = true
+		if official {
+			// Another server under an OpenAI name (a proxy, a local
+			// server) is not priced as OpenAI: its price is unknown.
+			if p, ok := model.LookupPrice(ref.Model); ok {
+				info.Price = &p
+			}
+		}
+		if n, ok := model.ContextLimit(ref.Model); ok {
+			info.ContextLimit = n
+		}
+	case "ollama", "vllm", "llamacpp":
+		info.Price = &model.Price{} // served locally: no charge per token
+	}
+	return info
 }
 
 // reasoningModel says whether an OpenAI model is one of its reasoning
