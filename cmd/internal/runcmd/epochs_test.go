@@ -223,15 +223,17 @@ func TestKillInEpoch3Of5(t *testing.T) {
 			defer func() { mu.Lock(); inFlight--; mu.Unlock() }()
 			if hold {
 				// Epoch 3's first requests are held (both of -c 2's): once
-				// epoch 2's output is written (by its own goroutine, once
-				// its last answer is in; bounded wait) and both are held,
-				// the child dies with them in flight.
+				// epochs 1 and 2's outputs are written (each by its own
+				// goroutine, once its last answer is in, in no set order;
+				// bounded wait) and both are held, the child dies with them
+				// in flight.
 				for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-					done, _ := filepath.Glob(filepath.Join(out, "output-*-epoch2.json"))
+					one, _ := filepath.Glob(filepath.Join(out, "output-*-epoch1.json"))
+					two, _ := filepath.Glob(filepath.Join(out, "output-*-epoch2.json"))
 					mu.Lock()
 					n := inFlight
 					mu.Unlock()
-					if len(done) > 0 && n == 2 {
+					if len(one) > 0 && len(two) > 0 && n == 2 {
 						break
 					}
 				}
