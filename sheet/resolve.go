@@ -76,10 +76,39 @@ type cascade struct {
 	meta     map[string]string
 	lines    map[string]int
 	question string
+	extras
+}
+
+// extras are the sections beyond LIME's a block gives: its system,
+// context, template and files.
+type extras struct {
 	system   *string
 	context  *string
 	template *Located
 	files    []Located
+}
+
+// over is e with the block's own extras over it: its system, context and
+// template replace e's; its files replace e's, or, with add (a question's
+// under its sheet's), come after them.
+func (e extras) over(b *Block, add bool) extras {
+	if s := b.First("system"); s != nil {
+		e.system = cutPtr(s.Text)
+	}
+	if s := b.First("context"); s != nil {
+		e.context = cutPtr(s.Text)
+	}
+	if s := b.First("templates"); s != nil {
+		e.template = &Located{CutEnd(s.Text), s.Line}
+	}
+	if s := b.First("files"); s != nil {
+		if add {
+			e.files = append(append([]Located(nil), e.files...), fileLines(s)...)
+		} else {
+			e.files = fileLines(s)
+		}
+	}
+	return e
 }
 
 // sheet takes a sheet block's sections into the cascade; the first sheet
@@ -106,18 +135,7 @@ func (c *cascade) sheet(b *Block, info *Info) {
 			}
 		}
 	}
-	if s := b.First("system"); s != nil {
-		c.system = cutPtr(s.Text)
-	}
-	if s := b.First("context"); s != nil {
-		c.context = cutPtr(s.Text)
-	}
-	if s := b.First("templates"); s != nil {
-		c.template = &Located{CutEnd(s.Text), s.Line}
-	}
-	if s := b.First("files"); s != nil {
-		c.files = fileLines(s)
-	}
+	c.extras = c.extras.over(b, false)
 }
 
 // item is the question of a question block, with what the cascade gives
@@ -152,19 +170,8 @@ func (c *cascade) item(b *Block) (Item, bool) {
 	if a := b.First("answer"); a != nil {
 		it.GroundTruth = cutPtr(a.Text)
 	}
-	it.System, it.Context, it.Template, it.Files = c.system, c.context, c.template, c.files
-	if s := b.First("system"); s != nil {
-		it.System = cutPtr(s.Text)
-	}
-	if s := b.First("context"); s != nil {
-		it.Context = cutPtr(s.Text)
-	}
-	if s := b.First("templates"); s != nil {
-		it.Template = &Located{CutEnd(s.Text), s.Line}
-	}
-	if s := b.First("files"); s != nil {
-		it.Files = append(append([]Located(nil), c.files...), fileLines(s)...)
-	}
+	x := c.extras.over(b, true)
+	it.System, it.Context, it.Template, it.Files = x.system, x.context, x.template, x.files
 	return it, true
 }
 
