@@ -7,6 +7,10 @@
 // files, the questions that failed or could not be graded), from which a
 // command sets its exit status; a run that finished with failed questions
 // returns a *FailedError beside it.
+//
+// Check is Run's first step alone (evalmd check -f): it reads the sheets
+// as a run does, asks nothing and writes nothing, and returns every
+// Problem it finds where a run stops at the first.
 package harness
 
 import (
@@ -201,7 +205,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if st.Exists {
 		files.Resumed = st.Written
 	}
-	outs, err := cfg.plan(ctx, &sum, ms, runID, graders, files)
+	outs, err := cfg.plan(ctx, &sum, ms, runID, graders, files, nil)
 	if err != nil {
 		return sum, err
 	}
@@ -318,11 +322,14 @@ func openModels(cfg Config, names []string) (models, error) {
 // plan is the run's first step: the sheets read, laid out on the models
 // (plan.Make) and made into requests and unanswered outputs, every output
 // checked writable (files holds what each held) and every grader built.
-func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID string, graders *regrade.Graders, files *write.Files) ([]*plan.Output, error) {
+//
+// With problems set (Check), nothing is written (files is nil) and every
+// problem of the sheets is gathered there, where a run stops at the first.
+func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID string, graders *regrade.Graders, files *write.Files, problems *prepare.Problems) ([]*plan.Output, error) {
 	popt := prepare.Options{Schema: cfg.Schema, DataKeys: cfg.DataKeys, Settings: cfg.Settings, Vision: cfg.Vision,
 		AllowOutsideFiles: cfg.AllowOutsideFiles, DataRoots: cfg.DataRoots,
 		NoModel: len(cfg.Models) == 0, DryRun: cfg.DryRun, Reformat: ms.reformat != nil, Created: cfg.Now(), Stderr: cfg.Stderr, Clear: cfg.clear,
-		Models: ms.made}
+		Models: ms.made, Problems: problems}
 	sheets, warnings, err := prepare.Read(cfg.Sheets, popt)
 	sum.Warnings += warnings
 	if err != nil {
@@ -330,7 +337,7 @@ func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID strin
 	}
 	planned := make([]plan.Sheet, len(sheets))
 	for i := range sheets {
-		if planned[i], err = sheets[i].Plan(cfg.Settings); err != nil {
+		if planned[i], err = sheets[i].Plan(cfg.Settings, problems); err != nil {
 			return nil, err
 		}
 	}
@@ -342,6 +349,12 @@ func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID strin
 	sum.Warnings += warnings
 	if err != nil {
 		return nil, err
+	}
+	if problems != nil {
+		if err := checkGraders(outs, graders); err != nil {
+			problems.Errors = append(problems.Errors, err)
+		}
+		return outs, nil
 	}
 	for _, o := range outs {
 		if err := files.Check(o.OutPath); err != nil {

@@ -64,6 +64,14 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %smeta %s: %q %s", e.Origin, q, e.Name, e.Value, e.Why)
 }
 
+// Errors are the values Resolve refuses, each an *Error: said as the
+// first, one line at which a run stops; all of them (Unwrap) for a check
+// that says every problem.
+type Errors []error
+
+func (e Errors) Error() string   { return e[0].Error() }
+func (e Errors) Unwrap() []error { return e }
+
 // Resolve lays layers over each other, default < user's config <
 // workspace config < sheet meta < question meta < flag (layers of one
 // source in the order given, the later winning), into one question's
@@ -72,7 +80,8 @@ func (e *Error) Error() string {
 // warn, "FILE:LINE: meta KEY: ..."; any other bad value is an *Error, and
 // so is a value from a source the setting's From leaves out (a sheet's
 // sandbox), and a value in force from a workspace file or a sheet above
-// the setting's ceiling (Setting.Ceiling, or the user's --ceiling).
+// the setting's ceiling (Setting.Ceiling, or the user's --ceiling); with
+// more than one such value, the error is Errors, all of them.
 //
 // A question's meta holds its sheet's (LIME's cascade), with the lines of
 // the sheet's keys: a value the question shares with the sheet, on the
@@ -84,6 +93,7 @@ func Resolve(question string, warn func(string), layers ...Layer) (Values, error
 	sort.SliceStable(sorted, func(i, j int) bool { return rankOf(sorted[i].Source) < rankOf(sorted[j].Source) })
 	sheetLine := map[string]int{}
 	texts := map[string]string{} // the text of each value in force
+	var errs []error
 	for _, l := range sorted {
 		for _, s := range All {
 			text, ok := l.Values[s.Name]
@@ -98,8 +108,9 @@ func Resolve(question string, warn func(string), layers ...Layer) (Values, error
 				continue // the sheet's, copied into the question's meta
 			}
 			if s.From&l.Source == 0 {
-				return Values{}, &Error{Origin: o, Question: question, Name: s.Name, Value: text,
-					Why: fmt.Sprintf("cannot come from %s; only %s sets it", sourceWords[l.Source], orList(s.where(func(f string) string { return f })))}
+				errs = append(errs, &Error{Origin: o, Question: question, Name: s.Name, Value: text,
+					Why: fmt.Sprintf("cannot come from %s; only %s sets it", sourceWords[l.Source], orList(s.where(func(f string) string { return f })))})
+				continue
 			}
 			if err := s.set(&v, text); err != nil {
 				if s.Sent && l.Source&Meta != 0 {
@@ -108,7 +119,8 @@ func Resolve(question string, warn func(string), layers ...Layer) (Values, error
 					}
 					continue
 				}
-				return Values{}, &Error{Origin: o, Question: question, Name: s.Name, Value: text, Why: err.Error()}
+				errs = append(errs, &Error{Origin: o, Question: question, Name: s.Name, Value: text, Why: err.Error()})
+				continue
 			}
 			if v.From == nil {
 				v.From = map[string]Origin{}
@@ -117,8 +129,12 @@ func Resolve(question string, warn func(string), layers ...Layer) (Values, error
 			texts[s.Name] = text
 		}
 	}
-	if err := checkCeilings(&v, question, sorted, texts); err != nil {
-		return Values{}, err
+	switch errs = append(errs, checkCeilings(&v, question, sorted, texts)...); len(errs) {
+	case 0:
+	case 1:
+		return Values{}, errs[0]
+	default:
+		return Values{}, Errors(errs)
 	}
 	switch v.Solve.Mode {
 	case model.ModeCode:
@@ -171,11 +187,12 @@ var sourceWords = map[Source]string{
 	SheetMeta: "a sheet", QuestionMeta: "a sheet", Flag: "a flag",
 }
 
-// checkCeilings refuses a value in v that a source other than the user's
-// own set above its setting's ceiling: the setting's Ceiling, or the one
-// the user's own layers give (the strongest's). texts are the values in
-// force as given.
-func checkCeilings(v *Values, question string, layers []Layer, texts map[string]string) error {
+// checkCeilings refuses each value in v that a source other than the
+// user's own set above its setting's ceiling: the setting's Ceiling, or
+// the one the user's own layers give (the strongest's). texts are the
+// values in force as given.
+func checkCeilings(v *Values, question string, layers []Layer, texts map[string]string) []error {
+	var errs []error
 	raised := map[string]string{}
 	for _, l := range layers {
 		if l.Source&Own != 0 {
@@ -193,11 +210,11 @@ func checkCeilings(v *Values, question string, layers []Layer, texts map[string]
 		if !s.over(v, ceiling) {
 			continue
 		}
-		return &Error{Origin: o, Question: question, Name: s.Name, Value: texts[s.Name],
+		errs = append(errs, &Error{Origin: o, Question: question, Name: s.Name, Value: texts[s.Name],
 			Why: fmt.Sprintf("is over %s, the most a sheet or a workspace evalmd.yaml may ask; to allow it, run with --ceiling %s=%s (or ceilings: in your own config file), or set it yourself with --%s",
-				ceiling, s.Name, texts[s.Name], s.FlagName())}
+				ceiling, s.Name, texts[s.Name], s.FlagName())})
 	}
-	return nil
+	return errs
 }
 
 func rankOf(s Source) int {

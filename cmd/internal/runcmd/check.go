@@ -4,18 +4,24 @@ import (
 	"cmp"
 	"context"
 	"flag"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/cmd/internal/config"
+	"github.com/evalmd/evalmd/harness"
 )
 
 // checkFlags are the flags of run that run --check reads, with what they
-// mean there (empty: as for run): which config (found from -f or -d), the
+// mean there (empty: as for run): the sheets checked and the config found
+// from them (-f, -d), how they are read (-s, --allow-outside-files), the
 // sandbox checked, and -v.
 var checkFlags = [][2]string{
-	{"f", "check the config found from this sheet's folder, as run -f would"},
-	{"d", "check the config found from this folder, as run -d would"},
+	{"f", "check this sheet (every problem, FILE:LINE each; any is exit 1) and the config found from its folder, as run -f would"},
+	{"d", "check every input*.md sheet below this folder, and the config found from it, as run -d would"},
+	{"s", ""},
+	{"allow-outside-files", ""},
 	{"base-url", "also probe the server at this URL (where run --base-url sends every model)"},
 	{"sandbox", ""},
 	{"sandbox-image", ""},
@@ -51,6 +57,41 @@ func CheckCommand(look config.Lookup, getenv func(string) string, environ func()
 	c.Name = "check"
 	c.Aliases = nil
 	c.Usage = "[-f SHEET | -d DIR] [--base-url URL] [--sandbox bwrap|docker|none] [-v]"
-	c.Short = "Say which providers are configured, whether the sandbox works, and the config in force (run --check)."
+	c.Short = "Say which providers are configured, whether the sandbox works, and the config in force (run --check); with -f or -d, every problem of the sheets."
 	return c
+}
+
+// checkSheets is check's part with -f or -d, after the report: every
+// problem of the sheets (harness.Check, the run's own checks), one a line
+// as "FILE:LINE: ..." (a warning's "FILE:LINE: warning: ..."), by file and
+// line. Any problem is an error (exit 1), for a pre-commit hook.
+func checkSheets(ctx context.Context, stdout io.Writer, sheets func() (harness.Config, error)) error {
+	cfg, err := sheets()
+	if err != nil {
+		return err
+	}
+	problems, err := harness.Check(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	stops := 0
+	var b strings.Builder
+	for _, p := range problems {
+		if !p.Warning {
+			stops++
+		}
+		fmt.Fprintln(&b, p)
+	}
+	fmt.Fprintf(stdout, "sheets: %s checked, %s\n%s", count(len(cfg.Sheets), "sheet"), count(len(problems), "problem"), b.String())
+	if len(problems) == 0 {
+		return nil
+	}
+	var kinds []string
+	if stops > 0 {
+		kinds = append(kinds, fmt.Sprintf("%d would stop a run", stops))
+	}
+	if n := len(problems) - stops; n > 0 {
+		kinds = append(kinds, count(n, "warning"))
+	}
+	return fmt.Errorf("%s in %s: %s", count(len(problems), "problem"), count(len(cfg.Sheets), "sheet"), strings.Join(kinds, ", "))
 }

@@ -169,25 +169,31 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 			if err != nil {
 				return err
 			}
+			sheets := func() (harness.Config, error) {
+				return sheetsConfig(*sheetFile, *sheetDir, *schemaF, runSettings, slices.Concat(conf.DataRoots, dataRoots), *outside)
+			}
 			if *checkOnly {
 				sb, err := modes.Sandbox(runValues)
 				if err != nil {
 					return err
 				}
-				return checkReport(ctx, stdout, conf, getenv, environ, sb, *baseURL)
+				if err := checkReport(ctx, stdout, conf, getenv, environ, sb, *baseURL); err != nil || *sheetFile == "" && *sheetDir == "" {
+					return err
+				}
+				return checkSheets(ctx, stdout, sheets)
 			}
 			if (*sheetFile == "") == (*sheetDir == "") {
 				return cli.Usagef("give one of -f SHEET or -d DIR")
+			}
+			cfg, err := sheets()
+			if err != nil {
+				return err
 			}
 			c := *conc
 			if !given["c"] && conf.Concurrency != "" {
 				c = conf.Concurrency // checked as the file was read
 			}
 			inFlight, adaptive, err := concurrency(c)
-			if err != nil {
-				return err
-			}
-			set, err := benchmarks.Set()
 			if err != nil {
 				return err
 			}
@@ -198,15 +204,13 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 			if runValues.Gen.Seed != nil {
 				randomSeed = *runValues.Gen.Seed
 			}
-			cfg := harness.Config{Prices: conf.PriceTable(),
-				OutDir: *outDir, RunIDLen: *runIDLen, DryRun: *dryRun, Force: *force, AllowOutsideFiles: *outside, DataRoots: slices.Concat(conf.DataRoots, dataRoots), Stderr: stderr,
-				Model: model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: getenv, BaseURLs: conf.BaseURLs, Timeout: *timeout, MaxReply: replyCap,
-					Provider: []any{openai.Options{CompletionAPI: *complAPI}, builtin.Options{MockReply: *mockReply, Seed: randomSeed}}},
-				NewModel: reg.New, Describe: reg.Describe,
-				Runner: runner.Options{Concurrency: inFlight, Adaptive: adaptive, SeparateLimits: *perModel, MaxAttempts: *retries + 1,
-					Timeout: *timeout, MaxWait: *maxWait, RPM: *rpm, TPM: *tpm},
-				LogDir: *logDir, LogFormat: *logFormat, Graders: set.Graders, DataKeys: set.MetaKeys,
-			}
+			cfg.Prices, cfg.OutDir, cfg.RunIDLen, cfg.DryRun, cfg.Force, cfg.Stderr = conf.PriceTable(), *outDir, *runIDLen, *dryRun, *force, stderr
+			cfg.Model = model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: getenv, BaseURLs: conf.BaseURLs, Timeout: *timeout, MaxReply: replyCap,
+				Provider: []any{openai.Options{CompletionAPI: *complAPI}, builtin.Options{MockReply: *mockReply, Seed: randomSeed}}}
+			cfg.NewModel, cfg.Describe = reg.New, reg.Describe
+			cfg.Runner = runner.Options{Concurrency: inFlight, Adaptive: adaptive, SeparateLimits: *perModel, MaxAttempts: *retries + 1,
+				Timeout: *timeout, MaxWait: *maxWait, RPM: *rpm, TPM: *tpm}
+			cfg.LogDir, cfg.LogFormat = *logDir, *logFormat
 			if !*dryRun {
 				// The judge has its own server and key (--judge-base-url,
 				// --judge-api-key-env, the config's): nothing of the run's
@@ -216,7 +220,6 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 					return err
 				}
 			}
-			cfg.Settings = runSettings
 			if cfg.Sandbox, err = modes.Sandbox(runValues); err != nil {
 				return err
 			}
@@ -261,23 +264,6 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 					}
 				}
 			}
-			if *schemaF != "" {
-				s, err := schema.Load(*schemaF)
-				if err != nil {
-					return err
-				}
-				cfg.Schema = s
-			}
-			if *sheetFile != "" {
-				cfg.Sheets = []string{*sheetFile}
-			} else {
-				found, err := harness.FindSheets(*sheetDir)
-				if err != nil {
-					return err
-				}
-				cfg.Sheets = found
-				cfg.SheetRoot = *sheetDir
-			}
 			cfg.Subset = subset
 			cfg.Fresh = *fresh
 			cfg.Shard, cfg.RunID = shard, *runIDFlag
@@ -292,6 +278,29 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 			return runOnce(ctx, cfg, stdout, stderr, *verbose, *dryRun)
 		},
 	}
+}
+
+// sheetsConfig is how run and check -f read sheets: the sheets (-f, or
+// those below -d), the schema (-s), the run's own settings, the folders
+// files may come from, and the benchmarks' graders and meta keys.
+func sheetsConfig(file, dir, schemaFile string, settings []setting.Layer, dataRoots []string, outside bool) (harness.Config, error) {
+	set, err := benchmarks.Set()
+	if err != nil {
+		return harness.Config{}, err
+	}
+	cfg := harness.Config{Settings: settings, DataRoots: dataRoots, AllowOutsideFiles: outside, Graders: set.Graders, DataKeys: set.MetaKeys}
+	if schemaFile != "" {
+		if cfg.Schema, err = schema.Load(schemaFile); err != nil {
+			return cfg, err
+		}
+	}
+	if file != "" {
+		cfg.Sheets = []string{file}
+		return cfg, nil
+	}
+	cfg.SheetRoot = dir
+	cfg.Sheets, err = harness.FindSheets(dir)
+	return cfg, err
 }
 
 // runOnce runs the sheets of cfg and ends with the summary table.

@@ -56,6 +56,26 @@ type Options struct {
 	// what a request's settings send (model.SendSettings), which is what
 	// the request carries and the output records.
 	Models map[string]model.Model
+	// Problems, when set, gathers every problem of the sheets and their
+	// questions, where a run (nil) stops at the first: evalmd check -f.
+	Problems *Problems
+}
+
+// Problems are what a check finds in the sheets: the problems that stop
+// a run, and the warnings a run says and goes on.
+type Problems struct {
+	Errors   []error
+	Warnings []string
+}
+
+// stop is what becomes of err, a problem that stops a run: the run's
+// error, or noted in p, which goes on.
+func (p *Problems) stop(err error) error {
+	if p == nil || err == nil {
+		return err
+	}
+	p.Errors = append(p.Errors, err)
+	return nil
 }
 
 // Sheet is a sheet read.
@@ -105,7 +125,7 @@ func (s *Sheet) resolve(run []setting.Layer) {
 // resolved once under the run's (run), kept for its requests, and its
 // epochs. An epochs value that is not one is Plan's error; another
 // setting's error is said as the question's request is built.
-func (s *Sheet) Plan(run []setting.Layer) (plan.Sheet, error) {
+func (s *Sheet) Plan(run []setting.Layer, p *Problems) (plan.Sheet, error) {
 	key, err := filepath.Abs(s.Path) // once a sheet: a relative path costs a getwd
 	if err != nil {
 		key = s.Path
@@ -123,7 +143,9 @@ func (s *Sheet) Plan(run []setting.Layer) (plan.Sheet, error) {
 				layers[j] = layers[j].Only("epochs")
 			}
 			if v, err = setting.Resolve(it.Name, nil, layers...); err != nil {
-				return ps, err
+				if err := p.stop(err); err != nil {
+					return ps, err
+				}
 			}
 		}
 		ps.Questions[i] = plan.Question{Name: it.Name, ID: strings.TrimSpace(it.Meta["id"]), Epochs: v.Epochs}
@@ -134,7 +156,7 @@ func (s *Sheet) Plan(run []setting.Layer) (plan.Sheet, error) {
 // Read parses the sheets, saying each warning (and how many were said):
 // the parser's, and a meta key no setting, package or benchmark reads. A
 // sheet that lacks a question, a question's question or its answer
-// (sheet.Doc.CheckComplete: saved half-written) stops the run before
+// (sheet.Doc.Incomplete: saved half-written) stops the run before
 // anything is asked or written.
 func Read(paths []string, opt Options) ([]Sheet, int, error) {
 	warnings := 0
@@ -142,28 +164,38 @@ func Read(paths []string, opt Options) ([]Sheet, int, error) {
 	for _, path := range paths {
 		doc, err := sheet.ParseFile(path, opt.Schema)
 		if err != nil {
-			return nil, warnings, err
+			if err := opt.Problems.stop(err); err != nil {
+				return nil, warnings, err
+			}
+			continue
 		}
 		// The parser's warnings first: a misspelt section ("#### answr",
 		// did you mean "answer"?) is why a question has none. One at the
 		// line a refusal names says what the refusal says.
-		incomplete := doc.CheckComplete(!opt.DryRun)
-		var at sheet.Diag
-		if se := (*sheet.Error)(nil); errors.As(incomplete, &se) {
-			at = se.Diag
+		incomplete := doc.Incomplete(!opt.DryRun)
+		if opt.Problems == nil && len(incomplete) > 0 {
+			incomplete = incomplete[:1] // where the run stops
+		}
+		refused := map[int]bool{}
+		for _, err := range incomplete {
+			if se := (*sheet.Error)(nil); errors.As(err, &se) {
+				refused[se.Line] = true
+			}
 		}
 		for _, w := range doc.Warnings {
-			if w.Line != at.Line {
-				opt.say("warning: %s", w)
+			if !refused[w.Line] {
+				opt.warn(w.String())
 				warnings++
 			}
 		}
-		if incomplete != nil {
-			return nil, warnings, fmt.Errorf("not run: %w", incomplete)
+		for _, err := range incomplete {
+			if err := opt.Problems.stop(fmt.Errorf("not run: %w", err)); err != nil {
+				return nil, warnings, err
+			}
 		}
 		info, items := doc.Resolve()
 		for _, w := range unknownKeys(path, info, items, opt.DataKeys) {
-			opt.say("warning: %s", w)
+			opt.warn(w)
 			warnings++
 		}
 		out = append(out, Sheet{Path: path, Info: info, Items: items})
@@ -173,6 +205,15 @@ func Read(paths []string, opt Options) ([]Sheet, int, error) {
 
 func (opt Options) say(format string, args ...any) {
 	fmt.Fprint(opt.Stderr, opt.Clear+fmt.Sprintf(format, args...)+"\n")
+}
+
+// warn says a warning, or notes it in Problems.
+func (opt Options) warn(msg string) {
+	if opt.Problems != nil {
+		opt.Problems.Warnings = append(opt.Problems.Warnings, msg)
+		return
+	}
+	opt.say("warning: %s", msg)
 }
 
 // unknownKeys are the warnings about the meta keys of a sheet that no
@@ -208,7 +249,7 @@ func Outputs(ctx context.Context, sheets []Sheet, jobs []plan.Job, infos map[str
 		for i, q := range job.Questions {
 			items[i] = s.Items[q]
 		}
-		if !opt.Reformat && !opt.DryRun && !checked[job.Sheet] {
+		if !opt.Reformat && !opt.DryRun && opt.Problems == nil && !checked[job.Sheet] {
 			checked[job.Sheet] = true
 			if err := checkReformat(s.Path, s.Info, items); err != nil {
 				return nil, 0, err
@@ -222,8 +263,8 @@ func Outputs(ctx context.Context, sheets []Sheet, jobs []plan.Job, infos map[str
 	}
 	warnings := 0
 	if n := len(notes.missingOrder); n > 0 {
-		opt.say("warning: %d parquet table%s named by chat questions do%s not exist (first: %s): the prompts name them, code or agent mode would need them",
-			n, map[bool]string{true: "", false: "s"}[n == 1], map[bool]string{true: "es", false: ""}[n == 1], notes.missingOrder[0])
+		opt.warn(fmt.Sprintf("%d parquet table%s named by chat questions do%s not exist (first: %s): the prompts name them, code or agent mode would need them",
+			n, map[bool]string{true: "", false: "s"}[n == 1], map[bool]string{true: "es", false: ""}[n == 1], notes.missingOrder[0]))
 		warnings++
 	}
 	return outs, warnings, nil
@@ -249,8 +290,8 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 	// The run-level settings: the sheet's meta under the flags. A
 	// question's own meta may differ; its record holds what was sent.
 	s.resolve(opt.Settings)
-	if s.run.Err != nil {
-		return nil, s.run.Err
+	if err := opt.Problems.stop(s.run.Err); err != nil {
+		return nil, err
 	}
 	run := s.run.Values
 	send := func(s model.Settings) (model.Settings, []model.SettingNote, error) {
@@ -277,7 +318,10 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 		it := &items[i]
 		req, values, err := b.BuildResolved(ctx, path, it, s.settings[job.Questions[i]])
 		if err != nil {
-			return nil, err
+			if err := opt.Problems.stop(err); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if !opt.NoModel {
 			if req.Settings, err = sendSettings(opt, send, modelName, it.Name, req.Settings, values, notes.said); err != nil {
@@ -306,7 +350,7 @@ func newBuilder(opt Options, s *Sheet, modelName string, minfo model.Info, notes
 	}
 	b := &prompt.Builder{
 		Dir: filepath.Dir(s.Path), Model: modelName, Vision: vision, SheetMeta: s.Info.Meta, SheetMetaLines: s.Info.MetaLines,
-		Warn:              func(msg string) { fmt.Fprintf(opt.Stderr, "warning: %s\n", msg) },
+		Warn:              opt.warn,
 		AllowOutsideFiles: opt.AllowOutsideFiles,
 		DataRoots:         opt.DataRoots,
 		MissingTable:      notes.missingTable,

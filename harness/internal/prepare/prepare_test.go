@@ -47,7 +47,7 @@ func TestSettingsResolvedOnce(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := sheetOf(t, tt.text)
-			ps, err := s.Plan(flags)
+			ps, err := s.Plan(flags, nil)
 			if tt.planErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.planErr) {
 					t.Fatalf("Plan: %v, want an error naming %s", err, tt.planErr)
