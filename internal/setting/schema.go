@@ -21,7 +21,10 @@ type reader struct {
 // The texts readers take, as regular expressions that ECMA-262 (editors'
 // JSON Schema validators) and Go's RE2 read alike, unanchored. Each is no
 // looser than its reader: a text one matches is one the reader takes,
-// but for numbers too large to hold (TestSchemaAgreesWithReaders).
+// but for numbers too large to hold (TestSchemaAgreesWithReaders). So is
+// a number's schema, but for a whole number written as a float in YAML
+// (max_tokens: 1e3), an integer to JSON Schema, whose text evalmd reads
+// and refuses.
 const (
 	unsignedWhole = `\+?[0-9]+`
 	signedWhole   = `[+-]?[0-9]+`

@@ -1,14 +1,11 @@
 package config
 
 import (
-	"bytes"
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"go.yaml.in/yaml/v3"
+	"github.com/evalmd/evalmd/internal/testkit/schematest"
 )
 
 // The members the schema and the messages list are Config's fields, in
@@ -27,51 +24,14 @@ func TestMembersAreTheFields(t *testing.T) {
 	}
 }
 
-// compileSchema compiles the config schema as a file of it is read.
-func compileSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
+// The schema takes a config file as Parse takes it: each file below is
+// taken by both or refused by both.
+func TestSchemaAgreesWithParse(t *testing.T) {
 	data, err := Schema()
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("mem:///config.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("mem:///config.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// yamlValue is a YAML file's document as JSON values, as a YAML language
-// server checks it.
-func yamlValue(t *testing.T, text string) any {
-	t.Helper()
-	var v any
-	if err := yaml.Unmarshal([]byte(text), &v); err != nil {
-		t.Fatal(err)
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// The schema takes a config file as Parse takes it: each file below is
-// taken by both or refused by both.
-func TestSchemaAgreesWithParse(t *testing.T) {
-	sch := compileSchema(t)
+	sch := schematest.Compile(t, data)
 	for _, c := range []struct {
 		text string
 		ok   bool
@@ -97,7 +57,7 @@ func TestSchemaAgreesWithParse(t *testing.T) {
 		{"stop: None\n", false},
 	} {
 		_, err := Parse("evalmd.yaml", []byte(c.text))
-		verr := sch.Validate(yamlValue(t, c.text))
+		verr := sch.Validate(schematest.YAML(t, c.text))
 		if (err == nil) != c.ok || (verr == nil) != c.ok {
 			t.Errorf("%q: Parse %v, schema %v; want taken %v", c.text, err, verr, c.ok)
 		}

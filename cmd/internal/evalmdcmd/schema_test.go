@@ -1,17 +1,15 @@
 package evalmdcmd
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/evalmd/evalmd/internal/testkit/golden"
+	"github.com/evalmd/evalmd/internal/testkit/schematest"
 	"github.com/evalmd/evalmd/sheet"
 )
 
@@ -27,49 +25,12 @@ func shippedSchema(t *testing.T, name string) *jsonschema.Schema {
 		t.Fatalf("evalmd schema %s: exit %d, %s", name, code, stderr)
 	}
 	golden.Check(t, filepath.Join(schemaDir, name+".json"), []byte(stdout))
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(stdout))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	url := "file:///" + name + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return s
-}
-
-// jsonValue is v as JSON values, as a validator sees a document.
-func jsonValue(t *testing.T, v any) any {
-	t.Helper()
-	data, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// yamlDoc is a YAML text as a YAML language server checks it.
-func yamlDoc(t *testing.T, text string) any {
-	t.Helper()
-	var v any
-	if err := yaml.Unmarshal([]byte(text), &v); err != nil {
-		t.Fatal(err)
-	}
-	return jsonValue(t, v)
+	return schematest.Compile(t, []byte(stdout))
 }
 
 // The schemas docs/schema ships are what evalmd schema prints (made from
 // the settings' declarations and the config's members); the config one
-// takes the evalmd.yaml evalmd init writes and the README's example, the
+// takes the evalmd.yaml evalmd init writes and docs/settings.md's example, the
 // meta one every meta section of the shipped sheets; both refuse a
 // misspelt key and a value out of range.
 func TestShippedSchemas(t *testing.T) {
@@ -87,7 +48,7 @@ func TestShippedSchemas(t *testing.T) {
 	_, example, _ = strings.Cut(example, "```yaml\n")
 	example, _, _ = strings.Cut(example, "```")
 	for name, text := range map[string]string{"init's evalmd.yaml": string(starter), "docs/settings.md's example": example} {
-		if err := cfg.Validate(yamlDoc(t, text)); err != nil {
+		if err := cfg.Validate(schematest.YAML(t, text)); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -110,7 +71,7 @@ func TestShippedSchemas(t *testing.T) {
 				continue
 			}
 			metas++
-			if err := meta.Validate(jsonValue(t, m)); err != nil {
+			if err := meta.Validate(schematest.JSON(t, m)); err != nil {
 				t.Errorf("%s: meta %v: %v", path, m, err)
 			}
 		}
@@ -123,13 +84,13 @@ func TestShippedSchemas(t *testing.T) {
 		schema *jsonschema.Schema
 		doc    any
 	}{
-		{cfg, yamlDoc(t, "temprature: 0\n")},
-		{cfg, yamlDoc(t, "reasoning_effort: extreme\n")},
-		{cfg, yamlDoc(t, "epochs: 0\n")},
-		{meta, jsonValue(t, map[string]string{"max_token": "10"})},
-		{meta, jsonValue(t, map[string]string{"tool_memory": "lots"})},
-		{meta, jsonValue(t, map[string]string{"mode": "agents"})},
-		{meta, jsonValue(t, map[string]string{"sandbox": "none"})}, // your own choice, never a sheet's
+		{cfg, schematest.YAML(t, "temprature: 0\n")},
+		{cfg, schematest.YAML(t, "reasoning_effort: extreme\n")},
+		{cfg, schematest.YAML(t, "epochs: 0\n")},
+		{meta, schematest.JSON(t, map[string]string{"max_token": "10"})},
+		{meta, schematest.JSON(t, map[string]string{"tool_memory": "lots"})},
+		{meta, schematest.JSON(t, map[string]string{"mode": "agents"})},
+		{meta, schematest.JSON(t, map[string]string{"sandbox": "none"})}, // your own choice, never a sheet's
 	} {
 		if c.schema.Validate(c.doc) == nil {
 			t.Errorf("the schema takes %v", c.doc)
