@@ -255,7 +255,7 @@ func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Resp
 	if len(req.Tools) > 0 {
 		return model.Response{}, m.cfg.wrap(fmt.Errorf("the completions API cannot offer tools (agent mode needs chat)"))
 	}
-	s, _ := m.cfg.info.Sendable(req.Settings)
+	s, _ := m.sent(req.Settings)
 	body := textRequest{Prompt: strings.Join(parts, "\n\n"), Model: m.cfg.info.Model, sampling: sampled(s, false)}
 	var out completion
 	if err := m.cfg.api.Post(ctx, "/completions", body, &out); err != nil {
@@ -272,6 +272,36 @@ func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Resp
 		Model:           out.Model,
 		FinishReason:    out.Choices[0].FinishReason,
 	}, nil
+}
+
+// sent returns the settings a text completion sends for s: its sampling
+// members alone, what the server takes of them (model.Info.Sendable); the
+// completions API has no member for an effort, a thinking budget or a
+// verbosity, which are not sent, said so.
+func (m *textModel) sent(s model.Settings) (model.Settings, []model.SettingNote) {
+	s, notes, _ := model.SendSettings(nil, m.cfg.info, s) // Info's rules, which refuse nothing
+	none := func(name string) {
+		notes = append(notes, model.SettingNote{Name: name, Why: "the completions API (--completion-api) takes none"})
+	}
+	if s.ReasoningEffort != "" {
+		s.ReasoningEffort = ""
+		none("reasoning_effort")
+	}
+	if s.ReasoningTokens > 0 {
+		s.ReasoningTokens = 0
+		none("reasoning_tokens")
+	}
+	if s.Verbosity != "" {
+		s.Verbosity = ""
+		none("verbosity")
+	}
+	return s, notes
+}
+
+// SendSettings says what a request asking s sends (sent).
+func (m *textModel) SendSettings(s model.Settings) (model.Settings, []model.SettingNote, error) {
+	s, notes := m.sent(s)
+	return s, notes, nil
 }
 
 // wrap names the model in an error, keeping *APIError reachable by

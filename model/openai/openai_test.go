@@ -390,6 +390,21 @@ func TestCompletionAPI(t *testing.T) {
 	if _, err := m.Complete(context.Background(), req); err == nil || !strings.Contains(err.Error(), "tools") {
 		t.Errorf("tools over the completions API: %v", err)
 	}
+	// The completions API has no member for the reasoning settings or the
+	// verbosity: none is sent, and what is recorded as sent says so.
+	sent, notes, err := model.SendSettings(m, m.Info(), model.Settings{MaxTokens: 64, ReasoningEffort: "high", ReasoningTokens: 500, Verbosity: "low"})
+	if err != nil || !sent.Equal(model.Settings{MaxTokens: 64}) || len(notes) != 3 {
+		t.Errorf("sent %+v, notes %+v, %v", sent, notes, err)
+	}
+	req.Tools, req.Settings = nil, model.Settings{ReasoningEffort: "high", ReasoningTokens: 500, Verbosity: "low"}
+	if _, err := m.Complete(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"reasoning_effort", "verbosity", "thinking_token_budget"} {
+		if _, ok := srv.Calls()[1].Body[k]; ok {
+			t.Errorf("%s sent to the completions API", k)
+		}
+	}
 }
 
 func TestOpenAIReplyCap(t *testing.T) {
