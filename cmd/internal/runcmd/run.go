@@ -15,13 +15,10 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/evalmd/evalmd/benchmark/benchmarks"
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/cmd/internal/config"
-	"github.com/evalmd/evalmd/cmd/internal/judgeflag"
-	"github.com/evalmd/evalmd/cmd/internal/modeflag"
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/setting"
@@ -40,64 +37,7 @@ import (
 // servers from the environment, environ lists it (for run --check).
 func Command(look config.Lookup, getenv func(string) string, environ func() []string) *cli.Command {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	var (
-		sheetFile = fs.String("f", "", "the sheet to run")
-		sheetDir  = fs.String("d", "", "run every input*.md sheet below this folder")
-		models    = fs.String("m", "", "model(s), comma-separated: openai/gpt-4o, anthropic/..., ollama/..., mock, random, oracle, replay:FILE.jsonl")
-		outDir    = fs.String("o", "", "folder for output files (default: beside each sheet)")
-		runIDLen  = fs.Int("u", 4, "hex digits of the run id, 0 to 32 (0: none)")
-		dryRun    = fs.Bool("y", false, "dry run: write the output files with prompts and ground truths, call no model")
-		schemaF   = fs.String("s", "", "sheet schema YAML (default: the built-in one)")
-		_         = fs.Bool("j", true, "write JSON output (always on; kept for LIME's command lines)")
-		verbose   = fs.Bool("v", false, "print each output file written")
-		force     = fs.Bool("force", false, "write over files evalmd did not write, or changed since it wrote them")
-		outside   = fs.Bool("allow-outside-files", false, "send files a sheet names outside its folder and the --data-root folders")
-		conc      = fs.String("c", "10", "requests in flight per server, across all sheets: a number (at least 1), or auto to adapt to the server (from 10, between 1 and 100)")
-		maxWait   = fs.Duration("max-wait", 5*time.Minute, "the longest pause a server's Retry-After may impose")
-		perModel  = fs.Bool("c-per-model", false, "give each model its own -c, even when models share a server")
-		baseURL   = fs.String("base-url", "", "base URL of an OpenAI-compatible server")
-		complAPI  = fs.Bool("completion-api", false, "send raw text prompts to /v1/completions (llama.cpp, vLLM) instead of chat, as DataBench's baseline ran")
-		keyEnv    = fs.String("api-key-env", "", "environment variable holding the API key (default: the provider's, e.g. OPENAI_API_KEY, NAME_API_KEY for openai-api/NAME/)")
-		rpm       = fs.Int("rpm", 0, "requests per minute per model (0: no limit)")
-		tpm       = fs.Int("tpm", 0, "estimated tokens per minute per model (0: no limit)")
-		timeout   = fs.Duration("timeout", 10*time.Minute, "time limit of one request")
-		maxReply  = fs.String("max-reply", "32MiB", "the largest reply body read from a server (K, M, G suffixes); a larger reply is the question's error")
-		retries   = fs.Int("retries", 5, "retries of a failed request after its first attempt (0: none)")
-		cacheDir  = fs.String("cache", "", "answer repeated requests from this cache folder")
-		fresh     = fs.Bool("fresh", false, "ask every question, reusing no answer of an earlier output whose request was the same")
-		price     = fs.String("price", "", "price override IN,OUT in US dollars per million tokens")
-		mockReply = fs.String("mock-reply", "", "the reply of the mock model")
-		vision    = fs.String("vision", "", "send images: on, off (default: by model name)")
-		logDir    = fs.String("log-dir", "", "also write an Inspect log per output file into this folder")
-		logFormat = fs.String("log-format", inspect.FormatEval, "format of the Inspect logs: eval or json")
-		checkOnly = fs.Bool("check", false, "say which providers are configured, the sandbox's state and the config in force; run nothing")
-		batchOn   = fs.Bool("batch", false, "send the questions through the providers' batch APIs (OpenAI, Anthropic): half the price, answers within 24 h; with -y, write the request files")
-		batchFall = fs.String("batch-fallback", "", "live: answer what a batch failed or let expire with live requests (default: a new batch, twice)")
-		batchPoll = fs.Duration("batch-poll", 30*time.Second, "with --batch, the wait between status checks")
-		runIDFlag = fs.String("run-id", "", "the run id (letters, digits, -, _, .), in place of a random one of -u digits; every shard of a run takes the same")
-		shardFlag = fs.String("shard", "", "ask only shard `K/N` of the run's questions (K from 1 to N), for a run split over N machines into one -o folder; agg merges the shards")
-		shardsN   = fs.Int("shards", 0, "the number of shards, with the shard taken from "+JobIndexEnv+" (a Kubernetes Indexed Job's pod; also "+ShardsEnv+")")
-		watchOn   = fs.Bool("watch", false, "after the run, run again each sheet saved (polling the -f sheet, or the input*.md below -d), until Ctrl-C")
-	)
-	// The subset is the run's, not a question's: it is no setting (no
-	// meta key or config member could mean anything per question).
-	var subset harness.Subset
-	fs.IntVar(&subset.Limit, "limit", 0, "ask only the first `N` questions of each sheet (after --questions; 0: all)")
-	fs.Func("questions", "ask only the questions whose name or id meta matches one of these comma-separated `GLOB`s (path.Match: *, ?, [a-z])", func(v string) error {
-		for _, g := range strings.Split(v, ",") {
-			if g = strings.TrimSpace(g); g != "" {
-				subset.Questions = append(subset.Questions, g)
-			}
-		}
-		return nil
-	})
-	var dataRoots []string
-	fs.Func("data-root", "a folder whose files sheets may send, besides each sheet's own folder (repeatable; a converted sheet's data_root names its data)", func(dir string) error {
-		dataRoots = append(dataRoots, dir)
-		return nil
-	})
-	judge := judgeflag.Bind(fs)
-	modes := modeflag.Bind(fs)
+	f := bindFlags(fs)
 	return &cli.Command{
 		Name:  "run",
 		Usage: "-f SHEET | -d DIR -m MODEL[,MODEL...] [-o DIR] [-u N] [-y] [-v] [flags]",
@@ -107,177 +47,188 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 			if len(args) > 0 {
 				return cli.Usagef("unexpected argument %q", args[0])
 			}
-			conf, err := config.Load(look.ForSheets(cmp.Or(*sheetFile, *sheetDir)))
+			conf, err := config.Load(look.ForSheets(cmp.Or(f.sheetFile, f.sheetDir)))
 			if err != nil {
 				return err
 			}
-			if *verbose {
+			if f.verbose {
 				fmt.Fprintln(stderr, conf.Used())
 			}
 			// The config's models, concurrency and sandbox are used where
 			// no flag names them; its settings lie under the flags (below).
-			given := map[string]bool{}
-			fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-			if err != nil {
-				return err
-			}
-			switch {
-			case *runIDLen < 0 || *runIDLen > 32:
-				return cli.Usagef("-u %d: the run id has 0 to 32 hex digits", *runIDLen)
-			case *maxWait <= 0:
-				return cli.Usagef("--max-wait %v: give a positive duration", *maxWait)
-			case *retries < 0:
-				return cli.Usagef("--retries %d: give 0 (no retries) or more", *retries)
-			case *rpm < 0 || *tpm < 0:
-				return cli.Usagef("--rpm and --tpm take 0 (no limit) or more")
-			case *batchFall != "" && *batchFall != "live" && *batchFall != "batch":
-				return cli.Usagef("--batch-fallback %q: say live (or batch, the default)", *batchFall)
-			case (*batchFall != "" || *batchPoll != 30*time.Second) && !*batchOn:
-				return cli.Usagef("--batch-fallback and --batch-poll go with --batch")
-			case *watchOn && *batchOn:
-				return cli.Usagef("--watch and --batch: a batch's answers take up to 24 h; watch reruns live")
-			case *batchPoll <= 0:
-				return cli.Usagef("--batch-poll %v: give a positive duration", *batchPoll)
-			case *timeout <= 0:
-				return cli.Usagef("--timeout %v: give a positive duration", *timeout)
-			}
-			if err := subset.Check(); err != nil {
-				return cli.Usagef("%v", err)
-			}
-			shard, warning, err := shardOf(*shardFlag, *shardsN, getenv)
-			if err != nil {
-				return err
-			}
-			if warning != "" {
-				fmt.Fprintln(stderr, warning)
-			}
-			if *runIDFlag != "" {
-				if err := result.CheckRunID(*runIDFlag); err != nil {
-					return cli.Usagef("--run-id: %v", err)
-				}
-			}
-			replyCap, err := model.ParseSize(*maxReply)
-			if err != nil {
-				return cli.Usagef("--max-reply %v", err)
-			}
-			if err := inspect.CheckFormat(*logFormat); err != nil {
-				return cli.Usagef("--log-format: %v", err)
-			}
-			// The run's own settings: the config files', under the flags.
-			runSettings := append(append([]setting.Layer(nil), conf.Settings()...), *modes.Settings)
-			runValues, err := setting.Resolve("", nil, runSettings...)
+			f.given = map[string]bool{}
+			fs.Visit(func(fl *flag.Flag) { f.given[fl.Name] = true })
+			s, err := f.settle(conf, getenv, stderr)
 			if err != nil {
 				return err
 			}
 			sheets := func() (harness.Config, error) {
-				return sheetsConfig(*sheetFile, *sheetDir, *schemaF, runSettings, slices.Concat(conf.DataRoots, dataRoots), *outside)
+				return sheetsConfig(f.sheetFile, f.sheetDir, f.schemaFile, s.settings, slices.Concat(conf.DataRoots, f.dataRoots), f.outside)
 			}
-			if *checkOnly {
-				sb, err := modes.Sandbox(runValues)
+			if f.checkOnly {
+				sb, err := f.modes.Sandbox(s.values)
 				if err != nil {
 					return err
 				}
-				if err := checkReport(ctx, stdout, conf, getenv, environ, sb, *baseURL); err != nil || *sheetFile == "" && *sheetDir == "" {
+				if err := checkReport(ctx, stdout, conf, getenv, environ, sb, f.baseURL); err != nil || f.sheetFile == "" && f.sheetDir == "" {
 					return err
 				}
 				return checkSheets(ctx, stdout, sheets)
 			}
-			if (*sheetFile == "") == (*sheetDir == "") {
+			if (f.sheetFile == "") == (f.sheetDir == "") {
 				return cli.Usagef("give one of -f SHEET or -d DIR")
 			}
 			cfg, err := sheets()
 			if err != nil {
 				return err
 			}
-			c := *conc
-			if !given["c"] && conf.Concurrency != "" {
-				c = conf.Concurrency // checked as the file was read
-			}
-			inFlight, adaptive, err := concurrency(c)
-			if err != nil {
+			if err := f.build(&cfg, conf, s, getenv, stderr); err != nil {
 				return err
 			}
-			reg := providers.Registry()
-			// The random model's picks take the run's sampling seed (--seed,
-			// else the config's); none is 0, as before.
-			var randomSeed int64
-			if runValues.Gen.Seed != nil {
-				randomSeed = *runValues.Gen.Seed
-			}
-			cfg.Prices, cfg.OutDir, cfg.RunIDLen, cfg.DryRun, cfg.Force, cfg.Stderr = conf.PriceTable(), *outDir, *runIDLen, *dryRun, *force, stderr
-			cfg.Model = model.Options{BaseURL: *baseURL, APIKeyEnv: *keyEnv, Getenv: getenv, BaseURLs: conf.BaseURLs, Timeout: *timeout, MaxReply: replyCap,
-				Provider: []any{openai.Options{CompletionAPI: *complAPI}, builtin.Options{MockReply: *mockReply, Seed: randomSeed}}}
-			cfg.NewModel, cfg.Describe = reg.New, reg.Describe
-			cfg.Runner = runner.Options{Concurrency: inFlight, Adaptive: adaptive, SeparateLimits: *perModel, MaxAttempts: *retries + 1,
-				Timeout: *timeout, MaxWait: *maxWait, RPM: *rpm, TPM: *tpm}
-			cfg.LogDir, cfg.LogFormat = *logDir, *logFormat
-			if !*dryRun {
-				// The judge has its own server and key (--judge-base-url,
-				// --judge-api-key-env, the config's): nothing of the run's
-				// model is passed on. It retries as the run's requests do
-				// (--retries, --max-wait).
-				if cfg.Judge, err = judge.Options(model.Options{Getenv: getenv, Timeout: *timeout, MaxReply: replyCap}, cfg.Runner, conf, stderr); err != nil {
-					return err
-				}
-			}
-			if cfg.Sandbox, err = modes.Sandbox(runValues); err != nil {
-				return err
-			}
-			// The reformat model has its own server and takes nothing of
-			// the run's model (--base-url, --api-key-env); its provider's
-			// server may come from the config's base_urls.
-			cfg.Reformat = modes.Reformat
-			cfg.ReformatOptions = model.Options{BaseURL: modes.ReformatBaseURL, Getenv: getenv, BaseURLs: conf.BaseURLs, Timeout: *timeout, MaxReply: replyCap}
-			if *cacheDir != "" {
-				c, err := runner.OpenCache(*cacheDir)
-				if err != nil {
-					return err
-				}
-				cfg.Runner.Cache = c
-				if n := c.Note(); n != "" {
-					fmt.Fprintf(stderr, "warning: %s\n", n)
-				}
-			}
-			if *price != "" {
-				p, err := model.ParsePrice(*price)
-				if err != nil {
-					return cli.Usagef("--price: %v", err)
-				}
-				cfg.Price = &p
-			}
-			switch *vision {
-			case "":
-			case "on", "off":
-				v := *vision == "on"
-				cfg.Vision = &v
-			default:
-				return cli.Usagef("--vision %q: say on or off", *vision)
-			}
-			names := strings.Split(*models, ",")
-			if !given["m"] {
-				names = conf.Models
-			}
-			{
-				for _, m := range names {
-					if m = strings.TrimSpace(m); m != "" && !slices.Contains(cfg.Models, m) {
-						cfg.Models = append(cfg.Models, m)
-					}
-				}
-			}
-			cfg.Subset = subset
-			cfg.Fresh = *fresh
-			cfg.Shard, cfg.RunID = shard, *runIDFlag
-			if *batchOn {
-				cfg.Batch = &harness.BatchConfig{FallbackLive: *batchFall == "live", Poll: *batchPoll}
-			}
-			if *watchOn {
-				return watchSheets(ctx, cfg, *sheetFile, *sheetDir, func(ctx context.Context, cfg harness.Config) error {
-					return runOnce(ctx, cfg, stdout, stderr, *verbose, *dryRun)
+			if f.watch {
+				return watchSheets(ctx, cfg, f.sheetFile, f.sheetDir, func(ctx context.Context, cfg harness.Config) error {
+					return runOnce(ctx, cfg, stdout, stderr, f.verbose, f.dryRun)
 				}, stderr)
 			}
-			return runOnce(ctx, cfg, stdout, stderr, *verbose, *dryRun)
+			return runOnce(ctx, cfg, stdout, stderr, f.verbose, f.dryRun)
 		},
 	}
+}
+
+// settled is what run's flags and the config settle before any sheet is
+// read: the shard asked, the largest reply read, and the run's own
+// settings (the config files', under the flags) and their values.
+type settled struct {
+	shard    harness.Shard
+	replyCap int64
+	settings []setting.Layer
+	values   setting.Values
+}
+
+// settle checks the flags and settles what they and the config say of
+// the whole run; a shard's warning goes to stderr.
+func (f *flags) settle(conf *config.Config, getenv func(string) string, stderr io.Writer) (settled, error) {
+	var s settled
+	if err := f.check(); err != nil {
+		return s, err
+	}
+	shard, warning, err := shardOf(f.shard, f.shards, getenv)
+	if err != nil {
+		return s, err
+	}
+	if warning != "" {
+		fmt.Fprintln(stderr, warning)
+	}
+	s.shard = shard
+	if f.runID != "" {
+		if err := result.CheckRunID(f.runID); err != nil {
+			return s, cli.Usagef("--run-id: %v", err)
+		}
+	}
+	if s.replyCap, err = model.ParseSize(f.maxReply); err != nil {
+		return s, cli.Usagef("--max-reply %v", err)
+	}
+	if err := inspect.CheckFormat(f.logFormat); err != nil {
+		return s, cli.Usagef("--log-format: %v", err)
+	}
+	s.settings = append(append([]setting.Layer(nil), conf.Settings()...), *f.modes.Settings)
+	s.values, err = setting.Resolve("", nil, s.settings...)
+	return s, err
+}
+
+// build fills in cfg, the sheets' config, with the rest of the run's: the
+// models and how they are asked, the judge, the sandbox, the reformat
+// model, the cache, prices, vision, the subset and shard, batches.
+func (f *flags) build(cfg *harness.Config, conf *config.Config, s settled, getenv func(string) string, stderr io.Writer) error {
+	c := f.conc
+	if !f.given["c"] && conf.Concurrency != "" {
+		c = conf.Concurrency // checked as the file was read
+	}
+	inFlight, adaptive, err := concurrency(c)
+	if err != nil {
+		return err
+	}
+	reg := providers.Registry()
+	// The random model's picks take the run's sampling seed (--seed,
+	// else the config's); none is 0, as before.
+	var randomSeed int64
+	if s.values.Gen.Seed != nil {
+		randomSeed = *s.values.Gen.Seed
+	}
+	cfg.Prices, cfg.OutDir, cfg.RunIDLen, cfg.DryRun, cfg.Force, cfg.Stderr = conf.PriceTable(), f.outDir, f.runIDLen, f.dryRun, f.force, stderr
+	cfg.Model = model.Options{BaseURL: f.baseURL, APIKeyEnv: f.keyEnv, Getenv: getenv, BaseURLs: conf.BaseURLs, Timeout: f.timeout, MaxReply: s.replyCap,
+		Provider: []any{openai.Options{CompletionAPI: f.complAPI}, builtin.Options{MockReply: f.mockReply, Seed: randomSeed}}}
+	cfg.NewModel, cfg.Describe = reg.New, reg.Describe
+	cfg.Runner = runner.Options{Concurrency: inFlight, Adaptive: adaptive, SeparateLimits: f.perModel, MaxAttempts: f.retries + 1,
+		Timeout: f.timeout, MaxWait: f.maxWait, RPM: f.rpm, TPM: f.tpm}
+	cfg.LogDir, cfg.LogFormat = f.logDir, f.logFormat
+	if !f.dryRun {
+		// The judge has its own server and key (--judge-base-url,
+		// --judge-api-key-env, the config's): nothing of the run's
+		// model is passed on. It retries as the run's requests do
+		// (--retries, --max-wait).
+		if cfg.Judge, err = f.judge.Options(model.Options{Getenv: getenv, Timeout: f.timeout, MaxReply: s.replyCap}, cfg.Runner, conf, stderr); err != nil {
+			return err
+		}
+	}
+	if cfg.Sandbox, err = f.modes.Sandbox(s.values); err != nil {
+		return err
+	}
+	// The reformat model has its own server and takes nothing of
+	// the run's model (--base-url, --api-key-env); its provider's
+	// server may come from the config's base_urls.
+	cfg.Reformat = f.modes.Reformat
+	cfg.ReformatOptions = model.Options{BaseURL: f.modes.ReformatBaseURL, Getenv: getenv, BaseURLs: conf.BaseURLs, Timeout: f.timeout, MaxReply: s.replyCap}
+	if err := f.buildAsking(cfg, conf, stderr); err != nil {
+		return err
+	}
+	cfg.Subset = f.subset
+	cfg.Fresh = f.fresh
+	cfg.Shard, cfg.RunID = s.shard, f.runID
+	if f.batchOn {
+		cfg.Batch = &harness.BatchConfig{FallbackLive: f.batchFall == "live", Poll: f.batchPoll}
+	}
+	return nil
+}
+
+// buildAsking sets the cache answers come from, the price and images
+// asked for, and the models asked: -m's, else the config's, each once.
+func (f *flags) buildAsking(cfg *harness.Config, conf *config.Config, stderr io.Writer) error {
+	if f.cacheDir != "" {
+		c, err := runner.OpenCache(f.cacheDir)
+		if err != nil {
+			return err
+		}
+		cfg.Runner.Cache = c
+		if n := c.Note(); n != "" {
+			fmt.Fprintf(stderr, "warning: %s\n", n)
+		}
+	}
+	if f.price != "" {
+		p, err := model.ParsePrice(f.price)
+		if err != nil {
+			return cli.Usagef("--price: %v", err)
+		}
+		cfg.Price = &p
+	}
+	switch f.vision {
+	case "":
+	case "on", "off":
+		v := f.vision == "on"
+		cfg.Vision = &v
+	default:
+		return cli.Usagef("--vision %q: say on or off", f.vision)
+	}
+	names := strings.Split(f.models, ",")
+	if !f.given["m"] {
+		names = conf.Models
+	}
+	for _, m := range names {
+		if m = strings.TrimSpace(m); m != "" && !slices.Contains(cfg.Models, m) {
+			cfg.Models = append(cfg.Models, m)
+		}
+	}
+	return nil
 }
 
 // sheetsConfig is how run and check -f read sheets: the sheets (-f, or
