@@ -5,12 +5,6 @@ import "math"
 // z95 is the standard normal quantile for a two-sided 95% interval.
 const z95 = 1.959963984540054
 
-// wilson returns the Wilson score interval for k successes in n trials at
-// 95%. It is used rather than the normal approximation because it stays
-// inside [0, 1] and behaves at 0% and 100%, which small sheets hit often.
-// With n == 0 it returns (NaN, NaN).
-func wilson(k, n int) (lo, hi float64) { return wilsonZ(k, n, z95) }
-
 // wilsonZ is wilson's interval at the level whose normal quantile is z.
 func wilsonZ(k, n int, z float64) (lo, hi float64) {
 	if n <= 0 {

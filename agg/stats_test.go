@@ -83,3 +83,9 @@ func inspectStderr(k, n int) float64 {
 	p := float64(k) / float64(n)
 	return math.Sqrt(p * (1 - p) / float64(n-1))
 }
+
+// wilson returns the Wilson score interval for k successes in n trials at
+// 95%. It is used rather than the normal approximation because it stays
+// inside [0, 1] and behaves at 0% and 100%, which small sheets hit often.
+// With n == 0 it returns (NaN, NaN).
+func wilson(k, n int) (lo, hi float64) { return wilsonZ(k, n, z95) }

@@ -3,9 +3,12 @@ package batch
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/evalmd/evalmd/internal/jsonl"
 )
 
 // FuzzReadJournal: the batch journal reader never panics; an error names
@@ -73,4 +76,12 @@ func FuzzReadJournal(f *testing.F) {
 			}
 		}
 	})
+}
+
+func readJournal(r io.Reader, name string) (recs []record, good int64, err error) {
+	good, _, err = jsonl.Read(r, "batch journal "+name, takeRecord(&recs, name))
+	if err != nil {
+		return nil, 0, err
+	}
+	return recs, good, nil
 }

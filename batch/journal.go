@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/evalmd/evalmd/internal/jsonl"
@@ -87,14 +86,6 @@ func openJournal(path string) (*journal, []record, error) {
 		return nil, nil, err
 	}
 	return &journal{f: f}, recs, nil
-}
-
-func readJournal(r io.Reader, name string) (recs []record, good int64, err error) {
-	good, _, err = jsonl.Read(r, "batch journal "+name, takeRecord(&recs, name))
-	if err != nil {
-		return nil, 0, err
-	}
-	return recs, good, nil
 }
 
 // takeRecord appends each line of the journal name to recs.

@@ -85,8 +85,8 @@ func (g *Graders) Check(q *result.Question, sheetMeta map[string]string) error {
 	return grade.Check(p.gr, q.GroundTruth, grade.Input{Meta: sheet.Steering(q.MetaData, sheetMeta), Question: q.Question, QuestionText: q.QuestionUsr})
 }
 
-// Graded is what GradeFile did to one file.
-type Graded struct {
+// fileGrades is what grading did to one file.
+type fileGrades struct {
 	Old, New []*bool  // grades before and after, one per question
 	Changes  []Change // the questions whose grade changed
 	// Ungraded are the questions, by index, that could not be graded
@@ -94,21 +94,16 @@ type Graded struct {
 	Ungraded []int
 }
 
-// GradeFile grades every question of f in place, for run and grade alike.
-// Every question's grader is resolved before any is asked (a judge's calls
-// cost money). A question whose grader cannot be built or fails gets a null
+// gradeFile grades every question of f in place, for grade. Every
+// question's grader is resolved before any is asked (a judge's calls cost
+// money). A question whose grader cannot be built or fails gets a null
 // grade, its grader's name and "grader error: ..." in grade_detail; the
 // others are graded. A question that ran and gave no answer (a limit
-// stopped it: noAnswer) is wrong. The error is only ctx's.
-func GradeFile(ctx context.Context, f *result.File, g *Graders) (Graded, error) {
-	return gradeFile(ctx, f, g, nil)
-}
-
-// gradeFile is GradeFile, with the questions that cannot be graded for a
-// reason of their own (a grading mode that is none), by index: each is
-// graded null with that reason.
-func gradeFile(ctx context.Context, f *result.File, g *Graders, bad map[int]error) (Graded, error) {
-	var res Graded
+// stopped it: noAnswer) is wrong. The questions in bad cannot be graded for
+// a reason of their own (a grading mode that is none), by index: each is
+// graded null with that reason. The error is only ctx's.
+func gradeFile(ctx context.Context, f *result.File, g *Graders, bad map[int]error) (fileGrades, error) {
+	var res fileGrades
 	plans := make([]gradePlan, len(f.Questions))
 	for i := range f.Questions {
 		plans[i] = g.plan(&f.Questions[i], f.Sheet.MetaData)
@@ -140,7 +135,7 @@ func gradeFile(ctx context.Context, f *result.File, g *Graders, bad map[int]erro
 	return res, nil
 }
 
-// GradeQuestion grades question i of f in place, as GradeFile grades each
+// GradeQuestion grades question i of f in place, as gradeFile grades each
 // of its questions; run grades each question as its answer comes in. ok
 // is false when its grader could not be built or failed (a null grade, the
 // reason in grade_detail). The error is only ctx's.

@@ -6,8 +6,8 @@
 // report of what would change.
 //
 // Regrade returns a Report: a FileReport per file, with each Change of
-// grade. GradeFile, which run uses too, grades one file and returns what it
-// did as Graded; questions left ungraded make an *UngradedError.
+// grade. GradeQuestion, which run uses too, grades one question as its
+// answer arrives; questions left ungraded make an *UngradedError.
 package regrade
 
 import (
@@ -117,8 +117,8 @@ func (r *Report) Failed() int {
 // folder whose output-*.json files (at any depth) are taken. A file that
 // cannot be read, parsed or graded gets a one-line error naming it in its
 // FileReport and in the returned error, and the other files are still done.
-// A question that cannot be graded is graded null with the reason (see
-// GradeFile), the file is still written, and the error names it.
+// A question that cannot be graded is graded null with the reason, the
+// file is still written, and the error names it.
 func Regrade(ctx context.Context, paths []string, opt Options) (Report, error) {
 	rep := Report{Write: opt.Write, Verbose: opt.Verbose}
 	if opt.Sheet != nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/evalmd/evalmd/internal/jsonl"
@@ -82,18 +81,6 @@ func recordOf(o Outcome, fp string, now time.Time) journalRecord {
 		Time:            now.UTC().Format(time.RFC3339Nano),
 		Work:            o.Response.Work,
 	}
-}
-
-// readJournal reads journal records from r; name is used in errors.
-// It returns the records by key, the length of the well-formed prefix (where
-// appending may start) and whether a torn last line was dropped.
-func readJournal(r io.Reader, name string) (recs map[string]journalRecord, good int64, torn bool, err error) {
-	recs = make(map[string]journalRecord)
-	good, torn, err = jsonl.Read(r, "journal "+name, takeRecord(recs, name))
-	if err != nil {
-		return nil, 0, false, err
-	}
-	return recs, good, torn, nil
 }
 
 // takeRecord reads each line of the journal name into recs, by key.

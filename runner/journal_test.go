@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/jsonl"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -217,4 +219,16 @@ func TestJournalKeepsWork(t *testing.T) {
 	if got := rec.outcome().Response; !reflect.DeepEqual(got, want) {
 		t.Errorf("response after the journal = %+v, want %+v", got, want)
 	}
+}
+
+// readJournal reads journal records from r; name is used in errors.
+// It returns the records by key, the length of the well-formed prefix (where
+// appending may start) and whether a torn last line was dropped.
+func readJournal(r io.Reader, name string) (recs map[string]journalRecord, good int64, torn bool, err error) {
+	recs = make(map[string]journalRecord)
+	good, torn, err = jsonl.Read(r, "journal "+name, takeRecord(recs, name))
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return recs, good, torn, nil
 }
