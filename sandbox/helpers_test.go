@@ -150,11 +150,19 @@ func keyHolder(t testing.TB) (int, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", cmd.Process.Pid))
-	if err != nil || !strings.Contains(string(b), key) {
-		t.Fatalf("the host cannot read its own process's key: %q, %v", b, err)
+	// Until the child has exec'd sleep, its environ is not yet the one
+	// given (it reads empty): wait for it, bounded.
+	var b []byte
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b, err = os.ReadFile(fmt.Sprintf("/proc/%d/environ", cmd.Process.Pid))
+		if err == nil && strings.Contains(string(b), key) {
+			return cmd.Process.Pid, key
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the host cannot read its own process's key: %q, %v", b, err)
+		}
 	}
-	return cmd.Process.Pid, key
 }
 
 // environCode reads the environment of every process the code can see
