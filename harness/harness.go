@@ -219,7 +219,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if cfg.DryRun {
 		return sum, cfg.writeDryRun(&sum, outs, w, ms.names, runID)
 	}
-	reuseAnswers(cfg, ms.made, outs, st.Exists)
+	if err := reuseAnswers(ctx, cfg, ms.made, outs, st.Exists); err != nil {
+		return sum, err
+	}
 	res, err := execute.Run(ctx, outs, ms.made, execute.Options{Runner: cfg.Runner, Resume: st, Batch: cfg.Batch,
 		Graders: graders, Prices: cfg.prices(), Sandbox: cfg.Sandbox, Reformat: ms.reformat, Writer: w, Console: cfg.console()})
 	return cfg.summarize(sum, res, err)
@@ -330,6 +332,8 @@ func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID strin
 		AllowOutsideFiles: cfg.AllowOutsideFiles, DataRoots: cfg.DataRoots,
 		NoModel: len(cfg.Models) == 0, DryRun: cfg.DryRun, Reformat: ms.reformat != nil, Created: cfg.Now(), Stderr: cfg.Stderr, Clear: cfg.clear,
 		Models: ms.made, Problems: problems}
+	checks := &checks{graders: graders, batch: cfg.Batch != nil, made: ms.made}
+	popt.Check = checks.question
 	sheets, warnings, err := prepare.Read(cfg.Sheets, popt)
 	sum.Warnings += warnings
 	if err != nil {
@@ -351,7 +355,7 @@ func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID strin
 		return nil, err
 	}
 	if problems != nil {
-		if err := checkGraders(outs, graders); err != nil {
+		if err := checks.ungradedError(); err != nil {
 			problems.Errors = append(problems.Errors, err)
 		}
 		return outs, nil
@@ -362,14 +366,20 @@ func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID strin
 		}
 	}
 	if !cfg.DryRun {
-		if err := checkGraders(outs, graders); err != nil {
+		if err := checks.ungradedError(); err != nil {
 			return nil, err
 		}
 	}
-	if err := checkAgentModes(outs, cfg.Batch != nil); err != nil {
-		return nil, err
+	sum.Warnings += warnUnmatched(cfg, ms.names, ms.made, checks.keyed)
+	if cfg.Batch != nil || cfg.LogDir != "" || cfg.DryRun {
+		// A batch is made of every request at once, an Inspect log of
+		// every question, and a dry run's writers read them all.
+		for _, o := range outs {
+			if err := o.Materialize(ctx); err != nil {
+				return nil, err
+			}
+		}
 	}
-	sum.Warnings += warnUnmatched(cfg, ms.names, ms.made, outs)
 	return outs, nil
 }
 
@@ -477,37 +487,6 @@ func (e *FailedError) Error() string {
 // Partial says the run finished with some questions failed.
 func (e *FailedError) Partial() bool { return true }
 
-// checkGraders checks that every question of the run can be graded
-// (regrade.Graders.Check: its grader is one, it has a ground truth its
-// grader can read, a tolerance that is a number...), so that questions
-// that cannot be stop the run before any call, each named once (not once
-// per model) at its sheet's line.
-func checkGraders(outs []*plan.Output, g *regrade.Graders) error {
-	var bad []regrade.Ungradable
-	seen := map[regrade.Ungradable]bool{}
-	for _, o := range outs {
-		for i := range o.File.Questions {
-			q := &o.File.Questions[i]
-			err := g.Check(q, o.File.Sheet.MetaData)
-			if err == nil {
-				continue
-			}
-			u := regrade.Ungradable{At: o.SheetPath, Name: q.Name, Why: err.Error()}
-			if i < len(o.Lines) {
-				u.At = fmt.Sprintf("%s:%d", u.At, o.Lines[i])
-			}
-			if !seen[u] {
-				seen[u] = true
-				bad = append(bad, u)
-			}
-		}
-	}
-	if len(bad) == 0 {
-		return nil
-	}
-	return &regrade.UngradedError{Where: "run", Questions: bad, Before: true}
-}
-
 // pooledClient keeps as many idle connections per host as requests in
 // flight: Go's default of 2 makes a run at -c 32 reopen connections all
 // the time (about 60 µs of CPU per question, measured in runner).
@@ -531,24 +510,17 @@ type keyedAnswers interface {
 const maxUnmatchedSaid = 5
 
 // warnUnmatched warns, once per model, about the answers of a keyed model
-// (replay lines) that no question of the run asks for: they would
-// otherwise be dropped without a word. It returns the warnings given.
-func warnUnmatched(cfg Config, models []string, made map[string]model.Model, outs []*plan.Output) int {
+// (replay lines) that no question of the run asks for (keyed holds the
+// questions each asks): they would otherwise be dropped without a word.
+// It returns the warnings given.
+func warnUnmatched(cfg Config, models []string, made map[string]model.Model, keyed map[string][]model.QuestionRef) int {
 	n := 0
 	for _, name := range models {
-		keyed, ok := made[name].(keyedAnswers)
+		keys, ok := made[name].(keyedAnswers)
 		if !ok {
 			continue
 		}
-		var qs []model.QuestionRef
-		for _, o := range outs {
-			if o.Model == name {
-				for _, r := range o.Tasks {
-					qs = append(qs, r.Question)
-				}
-			}
-		}
-		lost := keyed.Unmatched(qs)
+		lost := keys.Unmatched(keyed[name])
 		if len(lost) == 0 {
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/evalmd/evalmd/harness/internal/execute"
 	"github.com/evalmd/evalmd/harness/internal/plan"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -24,29 +25,73 @@ type BatchConfig = execute.Batch
 // --questions); the zero Subset asks them all.
 type Subset = plan.Subset
 
-// checkAgentModes refuses, before any call, agent-mode questions that
-// cannot run: in a batch run (a batch answers one completion per request,
-// an agent makes many) or on a model that takes no tools (an agent's
-// every turn offers python).
-func checkAgentModes(outs []*plan.Output, batch bool) error {
-	for _, o := range outs {
-		noTools := o.File.Sheet.ModelInfo != nil && o.File.Sheet.ModelInfo.NoTools
-		if !batch && !noTools {
-			continue
+// checks are what the plan checks of every question, before any call,
+// as each is built (prepare.Options.Check), and what it gathers of them.
+type checks struct {
+	graders *regrade.Graders
+	batch   bool
+	made    map[string]model.Model
+	// ungraded are the questions that cannot be graded, each once (not
+	// once per model), at its sheet's line.
+	ungraded []regrade.Ungradable
+	seen     map[regrade.Ungradable]bool
+	// keyed are the questions asked of each model that answers from a
+	// fixed set of keys (replay), for warnUnmatched.
+	keyed map[string][]model.QuestionRef
+}
+
+// question checks question i of output o, whose task is t and record q:
+// whether it can be graded (regrade.Graders.Check: its grader is one, it
+// has a ground truth its grader can read, a tolerance that is a number...),
+// gathered for ungradedError; that an agent-mode question can run; and a
+// keyed model's question is noted.
+func (c *checks) question(o *plan.Output, i int, t *model.Task, q *result.Question) error {
+	if err := c.graders.Check(q, o.File.Sheet.MetaData); err != nil {
+		u := regrade.Ungradable{At: fmt.Sprintf("%s:%d", o.SheetPath, o.Item(i).Line), Name: q.Name, Why: err.Error()}
+		if c.seen == nil {
+			c.seen = map[regrade.Ungradable]bool{}
 		}
-		for i, r := range o.Tasks {
-			if r.Solve == nil || r.Solve.Mode != model.ModeAgent {
-				continue
-			}
-			if batch {
-				return fmt.Errorf("%s: question %q is in agent mode (many model calls, each on the last one's result), which a batch cannot answer; run it without --batch, or with --mode code or chat",
-					o.SheetPath, o.File.Questions[i].Name)
-			}
-			return fmt.Errorf("%s: question %q is in agent mode, which offers the model a python tool, and %s takes no tools (a text-completions endpoint, --completion-api); run it without --completion-api, or with --mode code or chat",
-				o.SheetPath, o.File.Questions[i].Name, o.File.Sheet.ModelName)
+		if !c.seen[u] {
+			c.seen[u] = true
+			c.ungraded = append(c.ungraded, u)
 		}
 	}
+	if err := checkAgentMode(o, t, q.Name, c.batch); err != nil {
+		return err
+	}
+	if _, ok := c.made[o.Model].(keyedAnswers); ok {
+		if c.keyed == nil {
+			c.keyed = map[string][]model.QuestionRef{}
+		}
+		c.keyed[o.Model] = append(c.keyed[o.Model], t.Question)
+	}
 	return nil
+}
+
+// ungradedError names the questions that cannot be graded, which stop a
+// run before any call; nil when every one can be.
+func (c *checks) ungradedError() error {
+	if len(c.ungraded) == 0 {
+		return nil
+	}
+	return &regrade.UngradedError{Where: "run", Questions: c.ungraded, Before: true}
+}
+
+// checkAgentMode refuses an agent-mode question that cannot run: in a
+// batch run (a batch answers one completion per request, an agent makes
+// many) or on a model that takes no tools (an agent's every turn offers
+// python).
+func checkAgentMode(o *plan.Output, t *model.Task, name string, batch bool) error {
+	noTools := o.File.Sheet.ModelInfo != nil && o.File.Sheet.ModelInfo.NoTools
+	if !batch && !noTools || t.Solve == nil || t.Solve.Mode != model.ModeAgent {
+		return nil
+	}
+	if batch {
+		return fmt.Errorf("%s: question %q is in agent mode (many model calls, each on the last one's result), which a batch cannot answer; run it without --batch, or with --mode code or chat",
+			o.SheetPath, name)
+	}
+	return fmt.Errorf("%s: question %q is in agent mode, which offers the model a python tool, and %s takes no tools (a text-completions endpoint, --completion-api); run it without --completion-api, or with --mode code or chat",
+		o.SheetPath, name, o.File.Sheet.ModelName)
 }
 
 // Shard is a share of a run (run --shard K/N); the zero Shard is the

@@ -118,7 +118,7 @@ func gradeFile(ctx context.Context, f *result.File, g *Graders, bad map[int]erro
 	for i := range f.Questions {
 		q := &f.Questions[i]
 		old := q.Grade
-		v, ok, err := gradeOne(ctx, f, i, plans[i])
+		v, ok, err := gradeOne(ctx, f, q, plans[i])
 		if err != nil {
 			return res, err
 		}
@@ -135,12 +135,13 @@ func gradeFile(ctx context.Context, f *result.File, g *Graders, bad map[int]erro
 	return res, nil
 }
 
-// GradeQuestion grades question i of f in place, as gradeFile grades each
-// of its questions; run grades each question as its answer comes in. ok
-// is false when its grader could not be built or failed (a null grade, the
-// reason in grade_detail). The error is only ctx's.
-func GradeQuestion(ctx context.Context, f *result.File, i int, g *Graders) (ok bool, err error) {
-	_, ok, err = gradeOne(ctx, f, i, g.plan(&f.Questions[i], f.Sheet.MetaData))
+// GradeQuestion grades q, a question of f (held in f.Questions or
+// apart: only f's sheet record is read), in place, as gradeFile grades
+// each of its questions; run grades each question as its answer comes in.
+// ok is false when its grader could not be built or failed (a null grade,
+// the reason in grade_detail). The error is only ctx's.
+func GradeQuestion(ctx context.Context, f *result.File, q *result.Question, g *Graders) (ok bool, err error) {
+	_, ok, err = gradeOne(ctx, f, q, g.plan(q, f.Sheet.MetaData))
 	return ok, err
 }
 
@@ -162,12 +163,11 @@ func (g *Graders) plan(q *result.Question, sheetMeta map[string]string) gradePla
 	return gradePlan{name: name, gr: gr, err: err}
 }
 
-// gradeOne grades question i of f by p and records the verdict in it.
-func gradeOne(ctx context.Context, f *result.File, i int, p gradePlan) (v grade.Verdict, ok bool, err error) {
+// gradeOne grades q, a question of f, by p and records the verdict in it.
+func gradeOne(ctx context.Context, f *result.File, q *result.Question, p gradePlan) (v grade.Verdict, ok bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return v, false, err
 	}
-	q := &f.Questions[i]
 	gerr := p.err
 	switch why := noAnswer(q); {
 	case gerr != nil:

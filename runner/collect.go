@@ -21,12 +21,12 @@ type collector struct {
 	r    *run
 }
 
-func newCollector(r *run, jobs []Job, emit func(Outcome)) *collector {
+func newCollector(r *run, jobs Jobs, emit func(Outcome)) *collector {
 	opt := r.opt
 	c := &collector{
 		opt:  opt,
 		emit: emit,
-		st:   Stats{Jobs: len(jobs)},
+		st:   Stats{Jobs: jobs.Len()},
 		p:    newProgress(opt.Progress, opt.Now(), jobs, opt.Cost),
 		r:    r,
 	}
@@ -39,30 +39,38 @@ func newCollector(r *run, jobs []Job, emit func(Outcome)) *collector {
 }
 
 // resume emits the jobs the journal answered for the same request and
-// returns the others.
-func (c *collector) resume(jobs []Job, recs map[string]journalRecord) (pending []Job) {
+// returns the indices of the others; nil, for a new run, is every job.
+func (c *collector) resume(jobs Jobs, recs map[string]journalRecord) (pending []int, err error) {
 	if len(recs) == 0 {
-		return jobs // a new run: nothing to compare or copy
+		return nil, nil // a new run: nothing to compare or copy
 	}
-	pending = make([]Job, 0, len(jobs))
+	pending = []int{}
 	var stale []string
 	old := 0
-	for _, j := range jobs {
-		rec, ok := recs[j.Key]
+	for i := range jobs.Len() {
+		key := jobs.Key(i)
+		rec, ok := recs[key]
 		switch {
 		case !ok:
-			pending = append(pending, j)
+			pending = append(pending, i)
+			continue
 		case rec.Version < journalVersion:
 			old++
-			pending = append(pending, j)
-		case rec.Fingerprint != c.r.fingerprint(j.Key):
-			stale = append(stale, j.Key)
-			pending = append(pending, j)
-		default:
-			o := rec.outcome()
-			o.Model = j.Model.Name()
-			c.settle(o)
+			pending = append(pending, i)
+			continue
 		}
+		j, err := jobs.Job(i)
+		if err != nil {
+			return nil, err
+		}
+		if rec.Fingerprint != c.r.fingerprint(j) {
+			stale = append(stale, key)
+			pending = append(pending, i)
+			continue
+		}
+		o := rec.outcome()
+		o.Index, o.Model = i, j.Model.Name()
+		c.settle(o)
 	}
 	if old > 0 {
 		c.opt.Warn(fmt.Sprintf("journal %s: %d answers were journaled by an older evalmd, whose request fingerprints were made differently; asking them again",
@@ -74,7 +82,7 @@ func (c *collector) resume(jobs []Job, recs map[string]journalRecord) (pending [
 		c.opt.Warn(fmt.Sprintf("journal %s: %d answered requests changed since (model, base URL, prompt or settings); asking them again: %s",
 			c.opt.Journal, len(stale), someOf(stale, 3)))
 	}
-	return pending
+	return pending, nil
 }
 
 // someOf lists the first n items and says how many more there are.

@@ -19,6 +19,10 @@
 // row (default 20), or 3 when it has refused every one since the run
 // began, stops the run: it is down, or the base URL is wrong.
 //
+// RunJobs takes the jobs as Jobs, built by a worker as it takes each one,
+// so a run of a million questions holds those in flight, not a million
+// requests; each Outcome says its job's place (Outcome.Index).
+//
 // With Options.Adaptive (run -c auto) a pool's limit is not fixed: an
 // aimd.Limiter per server raises it while every slot answers and lowers
 // it when the server shows congestion (a 429, a 503 or 529, a timeout,

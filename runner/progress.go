@@ -83,11 +83,11 @@ type modelProgress struct {
 	limit func() int
 }
 
-func newProgress(w io.Writer, start time.Time, jobs []Job, cost func(string, model.Response) (float64, bool)) *progress {
+func newProgress(w io.Writer, start time.Time, jobs Jobs, cost func(string, model.Response) (float64, bool)) *progress {
 	p := &progress{start: start, by: map[string]*modelProgress{}}
 	p.w, p.tty = progressWriter(w)
-	for _, j := range jobs {
-		name := j.Model.Name()
+	for i := range jobs.Len() {
+		name := jobs.Model(i).Name()
 		mp := p.by[name]
 		if mp == nil {
 			mp = &modelProgress{name: name}

@@ -24,7 +24,7 @@ func TestProgressPlain(t *testing.T) {
 	jobs := []Job{{Key: "1", Model: a}, {Key: "2", Model: a}, {Key: "3", Model: b}}
 	t0 := time.Unix(1000, 0)
 	cost := func(name string, _ model.Response) (float64, bool) { return 0.25, name == a.name }
-	p := newProgress(f, t0, jobs, cost)
+	p := newProgress(f, t0, jobSlice(jobs), cost)
 	if p.tty {
 		t.Fatal("a file taken for a terminal")
 	}

@@ -40,8 +40,32 @@ type Job struct {
 	Timeout time.Duration
 }
 
+// Jobs are the jobs of a run too large to hold at once (a sheet of a
+// million questions): a worker builds each job as it takes it (Job), so
+// only the jobs in flight are held. Run takes a slice of them. Keys must be
+// unique and not empty; Model and Key are asked of every job before the
+// first request (Key only when a journal is resumed), Job of each job
+// once it is taken, or when its journal record is checked.
+type Jobs interface {
+	Len() int
+	Model(i int) model.Model
+	Key(i int) string
+	// Job builds job i; an error stops the run.
+	Job(i int) (Job, error)
+}
+
+// jobSlice is a slice of jobs as Jobs.
+type jobSlice []Job
+
+func (js jobSlice) Len() int                { return len(js) }
+func (js jobSlice) Model(i int) model.Model { return js[i].Model }
+func (js jobSlice) Key(i int) string        { return js[i].Key }
+func (js jobSlice) Job(i int) (Job, error)  { return js[i], nil }
+
 // Outcome is how a job ended.
 type Outcome struct {
+	// Index is the job's place among the jobs given.
+	Index    int
 	Key      string
 	Model    string         // the name of the model asked
 	Response model.Response // the answer; zero when Err is not nil
@@ -214,10 +238,6 @@ func (o Options) withDefaults() Options {
 // Options.MaxRefusals connections in a row); a job's failure is its
 // Outcome.Err.
 func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(Outcome)) (Stats, error) {
-	opt = opt.withDefaults()
-	if emit == nil {
-		emit = func(Outcome) {}
-	}
 	jobs, err := withModels(m, jobs)
 	if err != nil {
 		return Stats{Jobs: len(jobs)}, err
@@ -225,18 +245,30 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 	if err := checkKeys(jobs); err != nil {
 		return Stats{Jobs: len(jobs)}, err
 	}
+	return RunJobs(ctx, jobSlice(jobs), opt, emit)
+}
+
+// RunJobs is Run of jobs built as they are taken (see Jobs), each of its
+// own model.
+func RunJobs(ctx context.Context, jobs Jobs, opt Options, emit func(Outcome)) (Stats, error) {
+	opt = opt.withDefaults()
+	if emit == nil {
+		emit = func(Outcome) {}
+	}
 	r := newRun(jobs, opt)
 	c := newCollector(r, jobs, emit)
 
-	pending := jobs
+	var pending []int // the places of the jobs to ask; nil: every one
 	if opt.Journal != "" {
 		jr, recs, err := openJournal(opt.Journal)
 		if err != nil {
 			return c.st, err
 		}
 		defer jr.close()
-		r.useJournal(jr, jobs)
-		pending = c.resume(jobs, recs)
+		r.journal = jr
+		if pending, err = c.resume(jobs, recs); err != nil {
+			return c.st, err
+		}
 	}
 
 	// Each server's workers take jobs from its queue, journal each answer
@@ -265,43 +297,49 @@ func Run(ctx context.Context, m model.Model, jobs []Job, opt Options, emit func(
 			}
 		})()
 	}
-	c.loop(r.startWorkers(start, finish, pending))
+	c.loop(r.startWorkers(start, finish, jobs, pending))
 	return r.stats(ctx, c)
 }
 
-// useJournal has the run keep each answer in jr. Fingerprints tie a
-// journal record to the request it answered; a job whose request changed
-// since (an edited sheet) is asked again. One is computed when a record
-// needs it, not for every job before the first request: a thousand of
-// them would hold up the start by milliseconds.
-func (r *run) useJournal(jr *journal, jobs []Job) {
-	byKey := make(map[string]int, len(jobs))
-	for i := range jobs {
-		byKey[jobs[i].Key] = i
-	}
-	r.journal = jr
-	r.fingerprint = func(key string) string {
-		j := &jobs[byKey[key]]
-		return RequestKey(j.Model.Name(), r.lanes[j.Model.Name()].info, j.Task)
-	}
+// fingerprint ties a journal record to the request it answered: a job
+// whose request changed since (an edited sheet) is asked again. One is
+// computed when a record needs it, not for every job before the first
+// request: a thousand of them would hold up the start by milliseconds.
+func (r *run) fingerprint(j Job) string {
+	return RequestKey(j.Model.Name(), r.lanes[j.Model.Name()].info, j.Task)
 }
 
-// startWorkers starts each server's workers on its share of pending, in
-// order, and returns the channel of their outcomes, closed when the last
-// worker ends. No job starts once start ends; a request in flight is
-// abandoned when finish ends.
-func (r *run) startWorkers(start, finish context.Context, pending []Job) <-chan Outcome {
-	// Queues hold indices into pending: building them copies no job and
-	// allocates little before the first request.
+// queues are the places of the jobs to ask (pending; nil: every job) by
+// the pool of their server, and the pools in the order first met.
+func (r *run) queues(jobs Jobs, pending []int) (map[*pool][]int, []*pool) {
 	queues := make(map[*pool][]int)
 	var order []*pool
-	for i := range pending {
-		p := r.lanes[pending[i].Model.Name()].pool
+	queue := func(i int) {
+		p := r.lanes[jobs.Model(i).Name()].pool
 		if _, ok := queues[p]; !ok {
 			order = append(order, p)
 		}
 		queues[p] = append(queues[p], i)
 	}
+	if pending == nil {
+		for i := range jobs.Len() {
+			queue(i)
+		}
+	}
+	for _, i := range pending {
+		queue(i)
+	}
+	return queues, order
+}
+
+// startWorkers starts each server's workers on its share of the jobs to
+// ask (pending; nil: every one), in order, and returns the channel of
+// their outcomes, closed when the last worker ends. No job starts once
+// start ends; a request in flight is abandoned when finish ends.
+func (r *run) startWorkers(start, finish context.Context, jobs Jobs, pending []int) <-chan Outcome {
+	// Queues hold job places: building them copies no job and allocates
+	// little before the first request.
+	queues, order := r.queues(jobs, pending)
 	slots := 0
 	for _, p := range order {
 		slots += min(p.limit, len(queues[p]))
@@ -322,8 +360,14 @@ func (r *run) startWorkers(start, finish context.Context, pending []Job) <-chan 
 					if i >= int64(len(queue)) {
 						return
 					}
-					if o, ok := r.do(start, finish, pending[queue[i]]); ok {
-						r.keep(o)
+					j, err := jobs.Job(queue[i])
+					if err != nil {
+						r.stop(err)
+						return
+					}
+					if o, ok := r.do(start, finish, j); ok {
+						o.Index = queue[i]
+						r.keep(o, j)
 						done <- o
 					}
 				}
@@ -390,16 +434,17 @@ func checkKeys(jobs []Job) error {
 }
 
 // newRun sets up a lane per model and a pool per server.
-func newRun(jobs []Job, opt Options) *run {
+func newRun(jobs Jobs, opt Options) *run {
 	r := &run{opt: opt, lanes: map[string]*lane{}, inflight: make(map[string]*sync.Mutex)}
 	pools := map[string]*pool{}
-	for _, j := range jobs {
-		name := j.Model.Name()
+	for i := range jobs.Len() {
+		m := jobs.Model(i)
+		name := m.Name()
 		if r.lanes[name] != nil {
 			continue
 		}
-		info := j.Model.Info()
-		l := &lane{m: j.Model, info: info, cache: opt.Cache}
+		info := m.Info()
+		l := &lane{m: m, info: info, cache: opt.Cache}
 		if info.Offline {
 			// Offline models answer at once and for nothing: a cache
 			// would only hold copies of what they say.
@@ -459,10 +504,8 @@ type run struct {
 
 	// journal, when the run has one, takes each answer from the worker
 	// that got it, before anything else is done with it: what a crash
-	// loses is only what was in flight. fingerprint is a job's request
-	// fingerprint, by job key, for its record.
-	journal     *journal
-	fingerprint func(key string) string
+	// loses is only what was in flight.
+	journal *journal
 
 	mu          sync.Mutex
 	inflight    map[string]*sync.Mutex // per cache key, so one request is paid for once
@@ -511,11 +554,11 @@ func (r *run) stop(err error) {
 // cannot be written stops the run: answers received from now on could not
 // be kept for a resume, so paying for more is wasted. Those in hand are
 // still emitted, so the caller can write them.
-func (r *run) keep(o Outcome) {
+func (r *run) keep(o Outcome, j Job) {
 	if r.journal == nil || (o.Err != nil && !errors.Is(o.Err, model.ErrNoAnswer)) {
 		return
 	}
-	if err := r.journal.append(recordOf(o, r.fingerprint(o.Key), r.opt.Now())); err != nil {
+	if err := r.journal.append(recordOf(o, r.fingerprint(j), r.opt.Now())); err != nil {
 		r.stop(err)
 	}
 }

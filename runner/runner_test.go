@@ -463,7 +463,7 @@ func TestLimiters(t *testing.T) {
 		{Options{Concurrency: 4, RPM: 1}, 1.0 / 60, 0, 1, 0},
 	} {
 		m := newFuncModel(echo)
-		r := newRun([]Job{{Key: "k", Model: m}}, tc.opt.withDefaults()).lanes[m.Name()]
+		r := newRun(jobSlice{{Key: "k", Model: m}}, tc.opt.withDefaults()).lanes[m.Name()]
 		if r.rpm.Limit() != rate.Limit(tc.rpmRate) || r.rpm.Burst() != tc.rpmBurst {
 			t.Errorf("%+v: rpm limiter %v/s burst %d", tc.opt, r.rpm.Limit(), r.rpm.Burst())
 		}

@@ -58,6 +58,12 @@ func TestLIMEReferenceParse(t *testing.T) {
 			}
 			info, items := doc.Resolve()
 			checkRef(t, ref, info, items, doc)
+			// TakeItems resolves alike, and lets the blocks go.
+			if again, err := ParseFile(shared.Path(t, "corpora", "lime", ref.Source), sc); err != nil {
+				t.Fatal(err)
+			} else if tinfo, titems := again.TakeItems(); !reflect.DeepEqual(tinfo, info) || !reflect.DeepEqual(titems, items) || again.Blocks != nil {
+				t.Errorf("%s: TakeItems differs from Resolve, or kept %d blocks", ref.Source, len(again.Blocks))
+			}
 			// LIME's own sheets (notes in "#### info" before a block's
 			// first section) draw none of the warnings about sections LIME
 			// misreads.

@@ -1,7 +1,6 @@
 package sheet
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -24,38 +23,48 @@ func ParseFile(path string, s *schema.Schema) (*Doc, error) {
 	if _, err := readfile.Below(path, filepath.Dir(path)); errors.Is(err, readfile.ErrOutside) {
 		return nil, fmt.Errorf("sheet %w: a sheet is read from its own folder only (name the file it leads to instead)", err)
 	}
-	data, err := readfile.Read(path, maxSize)
+	text, err := readfile.ReadString(path, maxSize)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data, s)
+	return parse(path, text, s)
 }
 
 // Parse parses a sheet. path is only used in messages. It fails on input
 // that is not a text sheet (NUL bytes, invalid UTF-8, no header at all) and
 // warns about what LIME would silently drop or misread.
 func Parse(path string, data []byte, s *schema.Schema) (*Doc, error) {
+	return parse(path, string(data), s)
+}
+
+// parse is Parse of the sheet's text. Its sections' texts and names are
+// made of it: a sheet of a million questions is held once, with what the
+// parse adds.
+func parse(path, text string, s *schema.Schema) (*Doc, error) {
 	if s == nil {
 		s = schema.Default()
 	}
-	if len(data) > maxSize {
-		return nil, &Error{Diag{path, 1, fmt.Sprintf("sheet is %d bytes, more than the %d allowed", len(data), maxSize)}}
+	if len(text) > maxSize {
+		return nil, &Error{Diag{path, 1, fmt.Sprintf("sheet is %d bytes, more than the %d allowed", len(text), maxSize)}}
 	}
-	if i := bytes.IndexByte(data, 0); i >= 0 {
-		return nil, &Error{Diag{path, lineAt(data, i), "binary data (NUL byte): not a markdown sheet"}}
+	if i := strings.IndexByte(text, 0); i >= 0 {
+		return nil, &Error{Diag{path, lineAt(text, i), "binary data (NUL byte): not a markdown sheet"}}
 	}
-	if !utf8.Valid(data) {
-		i := invalidUTF8(data)
-		return nil, &Error{Diag{path, lineAt(data, i), fmt.Sprintf("invalid UTF-8 at byte %d", i)}}
+	if !utf8.ValidString(text) {
+		i := invalidUTF8(text)
+		return nil, &Error{Diag{path, lineAt(text, i), fmt.Sprintf("invalid UTF-8 at byte %d", i)}}
 	}
 	p := parser{path: path, s: s, doc: &Doc{Path: path}}
-	if bytes.HasPrefix(data, bom) {
+	if strings.HasPrefix(text, bom) {
 		// LIME reads the BOM as text, so its first header line is no header
 		// and the sheet's name and meta are lost; here the BOM goes.
-		data = data[len(bom):]
+		text = text[len(bom):]
 		p.warn(1, "byte order mark (BOM) removed; LIME would lose the first header")
 	}
-	p.lines = splitLines(string(data))
+	p.text = universalNewlines(text)
+	// Room for every block at once: growing a slice of a million of them
+	// would hold twice as many for a while.
+	p.doc.Blocks = make([]Block, 0, strings.Count(p.text, "\n"+marker(s.Question.MdHeader))+2)
 	p.run()
 	if len(p.doc.Blocks) == 0 {
 		return nil, &Error{Diag{path, 1, fmt.Sprintf("no %q sheet or %q question header: not a sheet",
@@ -65,13 +74,13 @@ func Parse(path string, data []byte, s *schema.Schema) (*Doc, error) {
 }
 
 // bom is UTF-8's byte order mark, which some editors put at the start.
-var bom = []byte("\ufeff")
+const bom = "\ufeff"
 
-func lineAt(data []byte, off int) int { return bytes.Count(data[:off], []byte{'\n'}) + 1 }
+func lineAt(text string, off int) int { return strings.Count(text[:off], "\n") + 1 }
 
-func invalidUTF8(data []byte) int {
+func invalidUTF8(data string) int {
 	for i := 0; i < len(data); {
-		r, n := utf8.DecodeRune(data[i:])
+		r, n := utf8.DecodeRuneInString(data[i:])
 		if r == utf8.RuneError && n == 1 {
 			return i
 		}
@@ -80,35 +89,25 @@ func invalidUTF8(data []byte) int {
 	return len(data)
 }
 
-// splitLines splits text as Python's readlines does on a file opened in
-// text mode: "\r\n" and "\r" become "\n" (universal newlines), and each line
-// keeps its "\n".
-func splitLines(text string) []string {
+// universalNewlines makes text's lines those of Python's readlines on a
+// file opened in text mode: "\r\n" and "\r" become "\n" (universal
+// newlines). Its lines are then read one at a time (strings.Lines), each
+// keeping its "\n": a slice of a million sheet's lines would be 80 MB.
+func universalNewlines(text string) string {
 	if strings.IndexByte(text, '\r') >= 0 {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 		text = strings.ReplaceAll(text, "\r", "\n")
 	}
-	n := strings.Count(text, "\n")
-	lines := make([]string, 0, n+1)
-	for len(text) > 0 {
-		i := strings.IndexByte(text, '\n')
-		if i < 0 {
-			lines = append(lines, text)
-			break
-		}
-		lines = append(lines, text[:i+1])
-		text = text[i+1:]
-	}
-	return lines
+	return text
 }
 
 func marker(depth int) string { return strings.Repeat("#", depth) + " " }
 
 type parser struct {
-	path  string
-	s     *schema.Schema
-	doc   *Doc
-	lines []string
+	path string
+	s    *schema.Schema
+	doc  *Doc
+	text string
 }
 
 func (p *parser) warn(line int, format string, args ...any) {
@@ -128,8 +127,9 @@ func (p *parser) run() {
 	fence := fenceTracker{}
 	var b blockBuilder
 	firstText := 0 // line of the first dropped non-blank line in a block, 0 if none
-	for i, line := range p.lines {
-		n := i + 1
+	n := 0
+	for line := range strings.Lines(p.text) {
+		n++
 		inFence := fence.inside(line)
 		var kind Kind
 		var name string
@@ -288,7 +288,7 @@ func isMinor(line, mark string, level *schema.Level) bool {
 // check reports what LIME accepts silently but a sheet author would want
 // to know.
 func (p *parser) check() {
-	seen := map[string]int{}
+	seen := make(map[string]int, len(p.doc.Blocks))
 	sheets, questions := 0, 0
 	for bi := range p.doc.Blocks {
 		b := &p.doc.Blocks[bi]

@@ -54,18 +54,33 @@ type Located struct {
 
 // Resolve walks the blocks in order as LIME's parser does: a sheet block's
 // meta and question replace the cascade for the questions after it.
-func (d *Doc) Resolve() (Info, []Item) {
+func (d *Doc) Resolve() (Info, []Item) { return d.resolve(false) }
+
+// TakeItems is Resolve of a doc read only to be resolved (a run's
+// sheets): each block is let go once resolved, so a sheet of a million
+// questions is never held twice, as blocks and as items. d holds no
+// blocks after.
+func (d *Doc) TakeItems() (Info, []Item) {
+	info, items := d.resolve(true)
+	d.Blocks = nil
+	return info, items
+}
+
+func (d *Doc) resolve(release bool) (Info, []Item) {
 	var info Info
 	var c cascade
-	var items []Item
+	// Room for every question at once: growing a slice of a million
+	// items would hold twice as many for a while.
+	items := make([]Item, 0, len(d.Blocks))
 	for bi := range d.Blocks {
 		b := &d.Blocks[bi]
 		if b.Kind == SheetKind {
 			c.sheet(b, &info)
-			continue
-		}
-		if it, ok := c.item(b); ok {
+		} else if it, ok := c.item(b); ok {
 			items = append(items, it)
+		}
+		if release {
+			*b = Block{}
 		}
 	}
 	return info, items

@@ -74,18 +74,11 @@ func kind(m fs.FileMode) string {
 // Read reads the regular file at path, refusing one larger than limit
 // bytes. The error names the path.
 func Read(path string, limit int64) ([]byte, error) {
-	f, err := Open(path)
+	f, size, err := openBounded(path, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	size := int64(0)
-	if fi, err := f.Stat(); err == nil {
-		size = fi.Size()
-	}
-	if size > limit {
-		return nil, tooLarge(path, limit)
-	}
 	// One byte past the bound tells a file at the bound from one that
 	// grew past it since.
 	buf := make([]byte, 0, size+1)
@@ -105,6 +98,44 @@ func Read(path string, limit int64) ([]byte, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
+}
+
+// ReadString is Read of a text, read straight into the string it
+// returns: a 60 MB sheet is not held twice, as bytes and as their copy.
+func ReadString(path string, limit int64) (string, error) {
+	f, size, err := openBounded(path, limit)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var b strings.Builder
+	b.Grow(int(size) + 1)
+	n, err := io.Copy(&b, io.LimitReader(f, limit+1))
+	switch {
+	case n > limit:
+		return "", tooLarge(path, limit)
+	case err != nil:
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return b.String(), nil
+}
+
+// openBounded opens the regular file at path (Open) and says its size,
+// refusing one larger than limit bytes.
+func openBounded(path string, limit int64) (*os.File, int64, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	size := int64(0)
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	if size > limit {
+		f.Close()
+		return nil, 0, tooLarge(path, limit)
+	}
+	return f, size, nil
 }
 
 func tooLarge(path string, limit int64) error {

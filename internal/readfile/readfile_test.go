@@ -33,27 +33,33 @@ func TestRead(t *testing.T) {
 		if tc.path == "" {
 			continue
 		}
-		done := make(chan struct{})
-		var data []byte
-		var err error
-		go func() {
-			defer close(done)
-			data, err = Read(tc.path, tc.limit)
-		}()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			t.Fatalf("Read(%s) still waiting after 5s", tc.path)
-		}
-		if !errors.Is(err, tc.want) {
-			t.Errorf("Read(%s, %d): %v, want %v", tc.path, tc.limit, err, tc.want)
-			continue
-		}
-		if err != nil && (!strings.Contains(err.Error(), tc.path) || strings.Contains(err.Error(), "\n")) {
-			t.Errorf("error %q is not one line naming the file", err)
-		}
-		if err == nil && string(data) != "0123456789" {
-			t.Errorf("read %q", data)
+		// Read and ReadString read alike.
+		for _, read := range []func(string, int64) (string, error){
+			func(p string, n int64) (string, error) { b, err := Read(p, n); return string(b), err },
+			ReadString,
+		} {
+			done := make(chan struct{})
+			var data string
+			var err error
+			go func() {
+				defer close(done)
+				data, err = read(tc.path, tc.limit)
+			}()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("Read(%s) still waiting after 5s", tc.path)
+			}
+			if !errors.Is(err, tc.want) {
+				t.Errorf("Read(%s, %d): %v, want %v", tc.path, tc.limit, err, tc.want)
+				continue
+			}
+			if err != nil && (!strings.Contains(err.Error(), tc.path) || strings.Contains(err.Error(), "\n")) {
+				t.Errorf("error %q is not one line naming the file", err)
+			}
+			if err == nil && data != "0123456789" {
+				t.Errorf("read %q", data)
+			}
 		}
 	}
 }

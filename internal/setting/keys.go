@@ -36,6 +36,15 @@ var LIMEData = []string{"answer_type", "answer_suggested_length", "has_endchar",
 // reads (did you mean NEAR?); it is kept as data", with the nearest known
 // name when one is within two edits. The warnings come in line order.
 func CheckKeys(file string, meta map[string]string, lines map[string]int, data []string) []string {
+	return NewKeyChecker(data).Check(file, meta, lines)
+}
+
+// KeyChecker is CheckKeys for the meta sections of a sheet's every
+// question: the known names gathered once.
+type KeyChecker struct{ known map[string]bool }
+
+// NewKeyChecker is the checker of meta keys besides data.
+func NewKeyChecker(data []string) KeyChecker {
 	known := map[string]bool{}
 	for _, s := range All {
 		known[s.Name] = true
@@ -49,6 +58,12 @@ func CheckKeys(file string, meta map[string]string, lines map[string]int, data [
 	for _, k := range data {
 		known[k] = true
 	}
+	return KeyChecker{known}
+}
+
+// Check is CheckKeys of one meta section.
+func (c KeyChecker) Check(file string, meta map[string]string, lines map[string]int) []string {
+	known := c.known
 	var unknown []string
 	for k := range meta {
 		if !known[k] {

@@ -29,7 +29,7 @@ func batchAPI(m model.Model) (model.BatchAPI, error) {
 // batch that answered; a code-mode answer after its code ran (the same
 // code as a live run's, solve.Model.Answered). With FallbackLive, what a
 // batch could not answer goes live through the runner.
-func sendBatch(ctx context.Context, eopt Options, jobs []runner.Job, opt runner.Options,
+func sendBatch(ctx context.Context, eopt Options, js runner.Jobs, opt runner.Options,
 	emit func(o runner.Outcome, batchID string)) (runner.Stats, error) {
 	type group struct {
 		m    model.Model
@@ -37,8 +37,15 @@ func sendBatch(ctx context.Context, eopt Options, jobs []runner.Job, opt runner.
 	}
 	var order []string
 	groups := map[string]*group{}
-	reqs := make(map[string]model.Task, len(jobs))
-	for _, j := range jobs {
+	// A batch is made of every request at once: each is built now.
+	reqs := make(map[string]model.Task, js.Len())
+	index := make(map[string]int, js.Len())
+	for i := range js.Len() {
+		j, err := js.Job(i)
+		if err != nil {
+			return runner.Stats{Jobs: js.Len()}, err
+		}
+		index[j.Key] = i
 		name := j.Model.Name()
 		g := groups[name]
 		if g == nil {
@@ -50,7 +57,7 @@ func sendBatch(ctx context.Context, eopt Options, jobs []runner.Job, opt runner.
 		reqs[j.Key] = j.Task
 	}
 	var mu sync.Mutex
-	stats := runner.Stats{Jobs: len(jobs)}
+	stats := runner.Stats{Jobs: js.Len()}
 	start := time.Now()
 	out := func(o runner.Outcome, batchID string) {
 		mu.Lock()
@@ -69,6 +76,7 @@ func sendBatch(ctx context.Context, eopt Options, jobs []runner.Job, opt runner.
 		stats.Calls += o.Attempts
 		stats.InputTokens += o.Response.InputTokens
 		stats.OutputTokens += o.Response.OutputTokens
+		o.Index = index[o.Key]
 		emit(o, batchID)
 	}
 	apis := make([]model.BatchAPI, len(order))

@@ -93,10 +93,19 @@ type File struct {
 // sheetRun is one output file being filled in: a sheet on a model. Its
 // answer counts are kept by the runner's emit (one goroutine), which hands
 // each answered question to the goroutine that grades it (ungraded,
-// encoded) and writes the file once the last question is in.
+// tally), puts it in the run's scratch files and writes the output once
+// the last question is in.
 type sheetRun struct {
-	out  *plan.Output
-	left int // questions not settled yet
+	out   *plan.Output
+	model model.Model
+	left  int // questions not settled yet
+	// asked are the questions the runner asks, by the place of their job
+	// among the run's (jobs.go); nil when it asks them all.
+	asked []int
+
+	mu sync.Mutex
+	// held are the questions built for their job and not settled yet.
+	held map[int]*result.Question
 
 	answered, noAnswer, failed int
 	noted                      int // answers with a note (replyNote): refused, or no text
@@ -115,6 +124,7 @@ type sheetRun struct {
 	noJudge  int
 	spill    *write.Spill // each question as the output file holds it, once graded
 	firstErr string       // the first failed question's error, in sheet order
+	errAt    int          // its question, or -1
 	written  bool
 	// current is the earlier output that holds what this one would, when
 	// one does: nothing is written (reuse.Repeats).
@@ -122,10 +132,12 @@ type sheetRun struct {
 	tally   result.Tally
 }
 
-// slot is where an outcome goes: a sheet run and a question of it.
+// slot is where an outcome goes: a sheet run, a question of it and its
+// record.
 type slot struct {
 	run *sheetRun
 	q   int
+	rec *result.Question
 }
 
 // Run asks the questions of every output of models (by name): each model
@@ -166,7 +178,11 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 		return res, err
 	}
 	defer scratch.Close()
-	runs, jobs, reused, where := jobs(outs, models, infos, opt.Prices, scratch)
+	js, reused, err := newJobs(ctx, outs, models, infos, opt.Prices, scratch)
+	if err != nil {
+		return res, err
+	}
+	runs := js.runs
 	ropt := runnerOptions(ctx, opt, infos)
 
 	// One goroutine grades and encodes each question as its answer comes
@@ -177,7 +193,8 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 	defer stop()
 	start := time.Now()
 	// A step is a question to grade, or the sheet is complete (q = -1).
-	steps := make(chan slot, len(jobs)+len(reused)+len(runs))
+	// The runner's emit waits when grading falls behind.
+	steps := make(chan slot, stepsBuffer)
 	var finishErr error
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -187,7 +204,7 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 			}
 			var err error
 			if s.q >= 0 {
-				err = s.run.grade(ctx, s.q, opt.Graders)
+				err = s.run.grade(ctx, s.q, s.rec, opt.Graders)
 			} else {
 				s.run.out.File.Sheet.ConnectionLimits = ropt.limits(s.run.out.Model)
 				err = s.run.finish(opt, time.Since(start))
@@ -199,27 +216,28 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 		}
 	})
 	for _, s := range reused {
-		s.run.addReused(s.q)
+		s.run.addReused(s.rec)
 		steps <- s
 	}
 	for _, sr := range runs {
 		if sr.left == 0 {
-			steps <- slot{sr, -1}
+			steps <- slot{sr, -1, nil}
 		}
 	}
 	settle := func(o runner.Outcome, batchID string) {
-		s := where[o.Key]
-		s.run.add(o, s.q, infos[s.run.out.Model], opt.Prices.For(s.run.out.Model), batchID)
-		steps <- s
-		if s.run.left == 0 {
-			steps <- slot{s.run, -1}
+		sr, q := js.locate(o.Index)
+		rec := sr.take(q)
+		sr.add(o, rec, infos[sr.out.Model], opt.Prices.For(sr.out.Model), batchID)
+		steps <- slot{sr, q, rec}
+		if sr.left == 0 {
+			steps <- slot{sr, -1, nil}
 		}
 	}
 	var stats runner.Stats
 	if opt.Batch != nil {
-		stats, err = sendBatch(rctx, opt, jobs, ropt.Options, settle)
+		stats, err = sendBatch(rctx, opt, js, ropt.Options, settle)
 	} else {
-		stats, err = runner.Run(rctx, nil, jobs, ropt.Options, func(o runner.Outcome) { settle(o, "") })
+		stats, err = runner.RunJobs(rctx, js, ropt.Options, func(o runner.Outcome) { settle(o, "") })
 	}
 	close(steps)
 	wg.Wait()
@@ -235,7 +253,7 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 		res.Ungraded = append(res.Ungraded, sr.ungraded...)
 		res.NoJudge += sr.noJudge
 		res.Failed += sr.failed
-		res.Questions += len(sr.out.Tasks)
+		res.Questions += sr.out.Len()
 		if res.FirstError == "" {
 			res.FirstError = sr.firstErr
 		}
@@ -263,46 +281,11 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 // needsSandbox says whether some question runs code.
 func needsSandbox(outs []*plan.Output) bool {
 	for _, o := range outs {
-		for _, r := range o.Tasks {
-			if r.Solve != nil {
-				return true
-			}
+		if o.Solve {
+			return true
 		}
 	}
 	return false
-}
-
-// jobs are the runner's jobs: every question of every output that was
-// not answered from an earlier output (those are reused), keyed as the
-// plan keyed it, with where each outcome goes.
-func jobs(outs []*plan.Output, models map[string]model.Model, infos map[string]model.Info, prices plan.Prices, scratch *write.Scratch) ([]*sheetRun, []runner.Job, []slot, map[string]slot) {
-	runs := make([]*sheetRun, len(outs))
-	var jobs []runner.Job
-	var reused []slot
-	where := make(map[string]slot)
-	for pi, o := range outs {
-		sr := &sheetRun{out: o, left: len(o.Tasks), spill: scratch.Spill(len(o.Tasks))}
-		_, sr.priced = model.Cost(infos[o.Model], 0, 0, prices.For(o.Model))
-		runs[pi] = sr
-		for i, req := range o.Tasks {
-			if o.Reused != nil && o.Reused[i] {
-				reused = append(reused, slot{sr, i})
-				continue
-			}
-			key := o.Keys[i]
-			rj := runner.Job{Key: key, Task: req, Model: models[o.Model]}
-			if req.Solve != nil && req.Solve.Mode == model.ModeAgent {
-				// An agent question is many calls and runs of code: each
-				// call has the provider's own timeout, each run the
-				// sandbox's, the whole its question_timeout; no one attempt
-				// bounds it all.
-				rj.Timeout = -1
-			}
-			jobs = append(jobs, rj)
-			where[key] = slot{sr, i}
-		}
-	}
-	return runs, jobs, reused, where
 }
 
 // sending is the runner's options for a run, with the connection limits
@@ -363,27 +346,27 @@ func runnerOptions(ctx context.Context, opt Options, infos map[string]model.Info
 
 // addReused counts question q, answered from an earlier output: an
 // answer, neither a call nor tokens or cost of this run.
-func (sr *sheetRun) addReused(q int) {
+func (sr *sheetRun) addReused(q *result.Question) {
 	sr.left--
 	sr.reused++
-	if sr.out.File.Questions[q].HasAnswer() {
+	if q.HasAnswer() {
 		sr.answered++
 	}
-	if sr.out.File.Questions[q].Note != "" {
+	if q.Note != "" {
 		sr.noted++
 	}
 }
 
-// add records an outcome in its question and counts it.
-func (sr *sheetRun) add(o runner.Outcome, q int, info model.Info, price *model.Price, batchID string) {
-	record(&sr.out.File.Questions[q], o, info, price, batchID)
+// add records an outcome in its question's record qr and counts it.
+func (sr *sheetRun) add(o runner.Outcome, qr *result.Question, info model.Info, price *model.Price, batchID string) {
+	record(qr, o, info, price, batchID)
 	sr.left--
 	switch {
 	case o.Err == nil:
-		if sr.out.File.Questions[q].HasAnswer() {
+		if qr.HasAnswer() {
 			sr.answered++
 		}
-		if qr := &sr.out.File.Questions[q]; qr.Limit == LimitMaxTokens && qr.Mode == "" {
+		if qr.Limit == LimitMaxTokens && qr.Mode == "" {
 			sr.cutThinking++
 		} else if qr.Note != "" {
 			sr.noted++
@@ -409,25 +392,27 @@ func (sr *sheetRun) add(o runner.Outcome, q int, info model.Info, price *model.P
 	sr.reasonTok += o.Response.ReasoningTokens
 }
 
-// grade grades question q and encodes it for the output file.
-func (sr *sheetRun) grade(ctx context.Context, q int, gr *regrade.Graders) error {
+// grade grades question q, whose record is qr, puts it in the scratch
+// files and counts it.
+func (sr *sheetRun) grade(ctx context.Context, q int, qr *result.Question, gr *regrade.Graders) error {
 	o := sr.out
-	ok, err := regrade.GradeQuestion(ctx, o.File, q, gr)
+	ok, err := regrade.GradeQuestion(ctx, o.File, qr, gr)
 	if err != nil {
 		return fmt.Errorf("%s on %s: grading: %w", o.Model, o.SheetPath, err)
 	}
 	switch {
-	case o.File.Questions[q].GradeDetail == grade.NoJudge:
+	case qr.GradeDetail == grade.NoJudge:
 		sr.noJudge++ // not a failure: said once for the run
 	case !ok:
-		at := o.SheetPath
-		if q < len(o.Lines) {
-			at = fmt.Sprintf("%s:%d", at, o.Lines[q])
-		}
-		sr.ungraded = append(sr.ungraded, regrade.UngradedAt(at, &o.File.Questions[q]))
+		at := fmt.Sprintf("%s:%d", o.SheetPath, o.Item(q).Line)
+		sr.ungraded = append(sr.ungraded, regrade.UngradedAt(at, qr))
 	}
-	if err := sr.spill.Put(o.File, q); err != nil {
+	if err := sr.spill.PutQuestion(&o.File.Sheet, q, qr); err != nil {
 		return fmt.Errorf("%s on %s: %w", o.Model, o.SheetPath, err)
+	}
+	sr.tally.Add(qr)
+	if qr.Error != nil && (sr.errAt < 0 || q < sr.errAt) {
+		sr.firstErr, sr.errAt = *qr.Error, q
 	}
 	return nil
 }
@@ -436,25 +421,14 @@ func (sr *sheetRun) grade(ctx context.Context, q int, gr *regrade.Graders) error
 // writer.
 func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 	o := sr.out
-	n := len(o.Tasks)
+	n := o.Len()
 	o.File.Sheet.Totals = &result.Totals{Questions: n, Answered: sr.answered, Errors: sr.failed,
 		InputTokens: sr.inTok, OutputTokens: sr.outTok, ReasoningTokens: sr.reasonTok, WallSeconds: wall.Seconds()}
 	if sr.priced {
 		c := sr.cost
 		o.File.Sheet.Totals.Cost = &c
 	}
-	correct, liberal := 0, 0
-	for _, q := range o.File.Questions {
-		if q.Grade != nil && *q.Grade {
-			correct++
-		}
-		if q.Liberal() {
-			liberal++
-		}
-		if q.Error != nil && sr.firstErr == "" {
-			sr.firstErr = *q.Error
-		}
-	}
+	correct, liberal := sr.tally.Correct, sr.tally.Liberal
 	ungraded := ""
 	if liberal > 0 {
 		ungraded = fmt.Sprintf(", %d graded liberally", liberal)
@@ -508,7 +482,7 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 	if err := opt.Writer.Write(o, sr.spill); err != nil {
 		return err
 	}
-	sr.written, sr.tally = true, result.TallyOf(o.File)
+	sr.written = true
 	return nil
 }
 

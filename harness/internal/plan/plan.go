@@ -14,6 +14,7 @@
 package plan
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/evalmd/evalmd/harness/internal/reuse"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/sheet"
 )
 
 // Sheet is a sheet as the plan sees it.
@@ -66,9 +68,13 @@ type Job struct {
 	Epoch, Epochs int
 	OutPath       string
 	// Questions are the indices of the sheet's questions asked, in sheet
-	// order; Keys[i] is the journal key of Questions[i].
+	// order; Key(i) is the journal key of Questions[i], made when asked
+	// (a million questions' keys are 100 MB).
 	Questions []int
-	Keys      []string
+	// places[i] is Questions[i]'s place among the questions the subset
+	// chose, which its key holds; nil when it is i.
+	places   []int
+	sheetKey string
 	// Subset is what the output records of the subset (nil: every
 	// question).
 	Subset *result.Subset
@@ -120,14 +126,17 @@ func Make(sheets []Sheet, opt Options) ([]Job, error) {
 // of k epochs or more. A question's key holds its place among the chosen,
 // so it is the same in every epoch but for the epoch.
 func epochJob(s Sheet, si int, m string, k, n int, chosen []int, opt Options) Job {
-	job := Job{Sheet: si, Model: m, Epoch: k, Epochs: n,
+	job := Job{Sheet: si, Model: m, Epoch: k, Epochs: n, sheetKey: s.Key,
 		OutPath: result.EpochName(outPath(opt, s.Path, m, opt.RunID), k, n), Subset: opt.Subset.Record(len(s.Questions))}
+	if k == 1 {
+		job.Questions = chosen // every question has an epoch 1
+	}
 	for i, q := range chosen {
-		if k > 1 && max(s.Questions[q].Epochs, 1) < k {
+		if k == 1 || max(s.Questions[q].Epochs, 1) < k {
 			continue
 		}
 		job.Questions = append(job.Questions, q)
-		job.Keys = append(job.Keys, Key(m, s.Key, k, i, s.Questions[q].Name))
+		job.places = append(job.places, i)
 	}
 	if len(job.Questions) < len(chosen) {
 		// Fewer epochs for some questions: the file says it is not all,
@@ -136,11 +145,26 @@ func epochJob(s Sheet, si int, m string, k, n int, chosen []int, opt Options) Jo
 			job.Subset = &result.Subset{Of: len(s.Questions)}
 		}
 		job.Subset.Epoch = k
+	} else {
+		job.places = nil
 	}
 	if job.Questions == nil {
-		job.Questions, job.Keys = []int{}, []string{}
+		job.Questions = []int{}
 	}
 	return job
+}
+
+// Key is the journal key of Questions[i], a question named name.
+func (j *Job) Key(i int, name string) string {
+	return Key(j.Model, j.sheetKey, j.Epoch, j.place(i), name)
+}
+
+// place is Questions[i]'s place among the questions the subset chose.
+func (j *Job) place(i int) int {
+	if j.places == nil {
+		return i
+	}
+	return j.places[i]
 }
 
 // shardJob keeps of job the questions of opt's shard, occ being each
@@ -152,14 +176,14 @@ func shardJob(job Job, s Sheet, occ []int, opt Options) Job {
 	job.Shard = opt.Shard
 	job.OutPath = result.ShardName(job.OutPath, opt.Shard.K, opt.Shard.N)
 	sheet := SheetName(s.Path, opt.SheetRoot)
-	qs, keys := []int{}, []string{}
+	qs, places := []int{}, []int{}
 	for i, q := range job.Questions {
 		it := Item{Model: job.Model, Sheet: sheet, Epoch: job.Epoch, Name: s.Questions[q].Name, Occurrence: occ[q]}
 		if ShardOf(it, opt.Shard.N) == opt.Shard.K {
-			qs, keys = append(qs, q), append(keys, job.Keys[i])
+			qs, places = append(qs, q), append(places, job.place(i))
 		}
 	}
-	job.Questions, job.Keys = qs, keys
+	job.Questions, job.places = qs, places
 	return job
 }
 
@@ -216,18 +240,28 @@ func collisions(sheets []Sheet, opt Options) error {
 	return nil
 }
 
-// Output is a job made ready to run: the tasks of its questions (in
-// the order of Job.Questions) and the output file they fill in, as yet
-// unanswered. The plan step builds it (prompt.Builder); the execute step
-// answers and grades it; the write step writes it.
+// Output is a job made ready to run: the output file its questions fill
+// in, as yet unanswered, and how each question's task and record are made
+// (Build, in the order of Job.Questions). The plan step makes it and
+// checks every question (prompt.Builder); the execute step builds each
+// question as it asks it, answers and grades it, and puts it where the
+// write step writes it from: a run of a million questions holds those in
+// flight. What needs every question at once (reuse of earlier answers,
+// Inspect logs, batches, a dry run's writers) has them built and kept
+// (Materialize).
 type Output struct {
 	Job
 	SheetPath string
-	Tasks     []model.Task
-	File      *result.File
-	// Lines are the line of each question in its sheet, for what is said
-	// of it.
-	Lines []int
+	// File is the output file's sheet record; its Questions, and Tasks
+	// beside them, are filled by Materialize only.
+	File  *result.File
+	Tasks []model.Task
+	// Build makes question i's task and unanswered record; Item is its
+	// sheet item (its name, its line), without building it.
+	Build func(ctx context.Context, i int) (model.Task, result.Question, error)
+	Item  func(i int) *sheet.Item
+	// Solve says some question runs code or an agent (the sandbox).
+	Solve bool
 	// Reused marks the questions answered from an earlier output, not
 	// asked (see harness/internal/reuse); nil when none is.
 	Reused []bool
@@ -240,6 +274,39 @@ type Output struct {
 	// would (reuse.Repeats): the writers write nothing for it, and it
 	// supersedes the earlier outputs as this one would have.
 	Current *reuse.Earlier
+}
+
+// Len is the number of questions the output asks.
+func (o *Output) Len() int { return len(o.Questions) }
+
+// Key is the journal key of question i.
+func (o *Output) Key(i int) string { return o.Job.Key(i, o.Item(i).Name) }
+
+// Materialize builds every question and keeps them, in Tasks and
+// File.Questions, for what needs them all at once; once is enough.
+func (o *Output) Materialize(ctx context.Context) error {
+	if o.File.Questions != nil {
+		return nil
+	}
+	tasks, qs := make([]model.Task, o.Len()), make([]result.Question, o.Len())
+	for i := range tasks {
+		var err error
+		if tasks[i], qs[i], err = o.Build(ctx, i); err != nil {
+			return err
+		}
+	}
+	o.Tasks, o.File.Questions = tasks, qs
+	return nil
+}
+
+// Question is question i's task and record: those Materialize kept, else
+// built now.
+func (o *Output) Question(ctx context.Context, i int) (model.Task, *result.Question, error) {
+	if o.File.Questions != nil {
+		return o.Tasks[i], &o.File.Questions[i], nil
+	}
+	t, q, err := o.Build(ctx, i)
+	return t, &q, err
 }
 
 // Prices are a run's price overrides: One for every model (--price), else

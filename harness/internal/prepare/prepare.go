@@ -14,9 +14,11 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/evalmd/evalmd/harness/internal/plan"
+	"github.com/evalmd/evalmd/harness/internal/reuse"
 	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/prompt"
@@ -59,6 +61,9 @@ type Options struct {
 	// Problems, when set, gathers every problem of the sheets and their
 	// questions, where a run (nil) stops at the first: evalmd check -f.
 	Problems *Problems
+	// Check, when set, is given every question of every output as Outputs
+	// builds it to check it (none is kept): an error stops the plan.
+	Check func(o *plan.Output, i int, t *model.Task, q *result.Question) error
 }
 
 // Problems are what a check finds in the sheets: the problems that stop
@@ -193,7 +198,7 @@ func Read(paths []string, opt Options) ([]Sheet, int, error) {
 				return nil, warnings, err
 			}
 		}
-		info, items := doc.Resolve()
+		info, items := doc.TakeItems()
 		for _, w := range unknownKeys(path, info, items, opt.DataKeys) {
 			opt.warn(w)
 			warnings++
@@ -220,13 +225,14 @@ func (opt Options) warn(msg string) {
 // setting, package or benchmark reads (a misspelt setting does nothing),
 // each once.
 func unknownKeys(path string, info sheet.Info, items []sheet.Item, data []string) []string {
-	out := setting.CheckKeys(path, info.Meta, info.MetaLines, data)
+	keys := setting.NewKeyChecker(data)
+	out := keys.Check(path, info.Meta, info.MetaLines)
 	seen := map[string]bool{}
 	for _, w := range out {
 		seen[w] = true
 	}
 	for i := range items {
-		for _, w := range setting.CheckKeys(path, items[i].Meta, items[i].MetaLines, data) {
+		for _, w := range keys.Check(path, items[i].Meta, items[i].MetaLines) {
 			if !seen[w] { // a question's meta holds its sheet's
 				seen[w] = true
 				out = append(out, w)
@@ -236,26 +242,25 @@ func unknownKeys(path string, info sheet.Info, items []sheet.Item, data []string
 	return out
 }
 
-// Outputs builds the output of each job: its requests and its unanswered
-// output file. infos describe the models by name. It returns the warnings
-// said once for the run.
+// Outputs makes the output of each job: its unanswered output file's
+// sheet record and the builder of its questions' requests and records
+// (plan.Output.Build), each question built once here to check it
+// (Options.Check) and none kept: a run builds each again as it asks it.
+// infos describe the models by name. It returns the warnings said once
+// for the run.
 func Outputs(ctx context.Context, sheets []Sheet, jobs []plan.Job, infos map[string]model.Info, runID string, opt Options) ([]*plan.Output, int, error) {
 	notes := &notes{said: map[string]bool{}, missing: map[string]bool{}}
 	outs := make([]*plan.Output, 0, len(jobs))
 	checked := map[int]bool{}
 	for _, job := range jobs {
 		s := &sheets[job.Sheet]
-		items := make([]sheet.Item, len(job.Questions))
-		for i, q := range job.Questions {
-			items[i] = s.Items[q]
-		}
 		if !opt.Reformat && !opt.DryRun && opt.Problems == nil && !checked[job.Sheet] {
 			checked[job.Sheet] = true
-			if err := checkReformat(s.Path, s.Info, items); err != nil {
+			if err := checkReformat(s, job.Questions); err != nil {
 				return nil, 0, err
 			}
 		}
-		o, err := prepare(ctx, opt, s, items, job, infos[job.Model], runID, notes)
+		o, err := prepare(ctx, opt, s, job, infos[job.Model], runID, notes)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -270,22 +275,22 @@ func Outputs(ctx context.Context, sheets []Sheet, jobs []plan.Job, infos map[str
 	return outs, warnings, nil
 }
 
-// checkReformat refuses a sheet whose answers need InfiAgent's reformat
-// step when the run has no reformat model.
-func checkReformat(path string, info sheet.Info, items []sheet.Item) error {
-	for _, it := range items {
-		if strings.TrimSpace(sheet.Steering(it.Meta, info.Meta)["reformat"]) == "required" {
-			return fmt.Errorf("%s:%d: question %q has reformat: required (its prompt has no answer format; InfiAgent's reformat step adds it): run with --reformat MODEL (InfiAgent's is gpt-3.5-turbo-16k)", path, it.Line, it.Name)
+// checkReformat refuses a sheet whose questions asked (by index) need
+// InfiAgent's reformat step when the run has no reformat model.
+func checkReformat(s *Sheet, questions []int) error {
+	for _, q := range questions {
+		it := &s.Items[q]
+		if strings.TrimSpace(sheet.Steering(it.Meta, s.Info.Meta)["reformat"]) == "required" {
+			return fmt.Errorf("%s:%d: question %q has reformat: required (its prompt has no answer format; InfiAgent's reformat step adds it): run with --reformat MODEL (InfiAgent's is gpt-3.5-turbo-16k)", s.Path, it.Line, it.Name)
 		}
 	}
 	return nil
 }
 
-// prepare builds the requests and the unanswered output file of one job;
+// prepare makes the output of one job: its file's sheet record and its
+// questions' builder, with which it checks every question (opt.Check);
 // notes gathers what is said once for the run.
-func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job plan.Job, minfo model.Info, runID string, notes *notes) (*plan.Output, error) {
-	path, modelName := s.Path, job.Model
-	b := newBuilder(opt, s, modelName, minfo, notes)
+func prepare(ctx context.Context, opt Options, s *Sheet, job plan.Job, minfo model.Info, runID string, notes *notes) (*plan.Output, error) {
 	out := newOutputFile(opt, s, job, minfo, runID)
 	// The run-level settings: the sheet's meta under the flags. A
 	// question's own meta may differ; its record holds what was sent.
@@ -293,51 +298,77 @@ func prepare(ctx context.Context, opt Options, s *Sheet, items []sheet.Item, job
 	if err := opt.Problems.stop(s.run.Err); err != nil {
 		return nil, err
 	}
-	run := s.run.Values
-	send := func(s model.Settings) (model.Settings, []model.SettingNote, error) {
-		return model.SendSettings(opt.Models[modelName], minfo, s)
+	qb := &questions{opt: opt, s: s, job: job, model: opt.Models[job.Model], notes: notes,
+		b: newBuilder(opt, s, job.Model, minfo, notes)}
+	qb.send = func(st model.Settings) (model.Settings, []model.SettingNote, error) {
+		return model.SendSettings(qb.model, minfo, st)
 	}
+	run := s.run.Values
 	if !opt.NoModel {
 		// Recorded as sent; the questions say what is not.
-		if s, _, err := send(run.Gen); err == nil {
-			run.Gen = s
+		if st, _, err := qb.send(run.Gen); err == nil {
+			run.Gen = st
 		}
 	}
 	if !run.Gen.IsZero() {
 		out.Sheet.Settings = &run.Gen
 	}
-	o := &plan.Output{Job: job, SheetPath: path, File: out}
-	// Sized at once: growing slices of these large structs question by
-	// question was most of a 1000-question sheet's planning time.
-	// A sheet without questions (warned about when it is read) writes
-	// "questions": [], which every reader takes, not null.
-	o.Tasks = make([]model.Task, 0, len(items))
-	o.Lines = make([]int, 0, len(items))
-	out.Questions = make([]result.Question, 0, len(items))
-	for i := range items {
-		it := &items[i]
-		req, values, err := b.BuildResolved(ctx, path, it, s.settings[job.Questions[i]])
+	o := &plan.Output{Job: job, SheetPath: s.Path, File: out,
+		Build: func(ctx context.Context, i int) (model.Task, result.Question, error) { return qb.build(ctx, i, true) },
+		Item:  func(i int) *sheet.Item { return &s.Items[job.Questions[i]] }}
+	for i := range job.Questions {
+		t, q, err := qb.build(ctx, i, false)
 		if err != nil {
 			if err := opt.Problems.stop(err); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if !opt.NoModel {
-			if req.Settings, err = sendSettings(opt, send, modelName, it.Name, req.Settings, values, notes.said); err != nil {
+		o.Solve = o.Solve || t.Solve != nil
+		if opt.Check != nil {
+			if err := opt.Check(o, i, &t, &q); err != nil {
 				return nil, err
 			}
 		}
-		epochTask(&req, job.Epoch)
-		q := questionRecord(it, &req, values, modelName)
-		if !job.Shard.IsZero() {
-			q.Position = job.Questions[i] + 1 // the parts merge back in sheet order
-		}
-		o.Tasks = append(o.Tasks, req)
-		o.Lines = append(o.Lines, it.Line)
-		out.Questions = append(out.Questions, q)
 	}
 	return o, nil
+}
+
+// questions builds the questions of one output: each one's request and
+// unanswered record. It is used from the run's workers at once: the
+// prompt builder and notes are safe for that.
+type questions struct {
+	opt   Options
+	s     *Sheet
+	job   plan.Job
+	b     *prompt.Builder
+	model model.Model // nil in a dry run
+	send  func(model.Settings) (model.Settings, []model.SettingNote, error)
+	notes *notes
+}
+
+// build makes question i of the job: its task and record, the record's
+// request key (reuse.Key) when keyed and the run has the model.
+func (qb *questions) build(ctx context.Context, i int, keyed bool) (model.Task, result.Question, error) {
+	job, it := qb.job, &qb.s.Items[qb.job.Questions[i]]
+	req, values, err := qb.b.BuildResolved(ctx, qb.s.Path, it, qb.s.settings[job.Questions[i]])
+	if err != nil {
+		return req, result.Question{}, err
+	}
+	if !qb.opt.NoModel {
+		if req.Settings, err = sendSettings(qb.opt, qb.send, job.Model, it.Name, req.Settings, values, qb.notes.once); err != nil {
+			return req, result.Question{}, err
+		}
+	}
+	epochTask(&req, job.Epoch)
+	q := questionRecord(it, &req, values, job.Model)
+	if !job.Shard.IsZero() {
+		q.Position = job.Questions[i] + 1 // the parts merge back in sheet order
+	}
+	if keyed && qb.model != nil {
+		q.RequestKey = reuse.Key(qb.model, req)
+	}
+	return req, q, nil
 }
 
 // newBuilder is the prompt builder of a job's requests: for the model
@@ -356,7 +387,7 @@ func newBuilder(opt Options, s *Sheet, modelName string, minfo model.Info, notes
 		MissingTable:      notes.missingTable,
 		RenderWorkbook:    workbook.Render, Settings: opt.Settings,
 		Truncate: func(text string, p setting.Prompt) (string, error) {
-			return truncate(opt, modelName, minfo, text, p, notes.said)
+			return truncate(opt, modelName, minfo, text, p, notes.once)
 		},
 	}
 	if opt.NoModel {
@@ -439,7 +470,7 @@ func epochTask(t *model.Task, k int) {
 // with thinking) is said once per run and model, naming where it was set,
 // instead of a refusal per question.
 func sendSettings(opt Options, send func(model.Settings) (model.Settings, []model.SettingNote, error), modelName, question string,
-	s model.Settings, values setting.Values, said map[string]bool) (model.Settings, error) {
+	s model.Settings, values setting.Values, once func(string) bool) (model.Settings, error) {
 	at := func(name string) string {
 		o, ok := values.From[name]
 		switch {
@@ -461,11 +492,9 @@ func sendSettings(opt Options, send func(model.Settings) (model.Settings, []mode
 		return s, fmt.Errorf("question %q: model %s: %w", question, modelName, err)
 	}
 	for _, n := range notes {
-		key := "sendable|" + modelName + "|" + n.Name
-		if said[key] {
+		if !once("sendable|" + modelName + "|" + n.Name) {
 			continue
 		}
-		said[key] = true
 		how := "is not sent"
 		if n.As != "" {
 			how = "is sent as " + n.As
@@ -479,19 +508,18 @@ func sendSettings(opt Options, send func(model.Settings) (model.Settings, []mode
 // model's context: their context_limit and encoding (--context-limit and
 // --encoding win over the meta) win over the model's Info. For a model
 // that is not OpenAI's, tiktoken's counts are an estimate, which is said
-// once per run and model (said holds the lines said). An offline model
+// once per run and model (once says whether a line is new). An offline model
 // (mock, oracle, replay) has no context: without a context_limit its
 // prompts are kept whole, as a dry run without a model keeps them, and
 // with one they are cut by offlineEncoding unless an encoding is given;
 // either is said once.
-func truncate(opt Options, modelName string, minfo model.Info, text string, p setting.Prompt, said map[string]bool) (string, error) {
+func truncate(opt Options, modelName string, minfo model.Info, text string, p setting.Prompt, once func(string) bool) (string, error) {
 	rule := tokens.Rule{Truncate: p.Truncate, Reserve: p.Reserve, ContextLimit: p.ContextLimit, Encoding: p.Encoding}
 	if !rule.Cuts() {
 		return text, nil
 	}
 	sayOnce := func(line string) {
-		if !said[line] {
-			said[line] = true
+		if once(line) {
 			fmt.Fprintln(opt.Stderr, line)
 		}
 	}
@@ -514,16 +542,31 @@ func truncate(opt Options, modelName string, minfo model.Info, text string, p se
 	return tokens.CutRule(text, rule, tokens.Limits{Model: modelName, ContextLimit: minfo.ContextLimit, Encoding: enc})
 }
 
-// notes gathers, while a run is planned, what is said once for the whole
-// run rather than once per sheet.
+// notes gathers, while a run is planned and its questions are built (by
+// its workers at once), what is said once for the run rather than once
+// per sheet.
 type notes struct {
-	said         map[string]bool // lines said (truncate)
+	mu           sync.Mutex
+	said         map[string]bool // lines said (truncate, settings sent otherwise)
 	missing      map[string]bool // tables named by chat questions that do not exist
 	missingOrder []string
 }
 
+// once says whether line is said for the first time, and notes it.
+func (n *notes) once(line string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.said[line] {
+		return false
+	}
+	n.said[line] = true
+	return true
+}
+
 // missingTable records a table a chat question names that does not exist.
 func (n *notes) missingTable(path string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	if !n.missing[path] {
 		n.missing[path] = true
 		n.missingOrder = append(n.missingOrder, path)

@@ -195,6 +195,10 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
+// Empty says the index holds no answer and no earlier output: a run
+// with nothing to reuse, compare or supersede.
+func (ix *Index) Empty() bool { return ix == nil || len(ix.byKey) == 0 && len(ix.Earlier) == 0 }
+
 // Grading is the grading mode, and where it was set, of the earlier
 // answer whose request key is key ("", "" when there is none or it was
 // graded in the default mode).

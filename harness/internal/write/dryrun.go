@@ -68,7 +68,7 @@ func NewBatchFiles(names []string, newModel func(string, model.Options) (model.M
 // run's custom_ids are the real run's).
 func (b *BatchFiles) Write(o *plan.Output, _ *Spill) error {
 	for i, r := range o.Tasks {
-		b.jobs[o.Model] = append(b.jobs[o.Model], batch.Job{Key: o.Keys[i], Task: r})
+		b.jobs[o.Model] = append(b.jobs[o.Model], batch.Job{Key: o.Key(i), Task: r})
 	}
 	return nil
 }

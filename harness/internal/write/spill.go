@@ -98,12 +98,17 @@ type spilled struct {
 
 // Put encodes question i of f, settled, and puts it in the spill.
 func (s *Spill) Put(f *result.File, i int) error {
-	q := &f.Questions[i]
+	return s.PutQuestion(&f.Sheet, i, &f.Questions[i])
+}
+
+// PutQuestion puts question i, settled, whose record is q, of an output
+// whose sheet record is sheet.
+func (s *Spill) PutQuestion(sheet *result.Sheet, i int, q *result.Question) error {
 	json, err := result.EncodeQuestion(q)
 	if err != nil {
 		return fmt.Errorf("question %q: %w", q.Name, err)
 	}
-	md := result.MarkdownQuestion(&f.Sheet, q)
+	md := result.MarkdownQuestion(sheet, q)
 	if len(json) == 0 || len(json) > math.MaxUint32 || len(md) > math.MaxUint32 {
 		return fmt.Errorf("question %q: an encoding of %d bytes and a rendering of %d", q.Name, len(json), len(md))
 	}

@@ -1,0 +1,113 @@
+package execute
+
+import (
+	"context"
+	"sort"
+
+	"github.com/evalmd/evalmd/harness/internal/plan"
+	"github.com/evalmd/evalmd/harness/internal/write"
+	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/runner"
+)
+
+// stepsBuffer is how many settled questions may wait for grading before
+// the runner's emit waits.
+const stepsBuffer = 1024
+
+// jobs are the runner's jobs (runner.Jobs): every question of every
+// output that was not answered from an earlier output (those are reused),
+// output after output, each built when the runner takes it, keyed as the
+// plan keyed it. A question's record is held from then until its outcome
+// is settled (take).
+type jobs struct {
+	ctx  context.Context
+	runs []*sheetRun
+	// starts[k] is the place of runs[k]'s first job among the run's.
+	starts []int
+	n      int
+}
+
+// newJobs lays out the jobs of outs, each output's questions put in a
+// spill of scratch, and returns the reused questions, to be settled
+// before any is asked.
+func newJobs(ctx context.Context, outs []*plan.Output, models map[string]model.Model, infos map[string]model.Info, prices plan.Prices,
+	scratch *write.Scratch) (*jobs, []slot, error) {
+	js := &jobs{ctx: ctx, runs: make([]*sheetRun, len(outs)), starts: make([]int, len(outs))}
+	var reused []slot
+	for k, o := range outs {
+		sr := &sheetRun{out: o, model: models[o.Model], left: o.Len(), spill: scratch.Spill(o.Len()), errAt: -1, held: map[int]*result.Question{}}
+		_, sr.priced = model.Cost(infos[o.Model], 0, 0, prices.For(o.Model))
+		js.runs[k], js.starts[k] = sr, js.n
+		if o.Reused == nil {
+			js.n += o.Len()
+			continue
+		}
+		sr.asked = []int{}
+		for i := range o.Len() {
+			if !o.Reused[i] {
+				sr.asked = append(sr.asked, i)
+				continue
+			}
+			_, rec, err := o.Question(ctx, i)
+			if err != nil {
+				return nil, nil, err
+			}
+			reused = append(reused, slot{sr, i, rec})
+		}
+		js.n += len(sr.asked)
+	}
+	return js, reused, nil
+}
+
+func (js *jobs) Len() int { return js.n }
+
+// locate is job i's output and question.
+func (js *jobs) locate(i int) (*sheetRun, int) {
+	k := sort.Search(len(js.starts), func(k int) bool { return js.starts[k] > i }) - 1
+	sr, q := js.runs[k], i-js.starts[k]
+	if sr.asked != nil {
+		q = sr.asked[q]
+	}
+	return sr, q
+}
+
+func (js *jobs) Model(i int) model.Model {
+	sr, _ := js.locate(i)
+	return sr.model
+}
+
+func (js *jobs) Key(i int) string {
+	sr, q := js.locate(i)
+	return sr.out.Key(q)
+}
+
+// Job builds job i and holds its question's record until it is settled.
+func (js *jobs) Job(i int) (runner.Job, error) {
+	sr, q := js.locate(i)
+	t, rec, err := sr.out.Question(js.ctx, q)
+	if err != nil {
+		return runner.Job{}, err
+	}
+	sr.mu.Lock()
+	sr.held[q] = rec
+	sr.mu.Unlock()
+	j := runner.Job{Key: sr.out.Key(q), Task: t, Model: sr.model}
+	if t.Solve != nil && t.Solve.Mode == model.ModeAgent {
+		// An agent question is many calls and runs of code: each call has
+		// the provider's own timeout, each run the sandbox's, the whole
+		// its question_timeout; no one attempt bounds it all.
+		j.Timeout = -1
+	}
+	return j, nil
+}
+
+// take is question q's record, held since its job was built, no longer
+// held.
+func (sr *sheetRun) take(q int) *result.Question {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	rec := sr.held[q]
+	delete(sr.held, q)
+	return rec
+}
