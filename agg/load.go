@@ -195,6 +195,9 @@ type decoded struct {
 	file *result.File
 	sum  [sha256.Size]byte
 	err  error
+	// stream says the file is to be read a question at a time by the
+	// loader (streamAbove), not decoded by a worker.
+	stream bool
 }
 
 // LoadOptions say which output files count and who else sees them.
@@ -224,6 +227,11 @@ type LoadOptions struct {
 	// (HTML, xlsx) and the Inspect logs read the folder through it, so it
 	// is read once for all of them. The file is dropped after the call.
 	Each func(path string, f *result.File, counted bool)
+
+	// streamAbove, when not 0, replaces the size past which a file is
+	// read a question at a time (the package's streamAbove; negative:
+	// every file), for tests.
+	streamAbove int64
 }
 
 // Load reads every output file below dir. Files that are not output files
@@ -266,7 +274,7 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 		l.baseRuns = opt.Baseline.runKeys()
 		d.base = opt.Baseline
 	}
-	if err := decodeInOrder(ctx, paths, l.take); err != nil {
+	if err := decodeInOrder(ctx, paths, l.streamed, l.take); err != nil {
 		return nil, err
 	}
 	for _, w := range l.parts.Rest() {
@@ -287,10 +295,12 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 }
 
 // decodeInOrder decodes the files at paths in parallel and hands each to
-// take in the order of paths. At most a few decoded files wait to be
-// taken, and read buffers are recycled (the decoded file holds copies of
-// its strings), so memory stays at a few files.
-func decodeInOrder(ctx context.Context, paths []string, take func(decoded)) error {
+// take in the order of paths; a file streamed says is handed over
+// undecoded, for take to read a question at a time. At most a few
+// decoded files wait to be taken, and read buffers are recycled (the
+// decoded file holds copies of its strings), so memory stays at a few
+// files.
+func decodeInOrder(ctx context.Context, paths []string, streamed func(string) bool, take func(decoded)) error {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	results := make([]chan decoded, len(paths))
 	for i := range results {
@@ -326,11 +336,8 @@ func decodeInOrder(ctx context.Context, paths []string, take func(decoded)) erro
 				case buf = <-pool:
 				default:
 				}
-				r := decoded{path: paths[i]}
-				buf, r.file, r.err = decodeFile(paths[i], buf)
-				if r.err == nil && r.file.Sheet.RunID == "" {
-					r.sum = sha256.Sum256(buf)
-				}
+				var r decoded
+				r, buf = decodeOne(paths[i], buf, streamed)
 				select {
 				case pool <- buf:
 				default:
@@ -349,6 +356,20 @@ func decodeInOrder(ctx context.Context, paths []string, take func(decoded)) erro
 		<-tokens
 	}
 	return nil
+}
+
+// decodeOne decodes the file at path into buf (grown as needed, and
+// returned for reuse), unless streamed says it is read a question at a
+// time.
+func decodeOne(path string, buf []byte, streamed func(string) bool) (decoded, []byte) {
+	r := decoded{path: path, stream: streamed(path)}
+	if !r.stream {
+		buf, r.file, r.err = decodeFile(path, buf)
+		if r.err == nil && r.file.Sheet.RunID == "" {
+			r.sum = sha256.Sum256(buf)
+		}
+	}
+	return r, buf
 }
 
 // loader counts the decoded files, in name order, into d.
@@ -375,6 +396,10 @@ type loader struct {
 // as the one file a single machine would have written; a second copy of
 // a part is left out, unseen by Each.
 func (l *loader) take(r decoded) {
+	if r.stream {
+		l.stream(r.path)
+		return
+	}
 	if r.err != nil || r.file.Sheet.Shards == 0 || r.file.Sheet.DryRun && !l.opt.IncludeDryRuns || l.leave[r.path] {
 		l.count(r)
 		return
@@ -417,111 +442,66 @@ func (l *loader) whole(w result.Whole) decoded {
 	return r
 }
 
-// count counts one file, whole: left out when it could not be read, is a
-// dry run, an older version of its sheet or a copy of a run counted, and
-// taken without the answers an earlier file carries (result.Sample); a
-// file all of whose answers an earlier one carries is not handed to Each.
+// count counts one file decoded whole: left out when it could not be
+// read, is a dry run, an older version of its sheet or a copy of a run
+// counted, and taken without the answers an earlier file carries
+// (result.Sample, fileCount); a file all of whose answers an earlier one
+// carries is not handed to Each.
 func (l *loader) count(r decoded) {
-	d, opt, warn := l.d, l.opt, l.warn
-	counted := false
-	asked := 0 // the questions the file holds, before any counted elsewhere is taken out
-	if r.err == nil {
-		asked = len(r.file.Questions)
-	}
 	if r.err != nil {
-		d.Skipped = append(d.Skipped, r.err.Error())
-		fmt.Fprintf(warn, "agg: skipping %v\n", r.err)
-	} else if r.file.Sheet.DryRun && !opt.IncludeDryRuns {
-		d.DryRuns = append(d.DryRuns, r.path)
-	} else if l.leave[r.path] {
-		d.OlderVersions = append(d.OlderVersions, r.path)
-	} else if first, dup := l.seen.first(r); dup {
-		d.Duplicates = append(d.Duplicates, r.path)
-		fmt.Fprintf(warn, "agg: skipping %s: the same run as %s (run id %q, sheet %q, model %q)\n",
-			r.path, first, r.file.Sheet.RunID, r.file.Sheet.Name, r.file.Sheet.ModelName)
-	} else if first, all := l.drop(r); all {
-		// Unseen by Each too: an Inspect log of it would hold every
-		// answer a second time.
-		d.Duplicates = append(d.Duplicates, r.path)
-		fmt.Fprintf(warn, "agg: skipping %s: every answer in it is counted from %s (a rerun reused them: one answer, one sample)\n", r.path, first)
+		l.d.Skipped = append(l.d.Skipped, r.err.Error())
+		fmt.Fprintf(l.warn, "agg: skipping %v\n", r.err)
 		return
-	} else {
-		counted = true
-		if first != "" {
-			fmt.Fprintf(warn, "agg: %s: %d of its %d answers are counted from %s (a rerun reused them: one answer, one sample)\n",
-				r.path, asked-len(r.file.Questions), asked, first)
-		}
-		sh := &r.file.Sheet
-		if noAnswers(r.file) {
-			d.NoAnswers = append(d.NoAnswers, fmt.Sprintf("%s (model %s, sheet %s)", r.path, sh.ModelName, sh.Name))
-		}
-		if sh.Subset != nil {
-			d.Subsets = append(d.Subsets, fmt.Sprintf("%s (model %s, sheet %s): %s", r.path, sh.ModelName, sh.Name, sh.Subset.Describe(asked)))
-		}
-		if d.Files == 0 {
-			// Files are usually alike: size the rows for all of them
-			// at once instead of doubling a million-row slice.
-			d.rows = make([]row, 0, min(l.nPaths*len(r.file.Questions), 1<<24))
-		}
-		d.Files++
-		d.Counted = append(d.Counted, r.path)
-		next := len(d.rows)
-		d.add(r.file)
-		if l.fresh(r.file) {
-			for i := next; i < len(d.rows); i++ {
-				d.rows[i].fresh = true
-			}
-		}
-		if opt.Answers {
-			d.keep(r.file)
+	}
+	c := l.begin(r.path, &r.file.Sheet, r.sum, len(r.file.Questions))
+	for i := range r.file.Questions {
+		c.question(&r.file.Questions[i])
+	}
+	counted, all := c.end()
+	if all {
+		return // unseen by Each too: an Inspect log of it would hold every answer a second time
+	}
+	if counted {
+		c.dropCarried(r.file)
+		if l.opt.Answers {
+			l.d.keep(r.file)
 		}
 	}
-	if r.err == nil && !opt.LatestVersion && (!r.file.Sheet.DryRun || opt.IncludeDryRuns) {
-		l.fvs = append(l.fvs, versionOf(r.path, r.file))
-	}
-	if r.err == nil && opt.Each != nil {
-		opt.Each(r.path, r.file, counted)
+	if l.opt.Each != nil {
+		l.opt.Each(r.path, r.file, counted)
 	}
 }
 
 // runs remembers the runs read, to tell a second copy of one.
 type runs map[string]string
 
-// first returns the file that already holds r's run, if any, and
-// remembers r's otherwise. A run is its run id, sheet and model; a run
-// without an id (LIME's -u 0) is its bytes.
-func (rs runs) first(r decoded) (string, bool) {
-	sh := r.file.Sheet
-	var key string
-	if sh.RunID != "" {
+// runOf names the run of a file: its run id, sheet and model, and its
+// epoch; a run without an id (LIME's -u 0) is its bytes (sum).
+func runOf(sheet *result.Sheet, sum [sha256.Size]byte) string {
+	if sheet.RunID != "" {
 		// The epochs of a run share its id: each is a file of its own.
-		key = fmt.Sprintf("id\x00%s\x00%s\x00%s\x00%d", sh.RunID, sh.Name, sh.ModelName, max(sh.Epoch, 1))
-	} else {
-		key = "sum\x00" + string(r.sum[:])
+		return fmt.Sprintf("id\x00%s\x00%s\x00%s\x00%d", sheet.RunID, sheet.Name, sheet.ModelName, max(sheet.Epoch, 1))
 	}
-	if p, ok := rs[key]; ok {
-		return p, true
-	}
-	rs[key] = r.path
-	return "", false
+	return "sum\x00" + string(sum[:])
 }
 
-// fresh says whether f's run is one the baseline does not hold.
-func (l *loader) fresh(f *result.File) bool {
-	return l.baseRuns != nil && !l.baseRuns[runKey(f.Sheet.Name, f.Sheet.ModelLabel(), f.Sheet.RunID)]
+// lookup returns the file that already holds the run of the file at path.
+func (rs runs) lookup(path string, sheet *result.Sheet, sum [sha256.Size]byte) (string, bool) {
+	p, ok := rs[runOf(sheet, sum)]
+	return p, ok && p != path
 }
 
-// drop is sampleSet.drop of r's file, the rows it would add starting at
-// the end of d's; the answers of a fresh run (the baseline does not hold
-// it) that earlier files carry are marked fresh where they are counted.
-func (l *loader) drop(r decoded) (first string, all bool) {
-	first, all, carried := l.samples.drop(r.path, r.file, len(l.d.rows))
-	if l.fresh(r.file) {
-		for _, i := range carried {
-			l.d.rows[i].fresh = true
-		}
+// remember notes the run of the file at path.
+func (rs runs) remember(path string, sheet *result.Sheet, sum [sha256.Size]byte) {
+	if key := runOf(sheet, sum); rs[key] == "" {
+		rs[key] = path
 	}
-	return first, all
+}
+
+// fresh says whether the run of a file whose sheet record is sheet is one
+// the baseline does not hold.
+func (l *loader) fresh(sheet *result.Sheet) bool {
+	return l.baseRuns != nil && !l.baseRuns[runKey(sheet.Name, sheet.ModelLabel(), sheet.RunID)]
 }
 
 // runKey names a run: its sheet, its model (result.ModelLabel) and its id.
@@ -546,63 +526,6 @@ type sampleSet map[result.SampleID]sampleAt
 type sampleAt struct {
 	path string
 	row  int
-}
-
-// drop takes out of f the questions whose sample was counted from an
-// earlier file, and adds the others', whose rows will start at next. It
-// returns the file the first one taken out was counted from, whether
-// every question of f was taken out (f is then left whole: it is not
-// counted at all), and the rows of the samples taken out. The first file
-// in name order that carries a sample counts it.
-func (ss sampleSet) drop(path string, f *result.File, next int) (first string, all bool, carried []int) {
-	ids := make([]result.SampleID, 0, len(f.Questions))
-	kept := make([]bool, len(f.Questions))
-	n := 0
-	for i, s := range f.Samples(path) {
-		if s.Key == "" {
-			ids = append(ids, result.SampleID{})
-			kept[i] = true
-			n++
-			continue
-		}
-		id := s.ID()
-		ids = append(ids, id)
-		if at, ok := ss[id]; ok {
-			if first == "" {
-				first = at.path
-			}
-			carried = append(carried, at.row)
-			continue
-		}
-		kept[i] = true
-		n++
-	}
-	if n == 0 && len(f.Questions) > 0 {
-		return first, true, carried
-	}
-	qs := f.Questions[:0]
-	for i := range f.Questions {
-		if !kept[i] {
-			continue
-		}
-		if ids[i] != (result.SampleID{}) {
-			ss[ids[i]] = sampleAt{path, next + len(qs)}
-		}
-		qs = append(qs, f.Questions[i])
-	}
-	clear(f.Questions[len(qs):])
-	f.Questions = qs
-	return first, false, carried
-}
-
-// noAnswers says whether a file with questions has no answer at all.
-func noAnswers(f *result.File) bool {
-	for i := range f.Questions {
-		if f.Questions[i].HasAnswer() {
-			return false
-		}
-	}
-	return len(f.Questions) > 0
 }
 
 // decodeFile reads one output file into buf (grown as needed) and decodes
@@ -654,85 +577,13 @@ func readInto(path string, buf []byte) ([]byte, error) {
 	}
 }
 
-// add reduces one decoded file to rows.
+// add reduces every question of one decoded file to rows.
 func (d *Data) add(f *result.File) {
-	in := d.strs
-	sheet := in.id(f.Sheet.Name)
-	// The model as its runs are told apart: one model at two reasoning
-	// efforts is two models (result.ModelLabel).
-	model := in.id(f.Sheet.ModelLabel())
-	run := in.id(f.Sheet.RunID)
-	epoch := uint16(max(f.Sheet.Epoch, 1))
-	u := d.usage[model]
-	if u == nil {
-		u = &usage{}
-		d.usage[model] = u
-	}
-	sheetMetric := d.metricFor(f.Sheet.MetaData["benchmark"])
-	seen := make(map[strID]uint16, len(f.Questions)) // the file's names so far
+	a := d.fileAdder(&f.Sheet)
 	for i := range f.Questions {
-		q := &f.Questions[i]
-		r := row{sheet: sheet, model: model, run: run, epoch: epoch, name: in.id(q.Name), truth: noStr, grade: gradeOf(q.Grade),
-			errored: q.Error != nil, unanswered: q.Unanswered, noResponse: !q.HasAnswer(), limited: q.Limit != "", liberal: q.Liberal()}
-		if q.GroundTruth != nil {
-			r.truth = in.id(*q.GroundTruth)
-		}
-		subCorrect := 0
-		for _, a := range q.SubAnswers {
-			if a.Correct {
-				subCorrect++
-			}
-		}
-		r.subTotal, r.subCorrect = uint16(min(len(q.SubAnswers), math.MaxUint16)), uint16(min(subCorrect, math.MaxUint16))
-		// A name repeated in a sheet (LIME allows it) is another question,
-		// told from the first by its occurrence.
-		r.occ = seen[r.name]
-		seen[r.name] = min(r.occ+1, math.MaxUint16)
-		// The question's own "benchmark" meta (the sheet's, cascaded) wins
-		// when it names a metric; else the sheet's.
-		r.metric = d.metricFor(q.MetaData["benchmark"])
-		if r.metric == 0 {
-			r.metric = sheetMetric
-		}
-		if r.metric != 0 {
-			r.meta = uint32(len(d.meta))
-			for _, k := range d.metricKeys[r.metric-1] {
-				v := noStr
-				if val, ok := q.MetaData[k]; ok {
-					v = in.id(val)
-				}
-				d.meta = append(d.meta, v)
-			}
-		}
-		d.rows = append(d.rows, r)
-
-		u.questions++
-		if q.InputTokens != 0 || q.OutputTokens != 0 {
-			u.tokQuestions++
-			u.inTok += int64(q.InputTokens)
-			u.reasonTok += int64(q.ReasoningTokens)
-			u.outTok += int64(q.OutputTokens)
-		}
-		switch {
-		case q.Cost == nil:
-		case figure(*q.Cost):
-			u.cost += *q.Cost
-			u.costN++
-		default:
-			u.badFigures++
-		}
-		if q.BatchID != "" {
-			u.batchN++
-		}
-		switch {
-		case q.EvalTime == nil:
-		case figure(*q.EvalTime):
-			u.evalTime += *q.EvalTime
-			u.evalN++
-		default:
-			u.badFigures++
-		}
+		a.add(&f.Questions[i])
 	}
+	a.done()
 }
 
 // gradeOf is a grade's state.

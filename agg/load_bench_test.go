@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/testkit/benchkit"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/result"
 )
@@ -165,6 +166,43 @@ func BenchmarkLoadFolders(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkAggLarge is agg's default report (Load, then LIME's tables and
+// agg's) over the output of one run of 10k, 100k or 1M questions
+// (benchkit.WriteOutput, as run writes it), with the peak heap
+// (benchkit.WatchHeap; EVALMD_HEAP_PROFILE=FILE keeps a heap profile near
+// the peak). BENCHMARKS.md has the whole-process figures.
+//
+//	go test ./agg -run '^$' -bench 'AggLarge/(10k|100k)$' -benchtime 1x
+//	go test ./agg -run '^$' -bench 'AggLarge/1M$' -benchtime 1x
+func BenchmarkAggLarge(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		name := fmt.Sprintf("%dk", n/1000)
+		if n >= 1_000_000 {
+			name = fmt.Sprintf("%dM", n/1_000_000)
+		}
+		b.Run(name, func(b *testing.B) {
+			dir := b.TempDir()
+			if err := benchkit.WriteOutput(filepath.Join(dir, "output-q-openai-api_fake_m-b3nc.json"), n); err != nil {
+				b.Fatal(err)
+			}
+			var peak uint64
+			for b.Loop() {
+				runtime.GC()
+				stop := benchkit.WatchHeap()
+				d, err := Load(context.Background(), dir, io.Discard, LoadOptions{})
+				if err != nil || d.Questions() != n {
+					b.Fatal(err)
+				}
+				if _, err := d.Markdown(ReportOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				peak = max(peak, stop())
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 		})
 	}
 }

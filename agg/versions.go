@@ -109,15 +109,17 @@ func sheetVersions(paths []string, latest, includeDry bool) (leave map[string]bo
 	return versions(fvs, latest)
 }
 
-// versionOf is the version of a file Load decoded, as readVersion reads
-// it: without --latest-version, agg tells versions apart in its one read.
-func versionOf(path string, f *result.File) fileVersion {
-	fv := fileVersion{path: path, sheet: f.Sheet.Name, version: f.Version(), dryRun: f.Sheet.DryRun}
+// fileVersionOf is the version of a file Load read, as readVersion reads
+// it (without --latest-version, agg tells versions apart in its one
+// read): of the file at path whose sheet record is sheet and the version
+// of its questions version.
+func fileVersionOf(path string, sheet *result.Sheet, version string) fileVersion {
+	fv := fileVersion{path: path, sheet: sheet.Name, version: version, dryRun: sheet.DryRun}
 	if st, err := os.Stat(path); err == nil {
 		fv.written = st.ModTime()
 	}
 	var err error
-	if fv.when, err = time.Parse(time.RFC3339, f.Sheet.Created); err != nil {
+	if fv.when, err = time.Parse(time.RFC3339, sheet.Created); err != nil {
 		fv.when = fv.written
 	}
 	return fv

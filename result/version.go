@@ -3,6 +3,7 @@ package result
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"hash"
 	"strconv"
 )
 
@@ -14,26 +15,48 @@ import (
 // another version; a setting, a grader or a note does not. at gives
 // question i of n.
 func SheetVersion(n int, at func(i int) (name, question string, truth *string)) string {
-	h := sha256.New()
-	var buf []byte
-	field := func(s string) {
-		buf = strconv.AppendInt(buf[:0], int64(len(s)), 10)
-		buf = append(buf, ':')
-		h.Write(buf)
-		h.Write([]byte(s))
-	}
+	var v Versioner
 	for i := range n {
-		name, question, truth := at(i)
-		field(name)
-		field(question)
-		if truth == nil {
-			h.Write([]byte{'~'})
-		} else {
-			h.Write([]byte{'='})
-			field(*truth)
-		}
+		v.Add(at(i))
 	}
-	return hex.EncodeToString(h.Sum(nil))[:12]
+	return v.Sum()
+}
+
+// Versioner is SheetVersion a question at a time (Add, in order), for a
+// file read one question at a time (Scan). The zero value is ready.
+type Versioner struct {
+	h   hash.Hash
+	buf []byte
+}
+
+// Add adds the next question.
+func (v *Versioner) Add(name, question string, truth *string) {
+	if v.h == nil {
+		v.h = sha256.New()
+	}
+	v.field(name)
+	v.field(question)
+	if truth == nil {
+		v.h.Write([]byte{'~'})
+	} else {
+		v.h.Write([]byte{'='})
+		v.field(*truth)
+	}
+}
+
+func (v *Versioner) field(s string) {
+	v.buf = strconv.AppendInt(v.buf[:0], int64(len(s)), 10)
+	v.buf = append(v.buf, ':')
+	v.h.Write(v.buf)
+	v.h.Write([]byte(s))
+}
+
+// Sum is the version of the questions added.
+func (v *Versioner) Sum() string {
+	if v.h == nil {
+		v.h = sha256.New()
+	}
+	return hex.EncodeToString(v.h.Sum(nil))[:12]
 }
 
 // Version is the version of the sheet's questions f holds answers to: the

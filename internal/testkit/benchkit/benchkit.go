@@ -7,7 +7,9 @@ package benchkit
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/metrics"
@@ -17,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/evalmd/evalmd/result"
 )
 
 // ReadBytes is what this process has read with read(2) and its kin, from
@@ -115,4 +119,33 @@ func writeHeapProfile(path string) {
 	}
 	defer f.Close()
 	_ = pprof.WriteHeapProfile(f)
+}
+
+// WriteOutput writes to path the output file a run of WriteSheet's sheet
+// of n questions writes (each answered "fake reply", graded right, with
+// its request key, usage and time), question by question, as a run
+// streams it: agg's benchmarks read it as they read a run's.
+func WriteOutput(path string, n int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	out := &result.File{Sheet: result.Sheet{Name: "Sheet 1", RunID: "b3nc", ModelName: "openai-api/fake/m", SheetFile: "input-q.md",
+		Created: "2026-11-28T10:00:00.000Z", Version: "0123456789ab"}}
+	yes, reply, truth, secs := true, "fake reply", "fake reply", 0.0012
+	err = out.WriteJSON(w, n, func(w io.Writer, i int) error {
+		q := result.Question{Name: fmt.Sprintf("Q%d", i+1), GroundTruth: &truth, Question: fmt.Sprintf("ask S1 Q%d", i+1), Completion: &reply,
+			ModelName: "openai-api/fake/m", EvalTime: &secs, Grade: &yes, InputTokens: 10, OutputTokens: 5, Grader: "lime",
+			RequestKey: fmt.Sprintf("%064x", i+1), ServedModel: "m"}
+		data, err := result.EncodeQuestion(&q)
+		if err == nil {
+			_, err = w.Write(data)
+		}
+		return err
+	})
+	if err == nil {
+		err = w.Flush()
+	}
+	return errors.Join(err, f.Close())
 }

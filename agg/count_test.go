@@ -1,0 +1,121 @@
+package agg
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/internal/testkit/shared"
+	"github.com/evalmd/evalmd/result"
+)
+
+// A file read a question at a time (result.Scan; agg reads a file past
+// streamAbove so) counts as the same file decoded whole: LIME's results,
+// reruns that reused some or every answer, a copy of a run with an id
+// and one without, a dry run, a file agg cannot read, one whose
+// questions come before its sheet (decoded whole after all), a run in
+// shards' parts and in epochs, and a run a baseline does not hold; with
+// and without --latest-version. The reports, the notes and every list
+// agg keeps are alike.
+func TestStreamedCountsAsWhole(t *testing.T) {
+	dir := t.TempDir()
+	lime, _ := filepath.Glob(shared.Path(t, "corpora", "lime", "results", "output-*.json"))
+	for _, p := range lime {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(p)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := "output-s-m-a1.json"
+	writeKeyed(t, dir, "a1", []keyedQ{{"Q1", "", false}, {"Q2", "", true}, {"Q3", "", true}})
+	writeKeyed(t, dir, "b2", []keyedQ{{"Q1", "", true}, {"Q2", first, true}, {"Q3", first, true}})
+	writeKeyed(t, dir, "c3", []keyedQ{{"Q1", first, false}, {"Q2", first, true}, {"Q3", first, true}})
+	copyFile(t, filepath.Join(dir, "output-s-m-b2.json"), filepath.Join(dir, "sub", "output-s-m-b2.json"))
+	writeRun(t, dir, "e", "m", "", [][]bool{{true, false}})
+	copyFile(t, filepath.Join(dir, result.FileName("input-e.md", "m", "")), filepath.Join(dir, "copy", result.FileName("input-e.md", "m", "")))
+	writeRun(t, dir, "ep", "m2", "r9", [][]bool{{true, false, true}, {false, false, true}})
+	dry := &result.File{Sheet: result.Sheet{Name: "d", RunID: "d1", ModelName: "m", DryRun: true}, Questions: []result.Question{{Name: "Q1"}}}
+	writeFile(t, filepath.Join(dir, result.FileName("input-d.md", "m", "d1")), dry)
+	os.WriteFile(filepath.Join(dir, "output-broken-m-x.json"), []byte(`{"sheet": {"name": "b"}, "questions": [{"name": "q", "grade": tru`), 0o644)
+	os.WriteFile(filepath.Join(dir, "output-late-m-l1.json"), []byte(`{"questions": [{"name": "Q1", "grade": true, "completion": "a"}], "sheet": {"name": "late", "run_id": "l1", "model_name": "m"}}`), 0o644)
+	writeShardedRun(t, filepath.Join(dir, "one"), filepath.Join(dir, "parts"), 3)
+	base, err := Load(context.Background(), filepath.Join(dir, "one"), &bytes.Buffer{}, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, latest := range []bool{false, true} {
+		load := func(above int64) (*Data, string, string) {
+			var warn bytes.Buffer
+			d, err := Load(context.Background(), dir, &warn, LoadOptions{LatestVersion: latest, Baseline: base, streamAbove: above})
+			if err != nil {
+				t.Fatal(err)
+			}
+			md, err := d.Markdown(ReportOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d, md, warn.String()
+		}
+		whole, wmd, wwarn := load(1 << 40)
+		streamed, smd, swarn := load(-1)
+		if smd != wmd || swarn != wwarn {
+			t.Errorf("latest %v: read a question at a time, the report or the notes differ:\n%s\n%s", latest, swarn, wwarn)
+		}
+		for name, pair := range map[string][2]any{
+			"files": {whole.Files, streamed.Files}, "skipped": {whole.Skipped, streamed.Skipped}, "duplicates": {whole.Duplicates, streamed.Duplicates},
+			"dry runs": {whole.DryRuns, streamed.DryRuns}, "no answers": {whole.NoAnswers, streamed.NoAnswers}, "parts": {whole.PartsOf, streamed.PartsOf},
+			"subsets": {whole.Subsets, streamed.Subsets}, "versions": {whole.Versions, streamed.Versions}, "older": {whole.OlderVersions, streamed.OlderVersions},
+			"counted": {whole.Counted, streamed.Counted}, "rows": {rowsOf(whole), rowsOf(streamed)}, "usage": {usageOf(whole), usageOf(streamed)},
+		} {
+			if !reflect.DeepEqual(pair[0], pair[1]) {
+				t.Errorf("latest %v: %s: read whole %v, a question at a time %v", latest, name, pair[0], pair[1])
+			}
+		}
+		if !latest && (whole.Files < 30 || len(whole.Duplicates) < 3) || len(whole.Skipped) != 1 || !strings.Contains(wwarn, "counted from") {
+			t.Errorf("latest %v: the folder did not hold what the test needs: %d files, duplicates %v, skipped %v", latest, whole.Files, whole.Duplicates, whole.Skipped)
+		}
+	}
+}
+
+// rowsOf are d's rows, their strings spelt out (a file read a question
+// at a time and decoded whole after all interned some before).
+func rowsOf(d *Data) []string {
+	out := make([]string, len(d.rows))
+	for i, r := range d.rows {
+		s := d.strs.str
+		out[i] = strings.Join([]string{s(r.sheet), s(r.model), s(r.run), s(r.name), s(r.truth)}, "|") +
+			fmt.Sprint(r.meta, r.subTotal, r.subCorrect, r.epoch, r.occ, r.grade, r.fresh, r.errored, r.unanswered, r.noResponse, r.limited, r.liberal, r.metric)
+	}
+	return out
+}
+
+// usageOf is d's usage by model name.
+func usageOf(d *Data) map[string]usage {
+	out := map[string]usage{}
+	for id, u := range d.usage {
+		out[d.strs.str(id)] = *u
+	}
+	return out
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,225 @@
+package result
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+)
+
+// errScan says Scan could not read a file a question at a time; Read can
+// still read it whole, or say what is wrong with it, at its line.
+var errScan = errors.New("not read a question at a time")
+
+// Scan reads an output file from r as Parse decodes it, a question at a
+// time: sheet is given the sheet record, then question each question in
+// order, and only the question at hand is held, so a reader of a file of
+// a million questions (agg) holds what it keeps of each. The members
+// besides "sheet" and "questions" are skipped. A file whose "questions"
+// come before its "sheet", or that holds either twice, or anything Parse
+// refuses, is an error, once the callbacks have seen
+// what came before it: the caller drops what it took and reads the file
+// with Read, which decodes it or says why not. An error of sheet or
+// question stops Scan and is returned as it is.
+func Scan(r io.Reader, sheet func(*Sheet) error, question func(*Question) error) error {
+	dec := json.NewDecoder(r)
+	if err := delim(dec, '{'); err != nil {
+		return err
+	}
+	var haveSheet, haveQuestions bool
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return scanError(err)
+		}
+		switch tok {
+		case "sheet":
+			if haveSheet {
+				return scanError(errors.New(`a second "sheet"`))
+			}
+			haveSheet = true
+			var s Sheet
+			if err := dec.Decode(&s); err != nil {
+				return scanError(err)
+			}
+			if err := errors.Join(CheckEpoch(s.Epoch, s.Epochs), CheckShard(s.Shard, s.Shards)); err != nil {
+				return scanError(err)
+			}
+			if err := sheet(&s); err != nil {
+				return err
+			}
+		case "questions":
+			if !haveSheet || haveQuestions {
+				return scanError(errors.New(`"questions" before "sheet", or twice`))
+			}
+			haveQuestions = true
+			if err := scanQuestions(dec, question); err != nil {
+				return err
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return scanError(err)
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return scanError(err)
+	}
+	if tok, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			err = fmt.Errorf("data after the top-level object: %s", describe(tok))
+		}
+		return scanError(err)
+	}
+	if !haveSheet || !haveQuestions {
+		return scanError(ErrNotOutput)
+	}
+	return nil
+}
+
+// scanQuestions reads the questions array (or null) at dec, handing each
+// question to question. The array is read by one goroutine and its
+// questions decoded by as many as there are cores, in batches, and handed
+// over in order: reading a question's bytes and decoding them cost about
+// alike.
+func scanQuestions(dec *json.Decoder, question func(*Question) error) error {
+	tok, err := dec.Token()
+	switch {
+	case err != nil:
+		return scanError(err)
+	case tok == nil:
+		return nil // no questions (null), as Parse reads it
+	case tok != json.Delim('['):
+		return scanError(fmt.Errorf("questions: want an array, found %s", describe(tok)))
+	}
+	workers := max(1, runtime.GOMAXPROCS(0))
+	ordered, work := make(chan *batch, workers), make(chan *batch, workers)
+	stop := make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(ordered)
+		defer close(work)
+		readErr = readBatches(dec, stop, ordered, work)
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for b := range work {
+				b.decode()
+			}
+		})
+	}
+	err = nil
+	for b := range ordered {
+		if err != nil {
+			continue // drained: the reader stops at its next batch
+		}
+		<-b.done
+		if err = b.hand(question); err != nil {
+			close(stop)
+		}
+	}
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	return readErr
+}
+
+// batchSize is how many questions a batch of scanQuestions holds.
+const batchSize = 256
+
+// batch is questions of the array as read (raw) and decoded (qs; ok false
+// when one would be walked), done once decoded.
+type batch struct {
+	raws []json.RawMessage
+	qs   []Question
+	ok   bool
+	done chan struct{}
+}
+
+// readBatches reads the array's questions into batches, each sent to be
+// decoded (work) and to be handed over in order (ordered), until the
+// array's end or stop.
+func readBatches(dec *json.Decoder, stop <-chan struct{}, ordered, work chan<- *batch) error {
+	for dec.More() {
+		b := &batch{raws: make([]json.RawMessage, 0, batchSize), done: make(chan struct{})}
+		for len(b.raws) < batchSize && dec.More() {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return scanError(err)
+			}
+			b.raws = append(b.raws, raw)
+		}
+		for _, ch := range []chan<- *batch{work, ordered} {
+			select {
+			case ch <- b:
+			case <-stop:
+				return nil
+			}
+		}
+	}
+	return delim(dec, ']')
+}
+
+// decode decodes the batch's questions.
+func (b *batch) decode() {
+	defer close(b.done)
+	b.qs = make([]Question, len(b.raws))
+	for i, raw := range b.raws {
+		var ok bool
+		if b.qs[i], ok = parseQuestion(raw); !ok {
+			return
+		}
+	}
+	b.ok = true
+}
+
+// hand hands the batch's questions over, in order.
+func (b *batch) hand(question func(*Question) error) error {
+	if !b.ok {
+		return scanError(errors.New("a question Parse would walk"))
+	}
+	for i := range b.qs {
+		if err := question(&b.qs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseQuestion decodes one question as parseFast does, or reports false
+// when it cannot be sure to (the walk would decode it otherwise, or
+// refuse it).
+func parseQuestion(raw []byte) (Question, bool) {
+	var qa questionAlias
+	if raw[0] != '{' || json.Unmarshal(raw, &qa) != nil {
+		return Question{}, false
+	}
+	q := Question(qa)
+	ex, ok := scanObject(raw, 0, questionMembers, func(name []byte, v int) bool {
+		return !(raw[v] == 'n' && string(name) == "name")
+	})
+	q.extra = ex
+	return q, ok
+}
+
+// delim reads the delimiter d from dec.
+func delim(dec *json.Decoder, d json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return scanError(err)
+	}
+	if tok != d {
+		return scanError(fmt.Errorf("want %v, found %s", d, describe(tok)))
+	}
+	return nil
+}
+
+// scanError is err as Scan returns it: wrapping errScan.
+func scanError(err error) error {
+	return fmt.Errorf("%w: %w", errScan, unexpected(err))
+}

@@ -1,0 +1,99 @@
+package result
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/internal/testkit/shared"
+)
+
+// scanned is what Scan hands over of data: the sheet and the questions,
+// as a File without the members Scan skips.
+func scanned(data []byte) (*File, error) {
+	f := &File{}
+	err := Scan(bytes.NewReader(data), func(s *Sheet) error { f.Sheet = *s; return nil },
+		func(q *Question) error { f.Questions = append(f.Questions, *q); return nil })
+	if f.Questions == nil {
+		f.Questions = []Question{}
+	}
+	return f, err
+}
+
+// Scan reads each file as Parse does, LIME's 26 results and a file of
+// every shape included; what it cannot read a question at a time it says
+// (errScan), for the reader to read it whole.
+func TestScanReadsAsParse(t *testing.T) {
+	files := map[string][]byte{
+		"50 questions":  bigFile(50),
+		"no questions":  []byte(`{"sheet": {"name": "s"}, "questions": []}`),
+		"null":          []byte(`{"sheet": {"name": "s"}, "questions": null}`),
+		"members after": []byte(`{"sheet": {"name": "s", "x": 1}, "questions": [{"name": "q", "y": [2]}], "zeta": {"n": 1}}`),
+	}
+	paths, _ := filepath.Glob(shared.Path(t, "corpora", "lime", "results", "output-*.json"))
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[filepath.Base(p)] = data
+	}
+	for name, data := range files {
+		want, err := Parse(data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want.extra = nil // Scan skips the file's own members
+		got, err := scanned(data)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: Scan differs from Parse (%v)", name, err)
+		}
+	}
+	for _, data := range []string{
+		`{"questions": [], "sheet": {"name": "s"}}`,
+		`{"sheet": {"name": "s"}, "sheet": {"name": "t"}, "questions": []}`,
+		`{"sheet": {"name": "s"}, "questions": [{"name": "q", "name": "r"}]}`,
+		`{"sheet": {"name": "s"}, "questions": [{"name": null}]}`,
+		`{"sheet": {"name": "s"}, "questions": [{"name": "q", "grade": "yes"}]}`,
+		`{"sheet": {"name": "s"}, "questions": [1]}`,
+		`{"sheet": {"name": "s"}, "questions": []} {}`,
+		`{"sheet": {"name": "s", "epoch": 3, "epochs": 2}, "questions": []}`,
+		`{"sheet": {"name": "s"}}`,
+		`{"sheet": {"name": "s"}, "questions": [{"name": "q"}`,
+	} {
+		if _, err := scanned([]byte(data)); !errors.Is(err, errScan) {
+			t.Errorf("Scan(%s): %v, want errScan", data, err)
+		}
+	}
+}
+
+// FuzzScan: Scan takes only what Parse takes, and hands over what Parse
+// decodes.
+func FuzzScan(f *testing.F) {
+	for _, s := range shared.Seeds(f, 1<<14, "corpora", "lime", "results", "output-*.json") {
+		f.Add(s)
+	}
+	f.Add(bigFile(3))
+	f.Add([]byte(`{"sheet":{"name":"s","epoch":2,"epochs":3},"questions":[{"name":"q","grade":true,"x":{}}],"z":0}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := scanned(data)
+		if err != nil {
+			if !errors.Is(err, errScan) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("Scan: %q", err)
+			}
+			return
+		}
+		want, err := Parse(data)
+		if err != nil {
+			t.Fatalf("Scan took what Parse refuses: %v", err)
+		}
+		want.extra = nil
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Scan and Parse differ:\n%#v\n%#v", got, want)
+		}
+	})
+}
