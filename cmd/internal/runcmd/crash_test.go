@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/testkit/benchkit"
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/result"
 )
@@ -154,4 +155,53 @@ func startChild(t *testing.T, args []string, env ...string) (*exec.Cmd, <-chan e
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	return cmd, exited, &stderr
+}
+
+// A run killed halfway as a memory bound kills it (the kernel's OOM
+// killer sends SIGKILL) left every answer it had in its journal: the rerun
+// of the same command buys again at most what was in flight at the kill
+// (-c 32), and writes every question answered once.
+func TestKilledRunRebuysOnlyInFlight(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	const n, c = 2000, 32
+	dir := t.TempDir()
+	sheet, out := filepath.Join(dir, "input-big.md"), filepath.Join(dir, "out")
+	if err := benchkit.WriteSheet(sheet, n); err != nil {
+		t.Fatal(err)
+	}
+	kill := make(chan struct{})
+	var once sync.Once
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 2 * n, Unrecorded: true, Latency: time.Millisecond,
+		Reply: func(fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{} }})
+	go func() {
+		for srv.Count() < n/2 {
+			time.Sleep(time.Millisecond)
+		}
+		once.Do(func() { close(kill) })
+	}()
+	args := []string{"-f", sheet, "-m", "openai-api/local/tiny", "--base-url", srv.URL, "-o", out, "-c", fmt.Sprint(c)}
+	killChildAt(t, args, kill, "half the questions")
+	before := srv.Count()
+	var log strings.Builder
+	if err := run(context.Background(), &log, &log, args); err != nil {
+		t.Fatalf("rerun: %v\n%s", err, log.String())
+	}
+	asked := srv.Count() - before
+	t.Logf("the killed run asked %d questions, the rerun %d (of %d)", before, asked, n)
+	if before+asked > n+c {
+		t.Errorf("%d requests for %d questions: the rerun bought again more than the %d in flight", before+asked, n, c)
+	}
+	paths, _ := filepath.Glob(filepath.Join(out, "output-*.json"))
+	if len(paths) != 1 {
+		t.Fatalf("outputs %v", paths)
+	}
+	f, err := result.Read(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Questions) != n || f.Sheet.Totals.Answered != n {
+		t.Errorf("%d questions, %d answered, want %d", len(f.Questions), f.Sheet.Totals.Answered, n)
+	}
 }
