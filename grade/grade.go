@@ -1,8 +1,8 @@
 // Package grade decides whether a completion answers a question. It holds
-// the generic rules (LIME's, multiple choice, exact, numeric, an LLM judge),
-// each a Grader in a file of its own, and the Registry that names them; a
-// benchmark's own rules live in its package under benchmark/ and are added
-// to the registry the command builds. A grader that can tell, before any
+// the generic rules, each a Grader in a file of its own, and the Registry
+// that names them (NewRegistry's); a benchmark's own rules live in its
+// package under benchmark/ and are added to the registry the command
+// builds (benchmark/benchmarks), whose Names are every grader. A grader that can tell, before any
 // answer, that it cannot grade a question (its truth or meta are not what
 // it reads) is a Checker: Check asks it, and run asks it of every
 // question before it asks a model anything.

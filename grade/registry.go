@@ -67,8 +67,9 @@ func (r *Registry) SetJudgeTemplate(benchmark, template string) {
 	r.judgeTemplates[strings.ToLower(strings.TrimSpace(benchmark))] = template
 }
 
-// NewRegistry returns a registry of the generic graders: lime, choice,
-// exact, numeric and judge. Benchmark packages add their own with Add.
+// NewRegistry returns a registry of this package's generic graders.
+// Benchmark packages add their own with Add; Names lists what a registry
+// holds.
 func NewRegistry() *Registry {
 	r := &Registry{factories: map[string]Factory{}}
 	for name, f := range map[string]Factory{
@@ -98,8 +99,8 @@ func (r *Registry) Add(name string, f Factory) error {
 	return nil
 }
 
-// names lists the registered grader names, sorted.
-func (r *Registry) names() []string {
+// Names lists the registered grader names, sorted.
+func (r *Registry) Names() []string {
 	n := make([]string, 0, len(r.factories))
 	for k := range r.factories {
 		n = append(n, k)
@@ -114,7 +115,7 @@ func (r *Registry) New(name string, opt Options) (Grader, error) {
 		opt.byBenchmark = r.judgeTemplates
 		return f(opt)
 	}
-	return nil, fmt.Errorf("unknown grader %q (known: %s)", name, strings.Join(r.names(), ", "))
+	return nil, fmt.Errorf("unknown grader %q (known: %s)", name, strings.Join(r.Names(), ", "))
 }
 
 // Select names the grader for a question: the override (a command-line

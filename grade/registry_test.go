@@ -9,10 +9,10 @@ import (
 func TestRegistry(t *testing.T) {
 	r := NewRegistry()
 	want := []string{"choice", "exact", "judge", "lime", "numeric"}
-	if got := r.names(); strings.Join(got, ",") != strings.Join(want, ",") {
+	if got := r.Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}
-	for _, name := range r.names() {
+	for _, name := range r.Names() {
 		opt := Options{}
 		if name == "judge" {
 			opt.Judge = &fakeJudge{reply: "GRADE: C"}

@@ -386,7 +386,7 @@ var All = []*Setting{
 		reader: choice(func(v *Values) *string { return &v.Prompt.TableFormat }, "pandas", "csv", "markdown"),
 		get:    func(v *Values) string { return v.Prompt.TableFormat }},
 	{Name: "grader", Arg: "NAME", Type: "a grader's name", Default: "lime", From: Anywhere, Apart: true,
-		Doc:    "the grader: lime, choice, exact, numeric, judge, a benchmark's",
+		Doc:    "the grader (every one is in docs/grading.md: Grading and aggregating)",
 		reader: text(func(v *Values) *string { return &v.Grader }),
 		get:    func(v *Values) string { return v.Grader }},
 	{Name: "grading", Arg: "MODE", Type: "strict or liberal", Default: "strict", From: Anywhere, Apart: true,
