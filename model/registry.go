@@ -205,8 +205,9 @@ type Provider struct {
 	// no server; nil gives an Info with only Provider, Label and Model.
 	Describe func(Ref) Info
 	// Server is where its models are served unless told otherwise, for
-	// check; nil for a provider with no server of its own (offline, or
-	// Labeled).
+	// check; nil for a provider with no server (offline: check has
+	// nothing to ask of it) or a Labeled one (a server of the user's
+	// each).
 	Server *Server
 	// Usage is how its names are written, for errors ("replay:FILE.jsonl",
 	// "gpt-* (bare)"); "" is NAME/MODEL.
@@ -218,6 +219,10 @@ type Provider struct {
 type Server struct {
 	KeyVar string // the variable its key is read from ("OPENAI_API_KEY")
 	URL    string // the server when NAME_BASE_URL and base_urls do not say another
+	// Name is the NAME its base URL is read under (NAME_BASE_URL, the
+	// config's base_urls) when it is another provider's server
+	// (openai-responses is served by openai's); "" is the provider's own.
+	Name string
 	// Local says the server is probed (a local one), not reached with a
 	// key; a hosted provider pointed at another server is probed too.
 	Local bool

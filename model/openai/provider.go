@@ -44,7 +44,8 @@ func vision(name string) bool {
 func Register(r *model.Registry) {
 	r.Add(model.Provider{Name: "openai", New: newClient, Claim: claimBare, Describe: describe, Usage: "openai/MODEL, a bare gpt-*",
 		Server: &model.Server{KeyVar: "OPENAI_API_KEY", URL: openAIURL}})
-	r.Add(model.Provider{Name: "openai-responses", New: newClient, Describe: describe})
+	r.Add(model.Provider{Name: "openai-responses", New: newClient, Describe: describe,
+		Server: &model.Server{KeyVar: "OPENAI_API_KEY", URL: openAIURL, Name: "openai"}})
 	for _, p := range []string{"ollama", "vllm", "llamacpp"} {
 		r.Add(model.Provider{Name: p, New: newClient, Describe: describe,
 			Server: &model.Server{KeyVar: model.EnvName(p) + "_API_KEY", URL: localURLs()[p], Local: true}})

@@ -1,11 +1,12 @@
-// Package check says what this machine can run (run --check): which model
-// providers are configured (an API key present in the environment, a local
-// server answering a short probe), the Python sandbox's state, and the
-// config files in force. It never prints a key, only the name of the
-// variable that holds one.
+// Package check says what this machine can run (run --check): whether each
+// model provider of the registry is configured (an API key present in the
+// environment, a local server answering a short probe; an offline one needs
+// nothing), the Python sandbox's state, and the config files in force. It
+// never prints a key, only the name of the variable that holds one.
 package check
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,8 +33,8 @@ type Options struct {
 	// every NAME_API_KEY in it that Getenv reads as set names an
 	// openai-api server. nil lists none.
 	Environ func() []string
-	// Registry holds the providers to check: each with a Server, and
-	// the servers of its Labeled one (base_urls, NAME_API_KEY); nil
+	// Registry holds the providers to check: every one, in its order,
+	// then the servers of its Labeled one (base_urls, NAME_API_KEY); nil
 	// checks none.
 	Registry *model.Registry
 	// Config is the config in force; nil for none.
@@ -62,9 +63,20 @@ type Provider struct {
 	// (one holding a key, user:sk-...@); the URL is then "" and never
 	// printed.
 	Refused error
+	// Offline says a provider has no server: nothing to check.
+	Offline bool
+	// Labeled says a provider's servers are the user's, one a NAME
+	// (Usage says how its models are named); Servers counts those
+	// listed, after it.
+	Labeled bool
+	Usage   string
+	Servers int
+
+	server string // the NAME its base URL is read under; "" for none
 }
 
-// Providers checks the registry's providers that have a server, every
+// Providers checks the registry's providers (a server of its own probed
+// or its key looked for, an offline one said to need nothing), every
 // server the config names (base_urls) and every NAME whose NAME_API_KEY is
 // set (with or without its NAME_BASE_URL), these two as servers of the
 // registry's Labeled provider (openai-api/NAME). Servers are probed at
@@ -81,6 +93,7 @@ func Providers(ctx context.Context, opt Options) []Provider {
 	l.registry()
 	l.configServers()
 	l.environServers()
+	l.countServers()
 	l.cleanBaseURLs()
 	probeAll(ctx, opt, l.ps)
 	return l.ps
@@ -102,11 +115,7 @@ func (l *lister) server(name string) string {
 	return model.BaseURLOf(l.opt.Config.BaseURLs, name)
 }
 
-// serverName is p's server: its name without the labeled provider's.
-func (l *lister) serverName(p Provider) string { return strings.TrimPrefix(p.Name, l.labeled+"/") }
-
-// registry lists the registry's providers that have a server, and finds
-// its Labeled one.
+// registry lists the registry's providers, and finds its Labeled one.
 func (l *lister) registry() {
 	if l.opt.Registry == nil {
 		return
@@ -117,9 +126,11 @@ func (l *lister) registry() {
 		}
 		s := pv.Server
 		if s == nil {
+			l.ps = append(l.ps, Provider{Name: pv.Name, Offline: !pv.Labeled, Labeled: pv.Labeled, Usage: pv.Usage})
 			continue
 		}
-		p := Provider{Name: pv.Name, KeyVar: s.KeyVar, BaseURL: l.server(pv.Name), Local: s.Local}
+		p := Provider{Name: pv.Name, KeyVar: s.KeyVar, Local: s.Local, server: cmp.Or(s.Name, pv.Name)}
+		p.BaseURL = l.server(p.server)
 		p.HasKey = l.getenv(p.KeyVar) != ""
 		if p.BaseURL == "" {
 			p.BaseURL = s.URL
@@ -144,12 +155,12 @@ func (l *lister) configServers() {
 	for _, name := range names {
 		known := false
 		for _, p := range l.ps {
-			known = known || p.Name == name
+			known = known || p.server == name
 		}
 		if known {
 			continue
 		}
-		p := Provider{Name: l.labeled + "/" + name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: l.server(name), Local: true}
+		p := Provider{Name: l.labeled + "/" + name, KeyVar: model.EnvName(name) + "_API_KEY", BaseURL: l.server(name), Local: true, server: name}
 		p.HasKey = l.getenv(p.KeyVar) != ""
 		l.ps = append(l.ps, p)
 	}
@@ -163,7 +174,9 @@ func (l *lister) environServers() {
 	}
 	listed := map[string]bool{}
 	for _, p := range l.ps {
-		listed[model.EnvName(l.serverName(p))] = true
+		if p.server != "" {
+			listed[model.EnvName(p.server)] = true
+		}
 	}
 	var names []string
 	for _, kv := range l.opt.Environ() {
@@ -178,9 +191,23 @@ func (l *lister) environServers() {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		p := Provider{Name: l.labeled + "/" + strings.ToLower(name), KeyVar: name + "_API_KEY", HasKey: true, BaseURL: l.getenv(name + "_BASE_URL")}
+		p := Provider{Name: l.labeled + "/" + strings.ToLower(name), KeyVar: name + "_API_KEY", HasKey: true, BaseURL: l.getenv(name + "_BASE_URL"),
+			server: strings.ToLower(name)}
 		p.Local = p.BaseURL != ""
 		l.ps = append(l.ps, p)
+	}
+}
+
+// countServers counts the Labeled provider's servers listed.
+func (l *lister) countServers() {
+	for i := range l.ps {
+		if l.ps[i].Labeled {
+			for _, p := range l.ps {
+				if strings.HasPrefix(p.Name, l.ps[i].Name+"/") {
+					l.ps[i].Servers++
+				}
+			}
+		}
 	}
 }
 
@@ -194,7 +221,7 @@ func (l *lister) cleanBaseURLs() {
 		}
 		clean, err := model.CleanBaseURL(p.BaseURL)
 		if err != nil {
-			from := model.EnvName(l.serverName(*p)) + "_BASE_URL"
+			from := model.EnvName(p.server) + "_BASE_URL"
 			if p.Name == "--base-url" {
 				from = "--base-url"
 			}
@@ -287,30 +314,7 @@ func Write(ctx context.Context, w io.Writer, opt Options) error {
 	}
 	b.WriteString("providers:\n")
 	for _, p := range Providers(ctx, opt) {
-		key := p.KeyVar + " not set"
-		if p.HasKey {
-			key = p.KeyVar + " set"
-		}
-		var state string
-		switch {
-		case p.Refused != nil:
-			state = "refused: " + p.Refused.Error()
-		case p.BaseURL == "":
-			_, name, _ := strings.Cut(p.Name, "/") // a Labeled provider's server
-			state = fmt.Sprintf("not configured: %s set but no base URL: set %s_BASE_URL, pass --base-url, or add base_urls: {%s: URL} to the config",
-				p.KeyVar, model.EnvName(name), name)
-		case p.Local && p.Err == nil && p.KeyVar == "":
-			state = "ok: reachable at " + p.BaseURL
-		case p.Local && p.Err == nil:
-			state = "ok: reachable at " + p.BaseURL + " (" + key + ")"
-		case p.Local:
-			state = "not reachable at " + p.BaseURL + ": " + p.Err.Error()
-		case p.HasKey:
-			state = "ok: " + key + " (" + p.BaseURL + ")"
-		default:
-			state = "not configured: " + key
-		}
-		fmt.Fprintf(&b, "  %-20s %s\n", p.Name, state)
+		fmt.Fprintf(&b, "  %-20s %s\n", p.Name, p.state())
 	}
 	if opt.Sandbox != nil {
 		v, err := opt.Sandbox(ctx)
@@ -322,4 +326,42 @@ func Write(ctx context.Context, w io.Writer, opt Options) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// state is what the report says of p.
+func (p Provider) state() string {
+	key := p.KeyVar + " not set"
+	if p.HasKey {
+		key = p.KeyVar + " set"
+	}
+	switch {
+	case p.Offline:
+		return "offline, nothing to check"
+	case p.Labeled:
+		return p.labeledState()
+	case p.Refused != nil:
+		return "refused: " + p.Refused.Error()
+	case p.BaseURL == "": // a Labeled provider's server
+		return fmt.Sprintf("not configured: %s set but no base URL: set %s_BASE_URL, pass --base-url, or add base_urls: {%s: URL} to the config",
+			p.KeyVar, model.EnvName(p.server), p.server)
+	case p.Local && p.Err == nil && p.KeyVar == "":
+		return "ok: reachable at " + p.BaseURL
+	case p.Local && p.Err == nil:
+		return "ok: reachable at " + p.BaseURL + " (" + key + ")"
+	case p.Local:
+		return "not reachable at " + p.BaseURL + ": " + p.Err.Error()
+	case p.HasKey:
+		return "ok: " + key + " (" + p.BaseURL + ")"
+	}
+	return "not configured: " + key
+}
+
+// labeledState says what a Labeled provider's servers are and how many
+// are named.
+func (p Provider) labeledState() string {
+	mine := "servers of your own (" + cmp.Or(p.Usage, p.Name+"/NAME/MODEL") + "): "
+	if p.Servers == 0 {
+		return mine + "none named (set NAME_BASE_URL or base_urls: {NAME: URL}, and NAME_API_KEY if it wants a key)"
+	}
+	return fmt.Sprintf("%s%d named, below", mine, p.Servers)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -227,6 +228,92 @@ func TestToyProviderChecked(t *testing.T) {
 		t.Errorf("the toy's server was probed %d times, want 1", srv.Count())
 	}
 }
+
+// Every provider of the registry is listed, in its order, with what check
+// can say of it, and nothing in this package names one: an offline
+// provider (no server) needs nothing, a Labeled one says how many of its
+// servers are named, a server another provider's (Server.Name) is read
+// and probed under that one's NAME.
+func TestEveryProviderListed(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 2})
+	none := func(model.Ref, model.Options) (model.Model, error) { return nil, nil }
+	toys := func(ps ...model.Provider) func() *model.Registry {
+		return func() *model.Registry {
+			r := model.NewRegistry()
+			for _, p := range ps {
+				p.New = none
+				r.Add(p)
+			}
+			return r
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		registry func() *model.Registry
+		env      map[string]string
+		want     []string // lines of the report, in order
+	}{
+		{"offline", toys(model.Provider{Name: "toyoff"}), nil,
+			[]string{"  toyoff               offline, nothing to check\n"}},
+		{"labeled, no server named", toys(model.Provider{Name: "toylab", Labeled: true, Usage: "toylab/NAME/M"}), nil,
+			[]string{"  toylab               servers of your own (toylab/NAME/M): none named (set NAME_BASE_URL or base_urls: {NAME: URL}, and NAME_API_KEY if it wants a key)\n"}},
+		{"labeled, two servers named", toys(model.Provider{Name: "toylab", Labeled: true}, model.Provider{Name: "toyoff"}),
+			map[string]string{"ACME_API_KEY": "k", "ZED_API_KEY": "k"},
+			[]string{"  toylab               servers of your own (toylab/NAME/MODEL): 2 named, below\n", "  toyoff               offline, nothing to check\n",
+				"  toylab/acme          not configured: ACME_API_KEY set but no base URL", "  toylab/zed           not configured"}},
+		{"another's server", toys(model.Provider{Name: "toy", Server: &model.Server{KeyVar: "TOY_KEY", URL: closedPort(t), Local: true}},
+			model.Provider{Name: "toyalias", Server: &model.Server{KeyVar: "TOY_KEY", URL: closedPort(t), Local: true, Name: "toy"}}),
+			map[string]string{"TOY_BASE_URL": srv.URL, "TOYALIAS_BASE_URL": closedPort(t)},
+			[]string{"  toy                  ok: reachable at " + srv.URL + " (TOY_KEY not set)\n", "  toyalias             ok: reachable at " + srv.URL + " (TOY_KEY not set)\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			environ := func() []string {
+				var kv []string
+				for k, v := range tc.env {
+					kv = append(kv, k+"="+v)
+				}
+				return kv
+			}
+			opt := Options{Registry: tc.registry(), Getenv: func(k string) string { return tc.env[k] }, Environ: environ, Probe: time.Second}
+			var b bytes.Buffer
+			if err := Write(context.Background(), &b, opt); err != nil {
+				t.Fatal(err)
+			}
+			out, at := b.String(), 0
+			for _, want := range tc.want {
+				i := strings.Index(out[at:], want)
+				if i < 0 {
+					t.Fatalf("the report lacks %q after its byte %d:\n%s", want, at, out)
+				}
+				at += i + len(want)
+			}
+		})
+	}
+	if srv.Count() != 2 {
+		t.Errorf("the server was probed %d times, want 2 (toy and toyalias)", srv.Count())
+	}
+}
+
+// The module's registry: every provider it has is on a line of the
+// report, once.
+func TestModuleProvidersListed(t *testing.T) {
+	r := providers.Registry()
+	var b bytes.Buffer
+	refuse := &http.Client{Transport: roundTrip(func(*http.Request) (*http.Response, error) { return nil, errors.New("no network in this test") })}
+	if err := Write(context.Background(), &b, Options{Registry: r, Client: refuse}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range r.Providers() {
+		if n := strings.Count(b.String(), "\n  "+name+" "); n != 1 {
+			t.Errorf("%s is on %d lines of the report, want 1:\n%s", name, n, b.String())
+		}
+	}
+}
+
+// roundTrip is an http.RoundTripper of one function.
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // The server --base-url names is probed on a line of its own, answering
 // or not; a base URL holding a key is refused without printing it.
