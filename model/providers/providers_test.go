@@ -1,7 +1,11 @@
 package providers_test
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -140,5 +144,75 @@ func TestDescribeVision(t *testing.T) {
 		if got := describe(name).Vision; got != want {
 			t.Errorf("describe(%q).Vision = %v", name, got)
 		}
+	}
+}
+
+// modelsPage lists the model names each provider takes, in a table whose
+// first column holds names.
+const modelsPage = "../../docs/models.md"
+
+// pageProviders returns the providers of the model names in the first
+// column of the page's table headed "| name | what |", by r's reading.
+func pageProviders(r *model.Registry, page string) (map[string]bool, error) {
+	_, table, ok := strings.Cut(page, "\n| name | what |\n")
+	if !ok {
+		return nil, fmt.Errorf("no table headed | name | what |")
+	}
+	cell := regexp.MustCompile("`([^`]+)`")
+	got := map[string]bool{}
+	for _, line := range strings.Split(table, "\n")[1:] { // after its rule
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		for _, m := range cell.FindAllStringSubmatch(strings.Split(line, "|")[1], -1) {
+			if ref, err := r.Parse(m[1], model.Options{}); err == nil {
+				got[ref.Provider] = true
+			}
+		}
+	}
+	return got, nil
+}
+
+// docs/models.md's table of names has a name of every provider of the
+// commands' registry: a provider added (here "toy") or a row dropped
+// fails.
+func TestModelsPageNamesEveryProvider(t *testing.T) {
+	data, err := os.ReadFile(modelsPage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	toy := model.Provider{Name: "toy", New: func(model.Ref, model.Options) (model.Model, error) { return nil, nil }}
+	for _, tc := range []struct {
+		name        string
+		page        string
+		more        []model.Provider
+		wantMissing []string
+		wantErr     string
+	}{
+		{name: "the page", page: page},
+		{name: "a provider the page lacks", page: page, more: []model.Provider{toy}, wantMissing: []string{"toy"}},
+		{name: "a row dropped", page: strings.Replace(page, "| `replay:FILE.jsonl` |", "| replay |", 1), wantMissing: []string{"replay"}},
+		{name: "no table", page: "# Models\n", wantErr: "no table"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := providers.Registry()
+			for _, p := range tc.more {
+				r.Add(p)
+			}
+			named, err := pageProviders(r, tc.page)
+			if (err != nil) != (tc.wantErr != "") || err != nil && !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("%s: %v, want an error with %q", modelsPage, err, tc.wantErr)
+			}
+			var missing []string
+			for _, p := range r.Providers() {
+				if err == nil && !named[p] {
+					missing = append(missing, p)
+				}
+			}
+			if !slices.Equal(missing, tc.wantMissing) {
+				t.Errorf("%s: no name of providers %q, want %q", modelsPage, missing, tc.wantMissing)
+			}
+		})
 	}
 }
