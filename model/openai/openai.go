@@ -6,6 +6,7 @@ package openai
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -118,12 +119,10 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 // variables its key may be in, the provider or NAME whose server it is
 // (NAME_BASE_URL, base_urls) and the provider's own server ("" for none).
 func serverOf(ref model.Ref) (keyVars []string, server, defaultBase string, err error) {
-	switch ref.Provider {
-	case "openai", "openai-responses":
-		return []string{"OPENAI_API_KEY"}, "openai", openAIURL, nil
-	case "ollama", "vllm", "llamacpp":
-		return []string{model.EnvName(ref.Provider) + "_API_KEY"}, ref.Provider, localURLs()[ref.Provider], nil
-	case "openai-api":
+	if s := defaultServer(ref.Provider); s != nil {
+		return []string{s.KeyVar}, cmp.Or(s.Name, ref.Provider), s.URL, nil
+	}
+	if ref.Provider == "openai-api" {
 		if ref.Label != "" {
 			return []string{model.EnvName(ref.Label) + "_API_KEY"}, ref.Label, "", nil
 		}

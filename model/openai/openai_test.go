@@ -322,15 +322,21 @@ func TestNewReadsOnlyGetenv(t *testing.T) {
 			t.Errorf("New(%q) without a key: error %v, want one naming OPENAI_API_KEY", name, err)
 		}
 	}
-	// OPENAI_BASE_URL moves OpenAI, and then a key is optional.
-	m, err := newModel("openai/gpt-4o", model.Options{Getenv: func(k string) string {
-		return map[string]string{"OPENAI_BASE_URL": "http://local/v1"}[k]
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := m.(*chatModel).cfg; c.info.BaseURL != "http://local/v1" || c.key != "" || c.maxCompletionTokens {
-		t.Errorf("cfg = %+v", c)
+	// OPENAI_BASE_URL moves OpenAI, both its APIs (the Responses API is
+	// at openai's server, not at an OPENAI_RESPONSES one), and then a key
+	// is optional.
+	env := map[string]string{"OPENAI_BASE_URL": "http://local/v1", "OPENAI_RESPONSES_BASE_URL": "http://elsewhere/v1"}
+	for _, name := range []string{"openai/gpt-4o", "openai-responses/gpt-4o"} {
+		m, err := newModel(name, model.Options{Getenv: func(k string) string { return env[k] }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info := m.Info(); info.BaseURL != "http://local/v1" {
+			t.Errorf("%s: base URL %q, want OPENAI_BASE_URL's", name, info.BaseURL)
+		}
+		if c, ok := m.(*chatModel); ok && (c.cfg.key != "" || c.cfg.maxCompletionTokens) {
+			t.Errorf("cfg = %+v", c.cfg)
+		}
 	}
 }
 

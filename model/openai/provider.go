@@ -43,14 +43,27 @@ func vision(name string) bool {
 // URL that no other provider claims).
 func Register(r *model.Registry) {
 	r.Add(model.Provider{Name: "openai", New: newClient, Claim: claimBare, Describe: describe, Usage: "openai/MODEL, a bare gpt-*",
-		Server: &model.Server{KeyVar: "OPENAI_API_KEY", URL: openAIURL}})
-	r.Add(model.Provider{Name: "openai-responses", New: newClient, Describe: describe,
-		Server: &model.Server{KeyVar: "OPENAI_API_KEY", URL: openAIURL, Name: "openai"}})
+		Server: defaultServer("openai")})
+	r.Add(model.Provider{Name: "openai-responses", New: newClient, Describe: describe, Server: defaultServer("openai-responses")})
 	for _, p := range []string{"ollama", "vllm", "llamacpp"} {
-		r.Add(model.Provider{Name: p, New: newClient, Describe: describe,
-			Server: &model.Server{KeyVar: model.EnvName(p) + "_API_KEY", URL: localURLs()[p], Local: true}})
+		r.Add(model.Provider{Name: p, New: newClient, Describe: describe, Server: defaultServer(p)})
 	}
 	r.Add(model.Provider{Name: "openai-api", New: newClient, Labeled: true, Fallback: true, Usage: "openai-api/NAME/MODEL"})
+}
+
+// defaultServer is where a provider of this package sends unless told
+// otherwise, as check reports it and its models read their key and base
+// URL (serverOf); nil for openai-api, whose servers are the user's.
+func defaultServer(provider string) *model.Server {
+	switch provider {
+	case "openai":
+		return &model.Server{KeyVar: "OPENAI_API_KEY", URL: openAIURL}
+	case "openai-responses": // OpenAI's other API, at its server
+		return &model.Server{KeyVar: "OPENAI_API_KEY", URL: openAIURL, Name: "openai"}
+	case "ollama", "vllm", "llamacpp":
+		return &model.Server{KeyVar: model.EnvName(provider) + "_API_KEY", URL: localURLs()[provider], Local: true}
+	}
+	return nil
 }
 
 // claimBare takes a name without a provider that OpenAI serves, as LIME
