@@ -147,59 +147,111 @@ type slot struct {
 // question runs code. The run's state is saved before the first question
 // and its journal removed once every output holds every answer.
 func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model, opt Options) (Result, error) {
-	var res Result
 	infos := make(map[string]model.Info, len(models))
 	for name, m := range models {
 		infos[name] = m.Info()
 	}
-	if needsSandbox(outs) {
-		// Checked before any model call: a missing bubblewrap or pandas
-		// is one error naming the Debian packages.
-		pool, err := sandbox.NewPool(ctx, opt.Sandbox)
-		if err != nil {
-			return res, err
-		}
-		defer pool.Close()
-		wrapped := make(map[string]model.Model, len(models))
-		for name, m := range models {
-			// An agent question's model calls retry inside its job
-			// with the runner's rules (solve.Model.Retry).
-			sm := &solve.Model{Inner: m, Sandbox: pool, Reformat: opt.Reformat, Retry: opt.Runner}
-			defer sm.Close()
-			wrapped[name] = sm
-		}
-		models = wrapped
+	models, closeModels, err := sandboxed(ctx, outs, models, opt)
+	if err != nil {
+		return Result{}, err
 	}
+	defer closeModels()
 	if err := opt.Resume.save(); err != nil {
-		return res, err
+		return Result{}, err
 	}
 	scratch, err := write.NewScratch(opt.Resume.Journal)
 	if err != nil {
-		return res, err
+		return Result{}, err
 	}
 	defer scratch.Close()
 	js, reused, err := newJobs(ctx, outs, models, infos, opt.Prices, scratch)
 	if err != nil {
-		return res, err
+		return Result{}, err
 	}
-	runs := js.runs
 	ropt := runnerOptions(ctx, opt, infos)
 
-	// One goroutine grades and encodes each question as its answer comes
-	// in, and writes each output once its sheet is complete: the runner's
-	// own goroutine is never held up by grading, and little is left to do
-	// after a sheet's last answer.
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
-	start := time.Now()
-	// A step is a question to grade, or the sheet is complete (q = -1).
+	g := startGrading(ctx, stop, opt, ropt)
+	g.settleReused(js.runs, reused)
+	settle := g.settler(js, infos, opt.Prices)
+	var stats runner.Stats
+	if opt.Batch != nil {
+		stats, err = sendBatch(rctx, opt, js, ropt.Options, settle)
+	} else {
+		stats, err = runner.RunJobs(rctx, js, ropt.Options, func(o runner.Outcome) { settle(o, "") })
+	}
+	finishErr := g.wait()
+
+	res := gather(js.runs)
+	if err := runError(ctx, opt, stats, finishErr, err); err != nil {
+		return res, err
+	}
+	if res.Failed == 0 {
+		// With failed questions the journal stays: a rerun asks only
+		// those, into the same output files.
+		opt.Resume.remove()
+	}
+	return res, nil
+}
+
+// sandboxed wraps models for code and agent modes (solve.Model) around
+// one sandbox pool when some question of outs runs code, and returns them
+// with what closes them and the pool; models as they are otherwise. The
+// pool is started, and checked, here, before any model call: a missing
+// bubblewrap or pandas is one error naming the Debian packages.
+func sandboxed(ctx context.Context, outs []*plan.Output, models map[string]model.Model, opt Options) (map[string]model.Model, func(), error) {
+	if !needsSandbox(outs) {
+		return models, func() {}, nil
+	}
+	pool, err := sandbox.NewPool(ctx, opt.Sandbox)
+	if err != nil {
+		return nil, nil, err
+	}
+	wrapped := make(map[string]model.Model, len(models))
+	var sms []*solve.Model
+	for name, m := range models {
+		// An agent question's model calls retry inside its job
+		// with the runner's rules (solve.Model.Retry).
+		sm := &solve.Model{Inner: m, Sandbox: pool, Reformat: opt.Reformat, Retry: opt.Runner}
+		sms = append(sms, sm)
+		wrapped[name] = sm
+	}
+	closeAll := func() {
+		// The models before the pool they run code in, the last made
+		// first.
+		for _, sm := range slices.Backward(sms) {
+			sm.Close()
+		}
+		pool.Close()
+	}
+	return wrapped, closeAll, nil
+}
+
+// grading is the one goroutine that grades and encodes each question as
+// its answer comes in, and writes each output once its sheet is complete:
+// the runner's own goroutine is never held up by grading, and little is
+// left to do after a sheet's last answer.
+type grading struct {
+	// steps are the questions to grade, or a sheet complete (q = -1).
 	// The runner's emit waits when grading falls behind.
-	steps := make(chan slot, stepsBuffer)
-	var finishErr error
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for s := range steps {
-			if finishErr != nil || ctx.Err() != nil {
+	steps chan slot
+	wg    sync.WaitGroup
+	// err is the first error grading or writing an output, which stopped
+	// the run; read once the goroutine is done (wait).
+	err error
+}
+
+// startGrading starts the grading goroutine. An error grading or writing
+// an output calls stop, ending the sending; after it, or once ctx is
+// done, the steps still sent are dropped: a stopped run writes no more
+// outputs, and their answers stay in the journal.
+func startGrading(ctx context.Context, stop context.CancelFunc, opt Options, ropt *sending) *grading {
+	g := &grading{steps: make(chan slot, stepsBuffer)}
+	start := time.Now()
+	g.wg.Go(func() {
+		for s := range g.steps {
+			if g.err != nil || ctx.Err() != nil {
 				continue // a stopped run writes no more outputs; answers stay in the journal
 			}
 			var err error
@@ -210,38 +262,59 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 				err = s.run.finish(opt, time.Since(start))
 			}
 			if err != nil && ctx.Err() == nil {
-				finishErr = err
+				g.err = err
 				stop() // answers stay in the journal
 			}
 		}
 	})
+	return g
+}
+
+// settleReused counts and grades the questions answered from earlier
+// outputs (newJobs' reused), before any question is asked, then
+// completes each sheet left with nothing to ask: every question reused,
+// or none at all.
+func (g *grading) settleReused(runs []*sheetRun, reused []slot) {
 	for _, s := range reused {
 		s.run.addReused(s.rec)
-		steps <- s
+		g.steps <- s
 	}
 	for _, sr := range runs {
 		if sr.left == 0 {
-			steps <- slot{sr, -1, nil}
+			g.steps <- slot{sr, -1, nil}
 		}
 	}
-	settle := func(o runner.Outcome, batchID string) {
+}
+
+// settler is the emit of the sending (live or batch): each outcome goes
+// into its question's record, is counted and graded, and its sheet is
+// completed after its last question.
+func (g *grading) settler(js *jobs, infos map[string]model.Info, prices plan.Prices) func(o runner.Outcome, batchID string) {
+	return func(o runner.Outcome, batchID string) {
 		sr, q := js.locate(o.Index)
 		rec := sr.take(q)
-		sr.add(o, rec, infos[sr.out.Model], opt.Prices.For(sr.out.Model), batchID)
-		steps <- slot{sr, q, rec}
+		sr.add(o, rec, infos[sr.out.Model], prices.For(sr.out.Model), batchID)
+		g.steps <- slot{sr, q, rec}
 		if sr.left == 0 {
-			steps <- slot{sr, -1, nil}
+			g.steps <- slot{sr, -1, nil}
 		}
 	}
-	var stats runner.Stats
-	if opt.Batch != nil {
-		stats, err = sendBatch(rctx, opt, js, ropt.Options, settle)
-	} else {
-		stats, err = runner.RunJobs(rctx, js, ropt.Options, func(o runner.Outcome) { settle(o, "") })
-	}
-	close(steps)
-	wg.Wait()
+}
 
+// wait ends the steps, once the sending is done, waits for the last to be
+// graded and written, and returns the error that stopped grading, if one
+// did.
+func (g *grading) wait() error {
+	close(g.steps)
+	g.wg.Wait()
+	return g.err
+}
+
+// gather is what the run's outputs came to: the files written, and the
+// earlier ones current in their place, with their questions, failures
+// and the questions that could not be graded.
+func gather(runs []*sheetRun) Result {
+	var res Result
 	for _, sr := range runs {
 		if e := sr.current; e != nil {
 			res.Files = append(res.Files, File{Path: e.Path, Current: true, Sheet: &e.File.Sheet, Tally: result.TallyOf(e.File)})
@@ -258,24 +331,27 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 			res.FirstError = sr.firstErr
 		}
 	}
+	return res
+}
+
+// runError is the error of a run that did not end: an output that could
+// not be graded or written (finishErr), a stop (ctx done; stats say how
+// far it went), or the sending's error; nil when none. Each says where
+// the answers so far are kept, for a rerun to go on from.
+func runError(ctx context.Context, opt Options, stats runner.Stats, finishErr, sendErr error) error {
 	kept := fmt.Sprintf("answers so far are kept in %s; rerun the same command to go on", opt.Resume.Journal)
 	if opt.Batch != nil {
 		kept = "the batches keep running; their ids and " + kept + " and collect them"
 	}
 	switch {
 	case finishErr != nil:
-		return res, fmt.Errorf("%w (%s)", finishErr, kept)
+		return fmt.Errorf("%w (%s)", finishErr, kept)
 	case ctx.Err() != nil:
-		return res, fmt.Errorf("stopped with %d of %d questions answered; %s", stats.Answered+stats.NoAnswer+stats.Failed, stats.Jobs, kept)
-	case err != nil:
-		return res, fmt.Errorf("%w; %s", err, kept)
-	case res.Failed > 0:
-		// The journal stays: a rerun asks only the failed questions, into
-		// the same output files.
-		return res, nil
+		return fmt.Errorf("stopped with %d of %d questions answered; %s", stats.Answered+stats.NoAnswer+stats.Failed, stats.Jobs, kept)
+	case sendErr != nil:
+		return fmt.Errorf("%w; %s", sendErr, kept)
 	}
-	opt.Resume.remove()
-	return res, nil
+	return nil
 }
 
 // needsSandbox says whether some question runs code.
