@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/testkit/blocked"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -162,15 +163,26 @@ func TestRunWithCache(t *testing.T) {
 	}
 	jobs := makeJobs(20)
 	// Jobs 10..19 repeat the prompts of 0..9 under other keys: within one
-	// run each prompt is paid for once.
+	// run each prompt is paid for once, also while it is being asked.
 	for i := 10; i < 20; i++ {
 		jobs[i].Task = jobs[i-10].Task
 	}
+	// Every job is in flight at once, and the calls are answered once the
+	// ten jobs repeating a prompt wait for the one asking it.
+	overlap := make(chan struct{})
+	go func() {
+		defer close(overlap)
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		if err := blocked.Wait(ctx, "runner.(*run).do", 10); err != nil {
+			t.Errorf("the jobs repeating a prompt do not wait for the one asking it: %v", err)
+		}
+	}()
 	m1 := newFuncModel(func(ctx context.Context, req model.Task) (model.Response, error) {
-		time.Sleep(time.Millisecond) // let duplicates overlap
+		<-overlap
 		return echo(ctx, req)
 	})
-	got, st, err := collect(t, context.Background(), m1, jobs, Options{Concurrency: 8, Cache: c})
+	got, st, err := collect(t, context.Background(), m1, jobs, Options{Concurrency: 20, Cache: c})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/testkit/blocked"
 	"github.com/evalmd/evalmd/internal/testkit/syncbuf"
 )
 
@@ -100,7 +101,12 @@ func TestServe(t *testing.T) {
 	}
 	asked := make(chan int, 1)
 	go func() { code, _ := get(t, "GET", url+m[1][1:], ""); asked <- code }()
-	time.Sleep(100 * time.Millisecond) // the question is held
+	// The output comes once the server holds the question.
+	held, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if err := blocked.Wait(held, "aggcmd.(*server).serveChanges", 1); err != nil {
+		t.Fatal(err)
+	}
 	data, err := os.ReadFile(filepath.Join("..", "..", "..", "agg", "testdata", "bench", "output-comp-a-m1-0001.json"))
 	if err != nil {
 		t.Fatal(err)
