@@ -226,8 +226,10 @@ func TestCloseEndsHangs(t *testing.T) {
 		_, _, err := post(t, http.DefaultClient, srv.URL+"/chat/completions", chatBody)
 		done <- err
 	}()
-	for srv.Count() == 0 {
-		time.Sleep(5 * time.Millisecond)
+	for deadline := time.Now().Add(time.Minute); srv.Count() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the request did not arrive in a minute")
+		}
 	}
 	begin := time.Now()
 	srv.Close()
