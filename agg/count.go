@@ -347,18 +347,22 @@ func (u *usage) merge(v *usage) {
 	u.badFigures += v.badFigures
 }
 
-// errPart stops a file read a question at a time that is a shard's part:
-// the parts of a run are put together whole (result.Parts).
+// errPart stops a file read a question at a time at its sheet record
+// when it is a shard's part: the parts of a run are read together, once
+// they are in (countWhole).
 var errPart = errors.New("a shard's part")
 
 // stream counts the file at path reading it a question at a time
-// (result.Scan). A file that cannot be read so (a shard's part, or one
-// result.Scan leaves to result.Parse) has what it added taken back and is
-// decoded whole and taken as the workers' files are.
+// (result.Scan). Of a shard's part only the sheet record is read, and it
+// waits for the run's other parts (addPart). A file that cannot be read
+// so (one result.Scan leaves to result.Parse) has what it added taken
+// back and is decoded whole and taken as the workers' files are.
 func (l *loader) stream(path string) {
 	var c *fileCount
+	var part *result.Sheet
 	err := scanFile(path, func(s *result.Sheet) error {
-		if s.Shards > 0 {
+		if l.grouped(path, s) {
+			part = s
 			return errPart
 		}
 		var sum [sha256.Size]byte
@@ -379,15 +383,16 @@ func (l *loader) stream(path string) {
 		c.end()
 		return
 	}
-	c.rollback()
-	r := decoded{path: path}
-	var data []byte
-	data, r.file, r.err = decodeFile(path, nil)
-	if r.err == nil && r.file.Sheet.RunID == "" {
-		r.sum = sha256.Sum256(data)
+	if part != nil && l.scanPart(path, part) {
+		return
 	}
+	c.rollback()
+	r, _ := decodeOne(path, nil, never)
 	l.take(r)
 }
+
+// never is a streamed that says no file is read a question at a time.
+func never(string) bool { return false }
 
 // scanFile reads the output file at path a question at a time.
 func scanFile(path string, sheet func(*result.Sheet) error, question func(*result.Question) error) error {

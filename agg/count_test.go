@@ -3,10 +3,12 @@ package agg
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,7 +21,10 @@ import (
 // reruns that reused some or every answer, a copy of a run with an id
 // and one without, a dry run, a file agg cannot read, one whose
 // questions come before its sheet (decoded whole after all), a run in
-// shards' parts and in epochs, and a run a baseline does not hold; with
+// shards' parts and in epochs, runs in shards' parts read together a
+// question at a time (some questions without positions, a part missing)
+// or decoded whole after all (a part out of sheet order, a run without
+// an id), and a run a baseline does not hold; with
 // and without --latest-version. The reports, the notes and every list
 // agg keeps are alike.
 func TestStreamedCountsAsWhole(t *testing.T) {
@@ -47,6 +52,20 @@ func TestStreamedCountsAsWhole(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "output-broken-m-x.json"), []byte(`{"sheet": {"name": "b"}, "questions": [{"name": "q", "grade": tru`), 0o644)
 	os.WriteFile(filepath.Join(dir, "output-late-m-l1.json"), []byte(`{"questions": [{"name": "Q1", "grade": true, "completion": "a"}], "sheet": {"name": "late", "run_id": "l1", "model_name": "m"}}`), 0o644)
 	writeShardedRun(t, filepath.Join(dir, "one"), filepath.Join(dir, "parts"), 3)
+	for _, run := range []struct {
+		sheet, id string
+		at        [][]int
+	}{
+		{"pz", "r5", [][]int{{1, 4, 0, 0}, {2, 3, 5}, {}, {0}}},
+		{"pu", "", [][]int{{3, 1}, {2, 0, 4}}},
+		{"pp", "r6", [][]int{{1, 3}, nil, {2, 0}}},
+	} {
+		for _, p := range shardParts(run.sheet, run.id, run.at) {
+			if p != nil {
+				writeFile(t, filepath.Join(dir, "runs", result.ShardName(result.FileName("input-"+run.sheet+".md", "m", run.id), p.Sheet.Shard, p.Sheet.Shards)), p)
+			}
+		}
+	}
 	base, err := Load(context.Background(), filepath.Join(dir, "one"), &bytes.Buffer{}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +101,77 @@ func TestStreamedCountsAsWhole(t *testing.T) {
 		if !latest && (whole.Files < 30 || len(whole.Duplicates) < 3) || len(whole.Skipped) != 1 || !strings.Contains(wwarn, "counted from") {
 			t.Errorf("latest %v: the folder did not hold what the test needs: %d files, duplicates %v, skipped %v", latest, whole.Files, whole.Duplicates, whole.Skipped)
 		}
+	}
+}
+
+// shardParts are the parts of a run (id id) of sheet on model m in
+// len(at) shards, part k's questions at the positions at[k] (0: none),
+// each named after its position or, without one, its part and place; a
+// nil at[k] is a part not written (nil).
+func shardParts(sheet, id string, at [][]int) []*result.File {
+	parts := make([]*result.File, len(at))
+	for k, pos := range at {
+		if pos == nil {
+			continue
+		}
+		p := &result.File{Sheet: result.Sheet{Name: sheet, RunID: id, ModelName: "m", Shard: k + 1, Shards: len(at)}, Questions: []result.Question{}}
+		for i, n := range pos {
+			name := fmt.Sprintf("Q%d", n)
+			if n == 0 {
+				name = fmt.Sprintf("U%d.%d", k+1, i)
+			}
+			c, g := fmt.Sprintf("answer %d.%d", k+1, i), (n+k+i)%3 != 0
+			p.Questions = append(p.Questions, result.Question{Name: name, Question: "ask " + name, Completion: &c, ModelName: "m",
+				Grade: &g, Position: n, InputTokens: 10 + n, RequestKey: name})
+		}
+		parts[k] = p
+	}
+	return parts
+}
+
+// mergeScan reads the parts of a run, each a question at a time, in the
+// order result.MergeParts puts their questions: by position, the earlier
+// part's first on a tie, those without a position last in their parts'
+// order. A part out of that order is an error.
+func TestMergeScanIsMergeParts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		at   [][]int
+		err  error
+	}{
+		{"interleaved", [][]int{{1, 4, 7}, {2, 5}, {3, 6, 8}}, nil},
+		{"ties", [][]int{{1, 2, 2}, {2, 3}}, nil},
+		{"without positions", [][]int{{1, 4, 0, 0}, {0, 0}, {2, 3, 5, 0}}, nil},
+		{"empty parts", [][]int{{}, {1, 2}, {}}, nil},
+		{"one part", [][]int{{1, 2, 3}}, nil},
+		{"decreasing", [][]int{{1, 3}, {4, 2}}, errUnordered},
+		{"positioned after none", [][]int{{1, 0, 2}, {3}}, errUnordered},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			parts := shardParts("s", "r1", tc.at)
+			var paths []string
+			for _, p := range parts {
+				path := filepath.Join(dir, result.ShardName("output-s-m-r1.json", p.Sheet.Shard, p.Sheet.Shards))
+				writeFile(t, path, p)
+				paths = append(paths, path)
+			}
+			var got []string
+			err := mergeScan(paths, func(q *result.Question) { got = append(got, *q.Completion) })
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("mergeScan: %v, want %v", err, tc.err)
+			}
+			if err != nil {
+				return
+			}
+			var want []string
+			for _, q := range result.MergeParts(parts).Questions {
+				want = append(want, *q.Completion)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("got %v, want %v", got, want)
+			}
+		})
 	}
 }
 

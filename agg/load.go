@@ -286,7 +286,7 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 			missing[i] = strconv.Itoa(k)
 		}
 		d.PartialShards = append(d.PartialShards, fmt.Sprintf("%s (model %s, sheet %s): no part of shard %s of %d", w.Path, sh.ModelName, sh.Name, strings.Join(missing, ", "), w.Shards))
-		l.count(l.whole(w))
+		l.countWhole(w)
 	}
 	if !opt.LatestVersion {
 		_, d.Versions = versions(l.fvs, false)
@@ -386,39 +386,58 @@ type loader struct {
 	// without one.
 	baseRuns map[string]bool
 	// parts gathers the shards' parts of a run until its last is in;
-	// partSums are the sums of those whose run has no id.
+	// partSums are the sums of those whose run has no id, and scanned
+	// those of which only the sheet record was read (to be read a
+	// question at a time: countWhole).
 	parts    result.Parts
 	partSums map[string][sha256.Size]byte
+	scanned  map[string]bool
 }
 
 // take takes one decoded file: a shard's part waits for the run's other
-// parts (result.Parts), and the run's whole, once they are in, is counted
-// as the one file a single machine would have written; a second copy of
-// a part is left out, unseen by Each.
+// parts (addPart), and is counted with them as the one file a single
+// machine would have written.
 func (l *loader) take(r decoded) {
 	if r.stream {
 		l.stream(r.path)
 		return
 	}
-	if r.err != nil || r.file.Sheet.Shards == 0 || r.file.Sheet.DryRun && !l.opt.IncludeDryRuns || l.leave[r.path] {
+	if r.err != nil || !l.grouped(r.path, &r.file.Sheet) {
 		l.count(r)
 		return
 	}
-	w, dup := l.parts.Add(r.path, r.file)
+	l.addPart(r.path, r.file, r.sum)
+}
+
+// grouped says whether the file at path whose sheet record is sheet is a
+// shard's part that waits for the run's other parts: one left out (a dry
+// run, an older version) is taken on its own.
+func (l *loader) grouped(path string, sheet *result.Sheet) bool {
+	return sheet.Shards > 0 && !(sheet.DryRun && !l.opt.IncludeDryRuns) && !l.leave[path]
+}
+
+// addPart takes f, a shard's part read from path (sum: its bytes'
+// sha256, for a run without an id), into the parts of its run
+// (result.Parts); the run's whole, once they are in, is counted. A
+// second copy of a part is left out, unseen by Each.
+func (l *loader) addPart(path string, f *result.File, sum [sha256.Size]byte) {
+	w, dup := l.parts.Add(path, f)
 	switch {
 	case dup != "":
-		l.d.Duplicates = append(l.d.Duplicates, r.path)
+		sh := &f.Sheet
+		l.d.Duplicates = append(l.d.Duplicates, path)
 		fmt.Fprintf(l.warn, "agg: skipping %s: the same shard as %s (shard %d of %d of run id %q, sheet %q, model %q)\n",
-			r.path, dup, r.file.Sheet.Shard, r.file.Sheet.Shards, r.file.Sheet.RunID, r.file.Sheet.Name, r.file.Sheet.ModelName)
+			path, dup, sh.Shard, sh.Shards, sh.RunID, sh.Name, sh.ModelName)
+		delete(l.scanned, path)
 		return
-	case r.file.Sheet.RunID == "":
+	case f.Sheet.RunID == "":
 		if l.partSums == nil {
 			l.partSums = map[string][sha256.Size]byte{}
 		}
-		l.partSums[r.path] = r.sum
+		l.partSums[path] = sum
 	}
 	if w != nil {
-		l.count(l.whole(*w))
+		l.countWhole(*w)
 	}
 }
 

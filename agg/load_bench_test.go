@@ -172,21 +172,28 @@ func BenchmarkLoadFolders(b *testing.B) {
 
 // BenchmarkAggLarge is agg's default report (Load, then LIME's tables and
 // agg's) over the output of one run of 10k, 100k or 1M questions
-// (benchkit.WriteOutput, as run writes it), with the peak heap
-// (benchkit.WatchHeap; EVALMD_HEAP_PROFILE=FILE keeps a heap profile near
-// the peak). BENCHMARKS.md has the whole-process figures.
+// (benchkit.WriteOutput, as run writes it), and of the run of 1M split in
+// 4 shards' parts (benchkit.WriteOutputParts, read as the one file they
+// make), with the peak heap (benchkit.WatchHeap; EVALMD_HEAP_PROFILE=FILE
+// keeps a heap profile near the peak). BENCHMARKS.md has the
+// whole-process figures.
 //
 //	go test ./agg -run '^$' -bench 'AggLarge/(10k|100k)$' -benchtime 1x
 //	go test ./agg -run '^$' -bench 'AggLarge/1M$' -benchtime 1x
+//	go test ./agg -run '^$' -bench 'AggLarge/1M-in-4-shards$' -benchtime 1x
 func BenchmarkAggLarge(b *testing.B) {
-	for _, n := range []int{10_000, 100_000, 1_000_000} {
-		name := fmt.Sprintf("%dk", n/1000)
-		if n >= 1_000_000 {
-			name = fmt.Sprintf("%dM", n/1_000_000)
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, tc := range []struct {
+		name      string
+		n, shards int
+	}{{"10k", 10_000, 0}, {"100k", 100_000, 0}, {"1M", 1_000_000, 0}, {"1M-in-4-shards", 1_000_000, 4}} {
+		b.Run(tc.name, func(b *testing.B) {
 			dir := b.TempDir()
-			if err := benchkit.WriteOutput(filepath.Join(dir, "output-q-openai-api_fake_m-b3nc.json"), n); err != nil {
+			path, n := filepath.Join(dir, "output-q-openai-api_fake_m-b3nc.json"), tc.n
+			write := benchkit.WriteOutput
+			if tc.shards > 0 {
+				write = func(path string, n int) error { return benchkit.WriteOutputParts(path, n, tc.shards) }
+			}
+			if err := write(path, n); err != nil {
 				b.Fatal(err)
 			}
 			var peak uint64

@@ -3,6 +3,7 @@ package result
 import (
 	"cmp"
 	"maps"
+	"math"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -135,7 +136,7 @@ func (p *Parts) Rest() []Whole {
 	return out
 }
 
-// merge puts the group's parts together (mergeParts).
+// merge puts the group's parts together (MergeParts).
 func (g *partGroup) merge() Whole {
 	shards := slices.Sorted(maps.Keys(g.files))
 	parts := make([]*File, len(shards))
@@ -145,64 +146,80 @@ func (g *partGroup) merge() Whole {
 		w.Parts = append(w.Parts, g.paths[k])
 	}
 	w.Path = filepath.Join(filepath.Dir(w.Parts[0]), unshardName(filepath.Base(w.Parts[0])))
-	w.File = mergeParts(parts)
+	w.File = MergeParts(parts)
 	return w
 }
 
-// mergeParts puts the parts of one run's file, one per shard, together
-// as one machine would have written it: the sheet of the first part with the
-// shard taken out, the run's start the earliest part's and its totals
-// summed (its wall time from the earliest start to the latest end), the
-// connection limits' changes in time order, and the questions in sheet
-// order (Question.Position, taken out). Parts without positions keep
-// their order after the others.
-func mergeParts(parts []*File) *File {
+// MergeParts puts the parts of one run's file, one per shard in shard
+// order, together as one machine would have written it: the sheet record
+// mergeSheets makes of theirs, and the questions in sheet order
+// (Question.Position, taken out). Parts without positions keep their
+// order after the others. agg reads big parts a question at a time in
+// this order instead.
+func MergeParts(parts []*File) *File {
 	if len(parts) == 0 {
 		return nil
 	}
-	f := &File{Sheet: parts[0].Sheet, extra: parts[0].extra}
-	f.Sheet.Shard, f.Sheet.Shards = 0, 0
-	f.Sheet.Totals = mergeTotals(parts)
-	var start time.Time
-	for _, p := range parts {
-		if t, ok := p.Sheet.StartTime(); ok && (start.IsZero() || t.Before(start)) {
-			start, f.Sheet.Created = t, p.Sheet.Created
-		}
-	}
-	f.Sheet.ConnectionLimits = nil
+	sheets := make([]*Sheet, len(parts))
 	n := 0
-	for _, p := range parts {
+	for i, p := range parts {
+		sheets[i] = &p.Sheet
 		n += len(p.Questions)
-		f.Sheet.ConnectionLimits = append(f.Sheet.ConnectionLimits, p.Sheet.ConnectionLimits...)
 	}
-	slices.SortStableFunc(f.Sheet.ConnectionLimits, func(a, b aimd.Change) int { return a.Time.Compare(b.Time) })
+	f := &File{Sheet: mergeSheets(sheets), extra: parts[0].extra}
 	f.Questions = make([]Question, 0, n)
 	for _, p := range parts {
 		f.Questions = append(f.Questions, p.Questions...)
 	}
-	last := func(pos int) int {
-		if pos <= 0 {
-			return int(^uint(0) >> 1)
-		}
-		return pos
-	}
-	slices.SortStableFunc(f.Questions, func(a, b Question) int { return cmp.Compare(last(a.Position), last(b.Position)) })
+	slices.SortStableFunc(f.Questions, func(a, b Question) int { return cmp.Compare(PartOrder(a.Position), PartOrder(b.Position)) })
 	for i := range f.Questions {
 		f.Questions[i].Position = 0
 	}
 	return f
 }
 
+// PartOrder is what a question of a shard's part at position pos is
+// sorted by in the file its parts make (MergeParts): its position, and
+// those without one (0) last.
+func PartOrder(pos int) int {
+	if pos <= 0 {
+		return math.MaxInt
+	}
+	return pos
+}
+
+// mergeSheets is the sheet record of the file the parts whose sheet
+// records are sheets (in shard order) make: the first part's with the
+// shard taken out, the run's start the earliest part's and its totals
+// summed (mergeTotals), the connection limits' changes in time order.
+func mergeSheets(sheets []*Sheet) Sheet {
+	s := *sheets[0]
+	s.Shard, s.Shards = 0, 0
+	s.Totals = mergeTotals(sheets)
+	var start time.Time
+	for _, p := range sheets {
+		if t, ok := p.StartTime(); ok && (start.IsZero() || t.Before(start)) {
+			start, s.Created = t, p.Created
+		}
+	}
+	s.ConnectionLimits = nil
+	for _, p := range sheets {
+		s.ConnectionLimits = append(s.ConnectionLimits, p.ConnectionLimits...)
+	}
+	slices.SortStableFunc(s.ConnectionLimits, func(a, b aimd.Change) int { return a.Time.Compare(b.Time) })
+	return s
+}
+
 // mergeTotals sums the parts' totals: nil when none has any, the cost
 // null unless every part's is known, the wall time from the earliest
 // start to the latest end (the longest part's when the starts are not
 // recorded).
-func mergeTotals(parts []*File) *Totals {
+func mergeTotals(sheets []*Sheet) *Totals {
 	var t *Totals
 	costKnown := true
 	var first, end time.Time
-	for _, p := range parts {
-		pt := p.Sheet.Totals
+	for _, p := range sheets {
+		pt := p.Totals
 		if pt == nil {
 			costKnown = false
 			continue
@@ -226,7 +243,7 @@ func mergeTotals(parts []*File) *Totals {
 			t.Cost = &c
 		}
 		t.WallSeconds = max(t.WallSeconds, pt.WallSeconds)
-		if s, ok := p.Sheet.StartTime(); ok {
+		if s, ok := p.StartTime(); ok {
 			if first.IsZero() || s.Before(first) {
 				first = s
 			}

@@ -74,7 +74,7 @@ func TestMerge(t *testing.T) {
 	parts[0].Sheet.ConnectionLimits = []aimd.Change{{Time: t0.Add(3 * time.Second), Limit: 9, From: 10}}
 	parts[2].Sheet.ConnectionLimits = []aimd.Change{{Time: t0.Add(time.Second), Limit: 10}, {Time: t0.Add(4 * time.Second), Limit: 8, From: 10}}
 
-	got := mergeParts([]*File{parts[0], parts[1], parts[2]})
+	got := MergeParts([]*File{parts[0], parts[1], parts[2]})
 	if !reflect.DeepEqual(got.Questions, whole.Questions) {
 		t.Errorf("questions:\n%+v\nwant\n%+v", got.Questions, whole.Questions)
 	}
@@ -108,7 +108,7 @@ func TestMerge(t *testing.T) {
 	}
 	// A part whose cost is unknown makes the whole's unknown.
 	parts[1].Sheet.Totals.Cost = nil
-	if c := mergeParts(parts).Sheet.Totals.Cost; c != nil {
+	if c := MergeParts(parts).Sheet.Totals.Cost; c != nil {
 		t.Errorf("cost %v with a part's unknown", *c)
 	}
 }

@@ -125,19 +125,43 @@ func writeHeapProfile(path string) {
 // of n questions writes (each answered "fake reply", graded right, with
 // its request key, usage and time), question by question, as a run
 // streams it: agg's benchmarks read it as they read a run's.
-func WriteOutput(path string, n int) error {
+func WriteOutput(path string, n int) error { return writeOutput(path, n, 0, 0) }
+
+// WriteOutputParts writes the parts WriteOutput's run writes split in
+// shards (run --shard), at path's shards' names (result.ShardName):
+// question i in shard i mod shards + 1, with its position.
+func WriteOutputParts(path string, n, shards int) error {
+	for k := 1; k <= shards; k++ {
+		if err := writeOutput(result.ShardName(path, k, shards), n, k, shards); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeOutput writes WriteOutput's file, or of its run in shards the part
+// of shard k (0: the whole).
+func writeOutput(path string, n, k, shards int) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	out := &result.File{Sheet: result.Sheet{Name: "Sheet 1", RunID: "b3nc", ModelName: "openai-api/fake/m", SheetFile: "input-q.md",
-		Created: "2026-11-28T10:00:00.000Z", Version: "0123456789ab"}}
+		Created: "2026-11-28T10:00:00.000Z", Version: "0123456789ab", Shard: k, Shards: shards}}
+	first, step := 0, 1
+	if k > 0 {
+		first, step = k-1, shards
+	}
 	yes, reply, truth, secs := true, "fake reply", "fake reply", 0.0012
-	err = out.WriteJSON(w, n, func(w io.Writer, i int) error {
+	err = out.WriteJSON(w, (n-first+step-1)/step, func(w io.Writer, j int) error {
+		i := first + j*step
 		q := result.Question{Name: fmt.Sprintf("Q%d", i+1), GroundTruth: &truth, Question: fmt.Sprintf("ask S1 Q%d", i+1), Completion: &reply,
 			ModelName: "openai-api/fake/m", EvalTime: &secs, Grade: &yes, InputTokens: 10, OutputTokens: 5, Grader: "lime",
 			RequestKey: fmt.Sprintf("%064x", i+1), ServedModel: "m"}
+		if k > 0 {
+			q.Position = i + 1
+		}
 		data, err := result.EncodeQuestion(&q)
 		if err == nil {
 			_, err = w.Write(data)

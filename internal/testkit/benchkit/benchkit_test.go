@@ -3,9 +3,12 @@ package benchkit
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/evalmd/evalmd/result"
 )
 
 func TestWriteSheet(t *testing.T) {
@@ -53,4 +56,35 @@ func TestWatchHeap(t *testing.T) {
 		t.Errorf("peak %d bytes while 64 MiB were held", peak)
 	}
 	_ = keep[63]
+}
+
+// The parts WriteOutputParts writes make WriteOutput's file: each a
+// shard's, every question in one part, with its position.
+func TestWriteOutputParts(t *testing.T) {
+	for _, tc := range []struct{ n, shards int }{{10, 4}, {3, 4}, {7, 1}} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "output-q-m-b3nc.json")
+		if err := WriteOutput(path, tc.n); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteOutputParts(path, tc.n, tc.shards); err != nil {
+			t.Fatal(err)
+		}
+		whole, err := result.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts := make([]*result.File, tc.shards)
+		for k := range parts {
+			if parts[k], err = result.Read(result.ShardName(path, k+1, tc.shards)); err != nil {
+				t.Fatal(err)
+			}
+			if sh := parts[k].Sheet; sh.Shard != k+1 || sh.Shards != tc.shards {
+				t.Errorf("part %d of %d: shard %d of %d", k+1, tc.shards, sh.Shard, sh.Shards)
+			}
+		}
+		if got := result.MergeParts(parts); !reflect.DeepEqual(got.Questions, whole.Questions) || len(whole.Questions) != tc.n {
+			t.Errorf("%d questions in %d parts: merged %d questions, not the %d of the whole", tc.n, tc.shards, len(got.Questions), len(whole.Questions))
+		}
+	}
 }
