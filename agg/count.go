@@ -1,7 +1,6 @@
 package agg
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -14,7 +13,7 @@ import (
 )
 
 // streamAbove is the size past which an output file is read a question at
-// a time (result.Scan) rather than decoded whole by the loader's workers:
+// a time (result.ScanFile) rather than decoded whole by the loader's workers:
 // a run's file of a million questions is 657 MB, and decoded whole it was
 // 2.2 GB. Files below it, which a folder of many holds, are decoded in
 // parallel. The reports that need every question of a file (Each, the
@@ -353,14 +352,14 @@ func (u *usage) merge(v *usage) {
 var errPart = errors.New("a shard's part")
 
 // stream counts the file at path reading it a question at a time
-// (result.Scan). Of a shard's part only the sheet record is read, and it
+// (result.ScanFile). Of a shard's part only the sheet record is read, and it
 // waits for the run's other parts (addPart). A file that cannot be read
-// so (one result.Scan leaves to result.Parse) has what it added taken
+// so (one result.ScanFile leaves to result.Parse) has what it added taken
 // back and is decoded whole and taken as the workers' files are.
 func (l *loader) stream(path string) {
 	var c *fileCount
 	var part *result.Sheet
-	err := scanFile(path, func(s *result.Sheet) error {
+	err := result.ScanFile(path, func(s *result.Sheet) error {
 		if l.grouped(path, s) {
 			part = s
 			return errPart
@@ -375,7 +374,7 @@ func (l *loader) stream(path string) {
 		}
 		c = l.begin(path, s, sum, -1)
 		return nil
-	}, func(q *result.Question) error {
+	}, func(q *result.Question, _ result.Span) error {
 		c.question(q)
 		return nil
 	})
@@ -393,16 +392,6 @@ func (l *loader) stream(path string) {
 
 // never is a streamed that says no file is read a question at a time.
 func never(string) bool { return false }
-
-// scanFile reads the output file at path a question at a time.
-func scanFile(path string, sheet func(*result.Sheet) error, question func(*result.Question) error) error {
-	fh, err := readfile.Open(path)
-	if err != nil {
-		return err
-	}
-	defer fh.Close()
-	return result.Scan(bufio.NewReaderSize(fh, 1<<20), sheet, question)
-}
 
 // fileSum is the sha256 of the file at path.
 func fileSum(path string) ([sha256.Size]byte, error) {

@@ -16,7 +16,7 @@ import (
 	"github.com/evalmd/evalmd/result"
 )
 
-// A file read a question at a time (result.Scan; agg reads a file past
+// A file read a question at a time (result.ScanFile; agg reads a file past
 // streamAbove so) counts as the same file decoded whole: LIME's results,
 // reruns that reused some or every answer, a copy of a run with an id
 // and one without, a dry run, a file agg cannot read, one whose

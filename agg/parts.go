@@ -42,7 +42,7 @@ func (l *loader) scanPart(path string, sheet *result.Sheet) bool {
 // part was read no further than its sheet record (scanPart), every part
 // is read at once, a question at a time, in the order result.MergeParts
 // puts their questions (mergeScan), into the same count as the file
-// MergeParts makes; when that fails (a part result.Scan leaves to
+// MergeParts makes; when that fails (a part result.ScanFile leaves to
 // result.Parse, or whose questions are not in sheet order), what was
 // counted is taken back and the parts are decoded whole and put
 // together.
@@ -110,7 +110,7 @@ type scannedPart struct {
 // result.MergeParts puts them: each part's being in that order, the
 // question first of those at hand, the earlier part's on a tie. A part
 // whose questions are not in that order is an error (errUnordered), as is
-// one result.Scan cannot read.
+// one result.ScanFile cannot read.
 func mergeScan(paths []string, question func(*result.Question)) error {
 	parts := make([]*scannedPart, len(paths))
 	for i, path := range paths {
@@ -143,7 +143,7 @@ func mergeScan(paths []string, question func(*result.Question)) error {
 // scan is the questions of the part at path, its error kept in p.err.
 func (p *scannedPart) scan(path string) iter.Seq[*result.Question] {
 	return func(yield func(*result.Question) bool) {
-		p.err = scanFile(path, func(*result.Sheet) error { return nil }, func(q *result.Question) error {
+		p.err = result.ScanFile(path, func(*result.Sheet) error { return nil }, func(q *result.Question, _ result.Span) error {
 			if !yield(q) {
 				return errStopped
 			}

@@ -219,7 +219,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if cfg.DryRun {
 		return sum, cfg.writeDryRun(&sum, outs, w, ms.names, runID)
 	}
-	if err := reuseAnswers(ctx, cfg, ms.made, outs, st.Exists); err != nil {
+	if err := reuseAnswers(cfg, ms.made, outs, st.Exists); err != nil {
 		return sum, err
 	}
 	res, err := execute.Run(ctx, outs, ms.made, execute.Options{Runner: cfg.Runner, Resume: st, Batch: cfg.Batch,

@@ -1,29 +1,64 @@
 package result
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
 	"sync"
+
+	"github.com/evalmd/evalmd/internal/readfile"
 )
 
-// errScan says Scan could not read a file a question at a time; Read can
+// errScan says ScanFile could not read a file a question at a time; Read can
 // still read it whole, or say what is wrong with it, at its line.
 var errScan = errors.New("not read a question at a time")
 
-// Scan reads an output file from r as Parse decodes it, a question at a
-// time: sheet is given the sheet record, then question each question in
-// order, and only the question at hand is held, so a reader of a file of
-// a million questions (agg) holds what it keeps of each. The members
-// besides "sheet" and "questions" are skipped. A file whose "questions"
-// come before its "sheet", or that holds either twice, or anything Parse
-// refuses, is an error, once the callbacks have seen
-// what came before it: the caller drops what it took and reads the file
-// with Read, which decodes it or says why not. An error of sheet or
-// question stops Scan and is returned as it is.
-func Scan(r io.Reader, sheet func(*Sheet) error, question func(*Question) error) error {
+// Span is where a question's JSON lies in the file ScanFile read it from:
+// QuestionAt reads it again from there.
+type Span struct {
+	Off int64
+	Len int
+}
+
+// ScanFile reads the output file at path as Parse decodes it, a question
+// at a time: sheet is given the sheet record, then question each question
+// in order, with its Span in the file, and only the question at hand is
+// held, so a reader of a file of a million questions (agg, a rerun's
+// index) holds what it keeps of each. The members besides "sheet" and
+// "questions" are skipped. A file whose "questions" come before its
+// "sheet", or that holds either twice, or anything Parse refuses, is an
+// error, once the callbacks have seen what came before it: the caller
+// drops what it took and reads the file with Read, which decodes it or
+// says why not. An error of sheet or question stops ScanFile and is
+// returned as it is.
+func ScanFile(path string, sheet func(*Sheet) error, question func(*Question, Span) error) error {
+	fh, err := readfile.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	return scan(bufio.NewReaderSize(fh, 1<<20), sheet, question)
+}
+
+// QuestionAt decodes the question at span of r, an output file ScanFile
+// read, as ScanFile decoded it there.
+func QuestionAt(r io.ReaderAt, at Span) (Question, error) {
+	raw := make([]byte, at.Len)
+	if _, err := r.ReadAt(raw, at.Off); err != nil {
+		return Question{}, err
+	}
+	q, ok := parseQuestion(raw)
+	if !ok {
+		return Question{}, fmt.Errorf("no question at byte %d", at.Off)
+	}
+	return q, nil
+}
+
+// scan is ScanFile of what r reads.
+func scan(r io.Reader, sheet func(*Sheet) error, question func(*Question, Span) error) error {
 	dec := json.NewDecoder(r)
 	if err := delim(dec, '{'); err != nil {
 		return err
@@ -85,7 +120,7 @@ func Scan(r io.Reader, sheet func(*Sheet) error, question func(*Question) error)
 // questions decoded by as many as there are cores, in batches, and handed
 // over in order: reading a question's bytes and decoding them cost about
 // alike.
-func scanQuestions(dec *json.Decoder, question func(*Question) error) error {
+func scanQuestions(dec *json.Decoder, question func(*Question, Span) error) error {
 	tok, err := dec.Token()
 	switch {
 	case err != nil:
@@ -132,13 +167,14 @@ func scanQuestions(dec *json.Decoder, question func(*Question) error) error {
 // batchSize is how many questions a batch of scanQuestions holds.
 const batchSize = 256
 
-// batch is questions of the array as read (raw) and decoded (qs; ok false
-// when one would be walked), done once decoded.
+// batch is questions of the array as read (raw, at spans) and decoded
+// (qs; ok false when one would be walked), done once decoded.
 type batch struct {
-	raws []json.RawMessage
-	qs   []Question
-	ok   bool
-	done chan struct{}
+	raws  []json.RawMessage
+	spans []Span
+	qs    []Question
+	ok    bool
+	done  chan struct{}
 }
 
 // readBatches reads the array's questions into batches, each sent to be
@@ -153,6 +189,8 @@ func readBatches(dec *json.Decoder, stop <-chan struct{}, ordered, work chan<- *
 				return scanError(err)
 			}
 			b.raws = append(b.raws, raw)
+			// The decoder stands just past the question it decoded.
+			b.spans = append(b.spans, Span{dec.InputOffset() - int64(len(raw)), len(raw)})
 		}
 		for _, ch := range []chan<- *batch{work, ordered} {
 			select {
@@ -179,12 +217,12 @@ func (b *batch) decode() {
 }
 
 // hand hands the batch's questions over, in order.
-func (b *batch) hand(question func(*Question) error) error {
+func (b *batch) hand(question func(*Question, Span) error) error {
 	if !b.ok {
 		return scanError(errors.New("a question Parse would walk"))
 	}
 	for i := range b.qs {
-		if err := question(&b.qs[i]); err != nil {
+		if err := question(&b.qs[i], b.spans[i]); err != nil {
 			return err
 		}
 	}
@@ -219,7 +257,7 @@ func delim(dec *json.Decoder, d json.Delim) error {
 	return nil
 }
 
-// scanError is err as Scan returns it: wrapping errScan.
+// scanError is err as ScanFile returns it: wrapping errScan.
 func scanError(err error) error {
 	return fmt.Errorf("%w: %w", errScan, unexpected(err))
 }

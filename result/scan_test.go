@@ -3,6 +3,7 @@ package result
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,19 +13,27 @@ import (
 	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
-// scanned is what Scan hands over of data: the sheet and the questions,
-// as a File without the members Scan skips.
+// scanned is what scan hands over of data: the sheet and the questions,
+// as a File without the members scan skips. Each question is read again
+// at its Span (QuestionAt), which must give it as scan did.
 func scanned(data []byte) (*File, error) {
 	f := &File{}
-	err := Scan(bytes.NewReader(data), func(s *Sheet) error { f.Sheet = *s; return nil },
-		func(q *Question) error { f.Questions = append(f.Questions, *q); return nil })
+	err := scan(bytes.NewReader(data), func(s *Sheet) error { f.Sheet = *s; return nil },
+		func(q *Question, at Span) error {
+			again, err := QuestionAt(bytes.NewReader(data), at)
+			if err != nil || !reflect.DeepEqual(again, *q) {
+				return fmt.Errorf("question %d read again at %+v: %v", len(f.Questions), at, err)
+			}
+			f.Questions = append(f.Questions, *q)
+			return nil
+		})
 	if f.Questions == nil {
 		f.Questions = []Question{}
 	}
 	return f, err
 }
 
-// Scan reads each file as Parse does, LIME's 26 results and a file of
+// scan reads each file as Parse does, LIME's 26 results and a file of
 // every shape included; what it cannot read a question at a time it says
 // (errScan), for the reader to read it whole.
 func TestScanReadsAsParse(t *testing.T) {
@@ -47,7 +56,7 @@ func TestScanReadsAsParse(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		want.extra = nil // Scan skips the file's own members
+		want.extra = nil // scan skips the file's own members
 		got, err := scanned(data)
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: Scan differs from Parse (%v)", name, err)
@@ -71,7 +80,7 @@ func TestScanReadsAsParse(t *testing.T) {
 	}
 }
 
-// FuzzScan: Scan takes only what Parse takes, and hands over what Parse
+// FuzzScan: scan takes only what Parse takes, and hands over what Parse
 // decodes.
 func FuzzScan(f *testing.F) {
 	for _, s := range shared.Seeds(f, 1<<14, "corpora", "lime", "results", "output-*.json") {

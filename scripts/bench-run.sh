@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # bench-run.sh EVALMD... : whole runs of one generated sheet against the fake
-# OpenAI server on 127.0.0.1 (1 ms a reply, -c 64), then agg over the run's
+# OpenAI server on 127.0.0.1 (1 ms a reply, -c 64), the same command again
+# (a rerun: every answer reused, nothing asked), then agg over the run's
 # output, for each evalmd binary given, the binaries interleaved in each of
 # ROUNDS rounds (default 1) so that each sees the same load. QUESTIONS lists
 # the sheet sizes (default "10000 100000"); WORK is where sheets and outputs
 # go (default a temporary folder, removed at the end). Each line printed
 # is tab-separated: binary, questions, run or agg, the 1-minute load average
 # before it, wall seconds, user and system CPU seconds, peak RSS in KiB
-# (/usr/bin/time -v), exit status.
+# (/usr/bin/time -v), exit status. PHASES (default "run rerun agg") picks
+# what is timed; a run is made in any case.
 #
 #   go build -o /tmp/evalmd-new ./cmd/evalmd
 #   QUESTIONS="10000 100000 1000000" ROUNDS=3 scripts/bench-run.sh /tmp/evalmd-old /tmp/evalmd-new
@@ -52,14 +54,19 @@ measure() {
 	[ "$status" = 0 ] || tail -3 "$work/stderr" >&2
 }
 
+# timed PHASE says whether PHASES holds PHASE.
+timed() { case " ${PHASES:-run rerun agg} " in *" $1 "*) return 0 ;; esac; return 1; }
+
 printf 'binary\tquestions\tphase\tload\twall_s\tuser_s\tsys_s\tmaxrss_kib\tstatus\n'
 for _ in $(seq "$rounds"); do
 	for n in $sizes; do
 		for bin in "$@"; do
 			out="$work/out-$n"
 			rm -rf "$out"
-			measure "$bin" "$n" run "$bin" run -f "$work/input-q$n.md" -m openai-api/fake/m --base-url "$url" -c 64 -o "$out"
-			measure "$bin" "$n" agg "$bin" agg -i "$out" -o "$work/agg-$n.md"
+			run=("$bin" run -f "$work/input-q$n.md" -m openai-api/fake/m --base-url "$url" -c 64 -o "$out")
+			if timed run; then measure "$bin" "$n" run "${run[@]}"; else "${run[@]}" >/dev/null 2>&1; fi
+			if timed rerun; then measure "$bin" "$n" rerun "${run[@]}"; fi
+			if timed agg; then measure "$bin" "$n" agg "$bin" agg -i "$out" -o "$work/agg-$n.md"; fi
 			rm -rf "$out"
 		done
 	done

@@ -117,6 +117,11 @@ type sheetRun struct {
 	cost        float64
 	priced      bool
 	reused      int // answered from an earlier output, not asked
+	// reusedFrom are the files reused answers came from, each once, in
+	// the order of the questions; kept and undone are the reused answers
+	// whose grading a flag set before (reusing).
+	reusedFrom   []string
+	kept, undone gradingChanges
 
 	ungraded []regrade.Ungradable // the questions that could not be graded (regrade.UngradedAt)
 	// noJudge counts the questions left null because they need the
@@ -164,16 +169,17 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 		return Result{}, err
 	}
 	defer scratch.Close()
-	js, reused, err := newJobs(ctx, outs, models, infos, opt.Prices, scratch)
-	if err != nil {
-		return Result{}, err
-	}
 	ropt := runnerOptions(ctx, opt, infos)
 
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
 	g := startGrading(ctx, stop, opt, ropt)
-	g.settleReused(js.runs, reused)
+	js, err := newJobs(ctx, outs, models, infos, opt, scratch, g.settleReused)
+	if err != nil {
+		g.wait()
+		return Result{}, err
+	}
+	g.completeEmpty(js.runs)
 	settle := g.settler(js, infos, opt.Prices)
 	var stats runner.Stats
 	if opt.Batch != nil {
@@ -270,15 +276,16 @@ func startGrading(ctx context.Context, stop context.CancelFunc, opt Options, rop
 	return g
 }
 
-// settleReused counts and grades the questions answered from earlier
-// outputs (newJobs' reused), before any question is asked, then
-// completes each sheet left with nothing to ask: every question reused,
-// or none at all.
-func (g *grading) settleReused(runs []*sheetRun, reused []slot) {
-	for _, s := range reused {
-		s.run.addReused(s.rec)
-		g.steps <- s
-	}
+// settleReused counts and grades a question answered from an earlier
+// output (newJobs'), before any question is asked.
+func (g *grading) settleReused(s slot) {
+	s.run.addReused(s.rec)
+	g.steps <- s
+}
+
+// completeEmpty completes each sheet left with nothing to ask once the
+// reused questions are settled: every question reused, or none at all.
+func (g *grading) completeEmpty(runs []*sheetRun) {
 	for _, sr := range runs {
 		if sr.left == 0 {
 			g.steps <- slot{sr, -1, nil}
@@ -317,7 +324,7 @@ func gather(runs []*sheetRun) Result {
 	var res Result
 	for _, sr := range runs {
 		if e := sr.current; e != nil {
-			res.Files = append(res.Files, File{Path: e.Path, Current: true, Sheet: &e.File.Sheet, Tally: result.TallyOf(e.File)})
+			res.Files = append(res.Files, File{Path: e.Path, Current: true, Sheet: &e.File.Sheet, Tally: e.Tally})
 		}
 		if !sr.written {
 			continue
@@ -483,6 +490,9 @@ func (sr *sheetRun) grade(ctx context.Context, q int, qr *result.Question, gr *r
 		at := fmt.Sprintf("%s:%d", o.SheetPath, o.Item(q).Line)
 		sr.ungraded = append(sr.ungraded, regrade.UngradedAt(at, qr))
 	}
+	if o.Outline != nil {
+		o.Outline.Set(q, qr)
+	}
 	if err := sr.spill.PutQuestion(&o.File.Sheet, q, qr); err != nil {
 		return fmt.Errorf("%s on %s: %w", o.Model, o.SheetPath, err)
 	}
@@ -536,7 +546,7 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 	if sr.reasonTok > 0 {
 		reasoning = fmt.Sprintf(" (%d reasoning)", sr.reasonTok)
 	}
-	if e, ok := reuse.Repeats(o.OutPath, o.File, o.Earlier); ok {
+	if e, ok := reuse.Repeats(o.Outline, o.Earlier); ok {
 		// Nothing asked, nothing graded otherwise: the run adds no run.
 		// The writers are still told, to put aside what e supersedes.
 		opt.Console.Say("%s on %s: %d/%d correct%s, nothing asked: current, %s holds these answers graded alike; nothing written",

@@ -1,10 +1,13 @@
 package execute
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/evalmd/evalmd/harness/internal/plan"
+	"github.com/evalmd/evalmd/harness/internal/reuse"
 	"github.com/evalmd/evalmd/harness/internal/write"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
@@ -29,35 +32,68 @@ type jobs struct {
 }
 
 // newJobs lays out the jobs of outs, each output's questions put in a
-// spill of scratch, and returns the reused questions, to be settled
-// before any is asked.
-func newJobs(ctx context.Context, outs []*plan.Output, models map[string]model.Model, infos map[string]model.Info, prices plan.Prices,
-	scratch *write.Scratch) (*jobs, []slot, error) {
+// spill of scratch. A question an earlier output answered (plan.Output's
+// Reuse) is no job: it goes to settle, before any question is asked.
+func newJobs(ctx context.Context, outs []*plan.Output, models map[string]model.Model, infos map[string]model.Info, opt Options,
+	scratch *write.Scratch, settle func(slot)) (*jobs, error) {
 	js := &jobs{ctx: ctx, runs: make([]*sheetRun, len(outs)), starts: make([]int, len(outs))}
-	var reused []slot
 	for k, o := range outs {
 		sr := &sheetRun{out: o, model: models[o.Model], left: o.Len(), spill: scratch.Spill(o.Len()), errAt: -1, held: map[int]*result.Question{}}
-		_, sr.priced = model.Cost(infos[o.Model], 0, 0, prices.For(o.Model))
+		_, sr.priced = model.Cost(infos[o.Model], 0, 0, opt.Prices.For(o.Model))
 		js.runs[k], js.starts[k] = sr, js.n
-		if o.Reused == nil {
-			js.n += o.Len()
+		if len(o.Earlier) > 0 {
+			o.Outline = reuse.NewOutline(o.OutPath, &o.File.Sheet, o.Len())
+		}
+		if o.Reuse != nil {
+			if err := sr.reuse(ctx, settle); err != nil {
+				return nil, err
+			}
+			sr.sayReuse(opt.Console)
+			js.n += len(sr.asked)
 			continue
 		}
-		sr.asked = []int{}
-		for i := range o.Len() {
-			if !o.Reused[i] {
-				sr.asked = append(sr.asked, i)
-				continue
-			}
-			_, rec, err := o.Question(ctx, i)
-			if err != nil {
-				return nil, nil, err
-			}
-			reused = append(reused, slot{sr, i, rec})
-		}
-		js.n += len(sr.asked)
+		js.n += o.Len()
 	}
-	return js, reused, nil
+	return js, nil
+}
+
+// reuse takes from the output's Reuse the answer of each question an
+// earlier output holds (reuse.Index.Take), each handed to settle as it
+// is taken, and lays out the others to be asked (asked). The index is
+// closed and let go after.
+func (sr *sheetRun) reuse(ctx context.Context, settle func(slot)) error {
+	o := sr.out
+	defer func() {
+		o.Reuse.Close()
+		o.Reuse = nil
+	}()
+	sr.asked = []int{}
+	for i := range o.Len() {
+		_, rec, err := o.Question(ctx, i)
+		if err != nil {
+			return err
+		}
+		// An answer a flag graded in a mode of its own keeps it unless a
+		// source sets a mode now: either is said.
+		planned, by := cmp.Or(rec.Grading, result.GradingStrict), rec.GradingFrom
+		was, ok := o.Reuse.Take(rec)
+		if !ok {
+			sr.asked = append(sr.asked, i)
+			continue
+		}
+		if !slices.Contains(sr.reusedFrom, rec.ReusedFrom) {
+			sr.reusedFrom = append(sr.reusedFrom, rec.ReusedFrom)
+		}
+		switch {
+		case was.From != result.GradingFromFlag || was.Mode == planned:
+		case by == "":
+			sr.kept.add(was.Mode, "")
+		default:
+			sr.undone.add(was.Mode, planned+" by the "+by)
+		}
+		settle(slot{sr, i, rec})
+	}
+	return nil
 }
 
 func (js *jobs) Len() int { return js.n }

@@ -246,9 +246,9 @@ func collisions(sheets []Sheet, opt Options) error {
 // checks every question (prompt.Builder); the execute step builds each
 // question as it asks it, answers and grades it, and puts it where the
 // write step writes it from: a run of a million questions holds those in
-// flight. What needs every question at once (reuse of earlier answers,
-// Inspect logs, batches, a dry run's writers) has them built and kept
-// (Materialize).
+// flight, also when it reuses earlier answers (Reuse). What needs every
+// question at once (Inspect logs, batches, a dry run's writers) has them
+// built and kept (Materialize).
 type Output struct {
 	Job
 	SheetPath string
@@ -262,14 +262,19 @@ type Output struct {
 	Item  func(i int) *sheet.Item
 	// Solve says some question runs code or an agent (the sandbox).
 	Solve bool
-	// Reused marks the questions answered from an earlier output, not
-	// asked (see harness/internal/reuse); nil when none is.
-	Reused []bool
+	// Reuse holds the answers earlier outputs of its sheet and model got
+	// to the same requests: the execute step takes each question's from
+	// there instead of asking it (see harness/internal/reuse); nil when
+	// none is reused (a first run, run --fresh).
+	Reuse *reuse.Index
 	// Earlier are the earlier outputs of its sheet and model in its
 	// folder, oldest first (reuse.Index's): one it would only repeat is
 	// not written again (reuse.Repeats), and those it supersedes are
-	// moved aside once it is written (reuse.Supersedes).
+	// moved aside once it is written (reuse.Supersedes), both told by
+	// Outline, which the execute step makes as it grades each question
+	// when there are earlier outputs.
 	Earlier []reuse.Earlier
+	Outline *reuse.Outline
 	// Current, when set, is the earlier output that holds what this one
 	// would (reuse.Repeats): the writers write nothing for it, and it
 	// supersedes the earlier outputs as this one would have.

@@ -26,10 +26,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
@@ -64,9 +67,16 @@ func Key(m model.Model, t model.Task) string {
 	return key
 }
 
-// Index holds the answers of earlier output files by request key.
+// Index holds where the answers of earlier output files lie, by request
+// key: a rerun of a million questions holds their places, not the
+// answers, and reads each answer it reuses from its file (Take).
 type Index struct {
-	byKey map[string]answer
+	// byKey holds each key's answer once, sorted by key: a million
+	// answers take 32 MB, half a map's.
+	byKey []keyed
+	// held are the answers of the files read whole (read), by key.
+	held    map[digest]*result.Question
+	sources []*source // the files read, oldest first
 	// Files are the earlier output files read, Skipped those that could
 	// not be (each with the reason; they are left out, not fatal).
 	Files   []string
@@ -77,16 +87,30 @@ type Index struct {
 	Earlier []Earlier
 }
 
-// Earlier is an earlier output of a sheet and model.
+// Earlier is an earlier output of a sheet and model: its File holds the
+// sheet record alone (its questions are outlined, and Tally counts
+// them), unless it had to be read whole.
 type Earlier struct {
-	Path string
-	File *result.File
+	Path    string
+	File    *result.File
+	Outline *Outline
+	Tally   result.Tally
 }
 
-// answer is an answered question of an earlier output and its file.
+// answer is where an answered question of an earlier output lies: in
+// sources[file] at span, or in held when file's was read whole (n < 0).
 type answer struct {
-	q    *result.Question
-	file string
+	off  int64
+	n    int32
+	file int32
+}
+
+// source is an earlier output an answer is read from, opened on first
+// use.
+type source struct {
+	path string
+	mu   sync.Mutex
+	fh   *os.File
 }
 
 // Load indexes the earlier outputs of the sheet at sheetPath on the model
@@ -96,65 +120,125 @@ type answer struct {
 // id, whose model is modelName and that are no dry run. skip is a file
 // left out (the output the run itself writes, when it resumes). A newer
 // file's answer wins over an older one's, by the time its run started.
+// Close lets the files go.
 func Load(dir, sheetPath, modelName, skip string) (*Index, error) {
-	ix := &Index{byKey: map[string]answer{}}
-	current, err := list(dir, sheetPath, modelName, skip, ix)
-	if err != nil {
-		return nil, err
+	var files []found
+	var skipped []string
+	for _, d := range []string{dir, filepath.Join(dir, result.Superseded)} {
+		fs, sk, err := list(d, sheetPath, modelName, skip, d == dir)
+		if err != nil {
+			return nil, err
+		}
+		files, skipped = append(files, fs...), append(skipped, sk...)
 	}
-	aside, err := list(filepath.Join(dir, result.Superseded), sheetPath, modelName, skip, ix)
-	if err != nil {
-		return nil, err
-	}
-	files := append(current, aside...)
 	// Oldest first, so a newer answer to a key replaces an older one.
 	sort.SliceStable(files, func(i, j int) bool { return files[i].before(files[j]) })
-	for _, fd := range files {
-		ix.Files = append(ix.Files, fd.path)
-		for i := range fd.f.Questions {
-			q := &fd.f.Questions[i]
-			if q.RequestKey == "" || q.Error != nil || q.Unanswered || q.Completion == nil {
-				continue
-			}
-			ix.byKey[q.RequestKey] = answer{q, filepath.Base(fd.path)}
+	for {
+		ix, bad := index(files)
+		if bad < 0 {
+			ix.Skipped = skipped
+			return ix, nil
 		}
+		// A file that could be read neither a question at a time nor
+		// whole (it changed since its sheet was read) is left out, with
+		// what it put in the index.
+		skipped = append(skipped, files[bad].err.Error())
+		files = slices.Delete(files, bad, bad+1)
 	}
-	sort.SliceStable(current, func(i, j int) bool { return current[i].before(current[j]) })
-	for _, fd := range current {
-		ix.Earlier = append(ix.Earlier, Earlier{fd.path, fd.f})
-	}
-	return ix, nil
 }
 
-// found is an earlier output read.
+// index indexes files, oldest first, reading each a question at a time;
+// bad is the place of one that could not be read (its err set), -1
+// when none.
+func index(files []found) (ix *Index, bad int) {
+	// As many keys as the largest file has questions, at least: the
+	// map is made at once, not grown (which leaves its smaller tables
+	// to the collector).
+	hint := 0
+	for _, fd := range files {
+		if t := fd.File.Sheet.Totals; t != nil {
+			hint = max(hint, t.Questions)
+		}
+	}
+	ix = &Index{byKey: make([]keyed, 0, hint)}
+	for k := range files {
+		fd := &files[k]
+		ix.Files = append(ix.Files, fd.path)
+		ix.sources = append(ix.sources, &source{path: fd.path})
+		if fd.err = fd.read(ix, int32(k)); fd.err != nil {
+			return nil, k
+		}
+		if fd.current {
+			ix.Earlier = append(ix.Earlier, fd.Earlier)
+		}
+	}
+	ix.Earlier = slices.Clip(ix.Earlier)
+	ix.sortKeys()
+	return ix, -1
+}
+
+// keyed is an answer by the digest of its request key.
+type keyed struct {
+	key digest
+	answer
+}
+
+// sortKeys sorts the answers by key, keeping of each key the answer put
+// in last: the newest file's.
+func (ix *Index) sortKeys() {
+	slices.SortStableFunc(ix.byKey, func(a, b keyed) int { return compare(a.key, b.key) })
+	kept := ix.byKey[:0]
+	for i, a := range ix.byKey {
+		if i+1 < len(ix.byKey) && ix.byKey[i+1].key == a.key {
+			continue
+		}
+		kept = append(kept, a)
+	}
+	ix.byKey = slices.Clip(kept)
+}
+
+// find is the answer to key.
+func (ix *Index) find(key digest) (answer, bool) {
+	i, ok := slices.BinarySearchFunc(ix.byKey, key, func(a keyed, k digest) int { return compare(a.key, k) })
+	if !ok {
+		return answer{}, false
+	}
+	return ix.byKey[i].answer, true
+}
+
+// found is an earlier output, its sheet read.
 type found struct {
+	Earlier
 	path    string
-	f       *result.File
-	written time.Time // runs started in one second are ordered by it
+	current bool         // in the folder itself, not put aside: outlined
+	written time.Time    // runs started in one second are ordered by it
+	whole   *result.File // the file, when it was read whole to find its sheet
+	err     error
 }
 
 // before says whether a's run started before b's.
 func (a found) before(b found) bool {
-	at, aok := a.f.Sheet.StartTime()
-	bt, bok := b.f.Sheet.StartTime()
+	at, aok := a.File.Sheet.StartTime()
+	bt, bok := b.File.Sheet.StartTime()
 	if aok && bok && !at.Equal(bt) {
 		return at.Before(bt)
 	}
 	return a.written.Before(b.written)
 }
 
-// list reads the earlier outputs of the sheet and model in dir (none when
-// dir is missing); files it cannot read are added to ix.Skipped.
-func list(dir, sheetPath, modelName, skip string, ix *Index) ([]found, error) {
+// list finds the earlier outputs of the sheet and model in dir (none
+// when dir is missing), current when dir is the run's own folder, each
+// with its sheet read; files that cannot be read are left out, each said
+// in skipped.
+func list(dir, sheetPath, modelName, skip string, current bool) (files []found, skipped []string, err error) {
 	base := strings.TrimSuffix(result.FileName(sheetPath, modelName, ""), ".json")
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("earlier outputs: %w", err)
+		return nil, nil, fmt.Errorf("earlier outputs: %w", err)
 	}
-	var files []found
 	for _, e := range entries {
 		name := e.Name()
 		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".json") ||
@@ -165,24 +249,103 @@ func list(dir, sheetPath, modelName, skip string, ix *Index) ([]found, error) {
 		if skip != "" && sameFile(path, skip) {
 			continue
 		}
-		f, err := result.Read(path)
-		if err != nil {
-			ix.Skipped = append(ix.Skipped, err.Error())
+		fd := found{path: path, current: current}
+		if err := fd.sheet(modelName); errors.Is(err, errOther) {
+			continue
+		} else if err != nil {
+			skipped = append(skipped, err.Error())
 			continue
 		}
-		// Another model's file whose name shares the prefix ("gpt-4" and
-		// "gpt-4-turbo"), or another sheet's: the model name tells; the
-		// keys would never match anyway.
-		if f.Sheet.ModelName != modelName || f.Sheet.DryRun {
-			continue
-		}
-		fd := found{path: path, f: f}
 		if info, err := e.Info(); err == nil {
 			fd.written = info.ModTime()
 		}
 		files = append(files, fd)
 	}
-	return files, nil
+	return files, skipped, nil
+}
+
+// errOther says an output file is not one to reuse from: another model's
+// whose name shares the prefix ("gpt-4" and "gpt-4-turbo"), or another
+// sheet's (the model name tells; the keys would never match anyway), or
+// a dry run.
+var errOther = errors.New("another model's output, or a dry run")
+
+// errSheet stops a file's reading once its sheet is read.
+var errSheet = errors.New("the sheet read")
+
+// sheet reads the sheet record of the file (all of it, when it cannot be
+// read a question at a time) and says whether it is one to reuse from.
+func (fd *found) sheet(modelName string) error {
+	var sh *result.Sheet
+	err := result.ScanFile(fd.path, func(s *result.Sheet) error {
+		sh = s
+		return errSheet
+	}, func(*result.Question, result.Span) error { return nil })
+	if !errors.Is(err, errSheet) {
+		if fd.whole, err = result.Read(fd.path); err != nil {
+			return err
+		}
+		sh = &fd.whole.Sheet
+	}
+	if sh.ModelName != modelName || sh.DryRun {
+		return errOther
+	}
+	fd.Earlier = Earlier{Path: fd.path, File: &result.File{Sheet: *sh}}
+	return nil
+}
+
+// read indexes the file's answers as its source k, a question at a time
+// (or whole, when it cannot be read so), counting and outlining each
+// question. Errors, questions the model had no answer to and questions
+// without a key are never reused from.
+func (fd *found) read(ix *Index, k int32) error {
+	begin := func(n int) {
+		fd.Tally = result.Tally{}
+		if fd.current {
+			fd.Outline = &Outline{Path: fd.path, Sheet: &fd.File.Sheet, qs: make([]outlined, 0, n)}
+		}
+	}
+	add := func(q *result.Question, a answer) {
+		fd.Tally.Add(q)
+		if fd.Outline != nil {
+			fd.Outline.Add(q)
+		}
+		if q.RequestKey == "" || q.Error != nil || q.Unanswered || q.Completion == nil {
+			return
+		}
+		key := digestOf(q.RequestKey)
+		ix.byKey = append(ix.byKey, keyed{key, a})
+		if a.n < 0 {
+			ix.held[key] = q
+		}
+	}
+	if fd.whole == nil {
+		n := 0
+		if t := fd.File.Sheet.Totals; t != nil {
+			n = t.Questions
+		}
+		begin(n)
+		err := result.ScanFile(fd.path, func(*result.Sheet) error { return nil }, func(q *result.Question, at result.Span) error {
+			add(q, answer{off: at.Off, n: int32(at.Len), file: k})
+			return nil
+		})
+		if err == nil {
+			return nil
+		}
+		// Read whole, its answers replace those the scan put in.
+		if fd.whole, err = result.Read(fd.path); err != nil {
+			return err
+		}
+	}
+	fd.File = fd.whole
+	if ix.held == nil {
+		ix.held = map[digest]*result.Question{}
+	}
+	begin(len(fd.whole.Questions))
+	for i := range fd.whole.Questions {
+		add(&fd.whole.Questions[i], answer{n: -1, file: k})
+	}
+	return nil
 }
 
 // sameFile says whether a and b name one file (b need not exist).
@@ -199,47 +362,77 @@ func sameFile(a, b string) bool {
 // with nothing to reuse, compare or supersede.
 func (ix *Index) Empty() bool { return ix == nil || len(ix.byKey) == 0 && len(ix.Earlier) == 0 }
 
-// Grading is the grading mode, and where it was set, of the earlier
-// answer whose request key is key ("", "" when there is none or it was
-// graded in the default mode).
-func (ix *Index) Grading(key string) (mode, from string) {
+// Close closes the files answers were read from.
+func (ix *Index) Close() error {
 	if ix == nil {
-		return "", ""
+		return nil
 	}
-	a := ix.byKey[key]
-	if a.q == nil {
-		return "", ""
+	var errs []error
+	for _, s := range ix.sources {
+		if s.fh != nil {
+			errs = append(errs, s.fh.Close())
+			s.fh = nil
+		}
 	}
-	return a.q.Grading, a.q.GradingFrom
+	return errors.Join(errs...)
 }
 
-// Fill gives q, a question about to be asked whose RequestKey is set, the
+// Grading is how an earlier answer was graded: its mode and where the
+// mode was set.
+type Grading struct{ Mode, From string }
+
+// Take gives q, a question about to be asked whose RequestKey is set, the
 // answer an earlier output recorded under that key, and says whether there
-// was one. What the run planned (name, meta, ground truth, prompt,
-// settings, grader, key, place in a shard's part) stays q's; everything the answer brought
-// (completion, tokens, cost, time, the model that served it, code and
-// agent work, members this evalmd does not know) is the earlier
-// question's; the grade is cleared, for the run to grade again, in the
-// grading mode planned, or the one a flag gave the answer when no
-// source sets one now (result.Question.SetGrading). ReusedFrom names the file whose run asked
-// the model: an answer reused twice keeps its first source.
-func (ix *Index) Fill(q *result.Question) bool {
+// was one and how it was graded. What the run planned (name, meta, ground
+// truth, prompt, settings, grader, key, place in a shard's part) stays
+// q's; everything the answer brought (completion, tokens, cost, time, the
+// model that served it, code and agent work, members this evalmd does not
+// know) is the earlier question's; the grade is cleared, for the run to
+// grade again, in the grading mode planned, or the one a flag gave the
+// answer when no source sets one now (result.Question.SetGrading).
+// ReusedFrom names the file whose run asked the model: an answer reused
+// twice keeps its first source. An answer whose file changed since Load
+// read it is not taken: the question is asked.
+func (ix *Index) Take(q *result.Question) (Grading, bool) {
 	if ix == nil || q.RequestKey == "" {
-		return false
+		return Grading{}, false
 	}
-	a, ok := ix.byKey[q.RequestKey]
+	key := digestOf(q.RequestKey)
+	a, ok := ix.find(key)
 	if !ok {
-		return false
+		return Grading{}, false
 	}
-	n := *a.q
+	var n result.Question
+	src := ix.sources[a.file]
+	if a.n < 0 {
+		n = *ix.held[key]
+	} else if n, ok = src.question(result.Span{Off: a.off, Len: int(a.n)}); !ok || n.RequestKey != q.RequestKey {
+		return Grading{}, false
+	}
+	was := Grading{n.Grading, n.GradingFrom}
 	n.Name, n.MetaData, n.GroundTruth, n.Question, n.ModelName = q.Name, q.MetaData, q.GroundTruth, q.Question, q.ModelName
 	n.QuestionUsr, n.System, n.Settings, n.SolveSettings, n.Grader = q.QuestionUsr, q.System, q.Settings, q.SolveSettings, q.Grader
 	n.Grade, n.GradeDetail, n.SubAnswers, n.Judge = nil, "", nil, nil
 	n.SetGrading(q.Grading, q.GradingFrom)
 	n.RequestKey, n.Position = q.RequestKey, q.Position
 	if n.ReusedFrom == "" {
-		n.ReusedFrom = a.file
+		n.ReusedFrom = filepath.Base(src.path)
 	}
 	*q = n
-	return true
+	return was, true
+}
+
+// question reads the question at span of the source.
+func (s *source) question(at result.Span) (result.Question, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fh == nil {
+		fh, err := readfile.Open(s.path)
+		if err != nil {
+			return result.Question{}, false
+		}
+		s.fh = fh
+	}
+	q, err := result.QuestionAt(s.fh, at)
+	return q, err == nil
 }

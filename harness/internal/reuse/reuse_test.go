@@ -94,8 +94,8 @@ func writeOutput(t *testing.T, dir, name, m, created string, dry bool, qs ...res
 }
 
 // Load indexes the answered, keyed questions of the earlier outputs of one
-// sheet and model, the newest answer winning; Fill gives a planned
-// question the answer and keeps what the run planned.
+// sheet and model, the newest answer winning, and gives a planned
+// question the answer and keeps what the run planned (Take).
 func TestIndex(t *testing.T) {
 	dir := t.TempDir()
 	answered := func(key, completion string) result.Question {
@@ -132,7 +132,7 @@ func TestIndex(t *testing.T) {
 		{"k-none", "", ""},
 	} {
 		q := result.Question{Name: "Q", GroundTruth: ptr("new truth"), Question: "new prompt", RequestKey: tc.key, Grader: "lime", Position: 2}
-		ok := ix.Fill(&q)
+		_, ok := ix.Take(&q)
 		if ok != (tc.from != "") {
 			t.Errorf("%s: reused %v", tc.key, ok)
 			continue
@@ -156,7 +156,7 @@ func TestIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := result.Question{RequestKey: "k1"}
-	if !ix.Fill(&q) || *q.Completion != "the run's own" {
+	if _, ok := ix.Take(&q); !ok || *q.Completion != "the run's own" {
 		t.Errorf("k1 without skip: %v", q.Completion)
 	}
 	// A folder that does not exist yet has nothing to reuse.
@@ -185,10 +185,33 @@ func TestIndexOrdersBySubsecondStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := result.Question{RequestKey: "k"}
-	if !ix.Fill(&got) || *got.Completion != "later run" {
+	if _, ok := ix.Take(&got); !ok || *got.Completion != "later run" {
 		t.Errorf("reused %q, want the later run's answer", *got.Completion)
 	}
 }
 
 // Len is the number of reusable answers.
 func (ix *Index) Len() int { return len(ix.byKey) }
+
+// An answer is read from its file when taken: a file rewritten since Load
+// read it (its questions moved) gives no answer, and the question is
+// asked, rather than another question's answer taken.
+func TestTakeFromRewrittenFile(t *testing.T) {
+	dir := t.TempDir()
+	q := func(name, key, c string) result.Question {
+		return result.Question{Name: name, Completion: ptr(c), RequestKey: key}
+	}
+	path := writeOutput(t, dir, "output-s-m-1111.json", "m", "2026-01-01T00:00:00Z", false, q("a", "k1", "first"), q("b", "k2", "second"))
+	ix, err := Load(dir, "input-s.md", "m", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	writeOutput(t, dir, filepath.Base(path), "m", "2026-01-01T00:00:00Z", false, q("z", "k0", "inserted"), q("a", "k1", "first"), q("b", "k2", "second"))
+	for _, key := range []string{"k1", "k2"} {
+		got := result.Question{RequestKey: key}
+		if _, ok := ix.Take(&got); ok {
+			t.Errorf("%s: took %q from a file rewritten since", key, *got.Completion)
+		}
+	}
+}

@@ -15,16 +15,21 @@ import (
 // it stays readable as history and no reader of the folder counts it
 // (Supersedes). And a rerun that would write what an earlier output holds
 // already, the same answers graded alike, writes nothing: that output is
-// current (Repeats).
+// current (Repeats). Both compare Outlines, which a run of a million
+// questions holds in a few dozen bytes a question.
 
-// Repeats returns the newest earlier output that f, a run's output
-// answered and graded (to be written at path), would only repeat: of the
-// same model and settings, epoch, subset, shard and version of the sheet, and
-// question by question the same sample (every answer reused), meta, texts,
-// grader, grade and grading mode.
-func Repeats(path string, f *result.File, earlier []Earlier) (Earlier, bool) {
+// Repeats returns the newest earlier output that f, the Outline of a
+// run's output answered and graded, would only repeat: of the same model
+// and settings, epoch, subset, shard and version of the sheet, and
+// question by question the same sample (every answer reused), meta,
+// texts, grader, grade and grading mode. A nil f (an output with no
+// earlier one) repeats none.
+func Repeats(f *Outline, earlier []Earlier) (Earlier, bool) {
+	if f == nil {
+		return Earlier{}, false
+	}
 	for i := len(earlier) - 1; i >= 0; i-- {
-		if e := earlier[i]; sameRun(&e.File.Sheet, &f.Sheet) && sameAnswers(e.Path, e.File, path, f) {
+		if e := earlier[i]; sameRun(&e.File.Sheet, f.Sheet) && sameAnswers(e.Outline, f) {
 			return e, true
 		}
 	}
@@ -41,26 +46,23 @@ func sameRun(a, b *result.Sheet) bool {
 		reflect.DeepEqual(a.Subset, b.Subset) && a.Shard == b.Shard && a.Shards == b.Shards && reflect.DeepEqual(a.Settings, b.Settings)
 }
 
-// sameAnswers says whether a (at pathA) and b (at pathB) hold the same
-// samples, question by question, asked and graded alike.
-func sameAnswers(pathA string, a *result.File, pathB string, b *result.File) bool {
-	if len(a.Questions) != len(b.Questions) {
+// sameAnswers says whether a and b hold the same samples, question by
+// question, asked and graded alike. The samples' occurrences need no
+// comparing: the names are the same in the same order.
+func sameAnswers(a, b *Outline) bool {
+	if len(a.qs) != len(b.qs) {
 		return false
 	}
-	sa, sb := a.Samples(pathA), b.Samples(pathB)
-	for i := range a.Questions {
-		p, q := &a.Questions[i], &b.Questions[i]
-		if sa[i].Key == "" || sa[i] != sb[i] || p.Name != q.Name || p.Question != q.Question || p.QuestionUsr != q.QuestionUsr ||
-			!eqString(p.GroundTruth, q.GroundTruth) || !maps.Equal(p.MetaData, q.MetaData) || !eqString(p.System, q.System) ||
-			p.Grader != q.Grader || !eqBool(p.Grade, q.Grade) || p.GradeDetail != q.GradeDetail ||
-			p.Grading != q.Grading || p.GradingFrom != q.GradingFrom {
+	for i := range a.qs {
+		p, q := &a.qs[i], &b.qs[i]
+		if !p.keyed || p.sample != q.sample || p.asked != q.asked {
 			return false
 		}
 	}
 	return true
 }
 
-// Supersedes says whether f, a run's output just written at path,
+// Supersedes says whether f, the Outline of a run's output just written,
 // supersedes the earlier output e: e is another file, of the same model
 // and settings and the same epoch, and each answer e holds (a question
 // with a request key, answered) is carried by f (the same sample) or is
@@ -75,42 +77,28 @@ func sameAnswers(pathA string, a *result.File, pathB string, b *result.File) boo
 // question without a request key (LIME's, evalmd's before keys): which
 // run asked it cannot be told; and a shard's part but for the same shard's
 // part of an earlier run split alike (keptPart).
-func Supersedes(path string, f *result.File, e Earlier) bool {
-	ek, _ := e.File.Sheet.EpochOf()
+func Supersedes(f *Outline, e Earlier) bool {
+	es := &e.File.Sheet
+	ek, _ := es.EpochOf()
 	fk, _ := f.Sheet.EpochOf()
-	if sameFile(path, e.Path) || e.File.Sheet.DryRun || e.File.Sheet.Name != f.Sheet.Name || ek != fk ||
-		e.File.Sheet.ModelLabel() != f.Sheet.ModelLabel() || !reflect.DeepEqual(e.File.Sheet.Settings, f.Sheet.Settings) ||
-		keptPart(&e.File.Sheet, &f.Sheet) {
+	if sameFile(f.Path, e.Path) || es.DryRun || es.Name != f.Sheet.Name || ek != fk ||
+		es.ModelLabel() != f.Sheet.ModelLabel() || !reflect.DeepEqual(es.Settings, f.Sheet.Settings) ||
+		keptPart(es, f.Sheet) {
 		return false
 	}
-	type place struct {
-		name string
-		occ  int
-	}
-	carried := map[result.Sample]bool{}
-	now := map[place]*result.Question{}
-	occ := map[string]int{}
-	for i, s := range f.Samples(path) {
-		q := &f.Questions[i]
-		carried[s] = true
-		now[place{q.Name, occ[q.Name]}] = q
-		occ[q.Name]++
-	}
+	carried, now := f.sets()
 	whole := f.Sheet.Subset == nil && f.Sheet.Shards == 0 // every question of the sheet
-	clear(occ)
-	for i, s := range e.File.Samples(e.Path) {
-		q := &e.File.Questions[i]
-		at := place{q.Name, occ[q.Name]}
-		occ[q.Name]++
-		if s.Key == "" {
+	occ := occurrences(e.Outline.qs)
+	for i := range e.Outline.qs {
+		q := &e.Outline.qs[i]
+		if !q.keyed {
 			return false
 		}
-		if carried[s] {
+		if has(carried, q.sample.with(occ[i])) {
 			continue
 		}
-		n, ok := now[at]
-		answered := q.Error == nil && !q.Unanswered && q.Completion != nil
-		if !ok && !whole || ok && answered && n.Question == q.Question && eqString(n.GroundTruth, q.GroundTruth) {
+		text, ok := textAt(now, q.name.with(occ[i]))
+		if !ok && !whole || ok && q.answered && text == q.text {
 			return false
 		}
 	}
@@ -131,4 +119,3 @@ func keptPart(e, f *result.Sheet) bool {
 }
 
 func eqString(a, b *string) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
-func eqBool(a, b *bool) bool     { return a == nil && b == nil || a != nil && b != nil && *a == *b }

@@ -14,6 +14,11 @@ type q struct {
 	err, right                   bool
 }
 
+// earlierOf is f, at path, as Load finds it.
+func earlierOf(path string, f *result.File) Earlier {
+	return Earlier{Path: path, File: f, Outline: OutlineOf(path, f), Tally: result.TallyOf(f)}
+}
+
 func outputOf(sheetSubset bool, qs ...q) *result.File {
 	f := &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m", Version: "v"}}
 	if sheetSubset {
@@ -40,6 +45,8 @@ func outputOf(sheetSubset bool, qs ...q) *result.File {
 func TestSupersedes(t *testing.T) {
 	const old, now = "output-s-m-a1.json", "output-s-m-b2.json"
 	earlier := outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1"}, q{name: "Q2", text: "two", truth: "2", key: "k2"})
+	// Two questions of one name are told apart by their place.
+	twice := outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1"}, q{name: "Q1", text: "one", truth: "1", key: "k1x"})
 	for _, tc := range []struct {
 		name    string
 		earlier *result.File
@@ -57,22 +64,26 @@ func TestSupersedes(t *testing.T) {
 		{"an error outside the subset", outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1", err: true}, q{name: "Q2", text: "two", truth: "2", key: "k2", err: true}),
 			outputOf(true, q{name: "Q1", text: "one", truth: "1", key: "k1"}), false},
 		{"no request key", outputOf(false, q{name: "Q1", text: "one", truth: "1"}), outputOf(false, q{name: "Q1", text: "one!", truth: "1", key: "k1"}), false},
+		{"a name twice, both reused", twice, outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1", from: old}, q{name: "Q1", text: "one", truth: "1", key: "k1x", from: old}), true},
+		{"a name twice, the second asked again", twice, outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1", from: old}, q{name: "Q1", text: "one", truth: "1", key: "k1x"}), false},
+		{"a name twice, the two swapped", twice, outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1x", from: old}, q{name: "Q1", text: "one", truth: "1", key: "k1", from: old}), false},
+		{"a name twice, the second edited", twice, outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1", from: old}, q{name: "Q1", text: "one!", truth: "1", key: "k1y"}), true},
 	} {
-		if got := Supersedes(now, tc.now, Earlier{old, tc.earlier}); got != tc.want {
+		if got := Supersedes(OutlineOf(now, tc.now), earlierOf(old, tc.earlier)); got != tc.want {
 			t.Errorf("%s: Supersedes = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 	other := outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1", from: old}, q{name: "Q2", text: "two", truth: "2", key: "k2", from: old})
 	other.Sheet.Epoch, other.Sheet.Epochs = 2, 2
-	if Supersedes(now, other, Earlier{old, earlier}) {
+	if Supersedes(OutlineOf(now, other), earlierOf(old, earlier)) {
 		t.Error("epoch 2 supersedes epoch 1")
 	}
 	part := outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1", from: old})
 	part.Sheet.Shard, part.Sheet.Shards = 1, 2
-	if Supersedes(now, part, Earlier{old, earlier}) {
+	if Supersedes(OutlineOf(now, part), earlierOf(old, earlier)) {
 		t.Error("a shard's part without Q2 supersedes a whole run")
 	}
-	if Supersedes(old, earlier, Earlier{old, earlier}) {
+	if Supersedes(OutlineOf(old, earlier), earlierOf(old, earlier)) {
 		t.Error("a file supersedes itself")
 	}
 	// Another shard's part of the same run, even one that holds no
@@ -96,7 +107,7 @@ func TestSupersedes(t *testing.T) {
 		e := outputOf(false, tc.qs...)
 		e.Sheet.RunID, e.Sheet.Shard, e.Sheet.Shards = tc.run, tc.k, tc.n
 		part.Sheet.RunID = "b2"
-		if got := Supersedes(now, part, Earlier{fmt.Sprintf("output-s-m-%s-shard%dof%d.json", tc.run, tc.k, tc.n), e}); got != tc.want {
+		if got := Supersedes(OutlineOf(now, part), earlierOf(fmt.Sprintf("output-s-m-%s-shard%dof%d.json", tc.run, tc.k, tc.n), e)); got != tc.want {
 			t.Errorf("shard %d/%d's part of run %s holding %d questions: superseded by shard 1/2's of run b2: %v, want %v", tc.k, tc.n, tc.run, len(tc.qs), got, tc.want)
 		}
 	}
@@ -107,7 +118,7 @@ func TestSupersedes(t *testing.T) {
 // question asked makes it another.
 func TestRepeats(t *testing.T) {
 	const old, now = "output-s-m-a1.json", "output-s-m-b2.json"
-	earlier := []Earlier{{old, outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1"}, q{name: "Q2", text: "two", truth: "2", key: "k2", right: true})}}
+	earlier := []Earlier{earlierOf(old, outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1"}, q{name: "Q2", text: "two", truth: "2", key: "k2", right: true}))}
 	for _, tc := range []struct {
 		name string
 		now  *result.File
@@ -119,7 +130,7 @@ func TestRepeats(t *testing.T) {
 		{"one asked", outputOf(false, q{name: "Q1", text: "one", truth: "1", key: "k1"}, q{name: "Q2", text: "two", truth: "2", key: "k2", from: old, right: true}), false},
 		{"a subset", outputOf(true, q{name: "Q1", text: "one", truth: "1", key: "k1", from: old}, q{name: "Q2", text: "two", truth: "2", key: "k2", from: old, right: true}), false},
 	} {
-		e, got := Repeats(now, tc.now, earlier)
+		e, got := Repeats(OutlineOf(now, tc.now), earlier)
 		if got != tc.want || got && e.Path != old {
 			t.Errorf("%s: Repeats = %q, %v; want %v", tc.name, e.Path, got, tc.want)
 		}

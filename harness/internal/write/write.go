@@ -215,15 +215,18 @@ type Supersede struct {
 }
 
 func (s *Supersede) Write(o *plan.Output, _ *Spill) error {
-	path, f := o.OutPath, o.File
+	f := o.Outline
 	if o.Current != nil {
 		// Not written: the earlier output that holds it supersedes the
 		// others (copies a rerun wrote before reruns wrote nothing).
-		path, f = o.Current.Path, o.Current.File
+		f = o.Current.Outline
+	}
+	if f == nil {
+		return nil // no earlier output
 	}
 	var moved []string
 	for _, e := range o.Earlier {
-		if !reuse.Supersedes(path, f, e) {
+		if !reuse.Supersedes(f, e) {
 			continue
 		}
 		dir := filepath.Join(filepath.Dir(e.Path), result.Superseded)
@@ -251,8 +254,8 @@ func (s *Supersede) Write(o *plan.Output, _ *Spill) error {
 	}
 	if len(moved) > 0 {
 		s.Console.Say("%s on %s: moved %s to %s (superseded: its answers to the sheet as it is now are all in %s)",
-			o.Model, filepath.Base(o.SheetPath), strings.Join(moved, ", "), filepath.Join(filepath.Dir(path), result.Superseded),
-			filepath.Base(path))
+			o.Model, filepath.Base(o.SheetPath), strings.Join(moved, ", "), filepath.Join(filepath.Dir(f.Path), result.Superseded),
+			filepath.Base(f.Path))
 	}
 	return nil
 }
