@@ -1,6 +1,10 @@
 package agg
 
-import "context"
+import (
+	"context"
+
+	"github.com/evalmd/evalmd/result"
+)
 
 // Run reads the output files below opt.Dir and writes the report.
 func Run(ctx context.Context, opt Options) error {
@@ -12,4 +16,13 @@ func Run(ctx context.Context, opt Options) error {
 		return err
 	}
 	return d.Unread()
+}
+
+// add reduces every question of one decoded file to rows.
+func (d *Data) add(f *result.File) {
+	a := d.fileAdder(&f.Sheet)
+	for i := range f.Questions {
+		a.add(&f.Questions[i])
+	}
+	a.done()
 }

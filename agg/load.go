@@ -596,15 +596,6 @@ func readInto(path string, buf []byte) ([]byte, error) {
 	}
 }
 
-// add reduces every question of one decoded file to rows.
-func (d *Data) add(f *result.File) {
-	a := d.fileAdder(&f.Sheet)
-	for i := range f.Questions {
-		a.add(&f.Questions[i])
-	}
-	a.done()
-}
-
 // gradeOf is a grade's state.
 func gradeOf(g *bool) int8 {
 	switch {

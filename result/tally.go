@@ -21,12 +21,3 @@ func (t *Tally) Add(q *Question) {
 		t.Liberal++
 	}
 }
-
-// TallyOf counts the questions of f.
-func TallyOf(f *File) Tally {
-	var t Tally
-	for i := range f.Questions {
-		t.Add(&f.Questions[i])
-	}
-	return t
-}

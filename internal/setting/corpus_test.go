@@ -42,10 +42,10 @@ func TestRealSheetsHaveNoUnknownKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		info, items := doc.Resolve()
-		warnings := setting.CheckKeys(p, info.Meta, info.MetaLines, set.MetaKeys)
+		warnings := setting.NewKeyChecker(set.MetaKeys).Check(p, info.Meta, info.MetaLines)
 		keys += len(info.Meta)
 		for i := range items {
-			warnings = append(warnings, setting.CheckKeys(p, items[i].Meta, items[i].MetaLines, set.MetaKeys)...)
+			warnings = append(warnings, setting.NewKeyChecker(set.MetaKeys).Check(p, items[i].Meta, items[i].MetaLines)...)
 			keys += len(items[i].Meta)
 		}
 		for _, w := range warnings {

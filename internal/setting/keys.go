@@ -30,17 +30,8 @@ var Keys = []Key{
 // warning.
 var LIMEData = []string{"answer_type", "answer_suggested_length", "has_endchar", "hidden_word"}
 
-// CheckKeys says, for each key of a meta section that is neither a
-// setting, a Key, LIME's data nor one of data (the keys benchmarks declare
-// as their own), "FILE:LINE: meta KEY is not a setting or key evalmd
-// reads (did you mean NEAR?); it is kept as data", with the nearest known
-// name when one is within two edits. The warnings come in line order.
-func CheckKeys(file string, meta map[string]string, lines map[string]int, data []string) []string {
-	return NewKeyChecker(data).Check(file, meta, lines)
-}
-
-// KeyChecker is CheckKeys for the meta sections of a sheet's every
-// question: the known names gathered once.
+// KeyChecker checks the meta keys of a sheet's every question, the
+// known names gathered once.
 type KeyChecker struct{ known map[string]bool }
 
 // NewKeyChecker is the checker of meta keys besides data.
@@ -61,7 +52,12 @@ func NewKeyChecker(data []string) KeyChecker {
 	return KeyChecker{known}
 }
 
-// Check is CheckKeys of one meta section.
+// Check says, for each key of a meta section that is neither a setting,
+// a Key, LIME's data nor one of the checker's data (the keys benchmarks
+// declare as their own), "FILE:LINE: meta KEY is not a setting or key
+// evalmd reads (did you mean NEAR?); it is kept as data", with the
+// nearest known name when one is within two edits. The warnings come in
+// line order.
 func (c KeyChecker) Check(file string, meta map[string]string, lines map[string]int) []string {
 	known := c.known
 	var unknown []string

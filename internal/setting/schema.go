@@ -138,7 +138,7 @@ func Document(file, title, description string, properties map[string]any) ([]byt
 // MetaSchema is the JSON Schema of a sheet's meta section (file
 // meta.json): the settings a sheet may set, the other keys read (Keys),
 // LIME's data keys and data, the keys benchmarks declare as theirs; any
-// other key is one evalmd warns about (CheckKeys).
+// other key is one evalmd warns about (KeyChecker).
 func MetaSchema(data []string) ([]byte, error) {
 	props := map[string]any{}
 	for _, s := range All {

@@ -47,15 +47,6 @@ func NewOutline(path string, sheet *result.Sheet, n int) *Outline {
 	return &Outline{Path: path, Sheet: sheet, qs: make([]outlined, n)}
 }
 
-// OutlineOf is the Outline of the output file f at path, read whole.
-func OutlineOf(path string, f *result.File) *Outline {
-	o := &Outline{Path: path, Sheet: &f.Sheet}
-	for i := range f.Questions {
-		o.Add(&f.Questions[i])
-	}
-	return o
-}
-
 // Add outlines the output's next question.
 func (o *Outline) Add(q *result.Question) {
 	o.qs = append(o.qs, outline(o.Path, q))

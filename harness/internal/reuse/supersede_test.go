@@ -16,7 +16,20 @@ type q struct {
 
 // earlierOf is f, at path, as Load finds it.
 func earlierOf(path string, f *result.File) Earlier {
-	return Earlier{Path: path, File: f, Outline: OutlineOf(path, f), Tally: result.TallyOf(f)}
+	e := Earlier{Path: path, File: f, Outline: OutlineOf(path, f)}
+	for i := range f.Questions {
+		e.Tally.Add(&f.Questions[i])
+	}
+	return e
+}
+
+// OutlineOf is the Outline of the output file f at path, read whole.
+func OutlineOf(path string, f *result.File) *Outline {
+	o := &Outline{Path: path, Sheet: &f.Sheet}
+	for i := range f.Questions {
+		o.Add(&f.Questions[i])
+	}
+	return o
 }
 
 func outputOf(sheetSubset bool, qs ...q) *result.File {
