@@ -13,12 +13,17 @@ import (
 // writes only into a regular file that is none of opt.Inputs; a missing
 // file is created. The file is not recorded as evalmd's.
 func Append(path string, data []byte, opt Options) error {
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return linkError(path)
+	} else if err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s %w", path, ErrNotFile)
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow|nonBlock, 0o644)
 	if err != nil {
 		// A link put in its place since the Lstat fails here too.
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return linkError(path)
+		}
 		return fmt.Errorf("appending to %w", err)
 	}
 	fi, err := f.Stat()

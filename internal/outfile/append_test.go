@@ -25,7 +25,8 @@ func TestAppend(t *testing.T) {
 	}{
 		{"new file", func(string) error { return nil }, nil, nil, ""},
 		{"existing file, not evalmd's", func(p string) error { return os.WriteFile(p, []byte("# step 1\n"), 0o644) }, nil, nil, "# step 1\n"},
-		{"a link", func(p string) error { return os.Symlink(target, p) }, nil, ErrNotFile, ""},
+		{"a link", func(p string) error { return os.Symlink(target, p) }, nil, ErrLink, ""},
+		{"a dangling link", func(p string) error { return os.Symlink(filepath.Join(dir, "none"), p) }, nil, ErrLink, ""},
 		{"a FIFO", mkfifo, nil, ErrNotFile, ""},
 		{"an input", func(p string) error { return os.WriteFile(p, []byte("in\n"), 0o644) },
 			func(p string) Options { return Options{Inputs: []string{p}} }, ErrInput, "in\n"},
@@ -47,6 +48,9 @@ func TestAppend(t *testing.T) {
 			}
 			if got, _ := os.ReadFile(target); string(got) != "kept\n" {
 				t.Errorf("the link's target now holds %q", got)
+			}
+			if _, err := os.Lstat(filepath.Join(dir, "none")); err == nil {
+				t.Error("a dangling link's target was made")
 			}
 			if tc.want != nil {
 				if tc.had == "" {
