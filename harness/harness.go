@@ -217,7 +217,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		w = append(w, &write.InspectLogs{Dir: cfg.LogDir, Format: cfg.LogFormat, Force: cfg.Force})
 	}
 	if cfg.DryRun {
-		return sum, cfg.writeDryRun(&sum, outs, w, ms.names, runID)
+		return sum, cfg.writeDryRun(ctx, &sum, outs, w, ms.names, runID)
 	}
 	if err := reuseAnswers(cfg, ms.made, outs, st.Exists); err != nil {
 		return sum, err
@@ -371,9 +371,9 @@ func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID strin
 		}
 	}
 	sum.Warnings += warnUnmatched(cfg, ms.names, ms.made, checks.keyed)
-	if cfg.Batch != nil || cfg.LogDir != "" || cfg.DryRun {
+	if cfg.Batch != nil || cfg.LogDir != "" {
 		// A batch is made of every request at once, an Inspect log of
-		// every question, and a dry run's writers read them all.
+		// every question.
 		for _, o := range outs {
 			if err := o.Materialize(ctx); err != nil {
 				return nil, err
@@ -386,7 +386,7 @@ func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID strin
 // writeDryRun is a dry run's write step, in place of executing: each
 // output written unanswered, with (--batch) each model's request files,
 // and what asking would cost said.
-func (cfg Config) writeDryRun(sum *Summary, outs []*plan.Output, w write.All, models []string, runID string) error {
+func (cfg Config) writeDryRun(ctx context.Context, sum *Summary, outs []*plan.Output, w write.All, models []string, runID string) error {
 	if cfg.Batch != nil {
 		journal, _ := ResumeFiles(cfg)
 		bf, err := write.NewBatchFiles(models, cfg.NewModel, cfg.Model, filepath.Dir(journal), runID, cfg.Force, cfg.console(), cfg.prices())
@@ -395,7 +395,8 @@ func (cfg Config) writeDryRun(sum *Summary, outs []*plan.Output, w write.All, mo
 		}
 		w = append(write.All{bf}, w...)
 	}
-	w = append(w, &write.DryRunReport{Console: cfg.console(), Models: cfg.Models, Describe: cfg.describe, Batch: cfg.Batch != nil, Prices: cfg.prices()})
+	report := &write.DryRunReport{Console: cfg.console(), Models: cfg.Models, Describe: cfg.describe, Batch: cfg.Batch != nil, Prices: cfg.prices()}
+	w = append(w, report)
 	journal, _ := ResumeFiles(cfg)
 	scratch, err := write.NewScratch(journal)
 	if err != nil {
@@ -403,9 +404,19 @@ func (cfg Config) writeDryRun(sum *Summary, outs []*plan.Output, w write.All, mo
 	}
 	defer scratch.Close()
 	for _, o := range outs {
-		spill, err := scratch.SpillAll(o.File)
-		if err != nil {
-			return fmt.Errorf("%s: %w", o.OutPath, err)
+		// Each question is built, counted and put in the scratch files
+		// in turn (kept only when the writers need them all: batch
+		// files, Inspect logs).
+		spill := scratch.Spill(o.Len())
+		for i := range o.Len() {
+			t, rec, err := o.Question(ctx, i)
+			if err == nil {
+				err = spill.PutQuestion(&o.File.Sheet, i, rec)
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", o.OutPath, err)
+			}
+			report.Ask(o, t)
 		}
 		if err := w.Write(o, spill); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/evalmd/evalmd/batch"
@@ -156,39 +157,72 @@ type DryRunReport struct {
 	Describe func(name string) model.Info
 	Batch    bool
 	Prices   plan.Prices
-	outputs  []*plan.Output
+	// files, questions and requests count the outputs written and what
+	// they ask; dirs are their folders; estimates is what each model
+	// named would be sent, as Ask counts it.
+	files, questions, requests, epochs int
+	dirs                               map[string]bool
+	estimates                          map[string]*estimate
+}
+
+// estimate is what a dry run's prompts would send a model: input tokens,
+// and output tokens at most (capped: every request sends max_tokens).
+type estimate struct {
+	in, outMax int
+	capped     bool
+	info       model.Info
+}
+
+// Ask counts question t of output o, which the run would ask: a dry run
+// counts each question as it is built, holding none.
+func (d *DryRunReport) Ask(o *plan.Output, t model.Task) {
+	d.requests++
+	if o.Epoch <= 1 {
+		d.questions++
+	}
+	if d.Batch || !slices.Contains(d.Models, o.Model) {
+		return
+	}
+	if d.estimates == nil {
+		d.estimates = map[string]*estimate{}
+	}
+	e := d.estimates[o.Model]
+	if e == nil {
+		e = &estimate{capped: true, info: d.Describe(o.Model)}
+		d.estimates[o.Model] = e
+	}
+	e.in += inputTokens(e.info, t.Request)
+	if t.Settings.MaxTokens <= 0 {
+		e.capped = false
+	}
+	e.outMax += t.Settings.MaxTokens
 }
 
 func (d *DryRunReport) Write(o *plan.Output, _ *Spill) error {
-	d.outputs = append(d.outputs, o)
+	d.files++
+	d.epochs = max(d.epochs, o.Epochs)
+	if d.dirs == nil {
+		d.dirs = map[string]bool{}
+	}
+	d.dirs[filepath.Dir(o.OutPath)] = true
 	return nil
 }
 
 func (d *DryRunReport) Close() error {
-	questions, requests, epochs := 0, 0, 1
-	dirs := map[string]bool{}
-	for _, o := range d.outputs {
-		requests += len(o.Tasks)
-		if o.Epoch <= 1 {
-			questions += len(o.Tasks)
-		}
-		epochs = max(epochs, o.Epochs)
-		dirs[filepath.Dir(o.OutPath)] = true
-	}
-	asked := fmt.Sprintf("%d questions", questions)
-	if epochs > 1 {
+	asked := fmt.Sprintf("%d questions", d.questions)
+	if d.epochs > 1 {
 		// Each epoch is a request of its own, and the estimate counts
 		// every one.
-		asked = fmt.Sprintf("%d requests: %d questions in up to %d epochs", requests, questions, epochs)
+		asked = fmt.Sprintf("%d requests: %d questions in up to %d epochs", d.requests, d.questions, d.epochs)
 	}
-	where := fmt.Sprintf("in %d folders (beside their sheets)", len(dirs))
-	if len(dirs) == 1 {
-		for dir := range dirs {
+	where := fmt.Sprintf("in %d folders (beside their sheets)", len(d.dirs))
+	if len(d.dirs) == 1 {
+		for dir := range d.dirs {
 			where = "in " + dir
 		}
 	}
 	d.Console.Say("dry run: wrote %d output %s (%s) %s: the prompts and ground truths; no model was asked",
-		len(d.outputs), plural(len(d.outputs), "file", "files"), asked, where)
+		d.files, plural(d.files, "file", "files"), asked, where)
 	if d.Batch {
 		return nil // the batch files' estimate, at batch prices, is said
 	}
@@ -197,39 +231,34 @@ func (d *DryRunReport) Close() error {
 		return nil
 	}
 	for _, name := range d.Models {
-		info := d.Describe(name)
-		in, outMax, capped := 0, 0, true
-		for _, o := range d.outputs {
-			if o.Model != name {
-				continue
-			}
-			for _, r := range o.Tasks {
-				in += inputTokens(info, r.Request)
-				if r.Settings.MaxTokens <= 0 {
-					capped = false
-				}
-				outMax += r.Settings.MaxTokens
-			}
-		}
-		p := d.Prices.For(name)
-		if p == nil {
-			p = info.Price
-		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s: about %d input tokens", name, in)
-		switch {
-		case p == nil:
-			b.WriteString("; cost unknown (no price for this model; --price IN,OUT)")
-		case p.In == 0 && p.Out == 0:
-			b.WriteString(": no cost (priced at $0)")
-		case capped:
-			fmt.Fprintf(&b, ": estimated cost %s, plus at most %s for output (%d tokens at most)", dollars(float64(in)*p.In/1e6), dollars(float64(outMax)*p.Out/1e6), outMax)
-		default:
-			fmt.Fprintf(&b, ": estimated cost %s, plus output (no max_tokens to bound it)", dollars(float64(in)*p.In/1e6))
-		}
-		d.Console.Say("%s", b.String())
+		d.Console.Say("%s", d.say(name))
 	}
 	return nil
+}
+
+// say is the line of what asking the model named would cost.
+func (d *DryRunReport) say(name string) string {
+	e := d.estimates[name]
+	if e == nil {
+		e = &estimate{capped: true, info: d.Describe(name)}
+	}
+	p := d.Prices.For(name)
+	if p == nil {
+		p = e.info.Price
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: about %d input tokens", name, e.in)
+	switch {
+	case p == nil:
+		b.WriteString("; cost unknown (no price for this model; --price IN,OUT)")
+	case p.In == 0 && p.Out == 0:
+		b.WriteString(": no cost (priced at $0)")
+	case e.capped:
+		fmt.Fprintf(&b, ": estimated cost %s, plus at most %s for output (%d tokens at most)", dollars(float64(e.in)*p.In/1e6), dollars(float64(e.outMax)*p.Out/1e6), e.outMax)
+	default:
+		fmt.Fprintf(&b, ": estimated cost %s, plus output (no max_tokens to bound it)", dollars(float64(e.in)*p.In/1e6))
+	}
+	return b.String()
 }
 
 // inputTokens estimates the input tokens of a request: its text counted

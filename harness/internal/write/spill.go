@@ -69,18 +69,6 @@ func (s *Scratch) Close() error {
 // Spill is where the questions of one output of n questions go.
 func (s *Scratch) Spill(n int) *Spill { return &Spill{s: s, at: make([]spilled, n)} }
 
-// SpillAll is a spill holding every question of f (a dry run's, asked of
-// nobody).
-func (s *Scratch) SpillAll(f *result.File) (*Spill, error) {
-	sp := s.Spill(len(f.Questions))
-	for i := range f.Questions {
-		if err := sp.Put(f, i); err != nil {
-			return nil, err
-		}
-	}
-	return sp, nil
-}
-
 // Spill is one output's questions in the run's Scratch, by their place in
 // the output.
 type Spill struct {
@@ -94,11 +82,6 @@ type spilled struct {
 	json, md int64 // offsets
 	jsonLen  uint32
 	mdLen    uint32
-}
-
-// Put encodes question i of f, settled, and puts it in the spill.
-func (s *Spill) Put(f *result.File, i int) error {
-	return s.PutQuestion(&f.Sheet, i, &f.Questions[i])
 }
 
 // PutQuestion puts question i, settled, whose record is q, of an output

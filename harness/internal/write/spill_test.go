@@ -33,7 +33,7 @@ func TestSpillWritesInSheetOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	for _, p := range order {
-		if err := spills[p[0]].Put(files[p[0]], p[1]); err != nil {
+		if err := spills[p[0]].PutQuestion(&files[p[0]].Sheet, p[1], &files[p[0]].Questions[p[1]]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -69,7 +69,7 @@ func TestSpillMissingQuestion(t *testing.T) {
 	f := outputFile(3, "a")
 	sp := sc.Spill(3)
 	for _, i := range []int{0, 2} {
-		if err := sp.Put(f, i); err != nil {
+		if err := sp.PutQuestion(&f.Sheet, i, &f.Questions[i]); err != nil {
 			t.Fatal(err)
 		}
 	}

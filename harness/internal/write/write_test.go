@@ -91,9 +91,11 @@ func spillAll(t testing.TB, f *result.File) *Spill {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sc.Close() })
-	sp, err := sc.SpillAll(f)
-	if err != nil {
-		t.Fatal(err)
+	sp := sc.Spill(len(f.Questions))
+	for i := range f.Questions {
+		if err := sp.PutQuestion(&f.Sheet, i, &f.Questions[i]); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return sp
 }

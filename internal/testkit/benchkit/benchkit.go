@@ -79,24 +79,46 @@ const HeapProfileEnv = "EVALMD_HEAP_PROFILE"
 func WatchHeap() (stop func() uint64) {
 	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
 	profile := os.Getenv(HeapProfileEnv)
-	var peak, profiled uint64
+	var profiled uint64
+	return watch(func() uint64 {
+		metrics.Read(samples)
+		now := samples[0].Value.Uint64() + samples[1].Value.Uint64()
+		if profile != "" && now > profiled+profiled/10 && now > 16<<20 {
+			profiled = now
+			writeHeapProfile(profile)
+		}
+		return now
+	})
+}
+
+// WatchLive samples, every 10 ms until the returned stop is called, the
+// heap the last collection found live, and gives the most it saw, in
+// bytes. Unlike WatchHeap's figure it does not count garbage not yet
+// collected, whose amount depends on how soon the collector ran (later on
+// a busy machine): what a program holds, not when it let go.
+func WatchLive() (stop func() uint64) {
+	samples := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	return watch(func() uint64 {
+		metrics.Read(samples)
+		return samples[0].Value.Uint64()
+	})
+}
+
+// watch calls sample every 10 ms, and once more at stop (what is held at
+// the end counts too), until stop is called, which gives the most sample
+// gave.
+func watch(sample func() uint64) (stop func() uint64) {
+	var peak uint64
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		tick := time.NewTicker(10 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			metrics.Read(samples)
-			now := samples[0].Value.Uint64() + samples[1].Value.Uint64()
-			peak = max(peak, now)
-			if profile != "" && now > profiled+profiled/10 && now > 16<<20 {
-				profiled = now
-				writeHeapProfile(profile)
-			}
+			peak = max(peak, sample())
 			select {
 			case <-done:
-				metrics.Read(samples) // what was held at the end counts too
-				peak = max(peak, samples[0].Value.Uint64()+samples[1].Value.Uint64())
+				peak = max(peak, sample())
 				return
 			case <-tick.C:
 			}
