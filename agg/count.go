@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 
 	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/result"
@@ -411,7 +412,7 @@ func fileSum(path string) ([sha256.Size]byte, error) {
 
 // streamed says whether the file at path is read a question at a time.
 func (l *loader) streamed(path string) bool {
-	if l.opt.Each != nil || l.opt.Answers {
+	if l.opt.Each != nil || l.opt.Answers || l.opt.whole {
 		return false
 	}
 	above := int64(streamAbove)
@@ -419,5 +420,7 @@ func (l *loader) streamed(path string) bool {
 		above = l.opt.streamAbove
 	}
 	st, err := os.Stat(path)
-	return err == nil && st.Size() > above
+	// A shard's part, whatever its size: the parts of a run in many
+	// shards may each be small and together a million questions.
+	return err == nil && (st.Size() > above || result.IsShardName(filepath.Base(path)))
 }

@@ -230,8 +230,10 @@ type LoadOptions struct {
 
 	// streamAbove, when not 0, replaces the size past which a file is
 	// read a question at a time (the package's streamAbove; negative:
-	// every file), for tests.
+	// every file), for tests; whole reads every file whole, shards' parts
+	// too, for tests to compare the two ways.
 	streamAbove int64
+	whole       bool
 }
 
 // Load reads every output file below dir. Files that are not output files

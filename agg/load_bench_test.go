@@ -173,19 +173,19 @@ func BenchmarkLoadFolders(b *testing.B) {
 // BenchmarkAggLarge is agg's default report (Load, then LIME's tables and
 // agg's) over the output of one run of 10k, 100k or 1M questions
 // (benchkit.WriteOutput, as run writes it), and of the run of 1M split in
-// 4 shards' parts (benchkit.WriteOutputParts, read as the one file they
-// make), with the peak heap (benchkit.WatchHeap; EVALMD_HEAP_PROFILE=FILE
+// 4 and in 100 shards' parts (benchkit.WriteOutputParts, read as the one
+// file they make), with the peak heap (benchkit.WatchHeap; EVALMD_HEAP_PROFILE=FILE
 // keeps a heap profile near the peak). BENCHMARKS.md has the
 // whole-process figures.
 //
 //	go test ./agg -run '^$' -bench 'AggLarge/(10k|100k)$' -benchtime 1x
 //	go test ./agg -run '^$' -bench 'AggLarge/1M$' -benchtime 1x
-//	go test ./agg -run '^$' -bench 'AggLarge/1M-in-4-shards$' -benchtime 1x
+//	go test ./agg -run '^$' -bench 'AggLarge/1M-in-(4|100)-shards$' -benchtime 1x
 func BenchmarkAggLarge(b *testing.B) {
 	for _, tc := range []struct {
 		name      string
 		n, shards int
-	}{{"10k", 10_000, 0}, {"100k", 100_000, 0}, {"1M", 1_000_000, 0}, {"1M-in-4-shards", 1_000_000, 4}} {
+	}{{"10k", 10_000, 0}, {"100k", 100_000, 0}, {"1M", 1_000_000, 0}, {"1M-in-4-shards", 1_000_000, 4}, {"1M-in-100-shards", 1_000_000, 100}} {
 		b.Run(tc.name, func(b *testing.B) {
 			dir := b.TempDir()
 			path, n := filepath.Join(dir, "output-q-openai-api_fake_m-b3nc.json"), tc.n

@@ -1,22 +1,25 @@
 package agg
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"errors"
-	"iter"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
 
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/result"
 )
 
 // A run split in shards (run --shard) is counted as the one file its
-// parts make (result.Parts). A part past streamAbove has only its sheet
-// record read when its turn comes (scanPart); once the run's parts are
-// in, they are read together a question at a time (mergeScan), so a run
-// of a million questions in shards is not held whole. The size is a
-// part's, as for any file, because it is known before the part is
-// decoded and its run is not: the parts of one run are about alike, and
-// parts of a run in many shards each below it are decoded whole and put
-// together as before.
+// parts make (result.Parts). A part (its name says so: result.ShardName)
+// has only its sheet record read when its turn comes (scanPart); once the
+// run's parts are in, they are read together a question at a time
+// (mergeScan), so a run of a million questions in shards is not held
+// whole, however many shards it was split in.
 
 // scanPart takes the part at path, of which only its sheet record sheet
 // was read, into the parts of its run, to be read a question at a time
@@ -89,80 +92,131 @@ func (l *loader) decodeParts(paths []string) *result.File {
 	return result.MergeParts(files)
 }
 
-// errUnordered stops mergeScan at a part whose questions are not in sheet
-// order; errStopped stops a part's scan that mergeScan no longer reads.
-var (
-	errUnordered = errors.New("a shard's part not in sheet order")
-	errStopped   = errors.New("stopped")
-)
-
-// scannedPart is a part mergeScan reads: its next question, q (nil at
-// its end), and that question's place in the merge (result.PartOrder).
-type scannedPart struct {
-	next func() (*result.Question, bool)
-	q    *result.Question
+// placed is a question of a run's parts where mergeScan reads it from:
+// its place in the merge (result.PartOrder), its part and its span there.
+type placed struct {
 	at   int
-	err  error // the scan's, at its end
+	part int
+	span result.Span
 }
 
-// mergeScan reads the parts at paths (of one run, in shard order) a
-// question at a time and hands question their questions in the order
-// result.MergeParts puts them: each part's being in that order, the
-// question first of those at hand, the earlier part's on a tie. A part
-// whose questions are not in that order is an error (errUnordered), as is
-// one result.ScanFile cannot read.
+// mergeScan reads the parts at paths (of one run, in shard order) and
+// hands question their questions in the order result.MergeParts puts
+// them: by position, the earlier part's first on a tie, those without a
+// position last in their parts' order. Each part is read once, a question
+// at a time, for where its questions lie and their places (32 bytes a
+// question); the places are sorted, and each question is read again from
+// its part in that order. So a run in any number of shards is read with
+// a file handle a part and no part held, and its parts need not be in
+// sheet order. A part result.ScanPositions or QuestionAt cannot read,
+// or one that changed since, is an error.
 func mergeScan(paths []string, question func(*result.Question)) error {
-	parts := make([]*scannedPart, len(paths))
-	for i, path := range paths {
-		p := &scannedPart{}
-		next, stop := iter.Pull(p.scan(path))
-		defer stop()
-		p.next = next
-		if err := p.advance(); err != nil {
-			return err
-		}
-		parts[i] = p
-	}
-	for {
-		var first *scannedPart
-		for _, p := range parts {
-			if p.q != nil && (first == nil || p.at < first.at) {
-				first = p
-			}
-		}
-		if first == nil {
-			return nil
-		}
-		question(first.q)
-		if err := first.advance(); err != nil {
-			return err
-		}
-	}
-}
-
-// scan is the questions of the part at path, its error kept in p.err.
-func (p *scannedPart) scan(path string) iter.Seq[*result.Question] {
-	return func(yield func(*result.Question) bool) {
-		p.err = result.ScanFile(path, func(*result.Sheet) error { return nil }, func(q *result.Question, _ result.Span) error {
-			if !yield(q) {
-				return errStopped
-			}
+	var order []placed
+	for k, path := range paths {
+		err := result.ScanPositions(path, func(*result.Sheet) error { return nil }, func(pos int, at result.Span) error {
+			order = append(order, placed{result.PartOrder(pos), k, at})
 			return nil
 		})
+		if err != nil {
+			return err
+		}
 	}
+	slices.SortStableFunc(order, func(a, b placed) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.part, b.part)) })
+	files := make([]*os.File, len(paths))
+	defer func() {
+		for _, f := range files {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}()
+	for k, path := range paths {
+		f, err := readfile.Open(path)
+		if err != nil {
+			return err
+		}
+		files[k] = f
+	}
+	return readPlaced(files, order, question)
 }
 
-// advance moves p to its next question.
-func (p *scannedPart) advance() error {
-	q, ok := p.next()
-	if !ok {
-		p.q = nil
-		return p.err
+// readPlaced reads the questions at order from files and hands them to
+// question in that order: decoded on every core, a chunk each, the chunks
+// handed over in order (reading a question's bytes and decoding them cost
+// about alike, as in result.ScanFile).
+func readPlaced(files []*os.File, order []placed, question func(*result.Question)) error {
+	type chunk struct {
+		qs   []result.Question
+		err  error
+		done chan struct{}
 	}
-	at := result.PartOrder(q.Position)
-	if at < p.at {
-		return errUnordered
+	workers := max(1, runtime.GOMAXPROCS(0))
+	ordered, work := make(chan *chunk, workers), make(chan func(), workers)
+	stop := make(chan struct{})
+	go func() {
+		defer close(ordered)
+		defer close(work)
+		for lo := 0; lo < len(order); lo += placedChunk {
+			c, at := &chunk{done: make(chan struct{})}, order[lo:min(lo+placedChunk, len(order))]
+			decode := func() {
+				defer close(c.done)
+				c.qs = make([]result.Question, len(at))
+				for i, p := range at {
+					c.qs[i], c.err = result.QuestionAt(files[p.part], p.span)
+					if c.err == nil && result.PartOrder(c.qs[i].Position) != p.at {
+						c.err = errors.New("a question's position not the one read first") // the part changed since
+					}
+					if c.err != nil {
+						c.err = fmt.Errorf("%s: %w", files[p.part].Name(), c.err)
+						return
+					}
+				}
+			}
+			for _, send := range []func() bool{
+				func() bool { return trySend(work, decode, stop) },
+				func() bool { return trySend(ordered, c, stop) },
+			} {
+				if !send() {
+					return
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for f := range work {
+				f()
+			}
+		})
 	}
-	p.q, p.at = q, at
-	return nil
+	var err error
+	for c := range ordered {
+		if err != nil {
+			continue // drained: the sender stops at its next chunk
+		}
+		<-c.done
+		if err = c.err; err != nil {
+			close(stop)
+			continue
+		}
+		for i := range c.qs {
+			question(&c.qs[i])
+		}
+	}
+	wg.Wait()
+	return err
+}
+
+// placedChunk is how many questions a chunk of readPlaced holds.
+const placedChunk = 256
+
+// trySend sends v on ch unless stop is closed first.
+func trySend[T any](ch chan<- T, v T, stop <-chan struct{}) bool {
+	select {
+	case ch <- v:
+		return true
+	case <-stop:
+		return false
+	}
 }

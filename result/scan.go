@@ -2,11 +2,14 @@ package result
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/evalmd/evalmd/internal/readfile"
@@ -40,7 +43,31 @@ func ScanFile(path string, sheet func(*Sheet) error, question func(*Question, Sp
 		return err
 	}
 	defer fh.Close()
-	return scan(bufio.NewReaderSize(fh, 1<<20), sheet, question)
+	return scan(bufio.NewReaderSize(fh, 1<<20), sheet, func(dec *json.Decoder) error { return scanQuestions(dec, question) })
+}
+
+// ScanPositions is ScanFile handing over of each question its Position
+// and its Span alone, without decoding the rest of it (a question whose
+// "position" is spelt otherwise, or is not a plain whole number, is an
+// error; the caller reads the file whole): a reader that puts
+// the questions of several files in order (agg, of a run's shards' parts)
+// learns where each lies first, then reads each with QuestionAt. A
+// question QuestionAt cannot decode is its error, not this one's.
+func ScanPositions(path string, sheet func(*Sheet) error, position func(pos int, at Span) error) error {
+	fh, err := readfile.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	return scan(bufio.NewReaderSize(fh, 1<<20), sheet, func(dec *json.Decoder) error {
+		return scanRaws(dec, func(raw json.RawMessage, at Span) error {
+			pos, ok := positionOf(raw)
+			if !ok {
+				return scanError(errors.New("a question whose position is not a plain number"))
+			}
+			return position(pos, at)
+		})
+	})
 }
 
 // QuestionAt decodes the question at span of r, an output file ScanFile
@@ -57,8 +84,9 @@ func QuestionAt(r io.ReaderAt, at Span) (Question, error) {
 	return q, nil
 }
 
-// scan is ScanFile of what r reads.
-func scan(r io.Reader, sheet func(*Sheet) error, question func(*Question, Span) error) error {
+// scan reads the output file r reads as ScanFile does, its questions
+// array (or null) read by questions.
+func scan(r io.Reader, sheet func(*Sheet) error, questions func(*json.Decoder) error) error {
 	dec := json.NewDecoder(r)
 	if err := delim(dec, '{'); err != nil {
 		return err
@@ -90,7 +118,7 @@ func scan(r io.Reader, sheet func(*Sheet) error, question func(*Question, Span) 
 				return scanError(errors.New(`"questions" before "sheet", or twice`))
 			}
 			haveQuestions = true
-			if err := scanQuestions(dec, question); err != nil {
+			if err := questions(dec); err != nil {
 				return err
 			}
 		default:
@@ -121,14 +149,8 @@ func scan(r io.Reader, sheet func(*Sheet) error, question func(*Question, Span) 
 // over in order: reading a question's bytes and decoding them cost about
 // alike.
 func scanQuestions(dec *json.Decoder, question func(*Question, Span) error) error {
-	tok, err := dec.Token()
-	switch {
-	case err != nil:
-		return scanError(err)
-	case tok == nil:
-		return nil // no questions (null), as Parse reads it
-	case tok != json.Delim('['):
-		return scanError(fmt.Errorf("questions: want an array, found %s", describe(tok)))
+	if ok, err := openArray(dec); !ok {
+		return err
 	}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	ordered, work := make(chan *batch, workers), make(chan *batch, workers)
@@ -147,7 +169,7 @@ func scanQuestions(dec *json.Decoder, question func(*Question, Span) error) erro
 			}
 		})
 	}
-	err = nil
+	var err error
 	for b := range ordered {
 		if err != nil {
 			continue // drained: the reader stops at its next batch
@@ -184,13 +206,11 @@ func readBatches(dec *json.Decoder, stop <-chan struct{}, ordered, work chan<- *
 	for dec.More() {
 		b := &batch{raws: make([]json.RawMessage, 0, batchSize), done: make(chan struct{})}
 		for len(b.raws) < batchSize && dec.More() {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return scanError(err)
+			raw, at, err := nextRaw(dec)
+			if err != nil {
+				return err
 			}
-			b.raws = append(b.raws, raw)
-			// The decoder stands just past the question it decoded.
-			b.spans = append(b.spans, Span{dec.InputOffset() - int64(len(raw)), len(raw)})
+			b.raws, b.spans = append(b.raws, raw), append(b.spans, at)
 		}
 		for _, ch := range []chan<- *batch{work, ordered} {
 			select {
@@ -198,6 +218,83 @@ func readBatches(dec *json.Decoder, stop <-chan struct{}, ordered, work chan<- *
 			case <-stop:
 				return nil
 			}
+		}
+	}
+	return delim(dec, ']')
+}
+
+// positionOf is the "position" member of raw, a question as the decoder
+// read it (valid JSON), 0 when it has none or it is null; false when raw
+// is no object, or the member is not a plain whole number or is spelt
+// with other letters or an escape (which Go's decoder would take too).
+func positionOf(raw []byte) (int, bool) {
+	i := skipSpace(raw, 0)
+	if raw[i] != '{' {
+		return 0, false
+	}
+	pos := 0
+	for i = skipSpace(raw, i+1); raw[i] != '}'; i = skipSpace(raw, i+1) {
+		end := skipString(raw, i)
+		key := raw[i+1 : end-1]
+		v := skipSpace(raw, skipSpace(raw, end)+1) // past ':'
+		vend := skipValue(raw, v)
+		switch {
+		case string(key) == "position" && string(raw[v:vend]) == "null":
+			pos = 0
+		case string(key) == "position":
+			n, err := strconv.Atoi(string(raw[v:vend]))
+			if err != nil {
+				return 0, false
+			}
+			pos = n
+		case bytes.IndexByte(key, '\\') >= 0 || strings.EqualFold(string(key), "position"):
+			return 0, false
+		}
+		if i = skipSpace(raw, vend); raw[i] == '}' {
+			break
+		}
+	}
+	return pos, true
+}
+
+// openArray reads the opening of the questions array at dec; false for
+// null (no questions, as Parse reads it).
+func openArray(dec *json.Decoder) (bool, error) {
+	tok, err := dec.Token()
+	switch {
+	case err != nil:
+		return false, scanError(err)
+	case tok == nil:
+		return false, nil
+	case tok != json.Delim('['):
+		return false, scanError(fmt.Errorf("questions: want an array, found %s", describe(tok)))
+	}
+	return true, nil
+}
+
+// nextRaw reads the array's next question as it is, and where it lies.
+func nextRaw(dec *json.Decoder) (json.RawMessage, Span, error) {
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return nil, Span{}, scanError(err)
+	}
+	// The decoder stands just past the question it decoded.
+	return raw, Span{dec.InputOffset() - int64(len(raw)), len(raw)}, nil
+}
+
+// scanRaws reads the questions array (or null) at dec, one question at a
+// time, each handed to each as it is.
+func scanRaws(dec *json.Decoder, each func(json.RawMessage, Span) error) error {
+	if ok, err := openArray(dec); !ok {
+		return err
+	}
+	for dec.More() {
+		raw, at, err := nextRaw(dec)
+		if err != nil {
+			return err
+		}
+		if err := each(raw, at); err != nil {
+			return err
 		}
 	}
 	return delim(dec, ']')

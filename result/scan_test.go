@@ -2,6 +2,7 @@ package result
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -18,8 +19,8 @@ import (
 // at its Span (QuestionAt), which must give it as scan did.
 func scanned(data []byte) (*File, error) {
 	f := &File{}
-	err := scan(bytes.NewReader(data), func(s *Sheet) error { f.Sheet = *s; return nil },
-		func(q *Question, at Span) error {
+	err := scan(bytes.NewReader(data), func(s *Sheet) error { f.Sheet = *s; return nil }, func(dec *json.Decoder) error {
+		return scanQuestions(dec, func(q *Question, at Span) error {
 			again, err := QuestionAt(bytes.NewReader(data), at)
 			if err != nil || !reflect.DeepEqual(again, *q) {
 				return fmt.Errorf("question %d read again at %+v: %v", len(f.Questions), at, err)
@@ -27,6 +28,7 @@ func scanned(data []byte) (*File, error) {
 			f.Questions = append(f.Questions, *q)
 			return nil
 		})
+	})
 	if f.Questions == nil {
 		f.Questions = []Question{}
 	}
@@ -103,6 +105,30 @@ func FuzzScan(f *testing.F) {
 		want.extra = nil
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("Scan and Parse differ:\n%#v\n%#v", got, want)
+		}
+	})
+}
+
+// FuzzPositionOf: where positionOf reads a question's position, Go's
+// decoder reads the same one.
+func FuzzPositionOf(f *testing.F) {
+	for _, s := range []string{`{"name": "q", "position": 3}`, `{"position": null}`, `{}`, `{"position": 1.5}`, `{"Position": 2}`,
+		`{"position": 1, "position": 2}`, `{"a": {"position": 9}, "position": -4}`, `{"p\u006fsition": 5}`, ` { "position" : 7 } `, `[1]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return
+		}
+		pos, ok := positionOf(raw)
+		if !ok {
+			return
+		}
+		var q struct {
+			Position int `json:"position"`
+		}
+		if err := json.Unmarshal(raw, &q); err != nil || q.Position != pos {
+			t.Fatalf("positionOf(%s) = %d; the decoder: %d, %v", raw, pos, q.Position, err)
 		}
 	})
 }

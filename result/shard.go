@@ -19,6 +19,9 @@ var shardSuffix = regexp.MustCompile(`-shard([1-9][0-9]*)of([1-9][0-9]*)\.json$`
 // unshardName is the name of the file one machine would have written for
 // the run of which name is a shard's part (ShardName's inverse); any
 // other name is itself.
+// IsShardName says whether name is that of a shard's part (ShardName).
+func IsShardName(name string) bool { return unshardName(name) != name }
+
 func unshardName(name string) string {
 	m := shardSuffix.FindStringSubmatchIndex(name)
 	if m == nil {
