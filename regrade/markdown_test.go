@@ -102,7 +102,7 @@ func TestRegradeKeepsEditedMarkdown(t *testing.T) {
 	if readString(t, md) != edited || readString(t, path) != before {
 		t.Error("the edited .md or its output was changed")
 	}
-	if _, err := os.Stat(gradePath(path)); err == nil || rep.Files[0].GradePath != "" {
+	if _, err := os.Stat(GradePath(path)); err == nil || rep.Files[0].GradePath != "" {
 		t.Error("a grade file was written for a refused output")
 	}
 	if _, err := Regrade(context.Background(), []string{path}, Options{Sheet: sheet, Write: true, Force: true}); err != nil {

@@ -229,7 +229,7 @@ func regradeFile(ctx context.Context, path string, opt Options, graders *Graders
 	// keeps the edit unless --force. The three are written as one (both or
 	// neither, even racing a run that writes the pair, or on a full disk),
 	// so the JSON and its .md never disagree.
-	gp := gradePath(path)
+	gp := GradePath(path)
 	others := outfile.Options{Force: opt.Force, Inputs: []string{path}}
 	newData, err := f.Marshal()
 	if err != nil {
@@ -285,12 +285,12 @@ func fmtTruth(s *string) string {
 	return *s
 }
 
-// gradePath is the LIME grade file beside an output file:
+// GradePath is the LIME grade file beside an output file (grade -w):
 // output-<rest>.json -> grade-<rest>.json. Only the file name's leading
 // "output" is replaced (LIME replaced every "output" in the whole path, a
 // bug its own comment admits); a file not named output-* gets "grade-" in
 // front.
-func gradePath(outputPath string) string {
+func GradePath(outputPath string) string {
 	dir, base := filepath.Split(outputPath)
 	if strings.HasPrefix(base, "output") {
 		return dir + "grade" + strings.TrimPrefix(base, "output")

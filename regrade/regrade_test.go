@@ -76,7 +76,7 @@ func TestRegradeWritesLimeGrades(t *testing.T) {
 		// LIME's own grade files, before they are overwritten.
 		limeGrades := map[string][]byte{}
 		for _, o := range outputs {
-			if data, err := os.ReadFile(gradePath(o)); err == nil {
+			if data, err := os.ReadFile(GradePath(o)); err == nil {
 				limeGrades[o] = data
 			}
 		}
@@ -104,13 +104,13 @@ func TestRegradeWritesLimeGrades(t *testing.T) {
 			if liberal {
 				want = lib
 			}
-			data, err := os.ReadFile(gradePath(o))
+			data, err := os.ReadFile(GradePath(o))
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []*bool
 			if err := json.Unmarshal(data, &got); err != nil {
-				t.Fatalf("%s: %v", gradePath(o), err)
+				t.Fatalf("%s: %v", GradePath(o), err)
 			}
 			if fmtList(got) != fmtList(want) {
 				t.Errorf("%s (liberal %t): grade file %s, want %s", filepath.Base(o), liberal, fmtList(got), fmtList(want))
@@ -240,11 +240,11 @@ func TestRegradeBadFiles(t *testing.T) {
 	}
 	// The good files were still written.
 	for _, o := range outputs {
-		if _, err := os.Stat(gradePath(o)); err != nil {
+		if _, err := os.Stat(GradePath(o)); err != nil {
 			t.Errorf("good file not done: %v", err)
 		}
 	}
-	if _, err := os.Stat(gradePath(half)); err == nil {
+	if _, err := os.Stat(GradePath(half)); err == nil {
 		t.Error("grade file written for a broken output")
 	}
 }
@@ -377,8 +377,8 @@ func TestGradePathAndJSON(t *testing.T) {
 		{"mine.json", "grade-mine.json"},
 	}
 	for _, p := range paths {
-		if got := gradePath(filepath.FromSlash(p.in)); got != filepath.FromSlash(p.want) {
-			t.Errorf("gradePath(%q) = %q, want %q", p.in, got, p.want)
+		if got := GradePath(filepath.FromSlash(p.in)); got != filepath.FromSlash(p.want) {
+			t.Errorf("GradePath(%q) = %q, want %q", p.in, got, p.want)
 		}
 	}
 	tr, fa := true, false
@@ -453,7 +453,7 @@ func TestRegradeGraderByMeta(t *testing.T) {
 	if last := g.Questions[len(g.Questions)-1]; last.Grade != nil {
 		t.Errorf("question without a completion graded %s, want null", fmtGrade(last.Grade))
 	}
-	data, err := os.ReadFile(gradePath(p))
+	data, err := os.ReadFile(GradePath(p))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -588,7 +588,7 @@ func TestRegradeLosesRaceToRun(t *testing.T) {
 	if q := got.Questions[0]; q.Completion == nil || *q.Completion != "NEW" || q.Grade != nil {
 		t.Errorf("the file holds %q graded %s, want the run's NEW, ungraded", fmt.Sprint(q.Completion), fmtGrade(q.Grade))
 	}
-	if _, serr := os.Stat(gradePath(path)); serr == nil || rep.Files[0].GradePath != "" {
+	if _, serr := os.Stat(GradePath(path)); serr == nil || rep.Files[0].GradePath != "" {
 		t.Errorf("a grade file was written for a file that was not")
 	}
 }

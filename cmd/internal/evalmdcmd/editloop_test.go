@@ -11,6 +11,7 @@ import (
 
 	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/internal/testkit/syncbuf"
+	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -194,6 +195,13 @@ func TestEditLoop(t *testing.T) {
 	all, _ = filepath.Glob(filepath.Join(results, "output-*.json"))
 	if len(all) != 1 || all[0] == newest {
 		t.Fatalf("after the rerun the folder holds %v, want its output alone", all)
+	}
+	// The grade file grade -w wrote goes aside with the output it grades.
+	if grades, _ := filepath.Glob(filepath.Join(results, "grade-*.json")); len(grades) != 0 {
+		t.Errorf("after the rerun the folder still holds %v, the grade file of an output put aside", grades)
+	}
+	if _, err := os.Stat(regrade.GradePath(filepath.Join(results, result.Superseded, filepath.Base(newest)))); err != nil {
+		t.Errorf("the grade file was not put aside with its output: %v", err)
 	}
 	newest = all[0]
 	if f, err = result.Read(newest); err != nil {

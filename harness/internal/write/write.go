@@ -18,6 +18,7 @@ import (
 	"github.com/evalmd/evalmd/harness/internal/reuse"
 	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -203,7 +204,7 @@ func say(w io.Writer, clear, format string, args ...any) {
 
 // Supersede moves aside, once an output is written, the earlier outputs
 // of its sheet and model that it supersedes (reuse.Supersedes): each,
-// with its markdown, into the result.Superseded folder beside it, where
+// with its markdown and its grade file (grade -w), into the result.Superseded folder beside it, where
 // no reader of the folder counts it, and its run's Inspect log in LogDir
 // (when the run writes logs there and it is there) into LogDir's. One it
 // may not move (edited since evalmd wrote it, not evalmd's, a name taken
@@ -235,7 +236,7 @@ func (s *Supersede) Write(o *plan.Output, _ *Spill) error {
 			continue
 		}
 		moved = append(moved, filepath.Base(e.Path))
-		with := []string{result.MarkdownPath(e.Path)}
+		with := []string{result.MarkdownPath(e.Path), regrade.GradePath(e.Path)}
 		if s.LogDir != "" {
 			for _, format := range []string{inspect.FormatEval, inspect.FormatJSON} {
 				if name, err := inspect.RunLogName(e.File, format); err == nil {
