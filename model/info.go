@@ -33,6 +33,12 @@ type Info struct {
 	// endpoint), so agent mode, whose every turn offers python, cannot run
 	// on it. Not recorded in files, as FromQuestion.
 	NoTools bool `json:"-"`
+	// Endpoint is the API the requests go to when it is not the
+	// provider's usual one: "completions" for the raw text completions
+	// endpoint (--completion-api), which is sent the same task as another
+	// request than chat's, so the request key covers it. Not recorded in
+	// files, as FromQuestion.
+	Endpoint string `json:"-"`
 	// Vision says whether the model is sent images.
 	Vision bool `json:"vision"`
 	// Price is what a token costs; nil when unknown (a hosted server this

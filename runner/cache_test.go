@@ -32,6 +32,7 @@ func TestRequestKey(t *testing.T) {
 		name   string
 		model  string
 		url    string
+		api    string
 		change func(r *model.Task)
 		same   bool
 	}{
@@ -40,6 +41,7 @@ func TestRequestKey(t *testing.T) {
 		{name: "question ref not covered", change: func(r *model.Task) { r.Question.Name = "q2" }, same: true},
 		{name: "model", model: "openai/gpt-4o-mini"},
 		{name: "base URL", url: "http://b"},
+		{name: "the text completions endpoint", api: "completions"},
 		{name: "system", change: func(r *model.Task) { r.System = "sys2" }},
 		{name: "message text", change: func(r *model.Task) {
 			r.Messages = []model.Message{{Role: "user", Content: "hi!", Images: r.Messages[0].Images}}
@@ -99,7 +101,7 @@ func TestRequestKey(t *testing.T) {
 			if tc.url != "" {
 				u = tc.url
 			}
-			k := RequestKey(m, model.Info{BaseURL: u}, r)
+			k := RequestKey(m, model.Info{BaseURL: u, Endpoint: tc.api}, r)
 			if (k == k0) != tc.same {
 				t.Errorf("key equal = %v, want %v", k == k0, tc.same)
 			}

@@ -48,8 +48,10 @@ var keyBaseName = map[string]bool{"Solve.Files": true, "Question.Sheet": true}
 
 // RequestKey is the content address of a task put to a model, used by the
 // cache, the run journal and batches: the hex sha256 of the key version,
-// the model name (provider/model), the server's base URL (info.BaseURL)
-// and the canonical encoding of the task (keyEncoder): the request and
+// the model name (provider/model), the server's base URL (info.BaseURL),
+// the endpoint when not the provider's usual one (info.Endpoint: the same
+// task sent as a text completion is another request) and the canonical
+// encoding of the task (keyEncoder): the request and
 // its Solve, and the question when info.FromQuestion (else keyLeftOut
 // leaves it out). It never covers credentials, which are not part of a
 // task: the cache directory may be shared or committed, and a key must not
@@ -63,6 +65,11 @@ func RequestKey(modelName string, info model.Info, t model.Task) string {
 	e.str(keyVersion)
 	e.str(modelName)
 	e.str(info.BaseURL)
+	if info.Endpoint != "" {
+		// Only when set, so the keys of chat requests stay as they were.
+		e.str("endpoint")
+		e.str(info.Endpoint)
+	}
 	e.value(reflect.ValueOf(t))
 	e.h.Write(e.buf)
 	var sum [sha256.Size]byte

@@ -109,7 +109,7 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 		return &responsesModel{cfg: cfg}, nil
 	}
 	if model.ProviderOption[Options](opt).CompletionAPI {
-		cfg.info.NoTools = true
+		cfg.info.NoTools, cfg.info.Endpoint = true, "completions"
 		return &textModel{cfg: cfg}, nil
 	}
 	return &chatModel{cfg: cfg}, nil

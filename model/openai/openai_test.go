@@ -15,6 +15,7 @@ import (
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/model/internal/providertest"
+	"github.com/evalmd/evalmd/runner"
 )
 
 func TestOpenAIRequestAndUsage(t *testing.T) {
@@ -378,6 +379,16 @@ func TestCompletionAPI(t *testing.T) {
 	}
 	req := model.Request{System: "sys", Messages: []model.Message{{Role: "user", Content: "def answer(df):\n    return"}},
 		Settings: model.Settings{MaxTokens: 64, Stop: []string{"\n\n"}}}
+	// The same task sent as a text completion is another request than
+	// chat's: its key is another, so a chat answer is never reused for it.
+	chat, err := r.New("llamacpp/stable-code-3b", model.Options{BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := model.Task{Request: req}
+	if m.Info().Endpoint != "completions" || runner.RequestKey(m.Name(), m.Info(), task) == runner.RequestKey(chat.Name(), chat.Info(), task) {
+		t.Errorf("endpoint %q: the completion's request key is the chat request's", m.Info().Endpoint)
+	}
 	resp, err := m.Complete(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
