@@ -110,3 +110,43 @@ func slug(h string) string {
 	}
 	return b.String()
 }
+
+// TestReadmeSheetIsInit holds the README to its word: the sheet it shows
+// as the one `evalmd init` writes is that file, whole.
+func TestReadmeSheetIsInit(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	init, err := os.ReadFile("cmd/internal/starter/files/input-first-steps.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "## A sheet\n")
+	if !ok {
+		t.Fatal("README.md: no section \"A sheet\"")
+	}
+	_, block, ok := strings.Cut(rest, "```markdown\n")
+	block, _, closed := strings.Cut(block, "```\n")
+	if !ok || !closed {
+		t.Fatal("README.md: the section \"A sheet\" shows no markdown block")
+	}
+	if block != string(init) {
+		t.Errorf("README.md's sheet is not the one evalmd init writes (cmd/internal/starter/files/input-first-steps.md):\n%s", block)
+	}
+}
+
+// TestReadmeOpensWithTheLoop keeps the loop's commands on the README's
+// first screen, where a newcomer looks.
+func TestReadmeOpensWithTheLoop(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := strings.Join(strings.SplitN(string(readme), "\n", 41)[:40], "\n")
+	for _, cmd := range []string{"evalmd init", "evalmd run", "evalmd grade", "evalmd agg"} {
+		if !strings.Contains(first, cmd) {
+			t.Errorf("README.md's first 40 lines lack %q", cmd)
+		}
+	}
+}
