@@ -1,20 +1,26 @@
-// Package model defines how the tool talks to a language model: one request
-// (system text, messages, settings: only what is sent) in, one response
-// (text and usage) out, and what a model can do (its Info: provider,
-// server, vision, price, context). A Task is a request with what travels
-// beside it (the question, for the offline models that answer from it;
-// the code/agent mode's Solve); Ask hands it whole to a model that is an
-// Answerer and only its request to any other. It knows no provider: the
-// providers live in model/openai, model/anthropic and model/builtin, and a
-// program wires the ones it wants into a Registry (database/sql's drivers, without the global table): each
-// provider registers a Factory, which builds its models from a Ref and the
-// Options. A provider that takes batches reports where each batch is as a
-// BatchState (running, ended or failed), which the batch command waits on.
-// A reply's answer and what the model thought before it are kept apart
-// (Response.Text and Reasoning); SplitThink applies the think_tags rule
-// to a reply whose text opens with <think> blocks. What a request's
-// settings send is asked of SendSettings: a model's own rules when it is a
-// SettingsSender, else its Info's Sendable.
+// Package model defines how evalmd talks to a language model.
+//
+// A Request (system text, messages and the settings sent) goes in and a
+// Response (text, reasoning and usage) comes out. A model's Info says what
+// it can do: its provider, server, vision, price and context.
+//
+// A Task is a request with what travels beside it: the question, for the
+// offline models that answer from it, and the code or agent mode's Solve.
+// Ask hands a Task whole to an Answerer and only its request to any other
+// model.
+//
+// The package knows no provider. The providers live in model/openai,
+// model/anthropic and model/builtin; a program wires the ones it wants
+// into a Registry, much as database/sql takes drivers but without a
+// global table. Each provider registers a Factory that builds its models
+// from a Ref and the Options. A provider that takes batches reports each
+// batch as a BatchState (running, ended or failed).
+//
+// A reply's answer and what the model thought before it are kept apart,
+// in Response.Text and Response.Reasoning; SplitThink applies the
+// think_tags rule to a reply that opens with <think> blocks. What a
+// request's settings send comes from SendSettings: a SettingsSender's own
+// rules, else its Info's Sendable.
 package model
 
 import (

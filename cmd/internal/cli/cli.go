@@ -1,14 +1,16 @@
-// Package cli is the command line of every evalmd command: a small command
-// table (a usage line, one flag set and a Run function per command or
-// subcommand), the exit statuses, and the flags several commands share.
+// Package cli is the command line that every evalmd command shares.
 //
-// Exit statuses (../shared/DESIGN.md): 0 done (and -h, which prints the
-// synopsis and the flags on stdout); 1 could not run (the error, one line
-// on stderr); 2 usage error (the error once, then the usage line); 3
-// finished, but some questions failed or could not be graded (a
-// *PartialError, whose count goes to stderr); 4 finished, and a gate
-// failed: agg's comparison with a baseline found a model significantly
-// worse, or its accuracy under a floor (a *GateError).
+// It holds a small command table (a usage line, one flag set and a Run
+// function per command or subcommand), the flags several commands take,
+// and the exit statuses:
+//
+//   - 0: done; -h prints the synopsis and the flags on stdout.
+//   - 1: could not run; the error is one line on stderr.
+//   - 2: a usage error; the error once, then the usage line.
+//   - 3: finished, but some questions failed or could not be graded
+//     (a *PartialError, whose count goes to stderr).
+//   - 4: finished, and a gate failed: agg's comparison with a baseline
+//     found a model significantly worse, or under a floor (a *GateError).
 package cli
 
 import (
