@@ -17,11 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/aimd"
 	"github.com/evalmd/evalmd/internal/testkit/golden"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
-	"github.com/evalmd/evalmd/runner/aimd"
 )
 
 // fixedCreated stands in for the start time LIME's output files lack.

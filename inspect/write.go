@@ -16,11 +16,11 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/agent/protocol"
+	"github.com/evalmd/evalmd/internal/aimd"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
-	"github.com/evalmd/evalmd/runner/aimd"
 )
 
 // LogOptions say what an output file does not: its task name, when it was

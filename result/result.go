@@ -44,10 +44,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/aimd"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/model"
-	"github.com/evalmd/evalmd/runner/aimd"
 )
 
 // File is one output file.

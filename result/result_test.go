@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/aimd"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
-	"github.com/evalmd/evalmd/runner/aimd"
 )
 
 // Every real LIME output file loads, and rewriting it unchanged keeps every

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/evalmd/evalmd/runner/aimd"
+	"github.com/evalmd/evalmd/internal/aimd"
 )
 
 // shardSuffix is what ShardName adds to a name.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalmd/evalmd/runner/aimd"
+	"github.com/evalmd/evalmd/internal/aimd"
 )
 
 func TestUnshardName(t *testing.T) {

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/aimd"
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/model"
-	"github.com/evalmd/evalmd/runner/aimd"
 )
 
 // fakeClock is a clock that only the test moves.

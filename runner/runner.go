@@ -17,9 +17,9 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/evalmd/evalmd/internal/aimd"
 	"github.com/evalmd/evalmd/internal/grace"
 	"github.com/evalmd/evalmd/model"
-	"github.com/evalmd/evalmd/runner/aimd"
 )
 
 // Job is one request to send.

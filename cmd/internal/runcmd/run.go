@@ -21,6 +21,7 @@ import (
 	"github.com/evalmd/evalmd/cmd/internal/config"
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/inspect"
+	"github.com/evalmd/evalmd/internal/aimd"
 	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/model/builtin"
@@ -28,7 +29,6 @@ import (
 	"github.com/evalmd/evalmd/model/providers"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
-	"github.com/evalmd/evalmd/runner/aimd"
 	"github.com/evalmd/evalmd/schema"
 )
 

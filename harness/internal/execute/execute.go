@@ -24,11 +24,11 @@ import (
 	"github.com/evalmd/evalmd/harness/internal/plan"
 	"github.com/evalmd/evalmd/harness/internal/reuse"
 	"github.com/evalmd/evalmd/harness/internal/write"
+	"github.com/evalmd/evalmd/internal/aimd"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
-	"github.com/evalmd/evalmd/runner/aimd"
 	"github.com/evalmd/evalmd/sandbox"
 	"github.com/evalmd/evalmd/solve"
 )
