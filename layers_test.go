@@ -23,7 +23,7 @@ var layers = []struct {
 			"internal/grace", "internal/filelock", "internal/jsonl", "internal/mdcell", "internal/aimd", "workbook/internal/xlsb"}},
 	{"formats and models: sheets, outputs, workbooks, tables, tokens, settings, the providers, the sandbox",
 		[]string{"schema", "sheet", "result", "workbook", "table", "tokens", "internal/setting",
-			"model", "model/...", "agent/protocol", "sandbox"}},
+			"model", "model/...", "agentproto", "sandbox"}},
 	{"engines: prompts, graders, the runner, batches, answers that run code, regrading",
 		[]string{"prompt", "grade", "runner", "batch", "codemode", "agent", "solve", "regrade"}},
 	{"reports: leaderboards, the HTML report, workbooks out, Inspect logs",

@@ -24,7 +24,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/evalmd/evalmd/agent/protocol"
+	"github.com/evalmd/evalmd/agentproto"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/sandbox"
 )
@@ -84,7 +84,7 @@ func Run(ctx context.Context, m model.Model, req model.Task, interp Interpreter,
 		qctx, cancel = context.WithTimeout(ctx, opt.QuestionTimeout)
 		defer cancel()
 	}
-	req.Tools = []model.Tool{protocol.PythonTool}
+	req.Tools = []model.Tool{agentproto.PythonTool}
 	msgs := append([]model.Message(nil), req.Messages...)
 	asked := len(msgs) // the transcript is what comes after the question
 	work := &model.Work{Mode: "agent"}
@@ -142,7 +142,7 @@ func Run(ctx context.Context, m model.Model, req model.Task, interp Interpreter,
 // arguments) is answered with a result saying so, as a kernel would answer
 // a syntax error: the model can correct itself.
 func runCall(ctx context.Context, interp Interpreter, call model.ToolCall) (sandbox.Result, error) {
-	if call.Name != protocol.PythonTool.Name {
+	if call.Name != agentproto.PythonTool.Name {
 		return sandbox.Result{Output: fmt.Sprintf("error: no tool named %q; the only tool is python(code)", call.Name)}, nil
 	}
 	code, err := codeArgument(call.Arguments)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/evalmd/evalmd/agent/protocol"
+	"github.com/evalmd/evalmd/agentproto"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -114,7 +114,7 @@ func RunReact(ctx context.Context, m model.Model, req model.Task, interp Interpr
 		}
 	}
 	instruction := strings.Join(parts, "\n")
-	req.Settings.Stop = append(append([]string(nil), req.Settings.Stop...), protocol.ReactStop)
+	req.Settings.Stop = append(append([]string(nil), req.Settings.Stop...), agentproto.ReactStop)
 	work := &model.Work{Mode: model.ModeAgent}
 	out := model.Response{Work: work}
 	var scratch strings.Builder
@@ -124,7 +124,7 @@ func RunReact(ctx context.Context, m model.Model, req model.Task, interp Interpr
 			work.Limit, work.LimitValue = limitMaxTurns, opt.limitValue(limitMaxTurns)
 			return out, nil
 		}
-		var st protocol.ReactStep
+		var st agentproto.ReactStep
 		var perr error
 		for try := 0; try <= reactParseRetrys; try++ {
 			if opt.TokenBudget > 0 && out.InputTokens+out.OutputTokens >= opt.TokenBudget {
@@ -147,7 +147,7 @@ func RunReact(ctx context.Context, m model.Model, req model.Task, interp Interpr
 			out.ReasoningTokens += resp.ReasoningTokens
 			out.Model, out.FinishReason, out.Reasoning = resp.Model, resp.FinishReason, resp.Reasoning
 			work.Transcript = append(work.Transcript, model.Message{Role: "assistant", Content: resp.Text, Reasoning: resp.Reasoning})
-			if st, perr = protocol.ParseReact(resp.Text); perr == nil {
+			if st, perr = agentproto.ParseReact(resp.Text); perr == nil {
 				break
 			}
 		}
@@ -170,6 +170,6 @@ func RunReact(ctx context.Context, m model.Model, req model.Task, interp Interpr
 		obs := reactObservation(res.Output, res.Limit != "")
 		work.Transcript = append(work.Transcript, model.Message{Role: "tool", Content: obs, ToolLimit: string(res.Limit)})
 		scratch.WriteString(st.Raw)
-		scratch.WriteString("\n" + protocol.ReactStop + "\n" + obs + "\n\nThought:\n")
+		scratch.WriteString("\n" + agentproto.ReactStop + "\n" + obs + "\n\nThought:\n")
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/evalmd/evalmd/agent/protocol"
+	"github.com/evalmd/evalmd/agentproto"
 	"github.com/evalmd/evalmd/internal/aimd"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/setting"
@@ -519,7 +519,7 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSa
 		// Agent mode: every turn, with its tool calls and results, so the
 		// viewer shows the whole transcript; the last assistant turn is the
 		// answer (the completion).
-		s.Messages = append(s.Messages, transcript(q.Transcript, served, r.file.SolveSetting(q, "agent_style") == protocol.StyleReact, msgID)...)
+		s.Messages = append(s.Messages, transcript(q.Transcript, served, r.file.SolveSetting(q, "agent_style") == agentproto.StyleReact, msgID)...)
 	}
 	codeMetadata(q, s.Metadata)
 	if q.Completion != nil {
@@ -670,7 +670,7 @@ func (s *evalSample) setAnswer(q *result.Question, served string, asked int, msg
 // codeCall is a code-mode answer's run as a python tool call and its
 // result.
 func codeCall(q *result.Question, msgID func(string) string) (toolCall, ChatMessage) {
-	call := toolCall{ID: msgID("call"), Function: protocol.PythonTool.Name, Type: "function", Arguments: map[string]any{"code": *q.Code}}
+	call := toolCall{ID: msgID("call"), Function: agentproto.PythonTool.Name, Type: "function", Arguments: map[string]any{"code": *q.Code}}
 	res := ChatMessage{ID: msgID("tool"), Role: "tool", ToolCallID: call.ID, Function: call.Function}
 	switch {
 	case q.CodeError != "":
@@ -801,10 +801,10 @@ func limitOf(q *result.Question) *sampleLimit {
 // tool, unless the agent style is InfiAgent's text ReAct loop, which
 // offers no tool through the API (the code is in the model's text).
 func agentTools(q *result.Question, f *result.File) []toolInfo {
-	if q.Mode != model.ModeAgent || f.SolveSetting(q, "agent_style") == protocol.StyleReact {
+	if q.Mode != model.ModeAgent || f.SolveSetting(q, "agent_style") == agentproto.StyleReact {
 		return []toolInfo{}
 	}
-	t := protocol.PythonTool
+	t := agentproto.PythonTool
 	return []toolInfo{{Name: t.Name, Description: t.Description, Parameters: toolParams(t.Parameters)}}
 }
 
@@ -1018,8 +1018,8 @@ func transcript(turns []model.Message, mdl string, react bool, id func(string) s
 				m.ToolCalls = append(m.ToolCalls, tc)
 			}
 			if react && len(t.ToolCalls) == 0 && i+1 < len(turns) && turns[i+1].Role == "tool" && turns[i+1].ToolCallID == "" {
-				tc := toolCall{ID: reactCall(i), Function: protocol.PythonTool.Name, Type: "function", Arguments: map[string]any{}}
-				if code, ok := protocol.ReactAction(t.Content); ok {
+				tc := toolCall{ID: reactCall(i), Function: agentproto.PythonTool.Name, Type: "function", Arguments: map[string]any{}}
+				if code, ok := agentproto.ReactAction(t.Content); ok {
 					tc.Arguments["code"] = code
 				} else {
 					tc.ParseError = "no Action Input code block in the reply"
@@ -1027,7 +1027,7 @@ func transcript(turns []model.Message, mdl string, react bool, id func(string) s
 				m.ToolCalls = append(m.ToolCalls, tc)
 			}
 		case "tool":
-			m.ToolCallID, m.Function = t.ToolCallID, protocol.PythonTool.Name
+			m.ToolCallID, m.Function = t.ToolCallID, agentproto.PythonTool.Name
 			if react && m.ToolCallID == "" && i > 0 && turns[i-1].Role == "assistant" && len(turns[i-1].ToolCalls) == 0 {
 				m.ToolCallID = reactCall(i - 1)
 			}

@@ -18,7 +18,7 @@ import (
 	"sync"
 
 	"github.com/evalmd/evalmd/agent"
-	"github.com/evalmd/evalmd/agent/protocol"
+	"github.com/evalmd/evalmd/agentproto"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/sandbox"
@@ -124,7 +124,7 @@ func (m *Model) agent(ctx context.Context, req model.Task) (model.Response, erro
 	defer sess.Close()
 	opt := agent.Options{MaxTurns: s.MaxTurns, QuestionTimeout: s.QuestionTimeout, TokenBudget: s.TokenBudget, ThinkTags: s.ThinkTags}
 	run := agent.Run
-	if s.Style == protocol.StyleReact {
+	if s.Style == agentproto.StyleReact {
 		run = agent.RunReact
 	}
 	resp, err := run(ctx, runner.Retrying(m.Inner, m.Retry), req, sess, opt)

@@ -31,8 +31,8 @@ func TestAggDependencies(t *testing.T) {
 	}
 	// Leaves below a forbidden package that agg may read with.
 	allowed := map[string]bool{
-		mod + "agent/protocol": true, // what a transcript looks like, for the Inspect logs
-		mod + "internal/aimd":  true, // the connection-limit history in output files
+		mod + "agentproto":    true, // what a transcript looks like, for the Inspect logs
+		mod + "internal/aimd": true, // the connection-limit history in output files
 	}
 	pkgs := strings.Fields(string(out))
 	for _, pkg := range pkgs {

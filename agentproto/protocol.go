@@ -1,11 +1,11 @@
-// Package protocol is what an agent's turns look like, apart from running
+// Package agentproto is what an agent's turns look like, apart from running
 // them: the python tool offered in native tool calling (PythonTool) and
 // InfiAgent's text ReAct format (StyleReact; ParseReact, which gives a
 // ReactStep or ErrReactFormat; ReactAction).
 //
 // Package agent runs the loops; a log writer reads a transcript with this
 // package alone, without linking the sandbox.
-package protocol
+package agentproto
 
 import (
 	"encoding/json"
