@@ -63,6 +63,24 @@ func (o Options) limitValue(limit string) float64 {
 // defaultMaxTurns is InfiAgent's max_iterations.
 const defaultMaxTurns = 10
 
+// withDefaults is o with its unset turn limit at InfiAgent's.
+func (o Options) withDefaults() Options {
+	if o.MaxTurns <= 0 {
+		o.MaxTurns = defaultMaxTurns
+	}
+	return o
+}
+
+// questionContext is the context one question's turns run under: ctx,
+// ended after QuestionTimeout when one is set. Both loops tell the
+// question's own timeout from ctx's end by comparing the two.
+func (o Options) questionContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if o.QuestionTimeout > 0 {
+		return context.WithTimeout(ctx, o.QuestionTimeout)
+	}
+	return ctx, func() {}
+}
+
 // Interpreter runs code with state kept between calls.
 type Interpreter interface {
 	Exec(ctx context.Context, code string) (sandbox.Result, error)
@@ -75,15 +93,9 @@ type Interpreter interface {
 // failed (the transcript so far is lost with it, as a failed chat request
 // loses nothing worth keeping) or ctx ended.
 func Run(ctx context.Context, m model.Model, req model.Task, interp Interpreter, opt Options) (model.Response, error) {
-	if opt.MaxTurns <= 0 {
-		opt.MaxTurns = defaultMaxTurns
-	}
-	qctx := ctx
-	if opt.QuestionTimeout > 0 {
-		var cancel context.CancelFunc
-		qctx, cancel = context.WithTimeout(ctx, opt.QuestionTimeout)
-		defer cancel()
-	}
+	opt = opt.withDefaults()
+	qctx, cancel := opt.questionContext(ctx)
+	defer cancel()
 	req.Tools = []model.Tool{agentproto.PythonTool}
 	msgs := append([]model.Message(nil), req.Messages...)
 	asked := len(msgs) // the transcript is what comes after the question

@@ -98,15 +98,9 @@ func trimMiddle(s string) string {
 // holding the whole prompt with the scratchpad so far. The transcript keeps
 // each reply (assistant) and each observation (tool).
 func RunReact(ctx context.Context, m model.Model, req model.Task, interp Interpreter, opt Options) (model.Response, error) {
-	if opt.MaxTurns <= 0 {
-		opt.MaxTurns = defaultMaxTurns
-	}
-	qctx := ctx
-	if opt.QuestionTimeout > 0 {
-		var cancel context.CancelFunc
-		qctx, cancel = context.WithTimeout(ctx, opt.QuestionTimeout)
-		defer cancel()
-	}
+	opt = opt.withDefaults()
+	qctx, cancel := opt.questionContext(ctx)
+	defer cancel()
 	var parts []string
 	for _, msg := range req.Messages {
 		if msg.Role == "user" {
