@@ -30,6 +30,30 @@ func TestSplitThink(t *testing.T) {
 		{"cut while thinking, kept, after the server's own", "<think>B", "r", ThinkKeep, "", "r\n\nB"},
 		{"cut while thinking, stripped", "<think>B, or A", "", ThinkStrip, "", ""},
 		{"cut in the second block, kept", "<think>a</think><think>b", "", ThinkKeep, "", "a\n\nb"},
+		{"upper case, auto", "<THINK>the answer is B) 5</THINK>\nA) 4", "", ThinkAuto, "A) 4", "the answer is B) 5"},
+		{"thinking, auto", "<thinking>the answer is B) 5</thinking>\nA) 4", "", ThinkAuto, "A) 4", "the answer is B) 5"},
+		{"reasoning, auto", "<reasoning>the answer is B) 5</reasoning>\nA) 4", "", ThinkAuto, "A) 4", "the answer is B) 5"},
+		{"mixed case, opened by the template, auto", "the answer is B) 5\n</Thinking>\nA) 4", "", ThinkAuto, "A) 4", "the answer is B) 5"},
+		{"harmony, auto", "<|channel|>analysis<|message|>The right one is B) 5? No: A) 4 is wrong, so B) 5.<|end|><|start|>assistant<|channel|>final<|message|>A) 4", "", ThinkAuto, "A) 4", "The right one is B) 5? No: A) 4 is wrong, so B) 5."},
+		{"harmony ended by return, auto", "<|start|>assistant<|channel|>analysis<|message|>B) 5<|end|><|start|>assistant<|channel|>final<|message|>A) 4<|return|>", "", ThinkAuto, "A) 4", "B) 5"},
+		{"harmony cut while thinking, auto", "<|channel|>analysis<|message|>B) 5, or", "", ThinkAuto, "", "B) 5, or"},
+		{"upper case, keep", "<THINK>the answer is B) 5</THINK>\nA) 4", "", ThinkKeep, "<THINK>the answer is B) 5</THINK>\nA) 4", ""},
+		{"thinking, keep", "<thinking>the answer is B) 5</thinking>\nA) 4", "", ThinkKeep, "<thinking>the answer is B) 5</thinking>\nA) 4", ""},
+		{"reasoning, keep", "<reasoning>the answer is B) 5</reasoning>\nA) 4", "", ThinkKeep, "<reasoning>the answer is B) 5</reasoning>\nA) 4", ""},
+		{"mixed case, opened by the template, keep", "the answer is B) 5\n</Thinking>\nA) 4", "", ThinkKeep, "the answer is B) 5\n</Thinking>\nA) 4", ""},
+		{"harmony, keep", "<|channel|>analysis<|message|>The right one is B) 5? No: A) 4 is wrong, so B) 5.<|end|><|start|>assistant<|channel|>final<|message|>A) 4", "", ThinkKeep, "<|channel|>analysis<|message|>The right one is B) 5? No: A) 4 is wrong, so B) 5.<|end|><|start|>assistant<|channel|>final<|message|>A) 4", ""},
+		{"harmony ended by return, keep", "<|start|>assistant<|channel|>analysis<|message|>B) 5<|end|><|start|>assistant<|channel|>final<|message|>A) 4<|return|>", "", ThinkKeep, "<|start|>assistant<|channel|>analysis<|message|>B) 5<|end|><|start|>assistant<|channel|>final<|message|>A) 4<|return|>", ""},
+		{"harmony cut while thinking, keep", "<|channel|>analysis<|message|>B) 5, or", "", ThinkKeep, "", "B) 5, or"},
+		{"upper case, strip", "<THINK>the answer is B) 5</THINK>\nA) 4", "", ThinkStrip, "A) 4", ""},
+		{"thinking, strip", "<thinking>the answer is B) 5</thinking>\nA) 4", "", ThinkStrip, "A) 4", ""},
+		{"reasoning, strip", "<reasoning>the answer is B) 5</reasoning>\nA) 4", "", ThinkStrip, "A) 4", ""},
+		{"mixed case, opened by the template, strip", "the answer is B) 5\n</Thinking>\nA) 4", "", ThinkStrip, "A) 4", ""},
+		{"harmony, strip", "<|channel|>analysis<|message|>The right one is B) 5? No: A) 4 is wrong, so B) 5.<|end|><|start|>assistant<|channel|>final<|message|>A) 4", "", ThinkStrip, "A) 4", ""},
+		{"harmony ended by return, strip", "<|start|>assistant<|channel|>analysis<|message|>B) 5<|end|><|start|>assistant<|channel|>final<|message|>A) 4<|return|>", "", ThinkStrip, "A) 4", ""},
+		{"harmony cut while thinking, strip", "<|channel|>analysis<|message|>B) 5, or", "", ThinkStrip, "", ""},
+		{"a close of another name inside a block", "<think>a</reasoning>b</think>c", "", "", "c", "a</reasoning>b"},
+		{"not harmony", "<|channel|>no message marker", "", "", "<|channel|>no message marker", ""},
+		{"harmony mid-text", "A) 4 <|channel|>final<|message|>B", "", "", "A) 4 <|channel|>final<|message|>B", ""},
 	} {
 		got := SplitThink(Response{Text: c.text, Reasoning: c.server}, c.rule)
 		if got.Text != c.answer || got.Reasoning != c.reasoning {
@@ -44,7 +68,9 @@ func TestSplitThink(t *testing.T) {
 // answer under every rule.
 func FuzzSplitThink(f *testing.F) {
 	for _, s := range []string{"<think>a</think>b", "<think>a</think><think>b</think>c", "a</think>b</think>c",
-		"<think>a", " <think>a</think> b <think>c</think>", "a <think>b</think> c</think> d", ""} {
+		"<think>a", " <think>a</think> b <think>c</think>", "a <think>b</think> c</think> d", "",
+		"<THINKING>a</thinking>b", "<|channel|>analysis<|message|>a<|end|><|channel|>final<|message|><think>b</think>c",
+		"<|start|>x<|channel|>commentary<|message|>a", "a</REASONING>b<think>c"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
