@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/evalmd/evalmd/internal/visible"
 )
 
 // Report is which report agg writes. As in LIME's agg, each report type
@@ -32,9 +34,9 @@ const (
 )
 
 // textFormat is LIME's fmt_field: long text wrapped to width columns, cut
-// to height lines and then to chars characters (with "..."); for markdown,
-// '<' and '>' become entities (and line ends <br>, as every cell's, when
-// the table is written).
+// to height lines and then to chars characters (with "..."), its control
+// characters made visible; for markdown, '<' and '>' become entities (and
+// line ends <br>, as every cell's, when the table is written).
 type textFormat struct {
 	width, height, chars int
 	markdown             bool
@@ -50,7 +52,7 @@ var (
 
 // apply formats s.
 func (f textFormat) apply(s string) string {
-	lines := wrap(printable(s), f.width)
+	lines := wrap(visible.Lines(s), f.width)
 	if len(lines) > f.height {
 		lines = lines[:f.height]
 	}

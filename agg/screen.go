@@ -6,6 +6,8 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/evalmd/evalmd/internal/visible"
 )
 
 // This file lays tables out for a terminal (LIME's --terminal style):
@@ -59,9 +61,12 @@ func (f dataFrame) cells() (header []string, numeric []bool, rows [][]string) {
 // screenTable writes a titled boxed table.
 func screenTable(title, note string, header []string, numeric []bool, rows [][]string, more int) (string, error) {
 	var b strings.Builder
-	b.WriteString(title + "\n\n")
+	// Text from output files is made visible (an escape sequence in a
+	// name or a completion would drive the terminal); line ends stay,
+	// the table draws them as lines.
+	b.WriteString(visible.Lines(title) + "\n\n")
 	if note != "" {
-		b.WriteString(note + "\n\n")
+		b.WriteString(visible.Lines(note) + "\n\n")
 	}
 	if len(rows) == 0 {
 		b.WriteString("(none)\n\n")
@@ -85,13 +90,14 @@ func screenTable(title, note string, header []string, numeric []bool, rows [][]s
 		},
 	}
 	tbl := tablewriter.NewTable(&b, tablewriter.WithConfig(cfg))
-	tbl.Header(header)
-	for i := range header {
-		header[i] = printable(header[i])
+	shown := make([]string, len(header))
+	for i, h := range header {
+		shown[i] = visible.Lines(h)
 	}
+	tbl.Header(shown)
 	for _, r := range rows {
 		for i := range r {
-			r[i] = printable(r[i])
+			r[i] = visible.Lines(r[i])
 		}
 		if err := tbl.Append(r); err != nil {
 			return "", fmt.Errorf("agg: table %q: %w", title, err)
@@ -105,16 +111,4 @@ func screenTable(title, note string, header []string, numeric []bool, rows [][]s
 	}
 	b.WriteString("\n")
 	return b.String(), nil
-}
-
-// printable replaces the control characters of text from output files
-// (an escape sequence in a completion would drive the terminal) with
-// U+FFFD; line ends stay, the table draws them as lines.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r != '\n' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0) {
-			return '\uFFFD'
-		}
-		return r
-	}, s)
 }

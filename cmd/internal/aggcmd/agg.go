@@ -57,6 +57,7 @@ import (
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/cmd/internal/config"
 	"github.com/evalmd/evalmd/inspect"
+	"github.com/evalmd/evalmd/internal/visible"
 	"github.com/evalmd/evalmd/report"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/spreadsheet"
@@ -123,6 +124,10 @@ func bindFlags(fs *flag.FlagSet) *flags {
 // the folder served, or read once and written as each output asks.
 func (f *flags) run(ctx context.Context, fs *flag.FlagSet, stdout, stderr io.Writer, args []string,
 	look config.Lookup, isTerminal func(io.Writer) bool, getenv func(string) string) error {
+	// What agg says on stderr quotes names and paths from the folder
+	// (warnings, the gate's verdicts): made visible, as the screen's
+	// tables are, so that none drives the terminal.
+	stderr = visible.Writer{W: stderr}
 	opt := &f.opt
 	opt.Stdout, opt.Stderr = stdout, stderr
 	if opt.Dir == "" && len(args) == 1 {

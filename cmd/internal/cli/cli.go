@@ -27,6 +27,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/evalmd/evalmd/internal/grace"
+	"github.com/evalmd/evalmd/internal/visible"
 )
 
 // Command is a command, or a subcommand of one (convert's).
@@ -366,7 +367,9 @@ func Report(stderr io.Writer, name string, err error) int {
 	} else if errors.As(err, &ue) && ue.name != "" {
 		name = ue.name
 	}
-	msg := err.Error()
+	// An error quotes names and paths from files: made visible, so that
+	// an escape sequence in one does not drive the terminal.
+	msg := visible.Lines(err.Error())
 	if !strings.HasPrefix(msg, name+":") {
 		msg = name + ": " + msg
 	}

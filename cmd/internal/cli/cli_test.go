@@ -61,6 +61,7 @@ func TestExecuteAndReport(t *testing.T) {
 		{"partial, one", toy(failing(&PartialError{Failed: 1, What: "could not be graded"})), nil, 3, "", "toy: 1 question could not be graded\n", ""},
 		{"wrapped partial", toy(failing(errors.Join(errors.New("grade"), &PartialError{Failed: 1, Total: 2}))), nil, 3, "", "1 of 2 questions", ""},
 		{"gate", toy(failing(&GateError{Reasons: []string{"m is significantly worse"}})), nil, 4, "", "toy: gate failed: m is significantly worse\n", ""},
+		{"a name's escapes shown", toy(failing(errors.New("model \"x\x1b]0;pwned\x07\u202e\": bad\nsecond line"))), nil, 1, "", "toy: model \"x\\x1b]0;pwned\\x07\\u202e\": bad\nsecond line\n", ""},
 		{"gate and unread files", toy(failing(errors.Join(&GateError{Reasons: []string{"m"}}, errors.New("1 of 3 output files could not be read")))), nil, 4, "", "gate failed: m\n1 of 3", ""},
 		{"subcommand", parent(), []string{"a", "-n", "2"}, 0, "", "", ""},
 		{"subcommand -h", parent(), []string{"a", "-h"}, 0, "usage: p a -n N FILE", "", ""},
