@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/evalmd/evalmd/internal/mdcell"
 	"github.com/evalmd/evalmd/model"
 )
 
@@ -564,13 +565,14 @@ func usageTable(us []Usage, repeats bool) Table {
 			row = append(row, fmt.Sprint(u.ReasoningTokens))
 		}
 		t.Rows = append(t.Rows, append(row, cost, secs, mean))
+		// A note is markdown: the name in it is made text, as a cell's.
 		if u.BadFigures > 0 {
 			t.Note += fmt.Sprintf(" %s: %d eval_time or cost values left out (negative, or over a billion: no real figure).",
-				u.Model, u.BadFigures)
+				mdcell.Literal(u.Model), u.BadFigures)
 		}
 		if u.BatchQuestions > 0 {
 			t.Note += fmt.Sprintf(" %s: %d questions answered through a batch API, their cost at batch prices (%.0f%% of the live price).",
-				u.Model, u.BatchQuestions, model.BatchDiscount*100)
+				mdcell.Literal(u.Model), u.BatchQuestions, model.BatchDiscount*100)
 		}
 	}
 	return t

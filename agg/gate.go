@@ -179,15 +179,20 @@ type Comparison struct {
 
 // Failures are the reasons the gate fails, one line a model, or none.
 func (c *Comparison) Failures() []string {
+	return c.failures(func(s string) string { return s })
+}
+
+// failures are Failures, each name written through name.
+func (c *Comparison) failures(name func(string) string) []string {
 	var out []string
 	for _, m := range c.Models {
 		if c.Gate.FailOn == FailRegression && m.Verdict == verdictRegression {
 			out = append(out, fmt.Sprintf("%s is significantly worse than the baseline: accuracy %s -> %s on %d questions (%+.3f), McNemar's p %s < %g; %d questions worse (%s)",
-				m.Model, fmtFrac(m.Before), fmtFrac(m.After), m.Questions, m.Diff, fmtP(m.P), c.Gate.alpha(), len(m.Worse), flipNames(m.Worse, 5)))
+				name(m.Model), fmtFrac(m.Before), fmtFrac(m.After), m.Questions, m.Diff, fmtP(m.P), c.Gate.alpha(), len(m.Worse), flipNames(m.Worse, 5, name)))
 		}
 		if m.BelowFloor {
 			out = append(out, fmt.Sprintf("%s is below the floor: accuracy %s, its %s interval starts at %.3f < %g",
-				m.Model, fmtFrac(m.Accuracy), c.level(), m.AccLo, c.Gate.FailUnder))
+				name(m.Model), fmtFrac(m.Accuracy), c.level(), m.AccLo, c.Gate.FailUnder))
 		}
 	}
 	return out
@@ -198,15 +203,16 @@ func (c *Comparison) level() string {
 	return strconv.FormatFloat(100*(1-c.Gate.alpha()), 'f', -1, 64) + "%"
 }
 
-// flipNames names the first max flips, then how many more.
-func flipNames(fs []Flip, max int) string {
+// flipNames names the first max flips (each written through name), then
+// how many more.
+func flipNames(fs []Flip, max int, name func(string) string) string {
 	var names []string
 	for i, f := range fs {
 		if i == max {
 			names = append(names, fmt.Sprintf("and %d more", len(fs)-max))
 			break
 		}
-		names = append(names, f.String())
+		names = append(names, name(f.String()))
 	}
 	return strings.Join(names, ", ")
 }

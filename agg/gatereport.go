@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/evalmd/evalmd/internal/mdcell"
 )
 
 // GateMarker opens the markdown of a comparison (Comparison.Markdown), so
@@ -38,9 +40,10 @@ func (c *Comparison) Markdown(maxRows int, link string) (string, error) {
 }
 
 // Summary is the gate's verdict in one line of markdown: failed and why,
-// passed and on what, or what was compared when nothing can fail.
+// passed and on what, or what was compared when nothing can fail. The
+// names in it are text (mdcell.Literal), as in the tables.
 func (c *Comparison) Summary() string {
-	if f := c.Failures(); len(f) > 0 {
+	if f := c.failures(mdcell.Literal); len(f) > 0 {
 		return "**Gate failed**: " + strings.Join(f, "; ") + "."
 	}
 	var checks []string
@@ -85,7 +88,7 @@ func (c *Comparison) Lines() []string {
 			s := fmt.Sprintf("%s: accuracy %.3f -> %.3f on %d questions (%+.3f), McNemar's p %s, %d worse, %d better",
 				m.Verdict, m.Before, m.After, m.Questions, m.Diff, fmtP(m.P), len(m.Worse), len(m.Better))
 			if len(m.Worse) > 0 {
-				s += " (worse: " + flipNames(m.Worse, 5) + ")"
+				s += " (worse: " + flipNames(m.Worse, 5, func(s string) string { return s }) + ")"
 			}
 			parts = append(parts, s)
 		default:
@@ -146,6 +149,7 @@ func (c *Comparison) modelsTable() Table {
 	if c.Gate.FailUnder > 0 {
 		t.Columns = append(t.Columns[:len(t.Columns)-1], Cols("accuracy now ("+ci+")", "verdict")...)
 	}
+	t.Columns[len(t.Columns)-1].Markdown = true // verdictCell's bold
 	for _, m := range c.Models {
 		row := []string{m.Model, itoa(m.Questions), fmtFrac(m.Before), fmtFrac(m.After), fmtSigned(m.Diff),
 			fmtInterval(m.Lo, m.Hi, "%+.3f"), fmtP(m.P), itoa(len(m.Worse)), itoa(len(m.Better)), itoa(m.Unpaired)}
@@ -176,6 +180,7 @@ func (c *Comparison) floorTable() Table {
 			"its %s over questions; a model fails when the interval starts below %g (--fail-under).", c.Reducer, ci, c.Gate.FailUnder),
 		Columns: Cols("model", "#questions", "#accuracy", ci, "verdict"),
 	}
+	t.Columns[len(t.Columns)-1].Markdown = true // verdictCell's bold
 	for _, m := range c.Models {
 		v := "above the floor"
 		if m.BelowFloor {

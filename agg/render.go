@@ -23,10 +23,14 @@ type Table struct {
 	More int
 }
 
-// Column is a table column; numbers are right-aligned.
+// Column is a table column; numbers are right-aligned. Its name and
+// cells are text, shown as they are (mdcell.Literal), unless Markdown.
 type Column struct {
 	Name    string
 	Numeric bool
+	// Markdown says the column's cells are markdown agg wrote ("**regression**"),
+	// holding no text from a file, and are written as they are.
+	Markdown bool
 }
 
 // Cols builds columns from names; a leading '#' marks a numeric column.
@@ -57,7 +61,7 @@ func (t *Table) Markdown() (string, error) {
 	aligns := make([]tw.Align, len(t.Columns))
 	header := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
-		header[i] = mdcell.Escape(c.Name)
+		header[i] = mdcell.Literal(c.Name)
 		aligns[i] = tw.AlignLeft
 		if c.Numeric {
 			aligns[i] = tw.AlignRight
@@ -81,7 +85,11 @@ func (t *Table) Markdown() (string, error) {
 	for _, r := range t.Rows {
 		cells := make([]string, len(r))
 		for i, c := range r {
-			cells[i] = mdcell.Escape(c)
+			if i < len(t.Columns) && t.Columns[i].Markdown {
+				cells[i] = mdcell.Escape(c)
+			} else {
+				cells[i] = mdcell.Literal(c)
+			}
 		}
 		if err := tbl.Append(cells); err != nil {
 			return "", fmt.Errorf("agg: table %q: %w", t.Title, err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/evalmd/evalmd/internal/mdcell"
 	"github.com/evalmd/evalmd/internal/visible"
 )
 
@@ -35,8 +36,8 @@ const (
 
 // textFormat is LIME's fmt_field: long text wrapped to width columns, cut
 // to height lines and then to chars characters (with "..."), its control
-// characters made visible; for markdown, '<' and '>' become entities (and
-// line ends <br>, as every cell's, when the table is written).
+// characters made visible; for markdown, escaped as every cell's when the
+// table is written (line ends <br>).
 type textFormat struct {
 	width, height, chars int
 	markdown             bool
@@ -60,9 +61,9 @@ func (f textFormat) apply(s string) string {
 	if r := []rune(s); len(r) > f.chars {
 		s = string(r[:f.chars]) + "..."
 	}
-	if f.markdown {
-		s = strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(s)
-	}
+	// LIME's markdown also wrote '<' and '>' as entities; the table
+	// escapes the text as every cell's (mdcell.Literal: '<' where it
+	// could open a tag, markup, line ends).
 	return s
 }
 
@@ -204,9 +205,9 @@ func (d *Data) discrepanciesTables(f textFormat) ([]limeTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	sep := "\n"
+	sep, esc := "\n", func(s string) string { return s }
 	if f.markdown {
-		sep = "<br>"
+		sep, esc = "<br>", mdcell.Literal // the header is written as it is
 	}
 	type run struct{ model, id string }
 	var out []limeTable
@@ -236,10 +237,10 @@ func (d *Data) discrepanciesTables(f textFormat) ([]limeTable, error) {
 		fr := dataFrame{Columns: []string{"name"}}
 		for i, r := range runs {
 			col[r] = i
-			fr.Columns = append(fr.Columns, strings.Join([]string{"grade_bool", r.model, r.id}, sep))
+			fr.Columns = append(fr.Columns, strings.Join([]string{"grade_bool", esc(r.model), esc(r.id)}, sep))
 		}
 		for _, r := range runs {
-			fr.Columns = append(fr.Columns, strings.Join([]string{"completion", r.model, r.id}, sep))
+			fr.Columns = append(fr.Columns, strings.Join([]string{"completion", esc(r.model), esc(r.id)}, sep))
 		}
 		var row []cellValue
 		filled := make([]bool, len(runs))
@@ -263,7 +264,7 @@ func (d *Data) discrepanciesTables(f textFormat) ([]limeTable, error) {
 		}
 		heading := limeDiscrepanciesTitle
 		if f.markdown {
-			heading += "\n\n#### " + sheet
+			heading += "\n\n#### " + mdcell.Literal(sheet)
 		} else {
 			heading = "Discrepancies with completions: " + sheet
 		}

@@ -200,9 +200,9 @@ func tabulateColumn(f dataFrame, c int) ([]string, string, int) {
 	col := make([]string, len(f.Rows))
 	for r, row := range f.Rows {
 		// Beyond tabulate: a '|' or a line break in a name would
-		// end the cell or the row (mdcell); text without them is
-		// tabulate's, byte for byte.
-		col[r] = mdcell.Escape(formatCell(row[c], t))
+		// end the cell or the row, and markup would render (mdcell);
+		// an ordinary name is tabulate's, byte for byte.
+		col[r] = mdcell.Literal(formatCell(row[c], t))
 	}
 	align := "left"
 	if t == typeInt || t == typeFloat {

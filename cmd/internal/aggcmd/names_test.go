@@ -6,9 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/cmd/internal/config"
 	"github.com/evalmd/evalmd/internal/outfile"
@@ -46,6 +48,62 @@ func writeEvilRun(t *testing.T, dir, runID string, n int, wrong ...int) {
 	}
 	if err := f.Write(filepath.Join(dir, result.FileName("input-s.md", evilModel, runID)), outfile.Options{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The gate on runs whose names hold markdown, HTML, mentions, the gate's
+// own marker and terminal escapes: the comment and the step summary hold
+// the marker once and the names as text (no tag, no link, no mention, no
+// control character); the HTML report makes no link, image or bold of
+// them; stderr and the exit's error show the escapes, never obey them.
+func TestGateHostileNames(t *testing.T) {
+	dir := t.TempDir()
+	base, cur := filepath.Join(dir, "base"), filepath.Join(dir, "cur")
+	writeEvilRun(t, base, "r1", 20)
+	writeEvilRun(t, cur, "r2", 20, 1, 2, 3, 4, 5, 6, 7, 8)
+	summary, comment, page := filepath.Join(dir, "summary.md"), filepath.Join(dir, "comment.md"), filepath.Join(dir, "report.html")
+	env := map[string]string{"GITHUB_STEP_SUMMARY": summary}
+	var stdout, stderr bytes.Buffer
+	cmd := Command(config.Lookup{}, func(io.Writer) bool { return false }, func(k string) string { return env[k] })
+	args := []string{"-i", cur, "--baseline", base, "--fail-on", "regression", "--comment", comment, "-html", page}
+	if code := cli.Report(&stderr, "agg", cli.Execute(context.Background(), &stdout, &stderr, cmd, args)); code != 4 {
+		t.Fatalf("exit %d, want 4\n%s", code, stderr.String())
+	}
+	for _, p := range []string{comment, summary} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := string(b)
+		if n := strings.Count(md, agg.GateMarker); n != 1 || !strings.HasPrefix(md, agg.GateMarker) {
+			t.Errorf("%s: the gate's marker %d times, want once, first", p, n)
+		}
+		for _, bad := range []string{"<img", "</details>", "@octocat", "](https://", "**bold**", "\x1b", "\x07", "\u202e"} {
+			if strings.Contains(md, bad) {
+				t.Errorf("%s holds %q:\n%s", p, bad, md)
+			}
+		}
+		for _, want := range []string{`\*\*bold\*\*`, `\x1b[31mred\x1b[0m`, `gpt-4o\u202e1-`, "@\u2060octocat", "&lt;/details>"} {
+			if !strings.Contains(md, want) {
+				t.Errorf("%s lacks %q:\n%s", p, want, md)
+			}
+		}
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`<a href="https://evil|<img src="data:image/png|<strong>bold</strong>`).Find(html); m != nil {
+		t.Errorf("the HTML report made markup of a name: %s", m)
+	}
+	if strings.ContainsAny(stderr.String(), "\x1b\x07\u202e") {
+		t.Errorf("stderr obeys a name's escapes:\n%q", stderr.String())
+	}
+	for _, want := range []string{"agg: " + `[docs](https://evil.example/login) **bold** <img src=x onerror=alert(1)> @octocat \x1b[31mred\x1b[0m gpt-4o\u202e1-: regression`,
+		"agg: gate failed: [docs]"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
 	}
 }
 

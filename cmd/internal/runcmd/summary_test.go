@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/internal/testkit/benchkit"
+	"github.com/evalmd/evalmd/result"
 )
 
 // run ends with a table, a row per model, on stdout (on stderr with -v,
@@ -114,5 +116,20 @@ func TestSummaryReadsNoOutput(t *testing.T) {
 	}
 	if !regexp.MustCompile(`\| mock +\| +3000 \| +0 \(0%\) \| +3000 \| +0 \|`).MatchString(stdout.String()) {
 		t.Errorf("summary:\n%s", stdout.String())
+	}
+}
+
+// A model's name (a stranger's evalmd.yaml names the models) reaches the
+// run's summary as text: its escapes shown, not sent to the terminal, and
+// its markdown not rendered where the summary is pasted.
+func TestSummaryHostileName(t *testing.T) {
+	name := "x\x1b]0;pwned\x07 **bold** gpt-4o\u202e1-"
+	files := []harness.OutputFile{{Sheet: &result.Sheet{Name: "s", ModelName: name}, Tally: result.Tally{Questions: 1, Correct: 1}}}
+	var out bytes.Buffer
+	if err := writeSummary(&out, files); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); strings.ContainsAny(s, "\x1b\x07\u202e") || !strings.Contains(s, `| x\x1b]0;pwned\x07 \*\*bold\*\* gpt-4o\u202e1- |`) {
+		t.Errorf("summary:\n%q", s)
 	}
 }
