@@ -10,12 +10,15 @@ import (
 // WriteLogFor writes the Inspect log of the output file f, read from path,
 // into logDir, and says whether it did: a dry run's output is skipped
 // unless opt.IncludeDryRuns, as agg leaves dry runs out of its tables, and
-// a log that cannot be written is reported on warn. A file without a
-// created time takes path's modification time.
+// a log that cannot be written, or a figure left out of one, is reported
+// on warn. A file without a created time takes path's modification time.
 func WriteLogFor(logDir, path string, f *result.File, warn io.Writer, opt LogOptions) bool {
 	if f.Sheet.DryRun && !opt.IncludeDryRuns {
 		fmt.Fprintf(warn, "inspect log: skipping %s: a dry run (--include-dry-runs logs it as cancelled)\n", path)
 		return false
+	}
+	if opt.Warn == nil {
+		opt.Warn = warn
 	}
 	if _, err := writeLogOf(logDir, path, f, opt); err != nil {
 		fmt.Fprintf(warn, "inspect log: skipping %v\n", err)
@@ -95,7 +98,11 @@ func (l *RunLogs) write(key runKey) {
 	for _, f := range epochs {
 		files = append(files, f)
 	}
-	if _, err := WriteRunLog(l.Dir, files, l.Options); err != nil {
+	opt := l.Options
+	if opt.Warn == nil {
+		opt.Warn = l.Warn
+	}
+	if _, err := WriteRunLog(l.Dir, files, opt); err != nil {
 		fmt.Fprintf(l.Warn, "inspect log: skipping %v\n", err)
 		return
 	}

@@ -56,6 +56,10 @@ type Log struct {
 	// reduced to one; Inspect writes them for every eval it scores (in an
 	// .eval zip as its own member, reductions.json).
 	Reductions []sampleReductions `json:"reductions,omitempty"`
+
+	// notes say which figures the output files' numbers could not make
+	// (a sum past the largest float), left out of the log.
+	notes []string
 }
 
 // evalSpec identifies the evaluation and its configuration (EvalSpec).

@@ -1395,3 +1395,51 @@ func writeRead(t *testing.T, f *result.File, opt LogOptions) (path string, lg *L
 	}
 	return path, lg
 }
+
+// Costs and times each a number JSON carries whose sum is not (1e308 +
+// 1e308 is +Inf), as agg --log-dir reads them: the log is written, its
+// total cost left out and its completion time its start, and one line
+// names the log and says so; no log goes missing.
+func TestSummedOverflow(t *testing.T) {
+	big := 1e308
+	c := "x"
+	f := &result.File{Sheet: result.Sheet{Name: "n", ModelName: "m", RunID: "r"}, Questions: []result.Question{
+		{Name: "a", Question: "q", Completion: &c, EvalTime: &big, Cost: &big, InputTokens: 1},
+		{Name: "b", Question: "q", Completion: &c, EvalTime: &big, Cost: &big, InputTokens: 1},
+	}}
+	dir := t.TempDir()
+	var warn bytes.Buffer
+	logs := &RunLogs{Dir: dir, Warn: &warn, Options: LogOptions{Created: fixedCreated, Format: FormatJSON}}
+	logs.Add(filepath.Join(dir, "output-n-m-r.json"), f)
+	if n := logs.Close(); n != 1 {
+		t.Fatalf("%d logs written, want 1; said:\n%s", n, warn.String())
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(paths) != 1 {
+		t.Fatalf("logs %v", paths)
+	}
+	lines := strings.Split(strings.TrimSuffix(warn.String(), "\n"), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], paths[0]) || !strings.Contains(lines[0], "cost") || !strings.Contains(lines[1], "time") {
+		t.Errorf("said %q, want a line naming %s for the cost, one for the time", warn.String(), paths[0])
+	}
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInspectShape(t, paths[0], data)
+	lg, err := ReadLog(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := lg.Stats.ModelUsage["m"]; u.TotalCost != nil || u.InputTokens != 2 {
+		t.Errorf("model usage %+v, want the tokens and no total cost", u)
+	}
+	if lg.Stats.CompletedAt != lg.Stats.StartedAt {
+		t.Errorf("completed_at %q, started_at %q", lg.Stats.CompletedAt, lg.Stats.StartedAt)
+	}
+	for _, s := range lg.Samples {
+		if s.Output.Usage == nil || s.Output.Usage.TotalCost == nil || *s.Output.Usage.TotalCost != big {
+			t.Errorf("sample %v lost its own cost", s.ID)
+		}
+	}
+}

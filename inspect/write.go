@@ -54,6 +54,10 @@ type LogOptions struct {
 	// Force writes over a log evalmd did not write or that was changed
 	// since (see internal/outfile).
 	Force bool
+	// Warn, when not nil, is told in a line naming the log each figure
+	// left out of it: a total the output files' numbers cannot make (each
+	// a number, their sum past the largest float).
+	Warn io.Writer
 }
 
 // scorerDefault names the scorer of questions graded without a recorded
@@ -118,6 +122,11 @@ func WriteRunLog(dir string, files []*result.File, opt LogOptions) (string, erro
 	})
 	if err != nil {
 		return "", fmt.Errorf("inspect log for %q: %w", f.Sheet.Name, err)
+	}
+	if opt.Warn != nil {
+		for _, n := range lg.notes {
+			fmt.Fprintf(opt.Warn, "inspect log %s: %s\n", path, n)
+		}
 	}
 	return path, nil
 }
@@ -300,6 +309,7 @@ type sampleTally struct {
 	usage              modelUsage
 	cost               float64
 	hasCost            bool
+	costOverflow       bool    // the costs add up past the largest float
 	wall               float64 // the sum of the questions' times
 	samples, completed int
 	scorers            *scoreTally
@@ -323,6 +333,12 @@ func (lg *Log) addSamples(files []*result.File, runSettings *model.Settings) sam
 		}
 	}
 	t.usage.TotalTokens = t.usage.InputTokens + t.usage.OutputTokens
+	if t.costOverflow {
+		// A part of the sum would be no total: none is written (JSON has
+		// no +Inf, and the log would not be written at all).
+		t.hasCost = false
+		lg.notes = append(lg.notes, "the questions' costs add up past the largest number: the total cost is left out (each question keeps its own)")
+	}
 	if t.hasCost {
 		t.usage.TotalCost = &t.cost
 	}
@@ -345,8 +361,11 @@ func (t *sampleTally) add(q *result.Question) {
 	t.usage.OutputTokens += q.OutputTokens
 	t.usage.ReasoningTokens += q.ReasoningTokens
 	if finite(q.Cost) {
-		t.cost += *q.Cost
-		t.hasCost = true
+		if sum := t.cost + *q.Cost; !math.IsInf(sum, 0) {
+			t.cost, t.hasCost = sum, true
+		} else {
+			t.costOverflow = true
+		}
 	}
 }
 
@@ -371,7 +390,16 @@ func (lg *Log) finish(f *result.File, opt LogOptions, t sampleTally, created tim
 		}
 	}
 	if lg.Status != "started" && !f.Sheet.DryRun {
-		lg.Stats.CompletedAt = isoTime(created.Add(time.Duration(t.wall * float64(time.Second))))
+		wall := time.Duration(0)
+		if s := t.wall * float64(time.Second); s >= 0 && s < math.MaxInt64 {
+			wall = time.Duration(s)
+		} else {
+			// Past 292 years (or +Inf, a sum of huge times) a duration
+			// wraps, and a run does not end before it starts: the end is
+			// said to be the start, as without times.
+			lg.notes = append(lg.notes, fmt.Sprintf("the questions' times add up to %g s, no run's length: completed_at is the start", t.wall))
+		}
+		lg.Stats.CompletedAt = isoTime(created.Add(wall))
 	}
 }
 
