@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/evalmd/evalmd/benchmark"
 	"github.com/evalmd/evalmd/benchmark/dabench/score"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/readfile"
@@ -57,14 +58,15 @@ type labelRow struct {
 // Load reads a DABench data folder. A line that cannot be read (bad JSON,
 // no id, an id again, a field a sheet cannot hold) is reported with its
 // file and line and skipped, as is a question without labels; the rest
-// loads. A file that cannot be opened stops the load (the first error).
+// loads. A file that cannot be opened stops the load (the first error);
+// every file is read only from below dir (readfile.Inside).
 func Load(dir string) ([]Question, []error) {
 	var qs []Question
 	var errs []error
 	index := map[int]int{}
 	qline := map[int]int{}
 	qpath := filepath.Join(dir, questionsFile)
-	err := eachLine(qpath, &errs, func(line int, data []byte) error {
+	err := eachLine(qpath, dir, &errs, func(line int, data []byte) error {
 		var r questionRow
 		if err := json.Unmarshal(data, &r); err != nil {
 			return err
@@ -88,7 +90,7 @@ func Load(dir string) ([]Question, []error) {
 		return nil, append(errs, err)
 	}
 	seen := map[int]bool{}
-	err = eachLine(filepath.Join(dir, labelsFile), &errs, func(line int, data []byte) error {
+	err = eachLine(filepath.Join(dir, labelsFile), dir, &errs, func(line int, data []byte) error {
 		var r labelRow
 		if err := json.Unmarshal(data, &r); err != nil {
 			return err
@@ -130,18 +132,18 @@ func Load(dir string) ([]Question, []error) {
 // a concept or level that is not one line without commas.
 func (r questionRow) check() error {
 	if r.FileName == "" || strings.ContainsAny(r.FileName, "/\\") || r.FileName == ".." {
-		return fmt.Errorf("id %d: bad file_name %q", *r.ID, r.FileName)
+		return fmt.Errorf("id %d: bad file_name %s", *r.ID, benchmark.Quote(r.FileName))
 	}
 	for _, f := range append([]string{r.Question, r.Constraints, r.Format, r.FileName, r.Level}, r.Concepts...) {
 		if !utf8.ValidString(f) || strings.ContainsAny(f, "\r\x00") {
 			// A sheet holds neither (universal newlines, binary data).
-			return fmt.Errorf("id %d: text is not UTF-8 or holds a carriage return or NUL: %q", *r.ID, f)
+			return fmt.Errorf("id %d: text is not UTF-8 or holds a carriage return or NUL: %s", *r.ID, benchmark.Quote(f))
 		}
 	}
 	for _, f := range append([]string{r.Level}, r.Concepts...) {
 		if strings.ContainsAny(f, "\n,") {
 			// Meta is one line; concepts are joined with ", ".
-			return fmt.Errorf("id %d: concept or level %q holds a newline or comma", *r.ID, f)
+			return fmt.Errorf("id %d: concept or level %s holds a newline or comma", *r.ID, benchmark.Quote(f))
 		}
 	}
 	return nil
@@ -161,11 +163,11 @@ func (r labelRow) labels() ([]score.Pair, error) {
 		}
 		value, err := labelText(pair[1])
 		if err != nil {
-			return nil, fmt.Errorf("id %d: label %s: %w", *r.ID, name, err)
+			return nil, fmt.Errorf("id %d: label %s: %w", *r.ID, benchmark.Quote(name), err)
 		}
 		if name == "" || strings.ContainsAny(name, "[]\r\n\x00") || strings.ContainsAny(value, "\r\n\x00") ||
 			!utf8.ValidString(name) || !utf8.ValidString(value) {
-			return nil, fmt.Errorf("id %d: label %q=%q cannot be written as an @name[value] line", *r.ID, name, value)
+			return nil, fmt.Errorf("id %d: label %s=%s cannot be written as an @name[value] line", *r.ID, benchmark.Quote(name), benchmark.Quote(value))
 		}
 		labels = append(labels, score.Pair{Name: name, Value: value})
 	}
@@ -183,14 +185,15 @@ func labelText(raw json.RawMessage) (string, error) {
 	if err := json.Unmarshal(raw, &n); err == nil {
 		return n.String(), nil
 	}
-	return "", fmt.Errorf("not a string: %s", raw)
+	return "", fmt.Errorf("not a string: %s", benchmark.Quote(string(raw)))
 }
 
 // eachLine calls fn with each non-blank line of a JSONL file; a line fn
 // refuses is added to errs, named by file and line, and skipped. The error
-// returned is the file's own (it cannot be opened or read).
-func eachLine(path string, errs *[]error, fn func(line int, data []byte) error) error {
-	f, err := readfile.Open(path)
+// returned is the file's own (it cannot be opened or read, or it is not
+// below root).
+func eachLine(path, root string, errs *[]error, fn func(line int, data []byte) error) error {
+	f, err := readfile.OpenInside(path, root)
 	if err != nil {
 		return fmt.Errorf("dabench: %w", err)
 	}
@@ -409,7 +412,7 @@ func Convert(opt Options) ([]string, []error) {
 	for _, table := range order {
 		name := sheetFileName(table)
 		if other, dup := names[name]; dup {
-			errs = append(errs, fmt.Errorf("dabench: tables %q and %q would share the sheet %s; %q skipped", other, table, name, table))
+			errs = append(errs, fmt.Errorf("dabench: tables %s and %s would share the sheet %s; %s skipped", benchmark.Quote(other), benchmark.Quote(table), name, benchmark.Quote(table)))
 			continue
 		}
 		names[name] = table

@@ -238,3 +238,16 @@ func TestLoadErrors(t *testing.T) {
 		}
 	}
 }
+
+// A refused line is quoted in short: a 10 kB question holding a NUL is
+// named by its file and line and an excerpt, not printed whole.
+func TestLoadErrorQuotesShort(t *testing.T) {
+	dir := t.TempDir()
+	q := `{"id": 1, "question": "` + strings.Repeat("x", 10000) + `\u0000", "file_name": "a.csv"}`
+	os.WriteFile(filepath.Join(dir, questionsFile), []byte(q+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, labelsFile), nil, 0o644)
+	_, errs := Load(dir)
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), questionsFile+":1: ") || len(errs[0].Error()) > 400 {
+		t.Errorf("errors %.500v; want one short line naming %s:1", errs, questionsFile)
+	}
+}

@@ -140,9 +140,10 @@ func TestCodePrompt(t *testing.T) {
 
 // The columns come from the sample table, else the full one.
 func TestColumns(t *testing.T) {
-	dir := t.TempDir()
+	tables := t.TempDir()
+	dir := filepath.Join(tables, "d")
 	writeRows(t, filepath.Join(dir, "all.parquet"), []oddRow{{Name: "x"}})
-	cols, err := readColumns(t.Context(), dir)
+	cols, err := readColumns(t.Context(), tables, "d")
 	if err != nil || strings.Join(cols, "|") != "name|it's|naïve|{{x}}|has space" {
 		t.Errorf("all.parquet: %q %v", cols, err)
 	}
@@ -150,10 +151,10 @@ func TestColumns(t *testing.T) {
 		A int64 `parquet:"a"`
 	}
 	writeRows(t, filepath.Join(dir, "sample.parquet"), []small{{1}})
-	if cols, err := readColumns(t.Context(), dir); err != nil || strings.Join(cols, "|") != "a" {
+	if cols, err := readColumns(t.Context(), tables, "d"); err != nil || strings.Join(cols, "|") != "a" {
 		t.Errorf("sample.parquet: %q %v", cols, err)
 	}
-	if _, err := readColumns(t.Context(), filepath.Join(dir, "none")); err == nil || !strings.Contains(err.Error(), "all.parquet") {
+	if _, err := readColumns(t.Context(), tables, "none"); err == nil || !strings.Contains(err.Error(), "all.parquet") {
 		t.Errorf("no table: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/evalmd/evalmd/benchmark"
 	"github.com/evalmd/evalmd/benchmark/databench/score"
 	"github.com/evalmd/evalmd/codemode"
 	"github.com/evalmd/evalmd/internal/outfile"
@@ -110,19 +111,19 @@ func checkRow(r row) error {
 		return fmt.Errorf("no dataset")
 	}
 	if strings.ContainsAny(r.Semantic, "\r\n") {
-		return fmt.Errorf("semantic %q spans lines", r.Semantic)
+		return fmt.Errorf("semantic %s spans lines", benchmark.Quote(r.Semantic))
 	}
 	for _, f := range []string{r.Question, r.Dataset, r.Answer, r.SampleAnswer, r.Semantic} {
 		if !utf8.ValidString(f) {
-			return fmt.Errorf("text is not UTF-8: %q", f)
+			return fmt.Errorf("text is not UTF-8: %s", benchmark.Quote(f))
 		}
 		if strings.ContainsAny(f, "\r\x00") {
 			// A sheet cannot keep a carriage return (universal
 			// newlines) or a NUL (binary data).
-			return fmt.Errorf("text holds a carriage return or NUL: %q", f)
+			return fmt.Errorf("text holds a carriage return or NUL: %s", benchmark.Quote(f))
 		}
 		if sheet.CutEnd(f) != f {
-			return fmt.Errorf("text holds a sheet end token (<EVAL-ENDCHAR>): %q", f)
+			return fmt.Errorf("text holds a sheet end token (<EVAL-ENDCHAR>): %s", benchmark.Quote(f))
 		}
 	}
 	return nil
@@ -131,7 +132,7 @@ func checkRow(r row) error {
 // readLineFile reads a competition line file: one value per line, a final
 // newline optional, "\r\n" taken as a line end.
 func readLineFile(path string) ([]string, error) {
-	data, err := readfile.Read(path, readfile.Small)
+	data, err := readfile.ReadInside(path, filepath.Dir(path), readfile.Small)
 	if err != nil {
 		return nil, fmt.Errorf("databench: %w", err)
 	}
@@ -160,7 +161,7 @@ type qaRecord struct {
 // (those that could not be read included, as they keep their place), the
 // rows' problems, and the error that stopped the reading.
 func readQA(path string) ([]qaRow, int, []error, error) {
-	f, err := readfile.Open(path)
+	f, err := readfile.OpenInside(path, filepath.Dir(path))
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("databench: %w", err)
 	}
@@ -334,7 +335,7 @@ func codeTemplate(columns []string) (string, error) {
 	tpl := esc(before) + "{{.Question}}" + esc(after)
 	if sheet.CutEnd(tpl) != tpl {
 		// The sheet would cut its templates section there.
-		return "", fmt.Errorf("databench: a column name holds a sheet end token (<EVAL-ENDCHAR>): %q", columns)
+		return "", fmt.Errorf("databench: a column name holds a sheet end token (<EVAL-ENDCHAR>): %s", benchmark.Quote(strings.Join(columns, ", ")))
 	}
 	return tpl, nil
 }
@@ -460,7 +461,7 @@ func convert(ctx context.Context, opt options) ([]string, []error) {
 	for _, ds := range order {
 		st := sheetStyle{Mode: mode}
 		if mode == modeCode {
-			cols, err := readColumns(ctx, filepath.Join(tables, ds))
+			cols, err := readColumns(ctx, tables, ds)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("databench: dataset %s (%d questions): %w; skipped (give -tables, or write chat sheets with -mode chat)", ds, len(by[ds]), err))
 				continue
@@ -484,14 +485,19 @@ func convert(ctx context.Context, opt options) ([]string, []error) {
 }
 
 // readColumns reads the column names of a dataset's table from its folder
-// (DataBench's layout): sample.parquet, which the baseline's prompt reads,
-// else all.parquet, which has the same columns.
-func readColumns(ctx context.Context, dir string) ([]string, error) {
-	path := filepath.Join(dir, "sample.parquet")
-	if _, err := os.Stat(path); err != nil {
-		path = filepath.Join(dir, "all.parquet")
+// under tables (DataBench's layout): sample.parquet, which the baseline's
+// prompt reads, else all.parquet, which has the same columns. The table
+// is read only from below tables.
+func readColumns(ctx context.Context, tables, ds string) ([]string, error) {
+	path := filepath.Join(tables, ds, "sample.parquet")
+	if _, err := os.Lstat(path); err != nil {
+		path = filepath.Join(tables, ds, "all.parquet")
 	}
-	t, err := table.Read(ctx, path, table.Options{})
+	real, err := readfile.Inside(path, tables)
+	if err != nil {
+		return nil, err
+	}
+	t, err := table.Read(ctx, real, table.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("reading the columns for the code-mode prompt: %w", err)
 	}
@@ -506,7 +512,7 @@ func readColumns(ctx context.Context, dir string) ([]string, error) {
 func convertOne(opt options, tables, ds string, rows []row, st sheetStyle, owner map[string]string) (string, error) {
 	name := sheetFileName(ds, st.Lite)
 	if other, dup := owner[name]; dup && other != ds {
-		return "", fmt.Errorf("databench: datasets %q and %q would share the sheet %s; %q skipped", other, ds, name, ds)
+		return "", fmt.Errorf("databench: datasets %s and %s would share the sheet %s; %s skipped", benchmark.Quote(other), benchmark.Quote(ds), name, benchmark.Quote(ds))
 	}
 	owner[name] = ds
 	file := "all.parquet"

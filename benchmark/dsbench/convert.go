@@ -11,6 +11,7 @@ import (
 	"github.com/evalmd/evalmd/benchmark"
 	"github.com/evalmd/evalmd/benchmark/dsbench/score"
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
 	"github.com/evalmd/evalmd/workbook"
@@ -184,9 +185,10 @@ func agentFiles(books []string, csvs []sheetCSV) string {
 
 // writeCSVs writes each sheet of each of c's workbooks as CSV into
 // dir/dsbench-<id>/ (under outDir), named <workbook>-<sheet>.csv made
-// file-safe and unique among the competition's files. A workbook that
-// cannot be read is reported; the others are still written.
-func (c *Competition) writeCSVs(ctx context.Context, outDir string, w outfile.Options) ([]sheetCSV, []error) {
+// file-safe and unique among the competition's files. A workbook is read
+// only from below dataDir; one that cannot be read is reported, and the
+// others are still written.
+func (c *Competition) writeCSVs(ctx context.Context, dataDir, outDir string, w outfile.Options) ([]sheetCSV, []error) {
 	if len(c.Workbooks) == 0 {
 		return []sheetCSV{}, nil
 	}
@@ -206,7 +208,12 @@ func (c *Competition) writeCSVs(ctx context.Context, outDir string, w outfile.Op
 	var errs []error
 	for _, book := range c.Workbooks {
 		stem := fileSafe(strings.TrimSuffix(book, filepath.Ext(book)))
-		err := workbook.CSV(ctx, filepath.Join(c.Dir, book), workbook.Options{}, func(name string, data []byte) error {
+		real, err := readfile.Inside(filepath.Join(c.Dir, book), dataDir)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("dsbench: competition %s: %w", c.ID, err))
+			continue
+		}
+		err = workbook.CSV(ctx, real, workbook.Options{}, func(name string, data []byte) error {
 			base := stem + "-" + fileSafe(name)
 			file := base + ".csv"
 			for n := 2; taken[strings.ToLower(file)]; n++ {
@@ -330,7 +337,7 @@ func Convert(ctx context.Context, opt Options) ([]string, []error) {
 		}
 		doc := c.Sheet()
 		if opt.Mode == modeAgent {
-			csvs, cerrs := c.writeCSVs(ctx, outDir, opt.Write)
+			csvs, cerrs := c.writeCSVs(ctx, dataDir, outDir, opt.Write)
 			errs = append(errs, cerrs...)
 			doc = c.AgentSheet(csvs)
 		}

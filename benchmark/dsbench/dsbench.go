@@ -54,10 +54,12 @@ type Question struct {
 // data.json line that does not parse (named by file and line), or a
 // competition whose introduction or question file is missing or unreadable
 // (named by file, with the data.json line); such a competition is left out
-// and the others still load. Blank lines in data.json are skipped.
+// and the others still load. Blank lines in data.json are skipped. Every
+// file is read only from below dir (readfile.Inside): a link leading out
+// of it is refused, its target never read.
 func Load(dir string) ([]Competition, []error) {
 	path := filepath.Join(dir, "data.json")
-	data, err := readfile.Read(path, readfile.Data)
+	data, err := readfile.ReadInside(path, dir, readfile.Data)
 	if err != nil {
 		return nil, []error{fmt.Errorf("dsbench: %w", err)}
 	}
@@ -94,12 +96,12 @@ func Load(dir string) ([]Competition, []error) {
 func loadCompetition(dir string, e entry) (Competition, error) {
 	c := Competition{entry: e, Dir: filepath.Join(dir, "data", e.ID)}
 	var err error
-	if c.Introduction, err = readText(filepath.Join(c.Dir, "introduction.txt")); err != nil {
+	if c.Introduction, err = readText(filepath.Join(c.Dir, "introduction.txt"), dir); err != nil {
 		return c, err
 	}
 	var missing []error
 	for i, name := range e.Questions {
-		text, err := readText(filepath.Join(c.Dir, name+".txt"))
+		text, err := readText(filepath.Join(c.Dir, name+".txt"), dir)
 		if err != nil {
 			missing = append(missing, err)
 			continue
@@ -122,9 +124,9 @@ func loadCompetition(dir string, e entry) (Competition, error) {
 // (open(path, "r").read()): UTF-8 (the locale's encoding on the machines
 // DSBench ran on), with universal newlines, so "\r\n" and a lone "\r" both
 // become "\n". A file that is not valid UTF-8 is an error, as Python raises
-// UnicodeDecodeError.
-func readText(path string) (string, error) {
-	data, err := readfile.Read(path, readfile.Data)
+// UnicodeDecodeError. path is read only from below root.
+func readText(path, root string) (string, error) {
+	data, err := readfile.ReadInside(path, root, readfile.Data)
 	if err != nil {
 		return "", err
 	}

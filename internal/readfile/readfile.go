@@ -175,3 +175,56 @@ func Below(path, root string) (string, error) {
 	}
 	return real, nil
 }
+
+// Inside is the one check of every reader of a folder handed over (a
+// dataset to convert, root): path must resolve, its links followed, below
+// root, and be a regular file. It returns where path lands, for readers
+// that open it by name. A link out of root (introduction.txt ->
+// ~/.ssh/id_rsa) is refused before a byte of its target is read, as is a
+// FIFO, which would hold the reader, or a device; the error is one line
+// naming path and, for a link, where it leads.
+func Inside(path, root string) (string, error) {
+	real, err := Below(path, root)
+	if errors.Is(err, ErrOutside) {
+		return "", fmt.Errorf("%s leads to %s, %w the input folder %s: a link out of it is never followed (copy the file in)", path, real, ErrOutside, root)
+	}
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		// The file, not the part of its path that is missing, is named.
+		return "", &fs.PathError{Op: "open", Path: path, Err: pe.Err}
+	}
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(real) // a FIFO is not opened, so not waited on
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		name := path
+		if real != path {
+			name = path + " leads to " + real
+		}
+		return "", fmt.Errorf("%s: %w (%s); evalmd reads files only", name, ErrNotRegular, kind(fi.Mode()))
+	}
+	return real, nil
+}
+
+// OpenInside opens path, a file of the folder root handed over, once
+// Inside has accepted it.
+func OpenInside(path, root string) (*os.File, error) {
+	real, err := Inside(path, root)
+	if err != nil {
+		return nil, err
+	}
+	return Open(real)
+}
+
+// ReadInside reads path, a file of the folder root handed over, once
+// Inside has accepted it, refusing one larger than limit bytes.
+func ReadInside(path, root string, limit int64) ([]byte, error) {
+	real, err := Inside(path, root)
+	if err != nil {
+		return nil, err
+	}
+	return Read(real, limit)
+}

@@ -100,3 +100,61 @@ func TestBelow(t *testing.T) {
 		}
 	}
 }
+
+// Inside accepts a regular file below its folder, through links that stay
+// in it, and refuses in one line a link leading out (naming both), a FIFO
+// (without waiting on it) and a link to a device, naming the link and
+// what it leads to.
+func TestInside(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	outside := filepath.Join(filepath.Dir(root), "secret")
+	os.MkdirAll(root, 0o755)
+	os.WriteFile(outside, []byte("s"), 0o644)
+	os.WriteFile(filepath.Join(root, "t.txt"), []byte("t"), 0o644)
+	fifo := filepath.Join(root, "fifo")
+	if err := mkfifo(fifo); err != nil {
+		fifo = ""
+	}
+	for name, target := range map[string]string{"in.txt": "t.txt", "out.txt": outside, "null": "/dev/null", "to-fifo": "fifo"} {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		want error
+		says []string // what the error names besides the path
+	}{
+		{"t.txt", nil, nil},
+		{"in.txt", nil, nil},
+		{"out.txt", ErrOutside, []string{" leads to " + outside}},
+		{"null", ErrOutside, []string{" leads to /dev/null"}},
+		{"fifo", ErrNotRegular, []string{"a FIFO"}},
+		{"to-fifo", ErrNotRegular, []string{" leads to " + fifo, "a FIFO"}},
+		{"missing", os.ErrNotExist, nil},
+	} {
+		if fifo == "" && strings.Contains(tc.name, "fifo") {
+			continue
+		}
+		path := filepath.Join(root, tc.name)
+		data, err := ReadInside(path, root, 10)
+		if !errors.Is(err, tc.want) {
+			t.Errorf("ReadInside(%s): %q, %v; want %v", tc.name, data, err, tc.want)
+			continue
+		}
+		if err == nil {
+			if string(data) != "t" {
+				t.Errorf("ReadInside(%s): %q", tc.name, data)
+			}
+			continue
+		}
+		if !strings.Contains(err.Error(), path) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("ReadInside(%s): %q is not one line naming it", tc.name, err)
+		}
+		for _, s := range tc.says {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("ReadInside(%s): %q does not say %q", tc.name, err, s)
+			}
+		}
+	}
+}
