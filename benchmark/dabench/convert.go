@@ -131,10 +131,11 @@ func Load(dir string) ([]Question, []error) {
 // a base name, text that is not UTF-8 or holds a carriage return or NUL,
 // a concept or level that is not one line without commas.
 func (r questionRow) check() error {
-	if r.FileName == "" || strings.ContainsAny(r.FileName, "/\\") || r.FileName == ".." {
-		return fmt.Errorf("id %d: bad file_name %s", *r.ID, benchmark.Quote(r.FileName))
+	// The table's name is joined to the input folder and to -o.
+	if err := benchmark.CheckName(r.FileName); err != nil {
+		return fmt.Errorf("id %d: file_name %w", *r.ID, err)
 	}
-	for _, f := range append([]string{r.Question, r.Constraints, r.Format, r.FileName, r.Level}, r.Concepts...) {
+	for _, f := range append([]string{r.Question, r.Constraints, r.Format, r.Level}, r.Concepts...) {
 		if !utf8.ValidString(f) || strings.ContainsAny(f, "\r\x00") {
 			// A sheet holds neither (universal newlines, binary data).
 			return fmt.Errorf("id %d: text is not UTF-8 or holds a carriage return or NUL: %s", *r.ID, benchmark.Quote(f))

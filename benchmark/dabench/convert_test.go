@@ -221,6 +221,10 @@ func TestLoadErrors(t *testing.T) {
 		"bad pair":         {`{"id": 1, "question": "q", "file_name": "a.csv"}`, `{"id": 1, "common_answers": [["a"]]}`},
 		"newline value":    {`{"id": 1, "question": "q", "file_name": "a.csv"}`, `{"id": 1, "common_answers": [["a", "x\ny"]]}`},
 		"path in name":     {`{"id": 1, "question": "q", "file_name": "../a.csv"}`, `{"id": 1, "common_answers": []}`},
+		// The table's name is joined to the input folder and to -o.
+		"folder as name":   {`{"id": 1, "question": "q", "file_name": "."}`, `{"id": 1, "common_answers": []}`},
+		"line end in name": {`{"id": 1, "question": "q", "file_name": "a\nb.csv"}`, `{"id": 1, "common_answers": []}`},
+		"escape in name":   {`{"id": 1, "question": "q", "file_name": "a\u001b]0;x\u0007.csv"}`, `{"id": 1, "common_answers": []}`},
 		"comma in concept": {`{"id": 1, "file_name": "a.csv", "concepts": ["a, b"]}`, `{"id": 1, "common_answers": []}`},
 		"carriage return":  {`{"id": 1, "file_name": "a.csv", "question": "a\rb"}`, `{"id": 1, "common_answers": []}`},
 		"duplicate id":     {`{"id": 1, "file_name": "a.csv"}` + "\n" + `{"id": 1, "file_name": "a.csv"}`, `{"id": 1, "common_answers": []}`},

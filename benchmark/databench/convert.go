@@ -110,6 +110,10 @@ func checkRow(r row) error {
 	if strings.TrimSpace(r.Dataset) == "" {
 		return fmt.Errorf("no dataset")
 	}
+	// The dataset is a folder of the tables folder and of -o.
+	if err := benchmark.CheckName(r.Dataset); err != nil {
+		return fmt.Errorf("dataset %w", err)
+	}
 	if strings.ContainsAny(r.Semantic, "\r\n") {
 		return fmt.Errorf("semantic %s spans lines", benchmark.Quote(r.Semantic))
 	}

@@ -100,9 +100,15 @@ func TestParseLine(t *testing.T) {
 		{"ok", `{"id": "1", "questions": ["q1", "q2", "q3"], "answers": ["A", 0.25, [1, "x"]]}`, "", []answerKind{kindString, kindNumber, kindArray}},
 		{"extra fields", `{"id": "1", "txt": "", "year": 2017, "questions": [], "answers": []}`, "", nil},
 		{"no id", `{"questions": [], "answers": []}`, `no "id"`, nil},
-		{"id with slash", `{"id": "../x", "questions": [], "answers": []}`, "not a folder name", nil},
+		{"id with slash", `{"id": "../x", "questions": [], "answers": []}`, `id "../x": not a plain name`, nil},
+		// A case id and a question name are joined to the input and output
+		// folders: plain names only.
+		{"id with NUL", `{"id": "a\u0000b", "questions": [], "answers": []}`, `id "a\x00b": not a plain name`, nil},
+		{"id up", `{"id": "..", "questions": [], "answers": []}`, `id "..": not a plain name`, nil},
+		{"id with a line end", `{"id": "a\nb", "questions": [], "answers": []}`, `not a plain name`, nil},
 		{"no questions", `{"id": "1", "answers": []}`, `no "questions"`, nil},
-		{"question path", `{"id": "1", "questions": ["../q"], "answers": [1]}`, "not a file name", nil},
+		{"question path", `{"id": "1", "questions": ["../q"], "answers": [1]}`, `question 1: "../q": not a plain name`, nil},
+		{"question with NUL", `{"id": "1", "questions": ["q\u0000"], "answers": [1]}`, `question 1: "q\x00": not a plain name`, nil},
 		{"count mismatch", `{"id": "1", "questions": ["q"], "answers": ["A", "B"]}`, "1 questions but 2 answers", nil},
 		{"null", `{"id": "1", "questions": ["q"], "answers": [null]}`, "null", nil},
 		{"false", `{"id": "1", "questions": ["q"], "answers": [false]}`, "false", nil},

@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+
+	"github.com/evalmd/evalmd/benchmark"
 )
 
 // entry is one line of data.json: a competition's metadata, its question
@@ -114,8 +115,8 @@ func parseLine(line []byte) (entry, error) {
 	}
 	e := entry{ID: *raw.ID, Name: raw.Name, URL: raw.URL, Year: raw.Year, Questions: *raw.Questions}
 	for i, q := range e.Questions {
-		if q == "" || strings.ContainsAny(q, `/\`) || q == "." || q == ".." {
-			return entry{}, fmt.Errorf("competition %s: question %d: %q is not a file name", e.ID, i+1, q)
+		if err := benchmark.CheckName(q); err != nil {
+			return entry{}, fmt.Errorf("competition %s: question %d: %w", e.ID, i+1, err)
 		}
 	}
 	for i, r := range raw.Answers {
@@ -128,10 +129,11 @@ func parseLine(line []byte) (entry, error) {
 	return e, nil
 }
 
-// checkID accepts an id that names one folder under data/.
+// checkID accepts an id that names one folder under data/ and one under
+// the output folder.
 func checkID(id string) error {
-	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`) {
-		return fmt.Errorf("id %q is not a folder name", id)
+	if err := benchmark.CheckName(id); err != nil {
+		return fmt.Errorf("id %w", err)
 	}
 	return nil
 }

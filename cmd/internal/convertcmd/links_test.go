@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // convert never brings a file from outside its input into the output: a
@@ -134,6 +136,51 @@ func TestConvertReadsNothingOutOfInput(t *testing.T) {
 					t.Errorf("%s holds the secret", p)
 				}
 				return nil
+			})
+		})
+	}
+}
+
+// A name a dataset gives is a name: a DataBench dataset
+// "../../../x/in/data/X", which leads from the tables folder back into it
+// and from -o up to its ancestors, is refused in one line naming the QA
+// table's line and the value, its row skipped; nothing is written outside
+// -o, and convert does not ask for --data-root on a folder above it.
+func TestConvertWritesOnlyBelowOut(t *testing.T) {
+	type col struct {
+		A int64 `parquet:"a"`
+	}
+	for _, mode := range []string{"chat", "code"} {
+		t.Run(mode, func(t *testing.T) {
+			scratch := t.TempDir()
+			in := filepath.Join(scratch, "x", "in")
+			table := filepath.Join(in, "data", "X", "all.parquet")
+			os.MkdirAll(filepath.Dir(table), 0o755)
+			f, err := os.Create(table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := parquet.NewGenericWriter[col](f)
+			w.Write([]col{{1}})
+			w.Close()
+			f.Close()
+			qa := filepath.Join(in, "qa.csv")
+			os.WriteFile(qa, []byte("question,dataset\nq0,../../../x/in/data/X\n"), 0o644)
+			out := filepath.Join(scratch, "o", "p", "q")
+			var stderr bytes.Buffer
+			err = convert(context.Background(), &stderr, &stderr, []string{"databench", "-i", qa, "-mode", mode, "-o", out})
+			msg := stderr.String()
+			if err == nil {
+				t.Errorf("exit 0\n%s", msg)
+			}
+			if !strings.Contains(msg, qa+`:2: row 0: dataset "../../../x/in/data/X"`) || strings.Contains(msg, "--data-root") {
+				t.Errorf("stderr:\n%s", msg)
+			}
+			filepath.WalkDir(scratch, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && p != table && p != qa && !strings.HasPrefix(p, out+string(filepath.Separator)) {
+					t.Errorf("%s written outside -o", p)
+				}
+				return err
 			})
 		})
 	}
