@@ -168,21 +168,24 @@ func predictionFiles(files []*result.File) ([]benchmark.ExportFile, error) {
 			name = predictionsLiteFile
 		}
 		last := slices.Max(slices.Collect(maps.Keys(byRow)))
-		lines := make([]string, last+1)
-		var missing []string
-		for n := range lines {
-			a, ok := byRow[n]
-			if !ok {
-				missing = append(missing, strconv.Itoa(n))
-				continue
+		// The rows are distinct, so they are 0 to last exactly when there
+		// are last+1 of them; checked before anything is sized by last,
+		// a number an output file claims.
+		if n := last + 1 - len(byRow); n > 0 {
+			var missing []string
+			for row := 0; row <= last && len(missing) < 6; row++ {
+				if _, ok := byRow[row]; !ok {
+					missing = append(missing, strconv.Itoa(row))
+				}
 			}
-			lines[n] = a.line
-		}
-		if len(missing) > 0 {
 			if len(missing) > 5 {
 				missing = append(missing[:5], "...")
 			}
-			return nil, fmt.Errorf("semeval predictions: %s: %d QA rows before row %d have no answer in the output files (rows %s): a sheet not run, or a question left out", name, len(missing), last, strings.Join(missing, ", "))
+			return nil, fmt.Errorf("semeval predictions: %s: %d QA rows before row %d have no answer in the output files (rows %s): a sheet not run, or a question left out", name, n, last, strings.Join(missing, ", "))
+		}
+		lines := make([]string, last+1)
+		for n, a := range byRow {
+			lines[n] = a.line
 		}
 		out = append(out, benchmark.ExportFile{Name: name, Write: func(w io.Writer) error { return writeLines(w, lines) }})
 	}

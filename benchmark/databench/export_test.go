@@ -186,11 +186,12 @@ func TestPredictions(t *testing.T) {
 		files []*result.File
 		err   string
 	}{
-		"two models":   {[]*result.File{codeFile("a", false, []int{0}, []string{"1"}), codeFile("b", false, []int{1}, []string{"1"})}, "2 models (a, b)"},
-		"row twice":    {[]*result.File{codeFile("a", false, []int{0, 1}, []string{"1", "2"}), codeFile("a", false, []int{1}, []string{"1"})}, "QA row 1 answered twice"},
-		"a gap":        {[]*result.File{codeFile("a", false, []int{0, 3}, []string{"1", "2"})}, "2 QA rows before row 3 have no answer in the output files (rows 1, 2)"},
-		"no id":        {[]*result.File{codeFile("a", false, []int{0}, []string{"1"}), {Sheet: result.Sheet{ModelName: "a"}, Questions: []result.Question{{Name: "q"}}}}, `question "q" has no QA row number`},
-		"only dry run": {[]*result.File{{Sheet: result.Sheet{DryRun: true}}}, "no output file with answers"},
+		"two models":           {[]*result.File{codeFile("a", false, []int{0}, []string{"1"}), codeFile("b", false, []int{1}, []string{"1"})}, "2 models (a, b)"},
+		"row twice":            {[]*result.File{codeFile("a", false, []int{0, 1}, []string{"1", "2"}), codeFile("a", false, []int{1}, []string{"1"})}, "QA row 1 answered twice"},
+		"a gap":                {[]*result.File{codeFile("a", false, []int{0, 3}, []string{"1", "2"})}, "2 QA rows before row 3 have no answer in the output files (rows 1, 2)"},
+		"a planted row number": {[]*result.File{codeFile("a", false, []int{0, 1_000_000_000_000}, []string{"1", "2"})}, "999999999999 QA rows before row 1000000000000 have no answer in the output files (rows 1, 2, 3, 4, 5, ...)"},
+		"no id":                {[]*result.File{codeFile("a", false, []int{0}, []string{"1"}), {Sheet: result.Sheet{ModelName: "a"}, Questions: []result.Question{{Name: "q"}}}}, `question "q" has no QA row number`},
+		"only dry run":         {[]*result.File{{Sheet: result.Sheet{DryRun: true}}}, "no output file with answers"},
 	} {
 		if _, err := predictionFiles(tc.files); err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%s: %v; want %q", name, err, tc.err)
