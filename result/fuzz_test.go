@@ -21,6 +21,8 @@ func FuzzParse(f *testing.F) {
 		`"questions":[{"name":"q","grade":true,"completion":"a\tb","served_model":"m-2024-08-06","eval_time":0.5,"meta_data":{"id":"7"},"sub_sections":[]}]}`))
 	f.Add([]byte(`{"sheet":{"name":"s"},"questions":[{"name":"q","grade":null,"error":"timeout","cost":1e-7}],"extra":[1,{"a":null}]}`))
 	f.Add([]byte("{\"sheet\": {\"name\": \"s\"},\n \"questions\": [{\"name\": \"q\",\n \"eval_time\": NaN}]}"))
+	f.Add([]byte(`{"sheet":{"name":"s","totals":{"questions":-1}},"questions":[{"name":"q"}]}`))
+	f.Add([]byte(`{"sheet":{"name":"s","totals":{"questions":1000000000000,"answered":-5}},"questions":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The fast path takes a file only to decode it as the walk does.
 		if fast, ok := parseFast(data); ok {
@@ -39,6 +41,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		checkHint(t, file, int64(len(data)))
 		first, err := file.Marshal()
 		if err != nil {
 			t.Fatalf("Marshal of a parsed file: %v", err)

@@ -177,6 +177,22 @@ type Totals struct {
 	WallSeconds     float64  `json:"wall_seconds"`
 }
 
+// minQuestionBytes is the fewest bytes a question takes in an output
+// file: "{}" and the comma after it.
+const minQuestionBytes = 3
+
+// QuestionsHint is how many questions a reader of the output file of
+// size bytes whose sheet record is s makes room for at once: the count
+// its totals claim, bounded by what size bytes can hold. The totals are
+// the file's word, not a fact: a planted count (-1, 10^12) sizes nothing
+// beyond what an honest file of that size would.
+func (s *Sheet) QuestionsHint(size int64) int {
+	if s.Totals == nil || s.Totals.Questions <= 0 || size <= 0 {
+		return 0
+	}
+	return int(min(int64(s.Totals.Questions), size/minQuestionBytes))
+}
+
 // Question is one question's record.
 type Question struct {
 	Name        string            `json:"name"`

@@ -269,3 +269,24 @@ func TestSubsetDescribe(t *testing.T) {
 		}
 	}
 }
+
+// A file's totals size a reader's memory only as far as its bytes could
+// hold questions.
+func TestQuestionsHint(t *testing.T) {
+	for _, tc := range []struct {
+		totals *Totals
+		size   int64
+		want   int
+	}{
+		{nil, 1000, 0},
+		{&Totals{Questions: -1}, 1000, 0},
+		{&Totals{Questions: 1000000000000}, 300, 100},
+		{&Totals{Questions: 40}, 1 << 20, 40},
+		{&Totals{Questions: 40}, 0, 0},
+	} {
+		s := Sheet{Totals: tc.totals}
+		if got := s.QuestionsHint(tc.size); got != tc.want {
+			t.Errorf("totals %+v, %d bytes: hint %d, want %d", tc.totals, tc.size, got, tc.want)
+		}
+	}
+}

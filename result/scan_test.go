@@ -90,6 +90,10 @@ func FuzzScan(f *testing.F) {
 	}
 	f.Add(bigFile(3))
 	f.Add([]byte(`{"sheet":{"name":"s","epoch":2,"epochs":3},"questions":[{"name":"q","grade":true,"x":{}}],"z":0}`))
+	// Planted totals, which once sized a rerun's index.
+	f.Add([]byte(`{"sheet":{"name":"s","totals":{"questions":-1}},"questions":[{"name":"q"}]}`))
+	f.Add([]byte(`{"sheet":{"name":"s","totals":{"questions":1000000000000}},"questions":[{"name":"q"}]}`))
+	f.Add([]byte(`{"sheet":{"totals":{"questions":3}},"questions":[{},{},{}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := scanned(data)
 		if err != nil {
@@ -98,6 +102,7 @@ func FuzzScan(f *testing.F) {
 			}
 			return
 		}
+		checkHint(t, got, int64(len(data)))
 		want, err := Parse(data)
 		if err != nil {
 			t.Fatalf("Scan took what Parse refuses: %v", err)
@@ -131,4 +136,18 @@ func FuzzPositionOf(f *testing.F) {
 			t.Fatalf("positionOf(%s) = %d; the decoder: %d, %v", raw, pos, q.Position, err)
 		}
 	})
+}
+
+// checkHint: the room a reader makes for a file's questions is never
+// less than none nor more than its size could hold, and is what an
+// honest file's totals say.
+func checkHint(t *testing.T, f *File, size int64) {
+	t.Helper()
+	h := f.Sheet.QuestionsHint(size)
+	if h < 0 || int64(h) > size/minQuestionBytes {
+		t.Fatalf("QuestionsHint of a file of %d bytes: %d", size, h)
+	}
+	if tt := f.Sheet.Totals; tt != nil && tt.Questions == len(f.Questions) && h != tt.Questions {
+		t.Fatalf("QuestionsHint of a file of %d questions that says so: %d", tt.Questions, h)
+	}
 }

@@ -156,9 +156,7 @@ func index(files []found) (ix *Index, bad int) {
 	// to the collector).
 	hint := 0
 	for _, fd := range files {
-		if t := fd.File.Sheet.Totals; t != nil {
-			hint = max(hint, t.Questions)
-		}
+		hint = max(hint, fd.File.Sheet.QuestionsHint(fd.size))
 	}
 	ix = &Index{byKey: make([]keyed, 0, hint)}
 	for k := range files {
@@ -212,6 +210,7 @@ type found struct {
 	path    string
 	current bool         // in the folder itself, not put aside: outlined
 	written time.Time    // runs started in one second are ordered by it
+	size    int64        // its size when listed, which bounds its totals' claims
 	whole   *result.File // the file, when it was read whole to find its sheet
 	err     error
 }
@@ -257,7 +256,7 @@ func list(dir, sheetPath, modelName, skip string, current bool) (files []found, 
 			continue
 		}
 		if info, err := e.Info(); err == nil {
-			fd.written = info.ModTime()
+			fd.written, fd.size = info.ModTime(), info.Size()
 		}
 		files = append(files, fd)
 	}
@@ -320,11 +319,7 @@ func (fd *found) read(ix *Index, k int32) error {
 		}
 	}
 	if fd.whole == nil {
-		n := 0
-		if t := fd.File.Sheet.Totals; t != nil {
-			n = t.Questions
-		}
-		begin(n)
+		begin(fd.File.Sheet.QuestionsHint(fd.size))
 		err := result.ScanFile(fd.path, func(*result.Sheet) error { return nil }, func(q *result.Question, at result.Span) error {
 			add(q, answer{off: at.Off, n: int32(at.Len), file: k})
 			return nil
