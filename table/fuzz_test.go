@@ -29,6 +29,8 @@ func renderAll(t *testing.T, tb *Table) {
 func FuzzReadParquet(f *testing.F) {
 	f.Add(writeParquet(f, sampleRows(), parquet.KeyValueMetadata("pandas", pandasMetaJSON)))
 	f.Add(writeParquet(f, sampleRows()[:1], parquet.Compression(&parquet.Snappy)))
+	f.Add(claimingList(f, threeInts(f)))
+	f.Add(claimingPage(f, threeInts(f)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tb, err := readParquet(context.Background(), bytes.NewReader(data), int64(len(data)), "f.parquet", Options{MaxValues: 1e5})
 		if err != nil {

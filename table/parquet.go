@@ -24,6 +24,9 @@ func readParquet(ctx context.Context, r io.ReaderAt, size int64, name string, op
 			t, err = nil, fmt.Errorf("table %s: corrupt parquet file: %v", name, p)
 		}
 	}()
+	if err := checkFooter(r, size); err != nil {
+		return nil, fmt.Errorf("table %s: %w", name, err)
+	}
 	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", name, err)
@@ -32,6 +35,9 @@ func readParquet(ctx context.Context, r io.ReaderAt, size int64, name string, op
 	max := opt.maxValues()
 	if n := f.NumRows(); n < 0 || n > max {
 		return nil, fmt.Errorf("table %s: %d rows: %w", name, n, ErrTooLarge)
+	}
+	if err := checkPages(r, size, f, max); err != nil {
+		return nil, fmt.Errorf("table %s: %w", name, err)
 	}
 	t = &Table{Name: name, Rows: int(f.NumRows())}
 	var readers []*leafReader
