@@ -8,7 +8,6 @@
 package prompt
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -114,7 +113,10 @@ type Builder struct {
 	warned map[string]bool
 	files  map[string]fileResult
 	tmpls  map[*sheet.Located]*template.Template
-	tables map[tableKey]tableResult
+	// stopped holds the templates stopped at a bound (bound.go) for a
+	// question: they are not run again for the others.
+	stopped map[*sheet.Located]*limitError
+	tables  map[tableKey]tableResult
 }
 
 // tableKey is one rendering of a table file.
@@ -292,25 +294,7 @@ func (b *Builder) render(ctx context.Context, sheetPath string, it *sheet.Item, 
 	if err != nil {
 		return "", nil, err
 	}
-	var buf bytes.Buffer
-	if err := t.Execute(&buf, d); err != nil {
-		return "", nil, templateError(sheetPath, it, err)
-	}
-	user := buf.String()
-	if strings.TrimSpace(user) == "" {
-		return "", nil, fmt.Errorf("%s:%d: question %q: the template (templates section at line %d) renders an empty user message",
-			sheetPath, it.Line, it.Name, it.Template.Line)
-	}
-	system := it.System
-	if st := t.Lookup("system"); st != nil {
-		buf.Reset()
-		if err := st.Execute(&buf, d); err != nil {
-			return "", nil, templateError(sheetPath, it, err)
-		}
-		s := buf.String()
-		system = &s
-	}
-	return user, system, nil
+	return b.execute(ctx, sheetPath, it, t, d)
 }
 
 // onlyNamed says whether f is a file a chat prompt only names: a parquet
@@ -348,6 +332,13 @@ func (b *Builder) template(sheetPath string, loc *sheet.Located) (*template.Temp
 		n, msg := templateMessage(err)
 		return nil, fmt.Errorf("%s:%d: templates section: %s", sheetPath, loc.Line+n, msg)
 	}
+	if err := guard(t); err != nil {
+		n := 1
+		if le, ok := errors.AsType[*limitError](err); ok {
+			n = lineAt(loc.Text, le.pos)
+		}
+		return nil, fmt.Errorf("%s:%d: templates section: %w", sheetPath, loc.Line+n, err)
+	}
 	if b.tmpls == nil {
 		b.tmpls = map[*sheet.Located]*template.Template{}
 	}
@@ -377,6 +368,9 @@ func templateMessage(err error) (int, string) {
 // question's line and name, then the sheet line of the template text.
 func templateError(sheetPath string, it *sheet.Item, err error) error {
 	n, msg := templateMessage(err)
+	if le, ok := errors.AsType[*limitError](err); ok {
+		n, msg = lineAt(it.Template.Text, le.pos), le.msg
+	}
 	return causedError{fmt.Sprintf("%s:%d: question %q: template at line %d: %s", sheetPath, it.Line, it.Name, it.Template.Line+n, msg), err}
 }
 
