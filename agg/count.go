@@ -387,6 +387,11 @@ func (l *loader) stream(path string) {
 		return
 	}
 	c.rollback()
+	if errors.Is(err, result.ErrLongString) {
+		// Read would refuse it too, once it held the whole file.
+		l.take(decoded{path: path, err: fmt.Errorf("%s: %w", path, err)})
+		return
+	}
 	r, _ := decodeOne(path, nil, never)
 	l.take(r)
 }

@@ -580,11 +580,12 @@ func readInto(path string, buf []byte) ([]byte, error) {
 		buf = make([]byte, 0, n)
 	}
 	buf = buf[:0]
+	r := result.GuardStrings(fh)
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := fh.Read(buf[len(buf):cap(buf)])
+		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if len(buf) > readfile.Output {
 			return buf[:0], fmt.Errorf("%s: %w: more than %d MB", path, readfile.ErrTooLarge, readfile.Output>>20)

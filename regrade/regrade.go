@@ -179,7 +179,7 @@ func collect(paths []string) ([]string, []error) {
 // regradeFile regrades one file and writes it when asked.
 func regradeFile(ctx context.Context, path string, opt Options, graders *Graders) FileReport {
 	fr := FileReport{Path: path}
-	data, err := readfile.Read(path, readfile.Output)
+	data, err := readfile.ReadThrough(path, readfile.Output, result.GuardStrings)
 	if err != nil {
 		fr.Err = oneLine(err)
 		return fr

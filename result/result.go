@@ -319,7 +319,7 @@ func (q *Question) ID() string { return q.MetaData["id"] }
 // Read loads an output file. Errors name the file and, for malformed JSON,
 // the line.
 func Read(path string) (*File, error) {
-	data, err := readfile.Read(path, readfile.Output)
+	data, err := readfile.ReadThrough(path, readfile.Output, GuardStrings)
 	if err != nil {
 		return nil, err
 	}
@@ -337,6 +337,9 @@ var ErrNotOutput = errors.New(`no "sheet" object or "questions" array`)
 // Parse decodes an output file's bytes. Its errors start with ":line: " so
 // the caller can put the file name in front.
 func Parse(data []byte) (*File, error) {
+	if err := checkStrings(data); err != nil {
+		return nil, err
+	}
 	if f, ok := parseFast(data); ok {
 		return f, nil
 	}

@@ -35,15 +35,16 @@ type Span struct {
 // "sheet", or that holds either twice, or anything Parse refuses, is an
 // error, once the callbacks have seen what came before it: the caller
 // drops what it took and reads the file with Read, which decodes it or
-// says why not. An error of sheet or question stops ScanFile and is
-// returned as it is.
+// says why not (a string past MaxString, ErrLongString, Read refuses too:
+// a caller may say so without reading the file whole). An error of sheet
+// or question stops ScanFile and is returned as it is.
 func ScanFile(path string, sheet func(*Sheet) error, question func(*Question, Span) error) error {
 	fh, err := readfile.Open(path)
 	if err != nil {
 		return err
 	}
 	defer fh.Close()
-	return scan(bufio.NewReaderSize(fh, 1<<20), sheet, func(dec *json.Decoder) error { return scanQuestions(dec, question) })
+	return scan(&guardedReader{r: bufio.NewReaderSize(fh, 1<<20)}, sheet, func(dec *json.Decoder) error { return scanQuestions(dec, question) })
 }
 
 // ScanPositions is ScanFile handing over of each question its Position
@@ -59,7 +60,7 @@ func ScanPositions(path string, sheet func(*Sheet) error, position func(pos int,
 		return err
 	}
 	defer fh.Close()
-	return scan(bufio.NewReaderSize(fh, 1<<20), sheet, func(dec *json.Decoder) error {
+	return scan(&guardedReader{r: bufio.NewReaderSize(fh, 1<<20)}, sheet, func(dec *json.Decoder) error {
 		return scanRaws(dec, func(raw json.RawMessage, at Span) error {
 			pos, ok := positionOf(raw)
 			if !ok {
@@ -354,7 +355,11 @@ func delim(dec *json.Decoder, d json.Delim) error {
 	return nil
 }
 
-// scanError is err as ScanFile returns it: wrapping errScan.
+// scanError is err as ScanFile returns it: wrapping errScan, but for a
+// string past MaxString, which Read refuses too.
 func scanError(err error) error {
+	if errors.Is(err, ErrLongString) {
+		return err
+	}
 	return fmt.Errorf("%w: %w", errScan, unexpected(err))
 }

@@ -74,11 +74,22 @@ func kind(m fs.FileMode) string {
 // Read reads the regular file at path, refusing one larger than limit
 // bytes. The error names the path.
 func Read(path string, limit int64) ([]byte, error) {
+	return ReadThrough(path, limit, nil)
+}
+
+// ReadThrough is Read reading the file through wrap(file) (the file
+// itself when wrap is nil), whose error stops the reading: a reader that
+// refuses what it sees refuses it before the file is held whole.
+func ReadThrough(path string, limit int64, wrap func(io.Reader) io.Reader) ([]byte, error) {
 	f, size, err := openBounded(path, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	var r io.Reader = f
+	if wrap != nil {
+		r = wrap(f)
+	}
 	// One byte past the bound tells a file at the bound from one that
 	// grew past it since.
 	buf := make([]byte, 0, size+1)
@@ -86,7 +97,7 @@ func Read(path string, limit int64) ([]byte, error) {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
+		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > limit {
 			return nil, tooLarge(path, limit)

@@ -128,6 +128,10 @@ func (f *flags) settle(conf *config.Config, getenv func(string) string, stderr i
 	if s.replyCap, err = model.ParseSize(f.maxReply); err != nil {
 		return s, cli.Usagef("--max-reply %v", err)
 	}
+	if s.replyCap > result.MaxString {
+		// A longer reply would make an output its readers refuse.
+		return s, cli.Usagef("--max-reply %s: at most %d MiB, the longest string agg and grade read from an output file", f.maxReply, result.MaxString>>20)
+	}
 	if err := inspect.CheckFormat(f.logFormat); err != nil {
 		return s, cli.Usagef("--log-format: %v", err)
 	}
