@@ -36,6 +36,14 @@ type Options struct {
 	// NAME_BASE_URL names another. Keys never come from here.
 	BaseURLs map[string]string
 
+	// SendKey, when set, is asked before a key (read from the variable
+	// keyFrom names, or --api-key) goes to the server BaseURLs names
+	// under name: its error refuses the model. Commands pass their
+	// config's (config.Config.SendKey), which refuses a server a
+	// workspace file names, as that file may have come with a
+	// stranger's sheets.
+	SendKey func(name, keyFrom string) error
+
 	// HTTPClient sends the requests of hosted providers; nil uses a fresh
 	// client on http.DefaultTransport.
 	HTTPClient *http.Client
@@ -106,37 +114,79 @@ func (o Options) Key(vars ...string) (key, from string) {
 // CleanBaseURL refuses is an error naming where it came from and never the
 // URL, which may hold a key.
 func (o Options) Server(name string) (string, error) {
+	base, _, err := o.server(name)
+	return base, err
+}
+
+// Endpoint returns the server a model of the provider named name is sent
+// to (Server) and the key it is sent with (Key, from vars; from says
+// where the key came from). A key bound for a server BaseURLs names is
+// first put to SendKey, whose error refuses the model.
+func (o Options) Endpoint(name string, vars ...string) (base, key, from string, err error) {
+	base, entry, err := o.server(name)
+	if err != nil {
+		return "", "", "", err
+	}
+	key, from = o.Key(vars...)
+	if key != "" && entry != "" && o.SendKey != nil {
+		if err := o.SendKey(entry, from); err != nil {
+			return "", "", "", err
+		}
+	}
+	return base, key, from, nil
+}
+
+// server is Server, and the name of BaseURLs' entry the server came from
+// ("" when it came from BaseURL, the environment or nowhere).
+func (o Options) server(name string) (base, entry string, err error) {
 	raw, from := o.BaseURL, "--base-url"
 	if raw == "" && name != "" {
 		from = EnvName(name) + "_BASE_URL"
 		raw = o.Env(from)
 	}
 	if raw == "" && name != "" {
-		raw, from = BaseURLOf(o.BaseURLs, name), "the config's base_urls: "+name
+		if entry = baseURLEntry(o.BaseURLs, name); entry != "" {
+			raw, from = o.BaseURLs[entry], "the config's base_urls: "+name
+		}
 	}
 	if raw == "" {
-		return "", nil
+		return "", "", nil
 	}
 	clean, err := CleanBaseURL(raw)
 	if err != nil {
-		return "", fmt.Errorf("the base URL from %s %w", from, err)
+		return "", "", fmt.Errorf("the base URL from %s %w", from, err)
 	}
-	return clean, nil
+	return clean, entry, nil
 }
 
 // BaseURLOf is the entry of urls (a config file's base_urls) for the
 // provider named name, matched as NAME_BASE_URL matches it (EnvName: "my-server" is
 // "MY_SERVER"); "" when it has none.
 func BaseURLOf(urls map[string]string, name string) string {
-	if u, ok := urls[name]; ok {
-		return u
-	}
-	for k, u := range urls {
-		if EnvName(k) == EnvName(name) {
-			return u
-		}
+	if k := baseURLEntry(urls, name); k != "" {
+		return urls[k]
 	}
 	return ""
+}
+
+// baseURLEntry is the member of urls BaseURLOf takes for name: name
+// itself, else the first in sorted order that EnvName spells as name's
+// (so one is taken however the map is ordered); "" when none is.
+func baseURLEntry(urls map[string]string, name string) string {
+	if _, ok := urls[name]; ok {
+		return name
+	}
+	var keys []string
+	for k := range urls {
+		if EnvName(k) == EnvName(name) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	sort.Strings(keys)
+	return keys[0]
 }
 
 // HTTP returns the client hosted providers send with.

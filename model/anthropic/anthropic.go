@@ -66,11 +66,10 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	if ref.Model == "" {
 		return nil, fmt.Errorf("model %q: no model after the provider", ref.Name)
 	}
-	base, err := opt.Server("anthropic")
+	base, key, from, err := opt.Endpoint("anthropic", "ANTHROPIC_API_KEY")
 	if err != nil {
 		return nil, fmt.Errorf("model %q: %w", ref.Name, err)
 	}
-	key, from := opt.Key("ANTHROPIC_API_KEY")
 	if key == "" && base == "" {
 		want := "ANTHROPIC_API_KEY"
 		if from != "" {

@@ -64,7 +64,7 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	if ref.Provider == "openai-api" && ref.Label != "" {
 		cfg.label = ref.Label
 	}
-	base, err := opt.Server(server)
+	base, key, from, err := opt.Endpoint(server, keyVars...)
 	if err != nil {
 		return nil, fmt.Errorf("model %q: %w", ref.Name, err)
 	}
@@ -77,7 +77,6 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 	if ref.Model == "" {
 		return nil, fmt.Errorf("model %q: no model after the provider", ref.Name)
 	}
-	key, from := opt.Key(keyVars...)
 	official := isOpenAI(base)
 	if key == "" && official {
 		want := "OPENAI_API_KEY"

@@ -1,6 +1,7 @@
 package providers_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -214,5 +215,36 @@ func TestModelsPageNamesEveryProvider(t *testing.T) {
 				t.Errorf("%s: no name of providers %q, want %q", modelsPage, missing, tc.wantMissing)
 			}
 		})
+	}
+}
+
+// Options.SendKey is asked before any key goes to a server BaseURLs names,
+// whatever variable holds the key (the provider's, --api-key-env's), by
+// every hosted provider; a server from --base-url or NAME_BASE_URL, and a
+// model sent no key, never ask it.
+func TestSendKeyGuardsBaseURLs(t *testing.T) {
+	urls := map[string]string{"together": "http://127.0.0.1:1/v1", "vllm": "http://127.0.0.1:2/v1", "anthropic": "http://127.0.0.1:3", "openai": "http://127.0.0.1:4/v1"}
+	for _, tc := range []struct {
+		model  string
+		env    map[string]string
+		keyEnv string
+		asked  string // the member SendKey is asked about, and the key's variable; "" = not asked
+	}{
+		{"openai-api/together/llama", map[string]string{"MY_TOGETHER": "k"}, "MY_TOGETHER", "together MY_TOGETHER"},
+		{"openai-api/together/llama", map[string]string{"TOGETHER_API_KEY": "k"}, "", "together TOGETHER_API_KEY"},
+		{"vllm/x", map[string]string{"OPENAI_API_KEY": "k"}, "OPENAI_API_KEY", "vllm OPENAI_API_KEY"},
+		{"anthropic/claude-x", map[string]string{"ANTHROPIC_API_KEY": "k"}, "", "anthropic ANTHROPIC_API_KEY"},
+		{"openai-responses/gpt-4o", map[string]string{"OPENAI_API_KEY": "k"}, "", "openai OPENAI_API_KEY"},
+		{"vllm/x", nil, "", ""}, // no key to send
+		{"openai-api/together/llama", map[string]string{"MY_TOGETHER": "k", "TOGETHER_BASE_URL": "http://127.0.0.1:5/v1"}, "MY_TOGETHER", ""},
+	} {
+		var asked []string
+		refuse := errors.New("refused")
+		opt := model.Options{BaseURLs: urls, APIKeyEnv: tc.keyEnv, Getenv: func(k string) string { return tc.env[k] },
+			SendKey: func(name, from string) error { asked = append(asked, name+" "+from); return refuse }}
+		_, err := providers.New(tc.model, opt)
+		if got := strings.Join(asked, ","); got != tc.asked || (tc.asked != "") != errors.Is(err, refuse) {
+			t.Errorf("%s %v: SendKey asked %q (err %v), want %q", tc.model, tc.env, got, err, tc.asked)
+		}
 	}
 }

@@ -128,6 +128,13 @@ type Config struct {
 	// messages).
 	baseURLLines map[string]int
 	userOnly     map[string]int
+	// lent are where the base_urls members a workspace file gave, and
+	// the user's did not override, were given ("FILE:LINE"); user is the
+	// user's own file (for messages).
+	lent map[string]string
+	user string
+	// workspace says the file is a workspace's (Parse's result only).
+	workspace bool
 	// settings are each file's settings, the user's first.
 	settings []setting.Layer
 }
@@ -135,10 +142,10 @@ type Config struct {
 // Load finds and reads the files. No file is no error: the Config is
 // empty.
 func Load(l Lookup) (*Config, error) {
-	c := &Config{from: map[string]string{}}
+	c := &Config{from: map[string]string{}, user: userFile(l.Getenv)}
 	var files []string
-	if p := userFile(l.Getenv); p != "" {
-		files = append(files, p)
+	if c.user != "" {
+		files = append(files, c.user)
 	}
 	if p, err := l.workspace(); err != nil {
 		return nil, err
@@ -157,8 +164,9 @@ func Load(l Lookup) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		if user := userFile(l.Getenv); p != user {
-			if err := f.keysStayHome(p, user, l.Getenv); err != nil {
+		if p != c.user {
+			f.workspace = true
+			if err := f.keysStayHome(p, c.user, l.Getenv); err != nil {
 				return nil, err
 			}
 			if err := f.notTheUsers(p); err != nil {
@@ -194,14 +202,42 @@ func (c *Config) keysStayHome(path, user string, getenv func(string) string) err
 		if getenv(keyVar) == "" || getenv(urlVar) != "" {
 			continue
 		}
-		mine := "your own config file"
-		if user != "" {
-			mine = user
-		}
-		return fmt.Errorf("config %s:%d: base_urls: %s: a workspace evalmd.yaml (it may have come with sheets) cannot send %s to a server it names; name the server in %s, in %s or with --base-url",
-			path, c.baseURLLines[k], k, keyVar, mine, urlVar)
+		return keyAway(fmt.Sprintf("%s:%d", path, c.baseURLLines[k]), k, keyVar, user)
 	}
 	return nil
+}
+
+// SendKey says whether a key read from keyFrom (a variable's name) may go
+// to the server the base_urls member name gives (model.Options.SendKey):
+// not when a workspace file gave it, as that file may have come with a
+// stranger's sheets; the user's own file may name any.
+func (c *Config) SendKey(name, keyFrom string) error {
+	if at, ok := c.lent[name]; ok {
+		return keyAway(at, name, keyFrom, c.user)
+	}
+	return nil
+}
+
+// ErrKeyAway is what the errors refusing to send a key to a server a
+// workspace file names are (errors.Is): a refusal, never a warning.
+var ErrKeyAway = errors.New("a key goes only to a server you name")
+
+// keyAwayError is such an error, with its own message.
+type keyAwayError struct{ msg string }
+
+func (e *keyAwayError) Error() string        { return e.msg }
+func (e *keyAwayError) Is(target error) bool { return target == ErrKeyAway }
+
+// keyAway is the error refusing to send the key in keyVar to the server
+// the base_urls member name, at at ("FILE:LINE") in a workspace file,
+// gives; user is the user's own file.
+func keyAway(at, name, keyVar, user string) error {
+	mine := "your own config file"
+	if user != "" {
+		mine = user
+	}
+	return &keyAwayError{fmt.Sprintf("config %s: base_urls: %s: a workspace evalmd.yaml (it may have come with sheets) cannot send %s to a server it names; name the server in %s, in %s or with --base-url",
+		at, name, keyVar, mine, model.EnvName(name)+"_BASE_URL")}
 }
 
 // notTheUsers refuses, in the workspace file path, the members only the
@@ -517,9 +553,13 @@ func (c *Config) merge(f *Config, path string) {
 	}
 	for k, v := range f.BaseURLs {
 		if c.BaseURLs == nil {
-			c.BaseURLs = map[string]string{}
+			c.BaseURLs, c.lent = map[string]string{}, map[string]string{}
 		}
 		c.BaseURLs[k], c.from["base_urls."+k] = v, path
+		delete(c.lent, k)
+		if f.workspace {
+			c.lent[k] = fmt.Sprintf("%s:%d", path, f.baseURLLines[k])
+		}
 	}
 	c.settings = append(c.settings, f.settings...)
 	for _, l := range f.settings {

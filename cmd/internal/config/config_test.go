@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -162,6 +163,23 @@ func TestWorkspaceCannotTakeKeys(t *testing.T) {
 	}})
 	if err != nil || c.BaseURLs["openai"] != "https://proxy.example/v1" {
 		t.Errorf("the user's own base URL: %v %v", c.BaseURLs, err)
+	}
+	if err := c.SendKey("openai", "MY_KEY"); err != nil {
+		t.Errorf("SendKey to the user's own server: %v", err)
+	}
+	// A key another variable holds (--api-key-env) goes to no server the
+	// workspace names; a member the user's file gives over it is theirs.
+	write(t, filepath.Join(evil, "evalmd.yaml"), "base_urls:\n  ollama: http://127.0.0.1:1/v1\n  openai: http://attacker.example/v1\n")
+	c, err = Load(Lookup{Dir: root, Getenv: env(map[string]string{"XDG_CONFIG_HOME": xdg})}.ForSheets(evil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(evil, "evalmd.yaml") + ":2: base_urls: ollama: a workspace evalmd.yaml (it may have come with sheets) cannot send MY_KEY to a server it names"
+	if err := c.SendKey("ollama", "MY_KEY"); err == nil || !errors.Is(err, ErrKeyAway) || !strings.Contains(err.Error(), want) {
+		t.Errorf("SendKey to the workspace's server: %v, want %q", err, want)
+	}
+	if err := c.SendKey("openai", "MY_KEY"); err == nil {
+		t.Error("SendKey to the workspace's openai member, over the user's: no error")
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
@@ -49,5 +50,28 @@ func TestGradeWriteRefusesLinkedRecord(t *testing.T) {
 	}
 	if written, _ := filepath.Glob(filepath.Join(dir, "grade-*")); len(written) > 0 {
 		t.Errorf("written beside a refused record: %v", written)
+	}
+}
+
+// grade's judge takes the key --judge-api-key-env names to no server a
+// workspace evalmd.yaml names: refused in one line naming its line, before
+// any request.
+func TestGradeJudgeKeyEnvStaysHome(t *testing.T) {
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10})
+	work := t.TempDir()
+	writeFile(t, filepath.Join(work, "evalmd.yaml"), "base_urls:\n  evil: "+srv.URL+"\n")
+	out := filepath.Join(t.TempDir(), "output-judged-m-1.json")
+	writeFile(t, out, judgedOutput)
+	env := map[string]string{"HOME": t.TempDir(), "MY_KEY": "sk-victim-judge"}
+	_, stderr, err := gradeIn(work, env, "-o", out, "--judge", "openai-api/evil/j", "--judge-api-key-env", "MY_KEY")
+	want := filepath.Join(work, "evalmd.yaml") + ":2: base_urls: evil: a workspace evalmd.yaml (it may have come with sheets) cannot send MY_KEY"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err %v, want one line saying %q\n%s", err, want, stderr)
+	}
+	if strings.Contains(stderr+err.Error(), "sk-victim") {
+		t.Error("the key is printed")
+	}
+	if srv.Count() != 0 {
+		t.Errorf("%d requests reached the workspace's server", srv.Count())
 	}
 }

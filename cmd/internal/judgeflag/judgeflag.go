@@ -5,6 +5,7 @@
 package judgeflag
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -49,7 +50,8 @@ func Bind(fs *flag.FlagSet) *Flags {
 // runner's retry classes, MaxAttempts, backoff, Retry-After capped at
 // MaxWait): a passing 429 or 503 does not fail the grade, a fatal error (a
 // refused key) is returned at once. A judge only the config names that cannot be built (no key) is a
-// warning on warn, not an error: the command may grade nothing with it.
+// warning on warn, not an error: the command may grade nothing with it;
+// one refused a key (config.ErrKeyAway) is an error.
 func (f *Flags) Options(opt model.Options, retry runner.Options, c *config.Config, warn io.Writer) (grade.JudgeOptions, error) {
 	if f.MaxTokens < 0 {
 		return grade.JudgeOptions{}, fmt.Errorf("-judge-max-tokens %d: want a number >= 0", f.MaxTokens)
@@ -71,11 +73,11 @@ func (f *Flags) Options(opt model.Options, retry runner.Options, c *config.Confi
 		return jo, nil
 	}
 	if c != nil {
-		opt.BaseURLs = c.BaseURLs
+		opt.BaseURLs, opt.SendKey = c.BaseURLs, c.SendKey
 	}
 	opt.BaseURL, opt.APIKey, opt.APIKeyEnv = f.BaseURL, "", f.KeyEnv
 	m, err := providers.New(name, opt)
-	if err != nil && f.Model == "" {
+	if err != nil && f.Model == "" && !errors.Is(err, config.ErrKeyAway) {
 		fmt.Fprintf(warn, "warning: config's judge: judge model %s: %v\n", name, err)
 		return jo, nil
 	}

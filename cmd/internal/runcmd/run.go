@@ -160,7 +160,7 @@ func (f *flags) build(cfg *harness.Config, conf *config.Config, s settled, geten
 		randomSeed = *s.values.Gen.Seed
 	}
 	cfg.Prices, cfg.OutDir, cfg.RunIDLen, cfg.DryRun, cfg.Force, cfg.Stderr = conf.PriceTable(), f.outDir, f.runIDLen, f.dryRun, f.force, stderr
-	cfg.Model = model.Options{BaseURL: f.baseURL, APIKeyEnv: f.keyEnv, Getenv: getenv, BaseURLs: conf.BaseURLs, Timeout: f.timeout, MaxReply: s.replyCap,
+	cfg.Model = model.Options{BaseURL: f.baseURL, APIKeyEnv: f.keyEnv, Getenv: getenv, BaseURLs: conf.BaseURLs, SendKey: conf.SendKey, Timeout: f.timeout, MaxReply: s.replyCap,
 		Provider: []any{openai.Options{CompletionAPI: f.complAPI}, builtin.Options{MockReply: f.mockReply, Seed: randomSeed}}}
 	cfg.NewModel, cfg.Describe = reg.New, reg.Describe
 	cfg.Runner = runner.Options{Concurrency: inFlight, Adaptive: adaptive, SeparateLimits: f.perModel, MaxAttempts: f.retries + 1,
@@ -182,7 +182,8 @@ func (f *flags) build(cfg *harness.Config, conf *config.Config, s settled, geten
 	// the run's model (--base-url, --api-key-env); its provider's
 	// server may come from the config's base_urls.
 	cfg.Reformat = f.modes.Reformat
-	cfg.ReformatOptions = model.Options{BaseURL: f.modes.ReformatBaseURL, Getenv: getenv, BaseURLs: conf.BaseURLs, Timeout: f.timeout, MaxReply: s.replyCap}
+	cfg.ReformatOptions = model.Options{BaseURL: f.modes.ReformatBaseURL, Getenv: getenv, BaseURLs: conf.BaseURLs, SendKey: conf.SendKey,
+		Timeout: f.timeout, MaxReply: s.replyCap}
 	if err := f.buildAsking(cfg, conf, stderr); err != nil {
 		return err
 	}

@@ -328,3 +328,69 @@ func TestConfigConcurrencyAuto(t *testing.T) {
 		t.Errorf("connection_limit_history %+v, want the adaptive limit's, from 10", h)
 	}
 }
+
+// A downloaded folder's evalmd.yaml cannot send the key --api-key-env (or
+// --judge-api-key-env) names to a server it names either, whatever the
+// model is called: the run is refused in one line naming the file's
+// base_urls line, before any request, and the key is not printed. The
+// same server named by the user (NAME_BASE_URL, their own config) gets the
+// key.
+func TestSheetFolderConfigCannotTakeKeyEnv(t *testing.T) {
+	sheet, err := os.ReadFile(filepath.Join("..", "..", "..", "sheets", "input-solar-choice.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "sk-victim-api-key-env"
+	for _, tc := range []struct {
+		name, workspace string
+		env             map[string]string
+		args            []string
+		want            string // "" = the key goes to the server the user named
+	}{
+		{"-m with --api-key-env", "base_urls:\n  together: URL\n", map[string]string{"MY_TOGETHER": secret},
+			[]string{"-m", "openai-api/together/llama", "--api-key-env", "MY_TOGETHER"}, "evalmd.yaml:2: base_urls: together: a workspace evalmd.yaml (it may have come with sheets) cannot send MY_TOGETHER to a server it names"},
+		{"the folder's models", "models: [openai-api/evil/x]\nbase_urls:\n  evil: URL\n", map[string]string{"MY_KEY": secret},
+			[]string{"--api-key-env", "MY_KEY"}, "evalmd.yaml:3: base_urls: evil: a workspace evalmd.yaml (it may have come with sheets) cannot send MY_KEY"},
+		{"OpenAI's key to vllm", "models: [vllm/x]\nbase_urls:\n  vllm: URL\n", map[string]string{"OPENAI_API_KEY": secret},
+			[]string{"--api-key-env", "OPENAI_API_KEY"}, "evalmd.yaml:3: base_urls: vllm: a workspace evalmd.yaml (it may have come with sheets) cannot send OPENAI_API_KEY"},
+		{"the judge's key", "judge: openai-api/evil/j\nbase_urls:\n  evil: URL\n", map[string]string{"MY_KEY": secret},
+			[]string{"-m", "mock", "--judge-api-key-env", "MY_KEY"}, "evalmd.yaml:3: base_urls: evil: a workspace evalmd.yaml (it may have come with sheets) cannot send MY_KEY"},
+		{"the user's NAME_BASE_URL", "models: [openai-api/evil/x]\n", map[string]string{"MY_KEY": secret, "EVIL_BASE_URL": "URL"},
+			[]string{"--api-key-env", "MY_KEY"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10})
+			evil := filepath.Join(t.TempDir(), "evil")
+			writeFile(t, filepath.Join(evil, "input-x.md"), string(sheet))
+			writeFile(t, filepath.Join(evil, "evalmd.yaml"), strings.ReplaceAll(tc.workspace, "URL", srv.URL))
+			env := map[string]string{"HOME": t.TempDir()}
+			for k, v := range tc.env {
+				env[k] = strings.ReplaceAll(v, "URL", srv.URL)
+			}
+			out := t.TempDir()
+			stdout, stderr, err := runIn(t.TempDir(), env, append([]string{"-d", evil, "-o", out}, tc.args...)...)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("%v\n%s", err, stderr)
+				}
+				if c := srv.Calls(); len(c) != 4 || c[0].Header.Get("Authorization") != "Bearer "+secret {
+					t.Errorf("%d requests, want 4 with the key", len(c))
+				}
+				return
+			}
+			want := filepath.Join(evil, tc.want)
+			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err %v, want one line saying %q\n%s", err, want, stderr)
+			}
+			if strings.Contains(stdout+stderr+err.Error(), secret) {
+				t.Error("the key is printed")
+			}
+			if srv.Count() != 0 {
+				t.Errorf("%d requests reached the folder's server", srv.Count())
+			}
+			if written, _ := filepath.Glob(filepath.Join(out, "*")); len(written) > 0 {
+				t.Errorf("written: %v", written)
+			}
+		})
+	}
+}
