@@ -56,6 +56,12 @@ type Lookup struct {
 	// Getenv reads XDG_CONFIG_HOME and HOME for the user's file; nil
 	// looks for none.
 	Getenv func(string) string
+	// Results are the results a command reads (grade's -o: files or
+	// folders), which may have come from a stranger with an evalmd.yaml
+	// of theirs: a workspace file in or above one of their folders gives
+	// no judge and no base_urls (Config.Ignored says so), as grade would
+	// send the results' answers to that judge, on the user's key.
+	Results []string
 }
 
 // System is the lookup of a command: the current folder and the process's
@@ -81,6 +87,43 @@ func (l Lookup) ForSheets(path string) Lookup {
 		l.Sheets = filepath.Dir(path)
 	}
 	return l
+}
+
+// ForResults is l looking from the results a command reads (grade's -o):
+// ForSheets of the first, and Results all of them.
+func (l Lookup) ForResults(paths ...string) Lookup {
+	if len(paths) == 0 {
+		return l
+	}
+	l = l.ForSheets(paths[0])
+	l.Results = paths
+	return l
+}
+
+// besideResults says whether the folder dir is at or above one of the
+// results' folders (links resolved where they can be).
+func (l Lookup) besideResults(dir string) bool {
+	for _, p := range l.Results {
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+			p = filepath.Dir(p)
+		}
+		if readfile.Within(resolved(p), resolved(dir)) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolved is path absolute with its links resolved, or as filepath.Abs
+// gives it when they cannot be.
+func resolved(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		path = r
+	}
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return path
 }
 
 // Config is what the files say, merged: the workspace's members over the
@@ -120,6 +163,10 @@ type Config struct {
 
 	// Files are the files read, the one that wins first.
 	Files []string `yaml:"-"`
+	// Ignored says, in one line, what a workspace file beside the
+	// results gave that was not taken (Lookup.Results); "" when nothing
+	// was left out.
+	Ignored string `yaml:"-"`
 	// prices parsed, and where each member came from (for messages).
 	prices map[string]model.Price
 	from   map[string]string
@@ -128,6 +175,7 @@ type Config struct {
 	// messages).
 	baseURLLines map[string]int
 	userOnly     map[string]int
+	lines        map[string]int // of the judge and base_urls members
 	// lent are where the base_urls members a workspace file gave, and
 	// the user's did not override, were given ("FILE:LINE"); user is the
 	// user's own file (for messages).
@@ -166,6 +214,9 @@ func Load(l Lookup) (*Config, error) {
 		}
 		if p != c.user {
 			f.workspace = true
+			if l.besideResults(filepath.Dir(p)) {
+				c.Ignored = f.dropSends(p, c.user)
+			}
 			if err := f.keysStayHome(p, c.user, l.Getenv); err != nil {
 				return nil, err
 			}
@@ -205,6 +256,32 @@ func (c *Config) keysStayHome(path, user string, getenv func(string) string) err
 		return keyAway(fmt.Sprintf("%s:%d", path, c.baseURLLines[k]), k, keyVar, user)
 	}
 	return nil
+}
+
+// dropSends removes the judge and base_urls of c, the workspace file
+// path found beside the results, and says so in one line ("" when it
+// gives neither).
+func (c *Config) dropSends(path, user string) string {
+	var left []string
+	if c.Judge != "" {
+		left = append(left, "judge")
+	}
+	if len(c.BaseURLs) > 0 {
+		left = append(left, "base_urls")
+	}
+	if len(left) == 0 {
+		return ""
+	}
+	c.Judge, c.BaseURLs = "", nil
+	mine := "your own config file"
+	if user != "" {
+		mine = user
+	}
+	what := fmt.Sprintf("%s:%d: %s: not taken", path, c.lines[left[0]], left[0])
+	if len(left) == 2 {
+		what += fmt.Sprintf(", nor base_urls (line %d)", c.lines["base_urls"])
+	}
+	return fmt.Sprintf("config %s: this evalmd.yaml is in or above the results graded, which may have come from a stranger; name the judge and its server with --judge and --judge-base-url, or in %s", what, mine)
 }
 
 // SendKey says whether a key read from keyFrom (a variable's name) may go
@@ -395,7 +472,10 @@ func (c *Config) checkMembers(name string, doc *yaml.Node) error {
 			return fmt.Errorf("config %s:%d: models: give one model per list item, not %q", name, topLine(doc, "models"), m)
 		}
 	}
-	c.userOnly = map[string]int{}
+	c.userOnly, c.lines = map[string]int{}, map[string]int{}
+	for _, k := range []string{"judge", "base_urls"} {
+		c.lines[k] = topLine(doc, k)
+	}
 	for _, k := range []string{"data_roots", "ceilings"} {
 		if n := topLine(doc, k); n != 0 {
 			c.userOnly[k] = n

@@ -162,9 +162,12 @@ func TestGradeConfigFromOutputs(t *testing.T) {
 			t.Errorf("grade %q -v from another folder does not name %s:\n%s", args, workspace, stderr)
 		}
 	}
+	// Its servers are not taken at all (TestGradeResultsConfigChoosesNoJudge),
+	// so none gets the key.
 	writeFile(t, workspace, "base_urls:\n  cfg-judge: http://127.0.0.1:9/\n")
 	env["CFG_JUDGE_API_KEY"] = "test-cfg-key"
-	if _, _, err := gradeIn(elsewhere, env, "-o", results); err == nil || !strings.Contains(err.Error(), "cannot send CFG_JUDGE_API_KEY") {
-		t.Errorf("a workspace file found from the outputs sends the key to its server: %v", err)
+	_, stderr, err := gradeIn(elsewhere, env, "-o", results, "--judge", "openai-api/cfg-judge/big")
+	if err == nil || !strings.Contains(err.Error(), "CFG_JUDGE_BASE_URL") || !strings.Contains(stderr, workspace+":1: base_urls: not taken") {
+		t.Errorf("a workspace file found from the outputs gives the judge's server: %v\n%s", err, stderr)
 	}
 }

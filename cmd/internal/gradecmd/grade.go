@@ -72,10 +72,14 @@ func Command(look config.Lookup, getenv func(string) string) *cli.Command {
 			}
 			// As run's: the nearest evalmd.yaml at or above the outputs
 			// (the first named), then the current folder's, under the
-			// same rules (a workspace file names no server for a key).
-			conf, err := config.Load(look.ForSheets(outputs[0]))
+			// same rules (a workspace file names no server for a key);
+			// one in or above the outputs' folders names no judge.
+			conf, err := config.Load(look.ForResults(outputs...))
 			if err != nil {
 				return err
+			}
+			if conf.Ignored != "" {
+				fmt.Fprintln(stderr, conf.Ignored)
 			}
 			if *verbose {
 				fmt.Fprintln(stderr, conf.Used())

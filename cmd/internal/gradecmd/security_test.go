@@ -3,6 +3,7 @@ package gradecmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
+	"github.com/evalmd/evalmd/regrade"
 )
 
 // grade -o DIR -w in a folder whose .evalmd-written links to a victim's
@@ -50,6 +52,54 @@ func TestGradeWriteRefusesLinkedRecord(t *testing.T) {
 	}
 	if written, _ := filepath.Glob(filepath.Join(dir, "grade-*")); len(written) > 0 {
 		t.Errorf("written beside a refused record: %v", written)
+	}
+}
+
+// A results folder's own evalmd.yaml (in it or above it) chooses no judge
+// and no server for grade: plain grade -o RESULTS asks no judge it names,
+// neither at the user's own server with the user's key nor at its own,
+// and says so once on stderr, naming the file's line; the questions the
+// judge grades are left ungraded. --judge, the user's word, is asked at
+// the user's server.
+func TestGradeResultsConfigChoosesNoJudge(t *testing.T) {
+	reply := func(fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "GRADE: C"} }
+	for _, tc := range []struct {
+		name, planted string
+		above         bool // the evalmd.yaml is the results folder's parent's
+	}{
+		{"the user's judge server", "judge: openai-api/cfg-judge/big\n", false},
+		{"its own server", "judge: openai-api/evil/j\nbase_urls:\n  evil: EVIL\n", false},
+		{"above the results", "judge: openai-api/cfg-judge/big\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mine := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10, Reply: reply})
+			evil := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10, Reply: reply})
+			root := t.TempDir()
+			xdg := filepath.Join(root, "xdg")
+			writeFile(t, filepath.Join(xdg, "evalmd", "config.yaml"), "base_urls:\n  cfg-judge: "+mine.URL+"\n")
+			results := filepath.Join(root, "stranger", "results")
+			writeFile(t, filepath.Join(results, "output-judged-m-1.json"), judgedOutput)
+			planted := filepath.Join(results, "evalmd.yaml")
+			if tc.above {
+				planted = filepath.Join(root, "stranger", "evalmd.yaml")
+			}
+			writeFile(t, planted, strings.ReplaceAll(tc.planted, "EVIL", evil.URL))
+			env := map[string]string{"XDG_CONFIG_HOME": xdg, "HOME": filepath.Join(root, "home"), "CFG_JUDGE_API_KEY": "test-cfg-key"}
+			_, stderr, err := gradeIn(t.TempDir(), env, "-o", results)
+			if ue := (*regrade.UngradedError)(nil); !errors.As(err, &ue) || len(ue.Questions) != 2 {
+				t.Errorf("err %v, want the 2 judged questions ungraded\n%s", err, stderr)
+			}
+			if n := mine.Count() + evil.Count(); n != 0 {
+				t.Errorf("%d requests to a judge the results' config names", n)
+			}
+			note := "config " + planted + ":1: judge: not taken"
+			if strings.Count(stderr, note) != 1 || strings.Count(stderr, "not taken") != 1 {
+				t.Errorf("stderr does not say once %q:\n%s", note, stderr)
+			}
+			if _, stderr, err := gradeIn(t.TempDir(), env, "-o", results, "--judge", "openai-api/cfg-judge/big"); err != nil || mine.Count() != 2 || evil.Count() != 0 {
+				t.Errorf("--judge: %v, %d requests to the user's server, %d to the results', want 2, 0\n%s", err, mine.Count(), evil.Count(), stderr)
+			}
+		})
 	}
 }
 
