@@ -109,6 +109,15 @@ func (r *Registry) Names() []string {
 	return n
 }
 
+// Known says whether a grader is registered under name (matched as Add
+// matches it), or why not: an error listing the names there are.
+func (r *Registry) Known(name string) error {
+	if r.factories[strings.ToLower(strings.TrimSpace(name))] != nil {
+		return nil
+	}
+	return fmt.Errorf("unknown grader (known: %s)", strings.Join(r.Names(), ", "))
+}
+
 // New returns the grader registered under name.
 func (r *Registry) New(name string, opt Options) (Grader, error) {
 	if f := r.factories[strings.ToLower(strings.TrimSpace(name))]; f != nil {

@@ -2,6 +2,7 @@ package grade
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -46,6 +47,9 @@ func TestRegistry(t *testing.T) {
 	}
 	if _, err := other.New("toy", Options{}); err == nil {
 		t.Error("a grader added to one registry is known to another")
+	}
+	if r.Known(" Toy ") != nil || other.Known("toy") == nil || !strings.Contains(fmt.Sprint(other.Known("contians")), "known: choice, exact") {
+		t.Errorf("Known: %v, %v, %v", r.Known(" Toy "), other.Known("toy"), other.Known("contians"))
 	}
 	for _, name := range []string{"toy", " LIME", ""} {
 		if err := r.Add(name, func(Options) (Grader, error) { return exact{}, nil }); err == nil {

@@ -70,6 +70,13 @@ func Command(look config.Lookup, getenv func(string) string) *cli.Command {
 			if err != nil {
 				return err
 			}
+			// A misspelt grader would grade every question null and
+			// rewrite the files with -w.
+			if g := grading.Grader; g != "" {
+				if err := set.Graders.Known(g); err != nil {
+					return cli.Usagef("--grader %q: %v", g, err)
+				}
+			}
 			// As run's: the nearest evalmd.yaml at or above the outputs
 			// (the first named), then the current folder's, under the
 			// same rules (a workspace file names no server for a key);

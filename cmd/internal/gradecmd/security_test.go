@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/regrade"
@@ -123,5 +124,28 @@ func TestGradeJudgeKeyEnvStaysHome(t *testing.T) {
 	}
 	if srv.Count() != 0 {
 		t.Errorf("%d requests reached the workspace's server", srv.Count())
+	}
+}
+
+// A misspelt --grader is a usage error (exit 2) naming the graders there
+// are, before any file is read or written: the output and its folder are
+// unchanged. A known name, in any case, grades.
+func TestGradeUnknownGrader(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "output-judged-m-1.json")
+	writeFile(t, out, judgedOutput)
+	stdout, stderr, err := gradeIn(t.TempDir(), nil, "-w", "--grader", "contians", "-o", dir)
+	if code := cli.ExitCode(err); code != 2 || !strings.Contains(err.Error(), `--grader "contians": unknown grader (known: choice, `) ||
+		strings.Contains(err.Error(), "\n") {
+		t.Fatalf("exit %d, err %v, want a usage error naming the known graders\n%s%s", code, err, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(out); string(b) != judgedOutput {
+		t.Error("the output was rewritten")
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*")); len(files) != 1 || stdout != "" {
+		t.Errorf("files %v, stdout %q: want the output alone and nothing said", files, stdout)
+	}
+	if _, stderr, err := gradeIn(t.TempDir(), nil, "--grader", " Exact ", "-o", dir); err != nil {
+		t.Errorf("--grader ' Exact ': %v\n%s", err, stderr)
 	}
 }

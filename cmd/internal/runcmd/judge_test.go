@@ -90,7 +90,8 @@ func TestJudgeHasItsOwnServerAndKey(t *testing.T) {
 // Questions that cannot be graded stop the run before any model call, each
 // named once (not once per model) at its line, the reason said as grading
 // would say it: an unknown grader, a tolerance that is no number, a truth
-// naming no option, an empty answer section.
+// naming no option, an empty answer section. (An unknown --grader is a
+// usage error: TestRunUnknownGrader.)
 func TestGradersCheckedBeforeAnyCall(t *testing.T) {
 	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 20})
 	const q1 = "# S\n## Q1\n#### question\na\n#### answer\nB\n"
@@ -99,7 +100,6 @@ func TestGradersCheckedBeforeAnyCall(t *testing.T) {
 	}{
 		{strings.Replace(judgedSheet, "grader: judge", "grader: lime", 1) + "## Q3\n#### meta\ngrader: nope\n#### question\nx\n#### answer\ny\n", "",
 			`:14: question "Q3" cannot be graded: unknown grader "nope"`},
-		{judgedSheet, "--grader=choise", `2 questions cannot be graded: `},
 		{q1 + "## Q2\n#### meta\ngrader: numeric\ntolerance: abc\n#### question\nb\n#### answer\n1\n", "",
 			`:7: question "Q2" cannot be graded: numeric: meta tolerance "abc" is not a non-negative number`},
 		{q1 + "## Q2\n#### meta\ngrader: choice\n#### question\nb\n#### answer\nsix<EVAL-ENDCHAR>\n", "",

@@ -132,6 +132,15 @@ func (f *flags) settle(conf *config.Config, getenv func(string) string, stderr i
 		// A longer reply would make an output its readers refuse.
 		return s, cli.Usagef("--max-reply %s: at most %d MiB, the longest string agg and grade read from an output file", f.maxReply, result.MaxString>>20)
 	}
+	if g, ok := f.modes.Settings.Values["grader"]; ok {
+		set, err := benchmarks.Set()
+		if err != nil {
+			return s, err
+		}
+		if err := set.Graders.Known(g); err != nil {
+			return s, cli.Usagef("--grader %q: %v", g, err)
+		}
+	}
 	if err := inspect.CheckFormat(f.logFormat); err != nil {
 		return s, cli.Usagef("--log-format: %v", err)
 	}

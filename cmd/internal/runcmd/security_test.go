@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 )
 
@@ -392,5 +393,20 @@ func TestSheetFolderConfigCannotTakeKeyEnv(t *testing.T) {
 				t.Errorf("written: %v", written)
 			}
 		})
+	}
+}
+
+// run's misspelt --grader is a usage error (exit 2) naming the graders
+// there are, before a sheet is read or an output written.
+func TestRunUnknownGrader(t *testing.T) {
+	out := t.TempDir()
+	sheet, _ := filepath.Abs(filepath.Join("..", "..", "..", "sheets", "input-solar-choice.md"))
+	stdout, stderr, err := runIn(t.TempDir(), nil, "-f", sheet, "-m", "mock", "-o", out, "--grader", "contians")
+	if code := cli.ExitCode(err); code != 2 || !strings.Contains(err.Error(), `--grader "contians": unknown grader (known: choice, `) ||
+		strings.Contains(err.Error(), "\n") {
+		t.Fatalf("exit %d, err %v, want a usage error naming the known graders\n%s%s", code, err, stdout, stderr)
+	}
+	if written, _ := filepath.Glob(filepath.Join(out, "*")); len(written) > 0 {
+		t.Errorf("written: %v", written)
 	}
 }
