@@ -102,3 +102,95 @@ func CleanBaseURL(raw string) (string, error) {
 	u.Fragment, u.RawFragment = "", ""
 	return u.String(), nil
 }
+
+// redacted stands in a printed URL for what looks like a key.
+const redacted = "[redacted]"
+
+// RedactURL is raw as an error, a message or a file may print it: a user
+// name or password, a query value named like a secret and every path
+// segment or query value that looks like a key (sk-..., a long run of
+// letters and digits, a UUID) are "[redacted]". Some proxies take the
+// key in the path (http://host/sk-.../v1), which CleanBaseURL cannot tell
+// from a path; raw comes back unchanged when nothing in it looks so, and
+// as "[a URL that does not parse]" when it does not parse.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "[a URL that does not parse]"
+	}
+	changed := u.User != nil
+	segs := strings.Split(u.EscapedPath(), "/")
+	for i, s := range segs {
+		if p, err := url.PathUnescape(s); err == nil && keyLike(p) || keyLike(s) {
+			segs[i], changed = redacted, true
+		}
+	}
+	query := ""
+	if u.RawQuery != "" {
+		parts := strings.Split(u.RawQuery, "&")
+		for i, kv := range parts {
+			name, value, _ := strings.Cut(kv, "=")
+			v, err := url.QueryUnescape(value)
+			if err != nil {
+				v = value
+			}
+			if SecretName(name) || keyLike(v) || keyLike(name) {
+				parts[i], changed = name+"="+redacted, true
+			}
+		}
+		query = "?" + strings.Join(parts, "&")
+	}
+	if !changed {
+		return raw
+	}
+	user := ""
+	if u.User != nil {
+		user = redacted + "@"
+	}
+	return u.Scheme + "://" + user + u.Host + strings.Join(segs, "/") + query
+}
+
+// keyLike reports whether s, a URL's path segment or query value, looks
+// like a key: SecretValue's (sk-..., Bearer ...), or 16 letters and digits
+// in a row holding both (hex and base62 keys; a model's name, such as
+// gpt-4o-mini-2024-07-18, has shorter runs), or a UUID.
+func keyLike(s string) bool {
+	if SecretValue(s) {
+		return true
+	}
+	run, letters, digits := 0, false, false
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			run, digits = run+1, true
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
+			run, letters = run+1, true
+		default:
+			run, letters, digits = 0, false, false
+		}
+		if run >= 16 && letters && digits {
+			return true
+		}
+	}
+	return isUUID(s)
+}
+
+// isUUID reports whether s is a UUID's text: 8-4-4-4-12 hex digits.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, r := range s {
+		switch i {
+		case 8, 13, 18, 23:
+			if r != '-' {
+				return false
+			}
+		default:
+			if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -61,5 +62,39 @@ func TestCleanBaseURL(t *testing.T) {
 		if strings.Contains(err.Error(), "sk-secret") {
 			t.Errorf("CleanBaseURL(%q): error %q repeats the secret", in, err)
 		}
+	}
+}
+
+// RedactURL hides what looks like a key in a URL and leaves every other
+// URL as it was, byte for byte (a recorded base_url does not change).
+func TestRedactURL(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"http://127.0.0.1:1/sk-abc123def456ghi789jkl/v1", "http://127.0.0.1:1/[redacted]/v1"},
+		{"http://127.0.0.1:1/sk-abc/v1/chat/completions", "http://127.0.0.1:1/[redacted]/v1/chat/completions"},
+		{"https://mainnet.example.io/v3/3f9a2c7e41b84d0f9e6a5b2c1d0e8f7a", "https://mainnet.example.io/v3/[redacted]"},
+		{"https://h/k/123e4567-e89b-12d3-a456-426614174000/v1", "https://h/k/[redacted]/v1"},
+		{"https://h/v1/batches?limit=100&after=sk-x", "https://h/v1/batches?limit=100&after=[redacted]"},
+		{"https://h/v1?api-version=2024-06-01&token=abc", "https://h/v1?api-version=2024-06-01&token=[redacted]"},
+		{"http://user:pw@h/v1", "http://[redacted]@h/v1"},
+		{"http://h/%73k-abc/v1", "http://h/[redacted]/v1"}, // sk- escaped
+		// Unchanged: no key in them.
+		{"http://127.0.0.1:8080/v1", "http://127.0.0.1:8080/v1"},
+		{"https://x.openai.azure.com/openai/deployments/gpt-4o-mini-2024-07-18?api-version=2024-06-01", "https://x.openai.azure.com/openai/deployments/gpt-4o-mini-2024-07-18?api-version=2024-06-01"},
+		{"https://api-inference.example.co/models/meta-llama/Meta-Llama-3.1-70B-Instruct/v1", "https://api-inference.example.co/models/meta-llama/Meta-Llama-3.1-70B-Instruct/v1"},
+		{"HTTP://H:80/v1/", "HTTP://H:80/v1/"},
+		{"", ""},
+		{"http://h/%zz/sk-abc", "[a URL that does not parse]"},
+	} {
+		if got := RedactURL(tc.in); got != tc.want {
+			t.Errorf("RedactURL(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// An Info written into a file records its base URL as RedactURL prints it.
+func TestInfoRecordsRedactedBaseURL(t *testing.T) {
+	b, err := json.Marshal(Info{Provider: "openai-api", Model: "m", BaseURL: "http://h/sk-abc123def456ghi789jkl/v1", Vision: true})
+	if err != nil || string(b) != `{"provider":"openai-api","model":"m","base_url":"http://h/[redacted]/v1","vision":true}` {
+		t.Errorf("%s %v", b, err)
 	}
 }

@@ -1,5 +1,7 @@
 package model
 
+import "encoding/json"
+
 // Info is what a model is and can do. Providers fill it in when they build
 // a model; for a model known only by its name (a dry run, LIME's files)
 // Registry.Describe asks its provider, and an Info recorded in a file wins
@@ -85,4 +87,13 @@ func (i Info) Sendable(s Settings) (Settings, []string) {
 		s.Thinking, dropped = "", append(dropped, "thinking")
 	}
 	return s, dropped
+}
+
+// MarshalJSON records i with its BaseURL as RedactURL prints it: a file
+// never holds a key a proxy takes in its path.
+func (i Info) MarshalJSON() ([]byte, error) {
+	type plain Info // without this method
+	p := plain(i)
+	p.BaseURL = RedactURL(p.BaseURL)
+	return json.Marshal(p)
 }

@@ -183,7 +183,7 @@ func (r *run) pause(l *lane, j Job, asked time.Duration) time.Duration {
 	if wait < asked && l.pool.capped.Swap(true) {
 		return wait
 	}
-	server := l.pool.server
+	server := model.RedactURL(l.pool.server)
 	if server == "" {
 		server = l.m.Name()
 	}
@@ -263,7 +263,7 @@ func (r *run) countRefusal(l *lane, err error, ctx context.Context) {
 		limit, never = min(limit, neverReachedRefusals), ", and none since the run began"
 	}
 	if n == limit {
-		server := l.pool.server
+		server := model.RedactURL(l.pool.server)
 		if server == "" {
 			server = l.m.Name()
 		}

@@ -334,6 +334,7 @@ func (p Provider) state() string {
 	if p.HasKey {
 		key = p.KeyVar + " set"
 	}
+	shown := model.RedactURL(p.BaseURL) // a proxy may take a key in its path
 	switch {
 	case p.Offline:
 		return "offline, nothing to check"
@@ -345,13 +346,13 @@ func (p Provider) state() string {
 		return fmt.Sprintf("not configured: %s set but no base URL: set %s_BASE_URL, pass --base-url, or add base_urls: {%s: URL} to the config",
 			p.KeyVar, model.EnvName(p.server), p.server)
 	case p.Local && p.Err == nil && p.KeyVar == "":
-		return "ok: reachable at " + p.BaseURL
+		return "ok: reachable at " + shown
 	case p.Local && p.Err == nil:
-		return "ok: reachable at " + p.BaseURL + " (" + key + ")"
+		return "ok: reachable at " + shown + " (" + key + ")"
 	case p.Local:
-		return "not reachable at " + p.BaseURL + ": " + p.Err.Error()
+		return "not reachable at " + shown + ": " + p.Err.Error()
 	case p.HasKey:
-		return "ok: " + key + " (" + p.BaseURL + ")"
+		return "ok: " + key + " (" + shown + ")"
 	}
 	return "not configured: " + key
 }

@@ -410,3 +410,44 @@ func TestRunUnknownGrader(t *testing.T) {
 		t.Errorf("written: %v", written)
 	}
 }
+
+// A key in a base URL's path (a proxy that takes it so) is never printed
+// nor written: a server that refuses the connection makes errors that
+// name the URL (the question's, in its output file; the runner's, when
+// it stops after refusals in a row), with each segment that looks like a
+// key redacted.
+func TestBaseURLPathKeyRedacted(t *testing.T) {
+	many, _ := filepath.Abs(filepath.Join("..", "..", "..", "sheets", "input-solar-choice.md"))
+	one := writeSheet(t, "# S\n## Q1\n#### question\na\n#### answer\nB\n")
+	for _, tc := range []struct{ url, secret string }{
+		{"http://127.0.0.1:1/sk-abc123def456ghi789jkl/v1", "sk-abc123def456ghi789jkl"},
+		{"http://127.0.0.1:1/proxy/3f9a2c7e41b84d0f9e6a5b2c1d0e8f7a/v1", "3f9a2c7e41b84d0f9e6a5b2c1d0e8f7a"},
+	} {
+		for _, sheet := range []string{one, many} {
+			out := t.TempDir()
+			stdout, stderr, err := runIn(t.TempDir(), map[string]string{"HOME": t.TempDir()}, "-f", sheet, "-o", out,
+				"-m", "openai-api/local/tiny", "--base-url", tc.url, "--retries", "0")
+			var written []byte
+			files, _ := filepath.Glob(filepath.Join(out, "*"))
+			for _, f := range files {
+				b, _ := os.ReadFile(f)
+				written = append(written, b...)
+			}
+			printed := stdout + stderr + fmt.Sprint(err)
+			if err == nil || !strings.Contains(printed+string(written), "http://127.0.0.1:1/[redacted]") &&
+				!strings.Contains(printed+string(written), "http://127.0.0.1:1/proxy/[redacted]/v1") {
+				t.Errorf("%s, %s: err %v, want the failure naming the server, its key redacted\n%s%s", tc.url, sheet, err, printed, written)
+			}
+			for what, text := range map[string]string{"printed": printed, "written": string(written)} {
+				if strings.Contains(text, tc.secret) {
+					t.Errorf("%s, %s: the key is %s:\n%s", tc.url, sheet, what, text)
+				}
+			}
+		}
+		// run --check names the server it cannot reach the same way.
+		stdout, stderr, err := runIn(t.TempDir(), map[string]string{"HOME": t.TempDir()}, "--check", "--base-url", tc.url)
+		if !strings.Contains(stdout, "not reachable at http://127.0.0.1:1/") || strings.Contains(stdout+stderr+fmt.Sprint(err), tc.secret) {
+			t.Errorf("run --check --base-url %s: %v\n%s%s", tc.url, err, stdout, stderr)
+		}
+	}
+}

@@ -155,3 +155,17 @@ func TestClientCall(t *testing.T) {
 		t.Errorf("open big: %d bytes, %v", len(data), err)
 	}
 }
+
+// A connection's failure quotes the request's URL with what looks like a
+// key in its path redacted (Go's *url.Error quotes it whole).
+func TestTransportErrorRedactsURL(t *testing.T) {
+	srv := localServer(t, func(http.ResponseWriter, *http.Request) {})
+	addr := srv.Listener.Addr().String()
+	srv.Close() // nothing listens there now: the connection is refused
+	c := &Client{HTTP: &http.Client{}, BaseURL: "http://" + addr + "/sk-abc123def456ghi789jkl/v1", Provider: "p", Timeout: time.Minute}
+	err := c.Post(context.Background(), "/chat/completions", map[string]string{}, nil)
+	var ae *model.APIError
+	if !errors.As(err, &ae) || !ae.Retryable || !strings.Contains(err.Error(), addr+"/[redacted]/v1/chat/completions") || strings.Contains(err.Error(), "sk-abc") {
+		t.Errorf("err %v, want a transport error naming the URL, its key redacted", err)
+	}
+}

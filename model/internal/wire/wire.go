@@ -35,6 +35,12 @@ func Classify(provider, key string, err error, res *http.Response, parent, call 
 	if parent.Err() != nil {
 		return parent.Err() // the caller gave up: not the server's fault, not to retry
 	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		// Go's error quotes the request's URL, whose path may hold a
+		// key (a proxy taking it so).
+		urlErr.URL = model.RedactURL(urlErr.URL)
+	}
 	if res != nil && res.StatusCode >= 400 {
 		e := statusError(provider, key, res.StatusCode, readBody(res))
 		e.RetryAfter = retryAfter(res.Header, time.Now())
