@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -75,10 +76,16 @@ func readReplay(r io.Reader, path string) (*replayModel, error) {
 		if len(line) == 0 {
 			continue
 		}
+		// Errors say what was expected and never quote the line: the
+		// file may be any file (a key, /etc/shadow), and would be shown.
 		var l replayLine
 		dec := json.NewDecoder(bytes.NewReader(line))
 		if err := dec.Decode(&l); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a JSON object: %w", path, n, err)
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				return nil, fmt.Errorf("%s:%d: %q is %s, not a string", path, n, te.Field, article(te.Value))
+			}
+			return nil, fmt.Errorf("%s:%d: not a JSON object {\"name\" or \"id\", \"response\"}", path, n)
 		}
 		if dec.More() {
 			return nil, fmt.Errorf("%s:%d: more than one JSON value on the line", path, n)
@@ -91,7 +98,7 @@ func readReplay(r io.Reader, path string) (*replayModel, error) {
 		var resp string
 		if string(l.Response) != "null" {
 			if err := json.Unmarshal(l.Response, &resp); err != nil {
-				return nil, fmt.Errorf("%s:%d: \"response\" is not a string: %s", path, n, l.Response)
+				return nil, fmt.Errorf("%s:%d: \"response\" is %s, not a string", path, n, jsonKind(l.Response))
 			}
 		}
 		id, err := replayID(l.ID)
@@ -136,7 +143,39 @@ func replayID(raw json.RawMessage) (string, error) {
 	if json.Unmarshal(raw, &n) == nil {
 		return n.String(), nil
 	}
-	return "", fmt.Errorf("\"id\" is neither a string nor a number: %s", raw)
+	return "", fmt.Errorf("\"id\" is neither a string nor a number, but %s", jsonKind(raw))
+}
+
+// jsonKind names the kind of a JSON value ("an object", "a number"), to
+// say what a line holds without quoting it.
+func jsonKind(raw json.RawMessage) string {
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch c := b[0]; {
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// article is a JSON type's name as json.UnmarshalTypeError gives it
+// ("number", "object"), with its article.
+func article(kind string) string {
+	switch kind {
+	case "object", "array":
+		return "an " + kind
+	}
+	return "a " + kind
 }
 
 // keepFirstNonEmpty records resp for key unless a non-empty one is there.

@@ -85,6 +85,34 @@ func TestReplayErrorsNameFileAndLine(t *testing.T) {
 	}
 }
 
+// A replay file's errors say where and what was expected, never what the
+// file holds (it may not be a replay file at all: a key, /etc/shadow): no
+// byte of the line is quoted, not even the first character.
+func TestReplayErrorsEchoNothing(t *testing.T) {
+	for _, tc := range []struct{ content, want string }{
+		{"SECRET-KEY-MATERIAL\n", `:1: not a JSON object {"name" or "id", "response"}`},
+		{"root:x:0:0:root:/root:/bin/bash\n", `:1: not a JSON object {"name" or "id", "response"}`},
+		{`{"name": "a", "response": SECRET}` + "\n", `:1: not a JSON object {"name" or "id", "response"}`},
+		{`{"name": "a", "response": 31415926}` + "\n", `:1: "response" is a number, not a string`},
+		{`{"name": "a", "response": {"SECRET": 1}}` + "\n", `:1: "response" is an object, not a string`},
+		{`{"id": {"SECRET": 1}, "response": "x"}` + "\n", `:1: "id" is neither a string nor a number, but an object`},
+		{`{"name": "a", "response": "x"}SECRET` + "\n", `:1: more than one JSON value on the line`},
+	} {
+		path := writeFile(t, tc.content)
+		_, err := newModel("replay:"+path, model.Options{})
+		if err == nil || !strings.Contains(err.Error(), path+tc.want) {
+			t.Errorf("%q: error %v, want one containing %q", tc.content, err, path+tc.want)
+			continue
+		}
+		rest := strings.TrimPrefix(err.Error(), `model "replay:`+path+`": `+path)
+		for _, leak := range []string{"SECRET", "31415926", "'S'", "'r'", "root"} {
+			if strings.Contains(rest, leak) {
+				t.Errorf("%q: the error echoes %q: %v", tc.content, leak, err)
+			}
+		}
+	}
+}
+
 // With IDIsNumber (DABench), only a JSON number id answers: the string "6"
 // does not answer question 6, as in eval_closed_form.py.
 func TestReplayNumericIDs(t *testing.T) {

@@ -175,7 +175,8 @@ type Config struct {
 	// messages).
 	baseURLLines map[string]int
 	userOnly     map[string]int
-	lines        map[string]int // of the judge and base_urls members
+	lines        map[string]int // of the judge, base_urls and models members
+	modelLines   []int          // of each of Models
 	// lent are where the base_urls members a workspace file gave, and
 	// the user's did not override, were given ("FILE:LINE"); user is the
 	// user's own file (for messages).
@@ -221,6 +222,9 @@ func Load(l Lookup) (*Config, error) {
 				return nil, err
 			}
 			if err := f.notTheUsers(p); err != nil {
+				return nil, err
+			}
+			if err := f.replaysBelow(p); err != nil {
 				return nil, err
 			}
 		} else {
@@ -329,6 +333,47 @@ func (c *Config) notTheUsers(path string) error {
 		if line, ok := c.userOnly[k]; ok {
 			return fmt.Errorf("config %s:%d: %s: a workspace evalmd.yaml (it may have come with sheets) %s", path, line, k, why[k])
 		}
+	}
+	return nil
+}
+
+// replaysBelow refuses, in the workspace file path, a replay model or
+// judge (replay:FILE) whose file resolves, as the run opens it (from the
+// current folder, links followed), outside path's folder: the sheets'
+// own files keep to their folder so, and the replay would read any file
+// and answer with it. A file that does not exist is left to the replay,
+// which names it.
+func (c *Config) replaysBelow(path string) error {
+	type named struct {
+		member, model string
+		line          int
+	}
+	var all []named
+	for i, m := range c.Models {
+		line := c.lines["models"]
+		if i < len(c.modelLines) {
+			line = c.modelLines[i]
+		}
+		all = append(all, named{"models", m, line})
+	}
+	all = append(all, named{"judge", c.Judge, c.lines["judge"]})
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	for _, n := range all {
+		file, ok := strings.CutPrefix(strings.TrimSpace(n.model), "replay:")
+		if !ok || file == "" {
+			continue
+		}
+		abs, err := filepath.Abs(file)
+		if err == nil && readfile.Within(abs, dir) {
+			if real, err := filepath.EvalSymlinks(abs); err != nil || readfile.Within(real, resolved(dir)) {
+				continue
+			}
+		}
+		return fmt.Errorf("config %s:%d: %s: replay:%s resolves outside the folder of this evalmd.yaml (it may have come with sheets), which a replay file must be below; name a file elsewhere with -m replay:FILE",
+			path, n.line, n.member, file)
 	}
 	return nil
 }
@@ -467,13 +512,18 @@ func (c *Config) checkMembers(name string, doc *yaml.Node) error {
 			return fmt.Errorf("config %s:%d: concurrency %w", name, n, err)
 		}
 	}
+	if _, v := topMember(doc, "models"); v != nil {
+		for _, item := range v.Content {
+			c.modelLines = append(c.modelLines, item.Line)
+		}
+	}
 	for _, m := range c.Models {
 		if strings.TrimSpace(m) == "" || strings.Contains(m, ",") {
 			return fmt.Errorf("config %s:%d: models: give one model per list item, not %q", name, topLine(doc, "models"), m)
 		}
 	}
 	c.userOnly, c.lines = map[string]int{}, map[string]int{}
-	for _, k := range []string{"judge", "base_urls"} {
+	for _, k := range []string{"judge", "base_urls", "models"} {
 		c.lines[k] = topLine(doc, k)
 	}
 	for _, k := range []string{"data_roots", "ceilings"} {

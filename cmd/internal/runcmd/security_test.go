@@ -451,3 +451,59 @@ func TestBaseURLPathKeyRedacted(t *testing.T) {
 		}
 	}
 }
+
+// A downloaded folder's evalmd.yaml cannot have a replay model (or judge)
+// read a file outside its folder: an absolute path out, a ../ and a link
+// leading out are refused in one line naming the file's line, before the
+// file is opened, so nothing of it is echoed; a replay file below the
+// folder is read.
+func TestWorkspaceReplayStaysInFolder(t *testing.T) {
+	sheet, err := os.ReadFile(filepath.Join("..", "..", "..", "sheets", "input-solar-choice.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(t.TempDir(), "id_rsa")
+	writeFile(t, secret, "SECRET-KEY-MATERIAL\n")
+	for _, tc := range []struct {
+		name, workspace string
+		want            string // "" = runs
+	}{
+		{"absolute", "models: [replay:" + secret + "]\n", `evalmd.yaml:1: models: replay:` + secret + ` resolves outside the folder of this evalmd.yaml`},
+		{"dot-dot", "models:\n  - mock\n  - replay:EVIL/REL\n", `evalmd.yaml:3: models: replay:`},
+		{"link out", "models: [replay:EVIL/answers.jsonl]\n", `evalmd.yaml:1: models: replay:`},
+		{"judge", "judge: replay:" + secret + "\n", `evalmd.yaml:1: judge: replay:` + secret + ` resolves outside the folder of this evalmd.yaml`},
+		{"inside", "models: [replay:EVIL/mine.jsonl]\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			evil := filepath.Join(t.TempDir(), "evil")
+			writeFile(t, filepath.Join(evil, "input-x.md"), string(sheet))
+			writeFile(t, filepath.Join(evil, "mine.jsonl"), `{"name": "Planet-Count", "response": "B"}`+"\n")
+			if err := os.Symlink(secret, filepath.Join(evil, "answers.jsonl")); err != nil {
+				t.Fatal(err)
+			}
+			rel, err := filepath.Rel(evil, secret)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(evil, "evalmd.yaml"), strings.NewReplacer("EVIL", evil, "REL", rel).Replace(tc.workspace))
+			out := t.TempDir()
+			stdout, stderr, err := runIn(t.TempDir(), map[string]string{"HOME": t.TempDir()}, "-d", evil, "-o", out)
+			if tc.want == "" {
+				if err != nil && !strings.Contains(err.Error(), "questions failed") {
+					t.Fatalf("%v\n%s", err, stderr)
+				}
+				return
+			}
+			want := filepath.Join(evil, tc.want)
+			if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err %v, want one line saying %q\n%s", err, want, stderr)
+			}
+			if strings.Contains(stdout+stderr+err.Error(), "'S'") || strings.Contains(stdout+stderr+err.Error(), "SECRET") {
+				t.Errorf("the file's content is echoed: %v\n%s%s", err, stdout, stderr)
+			}
+			if written, _ := filepath.Glob(filepath.Join(out, "*")); len(written) > 0 {
+				t.Errorf("written: %v", written)
+			}
+		})
+	}
+}
