@@ -6,7 +6,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/evalmd/evalmd/workbook/internal/xlsb"
+	"github.com/evalmd/evalmd/internal/xlsb"
 )
 
 // xlsbBook adapts package xlsb to what pandas' PyxlsbReader hands the
