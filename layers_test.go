@@ -20,7 +20,8 @@ var layers = []struct {
 }{
 	{"foundations: Python's and pandas' rules, reads, the one writer, locks, journals, a graceful end, markdown cells, text a terminal shows",
 		[]string{"internal/py", "internal/pandasdate", "internal/readfile", "internal/outfile",
-			"internal/grace", "internal/filelock", "internal/jsonl", "internal/mdcell", "internal/visible", "internal/aimd", "internal/xlsb"}},
+			"internal/grace", "internal/filelock", "internal/jsonl", "internal/mdcell", "internal/visible", "internal/aimd", "internal/xlsb",
+			"internal/pandastext"}},
 	{"formats and models: sheets, outputs, workbooks, tables, tokens, settings, the providers, the sandbox",
 		[]string{"schema", "sheet", "result", "workbook", "table", "tokens", "internal/setting",
 			"model", "model/...", "agentproto", "sandbox"}},

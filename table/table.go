@@ -1,8 +1,7 @@
 // Package table reads the data tables of benchmark questions (.csv, .tsv,
 // .parquet, JSON Lines) and renders them as a model sees them: pandas'
 // DataFrame.to_string(index=False) (DSBench's rendering, printed by package
-// workbook's code), CSV or a markdown table, optionally only the first N
-// rows.
+// pandastext), CSV or a markdown table, optionally only the first N rows.
 //
 // A parquet table is typed the way pyarrow's Table.to_pandas() (pandas
 // 1.5.3, the pandas DataBench's baseline used) types it, because that is
@@ -23,7 +22,7 @@
 // turns into exactly that DataFrame with pandas 1.5.3 and numpy alone.
 //
 // Text tables are kept as text: their pandas rendering applies read_csv's
-// inference (numbers, True/False, NA strings) through package workbook.
+// inference (numbers, True/False, NA strings) through package pandastext.
 //
 // Read gives a Table, a Column per column, each of a Type (String, Int,
 // Float, Bool, Timestamp, Date, List); Render prints it in a Format
@@ -41,8 +40,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/pandastext"
 	"github.com/evalmd/evalmd/internal/readfile"
-	"github.com/evalmd/evalmd/workbook"
 )
 
 // Type is a column's type, as pyarrow names it.
@@ -296,7 +295,7 @@ func (t *Table) String(f Format) (string, error) {
 }
 
 // frame is the DataFrame pandas holds for t, ready to print.
-func (t *Table) frame() (*workbook.Frame, error) {
+func (t *Table) frame() (*pandastext.Frame, error) {
 	if t.Text {
 		src := t
 		if t.whole != nil {
@@ -314,11 +313,11 @@ func (t *Table) frame() (*workbook.Frame, error) {
 			}
 			rows[i] = r
 		}
-		fr := workbook.TextFrame(header, rows)
+		fr := pandastext.TextFrame(header, rows)
 		fr.Head(t.Rows)
 		return &fr, nil
 	}
-	fr := &workbook.Frame{}
+	fr := &pandastext.Frame{}
 	for _, c := range t.Columns {
 		if err := addColumn(fr, c, t.hadNull(c)); err != nil {
 			return nil, fmt.Errorf("table %s: column %q: %w", t.Name, c.Name, err)
@@ -328,7 +327,7 @@ func (t *Table) frame() (*workbook.Frame, error) {
 }
 
 // addColumn adds c to fr with the dtype to_pandas gives it.
-func addColumn(fr *workbook.Frame, c *Column, hadNull bool) error {
+func addColumn(fr *pandastext.Frame, c *Column, hadNull bool) error {
 	n := c.Len()
 	switch c.Type {
 	case Int:
@@ -388,8 +387,8 @@ func addColumn(fr *workbook.Frame, c *Column, hadNull bool) error {
 	return nil
 }
 
-func objectColumn(fr *workbook.Frame, c *Column) error {
-	vals := make([]workbook.Value, c.Len())
+func objectColumn(fr *pandastext.Frame, c *Column) error {
+	vals := make([]pandastext.Value, c.Len())
 	elemNull := c.Type == List && c.Elem.hasNull()
 	for i := range vals {
 		v, err := c.pyValue(i, elemNull)
@@ -418,59 +417,59 @@ func (c *Column) float(i int) float64 {
 // pyValue is value i as the Python object an object column of to_pandas
 // holds; inList says the value is a list element whose column (all of
 // the list's elements) has a null, which makes integers floats.
-func (c *Column) pyValue(i int, inList bool) (workbook.Value, error) {
+func (c *Column) pyValue(i int, inList bool) (pandastext.Value, error) {
 	if c.isNull(i) {
 		switch c.Type {
 		case Int, Float:
-			return workbook.Float(nan), nil
+			return pandastext.Float(nan), nil
 		case Timestamp:
-			return workbook.Text("NaT"), nil
+			return pandastext.Text("NaT"), nil
 		}
-		return workbook.None(), nil
+		return pandastext.None(), nil
 	}
 	switch c.Type {
 	case String:
-		return workbook.Str(c.Strs[i]), nil
+		return pandastext.Str(c.Strs[i]), nil
 	case Int:
 		if inList {
-			return workbook.Float(c.float(i)), nil
+			return pandastext.Float(c.float(i)), nil
 		}
 		if c.isUint64() {
-			return workbook.Text(fmt.Sprint(c.Uints[i])), nil
+			return pandastext.Text(fmt.Sprint(c.Uints[i])), nil
 		}
-		return workbook.Int(c.Ints[i]), nil
+		return pandastext.Int(c.Ints[i]), nil
 	case Float:
-		return workbook.Float(c.Floats[i]), nil
+		return pandastext.Float(c.Floats[i]), nil
 	case Bool:
-		return workbook.Bool(c.Ints[i] != 0), nil
+		return pandastext.Bool(c.Ints[i] != 0), nil
 	case Date:
 		y, m, d := time.Unix(c.Ints[i]*86400, 0).UTC().Date()
-		return workbook.Date(y, m, d), nil
+		return pandastext.Date(y, m, d), nil
 	case List:
 		if c.Elem.Type == Timestamp || c.Elem.Type == List {
 			// numpy prints these elements its own way ("2020-01-01T00:00:00.000000000").
-			return workbook.Value{}, fmt.Errorf("list of %s: %w", c.Elem.Type, ErrUnsupported)
+			return pandastext.Value{}, fmt.Errorf("list of %s: %w", c.Elem.Type, ErrUnsupported)
 		}
 		// Elements print by str(): numpy's float64 is Python's repr ("nan"
 		// for NaN), and an int list with a null is a float64 array.
 		inner := c.Elem.hasNull()
-		elems := make([]workbook.Value, 0, c.Offsets[i+1]-c.Offsets[i])
+		elems := make([]pandastext.Value, 0, c.Offsets[i+1]-c.Offsets[i])
 		for k := c.Offsets[i]; k < c.Offsets[i+1]; k++ {
 			e, err := c.Elem.pyValue(k, inner)
 			if err != nil {
-				return workbook.Value{}, err
+				return pandastext.Value{}, err
 			}
 			elems = append(elems, e)
 		}
-		return workbook.List(elems), nil
+		return pandastext.List(elems), nil
 	case Timestamp:
 		loc, err := c.location()
 		if err != nil {
-			return workbook.Value{}, err
+			return pandastext.Value{}, err
 		}
-		return workbook.Text(workbook.TimestampString(time.Unix(0, c.Ints[i]).In(loc), c.Zone != "")), nil
+		return pandastext.Text(pandastext.TimestampString(time.Unix(0, c.Ints[i]).In(loc), c.Zone != "")), nil
 	}
-	return workbook.Value{}, fmt.Errorf("type %s: %w", c.Type, ErrUnsupported)
+	return pandastext.Value{}, fmt.Errorf("type %s: %w", c.Type, ErrUnsupported)
 }
 
 // location is the zone of a Timestamp column (UTC for a naive one, whose

@@ -15,7 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/evalmd/evalmd/internal/mdcell"
-	"github.com/evalmd/evalmd/workbook"
+	"github.com/evalmd/evalmd/internal/pandastext"
 )
 
 var nan = math.NaN()
@@ -287,7 +287,7 @@ func (t *Table) cell(c *Column, i int) (string, error) {
 	}
 	if c.Type == Int && t.hadNull(c) {
 		// pandas holds the column as float64.
-		return workbook.Float(c.float(i)).String(), nil
+		return pandastext.Float(c.float(i)).String(), nil
 	}
 	v, err := c.pyValue(i, false)
 	if err != nil {

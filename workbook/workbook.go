@@ -1,17 +1,18 @@
-// Package workbook renders a spreadsheet as the text DSBench gives a model:
-// for every sheet pandas lists, "Sheet name: {name}\n" followed by
-// DataFrame.to_string(index=False) of pd.ExcelFile(path).parse(name) and a
-// blank line, byte for byte what pandas 1.5.3 with openpyxl 3.0.9 (.xlsx,
-// .xlsm) or pyxlsb (.xlsb) prints.
+// Package workbook reads .xlsx, .xlsm and .xlsb workbooks as pandas 1.5.3
+// reads them, for the text DSBench gives a model.
 //
-// The quirks of that stack are part of the output on purpose, because a
+// Render prints, for every sheet pandas lists, "Sheet name: {name}\n"
+// followed by DataFrame.to_string(index=False) of
+// pd.ExcelFile(path).parse(name) and a blank line, byte for byte what
+// pandas 1.5.3 with openpyxl 3.0.9 (.xlsx, .xlsm) or pyxlsb (.xlsb)
+// prints. This package reads each sheet into the cells that engine hands
+// pandas; package pandastext builds the frame from them and prints it.
+//
+// The readers' quirks are part of the output on purpose, because a
 // model's score is only comparable with the paper when it saw the same
 // text: error cells are NaN from openpyxl but hex code strings ("0x7") from
 // pyxlsb; pyxlsb gives dates as serial numbers; openpyxl skips chartsheets
-// while pyxlsb lists them; a bool column with blanks prints as 1.0/0.0;
-// blank rows are kept (read_excel turns its parser's skip_blank_lines off);
-// object columns print a value as the first equal one seen (0 after False
-// prints False); a Strict-OOXML workbook has no sheets.
+// while pyxlsb lists them; a Strict-OOXML workbook has no sheets.
 //
 // Render and RenderTo read a file; RenderReader reads bytes already in
 // memory. CSV gives each sheet as pandas' to_csv of the same frame, for code
@@ -38,6 +39,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/evalmd/evalmd/internal/pandastext"
 	"github.com/evalmd/evalmd/internal/readfile"
 )
 
@@ -129,7 +131,7 @@ func RenderReader(ctx context.Context, w io.Writer, name string, r io.ReaderAt, 
 
 // renderSheet writes to_string(index=False) of the frame pandas builds
 // from rows.
-func renderSheet(b *bufio.Writer, rows [][]value, opts Options) error {
+func renderSheet(b *bufio.Writer, rows [][]pandastext.Value, opts Options) error {
 	width := 0
 	for _, r := range rows {
 		if len(r) > width {
@@ -139,20 +141,15 @@ func renderSheet(b *bufio.Writer, rows [][]value, opts Options) error {
 	if int64(width)*int64(len(rows)) > opts.MaxCells {
 		return fmt.Errorf("%d rows x %d columns is more than %d cells: %w", len(rows), width, opts.MaxCells, ErrTooLarge)
 	}
-	fr, ok := buildFrame(rows)
-	if !ok {
-		b.WriteString("Empty DataFrame\nColumns: []\nIndex: []")
-		return nil
-	}
-	writeFrame(b, fr)
-	return nil
+	fr := pandastext.FromRows(rows)
+	return fr.Print(b)
 }
 
 // source is one open workbook: its sheet names in pandas' order and each
 // sheet's rows as the pandas engine's get_sheet_data returns them.
 type source interface {
 	sheetNames() []string
-	rows(ctx context.Context, name string) ([][]value, error)
+	rows(ctx context.Context, name string) ([][]pandastext.Value, error)
 	close() error
 }
 
@@ -205,7 +202,7 @@ func (b *xlsxBook) sheetNames() []string {
 	return names
 }
 
-func (b *xlsxBook) rows(ctx context.Context, name string) ([][]value, error) {
+func (b *xlsxBook) rows(ctx context.Context, name string) ([][]pandastext.Value, error) {
 	for _, s := range b.sheets {
 		if s.name == name {
 			return b.readSheet(ctx, s)

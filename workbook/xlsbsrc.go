@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/evalmd/evalmd/internal/pandastext"
 	"github.com/evalmd/evalmd/internal/xlsb"
 )
 
@@ -35,7 +36,7 @@ func (b *xlsbBook) sheetNames() []string {
 	return names
 }
 
-func (b *xlsbBook) rows(ctx context.Context, name string) ([][]value, error) {
+func (b *xlsbBook) rows(ctx context.Context, name string) ([][]pandastext.Value, error) {
 	for _, s := range b.sheets {
 		if s.Name == name && s.Chart {
 			return nil, nil
@@ -48,7 +49,7 @@ func (b *xlsbBook) rows(ctx context.Context, name string) ([][]value, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: sheet %q: %w", b.file, name, err)
 	}
-	rows := make([][]value, len(grid))
+	rows := make([][]pandastext.Value, len(grid))
 	last := -1
 	for i, r := range grid {
 		width := 0
@@ -60,7 +61,7 @@ func (b *xlsbBook) rows(ctx context.Context, name string) ([][]value, error) {
 		if width == 0 {
 			continue
 		}
-		row := make([]value, width)
+		row := make([]pandastext.Value, width)
 		for j := 0; j < width; j++ {
 			row[j] = xlsbValue(r[j])
 		}
@@ -75,22 +76,22 @@ func xlsbEmpty(c xlsb.Cell) bool {
 }
 
 // xlsbValue is pandas' PyxlsbReader._convert_cell of the value pyxlsb gives.
-func xlsbValue(c xlsb.Cell) value {
+func xlsbValue(c xlsb.Cell) pandastext.Value {
 	switch c.Kind {
 	case xlsb.Number:
 		f := c.Num
 		if !math.IsInf(f, 0) && !math.IsNaN(f) && f == math.Trunc(f) {
-			return wholeVal(f)
+			return pandastext.Whole(f)
 		}
-		return floatVal(f)
+		return pandastext.Float(f)
 	case xlsb.String:
-		return strVal(c.Str)
+		return pandastext.Str(c.Str)
 	case xlsb.Bool:
-		return boolVal(c.Bool)
+		return pandastext.Bool(c.Bool)
 	case xlsb.Error:
-		return strVal(fmt.Sprintf("0x%x", c.Err))
+		return pandastext.Str(fmt.Sprintf("0x%x", c.Err))
 	}
-	return value{}
+	return pandastext.Value{}
 }
 
 func (b *xlsbBook) close() error { return b.wb.Close() }

@@ -12,6 +12,9 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/evalmd/evalmd/internal/pandastext"
 )
 
 // This file reads .xlsx/.xlsm the way openpyxl 3.0.9 does for pandas
@@ -449,14 +452,14 @@ func splitRef(ref string) (row, col int, ok bool) {
 // readSheet returns the sheet's rows as pandas' OpenpyxlReader
 // get_sheet_data does: from row 1 and column 1, each row trimmed of
 // trailing empty cells, trailing empty rows dropped.
-func (b *xlsxBook) readSheet(ctx context.Context, sh xlsxSheet) ([][]value, error) {
+func (b *xlsxBook) readSheet(ctx context.Context, sh xlsxSheet) ([][]pandastext.Value, error) {
 	rc, err := b.open(sh.part)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
 	s := newXScan(rc)
-	var rows [][]value
+	var rows [][]pandastext.Value
 	lastData := -1
 	counter := 1 // next row index openpyxl's reader will yield
 	rowCounter := 0
@@ -506,7 +509,7 @@ func (b *xlsxBook) readSheet(ctx context.Context, sh xlsxSheet) ([][]value, erro
 // placedCell is a cell read and the column it goes in.
 type placedCell struct {
 	col int
-	v   value
+	v   pandastext.Value
 }
 
 // rowNumber is the number of the <row> element just read: its r
@@ -564,21 +567,21 @@ func (b *xlsxBook) readRow(s *xscan, cells []placedCell) ([]placedCell, error) {
 // trimmedRow places a row's cells in their columns, trailing empty cells
 // trimmed (sized by the last non-empty cell up to the last cell's column);
 // nil for a row with none.
-func trimmedRow(cells []placedCell) []value {
+func trimmedRow(cells []placedCell) []pandastext.Value {
 	if len(cells) == 0 {
 		return nil
 	}
 	maxCol := cells[len(cells)-1].col
 	width := 0
 	for _, c := range cells {
-		if c.col >= 1 && c.col <= maxCol && !c.v.isEmpty() && c.col > width {
+		if c.col >= 1 && c.col <= maxCol && !c.v.IsEmpty() && c.col > width {
 			width = c.col
 		}
 	}
 	if width == 0 {
 		return nil
 	}
-	row := make([]value, width)
+	row := make([]pandastext.Value, width)
 	for _, c := range cells {
 		if c.col >= 1 && c.col <= width {
 			row[c.col-1] = c.v
@@ -589,7 +592,7 @@ func trimmedRow(cells []placedCell) []value {
 
 // readCell parses one <c> element (the start tag just read) into the
 // value openpyxl gives pandas.
-func (b *xlsxBook) readCell(s *xscan, colCounter *int) (int, value, error) {
+func (b *xlsxBook) readCell(s *xscan, colCounter *int) (int, pandastext.Value, error) {
 	ref, _ := s.attr("r")
 	typ, _ := s.attr("t")
 	style, _ := s.attr("s")
@@ -600,7 +603,7 @@ func (b *xlsxBook) readCell(s *xscan, colCounter *int) (int, value, error) {
 	if ref != "" {
 		_, c, ok := splitRef(ref)
 		if !ok {
-			return 0, value{}, fmt.Errorf("cell reference %q is not valid", ref)
+			return 0, pandastext.Value{}, fmt.Errorf("cell reference %q is not valid", ref)
 		}
 		col = c
 		*colCounter = c
@@ -610,20 +613,20 @@ func (b *xlsxBook) readCell(s *xscan, colCounter *int) (int, value, error) {
 	}
 	body, err := readCellBody(s)
 	if err != nil {
-		return 0, value{}, err
+		return 0, pandastext.Value{}, err
 	}
 	if typ == "inlineStr" {
 		if body.hasInline {
-			return col, strVal(body.inline), nil
+			return col, pandastext.Str(body.inline), nil
 		}
-		return col, value{}, nil
+		return col, pandastext.Value{}, nil
 	}
 	if body.text == "" {
-		return col, value{}, nil // findtext(...) or None
+		return col, pandastext.Value{}, nil // findtext(...) or None
 	}
 	v, err := b.cellValue(typ, body.text, style)
 	if err != nil {
-		return 0, value{}, fmt.Errorf("cell %s: %w", ref, err)
+		return 0, pandastext.Value{}, fmt.Errorf("cell %s: %w", ref, err)
 	}
 	return col, v, nil
 }
@@ -682,91 +685,96 @@ func readCellBody(s *xscan) (cellBody, error) {
 
 // cellValue is the value of a cell of type typ whose <v> holds text (not
 // empty), in cell format style.
-func (b *xlsxBook) cellValue(typ, text, style string) (value, error) {
+func (b *xlsxBook) cellValue(typ, text, style string) (pandastext.Value, error) {
 	switch typ {
 	case "n":
 		return b.numberCell(text, style)
 	case "s":
 		i, err := strconv.Atoi(strings.TrimSpace(text))
 		if err != nil || i < 0 || i >= len(b.shared) {
-			return value{}, fmt.Errorf("shared string index %q out of range", text)
+			return pandastext.Value{}, fmt.Errorf("shared string index %q out of range", text)
 		}
-		return strVal(b.shared[i]), nil
+		return pandastext.Str(b.shared[i]), nil
 	case "b":
 		i, err := strconv.Atoi(strings.TrimSpace(text))
 		if err != nil {
-			return value{}, fmt.Errorf("boolean %q is not valid", text)
+			return pandastext.Value{}, fmt.Errorf("boolean %q is not valid", text)
 		}
-		return boolVal(i != 0), nil
+		return pandastext.Bool(i != 0), nil
 	case "e":
-		return nanVal(), nil
+		return pandastext.Float(math.NaN()), nil
 	case "str":
-		return strVal(text), nil
+		return pandastext.Str(text), nil
 	case "d":
 		v, ok := parseISO(text)
 		if !ok {
-			return value{}, nil
+			return pandastext.Value{}, nil
 		}
 		return v, nil
 	}
 	// Unknown types keep the raw text, as openpyxl does.
-	return strVal(text), nil
+	return pandastext.Str(text), nil
 }
 
 // numberCell is a number cell's value: a date when its cell format is
 // one, a whole float as an int.
-func (b *xlsxBook) numberCell(text, style string) (value, error) {
-	v, err := castNumber(text)
+func (b *xlsxBook) numberCell(text, style string) (pandastext.Value, error) {
+	f, i, isInt, err := castNumber(text)
 	if err != nil {
-		return value{}, err
+		return pandastext.Value{}, err
 	}
 	sid := 0 // a cell without s uses cell format 0
 	if style != "" {
 		sid, _ = strconv.Atoi(style)
 	}
 	if b.dateXF[sid] {
-		f, _ := v.num()
+		if isInt {
+			f = float64(i)
+		}
 		// openpyxl 3.0.9's reader gives elapsed-time formats
 		// ([h]:mm) datetimes too, not timedeltas.
 		dv, ok := fromExcel(f, b.mac, false)
 		if !ok {
-			return nanVal(), nil // openpyxl's "#VALUE!" error cell
+			return pandastext.Float(math.NaN()), nil // openpyxl's "#VALUE!" error cell
 		}
 		return dv, nil
 	}
-	// pandas' _convert_cell: a whole float is returned as int.
-	if v.k == kFloat && v.flt() == math.Trunc(v.flt()) && !math.IsInf(v.flt(), 0) {
-		return wholeVal(v.flt()), nil
+	if isInt {
+		return pandastext.Int(i), nil
 	}
-	return v, nil
+	// pandas' _convert_cell: a whole float is returned as int.
+	if f == math.Trunc(f) && !math.IsInf(f, 0) {
+		return pandastext.Whole(f), nil
+	}
+	return pandastext.Float(f), nil
 }
 
 // castNumber is openpyxl's _cast_number: float if the text has '.', 'e' or
-// 'E', else int.
-func castNumber(s string) (value, error) {
+// 'E', else int. isInt says whether the number is i or f.
+func castNumber(s string) (f float64, i int64, isInt bool, err error) {
 	if strings.ContainsAny(s, ".eE") {
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return value{}, fmt.Errorf("number %q is not valid", s)
+			return 0, 0, false, fmt.Errorf("number %q is not valid", s)
 		}
-		return floatVal(f), nil
+		return f, 0, false, nil
 	}
 	t := strings.TrimSpace(s)
-	i, err := strconv.ParseInt(strings.TrimPrefix(t, "+"), 10, 64)
+	i, err = strconv.ParseInt(strings.TrimPrefix(t, "+"), 10, 64)
 	if err != nil {
 		// Python ints are unbounded; past int64 keep the nearest float.
 		f, ferr := strconv.ParseFloat(t, 64)
 		if ferr != nil {
-			return value{}, fmt.Errorf("number %q is not valid", s)
+			return 0, 0, false, fmt.Errorf("number %q is not valid", s)
 		}
-		return floatVal(f), nil
+		return f, 0, false, nil
 	}
-	return intVal(i), nil
+	return 0, i, true, nil
 }
 
 // parseISO is openpyxl's from_ISO8601 for t="d" cells: a date, a time or
 // both, with up to millisecond fractions.
-func parseISO(s string) (value, bool) {
+func parseISO(s string) (pandastext.Value, bool) {
 	var y, mo, d, h, mi, sec, us int
 	hasDate, hasTime := false, false
 	p := s
@@ -789,7 +797,7 @@ func parseISO(s string) (value, bool) {
 		p = p[1:]
 		d, ok3 = num(2)
 		if !ok1 || !ok2 || !ok3 {
-			return value{}, false
+			return pandastext.Value{}, false
 		}
 		hasDate = true
 	}
@@ -800,13 +808,13 @@ func parseISO(s string) (value, bool) {
 		p = p[1:]
 		mi, ok2 = num(2)
 		if !ok1 || !ok2 {
-			return value{}, false
+			return pandastext.Value{}, false
 		}
 		if len(p) >= 3 && p[0] == ':' {
 			p = p[1:]
 			var ok bool
 			if sec, ok = num(2); !ok {
-				return value{}, false
+				return pandastext.Value{}, false
 			}
 			if len(p) > 1 && p[0] == '.' {
 				p = p[1:]
@@ -822,17 +830,17 @@ func parseISO(s string) (value, bool) {
 		hasTime = true
 	}
 	if !hasDate && !hasTime {
-		return value{}, false
+		return pandastext.Value{}, false
 	}
 	tod := int64(h)*3600*usPerSec + int64(mi)*60*usPerSec + int64(sec)*usPerSec + int64(us)
 	if !hasDate {
-		return value{k: kTime, i: tod}, true
+		return pandastext.Time(tod), true
 	}
 	if mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1 {
-		return value{}, false
+		return pandastext.Value{}, false
 	}
 	if !hasTime {
-		return value{k: kDate, i: daysFromCivil(y, mo, d) * usPerDay}, true
+		return pandastext.Date(y, time.Month(mo), d), true
 	}
-	return value{k: kDateTime, i: daysFromCivil(y, mo, d)*usPerDay + tod}, true
+	return pandastext.DateTime(pandastext.Days(y, mo, d)*usPerDay + tod), true
 }

@@ -1,6 +1,7 @@
 // Package py reproduces the few pieces of Python 3's str and float behaviour
 // that the tools evalmd matches need byte for byte: str.isspace, str.strip(),
-// str.lower(), repr(float) and format(x, ".Nf" / ".Ne" / "g").
+// str.lower(), repr(float), format(x, ".Nf" / ".Ne" / "g") and the
+// integer floor division a // b.
 //
 // Go's defaults differ from Python's in ways that change LIME's grades and
 // parses and pandas' printed text: unicode.IsSpace leaves out the ASCII
@@ -195,4 +196,14 @@ func asciiDigit(r rune) rune {
 		start--
 	}
 	return '0' + (r-start)%10
+}
+
+// FloorDiv is Python's a // b for integers: the quotient rounded toward
+// negative infinity, where Go's / truncates toward zero.
+func FloorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
 }

@@ -1,52 +1,25 @@
-package workbook
+package pandastext
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 )
 
-// This file opens the DataFrame printer to other readers (package table):
-// a Frame is built column by column with the dtypes pandas would hold, or
-// from text cells as pandas' read_csv infers them, and printed with the
-// same to_string(index=False) code as a workbook sheet.
+// This file is the Frame other packages build and print: from a sheet's
+// cells (FromRows), from text cells as pandas' read_csv infers them
+// (TextFrame), or column by column with the dtypes pandas would hold,
+// printed with the same to_string(index=False) code for all of them.
 
 // A Frame is a DataFrame to print. The zero value has no columns.
 type Frame struct {
 	fr  frame
 	err error
 }
-
-// A Value is one element of an object column, as the Python object pandas
-// holds there.
-type Value struct{ v value }
-
-// None is Python's None (pyarrow's null in an object column); it prints
-// "None".
-func None() Value { return Value{value{k: kNone}} }
-
-// Str is a Python str.
-func Str(s string) Value { return Value{strVal(s)} }
-
-// Int is a Python (or numpy) int.
-func Int(i int64) Value { return Value{intVal(i)} }
-
-// Float is a Python (or numpy float64) float; NaN prints "NaN" in a column.
-func Float(f float64) Value { return Value{floatVal(f)} }
-
-// Bool is a Python bool.
-func Bool(b bool) Value { return Value{boolVal(b)} }
-
-// Date is a datetime.date.
-func Date(y int, m time.Month, d int) Value {
-	return Value{value{k: kDate, i: daysFromCivil(y, int(m), d) * usPerDay}}
-}
-
-// Text is a value whose str() is s, for objects this package does not
-// model (a timestamp with a zone, an array already printed).
-func Text(s string) Value { return Value{value{k: kText, s: s}} }
 
 // List is a numpy array (or Python list) of elems as pandas prints an
 // element of an object column: "[e1, e2]", each element by str(), at most
@@ -68,19 +41,16 @@ func List(elems []Value) Value {
 	return Text(b.String())
 }
 
-// String is str(v) in Python; a float is repr(float).
-func (v Value) String() string { return v.v.pyStr() }
-
 func (f *Frame) add(name string, n int, c column) {
 	if f.err != nil {
 		return
 	}
 	if len(f.fr.cols) > 0 && n != f.fr.nrows {
-		f.err = fmt.Errorf("workbook: column %q has %d rows, the frame %d", name, n, f.fr.nrows)
+		f.err = fmt.Errorf("pandastext: column %q has %d rows, the frame %d", name, n, f.fr.nrows)
 		return
 	}
 	f.fr.nrows = n
-	f.fr.labels = append(f.fr.labels, strVal(name))
+	f.fr.labels = append(f.fr.labels, Str(name))
 	f.fr.cols = append(f.fr.cols, c)
 }
 
@@ -131,13 +101,13 @@ func (f *Frame) AddDatetime(name string, t []time.Time, nat []bool) {
 // location, printed as str(pd.Timestamp) ("2020-01-01 00:00:00+00:00",
 // with .ffffff or .fffffffff when there is a fraction); nat marks NaT.
 func (f *Frame) AddDatetimeTZ(name string, t []time.Time, nat []bool) {
-	objs := make([]value, len(t))
+	objs := make([]Value, len(t))
 	for i, x := range t {
 		if nat != nil && nat[i] {
-			objs[i] = value{k: kText, s: "NaT"}
+			objs[i] = Value{k: kText, s: "NaT"}
 			continue
 		}
-		objs[i] = value{k: kText, s: TimestampString(x, true)}
+		objs[i] = Value{k: kText, s: TimestampString(x, true)}
 	}
 	f.add(name, len(t), column{dt: dtObject, objs: objs})
 }
@@ -169,10 +139,8 @@ func TimestampString(t time.Time, zoned bool) string {
 
 // AddObject adds an object column.
 func (f *Frame) AddObject(name string, v []Value) {
-	objs := make([]value, len(v))
-	for i, x := range v {
-		objs[i] = x.v
-	}
+	objs := make([]Value, len(v))
+	copy(objs, v)
 	f.add(name, len(v), column{dt: dtObject, objs: objs})
 }
 
@@ -183,11 +151,11 @@ func (f *Frame) AddObject(name string, v []Value) {
 // may be shorter than the header (NaN-padded); the caller refuses longer
 // ones, as read_csv does.
 func TextFrame(header []string, rows [][]string) Frame {
-	vals := make([][]value, 0, len(rows)+1)
-	conv := func(r []string) []value {
-		out := make([]value, len(r))
+	vals := make([][]Value, 0, len(rows)+1)
+	conv := func(r []string) []Value {
+		out := make([]Value, len(r))
 		for j, s := range r {
-			out[j] = strVal(s)
+			out[j] = Str(s)
 		}
 		return out
 	}
@@ -195,7 +163,16 @@ func TextFrame(header []string, rows [][]string) Frame {
 	for _, r := range rows {
 		vals = append(vals, conv(r))
 	}
-	fr, ok := buildFrame(vals)
+	return FromRows(vals)
+}
+
+// FromRows is the DataFrame read_excel builds from a sheet's rows as its
+// engine's get_sheet_data returns them (each row trimmed of trailing empty
+// cells, trailing empty rows dropped), the first row naming the columns;
+// see buildFrame. No rows at all give pandas' bare DataFrame(), which has
+// no columns.
+func FromRows(rows [][]Value) Frame {
+	fr, ok := buildFrame(rows)
 	if !ok {
 		return Frame{}
 	}
@@ -228,20 +205,46 @@ func (f *Frame) Head(n int) {
 
 // WriteTo writes DataFrame.to_string(index=False) of f to w.
 func (f *Frame) WriteTo(w io.Writer) (int64, error) {
-	if f.err != nil {
-		return 0, f.err
-	}
 	cw := &countWriter{w: w}
 	b := bufio.NewWriterSize(cw, 64<<10)
-	if len(f.fr.cols) == 0 {
-		b.WriteString("Empty DataFrame\nColumns: []\nIndex: []")
-	} else {
-		writeFrame(b, f.fr)
-		f.fr = frame{} // writeFrame consumed the columns
-		f.err = fmt.Errorf("workbook: frame already written")
+	if err := f.Print(b); err != nil {
+		return 0, err
 	}
 	err := b.Flush()
 	return cw.n, err
+}
+
+// errWritten is the error of a frame printed already: printing consumes
+// its columns.
+var errWritten = errors.New("pandastext: frame already written")
+
+// Print writes DataFrame.to_string(index=False) of f to b, for a caller
+// that buffers more than one frame's text in one writer: an error writing
+// stays in b, whose Flush reports it. The error returned is the frame's
+// own (a column of the wrong length, a frame already written).
+func (f *Frame) Print(b *bufio.Writer) error {
+	if f.err != nil {
+		return f.err
+	}
+	if len(f.fr.cols) == 0 {
+		b.WriteString("Empty DataFrame\nColumns: []\nIndex: []")
+		return nil
+	}
+	writeFrame(b, f.fr)
+	f.fr = frame{} // writeFrame consumed the columns
+	f.err = errWritten
+	return nil
+}
+
+// CSV is DataFrame.to_csv(index=False) of f (see writeCSV); a frame
+// without columns gives "\n", as DataFrame().to_csv(index=False) does.
+func (f *Frame) CSV() ([]byte, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	var b bytes.Buffer
+	writeCSV(&b, f.fr)
+	return b.Bytes(), nil
 }
 
 type countWriter struct {

@@ -1,7 +1,9 @@
-package workbook
+package pandastext
 
 import (
 	"strconv"
+
+	"github.com/evalmd/evalmd/internal/py"
 )
 
 // This file reproduces Python's str() of datetime, time and timedelta as
@@ -13,10 +15,21 @@ const (
 	usPerDay = 86400 * usPerSec
 )
 
+// MicrosPerSecond and MicrosPerDay are the units of DateTime, Time and
+// Timedelta.
+const (
+	MicrosPerSecond = usPerSec
+	MicrosPerDay    = usPerDay
+)
+
+// Days is the number of days from 0001-01-01 to y-m-d in the proleptic
+// Gregorian calendar (Python's datetime), for DateTime.
+func Days(y, m, d int) int64 { return daysFromCivil(y, m, d) }
+
 // civil splits microseconds since 0001-01-01 00:00 (proleptic Gregorian, the
 // range of Python's datetime) into calendar fields.
 func civil(us int64) (y, mo, d, h, mi, s, frac int) {
-	days := floorDiv(us, usPerDay)
+	days := py.FloorDiv(us, usPerDay)
 	rem := us - days*usPerDay
 	y, mo, d = civilFromDays(days)
 	h = int(rem / (3600 * usPerSec))
@@ -33,7 +46,7 @@ func civil(us int64) (y, mo, d, h, mi, s, frac int) {
 func civilFromDays(days int64) (y, m, d int) {
 	// days from 0000-03-01 to 0001-01-01 is 306.
 	z := days + 306
-	era := floorDiv(z, 146097)
+	era := py.FloorDiv(z, 146097)
 	doe := z - era*146097
 	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
 	yy := yoe + era*400
@@ -54,7 +67,7 @@ func daysFromCivil(y, m, d int) int64 {
 	if m <= 2 {
 		yy--
 	}
-	era := floorDiv(yy, 400)
+	era := py.FloorDiv(yy, 400)
 	yoe := yy - era*400
 	mm := int64(m)
 	if mm > 2 {
@@ -65,14 +78,6 @@ func daysFromCivil(y, m, d int) int64 {
 	doy := (153*mm+2)/5 + int64(d) - 1
 	doe := yoe*365 + yoe/4 - yoe/100 + doy
 	return era*146097 + doe - 306
-}
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
 }
 
 func pad(n, width int) string {
@@ -118,7 +123,7 @@ func pyTime(us int64) string {
 // pyTimedelta is str(datetime.timedelta): "[D day[s], ]H:MM:SS[.ffffff]",
 // days carrying the sign as Python normalises it.
 func pyTimedelta(us int64) string {
-	days := floorDiv(us, usPerDay)
+	days := py.FloorDiv(us, usPerDay)
 	rem := us - days*usPerDay
 	h := rem / (3600 * usPerSec)
 	rem %= 3600 * usPerSec

@@ -1,4 +1,4 @@
-package workbook
+package pandastext
 
 import (
 	"bufio"
@@ -117,7 +117,7 @@ const (
 	ixBool
 )
 
-func labelIndexKind(labels []value) indexKind {
+func labelIndexKind(labels []Value) indexKind {
 	allInt, allNum, allDT, allBool := true, true, true, true
 	for _, l := range labels {
 		if l.k != kBool {
@@ -164,7 +164,7 @@ func labelIndexKind(labels []value) indexKind {
 }
 
 // formatLabels is Index.format() for the column labels.
-func formatLabels(labels []value) []string {
+func formatLabels(labels []Value) []string {
 	out := make([]string, len(labels))
 	switch labelIndexKind(labels) {
 	case ixInt, ixBool:
@@ -172,7 +172,7 @@ func formatLabels(labels []value) []string {
 		// f"{x: d}" (a space, or the minus sign), bools with a space;
 		// left-aligned, padded to a common width.
 		for i, l := range labels {
-			out[i] = l.pyStr()
+			out[i] = l.String()
 			if l.k == kBool || l.i >= 0 {
 				out[i] = " " + out[i]
 			}
@@ -201,13 +201,13 @@ func formatLabels(labels []value) []string {
 			out[i] = "NaN"
 			continue
 		}
-		out[i] = escapeText(l.pyStr())
+		out[i] = escapeText(l.String())
 	}
 	return out
 }
 
 // emptyColumns is pprint_thing(df.columns) for an empty frame.
-func emptyColumns(labels []value) string {
+func emptyColumns(labels []Value) string {
 	kind := labelIndexKind(labels)
 	n := len(labels)
 	if n > 100 {
@@ -223,7 +223,7 @@ func emptyColumns(labels []value) string {
 		case kind == ixDatetime && l.k != kDateTime:
 			parts[i] = "NaT"
 		default:
-			parts[i] = l.pyStr()
+			parts[i] = l.String()
 		}
 	}
 	s := "[" + strings.Join(parts, ", ")
@@ -296,7 +296,7 @@ func formatColumn(c column) []string {
 		case v.k == kFloat:
 			out[i] = trimZerosSingle(py.Fixed(v.flt(), precision, true))
 		default:
-			out[i] = escapeText(v.pyStr())
+			out[i] = escapeText(v.String())
 		}
 	}
 	return out
@@ -414,7 +414,7 @@ func formatDatetimes(us []int64, nat []bool) []string {
 		if nat[i] {
 			continue
 		}
-		tod := v - floorDiv(v, usPerDay)*usPerDay
+		tod := v - py.FloorDiv(v, usPerDay)*usPerDay
 		if tod != 0 {
 			datesOnly = false
 		}
@@ -464,7 +464,7 @@ func formatTimedeltas(us []int64, nat []bool) []string {
 			out[i] = "NaT"
 			continue
 		}
-		days := floorDiv(v, usPerDay)
+		days := py.FloorDiv(v, usPerDay)
 		rem := v - days*usPerDay
 		if evenDays {
 			out[i] = strconv.FormatInt(days, 10) + " days"

@@ -1,4 +1,4 @@
-package workbook
+package pandastext
 
 import (
 	"errors"
@@ -30,13 +30,13 @@ type column struct {
 	dt     dtype
 	ints   []int64   // int64, bool (0/1), datetime, timedelta
 	floats []float64 // float64
-	objs   []value   // object; NaN is a kFloat NaN
+	objs   []Value   // object; NaN is a kFloat NaN
 	nat    []bool    // datetime/timedelta: NaT mask
 }
 
 // frame is a parsed sheet: column labels and columns of equal length.
 type frame struct {
-	labels []value
+	labels []Value
 	cols   []column
 	nrows  int
 }
@@ -58,7 +58,7 @@ var (
 // get_sheet_data returns them (each row trimmed of trailing empty cells,
 // trailing empty rows dropped). ok is false when pandas returns a bare
 // DataFrame() because there was no data at all.
-func buildFrame(rows [][]value) (fr frame, ok bool) {
+func buildFrame(rows [][]Value) (fr frame, ok bool) {
 	if len(rows) == 0 {
 		return frame{}, false
 	}
@@ -68,21 +68,21 @@ func buildFrame(rows [][]value) (fr frame, ok bool) {
 			width = len(r)
 		}
 	}
-	cell := func(r []value, j int) value {
+	cell := func(r []Value, j int) Value {
 		if j < len(r) {
 			return r[j]
 		}
-		return value{}
+		return Value{}
 	}
 	// read_excel passes skip_blank_lines=False to its parser, so no row
 	// is ever dropped here: blank rows become rows of NaN.
 	header := rows[0]
-	labels := make([]value, width)
+	labels := make([]Value, width)
 	var unnamed []int
 	for j := 0; j < width; j++ {
 		v := cell(header, j)
-		if v.isEmpty() {
-			labels[j] = strVal("Unnamed: " + strconv.Itoa(j))
+		if v.IsEmpty() {
+			labels[j] = Str("Unnamed: " + strconv.Itoa(j))
 			unnamed = append(unnamed, j)
 		} else {
 			labels[j] = v
@@ -91,7 +91,7 @@ func buildFrame(rows [][]value) (fr frame, ok bool) {
 	mangle(labels, unnamed)
 	data := rows[1:]
 	fr = frame{labels: labels, nrows: len(data), cols: make([]column, width)}
-	vals := make([]value, len(data))
+	vals := make([]Value, len(data))
 	for j := 0; j < width; j++ {
 		for i, r := range data {
 			vals[i] = cell(r, j)
@@ -104,7 +104,7 @@ func buildFrame(rows [][]value) (fr frame, ok bool) {
 // mangle renames duplicate labels "x", "x.1", "x.2" the way pandas 1.5.3's
 // PythonParser._infer_columns does: named columns first, then the Unnamed
 // ones; equality is Python's (see keyOf), so 1, 1.0 and True collide.
-func mangle(labels []value, unnamed []int) {
+func mangle(labels []Value, unnamed []int) {
 	isUnnamed := make(map[int]bool, len(unnamed))
 	for _, i := range unnamed {
 		isUnnamed[i] = true
@@ -128,7 +128,7 @@ func mangle(labels []value, unnamed []int) {
 		if cur > 0 {
 			for cur > 0 {
 				counts[keyOf(old)] = cur + 1
-				col = strVal(old.pyStr() + "." + strconv.Itoa(cur))
+				col = Str(old.String() + "." + strconv.Itoa(cur))
 				if present[keyOf(col)] {
 					cur++
 				} else {
@@ -151,7 +151,7 @@ type valueKey struct {
 	s string
 }
 
-func keyOf(v value) valueKey {
+func keyOf(v Value) valueKey {
 	switch v.k {
 	case kInt, kBool:
 		return valueKey{k: kFloat, i: int64(math.Float64bits(float64(v.i)))}
@@ -171,7 +171,7 @@ func keyOf(v value) valueKey {
 // inferColumn is the Python parser's _infer_types (maybe_convert_numeric,
 // then NA sanitising and maybe_convert_bool) followed by the DataFrame
 // constructor's datetime inference for object columns.
-func inferColumn(vals []value) column {
+func inferColumn(vals []Value) column {
 	n := len(vals)
 	if c, ok := convertNumeric(vals); ok {
 		return c
@@ -179,9 +179,9 @@ func inferColumn(vals []value) column {
 	// sanitize_objects: NA strings become NaN, and a memo dict keyed by
 	// Python equality replaces each value by the first equal one seen, so
 	// after a False an int 0 prints as False, after 1 a 1.0 prints as 1.
-	objs := make([]value, n)
+	objs := make([]Value, n)
 	hasNaN := false
-	memo := make(map[valueKey]value)
+	memo := make(map[valueKey]Value)
 	for i, v := range vals {
 		if v.k == kEmpty || (v.k == kStr && defaultNA[v.s]) {
 			objs[i] = nanVal()
@@ -225,7 +225,7 @@ func inferColumn(vals []value) column {
 		}
 		for i, v := range objs {
 			if v.k == kStr {
-				objs[i] = boolVal(trueStrings[v.s])
+				objs[i] = Bool(trueStrings[v.s])
 			}
 		}
 		return column{dt: dtObject, objs: objs}
@@ -235,7 +235,7 @@ func inferColumn(vals []value) column {
 
 // convertNumeric is lib.maybe_convert_numeric with the default NA strings:
 // ok is false where pandas raises and keeps the object column.
-func convertNumeric(vals []value) (column, bool) {
+func convertNumeric(vals []Value) (column, bool) {
 	var sawNull, sawFloat, sawInt, sawBool bool
 	n := len(vals)
 	floats := make([]float64, n)
@@ -378,7 +378,7 @@ var (
 // and stays object if any string does not parse or a date falls outside
 // datetime64[ns]. A column of strings alone, or of dates alone, stays
 // object; timedeltas alone become timedelta64.
-func inferDatetimelike(objs []value) column {
+func inferDatetimelike(objs []Value) column {
 	var seenDT, seenTD, seenDate bool
 	strs := 0
 scan:
