@@ -131,3 +131,29 @@ func TestLayerOf(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldersShowLayers checks that the folder tree tells the layers: a
+// package inside another package's folder is in that package's layer or
+// above it, never below, so a foundation is never found under an engine.
+// (internal/... and cmd/... are folders, not packages, and hold any layer.)
+func TestFoldersShowLayers(t *testing.T) {
+	pkgs := map[string]bool{}
+	walkGo(t, func(file string) error {
+		pkgs[path.Clean(filepath.ToSlash(filepath.Dir(file)))] = true
+		return nil
+	})
+	for pkg := range pkgs {
+		in := layerOf(pkg)
+		if in < 0 {
+			continue
+		}
+		for dir := path.Dir(pkg); dir != "."; dir = path.Dir(dir) {
+			if !pkgs[dir] {
+				continue
+			}
+			if up := layerOf(dir); up > in {
+				t.Errorf("%s (layer %q) is inside %s (layer %q), a layer above it: move it out", pkg, layers[in].name, dir, layers[up].name)
+			}
+		}
+	}
+}
