@@ -33,7 +33,7 @@
 // rerun reused (result.Sample) are counted once, by every table.
 //
 // A question a model answered more than once (the epochs of a run, or
-// runs of the same sheet) is one unit: a Reducer (ParseReducer) turns its
+// runs of the same sheet) is one unit: a stats.Reducer turns its
 // answers into one score, and the totals' errors and intervals are over
 // questions, not answers; MeanPair compares two models by their
 // per-question means.
@@ -59,6 +59,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/result"
 )
@@ -102,7 +103,7 @@ type Options struct {
 	// Reducer turns a model's answers to one question (its epochs and
 	// runs) into the question's score in the models table; the zero value
 	// is the mean.
-	Reducer Reducer
+	Reducer stats.Reducer
 	// Baseline is a folder (or glob) of earlier output files that
 	// Compare compares Dir's with (ReadBaseline reads it).
 	Baseline string

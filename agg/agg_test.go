@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/testkit/golden"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
@@ -252,3 +253,9 @@ func TestUsageAndErrorsCountAnswers(t *testing.T) {
 		}
 	}
 }
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+// wilson is Wilson's 95% interval for k successes in n trials
+// (stats.WilsonZ).
+func wilson(k, n int) (lo, hi float64) { return stats.WilsonZ(k, n, stats.Z95) }

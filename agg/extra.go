@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/mdcell"
 	"github.com/evalmd/evalmd/model"
 )
@@ -101,7 +102,7 @@ func (d *Data) totals() ([]ModelTotal, bool) {
 			}
 		}
 		t.Units = len(as)
-		t.Score, t.Stderr, t.Lo, t.Hi = overQuestions(scores)
+		t.Score, t.Stderr, t.Lo, t.Hi = stats.MeanCI(scores)
 		t.Consistency = math.NaN()
 		if t.Repeated > 0 {
 			t.Consistency = float64(t.Agreed) / float64(t.Repeated)
@@ -253,7 +254,7 @@ func (d *Data) Pairs() []Pair {
 			if p.Both == 0 {
 				continue
 			}
-			p.P = mcNemarExact(p.OnlyA, p.OnlyB)
+			p.P = stats.McNemarExact(p.OnlyA, p.OnlyB)
 			out = append(out, p)
 		}
 	}
@@ -397,7 +398,7 @@ func fmtP(p float64) string {
 // totalsTable renders Totals. When no question was answered twice it is
 // the table of one answer per question; else its figures are over
 // questions, each question's answers reduced by r.
-func totalsTable(ts []ModelTotal, repeats bool, r Reducer) Table {
+func totalsTable(ts []ModelTotal, repeats bool, r stats.Reducer) Table {
 	if repeats {
 		return epochTotalsTable(ts, r)
 	}
@@ -427,7 +428,7 @@ func withGrading(t Table, ts []ModelTotal) Table {
 
 // epochTotalsTable is totalsTable where some question was answered more
 // than once.
-func epochTotalsTable(ts []ModelTotal, r Reducer) Table {
+func epochTotalsTable(ts []ModelTotal, r stats.Reducer) Table {
 	t := Table{
 		Title: "Models: accuracy over all sheets, with 95% interval over questions",
 		Note: fmt.Sprintf("the unit is the question: a model's answers to one question (its epochs, and its runs of the sheet) "+

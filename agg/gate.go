@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/evalmd/evalmd/agg/stats"
 )
 
 // This file compares a folder of output files with a baseline folder, as
@@ -174,7 +176,7 @@ type Comparison struct {
 	// Unpaired lists the questions not compared, by model then question.
 	Unpaired []Unpaired
 	// Reducer is how a question's answers became its score.
-	Reducer Reducer
+	Reducer stats.Reducer
 }
 
 // Failures are the reasons the gate fails, one line a model, or none.
@@ -242,7 +244,7 @@ func (d *Data) gateKeys(r *row) (withTruth, without string) {
 
 // sideOf reduces d's answers, of the rows keep keeps, to scores; a
 // question none of whose answers was graded has answers 0.
-func (d *Data) sideOf(keep func(int) bool, red Reducer) side {
+func (d *Data) sideOf(keep func(int) bool, red stats.Reducer) side {
 	idx, n := d.units(true)
 	first := make([]int, n) // a row of each question
 	for i := len(d.rows) - 1; i >= 0; i-- {
@@ -405,8 +407,8 @@ func (c *Comparison) compareModel(m string, before, after side) ModelChange {
 		slices.SortFunc(fs, func(x, y Flip) int { return x.QuestionRef.compare(y.QuestionRef) })
 	}
 	mc.Before, mc.After = sumB/float64(mc.Questions), sumA/float64(mc.Questions)
-	mc.Diff, mc.Stderr, mc.Lo, mc.Hi, _ = pairedDiffs(diffs, zFor(c.Gate.alpha()))
-	mc.P = mcNemarExact(len(mc.Worse), len(mc.Better))
+	mc.Diff, mc.Stderr, mc.Lo, mc.Hi, _ = stats.PairedDiffs(diffs, stats.ZFor(c.Gate.alpha()))
+	mc.P = stats.McNemarExact(len(mc.Worse), len(mc.Better))
 	mc.Verdict = c.verdict(mc)
 	return mc
 }
@@ -435,7 +437,7 @@ func (c *Comparison) verdict(mc ModelChange) string {
 // interval starts below g.FailUnder.
 func (d *Data) floors(keep func(int) bool, g Gate) map[string]ModelChange {
 	idx, _ := d.unitIndex()
-	z := zFor(g.alpha())
+	z := stats.ZFor(g.alpha())
 	out := map[string]ModelChange{}
 	for m, as := range d.answersOf(idx, keep, false) {
 		scores := make([]float64, len(as))
@@ -443,7 +445,7 @@ func (d *Data) floors(keep func(int) bool, g Gate) map[string]ModelChange {
 			scores[i] = d.Reducer.Reduce(int(a.c), int(a.n))
 		}
 		mc := ModelChange{AccQuestions: len(as)}
-		mc.Accuracy, _, mc.AccLo, mc.AccHi = overQuestionsZ(scores, z)
+		mc.Accuracy, _, mc.AccLo, mc.AccHi = stats.OverQuestionsZ(scores, z)
 		mc.BelowFloor = g.FailUnder > 0 && !(mc.AccLo >= g.FailUnder)
 		out[d.strs.str(m)] = mc
 	}

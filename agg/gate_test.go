@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/testkit/golden"
 	"github.com/evalmd/evalmd/result"
 )
@@ -137,7 +138,7 @@ func TestGateOutcomes(t *testing.T) {
 				t.Errorf("not compared %v (%d), want %v", unpaired, m.Unpaired, tc.unpaired)
 			}
 			if tc.p != 0 && (!near(m.Diff, tc.diff, 1e-9) || !near(m.P, tc.p, 1e-9) || !near(m.Stderr, tc.se, 1e-9) ||
-				!near(m.Lo, m.Diff-z95*m.Stderr, 1e-9) || !near(m.Hi, m.Diff+z95*m.Stderr, 1e-9)) {
+				!near(m.Lo, m.Diff-stats.Z95*m.Stderr, 1e-9) || !near(m.Hi, m.Diff+stats.Z95*m.Stderr, 1e-9)) {
 				t.Errorf("diff %g [%g, %g] stderr %g, p %g; want %g stderr %g, p %g", m.Diff, m.Lo, m.Hi, m.Stderr, m.P, tc.diff, tc.se, tc.p)
 			}
 			for _, f := range c.Failures() {

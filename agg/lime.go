@@ -3,6 +3,8 @@ package agg
 import (
 	"math"
 	"sort"
+
+	"github.com/evalmd/evalmd/agg/stats"
 )
 
 // LIME's agg.py (sutt/lime at e03f8c2) loads every question of every output
@@ -149,7 +151,7 @@ func (d *Data) Runs() []RunsRow {
 		counts[i] = int64(len(runs[k]))
 	}
 	out := make([]RunsRow, len(order))
-	for i, j := range pdSortDescending(counts) {
+	for i, j := range stats.PdSortDescending(counts) {
 		k := order[j]
 		out[i] = RunsRow{Sheet: d.strs.str(k.sheet), Model: d.strs.str(k.model), Runs: int(counts[j])}
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/result"
 )
@@ -120,7 +121,7 @@ type Data struct {
 	answersKept bool
 	// Reducer turns a model's answers to one question into its score in
 	// Totals (the zero value: the mean).
-	Reducer Reducer
+	Reducer stats.Reducer
 	// Files is the number of output files counted, the parts of a run
 	// split in shards (run --shard) counting as the one file they make
 	// (result.Parts); Skipped lists the files that could not be read,

@@ -51,6 +51,7 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/result"
 )
@@ -79,7 +80,7 @@ type Options struct {
 	Live string
 	// Reducer scores a question a model answered more than once in agg's
 	// models table (as agg.Options.Reducer).
-	Reducer agg.Reducer
+	Reducer stats.Reducer
 	// LatestVersion counts, of each sheet, only the runs of the newest
 	// version of its questions (as agg.LoadOptions.LatestVersion): the
 	// page shows the sheets as they are now.

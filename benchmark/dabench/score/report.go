@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/grade"
 )
 
@@ -41,7 +42,7 @@ type run struct {
 	levels []namedRate // ABQ per level, levels sorted
 	epochs int
 	// abqLo, abqHi and strictLo, strictHi are the 95% intervals of ABQ and
-	// strict ABQ over questions (agg.MeanCI).
+	// strict ABQ over questions (stats.MeanCI).
 	abqLo, abqHi, strictLo, strictHi float64
 }
 
@@ -178,8 +179,8 @@ func (t *runTally) figures(label string) run {
 		}
 		strict = append(strict, float64(u.strict)/float64(u.n))
 	}
-	_, _, r.abqLo, r.abqHi = agg.MeanCI(abq)
-	_, _, r.strictLo, r.strictHi = agg.MeanCI(strict)
+	_, _, r.abqLo, r.abqHi = stats.MeanCI(abq)
+	_, _, r.strictLo, r.strictHi = stats.MeanCI(strict)
 	return r
 }
 

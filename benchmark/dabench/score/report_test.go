@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/result"
 )
@@ -158,7 +159,7 @@ func TestDABenchEpochs(t *testing.T) {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
 		}
 	}
-	_, _, lo, hi := agg.MeanCI([]float64{1, 0.5})
+	_, _, lo, hi := stats.MeanCI([]float64{1, 0.5})
 	if r.abqLo != lo || r.abqHi != hi {
 		t.Errorf("ABQ interval [%v, %v], want [%v, %v] over 2 questions", r.abqLo, r.abqHi, lo, hi)
 	}

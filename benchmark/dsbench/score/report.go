@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/agg/stats"
 )
 
 // metric reports data-analysis accuracy two ways (DSBench paper, section
@@ -14,7 +15,7 @@ import (
 // as wrong, as the paper's evaluation scores a missing answer 0. A
 // question asked in several epochs (or runs) scores the mean of its
 // answers, and each figure is the mean over questions (competitions) with
-// its 95% interval over them (agg.MeanCI), so epochs never count as
+// its 95% interval over them (stats.MeanCI), so epochs never count as
 // questions.
 type metric struct{}
 
@@ -80,7 +81,7 @@ func rows(qs []agg.Question) []row {
 			scores = append(scores, s)
 			bySheet[t.sheet] = append(bySheet[t.sheet], s)
 		}
-		r.task, _, r.taskLo, r.taskHi = agg.MeanCI(scores)
+		r.task, _, r.taskLo, r.taskHi = stats.MeanCI(scores)
 		sheets := make([]string, 0, len(bySheet))
 		for s := range bySheet {
 			sheets = append(sheets, s)
@@ -95,7 +96,7 @@ func rows(qs []agg.Question) []row {
 			comps[i] = sum / float64(len(bySheet[s]))
 		}
 		r.competitions = len(sheets)
-		r.competition, _, r.compLo, r.compHi = agg.MeanCI(comps)
+		r.competition, _, r.compLo, r.compHi = stats.MeanCI(comps)
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].model < out[j].model })

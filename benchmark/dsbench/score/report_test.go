@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/result"
 )
@@ -76,7 +77,7 @@ func TestDSBench(t *testing.T) {
 // TestDSBenchEpochs: with 4 epochs, a question's score is the share of its
 // epochs right, task-level is the mean over the 4 questions (not the 16
 // answers) and competition-level the mean over the 2 competitions, each
-// interval over those units (agg.MeanCI).
+// interval over those units (stats.MeanCI).
 func TestDSBenchEpochs(t *testing.T) {
 	dir := t.TempDir()
 	// comp-a: q1 right in 4 epochs of 4, q2 in 1; comp-b: q1 in 2, q2 in 0.
@@ -102,8 +103,8 @@ func TestDSBenchEpochs(t *testing.T) {
 	}
 	r := got[0]
 	scores := []float64{1, 0.25, 0.5, 0}
-	task, _, lo, hi := agg.MeanCI(scores)
-	comp, _, clo, chi := agg.MeanCI([]float64{(1 + 0.25) / 2, (0.5 + 0) / 2})
+	task, _, lo, hi := stats.MeanCI(scores)
+	comp, _, clo, chi := stats.MeanCI([]float64{(1 + 0.25) / 2, (0.5 + 0) / 2})
 	if r.questions != 4 || r.answers != 16 || r.correct != 7 || !near(r.task, task, 1e-12) || !near(r.task, 7.0/16, 1e-12) ||
 		r.taskLo != lo || r.taskHi != hi || !near(r.competition, comp, 1e-12) || r.compLo != clo || r.compHi != chi {
 		t.Errorf("got %+v, want 4 questions of 16 answers, task %v [%v, %v], competition %v [%v, %v]", r, task, lo, hi, comp, clo, chi)

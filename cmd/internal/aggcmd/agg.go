@@ -53,6 +53,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/benchmark/benchmarks"
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/cmd/internal/config"
@@ -113,7 +114,7 @@ func bindFlags(fs *flag.FlagSet) *flags {
 	fs.StringVar(&f.logFormat, "log-format", inspect.FormatEval, "format of the Inspect logs: eval or json")
 	fs.StringVar(&f.htmlOut, "html", "", "write a self-contained HTML report to this `file` (the markdown only with -o)")
 	fs.StringVar(&f.xlsxOut, "xlsx", "", "write an Excel workbook to this `file` (the markdown only with -o)")
-	fs.StringVar(&f.reducer, "reducer", "mean", "how a model's answers to one question (its epochs and runs) become the question's score in the models table: "+agg.ReducerNames)
+	fs.StringVar(&f.reducer, "reducer", "mean", "how a model's answers to one question (its epochs and runs) become the question's score in the models table: "+stats.ReducerNames)
 	fs.StringVar(&f.serveOn, "serve", "", "serve the HTML report at this `address` (127.0.0.1:PORT, or PORT), made afresh as the outputs change, until Ctrl-C")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "let --serve listen on an address other computers can reach (0.0.0.0:PORT): the page shows every prompt and completion")
 	f.gate = bindGate(fs, opt)
@@ -183,7 +184,7 @@ func (f *flags) check() error {
 		return cli.Usagef("--log-format: %v", err)
 	}
 	var err error
-	if f.opt.Reducer, err = agg.ParseReducer(f.reducer); err != nil {
+	if f.opt.Reducer, err = stats.ParseReducer(f.reducer); err != nil {
 		return cli.Usagef("--reducer: %v", err)
 	}
 	if f.opt.MaxDiscrepancies < -1 {

@@ -1,4 +1,4 @@
-package agg
+package stats
 
 import (
 	"math"
@@ -60,15 +60,15 @@ func TestMcNemarExact(t *testing.T) {
 		{0, 0, 1},
 	}
 	for _, tt := range tests {
-		if got := mcNemarExact(tt.b, tt.c); !near(got, tt.want, 1e-12) {
+		if got := McNemarExact(tt.b, tt.c); !near(got, tt.want, 1e-12) {
 			t.Errorf("McNemarExact(%d, %d) = %v, want %v", tt.b, tt.c, got, tt.want)
 		}
 	}
 	// Large counts must neither overflow nor underflow to garbage.
-	if p := mcNemarExact(50000, 50000); !(p > 0.99 && p <= 1) {
+	if p := McNemarExact(50000, 50000); !(p > 0.99 && p <= 1) {
 		t.Errorf("McNemarExact(50000, 50000) = %v, want about 1", p)
 	}
-	if p := mcNemarExact(40000, 60000); p != 0 && p > 1e-100 {
+	if p := McNemarExact(40000, 60000); p != 0 && p > 1e-100 {
 		t.Errorf("McNemarExact(40000, 60000) = %v, want tiny", p)
 	}
 }
@@ -88,4 +88,4 @@ func inspectStderr(k, n int) float64 {
 // 95%. It is used rather than the normal approximation because it stays
 // inside [0, 1] and behaves at 0% and 100%, which small sheets hit often.
 // With n == 0 it returns (NaN, NaN).
-func wilson(k, n int) (lo, hi float64) { return wilsonZ(k, n, z95) }
+func wilson(k, n int) (lo, hi float64) { return WilsonZ(k, n, Z95) }

@@ -1,12 +1,21 @@
-package agg
+// Package stats holds the statistics of agg's tables and gate: Wilson's
+// interval (WilsonZ, at the level whose normal quantile is Z95 or ZFor's),
+// McNemar's exact test (McNemarExact), paired differences with their
+// interval (PairedDiffs), the reducers of a question answered more than
+// once (Reducer, ParseReducer) and the mean of per-question scores with
+// its interval (MeanCI, OverQuestionsZ), and pandas' descending sort
+// (PdSortDescending, a port of numpy's quicksort) that LIME's Runs table
+// orders its ties by. It knows nothing of output files: every function
+// takes counts or scores.
+package stats
 
 import "math"
 
-// z95 is the standard normal quantile for a two-sided 95% interval.
-const z95 = 1.959963984540054
+// Z95 is the standard normal quantile for a two-sided 95% interval.
+const Z95 = 1.959963984540054
 
-// wilsonZ is wilson's interval at the level whose normal quantile is z.
-func wilsonZ(k, n int, z float64) (lo, hi float64) {
+// WilsonZ is wilson's interval at the level whose normal quantile is z.
+func WilsonZ(k, n int, z float64) (lo, hi float64) {
 	if n <= 0 {
 		return math.NaN(), math.NaN()
 	}
@@ -19,11 +28,11 @@ func wilsonZ(k, n int, z float64) (lo, hi float64) {
 	return math.Max(0, centre-half), math.Min(1, centre+half)
 }
 
-// mcNemarExact is McNemar's exact test: b questions only the first model got
+// McNemarExact is McNemar's exact test: b questions only the first model got
 // right, c only the second. Under the null hypothesis the b+c discordant
 // questions split as Binomial(b+c, 1/2); the two-sided p-value is
 // min(1, 2 * P(X <= min(b, c))). With no discordant question it is 1.
-func mcNemarExact(b, c int) float64 {
+func McNemarExact(b, c int) float64 {
 	n := b + c
 	if n == 0 {
 		return 1
@@ -47,11 +56,11 @@ func mcNemarExact(b, c int) float64 {
 	return math.Min(1, p)
 }
 
-// zFor is the standard normal quantile of a two-sided interval at
+// ZFor is the standard normal quantile of a two-sided interval at
 // significance level alpha (1.96 for 0.05).
-func zFor(alpha float64) float64 { return math.Sqrt2 * math.Erfinv(1-alpha) }
+func ZFor(alpha float64) float64 { return math.Sqrt2 * math.Erfinv(1-alpha) }
 
-// pairedDiffs is the mean of paired differences, one per question (each
+// PairedDiffs is the mean of paired differences, one per question (each
 // question's score under one condition minus its score under the other),
 // with its standard error over questions (the differences' sample standard
 // deviation over sqrt(n): clustered by question, however many answers a
@@ -59,7 +68,7 @@ func zFor(alpha float64) float64 { return math.Sqrt2 * math.Erfinv(1-alpha) }
 // normal p-value (1 when nothing differs, 0 when every difference is the
 // same and not 0); scores lie in [0, 1], so the interval is held to
 // [-1, 1]. With no difference it returns NaNs and p 1.
-func pairedDiffs(diffs []float64, z float64) (mean, stderr, lo, hi, p float64) {
+func PairedDiffs(diffs []float64, z float64) (mean, stderr, lo, hi, p float64) {
 	n := len(diffs)
 	if n == 0 {
 		return math.NaN(), math.NaN(), math.NaN(), math.NaN(), 1

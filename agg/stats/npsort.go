@@ -1,4 +1,4 @@
-package agg
+package stats
 
 import "math/bits"
 
@@ -138,9 +138,9 @@ func npAheapsort(v []int64, tosort []int) {
 	}
 }
 
-// pdSortDescending is pandas' nargsort(values, kind="quicksort",
+// PdSortDescending is pandas' nargsort(values, kind="quicksort",
 // ascending=False) for a column without NaN: reverse, argsort, reverse.
-func pdSortDescending(v []int64) []int {
+func PdSortDescending(v []int64) []int {
 	n := len(v)
 	rev := make([]int64, n)
 	for i := range v {
