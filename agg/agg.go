@@ -22,9 +22,9 @@
 //
 // Run writes the report Options ask for: the summary, or one of LIME's
 // report types, which a Report value names. A benchmark's Metric may also
-// be a ChartMetric, whose charts agg writes beside its own; Cols builds the
-// Column list of the Tables it returns. Load keeps a folder's Data for other
-// formats: its methods return each table as plain rows, LIME's as LeaderRow,
+// be a ChartMetric, whose charts agg writes beside its own; render.Cols
+// builds the render.Column list of the render.Tables it returns. Load
+// keeps a folder's Data for other formats: its methods return each table as plain rows, LIME's as LeaderRow,
 // RunsRow and QuestionRow, agg's own as ModelTotal, Pair (McNemar's test of
 // two models), Discrepancy and Usage; package spreadsheet reads the
 // leaderboard and the totals this way.
@@ -59,6 +59,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/result"
@@ -225,7 +226,7 @@ func (d *Data) Unread() error {
 // Write writes the markdown report opt asks for (opt.Out, with charts
 // when opt.Charts) from data Read loaded; extra are sections after agg's
 // own in the summary (ReportOptions.Extra).
-func (d *Data) Write(opt Options, extra ...Table) error {
+func (d *Data) Write(opt Options, extra ...render.Table) error {
 	if opt.Stdout == nil {
 		opt.Stdout = io.Discard
 	}
@@ -330,7 +331,7 @@ type ReportOptions struct {
 	Charts           []Chart // charts to link, already written
 	// Extra are sections after agg's own (the comparison with a
 	// baseline), in the summary report.
-	Extra []Table
+	Extra []render.Table
 }
 
 // Markdown renders the whole report: LIME's tables first, unchanged, then
@@ -355,7 +356,7 @@ func (d *Data) Markdown(opt ReportOptions) (string, error) {
 }
 
 // ownTables are agg's tables after LIME's, in order.
-func (d *Data) ownTables(opt ReportOptions) []Table {
+func (d *Data) ownTables(opt ReportOptions) []render.Table {
 	limit := opt.MaxDiscrepancies
 	if limit == 0 {
 		limit = 50
@@ -364,7 +365,7 @@ func (d *Data) ownTables(opt ReportOptions) []Table {
 	}
 	totals, repeats := d.totals()
 	disc, ndisc := d.Discrepancies(limit)
-	tables := []Table{totalsTable(totals, repeats, d.Reducer), pairsTable(d.Pairs())}
+	tables := []render.Table{totalsTable(totals, repeats, d.Reducer), pairsTable(d.Pairs())}
 	if repeats {
 		tables = append(tables, meanPairsTable(d.MeanPairs()))
 	}

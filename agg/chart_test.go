@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/evalmd/evalmd/agg/render"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/recorder"
@@ -36,7 +37,7 @@ func TestLeaderboardLabelsFit(t *testing.T) {
 		case *recorder.SetColor:
 			cur = a.Color
 		case *recorder.Fill:
-			if cur == barColor {
+			if cur == render.BarColor {
 				for _, c := range a.Path {
 					if c.Type != vg.CloseComp {
 						barLeft = min(barLeft, c.Pos.X)
@@ -60,8 +61,8 @@ func TestLeaderboardLabelsFit(t *testing.T) {
 		if l.Point.X < 0 {
 			t.Errorf("label %q starts at x=%v, outside the chart", want, l.Point.X)
 		}
-		if end := l.Point.X + labelSlack*sty.Width(want); end > barLeft {
-			t.Errorf("label %q, %v wider, would reach x=%v, past the bars at %v", want, labelSlack, end, barLeft)
+		if end := l.Point.X + render.LabelSlack*sty.Width(want); end > barLeft {
+			t.Errorf("label %q, %v wider, would reach x=%v, past the bars at %v", want, render.LabelSlack, end, barLeft)
 		}
 	}
 }
@@ -74,7 +75,7 @@ func TestLeaderboardBarsNotRed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svg := renderSVG(p, 6*vg.Inch, h)
+	svg := render.RenderSVG(p, 6*vg.Inch, h)
 	fills := regexp.MustCompile(`fill:#([0-9A-Fa-f]{2})([0-9A-Fa-f]{2})([0-9A-Fa-f]{2})`).FindAllSubmatch(svg, -1)
 	if len(fills) == 0 {
 		t.Fatal("no fills in the chart")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/agg/stats"
 )
 
@@ -184,13 +185,13 @@ func meanPairs(d *Data, by map[strID][]answers) []MeanPair {
 }
 
 // meanPairsTable renders MeanPairs.
-func meanPairsTable(ps []MeanPair) Table {
-	t := Table{
+func meanPairsTable(ps []MeanPair) render.Table {
+	t := render.Table{
 		Title: "Paired comparison over questions: per-question mean differences",
 		Note: "on the questions both models have a grade for, each model's mean over its answers to the question " +
 			"(every epoch and run), then the mean of the differences; stderr and 95% CI over questions " +
 			"(paired, clustered by question); p: two-sided, normal approximation.",
-		Columns: Cols("model A", "model B", "#questions", "#mean A", "#mean B", "#A - B", "95% CI", "#stderr", "#p"),
+		Columns: render.Cols("model A", "model B", "#questions", "#mean A", "#mean B", "#A - B", "95% CI", "#stderr", "#p"),
 	}
 	for _, p := range ps {
 		t.Rows = append(t.Rows, []string{p.A, p.B, itoa(p.Questions), fmtFrac(p.MeanA), fmtFrac(p.MeanB),

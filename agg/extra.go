@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/mdcell"
 	"github.com/evalmd/evalmd/model"
@@ -398,16 +399,16 @@ func fmtP(p float64) string {
 // totalsTable renders Totals. When no question was answered twice it is
 // the table of one answer per question; else its figures are over
 // questions, each question's answers reduced by r.
-func totalsTable(ts []ModelTotal, repeats bool, r stats.Reducer) Table {
+func totalsTable(ts []ModelTotal, repeats bool, r stats.Reducer) render.Table {
 	if repeats {
 		return epochTotalsTable(ts, r)
 	}
-	t := Table{
+	t := render.Table{
 		Title: "Models: accuracy over all sheets, with 95% interval",
 		Note: "accuracy = correct / graded (null grades left out, as LIME's pct_correct); " +
 			"95% CI: Wilson score interval; stderr: Inspect's, sqrt(p(1-p)/(n-1)). " +
 			"Every run of a model counts.",
-		Columns: Cols("model", "#graded", "#correct", "#wrong", "#accuracy", "95% CI", "#stderr"),
+		Columns: render.Cols("model", "#graded", "#correct", "#wrong", "#accuracy", "95% CI", "#stderr"),
 	}
 	for _, m := range ts {
 		t.Rows = append(t.Rows, []string{m.Model, itoa(m.Graded), itoa(m.Correct),
@@ -417,7 +418,7 @@ func totalsTable(ts []ModelTotal, repeats bool, r stats.Reducer) Table {
 }
 
 // withGrading is t, a row per model of ts in order, with GradingColumn.
-func withGrading(t Table, ts []ModelTotal) Table {
+func withGrading(t render.Table, ts []ModelTotal) render.Table {
 	liberal, answers := make([]int, len(ts)), make([]int, len(ts))
 	for i, m := range ts {
 		liberal[i], answers[i] = m.Liberal, m.Questions
@@ -428,8 +429,8 @@ func withGrading(t Table, ts []ModelTotal) Table {
 
 // epochTotalsTable is totalsTable where some question was answered more
 // than once.
-func epochTotalsTable(ts []ModelTotal, r stats.Reducer) Table {
-	t := Table{
+func epochTotalsTable(ts []ModelTotal, r stats.Reducer) render.Table {
+	t := render.Table{
 		Title: "Models: accuracy over all sheets, with 95% interval over questions",
 		Note: fmt.Sprintf("the unit is the question: a model's answers to one question (its epochs, and its runs of the sheet) "+
 			"are reduced to one score by %s (agg --reducer), and accuracy is the mean of those scores; "+
@@ -437,7 +438,7 @@ func epochTotalsTable(ts []ModelTotal, r stats.Reducer) Table {
 			"Wilson's interval where every score is 0 or 1, else the normal one; "+
 			"answers: graded answers (null grades left out); consistency: the share of questions answered "+
 			"more than once whose answers were all right or all wrong.", r),
-		Columns: Cols("model", "#questions", "#answers", "#correct", "#accuracy ("+r.String()+")", "95% CI", "#stderr", "#consistency"),
+		Columns: render.Cols("model", "#questions", "#answers", "#correct", "#accuracy ("+r.String()+")", "95% CI", "#stderr", "#consistency"),
 	}
 	for _, m := range ts {
 		t.Rows = append(t.Rows, []string{m.Model, itoa(m.Units), itoa(m.Graded), itoa(m.Correct),
@@ -474,16 +475,16 @@ func repeatsNote(repeats bool) string {
 
 // errorsTable renders the error counts of Totals; repeats as totals
 // says.
-func errorsTable(ts []ModelTotal, repeats bool) Table {
+func errorsTable(ts []ModelTotal, repeats bool) render.Table {
 	unit := "A question"
 	if repeats {
 		unit = "An answer"
 	}
-	t := Table{
+	t := render.Table{
 		Title: "Errors: counted apart from wrong answers",
 		Note: "errors: the model call failed (error not null); unanswered: no answer to grade; " +
 			"ungraded: grade is null. " + unit + " can be in more than one column." + repeatsNote(repeats),
-		Columns: Cols("model", "#"+rowsName(repeats), "#errors", "#unanswered", "#ungraded"),
+		Columns: render.Cols("model", "#"+rowsName(repeats), "#errors", "#unanswered", "#ungraded"),
 	}
 	sorted := append([]ModelTotal(nil), ts...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Model < sorted[j].Model })
@@ -495,12 +496,12 @@ func errorsTable(ts []ModelTotal, repeats bool) Table {
 }
 
 // pairsTable renders Pairs.
-func pairsTable(ps []Pair) Table {
-	t := Table{
+func pairsTable(ps []Pair) render.Table {
+	t := render.Table{
 		Title: "Paired comparison: McNemar's exact test",
 		Note: "on the questions (sheet, name) both models have a grade for, each model's " +
 			"first run by run id (its first epoch); p: two-sided exact binomial test on the discordant questions.",
-		Columns: Cols("model A", "model B", "#questions", "#A correct", "#B correct",
+		Columns: render.Cols("model A", "model B", "#questions", "#A correct", "#B correct",
 			"#only A", "#only B", "#p"),
 	}
 	for _, p := range ps {
@@ -511,11 +512,11 @@ func pairsTable(ps []Pair) Table {
 }
 
 // discrepancyTable renders Discrepancies: ds, the first of total.
-func discrepancyTable(ds []Discrepancy, total int) Table {
-	t := Table{
+func discrepancyTable(ds []Discrepancy, total int) render.Table {
+	t := render.Table{
 		Title:   "Discrepancies: questions graded differently between models or runs",
 		Note:    fmt.Sprintf("%d questions; each cell lists model (run id).", total),
-		Columns: Cols("input_name", "name", "correct", "wrong"),
+		Columns: render.Cols("input_name", "name", "correct", "wrong"),
 		More:    total - len(ds),
 	}
 	for _, x := range ds {
@@ -526,15 +527,15 @@ func discrepancyTable(ds []Discrepancy, total int) Table {
 }
 
 // usageTable renders Usages; repeats as totals says.
-func usageTable(us []Usage, repeats bool) Table {
+func usageTable(us []Usage, repeats bool) render.Table {
 	rows := rowsName(repeats)
 	one := rows[:len(rows)-1]
-	t := Table{
+	t := render.Table{
 		Title: "Usage: tokens, cost and time per model",
 		Note: "sums over every " + one + " that reported the figure; " +
 			"'-' where no " + one + " did (LIME's files carry time only), " +
 			"cost 'unknown' where no price was known (--price on run gives one)." + repeatsNote(repeats),
-		Columns: Cols("model", "#"+rows, "#input tokens", "#output tokens",
+		Columns: render.Cols("model", "#"+rows, "#input tokens", "#output tokens",
 			"#cost (USD)", "#time (s)", "#mean time (s)"),
 	}
 	// Reasoning tokens, where any model reported some, get a column after
@@ -544,7 +545,7 @@ func usageTable(us []Usage, repeats bool) Table {
 		reasoning = reasoning || u.ReasoningTokens > 0
 	}
 	if reasoning {
-		t.Columns = Cols("model", "#"+rows, "#input tokens", "#output tokens", "#reasoning tokens",
+		t.Columns = render.Cols("model", "#"+rows, "#input tokens", "#output tokens", "#reasoning tokens",
 			"#cost (USD)", "#time (s)", "#mean time (s)")
 		t.Note += " Reasoning tokens are a part of the output tokens, and costed as output."
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/internal/mdcell"
 )
 
@@ -108,7 +109,7 @@ func (c *Comparison) Lines() []string {
 // Tables are the comparison's tables: the models, then (with a baseline)
 // the questions that flipped and those not compared, each at most maxRows
 // rows (0 means 50, negative all).
-func (c *Comparison) Tables(maxRows int) []Table {
+func (c *Comparison) Tables(maxRows int) []render.Table {
 	switch {
 	case maxRows == 0:
 		maxRows = 50
@@ -116,9 +117,9 @@ func (c *Comparison) Tables(maxRows int) []Table {
 		maxRows = math.MaxInt
 	}
 	if !c.compared {
-		return []Table{c.floorTable()}
+		return []render.Table{c.floorTable()}
 	}
-	return []Table{c.modelsTable(), c.flipsTable(maxRows), c.unpairedTable(maxRows)}
+	return []render.Table{c.modelsTable(), c.flipsTable(maxRows), c.unpairedTable(maxRows)}
 }
 
 // verdictCell is a model's verdict, with the floor's when it is below.
@@ -133,9 +134,9 @@ func (c *Comparison) verdictCell(m ModelChange) string {
 	return v
 }
 
-func (c *Comparison) modelsTable() Table {
+func (c *Comparison) modelsTable() render.Table {
 	ci := c.level() + " CI"
-	t := Table{
+	t := render.Table{
 		Title: "Compared with the baseline: accuracy before and after, question by question",
 		Note: fmt.Sprintf("baseline: `%s`. Compared: the questions both folders have a graded answer to, with the same sheet, "+
 			"name and ground truth; before and after: the mean over them of each question's score (its answers, "+
@@ -144,10 +145,10 @@ func (c *Comparison) modelsTable() Table {
 			"question, the sign test on their scores); regression: p < %g, more questions worse than better%s. "+
 			"In this folder, of a sheet and model that has runs the baseline does not hold, only those count.",
 			c.Baseline, c.Reducer, ci, c.Gate.alpha(), c.minDropNote()),
-		Columns: Cols("model", "#questions", "#before", "#after", "#change", ci, "#p", "#worse", "#better", "#not compared", "verdict"),
+		Columns: render.Cols("model", "#questions", "#before", "#after", "#change", ci, "#p", "#worse", "#better", "#not compared", "verdict"),
 	}
 	if c.Gate.FailUnder > 0 {
-		t.Columns = append(t.Columns[:len(t.Columns)-1], Cols("accuracy now ("+ci+")", "verdict")...)
+		t.Columns = append(t.Columns[:len(t.Columns)-1], render.Cols("accuracy now ("+ci+")", "verdict")...)
 	}
 	t.Columns[len(t.Columns)-1].Markdown = true // verdictCell's bold
 	for _, m := range c.Models {
@@ -172,13 +173,13 @@ func (c *Comparison) minDropNote() string {
 }
 
 // floorTable is the table of a floor checked without a baseline.
-func (c *Comparison) floorTable() Table {
+func (c *Comparison) floorTable() render.Table {
 	ci := c.level() + " CI"
-	t := Table{
+	t := render.Table{
 		Title: "Accuracy floor",
 		Note: fmt.Sprintf("accuracy: the mean over a model's questions of each one's score (its answers reduced by %s), "+
 			"its %s over questions; a model fails when the interval starts below %g (--fail-under).", c.Reducer, ci, c.Gate.FailUnder),
-		Columns: Cols("model", "#questions", "#accuracy", ci, "verdict"),
+		Columns: render.Cols("model", "#questions", "#accuracy", ci, "verdict"),
 	}
 	t.Columns[len(t.Columns)-1].Markdown = true // verdictCell's bold
 	for _, m := range c.Models {
@@ -191,11 +192,11 @@ func (c *Comparison) floorTable() Table {
 	return t
 }
 
-func (c *Comparison) flipsTable(maxRows int) Table {
-	t := Table{
+func (c *Comparison) flipsTable(maxRows int) render.Table {
+	t := render.Table{
 		Title:   "Questions that flipped",
 		Note:    "each model's questions worse than in the baseline, then those better; right or wrong, or with several answers a question their score and count.",
-		Columns: Cols("model", "sheet", "question", "change", "before", "after"),
+		Columns: render.Cols("model", "sheet", "question", "change", "before", "after"),
 	}
 	n := 0
 	for _, m := range c.Models {
@@ -216,12 +217,12 @@ func (c *Comparison) flipsTable(maxRows int) Table {
 	return t
 }
 
-func (c *Comparison) unpairedTable(maxRows int) Table {
-	t := Table{
+func (c *Comparison) unpairedTable(maxRows int) render.Table {
+	t := render.Table{
 		Title: "Questions not compared",
 		Note: "a model's questions that only one folder has, that one folder has no grade for (a failed call), or whose ground truth " +
 			"differs between them (a question added, removed or renamed, an answer corrected); a model in one folder only is not listed question by question.",
-		Columns: Cols("model", "sheet", "question", "why"),
+		Columns: render.Cols("model", "sheet", "question", "why"),
 	}
 	for i, u := range c.Unpaired {
 		if i >= maxRows {

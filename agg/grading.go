@@ -1,13 +1,17 @@
 package agg
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/evalmd/evalmd/agg/render"
+)
 
 // GradingColumn adds to t, whose row i counts answers[i] answers of which
 // liberal[i] were graded liberally (the grading setting), a column saying
 // each row's grading mode, when some answer was graded liberally: strict,
 // liberal, or both and how many of its answers were liberal; its note
 // says what the column means. Where no answer was, t is left as it is.
-func GradingColumn(t *Table, liberal, answers []int) {
+func GradingColumn(t *render.Table, liberal, answers []int) {
 	some := false
 	for _, n := range liberal {
 		some = some || n > 0
@@ -20,7 +24,7 @@ func GradingColumn(t *Table, liberal, answers []int) {
 		note = t.Note + " " + note
 	}
 	t.Note = note
-	t.Columns = append(t.Columns, Cols("grading")...)
+	t.Columns = append(t.Columns, render.Cols("grading")...)
 	for i := range t.Rows {
 		cell := "strict"
 		switch {

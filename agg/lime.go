@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/agg/stats"
 )
 
@@ -196,22 +197,22 @@ const (
 // limeTable is one of LIME's tables with its heading as agg.py writes it.
 type limeTable struct {
 	heading string
-	frame   dataFrame
+	frame   render.DataFrame
 }
 
 // limeTables are LIME's three tables.
 func (d *Data) limeTables() []limeTable {
-	lb := dataFrame{Columns: []string{"input_name", "model_name", "num_questions", "pct_correct"}}
+	lb := render.DataFrame{Columns: []string{"input_name", "model_name", "num_questions", "pct_correct"}}
 	for _, r := range d.Leaderboard() {
-		lb.Rows = append(lb.Rows, []cellValue{strCell(r.Sheet), strCell(r.Model), intCell(int64(r.Questions)), floatCell(r.Rounded)})
+		lb.Rows = append(lb.Rows, []render.CellValue{render.StrCell(r.Sheet), render.StrCell(r.Model), render.IntCell(int64(r.Questions)), render.FloatCell(r.Rounded)})
 	}
-	runs := dataFrame{Columns: []string{"input_name", "model_name", "run_id"}}
+	runs := render.DataFrame{Columns: []string{"input_name", "model_name", "run_id"}}
 	for _, r := range d.Runs() {
-		runs.Rows = append(runs.Rows, []cellValue{strCell(r.Sheet), strCell(r.Model), intCell(int64(r.Runs))})
+		runs.Rows = append(runs.Rows, []render.CellValue{render.StrCell(r.Sheet), render.StrCell(r.Model), render.IntCell(int64(r.Runs))})
 	}
-	qs := dataFrame{Columns: []string{"input_name", "name"}}
+	qs := render.DataFrame{Columns: []string{"input_name", "name"}}
 	for _, r := range d.AllQuestions() {
-		qs.Rows = append(qs.Rows, []cellValue{strCell(r.Sheet), strCell(r.Name)})
+		qs.Rows = append(qs.Rows, []render.CellValue{render.StrCell(r.Sheet), render.StrCell(r.Name)})
 	}
 	return []limeTable{{limeLeaderboardTitle, lb}, {limeRunsTitle, runs}, {limeAllQuestionsTitle, qs}}
 }
@@ -221,7 +222,7 @@ func (d *Data) limeTables() []limeTable {
 func (d *Data) LIMEMarkdown() string {
 	var out string
 	for _, t := range d.limeTables() {
-		out += t.heading + "\n\n" + tabulate(t.frame) + "\n\n"
+		out += t.heading + "\n\n" + render.Tabulate(t.frame) + "\n\n"
 	}
 	return out
 }

@@ -63,3 +63,18 @@ func TestLeaderboardPandasRules(t *testing.T) {
 		t.Errorf("all questions: %+v", qs)
 	}
 }
+
+func TestPdRound2(t *testing.T) {
+	tests := []struct{ in, want float64 }{
+		{0.375, 0.38}, // 37.5 rounds half to even: 38
+		{0.125, 0.12}, // 12.5 -> 12
+		{2.0 / 15, 0.13},
+		{1.0 / 3, 0.33},
+		{0.105, 0.1}, // 0.105*100 = 10.499999999999998 in binary
+	}
+	for _, tt := range tests {
+		if got := pdRound2(tt.in); got != tt.want {
+			t.Errorf("pdRound2(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/evalmd/evalmd/agg/render"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
@@ -21,7 +22,7 @@ type Metric interface {
 	MetaKeys() []string
 	// Tables returns its report sections for the questions, which come in
 	// the order the files were read (by file name), each file's in order.
-	Tables(qs []Question) []Table
+	Tables(qs []Question) []render.Table
 }
 
 // ChartMetric is a Metric that also draws charts when agg writes them.
@@ -132,8 +133,8 @@ func (d *Data) metricQuestions(i int) []Question {
 }
 
 // metricTables returns the tables of every metric that has questions.
-func (d *Data) metricTables() []Table {
-	var out []Table
+func (d *Data) metricTables() []render.Table {
+	var out []render.Table
 	for i, m := range d.metrics {
 		if qs := d.metricQuestions(i); len(qs) > 0 {
 			out = append(out, m.Tables(qs)...)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/internal/mdcell"
 	"github.com/evalmd/evalmd/internal/visible"
 )
@@ -147,21 +148,21 @@ func (d *Data) answers(keep func(sheet, name string) bool, f textFormat) ([]answ
 	return out, nil
 }
 
-func textValue(s *string) cellValue {
+func textValue(s *string) render.CellValue {
 	if s == nil {
-		return nullCell()
+		return render.NullCell()
 	}
-	return textCell(*s)
+	return render.TextCell(*s)
 }
 
-func gradeValue(g *bool) cellValue {
+func gradeValue(g *bool) render.CellValue {
 	switch {
 	case g == nil:
-		return nullCell()
+		return render.NullCell()
 	case *g:
-		return textCell("True")
+		return render.TextCell("True")
 	}
-	return textCell("False")
+	return render.TextCell("False")
 }
 
 // completionsTables is the Completions report: one table, a row per
@@ -176,12 +177,12 @@ func (d *Data) completionsTables(f textFormat) ([]limeTable, error) {
 	for _, a := range as {
 		code = code || a.code != nil
 	}
-	fr := dataFrame{Columns: []string{"input_name", "name", "model_name", "run_id", "completion"}}
+	fr := render.DataFrame{Columns: []string{"input_name", "name", "model_name", "run_id", "completion"}}
 	if code {
 		fr.Columns = append(fr.Columns, "answer")
 	}
 	for _, a := range as {
-		row := []cellValue{textCell(a.sheet), textCell(a.name), textCell(a.model), textCell(a.run), textValue(a.completion)}
+		row := []render.CellValue{render.TextCell(a.sheet), render.TextCell(a.name), render.TextCell(a.model), render.TextCell(a.run), textValue(a.completion)}
 		if code {
 			row = append(row, textValue(a.code))
 		}
@@ -234,7 +235,7 @@ func (d *Data) discrepanciesTables(f textFormat) ([]limeTable, error) {
 			}
 			return runs[i].id < runs[j].id
 		})
-		fr := dataFrame{Columns: []string{"name"}}
+		fr := render.DataFrame{Columns: []string{"name"}}
 		for i, r := range runs {
 			col[r] = i
 			fr.Columns = append(fr.Columns, strings.Join([]string{"grade_bool", esc(r.model), esc(r.id)}, sep))
@@ -242,15 +243,15 @@ func (d *Data) discrepanciesTables(f textFormat) ([]limeTable, error) {
 		for _, r := range runs {
 			fr.Columns = append(fr.Columns, strings.Join([]string{"completion", esc(r.model), esc(r.id)}, sep))
 		}
-		var row []cellValue
+		var row []render.CellValue
 		filled := make([]bool, len(runs))
 		for i, a := range group {
 			if i == 0 || a.name != group[i-1].name {
-				row = make([]cellValue, 1+2*len(runs))
+				row = make([]render.CellValue, 1+2*len(runs))
 				for j := range row {
-					row[j] = nullCell()
+					row[j] = render.NullCell()
 				}
-				row[0] = textCell(a.name)
+				row[0] = render.TextCell(a.name)
 				clear(filled)
 				fr.Rows = append(fr.Rows, row)
 			}
@@ -271,7 +272,7 @@ func (d *Data) discrepanciesTables(f textFormat) ([]limeTable, error) {
 		out = append(out, limeTable{heading, fr})
 	}
 	if len(out) == 0 {
-		out = append(out, limeTable{limeDiscrepanciesTitle, dataFrame{Columns: []string{"name"}}})
+		out = append(out, limeTable{limeDiscrepanciesTitle, render.DataFrame{Columns: []string{"name"}}})
 	}
 	return out, nil
 }
@@ -321,7 +322,7 @@ func (d *Data) Text(kind Report, screen bool, opt ReportOptions) (string, error)
 			b.WriteString("(none)\n\n")
 			continue
 		}
-		b.WriteString(tabulate(t.frame) + "\n\n")
+		b.WriteString(render.Tabulate(t.frame) + "\n\n")
 	}
 	return b.String(), nil
 }
@@ -332,12 +333,12 @@ func (d *Data) Text(kind Report, screen bool, opt ReportOptions) (string, error)
 func (d *Data) screenSummary(opt ReportOptions) (string, error) {
 	var b strings.Builder
 	for i, t := range d.limeTables() {
-		header, numeric, rows := t.frame.cells()
+		header, numeric, rows := t.frame.Cells()
 		more := 0
 		if i == 2 && len(rows) > 10 {
 			rows, more = rows[:10], len(rows)-10
 		}
-		s, err := screenTable(strings.TrimPrefix(t.heading, "### "), "", header, numeric, rows, more)
+		s, err := render.ScreenTable(strings.TrimPrefix(t.heading, "### "), "", header, numeric, rows, more)
 		if err != nil {
 			return "", err
 		}

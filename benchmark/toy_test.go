@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/benchmark"
 	"github.com/evalmd/evalmd/benchmark/benchmarks"
 	"github.com/evalmd/evalmd/benchmark/conversions"
@@ -81,7 +82,7 @@ type toyMetric struct{}
 func (toyMetric) Benchmark() string  { return "toy" }
 func (toyMetric) MetaKeys() []string { return []string{"level"} }
 
-func (toyMetric) Tables(qs []agg.Question) []agg.Table {
+func (toyMetric) Tables(qs []agg.Question) []render.Table {
 	right := map[string]int{}
 	total := map[string]int{}
 	for _, q := range qs {
@@ -91,7 +92,7 @@ func (toyMetric) Tables(qs []agg.Question) []agg.Table {
 			right[k]++
 		}
 	}
-	t := agg.Table{Title: "Toy: right per model and level", Columns: agg.Cols("model and level", "right")}
+	t := render.Table{Title: "Toy: right per model and level", Columns: render.Cols("model and level", "right")}
 	var keys []string
 	for k := range total {
 		keys = append(keys, k)
@@ -100,7 +101,7 @@ func (toyMetric) Tables(qs []agg.Question) []agg.Table {
 	for _, k := range keys {
 		t.Rows = append(t.Rows, []string{k, fmt.Sprintf("%d/%d", right[k], total[k])})
 	}
-	return []agg.Table{t}
+	return []render.Table{t}
 }
 
 // toy is what reads the toy's answers (benchmark/NAME/score's Benchmark).

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/benchmark"
 	"github.com/evalmd/evalmd/benchmark/dabench/score"
 	"github.com/evalmd/evalmd/harness"
@@ -156,10 +157,10 @@ func TestAgentEndToEnd(t *testing.T) {
 // tablesOf is a benchmark's metric, keeping the tables it gives agg.
 type tablesOf struct {
 	agg.Metric
-	tables []agg.Table
+	tables []render.Table
 }
 
-func (m *tablesOf) Tables(qs []agg.Question) []agg.Table {
+func (m *tablesOf) Tables(qs []agg.Question) []render.Table {
 	m.tables = m.Metric.Tables(qs)
 	return m.tables
 }

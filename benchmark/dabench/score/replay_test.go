@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/benchmark"
 	"github.com/evalmd/evalmd/benchmark/dabench"
 	"github.com/evalmd/evalmd/benchmark/dabench/score"
@@ -30,7 +31,7 @@ type capture struct {
 	qs []agg.Question
 }
 
-func (c *capture) Tables(qs []agg.Question) []agg.Table {
+func (c *capture) Tables(qs []agg.Question) []render.Table {
 	c.qs = qs
 	return c.Metric.Tables(qs)
 }

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/grade"
 )
@@ -304,12 +305,12 @@ func fmtRate(r rateFigure) string {
 
 // Tables renders the figures: the main ones, then ABQ per concept, per
 // number of concepts and per level, one column per run.
-func (metric) Tables(qs []agg.Question) []agg.Table {
+func (metric) Tables(qs []agg.Question) []render.Table {
 	runs := runs(qs)
 	if len(runs) == 0 {
 		return nil
 	}
-	main := agg.Table{
+	main := render.Table{
 		Title: "DABench: accuracy by question, proportional and by sub-question",
 		Note: "InfiAgent-DABench's eval_closed_form.py figures: ABQ (every sub-answer right), " +
 			"PSAQ (mean share of sub-answers right), UASQ (right sub-answers over all); " +
@@ -317,7 +318,7 @@ func (metric) Tables(qs []agg.Question) []agg.Table {
 			"ABQ strict is over every question: one without a response, or stopped by an agent-mode limit, counts as wrong. " +
 			"A run of several epochs: each figure is the mean of the epochs' (scored counts every epoch's answers); " +
 			"95% CI over questions (each question's share of epochs right), not answers: Wilson's where every share is 0 or 1, else normal.",
-		Columns: agg.Cols("model", "#scored", "#ABQ", "#PSAQ", "#UASQ", "#ABQ 2+ concepts", "#questions", "#ABQ strict",
+		Columns: render.Cols("model", "#scored", "#ABQ", "#PSAQ", "#UASQ", "#ABQ 2+ concepts", "#questions", "#ABQ strict",
 			"#epochs", "ABQ 95% CI", "strict 95% CI"),
 	}
 	for _, r := range runs {
@@ -329,12 +330,12 @@ func (metric) Tables(qs []agg.Question) []agg.Table {
 			fmtRate(r.report.ABQ), fmtRate(r.report.PSAQ), fmtRate(r.report.UASQ), two,
 			fmt.Sprint(r.of), fmtRate(r.strict), fmt.Sprint(r.epochs), fmtCI(r.abqLo, r.abqHi), fmtCI(r.strictLo, r.strictHi)})
 	}
-	pivot := func(title, first string, get func(run) []namedRate, less func(a, b string) bool) agg.Table {
+	pivot := func(title, first string, get func(run) []namedRate, less func(a, b string) bool) render.Table {
 		names := []string{first}
 		for _, r := range runs {
 			names = append(names, "#"+r.label)
 		}
-		t := agg.Table{Title: title, Columns: agg.Cols(names...)}
+		t := render.Table{Title: title, Columns: render.Cols(names...)}
 		val := map[string][]string{}
 		var keys []string
 		for i, r := range runs {
@@ -368,7 +369,7 @@ func (metric) Tables(qs []agg.Question) []agg.Table {
 		})
 	levels := pivot("DABench: ABQ per level", "level",
 		func(r run) []namedRate { return r.levels }, levelLess)
-	return []agg.Table{main, concepts, counts, levels}
+	return []render.Table{main, concepts, counts, levels}
 }
 
 // Charts draws ABQ per concept, one bar per run in each concept's group.
@@ -433,7 +434,7 @@ func (metric) Charts(qs []agg.Question) ([]agg.Plot, error) {
 		names[len(concepts)-1-j] = c
 	}
 	p.Add(plotter.NewGrid())
-	agg.NominalY(p, names)
+	render.NominalY(p, names)
 	h := vg.Length(len(concepts))*rowH + vg.Inch + vg.Points(14)*vg.Length(nr)
 	return []agg.Plot{{Title: "DABench: accuracy by question per concept", Name: "concepts",
 		Plot: p, Width: 7 * vg.Inch, Height: h}}, nil

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/agg/stats"
 )
 
@@ -109,15 +110,15 @@ func pct(x float64) string { return fmt.Sprintf("%.2f%%", 100*x) }
 func pctCI(lo, hi float64) string { return fmt.Sprintf("[%.2f%%, %.2f%%]", 100*lo, 100*hi) }
 
 // Tables is one table: the two accuracies per model.
-func (metric) Tables(qs []agg.Question) []agg.Table {
-	t := agg.Table{
+func (metric) Tables(qs []agg.Question) []render.Table {
+	t := render.Table{
 		Title: "DSBench: task-level and competition-level accuracy",
 		Note: "task-level: correct / all questions (errors and ungraded count as wrong); " +
 			"competition-level: mean of per-competition accuracies, a competition being a sheet. " +
 			"A question answered in several epochs (or runs) scores the share of its answers right; " +
 			"95% CI over questions (task-level) and over competitions (competition-level), not answers: " +
 			"Wilson's where every score is 0 or 1, else the normal interval.",
-		Columns: agg.Cols("model", "#questions", "#answers", "#correct", "#task-level", "95% CI",
+		Columns: render.Cols("model", "#questions", "#answers", "#correct", "#task-level", "95% CI",
 			"#competitions", "#competition-level", "95% CI"),
 	}
 	rs := rows(qs)
@@ -128,5 +129,5 @@ func (metric) Tables(qs []agg.Question) []agg.Table {
 		t.Rows = append(t.Rows, []string{r.model, fmt.Sprint(r.questions), fmt.Sprint(r.answers), fmt.Sprint(r.correct),
 			pct(r.task), pctCI(r.taskLo, r.taskHi), fmt.Sprint(r.competitions), pct(r.competition), pctCI(r.compLo, r.compHi)})
 	}
-	return []agg.Table{t}
+	return []render.Table{t}
 }

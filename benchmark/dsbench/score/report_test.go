@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/result"
@@ -20,7 +21,7 @@ type capture struct {
 	qs []agg.Question
 }
 
-func (c *capture) Tables(qs []agg.Question) []agg.Table {
+func (c *capture) Tables(qs []agg.Question) []render.Table {
 	c.qs = qs
 	return c.metric.Tables(qs)
 }

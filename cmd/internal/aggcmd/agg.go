@@ -53,6 +53,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/benchmark/benchmarks"
 	"github.com/evalmd/evalmd/cmd/internal/cli"
@@ -240,7 +241,7 @@ func (f *flags) write(ctx context.Context, stderr io.Writer, getenv func(string)
 	}
 	compared := f.gate.compare(&opt, d)
 	if opt.Out != "" {
-		var extra []agg.Table
+		var extra []render.Table
 		if compared != nil {
 			extra = compared.Tables(0)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/harness"
 )
@@ -32,7 +33,7 @@ func writeSummary(w io.Writer, files []harness.OutputFile) error {
 	if epochs {
 		cols = slices.Insert(cols, 2, "#epochs")
 	}
-	t := agg.Table{Title: "Run summary", Columns: agg.Cols(cols...)}
+	t := render.Table{Title: "Run summary", Columns: render.Cols(cols...)}
 	for _, m := range models {
 		t.Rows = append(t.Rows, rows[m].cells(m, epochs))
 	}

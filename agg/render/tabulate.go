@@ -1,4 +1,4 @@
-package agg
+package render
 
 import (
 	"regexp"
@@ -17,10 +17,10 @@ import (
 // byte-identical to the reference, so these tables get their own renderer.
 // The new tables use tablewriter (see render.go).
 
-// cellValue is one cell of a LIME table before formatting. Exactly one of
+// CellValue is one cell of a LIME table before formatting. Exactly one of
 // the kinds is set: a string (Str, with cellNull for pandas' None/NaN), an
 // integer or a float.
-type cellValue struct {
+type CellValue struct {
 	Kind  cellKind
 	Str   string
 	Int   int64
@@ -39,27 +39,27 @@ const (
 	cellText                   // Str holds the cell, text even where it reads as a number
 )
 
-// strCell builds a string cellValue.
-func strCell(s string) cellValue { return cellValue{Kind: cellString, Str: s} }
+// StrCell builds a string cellValue.
+func StrCell(s string) CellValue { return CellValue{Kind: cellString, Str: s} }
 
-// intCell builds an integer cellValue.
-func intCell(i int64) cellValue { return cellValue{Kind: cellInt, Int: i} }
+// IntCell builds an integer cellValue.
+func IntCell(i int64) CellValue { return CellValue{Kind: cellInt, Int: i} }
 
-// floatCell builds a float cellValue; NaN prints as pandas does, "nan".
-func floatCell(f float64) cellValue { return cellValue{Kind: cellFloat, Float: f} }
+// FloatCell builds a float cellValue; NaN prints as pandas does, "nan".
+func FloatCell(f float64) CellValue { return CellValue{Kind: cellFloat, Float: f} }
 
-// textCell builds a text cellValue: tabulate would read "0001" or "1e10"
+// TextCell builds a text cellValue: tabulate would read "0001" or "1e10"
 // as numbers (LIME's tables do, and so must tabulate there); the report
 // types keep run ids and model text as written.
-func textCell(s string) cellValue { return cellValue{Kind: cellText, Str: s} }
+func TextCell(s string) CellValue { return CellValue{Kind: cellText, Str: s} }
 
-// nullCell builds a null cellValue (pandas' None in an object column).
-func nullCell() cellValue { return cellValue{Kind: cellNull} }
+// NullCell builds a null cellValue (pandas' None in an object column).
+func NullCell() CellValue { return CellValue{Kind: cellNull} }
 
-// dataFrame is a pandas-like table: named columns of cells, rows in order.
-type dataFrame struct {
+// DataFrame is a pandas-like table: named columns of cells, rows in order.
+type DataFrame struct {
 	Columns []string
-	Rows    [][]cellValue
+	Rows    [][]CellValue
 }
 
 // tabulate's column types, from least to most generic (its _more_generic).
@@ -81,7 +81,7 @@ var (
 )
 
 // cellType is tabulate's _type for one cell.
-func cellType(v cellValue) colType {
+func cellType(v CellValue) colType {
 	switch v.Kind {
 	case cellNull:
 		return typeNone
@@ -144,10 +144,10 @@ func afterPoint(s string) int {
 
 func width(s string) int { return utf8.RuneCountInString(s) }
 
-// tabulate renders f as python-tabulate's tabulate(f, headers="keys",
+// Tabulate renders f as python-Tabulate's Tabulate(f, headers="keys",
 // tablefmt="pipe", showindex=False), which DataFrame.to_markdown(index=False)
 // calls. The result has no trailing newline, as to_markdown's.
-func tabulate(f dataFrame) string {
+func Tabulate(f DataFrame) string {
 	ncol := len(f.Columns)
 	cells := make([][]string, ncol)
 	aligns := make([]string, ncol)
@@ -189,7 +189,7 @@ func tabulate(f dataFrame) string {
 // tabulateColumn is column c of f as tabulate pads it: its cells,
 // formatted by the column's type, aligned ("left", or "decimal" for
 // numbers) and padded to its width, which it returns.
-func tabulateColumn(f dataFrame, c int) ([]string, string, int) {
+func tabulateColumn(f DataFrame, c int) ([]string, string, int) {
 	const minPadding = 2
 	t := typeNone
 	for _, row := range f.Rows {
@@ -241,7 +241,7 @@ func tabulateColumn(f dataFrame, c int) ([]string, string, int) {
 }
 
 // formatCell is tabulate's _format for one cell of a column of type t.
-func formatCell(v cellValue, t colType) string {
+func formatCell(v CellValue, t colType) string {
 	switch v.Kind {
 	case cellNull:
 		if t == typeFloat {

@@ -1,4 +1,4 @@
-package agg
+package render
 
 import (
 	"fmt"
@@ -24,19 +24,19 @@ func (t *Table) Screen() (string, error) {
 	for i, c := range t.Columns {
 		header[i], numeric[i] = c.Name, c.Numeric
 	}
-	return screenTable(t.Title, t.Note, header, numeric, t.Rows, t.More)
+	return ScreenTable(t.Title, t.Note, header, numeric, t.Rows, t.More)
 }
 
 // Screen renders a LIME table for a terminal, its cells formatted as
 // tabulate formats them (numbers as Python prints them, null as empty).
-func (f dataFrame) Screen(title string) (string, error) {
-	header, numeric, rows := f.cells()
-	return screenTable(title, "", header, numeric, rows, 0)
+func (f DataFrame) Screen(title string) (string, error) {
+	header, numeric, rows := f.Cells()
+	return ScreenTable(title, "", header, numeric, rows, 0)
 }
 
-// cells formats f's cells as tabulate does, column by column; numeric says
+// Cells formats f's Cells as tabulate does, column by column; numeric says
 // which columns tabulate types as numbers.
-func (f dataFrame) cells() (header []string, numeric []bool, rows [][]string) {
+func (f DataFrame) Cells() (header []string, numeric []bool, rows [][]string) {
 	n := len(f.Columns)
 	types := make([]colType, n)
 	for c := 0; c < n; c++ {
@@ -58,8 +58,8 @@ func (f dataFrame) cells() (header []string, numeric []bool, rows [][]string) {
 	return f.Columns, numeric, rows
 }
 
-// screenTable writes a titled boxed table.
-func screenTable(title, note string, header []string, numeric []bool, rows [][]string, more int) (string, error) {
+// ScreenTable writes a titled boxed table.
+func ScreenTable(title, note string, header []string, numeric []bool, rows [][]string, more int) (string, error) {
 	var b strings.Builder
 	// Text from output files is made visible (an escape sequence in a
 	// name or a completion would drive the terminal); line ends stay,

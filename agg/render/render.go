@@ -1,4 +1,12 @@
-package agg
+// Package render lays agg's tables out as text and its charts as SVG:
+// a Table (each Column built by Cols) as markdown (tablewriter's) or for
+// a terminal (Screen, ScreenTable, with control characters made
+// visible); a DataFrame of CellValue cells as pandas' to_markdown prints
+// it (Tabulate, python-tabulate's pipe format, byte for byte as LIME's
+// tables); and a gonum plot as SVG (RenderSVG), a bar chart's rows named
+// by NominalY with their Intervals, in BarColor. It knows nothing of
+// output files: every table comes to it as text cells.
+package render
 
 import (
 	"fmt"

@@ -1,0 +1,93 @@
+package render
+
+import (
+	"bytes"
+	"image/color"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// RenderSVG draws p as SVG. Fonts are named, not embedded (embedding adds
+// half a megabyte per chart): gonum lays text out with Liberation Serif's
+// metrics, which Times New Roman shares; row labels leave room for a wider
+// substitute (see rowLabels).
+func RenderSVG(p *plot.Plot, w, h vg.Length) []byte {
+	c := vgsvg.NewWith(vgsvg.UseWH(w, h))
+	// A small margin keeps the longest label off the edge.
+	m := vg.Points(6)
+	p.Draw(draw.Crop(draw.New(c), m, -m, m, -m))
+	var b bytes.Buffer
+	c.WriteTo(&b) // writing to memory does not fail
+	return b.Bytes()
+}
+
+// LabelSlack is how much wider than Liberation Serif a viewer's substitute
+// font may be: DejaVu Serif, the usual fallback on Linux, sets model names
+// about 20% wider.
+const LabelSlack = 1.3
+
+// rowLabels draws a horizontal bar chart's row names left-aligned at the
+// chart's left edge, in a margin sized to the longest name with
+// labelSlack to spare. gonum's own nominal axis right-aligns names against
+// the bars at positions computed with Liberation Serif's metrics, so a
+// viewer without that font draws long names into the bars, which hide
+// their ends ("gpt-3.5-turbo (n=1").
+type rowLabels struct {
+	names []string
+	style text.Style
+	room  vg.Length // from the labels' left edge to the bars
+}
+
+// NominalY names the rows 0..n-1 of p's Y axis (a horizontal bar chart's
+// bars) with rowLabels instead of gonum's tick labels.
+func NominalY(p *plot.Plot, names []string) {
+	sty := p.Y.Tick.Label
+	sty.XAlign = draw.XLeft
+	sty.YAlign = draw.YCenter
+	var w vg.Length
+	for _, n := range names {
+		w = max(w, sty.Width(n))
+	}
+	p.NominalY(make([]string, len(names))...) // rows at 0..n-1, no tick labels
+	p.Add(&rowLabels{names: names, style: sty, room: w*LabelSlack + sty.Width("  ")})
+}
+
+// Plot draws the names in the margin left of the data area.
+func (l *rowLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	for i, n := range l.names {
+		y := c.Y(p.Y.Norm(float64(i)))
+		c.FillText(l.style, vg.Point{X: c.X(p.X.Norm(p.X.Min)) - l.room, Y: y}, n)
+	}
+}
+
+// GlyphBoxes reserves the margin, so the plot moves its data area right.
+func (l *rowLabels) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	out := make([]plot.GlyphBox, len(l.names))
+	for i := range l.names {
+		h := l.style.Height(l.names[i])
+		out[i] = plot.GlyphBox{X: 0, Y: p.Y.Norm(float64(i)),
+			Rectangle: vg.Rectangle{Min: vg.Point{X: -l.room, Y: -h / 2}, Max: vg.Point{X: 0, Y: h / 2}}}
+	}
+	return out
+}
+
+// Intervals holds bar values and their asymmetric error bars for
+// plotter.XErrorBars: X is the value, Y the bar's row.
+type Intervals struct {
+	XYs plotter.XYs
+	Lo  []float64
+	Hi  []float64
+}
+
+func (v Intervals) Len() int                        { return len(v.XYs) }
+func (v Intervals) XY(i int) (float64, float64)     { return v.XYs[i].X, v.XYs[i].Y }
+func (v Intervals) XError(i int) (float64, float64) { return v.Lo[i], v.Hi[i] }
+
+// BarColor fills the leaderboard's bars: a neutral blue. (gonum's first
+// default colour is a red, which reads as "bad", on every bar.)
+var BarColor = color.RGBA{R: 0x4c, G: 0x78, B: 0xa8, A: 0xff}
