@@ -6,10 +6,10 @@
 // from wrong answers, the figures of the benchmarks the sheets belong to
 // (Metric values a benchmark package offers), and optional SVG charts.
 //
-// Files are streamed: each is decoded by result.Parse (the one strict
-// decoder of output files, which every other reader uses too), reduced to
-// one small row per question and dropped, so a folder of 10,000 files never
-// sits in memory. A command that writes several reports reads the folder
+// Files are streamed (package agg/load): each is decoded by result.Parse
+// (the one strict decoder of output files, which every other reader uses
+// too), reduced to one small row per question and dropped, so a folder of
+// 10,000 files never sits in memory. A command that writes several reports reads the folder
 // once: Read (Load, LoadOptions.Each) hands each decoded file to the
 // others as it goes, then Write writes the markdown and Unread says which
 // files could not be read.
@@ -26,7 +26,7 @@
 // builds the render.Column list of the render.Tables it returns. Load
 // keeps a folder's Data for other formats: its methods return each table as plain rows, LIME's as LeaderRow,
 // RunsRow and QuestionRow, agg's own as ModelTotal, Pair (McNemar's test of
-// two models), Discrepancy and Usage; package spreadsheet reads the
+// two models), Discrepancy and load.Usage; package spreadsheet reads the
 // leaderboard and the totals this way.
 //
 // An answer is one sample however many files carry it: the answers a
@@ -59,6 +59,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/evalmd/evalmd/agg/load"
 	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/outfile"
@@ -197,7 +198,7 @@ func ReadBaseline(ctx context.Context, opt Options) (*Data, error) {
 	bopt := opt
 	bopt.Dir, bopt.Verbose, bopt.Report, bopt.Baseline = opt.Baseline, false, Summary, ""
 	if st, err := os.Stat(bopt.Dir); err == nil && st.IsDir() {
-		paths, err := findOutputs(bopt.Dir, io.Discard)
+		paths, err := result.Find(bopt.Dir, func(error) {})
 		if err == nil && len(paths) == 0 {
 			if opt.Stderr != nil {
 				fmt.Fprintf(opt.Stderr, "agg: the baseline %s holds no output file: every model is new\n", bopt.Dir)
@@ -316,9 +317,9 @@ func randomID() (string, error) {
 }
 
 func (d *Data) uniqueSheets() int {
-	seen := map[strID]bool{}
-	for i := range d.rows {
-		if s := d.rows[i].sheet; s != noStr {
+	seen := map[load.Str]bool{}
+	for i := range d.Rows() {
+		if s := d.Rows()[i].Sheet; s != load.NoStr {
 			seen[s] = true
 		}
 	}

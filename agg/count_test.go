@@ -3,15 +3,14 @@ package agg
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/agg/load"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/result"
 )
@@ -129,84 +128,25 @@ func shardParts(sheet, id string, at [][]int) []*result.File {
 	return parts
 }
 
-// manyParts are the places of n parts' questions, ten a part, spread as
-// a run's shards spread them.
-func manyParts(n int) [][]int {
-	at := make([][]int, n)
-	for pos := 1; pos <= 10*n; pos++ {
-		k := (pos * 7919) % n
-		at[k] = append(at[k], pos)
-	}
-	return at
-}
-
-// mergeScan reads the parts of a run in the order result.MergeParts puts
-// their questions: by position, the earlier part's first on a tie, those
-// without a position last in their parts' order; parts out of that order
-// and runs in many shards too.
-func TestMergeScanIsMergeParts(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		at   [][]int
-		err  error
-	}{
-		{"interleaved", [][]int{{1, 4, 7}, {2, 5}, {3, 6, 8}}, nil},
-		{"ties", [][]int{{1, 2, 2}, {2, 3}}, nil},
-		{"without positions", [][]int{{1, 4, 0, 0}, {0, 0}, {2, 3, 5, 0}}, nil},
-		{"empty parts", [][]int{{}, {1, 2}, {}}, nil},
-		{"one part", [][]int{{1, 2, 3}}, nil},
-		{"decreasing", [][]int{{1, 3}, {4, 2}}, nil},
-		{"positioned after none", [][]int{{1, 0, 2}, {3}}, nil},
-		{"many parts", manyParts(300), nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			parts := shardParts("s", "r1", tc.at)
-			var paths []string
-			for _, p := range parts {
-				path := filepath.Join(dir, result.ShardName("output-s-m-r1.json", p.Sheet.Shard, p.Sheet.Shards))
-				writeFile(t, path, p)
-				paths = append(paths, path)
-			}
-			var got []string
-			err := mergeScan(paths, func(q *result.Question) { got = append(got, *q.Completion) })
-			if !errors.Is(err, tc.err) {
-				t.Fatalf("mergeScan: %v, want %v", err, tc.err)
-			}
-			if err != nil {
-				return
-			}
-			var want []string
-			for _, q := range result.MergeParts(parts).Questions {
-				want = append(want, *q.Completion)
-			}
-			if !slices.Equal(got, want) {
-				t.Errorf("got %v, want %v", got, want)
-			}
-		})
-	}
-}
-
 // rowsOf are d's rows, their strings spelt out (a file read a question
 // at a time and decoded whole after all interned some before).
 func rowsOf(d *Data) []string {
-	out := make([]string, len(d.rows))
-	for i, r := range d.rows {
-		s := d.strs.str
-		out[i] = strings.Join([]string{s(r.sheet), s(r.model), s(r.run), s(r.name), s(r.truth)}, "|") +
-			fmt.Sprint(r.meta, r.subTotal, r.subCorrect, r.epoch, r.occ, r.grade, r.fresh, r.errored, r.unanswered, r.noResponse, r.limited, r.liberal, r.metric)
+	rows := d.Rows()
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		s := d.Str
+		var meta []string
+		for _, v := range d.Meta(&r) {
+			meta = append(meta, s(v))
+		}
+		out[i] = strings.Join([]string{s(r.Sheet), s(r.Model), s(r.Run), s(r.Name), s(r.Truth)}, "|") +
+			fmt.Sprint(meta, r.SubTotal, r.SubCorrect, r.Epoch, r.Occ, r.Grade, r.Fresh, r.Errored, r.Unanswered, r.NoResponse, r.Limited, r.Liberal, r.Metric)
 	}
 	return out
 }
 
 // usageOf is d's usage by model name.
-func usageOf(d *Data) map[string]usage {
-	out := map[string]usage{}
-	for id, u := range d.usage {
-		out[d.strs.str(id)] = *u
-	}
-	return out
-}
+func usageOf(d *Data) []load.Usage { return d.Usages() }
 
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()

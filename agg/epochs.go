@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/evalmd/evalmd/agg/load"
 	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/agg/stats"
 )
@@ -37,20 +38,20 @@ func (d *Data) unitIndex() (idx []int32, n int) { return d.units(false) }
 // where its truth is the same).
 func (d *Data) units(truth bool) (idx []int32, n int) {
 	type ukey struct {
-		sheet, name, truth strID
+		sheet, name, truth load.Str
 		occ                uint16
 	}
 	ids := map[ukey]int32{}
-	idx = make([]int32, len(d.rows))
-	for i := range d.rows {
-		r := &d.rows[i]
-		if r.sheet == noStr || r.name == noStr {
+	idx = make([]int32, len(d.Rows()))
+	for i := range d.Rows() {
+		r := &d.Rows()[i]
+		if r.Sheet == load.NoStr || r.Name == load.NoStr {
 			idx[i] = -1
 			continue
 		}
-		k := ukey{sheet: r.sheet, name: r.name, truth: noStr, occ: r.occ}
+		k := ukey{sheet: r.Sheet, name: r.Name, truth: load.NoStr, occ: r.Occ}
 		if truth {
-			k.truth = r.truth
+			k.truth = r.Truth
 		}
 		q, ok := ids[k]
 		if !ok {
@@ -64,7 +65,7 @@ func (d *Data) units(truth bool) (idx []int32, n int) {
 
 // answersByModel returns each model's graded answers per question, sorted
 // by question.
-func (d *Data) answersByModel() map[strID][]answers {
+func (d *Data) answersByModel() map[load.Str][]answers {
 	idx, _ := d.unitIndex()
 	return d.answersOf(idx, func(int) bool { return true }, false)
 }
@@ -73,36 +74,36 @@ func (d *Data) answersByModel() map[strID][]answers {
 // question, -1 for none), sorted by question, of the rows keep keeps:
 // the graded answers, or with all every answer (a question answered only
 // with errors or without a grade is there too, its n 0).
-func (d *Data) answersOf(idx []int32, keep func(row int) bool, all bool) map[strID][]answers {
+func (d *Data) answersOf(idx []int32, keep func(row int) bool, all bool) map[load.Str][]answers {
 	type mq struct {
-		m strID
+		m load.Str
 		q int32
 	}
 	at := map[mq]int{}
-	out := map[strID][]answers{}
-	for i := range d.rows {
-		r := &d.rows[i]
-		if r.model == noStr || idx[i] < 0 || !all && r.grade == gradeNull || !keep(i) {
+	out := map[load.Str][]answers{}
+	for i := range d.Rows() {
+		r := &d.Rows()[i]
+		if r.Model == load.NoStr || idx[i] < 0 || !all && r.Grade == load.GradeNull || !keep(i) {
 			continue
 		}
-		k := mq{r.model, idx[i]}
+		k := mq{r.Model, idx[i]}
 		j, ok := at[k]
 		if !ok {
-			j = len(out[r.model])
+			j = len(out[r.Model])
 			at[k] = j
-			out[r.model] = append(out[r.model], answers{q: idx[i]})
+			out[r.Model] = append(out[r.Model], answers{q: idx[i]})
 		}
-		a := &out[r.model][j]
-		switch r.grade {
-		case gradeTrue:
+		a := &out[r.Model][j]
+		switch r.Grade {
+		case load.GradeTrue:
 			a.n++
 			a.c++
-		case gradeFalse:
+		case load.GradeFalse:
 			a.n++
 		default:
 			a.u++
 		}
-		if r.errored {
+		if r.Errored {
 			a.e++
 		}
 	}
@@ -113,7 +114,7 @@ func (d *Data) answersOf(idx []int32, keep func(row int) bool, all bool) map[str
 }
 
 // repeated says whether some model answered some question more than once.
-func repeated(by map[strID][]answers) bool {
+func repeated(by map[load.Str][]answers) bool {
 	for _, as := range by {
 		for _, a := range as {
 			if a.n > 1 {
@@ -142,8 +143,8 @@ func (d *Data) MeanPairs() []MeanPair {
 	return meanPairs(d, d.answersByModel())
 }
 
-func meanPairs(d *Data, by map[strID][]answers) []MeanPair {
-	models := make([]strID, 0, len(by))
+func meanPairs(d *Data, by map[load.Str][]answers) []MeanPair {
+	models := make([]load.Str, 0, len(by))
 	for m := range by {
 		models = append(models, m)
 	}
@@ -175,7 +176,7 @@ func meanPairs(d *Data, by map[strID][]answers) []MeanPair {
 			if n == 0 {
 				continue
 			}
-			p := MeanPair{A: d.strs.str(models[i]), B: d.strs.str(models[j]), Questions: n,
+			p := MeanPair{A: d.Str(models[i]), B: d.Str(models[j]), Questions: n,
 				MeanA: sa / float64(n), MeanB: sb / float64(n)}
 			p.Diff, p.Stderr, p.Lo, p.Hi, p.P = stats.PairedDiffs(diffs, stats.Z95)
 			out = append(out, p)

@@ -120,14 +120,14 @@ func simulate(rng *rand.Rand, p []float64, epochs int) [][]bool {
 func perQuestion(d *Data, model string) map[string][2]int {
 	idx, _ := d.unitIndex()
 	names := map[int32]string{}
-	for i := range d.rows {
+	for i := range d.Rows() {
 		if idx[i] >= 0 {
-			names[idx[i]] = d.strs.str(d.rows[i].name)
+			names[idx[i]] = d.Str(d.Rows()[i].Name)
 		}
 	}
 	out := map[string][2]int{}
 	for m, as := range d.answersByModel() {
-		if d.strs.str(m) != model {
+		if d.Str(m) != model {
 			continue
 		}
 		for _, a := range as {

@@ -20,9 +20,5 @@ func Run(ctx context.Context, opt Options) error {
 
 // add reduces every question of one decoded file to rows.
 func (d *Data) add(f *result.File) {
-	a := d.fileAdder(&f.Sheet)
-	for i := range f.Questions {
-		a.add(&f.Questions[i])
-	}
-	a.done()
+	d.Data.Add(f)
 }

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/evalmd/evalmd/agg/load"
 	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/mdcell"
@@ -53,34 +55,34 @@ func (d *Data) Totals() []ModelTotal {
 
 // totals is Totals and whether some question was answered more than once.
 func (d *Data) totals() ([]ModelTotal, bool) {
-	by := map[strID]*ModelTotal{}
-	for i := range d.rows {
-		r := &d.rows[i]
-		if r.model == noStr {
+	by := map[load.Str]*ModelTotal{}
+	for i := range d.Rows() {
+		r := &d.Rows()[i]
+		if r.Model == load.NoStr {
 			continue
 		}
-		t := by[r.model]
+		t := by[r.Model]
 		if t == nil {
-			t = &ModelTotal{Model: d.strs.str(r.model)}
-			by[r.model] = t
+			t = &ModelTotal{Model: d.Str(r.Model)}
+			by[r.Model] = t
 		}
 		t.Questions++
-		switch r.grade {
-		case gradeNull:
+		switch r.Grade {
+		case load.GradeNull:
 			t.Ungraded++
-		case gradeTrue:
+		case load.GradeTrue:
 			t.Correct++
 			t.Graded++
 		default:
 			t.Graded++
 		}
-		if r.errored {
+		if r.Errored {
 			t.Errors++
 		}
-		if r.unanswered {
+		if r.Unanswered {
 			t.Unanswered++
 		}
-		if r.liberal {
+		if r.Liberal {
 			t.Liberal++
 		}
 	}
@@ -124,7 +126,7 @@ func (d *Data) totals() ([]ModelTotal, bool) {
 }
 
 // qkey names a question across files: its sheet and its name.
-type qkey struct{ sheet, name strID }
+type qkey struct{ sheet, name load.Str }
 
 // Pair is McNemar's comparison of two models on the questions both have a
 // grade for.
@@ -140,14 +142,14 @@ type Pair struct {
 // idx[i] is row i's question, -1 when its sheet or name is null.
 func (d *Data) questionIndex() (idx []int32, n int) {
 	ids := map[qkey]int32{}
-	idx = make([]int32, len(d.rows))
-	for i := range d.rows {
-		r := &d.rows[i]
-		if r.sheet == noStr || r.name == noStr {
+	idx = make([]int32, len(d.Rows()))
+	for i := range d.Rows() {
+		r := &d.Rows()[i]
+		if r.Sheet == load.NoStr || r.Name == load.NoStr {
 			idx[i] = -1
 			continue
 		}
-		k := qkey{r.sheet, r.name}
+		k := qkey{r.Sheet, r.Name}
 		q, ok := ids[k]
 		if !ok {
 			q = int32(len(ids))
@@ -161,7 +163,7 @@ func (d *Data) questionIndex() (idx []int32, n int) {
 // graded is one model's grade on one question.
 type graded struct {
 	q     int32
-	run   strID
+	run   load.Str
 	epoch uint16
 	grade int8
 }
@@ -170,24 +172,24 @@ type graded struct {
 // each with the grade from the model's first run (run ids in string order)
 // that graded it, and of that run its first epoch, so a model run twice
 // is compared once per question.
-func (d *Data) firstGrades() map[strID][]graded {
+func (d *Data) firstGrades() map[load.Str][]graded {
 	idx, _ := d.questionIndex()
-	count := map[strID]int{}
-	for i := range d.rows {
-		if r := &d.rows[i]; r.model != noStr && idx[i] >= 0 && r.grade != gradeNull {
-			count[r.model]++
+	count := map[load.Str]int{}
+	for i := range d.Rows() {
+		if r := &d.Rows()[i]; r.Model != load.NoStr && idx[i] >= 0 && r.Grade != load.GradeNull {
+			count[r.Model]++
 		}
 	}
-	all := make(map[strID][]graded, len(count))
+	all := make(map[load.Str][]graded, len(count))
 	for m, n := range count {
 		all[m] = make([]graded, 0, n)
 	}
-	for i := range d.rows {
-		r := &d.rows[i]
-		if r.model == noStr || idx[i] < 0 || r.grade == gradeNull {
+	for i := range d.Rows() {
+		r := &d.Rows()[i]
+		if r.Model == load.NoStr || idx[i] < 0 || r.Grade == load.GradeNull {
 			continue
 		}
-		all[r.model] = append(all[r.model], graded{idx[i], r.run, r.epoch, r.grade})
+		all[r.Model] = append(all[r.Model], graded{idx[i], r.Run, r.Epoch, r.Grade})
 	}
 	for m, gs := range all {
 		// Stable, so within one run the first row of a repeated name wins.
@@ -215,7 +217,7 @@ func (d *Data) firstGrades() map[strID][]graded {
 // Pairs compares every two models with McNemar's exact test.
 func (d *Data) Pairs() []Pair {
 	grades := d.firstGrades()
-	models := make([]strID, 0, len(grades))
+	models := make([]load.Str, 0, len(grades))
 	for m := range grades {
 		models = append(models, m)
 	}
@@ -224,7 +226,7 @@ func (d *Data) Pairs() []Pair {
 	for i := 0; i < len(models); i++ {
 		for j := i + 1; j < len(models); j++ {
 			ga, gb := grades[models[i]], grades[models[j]]
-			p := Pair{A: d.strs.str(models[i]), B: d.strs.str(models[j])}
+			p := Pair{A: d.Str(models[i]), B: d.Str(models[j])}
 			// Both lists are sorted by question: walk them together.
 			for x, y := 0, 0; x < len(ga) && y < len(gb); {
 				switch {
@@ -235,7 +237,7 @@ func (d *Data) Pairs() []Pair {
 					y++
 					continue
 				}
-				a, b := ga[x].grade == gradeTrue, gb[y].grade == gradeTrue
+				a, b := ga[x].grade == load.GradeTrue, gb[y].grade == load.GradeTrue
 				x++
 				y++
 				p.Both++
@@ -277,12 +279,12 @@ func (d *Data) Discrepancies(limit int) ([]Discrepancy, int) {
 	// First pass: which questions have both a true and a false grade.
 	const seenTrue, seenFalse = 1, 2
 	seen := make([]uint8, n)
-	for i := range d.rows {
+	for i := range d.Rows() {
 		if q := idx[i]; q >= 0 {
-			switch d.rows[i].grade {
-			case gradeTrue:
+			switch d.Rows()[i].Grade {
+			case load.GradeTrue:
 				seen[q] |= seenTrue
-			case gradeFalse:
+			case load.GradeFalse:
 				seen[q] |= seenFalse
 			}
 		}
@@ -290,9 +292,9 @@ func (d *Data) Discrepancies(limit int) ([]Discrepancy, int) {
 	// Second pass: the rows of those questions only.
 	type lists struct{ right, wrong []int }
 	by := map[int32]*lists{}
-	for i := range d.rows {
+	for i := range d.Rows() {
 		q := idx[i]
-		if q < 0 || seen[q] != seenTrue|seenFalse || d.rows[i].grade == gradeNull {
+		if q < 0 || seen[q] != seenTrue|seenFalse || d.Rows()[i].Grade == load.GradeNull {
 			continue
 		}
 		l := by[q]
@@ -300,7 +302,7 @@ func (d *Data) Discrepancies(limit int) ([]Discrepancy, int) {
 			l = &lists{}
 			by[q] = l
 		}
-		if d.rows[i].grade == gradeTrue {
+		if d.Rows()[i].Grade == load.GradeTrue {
 			l.right = append(l.right, i)
 		} else {
 			l.wrong = append(l.wrong, i)
@@ -311,8 +313,8 @@ func (d *Data) Discrepancies(limit int) ([]Discrepancy, int) {
 	label := func(rows []int) []string {
 		count := map[string]int{}
 		for _, j := range rows {
-			r := &d.rows[j]
-			count[d.strs.str(r.model)+" ("+d.strs.str(r.run)+")"]++
+			r := &d.Rows()[j]
+			count[d.Str(r.Model)+" ("+d.Str(r.Run)+")"]++
 		}
 		out := make([]string, 0, len(count))
 		for l, k := range count {
@@ -330,8 +332,8 @@ func (d *Data) Discrepancies(limit int) ([]Discrepancy, int) {
 	}
 	all := make([]found, 0, len(by))
 	for _, l := range by {
-		r := &d.rows[l.right[0]]
-		all = append(all, found{d.strs.str(r.sheet), d.strs.str(r.name), l})
+		r := &d.Rows()[l.right[0]]
+		all = append(all, found{d.Str(r.Sheet), d.Str(r.Name), l})
 	}
 	sort.Slice(all, func(i, j int) bool {
 		if all[i].sheet != all[j].sheet {
@@ -347,37 +349,6 @@ func (d *Data) Discrepancies(limit int) ([]Discrepancy, int) {
 		out[i] = Discrepancy{Sheet: f.sheet, Name: f.name, Right: label(f.l.right), Wrong: label(f.l.wrong)}
 	}
 	return out, len(by)
-}
-
-// Usage is one model's tokens, cost and time.
-type Usage struct {
-	Model                     string
-	Questions                 int
-	TokenQuestions            int // questions that reported tokens
-	InputTokens, OutputTokens int64
-	ReasoningTokens           int64 // a part of OutputTokens: tokens spent reasoning
-	CostQuestions             int   // questions that reported a cost
-	Cost                      float64
-	BatchQuestions            int // questions answered through a batch API, costed at batch prices
-	TimeQuestions             int // questions with an eval_time
-	Seconds                   float64
-	BadFigures                int // eval_time and cost values left out (negative, or past a billion)
-}
-
-// Usages returns per-model usage, by model name.
-func (d *Data) Usages() []Usage {
-	var out []Usage
-	for m, u := range d.usage {
-		if m == noStr || u.questions == 0 {
-			continue
-		}
-		out = append(out, Usage{Model: d.strs.str(m), Questions: u.questions,
-			TokenQuestions: u.tokQuestions, InputTokens: u.inTok, OutputTokens: u.outTok, ReasoningTokens: u.reasonTok,
-			CostQuestions: u.costN, Cost: u.cost, BatchQuestions: u.batchN, TimeQuestions: u.evalN, Seconds: u.evalTime,
-			BadFigures: u.badFigures})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Model < out[j].Model })
-	return out
 }
 
 // Formatting helpers shared by the table builders.
@@ -527,7 +498,7 @@ func discrepancyTable(ds []Discrepancy, total int) render.Table {
 }
 
 // usageTable renders Usages; repeats as totals says.
-func usageTable(us []Usage, repeats bool) render.Table {
+func usageTable(us []load.Usage, repeats bool) render.Table {
 	rows := rowsName(repeats)
 	one := rows[:len(rows)-1]
 	t := render.Table{
@@ -579,3 +550,6 @@ func usageTable(us []Usage, repeats bool) render.Table {
 	}
 	return t
 }
+
+// itoa is strconv.Itoa for table cells.
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evalmd/evalmd/agg/load"
 	"github.com/evalmd/evalmd/agg/stats"
 )
 
@@ -233,11 +234,11 @@ type score struct {
 }
 
 // gateKeys are a row's question key with its ground truth, and without.
-func (d *Data) gateKeys(r *row) (withTruth, without string) {
-	without = d.strs.str(r.sheet) + "\x00" + d.strs.str(r.name) + "\x00" + strconv.Itoa(int(r.occ))
+func (d *Data) gateKeys(r *load.Row) (withTruth, without string) {
+	without = d.Str(r.Sheet) + "\x00" + d.Str(r.Name) + "\x00" + strconv.Itoa(int(r.Occ))
 	t := "~" // a null truth, told from ""
-	if r.truth != noStr {
-		t = "=" + d.strs.str(r.truth)
+	if r.Truth != load.NoStr {
+		t = "=" + d.Str(r.Truth)
 	}
 	return without + "\x00" + t, without
 }
@@ -247,23 +248,23 @@ func (d *Data) gateKeys(r *row) (withTruth, without string) {
 func (d *Data) sideOf(keep func(int) bool, red stats.Reducer) side {
 	idx, n := d.units(true)
 	first := make([]int, n) // a row of each question
-	for i := len(d.rows) - 1; i >= 0; i-- {
+	for i := len(d.Rows()) - 1; i >= 0; i-- {
 		if idx[i] >= 0 {
 			first[idx[i]] = i
 		}
 	}
 	s := side{scores: map[string]map[string]score{}, refs: map[string]QuestionRef{}, truths: map[string]bool{}}
 	for m, as := range d.answersOf(idx, keep, true) {
-		model := d.strs.str(m)
+		model := d.Str(m)
 		byQ := make(map[string]score, len(as))
 		for _, a := range as {
-			r := &d.rows[first[a.q]]
+			r := &d.Rows()[first[a.q]]
 			key, without := d.gateKeys(r)
 			byQ[key] = score{math.NaN(), 0}
 			if a.n > 0 {
 				byQ[key] = score{red.Reduce(int(a.c), int(a.n)), int(a.n)}
 			}
-			s.refs[key] = QuestionRef{Sheet: d.strs.str(r.sheet), Name: d.strs.str(r.name), Occ: int(r.occ)}
+			s.refs[key] = QuestionRef{Sheet: d.Str(r.Sheet), Name: d.Str(r.Name), Occ: int(r.Occ)}
 			s.truths[model+"\x00"+without] = true
 		}
 		s.scores[model] = byQ
@@ -282,16 +283,16 @@ func (d *Data) current() func(int) bool {
 	if d.base == nil {
 		return func(int) bool { return true }
 	}
-	type sm struct{ sheet, model strID }
+	type sm struct{ sheet, model load.Str }
 	fresh := map[sm]bool{}
-	for i := range d.rows {
-		if r := &d.rows[i]; r.fresh {
-			fresh[sm{r.sheet, r.model}] = true
+	for i := range d.Rows() {
+		if r := &d.Rows()[i]; r.Fresh {
+			fresh[sm{r.Sheet, r.Model}] = true
 		}
 	}
 	return func(i int) bool {
-		r := &d.rows[i]
-		return r.fresh || !fresh[sm{r.sheet, r.model}]
+		r := &d.Rows()[i]
+		return r.Fresh || !fresh[sm{r.Sheet, r.Model}]
 	}
 }
 
@@ -447,7 +448,7 @@ func (d *Data) floors(keep func(int) bool, g Gate) map[string]ModelChange {
 		mc := ModelChange{AccQuestions: len(as)}
 		mc.Accuracy, _, mc.AccLo, mc.AccHi = stats.OverQuestionsZ(scores, z)
 		mc.BelowFloor = g.FailUnder > 0 && !(mc.AccLo >= g.FailUnder)
-		out[d.strs.str(m)] = mc
+		out[d.Str(m)] = mc
 	}
 	return out
 }

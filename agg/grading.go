@@ -3,6 +3,7 @@ package agg
 import (
 	"fmt"
 
+	"github.com/evalmd/evalmd/agg/load"
 	"github.com/evalmd/evalmd/agg/render"
 )
 
@@ -47,15 +48,15 @@ func (d *Data) mixedGrading() []string {
 	all := map[sheetModel]int{}
 	keys := map[sheetModel]bool{}
 	strict := 0
-	for i := range d.rows {
-		r := &d.rows[i]
-		if r.sheet == noStr || r.model == noStr {
+	for i := range d.Rows() {
+		r := &d.Rows()[i]
+		if r.Sheet == load.NoStr || r.Model == load.NoStr {
 			continue
 		}
-		k := sheetModel{r.sheet, r.model}
+		k := sheetModel{r.Sheet, r.Model}
 		keys[k] = true
 		all[k]++
-		if r.liberal {
+		if r.Liberal {
 			liberal[k]++
 		} else {
 			strict++
@@ -68,7 +69,7 @@ func (d *Data) mixedGrading() []string {
 	for _, k := range d.sortedSheetModels(keys) {
 		if n := liberal[k]; n > 0 {
 			out = append(out, fmt.Sprintf("sheet %s, model %s: %d of %d answers graded liberally, counted with the %d graded strictly (grade --grading MODE -w grades them alike)",
-				d.strs.str(k.sheet), d.strs.str(k.model), n, all[k], strict))
+				d.Str(k.sheet), d.Str(k.model), n, all[k], strict))
 		}
 	}
 	return out

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/evalmd/evalmd/agg/load"
 )
 
 // JUnit writes the graded answers as JUnit XML, the format CI test
@@ -29,30 +31,34 @@ func (d *Data) JUnit(w io.Writer, now time.Time) error {
 	// A row of each model's answers to each question: its names and the
 	// ground truth the model's last answer was graded against.
 	type mq struct {
-		m strID
+		m load.Str
 		q int32
 	}
 	last := map[mq]int{}
-	for i := range d.rows {
+	for i := range d.Rows() {
 		if idx[i] >= 0 && keep(i) {
-			last[mq{d.rows[i].model, idx[i]}] = i
+			last[mq{d.Rows()[i].Model, idx[i]}] = i
 		}
 	}
 	by := d.answersOf(idx, keep, true)
-	models := map[string]strID{}
+	models := map[string]load.Str{}
 	for m := range by {
-		models[d.strs.str(m)] = m
+		models[d.Str(m)] = m
+	}
+	usages := map[string]load.Usage{}
+	for _, u := range d.Usages() {
+		usages[u.Model] = u
 	}
 	doc := junitSuites{}
 	stamp := now.UTC().Format("2006-01-02T15:04:05")
 	for id, name := range slices.Sorted(maps.Keys(models)) {
 		m := models[name]
 		s := junitSuite{Name: tokenOr(name, "(no model name)"), Package: "evalmd", ID: id, Timestamp: stamp, Hostname: "localhost", Time: "0"}
-		if u := d.usage[m]; u != nil && u.evalN > 0 {
-			s.Time = fmt.Sprintf("%.3f", u.evalTime)
+		if u := usages[name]; u.TimeQuestions > 0 {
+			s.Time = fmt.Sprintf("%.3f", u.Seconds)
 		}
 		for _, a := range by[m] {
-			r := &d.rows[last[mq{m, a.q}]]
+			r := &d.Rows()[last[mq{m, a.q}]]
 			tc := d.testCase(r, a)
 			switch {
 			case tc.Error != nil:
@@ -81,12 +87,12 @@ func (d *Data) JUnit(w io.Writer, now time.Time) error {
 
 // testCase is the testcase of one model's answers a to the question of
 // row r.
-func (d *Data) testCase(r *row, a answers) junitCase {
-	name := d.strs.str(r.name)
-	if r.occ > 0 {
-		name = fmt.Sprintf("%s (#%d)", name, r.occ+1)
+func (d *Data) testCase(r *load.Row, a answers) junitCase {
+	name := d.Str(r.Name)
+	if r.Occ > 0 {
+		name = fmt.Sprintf("%s (#%d)", name, r.Occ+1)
 	}
-	tc := junitCase{Name: name, Classname: d.strs.str(r.sheet), Time: "0"}
+	tc := junitCase{Name: name, Classname: d.Str(r.Sheet), Time: "0"}
 	all := a.n + a.u
 	switch {
 	case a.e > 0:
@@ -97,8 +103,8 @@ func (d *Data) testCase(r *row, a answers) junitCase {
 			msg = fmt.Sprintf("graded wrong: %d of %d answers right", a.c, a.n)
 		}
 		text := "ground truth: (none)"
-		if r.truth != noStr {
-			text = "ground truth: " + d.strs.str(r.truth)
+		if r.Truth != load.NoStr {
+			text = "ground truth: " + d.Str(r.Truth)
 		}
 		tc.Failure = &junitResult{Type: "wrong", Message: msg, Text: text}
 	case a.n == 0:

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/evalmd/evalmd/agg/load"
 	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/agg/stats"
 )
@@ -17,11 +18,11 @@ import (
 // unstable quicksort for one).
 
 // sheetModel is a group key of the Leaderboard and Runs tables.
-type sheetModel struct{ sheet, model strID }
+type sheetModel struct{ sheet, model load.Str }
 
 // less orders interned strings as Python orders str: by code point, which is
 // byte order for UTF-8.
-func (d *Data) less(a, b strID) bool { return d.strs.str(a) < d.strs.str(b) }
+func (d *Data) less(a, b load.Str) bool { return d.Str(a) < d.Str(b) }
 
 // sortedSheetModels returns the (sheet, model) groups in pandas groupby order.
 func (d *Data) sortedSheetModels(keys map[sheetModel]bool) []sheetModel {
@@ -55,24 +56,24 @@ func (d *Data) Leaderboard() []LeaderRow {
 	type acc struct{ n, correct, graded int }
 	groups := map[sheetModel]*acc{}
 	keys := map[sheetModel]bool{}
-	for i := range d.rows {
-		r := &d.rows[i]
-		if r.sheet == noStr || r.model == noStr {
+	for i := range d.Rows() {
+		r := &d.Rows()[i]
+		if r.Sheet == load.NoStr || r.Model == load.NoStr {
 			continue
 		}
-		k := sheetModel{r.sheet, r.model}
+		k := sheetModel{r.Sheet, r.Model}
 		a := groups[k]
 		if a == nil {
 			a = &acc{}
 			groups[k] = a
 			keys[k] = true
 		}
-		if r.name != noStr {
+		if r.Name != load.NoStr {
 			a.n++
 		}
-		if r.grade != gradeNull {
+		if r.Grade != load.GradeNull {
 			a.graded++
-			if r.grade == gradeTrue {
+			if r.Grade == load.GradeTrue {
 				a.correct++
 			}
 		}
@@ -87,7 +88,7 @@ func (d *Data) Leaderboard() []LeaderRow {
 			// bools divided by their count, one float division.
 			m = float64(a.correct) / float64(a.graded)
 		}
-		out[i] = LeaderRow{Sheet: d.strs.str(k.sheet), Model: d.strs.str(k.model),
+		out[i] = LeaderRow{Sheet: d.Str(k.sheet), Model: d.Str(k.model),
 			Questions: a.n, Correct: a.correct, Graded: a.graded, Mean: m, Rounded: pdRound2(m)}
 	}
 	// sort_values(["input_name", "pct_correct"], ascending=False) goes
@@ -126,20 +127,20 @@ type RunsRow struct {
 // by that count descending with numpy's quicksort, so ties come out in the
 // order LIME's pandas gives them.
 func (d *Data) Runs() []RunsRow {
-	runs := map[sheetModel]map[strID]bool{}
-	for i := range d.rows {
-		r := &d.rows[i]
-		if r.sheet == noStr || r.model == noStr {
+	runs := map[sheetModel]map[load.Str]bool{}
+	for i := range d.Rows() {
+		r := &d.Rows()[i]
+		if r.Sheet == load.NoStr || r.Model == load.NoStr {
 			continue
 		}
-		k := sheetModel{r.sheet, r.model}
+		k := sheetModel{r.Sheet, r.Model}
 		s := runs[k]
 		if s == nil {
-			s = map[strID]bool{}
+			s = map[load.Str]bool{}
 			runs[k] = s
 		}
-		if r.run != noStr {
-			s[r.run] = true
+		if r.Run != load.NoStr {
+			s[r.Run] = true
 		}
 	}
 	keys := map[sheetModel]bool{}
@@ -154,7 +155,7 @@ func (d *Data) Runs() []RunsRow {
 	out := make([]RunsRow, len(order))
 	for i, j := range stats.PdSortDescending(counts) {
 		k := order[j]
-		out[i] = RunsRow{Sheet: d.strs.str(k.sheet), Model: d.strs.str(k.model), Runs: int(counts[j])}
+		out[i] = RunsRow{Sheet: d.Str(k.sheet), Model: d.Str(k.model), Runs: int(counts[j])}
 	}
 	return out
 }
@@ -165,18 +166,18 @@ type QuestionRow struct{ Sheet, Name string }
 // AllQuestions is LIME's all_sheets_all_questions: the distinct (sheet,
 // question name) pairs, sorted.
 func (d *Data) AllQuestions() []QuestionRow {
-	type key struct{ sheet, name strID }
+	type key struct{ sheet, name load.Str }
 	seen := map[key]bool{}
-	for i := range d.rows {
-		r := &d.rows[i]
-		if r.sheet == noStr || r.name == noStr {
+	for i := range d.Rows() {
+		r := &d.Rows()[i]
+		if r.Sheet == load.NoStr || r.Name == load.NoStr {
 			continue
 		}
-		seen[key{r.sheet, r.name}] = true
+		seen[key{r.Sheet, r.Name}] = true
 	}
 	out := make([]QuestionRow, 0, len(seen))
 	for k := range seen {
-		out = append(out, QuestionRow{d.strs.str(k.sheet), d.strs.str(k.name)})
+		out = append(out, QuestionRow{d.Str(k.sheet), d.Str(k.name)})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Sheet != out[j].Sheet {

@@ -11,7 +11,10 @@ import (
 // dataFrom builds Data from output documents, as Load would.
 func dataFrom(t *testing.T, docs ...string) *Data {
 	t.Helper()
-	d := &Data{strs: newInterner(), usage: map[strID]*usage{}}
+	d, err := newData(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, doc := range docs {
 		f, err := result.Parse([]byte(doc))
 		if err != nil {

@@ -2,9 +2,8 @@ package agg
 
 import (
 	"fmt"
-	"math"
-	"strings"
 
+	"github.com/evalmd/evalmd/agg/load"
 	"github.com/evalmd/evalmd/agg/render"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -64,67 +63,35 @@ type Question struct {
 	Meta map[string]string
 }
 
-// newData returns an empty Data for the metrics: the index of each metric's
-// benchmark name and of the meta keys they read.
-func newData(metrics []Metric) (*Data, error) {
-	if len(metrics) >= math.MaxUint8 {
-		return nil, fmt.Errorf("agg: %d metrics, at most %d", len(metrics), math.MaxUint8-1)
-	}
-	d := &Data{strs: newInterner(), usage: map[strID]*usage{}, metrics: metrics, metricOf: map[string]uint8{}}
-	for i, m := range metrics {
-		name := strings.ToLower(strings.TrimSpace(m.Benchmark()))
-		if name == "" {
-			return nil, fmt.Errorf("agg: metric %d names no benchmark", i+1)
-		}
-		if d.metricOf[name] != 0 {
-			return nil, fmt.Errorf("agg: two metrics for benchmark %q", name)
-		}
-		d.metricOf[name] = uint8(i + 1)
-		d.metricKeys = append(d.metricKeys, m.MetaKeys())
-	}
-	return d, nil
-}
-
-// metricFor is 1 + the index of the metric a "benchmark" meta value names,
-// or 0.
-func (d *Data) metricFor(b string) uint8 {
-	if b == "" {
-		return 0
-	}
-	if m, ok := d.metricOf[b]; ok {
-		return m
-	}
-	return d.metricOf[strings.ToLower(strings.TrimSpace(b))]
-}
-
 // metricQuestions returns the questions of metric i (0-based), in row order.
 func (d *Data) metricQuestions(i int) []Question {
 	var qs []Question
 	keys := d.metrics[i].MetaKeys()
 	units, _ := d.unitIndex()
-	for j := range d.rows {
-		r := &d.rows[j]
-		if int(r.metric) != i+1 {
+	for j := range d.Rows() {
+		r := &d.Rows()[j]
+		if int(r.Metric) != i+1 {
 			continue
 		}
-		q := Question{Sheet: d.strs.str(r.sheet), Model: d.strs.str(r.model), RunID: d.strs.str(r.run),
-			Epoch: int(r.epoch), Unit: int(units[j]),
-			Name: d.strs.str(r.name), Errored: r.errored, Unanswered: r.unanswered, Responded: !r.noResponse, Limited: r.limited,
-			SubAnswers: int(r.subTotal), SubCorrect: int(r.subCorrect)}
-		switch r.grade {
-		case gradeTrue:
+		q := Question{Sheet: d.Str(r.Sheet), Model: d.Str(r.Model), RunID: d.Str(r.Run),
+			Epoch: int(r.Epoch), Unit: int(units[j]),
+			Name: d.Str(r.Name), Errored: r.Errored, Unanswered: r.Unanswered, Responded: !r.NoResponse, Limited: r.Limited,
+			SubAnswers: int(r.SubTotal), SubCorrect: int(r.SubCorrect)}
+		switch r.Grade {
+		case load.GradeTrue:
 			t := true
 			q.Grade = &t
-		case gradeFalse:
+		case load.GradeFalse:
 			f := false
 			q.Grade = &f
 		}
+		meta := d.Meta(r)
 		for k, key := range keys {
-			if v := d.meta[int(r.meta)+k]; v != noStr {
+			if v := meta[k]; v != load.NoStr {
 				if q.Meta == nil {
 					q.Meta = map[string]string{}
 				}
-				q.Meta[key] = d.strs.str(v)
+				q.Meta[key] = d.Str(v)
 			}
 		}
 		qs = append(qs, q)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/evalmd/evalmd/agg/load"
 	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/internal/mdcell"
 	"github.com/evalmd/evalmd/internal/visible"
@@ -98,52 +99,43 @@ func wrap(s string, width int) []string {
 	return lines
 }
 
-// answer is one question of one counted output file, as the report types
-// show it.
-type answer struct {
-	sheet, name, model, run string // run: the run id, and its epoch when it has several
-	runID                   string
-	epoch                   int
-	grade                   *bool
-	completion, code        *string // code: code mode's answer (the text graded)
-}
-
 // answers returns the kept questions (LoadOptions.Answers) keep accepts,
 // their texts formatted by f. They come by sheet, name, model and run.
-func (d *Data) answers(keep func(sheet, name string) bool, f textFormat) ([]answer, error) {
-	if !d.answersKept {
+func (d *Data) answers(keep func(sheet, name string) bool, f textFormat) ([]load.Answer, error) {
+	kept, ok := d.Kept()
+	if !ok {
 		return nil, errors.New("agg: LIME's report types need the data loaded with LoadOptions.Answers")
 	}
-	var out []answer
-	for _, a := range d.kept {
-		if !keep(a.sheet, a.name) {
+	var out []load.Answer
+	for _, a := range kept {
+		if !keep(a.Sheet, a.Name) {
 			continue
 		}
-		if a.completion != nil {
-			s := f.apply(*a.completion)
-			a.completion = &s
+		if a.Completion != nil {
+			s := f.apply(*a.Completion)
+			a.Completion = &s
 		}
-		if a.code != nil {
-			s := f.apply(*a.code)
-			a.code = &s
+		if a.Code != nil {
+			s := f.apply(*a.Code)
+			a.Code = &s
 		}
 		out = append(out, a)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if a.sheet != b.sheet {
-			return a.sheet < b.sheet
+		if a.Sheet != b.Sheet {
+			return a.Sheet < b.Sheet
 		}
-		if a.name != b.name {
-			return a.name < b.name
+		if a.Name != b.Name {
+			return a.Name < b.Name
 		}
-		if a.model != b.model {
-			return a.model < b.model
+		if a.Model != b.Model {
+			return a.Model < b.Model
 		}
-		if a.runID != b.runID {
-			return a.runID < b.runID
+		if a.RunID != b.RunID {
+			return a.RunID < b.RunID
 		}
-		return a.epoch < b.epoch
+		return a.Epoch < b.Epoch
 	})
 	return out, nil
 }
@@ -175,16 +167,16 @@ func (d *Data) completionsTables(f textFormat) ([]limeTable, error) {
 	}
 	code := false
 	for _, a := range as {
-		code = code || a.code != nil
+		code = code || a.Code != nil
 	}
 	fr := render.DataFrame{Columns: []string{"input_name", "name", "model_name", "run_id", "completion"}}
 	if code {
 		fr.Columns = append(fr.Columns, "answer")
 	}
 	for _, a := range as {
-		row := []render.CellValue{render.TextCell(a.sheet), render.TextCell(a.name), render.TextCell(a.model), render.TextCell(a.run), textValue(a.completion)}
+		row := []render.CellValue{render.TextCell(a.Sheet), render.TextCell(a.Name), render.TextCell(a.Model), render.TextCell(a.Run), textValue(a.Completion)}
 		if code {
-			row = append(row, textValue(a.code))
+			row = append(row, textValue(a.Code))
 		}
 		fr.Rows = append(fr.Rows, row)
 	}
@@ -213,9 +205,9 @@ func (d *Data) discrepanciesTables(f textFormat) ([]limeTable, error) {
 	type run struct{ model, id string }
 	var out []limeTable
 	for len(as) > 0 {
-		sheet := as[0].sheet
+		sheet := as[0].Sheet
 		n := 1
-		for n < len(as) && as[n].sheet == sheet {
+		for n < len(as) && as[n].Sheet == sheet {
 			n++
 		}
 		group := as[:n]
@@ -223,7 +215,7 @@ func (d *Data) discrepanciesTables(f textFormat) ([]limeTable, error) {
 		col := map[run]int{}
 		var runs []run
 		for _, a := range group {
-			r := run{a.model, a.run}
+			r := run{a.Model, a.Run}
 			if _, ok := col[r]; !ok {
 				col[r] = 0
 				runs = append(runs, r)
@@ -246,22 +238,22 @@ func (d *Data) discrepanciesTables(f textFormat) ([]limeTable, error) {
 		var row []render.CellValue
 		filled := make([]bool, len(runs))
 		for i, a := range group {
-			if i == 0 || a.name != group[i-1].name {
+			if i == 0 || a.Name != group[i-1].Name {
 				row = make([]render.CellValue, 1+2*len(runs))
 				for j := range row {
 					row[j] = render.NullCell()
 				}
-				row[0] = render.TextCell(a.name)
+				row[0] = render.TextCell(a.Name)
 				clear(filled)
 				fr.Rows = append(fr.Rows, row)
 			}
-			c := col[run{a.model, a.run}]
+			c := col[run{a.Model, a.Run}]
 			if filled[c] {
 				continue
 			}
 			filled[c] = true
-			row[1+c] = gradeValue(a.grade)
-			row[1+len(runs)+c] = textValue(a.completion)
+			row[1+c] = gradeValue(a.Grade)
+			row[1+len(runs)+c] = textValue(a.Completion)
 		}
 		heading := limeDiscrepanciesTitle
 		if f.markdown {

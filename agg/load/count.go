@@ -1,4 +1,4 @@
-package agg
+package load
 
 import (
 	"crypto/sha256"
@@ -81,7 +81,7 @@ func (l *loader) begin(path string, sheet *result.Sheet, sum [sha256.Size]byte, 
 	if d.Files == 0 && n > 0 && cap(d.rows) == 0 {
 		// Files are usually alike: size the rows for all of them at once
 		// instead of doubling a million-row slice.
-		d.rows = make([]row, 0, min(l.nPaths*n, 1<<24))
+		d.rows = make([]Row, 0, min(l.nPaths*n, 1<<24))
 	}
 	c.add, c.occ, c.rows = d.fileAdder(sheet), map[string]int{}, len(d.rows)
 	if n >= 0 {
@@ -180,10 +180,10 @@ func (c *fileCount) commit() {
 		// A run the baseline does not hold: its answers, and those it
 		// carries that earlier files counted, are marked where counted.
 		for i := c.rows; i < len(d.rows); i++ {
-			d.rows[i].fresh = true
+			d.rows[i].Fresh = true
 		}
 		for _, i := range c.carried {
-			d.rows[i].fresh = true
+			d.rows[i].Fresh = true
 		}
 	}
 	c.add.done()
@@ -235,10 +235,10 @@ func (c *fileCount) dropCarried(f *result.File) {
 // until the file is counted (done).
 type adder struct {
 	d                 *Data
-	sheet, model, run strID
+	sheet, model, run Str
 	epoch             uint16
 	sheetMetric       uint8
-	seen              map[strID]uint16 // the file's names so far
+	seen              map[Str]uint16 // the file's names so far
 	u                 usage
 	meta              int // where the file's meta values start in d.meta
 }
@@ -250,16 +250,16 @@ func (d *Data) fileAdder(sheet *result.Sheet) *adder {
 	// efforts is two models (result.ModelLabel).
 	return &adder{d: d, sheet: in.id(sheet.Name), model: in.id(sheet.ModelLabel()), run: in.id(sheet.RunID),
 		epoch: uint16(max(sheet.Epoch, 1)), sheetMetric: d.metricFor(sheet.MetaData["benchmark"]),
-		seen: map[strID]uint16{}, meta: len(d.meta)}
+		seen: map[Str]uint16{}, meta: len(d.meta)}
 }
 
 // add reduces one question to a row.
 func (a *adder) add(q *result.Question) {
 	d, in := a.d, a.d.strs
-	r := row{sheet: a.sheet, model: a.model, run: a.run, epoch: a.epoch, name: in.id(q.Name), truth: noStr, grade: gradeOf(q.Grade),
-		errored: q.Error != nil, unanswered: q.Unanswered, noResponse: !q.HasAnswer(), limited: q.Limit != "", liberal: q.Liberal()}
+	r := Row{Sheet: a.sheet, Model: a.model, Run: a.run, Epoch: a.epoch, Name: in.id(q.Name), Truth: NoStr, Grade: gradeOf(q.Grade),
+		Errored: q.Error != nil, Unanswered: q.Unanswered, NoResponse: !q.HasAnswer(), Limited: q.Limit != "", Liberal: q.Liberal()}
 	if q.GroundTruth != nil {
-		r.truth = in.id(*q.GroundTruth)
+		r.Truth = in.id(*q.GroundTruth)
 	}
 	subCorrect := 0
 	for _, s := range q.SubAnswers {
@@ -267,21 +267,21 @@ func (a *adder) add(q *result.Question) {
 			subCorrect++
 		}
 	}
-	r.subTotal, r.subCorrect = uint16(min(len(q.SubAnswers), math.MaxUint16)), uint16(min(subCorrect, math.MaxUint16))
+	r.SubTotal, r.SubCorrect = uint16(min(len(q.SubAnswers), math.MaxUint16)), uint16(min(subCorrect, math.MaxUint16))
 	// A name repeated in a sheet (LIME allows it) is another question,
 	// told from the first by its occurrence.
-	r.occ = a.seen[r.name]
-	a.seen[r.name] = min(r.occ+1, math.MaxUint16)
+	r.Occ = a.seen[r.Name]
+	a.seen[r.Name] = min(r.Occ+1, math.MaxUint16)
 	// The question's own "benchmark" meta (the sheet's, cascaded) wins
 	// when it names a metric; else the sheet's.
-	r.metric = d.metricFor(q.MetaData["benchmark"])
-	if r.metric == 0 {
-		r.metric = a.sheetMetric
+	r.Metric = d.metricFor(q.MetaData["benchmark"])
+	if r.Metric == 0 {
+		r.Metric = a.sheetMetric
 	}
-	if r.metric != 0 {
+	if r.Metric != 0 {
 		r.meta = uint32(len(d.meta))
-		for _, k := range d.metricKeys[r.metric-1] {
-			v := noStr
+		for _, k := range d.metricKeys[r.Metric-1] {
+			v := NoStr
 			if val, ok := q.MetaData[k]; ok {
 				v = in.id(val)
 			}
@@ -417,12 +417,12 @@ func fileSum(path string) ([sha256.Size]byte, error) {
 
 // streamed says whether the file at path is read a question at a time.
 func (l *loader) streamed(path string) bool {
-	if l.opt.Each != nil || l.opt.Answers || l.opt.whole {
+	if l.opt.Each != nil || l.opt.Answers || l.opt.Whole {
 		return false
 	}
 	above := int64(streamAbove)
-	if l.opt.streamAbove != 0 {
-		above = l.opt.streamAbove
+	if l.opt.StreamAbove != 0 {
+		above = l.opt.StreamAbove
 	}
 	st, err := os.Stat(path)
 	// A shard's part, whatever its size: the parts of a run in many

@@ -1,4 +1,16 @@
-package agg
+// Package load reads a folder of output files for agg, counting each
+// answer once: Load finds the files (result.Find), decodes them on every
+// core (result.Parse; a file past a few megabytes a question at a time),
+// merges the parts of a run split in shards (result.Parts), tells a copy,
+// a dry run, an older version of a sheet and a rerun's reused answers
+// (result.Sample) from what counts, and reduces each question to one Row
+// of interned strings (Str, NoStr; GradeNull, GradeFalse, GradeTrue),
+// dropping the file. Data holds the rows (Rows, Str, Meta: the question
+// meta a Metric reads), the per-model sums of tokens, cost and time
+// (Usages, as Usage), the texts of every answer when asked (Kept, as
+// Answer) and the notes of what was left out; NewData and Data.Add count
+// files held in memory. LoadOptions say what counts.
+package load
 
 import (
 	"context"
@@ -7,42 +19,42 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/result"
 )
 
 // strID is an interned string. noStr stands for a missing meta value,
 // which pandas holds as None/NaN and drops from group keys.
-type strID uint32
+type Str uint32
 
-const noStr strID = math.MaxUint32
+const NoStr Str = math.MaxUint32
 
 // interner gives each distinct string a small id, so a million question rows
 // hold four integers instead of four strings.
 type interner struct {
-	ids  map[string]strID
+	ids  map[string]Str
 	strs []string
 }
 
-func newInterner() *interner { return &interner{ids: map[string]strID{}} }
+func newInterner() *interner { return &interner{ids: map[string]Str{}} }
 
 // id interns s.
-func (in *interner) id(s string) strID {
+func (in *interner) id(s string) Str {
 	if id, ok := in.ids[s]; ok {
 		return id
 	}
-	id := strID(len(in.strs))
+	id := Str(len(in.strs))
 	in.strs = append(in.strs, s)
 	in.ids[s] = id
 	return id
 }
 
-func (in *interner) str(id strID) string {
-	if id == noStr {
+func (in *interner) str(id Str) string {
+	if id == NoStr {
 		return ""
 	}
 	return in.strs[id]
@@ -50,32 +62,32 @@ func (in *interner) str(id strID) string {
 
 // Grade states of a row.
 const (
-	gradeNull  int8 = -1
-	gradeFalse int8 = 0
-	gradeTrue  int8 = 1
+	GradeNull  int8 = -1
+	GradeFalse int8 = 0
+	GradeTrue  int8 = 1
 )
 
 // row is one question of one output file, reduced to what the tables need.
 // It is LIME's data frame row (sheet name, sheet model, run id, question
 // name, grade) plus this tool's fields.
-type row struct {
-	sheet, model, run, name strID
-	truth                   strID // the ground truth the answer was graded against; noStr when null
+type Row struct {
+	Sheet, Model, Run, Name Str
+	Truth                   Str // the ground truth the answer was graded against; noStr when null
 	// meta is where the row's values of its metric's meta keys start in
 	// Data.meta (one strID per key, noStr when absent).
 	meta                 uint32
-	subTotal, subCorrect uint16
-	epoch                uint16 // the file's epoch (1..N; 1 for a run of one epoch)
-	occ                  uint16 // how many questions of the file before it have its name
-	grade                int8
+	SubTotal, SubCorrect uint16
+	Epoch                uint16 // the file's epoch (1..N; 1 for a run of one epoch)
+	Occ                  uint16 // how many questions of the file before it have its name
+	Grade                int8
 	// fresh: a run the baseline of a comparison does not hold carries
 	// the answer (LoadOptions.Baseline).
-	fresh               bool
-	errored, unanswered bool
-	noResponse          bool  // completion null or empty
-	limited             bool  // agent mode: a limit ended the question
-	liberal             bool  // graded in liberal mode (the grading setting)
-	metric              uint8 // 1 + the index of the row's metric in Data.metrics; 0 for none
+	Fresh               bool
+	Errored, Unanswered bool
+	NoResponse          bool  // completion null or empty
+	Limited             bool  // agent mode: a limit ended the question
+	Liberal             bool  // graded in liberal mode (the grading setting)
+	Metric              uint8 // 1 + the index of the row's metric in Data.metrics; 0 for none
 }
 
 // usage sums a model's tokens, cost and time.
@@ -105,23 +117,18 @@ func figure(x float64) bool { return x >= 0 && x <= maxFigure }
 // per question and per-model usage sums. Whole files are never kept.
 type Data struct {
 	strs  *interner
-	rows  []row
-	usage map[strID]*usage
-	// metrics are the benchmark metrics the data was loaded for, and
-	// metricOf finds one by its lowercased benchmark name. keys is every
-	// meta key a metric reads, "benchmark" first; meta holds the rows'
-	// values of those keys.
-	metrics    []Metric
+	rows  []Row
+	usage map[Str]*usage
+	// metricOf finds a metric the data was loaded for by its lowercased
+	// benchmark name. keys is every meta key a metric reads, "benchmark"
+	// first; meta holds the rows' values of those keys.
 	metricOf   map[string]uint8
 	metricKeys [][]string // per metric, its MetaKeys
-	meta       []strID
+	meta       []Str
 	// kept are every counted question's texts, when Load was asked to keep
 	// them (LoadOptions.Answers) for LIME's report types.
-	kept        []answer
+	kept        []Answer
 	answersKept bool
-	// Reducer turns a model's answers to one question into its score in
-	// Totals (the zero value: the mean).
-	Reducer stats.Reducer
 	// Files is the number of output files counted, the parts of a run
 	// split in shards (run --shard) counting as the one file they make
 	// (result.Parts); Skipped lists the files that could not be read,
@@ -160,10 +167,6 @@ type Data struct {
 	Paths []string
 	// Counted are the output files counted, in name order.
 	Counted []string
-	// base is the baseline a comparison is made with (Read with
-	// Options.Baseline, LoadOptions.Baseline), baseDir its folder.
-	base    *Data
-	baseDir string
 }
 
 // Found is the number of output files found, the parts of a run split
@@ -229,12 +232,12 @@ type LoadOptions struct {
 	// is read once for all of them. The file is dropped after the call.
 	Each func(path string, f *result.File, counted bool)
 
-	// streamAbove, when not 0, replaces the size past which a file is
+	// StreamAbove, when not 0, replaces the size past which a file is
 	// read a question at a time (the package's streamAbove; negative:
-	// every file), for tests; whole reads every file whole, shards' parts
+	// every file), for tests; Whole reads every file whole, shards' parts
 	// too, for tests to compare the two ways.
-	streamAbove int64
-	whole       bool
+	StreamAbove int64
+	Whole       bool
 }
 
 // Load reads every output file below dir. Files that are not output files
@@ -254,7 +257,7 @@ type LoadOptions struct {
 // carry: a file whose "benchmark" meta names one of them keeps the
 // question meta that metric reads.
 func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Data, error) {
-	d, err := newData(opt.Metrics)
+	d, err := NewData(opt.Metrics)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +278,6 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 	l := &loader{d: d, opt: opt, warn: warn, leave: leave, seen: runs{}, samples: sampleSet{}, nPaths: len(paths)}
 	if opt.Baseline != nil {
 		l.baseRuns = opt.Baseline.runKeys()
-		d.base = opt.Baseline
 	}
 	if err := decodeInOrder(ctx, paths, l.streamed, l.take); err != nil {
 		return nil, err
@@ -534,7 +536,7 @@ func (d *Data) runKeys() map[string]bool {
 	keys := map[string]bool{}
 	for i := range d.rows {
 		r := &d.rows[i]
-		keys[runKey(d.strs.str(r.sheet), d.strs.str(r.model), d.strs.str(r.run))] = true
+		keys[runKey(d.strs.str(r.Sheet), d.strs.str(r.Model), d.strs.str(r.Run))] = true
 	}
 	return keys
 }
@@ -604,11 +606,11 @@ func readInto(path string, buf []byte) ([]byte, error) {
 func gradeOf(g *bool) int8 {
 	switch {
 	case g == nil:
-		return gradeNull
+		return GradeNull
 	case *g:
-		return gradeTrue
+		return GradeTrue
 	}
-	return gradeFalse
+	return GradeFalse
 }
 
 // keep keeps the texts of a counted file's questions for LIME's report
@@ -623,10 +625,119 @@ func (d *Data) keep(f *result.File) {
 	}
 	for i := range f.Questions {
 		q := &f.Questions[i]
-		d.kept = append(d.kept, answer{sheet: sh.Name, name: q.Name, model: sh.ModelName, run: run, runID: sh.RunID, epoch: k,
-			grade: q.Grade, completion: q.Completion, code: q.Answer})
+		d.kept = append(d.kept, Answer{Sheet: sh.Name, Name: q.Name, Model: sh.ModelName, Run: run, RunID: sh.RunID, Epoch: k,
+			Grade: q.Grade, Completion: q.Completion, Code: q.Answer})
 	}
 }
 
-// itoa is strconv.Itoa for table cells.
-func itoa(n int) string { return strconv.Itoa(n) }
+// Answer is one question of one counted output file, as the report types
+// show it.
+type Answer struct {
+	Sheet, Name, Model, Run string // Run: the run id, and its epoch when it has several
+	RunID                   string
+	Epoch                   int
+	Grade                   *bool
+	Completion, Code        *string // Code: code mode's answer (the text graded)
+}
+
+// NewData returns an empty Data for the metrics: the index of each metric's
+// benchmark name and of the meta keys they read.
+func NewData(metrics []Metric) (*Data, error) {
+	if len(metrics) >= math.MaxUint8 {
+		return nil, fmt.Errorf("agg: %d metrics, at most %d", len(metrics), math.MaxUint8-1)
+	}
+	d := &Data{strs: newInterner(), usage: map[Str]*usage{}, metricOf: map[string]uint8{}}
+	for i, m := range metrics {
+		name := strings.ToLower(strings.TrimSpace(m.Benchmark()))
+		if name == "" {
+			return nil, fmt.Errorf("agg: metric %d names no benchmark", i+1)
+		}
+		if d.metricOf[name] != 0 {
+			return nil, fmt.Errorf("agg: two metrics for benchmark %q", name)
+		}
+		d.metricOf[name] = uint8(i + 1)
+		d.metricKeys = append(d.metricKeys, m.MetaKeys())
+	}
+	return d, nil
+}
+
+// metricFor is 1 + the index of the metric a "benchmark" meta value names,
+// or 0.
+func (d *Data) metricFor(b string) uint8 {
+	if b == "" {
+		return 0
+	}
+	if m, ok := d.metricOf[b]; ok {
+		return m
+	}
+	return d.metricOf[strings.ToLower(strings.TrimSpace(b))]
+}
+
+// Metric is what Load reads for one benchmark's figures (agg.Metric): the
+// "benchmark" meta value of its files, compared without regard to case,
+// and the question meta keys it keeps.
+type Metric interface {
+	Benchmark() string
+	MetaKeys() []string
+}
+
+// Rows are the question rows read, one a counted question, in the order
+// the files were read (by name), each file's in order.
+func (d *Data) Rows() []Row { return d.rows }
+
+// Str is the string an interned id stands for; "" for NoStr.
+func (d *Data) Str(id Str) string { return d.strs.str(id) }
+
+// Meta is the values of r's metric's meta keys (Metric.MetaKeys), in
+// their order, NoStr where the question has none; nil without a metric.
+func (d *Data) Meta(r *Row) []Str {
+	if r.Metric == 0 {
+		return nil
+	}
+	return d.meta[r.meta : int(r.meta)+len(d.metricKeys[r.Metric-1])]
+}
+
+// Kept is every counted question's texts, in the order they were read,
+// and whether Load kept them (LoadOptions.Answers).
+func (d *Data) Kept() ([]Answer, bool) { return d.kept, d.answersKept }
+
+// Add counts every question of f, decoded by the caller, as Load counts
+// a file it read.
+func (d *Data) Add(f *result.File) {
+	a := d.fileAdder(&f.Sheet)
+	for i := range f.Questions {
+		a.add(&f.Questions[i])
+	}
+	a.done()
+}
+
+// Usage is one model's tokens, cost and time.
+type Usage struct {
+	Model                     string
+	Questions                 int
+	TokenQuestions            int // questions that reported tokens
+	InputTokens, OutputTokens int64
+	ReasoningTokens           int64 // a part of OutputTokens: tokens spent reasoning
+	CostQuestions             int   // questions that reported a cost
+	Cost                      float64
+	BatchQuestions            int // questions answered through a batch API, costed at batch prices
+	TimeQuestions             int // questions with an eval_time
+	Seconds                   float64
+	BadFigures                int // eval_time and cost values left out (negative, or past a billion)
+}
+
+// Usages returns per-model usage, by model name.
+func (d *Data) Usages() []Usage {
+	var out []Usage
+	for m, u := range d.usage {
+		if m == NoStr || u.questions == 0 {
+			continue
+		}
+		out = append(out, Usage{Model: d.strs.str(m), Questions: u.questions,
+			TokenQuestions: u.tokQuestions, InputTokens: u.inTok, OutputTokens: u.outTok, ReasoningTokens: u.reasonTok,
+			CostQuestions: u.costN, Cost: u.cost, BatchQuestions: u.batchN, TimeQuestions: u.evalN, Seconds: u.evalTime,
+			BadFigures: u.badFigures})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Model < out[j].Model })
+	return out
+}
