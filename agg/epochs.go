@@ -144,45 +144,63 @@ func (d *Data) MeanPairs() []MeanPair {
 }
 
 func meanPairs(d *Data, by map[load.Str][]answers) []MeanPair {
+	var out []MeanPair
+	eachPair(d, by, func(a, b load.Str, ga, gb []answers) {
+		var diffs []float64
+		var sa, sb float64
+		matched(ga, gb, func(x, y answers) {
+			ma, mb := float64(x.c)/float64(x.n), float64(y.c)/float64(y.n)
+			sa += ma
+			sb += mb
+			diffs = append(diffs, ma-mb)
+		})
+		n := len(diffs)
+		if n == 0 {
+			return
+		}
+		p := MeanPair{A: d.Str(a), B: d.Str(b), Questions: n, MeanA: sa / float64(n), MeanB: sb / float64(n)}
+		p.Diff, p.Stderr, p.Lo, p.Hi, p.P = stats.PairedDiffs(diffs, stats.Z95)
+		out = append(out, p)
+	})
+	return out
+}
+
+// questioned is a per-question record of one model, in lists sorted by
+// question.
+type questioned interface{ question() int32 }
+
+func (a answers) question() int32 { return a.q }
+func (g graded) question() int32  { return g.q }
+
+// eachPair calls pair for every two models of by, in name order.
+func eachPair[T any](d *Data, by map[load.Str][]T, pair func(a, b load.Str, ga, gb []T)) {
 	models := make([]load.Str, 0, len(by))
 	for m := range by {
 		models = append(models, m)
 	}
 	sort.Slice(models, func(i, j int) bool { return d.less(models[i], models[j]) })
-	var out []MeanPair
-	for i := 0; i < len(models); i++ {
-		for j := i + 1; j < len(models); j++ {
-			ga, gb := by[models[i]], by[models[j]]
-			var diffs []float64
-			var sa, sb float64
-			for x, y := 0, 0; x < len(ga) && y < len(gb); {
-				switch {
-				case ga[x].q < gb[y].q:
-					x++
-					continue
-				case ga[x].q > gb[y].q:
-					y++
-					continue
-				}
-				a := float64(ga[x].c) / float64(ga[x].n)
-				b := float64(gb[y].c) / float64(gb[y].n)
-				sa += a
-				sb += b
-				diffs = append(diffs, a-b)
-				x++
-				y++
-			}
-			n := len(diffs)
-			if n == 0 {
-				continue
-			}
-			p := MeanPair{A: d.Str(models[i]), B: d.Str(models[j]), Questions: n,
-				MeanA: sa / float64(n), MeanB: sb / float64(n)}
-			p.Diff, p.Stderr, p.Lo, p.Hi, p.P = stats.PairedDiffs(diffs, stats.Z95)
-			out = append(out, p)
+	for i := range models {
+		for _, b := range models[i+1:] {
+			pair(models[i], b, by[models[i]], by[b])
 		}
 	}
-	return out
+}
+
+// matched calls both for each question ga and gb both hold, walking the
+// two sorted lists together.
+func matched[T questioned](ga, gb []T, both func(a, b T)) {
+	for x, y := 0, 0; x < len(ga) && y < len(gb); {
+		switch qa, qb := ga[x].question(), gb[y].question(); {
+		case qa < qb:
+			x++
+		case qa > qb:
+			y++
+		default:
+			both(ga[x], gb[y])
+			x++
+			y++
+		}
+	}
 }
 
 // meanPairsTable renders MeanPairs.

@@ -216,51 +216,30 @@ func (d *Data) firstGrades() map[load.Str][]graded {
 
 // Pairs compares every two models with McNemar's exact test.
 func (d *Data) Pairs() []Pair {
-	grades := d.firstGrades()
-	models := make([]load.Str, 0, len(grades))
-	for m := range grades {
-		models = append(models, m)
-	}
-	sort.Slice(models, func(i, j int) bool { return d.less(models[i], models[j]) })
 	var out []Pair
-	for i := 0; i < len(models); i++ {
-		for j := i + 1; j < len(models); j++ {
-			ga, gb := grades[models[i]], grades[models[j]]
-			p := Pair{A: d.Str(models[i]), B: d.Str(models[j])}
-			// Both lists are sorted by question: walk them together.
-			for x, y := 0, 0; x < len(ga) && y < len(gb); {
-				switch {
-				case ga[x].q < gb[y].q:
-					x++
-					continue
-				case ga[x].q > gb[y].q:
-					y++
-					continue
-				}
-				a, b := ga[x].grade == load.GradeTrue, gb[y].grade == load.GradeTrue
-				x++
-				y++
-				p.Both++
-				if a {
-					p.ACorrect++
-				}
-				if b {
-					p.BCorrect++
-				}
-				switch {
-				case a && !b:
-					p.OnlyA++
-				case !a && b:
-					p.OnlyB++
-				}
+	eachPair(d, d.firstGrades(), func(a, b load.Str, ga, gb []graded) {
+		p := Pair{A: d.Str(a), B: d.Str(b)}
+		matched(ga, gb, func(x, y graded) {
+			ra, rb := x.grade == load.GradeTrue, y.grade == load.GradeTrue
+			p.Both++
+			if ra {
+				p.ACorrect++
 			}
-			if p.Both == 0 {
-				continue
+			if rb {
+				p.BCorrect++
 			}
+			switch {
+			case ra && !rb:
+				p.OnlyA++
+			case !ra && rb:
+				p.OnlyB++
+			}
+		})
+		if p.Both > 0 {
 			p.P = stats.McNemarExact(p.OnlyA, p.OnlyB)
 			out = append(out, p)
 		}
-	}
+	})
 	return out
 }
 
@@ -394,7 +373,7 @@ func withGrading(t render.Table, ts []ModelTotal) render.Table {
 	for i, m := range ts {
 		liberal[i], answers[i] = m.Liberal, m.Questions
 	}
-	GradingColumn(&t, liberal, answers)
+	render.GradingColumn(&t, liberal, answers)
 	return t
 }
 

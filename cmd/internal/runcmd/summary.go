@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/harness"
@@ -41,7 +40,7 @@ func writeSummary(w io.Writer, files []harness.OutputFile) error {
 	for i, m := range models {
 		liberal[i], answers[i] = rows[m].liberal, rows[m].answers
 	}
-	agg.GradingColumn(&t, liberal, answers)
+	render.GradingColumn(&t, liberal, answers)
 	var text string
 	var err error
 	if cli.IsTerminal(w) {
