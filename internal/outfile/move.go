@@ -17,7 +17,7 @@ var ErrExists = errors.New("exists; not moving over it")
 // its new one supersedes. Neither the file nor the folder is followed
 // through a symbolic link; a file already at the destination is never
 // replaced. The file's line moves with it from its folder's record to
-// dir's, so it stays evalmd's there.
+// dir's, so it stays evalmd's there, and so do its seals.
 func Move(path, dir string, opt Options) (string, error) {
 	fi, err := os.Lstat(path)
 	switch {
@@ -61,10 +61,24 @@ func Move(path, dir string, opt Options) (string, error) {
 	if err := record(dir, name, sum); err != nil {
 		return "", fmt.Errorf("%s: not moved: recording it as evalmd's in %s: %w", path, dir, err)
 	}
+	// Its seals go with it: a seal names the file and its content, not
+	// its folder.
+	seals, err := readSide(from, SealRecord)
+	if err != nil {
+		return "", fmt.Errorf("%s: not moved: %w", path, err)
+	}
+	for _, e := range seals {
+		if e.name != name {
+			continue
+		}
+		if err := appendSeal(dir, name, e.sum); err != nil {
+			return "", fmt.Errorf("%s: not moved: carrying its seal to %s: %w", path, dir, err)
+		}
+	}
 	if err := os.Rename(path, dst); err != nil {
 		return "", errors.Join(err, tidy(dir, nil))
 	}
-	return dst, errors.Join(tidy(from, map[string]string{name: ""}), tidy(dir, map[string]string{name: sum}))
+	return dst, errors.Join(tidy(from, map[string]wrote{name: {}}), tidy(dir, map[string]wrote{name: {sum: sum, seal: sealAll}}))
 }
 
 // sameDir says whether a and b name one folder.

@@ -40,6 +40,14 @@
 // LIME's, a JSONL or an xlsx needs no room for a marker. Files copied
 // elsewhere without the record count as not written by evalmd, which errs
 // on the side of keeping them.
+//
+// The record says what may be overwritten; it proves nothing, since
+// anyone can write a sha256sum line. What evalmd wrote on this machine is
+// told by a second record, SealRecord: a write with Options.Seal adds an
+// HMAC of the file's name and sum under the machine's Key (LoadKey), which
+// a stranger handing over a folder cannot make. Seals move with a file
+// (Move), go with it (Remove), and are dropped when it is rewritten
+// unsealed; Seal vouches for a file as it is.
 package outfile
 
 import (
@@ -76,6 +84,10 @@ type Options struct {
 	// holding exactly that content may be replaced without Force, since
 	// nothing in it is lost. A file changed since is refused as ever.
 	Source string
+	// Seal, when set, seals the file with the machine's key as it is
+	// written (SealRecord): a rerun reuses its answers as evalmd's own
+	// work on this machine.
+	Seal *Key
 	// Expect, when set, is what the file must hold when it is replaced:
 	// the sha256 (hex) of what the command read from it, or Absent for a
 	// file the command found missing when it began (see State). Anything
@@ -297,7 +309,7 @@ func replaceAll(files []File, made []*pending, sums []string) error {
 	// leaves the old content in place, whose sum is still recorded, and a
 	// rerun may replace it. The other order would leave a new file that
 	// looks as if evalmd had not written it.
-	written := map[string]map[string]string{} // folder -> name -> sum
+	written := map[string]map[string]wrote{} // folder -> name -> what
 	for i, f := range files {
 		dir, name := filepath.Split(f.Path)
 		dir = filepath.Clean(dir)
@@ -306,10 +318,17 @@ func replaceAll(files []File, made []*pending, sums []string) error {
 				return fmt.Errorf("%s: not written: recording it as evalmd's: %w", f.Path, err)
 			}
 		}
-		if written[dir] == nil {
-			written[dir] = map[string]string{}
+		w := wrote{sum: sums[i]}
+		if k := f.Opt.Seal; k != nil {
+			if err := appendSeal(dir, name, k.seal(name, sums[i])); err != nil {
+				return fmt.Errorf("%s: not written: sealing it: %w", f.Path, err)
+			}
+			w.seal = sealLast
 		}
-		written[dir][name] = sums[i]
+		if written[dir] == nil {
+			written[dir] = map[string]wrote{}
+		}
+		written[dir][name] = w
 	}
 	for i, pf := range made {
 		if err := pf.replace(); err != nil {
@@ -332,12 +351,17 @@ func Check(path string, opt Options) error {
 }
 
 // check decides whether path may be replaced. The folder's record is read
-// first, new file or not, so an unsafe one (see openRecord) refuses the
+// first, new file or not, so an unsafe one (see openSide) refuses the
 // write before any work.
 func check(path string, opt Options) (entries, error) {
 	recs, err := readRecord(filepath.Dir(path))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if opt.Seal != nil {
+		if _, err := readSide(filepath.Dir(path), SealRecord); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -431,11 +455,11 @@ func (es entries) sums(name string) []string {
 // link to ~/.bashrc.
 var ErrUnsafeRecord = errors.New("is not a regular file of its own (a symbolic link, a hard link, a device); evalmd records the files it writes there and will not write through it: remove it")
 
-// openRecord opens dir's record with flag, refusing anything but a regular
-// file with one link (ErrUnsafeRecord). A missing record gives
-// fs.ErrNotExist.
-func openRecord(dir string, flag int) (*os.File, error) {
-	path := filepath.Join(dir, Record)
+// openSide opens dir's record named name (Record, SealRecord) with flag,
+// refusing anything but a regular file with one link (ErrUnsafeRecord). A
+// missing record gives fs.ErrNotExist.
+func openSide(dir, name string, flag int) (*os.File, error) {
+	path := filepath.Join(dir, name)
 	f, err := openOwn(path, flag, false)
 	if errors.Is(err, ErrLink) || errors.Is(err, ErrNotFile) || errors.Is(err, ErrHardLink) {
 		return nil, fmt.Errorf("%s %w", path, ErrUnsafeRecord)
@@ -527,8 +551,11 @@ func MkdirAll(dir string, perm fs.FileMode) error {
 // that does not parse (a torn last line) is ignored, which only makes a
 // file look not written by evalmd. A record that is not a regular file is
 // an error (ErrUnsafeRecord).
-func readRecord(dir string) (entries, error) {
-	f, err := openRecord(dir, os.O_RDONLY)
+func readRecord(dir string) (entries, error) { return readSide(dir, Record) }
+
+// readSide reads dir's record named name as readRecord reads the Record.
+func readSide(dir, name string) (entries, error) {
+	f, err := openSide(dir, name, os.O_RDONLY)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -554,11 +581,17 @@ func readRecord(dir string) (entries, error) {
 // process killed in between leaves old content that is still evalmd's.
 // The caller holds the folder's lock.
 func record(dir, name, sum string) error {
-	f, err := openRecord(dir, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	return appendSide(dir, Record, formatLine(sum, name))
+}
+
+// appendSide appends line to dir's record named name. The caller holds
+// the folder's lock.
+func appendSide(dir, name, line string) error {
+	f, err := openSide(dir, name, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return err
 	}
-	_, werr := f.WriteString(formatLine(sum, name))
+	_, werr := f.WriteString(line)
 	return errors.Join(werr, f.Close())
 }
 
@@ -568,11 +601,21 @@ func record(dir, name, sum string) error {
 // name left with several sums by a process killed before its rename keeps
 // the one of its content now, else the last. A line naming anything but a
 // regular file of this folder is dropped. The record is left alone when it
-// is true already. The caller holds the folder's lock.
-func tidy(dir string, written map[string]string) error {
-	es, err := readRecord(dir)
+// is true already. The record of seals is tidied alike (tidySeals). The
+// caller holds the folder's lock.
+func tidy(dir string, written map[string]wrote) error {
+	kept, err := tidyRecord(dir, written)
 	if err != nil {
 		return err
+	}
+	return tidySeals(dir, kept, written)
+}
+
+// tidyRecord is tidy's work on the Record; it returns the lines kept.
+func tidyRecord(dir string, written map[string]wrote) (entries, error) {
+	es, err := readRecord(dir)
+	if err != nil {
+		return nil, err
 	}
 	byName := map[string][]string{}
 	var order []string
@@ -584,14 +627,14 @@ func tidy(dir string, written map[string]string) error {
 	}
 	files, err := regularFiles(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var want entries
 	for _, n := range order {
 		sums := byName[n]
-		if sum, ok := written[n]; ok {
-			if sum != "" {
-				want = append(want, entry{sum, n})
+		if w, ok := written[n]; ok {
+			if w.sum != "" {
+				want = append(want, entry{w.sum, n})
 			}
 			continue
 		}
@@ -607,13 +650,13 @@ func tidy(dir string, written map[string]string) error {
 		want = append(want, entry{keep, n})
 	}
 	if slices.Equal(want, es) {
-		return nil
+		return want, nil
 	}
 	var b strings.Builder
 	for _, e := range want {
 		b.WriteString(formatLine(e.sum, e.name))
 	}
-	return ReplaceFile(filepath.Join(dir, Record), []byte(b.String()))
+	return want, ReplaceFile(filepath.Join(dir, Record), []byte(b.String()))
 }
 
 // regularFiles are the names of the regular files directly in dir, read
@@ -650,7 +693,7 @@ func Remove(path string) error {
 	if err := os.Remove(path); err != nil {
 		return err
 	}
-	if err := tidy(dir, map[string]string{filepath.Base(path): ""}); err != nil {
+	if err := tidy(dir, map[string]wrote{filepath.Base(path): {}}); err != nil {
 		return fmt.Errorf("%s: removed, but tidying %s: %w", path, Record, err)
 	}
 	return nil
