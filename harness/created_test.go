@@ -20,7 +20,7 @@ func TestCreatedHasMilliseconds(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	cfg := serverConfig([]string{sheet}, out, "http://127.0.0.1:1", 1)
+	cfg := serverConfig(t, []string{sheet}, out, "http://127.0.0.1:1", 1)
 	cfg.Models = []string{"oracle"}
 	cfg.Stderr = io.Discard
 	if _, err := Run(context.Background(), cfg); err != nil {

@@ -11,6 +11,11 @@
 // Check is Run's first step alone (evalmd check -f): it reads the sheets
 // as a run does, asks nothing and writes nothing, and returns every
 // Problem it finds where a run stops at the first.
+//
+// Trust (evalmd trust) seals the outputs of a folder evalmd wrote
+// elsewhere, which the user vouches for, so that a Run with the
+// machine's Config.Key reuses their answers; it says what it sealed in
+// each folder as a Vouched.
 package harness
 
 import (
@@ -34,6 +39,7 @@ import (
 	"github.com/evalmd/evalmd/harness/internal/plan"
 	"github.com/evalmd/evalmd/harness/internal/prepare"
 	"github.com/evalmd/evalmd/harness/internal/write"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/regrade"
@@ -116,6 +122,13 @@ type Config struct {
 	// Fresh asks every question (run --fresh): no answer of an earlier
 	// output is reused (see harness/internal/reuse).
 	Fresh bool
+	// Key is the machine's key (outfile.LoadKey): the outputs the run
+	// writes are sealed with it, only earlier outputs sealed with it are
+	// reused from, and the run's journal is named with it, so that a run
+	// resumes only a journal this machine wrote. nil seals nothing,
+	// reuses nothing and resumes nothing: the journal is named with a key
+	// of this run alone, and removed when it ends.
+	Key *outfile.Key
 	// Shard, when not zero, asks only this machine's share of the run
 	// (run --shard K/N): each output is written as its part (plan.Shard),
 	// with a journal of its own, under a run id every shard agrees on
@@ -135,6 +148,9 @@ type Config struct {
 	Rand   io.Reader // run ids; crypto/rand when nil
 
 	clear string // what a line starts with: ClearLine under a progress line drawn in place
+	// once names the journal of a run without Key (start): no later run
+	// finds it.
+	once *outfile.Key
 }
 
 // Summary says what a run wrote.
@@ -195,6 +211,8 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		if st, err = execute.LoadResume(ResumeFiles(cfg)); err != nil {
 			return sum, err
 		}
+		st.Once = cfg.Key == nil
+		cfg.sayPlanted(st.Journal)
 		if st.Exists {
 			runID = st.RunID
 			cfg.say("resuming run %q from %s", runID, st.Journal)
@@ -202,6 +220,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		st.RunID = runID
 	}
 	files := &write.Files{Force: cfg.Force, Wrote: st.Wrote}
+	if !cfg.DryRun {
+		files.Seal = cfg.Key
+	}
 	if st.Exists {
 		files.Resumed = st.Written
 	}
@@ -232,6 +253,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 func (cfg Config) start() (Config, []string, error) {
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
+	}
+	if cfg.Key == nil {
+		cfg.once = outfile.RandomKey()
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

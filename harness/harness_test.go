@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,7 +173,7 @@ func TestResumeAfterInterrupt(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &countingModel{calls: map[string]int{}, stopAfter: 15, cancel: cancel}
-	cfg := Config{Sheets: []string{path}, Models: []string{"counting"}, RunIDLen: 6,
+	cfg := Config{Sheets: []string{path}, Models: []string{"counting"}, RunIDLen: 6, Key: testKey(t),
 		Runner:   runner.Options{Concurrency: 1},
 		NewModel: func(string, model.Options) (model.Model, error) { return m, nil }}
 	_, err := Run(ctx, cfg)
@@ -352,4 +353,16 @@ func TestUnknownMetaKeyWarns(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") || sum.Warnings != 3 {
 		t.Errorf("warnings (%d):\n%s\nwant:\n%s", sum.Warnings, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// testKey is the key of the machine a test's runs run on, as a command
+// loads it (outfile.LoadKey): runs sealed with it reuse each other's
+// answers and resume each other's journals.
+func testKey(t testing.TB) *outfile.Key {
+	t.Helper()
+	k, err := outfile.NewKey([]byte("the key of the machine of a test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }

@@ -31,7 +31,7 @@ func TestRunHoldsQuestionsInFlight(t *testing.T) {
 		if err := benchkit.WriteSheet(sheet, n); err != nil {
 			t.Fatal(err)
 		}
-		cfg := Config{NewModel: builtins(), Sheets: []string{sheet}, Models: []string{"oracle"}, OutDir: filepath.Join(dir, "out"), RunIDLen: 4}
+		cfg := Config{NewModel: builtins(), Sheets: []string{sheet}, Models: []string{"oracle"}, OutDir: filepath.Join(dir, "out"), RunIDLen: 4, Key: testKey(t)}
 		run := func(current int) uint64 {
 			runtime.GC()
 			stop := benchkit.WatchLive()

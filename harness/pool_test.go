@@ -49,9 +49,9 @@ func answerOf(c fakeserver.Call) string {
 }
 
 // serverConfig is a run of the sheets on the fake server's model.
-func serverConfig(sheets []string, out, url string, conc int) Config {
+func serverConfig(t testing.TB, sheets []string, out, url string, conc int) Config {
 	return Config{
-		Sheets: sheets, Models: []string{"openai-api/fake/m"}, OutDir: out, RunIDLen: 4,
+		Sheets: sheets, Models: []string{"openai-api/fake/m"}, OutDir: out, RunIDLen: 4, Key: testKey(t),
 		Model:    model.Options{BaseURL: url, APIKey: "test-key"},
 		Runner:   runner.Options{Concurrency: conc, BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond},
 		NewModel: providers.Registry().New,
@@ -101,7 +101,7 @@ func TestPoolAcrossSheets(t *testing.T) {
 	dir := t.TempDir()
 	srv := fakeserver.NewOpenAI(t, fakeserver.Options{Latency: 100 * time.Millisecond, MaxRequests: 200,
 		Reply: func(c fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: answerOf(c)} }})
-	cfg := serverConfig(writeSheets(t, dir, 20, 5), filepath.Join(dir, "out"), srv.URL, 20)
+	cfg := serverConfig(t, writeSheets(t, dir, 20, 5), filepath.Join(dir, "out"), srv.URL, 20)
 	sum, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func TestModelsShareAServer(t *testing.T) {
 	for _, separate := range []bool{false, true} {
 		dir := t.TempDir()
 		srv := fakeserver.NewOpenAI(t, fakeserver.Options{Latency: 100 * time.Millisecond, MaxRequests: 100})
-		cfg := serverConfig(writeSheets(t, dir, 4, 5), filepath.Join(dir, "out"), srv.URL, 4)
+		cfg := serverConfig(t, writeSheets(t, dir, 4, 5), filepath.Join(dir, "out"), srv.URL, 4)
 		cfg.Models = []string{"openai-api/fake/a", "openai-api/fake/b"}
 		cfg.Runner.SeparateLimits = separate
 		if _, err := Run(context.Background(), cfg); err != nil {
@@ -174,7 +174,7 @@ func TestResumeAcrossSheets(t *testing.T) {
 			}
 			return fakeserver.Reply{Text: answerOf(c)}
 		}})
-	cfg := serverConfig(writeSheets(t, dir, 3, 5), out, srv.URL, 1)
+	cfg := serverConfig(t, writeSheets(t, dir, 3, 5), out, srv.URL, 1)
 	sum, err := Run(ctx, cfg)
 	if err == nil || !strings.Contains(err.Error(), "rerun the same command") {
 		t.Fatalf("interrupted run: err %v", err)
@@ -238,7 +238,7 @@ func TestFailedQuestionsResume(t *testing.T) {
 			}
 			return fakeserver.Reply{Text: answerOf(c)}
 		}})
-	cfg := serverConfig(writeSheets(t, dir, 2, 3), filepath.Join(dir, "out"), srv.URL, 3)
+	cfg := serverConfig(t, writeSheets(t, dir, 2, 3), filepath.Join(dir, "out"), srv.URL, 3)
 	var stderr strings.Builder
 	cfg.Stderr = &stderr
 	sum, err := Run(context.Background(), cfg)
@@ -292,7 +292,7 @@ func TestRefusedConnectionsStop(t *testing.T) {
 	url := "http://" + l.Addr().String() + "/v1"
 	l.Close() // nothing listens there now: connections are refused
 	dir := t.TempDir()
-	cfg := serverConfig(writeSheets(t, dir, 3, 10), filepath.Join(dir, "out"), url, 4)
+	cfg := serverConfig(t, writeSheets(t, dir, 3, 10), filepath.Join(dir, "out"), url, 4)
 	_, err = Run(context.Background(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "refused 3 connections in a row, and none since the run began") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("err %v", err)

@@ -1,10 +1,12 @@
 package harness
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -104,9 +106,22 @@ func ParseShard(s string) (Shard, error) { return plan.ParseShard(s) }
 // ResumeFiles are the journal and the run state of the run cfg describes:
 // in the output folder (else the folder -d named, else the first sheet's),
 // named by a hash of the sheets, the models and the output folder, so the
-// same command finds them again and another run's are never mixed in. A
-// shard's are its own, named with the shard, beside its sibling shards'.
+// same command finds them again and another run's are never mixed in,
+// keyed with the machine's key (Config.Key), so that no one else can name
+// them: a journal planted where a run looks for its own would be resumed
+// as answers the run had paid for. A shard's are its own, named with the
+// shard, beside its sibling shards'. A Config that has no key yet, not
+// being run, names them by the hash alone.
 func ResumeFiles(cfg Config) (journal, state string) {
+	name := hex.EncodeToString(runHash(cfg))
+	if k := cmp.Or(cfg.Key, cfg.once); k != nil {
+		name = k.Tag("evalmd run journal", name)
+	}
+	return resumeFiles(cfg, name[:12])
+}
+
+// resumeFiles are the journal and the state of cfg's run named name.
+func resumeFiles(cfg Config, name string) (journal, state string) {
 	dir := cfg.OutDir
 	switch {
 	case dir != "":
@@ -115,11 +130,25 @@ func ResumeFiles(cfg Config) (journal, state string) {
 	case len(cfg.Sheets) > 0:
 		dir = filepath.Dir(cfg.Sheets[0])
 	}
-	base := filepath.Join(dir, ".evalmd-run-"+hex.EncodeToString(runHash(cfg))[:12])
+	base := filepath.Join(dir, ".evalmd-run-"+name)
 	if !cfg.Shard.IsZero() {
 		base = strings.TrimSuffix(result.ShardName(base+".json", cfg.Shard.K, cfg.Shard.N), ".json")
 	}
 	return base + ".journal", base + ".run"
+}
+
+// sayPlanted says, when a journal lies where one not keyed with the
+// machine's key would be named (evalmd's before the keys, or a stranger's
+// plainly planted), that the run leaves it alone: its answers are no
+// answers of this machine, and its questions are asked.
+func (cfg Config) sayPlanted(journal string) {
+	plain, _ := resumeFiles(cfg, hex.EncodeToString(runHash(cfg))[:12])
+	if plain == journal {
+		return
+	}
+	if _, err := os.Lstat(plain); err == nil {
+		cfg.say("warning: not resuming from %s: evalmd did not write it on this machine (a run's journal is named with the machine's key); its questions are asked", plain)
+	}
 }
 
 // sharedRunID is the run id of a shard run without --run-id: made from

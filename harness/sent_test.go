@@ -28,7 +28,7 @@ func TestSentSettingsSaidOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	cfg := serverConfig([]string{sheet}, out, srv.URL, 2)
+	cfg := serverConfig(t, []string{sheet}, out, srv.URL, 2)
 	cfg.Models = []string{"openai-responses/o3"}
 	var stderr bytes.Buffer
 	cfg.Stderr = &stderr
@@ -66,7 +66,7 @@ func TestSentSettingsRefusedBeforeAnyCall(t *testing.T) {
 	if err := os.WriteFile(sheet, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := serverConfig([]string{sheet}, t.TempDir(), srv.URL, 2)
+	cfg := serverConfig(t, []string{sheet}, t.TempDir(), srv.URL, 2)
 	cfg.Models = []string{"anthropic/claude-sonnet-4-5"}
 	var stderr bytes.Buffer
 	cfg.Stderr = &stderr
@@ -90,7 +90,7 @@ func TestResponsesPromptsCutAsOpenAIs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"openai/gpt-4o", "openai-responses/gpt-4o"} {
-		cfg := serverConfig([]string{sheet}, t.TempDir(), "", 1)
+		cfg := serverConfig(t, []string{sheet}, t.TempDir(), "", 1)
 		cfg.Models, cfg.DryRun, cfg.Describe = []string{name}, true, providers.Registry().Describe
 		var stderr bytes.Buffer
 		cfg.Stderr = &stderr

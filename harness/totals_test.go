@@ -24,7 +24,7 @@ func TestTotalsCostUnknown(t *testing.T) {
 			srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 10,
 				Reply: func(c fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: answerOf(c)} }})
 			out := t.TempDir()
-			cfg := serverConfig(writeSheets(t, t.TempDir(), 1, 2), out, srv.URL, 2)
+			cfg := serverConfig(t, writeSheets(t, t.TempDir(), 1, 2), out, srv.URL, 2)
 			cfg.Price = tc.price
 			var stderr bytes.Buffer
 			cfg.Stderr = &stderr

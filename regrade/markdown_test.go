@@ -140,3 +140,38 @@ func TestRegradeRefusesLink(t *testing.T) {
 		}
 	}
 }
+
+// grade -w keeps the seal of an output evalmd sealed here, so a rerun
+// still reuses its answers, and seals no output that had none: regrading
+// a stranger's answers does not make them this machine's.
+func TestRegradeKeepsSealOnlyWhenSealed(t *testing.T) {
+	key, err := outfile.NewKey([]byte("the key of the machine of a test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := func(x string) *string { return &x }
+	for _, sealed := range []bool{true, false} {
+		f := &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m"}, Questions: []result.Question{
+			{Name: "q1", GroundTruth: s("Paris"), Completion: s("Lyon"), Grade: boolp(false)}}}
+		path := filepath.Join(t.TempDir(), "output-s-m.json")
+		opt := outfile.Options{}
+		if sealed {
+			opt.Seal = key
+		}
+		if err := f.Write(path, opt); err != nil {
+			t.Fatal(err)
+		}
+		sheet := &SheetTruths{Path: "input-s.md", Truths: map[string]*string{"q1": s("Lyon")}}
+		if _, err := Regrade(context.Background(), []string{path}, Options{Sheet: sheet, Write: true, Seal: key}); err != nil {
+			t.Fatal(err)
+		}
+		seals, err := outfile.ReadSeals(filepath.Dir(path), key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, _ := outfile.State(path)
+		if got := seals.Sealed(filepath.Base(path), sum); got != sealed || !strings.Contains(readString(t, path), `"grade": true`) {
+			t.Errorf("sealed before %v: regraded, sealed %v\n%s", sealed, got, readString(t, path))
+		}
+	}
+}

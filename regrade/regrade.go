@@ -50,6 +50,11 @@ type Options struct {
 	// Force writes grade files over files evalmd did not write or that
 	// were changed since (see internal/outfile).
 	Force bool
+	// Seal is the machine's key: an output file sealed with it as it was
+	// read (evalmd wrote it here) is sealed again as rewritten, so a
+	// rerun still reuses its answers; any other stays unsealed, since
+	// regrading a stranger's answers does not make them this machine's.
+	Seal *outfile.Key
 	// Judge configures the "judge" grader: its model, template and
 	// max_tokens (grade.Options' Judge fields).
 	Judge grade.JudgeOptions
@@ -236,7 +241,11 @@ func regradeFile(ctx context.Context, path string, opt Options, graders *Graders
 		fr.Err = oneLine(fmt.Errorf("%s: %w", path, err))
 		return fr
 	}
-	files := append(f.WithMarkdown(path, newData, outfile.Options{Force: true, Expect: outfile.Sum(data)}, others),
+	own := outfile.Options{Force: true, Expect: outfile.Sum(data)}
+	if seals, err := outfile.ReadSeals(filepath.Dir(path), opt.Seal); err == nil && seals.Sealed(filepath.Base(path), own.Expect) {
+		own.Seal = opt.Seal
+	}
+	files := append(f.WithMarkdown(path, newData, own, others),
 		outfile.Bytes(gp, gradeJSON(fr.New), others))
 	if err := outfile.WriteFiles(files...); err != nil {
 		fr.Err = oneLine(fmt.Errorf("%w; nothing written for %s", err, path))

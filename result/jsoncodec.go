@@ -370,6 +370,8 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.RequestKey
 		case "reused_from":
 			v = &q.ReusedFrom
+		case "asked_in":
+			v = &q.AskedIn
 		case "served_model":
 			v = &q.ServedModel
 		case "position":

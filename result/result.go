@@ -228,10 +228,15 @@ type Question struct {
 	BatchID      string          `json:"batch_id,omitempty"`      // the provider's batch that answered (run --batch); its cost is at batch prices
 	// RequestKey is the key of the request asked (see harness/internal/reuse):
 	// a rerun reuses this answer for a question whose request has the
-	// same key. ReusedFrom names the output file whose run got the answer
-	// when this run reused it instead of asking; its grade is this run's.
+	// same key. ReusedFrom names the output file this run took the answer
+	// from instead of asking (its base name: the file is in the output's
+	// folder, or in the Superseded folder beside it once put aside); its
+	// grade is this run's. AskedIn, when the answer had been reused there
+	// already, names the output file whose run asked the model: the
+	// sample's run (Sample), which may have been removed since.
 	RequestKey string `json:"request_key,omitempty"`
 	ReusedFrom string `json:"reused_from,omitempty"`
+	AskedIn    string `json:"asked_in,omitempty"`
 	// ServedModel is the model the server said answered (the reply's
 	// "model": "gpt-4o-2024-08-06" for a request of "gpt-4o"), so a reader
 	// can tell which snapshot gave the answer; absent when the server

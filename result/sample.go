@@ -1,6 +1,7 @@
 package result
 
 import (
+	"cmp"
 	"hash/fnv"
 	"path/filepath"
 	"strconv"
@@ -11,8 +12,8 @@ import (
 // same sample as the file whose run asked the model, and agg, the report
 // and the Inspect logs count it once. It is the run that asked (the base
 // name of that run's output file: the file's own for a question it asked,
-// else its reused_from, which names the first run whatever the chain of
-// reruns), the request key (which covers the model, everything sent and
+// else its asked_in, which names the first run whatever the chain of
+// reruns, else its reused_from), the request key (which covers the model, everything sent and
 // the epoch) and the question's name with its occurrence among the
 // questions of its file of that name (two questions of one prompt stay
 // two). A question without a request key (LIME's files, evalmd's before
@@ -31,10 +32,7 @@ func SampleOf(path string, q *Question, occ int) (s Sample, ok bool) {
 	if q.RequestKey == "" {
 		return Sample{}, false
 	}
-	from := q.ReusedFrom
-	if from == "" {
-		from = filepath.Base(path)
-	}
+	from := cmp.Or(q.AskedIn, q.ReusedFrom, filepath.Base(path))
 	// A shard's part is a part of the run's one file (unshardName): its
 	// answers are that file's, whether read in the part or in the file
 	// the parts make.

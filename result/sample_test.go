@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestSampleOf: a question's sample is the file that asked (reused_from,
-// else its own file's base name), its request key, name and occurrence;
+// TestSampleOf: a question's sample is the file that asked (asked_in,
+// else reused_from, else its own file's base name), its request key, name and occurrence;
 // without a key there is none.
 func TestSampleOf(t *testing.T) {
 	dir := filepath.Join("results", "superseded")
@@ -18,6 +18,7 @@ func TestSampleOf(t *testing.T) {
 	}{
 		{Question{Name: "Q", RequestKey: "k"}, 0, Sample{From: "output-a.json", Key: "k", Name: "Q"}, true},
 		{Question{Name: "Q", RequestKey: "k", ReusedFrom: "output-b.json"}, 1, Sample{From: "output-b.json", Key: "k", Name: "Q", Occ: 1}, true},
+		{Question{Name: "Q", RequestKey: "k", ReusedFrom: "output-b.json", AskedIn: "output-c.json"}, 0, Sample{From: "output-c.json", Key: "k", Name: "Q"}, true},
 		{Question{Name: "Q"}, 0, Sample{}, false},
 	} {
 		got, ok := SampleOf(filepath.Join(dir, "output-a.json"), &tc.q, tc.occ)

@@ -47,6 +47,13 @@ func ScanFile(path string, sheet func(*Sheet) error, question func(*Question, Sp
 	return scan(&guardedReader{r: bufio.NewReaderSize(fh, 1<<20)}, sheet, func(dec *json.Decoder) error { return scanQuestions(dec, question) })
 }
 
+// Scan is ScanFile reading the output file r reads, from its start to its
+// end: a reader that does more with the bytes (a rerun's index sums them
+// as it reads) hands them over itself.
+func Scan(r io.Reader, sheet func(*Sheet) error, question func(*Question, Span) error) error {
+	return scan(bufio.NewReaderSize(r, 1<<20), sheet, func(dec *json.Decoder) error { return scanQuestions(dec, question) })
+}
+
 // ScanPositions is ScanFile handing over of each question its Position
 // and its Span alone, without decoding the rest of it (a question whose
 // "position" is spelt otherwise, or is not a plain whole number, is an

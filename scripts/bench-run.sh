@@ -27,6 +27,9 @@ else
 	trap 'kill "$server" 2>/dev/null || true' EXIT
 fi
 [ $# -gt 0 ] || { echo "usage: bench-run.sh EVALMD..." >&2; exit 2; }
+# The runs' user config folder, and the key a run seals its outputs with
+# (which a rerun needs to reuse them), are the bench's own, not the user's.
+export XDG_CONFIG_HOME="$work/config"
 
 (cd "$root" && go test -c -o "$work/fakeserver.test" ./internal/testkit/fakeserver)
 rm -f "$work/url"

@@ -35,6 +35,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/model"
@@ -391,6 +392,35 @@ func userFile(getenv func(string) string) string {
 		return filepath.Join(h, ".config", "evalmd", "config.yaml")
 	}
 	return ""
+}
+
+// KeyName is the file, beside the user's config file, that holds the
+// machine's key (outfile.LoadKey).
+const KeyName = "seal.key"
+
+// KeyFile is where the machine's key is kept: beside the user's config
+// file ($XDG_CONFIG_HOME/evalmd/seal.key, else
+// $HOME/.config/evalmd/seal.key); "" when the lookup reads no
+// environment, or it names neither folder.
+func (l Lookup) KeyFile() string {
+	if f := userFile(l.Getenv); f != "" {
+		return filepath.Join(filepath.Dir(f), KeyName)
+	}
+	return ""
+}
+
+// Key is the machine's key, made on first need (outfile.LoadKey), which
+// seals the outputs evalmd writes so that only they are reused, and names
+// a run's journal so that only this machine's is resumed. When it cannot
+// be had (no user config folder, a key file others may read) the error
+// says why, in one line: a command goes on without it, sealing, reusing
+// and resuming nothing.
+func (l Lookup) Key() (*outfile.Key, error) {
+	path := l.KeyFile()
+	if path == "" {
+		return nil, errors.New("no user config folder ($XDG_CONFIG_HOME or $HOME) to keep the key evalmd seals its outputs with")
+	}
+	return outfile.LoadKey(path)
 }
 
 // workspace is the workspace file: the nearest evalmd.yaml at or above

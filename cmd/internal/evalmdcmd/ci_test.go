@@ -121,10 +121,13 @@ func (r *ciRun) runs(cond string) bool {
 }
 
 // env is a step's environment: no variable of the test's own, the job's
-// and the step's (expanded; MODELS the offline models), and the runner's.
+// and the step's (expanded; MODELS the offline models), and the runner's:
+// each run's a fresh machine, as GitHub's hosted runners are, with a home
+// of its own (where evalmd keeps the key it seals its outputs with).
 func (r *ciRun) env(job, step map[string]string, name string) []string {
+	home := filepath.Join(r.root, "home-"+r.sha)
 	vars := map[string]string{"PATH": filepath.Join(r.root, "bin") + ":/usr/local/bin:/usr/bin:/bin",
-		"HOME": filepath.Join(r.root, "home"), "XDG_CONFIG_HOME": filepath.Join(r.root, "home", ".config"),
+		"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"),
 		"GITHUB_STEP_SUMMARY": r.summaryFile(name), "FAKE_GH_LOG": filepath.Join(r.root, "gh-"+r.sha)}
 	for _, m := range []map[string]string{job, step} {
 		for k, v := range m {
@@ -344,9 +347,10 @@ func stepOf(t *testing.T, steps []ghStep, prefix string) string {
 // The GitHub Actions workflow of docs/ci.md, taken from the page so that
 // the page cannot drift, runs as written, step by step in order, offline
 // (the models oracle and a replay file; the caches, gh and the artifact
-// upload simulated; bash as on GitHub's runners): a push to main asks
-// every question, passes and saves the results; a pull request that
-// changes nothing asks 0 questions, passes and comments; a pull request
+// upload simulated; bash as on GitHub's runners, each run a fresh one): a
+// push to main asks every question, passes and saves the results; a pull
+// request that changes nothing asks 0 questions (it vouches for main's
+// results, which another runner wrote), passes and comments; a pull request
 // that corrects one ground truth and makes the replayed model worse on 7
 // questions fails the gate (exit status 4), its comment and step summary
 // naming the flipped questions and the question whose truth changed, and

@@ -1,7 +1,7 @@
 // Package evalmdcmd is the evalmd command: one command whose verbs are the
 // commands of cmd/run, cmd/grade, cmd/agg and cmd/convert (the same code,
 // from cmd/internal/runcmd and its siblings) and a few of its own: init and
-// check (convert init and run --check under LIME's names), render,
+// check (convert init and run --check under LIME's names), trust, render,
 // schema, version and completion.
 //
 //	evalmd run|eval -f SHEET | -d DIR -m MODEL[,MODEL...] [flags]
@@ -10,6 +10,7 @@
 //	evalmd convert COMMAND [flags]
 //	evalmd init DIR
 //	evalmd check
+//	evalmd trust DIR...
 //	evalmd render [-w] OUTPUT.json|DIR...
 //	evalmd schema config|meta
 //	evalmd version
@@ -31,6 +32,7 @@ import (
 	"github.com/evalmd/evalmd/cmd/internal/convertcmd"
 	"github.com/evalmd/evalmd/cmd/internal/gradecmd"
 	"github.com/evalmd/evalmd/cmd/internal/runcmd"
+	"github.com/evalmd/evalmd/cmd/internal/trustcmd"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/result"
@@ -67,6 +69,7 @@ func Command(env Env) *cli.Command {
 			convertcmd.Command(),
 			convertcmd.InitCommand(),
 			runcmd.CheckCommand(env.Look, env.Getenv, env.Environ),
+			trustcmd.Command(env.Look),
 			renderCommand(),
 			schemaCommand(),
 			versionCommand(env.BuildInfo),

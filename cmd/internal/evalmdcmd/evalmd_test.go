@@ -3,6 +3,7 @@ package evalmdcmd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -18,10 +19,34 @@ import (
 	"github.com/evalmd/evalmd/result"
 )
 
+// testConfigHome is the user config folder (XDG_CONFIG_HOME) of the
+// commands the tests run without one of their own, made empty by TestMain
+// and shared by every test, as one machine's: it holds the key evalmd
+// makes there.
+var testConfigHome string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "evalmd-evalmdcmd-config-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testConfigHome = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 // testEnv reads config files from dir only and the environment env only
-// (never the real home).
+// (never the real home); without XDG_CONFIG_HOME or HOME in env, the user
+// config folder is testConfigHome.
 func testEnv(dir string, env map[string]string) Env {
-	getenv := func(k string) string { return env[k] }
+	getenv := func(k string) string {
+		if k == "XDG_CONFIG_HOME" && env["XDG_CONFIG_HOME"] == "" && env["HOME"] == "" {
+			return testConfigHome
+		}
+		return env[k]
+	}
 	return Env{
 		Look:   config.Lookup{Dir: dir, Getenv: getenv},
 		Getenv: getenv,
@@ -232,7 +257,7 @@ func TestCompletion(t *testing.T) {
 		}
 		for _, tc := range []struct{ line, want string }{
 			{"evalmd ru", "run"},
-			{"evalmd ", "run eval grade agg convert init check render schema version completion"},
+			{"evalmd ", "run eval grade agg convert init check trust render schema version completion"},
 			{"evalmd convert ds", "dsbench"},
 			{"evalmd convert dsbench -", "--force -i --mode -o"},
 			{"evalmd eval --cac", "--cache"},

@@ -99,6 +99,12 @@ func Command(look config.Lookup, getenv func(string) string) *cli.Command {
 			}
 			opt := regrade.Options{Settings: slices.Concat(conf.Settings(), []setting.Layer{*settings}), Write: *write, Verbose: *verbose,
 				GraderOverride: grading.Grader, Judge: jo, Force: *force, Graders: set.Graders}
+			if *write {
+				// An output evalmd sealed here stays sealed as regraded.
+				if opt.Seal, err = look.Key(); err != nil {
+					fmt.Fprintf(stderr, "warning: %v; the outputs rewritten are not sealed: a rerun asks their questions again\n", err)
+				}
+			}
 			if *sheetPath != "" {
 				truths, err := sheetTruths(*sheetPath)
 				if err != nil {

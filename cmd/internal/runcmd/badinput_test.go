@@ -19,10 +19,14 @@ func TestCraftedRunIDRefused(t *testing.T) {
 	out := filepath.Join(root, "a", "b", "out")
 	os.MkdirAll(out, 0o755)
 	sheet, _ := filepath.Abs(filepath.Join("..", "..", "..", "sheets", "input-solar-choice.md"))
-	_, state := harness.ResumeFiles(harness.Config{Sheets: []string{sheet}, Models: []string{"mock"}, OutDir: out})
+	key, err := testLookup().Key()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, state := harness.ResumeFiles(harness.Config{Sheets: []string{sheet}, Models: []string{"mock"}, OutDir: out, Key: key})
 	os.WriteFile(state, []byte(`{"run_id": "x/../../../trav"}`), 0o644)
 	var stderr bytes.Buffer
-	err := run(context.Background(), &stderr, &stderr, []string{"-f", sheet, "-m", "mock", "-o", out})
+	err = run(context.Background(), &stderr, &stderr, []string{"-f", sheet, "-m", "mock", "-o", out})
 	if err == nil || !strings.Contains(err.Error(), state) || !strings.Contains(err.Error(), "run id") {
 		t.Fatalf("err %v", err)
 	}

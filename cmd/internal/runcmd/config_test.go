@@ -26,10 +26,16 @@ func writeFile(t *testing.T, path, text string) {
 }
 
 // runIn runs the command with config files looked up from dir and the
-// environment env only (never the real home).
+// environment env only (never the real home): without XDG_CONFIG_HOME or
+// HOME in env, the user config folder is testConfigHome.
 func runIn(dir string, env map[string]string, args ...string) (stdout, stderr string, err error) {
 	var o, e bytes.Buffer
-	getenv := func(k string) string { return env[k] }
+	getenv := func(k string) string {
+		if k == "XDG_CONFIG_HOME" && env["XDG_CONFIG_HOME"] == "" && env["HOME"] == "" {
+			return testConfigHome
+		}
+		return env[k]
+	}
 	environ := func() []string {
 		var kv []string
 		for k, v := range env {

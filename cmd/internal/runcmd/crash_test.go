@@ -76,7 +76,7 @@ func TestKillResumesAcrossSheets(t *testing.T) {
 	ents, _ := os.ReadDir(out)
 	for _, e := range ents {
 		n := e.Name()
-		if !strings.HasPrefix(n, "output-s1-") && n != ".evalmd-written" && !strings.HasSuffix(n, ".journal") && !strings.HasSuffix(n, ".run") {
+		if !strings.HasPrefix(n, "output-s1-") && n != ".evalmd-written" && n != ".evalmd-sealed" && !strings.HasSuffix(n, ".journal") && !strings.HasSuffix(n, ".run") {
 			t.Errorf("the kill left %s in the output folder", n)
 		}
 	}

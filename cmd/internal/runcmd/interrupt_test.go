@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/cmd/internal/cli"
-	"github.com/evalmd/evalmd/cmd/internal/config"
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/internal/testkit/syncbuf"
 )
@@ -26,7 +25,8 @@ func TestMainHelperProcess(t *testing.T) {
 		t.Skip("helper process for the Ctrl-C tests")
 	}
 	os.Args = append([]string{"run"}, strings.Split(os.Getenv("EVALMD_MAIN_ARGS"), "\x1f")...)
-	cli.Main(Command(config.Lookup{}, os.Getenv, os.Environ))
+	testConfigHome = os.Getenv("XDG_CONFIG_HOME") // the parent's (helperCommand)
+	cli.Main(Command(testLookup(), os.Getenv, os.Environ))
 }
 
 // helperCommand is the command that runs run with args in a child process
@@ -34,7 +34,7 @@ func TestMainHelperProcess(t *testing.T) {
 // process's.
 func helperCommand(args []string, env ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestMainHelperProcess$")
-	cmd.Env = append(append(os.Environ(), "EVALMD_MAIN_HELPER=1", "EVALMD_MAIN_ARGS="+strings.Join(args, "\x1f")), env...)
+	cmd.Env = append(append(os.Environ(), "EVALMD_MAIN_HELPER=1", "EVALMD_MAIN_ARGS="+strings.Join(args, "\x1f"), "XDG_CONFIG_HOME="+testConfigHome), env...)
 	return cmd
 }
 

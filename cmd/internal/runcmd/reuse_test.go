@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/result"
 )
@@ -361,6 +362,14 @@ func TestRerunTidiesCopies(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(copied, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Written by evalmd on this machine.
+	key, err := testLookup().Key()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := outfile.Seal(copied, key); err != nil {
 		t.Fatal(err)
 	}
 	log.Reset()

@@ -22,6 +22,7 @@ import (
 	"github.com/evalmd/evalmd/harness"
 	"github.com/evalmd/evalmd/inspect"
 	"github.com/evalmd/evalmd/internal/aimd"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/model/builtin"
@@ -84,6 +85,9 @@ func Command(look config.Lookup, getenv func(string) string, environ func() []st
 			}
 			if err := f.build(&cfg, conf, s, getenv, stderr); err != nil {
 				return err
+			}
+			if !f.dryRun {
+				cfg.Key = machineKey(look, stderr)
 			}
 			if f.watch {
 				return watchSheets(ctx, cfg, f.sheetFile, f.sheetDir, func(ctx context.Context, cfg harness.Config) error {
@@ -300,4 +304,14 @@ func concurrency(v string) (int, *aimd.Config, error) {
 		return aimd.DefaultMax, &aimd.Config{}, nil
 	}
 	return n, nil, nil
+}
+
+// machineKey is the machine's key (config.Lookup.Key), or nil, said in
+// one line, when it cannot be had.
+func machineKey(look config.Lookup, stderr io.Writer) *outfile.Key {
+	k, err := look.Key()
+	if err != nil {
+		fmt.Fprintf(stderr, "warning: %v; without it, evalmd cannot tell the outputs it wrote: no earlier answer is reused and no run resumed\n", err)
+	}
+	return k
 }

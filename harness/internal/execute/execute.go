@@ -164,6 +164,9 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 	if err := opt.Resume.save(); err != nil {
 		return Result{}, err
 	}
+	if opt.Resume.Once {
+		defer opt.Resume.remove()
+	}
 	scratch, err := write.NewScratch(opt.Resume.Journal)
 	if err != nil {
 		return Result{}, err

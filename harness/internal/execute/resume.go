@@ -26,6 +26,10 @@ type Resume struct {
 	Written map[string]string `json:"written,omitempty"`
 	// Exists says an earlier, unfinished run left them: RunID is its.
 	Exists bool `json:"-"`
+	// Once says no later run can find the journal (it is named with a
+	// key of this run alone): it is removed when the run ends, whatever
+	// became of its questions.
+	Once bool `json:"-"`
 }
 
 // LoadResume finds the journal of an earlier, unfinished run of the same

@@ -17,10 +17,10 @@ func TestLoadPlantedTotals(t *testing.T) {
 			Sheet:     result.Sheet{Name: "S", ModelName: "m", Created: "2026-01-01T00:00:00Z", Totals: &result.Totals{Questions: claim}},
 			Questions: []result.Question{{Name: "q", Completion: ptr("a"), RequestKey: "k"}},
 		}
-		if err := f.Write(dir+"/output-s-m-1111.json", outfile.Options{Force: true}); err != nil {
+		if err := f.Write(dir+"/output-s-m-1111.json", outfile.Options{Force: true, Seal: testKey()}); err != nil {
 			t.Fatal(err)
 		}
-		ix, err := Load(dir, "input-s.md", "m", "")
+		ix, err := Load(dir, "input-s.md", "m", "", testKey())
 		if err != nil {
 			t.Fatalf("totals.questions %d: %v", claim, err)
 		}

@@ -12,6 +12,12 @@
 // before keys were recorded) are never reused from; neither are errors,
 // questions the model had no answer to, nor dry runs.
 //
+// Only what evalmd wrote on this machine is reused: a file whose content
+// is sealed under the machine's key (internal/outfile: a run seals what it
+// writes, evalmd trust what the user vouches for). Anything else, a
+// stranger's output planted beside the sheets or in superseded/ with
+// answers of its choosing, is read for nothing and named in Strangers.
+//
 // A reused answer is the same sample as the one it came from: an output
 // the run would only repeat is not written (Repeats), and the earlier
 // outputs the new one supersedes are put aside (Supersedes), so a folder
@@ -19,10 +25,12 @@
 package reuse
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,6 +40,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
@@ -81,6 +90,10 @@ type Index struct {
 	// not be (each with the reason; they are left out, not fatal).
 	Files   []string
 	Skipped []string
+	// Strangers are the earlier outputs not sealed on this machine, as
+	// they are now, under the key Load was given: none of their answers
+	// is reused, and they are not Earlier.
+	Strangers []Stranger
 	// Earlier are the earlier outputs in the folder itself (not those
 	// superseded), oldest first: the run's output may repeat one
 	// (Repeats) or supersede some (Supersedes).
@@ -95,6 +108,13 @@ type Earlier struct {
 	File    *result.File
 	Outline *Outline
 	Tally   result.Tally
+}
+
+// Stranger is an earlier output evalmd did not write on this machine (or
+// that was changed since), and the answers it holds.
+type Stranger struct {
+	Path    string
+	Answers int
 }
 
 // answer is where an answered question of an earlier output lies: in
@@ -120,12 +140,13 @@ type source struct {
 // id, whose model is modelName and that are no dry run. skip is a file
 // left out (the output the run itself writes, when it resumes). A newer
 // file's answer wins over an older one's, by the time its run started.
-// Close lets the files go.
-func Load(dir, sheetPath, modelName, skip string) (*Index, error) {
+// Only the files sealed under key as they are now are reused from (a nil
+// key trusts none). Close lets the files go.
+func Load(dir, sheetPath, modelName, skip string, key *outfile.Key) (*Index, error) {
 	var files []found
 	var skipped []string
 	for _, d := range []string{dir, filepath.Join(dir, result.Superseded)} {
-		fs, sk, err := list(d, sheetPath, modelName, skip, d == dir)
+		fs, sk, err := list(d, sheetPath, modelName, skip, d == dir, key)
 		if err != nil {
 			return nil, err
 		}
@@ -165,6 +186,9 @@ func index(files []found) (ix *Index, bad int) {
 		ix.sources = append(ix.sources, &source{path: fd.path})
 		if fd.err = fd.read(ix, int32(k)); fd.err != nil {
 			return nil, k
+		}
+		if fd.stranger {
+			continue
 		}
 		if fd.current {
 			ix.Earlier = append(ix.Earlier, fd.Earlier)
@@ -212,7 +236,11 @@ type found struct {
 	written time.Time    // runs started in one second are ordered by it
 	size    int64        // its size when listed, which bounds its totals' claims
 	whole   *result.File // the file, when it was read whole to find its sheet
-	err     error
+	seals   *outfile.Seals
+	// stranger: the file is not sealed as it is (its answers were taken
+	// out of the index again)
+	stranger bool
+	err      error
 }
 
 // before says whether a's run started before b's.
@@ -229,12 +257,16 @@ func (a found) before(b found) bool {
 // when dir is missing), current when dir is the run's own folder, each
 // with its sheet read; files that cannot be read are left out, each said
 // in skipped.
-func list(dir, sheetPath, modelName, skip string, current bool) (files []found, skipped []string, err error) {
+func list(dir, sheetPath, modelName, skip string, current bool, key *outfile.Key) (files []found, skipped []string, err error) {
 	base := strings.TrimSuffix(result.FileName(sheetPath, modelName, ""), ".json")
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("earlier outputs: %w", err)
+	}
+	seals, err := outfile.ReadSeals(dir, key)
 	if err != nil {
 		return nil, nil, fmt.Errorf("earlier outputs: %w", err)
 	}
@@ -248,7 +280,7 @@ func list(dir, sheetPath, modelName, skip string, current bool) (files []found, 
 		if skip != "" && sameFile(path, skip) {
 			continue
 		}
-		fd := found{path: path, current: current}
+		fd := found{path: path, current: current, seals: seals}
 		if err := fd.sheet(modelName); errors.Is(err, errOther) {
 			continue
 		} else if err != nil {
@@ -318,16 +350,19 @@ func (fd *found) read(ix *Index, k int32) error {
 			ix.held[key] = q
 		}
 	}
+	start := len(ix.byKey)
 	if fd.whole == nil {
 		begin(fd.File.Sheet.QuestionsHint(fd.size))
-		err := result.ScanFile(fd.path, func(*result.Sheet) error { return nil }, func(q *result.Question, at result.Span) error {
+		sum, err := scanSum(fd.path, func(q *result.Question, at result.Span) error {
 			add(q, answer{off: at.Off, n: int32(at.Len), file: k})
 			return nil
 		})
 		if err == nil {
+			fd.trust(ix, start, sum)
 			return nil
 		}
 		// Read whole, its answers replace those the scan put in.
+		ix.byKey = ix.byKey[:start]
 		if fd.whole, err = result.Read(fd.path); err != nil {
 			return err
 		}
@@ -340,7 +375,50 @@ func (fd *found) read(ix *Index, k int32) error {
 	for i := range fd.whole.Questions {
 		add(&fd.whole.Questions[i], answer{n: -1, file: k})
 	}
+	// Summed apart, as it was read: a file read whole is small, or one a
+	// question at a time could not read.
+	sum, err := outfile.State(fd.path)
+	if err != nil {
+		return err
+	}
+	fd.trust(ix, start, sum)
 	return nil
+}
+
+// trust keeps the answers the file put in the index from start on when
+// its content, of this sum, is sealed; else it takes them out again and
+// names the file a stranger.
+func (fd *found) trust(ix *Index, start int, sum string) {
+	if fd.seals.Sealed(filepath.Base(fd.path), sum) {
+		return
+	}
+	fd.stranger = true
+	for _, a := range ix.byKey[start:] {
+		delete(ix.held, a.key)
+	}
+	ix.Strangers = append(ix.Strangers, Stranger{Path: fd.path, Answers: len(ix.byKey) - start})
+	ix.byKey = ix.byKey[:start]
+}
+
+// scanSum reads the output file at path a question at a time
+// (result.Scan), handing each to question, and returns the sha256 of all
+// it read: the one read that indexes a file also tells whether it is
+// sealed as it is.
+func scanSum(path string, question func(*result.Question, result.Span) error) (string, error) {
+	fh, err := readfile.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer fh.Close()
+	h := sha256.New()
+	r := io.TeeReader(fh, h)
+	if err := result.Scan(r, func(*result.Sheet) error { return nil }, question); err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // sameFile says whether a and b name one file (b need not exist).
@@ -385,9 +463,12 @@ type Grading struct{ Mode, From string }
 // know) is the earlier question's; the grade is cleared, for the run to
 // grade again, in the grading mode planned, or the one a flag gave the
 // answer when no source sets one now (result.Question.SetGrading).
-// ReusedFrom names the file whose run asked the model: an answer reused
-// twice keeps its first source. An answer whose file changed since Load
-// read it is not taken: the question is asked.
+// ReusedFrom names the file the answer was taken from, which holds it;
+// AskedIn, for an answer that file had reused itself, the run that asked
+// the model (its own AskedIn, else its ReusedFrom: a sealed file's claim
+// is evalmd's), so that the answer stays one sample (result.Sample). An
+// answer whose file changed since Load read it is not taken: the
+// question is asked.
 func (ix *Index) Take(q *result.Question) (Grading, bool) {
 	if ix == nil || q.RequestKey == "" {
 		return Grading{}, false
@@ -410,8 +491,10 @@ func (ix *Index) Take(q *result.Question) (Grading, bool) {
 	n.Grade, n.GradeDetail, n.SubAnswers, n.Judge = nil, "", nil, nil
 	n.SetGrading(q.Grading, q.GradingFrom)
 	n.RequestKey, n.Position = q.RequestKey, q.Position
-	if n.ReusedFrom == "" {
-		n.ReusedFrom = filepath.Base(src.path)
+	asked := cmp.Or(n.AskedIn, n.ReusedFrom)
+	n.ReusedFrom, n.AskedIn = filepath.Base(src.path), ""
+	if asked != n.ReusedFrom {
+		n.AskedIn = asked
 	}
 	*q = n
 	return was, true

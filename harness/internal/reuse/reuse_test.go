@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,12 +83,22 @@ func TestKey(t *testing.T) {
 	}
 }
 
-// writeOutput writes an output file of model m into dir.
+// testKey is the key of the machine the tests run on.
+func testKey() *outfile.Key {
+	k, err := outfile.NewKey([]byte("the key of the machine of a test"))
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+// writeOutput writes an output file of model m into dir, sealed as a run
+// on this machine seals it.
 func writeOutput(t *testing.T, dir, name, m, created string, dry bool, qs ...result.Question) string {
 	t.Helper()
 	f := &result.File{Sheet: result.Sheet{Name: "S", ModelName: m, Created: created, DryRun: dry}, Questions: qs}
 	p := filepath.Join(dir, name)
-	if err := f.Write(p, outfile.Options{Force: true}); err != nil {
+	if err := f.Write(p, outfile.Options{Force: true, Seal: testKey()}); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -115,7 +126,7 @@ func TestIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ix, err := Load(dir, "input-s.md", "m", own)
+	ix, err := Load(dir, "input-s.md", "m", own, testKey())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +162,7 @@ func TestIndex(t *testing.T) {
 		}
 	}
 	// Without the run's own file left out, its newer answer wins.
-	ix, err = Load(dir, "input-s.md", "m", "")
+	ix, err = Load(dir, "input-s.md", "m", "", testKey())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +171,7 @@ func TestIndex(t *testing.T) {
 		t.Errorf("k1 without skip: %v", q.Completion)
 	}
 	// A folder that does not exist yet has nothing to reuse.
-	if ix, err := Load(filepath.Join(dir, "none"), "input-s.md", "m", ""); err != nil || ix.Len() != 0 {
+	if ix, err := Load(filepath.Join(dir, "none"), "input-s.md", "m", "", testKey()); err != nil || ix.Len() != 0 {
 		t.Errorf("missing folder: %v, %v", ix, err)
 	}
 }
@@ -180,7 +191,7 @@ func TestIndexOrdersBySubsecondStart(t *testing.T) {
 	if err := os.Chtimes(later, old, old); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Load(dir, "input-s.md", "m", "")
+	ix, err := Load(dir, "input-s.md", "m", "", testKey())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +213,7 @@ func TestTakeFromRewrittenFile(t *testing.T) {
 		return result.Question{Name: name, Completion: ptr(c), RequestKey: key}
 	}
 	path := writeOutput(t, dir, "output-s-m-1111.json", "m", "2026-01-01T00:00:00Z", false, q("a", "k1", "first"), q("b", "k2", "second"))
-	ix, err := Load(dir, "input-s.md", "m", "")
+	ix, err := Load(dir, "input-s.md", "m", "", testKey())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,6 +223,94 @@ func TestTakeFromRewrittenFile(t *testing.T) {
 		got := result.Question{RequestKey: key}
 		if _, ok := ix.Take(&got); ok {
 			t.Errorf("%s: took %q from a file rewritten since", key, *got.Completion)
+		}
+	}
+}
+
+// Only outputs sealed on this machine as they are now are reused from: a
+// file written unsealed, sealed and edited since (its Record line made
+// true by hand), sealed under another machine's key, or planted in
+// superseded/ is a stranger, none of its answers taken, named with how
+// many it holds, and no earlier output of the run; without a key every
+// file is one.
+func TestStrangersNotReused(t *testing.T) {
+	other, _ := outfile.NewKey([]byte("the key of another machine, xxxx"))
+	answer := func(key string) result.Question {
+		return result.Question{Name: "Q", Completion: ptr("planted " + key), RequestKey: key}
+	}
+	write := func(t *testing.T, dir string, opt outfile.Options) string {
+		f := &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m", Created: "2026-01-01T00:00:00Z"}, Questions: []result.Question{answer("k1"), answer("k2")}}
+		p := filepath.Join(dir, "output-s-m-1111.json")
+		os.MkdirAll(dir, 0o755)
+		if err := f.Write(p, opt); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name     string
+		plant    func(t *testing.T, dir string)
+		key      *outfile.Key
+		stranger bool
+	}{
+		{"sealed here", func(t *testing.T, dir string) { write(t, dir, outfile.Options{Seal: testKey()}) }, testKey(), false},
+		{"unsealed", func(t *testing.T, dir string) { write(t, dir, outfile.Options{}) }, testKey(), true},
+		{"edited since", func(t *testing.T, dir string) {
+			p := write(t, dir, outfile.Options{Seal: testKey()})
+			data, _ := os.ReadFile(p)
+			edited := []byte(strings.Replace(string(data), "planted k1", "forged k1", 1))
+			if err := outfile.Write(p, edited, outfile.Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}, testKey(), true},
+		{"sealed elsewhere", func(t *testing.T, dir string) { write(t, dir, outfile.Options{Seal: other}) }, testKey(), true},
+		{"planted in superseded", func(t *testing.T, dir string) {
+			write(t, filepath.Join(dir, result.Superseded), outfile.Options{Seal: other})
+		}, testKey(), true},
+		{"no key", func(t *testing.T, dir string) { write(t, dir, outfile.Options{Seal: testKey()}) }, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tc.plant(t, dir)
+			ix, err := Load(dir, "input-s.md", "m", "", tc.key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			q := result.Question{RequestKey: "k1"}
+			_, took := ix.Take(&q)
+			if took == tc.stranger {
+				t.Errorf("took an answer: %v, want %v", took, !tc.stranger)
+			}
+			if !tc.stranger {
+				return
+			}
+			if len(ix.Strangers) != 1 || ix.Strangers[0].Answers != 2 || ix.Len() != 0 || len(ix.Earlier) != 0 || !ix.Empty() {
+				t.Errorf("strangers %+v, %d answers indexed, %d earlier; want the one file with its 2 answers, nothing else", ix.Strangers, ix.Len(), len(ix.Earlier))
+			}
+		})
+	}
+}
+
+// A reused answer names the file it was taken from, which holds it, and,
+// when that file had reused it itself, the run that asked (asked_in), so
+// it stays one sample; never a name only the file's claim makes.
+func TestReusedFromNamesTheSource(t *testing.T) {
+	dir := t.TempDir()
+	q := func(key, from, asked string) result.Question {
+		return result.Question{Name: "Q" + key, Completion: ptr("a"), RequestKey: key, ReusedFrom: from, AskedIn: asked}
+	}
+	writeOutput(t, dir, "output-s-m-2222.json", "m", "2026-01-02T00:00:00Z", false,
+		q("k1", "", ""), q("k2", "output-s-m-1111.json", ""), q("k3", "output-s-m-1111.json", "output-s-m-0000.json"))
+	ix, err := Load(dir, "input-s.md", "m", "", testKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for _, tc := range []struct{ key, asked string }{{"k1", ""}, {"k2", "output-s-m-1111.json"}, {"k3", "output-s-m-0000.json"}} {
+		got := result.Question{RequestKey: tc.key}
+		if _, ok := ix.Take(&got); !ok || got.ReusedFrom != "output-s-m-2222.json" || got.AskedIn != tc.asked {
+			t.Errorf("%s: reused %v from %q, asked in %q; want output-s-m-2222.json, %q", tc.key, ok, got.ReusedFrom, got.AskedIn, tc.asked)
 		}
 	}
 }

@@ -59,6 +59,10 @@ func (ws All) Close() error {
 // the first, and its rerun keeps the first one's file too.
 type Files struct {
 	Force bool // write over files evalmd did not write or that changed since
+	// Seal, when set, seals each output and its markdown with the
+	// machine's key (outfile.Options.Seal), so later runs here reuse
+	// their answers.
+	Seal *outfile.Key
 	// Resumed, for a run that resumes an earlier one, holds the sums of
 	// the output files that run wrote, by absolute path; nil for a new
 	// run.
@@ -131,12 +135,12 @@ func (f *Files) Write(o *plan.Output, s *Spill) error {
 		return err
 	}
 	found := f.found[path]
-	out := outfile.File{Path: path, Opt: outfile.Options{Force: f.Force, Expect: found.JSON},
+	out := outfile.File{Path: path, Opt: outfile.Options{Force: f.Force, Expect: found.JSON, Seal: f.Seal},
 		Write: func(w io.Writer) error { return o.File.WriteJSON(w, s.Len(), s.JSON) }}
 	if f.Wrote != nil {
 		out.Made = func(sum string) error { return f.Wrote(absPath(path), sum) }
 	}
-	md := outfile.File{Path: result.MarkdownPath(path), Opt: outfile.Options{Force: f.Force, Expect: found.Markdown},
+	md := outfile.File{Path: result.MarkdownPath(path), Opt: outfile.Options{Force: f.Force, Expect: found.Markdown, Seal: f.Seal},
 		Write: func(w io.Writer) error { return o.File.WriteMarkdown(w, s.Len(), s.Markdown) }}
 	return outfile.WriteFiles(out, md)
 }
