@@ -116,7 +116,7 @@ func (f *flags) settle(conf *config.Config, getenv func(string) string, stderr i
 	if err := f.check(); err != nil {
 		return s, err
 	}
-	shard, warning, err := shardOf(f.shard, f.shards, getenv)
+	shard, warning, err := f.shardFlags(getenv)
 	if err != nil {
 		return s, err
 	}
