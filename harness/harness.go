@@ -219,7 +219,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		}
 		st.RunID = runID
 	}
-	files := &write.Files{Force: cfg.Force, Wrote: st.Wrote}
+	files := &write.Files{Force: cfg.Force, Wrote: st.Wrote, Retry: !cfg.Shard.IsZero() && !cfg.DryRun}
 	if !cfg.DryRun {
 		files.Seal = cfg.Key
 	}

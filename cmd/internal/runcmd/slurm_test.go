@@ -1,11 +1,19 @@
 package runcmd
 
 import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evalmd/evalmd/harness"
+	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 )
 
 // slurmEnv is the environment Slurm gives task id of sbatch --array=lo-hi
@@ -67,5 +75,119 @@ func TestShardOfSlurm(t *testing.T) {
 				t.Errorf("%+v, run id %q, %q, %v; want %+v and run id %q", got, f.runID, warn, err, tc.want, tc.runID)
 			}
 		})
+	}
+}
+
+// folderState is each file below dir (its journals too) by name: its
+// bytes and modification time.
+func folderState(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	state := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		state[p] = info.ModTime().String() + "\n" + string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return state
+}
+
+// changed names the files of before and after that differ.
+func changed(before, after map[string]string) []string {
+	var names []string
+	for name, was := range before {
+		if now, ok := after[name]; !ok || now != was {
+			names = append(names, filepath.Base(name))
+		}
+	}
+	for name := range after {
+		if _, ok := before[name]; !ok {
+			names = append(names, filepath.Base(name))
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// A shard run again after it finished, as a retried pod or a requeued
+// array task runs it (the same command, the same run id), asks nothing,
+// says its parts are current, exits 0 and writes nothing. A shard of the
+// same run id split another way (--shard K/3 where the run is in 2) is
+// refused before anything is asked, naming the part it would sit beside.
+func TestFinishedShardRunAgain(t *testing.T) {
+	dir := t.TempDir()
+	sheets := shardSheets(t, dir, 6)
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 100,
+		Reply: func(c fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "A1"} }})
+	out := filepath.Join(dir, "out")
+	args := func(shard string) []string {
+		return []string{"-d", sheets, "-m", "openai-api/local/a", "--base-url", srv.URL, "-o", out, "--run-id", "job1", "--shard", shard}
+	}
+	var stderr bytes.Buffer
+	for _, k := range []string{"1/2", "2/2"} {
+		if err := run(context.Background(), io.Discard, &stderr, args(k)); err != nil {
+			t.Fatalf("shard %s: %v\n%s", k, err, stderr.String())
+		}
+	}
+	before, asked := folderState(t, out), srv.Count()
+	time.Sleep(10 * time.Millisecond) // a file written again would show a later time
+	stderr.Reset()
+	if err := run(context.Background(), io.Discard, &stderr, args("2/2")); err != nil {
+		t.Fatalf("shard 2/2 run again: %v\n%s", err, stderr.String())
+	}
+	if n := srv.Count() - asked; n != 0 {
+		t.Errorf("shard 2/2 run again asked %d questions, want none", n)
+	}
+	if !strings.Contains(stderr.String(), "nothing written") {
+		t.Errorf("shard 2/2 run again does not say its parts are current:\n%s", stderr.String())
+	}
+	if diff := changed(before, folderState(t, out)); len(diff) > 0 {
+		t.Errorf("shard 2/2 run again changed %v", diff)
+	}
+
+	stderr.Reset()
+	err := run(context.Background(), io.Discard, &stderr, args("1/3"))
+	want := "-job1-shard1of2.json exists, a part of this run id's output in 2 shards; this run is in 3"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("shard 1/3 of a run in 2: %v, want one line with %q", err, want)
+	}
+	if n := srv.Count() - asked; n != 0 {
+		t.Errorf("shard 1/3 of a run in 2 asked %d questions, want none", n)
+	}
+	if diff := changed(before, folderState(t, out)); len(diff) > 0 {
+		t.Errorf("shard 1/3 of a run in 2 changed %v", diff)
+	}
+
+	// The sheet edited since: the part is not current, and what would
+	// be asked would be written over the earlier run's part.
+	one := filepath.Join(sheets, "input-one.md")
+	data, err := os.ReadFile(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(one, bytes.ReplaceAll(data, []byte("ask "), []byte("now ask ")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before = folderState(t, out)
+	stderr.Reset()
+	err = run(context.Background(), io.Discard, &stderr, args("2/2"))
+	want = "-job1-shard2of2.json exists, from an earlier run of this shard, and 4 of its questions would be asked again"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("shard 2/2 after an edit: %v, want %q", err, want)
+	}
+	if n := srv.Count() - asked; n != 0 {
+		t.Errorf("shard 2/2 after an edit asked %d questions, want none", n)
+	}
+	if diff := changed(before, folderState(t, out)); len(diff) > 0 {
+		t.Errorf("shard 2/2 after an edit changed %v", diff)
 	}
 }

@@ -161,9 +161,6 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 		return Result{}, err
 	}
 	defer closeModels()
-	if err := opt.Resume.save(); err != nil {
-		return Result{}, err
-	}
 	if opt.Resume.Once {
 		defer opt.Resume.remove()
 	}
@@ -181,6 +178,15 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 	if err != nil {
 		g.wait()
 		return Result{}, err
+	}
+	if js.Len() > 0 {
+		// A run that asks nothing leaves no state (a retried shard whose
+		// parts are current writes nothing); one written before its file
+		// is (Resume.Wrote) saves it there.
+		if err := opt.Resume.save(); err != nil {
+			g.wait()
+			return Result{}, err
+		}
 	}
 	g.completeEmpty(js.runs)
 	settle := g.settler(js, infos, opt.Prices)

@@ -44,15 +44,20 @@ func newJobs(ctx context.Context, outs []*plan.Output, models map[string]model.M
 		if len(o.Earlier) > 0 {
 			o.Outline = reuse.NewOutline(o.OutPath, &o.File.Sheet, o.Len())
 		}
+		asked := o.Len()
 		if o.Reuse != nil {
 			if err := sr.reuse(ctx, settle); err != nil {
 				return nil, err
 			}
 			sr.sayReuse(opt.Console)
-			js.n += len(sr.asked)
-			continue
+			asked = len(sr.asked)
 		}
-		js.n += o.Len()
+		if a, ok := opt.Writer.(write.Asker); ok {
+			if err := a.Asking(o, asked); err != nil {
+				return nil, err
+			}
+		}
+		js.n += asked
 	}
 	return js, nil
 }

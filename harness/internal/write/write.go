@@ -45,6 +45,24 @@ func (ws All) Write(o *plan.Output, s *Spill) error {
 	return nil
 }
 
+// Asker is a Writer told, before any question is asked, how many of
+// each output's questions will be: it may refuse them.
+type Asker interface {
+	Asking(o *plan.Output, asked int) error
+}
+
+// Asking tells each writer that is an Asker; the first error stops it.
+func (ws All) Asking(o *plan.Output, asked int) error {
+	for _, w := range ws {
+		if a, ok := w.(Asker); ok {
+			if err := a.Asking(o, asked); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 func (ws All) Close() error {
 	var errs []error
 	for _, w := range ws {
@@ -70,7 +88,14 @@ type Files struct {
 	// Wrote, when set, is told each output file's sum just before the
 	// file is written, so that a rerun knows its outputs (Resumed).
 	Wrote func(path, sum string) error
-	found map[string]state
+	// Retry, for a shard of a run (not a dry run), lets the shard run
+	// again after it finished, as a retried pod or a requeued array task
+	// runs it: an earlier run's part of its own name is no refusal when
+	// this run asks nothing and its part is current (plan.Output.Current),
+	// so nothing is written; else it is refused as any earlier output.
+	Retry   bool
+	found   map[string]state
+	retried map[string]bool // the paths Check let be, for Retry
 }
 
 // state is what an output file and its markdown hold, as
@@ -100,18 +125,71 @@ func (f *Files) Check(path string) error {
 	if err != nil {
 		return err
 	}
-	if !f.Force && j != outfile.Absent {
-		if f.Resumed == nil {
-			return fmt.Errorf("%s exists, from an earlier run; not writing over it (-u N or --run-id ID gives this run its own file name, --force overwrites it)", path)
+	if !f.Force {
+		if err := otherSplit(path); err != nil {
+			return err
 		}
-		if f.Resumed[absPath(path)] != j {
-			return fmt.Errorf("%s was written by another run (or changed) since this run began; keeping it: this run's answers stay in its journal (--force writes them over it)", path)
+	}
+	switch {
+	case f.Force || j == outfile.Absent:
+	case f.Resumed == nil && f.Retry:
+		if f.retried == nil {
+			f.retried = map[string]bool{}
 		}
+		f.retried[path] = true
+	case f.Resumed == nil:
+		return earlierError(path)
+	case f.Resumed[absPath(path)] != j:
+		return fmt.Errorf("%s was written by another run (or changed) since this run began; keeping it: this run's answers stay in its journal (--force writes them over it)", path)
 	}
 	if f.found == nil {
 		f.found = map[string]state{}
 	}
 	f.found[path] = state{j, m}
+	return nil
+}
+
+// earlierError refuses to write over an earlier run's output at path.
+func earlierError(path string) error {
+	return fmt.Errorf("%s exists, from an earlier run; not writing over it (-u N or --run-id ID gives this run its own file name, --force overwrites it)", path)
+}
+
+// otherSplit refuses a shard's part at path where a part of the same
+// file (run id, sheet, model and epoch) in another number of shards is
+// in its folder: the two splits share no question's shard, so agg could
+// not make one run of them.
+func otherSplit(path string) error {
+	if !result.IsShardName(path) {
+		return nil
+	}
+	dir, name := filepath.Split(path)
+	cut := strings.LastIndex(name, "-shard")
+	var k, n int
+	fmt.Sscanf(name[cut:], "-shard%dof%d.json", &k, &n)
+	entries, err := os.ReadDir(filepath.Clean(dir))
+	if err != nil {
+		return nil // no folder yet: no part
+	}
+	for _, e := range entries {
+		other := e.Name()
+		var ok, on int
+		if !strings.HasPrefix(other, name[:cut+len("-shard")]) || !result.IsShardName(other) {
+			continue
+		}
+		if _, err := fmt.Sscanf(other[cut:], "-shard%dof%d.json", &ok, &on); err == nil && on != n {
+			return fmt.Errorf("%s exists, a part of this run id's output in %d shards; this run is in %d: --shard K/%d runs a shard of that run, --run-id ID starts a run of its own", filepath.Join(dir, other), on, n, on)
+		}
+	}
+	return nil
+}
+
+// Asking refuses, before any question is asked, to ask the questions of
+// an output whose file an earlier run of the same shard wrote (Retry):
+// what is asked would be written over that run's part.
+func (f *Files) Asking(o *plan.Output, asked int) error {
+	if asked > 0 && f.retried[o.OutPath] {
+		return fmt.Errorf("%s exists, from an earlier run of this shard, and %d of its questions would be asked again (the sheet or a setting changed since); not writing over it (--run-id ID gives this run its own file names, --force overwrites it)", o.OutPath, asked)
+	}
 	return nil
 }
 
@@ -131,6 +209,10 @@ func (f *Files) Write(o *plan.Output, s *Spill) error {
 		return nil // an earlier output holds it
 	}
 	path := o.OutPath
+	if f.retried[path] {
+		// Asked nothing, and still not current: graded otherwise now.
+		return earlierError(path)
+	}
 	if err := outfile.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
