@@ -154,6 +154,22 @@ func TestShardPartsReadAsOneRun(t *testing.T) {
 	if !strings.Contains(stderr.String(), "no part of shard 2 of 4") {
 		t.Errorf("warned %q", stderr.String())
 	}
+	// The runs are named by their parts, the files on disk, not by the
+	// one file they make, which is not.
+	whole := result.EpochName(result.FileName("input-s.md", "m-a", "r1"), 1, 3)
+	var named []string
+	for _, k := range []int{1, 3, 4} {
+		named = append(named, filepath.Join(parts, result.ShardName(whole, k, 4)))
+	}
+	parts134 := strings.Join(named, ", ")
+	for _, w := range d.PartialShards {
+		if strings.Contains(w, whole) {
+			t.Errorf("warned %q: %s is no file; its parts are", w, whole)
+		}
+	}
+	if w := stderr.String(); !strings.Contains(w, parts134+" (model m-a, sheet s): no part of shard 2 of 4") {
+		t.Errorf("warned %q, want the parts named (%s)", w, parts134)
+	}
 }
 
 func writeRaw(t *testing.T, path string, data []byte) {

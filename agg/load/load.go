@@ -150,8 +150,9 @@ type Data struct {
 	// Duplicates...): found files, but each run of them one file.
 	PartsOf map[string][]string
 	// PartialShards are the runs split in shards (run --shard) counted
-	// without the part of some shard, none having been found, each as
-	// "FILE (model M, sheet S): no part of shard 3 of 4".
+	// without the part of some shard, none having been found, each named
+	// by the parts there are (the one file they make is on no disk):
+	// "PART, PART, PART (model M, sheet S): no part of shard 3 of 4".
 	PartialShards []string
 	// Subsets are the runs counted that asked only some of their sheet's
 	// questions (run --limit, --questions), each as "FILE (model M, sheet
@@ -290,7 +291,7 @@ func Load(ctx context.Context, dir string, warn io.Writer, opt LoadOptions) (*Da
 		for i, k := range w.Missing {
 			missing[i] = strconv.Itoa(k)
 		}
-		d.PartialShards = append(d.PartialShards, fmt.Sprintf("%s (model %s, sheet %s): no part of shard %s of %d", w.Path, sh.ModelName, sh.Name, strings.Join(missing, ", "), w.Shards))
+		d.PartialShards = append(d.PartialShards, fmt.Sprintf("%s (model %s, sheet %s): no part of shard %s of %d", strings.Join(w.Parts, ", "), sh.ModelName, sh.Name, strings.Join(missing, ", "), w.Shards))
 		l.countWhole(w)
 	}
 	if !opt.LatestVersion {
