@@ -352,6 +352,8 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.Grading
 		case "grading_from":
 			v = &q.GradingFrom
+		case "review":
+			v = &q.Review
 		case "sub_answers":
 			v = &q.SubAnswers
 		case "unanswered":

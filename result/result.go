@@ -254,6 +254,10 @@ type Question struct {
 	// See SetGrading.
 	Grading     string `json:"grading,omitempty"`
 	GradingFrom string `json:"grading_from,omitempty"`
+	// Review, when a person's verdict covers this answer (package
+	// verdict), says who decided and what the grader had said: Grade is
+	// then the person's, so every reader (LIME's agg.py too) counts it.
+	Review *Review `json:"review,omitempty"`
 
 	// Code and agent modes (model.Work): what ran beside the completion.
 	// Graders and regrading read Answer in code mode and never run code.
@@ -275,6 +279,16 @@ type Question struct {
 	SolveSettings map[string]string `json:"solve_settings,omitempty"`
 
 	extra fields
+}
+
+// Review records a person's verdict on an answer (see package verdict):
+// the question's Grade is the verdict's, and GraderGrade is what its
+// grader gave, kept so the grader can be measured against people.
+type Review struct {
+	By          string `json:"by"`
+	At          string `json:"at"` // RFC 3339, UTC
+	Reason      string `json:"reason,omitempty"`
+	GraderGrade *bool  `json:"grader_grade"` // null when the grader gave none
 }
 
 // SubAnswer is one part of a question with several answers (DABench's

@@ -124,13 +124,13 @@ func nonZero(t *testing.T, v any) {
 // would land in the unknown members and read back empty).
 func TestEveryFieldRoundTrips(t *testing.T) {
 	s := func(x string) *string { return &x }
-	ft, tr, cost := 1.5, true, 0.25
+	ft, tr, no, cost := 1.5, true, false, 0.25
 	q := Question{
 		Name: "Q", MetaData: map[string]string{"id": "7"}, GroundTruth: s("B"), Question: "ask",
 		Completion: s("B"), Reasoning: "B, surely", ReasoningTokens: 2, Error: s("none"), ModelName: "m", EvalTime: &ft, Grade: &tr,
 		QuestionUsr: "own", System: s("sys"), InputTokens: 3, OutputTokens: 4, Cost: &cost,
 		Grader: "choice", GradeDetail: "extracted B", SubAnswers: []SubAnswer{{Name: "a", Want: "1", Got: "1", Found: true, Correct: true}},
-		Unanswered: true, Judge: json.RawMessage(`{"reply":"True"}`), Settings: &model.Settings{MaxTokens: 5, Stop: []string{"\n"}, ReasoningEffort: "high", ReasoningTokens: 9}, FinishReason: "length", Note: "the reply had no text", BatchID: "batch_1", RequestKey: "ab12", ReusedFrom: "output-s-m-1.json", AskedIn: "output-s-m-0.json", ServedModel: "gpt-4-0613", Position: 4, Grading: GradingLiberal, GradingFrom: GradingFromFlag,
+		Unanswered: true, Judge: json.RawMessage(`{"reply":"True"}`), Settings: &model.Settings{MaxTokens: 5, Stop: []string{"\n"}, ReasoningEffort: "high", ReasoningTokens: 9}, FinishReason: "length", Note: "the reply had no text", BatchID: "batch_1", RequestKey: "ab12", ReusedFrom: "output-s-m-1.json", AskedIn: "output-s-m-0.json", ServedModel: "gpt-4-0613", Position: 4, Grading: GradingLiberal, GradingFrom: GradingFromFlag, Review: &Review{By: "ann", At: "2026-12-02T01:00:00Z", Reason: "said Paris", GraderGrade: &no},
 		Mode: "code", CodeExtract: "baseline", Code: s("df.shape[0]"), Answer: s("3"), CodeError: "none",
 		Transcript: []model.Message{{Role: "tool", Content: "3", ToolCallID: "c1", ToolLimit: "timeout"},
 			{Role: "assistant", Reasoning: "run it", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: "{}"}}}},
