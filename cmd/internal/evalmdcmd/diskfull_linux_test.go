@@ -3,12 +3,17 @@
 package evalmdcmd
 
 import (
+	"errors"
+	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
-	"github.com/evalmd/evalmd/internal/testkit/fsize"
+	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -29,10 +34,6 @@ func TestFullDiskKeepsPairs(t *testing.T) {
 	}
 	write("old")
 	out := filepath.Join(dir, "out")
-	// No user config folder, so no key: the run under the limit opens no
-	// key or seal file, each an entry of the test binary's own log of the
-	// files it opens (go test's), which it writes as it fills and would
-	// then write past the limit.
 	env := testEnv("", nil)
 	env.Look.Getenv = func(string) string { return "" }
 	run := []string{"run", "-f", sheet, "-m", "mock", "-u", "0", "--force", "-o", out}
@@ -54,9 +55,7 @@ func TestFullDiskKeepsPairs(t *testing.T) {
 	}
 	before := [2]string{readString(t, path), readString(t, md)}
 	write("new")
-	var stderr string
-	var code int
-	fsize.Limit(t, uint64(sizes[0]+sizes[1])/2, func() { _, stderr, code = evalmd(t, env, run...) })
+	code, stderr := runLimited(t, uint64(sizes[0]+sizes[1])/2, run...)
 	if code == 0 || !strings.Contains(stderr, "file too large") {
 		t.Fatalf("run on a full disk: exit %d, %q; want the write's failure", code, stderr)
 	}
@@ -82,4 +81,50 @@ func readString(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// runLimited runs evalmd with args in a process of its own (this test
+// binary as TestFullDiskProcess) whose writes past limit bytes of a file
+// fail: the test binary's own writes (go test's log of the files a test
+// opens, which grows with every file a run reads) never meet the limit.
+// It returns the exit status and what the run printed on stderr.
+func runLimited(t *testing.T, limit uint64, args ...string) (code int, stderr string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, append([]string{"-test.run=^TestFullDiskProcess$", "--"}, args...)...)
+	home := t.TempDir()
+	cmd.Env = []string{"EVALMD_TEST_FSIZE=" + strconv.FormatUint(limit, 10), "HOME=" + home, "XDG_CONFIG_HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	var e strings.Builder
+	cmd.Stderr = &e
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), e.String()
+}
+
+// TestFullDiskProcess is the evalmd of runLimited, under its limit.
+func TestFullDiskProcess(t *testing.T) {
+	limit := os.Getenv("EVALMD_TEST_FSIZE")
+	if limit == "" {
+		t.Skip("the run of TestFullDiskKeepsPairs under a file size limit")
+	}
+	n, err := strconv.ParseUint(limit, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	lim.Cur = n
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	os.Args = append([]string{"evalmd"}, flag.Args()...)
+	cli.Main(Command(System()))
 }
