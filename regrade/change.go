@@ -3,7 +3,11 @@ package regrade
 import (
 	"fmt"
 	"strings"
+
+	"github.com/evalmd/evalmd/verdict"
 )
+
+const verdictFileName = verdict.FileName
 
 // Change is one question whose grade changed, with what changed it.
 type Change struct {
@@ -20,6 +24,9 @@ type Change struct {
 	// NewTruth, before the question was graded.
 	Truth              bool
 	OldTruth, NewTruth *string
+	// By names the person whose verdict on the answer is the new grade;
+	// "" when it is the grader's.
+	By string
 }
 
 // Label names the question unambiguously in its file: its name, and its
@@ -32,7 +39,8 @@ func (c Change) Label() string {
 	return c.Name
 }
 
-// Cause says in a word what changed the grade: "liberal" (liberal mode:
+// Cause says in a word what changed the grade: "verdict" (a person's
+// verdict on the answer, which outranks the rest), "liberal" (liberal mode:
 // strict grading would leave it wrong), "truth" (the sheet's ground truth
 // replaced the recorded one), "truth+liberal" (both), or "grader" (neither:
 // with the same ground truth and mode, the grader gives another grade than
@@ -40,6 +48,8 @@ func (c Change) Label() string {
 // grader, a hand edit).
 func (c Change) Cause() string {
 	switch {
+	case c.By != "":
+		return "verdict"
 	case c.Truth && c.Liberal:
 		return "truth+liberal"
 	case c.Truth:
@@ -54,6 +64,9 @@ func (c Change) Cause() string {
 // and the cause with what it changed; sheet names the sheet of -i.
 func (c Change) explain(sheet string) string {
 	var why []string
+	if c.By != "" {
+		why = append(why, fmt.Sprintf("verdict (%s's, in %s)", c.By, verdictFileName))
+	}
 	if c.Truth {
 		why = append(why, fmt.Sprintf("truth (ground truth %s -> %s, from %s)", quoteTruth(c.OldTruth), quoteTruth(c.NewTruth), sheet))
 	}
@@ -87,7 +100,7 @@ func causeCounts(changes []Change) string {
 		n[c.Cause()]++
 	}
 	var parts []string
-	for _, cause := range []string{"truth", "liberal", "truth+liberal", "grader"} {
+	for _, cause := range []string{"verdict", "truth", "liberal", "truth+liberal", "grader"} {
 		if n[cause] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", cause, n[cause]))
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/sheet"
+	"github.com/evalmd/evalmd/verdict"
 )
 
 // Graders builds each grader once, by name, for every file and question
@@ -92,6 +93,8 @@ type fileGrades struct {
 	// Ungraded are the questions, by index, that could not be graded
 	// (cannotGrade): their grade_detail says why.
 	Ungraded []int
+	// Reviewed counts the questions whose grade is a person's verdict.
+	Reviewed int
 }
 
 // gradeFile grades every question of f in place, for grade. Every
@@ -102,14 +105,22 @@ type fileGrades struct {
 // stopped it: noAnswer) is wrong. The questions in bad cannot be graded for
 // a reason of their own (a grading mode that is none), by index: each is
 // graded null with that reason. The error is only ctx's.
-func gradeFile(ctx context.Context, f *result.File, g *Graders, bad map[int]error) (fileGrades, error) {
+func gradeFile(ctx context.Context, f *result.File, g *Graders, bad map[int]error, set *verdict.Set, only bool) (fileGrades, error) {
 	var res fileGrades
 	plans := make([]gradePlan, len(f.Questions))
+	var occ []int
+	if set.Len() > 0 {
+		occ = verdict.Occurrences(f)
+	}
 	for i := range f.Questions {
 		plans[i] = g.plan(&f.Questions[i], f.Sheet.MetaData)
 		if err := bad[i]; err != nil {
 			plans[i].why = err.Error()
 		}
+		if occ != nil {
+			plans[i].verdicts = Verdicts{Set: set, N: occ[i]}
+		}
+		plans[i].verdictsOnly = only
 	}
 	seen := map[string]int{}
 	for _, q := range f.Questions {
@@ -126,10 +137,17 @@ func gradeFile(ctx context.Context, f *result.File, g *Graders, bad map[int]erro
 			res.Ungraded = append(res.Ungraded, i)
 		}
 		res.Old = append(res.Old, old)
-		res.New = append(res.New, v.Correct)
-		if fmtGrade(old) != fmtGrade(v.Correct) {
-			res.Changes = append(res.Changes, Change{Name: q.Name, Question: i + 1, Repeated: seen[q.Name] > 1,
-				Old: old, New: v.Correct, Grader: plans[i].name, Detail: v.Detail, Liberal: v.Liberal})
+		res.New = append(res.New, q.Grade)
+		if q.Review != nil {
+			res.Reviewed++
+		}
+		if fmtGrade(old) != fmtGrade(q.Grade) {
+			c := Change{Name: q.Name, Question: i + 1, Repeated: seen[q.Name] > 1,
+				Old: old, New: q.Grade, Grader: plans[i].name, Detail: v.Detail, Liberal: v.Liberal && q.Review == nil}
+			if q.Review != nil {
+				c.By = q.Review.By
+			}
+			res.Changes = append(res.Changes, c)
 		}
 	}
 	return res, nil
@@ -138,10 +156,13 @@ func gradeFile(ctx context.Context, f *result.File, g *Graders, bad map[int]erro
 // GradeQuestion grades q, a question of f (held in f.Questions or
 // apart: only f's sheet record is read), in place, as gradeFile grades
 // each of its questions; run grades each question as its answer comes in.
+// A verdict of vs on its answer outranks the grader.
 // ok is false when its grader could not be built or failed (a null grade,
 // the reason in grade_detail). The error is only ctx's.
-func GradeQuestion(ctx context.Context, f *result.File, q *result.Question, g *Graders) (ok bool, err error) {
-	_, ok, err = gradeOne(ctx, f, q, g.plan(q, f.Sheet.MetaData))
+func GradeQuestion(ctx context.Context, f *result.File, q *result.Question, g *Graders, vs Verdicts) (ok bool, err error) {
+	p := g.plan(q, f.Sheet.MetaData)
+	p.verdicts = vs
+	_, ok, err = gradeOne(ctx, f, q, p)
 	return ok, err
 }
 
@@ -152,6 +173,10 @@ type gradePlan struct {
 	gr   grade.Grader
 	err  error
 	why  string
+	// verdicts may cover the answer; verdictsOnly keeps the grader's
+	// recorded grade instead of grading again (ApplyVerdicts).
+	verdicts     Verdicts
+	verdictsOnly bool
 }
 
 func (g *Graders) plan(q *result.Question, sheetMeta map[string]string) gradePlan {
@@ -167,6 +192,12 @@ func (g *Graders) plan(q *result.Question, sheetMeta map[string]string) gradePla
 func gradeOne(ctx context.Context, f *result.File, q *result.Question, p gradePlan) (v grade.Verdict, ok bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return v, false, err
+	}
+	if p.verdictsOnly {
+		q.Grade = graderGrade(q)
+		v.Correct = q.Grade
+		applyVerdict(f, q, p.verdicts, graded(f, q))
+		return v, !cannotGrade(q), nil
 	}
 	gerr := p.err
 	switch why := noAnswer(q); {
@@ -196,6 +227,7 @@ func gradeOne(ctx context.Context, f *result.File, q *result.Question, p gradePl
 	for _, part := range v.Parts {
 		q.SubAnswers = append(q.SubAnswers, result.SubAnswer(part))
 	}
+	applyVerdict(f, q, p.verdicts, graded(f, q))
 	return v, gerr == nil && !cannotGrade(q), nil
 }
 
@@ -218,7 +250,11 @@ func cannotGrade(q *result.Question) bool {
 // in one written since, the run split them off already, and splitting
 // again leaves the recorded answer as it is, so the grade is the
 // recorded answer's.
-func graded(f *result.File, q *result.Question) *string {
+func graded(f *result.File, q *result.Question) *string { return GradedText(f, q) }
+
+// GradedText is the text of q, a question of f, that its grader reads
+// (graded's rule): what a verdict on its answer is keyed to.
+func GradedText(f *result.File, q *result.Question) *string {
 	text := q.Graded()
 	if text == nil || q.Mode != "" || q.ReformatModel != "" {
 		return text

@@ -25,6 +25,7 @@ import (
 	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/verdict"
 )
 
 // Options say how to regrade.
@@ -61,6 +62,11 @@ type Options struct {
 	// Graders names the graders; nil means grade.NewRegistry(), the
 	// generic ones. Commands pass their benchmark Set's.
 	Graders *grade.Registry
+	// VerdictsOnly applies the people's verdicts (each output folder's
+	// verdicts.txt) and grades nothing again: every other question keeps
+	// the grade its grader gave (what review does after a verdict, which
+	// must not call a judge).
+	VerdictsOnly bool
 }
 
 // SheetTruths are the ground truths of a sheet by question name; a nil
@@ -77,6 +83,10 @@ type Report struct {
 	Write   bool   // files were written
 	Verbose bool   // print LIME's verbose lines
 	Sheet   string // the sheet ground truths came from, or ""
+	// VerdictErrors name each line of a verdicts file that is no verdict
+	// (FILE:LINE), and each verdicts file that could not be read; the
+	// other verdicts applied.
+	VerdictErrors []error
 }
 
 // FileReport is the regrade of one output file.
@@ -96,6 +106,8 @@ type FileReport struct {
 	// Liberal counts the questions graded liberally, Kept those of them
 	// that kept the mode a flag gave them before (no source sets one now).
 	Liberal, Kept int
+	// Reviewed counts the questions whose grade is a person's verdict.
+	Reviewed int
 }
 
 // ungraded names the questions, over all files, that could not be graded.
@@ -131,17 +143,19 @@ func Regrade(ctx context.Context, paths []string, opt Options) (Report, error) {
 	}
 	files, errs := collect(paths)
 	graders := NewGraders(opt.Graders, grade.Options{JudgeOptions: opt.Judge}, opt.GraderOverride)
+	var fv folderVerdicts
 	for _, path := range files {
 		if err := ctx.Err(); err != nil {
 			errs = append(errs, err)
 			break
 		}
-		fr := regradeFile(ctx, path, opt, graders)
+		fr := regradeFile(ctx, path, opt, graders, fv.of(path))
 		if fr.Err != nil {
 			errs = append(errs, fr.Err)
 		}
 		rep.Files = append(rep.Files, fr)
 	}
+	rep.VerdictErrors = fv.bad
 	if err := GradeErrors("grade", rep.ungraded()); err != nil {
 		errs = append(errs, err)
 	}
@@ -182,7 +196,7 @@ func collect(paths []string) ([]string, []error) {
 }
 
 // regradeFile regrades one file and writes it when asked.
-func regradeFile(ctx context.Context, path string, opt Options, graders *Graders) FileReport {
+func regradeFile(ctx context.Context, path string, opt Options, graders *Graders, verdicts *verdict.Set) FileReport {
 	fr := FileReport{Path: path}
 	data, err := readfile.ReadThrough(path, readfile.Output, result.GuardStrings)
 	if err != nil {
@@ -199,8 +213,12 @@ func regradeFile(ctx context.Context, path string, opt Options, graders *Graders
 	if opt.Sheet != nil {
 		oldTruths = refreshTruths(f, opt.Sheet, &fr)
 	}
-	bad, kept := setGrading(path, f, opt.Settings)
-	g, err := gradeFile(ctx, f, graders, bad)
+	var bad map[int]error
+	kept := 0
+	if !opt.VerdictsOnly {
+		bad, kept = setGrading(path, f, opt.Settings)
+	}
+	g, err := gradeFile(ctx, f, graders, bad, verdicts, opt.VerdictsOnly)
 	if err != nil {
 		fr.Err = fmt.Errorf("%s: %w", path, err)
 		return fr
@@ -211,7 +229,7 @@ func regradeFile(ctx context.Context, path string, opt Options, graders *Graders
 			c.Truth, c.OldTruth, c.NewTruth = true, old, f.Questions[c.Question-1].GroundTruth
 		}
 	}
-	fr.Old, fr.New, fr.Changes = g.Old, g.New, g.Changes
+	fr.Old, fr.New, fr.Changes, fr.Reviewed = g.Old, g.New, g.Changes, g.Reviewed
 	for _, i := range g.Ungraded {
 		fr.Ungraded = append(fr.Ungraded, UngradedAt(path, &f.Questions[i]))
 	}
@@ -240,6 +258,9 @@ func regradeFile(ctx context.Context, path string, opt Options, graders *Graders
 	if err != nil {
 		fr.Err = oneLine(fmt.Errorf("%s: %w", path, err))
 		return fr
+	}
+	if opt.VerdictsOnly && bytes.Equal(newData, data) {
+		return fr // no verdict changed it: nothing to write
 	}
 	own := outfile.Options{Force: true, Expect: outfile.Sum(data)}
 	if seals, err := outfile.ReadSeals(filepath.Dir(path), opt.Seal); err == nil && seals.Sealed(filepath.Base(path), own.Expect) {
@@ -370,6 +391,9 @@ func oneLine(err error) error {
 func (r *Report) WriteTo(w io.Writer) (int64, error) {
 	var b bytes.Buffer
 	var all []Change
+	for _, err := range r.VerdictErrors {
+		fmt.Fprintf(&b, "warning: %v (not applied)\n", oneLine(err))
+	}
 	for _, f := range r.Files {
 		if f.Err != nil {
 			fmt.Fprintf(&b, "error: %v\n", f.Err)
@@ -382,6 +406,9 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 			if f.Kept > 0 {
 				fmt.Fprintf(&b, " (%d as a flag left them: grade -l or --grading; --grading strict grades them strictly)", f.Kept)
 			}
+		}
+		if f.Reviewed > 0 {
+			fmt.Fprintf(&b, ", %d by people's verdicts", f.Reviewed)
 		}
 		if n := len(f.Ungraded); n > 0 {
 			fmt.Fprintf(&b, ", %d could not be graded", n)

@@ -2,10 +2,11 @@ package result
 
 // Tally counts an output file's questions as a run's summary shows them:
 // how many, how many graded correct, answered from an earlier output
-// (ReusedFrom) and graded liberally. A run adds each question as it is
+// (ReusedFrom), graded liberally and graded by a person's verdict
+// (Review). A run adds each question as it is
 // settled, so the summary never reads an output back.
 type Tally struct {
-	Questions, Correct, Reused, Liberal int
+	Questions, Correct, Reused, Liberal, Reviewed int
 }
 
 // Add counts q.
@@ -19,5 +20,8 @@ func (t *Tally) Add(q *Question) {
 	}
 	if q.Liberal() {
 		t.Liberal++
+	}
+	if q.Review != nil {
+		t.Reviewed++
 	}
 }

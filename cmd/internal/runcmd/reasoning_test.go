@@ -71,7 +71,7 @@ func TestThinkTagsGradedOnTheAnswer(t *testing.T) {
 			if liberal {
 				f.Questions[0].Grading = result.GradingLiberal
 			}
-			if _, err := regrade.GradeQuestion(context.Background(), f, &f.Questions[0], regrade.NewGraders(nil, grade.Options{}, "")); err != nil {
+			if _, err := regrade.GradeQuestion(context.Background(), f, &f.Questions[0], regrade.NewGraders(nil, grade.Options{}, ""), regrade.Verdicts{}); err != nil {
 				t.Fatal(err)
 			}
 			if g := f.Questions[0].Grade; g == nil || *g {
@@ -255,7 +255,7 @@ func TestThinkBlocksUnderEveryRule(t *testing.T) {
 			// nothing off it) keeps its grade.
 			was := *q
 			q.SolveSettings = map[string]string{"think_tags": "keep"}
-			if _, err := regrade.GradeQuestion(context.Background(), f, &f.Questions[i], regrade.NewGraders(nil, grade.Options{}, "")); err != nil {
+			if _, err := regrade.GradeQuestion(context.Background(), f, &f.Questions[i], regrade.NewGraders(nil, grade.Options{}, ""), regrade.Verdicts{}); err != nil {
 				t.Fatal(err)
 			}
 			if fmt.Sprint(deref2(q.Grade)) != fmt.Sprint(deref2(was.Grade)) {

@@ -31,6 +31,7 @@ import (
 	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/sandbox"
 	"github.com/evalmd/evalmd/solve"
+	"github.com/evalmd/evalmd/verdict"
 )
 
 // Options are what the execute step needs besides the outputs and models.
@@ -135,6 +136,11 @@ type sheetRun struct {
 	// one does: nothing is written (reuse.Repeats).
 	current *reuse.Earlier
 	tally   result.Tally
+	// verdicts are the people's verdicts of the output's folder, and
+	// occ[i] which question of its name question i is; occ is nil when
+	// the folder has none.
+	verdicts *verdict.Set
+	occ      []int
 }
 
 // slot is where an outcome goes: a sheet run, a question of it and its
@@ -488,7 +494,11 @@ func (sr *sheetRun) add(o runner.Outcome, qr *result.Question, info model.Info, 
 // files and counts it.
 func (sr *sheetRun) grade(ctx context.Context, q int, qr *result.Question, gr *regrade.Graders) error {
 	o := sr.out
-	ok, err := regrade.GradeQuestion(ctx, o.File, qr, gr)
+	var vs regrade.Verdicts
+	if sr.occ != nil {
+		vs = regrade.Verdicts{Set: sr.verdicts, N: sr.occ[q]}
+	}
+	ok, err := regrade.GradeQuestion(ctx, o.File, qr, gr, vs)
 	if err != nil {
 		return fmt.Errorf("%s on %s: grading: %w", o.Model, o.SheetPath, err)
 	}
@@ -527,6 +537,9 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 	ungraded := ""
 	if liberal > 0 {
 		ungraded = fmt.Sprintf(", %d graded liberally", liberal)
+	}
+	if r := sr.tally.Reviewed; r > 0 {
+		ungraded += fmt.Sprintf(", %d by people's verdicts", r)
 	}
 	if n := len(sr.ungraded); n > 0 {
 		ungraded += fmt.Sprintf(", %d could not be graded", n)

@@ -3,6 +3,7 @@ package execute
 import (
 	"cmp"
 	"context"
+	"path/filepath"
 	"slices"
 	"sort"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
+	"github.com/evalmd/evalmd/verdict"
 )
 
 // stepsBuffer is how many settled questions may wait for grading before
@@ -37,8 +39,10 @@ type jobs struct {
 func newJobs(ctx context.Context, outs []*plan.Output, models map[string]model.Model, infos map[string]model.Info, opt Options,
 	scratch *write.Scratch, settle func(slot)) (*jobs, error) {
 	js := &jobs{ctx: ctx, runs: make([]*sheetRun, len(outs)), starts: make([]int, len(outs))}
+	folders := map[string]*verdict.Set{}
 	for k, o := range outs {
 		sr := &sheetRun{out: o, model: models[o.Model], left: o.Len(), spill: scratch.Spill(o.Len()), errAt: -1, held: map[int]*result.Question{}}
+		sr.useVerdicts(folders, opt.Console)
 		_, sr.priced = model.Cost(infos[o.Model], 0, 0, opt.Prices.For(o.Model))
 		js.runs[k], js.starts[k] = sr, js.n
 		if len(o.Earlier) > 0 {
@@ -60,6 +64,34 @@ func newJobs(ctx context.Context, outs []*plan.Output, models map[string]model.M
 		js.n += asked
 	}
 	return js, nil
+}
+
+// useVerdicts takes the people's verdicts of the output's folder, read
+// once a run (folders), each line that is no verdict said once.
+func (sr *sheetRun) useVerdicts(folders map[string]*verdict.Set, console write.Console) {
+	dir := filepath.Dir(sr.out.OutPath)
+	set, ok := folders[dir]
+	if !ok {
+		var bad []error
+		var err error
+		if set, bad, err = verdict.Read(dir); err != nil {
+			bad = append(bad, err)
+		}
+		for _, err := range bad {
+			console.Say("warning: %s (not applied)", OneLine(err.Error()))
+		}
+		folders[dir] = set
+	}
+	if set.Len() == 0 {
+		return
+	}
+	sr.verdicts, sr.occ = set, make([]int, sr.out.Len())
+	seen := map[string]int{}
+	for i := range sr.occ {
+		name := sr.out.Item(i).Name
+		seen[name]++
+		sr.occ[i] = seen[name]
+	}
 }
 
 // reuse takes from the output's Reuse the answer of each question an
