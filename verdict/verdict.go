@@ -9,10 +9,12 @@
 // it rather than apply it elsewhere.
 //
 // Verdicts live beside the output files they judge, in a plain text file
-// (FileName) a person can read, edit and commit: one verdict a line, in a
-// stable order (Format). Read keeps every line it can parse and names each
-// one it cannot by FILE:LINE. Add merges new verdicts into the file as it
-// is at the moment of writing, so two reviewers at once lose nothing.
+// (FileName) a person can read, edit and commit: one verdict a line (Line
+// writes one, ParseLine reads it back), in a stable order. Read (and
+// Parse, of bytes) keeps every line it can parse and names each one it
+// cannot by FILE:LINE (a LineError). Add merges new verdicts into the file
+// as it is at the moment of writing, so two reviewers at once lose
+// nothing. A Key holds a Digest of the truth and of the graded text.
 package verdict
 
 import (
@@ -144,10 +146,4 @@ func (s *Set) All() []Verdict {
 		return nil
 	}
 	return slices.Clone(s.list)
-}
-
-// Sort puts verdicts in the file's stable order: by sheet, question,
-// occurrence, model, truth and answer.
-func Sort(vs []Verdict) {
-	slices.SortStableFunc(vs, func(a, b Verdict) int { return compareKeys(a.Key, b.Key) })
 }

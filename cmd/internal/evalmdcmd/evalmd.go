@@ -31,6 +31,7 @@ import (
 	"github.com/evalmd/evalmd/cmd/internal/config"
 	"github.com/evalmd/evalmd/cmd/internal/convertcmd"
 	"github.com/evalmd/evalmd/cmd/internal/gradecmd"
+	"github.com/evalmd/evalmd/cmd/internal/reviewcmd"
 	"github.com/evalmd/evalmd/cmd/internal/runcmd"
 	"github.com/evalmd/evalmd/cmd/internal/trustcmd"
 	"github.com/evalmd/evalmd/internal/outfile"
@@ -65,6 +66,7 @@ func Command(env Env) *cli.Command {
 		Commands: []*cli.Command{
 			run,
 			gradecmd.Command(env.Look, env.Getenv),
+			reviewcmd.Command(env.Look, env.Getenv),
 			aggcmd.Command(env.Look, env.IsTerminal, env.Getenv),
 			convertcmd.Command(),
 			convertcmd.InitCommand(),

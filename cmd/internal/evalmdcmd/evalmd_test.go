@@ -257,7 +257,7 @@ func TestCompletion(t *testing.T) {
 		}
 		for _, tc := range []struct{ line, want string }{
 			{"evalmd ru", "run"},
-			{"evalmd ", "run eval grade agg convert init check trust render schema version completion"},
+			{"evalmd ", "run eval grade review agg convert init check trust render schema version completion"},
 			{"evalmd convert ds", "dsbench"},
 			{"evalmd convert dsbench -", "--force -i --mode -o"},
 			{"evalmd eval --cac", "--cache"},

@@ -1,0 +1,184 @@
+// Package reviewcmd is evalmd review: a person reads answers and says
+// which are right. A verdict lasts (package verdict): it is written beside
+// the outputs and outranks every grader wherever its answer is graded.
+//
+//	evalmd review -i RESULTS [-q GLOB] [-m MODEL] [--only SUBSET]
+//	evalmd review -i RESULTS -q QUESTION [-m MODEL] --right|--wrong [--reason TEXT]
+package reviewcmd
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/evalmd/evalmd/cmd/internal/cli"
+	"github.com/evalmd/evalmd/cmd/internal/config"
+	"github.com/evalmd/evalmd/review"
+)
+
+// multi collects a repeatable flag.
+type multi []string
+
+func (m *multi) String() string { return strings.Join(*m, ",") }
+func (m *multi) Set(s string) error {
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			*m = append(*m, v)
+		}
+	}
+	return nil
+}
+
+// flags are review's flags.
+type flags struct {
+	inputs, questions, models multi
+	only                      string
+	right, wrong              bool
+	reason, by                string
+}
+
+func (f *flags) bind(fs *flag.FlagSet) {
+	fs.Var(&f.inputs, "i", "output file or folder of results to review (repeatable)")
+	fs.Var(&f.questions, "q", "review only the questions whose name or id matches this glob (repeatable, or comma-separated)")
+	fs.Var(&f.questions, "questions", "the same as -q")
+	fs.Var(&f.models, "m", "review only the answers of the models matching this glob (repeatable, or comma-separated)")
+	fs.StringVar(&f.only, "only", "", "review only the answers that are "+strings.Join(review.Only, "|"))
+	fs.BoolVar(&f.right, "right", false, "the chosen answer is right: record it without asking")
+	fs.BoolVar(&f.wrong, "wrong", false, "the chosen answer is wrong: record it without asking")
+	fs.StringVar(&f.reason, "reason", "", "why, recorded with the verdict")
+	fs.StringVar(&f.by, "by", "", "who decides (default: $EVALMD_REVIEWER, else $USER)")
+}
+
+// Command is review's entry in the command table; look says where the
+// machine's key is (outputs sealed here stay sealed as rewritten), getenv
+// names the reviewer.
+func Command(look config.Lookup, getenv func(string) string) *cli.Command {
+	fs := flag.NewFlagSet("review", flag.ContinueOnError)
+	var f flags
+	f.bind(fs)
+	return &cli.Command{
+		Name:  "review",
+		Usage: "-i RESULTS [-q GLOB] [-m MODEL] [--only SUBSET] [--right|--wrong [--reason TEXT]]",
+		Short: "Say which answers are right: a person's verdict outranks every grader, and lasts.",
+		Flags: fs,
+		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+			f.inputs = append(f.inputs, args...)
+			if len(f.inputs) == 0 {
+				return cli.Usagef("name the results to review with -i")
+			}
+			if f.right && f.wrong {
+				return cli.Usagef("--right and --wrong: say one")
+			}
+			if f.by == "" {
+				f.by = cmp(getenv("EVALMD_REVIEWER"), getenv("USER"), "someone")
+			}
+			flt := review.Filter{Questions: f.questions, Models: f.models, Only: f.only}
+			if err := flt.Check(); err != nil {
+				return cli.Usagef("%v", err)
+			}
+			q, err := review.Load(f.inputs, flt)
+			if err != nil {
+				return err
+			}
+			for _, err := range q.Bad {
+				fmt.Fprintf(stderr, "warning: %v\n", err)
+			}
+			if f.right || f.wrong {
+				return decide(ctx, stdout, q, &f, look)
+			}
+			list(stdout, q)
+			return nil
+		},
+	}
+}
+
+func cmp(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// decide records the verdict flags give on the one answer chosen.
+func decide(ctx context.Context, stdout io.Writer, q *review.Queue, f *flags, look config.Lookup) error {
+	switch n := len(q.Answers); {
+	case n == 0:
+		return fmt.Errorf("no answer of %d matches -q %s -m %s", q.Total, f.questions.String(), f.models.String())
+	case n > 1:
+		var names []string
+		for _, a := range q.Answers[:min(n, 5)] {
+			names = append(names, a.Label())
+		}
+		return cli.Usagef("%d answers match (%s%s): narrow with -q and -m", n, strings.Join(names, "; "), more(n, 5))
+	}
+	a := q.Answers[0]
+	seal, err := look.Key()
+	if err != nil {
+		seal = nil // the outputs rewritten stay unsealed; a rerun asks them again
+	}
+	rep, err := review.Record(ctx, a, review.Decision{Right: f.right, By: f.by, Reason: f.reason}, seal)
+	if err != nil {
+		return err
+	}
+	wrote := 0
+	for _, fr := range rep.Files {
+		if fr.GradePath != "" {
+			wrote++
+		}
+	}
+	fmt.Fprintf(stdout, "%s: %s by %s's verdict (the grader said %s); %d of %d output files rewritten\n",
+		a.Label(), gradeWord(&f.right), f.by, gradeWord(a.Grader), wrote, len(a.Files))
+	return nil
+}
+
+func more(n, shown int) string {
+	if n > shown {
+		return fmt.Sprintf("; %d more", n-shown)
+	}
+	return ""
+}
+
+func gradeWord(g *bool) string {
+	switch {
+	case g == nil:
+		return "none"
+	case *g:
+		return "right"
+	}
+	return "wrong"
+}
+
+// list prints the chosen answers, one a line, and the stale verdicts.
+func list(w io.Writer, q *review.Queue) {
+	for i, a := range q.Answers {
+		said := ""
+		if a.Graded != nil {
+			said = oneLine(*a.Graded, 60)
+		}
+		grade := gradeWord(a.Grader) + " (grader)"
+		if a.Verdict != nil {
+			grade = fmt.Sprintf("%s (%s; the grader said %s)", gradeWord(&a.Verdict.Right), a.Verdict.By, gradeWord(a.Grader))
+		}
+		fmt.Fprintf(w, "%d/%d %s: %s  %q\n", i+1, len(q.Answers), a.Label(), grade, said)
+	}
+	fmt.Fprintf(w, "%d of %d answers chosen", len(q.Answers), q.Total)
+	if n := len(q.Stale); n > 0 {
+		fmt.Fprintf(w, "; %d stale verdicts", n)
+	}
+	fmt.Fprintln(w)
+	for _, s := range q.Stale {
+		fmt.Fprintln(w, s)
+	}
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

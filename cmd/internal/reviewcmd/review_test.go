@@ -1,0 +1,52 @@
+package reviewcmd
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/cmd/internal/cli"
+	"github.com/evalmd/evalmd/cmd/internal/config"
+)
+
+const twoModels = `{"sheet": {"name": "S", "run_id": "1", "model_name": "%s", "meta_data": {}, "question": null},
+"questions": [{"name": "Q", "meta_data": null, "ground_truth": "B", "question": "?", "completion": "(b)", "error": null, "model_name": "%[1]s", "eval_time": 1, "grade": false, "grader": "exact"}]}`
+
+func TestCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	for _, m := range []string{"a", "b"} {
+		data := strings.ReplaceAll(twoModels, "%[1]s", m)
+		data = strings.Replace(data, "%s", m, 1)
+		if err := os.WriteFile(filepath.Join(dir, "output-s-"+m+"-1.json"), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{[]string{"-h"}, 0, "usage: review -i RESULTS", ""},
+		{nil, 2, "", "review: name the results to review with -i\n"},
+		{[]string{"-i", dir, "--right", "--wrong"}, 2, "", "review: --right and --wrong: say one\n"},
+		{[]string{"-i", dir, "--only", "maybe"}, 2, "", `review: --only "maybe": not one of`},
+		{[]string{"-i", dir, "-q", "["}, 2, "", `review: pattern "[": syntax error in pattern`},
+		{[]string{"-i", dir, "-q", "Q", "--right"}, 2, "", "review: 2 answers match (S / Q / a; S / Q / b): narrow with -q and -m\n"},
+		{[]string{"-i", dir, "-q", "Nope", "--right"}, 1, "", "review: no answer of 2 matches -q Nope -m \n"},
+		{[]string{"-i", filepath.Join(dir, "missing")}, 1, "", "missing: no such file or directory"},
+		{[]string{"-i", dir}, 0, "1/2 S / Q / a: wrong (grader)  \"(b)\"\n2/2 S / Q / b: wrong (grader)  \"(b)\"\n2 of 2 answers chosen\n", ""},
+		{[]string{"-i", dir, "-q", "Q", "-m", "b", "--right", "--by", "cy"}, 0, "S / Q / b: right by cy's verdict (the grader said wrong); 1 of 1 output files rewritten\n", ""},
+		{[]string{"-i", dir, "--only", "disagree"}, 0, "1/1 S / Q / b: right (cy; the grader said wrong)", ""},
+	} {
+		var stdout, stderr bytes.Buffer
+		cmd := Command(config.Lookup{Dir: t.TempDir(), Getenv: func(string) string { return "" }}, func(string) string { return "" })
+		err := cli.Execute(context.Background(), &stdout, &stderr, cmd, tc.args)
+		code := cli.Report(&stderr, "review", err)
+		if code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) {
+			t.Errorf("review %q: exit %d, stdout %q, stderr %q; want %d, %q, %q", tc.args, code, stdout.String(), stderr.String(), tc.code, tc.stdout, tc.stderr)
+		}
+	}
+}

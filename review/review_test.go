@@ -1,0 +1,122 @@
+package review
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/verdict"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// writeOutput writes an output of model m whose questions answer as said
+// (name -> truth, reply, grade), in dir under run id.
+func writeOutput(t *testing.T, dir, m, run string, qs ...[4]string) string {
+	t.Helper()
+	f := &result.File{Sheet: result.Sheet{Name: "S", RunID: run, ModelName: m}}
+	for _, q := range qs {
+		rq := result.Question{Name: q[0], GroundTruth: ptr(q[1]), Completion: ptr(q[2]), ModelName: m, Grader: "exact"}
+		if q[3] != "" {
+			rq.Grade = ptr(q[3] == "right")
+		}
+		if q[0] == "J" {
+			rq.Grader = "judge"
+		}
+		f.Questions = append(f.Questions, rq)
+	}
+	data, err := f.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "output-s-"+m+"-"+run+".json")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func labels(q *Queue) string {
+	var ls []string
+	for _, a := range q.Answers {
+		ls = append(ls, a.Label())
+	}
+	return strings.Join(ls, "; ")
+}
+
+// The queue holds each answer once however many files carry it, and
+// each filter chooses what its name says.
+func TestLoadFilters(t *testing.T) {
+	dir := t.TempDir()
+	writeOutput(t, dir, "a", "1", [4]string{"Q1", "x", "x", "right"}, [4]string{"Q2", "y", "n", "wrong"}, [4]string{"J", "z", "z?", ""})
+	writeOutput(t, dir, "a", "2", [4]string{"Q1", "x", "x", "wrong"}) // the same answer, graded otherwise
+	writeOutput(t, dir, "b", "1", [4]string{"Q2", "y", "y", "right"})
+	for _, tc := range []struct {
+		flt  Filter
+		want string
+	}{
+		{Filter{}, "S / J / a; S / Q1 / a; S / Q2 / a; S / Q2 / b"},
+		{Filter{Only: "wrong"}, "S / Q2 / a"},
+		{Filter{Only: "right"}, "S / Q1 / a; S / Q2 / b"},
+		{Filter{Only: "ungraded"}, "S / J / a"},
+		{Filter{Only: "judge"}, "S / J / a"},
+		{Filter{Only: "disagree"}, "S / Q1 / a"},
+		{Filter{Questions: []string{"Q*"}, Models: []string{"b"}}, "S / Q2 / b"},
+	} {
+		q, err := Load([]string{dir}, tc.flt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := labels(q); got != tc.want || q.Total != 4 {
+			t.Errorf("%+v: %q of %d, want %q of 4", tc.flt, got, q.Total, tc.want)
+		}
+	}
+	if _, err := Load([]string{dir}, Filter{Only: "maybe"}); err == nil || !strings.Contains(err.Error(), `--only "maybe"`) {
+		t.Errorf("a bad --only: %v", err)
+	}
+}
+
+// A decision is written beside the outputs and applied to every file
+// that carries its answer; one whose answer changed since is stale.
+func TestRecordAndStale(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	p1 := writeOutput(t, dir, "a", "1", [4]string{"Q1", "x", "ex", "wrong"})
+	p2 := writeOutput(t, dir, "a", "2", [4]string{"Q1", "x", "ex", "wrong"})
+	q, err := Load([]string{dir}, Filter{})
+	if err != nil || len(q.Answers) != 1 {
+		t.Fatalf("%v, %v", q, err)
+	}
+	at := time.Date(2026, 12, 2, 3, 4, 5, 0, time.UTC)
+	if _, err := Record(ctx, q.Answers[0], Decision{Right: true, By: "bo", Reason: "x, said otherwise", At: at}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{p1, p2} {
+		f, err := result.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, r := f.Questions[0].Grade, f.Questions[0].Review; g == nil || !*g || r == nil || r.By != "bo" || r.At != "2026-12-02T03:04:05Z" {
+			t.Errorf("%s: grade %v review %+v", p, g, r)
+		}
+	}
+	writeOutput(t, dir, "a", "2", [4]string{"Q1", "x", "other", "wrong"})
+	if err := os.Remove(p1); err != nil {
+		t.Fatal(err)
+	}
+	q, err = Load([]string{dir}, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Stale) != 1 || q.Stale[0].Why != "the answer changed" ||
+		!strings.HasPrefix(q.Stale[0].String(), verdict.PathIn(dir)+":3: stale verdict (right) on S / Q1 / a: the answer changed") {
+		t.Errorf("stale: %v", q.Stale)
+	}
+	if q.Answers[0].Verdict != nil {
+		t.Errorf("the verdict applies to another answer: %+v", q.Answers[0].Verdict)
+	}
+}
