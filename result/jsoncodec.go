@@ -283,6 +283,8 @@ func (s *Sheet) UnmarshalJSON(data []byte) error {
 			v = &s.ConnectionLimits
 		case "version":
 			v = &s.Version
+		case "configuration":
+			v = &s.Configuration
 		default:
 			return false, nil
 		}

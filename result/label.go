@@ -32,10 +32,39 @@ func ModelLabel(name string, s model.Settings) string {
 }
 
 // ModelLabel is the sheet's model and the settings of its run (Settings)
-// that ModelLabel names.
+// that ModelLabel names, then the other settings of its configuration
+// (Configuration: the flags' and config's), so that two configurations
+// of a model are told apart.
 func (s *Sheet) ModelLabel() string {
-	if s.Settings == nil {
-		return s.ModelName
+	label := s.ModelName
+	if s.Settings != nil {
+		label = ModelLabel(s.ModelName, *s.Settings)
 	}
-	return ModelLabel(s.ModelName, *s.Settings)
+	if c := s.Configuration; c != nil {
+		label += configLabel(*c)
+	}
+	return label
+}
+
+// configLabel names the settings of a configuration ModelLabel does not:
+// " · temperature 0.7 · max_tokens 512".
+func configLabel(c model.Settings) string {
+	var b strings.Builder
+	add := func(what, value string) { b.WriteString(" · " + what + " " + value) }
+	if c.Temperature != nil {
+		add("temperature", strconv.FormatFloat(*c.Temperature, 'g', -1, 64))
+	}
+	if c.TopP != nil {
+		add("top_p", strconv.FormatFloat(*c.TopP, 'g', -1, 64))
+	}
+	if c.MaxTokens > 0 {
+		add("max_tokens", strconv.Itoa(c.MaxTokens))
+	}
+	if c.Seed != nil {
+		add("seed", strconv.FormatInt(*c.Seed, 10))
+	}
+	if len(c.Stop) > 0 {
+		add("stop", strconv.Quote(strings.Join(c.Stop, ",")))
+	}
+	return b.String()
 }

@@ -72,6 +72,12 @@ type Sheet struct {
 	// Settings are the run-level generation settings: the sheet's meta
 	// under the flags. A question's own are in its Settings.
 	Settings *model.Settings `json:"settings,omitempty"`
+	// Configuration are the run-level generation settings the flags and
+	// the config files gave, the sheet's meta left out: what names a
+	// configuration of the model (ModelLabel), two of which are two rows
+	// of a leaderboard, where a setting the sheet holds is the sheet's,
+	// and a run after its change supersedes the runs before (nil: none).
+	Configuration *model.Settings `json:"configuration,omitempty"`
 	// DryRun marks the output of a dry run (run -y): the prompts and
 	// ground truths, no answers. agg leaves such files out by default.
 	DryRun bool `json:"dry_run,omitempty"`

@@ -138,8 +138,8 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 	}
 	sh := Sheet{Name: "S", RunID: "ab", ModelName: "m", MetaData: map[string]string{"k": "v"}, Question: s("sq"),
 		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1, ReasoningTokens: 2}, DryRun: true, Version: "0123456789ab", Subset: &Subset{Limit: 3, Questions: []string{"a*"}, Of: 10}, Epoch: 2, Epochs: 3, Shard: 2, Shards: 4,
-		ModelInfo:        &model.Info{Provider: "openai-api", Label: "box", Model: "gpt-4", BaseURL: "http://box/v1", ContextLimit: 4096},
-		Settings:         &model.Settings{Temperature: &ft},
+		ModelInfo: &model.Info{Provider: "openai-api", Label: "box", Model: "gpt-4", BaseURL: "http://box/v1", ContextLimit: 4096},
+		Settings:  &model.Settings{Temperature: &ft}, Configuration: &model.Settings{MaxTokens: 9},
 		ConnectionLimits: []aimd.Change{{Time: time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC), Limit: 8, From: 10, Reason: "HTTP 429"}}}
 	nonZero(t, q)
 	nonZero(t, sh)

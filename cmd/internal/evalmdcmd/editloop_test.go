@@ -47,8 +47,9 @@ func outputs(t *testing.T, dir string) []string {
 // unchanged sheet (no new run: nothing written, agg counts 3 questions and
 // no consistency), edit one question and one answer and rerun (1 asked, 2
 // reused; the first output superseded, put aside), grade -l -w and a plain
-// rerun that keeps its liberal grades, then a sheet
-// saved half-written under run --watch (one line, nothing run, the
+// rerun that keeps its liberal grades, a setting added to the sheet's meta
+// (asked again, the run before superseded), then a sheet saved
+// half-written under run --watch (one line, nothing run, the
 // leaderboard unchanged). Then evalmd agg and LIME's own agg.py count the
 // folder alike: each current question once.
 func TestEditLoop(t *testing.T) {
@@ -213,6 +214,20 @@ func TestEditLoop(t *testing.T) {
 		}
 	}
 
+	// A setting added to the sheet's meta is the sheet's: every question
+	// is asked again, and the run supersedes the one before, so agg counts
+	// each question once (3, not 6).
+	edit(t, sheet, "- grader: lime\n", "- grader: lime\n- temperature: 0.7\n")
+	if _, stderr, code := evalmd(t, env, runArgs...); code != 0 || !strings.Contains(stderr, "3 calls") || !strings.Contains(stderr, "(superseded: ") {
+		t.Fatalf("rerun after the sheet's setting: exit %d, want 3 asked and the run before superseded\n%s", code, stderr)
+	}
+	if all, _ := filepath.Glob(filepath.Join(results, "output-*.json")); len(all) != 1 {
+		t.Errorf("after the sheet's setting the folder holds %v, want the rerun's output alone", all)
+	}
+	if report := agg(); !strings.Contains(report, "| First-Steps  | mock         |               3 |") {
+		t.Errorf("agg does not count the sheet's 3 questions once:\n%s", report)
+	}
+
 	// run --watch: the sheet saved half-written is one line, is not run,
 	// and the leaderboard stays as it was.
 	ctx, cancel := context.WithCancel(t.Context())
@@ -250,4 +265,41 @@ func TestEditLoop(t *testing.T) {
 			t.Errorf("LIME's agg.py counts the folder otherwise:\n--- agg\n%s\n--- agg.py\n%s", ours, lime)
 		}
 	})
+}
+
+// A setting a flag gives names a configuration: a run with it is a row of
+// its own, the model's label saying which, and neither run supersedes the
+// other; the same flag again asks nothing.
+func TestConfigurationsAreRows(t *testing.T) {
+	env := testEnv(t.TempDir(), nil)
+	dir := filepath.Join(t.TempDir(), "evals")
+	if _, stderr, code := evalmd(t, env, "init", dir); code != 0 {
+		t.Fatalf("init: exit %d\n%s", code, stderr)
+	}
+	results := filepath.Join(dir, "results")
+	run := []string{"run", "-d", dir, "-m", "mock", "-o", results, "--mock-reply", "C"}
+	hot := append(slices.Clone(run), "--temperature", "0.2")
+	for _, args := range [][]string{run, hot} {
+		if _, stderr, code := evalmd(t, env, args...); code != 0 {
+			t.Fatalf("%q: exit %d\n%s", args, code, stderr)
+		}
+	}
+	if _, stderr, code := evalmd(t, env, hot...); code != 0 || !strings.Contains(stderr, "nothing asked: current") {
+		t.Errorf("the same configuration again: exit %d, want nothing asked\n%s", code, stderr)
+	}
+	if all, _ := filepath.Glob(filepath.Join(results, "output-*.json")); len(all) != 2 {
+		t.Errorf("outputs %v, want one a configuration", all)
+	}
+	stdout, stderr, code := evalmd(t, env, "agg", "-i", results)
+	if code != 0 {
+		t.Fatalf("agg: exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		"| First-Steps  | mock                   |               3 |",
+		"| First-Steps  | mock · temperature 0.2 |               3 |",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("agg does not show %q:\n%s", want, stdout)
+		}
+	}
 }

@@ -94,8 +94,10 @@ type Sheet struct {
 	// settings are each item's settings, resolved once for the run and
 	// shared by its jobs (each model's, each epoch's, each shard's).
 	settings []*setting.Resolved
-	// run are the sheet's run-level settings: its meta under the run's.
-	run *setting.Resolved
+	// run are the sheet's run-level settings: its meta under the run's;
+	// config the run's alone (flags and config files), which name the
+	// model's configuration (result.Sheet.Configuration).
+	run, config *setting.Resolved
 }
 
 // resolve resolves, once, each question's settings and the sheet's
@@ -110,6 +112,7 @@ func (s *Sheet) resolve(run []setting.Layer) {
 	s.resolved = true
 	sheetLayer := setting.Layer{Source: setting.SheetMeta, File: s.Path, Values: s.Info.Meta, Lines: s.Info.MetaLines}
 	s.run = setting.ResolveKept("", append([]setting.Layer{sheetLayer}, run...)...)
+	s.config = setting.ResolveKept("", run...)
 	s.settings = make([]*setting.Resolved, len(s.Items))
 	var shared *setting.Resolved
 	for i := range s.Items {
@@ -312,6 +315,9 @@ func prepare(ctx context.Context, opt Options, s *Sheet, job plan.Job, minfo mod
 	}
 	if !run.Gen.IsZero() {
 		out.Sheet.Settings = &run.Gen
+	}
+	if c := s.config.Values.Gen; s.config.Err == nil && !c.IsZero() {
+		out.Sheet.Configuration = &c
 	}
 	o := &plan.Output{Job: job, SheetPath: s.Path, File: out,
 		Build: func(ctx context.Context, i int) (model.Task, result.Question, error) { return qb.build(ctx, i, true) },

@@ -3,6 +3,7 @@ package reuse
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"maps"
 	"slices"
 	"strconv"
@@ -71,12 +72,31 @@ func outline(path string, q *result.Question) outlined {
 	return outlined{
 		sample: digestOf(s.From, s.Key, s.Name),
 		name:   shortOf(q.Name),
-		text:   shortOf(q.Question, opt(q.GroundTruth)),
+		text:   shortOf(q.Question, opt(q.GroundTruth), settingsOf(q)),
 		asked: digestOf(q.Question, q.QuestionUsr, opt(q.GroundTruth), opt(q.System), q.Grader, grade, q.GradeDetail,
-			q.Grading, q.GradingFrom, digestOf(meta...).string()),
+			q.Grading, q.GradingFrom, digestOf(meta...).string(), reviewOf(q)),
 		keyed:    keyed,
 		answered: q.Error == nil && !q.Unanswered && q.Completion != nil,
 	}
+}
+
+// settingsOf is the generation settings sent with q, as a text: a
+// question steered otherwise is not the question it was.
+func settingsOf(q *result.Question) string {
+	if q.Settings == nil || q.Settings.IsZero() {
+		return ""
+	}
+	data, _ := json.Marshal(q.Settings)
+	return string(data)
+}
+
+// reviewOf is who reviewed q's answer and why, as a text: a grade a
+// person gave is not the grader's.
+func reviewOf(q *result.Question) string {
+	if q.Review == nil {
+		return ""
+	}
+	return q.Review.By + "\x00" + q.Review.At + "\x00" + q.Review.Reason
 }
 
 // sets are the samples o carries and the text of each question by its

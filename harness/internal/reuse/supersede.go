@@ -4,6 +4,7 @@ import (
 	"maps"
 	"reflect"
 
+	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -64,7 +65,7 @@ func sameAnswers(a, b *Outline) bool {
 
 // Supersedes says whether f, the Outline of a run's output just written,
 // supersedes the earlier output e: e is another file, of the same model
-// and settings and the same epoch, and each answer e holds (a question
+// and configuration (sameConfiguration) and the same epoch, and each answer e holds (a question
 // with a request key, answered) is carried by f (the same sample) or is
 // an answer to a question that is no longer as it was: f holds the
 // question under its name with another text or ground truth, or f is of
@@ -72,8 +73,10 @@ func sameAnswers(a, b *Outline) bool {
 // (it was removed or renamed). An error, or a question the model had no answer to, is
 // superseded by f's asking the question again; one f does not hold keeps
 // e where it is (a subset's failed run, to be resumed). An answer f does
-// not carry to a question f holds as it was (run --fresh, another
-// temperature) is another sample: e stays. So does every file with a
+// not carry to a question f holds as it was (run --fresh) is another
+// sample: e stays. A question is as it was when its text, ground truth
+// and the settings sent with it are: a setting the sheet's meta changed
+// makes each question it steers another. So does every file with a
 // question without a request key (LIME's, evalmd's before keys): which
 // run asked it cannot be told; and a shard's part but for the same shard's
 // part of an earlier run split alike (keptPart).
@@ -82,7 +85,7 @@ func Supersedes(f *Outline, e Earlier) bool {
 	ek, _ := es.EpochOf()
 	fk, _ := f.Sheet.EpochOf()
 	if sameFile(f.Path, e.Path) || es.DryRun || es.Name != f.Sheet.Name || ek != fk ||
-		es.ModelLabel() != f.Sheet.ModelLabel() || !reflect.DeepEqual(es.Settings, f.Sheet.Settings) ||
+		es.ModelLabel() != f.Sheet.ModelLabel() || !sameConfiguration(es, f.Sheet) ||
 		keptPart(es, f.Sheet) {
 		return false
 	}
@@ -116,6 +119,21 @@ func keptPart(e, f *result.Sheet) bool {
 		return false
 	}
 	return e.RunID == f.RunID || e.Shards != f.Shards || e.Shard != f.Shard
+}
+
+// sameConfiguration says whether two outputs' runs are of one
+// configuration: the settings their flags and config files gave
+// (Configuration). A setting the sheet's meta holds is not one: a run after
+// it changed supersedes the runs before, as one after a text changed.
+func sameConfiguration(a, b *result.Sheet) bool {
+	var ac, bc model.Settings
+	if a.Configuration != nil {
+		ac = *a.Configuration
+	}
+	if b.Configuration != nil {
+		bc = *b.Configuration
+	}
+	return ac.Equal(bc)
 }
 
 func eqString(a, b *string) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
