@@ -3,7 +3,8 @@
 // McNemar's exact test (McNemarExact), paired differences with their
 // interval (PairedDiffs), the reducers of a question answered more than
 // once (Reducer, ParseReducer) and the mean of per-question scores with
-// its interval (MeanCI, OverQuestionsZ), and pandas' descending sort
+// its interval (MeanCI, OverQuestionsZ), Cohen's kappa of two raters'
+// right-or-wrong grades with its interval (Agreement), and pandas' descending sort
 // (PdSortDescending, a port of numpy's quicksort) that LIME's Runs table
 // orders its ties by. It knows nothing of output files: every function
 // takes counts or scores.
