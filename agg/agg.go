@@ -30,7 +30,9 @@
 // leaderboard and the totals this way.
 //
 // An answer is one sample however many files carry it: the answers a
-// rerun reused (result.Sample) are counted once, by every table.
+// rerun reused (result.Sample) are counted once, by every table. Where
+// people's verdicts cover answers (their review), the Models table says
+// how many grades are people's.
 //
 // A question a model answered more than once (the epochs of a run, or
 // runs of the same sheet) is one unit: a stats.Reducer turns its
@@ -168,9 +170,10 @@ func Read(ctx context.Context, opt Options, each func(path string, f *result.Fil
 		// compared with a whole run's without a word.
 		fmt.Fprintf(opt.Stderr, "agg: a subset in %s: its scores cover only those\n", r)
 	}
-	for _, m := range d.mixedGrading() {
-		// The two grading modes meet in one table: said, as LIME's
-		// tables have no column for it (agg's Models table has one).
+	// The two grading modes, or graders' grades and people's, meet in
+	// one table: said, as LIME's tables have no column for it (agg's
+	// Models table has one).
+	for _, m := range append(d.MixedGrading(), d.PeopleGrades()...) {
 		fmt.Fprintf(opt.Stderr, "agg: %s\n", m)
 	}
 	if d.Files == 0 {

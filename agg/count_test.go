@@ -51,6 +51,11 @@ func TestStreamedCountsAsWhole(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "output-broken-m-x.json"), []byte(`{"sheet": {"name": "b"}, "questions": [{"name": "q", "grade": tru`), 0o644)
 	os.WriteFile(filepath.Join(dir, "output-late-m-l1.json"), []byte(`{"questions": [{"name": "Q1", "grade": true, "completion": "a"}], "sheet": {"name": "late", "run_id": "l1", "model_name": "m"}}`), 0o644)
 	writeShardedRun(t, filepath.Join(dir, "one"), filepath.Join(dir, "parts"), 3)
+	yes, no := true, false
+	judged := append(reviewedRun("v", 1, 2, true, &no), reviewedRun("v", 3, 2, false, nil)...)
+	judged[0].detail = "judge j/one (inspect): GRADE: C"
+	writeReviewed(t, dir, "rv", "m", "v1", "judge", judged)
+	writeReviewed(t, dir, "rv", "m", "v2", "judge", []reviewed{{name: "v01", from: result.FileName("input-rv.md", "m", "v1"), grader: true, person: &yes}, {name: "v09", grader: true, person: &yes}})
 	for _, run := range []struct {
 		sheet, id string
 		at        [][]int
@@ -92,12 +97,13 @@ func TestStreamedCountsAsWhole(t *testing.T) {
 			"dry runs": {whole.DryRuns, streamed.DryRuns}, "no answers": {whole.NoAnswers, streamed.NoAnswers}, "parts": {whole.PartsOf, streamed.PartsOf},
 			"subsets": {whole.Subsets, streamed.Subsets}, "versions": {whole.Versions, streamed.Versions}, "older": {whole.OlderVersions, streamed.OlderVersions},
 			"counted": {whole.Counted, streamed.Counted}, "rows": {rowsOf(whole), rowsOf(streamed)}, "usage": {usageOf(whole), usageOf(streamed)},
+			"reviews": {reviewsOf(whole), reviewsOf(streamed)},
 		} {
 			if !reflect.DeepEqual(pair[0], pair[1]) {
 				t.Errorf("latest %v: %s: read whole %v, a question at a time %v", latest, name, pair[0], pair[1])
 			}
 		}
-		if !latest && (whole.Files < 30 || len(whole.Duplicates) < 3) || len(whole.Skipped) != 1 || !strings.Contains(wwarn, "counted from") {
+		if !latest && (whole.Files < 30 || len(whole.Duplicates) < 3 || len(whole.Reviews()) != 3) || len(whole.Skipped) != 1 || !strings.Contains(wwarn, "counted from") {
 			t.Errorf("latest %v: the folder did not hold what the test needs: %d files, duplicates %v, skipped %v", latest, whole.Files, whole.Duplicates, whole.Skipped)
 		}
 	}
@@ -141,6 +147,15 @@ func rowsOf(d *Data) []string {
 		}
 		out[i] = strings.Join([]string{s(r.Sheet), s(r.Model), s(r.Run), s(r.Name), s(r.Truth)}, "|") +
 			fmt.Sprint(meta, r.SubTotal, r.SubCorrect, r.Epoch, r.Occ, r.Grade, r.Fresh, r.Errored, r.Unanswered, r.NoResponse, r.Limited, r.Liberal, r.Metric)
+	}
+	return out
+}
+
+// reviewsOf are d's reviews, their strings spelt out.
+func reviewsOf(d *Data) []string {
+	var out []string
+	for _, rv := range d.Reviews() {
+		out = append(out, fmt.Sprint(rv.Row, d.Str(rv.Grader), rv.GraderGrade))
 	}
 	return out
 }

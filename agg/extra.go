@@ -28,6 +28,7 @@ type ModelTotal struct {
 	Unanswered int // rows the model had no answer for (replay)
 	Ungraded   int // rows whose grade is null
 	Liberal    int // rows graded in liberal mode (the grading setting); the others strictly
+	People     int // grades that are a person's verdict (review), not the grader's
 	// Accuracy is Correct/Graded (LIME's pct_correct rule: null grades are
 	// left out, not counted wrong); NaN when nothing is graded.
 	Accuracy float64
@@ -84,6 +85,11 @@ func (d *Data) totals() ([]ModelTotal, bool) {
 		}
 		if r.Liberal {
 			t.Liberal++
+		}
+	}
+	for _, rv := range d.Reviews() {
+		if r := &d.Rows()[rv.Row]; r.Model != load.NoStr && r.Grade != load.GradeNull {
+			by[r.Model].People++
 		}
 	}
 	answered := d.answersByModel()
@@ -367,13 +373,15 @@ func totalsTable(ts []ModelTotal, repeats bool, r stats.Reducer) render.Table {
 	return withGrading(t, ts)
 }
 
-// withGrading is t, a row per model of ts in order, with GradingColumn.
+// withGrading is t, a row per model of ts in order, with GradingColumn
+// and PeopleColumn.
 func withGrading(t render.Table, ts []ModelTotal) render.Table {
-	liberal, answers := make([]int, len(ts)), make([]int, len(ts))
+	liberal, answers, people, graded := make([]int, len(ts)), make([]int, len(ts)), make([]int, len(ts)), make([]int, len(ts))
 	for i, m := range ts {
-		liberal[i], answers[i] = m.Liberal, m.Questions
+		liberal[i], answers[i], people[i], graded[i] = m.Liberal, m.Questions, m.People, m.Graded
 	}
 	render.GradingColumn(&t, liberal, answers)
+	render.PeopleColumn(&t, people, graded)
 	return t
 }
 

@@ -39,7 +39,7 @@ func TestGradingModesMeet(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := dataFrom(t, tc.docs...)
-			if got := d.mixedGrading(); !slices.Equal(got, tc.mixed) {
+			if got := d.MixedGrading(); !slices.Equal(got, tc.mixed) {
 				t.Errorf("mixed: %q\nwant %q", got, tc.mixed)
 			}
 			tbl := totalsTable(d.Totals(), false, d.Reducer)

@@ -199,6 +199,7 @@ func (c *fileCount) rollback() {
 	d := c.l.d
 	d.rows = d.rows[:c.rows]
 	d.meta = d.meta[:c.add.meta]
+	d.reviews = d.reviews[:c.add.reviews]
 	for _, id := range c.added {
 		delete(c.l.samples, id)
 	}
@@ -241,6 +242,11 @@ type adder struct {
 	seen              map[Str]uint16 // the file's names so far
 	u                 usage
 	meta              int // where the file's meta values start in d.meta
+	reviews           int // where the file's reviews start in d.reviews
+	// judge is the model the file's judged answers name, judges how
+	// many times it changed (noteJudge).
+	judge  string
+	judges int
 }
 
 // fileAdder starts reducing a file whose sheet record is sheet.
@@ -250,7 +256,7 @@ func (d *Data) fileAdder(sheet *result.Sheet) *adder {
 	// efforts is two models (result.ModelLabel).
 	return &adder{d: d, sheet: in.id(sheet.Name), model: in.id(sheet.ModelLabel()), run: in.id(sheet.RunID),
 		epoch: uint16(max(sheet.Epoch, 1)), sheetMetric: d.metricFor(sheet.MetaData["benchmark"]),
-		seen: map[Str]uint16{}, meta: len(d.meta)}
+		seen: map[Str]uint16{}, meta: len(d.meta), reviews: len(d.reviews)}
 }
 
 // add reduces one question to a row.
@@ -288,12 +294,17 @@ func (a *adder) add(q *result.Question) {
 			d.meta = append(d.meta, v)
 		}
 	}
+	a.noteJudge(q)
+	if q.Review != nil {
+		a.review(q, len(d.rows))
+	}
 	d.rows = append(d.rows, r)
 	a.u.addQuestion(q)
 }
 
 // done adds the file's usage to its model's.
 func (a *adder) done() {
+	a.lendJudge()
 	u := a.d.usage[a.model]
 	if u == nil {
 		u = &usage{}

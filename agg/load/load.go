@@ -8,8 +8,9 @@
 // dropping the file. Data holds the rows (Rows, Str, Meta: the question
 // meta a Metric reads), the per-model sums of tokens, cost and time
 // (Usages, as Usage), the texts of every answer when asked (Kept, as
-// Answer) and the notes of what was left out; NewData and Data.Add count
-// files held in memory. LoadOptions say what counts.
+// Answer), the answers a person's verdict covers (Reviews, as Review)
+// and the notes of what was left out; NewData and Data.Add count files
+// held in memory. LoadOptions say what counts.
 package load
 
 import (
@@ -125,6 +126,7 @@ type Data struct {
 	metricOf   map[string]uint8
 	metricKeys [][]string // per metric, its MetaKeys
 	meta       []Str
+	reviews    []Review // the rows a person's verdict covers
 	// kept are every counted question's texts, when Load was asked to keep
 	// them (LoadOptions.Answers) for LIME's report types.
 	kept        []Answer

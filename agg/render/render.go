@@ -4,8 +4,9 @@
 // visible); a DataFrame of CellValue cells as pandas' to_markdown prints
 // it (Tabulate, python-tabulate's pipe format, byte for byte as LIME's
 // tables); and a gonum plot as SVG (RenderSVG), a bar chart's rows named
-// by NominalY with their Intervals, in BarColor. It knows nothing of
-// output files: every table comes to it as text cells.
+// by NominalY with their Intervals, in BarColor; the columns of a
+// leaderboard's grading (GradingColumn, PeopleColumn). It knows nothing
+// of output files: every table comes to it as text cells and counts.
 package render
 
 import (
@@ -141,5 +142,28 @@ func GradingColumn(t *Table, liberal, answers []int) {
 			cell = fmt.Sprintf("both: %d of %d liberal", liberal[i], answers[i])
 		}
 		t.Rows[i] = append(t.Rows[i], cell)
+	}
+}
+
+// PeopleColumn adds to t, whose row i counts graded[i] grades of which
+// people[i] are a person's verdict (an output question's review), a
+// column saying how many, when some row has one; its note says what
+// the column means. Where none has, t is left as it is.
+func PeopleColumn(t *Table, people, graded []int) {
+	some := false
+	for _, n := range people {
+		some = some || n > 0
+	}
+	if !some {
+		return
+	}
+	note := "people's grades: how many of the grades are a person's verdict (review), counted in place of the grader's."
+	if t.Note != "" {
+		note = t.Note + " " + note
+	}
+	t.Note = note
+	t.Columns = append(t.Columns, Cols("people's grades")...)
+	for i := range t.Rows {
+		t.Rows[i] = append(t.Rows[i], fmt.Sprintf("%d of %d", people[i], graded[i]))
 	}
 }
