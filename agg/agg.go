@@ -32,7 +32,8 @@
 // An answer is one sample however many files carry it: the answers a
 // rerun reused (result.Sample) are counted once, by every table. Where
 // people's verdicts cover answers (their review), the Models table says
-// how many grades are people's.
+// how many grades are people's and a table per grader measures it
+// against them (agreement, Cohen's kappa, the answers graded otherwise).
 //
 // A question a model answered more than once (the epochs of a run, or
 // runs of the same sheet) is one unit: a stats.Reducer turns its
@@ -374,5 +375,6 @@ func (d *Data) ownTables(opt ReportOptions) []render.Table {
 		tables = append(tables, meanPairsTable(d.MeanPairs()))
 	}
 	tables = append(tables, discrepancyTable(disc, ndisc), usageTable(d.Usages(), repeats), errorsTable(totals, repeats))
+	tables = append(tables, d.agreementTables(limit)...)
 	return append(tables, d.metricTables()...)
 }

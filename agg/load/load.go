@@ -8,9 +8,11 @@
 // dropping the file. Data holds the rows (Rows, Str, Meta: the question
 // meta a Metric reads), the per-model sums of tokens, cost and time
 // (Usages, as Usage), the texts of every answer when asked (Kept, as
-// Answer), the answers a person's verdict covers (Reviews, as Review)
-// and the notes of what was left out; NewData and Data.Add count files
-// held in memory. LoadOptions say what counts.
+// Answer), the answers a person's verdict covers (Reviews, as Review;
+// each grader's agreement with people: Agreements, as Agreement, each
+// answer they graded otherwise a Differ) and the notes of what was left
+// out; NewData and Data.Add count files held in memory.
+// LoadOptions say what counts.
 package load
 
 import (

@@ -5,8 +5,9 @@
 // it (Tabulate, python-tabulate's pipe format, byte for byte as LIME's
 // tables); and a gonum plot as SVG (RenderSVG), a bar chart's rows named
 // by NominalY with their Intervals, in BarColor; the columns of a
-// leaderboard's grading (GradingColumn, PeopleColumn). It knows nothing
-// of output files: every table comes to it as text cells and counts.
+// leaderboard's grading (GradingColumn, PeopleColumn) and the tables of
+// graders against people (AgreementTables). It knows nothing of output
+// files: every table comes to it as text cells and counts.
 package render
 
 import (
