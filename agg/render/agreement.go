@@ -31,7 +31,8 @@ func AgreementTables(gs []GraderAgreement, limit int) []Table {
 		Note: "on the answers a person's verdict covers (review) that the grader had graded too (review.grader_grade not null), " +
 			"each answer once however many files carry it; agreement: the share graded alike; " +
 			"kappa: Cohen's, its 95% CI from the large-sample standard error of Fleiss, Cohen and Everitt (1969), " +
-			"n/a where the expected agreement is 1 (grader and people gave every answer the one same grade).",
+			"kappa n/a where the expected agreement is 1 (grader and people gave every answer the one same grade), " +
+			"its interval n/a where the standard error is 0 (they agree on every answer or on none, or one side gave every answer one grade).",
 		Columns: Cols("grader", "#answers", "#agreement", "#grader right, person right", "#grader right, person wrong",
 			"#grader wrong, person right", "#grader wrong, person wrong", "#kappa", "95% CI"),
 	}
@@ -39,8 +40,14 @@ func AgreementTables(gs []GraderAgreement, limit int) []Table {
 	for _, g := range gs {
 		c := g.Counts
 		kappa, ci := "n/a", "n/a"
-		if k, _, lo, hi, ok := c.Kappa(stats.Z95); ok {
-			kappa, ci = fmt.Sprintf("%.3f", k), fmt.Sprintf("[%.3f, %.3f]", lo, hi)
+		if k, se, lo, hi, ok := c.Kappa(stats.Z95); ok {
+			kappa = fmt.Sprintf("%.3f", k)
+			// A standard error of 0 (agreement on every answer or on
+			// none, or one side giving every answer one grade) is the
+			// large-sample formula failing, not certainty.
+			if se > 1e-12 {
+				ci = fmt.Sprintf("[%.3f, %.3f]", lo, hi)
+			}
 		}
 		tables[0].Rows = append(tables[0].Rows, []string{g.Grader, strconv.Itoa(c.N()), fmt.Sprintf("%.3f", c.Observed()),
 			strconv.Itoa(c.BothRight), strconv.Itoa(c.OnlyA), strconv.Itoa(c.OnlyB), strconv.Itoa(c.BothWrong), kappa, ci})

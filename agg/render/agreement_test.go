@@ -8,8 +8,9 @@ import (
 	"github.com/evalmd/evalmd/agg/stats"
 )
 
-// The summary has a row per grader, kappa n/a where it is undefined; a
-// grader people never contradicted has no list; a list is capped.
+// The summary has a row per grader, kappa n/a where it is undefined and
+// its interval where its standard error is 0; a grader people never
+// contradicted has no list; a list is capped.
 func TestAgreementTables(t *testing.T) {
 	if got := AgreementTables(nil, 0); got != nil {
 		t.Errorf("tables without graders: %+v", got)
@@ -18,9 +19,19 @@ func TestAgreementTables(t *testing.T) {
 	tables := AgreementTables([]GraderAgreement{
 		{Grader: "a|b", Counts: stats.Agreement{BothRight: 3, OnlyA: 2, OnlyB: 1, BothWrong: 4}, Differ: differ},
 		{Grader: "exact", Counts: stats.Agreement{BothWrong: 2}},
+		{Grader: "one", Counts: stats.Agreement{OnlyB: 1}, Differ: differ[1:2]},
+		{Grader: "same", Counts: stats.Agreement{BothRight: 2, BothWrong: 3}},
 	}, 2)
-	if len(tables) != 2 {
-		t.Fatalf("%d tables, want the summary and a's list", len(tables))
+	if len(tables) != 3 {
+		t.Fatalf("%d tables, want the summary and the lists of a and one", len(tables))
+	}
+	// One answer the grader said wrong and a person right: pe 0, kappa 0
+	// and a standard error of 0; graded alike throughout: kappa 1, error 0.
+	if got := tables[0].Rows[2][7:]; !slices.Equal(got, []string{"0.000", "n/a"}) {
+		t.Errorf("one's kappa and interval %q", got)
+	}
+	if got := tables[0].Rows[3][7:]; !slices.Equal(got, []string{"1.000", "n/a"}) {
+		t.Errorf("same's kappa and interval %q", got)
 	}
 	if got := tables[0].Rows[1]; !slices.Equal(got, []string{"exact", "2", "1.000", "0", "0", "0", "2", "n/a", "n/a"}) {
 		t.Errorf("exact's row %q", got)
