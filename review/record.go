@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/evalmd/evalmd/internal/outfile"
@@ -36,5 +37,33 @@ func Record(ctx context.Context, a *Answer, d Decision, seal *outfile.Key) (regr
 		return regrade.Report{}, err
 	}
 	a.Verdict = &v
-	return regrade.Regrade(ctx, a.Files, regrade.Options{Write: true, VerdictsOnly: true, Seal: seal})
+	return apply(ctx, a.Files, seal)
+}
+
+// applyAttempts bounds how often apply rewrites a file another reviewer
+// rewrote meanwhile.
+const applyAttempts = 20
+
+// apply applies the verdicts to the output files, again for a file
+// another process rewrote between its read and its write (a second
+// reviewer applying a verdict of their own): each pass reads the
+// verdicts anew, so both reviewers' verdicts end in the file.
+func apply(ctx context.Context, files []string, seal *outfile.Key) (regrade.Report, error) {
+	opt := regrade.Options{Write: true, VerdictsOnly: true, Seal: seal}
+	rep, err := regrade.Regrade(ctx, files, opt)
+	for range applyAttempts {
+		var again []string
+		for _, fr := range rep.Files {
+			if errors.Is(fr.Err, outfile.ErrChanged) {
+				again = append(again, fr.Path)
+			}
+		}
+		if len(again) == 0 || ctx.Err() != nil {
+			break
+		}
+		if rep, err = regrade.Regrade(ctx, again, opt); err == nil {
+			break
+		}
+	}
+	return rep, err
 }

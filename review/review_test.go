@@ -2,9 +2,11 @@ package review
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -118,5 +120,53 @@ func TestRecordAndStale(t *testing.T) {
 	}
 	if q.Answers[0].Verdict != nil {
 		t.Errorf("the verdict applies to another answer: %+v", q.Answers[0].Verdict)
+	}
+}
+
+// Two reviewers at once, on answers of one file: every verdict is in the
+// verdicts file and applied to the output.
+func TestTwoReviewersAtOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	var qs [][4]string
+	for i := range 16 {
+		qs = append(qs, [4]string{fmt.Sprintf("Q%02d", i), "x", "y", "wrong"})
+	}
+	p := writeOutput(t, dir, "a", "1", qs...)
+	q, err := Load([]string{dir}, Filter{})
+	if err != nil || len(q.Answers) != 16 {
+		t.Fatalf("%v %v", q, err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for r := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := r; i < 16; i += 2 {
+				_, err := Record(ctx, q.Answers[i], Decision{Right: true, By: fmt.Sprint("r", r)}, nil)
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := result.Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, qq := range f.Questions {
+		if qq.Review == nil || qq.Grade == nil || !*qq.Grade {
+			t.Errorf("%s: grade %v review %+v; want right, reviewed", qq.Name, qq.Grade, qq.Review)
+		}
+	}
+	s, _, _ := verdict.Read(dir)
+	if s.Len() != 16 {
+		t.Errorf("%d verdicts in the file, want 16", s.Len())
 	}
 }
