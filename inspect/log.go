@@ -83,6 +83,25 @@ type evalSpec struct {
 	Config         evalConfig        `json:"config"`
 	Packages       map[string]string `json:"packages"`
 	Metadata       map[string]any    `json:"metadata,omitempty"`
+	// Scorers name each scorer and its metrics, which Inspect's
+	// recompute_metrics (run by an edit of a score) computes again; without
+	// them it guesses each scorer's metrics from its own scorers of the
+	// same name.
+	Scorers []evalScorer `json:"scorers,omitempty"`
+}
+
+// evalScorer is a scorer as the eval's spec records it (EvalScorer).
+type evalScorer struct {
+	Name     string             `json:"name"`
+	Options  map[string]any     `json:"options"`
+	Metrics  []metricDefinition `json:"metrics"`
+	Metadata map[string]any     `json:"metadata"`
+}
+
+// metricDefinition is a metric by its registry name (EvalMetricDefinition).
+type metricDefinition struct {
+	Name    string         `json:"name"`
+	Options map[string]any `json:"options"`
 }
 
 // evalDataset describes the samples (EvalDataset).

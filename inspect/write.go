@@ -204,6 +204,7 @@ func buildRunLog(files []*result.File, opt LogOptions) (*Log, error) {
 	}
 	lg := newLog(files, opt, status, created, runSettings)
 	t := lg.addSamples(files, runSettings)
+	lg.Eval.Scorers = t.scorers.evalScorers()
 	if f.Sheet.Totals != nil && f.Sheet.Totals.WallSeconds > 0 && len(files) == 1 {
 		t.wall = f.Sheet.Totals.WallSeconds
 	}

@@ -112,6 +112,18 @@ func valueToFloat(v any) float64 {
 	return 0
 }
 
+// evalScorers are the log's scorers, in the order of its results, each
+// with the metrics scoresOf computes, named as Inspect registers them
+// (its own accuracy and stderr); nil when nothing was scored.
+func (t *scoreTally) evalScorers() []evalScorer {
+	var out []evalScorer
+	for _, name := range t.order {
+		out = append(out, evalScorer{Name: name, Options: map[string]any{}, Metadata: map[string]any{},
+			Metrics: []metricDefinition{{Name: "inspect_ai/accuracy", Options: map[string]any{}}, {Name: "inspect_ai/stderr", Options: map[string]any{}}}})
+	}
+	return out
+}
+
 // scoresOf is one EvalScore per reduction, with Inspect's accuracy and
 // stderr metrics over its reduced scores (compute_eval_scores).
 func scoresOf(reductions []sampleReductions) []evalScore {
