@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
-	"encoding/json"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -174,7 +173,7 @@ func summarize(s *evalSample) sampleSummary {
 	if s.Scores != nil {
 		sum.Scores = make(map[string]sampleScore, len(s.Scores))
 		for k, sc := range s.Scores {
-			thin := sampleScore{Value: sc.Value, History: []json.RawMessage{}}
+			thin := sampleScore{Value: sc.Value, History: []scoreEdit{}}
 			if sc.Answer != nil {
 				a := thinText(*sc.Answer)
 				thin.Answer = &a

@@ -7,15 +7,17 @@ import (
 )
 
 // event is one entry of a sample's transcript (Inspect's event union, told
-// apart by its "event" member). One of Model, Tool, Sandbox and Limit is
-// set for the events this package writes; an event of another kind read
-// from Inspect's own logs is kept as it was in Raw.
+// apart by its "event" member). One of Model, Tool, Sandbox, Limit and
+// ScoreEdit is set for the events this package writes; an event of
+// another kind read from Inspect's own logs is kept as it was in Raw.
 type event struct {
 	Model   *modelEvent
 	Tool    *toolEvent
 	Sandbox *sandboxEvent
 	Limit   *sampleLimitEvent
-	Raw     json.RawMessage
+	// ScoreEdit is a person's verdict on the sample's score.
+	ScoreEdit *scoreEditEvent
+	Raw       json.RawMessage
 }
 
 // Kind is the event's "event" member: "model", "tool", "sandbox", or the
@@ -30,6 +32,8 @@ func (e event) Kind() string {
 		return "sandbox"
 	case e.Limit != nil:
 		return "sample_limit"
+	case e.ScoreEdit != nil:
+		return "score_edit"
 	}
 	var head struct {
 		Event string `json:"event"`
@@ -49,14 +53,16 @@ func (e event) MarshalJSON() ([]byte, error) {
 		return marshal(e.Sandbox)
 	case e.Limit != nil:
 		return marshal(e.Limit)
+	case e.ScoreEdit != nil:
+		return marshal(e.ScoreEdit)
 	case e.Raw != nil:
 		return e.Raw, nil
 	}
 	return nil, fmt.Errorf("inspect: empty event")
 }
 
-// UnmarshalJSON reads model, tool and sandbox events into their types and
-// keeps any other event raw.
+// UnmarshalJSON reads the kinds of events this package writes into their
+// types and keeps any other event raw.
 func (e *event) UnmarshalJSON(data []byte) error {
 	*e = event{}
 	var head struct {
@@ -78,6 +84,9 @@ func (e *event) UnmarshalJSON(data []byte) error {
 	case "sample_limit":
 		e.Limit = &sampleLimitEvent{}
 		return json.Unmarshal(data, e.Limit)
+	case "score_edit":
+		e.ScoreEdit = &scoreEditEvent{}
+		return json.Unmarshal(data, e.ScoreEdit)
 	}
 	e.Raw = append(json.RawMessage(nil), bytes.TrimSpace(data)...)
 	return nil

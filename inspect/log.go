@@ -268,9 +268,10 @@ type sampleScore struct {
 	Answer      *string        `json:"answer,omitempty"`
 	Explanation *string        `json:"explanation,omitempty"`
 	Metadata    map[string]any `json:"metadata,omitempty"`
-	// History lists later edits of the score (Inspect's ScoreEdit); a
-	// regrade here writes a new log instead, so it is always empty.
-	History []json.RawMessage `json:"history"`
+	// History is the score's states when it was edited (Inspect's
+	// ScoreEdit): the grader's score, then a person's verdict; empty for a
+	// score nobody reviewed (a regrade writes a new log instead).
+	History []scoreEdit `json:"history"`
 }
 
 // sampleReductions is one scorer's score of every sample it scored, the

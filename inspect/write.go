@@ -202,6 +202,9 @@ func buildRunLog(files []*result.File, opt LogOptions) (*Log, error) {
 	if runSettings == nil {
 		runSettings = f.Sheet.Settings
 	}
+	if err := checkReviews(files); err != nil {
+		return nil, err
+	}
 	lg := newLog(files, opt, status, created, runSettings)
 	t := lg.addSamples(files, runSettings)
 	lg.Eval.Scorers = t.scorers.evalScorers()

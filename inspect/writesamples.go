@@ -91,7 +91,13 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSa
 		}
 		s.Events = append(s.Events, event{Limit: ev})
 	}
-	s.Scores = sampleScores(q)
+	var edit *scoreEditEvent
+	s.Scores, edit = sampleScores(q, s.WorkingTime)
+	if edit != nil {
+		// edit_score puts its event at the end of the transcript when the
+		// sample has no scorers span, as these have not.
+		s.Events = append(s.Events, event{ScoreEdit: edit})
+	}
 	return s
 }
 
@@ -228,16 +234,21 @@ func codeCall(q *result.Question, msgID func(string) string) (toolCall, ChatMess
 
 // sampleScores is a graded question's score under its grader's name; nil
 // for an ungraded question: Inspect's Score.value may not be null, so it
-// has no score at all (and counts in unscored_samples).
-func sampleScores(q *result.Question) map[string]sampleScore {
+// has no score at all (and counts in unscored_samples). A question a
+// person reviewed has the grader's score edited to the person's verdict,
+// and the edit's event is returned.
+func sampleScores(q *result.Question, workingTime *float64) (map[string]sampleScore, *scoreEditEvent) {
 	if q.Grade == nil {
-		return nil
+		return nil, nil
 	}
-	value := "I"
-	if *q.Grade {
-		value = "C"
+	graded := q.Grade
+	if q.Review != nil {
+		graded = q.Review.GraderGrade
 	}
-	sc := sampleScore{Value: value, Metadata: map[string]any{"grader": scorerName(q)}, History: []json.RawMessage{}}
+	sc := sampleScore{Metadata: map[string]any{"grader": scorerName(q)}, History: []scoreEdit{}}
+	if graded != nil {
+		sc.Value = gradeValue(*graded)
+	}
 	if g := q.Graded(); g != nil {
 		a := *g
 		sc.Answer = &a
@@ -254,7 +265,16 @@ func sampleScores(q *result.Question) map[string]sampleScore {
 		// grading_from); absent in the default mode, as in the output.
 		sc.Metadata["grading"], sc.Metadata["grading_from"] = q.Grading, q.GradingFrom
 	}
-	return map[string]sampleScore{scorerName(q): sc}
+	var edit *scoreEditEvent
+	if q.Review != nil {
+		start := 0.0
+		if workingTime != nil {
+			start = *workingTime
+		}
+		ev := applyReview(q, scorerName(q), &sc, graded == nil, start)
+		edit = &ev
+	}
+	return map[string]sampleScore{scorerName(q): sc}, edit
 }
 
 // lastCall is the output of the last model call among an agent's turns:

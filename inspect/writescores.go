@@ -4,7 +4,6 @@ package inspect
 // and the metrics over samples.
 
 import (
-	"encoding/json"
 	"maps"
 	"math"
 	"slices"
@@ -82,7 +81,7 @@ func meanScore(epochs []sampleScore) sampleScore {
 	}
 	first := epochs[0]
 	r := sampleScore{Value: float(sum / float64(len(epochs))), Answer: first.Answer, Explanation: first.Explanation,
-		Metadata: first.Metadata, History: []json.RawMessage{}}
+		Metadata: first.Metadata, History: []scoreEdit{}}
 	for _, s := range epochs[1:] {
 		if !sameText(s.Answer, r.Answer) {
 			r.Answer = nil
