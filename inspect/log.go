@@ -15,7 +15,9 @@
 //
 // The Go types here mirror the pydantic models of inspect_ai
 // (src/inspect_ai/log/_log.py, model/_model_output.py, model/_chat_message.py,
-// scorer/_metric.py, event/, _util/error.py): same JSON names, same shapes.
+// scorer/_metric.py, log/_edit.py, event/, _util/error.py): same JSON names,
+// same shapes; a person's verdict is written as log/_score.py's edit_score
+// leaves an edited score.
 // Every member the EvalLog schema of Inspect's OpenAPI document requires is
 // written, those with defaults included (its viewer reads the raw JSON,
 // where pydantic's defaults are not filled in). Only the fields this tool
