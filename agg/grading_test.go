@@ -33,8 +33,8 @@ func TestGradingModesMeet(t *testing.T) {
 		{name: "both", docs: []string{file("S", "a", "1", liberal, liberal), file("S", "b", "2", strict), file("T", "b", "3", liberal, strict)},
 			cells: []string{"liberal", "both: 1 of 3 liberal"},
 			mixed: []string{
-				"sheet S, model a: 2 of 2 answers graded liberally, counted with the 2 graded strictly (grade --grading MODE -w grades them alike)",
-				"sheet T, model b: 1 of 2 answers graded liberally, counted with the 2 graded strictly (grade --grading MODE -w grades them alike)",
+				"sheet S, model a: 2 of 2 answers graded liberally, beside 2 graded strictly in other cells (grade --grading MODE -w grades them alike)",
+				"sheet T, model b: 1 of 2 answers graded liberally, counted with the 1 graded strictly (grade --grading MODE -w grades them alike)",
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

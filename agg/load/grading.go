@@ -32,8 +32,12 @@ func (d *Data) MixedGrading() []string {
 	}
 	var out []string
 	for _, k := range d.sortedCells(liberal) {
-		out = append(out, fmt.Sprintf("sheet %s, model %s: %d of %d answers graded liberally, counted with the %d graded strictly (grade --grading MODE -w grades them alike)",
-			d.Str(k[0]), d.Str(k[1]), liberal[k], all[k], strict))
+		with := fmt.Sprintf("counted with the %d graded strictly", all[k]-liberal[k])
+		if liberal[k] == all[k] {
+			with = fmt.Sprintf("beside %d graded strictly in other cells", strict)
+		}
+		out = append(out, fmt.Sprintf("sheet %s, model %s: %d of %d answers graded liberally, %s (grade --grading MODE -w grades them alike)",
+			d.Str(k[0]), d.Str(k[1]), liberal[k], all[k], with))
 	}
 	return out
 }
