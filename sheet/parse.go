@@ -66,6 +66,9 @@ func parse(path, text string, s *schema.Schema) (*Doc, error) {
 	// would hold twice as many for a while.
 	p.doc.Blocks = make([]Block, 0, strings.Count(p.text, "\n"+marker(s.Question.MdHeader))+2)
 	p.run()
+	if p.fail != nil {
+		return nil, p.fail
+	}
 	if len(p.doc.Blocks) == 0 {
 		return nil, &Error{Diag{path, 1, fmt.Sprintf("no %q sheet or %q question header: not a sheet",
 			marker(s.Sheet.MdHeader), marker(s.Question.MdHeader))}}
@@ -108,6 +111,7 @@ type parser struct {
 	s    *schema.Schema
 	doc  *Doc
 	text string
+	fail *Error // the first line the sheet cannot be read at, found by check
 }
 
 func (p *parser) warn(line int, format string, args ...any) {
@@ -313,6 +317,9 @@ func (p *parser) check() {
 			}
 		}
 		for _, s := range b.Sections {
+			if b.Kind == QuestionKind && s.Kind == "answer" {
+				p.checkAccepted(s)
+			}
 			if py.Strip(CutEnd(s.Text)) == "" && s.Kind != "meta" {
 				p.warn(s.Line, "empty %s section", s.Kind)
 			}

@@ -32,6 +32,10 @@ type Item struct {
 	// GroundTruth is the answer text cut at its end token; nil without an
 	// answer section.
 	GroundTruth *string
+	// Accepted are the answers a grader takes as right besides
+	// GroundTruth: the accept lines after the answer's end token, which
+	// LIME drops (see AcceptLine); nil without any.
+	Accepted []string
 	// Prompt is LIME's question text: the sheet question and the question's
 	// own text, each cut at the end token, joined with nothing between.
 	Prompt    string
@@ -184,6 +188,7 @@ func (c *cascade) item(b *Block) (Item, bool) {
 	}
 	if a := b.First("answer"); a != nil {
 		it.GroundTruth = cutPtr(a.Text)
+		it.Accepted, _ = readAccepted(a.Text)
 	}
 	x := c.extras.over(b, true)
 	it.System, it.Context, it.Template, it.Files = x.system, x.context, x.template, x.files
