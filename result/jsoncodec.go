@@ -340,6 +340,8 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.QuestionUsr
 		case "system":
 			v = &q.System
+		case "accepted":
+			v = &q.Accepted
 		case "input_tokens":
 			v = &q.InputTokens
 		case "output_tokens":

@@ -92,6 +92,9 @@ func MarkdownQuestion(s *Sheet, q *Question) []byte {
 		fmt.Fprintf(&b, "**Error:**\n%s\n", fence(*q.Error))
 	}
 	fmt.Fprintf(&b, "**Ground Truth:**\n%s\n", fenceOrNone(q.GroundTruth))
+	for _, a := range q.Accepted {
+		fmt.Fprintf(&b, "**Also accepted:**\n%s\n", fence(a))
+	}
 	grade := "None"
 	if q.Grade != nil {
 		grade = "False"

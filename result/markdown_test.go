@@ -226,3 +226,15 @@ func TestMarkdownGrading(t *testing.T) {
 		}
 	}
 }
+
+// Each accepted answer is shown, fenced, under the ground truth; a
+// question without any shows none.
+func TestMarkdownAccepted(t *testing.T) {
+	truth := "B) 6"
+	f := &File{Sheet: Sheet{Name: "S"}, Questions: []Question{{Name: "Q", GroundTruth: &truth, Accepted: []string{"six", "# 6\n```"}}, {Name: "R"}}}
+	md := Markdown(f)
+	want := "**Ground Truth:**\n```\nB) 6\n```\n\n**Also accepted:**\n```\nsix\n```\n\n**Also accepted:**\n````\n# 6\n```\n````\n\n**Grade:**"
+	if !strings.Contains(md, want) || strings.Count(md, "**Also accepted:**") != 2 {
+		t.Errorf("markdown\n%s\nlacks\n%s", md, want)
+	}
+}

@@ -218,8 +218,12 @@ type Question struct {
 	Grade           *bool    `json:"grade"`
 
 	// This tool's additions (absent from LIME's files).
-	QuestionUsr  string          `json:"question_usr,omitempty"` // the question's own text (LIME's name), for judges
-	System       *string         `json:"system,omitempty"`       // the system message sent
+	QuestionUsr string  `json:"question_usr,omitempty"` // the question's own text (LIME's name), for judges
+	System      *string `json:"system,omitempty"`       // the system message sent
+	// Accepted are the answers graded right besides the ground truth
+	// (the sheet's accept lines), tried in order when the grader finds
+	// the answer wrong against the truth; absent without any.
+	Accepted     []string        `json:"accepted,omitempty"`
 	InputTokens  int             `json:"input_tokens,omitempty"`
 	OutputTokens int             `json:"output_tokens,omitempty"`
 	Cost         *float64        `json:"cost,omitempty"`
