@@ -83,7 +83,11 @@ func (g *Graders) Check(q *result.Question, sheetMeta map[string]string) error {
 	if p.err != nil {
 		return p.err
 	}
-	return grade.Check(p.gr, q.GroundTruth, grade.Input{Meta: sheet.Steering(q.MetaData, sheetMeta), Question: q.Question, QuestionText: q.QuestionUsr})
+	in := grade.Input{Meta: sheet.Steering(q.MetaData, sheetMeta), Question: q.Question, QuestionText: q.QuestionUsr}
+	if err := grade.Check(p.gr, q.GroundTruth, in); err != nil {
+		return err
+	}
+	return checkAccepted(p.gr, q, in)
 }
 
 // fileGrades is what grading did to one file.
@@ -214,6 +218,7 @@ func gradeOne(ctx context.Context, f *result.File, q *result.Question, p gradePl
 			break
 		}
 		v, gerr = grade.Nullable(ctx, p.gr, q.GroundTruth, graded(f, q), in)
+		v, gerr = orAccepted(ctx, p.gr, q, graded(f, q), in, v, gerr)
 		if gerr != nil && ctx.Err() != nil {
 			return v, false, ctx.Err()
 		}

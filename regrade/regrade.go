@@ -69,12 +69,15 @@ type Options struct {
 	VerdictsOnly bool
 }
 
-// SheetTruths are the ground truths of a sheet by question name; a nil
-// value is a question without an answer. The command builds it from the
-// sheet.
+// SheetTruths are the ground truths of a sheet by question name, and its
+// accepted answers; a nil truth is a question without an answer. The
+// command builds it from the sheet.
 type SheetTruths struct {
 	Path   string // the sheet file, for the report
 	Truths map[string]*string
+	// Accepted are the answers the sheet also accepts, by question name
+	// (sheet.Item.Accepted); a question without any is absent.
+	Accepted map[string][]string
 }
 
 // Report is what a regrade did, file by file.
@@ -212,6 +215,7 @@ func regradeFile(ctx context.Context, path string, opt Options, graders *Graders
 	var oldTruths map[int]*string
 	if opt.Sheet != nil {
 		oldTruths = refreshTruths(f, opt.Sheet, &fr)
+		refreshAccepted(f, opt.Sheet)
 	}
 	var bad map[int]error
 	kept := 0

@@ -121,18 +121,22 @@ func Command(look config.Lookup, getenv func(string) string) *cli.Command {
 	}
 }
 
-// sheetTruths reads the answers of a sheet by question name; with
-// duplicate names the first question's answer is taken.
+// sheetTruths reads the answers of a sheet by question name, and the
+// answers it also accepts; with duplicate names the first question's are
+// taken.
 func sheetTruths(path string) (*regrade.SheetTruths, error) {
 	doc, err := sheet.ParseFile(path, nil)
 	if err != nil {
 		return nil, err
 	}
 	_, items := doc.Resolve()
-	t := &regrade.SheetTruths{Path: path, Truths: map[string]*string{}}
+	t := &regrade.SheetTruths{Path: path, Truths: map[string]*string{}, Accepted: map[string][]string{}}
 	for _, it := range items {
 		if _, ok := t.Truths[it.Name]; !ok {
 			t.Truths[it.Name] = it.GroundTruth
+			if it.Accepted != nil {
+				t.Accepted[it.Name] = it.Accepted
+			}
 		}
 	}
 	return t, nil
