@@ -434,7 +434,7 @@ func newOutputFile(opt Options, s *Sheet, job plan.Job, minfo model.Info, runID 
 func questionRecord(it *sheet.Item, req *model.Task, values setting.Values, modelName string) result.Question {
 	sent := req.Settings
 	q := result.Question{
-		Name: it.Name, MetaData: it.Meta, GroundTruth: it.GroundTruth,
+		Name: it.Name, MetaData: it.Meta, GroundTruth: it.GroundTruth, Accepted: it.Accepted,
 		Question: req.Messages[0].Content, ModelName: modelName, Settings: &sent, SolveSettings: values.Record(),
 		Grader: cmp.Or(strings.TrimSpace(values.Grader), "lime"),
 	}

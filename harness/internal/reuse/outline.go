@@ -69,12 +69,18 @@ func outline(path string, q *result.Question) outlined {
 	for _, k := range slices.Sorted(maps.Keys(q.MetaData)) {
 		meta = append(meta, k, q.MetaData[k])
 	}
+	asked := []string{q.Question, q.QuestionUsr, opt(q.GroundTruth), opt(q.System), q.Grader, grade, q.GradeDetail,
+		q.Grading, q.GradingFrom, digestOf(meta...).string(), reviewOf(q)}
+	if len(q.Accepted) > 0 {
+		// An output that lacks the sheet's accepted answers is not one
+		// a rerun only repeats: a regrade would miss them.
+		asked = append(asked, digestOf(q.Accepted...).string())
+	}
 	return outlined{
-		sample: digestOf(s.From, s.Key, s.Name),
-		name:   shortOf(q.Name),
-		text:   shortOf(q.Question, opt(q.GroundTruth), settingsOf(q)),
-		asked: digestOf(q.Question, q.QuestionUsr, opt(q.GroundTruth), opt(q.System), q.Grader, grade, q.GradeDetail,
-			q.Grading, q.GradingFrom, digestOf(meta...).string(), reviewOf(q)),
+		sample:   digestOf(s.From, s.Key, s.Name),
+		name:     shortOf(q.Name),
+		text:     shortOf(q.Question, opt(q.GroundTruth), settingsOf(q)),
+		asked:    digestOf(asked...),
 		keyed:    keyed,
 		answered: q.Error == nil && !q.Unanswered && q.Completion != nil,
 	}

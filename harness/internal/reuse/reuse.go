@@ -486,7 +486,7 @@ func (ix *Index) Take(q *result.Question) (Grading, bool) {
 		return Grading{}, false
 	}
 	was := Grading{n.Grading, n.GradingFrom}
-	n.Name, n.MetaData, n.GroundTruth, n.Question, n.ModelName = q.Name, q.MetaData, q.GroundTruth, q.Question, q.ModelName
+	n.Name, n.MetaData, n.GroundTruth, n.Accepted, n.Question, n.ModelName = q.Name, q.MetaData, q.GroundTruth, q.Accepted, q.Question, q.ModelName
 	n.QuestionUsr, n.System, n.Settings, n.SolveSettings, n.Grader = q.QuestionUsr, q.System, q.Settings, q.SolveSettings, q.Grader
 	n.Grade, n.GradeDetail, n.SubAnswers, n.Judge = nil, "", nil, nil
 	n.SetGrading(q.Grading, q.GradingFrom)
