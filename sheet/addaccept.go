@@ -39,27 +39,38 @@ func AddAccepted(path, name string, n int, text string) error {
 	if err != nil {
 		return err
 	}
-	doc, err := parse(path, raw, nil)
-	if err != nil {
-		return err
-	}
-	b, err := nthQuestion(doc, name, n)
-	if err != nil {
-		return err
-	}
-	a := b.First("answer")
-	if a == nil {
-		return &Error{Diag{path, b.Line, fmt.Sprintf("question %q has no answer section to accept an answer in", name)}}
-	}
-	truth := CutEnd(a.Text)
-	if accepted, _ := readAccepted(a.Text); text == truth || text == py.Strip(truth) || slices.Contains(accepted, text) {
-		return nil
-	}
-	out := insertAccepted(raw, a, line)
-	if err := sameButAccepted(doc, out, name, n, text); err != nil {
+	out, err := withAccepted(path, raw, name, n, text, line)
+	if err != nil || out == raw {
 		return err
 	}
 	return outfile.Write(path, []byte(out), outfile.Options{Force: true, Expect: outfile.Sum([]byte(raw))})
+}
+
+// withAccepted is the sheet text raw (of the file at path) with line, the
+// accept line of text, added to the n-th question named name; raw itself
+// when the answer is accepted already.
+func withAccepted(path, raw, name string, n int, text, line string) (string, error) {
+	doc, err := parse(path, raw, nil)
+	if err != nil {
+		return "", err
+	}
+	b, err := nthQuestion(doc, name, n)
+	if err != nil {
+		return "", err
+	}
+	a := b.First("answer")
+	if a == nil {
+		return "", &Error{Diag{path, b.Line, fmt.Sprintf("question %q has no answer section to accept an answer in", name)}}
+	}
+	truth := CutEnd(a.Text)
+	if accepted, _ := readAccepted(a.Text); text == truth || text == py.Strip(truth) || slices.Contains(accepted, text) {
+		return raw, nil
+	}
+	out := insertAccepted(raw, a, line)
+	if err := sameButAccepted(doc, out, name, n, text); err != nil {
+		return "", err
+	}
+	return out, nil
 }
 
 // nthQuestion is the n-th question block named name that has a question
@@ -96,6 +107,9 @@ func insertAccepted(raw string, a *Section, line string) string {
 	_, off, ok := tail(sec)
 	if !ok {
 		ins := endTokens[1] + nl + line
+		if end == len(raw) && !strings.HasSuffix(raw, "\n") && !strings.HasSuffix(raw, "\r") && sec == "" {
+			ins = nl + ins // the header is the file's last line
+		}
 		if end < len(raw) && (strings.HasSuffix(sec, nl+nl) || sec == nl) {
 			ins += nl // the blank line that parted it from the next header
 		}
@@ -173,9 +187,11 @@ func sameButAccepted(before *Doc, out, name string, n int, text string) error {
 	if len(want) != len(got) {
 		return fmt.Errorf("%s: question %q: adding the accepted answer would change the questions; nothing written", path, name)
 	}
+	// The lines after the new one move down (a sheet header may come
+	// after a question).
+	infoB.Line, infoB.MetaLines, infoA.Line, infoA.MetaLines = 0, nil, 0, nil
 	seen := 0
 	for i := range want {
-		// The lines after the new one move down.
 		want[i].Line, want[i].MetaLines, got[i].Line, got[i].MetaLines = 0, nil, 0, nil
 		if want[i].Name == name {
 			if seen++; seen == n {

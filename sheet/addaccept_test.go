@@ -123,3 +123,34 @@ func TestAddAcceptedRefused(t *testing.T) {
 		})
 	}
 }
+
+// Whatever sheet parses, accepting any text in its first question with an
+// answer section reads back as the sheet did, but for that answer
+// (withAccepted checks it, and fails otherwise).
+func FuzzAddAccepted(f *testing.F) {
+	for _, s := range []string{
+		"## Q\n#### question\nx\n#### answer\nB) 6\n\n## R\n",
+		"## Q\r\n#### question\r\nx\r\n#### answer\r\n6<EVAL-ENDCHAR> - accept: 6\r\n",
+		"# S\n#### question\nsys\n## Q\n#### answer\n\\## 6|EVAL-ENDCHAR|\n\n\n#### question\nx",
+		"## Q\r#### answer\r6\r\r#### question\rx\r",
+	} {
+		f.Add(s, "six")
+	}
+	f.Fuzz(func(t *testing.T, raw, text string) {
+		doc, err := Parse("fuzz.md", []byte(raw), nil)
+		line, lerr := AcceptLine(text)
+		if err != nil || lerr != nil {
+			return
+		}
+		_, items := doc.Resolve()
+		for _, it := range items {
+			if it.GroundTruth == nil {
+				continue
+			}
+			if _, err := withAccepted("fuzz.md", raw, it.Name, 1, text, line); err != nil && !strings.Contains(err.Error(), "no answer section") {
+				t.Fatalf("accepting %q in %q: %v", text, it.Name, err)
+			}
+			return
+		}
+	})
+}
