@@ -13,6 +13,9 @@
 // A parsed sheet is a Doc of Blocks, each of a Kind (SheetKind or
 // QuestionKind) with its Sections; a sheet that cannot be parsed is an
 // *Error naming the file and line. Format writes a Doc back as markdown.
+// A question's answers accepted besides its truth follow the answer's end
+// token, where LIME's parser drops them: AcceptLine writes one such line,
+// and AddAccepted adds one to a sheet file in place.
 package sheet
 
 import (
