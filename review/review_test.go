@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/sheet"
 	"github.com/evalmd/evalmd/verdict"
 )
 
@@ -168,5 +169,50 @@ func TestTwoReviewersAtOnce(t *testing.T) {
 	s, _, _ := verdict.Read(dir)
 	if s.Len() != 16 {
 		t.Errorf("%d verdicts in the file, want 16", s.Len())
+	}
+}
+
+// Accept adds the answer to its question's accepted answers in the sheet
+// the run read, found from above the outputs, and records it right.
+func TestAccept(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	sheetPath := filepath.Join(root, "evals", "input-s.md")
+	if err := os.MkdirAll(filepath.Join(root, "evals", "results"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const text = "# S\n\n## Q1\n#### answer\nx\n\n#### question\nWhat?\n"
+	if err := os.WriteFile(sheetPath, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := writeOutput(t, filepath.Join(root, "evals", "results"), "a", "1", [4]string{"Q1", "x\n\n", "ex", "wrong"})
+	f, _ := result.Read(p)
+	f.Sheet.SheetFile = filepath.Join("evals", "input-s.md") // as run was given it, from root
+	data, _ := f.Marshal()
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q, err := Load([]string{filepath.Dir(p)}, Filter{})
+	if err != nil || len(q.Answers) != 1 {
+		t.Fatalf("%v %v", q, err)
+	}
+	got, _, err := Accept(ctx, q.Answers[0], Decision{By: "di"}, nil)
+	if err != nil || got != sheetPath {
+		t.Fatalf("Accept: %q, %v; want %s", got, err, sheetPath)
+	}
+	doc, err := sheet.ParseFile(sheetPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, items := doc.Resolve(); len(items) != 1 || strings.Join(items[0].Accepted, "|") != "ex" || *items[0].GroundTruth != "x\n\n" {
+		t.Errorf("the sheet's question: %+v", items)
+	}
+	if f, _ := result.Read(p); f.Questions[0].Grade == nil || !*f.Questions[0].Grade || f.Questions[0].Review == nil {
+		t.Errorf("the output's grade %v, review %+v; want right, reviewed", f.Questions[0].Grade, f.Questions[0].Review)
+	}
+	f.Sheet.SheetFile = "gone.md"
+	q.Answers[0].Sheet = f.Sheet
+	if _, _, err := Accept(ctx, q.Answers[0], Decision{By: "di"}, nil); err == nil || !strings.Contains(err.Error(), "the sheet gone.md its run read is not found") {
+		t.Errorf("a sheet not found: %v", err)
 	}
 }
