@@ -5,7 +5,8 @@
 // that carries its answer, without grading anything again. Load makes
 // the Queue: each Answer once however many files carry it, and each Stale
 // verdict, whose answer or truth changed; Record makes a Decision the
-// verdict on an answer.
+// verdict on an answer; Accept makes the answer right and one of its
+// question's accepted answers in the sheet SheetOf finds.
 package review
 
 import (
