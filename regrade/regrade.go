@@ -404,7 +404,7 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 			continue
 		}
 		all = append(all, f.Changes...)
-		fmt.Fprintf(&b, "%s: %d questions, %d grades changed%s", f.Path, f.Questions, len(f.Changes), byCause(f.Changes))
+		fmt.Fprintf(&b, "%s: %s, %s changed%s", f.Path, count(f.Questions, "question"), count(len(f.Changes), "grade"), byCause(f.Changes))
 		if f.Liberal > 0 {
 			fmt.Fprintf(&b, ", %d graded liberally", f.Liberal)
 			if f.Kept > 0 {
@@ -432,12 +432,20 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 			fmt.Fprintf(&b, "  wrote %s, %s and %s\n", f.Path, f.MarkdownPath, f.GradePath)
 		}
 	}
-	fmt.Fprintf(&b, "%d files, %d grades changed%s, %d files failed\n", len(r.Files), len(all), byCause(all), r.Failed())
+	fmt.Fprintf(&b, "%s, %s changed%s, %s failed\n", count(len(r.Files), "file"), count(len(all), "grade"), byCause(all), count(r.Failed(), "file"))
 	if !r.Write {
 		b.WriteString("Script done. To overwrite run with -w flag.\n")
 	}
 	n, err := w.Write(b.Bytes())
 	return int64(n), err
+}
+
+// count is n things, "1 file" or "2 files".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // byCause is " (liberal 15, grader 5)", or "" when nothing changed.

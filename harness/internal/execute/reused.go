@@ -24,7 +24,11 @@ func (sr *sheetRun) reusedNote() string {
 func (sr *sheetRun) sayReuse(c write.Console) {
 	what := sr.out.Model + " on " + filepath.Base(sr.out.SheetPath)
 	for _, g := range sr.kept {
-		c.Say("%s: %s keep the %s grading a flag gave them (grade -l or --grading); --grading strict grades them strictly", what, answers(g.n), g.mode)
+		verb := "keep"
+		if g.n == 1 {
+			verb = "keeps"
+		}
+		c.Say("%s: %s %s the %s grading a flag gave them (grade -l or --grading); --grading strict grades them strictly", what, answers(g.n), verb, g.mode)
 	}
 	for _, g := range sr.undone {
 		c.Say("%s: %s graded %s by a flag before are graded %s now", what, answers(g.n), g.mode, g.now)
