@@ -22,7 +22,9 @@ import (
 // failure where an answer was graded wrong (its ground truth in the text),
 // an error where the model call failed, skipped where nothing was graded.
 // A question answered several times (epochs) is one testcase, failed when
-// any answer was wrong. now is the suites' timestamp. With a baseline
+// its score under the reducer (Data.Reducer) is below 1: with mean and
+// all-correct when any answer was wrong, with majority when most were
+// not right, with pass@K when K answers drawn may all be wrong. now is the suites' timestamp. With a baseline
 // whose runs the folder holds too, the answers counted are Compare's: of
 // a sheet and model run again since, what the new runs carry.
 func (d *Data) JUnit(w io.Writer, now time.Time) error {
@@ -97,10 +99,10 @@ func (d *Data) testCase(r *load.Row, a answers) junitCase {
 	switch {
 	case a.e > 0:
 		tc.Error = &junitResult{Type: "error", Message: fmt.Sprintf("the model call failed (%d of %d answers)", a.e, all)}
-	case a.c < a.n:
+	case a.n > 0 && d.Reducer.Reduce(int(a.c), int(a.n)) < 1:
 		msg := "graded wrong"
 		if a.n > 1 {
-			msg = fmt.Sprintf("graded wrong: %d of %d answers right", a.c, a.n)
+			msg = fmt.Sprintf("graded wrong: %d of %d answers right, %s %.3f", a.c, a.n, d.Reducer, d.Reducer.Reduce(int(a.c), int(a.n)))
 		}
 		text := "ground truth: (none)"
 		if r.Truth != load.NoStr {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/testkit/golden"
 	"github.com/evalmd/evalmd/internal/testkit/junit"
 	"github.com/evalmd/evalmd/result"
@@ -22,8 +23,8 @@ func writeOutput(t *testing.T, dir string, f *result.File) {
 
 // JUnit: a suite per model, a test case per question: passed, a failure
 // for a wrong answer (its truth in the text), an error for a failed call,
-// skipped when ungraded; epochs are one case, failed when one answer is
-// wrong; names XML cannot hold as they are stay names. The document passes
+// skipped when ungraded; epochs are one case, failed when its score under
+// the reducer is below 1; names XML cannot hold as they are stay names. The document passes
 // the structural check of windyroad's JUnit.xsd.
 func TestJUnit(t *testing.T) {
 	dir := t.TempDir()
@@ -74,7 +75,27 @@ func TestJUnit(t *testing.T) {
 	if f := doc.Suites[0].Cases[1].Failure; f == nil || !strings.HasPrefix(f.Text, "ground truth: a <b> & \"c\"") {
 		t.Errorf("Q2's failure %+v; want its ground truth", f)
 	}
-	if f := doc.Suites[1].Cases[1].Failure; f == nil || f.Message != "graded wrong: 1 of 2 answers right" || f.Text != "ground truth: 4" {
+	if f := doc.Suites[1].Cases[1].Failure; f == nil || f.Message != "graded wrong: 1 of 2 answers right, mean 0.500" || f.Text != "ground truth: 4" {
 		t.Errorf("m2's Q2 (epochs) failure %+v", f)
+	}
+
+	// The reducer decides a question of several answers: pass@2 passes
+	// one right of two, majority fails it (a tie, 0.5).
+	for _, tc := range []struct {
+		reducer string
+		fails   bool
+	}{{"mean", true}, {"all-correct", true}, {"majority", true}, {"pass@2", false}, {"pass@1", true}} {
+		d := loadDir(t, dir)
+		var err error
+		if d.Reducer, err = stats.ParseReducer(tc.reducer); err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := d.JUnit(&b, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(b.String(), "1 of 2 answers right, "+tc.reducer); got != tc.fails {
+			t.Errorf("--reducer %s: m2's Q2 fails %v, want %v:\n%s", tc.reducer, got, tc.fails, b.String())
+		}
 	}
 }
