@@ -171,7 +171,7 @@ func (f *flags) run(ctx context.Context, fs *flag.FlagSet, stdout, stderr io.Wri
 	// into the folder without a word). LIME's rule: the screen
 	// layout when stdout is a terminal, markdown when it is
 	// redirected; --md and --terminal decide.
-	if opt.Out == "" && f.htmlOut == "" && f.xlsxOut == "" && f.gate.comment == "" && f.gate.junit == "" {
+	if opt.Out == "" && f.htmlOut == "" && f.xlsxOut == "" {
 		opt.Out = "-"
 	}
 	opt.Screen = f.terminal || opt.Out == "-" && !f.mdStyle && isTerminal(stdout)

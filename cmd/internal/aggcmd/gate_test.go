@@ -42,7 +42,8 @@ func writeRun(t *testing.T, dir, model, runID string, n int, wrong ...int) {
 // and the flipped questions, with the step summary appended (what the
 // step wrote before kept), the comment and the JUnit XML written; noise
 // passes; a first run with an empty baseline passes; a floor alone fails
-// below it; without --comment the report ends with the comparison.
+// below it; without -o or -html the report is printed, ending with the
+// comparison, --junit and --comment written beside it.
 func TestGateCommand(t *testing.T) {
 	dir := t.TempDir()
 	base, cur := filepath.Join(dir, "base"), filepath.Join(dir, "cur")
@@ -74,6 +75,8 @@ func TestGateCommand(t *testing.T) {
 		{"a floor", []string{"-i", noisy, "--fail-under", "0.9", "--comment", comment}, 4, "",
 			"agg: gate failed: m is below the floor: accuracy 0.900, its 95% interval starts at 0.699 < 0.9\n", "## evalmd: accuracy floor"},
 		{"the report", []string{"-i", cur, "--baseline", base, "--md"}, 0, "### Compared with the baseline", "agg: m: regression", ""},
+		{"the report beside --junit and --comment", []string{"-i", cur, "--baseline", base, "--md", "--junit", xml, "--comment", comment}, 0,
+			"### Compared with the baseline", "agg: m: regression", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			os.Remove(comment)
