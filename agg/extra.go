@@ -177,12 +177,13 @@ type graded struct {
 // firstGrades returns, per model, its graded questions sorted by question,
 // each with the grade from the model's first run (run ids in string order)
 // that graded it, and of that run its first epoch, so a model run twice
-// is compared once per question.
+// is compared once per question. A question whose first epoch there has
+// no grade (its call failed) is left out, not graded by a later epoch.
 func (d *Data) firstGrades() map[load.Str][]graded {
 	idx, _ := d.questionIndex()
 	count := map[load.Str]int{}
 	for i := range d.Rows() {
-		if r := &d.Rows()[i]; r.Model != load.NoStr && idx[i] >= 0 && r.Grade != load.GradeNull {
+		if r := &d.Rows()[i]; r.Model != load.NoStr && idx[i] >= 0 {
 			count[r.Model]++
 		}
 	}
@@ -192,7 +193,7 @@ func (d *Data) firstGrades() map[load.Str][]graded {
 	}
 	for i := range d.Rows() {
 		r := &d.Rows()[i]
-		if r.Model == load.NoStr || idx[i] < 0 || r.Grade == load.GradeNull {
+		if r.Model == load.NoStr || idx[i] < 0 {
 			continue
 		}
 		all[r.Model] = append(all[r.Model], graded{idx[i], r.Run, r.Epoch, r.Grade})
@@ -208,16 +209,38 @@ func (d *Data) firstGrades() map[load.Str][]graded {
 			}
 			return gs[i].epoch < gs[j].epoch
 		})
-		out := gs[:0]
-		for _, g := range gs {
-			if len(out) > 0 && out[len(out)-1].q == g.q {
-				continue
-			}
-			out = append(out, g)
-		}
-		all[m] = out
+		all[m] = firstOfGradingRun(gs)
 	}
 	return all
+}
+
+// firstOfGradingRun keeps, of each question of gs (sorted by question,
+// run and epoch), the first row of the first run that graded it in any
+// epoch, when that row has a grade.
+func firstOfGradingRun(gs []graded) []graded {
+	out := gs[:0]
+	for i := 0; i < len(gs); {
+		j := i
+		for j < len(gs) && gs[j].q == gs[i].q {
+			j++
+		}
+		for k := i; k < j; {
+			l, first, grades := k, gs[k], false
+			for l < j && gs[l].run == first.run {
+				grades = grades || gs[l].grade != load.GradeNull
+				l++
+			}
+			if grades {
+				if first.grade != load.GradeNull {
+					out = append(out, first)
+				}
+				break
+			}
+			k = l
+		}
+		i = j
+	}
+	return out
 }
 
 // Pairs compares every two models with McNemar's exact test.
