@@ -27,6 +27,11 @@ type Info struct {
 	// oracle do, so the request key covers the question. Not recorded in
 	// files: it is what the running model does.
 	FromQuestion bool `json:"-"`
+	// TruthBlind says a model that answers from the question never reads
+	// its ground truth (random picks by the question's name, id and
+	// sheet), so the request key leaves the truth out: an edited answer
+	// does not ask it again. Not recorded in files, as FromQuestion.
+	TruthBlind bool `json:"-"`
 	// ExactTokens says tiktoken counts the model's tokens exactly (OpenAI's
 	// models), so a prompt cut by those counts needs no warning that they
 	// are an estimate. Not recorded in files, as FromQuestion.

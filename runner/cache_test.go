@@ -344,6 +344,7 @@ func TestRequestKeyFromQuestion(t *testing.T) {
 		want bool // the edited answer changes the key
 	}{
 		{model.Info{Provider: "oracle", Offline: true, FromQuestion: true}, true},
+		{model.Info{Provider: "random", Offline: true, FromQuestion: true, TruthBlind: true}, false},
 		{model.Info{Provider: "mock", Offline: true}, false},
 		{model.Info{Provider: "openai", BaseURL: "https://api.openai.com/v1"}, false},
 	} {

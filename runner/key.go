@@ -40,6 +40,10 @@ var keyLeftOut = map[string]string{
 	"Question": "not sent: names the question for the models that answer from it",
 }
 
+// truthLeftOut is what the key of a model that answers from the question
+// but never reads its ground truth (Info.TruthBlind) leaves out.
+var truthLeftOut = map[string]string{"Question.GroundTruth": "not read: a truth-blind model answers from the question's name, id and sheet"}
+
 // keyBaseName lists the string fields whose values are keyed by base
 // name: the code sees a question's files under their base names, and
 // random picks by the sheet's file name, so the folder a sheet is run from
@@ -58,7 +62,10 @@ var keyBaseName = map[string]bool{"Solve.Files": true, "Question.Sheet": true}
 // change when an API key is rotated.
 func RequestKey(modelName string, info model.Info, t model.Task) string {
 	leftOut := keyLeftOut
-	if info.FromQuestion {
+	switch {
+	case info.FromQuestion && info.TruthBlind:
+		leftOut = truthLeftOut
+	case info.FromQuestion:
 		leftOut = nil
 	}
 	e := keyEncoder{h: sha256.New(), buf: make([]byte, 0, 512), path: make([]byte, 0, 64), leftOut: leftOut}

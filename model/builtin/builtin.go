@@ -32,8 +32,11 @@ func Register(r *model.Registry) {
 		{"random", true, func(ref model.Ref, opt model.Options) (model.Model, error) { return newRandom(ref.Name, opt), nil }},
 		{"oracle", true, func(ref model.Ref, _ model.Options) (model.Model, error) { return newOracle(ref.Name), nil }},
 	} {
-		r.Add(model.Provider{Name: b.name, New: b.new, Claim: claimName(b.name), Usage: b.name,
-			Describe: func(ref model.Ref) model.Info { return info(b.name, ref.Name, b.fromQuestion) }})
+		describe := func(ref model.Ref) model.Info { return info(b.name, ref.Name, b.fromQuestion) }
+		if b.name == "random" {
+			describe = func(ref model.Ref) model.Info { return randomInfo(ref.Name) }
+		}
+		r.Add(model.Provider{Name: b.name, New: b.new, Claim: claimName(b.name), Usage: b.name, Describe: describe})
 	}
 	r.Add(model.Provider{Name: "replay", Claim: claimReplay, Usage: "replay:FILE.jsonl",
 		New:      func(ref model.Ref, _ model.Options) (model.Model, error) { return newReplay(ref.Name, ref.Model) },

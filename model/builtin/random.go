@@ -37,7 +37,15 @@ var optionLine = regexp.MustCompile(`(?m)^[ \t]*(?:[-*][ \t]+)?(?:\(([A-Z])\)|([
 func (m *randomModel) Name() string { return m.name }
 
 // Info says the baseline is offline and free.
-func (m *randomModel) Info() model.Info { return info("random", m.name, true) }
+func (m *randomModel) Info() model.Info { return randomInfo(m.name) }
+
+// randomInfo is the baseline's Info: it answers from the question's name,
+// id and sheet, never its ground truth.
+func randomInfo(name string) model.Info {
+	i := info("random", name, true)
+	i.TruthBlind = true
+	return i
+}
 
 // Complete answers as Answer does for a question known by its text alone.
 func (m *randomModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
