@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/verdict"
 )
 
 // Data is the page's data, the JSON its script reads. Texts are ids into
@@ -78,6 +80,29 @@ type Answer struct {
 	Info   string `json:"i,omitempty"`
 	// Sections are shown after the completion, in order (see sections).
 	Sections []Section `json:"x,omitempty"`
+	// Review, when a person's verdict covers the answer, says whose it
+	// is; Grade is then the person's.
+	Review *Review `json:"rv,omitempty"`
+	// Ref names the answer to the server that serves the page, for a
+	// verdict on it (Options.Verdicts); nil on a page of no server.
+	Ref *Ref `json:"ref,omitempty"`
+}
+
+// Review is a person's verdict on an answer, as the output records it.
+type Review struct {
+	By     string `json:"by"`
+	At     string `json:"at"`
+	Reason string `json:"why,omitempty"`
+	Grader int    `json:"gg"` // what the grader gave: 1 right, 0 wrong, -1 none
+}
+
+// Ref is how the page names an answer to its server: the question's
+// index in its output file (Answer.File) and the digest of the text
+// graded (verdict.Digest), so that a verdict made on a page older than
+// the file is refused rather than put on another answer.
+type Ref struct {
+	Index  int    `json:"i"`
+	Answer string `json:"d"`
 }
 
 // Section is a titled text shown with an answer. Kind is a hint for the
@@ -240,6 +265,7 @@ type Builder struct {
 	sheetList []string
 	qs        map[string]int // question key -> index in questions
 	questions []Question
+	refs      bool // give each answer its Ref (a page that takes verdicts)
 }
 
 // NewBuilder returns a Builder for the output files below dir (a folder
@@ -286,19 +312,36 @@ func (b *Builder) Add(path string, f *result.File) {
 			b.qs[key] = qi
 			b.questions = append(b.questions, Question{Key: key, Sheet: sheet, Name: q.Name})
 		}
-		grade := -1
-		if q.Grade != nil {
-			grade = 0
-			if *q.Grade {
-				grade = 1
-			}
-		}
-		b.questions[qi].Answers = append(b.questions[qi].Answers, Answer{
+		a := Answer{
 			Run: run, File: file, System: b.st.textp(q.System), User: b.st.text(q.Question),
 			Truth: b.st.textp(q.GroundTruth), Completion: b.st.textp(q.Completion), Reasoning: reasoningText(q, b.st), Error: b.st.textp(q.Error),
-			Grade: grade, Epoch: f.Sheet.Epoch, Reused: q.ReusedFrom, Info: info(q), Sections: sections(q, b.st),
-		})
+			Grade: gradeNumber(q.Grade), Epoch: f.Sheet.Epoch, Reused: q.ReusedFrom, Info: info(q), Sections: sections(q, b.st),
+			Review: review(q),
+		}
+		if b.refs {
+			a.Ref = &Ref{Index: i, Answer: verdict.Digest(regrade.GradedText(f, q))}
+		}
+		b.questions[qi].Answers = append(b.questions[qi].Answers, a)
 	}
+}
+
+// gradeNumber is a grade as the page holds it: 1 right, 0 wrong, -1 none.
+func gradeNumber(g *bool) int {
+	switch {
+	case g == nil:
+		return -1
+	case *g:
+		return 1
+	}
+	return 0
+}
+
+// review is the person's verdict q records, or nil.
+func review(q *result.Question) *Review {
+	if q.Review == nil {
+		return nil
+	}
+	return &Review{By: q.Review.By, At: q.Review.At, Reason: q.Review.Reason, Grader: gradeNumber(q.Review.GraderGrade)}
 }
 
 // Data returns what was added: runs ordered by model and run id, sheets

@@ -150,6 +150,7 @@ function disagreement(q) {
 // grade.
 function markTitle(a) {
   return D.runs[a.r].label + (a.ep ? ' \u00b7 epoch ' + a.ep : '') + ': ' + gradeWord[a.g] +
+    (a.rv ? ' (' + a.rv.by + '\u2019s verdict; the grader said ' + gradeWord[a.rv.gg] + ')' : '') +
     (a.ru ? ' (reused from ' + a.ru + ')' : '');
 }
 
@@ -187,7 +188,7 @@ function renderList() {
           D.runs.length > 1 ? el('span', {class: 'rn', text: String(a.r + 1)}) : null);
         marks.append(group);
       }
-      group.append(el('span', {class: 'mark g' + a.g + (a.ru ? ' ru' : ''), title: markTitle(a), text: gradeMark[a.g]}));
+      group.append(el('span', {class: 'mark g' + a.g + (a.ru ? ' ru' : '') + (a.rv ? ' rv' : ''), title: markTitle(a), text: gradeMark[a.g]}));
     });
     var li = el('li', {'data-key': q.k},
       el('a', {href: hashOf(with_({tab: 'questions', q: q.k}))},
@@ -215,19 +216,30 @@ function groups(as, field) {
 }
 function runsNote(g, n) { return n > 1 ? el('p', {class: 'info', text: 'for ' + g.runs.join(', ')}) : null; }
 
-function answerCard(a) {
+// reviewNote says whose verdict an answer's grade is, when a person's.
+function reviewNote(a) {
+  if (!a.rv) return null;
+  return el('p', {class: 'reviewed', text: 'A person\u2019s verdict: ' + gradeWord[a.g] + ', by ' + a.rv.by +
+    (a.rv.at ? ' at ' + a.rv.at : '') + (a.rv.why ? ' (' + a.rv.why + ')' : '') +
+    '; the grader said ' + gradeWord[a.rv.gg] + '.'});
+}
+
+// answerCard draws one answer, and tells whoever listens (the served
+// page's verdicts.js) that it is drawn.
+function answerCard(q, a) {
   var card = el('div', {class: 'answer', 'data-run': D.runs[a.r].key},
     el('div', {class: 'head'}, el('strong', {text: D.runs[a.r].label}),
       a.ep ? el('span', {class: 'epoch', text: 'epoch ' + a.ep}) : null, badge(a.g),
       a.ru ? el('span', {class: 'reused', text: 'reused from ' + a.ru + ' (not asked again)'}) : null,
       a.i ? el('span', {class: 'info', text: a.i}) : null),
-    el('h4', {text: 'Completion'}), pre(a.c, 'completion'));
+    reviewNote(a), el('h4', {text: 'Completion'}), pre(a.c, 'completion'));
   if (a.rs != null) card.append(el('details', {class: 'reasoning'}, el('summary', {text: 'Reasoning'}), pre(a.rs, 'reasoning')));
   if (a.e >= 0) card.append(el('h4', {text: 'Error'}), pre(a.e, 'error'));
   (a.x || []).forEach(function (s) {
     card.append(el('h4', {text: s.t}), pre(s.x, s.k === 'code' ? 'code' : ''));
   });
   card.append(el('p', {class: 'info', text: a.f}));
+  document.dispatchEvent(new CustomEvent('evalmd:answer', {detail: {card: card, question: q, answer: a}}));
   return card;
 }
 
@@ -263,7 +275,7 @@ function renderQuestion() {
   var gts = groups(as, 't');
   gts.forEach(function (g) { add(view, runsNote(g, gts.length), pre(g.id, 'truth')); });
   view.append(el('h3', {text: 'Answers'}));
-  as.forEach(function (a) { view.append(answerCard(a)); });
+  as.forEach(function (a) { view.append(answerCard(q, a)); });
 }
 
 // defaultPair is the pair of runs compared when the URL names none (or
@@ -387,6 +399,9 @@ function render() {
   document.body.setAttribute('data-ready', S.tab);
 }
 
+// A grade changed in the page's data (a verdict the served page sent):
+// everything is drawn again.
+document.addEventListener('evalmd:render', function () { render(); });
 window.addEventListener('hashchange', function () {
   var before = S.q;
   readHash();

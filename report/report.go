@@ -30,6 +30,12 @@
 // SectionAnswer, SectionCodeError, SectionDetail, SectionSubs,
 // SectionJudge). Package spreadsheet reads it too. WriteFile reads a folder
 // and writes its page; Save writes the page of data already read.
+//
+// An answer a person's verdict covers carries its Review, which the page
+// shows read-only. A served page given Options.Verdicts also overrides a
+// grade: each Answer carries a Ref naming it to the server, and the page
+// sends the server a VerdictRequest, its token in TokenHeader, which the
+// server answers with a VerdictReply.
 package report
 
 import (
@@ -85,6 +91,25 @@ type Options struct {
 	// version of its questions (as agg.LoadOptions.LatestVersion): the
 	// page shows the sheets as they are now.
 	LatestVersion bool
+	// Verdicts, for a page a server serves (agg --serve), lets a person
+	// override each answer's grade from the page; nil: the page shows
+	// people's verdicts and takes none.
+	Verdicts *Verdicts
+}
+
+// Verdicts is what a page that takes people's verdicts needs of its
+// server (see verdicts.go).
+type Verdicts struct {
+	// URL, on the page's own server, takes a verdict as a POST of JSON.
+	URL string
+	// Token is the server's secret, sent back in the TokenHeader of each
+	// POST: only a page the server served holds it.
+	Token string
+	// By is the reviewer's name the page's field starts with.
+	By string
+	// Accept offers "accept" beside right and wrong: right, and the
+	// answer added to the sheet's accepted answers.
+	Accept bool
 }
 
 //go:embed page.css
@@ -115,6 +140,7 @@ func read(ctx context.Context, dir string, opt Options) (*agg.Data, *Data, error
 		opt.Warn = io.Discard
 	}
 	b := NewBuilder(dir)
+	b.refs = opt.Verdicts != nil
 	d, err := agg.Load(ctx, dir, opt.Warn, agg.LoadOptions{IncludeDryRuns: opt.IncludeDryRuns, Metrics: opt.Metrics, LatestVersion: opt.LatestVersion,
 		Each: func(path string, f *result.File, counted bool) {
 			if counted {
@@ -146,7 +172,7 @@ func writePage(w io.Writer, d *agg.Data, data *Data, opt Options) error {
 	if title == "" {
 		title = "evalmd report"
 	}
-	return render(w, page{Title: title, Markdown: md, Charts: charts, Data: data, Live: opt.Live,
+	return render(w, page{Title: title, Markdown: md, Charts: charts, Data: data, Live: opt.Live, Verdicts: opt.Verdicts,
 		Found: d.Found(), LeftOut: leftOut(d, data.root)})
 }
 
@@ -157,6 +183,7 @@ type page struct {
 	Charts   []agg.Chart // drawn inline, in order
 	Data     *Data       // the questions
 	Live     string      // Options.Live
+	Verdicts *Verdicts   // Options.Verdicts
 	Found    int         // the output files found, counted or not
 	LeftOut  []leftGroup // the files found and not counted, by reason
 }
@@ -296,7 +323,13 @@ func render(w io.Writer, p page) error {
 	}
 	csp := "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src " + scriptHash(pageJS)
 	if p.Live != "" {
-		csp += " " + scriptHash(liveJS) + "; connect-src 'self'" // live.js asks its server, and no other
+		csp += " " + scriptHash(liveJS)
+	}
+	if p.Verdicts != nil {
+		csp += " " + scriptHash(verdictsJS)
+	}
+	if p.Live != "" || p.Verdicts != nil {
+		csp += "; connect-src 'self'" // the scripts ask their server, and no other
 	}
 	csp += "; base-uri 'none'; form-action 'none'"
 
@@ -338,7 +371,7 @@ func render(w io.Writer, p page) error {
 <label>Name <input type="search" id="f-find" placeholder="part of a name"></label>
 </form>
 <p id="q-count" class="count"></p>
-<p class="legend">Marks, one per answer (a run of several epochs has one per epoch), grouped by run: <span><span class="mark g1">&#x2713;</span> right</span> <span><span class="mark g0">&#x2717;</span> wrong</span> <span><span class="mark g-1">&#x2013;</span> not graded</span> <span><span class="mark g1 ru">&#x2713;</span> reused from an earlier run</span> (a mark's tooltip names its run and epoch)</p>
+<p class="legend">Marks, one per answer (a run of several epochs has one per epoch), grouped by run: <span><span class="mark g1">&#x2713;</span> right</span> <span><span class="mark g0">&#x2717;</span> wrong</span> <span><span class="mark g-1">&#x2013;</span> not graded</span> <span><span class="mark g1 ru">&#x2713;</span> reused from an earlier run</span> <span><span class="mark g1 rv">&#x2713;</span> a person's verdict</span> (a mark's tooltip names its run and epoch)</p>
 <p class="legend" id="legend-runs"></p>
 <div class="split"><ol id="q-list" class="qlist"></ol><article id="q-view" class="qview"><p class="hint">Choose a question.</p></article></div>
 </section>
@@ -353,7 +386,12 @@ func render(w io.Writer, p page) error {
 </main>
 <script type="application/json" id="data">`)
 	b.Write(data)
-	b.WriteString("</script>\n<script>")
+	b.WriteString("</script>\n")
+	if p.Verdicts != nil {
+		// Before page.js, to hear of each answer it draws.
+		b.WriteString(verdictsScript(p.Verdicts))
+	}
+	b.WriteString("<script>")
 	b.WriteString(pageJS)
 	b.WriteString("</script>\n")
 	if p.Live != "" {
