@@ -42,10 +42,14 @@
 // --serve ADDR serves that page at http://ADDR/ instead, made afresh when
 // the folder's output files change, and the open page reloads itself; a
 // port alone is 127.0.0.1's, and an address other computers can reach
-// needs --allow-remote.
+// needs --allow-remote. On loopback the page overrides a grade: a
+// person's verdict on an answer, recorded as evalmd review records it
+// (reviewer: the page's field, else $EVALMD_REVIEWER, else $USER);
+// served with --allow-remote it is read-only.
 package aggcmd
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -160,7 +164,8 @@ func (f *flags) run(ctx context.Context, fs *flag.FlagSet, stdout, stderr io.Wri
 		if f.gate.gated(opt) || f.gate.junit != "" {
 			return cli.Usagef("--serve shows the folder; --baseline, --fail-under, --comment and --junit go without it")
 		}
-		return serve(ctx, stderr, fs, f.serveOn, f.allowRemote, opt.Dir, ro)
+		by := cmp.Or(getenv("EVALMD_REVIEWER"), getenv("USER"), "someone")
+		return serve(ctx, stderr, fs, serveOptions{addr: f.serveOn, allowRemote: f.allowRemote, dir: opt.Dir, page: ro, by: by, seal: look.Key})
 	} else if f.allowRemote {
 		return cli.Usagef("--allow-remote goes with --serve")
 	}

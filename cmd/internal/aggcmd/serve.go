@@ -19,6 +19,7 @@ import (
 	"github.com/evalmd/evalmd/agg"
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/cmd/internal/watch"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/report"
 	"github.com/evalmd/evalmd/result"
 )
@@ -31,11 +32,22 @@ const longPoll = 25 * time.Second
 // report counts. The others write files or lay out the markdown.
 var serveFlags = []string{"i", "serve", "allow-remote", "include-dry-runs", "latest-version", "max-discrepancies", "reducer", "v"}
 
+// serveOptions are agg --serve's: where, what, and who reviews.
+type serveOptions struct {
+	addr        string
+	allowRemote bool
+	dir         string
+	page        report.Options
+	by          string                       // the reviewer the page names first
+	seal        func() (*outfile.Key, error) // the machine's key, asked at the first verdict
+}
+
 // serve is agg --serve ADDR: the HTML report of the folder, made afresh
 // when its output files change, at http://ADDR/, until ctx ends. The page
 // asks /changes whether they changed since it was made and reloads itself
-// when they did.
-func serve(ctx context.Context, stderr io.Writer, fs *flag.FlagSet, addr string, allowRemote bool, dir string, opt report.Options) error {
+// when they did; on loopback, it sends /verdict a person's verdict on an
+// answer (verdicts.go).
+func serve(ctx context.Context, stderr io.Writer, fs *flag.FlagSet, so serveOptions) error {
 	var other []string
 	fs.Visit(func(f *flag.Flag) {
 		if !slices.Contains(serveFlags, f.Name) {
@@ -45,7 +57,7 @@ func serve(ctx context.Context, stderr io.Writer, fs *flag.FlagSet, addr string,
 	if len(other) > 0 {
 		return cli.Usagef("--serve serves the HTML report alone; %v go without it", other)
 	}
-	listen, err := serveAddr(addr, allowRemote)
+	listen, err := serveAddr(so.addr, so.allowRemote)
 	if err != nil {
 		return err
 	}
@@ -53,21 +65,12 @@ func serve(ctx context.Context, stderr io.Writer, fs *flag.FlagSet, addr string,
 	if err != nil {
 		return fmt.Errorf("--serve: %w", err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	s := &server{dir: dir, opt: opt, stderr: stderr, changed: make(chan struct{})}
-	if s.epoch, err = randomHex(); err != nil {
+	s, err := newServer(stderr, ln.Addr(), so)
+	if err != nil {
 		ln.Close()
 		return err
 	}
-	if !allowRemote {
-		// A page elsewhere may point its own name at 127.0.0.1 (DNS
-		// rebinding) to read this one: only the names of this address
-		// are served.
-		s.hosts = []string{ln.Addr().String()}
-		for _, h := range []string{"localhost", "127.0.0.1", "::1"} {
-			s.hosts = append(s.hosts, net.JoinHostPort(h, strconv.Itoa(port)))
-		}
-	}
+	dir := so.dir
 	w := &watch.Watcher{List: func() []string {
 		found, _ := result.Find(dir, nil) // none yet is no error: the page says so
 		return found
@@ -79,11 +82,11 @@ func serve(ctx context.Context, stderr io.Writer, fs *flag.FlagSet, addr string,
 		BaseContext: func(net.Listener) context.Context { return ctx }} // a held question ends with the server
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	host := ln.Addr().String()
-	if allowRemote {
-		host = listen
+	host, review := ln.Addr().String(), "; a grade can be overridden on the page"
+	if so.allowRemote {
+		host, review = listen, "; read-only, as --allow-remote serves it"
 	}
-	fmt.Fprintf(stderr, "serving the report of %s at http://%s/ (it reloads as the outputs change; Ctrl-C stops)\n", dir, host)
+	fmt.Fprintf(stderr, "serving the report of %s at http://%s/ (it reloads as the outputs change%s; Ctrl-C stops)\n", dir, host, review)
 	select {
 	case err := <-served:
 		return fmt.Errorf("--serve: %w", err)
@@ -119,6 +122,35 @@ func serveAddr(addr string, allowRemote bool) (string, error) {
 	return net.JoinHostPort(host, port), nil
 }
 
+// newServer is the server of so listening at addr. On loopback it
+// answers only to the names of addr, and takes verdicts.
+func newServer(stderr io.Writer, addr net.Addr, so serveOptions) (*server, error) {
+	s := &server{dir: so.dir, opt: so.page, stderr: stderr, changed: make(chan struct{}), seal: so.seal}
+	var err error
+	if s.epoch, err = randomHex(4); err != nil {
+		return nil, err
+	}
+	if so.allowRemote {
+		// Whoever reaches the page could send verdicts, and any name
+		// is served: a page elsewhere could name itself this server
+		// (DNS rebinding) and pass every check. Read-only, then.
+		return s, nil
+	}
+	// A page elsewhere may point its own name at 127.0.0.1 (DNS
+	// rebinding) to read this one: only the names of this address
+	// are served.
+	port := strconv.Itoa(addr.(*net.TCPAddr).Port)
+	s.hosts = []string{addr.String()}
+	for _, h := range []string{"localhost", "127.0.0.1", "::1"} {
+		s.hosts = append(s.hosts, net.JoinHostPort(h, port))
+	}
+	if s.token, err = randomHex(16); err != nil {
+		return nil, err
+	}
+	s.opt.Verdicts = &report.Verdicts{URL: "/verdict", Token: s.token, By: so.by}
+	return s, nil
+}
+
 // server serves the page and the page's question.
 type server struct {
 	dir    string
@@ -127,6 +159,12 @@ type server struct {
 	hosts  []string // the Host headers served; nil: any
 
 	epoch string // this server's, so that a page from an earlier one reloads
+	token string // the served page's, which each verdict carries; "": none taken
+
+	record sync.Mutex                   // one verdict at a time
+	seal   func() (*outfile.Key, error) // the machine's key, asked once
+	key    *outfile.Key
+	asked  bool
 
 	mu      sync.Mutex
 	version int           // the outputs' changes seen so far
@@ -159,6 +197,10 @@ func (s *server) current() (string, chan struct{}) {
 }
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/verdict" {
+		s.serveVerdict(w, r) // which checks the Host too, and says why in JSON
+		return
+	}
 	if s.hosts != nil && !slices.Contains(s.hosts, r.Host) {
 		http.Error(w, "this server answers to "+s.hosts[0]+" only", http.StatusForbidden)
 		return
@@ -233,11 +275,11 @@ func (s *server) serveChanges(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// randomHex is 8 random hex digits.
-func randomHex() (string, error) {
-	var b [4]byte
-	if _, err := rand.Read(b[:]); err != nil {
+// randomHex is n random bytes in hex.
+func randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
 		return "", fmt.Errorf("--serve: %w", err)
 	}
-	return hex.EncodeToString(b[:]), nil
+	return hex.EncodeToString(b), nil
 }
