@@ -37,6 +37,8 @@ type VerdictReply struct {
 	// Files counts the output files rewritten (every one carrying the
 	// answer).
 	Files int `json:"files"`
+	// Sheet, for "accept", is the sheet the answer was added to.
+	Sheet string `json:"sheet,omitempty"`
 }
 
 // verdictsScript is the script element of verdicts.js with what it needs

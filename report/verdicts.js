@@ -49,6 +49,7 @@ function send(a, v, reason, said, buttons) {
       if (!res.ok) throw new Error(res.reply.error || 'refused');
       a.g = res.reply.g;
       a.rv = res.reply.rv;
+      a.said = res.reply.sheet ? 'accepted into ' + res.reply.sheet : '';
       document.dispatchEvent(new CustomEvent('evalmd:render'));
     })
     .catch(function (err) {
@@ -62,7 +63,7 @@ document.addEventListener('evalmd:answer', function (e) {
   var a = e.detail.answer;
   if (!a.ref) return; // no verdict can name it
   var reason = el('input', {type: 'text', class: 'reason', placeholder: 'reason (optional)', 'aria-label': 'reason'});
-  var said = el('span', {class: 'said'});
+  var said = el('span', {class: 'said', text: a.said || ''});
   var box = el('div', {class: 'override'}, 'Override: ');
   var buttons = choices.map(function (v) {
     var b = el('button', {type: 'button', 'data-verdict': v, title: titles[v], text: v});

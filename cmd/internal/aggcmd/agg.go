@@ -42,7 +42,8 @@
 // --serve ADDR serves that page at http://ADDR/ instead, made afresh when
 // the folder's output files change, and the open page reloads itself; a
 // port alone is 127.0.0.1's, and an address other computers can reach
-// needs --allow-remote. On loopback the page overrides a grade: a
+// needs --allow-remote. On loopback the page overrides a grade (right,
+// wrong, or accept: right, and added to the sheet's accepted answers): a
 // person's verdict on an answer, recorded as evalmd review records it
 // (reviewer: the page's field, else $EVALMD_REVIEWER, else $USER);
 // served with --allow-remote it is read-only.

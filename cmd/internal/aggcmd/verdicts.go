@@ -85,11 +85,29 @@ func (s *server) verdict(w http.ResponseWriter, r *http.Request) (*report.Verdic
 	}
 	// A verdict begun is finished even if the page goes away.
 	ctx := context.WithoutCancel(r.Context())
-	rep, err := review.Record(ctx, a, review.Decision{Right: req.Verdict != "wrong", By: req.By, Reason: req.Reason}, s.sealKey())
+	d := review.Decision{Right: req.Verdict != "wrong", By: req.By, Reason: req.Reason}
+	if req.Verdict != "accept" {
+		rep, err := review.Record(ctx, a, d, s.sealKey())
+		if err != nil {
+			return nil, err
+		}
+		return s.replyOf(a, rep)
+	}
+	before := a.Verdict
+	path, rep, err := review.Accept(ctx, a, d, s.sealKey())
 	if err != nil {
+		if a.Verdict == before {
+			// Nothing recorded (no sheet found, or it could not be
+			// written): the person's to fix, not the server's.
+			return nil, refuse(http.StatusConflict, "not accepted: %s", oneLine(err.Error()))
+		}
 		return nil, err
 	}
-	return s.replyOf(a, rep)
+	reply, err := s.replyOf(a, rep)
+	if reply != nil {
+		reply.Sheet = path
+	}
+	return reply, err
 }
 
 // checkSender refuses a request that is not a POST of the page this
@@ -136,8 +154,8 @@ func readVerdict(w http.ResponseWriter, r *http.Request) (*report.VerdictRequest
 		return nil, refuse(http.StatusBadRequest, "a verdict is one JSON object")
 	}
 	switch {
-	case req.Verdict != "right" && req.Verdict != "wrong":
-		return nil, refuse(http.StatusBadRequest, "verdict %q: right or wrong", oneLine(req.Verdict))
+	case req.Verdict != "right" && req.Verdict != "wrong" && req.Verdict != "accept":
+		return nil, refuse(http.StatusBadRequest, "verdict %q: right, wrong or accept", oneLine(req.Verdict))
 	case utf8.RuneCountInString(req.By) > maxField || utf8.RuneCountInString(req.Reason) > maxField:
 		return nil, refuse(http.StatusBadRequest, "the reviewer's name and the reason are at most %d characters", maxField)
 	case !utf8.ValidString(req.By) || !utf8.ValidString(req.Reason):

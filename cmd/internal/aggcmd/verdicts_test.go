@@ -21,7 +21,7 @@ import (
 
 // twoAnswers is an output of model m1: Q1 right, Q2 wrong (its truth 6,
 // its answer 5).
-const twoAnswers = `{"sheet": {"name": "S", "run_id": "r1", "model_name": "m1", "meta_data": {}, "question": null},
+const twoAnswers = `{"sheet": {"name": "S", "run_id": "r1", "model_name": "m1", "meta_data": {}, "question": null, "sheet_file": "input-s.md"},
 "questions": [
 {"name": "Q1", "meta_data": null, "ground_truth": "4", "question": "2+2?", "completion": "4", "error": null, "model_name": "m1", "eval_time": 1, "grade": true, "grader": "exact"},
 {"name": "Q2", "meta_data": null, "ground_truth": "6", "question": "2*3?", "completion": "5", "error": null, "model_name": "m1", "eval_time": 1, "grade": false, "grader": "exact"}]}`
@@ -197,6 +197,41 @@ func assertVerdict(t *testing.T, dir, output, by string) {
 	}
 }
 
+// theSheet is the sheet twoAnswers' run read.
+const theSheet = "# S\n\n## Q1\n#### question\n2+2?\n#### answer\n4\n\n## Q2\n#### question\n2*3?\n#### answer\n6\n"
+
+// accept is the answer accepted: Q2's 5 added to the sheet's accepted
+// answers, and right by a person's verdict. Without the sheet it is
+// refused, and nothing is written.
+func TestServeVerdictAccept(t *testing.T) {
+	dir, output := outputsDir(t)
+	s, addr, stderr := startServer(t, dir, false)
+	headers := map[string]string{"Origin": "http://" + addr, "Content-Type": "application/json", report.TokenHeader: s.token}
+	body, _ := json.Marshal(report.VerdictRequest{File: "sub/" + outputName, Index: 1, Answer: digest("5"), Verdict: "accept", By: "cy"})
+	status, reply := post(t, addr, addr, "POST", headers, body)
+	if status != 409 || !strings.Contains(reply, `"not accepted: S / Q2 / m1: the sheet input-s.md its run read is not found`) {
+		t.Errorf("accept without the sheet: %d %s", status, reply)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sub", verdict.FileName)); err == nil {
+		t.Fatal("a verdict was written for an answer not accepted")
+	}
+
+	sheetPath := filepath.Join(dir, "input-s.md")
+	if err := os.WriteFile(sheetPath, []byte(theSheet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	status, reply = post(t, addr, addr, "POST", headers, body)
+	var r report.VerdictReply
+	if err := json.Unmarshal([]byte(reply), &r); err != nil || status != 200 || r.Grade != 1 || r.Sheet != sheetPath || r.Files != 1 {
+		t.Fatalf("accept: %d %s\n%s", status, reply, stderr)
+	}
+	data, _ := os.ReadFile(sheetPath)
+	if want := "#### answer\n6\n<EVAL-ENDCHAR>\n- accept: 5\n"; !strings.HasSuffix(string(data), want) {
+		t.Errorf("the sheet after accept:\n%s\nwant it to end %q", data, want)
+	}
+	assertVerdict(t, dir, output, "cy")
+}
+
 func cmpOr(a, b string) string {
 	if a != "" {
 		return a
@@ -211,7 +246,7 @@ func TestServeVerdictPage(t *testing.T) {
 	for _, remote := range []bool{false, true} {
 		s, addr, _ := startServer(t, dir, remote)
 		code, page := get(t, "GET", "http://"+addr+"/", "")
-		hasToken := s.token != "" && strings.Contains(page, `data-token="`+s.token+`"`)
+		hasToken := s.token != "" && strings.Contains(page, `data-token="`+s.token+`" data-by="server-user" data-accept="1"`)
 		if code != 200 || hasToken == remote || strings.Contains(page, "evalmd:answer', function") == remote ||
 			strings.Contains(page, `"ref":{"i":1,"d":"`+digest("5")+`"}`) == remote {
 			t.Errorf("allow-remote %v: %d, token %v, script and refs as not expected:\n%.600s", remote, code, hasToken, page)
