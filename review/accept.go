@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/readfile"
 	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/sheet"
 )
@@ -36,7 +37,9 @@ func Accept(ctx context.Context, a *Answer, d Decision, seal *outfile.Key) (stri
 // SheetOf finds the sheet the answer's run read: the path its output
 // records (sheet_file, as the run was given it), from the current folder
 // or from a folder above its outputs, the first that holds a sheet of
-// the answer's sheet name.
+// the answer's sheet name. The sheet must lie below the current folder
+// or the folder above the outputs (links followed): an output handed
+// over cannot point accept at a sheet elsewhere of the same name.
 func SheetOf(a *Answer) (string, error) {
 	rec := a.Sheet.SheetFile
 	if rec == "" {
@@ -53,9 +56,13 @@ func SheetOf(a *Answer) (string, error) {
 			}
 		}
 	}
+	roots := allowedRoots(a.Dir)
 	for _, p := range tries {
 		if _, err := os.Stat(p); err != nil {
 			continue
+		}
+		if !insideAny(p, roots) {
+			return "", fmt.Errorf("%s: the sheet %s its run read is outside the current folder and the folder above %s: accept writes no sheet there (run review from a folder that holds it)", a.Label(), p, a.Dir)
 		}
 		doc, err := sheet.ParseFile(p, nil)
 		if err != nil {
@@ -66,4 +73,26 @@ func SheetOf(a *Answer) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s: the sheet %s its run read is not found here or in a folder above %s (run review where the run ran)", a.Label(), rec, a.Dir)
+}
+
+// allowedRoots are the folders a sheet accept writes into may lie below:
+// the current folder and the folder above the outputs in dir.
+func allowedRoots(dir string) []string {
+	var roots []string
+	if wd, err := os.Getwd(); err == nil {
+		roots = append(roots, wd)
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		roots = append(roots, filepath.Dir(abs))
+	}
+	return roots
+}
+
+func insideAny(path string, roots []string) bool {
+	for _, r := range roots {
+		if _, err := readfile.Inside(path, r); err == nil {
+			return true
+		}
+	}
+	return false
 }

@@ -216,3 +216,37 @@ func TestAccept(t *testing.T) {
 		t.Errorf("a sheet not found: %v", err)
 	}
 }
+
+// An output cannot point accept at a sheet outside the current folder
+// and the folder above it, even one of the same name.
+func TestAcceptRefusesASheetElsewhere(t *testing.T) {
+	elsewhere := filepath.Join(t.TempDir(), "input-s.md")
+	const text = "# S\n\n## Q1\n#### answer\nx\n#### question\nWhat?\n"
+	if err := os.WriteFile(elsewhere, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "ws", "results")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := writeOutput(t, dir, "a", "1", [4]string{"Q1", "x", "ex", "wrong"})
+	f, _ := result.Read(p)
+	f.Sheet.SheetFile = elsewhere
+	data, _ := f.Marshal()
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q, err := Load([]string{dir}, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Accept(context.Background(), q.Answers[0], Decision{By: "x"}, nil); err == nil || !strings.Contains(err.Error(), "accept writes no sheet there") {
+		t.Errorf("accept into %s: %v", elsewhere, err)
+	}
+	if got, _ := os.ReadFile(elsewhere); string(got) != text {
+		t.Errorf("the sheet elsewhere was written:\n%s", got)
+	}
+	if s, _, _ := verdict.Read(dir); s.Len() != 0 {
+		t.Errorf("a verdict was recorded")
+	}
+}
