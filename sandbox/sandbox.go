@@ -249,7 +249,9 @@ type Result struct {
 // a missing bubblewrap, Python or pandas gives one error naming the Debian
 // packages to install.
 func Check(ctx context.Context, cfg Config) (Versions, error) {
-	cfg.Warm = -1
+	// The probe runs no model-written code, so the None backend's warning
+	// about such code is not said here: the caller says what none means.
+	cfg.Warm, cfg.Warn = -1, io.Discard
 	p, err := NewPool(ctx, cfg)
 	if err != nil {
 		return Versions{}, err

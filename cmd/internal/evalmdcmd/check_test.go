@@ -40,6 +40,11 @@ func TestCheckFlags(t *testing.T) {
 	if !strings.Contains(stdout, "sandbox: ready: none") || !strings.Contains(stdout, "models: mock ("+filepath.Join(work, "evalmd.yaml")+")") {
 		t.Errorf("check -d --sandbox none does not check that sandbox, or that folder's config:\n%s%s", stdout, stderr)
 	}
+	// check runs no model-written code: it says what none means, and no
+	// warning that such code runs now.
+	if !strings.Contains(stdout, "(unconfined: a run's model-written Python would run as you") || strings.Contains(stderr, "runs unconfined") {
+		t.Errorf("check --sandbox none: stdout %q, stderr %q", stdout, stderr)
+	}
 
 	// --base-url is probed, as run --base-url would send every model there.
 	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 2})

@@ -19,6 +19,10 @@ func checkReport(ctx context.Context, stdout io.Writer, c *config.Config, getenv
 			if err != nil {
 				return "", err
 			}
-			return fmt.Sprintf("%s, python %s, pandas %s, numpy %s", v.Sandbox, v.Python, v.Pandas, v.Numpy), nil
+			s := fmt.Sprintf("%s, python %s, pandas %s, numpy %s", v.Sandbox, v.Python, v.Pandas, v.Numpy)
+			if sb.Backend == sandbox.None {
+				s += " (unconfined: a run's model-written Python would run as you, with your files and keys)"
+			}
+			return s, nil
 		}})
 }
