@@ -144,7 +144,7 @@ func TestReadmeOpensWithTheLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := strings.Join(strings.SplitN(string(readme), "\n", 41)[:40], "\n")
-	for _, cmd := range []string{"evalmd init", "evalmd run", "evalmd grade", "evalmd agg"} {
+	for _, cmd := range []string{"evalmd init", "evalmd run", "evalmd grade", "evalmd review", "evalmd agg"} {
 		if !strings.Contains(first, cmd) {
 			t.Errorf("README.md's first 40 lines lack %q", cmd)
 		}

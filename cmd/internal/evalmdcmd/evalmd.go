@@ -48,11 +48,13 @@ type Env struct {
 	Environ    func() []string
 	IsTerminal func(io.Writer) bool
 	BuildInfo  func() (*debug.BuildInfo, bool)
+	// Console is the person's terminal for evalmd review; nil: none.
+	Console reviewcmd.Console
 }
 
 // System is the process's Env.
 func System() Env {
-	return Env{Look: config.System(), Getenv: os.Getenv, Environ: os.Environ, IsTerminal: cli.IsTerminal, BuildInfo: debug.ReadBuildInfo}
+	return Env{Look: config.System(), Getenv: os.Getenv, Environ: os.Environ, IsTerminal: cli.IsTerminal, BuildInfo: debug.ReadBuildInfo, Console: reviewcmd.Stdio}
 }
 
 // Command is evalmd's command table, with fresh flags.
@@ -66,7 +68,7 @@ func Command(env Env) *cli.Command {
 		Commands: []*cli.Command{
 			run,
 			gradecmd.Command(env.Look, env.Getenv),
-			reviewcmd.Command(env.Look, env.Getenv),
+			reviewcmd.Command(env.Look, env.Getenv, env.Console),
 			aggcmd.Command(env.Look, env.IsTerminal, env.Getenv),
 			convertcmd.Command(),
 			convertcmd.InitCommand(),

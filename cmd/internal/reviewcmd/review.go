@@ -2,7 +2,7 @@
 // which are right. A verdict lasts (package verdict): it is written beside
 // the outputs and outranks every grader wherever its answer is graded.
 //
-//	evalmd review -i RESULTS [-q GLOB] [-m MODEL] [--only SUBSET]
+//	evalmd review -i RESULTS [-q GLOB] [-m MODEL] [--only SUBSET] [--list]
 //	evalmd review -i RESULTS -q QUESTION [-m MODEL] --right|--wrong [--reason TEXT]
 package reviewcmd
 
@@ -15,6 +15,7 @@ import (
 
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/cmd/internal/config"
+	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/review"
 )
 
@@ -35,7 +36,7 @@ func (m *multi) Set(s string) error {
 type flags struct {
 	inputs, questions, models multi
 	only                      string
-	right, wrong              bool
+	right, wrong, list        bool
 	reason, by                string
 }
 
@@ -47,20 +48,22 @@ func (f *flags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.only, "only", "", "review only the answers that are "+strings.Join(review.Only, "|"))
 	fs.BoolVar(&f.right, "right", false, "the chosen answer is right: record it without asking")
 	fs.BoolVar(&f.wrong, "wrong", false, "the chosen answer is wrong: record it without asking")
+	fs.BoolVar(&f.list, "list", false, "list the chosen answers, one a line, even on a terminal")
 	fs.StringVar(&f.reason, "reason", "", "why, recorded with the verdict")
 	fs.StringVar(&f.by, "by", "", "who decides (default: $EVALMD_REVIEWER, else $USER)")
 }
 
 // Command is review's entry in the command table; look says where the
 // machine's key is (outputs sealed here stay sealed as rewritten), getenv
-// names the reviewer.
-func Command(look config.Lookup, getenv func(string) string) *cli.Command {
+// names the reviewer, console gives the person's terminal (nil: never
+// one, review lists).
+func Command(look config.Lookup, getenv func(string) string, console Console) *cli.Command {
 	fs := flag.NewFlagSet("review", flag.ContinueOnError)
 	var f flags
 	f.bind(fs)
 	return &cli.Command{
 		Name:  "review",
-		Usage: "-i RESULTS [-q GLOB] [-m MODEL] [--only SUBSET] [--right|--wrong [--reason TEXT]]",
+		Usage: "-i RESULTS [-q GLOB] [-m MODEL] [--only SUBSET] [--list | --right|--wrong [--reason TEXT]]",
 		Short: "Say which answers are right: a person's verdict outranks every grader, and lasts.",
 		Flags: fs,
 		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
@@ -70,6 +73,9 @@ func Command(look config.Lookup, getenv func(string) string) *cli.Command {
 			}
 			if f.right && f.wrong {
 				return cli.Usagef("--right and --wrong: say one")
+			}
+			if f.list && (f.right || f.wrong) {
+				return cli.Usagef("--list and a verdict: say one")
 			}
 			if f.by == "" {
 				f.by = cmp(getenv("EVALMD_REVIEWER"), getenv("USER"), "someone")
@@ -87,6 +93,11 @@ func Command(look config.Lookup, getenv func(string) string) *cli.Command {
 			}
 			if f.right || f.wrong {
 				return decide(ctx, stdout, q, &f, look)
+			}
+			if console != nil && !f.list && len(q.Answers) > 0 {
+				if t, ok := console(stdout); ok {
+					return walk(ctx, t, q, f.by, sealOf(look))
+				}
 			}
 			list(stdout, q)
 			return nil
@@ -116,11 +127,7 @@ func decide(ctx context.Context, stdout io.Writer, q *review.Queue, f *flags, lo
 		return cli.Usagef("%d answers match (%s%s): narrow with -q and -m", n, strings.Join(names, "; "), more(n, 5))
 	}
 	a := q.Answers[0]
-	seal, err := look.Key()
-	if err != nil {
-		seal = nil // the outputs rewritten stay unsealed; a rerun asks them again
-	}
-	rep, err := review.Record(ctx, a, review.Decision{Right: f.right, By: f.by, Reason: f.reason}, seal)
+	rep, err := review.Record(ctx, a, review.Decision{Right: f.right, By: f.by, Reason: f.reason}, sealOf(look))
 	if err != nil {
 		return err
 	}
@@ -133,6 +140,29 @@ func decide(ctx context.Context, stdout io.Writer, q *review.Queue, f *flags, lo
 	fmt.Fprintf(stdout, "%s: %s by %s's verdict (the grader said %s); %d of %d output files rewritten\n",
 		a.Label(), gradeWord(&f.right), f.by, gradeWord(a.Grader), wrote, len(a.Files))
 	return nil
+}
+
+// sealOf is the machine's key, or nil: the outputs rewritten then stay
+// unsealed, and a rerun asks their questions again.
+func sealOf(look config.Lookup) *outfile.Key {
+	seal, err := look.Key()
+	if err != nil {
+		return nil
+	}
+	return seal
+}
+
+// walk reviews q's answers on t, then says what else there is to know.
+func walk(ctx context.Context, t *Terminal, q *review.Queue, by string, seal *outfile.Key) error {
+	record := func(ctx context.Context, a *review.Answer, d review.Decision, accept bool) error {
+		_, err := review.Record(ctx, a, d, seal)
+		return err
+	}
+	err := interactive(ctx, t, q.Answers, by, false, record)
+	if n := len(q.Stale); n > 0 {
+		fmt.Fprintf(t.Out, "%s; review --list names them\n", plural(n, "stale verdict"))
+	}
+	return err
 }
 
 func more(n, shown int) string {

@@ -3,6 +3,7 @@ package reviewcmd
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/cmd/internal/config"
+	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/verdict"
 )
 
 const twoModels = `{"sheet": {"name": "S", "run_id": "1", "model_name": "%s", "meta_data": {}, "question": null},
@@ -42,11 +45,72 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"-i", dir, "--only", "disagree"}, 0, "1/1 S / Q / b: right (cy; the grader said wrong)", ""},
 	} {
 		var stdout, stderr bytes.Buffer
-		cmd := Command(config.Lookup{Dir: t.TempDir(), Getenv: func(string) string { return "" }}, func(string) string { return "" })
+		cmd := Command(config.Lookup{Dir: t.TempDir(), Getenv: func(string) string { return "" }}, func(string) string { return "" }, nil)
 		err := cli.Execute(context.Background(), &stdout, &stderr, cmd, tc.args)
 		code := cli.Report(&stderr, "review", err)
 		if code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) {
 			t.Errorf("review %q: exit %d, stdout %q, stderr %q; want %d, %q, %q", tc.args, code, stdout.String(), stderr.String(), tc.code, tc.stdout, tc.stderr)
 		}
+	}
+}
+
+// On a terminal, review walks the answers and records each decision in
+// the verdicts file and the outputs; --list, or no terminal, lists them.
+func TestCommandOnTerminal(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		terminal bool
+		stdout   string
+		verdicts []string
+	}{
+		{"keys", nil, true, "2 recorded: 1 right, 1 wrong, 0 accepted; skipped 0\n", []string{"right", "wrong"}},
+		{"--list", []string{"--list"}, true, "1/2 S / Q / a: wrong (grader)", nil},
+		{"no terminal", nil, false, "1/2 S / Q / a: wrong (grader)", nil},
+		{"--list and --right", []string{"--list", "--right"}, true, "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, m := range []string{"a", "b"} {
+				data := strings.ReplaceAll(twoModels, "%[1]s", m)
+				data = strings.Replace(data, "%s", m, 1)
+				if err := os.WriteFile(filepath.Join(dir, "output-s-"+m+"-1.json"), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			console := func(stdout io.Writer) (*Terminal, bool) {
+				return &Terminal{In: strings.NewReader("y(b) is B\rn\r"), Out: stdout}, tc.terminal
+			}
+			var stdout, stderr bytes.Buffer
+			cmd := Command(config.Lookup{Dir: t.TempDir(), Getenv: func(string) string { return "" }}, func(string) string { return "" }, console)
+			err := cli.Execute(context.Background(), &stdout, &stderr, cmd, append([]string{"-i", dir, "--by", "ann"}, tc.args...))
+			if !strings.Contains(stdout.String(), tc.stdout) || (err != nil) != (tc.stdout == "") {
+				t.Errorf("stdout %q, error %v; want %q", stdout.String(), err, tc.stdout)
+			}
+			set, bad, err := verdict.Read(dir)
+			if err != nil || len(bad) > 0 {
+				t.Fatal(err, bad)
+			}
+			var got []string
+			for _, v := range set.All() {
+				got = append(got, gradeWord(&v.Right))
+				if v.By != "ann" {
+					t.Errorf("a verdict by %q, want ann", v.By)
+				}
+			}
+			if strings.Join(got, " ") != strings.Join(tc.verdicts, " ") {
+				t.Errorf("verdicts %v, want %v", got, tc.verdicts)
+			}
+			if len(tc.verdicts) == 0 {
+				return
+			}
+			f, err := result.Read(filepath.Join(dir, "output-s-a-1.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q := f.Questions[0]; q.Grade == nil || !*q.Grade || q.Review == nil || q.Review.Reason != "(b) is B" {
+				t.Errorf("output a: grade %v, review %+v; want ann's right, with her reason", q.Grade, q.Review)
+			}
+		})
 	}
 }
