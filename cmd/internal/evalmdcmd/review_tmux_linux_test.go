@@ -1,0 +1,157 @@
+package evalmdcmd
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalmd/evalmd/internal/testkit/shared"
+	"github.com/evalmd/evalmd/verdict"
+)
+
+// paneWait bounds each wait for the screen to show something.
+const paneWait = 10 * time.Second
+
+// tmuxPane is one pane of a tmux server of the test's own.
+type tmuxPane struct {
+	t      *testing.T
+	socket string
+}
+
+// startTmux starts a tmux server of the test's own (its socket in a
+// folder of the test's, no config read) running script in a 120x40
+// window; the server is killed when the test ends.
+func startTmux(t *testing.T, dir, script string) *tmuxPane {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		shared.Missing(t, "tmux not found (apt-get install tmux)")
+	}
+	p := &tmuxPane{t: t, socket: filepath.Join(t.TempDir(), "tmux")}
+	t.Cleanup(func() { exec.Command("tmux", "-S", p.socket, "kill-server").Run() })
+	p.run("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "-s", "review", "-c", dir, "sh", "-c", script)
+	return p
+}
+
+func (p *tmuxPane) run(args ...string) string {
+	p.t.Helper()
+	cmd := exec.Command("tmux", append([]string{"-S", p.socket}, args...)...)
+	cmd.Env = append(os.Environ(), "TMUX=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// keys types keys as tmux names them (y, Enter, C-c); text types text.
+func (p *tmuxPane) keys(keys ...string) {
+	p.t.Helper()
+	p.run(append([]string{"send-keys", "-t", "review"}, keys...)...)
+}
+
+func (p *tmuxPane) text(s string) {
+	p.t.Helper()
+	p.run("send-keys", "-t", "review", "-l", s)
+}
+
+// wait is the screen once it shows every one of want, polled until
+// paneWait has passed.
+func (p *tmuxPane) wait(want ...string) string {
+	p.t.Helper()
+	deadline := time.Now().Add(paneWait)
+	for {
+		screen := p.run("capture-pane", "-p", "-t", "review")
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(screen, w) {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			return screen
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("after %v the screen lacks %q:\n%s", paneWait, missing, screen)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A person reviews in a terminal: tmux runs evalmd review on a folder
+// made by init and run, the test types as a person would and reads the
+// screen, then the verdicts file and the outputs; after q and after
+// Ctrl-C the terminal is as it was (line editing, echo).
+func TestReviewInTmux(t *testing.T) {
+	env := testEnv(t.TempDir(), nil)
+	dir := filepath.Join(t.TempDir(), "evals")
+	if _, stderr, code := evalmd(t, env, "init", dir); code != 0 {
+		t.Fatalf("init: exit %d\n%s", code, stderr)
+	}
+	results := filepath.Join(dir, "results")
+	if _, stderr, code := evalmd(t, env, "run", "-d", dir, "-m", "mock", "-o", results, "--mock-reply", "Paree, surely"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	bin := t.TempDir()
+	writeBin(t, bin)
+	// Each review is followed by its exit status and the terminal's
+	// modes, then waits for Enter.
+	review := fmt.Sprintf("env HOME=%q XDG_CONFIG_HOME=%q EVALMD_REVIEWER=ann %q review -i results", t.TempDir(), testConfigHome, filepath.Join(bin, "evalmd"))
+	modes := `echo "exit $?"; stty -a | tr ' ;' '\n\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\n' ' '; echo; read line`
+	pane := startTmux(t, dir, review+"; "+modes+"; "+review+"; "+modes)
+
+	pane.wait("evalmd review  1/3  First-Steps / Boiling-Point / mock", "truth: 100", "answer: Paree, surely", "grader: wrong (numeric)", "verdict: none yet")
+	pane.keys("n")
+	pane.wait("reason it is wrong (Enter: none, Esc: undo):")
+	pane.text("no number")
+	pane.keys("Enter")
+	pane.wait("2/3  First-Steps / Capital-France / mock", "question:", "What is the capital of France?", "truth: Paris",
+		"First-Steps / Boiling-Point / mock: wrong, recorded")
+	pane.keys("y")
+	pane.text("Paree is Paris")
+	pane.keys("Enter")
+	pane.wait("3/3  First-Steps / Planet-Count / mock", "truth: B")
+	pane.keys("b")
+	pane.wait("2/3", "verdict: right by ann, ", ": Paree is Paris")
+	pane.keys("s")
+	pane.wait("3/3")
+	pane.keys("?")
+	pane.wait("this help; any key goes back")
+	pane.keys("x")
+	pane.wait("3/3", "y right  n wrong")
+	pane.keys("q")
+	pane.wait("2 recorded: 1 right, 1 wrong, 0 accepted; skipped 0; 1 left", "exit 0\nicanon echo")
+
+	checkVerdicts := func() {
+		t.Helper()
+		set, bad, err := verdict.Read(results)
+		if err != nil || len(bad) > 0 {
+			t.Fatal(err, bad)
+		}
+		var got []string
+		for _, v := range set.All() {
+			got = append(got, fmt.Sprintf("%s %v %s %q", v.Question, v.Right, v.By, v.Reason))
+		}
+		if want := `Boiling-Point false ann "no number"; Capital-France true ann "Paree is Paris"`; strings.Join(got, "; ") != want {
+			t.Errorf("verdicts:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+		}
+	}
+	checkVerdicts()
+	if g, r := gradeOf(t, results, "Capital-France"); g == nil || !*g || r == nil || r.By != "ann" {
+		t.Errorf("Capital-France: grade %v, review %+v; want ann's right", g, r)
+	}
+	if g, r := gradeOf(t, results, "Boiling-Point"); g == nil || *g || r == nil || r.Reason != "no number" {
+		t.Errorf("Boiling-Point: grade %v, review %+v; want ann's wrong", g, r)
+	}
+
+	// The second review: Ctrl-C ends it, the terminal given back.
+	pane.keys("Enter")
+	pane.wait("1/3  First-Steps / Boiling-Point / mock", "verdict: wrong by ann")
+	pane.keys("C-c")
+	pane.wait("0 recorded", "review: interrupted (each decision made was recorded)", "exit 1\nicanon echo")
+	checkVerdicts()
+}
