@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -47,6 +49,25 @@ func (p *tmuxPane) run(args ...string) string {
 	return string(out)
 }
 
+// child is the process the pane's shell runs now: evalmd.
+func (p *tmuxPane) child() int {
+	p.t.Helper()
+	sh := strings.TrimSpace(p.run("display-message", "-p", "-t", "review", "#{pane_pid}"))
+	data, err := os.ReadFile(filepath.Join("/proc", sh, "task", sh, "children"))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	pids := strings.Fields(string(data))
+	if len(pids) != 1 {
+		p.t.Fatalf("the pane's shell (%s) runs %q; want one process", sh, pids)
+	}
+	pid, err := strconv.Atoi(pids[0])
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return pid
+}
+
 // keys types keys as tmux names them (y, Enter, C-c); text types text.
 func (p *tmuxPane) keys(keys ...string) {
 	p.t.Helper()
@@ -58,25 +79,32 @@ func (p *tmuxPane) text(s string) {
 	p.run("send-keys", "-t", "review", "-l", s)
 }
 
-// wait is the screen once it shows every one of want, polled until
-// paneWait has passed.
+// wait is the screen once it shows every one of want.
 func (p *tmuxPane) wait(want ...string) string {
+	p.t.Helper()
+	return p.until(func(screen string) string {
+		for _, w := range want {
+			if !strings.Contains(screen, w) {
+				return fmt.Sprintf("%q", w)
+			}
+		}
+		return ""
+	})
+}
+
+// until is the screen once lacks finds nothing lacking in it, polled
+// until paneWait has passed.
+func (p *tmuxPane) until(lacks func(screen string) string) string {
 	p.t.Helper()
 	deadline := time.Now().Add(paneWait)
 	for {
 		screen := p.run("capture-pane", "-p", "-t", "review")
-		missing := ""
-		for _, w := range want {
-			if !strings.Contains(screen, w) {
-				missing = w
-				break
-			}
-		}
+		missing := lacks(screen)
 		if missing == "" {
 			return screen
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("after %v the screen lacks %q:\n%s", paneWait, missing, screen)
+			p.t.Fatalf("after %v the screen lacks %s:\n%s", paneWait, missing, screen)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -102,7 +130,7 @@ func TestReviewInTmux(t *testing.T) {
 	// modes, then waits for Enter.
 	review := fmt.Sprintf("env HOME=%q XDG_CONFIG_HOME=%q EVALMD_REVIEWER=ann %q review -i results", t.TempDir(), testConfigHome, filepath.Join(bin, "evalmd"))
 	modes := `echo "exit $?"; stty -a | tr ' ;' '\n\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\n' ' '; echo; read line`
-	pane := startTmux(t, dir, review+"; "+modes+"; "+review+"; "+modes)
+	pane := startTmux(t, dir, strings.Repeat(review+"; "+modes+"; ", 3))
 
 	pane.wait("evalmd review  1/3  First-Steps / Boiling-Point / mock", "truth: 100", "answer: Paree, surely", "grader: wrong (numeric)", "verdict: none yet")
 	pane.keys("n")
@@ -153,5 +181,18 @@ func TestReviewInTmux(t *testing.T) {
 	pane.wait("1/3  First-Steps / Boiling-Point / mock", "verdict: wrong by ann")
 	pane.keys("C-c")
 	pane.wait("0 recorded", "review: interrupted (each decision made was recorded)", "exit 1\nicanon echo")
+
+	// The third: killed (SIGTERM), the terminal given back too.
+	pane.keys("Enter")
+	pane.wait("1/3  First-Steps / Boiling-Point / mock")
+	if err := syscall.Kill(pane.child(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	pane.until(func(screen string) string {
+		if strings.Count(screen, "exit 1\nicanon echo") != 2 {
+			return "a second exit 1 with the terminal as it was (icanon echo)"
+		}
+		return ""
+	})
 	checkVerdicts()
 }

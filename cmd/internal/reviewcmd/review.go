@@ -11,7 +11,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/cmd/internal/config"
@@ -153,7 +155,11 @@ func sealOf(look config.Lookup) *outfile.Key {
 }
 
 // walk reviews q's answers on t, then says what else there is to know.
+// A kill (SIGTERM) or the terminal's hangup ends the review as Ctrl-C
+// does, the terminal restored.
 func walk(ctx context.Context, t *Terminal, q *review.Queue, by string, seal *outfile.Key) error {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
 	record := func(ctx context.Context, a *review.Answer, d review.Decision, accept bool) error {
 		_, err := review.Record(ctx, a, d, seal)
 		return err

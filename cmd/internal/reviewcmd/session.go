@@ -75,8 +75,11 @@ func interactive(ctx context.Context, t *Terminal, answers []*review.Answer, by 
 		err = fmt.Errorf("restoring the terminal: %w", rerr)
 	}
 	fmt.Fprintln(t.Out, s.summary())
-	if errors.Is(err, errQuit) || errors.Is(err, io.EOF) {
+	switch {
+	case errors.Is(err, errQuit), errors.Is(err, io.EOF):
 		return nil
+	case ctx.Err() != nil:
+		return errInterrupted
 	}
 	return err
 }
@@ -152,7 +155,8 @@ func (s *session) ask(ctx context.Context, k kind) error {
 	}
 	a := s.answers[s.i]
 	d := review.Decision{Right: k != wrong, By: s.by, Reason: reason}
-	if err := s.decide(ctx, a, d, k == accepted); err != nil {
+	// A decision being recorded is finished whatever ends the review.
+	if err := s.decide(context.WithoutCancel(ctx), a, d, k == accepted); err != nil {
 		s.v.note = "not recorded: " + err.Error()
 		return nil
 	}

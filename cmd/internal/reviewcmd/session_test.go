@@ -141,7 +141,7 @@ func TestSessionCancelled(t *testing.T) {
 	defer w.Close()
 	term.In = r
 	err := interactive(ctx, term, []*review.Answer{answer("Q?", "T", "said")}, "ann", false, nil)
-	if !errors.Is(err, context.Canceled) || ft.restore != 1 || !strings.HasSuffix(ft.out.String(), "0 recorded: 0 right, 0 wrong, 0 accepted; skipped 0; 1 left\n") {
+	if !errors.Is(err, errInterrupted) || ft.restore != 1 || !strings.HasSuffix(ft.out.String(), "0 recorded: 0 right, 0 wrong, 0 accepted; skipped 0; 1 left\n") {
 		t.Errorf("cancelled: %v, restored %d times, output ending %q", err, ft.restore, ft.out.String()[max(ft.out.Len()-80, 0):])
 	}
 }
