@@ -133,6 +133,11 @@ func TestReviewInTmux(t *testing.T) {
 	pane := startTmux(t, dir, strings.Repeat(review+"; "+modes+"; ", 3))
 
 	pane.wait("evalmd review  1/3  First-Steps / Boiling-Point / mock", "truth: 100", "answer: Paree, surely", "grader: wrong (numeric)", "verdict: none yet")
+	// A window made narrower is drawn again to fit, without a key.
+	pane.run("resize-window", "-t", "review", "-x", "40", "-y", "40")
+	pane.wait("y right  n wrong  s skip  b back  q qui…")
+	pane.run("resize-window", "-t", "review", "-x", "120", "-y", "40")
+	pane.wait("y right  n wrong  s skip  b back  q quit  ? help")
 	pane.keys("n")
 	pane.wait("reason it is wrong (Enter: none, Esc: undo):")
 	pane.text("no number")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"unicode"
 
@@ -34,6 +35,7 @@ type decideFunc func(ctx context.Context, a *review.Answer, d review.Decision, a
 type session struct {
 	t       *Terminal
 	keys    <-chan key
+	resized <-chan os.Signal
 	answers []*review.Answer
 	decide  decideFunc
 	by      string
@@ -66,6 +68,11 @@ func interactive(ctx context.Context, t *Terminal, answers []*review.Answer, by 
 	defer close(done)
 	s := &session{t: t, keys: readKeys(t.In, done), answers: answers, decide: decide, by: by, accept: accept,
 		made: map[int]kind{}, skipped: map[int]bool{}}
+	if t.Resizes != nil {
+		resized, stop := t.Resizes()
+		defer stop()
+		s.resized = resized
+	}
 	// The alternate screen keeps the shell's screen; lines too long for
 	// the screen are clipped, not wrapped, so the layout holds.
 	io.WriteString(t.Out, "\x1b[?1049h\x1b[?7l")
@@ -89,7 +96,7 @@ func interactive(ctx context.Context, t *Terminal, answers []*review.Answer, by 
 func (s *session) run(ctx context.Context) error {
 	for s.i < len(s.answers) {
 		s.draw()
-		r, err := wait(ctx, s.keys)
+		r, err := wait(ctx, s.keys, s.resized)
 		if err != nil {
 			return err
 		}
@@ -102,6 +109,9 @@ func (s *session) run(ctx context.Context) error {
 
 // press does what the key r says.
 func (s *session) press(ctx context.Context, r rune) error {
+	if r == keyResize {
+		return nil // drawn again at the new size
+	}
 	s.v.note = ""
 	if s.v.help {
 		s.v.help = false
@@ -175,7 +185,7 @@ func (s *session) readReason(ctx context.Context, k kind) (reason string, ok boo
 	for {
 		s.v.reason = string(typed)
 		s.draw()
-		r, err := wait(ctx, s.keys)
+		r, err := wait(ctx, s.keys, s.resized)
 		switch {
 		case err != nil:
 			return "", false, err

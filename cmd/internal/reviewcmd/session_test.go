@@ -6,9 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/evalmd/evalmd/internal/testkit/syncbuf"
 	"github.com/evalmd/evalmd/review"
 )
 
@@ -143,5 +147,39 @@ func TestSessionCancelled(t *testing.T) {
 	err := interactive(ctx, term, []*review.Answer{answer("Q?", "T", "said")}, "ann", false, nil)
 	if !errors.Is(err, errInterrupted) || ft.restore != 1 || !strings.HasSuffix(ft.out.String(), "0 recorded: 0 right, 0 wrong, 0 accepted; skipped 0; 1 left\n") {
 		t.Errorf("cancelled: %v, restored %d times, output ending %q", err, ft.restore, ft.out.String()[max(ft.out.Len()-80, 0):])
+	}
+}
+
+// A screen that changes size is drawn again at once, at its new size.
+func TestSessionResize(t *testing.T) {
+	var out syncbuf.Buffer
+	var width atomic.Int32
+	width.Store(80)
+	resized := make(chan os.Signal, 1)
+	stopped := false
+	keys, typed := io.Pipe()
+	term := &Terminal{In: keys, Out: &out,
+		Size:    func() (int, int, error) { return int(width.Load()), 24, nil },
+		Resizes: func() (<-chan os.Signal, func()) { return resized, func() { stopped = true } },
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- interactive(context.Background(), term, []*review.Answer{answer("Q?", "T", "said")}, "ann", false, nil)
+	}()
+	until := func(want string) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); !strings.Contains(out.String(), want); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the screen never showed %q:\n%q", want, out.String())
+			}
+		}
+	}
+	until("y right  n wrong  s skip  b back  q quit  ? help")
+	width.Store(40)
+	resized <- os.Interrupt // any signal: the session reads none of it
+	until("y right  n wrong  s skip  b back  q qui…")
+	typed.Write([]byte("q"))
+	if err := <-done; err != nil || !stopped {
+		t.Errorf("after q: %v; resizes stopped: %v", err, stopped)
 	}
 }

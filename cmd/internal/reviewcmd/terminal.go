@@ -21,6 +21,8 @@ type Terminal struct {
 	// echoed, Ctrl-C read as a key) and returns what restores it; nil
 	// leaves the terminal as it is.
 	Raw func() (restore func() error, err error)
+	// Resizes tells when the screen changes size, until stop; nil: never.
+	Resizes func() (resized <-chan os.Signal, stop func())
 }
 
 // Console is the person's terminal when the command's stdin and stdout
@@ -47,6 +49,7 @@ func Stdio(stdout io.Writer) (*Terminal, bool) {
 			}
 			return func() error { return term.Restore(in, st) }, nil
 		},
+		Resizes: resizes,
 	}, true
 }
 
@@ -71,6 +74,7 @@ const (
 	keyLeft      = -1 // an arrow key's escape sequence, as one key
 	keyRight     = -2
 	keyOther     = -3 // any other escape sequence
+	keyResize    = -4 // no key: the screen changed size
 )
 
 // key is one key pressed, or the end of the input (err).
@@ -128,11 +132,14 @@ func nextKey(br *bufio.Reader) (rune, error) {
 	return keyOther, nil
 }
 
-// wait is the next key, or the end of ctx.
-func wait(ctx context.Context, keys <-chan key) (rune, error) {
+// wait is the next key, keyResize when the screen changed size first,
+// or the end of ctx.
+func wait(ctx context.Context, keys <-chan key, resized <-chan os.Signal) (rune, error) {
 	select {
 	case k := <-keys:
 		return k.r, k.err
+	case <-resized:
+		return keyResize, nil
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	}
