@@ -111,9 +111,10 @@ func (p *tmuxPane) until(lacks func(screen string) string) string {
 }
 
 // A person reviews in a terminal: tmux runs evalmd review on a folder
-// made by init and run, the test types as a person would and reads the
-// screen, then the verdicts file and the outputs; after q and after
-// Ctrl-C the terminal is as it was (line editing, echo).
+// made by init and run, the test types as a person would (n, y, b, s, ?,
+// a: each answer decided one way) and reads the screen, then the
+// verdicts file, the outputs and the sheet; after the last answer, after
+// Ctrl-C and after a kill the terminal is as it was (line editing, echo).
 func TestReviewInTmux(t *testing.T) {
 	env := testEnv(t.TempDir(), nil)
 	dir := filepath.Join(t.TempDir(), "evals")
@@ -135,9 +136,9 @@ func TestReviewInTmux(t *testing.T) {
 	pane.wait("evalmd review  1/3  First-Steps / Boiling-Point / mock", "truth: 100", "answer: Paree, surely", "grader: wrong (numeric)", "verdict: none yet")
 	// A window made narrower is drawn again to fit, without a key.
 	pane.run("resize-window", "-t", "review", "-x", "40", "-y", "40")
-	pane.wait("y right  n wrong  s skip  b back  q qui…")
+	pane.wait("y right  n wrong  a accept  s skip  b b…")
 	pane.run("resize-window", "-t", "review", "-x", "120", "-y", "40")
-	pane.wait("y right  n wrong  s skip  b back  q quit  ? help")
+	pane.wait("y right  n wrong  a accept  s skip  b back  q quit  ? help")
 	pane.keys("n")
 	pane.wait("reason it is wrong (Enter: none, Esc: undo):")
 	pane.text("no number")
@@ -155,9 +156,11 @@ func TestReviewInTmux(t *testing.T) {
 	pane.keys("?")
 	pane.wait("this help; any key goes back")
 	pane.keys("x")
-	pane.wait("3/3", "y right  n wrong")
-	pane.keys("q")
-	pane.wait("2 recorded: 1 right, 1 wrong, 0 accepted; skipped 0; 1 left", "exit 0\nicanon echo")
+	pane.wait("3/3", "y right  n wrong  a accept")
+	pane.keys("a")
+	pane.text("eight, in other words")
+	pane.keys("Enter")
+	pane.wait("3 recorded: 1 right, 1 wrong, 1 accepted; skipped 0", "exit 0\nicanon echo")
 
 	checkVerdicts := func() {
 		t.Helper()
@@ -169,7 +172,7 @@ func TestReviewInTmux(t *testing.T) {
 		for _, v := range set.All() {
 			got = append(got, fmt.Sprintf("%s %v %s %q", v.Question, v.Right, v.By, v.Reason))
 		}
-		if want := `Boiling-Point false ann "no number"; Capital-France true ann "Paree is Paris"`; strings.Join(got, "; ") != want {
+		if want := `Boiling-Point false ann "no number"; Capital-France true ann "Paree is Paris"; Planet-Count true ann "eight, in other words"`; strings.Join(got, "; ") != want {
 			t.Errorf("verdicts:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
 		}
 	}
@@ -179,6 +182,12 @@ func TestReviewInTmux(t *testing.T) {
 	}
 	if g, r := gradeOf(t, results, "Boiling-Point"); g == nil || *g || r == nil || r.Reason != "no number" {
 		t.Errorf("Boiling-Point: grade %v, review %+v; want ann's wrong", g, r)
+	}
+	if g, r := gradeOf(t, results, "Planet-Count"); g == nil || !*g || r == nil {
+		t.Errorf("Planet-Count: grade %v, review %+v; want ann's right", g, r)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "input-first-steps.md")); err != nil || !strings.Contains(string(data), "B<EVAL-ENDCHAR>\n- accept: Paree, surely\n") {
+		t.Errorf("the sheet does not accept the answer (%v):\n%s", err, data)
 	}
 
 	// The second review: Ctrl-C ends it, the terminal given back.

@@ -1,9 +1,13 @@
 // Package reviewcmd is evalmd review: a person reads answers and says
-// which are right. A verdict lasts (package verdict): it is written beside
-// the outputs and outranks every grader wherever its answer is graded.
+// which are right, one answer at a time on a terminal (keys y, n, a, s,
+// b, q: the screen is screen.go, the keys session.go), or one chosen by
+// flags; where stdin or stdout is no terminal, or with --list, it lists
+// the answers it would show. A verdict lasts (package verdict): it is
+// written beside the outputs and outranks every grader wherever its
+// answer is graded.
 //
 //	evalmd review -i RESULTS [-q GLOB] [-m MODEL] [--only SUBSET] [--list]
-//	evalmd review -i RESULTS -q QUESTION [-m MODEL] --right|--wrong [--reason TEXT]
+//	evalmd review -i RESULTS -q QUESTION [-m MODEL] --right|--wrong|--accept [--reason TEXT]
 package reviewcmd
 
 import (
@@ -18,6 +22,7 @@ import (
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/cmd/internal/config"
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/review"
 )
 
@@ -38,7 +43,8 @@ func (m *multi) Set(s string) error {
 type flags struct {
 	inputs, questions, models multi
 	only                      string
-	right, wrong, list        bool
+	right, wrong, accept      bool
+	list                      bool
 	reason, by                string
 }
 
@@ -50,6 +56,7 @@ func (f *flags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.only, "only", "", "review only the answers that are "+strings.Join(review.Only, "|"))
 	fs.BoolVar(&f.right, "right", false, "the chosen answer is right: record it without asking")
 	fs.BoolVar(&f.wrong, "wrong", false, "the chosen answer is wrong: record it without asking")
+	fs.BoolVar(&f.accept, "accept", false, "the chosen answer is right, and one of its question's accepted answers: add it to the sheet the run read, and record it, without asking")
 	fs.BoolVar(&f.list, "list", false, "list the chosen answers, one a line, even on a terminal")
 	fs.StringVar(&f.reason, "reason", "", "why, recorded with the verdict")
 	fs.StringVar(&f.by, "by", "", "who decides (default: $EVALMD_REVIEWER, else $USER)")
@@ -65,7 +72,7 @@ func Command(look config.Lookup, getenv func(string) string, console Console) *c
 	f.bind(fs)
 	return &cli.Command{
 		Name:  "review",
-		Usage: "-i RESULTS [-q GLOB] [-m MODEL] [--only SUBSET] [--list | --right|--wrong [--reason TEXT]]",
+		Usage: "-i RESULTS [-q GLOB] [-m MODEL] [--only SUBSET] [--list | --right|--wrong|--accept [--reason TEXT]]",
 		Short: "Say which answers are right: a person's verdict outranks every grader, and lasts.",
 		Flags: fs,
 		Run: func(ctx context.Context, stdout, stderr io.Writer, args []string) error {
@@ -73,11 +80,8 @@ func Command(look config.Lookup, getenv func(string) string, console Console) *c
 			if len(f.inputs) == 0 {
 				return cli.Usagef("name the results to review with -i")
 			}
-			if f.right && f.wrong {
-				return cli.Usagef("--right and --wrong: say one")
-			}
-			if f.list && (f.right || f.wrong) {
-				return cli.Usagef("--list and a verdict: say one")
+			if said := f.verdictFlags(); len(said) > 1 {
+				return cli.Usagef("%s: say one", strings.Join(said, " and "))
 			}
 			if f.by == "" {
 				f.by = cmp(getenv("EVALMD_REVIEWER"), getenv("USER"), "someone")
@@ -93,7 +97,7 @@ func Command(look config.Lookup, getenv func(string) string, console Console) *c
 			for _, err := range q.Bad {
 				fmt.Fprintf(stderr, "warning: %v\n", err)
 			}
-			if f.right || f.wrong {
+			if f.right || f.wrong || f.accept {
 				return decide(ctx, stdout, q, &f, look)
 			}
 			if console != nil && !f.list && len(q.Answers) > 0 {
@@ -105,6 +109,21 @@ func Command(look config.Lookup, getenv func(string) string, console Console) *c
 			return nil
 		},
 	}
+}
+
+// verdictFlags are the flags given of those that say what to do with
+// the answers: one at most.
+func (f *flags) verdictFlags() []string {
+	var said []string
+	for _, fl := range []struct {
+		name string
+		on   bool
+	}{{"--list", f.list}, {"--right", f.right}, {"--wrong", f.wrong}, {"--accept", f.accept}} {
+		if fl.on {
+			said = append(said, fl.name)
+		}
+	}
+	return said
 }
 
 func cmp(vs ...string) string {
@@ -129,7 +148,8 @@ func decide(ctx context.Context, stdout io.Writer, q *review.Queue, f *flags, lo
 		return cli.Usagef("%d answers match (%s%s): narrow with -q and -m", n, strings.Join(names, "; "), more(n, 5))
 	}
 	a := q.Answers[0]
-	rep, err := review.Record(ctx, a, review.Decision{Right: f.right, By: f.by, Reason: f.reason}, sealOf(look))
+	d := review.Decision{Right: f.right || f.accept, By: f.by, Reason: f.reason}
+	accepted, rep, err := record(ctx, a, d, f.accept, sealOf(look))
 	if err != nil {
 		return err
 	}
@@ -139,9 +159,23 @@ func decide(ctx context.Context, stdout io.Writer, q *review.Queue, f *flags, lo
 			wrote++
 		}
 	}
-	fmt.Fprintf(stdout, "%s: %s by %s's verdict (the grader said %s); %d of %d output files rewritten\n",
-		a.Label(), gradeWord(&f.right), f.by, gradeWord(a.Grader), wrote, len(a.Files))
+	fmt.Fprintf(stdout, "%s: %s by %s's verdict%s (the grader said %s); %d of %d output files rewritten\n",
+		a.Label(), gradeWord(&d.Right), f.by, accepted, gradeWord(a.Grader), wrote, len(a.Files))
 	return nil
+}
+
+// record makes d the verdict on a; accept adds the answer to its
+// question's accepted answers first, and accepted says in which sheet.
+func record(ctx context.Context, a *review.Answer, d review.Decision, accept bool, seal *outfile.Key) (accepted string, rep regrade.Report, err error) {
+	if !accept {
+		rep, err = review.Record(ctx, a, d, seal)
+		return "", rep, err
+	}
+	path, rep, err := review.Accept(ctx, a, d, seal)
+	if err != nil {
+		return "", rep, err
+	}
+	return ", its answer accepted in " + path, rep, nil
 }
 
 // sealOf is the machine's key, or nil: the outputs rewritten then stay
@@ -160,11 +194,11 @@ func sealOf(look config.Lookup) *outfile.Key {
 func walk(ctx context.Context, t *Terminal, q *review.Queue, by string, seal *outfile.Key) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	record := func(ctx context.Context, a *review.Answer, d review.Decision, accept bool) error {
-		_, err := review.Record(ctx, a, d, seal)
-		return err
+	decide := func(ctx context.Context, a *review.Answer, d review.Decision, accept bool) (string, error) {
+		accepted, _, err := record(ctx, a, d, accept, seal)
+		return accepted, err
 	}
-	err := interactive(ctx, t, q.Answers, by, false, record)
+	err := interactive(ctx, t, q.Answers, by, true, decide)
 	if n := len(q.Stale); n > 0 {
 		fmt.Fprintf(t.Out, "%s; review --list names them\n", plural(n, "stale verdict"))
 	}

@@ -3,6 +3,7 @@ package reviewcmd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -35,6 +36,8 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"-h"}, 0, "usage: review -i RESULTS", ""},
 		{nil, 2, "", "review: name the results to review with -i\n"},
 		{[]string{"-i", dir, "--right", "--wrong"}, 2, "", "review: --right and --wrong: say one\n"},
+		{[]string{"-i", dir, "--list", "--accept", "--wrong"}, 2, "", "review: --list and --wrong and --accept: say one\n"},
+		{[]string{"-i", dir, "-q", "Q", "-m", "a", "--accept"}, 1, "", "review: S / Q / a: its output records no sheet file\n"},
 		{[]string{"-i", dir, "--only", "maybe"}, 2, "", `review: --only "maybe": not one of`},
 		{[]string{"-i", dir, "-q", "["}, 2, "", `review: pattern "[": syntax error in pattern`},
 		{[]string{"-i", dir, "-q", "Q", "--right"}, 2, "", "review: 2 answers match (S / Q / a; S / Q / b): narrow with -q and -m\n"},
@@ -112,5 +115,37 @@ func TestCommandOnTerminal(t *testing.T) {
 				t.Errorf("output a: grade %v, review %+v; want ann's right, with her reason", q.Grade, q.Review)
 			}
 		})
+	}
+}
+
+// --accept records the answer right and adds it to the sheet its output
+// names.
+func TestAcceptFlag(t *testing.T) {
+	dir := t.TempDir()
+	sheetPath := filepath.Join(dir, "input-s.md")
+	if err := os.WriteFile(sheetPath, []byte("# S\n\n## Q\n#### answer\nB<EVAL-ENDCHAR>\n#### question\n?\n<EVAL-ENDCHAR>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := strings.ReplaceAll(twoModels, "%[1]s", "a")
+	data = strings.Replace(data, `"model_name": "%s",`, fmt.Sprintf(`"model_name": "a", "sheet_file": %q,`, sheetPath), 1)
+	if err := os.WriteFile(filepath.Join(dir, "output-s-a-1.json"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := Command(config.Lookup{Dir: t.TempDir(), Getenv: func(string) string { return "" }}, func(string) string { return "" }, nil)
+	err := cli.Execute(context.Background(), &stdout, &stderr, cmd, []string{"-i", dir, "-q", "Q", "--accept", "--by", "ann", "--reason", "(b) is B"})
+	want := "S / Q / a: right by ann's verdict, its answer accepted in " + sheetPath + " (the grader said wrong); 1 of 1 output files rewritten\n"
+	if err != nil || stdout.String() != want {
+		t.Fatalf("review --accept: %v\n%s%s\nwant %s", err, stdout.String(), stderr.String(), want)
+	}
+	if got, _ := os.ReadFile(sheetPath); !strings.Contains(string(got), "B<EVAL-ENDCHAR>\n- accept: (b)\n") {
+		t.Errorf("the sheet does not accept (b):\n%s", got)
+	}
+	f, err := result.Read(filepath.Join(dir, "output-s-a-1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := f.Questions[0]; q.Grade == nil || !*q.Grade || q.Review == nil || q.Review.By != "ann" {
+		t.Errorf("grade %v, review %+v; want ann's right", q.Grade, q.Review)
 	}
 }

@@ -211,12 +211,24 @@ func wrap(text string, width int) []string {
 	for _, l := range strings.Split(text, "\n") {
 		r := []rune(visible.Line(strings.ReplaceAll(l, "\t", "    ")))
 		for len(r) > width {
-			out = append(out, string(r[:width]))
-			r = r[width:]
+			n := breakAt(r, width)
+			out = append(out, strings.TrimRight(string(r[:n]), " "))
+			r = r[n:]
 		}
 		out = append(out, string(r))
 	}
 	return out
+}
+
+// breakAt is where to break r, longer than width: after the last space
+// that leaves the line at least half full, else at width.
+func breakAt(r []rune, width int) int {
+	for i := width; i > width/2; i-- {
+		if r[i] == ' ' {
+			return i + 1
+		}
+	}
+	return width
 }
 
 // cut is s in width characters at most.

@@ -173,3 +173,22 @@ func TestNextKey(t *testing.T) {
 		}
 	}
 }
+
+func TestWrap(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		width int
+		want  []string
+	}{
+		{"the quick brown fox jumps", 10, []string{"the quick", "brown fox", "jumps"}},
+		{"abcdefghijklmno", 10, []string{"abcdefghij", "klmno"}},
+		{"a bcdefghijklmno", 10, []string{"a bcdefghi", "jklmno"}},
+		{"one\n\ntwo\n\n", 10, []string{"one", "", "two"}},
+		{"\x1b[2J", 10, []string{`\x1b[2J`}},
+		{"\n", 10, []string{"(empty)"}},
+	} {
+		if got := wrap(tc.in, tc.width); !slices.Equal(got, tc.want) {
+			t.Errorf("wrap(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
+		}
+	}
+}

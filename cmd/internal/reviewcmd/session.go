@@ -27,8 +27,9 @@ func (k kind) String() string {
 }
 
 // decideFunc records a person's decision on an answer; accept also adds
-// the answer to its question's accepted answers.
-type decideFunc func(ctx context.Context, a *review.Answer, d review.Decision, accept bool) error
+// the answer to its question's accepted answers. What it returns is said
+// after "recorded".
+type decideFunc func(ctx context.Context, a *review.Answer, d review.Decision, accept bool) (string, error)
 
 // session is one person's review of a queue on a terminal, one answer at
 // a time.
@@ -166,12 +167,13 @@ func (s *session) ask(ctx context.Context, k kind) error {
 	a := s.answers[s.i]
 	d := review.Decision{Right: k != wrong, By: s.by, Reason: reason}
 	// A decision being recorded is finished whatever ends the review.
-	if err := s.decide(context.WithoutCancel(ctx), a, d, k == accepted); err != nil {
+	said, err := s.decide(context.WithoutCancel(ctx), a, d, k == accepted)
+	if err != nil {
 		s.v.note = "not recorded: " + err.Error()
 		return nil
 	}
 	s.made[s.i] = k
-	s.v.note = fmt.Sprintf("%s: %s, recorded", a.Label(), k)
+	s.v.note = fmt.Sprintf("%s: %s, recorded%s", a.Label(), k, said)
 	s.i++
 	return nil
 }

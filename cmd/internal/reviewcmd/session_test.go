@@ -101,15 +101,15 @@ func TestSession(t *testing.T) {
 				answers = append(answers, a)
 			}
 			var got []made
-			decide := func(_ context.Context, a *review.Answer, d review.Decision, accept bool) error {
+			decide := func(_ context.Context, a *review.Answer, d review.Decision, accept bool) (string, error) {
 				if tc.fail {
-					return errors.New("disk full")
+					return "", errors.New("disk full")
 				}
 				if d.By != "ann" {
 					t.Errorf("decided by %q, want ann", d.By)
 				}
 				got = append(got, made{a.Key.Question, d.Right, accept, d.Reason})
-				return nil
+				return "", nil
 			}
 			var ft fakeTerminal
 			err := interactive(context.Background(), ft.terminal(tc.keys), answers, "ann", tc.accept, decide)
