@@ -141,7 +141,10 @@ func TestReviewInTmux(t *testing.T) {
 	pane.wait("y right  n wrong  a accept  s skip  b back  q quit  ? help")
 	pane.keys("n")
 	pane.wait("reason it is wrong (Enter: none, Esc: undo):")
-	pane.text("no number")
+	// A line end pasted is a space, not Enter.
+	pane.run("set-buffer", "no\nnumber")
+	pane.run("paste-buffer", "-p", "-t", "review")
+	pane.wait("reason it is wrong (Enter: none, Esc: undo): no number")
 	pane.keys("Enter")
 	pane.wait("2/3  First-Steps / Capital-France / mock", "question:", "What is the capital of France?", "truth: Paris",
 		"First-Steps / Boiling-Point / mock: wrong, recorded")

@@ -158,6 +158,7 @@ func TestNextKey(t *testing.T) {
 		{"\x1b", []rune{keyEsc}},
 		{"\x1bq", []rune{keyEsc, 'q'}},
 		{"\x03\r\x7f", []rune{keyCtrlC, '\r', keyBackspace}},
+		{"\x1b[200~y\x1b[201~", []rune{keyPasteStart, 'y', keyPasteEnd}},
 	} {
 		br := bufio.NewReader(strings.NewReader(tc.in))
 		var got []rune

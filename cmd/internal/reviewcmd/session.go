@@ -76,9 +76,10 @@ func interactive(ctx context.Context, t *Terminal, answers []*review.Answer, by 
 	}
 	// The alternate screen keeps the shell's screen; lines too long for
 	// the screen are clipped, not wrapped, so the layout holds.
-	io.WriteString(t.Out, "\x1b[?1049h\x1b[?7l")
+	// Bracketed paste (2004) marks a paste, so that it is text and no key.
+	io.WriteString(t.Out, "\x1b[?1049h\x1b[?7l\x1b[?2004h")
 	err := s.run(ctx)
-	io.WriteString(t.Out, "\x1b[?25h\x1b[?7h\x1b[?1049l")
+	io.WriteString(t.Out, "\x1b[?2004l\x1b[?25h\x1b[?7h\x1b[?1049l")
 	if rerr := restore(); rerr != nil && err == nil {
 		err = fmt.Errorf("restoring the terminal: %w", rerr)
 	}
@@ -147,6 +148,11 @@ func (s *session) press(ctx context.Context, r rune) error {
 		return errQuit
 	case keyCtrlC:
 		return errInterrupted
+	case keyPasteStart:
+		if _, err := s.pasted(ctx); err != nil {
+			return err
+		}
+		s.v.note = "a paste is no key: y, n, a, s, b, q or ? for help"
 	default:
 		s.v.note = "? for help"
 	}
@@ -202,8 +208,37 @@ func (s *session) readReason(ctx context.Context, k kind) (reason string, ok boo
 			typed = typed[:max(len(typed)-1, 0)]
 		case r == keyCtrlU:
 			typed = typed[:0]
+		case r == keyPasteStart:
+			text, err := s.pasted(ctx)
+			if err != nil {
+				return "", false, err
+			}
+			for _, r := range text {
+				if len(typed) < maxReason {
+					typed = append(typed, r)
+				}
+			}
 		case r > 0 && !visible.Hidden(r) && unicode.IsPrint(r) && len(typed) < maxReason:
 			typed = append(typed, r)
+		}
+	}
+}
+
+// pasted is the text pasted, read up to its end: line ends and tabs as
+// spaces, other control characters left out.
+func (s *session) pasted(ctx context.Context) ([]rune, error) {
+	var text []rune
+	for {
+		r, err := wait(ctx, s.keys, nil)
+		switch {
+		case err != nil:
+			return nil, err
+		case r == keyPasteEnd:
+			return text, nil
+		case r == '\r' || r == '\n' || r == '\t':
+			text = append(text, ' ')
+		case r > 0 && !visible.Hidden(r) && unicode.IsPrint(r) && len(text) < maxReason:
+			text = append(text, r)
 		}
 	}
 }

@@ -88,6 +88,9 @@ func TestSession(t *testing.T) {
 		{"Ctrl-C in a reason", "yhalf\x03", false, false, nil, "0 recorded", "interrupted", ""},
 		{"a failed record stays", "y\rq", false, true, nil, "0 recorded", "", "not recorded: disk full"},
 		{"help, then any key", "?xq", false, false, nil, "0 recorded", "", "1/3"},
+		{"a paste is no key", "\x1b[200~yes\rno\r\x1b[201~q", false, false, nil, "0 recorded", "", "a paste is no key"},
+		{"a paste in a reason", "y\x1b[200~line one\r\nline two\x1b[201~\r", false, false,
+			[]made{{"Q1", true, false, "line one  line two"}}, "1 recorded", "", ""},
 		{"an unknown key", "zq", false, false, nil, "0 recorded", "", "? for help"},
 		{"reasoning unfolded", "rq", false, false, nil, "0 recorded", "", "reasoning (r to hide):"},
 		{"the last answer passed", "sss", false, false, nil, "0 recorded: 0 right, 0 wrong, 0 accepted; skipped 3\n", "", "3/3"},
@@ -124,7 +127,7 @@ func TestSession(t *testing.T) {
 				t.Errorf("the summary after the screen is not %q:\n%q", tc.summary, out[max(len(out)-200, 0):])
 			}
 			left := strings.LastIndex(out, "\x1b[?1049l")
-			if ft.raw != 1 || ft.restore != 1 || left < 0 || !strings.HasSuffix(out[:left], "\x1b[?25h\x1b[?7h") {
+			if ft.raw != 1 || ft.restore != 1 || left < 0 || !strings.HasSuffix(out[:left], "\x1b[?2004l\x1b[?25h\x1b[?7h") {
 				t.Errorf("raw mode entered %d, left %d times; the screen not given back as it was", ft.raw, ft.restore)
 			}
 			if s := lastScreen(out); !strings.Contains(s, tc.screen) {

@@ -31,11 +31,11 @@ type Terminal struct {
 type Console func(stdout io.Writer) (*Terminal, bool)
 
 // Stdio is the process's console: os.Stdin and stdout, when both are
-// terminals.
+// terminals that take escape sequences (TERM is not dumb).
 func Stdio(stdout io.Writer) (*Terminal, bool) {
 	out, ok := stdout.(*os.File)
 	in := int(os.Stdin.Fd())
-	if !ok || !term.IsTerminal(in) || !term.IsTerminal(int(out.Fd())) {
+	if !ok || os.Getenv("TERM") == "dumb" || !term.IsTerminal(in) || !term.IsTerminal(int(out.Fd())) {
 		return nil, false
 	}
 	return &Terminal{
@@ -75,6 +75,11 @@ const (
 	keyRight     = -2
 	keyOther     = -3 // any other escape sequence
 	keyResize    = -4 // no key: the screen changed size
+	// What a terminal in bracketed paste mode sends around a paste, so
+	// that a pasted line end is not taken for Enter, nor its letters for
+	// keys.
+	keyPasteStart = -5
+	keyPasteEnd   = -6
 )
 
 // key is one key pressed, or the end of the input (err).
@@ -117,19 +122,31 @@ func nextKey(br *bufio.Reader) (rune, error) {
 		return r, nil
 	}
 	// CSI parameters, then a final byte in @..~; SS3 is one byte.
+	var params []byte
 	for n := 0; n < 16 && br.Buffered() > 0; n++ {
 		c, _ := br.ReadByte()
 		if intro == 'O' || c >= 0x40 && c <= 0x7e {
-			switch c {
-			case 'D':
-				return keyLeft, nil
-			case 'C':
-				return keyRight, nil
-			}
-			return keyOther, nil
+			return sequenceKey(string(params), c), nil
 		}
+		params = append(params, c)
 	}
 	return keyOther, nil
+}
+
+// sequenceKey is the key an escape sequence ending in final with params
+// stands for.
+func sequenceKey(params string, final byte) rune {
+	switch {
+	case final == 'D':
+		return keyLeft
+	case final == 'C':
+		return keyRight
+	case final == '~' && params == "200":
+		return keyPasteStart
+	case final == '~' && params == "201":
+		return keyPasteEnd
+	}
+	return keyOther
 }
 
 // wait is the next key, keyResize when the screen changed size first,
