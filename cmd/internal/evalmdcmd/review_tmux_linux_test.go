@@ -116,82 +116,17 @@ func (p *tmuxPane) until(lacks func(screen string) string) string {
 // verdicts file, the outputs and the sheet; after the last answer, after
 // Ctrl-C and after a kill the terminal is as it was (line editing, echo).
 func TestReviewInTmux(t *testing.T) {
-	env := testEnv(t.TempDir(), nil)
-	dir := filepath.Join(t.TempDir(), "evals")
-	if _, stderr, code := evalmd(t, env, "init", dir); code != 0 {
-		t.Fatalf("init: exit %d\n%s", code, stderr)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		shared.Missing(t, "tmux not found (apt-get install tmux)")
 	}
-	results := filepath.Join(dir, "results")
-	if _, stderr, code := evalmd(t, env, "run", "-d", dir, "-m", "mock", "-o", results, "--mock-reply", "Paree, surely"); code != 0 {
-		t.Fatalf("run: exit %d\n%s", code, stderr)
-	}
-	bin := t.TempDir()
-	writeBin(t, bin)
+	dir, review := reviewFolder(t)
 	// Each review is followed by its exit status and the terminal's
 	// modes, then waits for Enter.
-	review := fmt.Sprintf("env HOME=%q XDG_CONFIG_HOME=%q EVALMD_REVIEWER=ann %q review -i results", t.TempDir(), testConfigHome, filepath.Join(bin, "evalmd"))
 	modes := `echo "exit $?"; stty -a | tr ' ;' '\n\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\n' ' '; echo; read line`
 	pane := startTmux(t, dir, strings.Repeat(review+"; "+modes+"; ", 3))
-
-	pane.wait("evalmd review  1/3  First-Steps / Boiling-Point / mock", "truth: 100", "answer: Paree, surely", "grader: wrong (numeric)", "verdict: none yet")
-	// A window made narrower is drawn again to fit, without a key.
-	pane.run("resize-window", "-t", "review", "-x", "40", "-y", "40")
-	pane.wait("y right  n wrong  a accept  s skip  b b…")
-	pane.run("resize-window", "-t", "review", "-x", "120", "-y", "40")
-	pane.wait("y right  n wrong  a accept  s skip  b back  q quit  ? help")
-	pane.keys("n")
-	pane.wait("reason it is wrong (Enter: none, Esc: undo):")
-	// A line end pasted is a space, not Enter.
-	pane.run("set-buffer", "no\nnumber")
-	pane.run("paste-buffer", "-p", "-t", "review")
-	pane.wait("reason it is wrong (Enter: none, Esc: undo): no number")
-	pane.keys("Enter")
-	pane.wait("2/3  First-Steps / Capital-France / mock", "question:", "What is the capital of France?", "truth: Paris",
-		"First-Steps / Boiling-Point / mock: wrong, recorded")
-	pane.keys("y")
-	pane.text("Paree is Paris")
-	pane.keys("Enter")
-	pane.wait("3/3  First-Steps / Planet-Count / mock", "truth: B")
-	pane.keys("b")
-	pane.wait("2/3", "verdict: right by ann, ", ": Paree is Paris")
-	pane.keys("s")
-	pane.wait("3/3")
-	pane.keys("?")
-	pane.wait("this help; any key goes back")
-	pane.keys("x")
-	pane.wait("3/3", "y right  n wrong  a accept")
-	pane.keys("a")
-	pane.text("eight, in other words")
-	pane.keys("Enter")
+	pane.reviewAll()
 	pane.wait("3 recorded: 1 right, 1 wrong, 1 accepted; skipped 0", "exit 0\nicanon echo")
-
-	checkVerdicts := func() {
-		t.Helper()
-		set, bad, err := verdict.Read(results)
-		if err != nil || len(bad) > 0 {
-			t.Fatal(err, bad)
-		}
-		var got []string
-		for _, v := range set.All() {
-			got = append(got, fmt.Sprintf("%s %v %s %q", v.Question, v.Right, v.By, v.Reason))
-		}
-		if want := `Boiling-Point false ann "no number"; Capital-France true ann "Paree is Paris"; Planet-Count true ann "eight, in other words"`; strings.Join(got, "; ") != want {
-			t.Errorf("verdicts:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
-		}
-	}
-	checkVerdicts()
-	if g, r := gradeOf(t, results, "Capital-France"); g == nil || !*g || r == nil || r.By != "ann" {
-		t.Errorf("Capital-France: grade %v, review %+v; want ann's right", g, r)
-	}
-	if g, r := gradeOf(t, results, "Boiling-Point"); g == nil || *g || r == nil || r.Reason != "no number" {
-		t.Errorf("Boiling-Point: grade %v, review %+v; want ann's wrong", g, r)
-	}
-	if g, r := gradeOf(t, results, "Planet-Count"); g == nil || !*g || r == nil {
-		t.Errorf("Planet-Count: grade %v, review %+v; want ann's right", g, r)
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, "input-first-steps.md")); err != nil || !strings.Contains(string(data), "B<EVAL-ENDCHAR>\n- accept: Paree, surely\n") {
-		t.Errorf("the sheet does not accept the answer (%v):\n%s", err, data)
-	}
+	checkReviewed(t, dir)
 
 	// The second review: Ctrl-C ends it, the terminal given back.
 	pane.keys("Enter")
@@ -211,5 +146,95 @@ func TestReviewInTmux(t *testing.T) {
 		}
 		return ""
 	})
-	checkVerdicts()
+	checkVerdicts(t, filepath.Join(dir, "results"))
+}
+
+// reviewFolder makes a folder by init and run (mock, every answer
+// wrong) and returns it with the shell command that reviews its results
+// as ann, with an evalmd of its own (the test binary run again).
+func reviewFolder(t *testing.T) (dir, review string) {
+	t.Helper()
+	env := testEnv(t.TempDir(), nil)
+	dir = filepath.Join(t.TempDir(), "evals")
+	if _, stderr, code := evalmd(t, env, "init", dir); code != 0 {
+		t.Fatalf("init: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := evalmd(t, env, "run", "-d", dir, "-m", "mock", "-o", filepath.Join(dir, "results"), "--mock-reply", "Paree, surely"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	bin := t.TempDir()
+	writeBin(t, bin)
+	return dir, fmt.Sprintf("env HOME=%q XDG_CONFIG_HOME=%q EVALMD_REVIEWER=ann %q review -i results", t.TempDir(), testConfigHome, filepath.Join(bin, "evalmd"))
+}
+
+// reviewAll decides the three answers as a person would, reading each
+// screen: wrong with a pasted reason, right, back and skip, help, accept.
+func (p *tmuxPane) reviewAll() {
+	p.t.Helper()
+	p.wait("evalmd review  1/3  First-Steps / Boiling-Point / mock", "truth: 100", "answer: Paree, surely", "grader: wrong (numeric)", "verdict: none yet")
+	// A window made narrower is drawn again to fit, without a key.
+	p.run("resize-window", "-t", "review", "-x", "40", "-y", "40")
+	p.wait("y right  n wrong  a accept  s skip  b b…")
+	p.run("resize-window", "-t", "review", "-x", "120", "-y", "40")
+	p.wait("y right  n wrong  a accept  s skip  b back  q quit  ? help")
+	p.keys("n")
+	p.wait("reason it is wrong (Enter: none, Esc: undo):")
+	// A line end pasted is a space, not Enter.
+	p.run("set-buffer", "no\nnumber")
+	p.run("paste-buffer", "-p", "-t", "review")
+	p.wait("reason it is wrong (Enter: none, Esc: undo): no number")
+	p.keys("Enter")
+	p.wait("2/3  First-Steps / Capital-France / mock", "question:", "What is the capital of France?", "truth: Paris",
+		"First-Steps / Boiling-Point / mock: wrong, recorded")
+	p.keys("y")
+	p.text("Paree is Paris")
+	p.keys("Enter")
+	p.wait("3/3  First-Steps / Planet-Count / mock", "truth: B")
+	p.keys("b")
+	p.wait("2/3", "verdict: right by ann, ", ": Paree is Paris")
+	p.keys("s")
+	p.wait("3/3")
+	p.keys("?")
+	p.wait("this help; any key goes back")
+	p.keys("x")
+	p.wait("3/3", "y right  n wrong  a accept")
+	p.keys("a")
+	p.text("eight, in other words")
+	p.keys("Enter")
+}
+
+// checkReviewed checks what reviewAll decided: in the verdicts file, the
+// output's grades and the sheet's accepted answers.
+func checkReviewed(t *testing.T, dir string) {
+	t.Helper()
+	results := filepath.Join(dir, "results")
+	checkVerdicts(t, results)
+	if g, r := gradeOf(t, results, "Capital-France"); g == nil || !*g || r == nil || r.By != "ann" {
+		t.Errorf("Capital-France: grade %v, review %+v; want ann's right", g, r)
+	}
+	if g, r := gradeOf(t, results, "Boiling-Point"); g == nil || *g || r == nil || r.Reason != "no number" {
+		t.Errorf("Boiling-Point: grade %v, review %+v; want ann's wrong", g, r)
+	}
+	if g, r := gradeOf(t, results, "Planet-Count"); g == nil || !*g || r == nil {
+		t.Errorf("Planet-Count: grade %v, review %+v; want ann's right", g, r)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "input-first-steps.md")); err != nil || !strings.Contains(string(data), "B<EVAL-ENDCHAR>\n- accept: Paree, surely\n") {
+		t.Errorf("the sheet does not accept the answer (%v):\n%s", err, data)
+	}
+}
+
+// checkVerdicts checks the verdicts file holds reviewAll's three.
+func checkVerdicts(t *testing.T, results string) {
+	t.Helper()
+	set, bad, err := verdict.Read(results)
+	if err != nil || len(bad) > 0 {
+		t.Fatal(err, bad)
+	}
+	var got []string
+	for _, v := range set.All() {
+		got = append(got, fmt.Sprintf("%s %v %s %q", v.Question, v.Right, v.By, v.Reason))
+	}
+	if want := `Boiling-Point false ann "no number"; Capital-France true ann "Paree is Paris"; Planet-Count true ann "eight, in other words"`; strings.Join(got, "; ") != want {
+		t.Errorf("verdicts:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
 }
