@@ -36,7 +36,8 @@ func gradeOf(t *testing.T, dir, name string) (grade *bool, review *result.Review
 // wrong grade right, grade -w (kept), a rerun that reuses the answer
 // (kept; nothing asked, nothing written), an edit of the question (asked
 // again, the same answer: kept), an edit of the truth (the verdict stale,
-// listed, not applied), with agg and LIME's agg.py
+// listed, not applied), --accept (the sheet gains the alternative; a
+// fresh run's same reply is graded right), with agg and LIME's agg.py
 // counting the person's grade while it applies.
 func TestReviewLoop(t *testing.T) {
 	env := testEnv(t.TempDir(), map[string]string{"EVALMD_REVIEWER": "ann"})
@@ -123,8 +124,26 @@ func TestReviewLoop(t *testing.T) {
 	if b := board(); !strings.Contains(b, "| First-Steps  | mock         |               3 |             0 |") {
 		t.Errorf("agg still counts the stale verdict:\n%s", b)
 	}
+	// --accept: the answer right, and one of its question's accepted
+	// answers in the sheet; another model's same reply, on a fresh run,
+	// is graded right by the grader itself.
+	stdout, stderr, code = evalmd(t, env, "review", "-i", results, "-q", "Capital-France", "--accept")
+	if code != 0 {
+		t.Fatalf("review --accept: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if text, _ := os.ReadFile(sheet); !strings.Contains(string(text), "accept: Paree, surely") {
+		t.Errorf("the sheet did not gain the accepted answer:\n%s", text)
+	}
+	other := filepath.Join(dir, "other")
+	if _, stderr, code := evalmd(t, env, "run", "-d", dir, "-m", "mock", "-o", other, "--mock-reply", "Paree, surely"); code != 0 {
+		t.Fatalf("a fresh run: exit %d\n%s", code, stderr)
+	}
+	if g, r := gradeOf(t, other, "Capital-France"); g == nil || !*g || r != nil {
+		t.Errorf("a fresh run's same reply: grade %v, review %+v; want right by the grader, no review", g, r)
+	}
+
 	data, _ := os.ReadFile(verdict.PathIn(results))
-	if strings.Count(string(data), "\nright ") != 1 {
-		t.Errorf("the stale verdict was dropped from the file:\n%s", data)
+	if strings.Count(string(data), "\nright ") != 2 {
+		t.Errorf("the file does not hold the stale verdict and the accepted one:\n%s", data)
 	}
 }
