@@ -206,8 +206,12 @@ func TestThinkBlocksUnderEveryRule(t *testing.T) {
 	const sheet = "# Think\n## two\n#### question\ntwo: 2+2? A) 4 B) 5\n#### answer\nB) 5\n" +
 		"## stray\n#### question\nstray: 2+2? A) 4 B) 5\n#### answer\nB) 5\n" +
 		"## cut\n#### question\ncut: 2+2? A) 4 B) 5\n#### answer\nB) 5\n" +
-		"## stopped\n#### question\nstopped: 2+2? A) 4 B) 5\n#### answer\nB) 5\n"
+		"## stopped\n#### question\nstopped: 2+2? A) 4 B) 5\n#### answer\nB) 5\n" +
+		"## untagged\n#### question\nuntagged: 2+2? A) 4 B) 5\n#### answer\nB) 5\n"
 	replies := map[string]fakeserver.Reply{
+		// Cut by max_tokens with no tag at all: a template that opened the
+		// block in the prompt, or an answer cut short; the note says so.
+		"untagged": {Text: "Let me think: 2+2 is B) 5 or", FinishReason: "length"},
 		"two":   {Text: "<think>A) 4?</think>\n<think>No: B) 5.</think>\nA) 4"},
 		"stray": {Text: "<think>A) 4?</think> A) 4 </think> B) 5"},
 		"cut":   {Text: "<think>B) 5, or A) 4", FinishReason: "length"},
@@ -223,7 +227,7 @@ func TestThinkBlocksUnderEveryRule(t *testing.T) {
 		{"strip", map[string]bool{"two": false, "stray": true}, "A) 4"},
 		{"keep", map[string]bool{"two": false, "stray": false}, "<think>A) 4?</think>\n<think>No: B) 5.</think>\nA) 4"},
 	} {
-		srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 4, Reply: func(call fakeserver.Call) fakeserver.Reply {
+		srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 5, Reply: func(call fakeserver.Call) fakeserver.Reply {
 			name, _, _ := strings.Cut(call.LastUserText(), ":")
 			return replies[name]
 		}})
@@ -247,6 +251,9 @@ func TestThinkBlocksUnderEveryRule(t *testing.T) {
 				!strings.Contains(q.GradeDetail, "no answer")) {
 				t.Errorf("%s, cut: completion %q, limit %q, note %q, grade detail %q; want no answer in each",
 					c.rule, deref(q.Completion), q.Limit, q.Note, q.GradeDetail)
+			}
+			if q.Name == "untagged" && !strings.HasPrefix(q.Note, "cut by max_tokens (finish_reason length): the answer may be cut short") {
+				t.Errorf("%s, untagged: note %q; want it cut by max_tokens", c.rule, q.Note)
 			}
 			if q.Name == "stopped" && (deref(q.Completion) != "" || q.Note != "the reply had reasoning and no answer (finish_reason stop): graded as an empty answer") {
 				t.Errorf("%s, stopped: completion %q, note %q", c.rule, deref(q.Completion), q.Note)

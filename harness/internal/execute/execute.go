@@ -683,6 +683,11 @@ func replyNote(r model.Response, thought bool) string {
 		return "the reply had reasoning and no answer" + finish + ": graded as an empty answer"
 	case r.Text == "":
 		return "the reply had no text" + finish + ": graded as an empty answer"
+	case r.FinishReason == "length" || r.FinishReason == "max_tokens":
+		// A server whose chat template opens the reasoning block in the
+		// prompt (DeepSeek-R1's) sends a reply cut while reasoning with no
+		// tag at all: it cannot be told from an answer cut short.
+		return "cut by max_tokens" + finish + ": the answer may be cut short, or be reasoning the server's template opened a think block for; raise max_tokens"
 	}
 	return ""
 }
