@@ -31,14 +31,7 @@ type Stale struct {
 }
 
 func (s Stale) String() string {
-	return fmt.Sprintf("%s:%d: stale verdict (%s) on %s / %s / %s: %s", s.Path, s.Line, word(s.Right), s.Sheet, s.Question, s.Model, s.Why)
-}
-
-func word(right bool) string {
-	if right {
-		return "right"
-	}
-	return "wrong"
+	return fmt.Sprintf("%s:%d: stale verdict (%s) on %s / %s / %s: %s", s.Path, s.Line, verdict.GradeWord(&s.Right), s.Sheet, s.Question, s.Model, s.Why)
 }
 
 // folder is the answers of one folder of outputs, and its verdicts.

@@ -61,21 +61,11 @@ func (a *Answer) Disagree() bool {
 		return true
 	}
 	for _, g := range a.Graders {
-		if gradeWord(g) != gradeWord(a.Grader) {
+		if verdict.GradeWord(g) != verdict.GradeWord(a.Grader) {
 			return true
 		}
 	}
 	return false
-}
-
-func gradeWord(g *bool) string {
-	switch {
-	case g == nil:
-		return "none"
-	case *g:
-		return "right"
-	}
-	return "wrong"
 }
 
 // Only names the subsets of answers a review may walk.

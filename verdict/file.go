@@ -40,7 +40,7 @@ func Line(v Verdict) string {
 	if !v.At.IsZero() {
 		field("at", v.At.UTC().Format(time.RFC3339))
 	}
-	field("grader", gradeWord(v.Grader))
+	field("grader", GradeWord(v.Grader))
 	if v.Reason != "" {
 		field("reason", v.Reason)
 	}
@@ -57,7 +57,9 @@ func word(right bool) string {
 	return "wrong"
 }
 
-func gradeWord(g *bool) string {
+// GradeWord names a grade as the file does: right, wrong, or none for
+// no grade.
+func GradeWord(g *bool) string {
 	if g == nil {
 		return "none"
 	}

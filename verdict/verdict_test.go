@@ -34,7 +34,7 @@ func TestLineRoundTrips(t *testing.T) {
 		want := v
 		want.Said = shorten(v.Said)
 		if got.Key != want.Key || got.Right != want.Right || got.By != want.By || !got.At.Equal(want.At) ||
-			got.Reason != want.Reason || got.Said != want.Said || gradeWord(got.Grader) != gradeWord(want.Grader) {
+			got.Reason != want.Reason || got.Said != want.Said || GradeWord(got.Grader) != GradeWord(want.Grader) {
 			t.Errorf("%q read back as %+v, want %+v", line, got, want)
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/review"
+	"github.com/evalmd/evalmd/verdict"
 )
 
 // multi collects a repeatable flag.
@@ -160,7 +161,7 @@ func decide(ctx context.Context, stdout io.Writer, q *review.Queue, f *flags, lo
 		}
 	}
 	fmt.Fprintf(stdout, "%s: %s by %s's verdict%s (the grader said %s); %d of %d output files rewritten\n",
-		a.Label(), gradeWord(&d.Right), f.by, accepted, gradeWord(a.Grader), wrote, len(a.Files))
+		a.Label(), verdict.GradeWord(&d.Right), f.by, accepted, verdict.GradeWord(a.Grader), wrote, len(a.Files))
 	return nil
 }
 
@@ -212,16 +213,6 @@ func more(n, shown int) string {
 	return ""
 }
 
-func gradeWord(g *bool) string {
-	switch {
-	case g == nil:
-		return "none"
-	case *g:
-		return "right"
-	}
-	return "wrong"
-}
-
 // list prints the chosen answers, one a line, and the stale verdicts.
 func list(w io.Writer, q *review.Queue) {
 	for i, a := range q.Answers {
@@ -229,9 +220,9 @@ func list(w io.Writer, q *review.Queue) {
 		if a.Graded != nil {
 			said = oneLine(*a.Graded, 60)
 		}
-		grade := gradeWord(a.Grader) + " (grader)"
+		grade := verdict.GradeWord(a.Grader) + " (grader)"
 		if a.Verdict != nil {
-			grade = fmt.Sprintf("%s (%s; the grader said %s)", gradeWord(&a.Verdict.Right), a.Verdict.By, gradeWord(a.Grader))
+			grade = fmt.Sprintf("%s (%s; the grader said %s)", verdict.GradeWord(&a.Verdict.Right), a.Verdict.By, verdict.GradeWord(a.Grader))
 		}
 		fmt.Fprintf(w, "%d/%d %s: %s  %q\n", i+1, len(q.Answers), a.Label(), grade, said)
 	}

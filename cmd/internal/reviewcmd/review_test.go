@@ -96,7 +96,7 @@ func TestCommandOnTerminal(t *testing.T) {
 			}
 			var got []string
 			for _, v := range set.All() {
-				got = append(got, gradeWord(&v.Right))
+				got = append(got, verdict.GradeWord(&v.Right))
 				if v.By != "ann" {
 					t.Errorf("a verdict by %q, want ann", v.By)
 				}

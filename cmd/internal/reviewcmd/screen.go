@@ -7,6 +7,7 @@ import (
 
 	"github.com/evalmd/evalmd/internal/visible"
 	"github.com/evalmd/evalmd/review"
+	"github.com/evalmd/evalmd/verdict"
 )
 
 // view is what one screen shows: the answer at pos of total, and the
@@ -112,15 +113,15 @@ func foldedTexts(a *review.Answer) []folded {
 }
 
 func graderTitle(a *review.Answer) string {
-	s := "grader: " + gradeWord(a.Grader)
+	s := "grader: " + verdict.GradeWord(a.Grader)
 	if a.Q.Grader != "" {
 		s += " (" + visible.Line(a.Q.Grader) + ")"
 	}
 	var others []string
 	for _, g := range a.Graders {
-		others = append(others, gradeWord(g))
+		others = append(others, verdict.GradeWord(g))
 	}
-	if slices.ContainsFunc(others, func(w string) bool { return w != gradeWord(a.Grader) }) {
+	if slices.ContainsFunc(others, func(w string) bool { return w != verdict.GradeWord(a.Grader) }) {
 		s += "; in its other files: " + strings.Join(others, ", ")
 	}
 	return s
@@ -131,7 +132,7 @@ func verdictLine(a *review.Answer) string {
 	if v == nil {
 		return "verdict: none yet"
 	}
-	s := fmt.Sprintf("verdict: %s by %s, %s", gradeWord(&v.Right), visible.Line(v.By), v.At.UTC().Format("2006-01-02 15:04"))
+	s := fmt.Sprintf("verdict: %s by %s, %s", verdict.GradeWord(&v.Right), visible.Line(v.By), v.At.UTC().Format("2006-01-02 15:04"))
 	if v.Reason != "" {
 		s += ": " + visible.Line(v.Reason)
 	}

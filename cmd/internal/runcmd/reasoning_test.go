@@ -212,9 +212,9 @@ func TestThinkBlocksUnderEveryRule(t *testing.T) {
 		// Cut by max_tokens with no tag at all: a template that opened the
 		// block in the prompt, or an answer cut short; the note says so.
 		"untagged": {Text: "Let me think: 2+2 is B) 5 or", FinishReason: "length"},
-		"two":   {Text: "<think>A) 4?</think>\n<think>No: B) 5.</think>\nA) 4"},
-		"stray": {Text: "<think>A) 4?</think> A) 4 </think> B) 5"},
-		"cut":   {Text: "<think>B) 5, or A) 4", FinishReason: "length"},
+		"two":      {Text: "<think>A) 4?</think>\n<think>No: B) 5.</think>\nA) 4"},
+		"stray":    {Text: "<think>A) 4?</think> A) 4 </think> B) 5"},
+		"cut":      {Text: "<think>B) 5, or A) 4", FinishReason: "length"},
 		// Stopped inside its reasoning, not by max_tokens.
 		"stopped": {Text: "<think>B) 5"},
 	}
