@@ -12,6 +12,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -121,29 +122,16 @@ func (t *Table) Markdown() (string, error) {
 // liberal, or both and how many of its answers were liberal; its note
 // says what the column means. Where no answer was, t is left as it is.
 func GradingColumn(t *Table, liberal, answers []int) {
-	some := false
-	for _, n := range liberal {
-		some = some || n > 0
-	}
-	if !some {
-		return
-	}
-	note := "grading: the mode the answers were graded in (liberal: LIME's -l, the grading setting); a row of both modes counts answers of both."
-	if t.Note != "" {
-		note = t.Note + " " + note
-	}
-	t.Note = note
-	t.Columns = append(t.Columns, Cols("grading")...)
-	for i := range t.Rows {
-		cell := "strict"
-		switch {
-		case liberal[i] == answers[i]:
-			cell = "liberal"
-		case liberal[i] > 0:
-			cell = fmt.Sprintf("both: %d of %d liberal", liberal[i], answers[i])
-		}
-		t.Rows[i] = append(t.Rows[i], cell)
-	}
+	countColumn(t, liberal, "grading", "grading: the mode the answers were graded in (liberal: LIME's -l, the grading setting); a row of both modes counts answers of both.",
+		func(i int) string {
+			switch {
+			case liberal[i] == answers[i]:
+				return "liberal"
+			case liberal[i] > 0:
+				return fmt.Sprintf("both: %d of %d liberal", liberal[i], answers[i])
+			}
+			return "strict"
+		})
 }
 
 // PeopleColumn adds to t, whose row i counts graded[i] grades of which
@@ -151,20 +139,22 @@ func GradingColumn(t *Table, liberal, answers []int) {
 // column saying how many, when some row has one; its note says what
 // the column means. Where none has, t is left as it is.
 func PeopleColumn(t *Table, people, graded []int) {
-	some := false
-	for _, n := range people {
-		some = some || n > 0
-	}
-	if !some {
+	countColumn(t, people, "people's grades", "people's grades: how many of the grades are a person's verdict (review), counted in place of the grader's.",
+		func(i int) string { return fmt.Sprintf("%d of %d", people[i], graded[i]) })
+}
+
+// countColumn adds the column name to t, its cells cell(i) and note after
+// t's, when some of counts is not 0; else t is left as it is.
+func countColumn(t *Table, counts []int, name, note string, cell func(i int) string) {
+	if !slices.ContainsFunc(counts, func(n int) bool { return n > 0 }) {
 		return
 	}
-	note := "people's grades: how many of the grades are a person's verdict (review), counted in place of the grader's."
 	if t.Note != "" {
 		note = t.Note + " " + note
 	}
 	t.Note = note
-	t.Columns = append(t.Columns, Cols("people's grades")...)
+	t.Columns = append(t.Columns, Cols(name)...)
 	for i := range t.Rows {
-		t.Rows[i] = append(t.Rows[i], fmt.Sprintf("%d of %d", people[i], graded[i]))
+		t.Rows[i] = append(t.Rows[i], cell(i))
 	}
 }
