@@ -326,6 +326,8 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.Completion
 		case "reasoning":
 			v = &q.Reasoning
+		case "think_blocks":
+			v = &q.ThinkBlocks
 		case "reasoning_tokens":
 			v = &q.ReasoningTokens
 		case "error":

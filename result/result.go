@@ -209,6 +209,11 @@ type Question struct {
 	// think_tags rule), or a note that it came encrypted or redacted.
 	// Graders never read it.
 	Reasoning string `json:"reasoning,omitempty"`
+	// ThinkBlocks is the leading text of a chat reply the think_tags rule
+	// took out (its reasoning blocks, tags and all), so that a rerun
+	// under another rule regrades the reply as it was sent (Resplit)
+	// without asking again; "" when nothing was taken out.
+	ThinkBlocks string `json:"think_blocks,omitempty"`
 	// ReasoningTokens are the output tokens spent on reasoning, when the
 	// provider counts them apart: a part of OutputTokens, costed as output.
 	ReasoningTokens int      `json:"reasoning_tokens,omitempty"`

@@ -358,3 +358,36 @@ func TestNewestKnobsSent(t *testing.T) {
 		}
 	}
 }
+
+// A think_tags rule changed on a rerun regrades the reused chat answer as
+// the new rule gives it, asking nothing: the completion recorded is the
+// text graded (keep: the reply as sent; auto: the answer, its reasoning
+// apart; strip: the answer alone), and back again.
+func TestThinkTagsChangedOnRerun(t *testing.T) {
+	const sheet = "# Think\n## q\n#### meta\n- grader: exact\n#### question\nq: 2+2? A) 4 B) 5\n#### answer\nB) 5\n"
+	const reply = "<think>A) 4?</think>\nB) 5"
+	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 1, Reply: func(fakeserver.Call) fakeserver.Reply {
+		return fakeserver.Reply{Text: reply}
+	}})
+	path, out := writeSheet(t, sheet), t.TempDir()
+	for _, c := range []struct {
+		rule, completion, reasoning string
+		right                       bool
+	}{
+		{"auto", "B) 5", "A) 4?", true},
+		{"keep", reply, "", false},
+		{"strip", "B) 5", "", true},
+		{"auto", "B) 5", "A) 4?", true},
+	} {
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), &stdout, &stderr, []string{"-f", path, "-o", out, "-m", "openai/m",
+			"--base-url", srv.URL, "--think-tags", c.rule}); err != nil {
+			t.Fatalf("%s: %v\n%s", c.rule, err, stderr.String())
+		}
+		q := readOnly(t, out).Questions[0]
+		if deref(q.Completion) != c.completion || q.Reasoning != c.reasoning || q.Grade == nil || *q.Grade != c.right {
+			t.Errorf("--think-tags %s: completion %q, reasoning %q, grade %v; want %q, %q, %v\n%s",
+				c.rule, deref(q.Completion), q.Reasoning, deref2(q.Grade), c.completion, c.reasoning, c.right, stderr.String())
+		}
+	}
+}

@@ -618,11 +618,13 @@ func record(q *result.Question, o runner.Outcome, info model.Info, price *model.
 			// A chat answer: the think_tags rule is applied here, to what
 			// the cache and the journal keep as the server sent it (code
 			// and agent modes applied it to each reply they read).
+			q.SetChatReply(r, q.SolveSettings["think_tags"])
 			r = model.SplitThink(r, q.SolveSettings["think_tags"])
+		} else {
+			text := r.Text
+			q.Completion, q.Reasoning = &text, r.Reasoning
 		}
-		text := r.Text
-		q.Completion = &text
-		q.Reasoning, q.ReasoningTokens = r.Reasoning, r.ReasoningTokens
+		q.ReasoningTokens = r.ReasoningTokens
 		q.InputTokens, q.OutputTokens = r.InputTokens, r.OutputTokens
 		q.FinishReason = r.FinishReason
 		q.Note = replyNote(r, r.Reasoning != "" || o.Response.Text != "")

@@ -70,7 +70,7 @@ func outline(path string, q *result.Question) outlined {
 		meta = append(meta, k, q.MetaData[k])
 	}
 	asked := []string{q.Question, q.QuestionUsr, opt(q.GroundTruth), opt(q.System), q.Grader, grade, q.GradeDetail,
-		q.Grading, q.GradingFrom, digestOf(meta...).string(), reviewOf(q)}
+		q.Grading, q.GradingFrom, digestOf(meta...).string(), reviewOf(q), opt(q.Completion), q.Reasoning}
 	if len(q.Accepted) > 0 {
 		// An output that lacks the sheet's accepted answers is not one
 		// a rerun only repeats: a regrade would miss them.

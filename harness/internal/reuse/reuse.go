@@ -468,7 +468,8 @@ type Grading struct{ Mode, From string }
 // the model (its own AskedIn, else its ReusedFrom: a sealed file's claim
 // is evalmd's), so that the answer stays one sample (result.Sample). An
 // answer whose file changed since Load read it is not taken: the
-// question is asked.
+// question is asked. A chat answer recorded under another think_tags rule
+// is split again under q's (result.Question.Resplit).
 func (ix *Index) Take(q *result.Question) (Grading, bool) {
 	if ix == nil || q.RequestKey == "" {
 		return Grading{}, false
@@ -486,6 +487,11 @@ func (ix *Index) Take(q *result.Question) (Grading, bool) {
 		return Grading{}, false
 	}
 	was := Grading{n.Grading, n.GradingFrom}
+	rule := n.SolveSettings["think_tags"]
+	if n.SolveSettings == nil {
+		rule = n.MetaData["think_tags"]
+	}
+	n.Resplit(rule, q.SolveSettings["think_tags"])
 	n.Name, n.MetaData, n.GroundTruth, n.Accepted, n.Question, n.ModelName = q.Name, q.MetaData, q.GroundTruth, q.Accepted, q.Question, q.ModelName
 	n.QuestionUsr, n.System, n.Settings, n.SolveSettings, n.Grader = q.QuestionUsr, q.System, q.Settings, q.SolveSettings, q.Grader
 	n.Grade, n.GradeDetail, n.SubAnswers, n.Judge = nil, "", nil, nil
