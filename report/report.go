@@ -249,16 +249,45 @@ func leftOutHTML(b *bytes.Buffer, p page) {
 	b.WriteString("</ul></details>\n")
 }
 
-// markdown renders agg's markdown as HTML (GFM tables; raw HTML dropped,
-// goldmark's default, so no cell can add markup), preceded by a list of
-// links to its headings.
-func markdown(src string, charts bool) (string, error) {
+// board is agg's markdown rendered: its table of contents, the headline
+// (shown first, the charts after it) and the details.
+type board struct{ toc, headline, details string }
+
+// markdown renders agg's markdown, cut in its headline and its details
+// (headlineFirst), as HTML (GFM tables; raw HTML dropped, goldmark's
+// default, so no cell can add markup), with a list of links to its
+// headings, the charts' between the two.
+func markdown(headline string, charts bool, details string) (board, error) {
+	var out board
+	var links []link
+	var err error
+	if out.headline, links, err = renderMD(headline); err != nil {
+		return out, err
+	}
+	if charts {
+		links = append(links, link{id: "charts", title: "Charts", short: "Charts"})
+	}
+	more, err := func() ([]link, error) {
+		var ls []link
+		out.details, ls, err = renderMD(details)
+		return ls, err
+	}()
+	if err != nil {
+		return out, err
+	}
+	out.toc = tocOf(append(links, more...))
+	return out, nil
+}
+
+// link is a heading the table of contents links to.
+type link struct{ id, title, short string }
+
+// renderMD renders src, and lists its headings.
+func renderMD(src string) (string, []link, error) {
 	md := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithParserOptions(parser.WithAutoHeadingID()))
 	source := []byte(src)
 	doc := md.Parser().Parse(text.NewReader(source))
-	type link struct{ id, title, short string }
 	var links []link
-	shorts := map[string]int{}
 	err := ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		h, ok := n.(*ast.Heading)
 		if !entering || !ok {
@@ -269,31 +298,35 @@ func markdown(src string, charts bool) (string, error) {
 		title := headingText(h, source)
 		short, _, _ := strings.Cut(title, ":") // "Leaderboard: {input_sheet, model} on pct_correct"
 		links = append(links, link{string(idb), title, short})
-		shorts[short]++
 		return ast.WalkSkipChildren, nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("report: markdown: %w", err)
+		return "", nil, fmt.Errorf("report: markdown: %w", err)
+	}
+	var b strings.Builder
+	if err := md.Renderer().Render(&b, source, doc); err != nil {
+		return "", nil, fmt.Errorf("report: markdown: %w", err)
+	}
+	return b.String(), links, nil
+}
+
+// tocOf is the table of contents of links: each heading named short
+// unless another shares its short name (a benchmark's tables: "DABench:
+// ABQ per level", ...).
+func tocOf(links []link) string {
+	shorts := map[string]int{}
+	for _, l := range links {
+		shorts[l.short]++
 	}
 	var toc strings.Builder
 	for _, l := range links {
-		// A heading is named short unless another shares its short name
-		// (a benchmark's tables: "DABench: ABQ per level", ...).
 		title := l.short
 		if shorts[l.short] > 1 || title == "" {
 			title = l.title
 		}
 		fmt.Fprintf(&toc, "<a href=\"#%s\">%s</a>\n", html.EscapeString(l.id), html.EscapeString(title))
 	}
-	var b strings.Builder
-	if charts {
-		toc.WriteString("<a href=\"#charts\">Charts</a>\n")
-	}
-	b.WriteString("<nav class=\"toc\">\n" + toc.String() + "</nav>\n")
-	if err := md.Renderer().Render(&b, source, doc); err != nil {
-		return "", fmt.Errorf("report: markdown: %w", err)
-	}
-	return b.String(), nil
+	return "<nav class=\"toc\">\n" + toc.String() + "</nav>\n"
 }
 
 // headingText is a heading's text, code spans included.
@@ -313,7 +346,8 @@ func headingText(n ast.Node, src []byte) string {
 // package is escaped here or by goldmark; the data goes in a JSON block
 // with '<', '>' and '&' escaped, so no text can close it.
 func render(w io.Writer, p page) error {
-	board, err := markdown(p.Markdown, len(p.Charts) > 0)
+	headline, details := headlineFirst(p.Markdown)
+	board, err := markdown(headline, len(p.Charts) > 0, details)
 	if err != nil {
 		return err
 	}
@@ -351,7 +385,8 @@ func render(w io.Writer, p page) error {
 <main>
 <section id="tab-board" class="md">
 `)
-	b.WriteString(board)
+	b.WriteString(board.toc)
+	b.WriteString(board.headline)
 	if len(p.Charts) > 0 {
 		b.WriteString("<h3 id=\"charts\">Charts</h3>\n")
 		for _, c := range p.Charts {
@@ -360,6 +395,7 @@ func render(w io.Writer, p page) error {
 				html.EscapeString(c.Title), base64.StdEncoding.EncodeToString(c.SVG), html.EscapeString(c.Title))
 		}
 	}
+	b.WriteString(board.details)
 	b.WriteString(`</section>
 <section id="tab-questions" hidden>
 <form id="filters" class="filters">

@@ -354,17 +354,27 @@ func TestLeftOutNamed(t *testing.T) {
 
 // The table of contents names each table once: a benchmark's tables that
 // share a prefix ("DABench: ...") are named in full, not "DABench" four
-// times.
+// times; the page opens on the headline (the Models summary, the
+// benchmark's figures, the charts), LIME's tables after.
 func TestTOCNamesEachTable(t *testing.T) {
-	html, err := markdown("### Leaderboard: x on y\n\n### DABench: ABQ per level\n\n### DABench: ABQ per concept\n\n### Usage: tokens\n", false)
+	head, details := headlineFirst("### Leaderboard: x on y\n\n### DABench: ABQ per level\n\n### Models: accuracy\n\n### DABench: ABQ per concept\n\n### Usage: tokens\n")
+	b, err := markdown(head, true, details)
 	if err != nil {
 		t.Fatal(err)
 	}
-	toc, _, _ := strings.Cut(html, "</nav>")
-	for _, want := range []string{">Leaderboard</a>", ">DABench: ABQ per level</a>", ">DABench: ABQ per concept</a>", ">Usage</a>"} {
-		if !strings.Contains(toc, want) {
-			t.Errorf("the contents lack %s:\n%s", want, toc)
+	// The headline first (the Models summary, the benchmark's own figures,
+	// the charts), then the details in agg's order.
+	want := []string{">Models</a>", ">DABench: ABQ per level</a>", ">DABench: ABQ per concept</a>", ">Charts</a>", ">Leaderboard</a>", ">Usage</a>"}
+	at := 0
+	for _, w := range want {
+		i := strings.Index(b.toc[at:], w)
+		if i < 0 {
+			t.Fatalf("the contents lack %s after %d, or out of order:\n%s", w, at, b.toc)
 		}
+		at += i
+	}
+	if !strings.Contains(b.headline, "Models: accuracy") || strings.Contains(b.headline, "Leaderboard") || !strings.Contains(b.details, "Leaderboard") {
+		t.Errorf("headline %q, details %q", b.headline, b.details)
 	}
 }
 
@@ -409,7 +419,7 @@ func TestNamesStayInTheirCells(t *testing.T) {
 	}
 	// Goldmark leaves the cell's <br> out, as all raw HTML.
 	want := "mymodel | 1 | 100.0 |<!-- raw HTML omitted -->| Hostile | gpt-4o"
-	board, runs, models := tables[0], tables[1], tables[3]
+	models, board, runs := tables[0], tables[1], tables[2] // the Models summary leads the page
 	for name, tb := range map[string][][]string{"leaderboard": board, "runs": runs, "Models": models} {
 		if len(tb) != 3 {
 			t.Errorf("%s: %d rows, want the header and one per model: %q", name, len(tb), tb)

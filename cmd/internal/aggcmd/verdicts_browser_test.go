@@ -84,7 +84,10 @@ func TestServeVerdictBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	const mark = `Array.from(document.querySelectorAll('#q-list li[data-key="S/Q2"] .mark')).map(function (m) { return m.className; })`
-	const board = `document.querySelector('#tab-board table tbody tr') ? document.querySelector('#tab-board table tbody tr').lastElementChild.textContent : null`
+	// LIME's leaderboard: the table after its heading (the Models summary
+	// leads the page).
+	const row = `document.querySelector('#tab-board h3[id^="leaderboard"] + table tbody tr')`
+	const board = row + ` ? ` + row + `.lastElementChild.textContent : null`
 	waitEval(t, page, mark, `["mark g0"]`, "before the verdict")
 	waitEval(t, page, board, `"0.5"`, "the leaderboard before")
 	click := `(function () {
