@@ -124,7 +124,9 @@ func (c *Competition) sheet(csvs *[]sheetCSV) *sheet.Doc {
 		tmpl = agentFiles(c.Workbooks, *csvs) + introTemplate
 	}
 	if c.Image != "" {
-		tmpl = imageSystemTemplate + sheetTemplate
+		// The system message only: the user message stays the chat or
+		// the agent template chosen above.
+		tmpl = imageSystemTemplate + tmpl
 	}
 	head := sheet.Block{Kind: sheet.SheetKind, Name: "DSBench " + c.ID + ": " + oneLine(c.Name)}
 	head.Sections = append(head.Sections,

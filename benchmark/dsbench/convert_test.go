@@ -1,9 +1,14 @@
 package dsbench
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +20,7 @@ import (
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
 	"github.com/evalmd/evalmd/tokens"
+	"github.com/evalmd/evalmd/workbook"
 )
 
 // buildSheet parses a written sheet and builds every question's request the
@@ -175,4 +181,91 @@ func problems(t *testing.T, errs []error, bare int) []error {
 		t.Errorf("%d notes, want %d", noted, min(bare, 1))
 	}
 	return out
+}
+
+// smallPNG is a real 2x2 PNG image.
+func smallPNG(t *testing.T) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	img.Set(1, 1, color.RGBA{R: 200, A: 255})
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestConvertImageModes converts a competition with a workbook and a real
+// PNG in chat and in agent mode: each keeps its own user message (the
+// workbook's text in chat mode, the paragraph about the working directory
+// in agent mode), and both send the image, with the notebook's system
+// message for it, to a model with vision and not to one without.
+func TestConvertImageModes(t *testing.T) {
+	book, err := os.ReadFile(shared.Path(t, "corpora", "workbooks", "files", "header-row.xlsx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pic := smallPNG(t)
+	dir := writeTree(t, map[string]string{
+		"data.json":               `{"id": "7", "name": "case", "questions": ["question1"], "answers": ["B"]}`,
+		"data/7/introduction.txt": "INTRO",
+		"data/7/question1.txt":    "first?",
+		"data/7/header-row.xlsx":  string(book),
+		"data/7/chart.png":        string(pic),
+	})
+	const chatText, agentText = "The workbook is detailed as follows. ", "The workbooks of this task are in the working directory"
+	for _, tt := range []struct {
+		mode, want, not string
+	}{
+		{modeChat, chatText, agentText},
+		{modeAgent, agentText, chatText},
+	} {
+		out := t.TempDir()
+		paths, errs := Convert(t.Context(), Options{Data: dir, Out: out, Mode: tt.mode})
+		if len(errs) > 0 || len(paths) != 1 {
+			t.Fatalf("%s: %v %v", tt.mode, paths, errs)
+		}
+		for _, vision := range []bool{true, false} {
+			b := &prompt.Builder{Dir: out, Model: "gpt-4o", Vision: vision, RenderWorkbook: workbook.Render}
+			req := buildOne(t, paths[0], b)
+			user := req.Messages[0].Content
+			if !strings.Contains(user, tt.want) || strings.Contains(user, tt.not) {
+				t.Errorf("%s: the prompt lacks %q or holds %q:\n%s", tt.mode, tt.want, tt.not, user)
+			}
+			if agent := req.Solve != nil && req.Solve.Mode == model.ModeAgent; agent != (tt.mode == modeAgent) {
+				t.Errorf("%s: solve %+v", tt.mode, req.Solve)
+			}
+			imgs, system := req.Messages[0].Images, System
+			if vision {
+				system = SystemImage
+				if len(imgs) != 1 || imgs[0].MediaType != "image/png" || !bytes.Equal(imgs[0].Data, pic) {
+					t.Errorf("%s: images %d, want the PNG", tt.mode, len(imgs))
+				}
+			} else if len(imgs) != 0 {
+				t.Errorf("%s: %d images sent to a model without vision", tt.mode, len(imgs))
+			}
+			if req.System != system {
+				t.Errorf("%s vision %v: system %q, want %q", tt.mode, vision, req.System, system)
+			}
+		}
+	}
+}
+
+// buildOne is the request of the only question of the sheet at path.
+func buildOne(t *testing.T, path string, b *prompt.Builder) model.Task {
+	t.Helper()
+	doc, err := sheet.ParseFile(path, schema.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, items := doc.Resolve()
+	if len(items) != 1 {
+		t.Fatalf("%s: %d questions", path, len(items))
+	}
+	b.SheetMeta = info.Meta
+	req, err := b.Build(t.Context(), path, &items[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
 }
