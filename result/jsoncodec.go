@@ -342,6 +342,10 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.QuestionUsr
 		case "system":
 			v = &q.System
+		case "images_sent":
+			v = &q.ImagesSent
+		case "images_not_sent":
+			v = &q.ImagesNotSent
 		case "accepted":
 			v = &q.Accepted
 		case "input_tokens":

@@ -74,6 +74,12 @@ func MarkdownQuestion(s *Sheet, q *Question) []byte {
 	if q.System != nil {
 		fmt.Fprintf(&b, "\n**System:**\n%s\n", fence(*q.System))
 	}
+	if len(q.ImagesSent) > 0 {
+		fmt.Fprintf(&b, "\n**Images sent:** %s\n", literals(q.ImagesSent))
+	}
+	if len(q.ImagesNotSent) > 0 {
+		fmt.Fprintf(&b, "\n**Images not sent** (the model takes no images; run --vision on if it does): %s\n", literals(q.ImagesNotSent))
+	}
 	fmt.Fprintf(&b, "\n**Question:**\n%s\n", fence(q.Question))
 	fmt.Fprintf(&b, "**Completion:**\n%s\n", fenceOrNone(q.Completion))
 	if q.ReusedFrom != "" {
@@ -140,6 +146,16 @@ func fenceOrNone(s *string) string {
 		return "None\n"
 	}
 	return fence(*s)
+}
+
+// literals are names (file names from a sheet) as literal markdown text,
+// comma-separated.
+func literals(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = mdcell.Literal(n)
+	}
+	return strings.Join(out, ", ")
 }
 
 // fence puts s in a backtick code fence longer than any backtick run in s,

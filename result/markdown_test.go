@@ -238,3 +238,24 @@ func TestMarkdownAccepted(t *testing.T) {
 		t.Errorf("markdown\n%s\nlacks\n%s", md, want)
 	}
 }
+
+// The images a question sent, or left out, are said above its message, as
+// literal text; a question without images says neither.
+func TestMarkdownImages(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		sent, notSent []string
+		want, not     string
+	}{
+		{"none", nil, nil, "", "Images"},
+		{"sent", []string{"chart.png", "b_*x*.jpg"}, nil, "\n**Images sent:** chart.png, b\\_\\*x\\*.jpg\n\n**Question:**", "not sent"},
+		{"not sent", nil, []string{"chart.png"}, "\n**Images not sent** (the model takes no images; run --vision on if it does): chart.png\n\n**Question:**", "Images sent"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			md := Markdown(&File{Sheet: Sheet{Name: "S"}, Questions: []Question{{Name: "Q", Question: "ask", ImagesSent: tc.sent, ImagesNotSent: tc.notSent}}})
+			if !strings.Contains(md, tc.want) || strings.Contains(md, tc.not) {
+				t.Errorf("markdown\n%s\nwant %q, not %q", md, tc.want, tc.not)
+			}
+		})
+	}
+}

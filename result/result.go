@@ -225,6 +225,11 @@ type Question struct {
 	// This tool's additions (absent from LIME's files).
 	QuestionUsr string  `json:"question_usr,omitempty"` // the question's own text (LIME's name), for judges
 	System      *string `json:"system,omitempty"`       // the system message sent
+	// ImagesSent are the base names of the question's images sent with
+	// its message; ImagesNotSent those left out because the model takes
+	// no images (run --vision). Both absent for a question without one.
+	ImagesSent    []string `json:"images_sent,omitempty"`
+	ImagesNotSent []string `json:"images_not_sent,omitempty"`
 	// Accepted are the answers graded right besides the ground truth
 	// (the sheet's accept lines), tried in order when the grader finds
 	// the answer wrong against the truth; absent without any.
