@@ -3,6 +3,7 @@ package prompt
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,5 +106,26 @@ func TestLargeFileWarns(t *testing.T) {
 	}
 	if len(warned) != 1 || !strings.Contains(warned[0], "big.parquet is 50 MB") {
 		t.Errorf("warnings %q", warned)
+	}
+}
+
+// ImageNames are the base names of a question's images alone, in order,
+// whatever the case of their extension.
+func TestImageNames(t *testing.T) {
+	for _, tc := range []struct {
+		files []string
+		want  []string
+	}{
+		{nil, nil},
+		{[]string{"t.csv", "b.xlsx", "notes.txt"}, nil},
+		{[]string{"data/chart.PNG", "t.csv", "x/y/photo.jpeg", "a.gif", "w.webp", "p.jpg"}, []string{"chart.PNG", "photo.jpeg", "a.gif", "w.webp", "p.jpg"}},
+	} {
+		it := &sheet.Item{}
+		for _, f := range tc.files {
+			it.Files = append(it.Files, sheet.Located{Text: f})
+		}
+		if got := ImageNames(it); !slices.Equal(got, tc.want) {
+			t.Errorf("ImageNames(%v) = %v, want %v", tc.files, got, tc.want)
+		}
 	}
 }

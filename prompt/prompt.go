@@ -516,6 +516,19 @@ func (b *Builder) checkPlace(rel, path string) error {
 	return fmt.Errorf("file %q resolves to %s, outside %s; --allow-outside-files sends it anyway", rel, real, where)
 }
 
+// ImageNames are the base names of the image files of a question, in
+// its files section's order: what its message carries to a model that
+// takes images (Builder.Vision), and what the others are not sent.
+func ImageNames(it *sheet.Item) []string {
+	var out []string
+	for _, loc := range it.Files {
+		if fileKind(loc.Text) == "image" {
+			out = append(out, filepath.Base(filepath.FromSlash(loc.Text)))
+		}
+	}
+	return out
+}
+
 // fileKind classifies a file by its extension.
 func fileKind(path string) string {
 	switch strings.ToLower(filepath.Ext(path)) {

@@ -252,7 +252,7 @@ func unknownKeys(path string, info sheet.Info, items []sheet.Item, data []string
 // infos describe the models by name. It returns the warnings said once
 // for the run.
 func Outputs(ctx context.Context, sheets []Sheet, jobs []plan.Job, infos map[string]model.Info, runID string, opt Options) ([]*plan.Output, int, error) {
-	notes := &notes{said: map[string]bool{}, missing: map[string]bool{}}
+	notes := &notes{said: map[string]bool{}, missing: map[string]bool{}, noImages: map[string]map[string]bool{}}
 	outs := make([]*plan.Output, 0, len(jobs))
 	checked := map[int]bool{}
 	for _, job := range jobs {
@@ -273,6 +273,10 @@ func Outputs(ctx context.Context, sheets []Sheet, jobs []plan.Job, infos map[str
 	if n := len(notes.missingOrder); n > 0 {
 		opt.warn(fmt.Sprintf("%d parquet table%s named by chat questions do%s not exist (first: %s): the prompts name them, code or agent mode would need them",
 			n, map[bool]string{true: "", false: "s"}[n == 1], map[bool]string{true: "es", false: ""}[n == 1], notes.missingOrder[0]))
+		warnings++
+	}
+	for _, line := range notes.imagelessLines() {
+		opt.warn(line)
 		warnings++
 	}
 	return outs, warnings, nil
@@ -368,6 +372,10 @@ func (qb *questions) build(ctx context.Context, i int, keyed bool) (model.Task, 
 	}
 	epochTask(&req, job.Epoch)
 	q := questionRecord(it, &req, values, job.Model)
+	if len(q.ImagesNotSent) > 0 && qb.opt.Vision == nil {
+		// Not when the run said --vision off: it asked for that.
+		qb.notes.imageless(job.Model, fmt.Sprintf("%s\x00%d", qb.s.Path, job.Questions[i]))
+	}
 	if !job.Shard.IsZero() {
 		q.Position = job.Questions[i] + 1 // the parts merge back in sheet order
 	}
@@ -449,6 +457,15 @@ func questionRecord(it *sheet.Item, req *model.Task, values setting.Values, mode
 	if req.System != "" || it.System != nil {
 		s := req.System
 		q.System = &s
+	}
+	if names := prompt.ImageNames(it); len(names) > 0 {
+		// The builder sends every image of a question or, for a model
+		// without vision, none.
+		if len(req.Messages[0].Images) > 0 {
+			q.ImagesSent = names
+		} else {
+			q.ImagesNotSent = names
+		}
 	}
 	return q
 }
@@ -556,6 +573,38 @@ type notes struct {
 	said         map[string]bool // lines said (truncate, settings sent otherwise)
 	missing      map[string]bool // tables named by chat questions that do not exist
 	missingOrder []string
+	// noImages holds, by model, the questions whose images the model is
+	// not sent (it takes none); noImagesOrder the models in turn.
+	noImages      map[string]map[string]bool
+	noImagesOrder []string
+}
+
+// imageless records that model is not sent the images of the question
+// key names.
+func (n *notes) imageless(model, key string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	qs := n.noImages[model]
+	if qs == nil {
+		qs = map[string]bool{}
+		n.noImages[model] = qs
+		n.noImagesOrder = append(n.noImagesOrder, model)
+	}
+	qs[key] = true
+}
+
+// imagelessLines are the lines said once for the run about the images
+// not sent, one per model.
+func (n *notes) imagelessLines() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var out []string
+	for _, m := range n.noImagesOrder {
+		k := len(n.noImages[m])
+		out = append(out, fmt.Sprintf("%s: the images of %d question%s are not sent (no vision by the model's name; --vision on sends them, if the model takes images)",
+			m, k, map[bool]string{true: "", false: "s"}[k == 1]))
+	}
+	return out
 }
 
 // once says whether line is said for the first time, and notes it.

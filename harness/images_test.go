@@ -1,0 +1,118 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/evalmd/evalmd/model/providers"
+	"github.com/evalmd/evalmd/result"
+)
+
+// writePNG writes a real 2x2 PNG image to path.
+func writePNG(t *testing.T, path string) {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	img.Set(0, 1, color.RGBA{B: 255, A: 255})
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestImagesSaidAndRecorded dry-runs a sheet of two questions with an
+// image and one without on models with and without vision: each output
+// question records the images sent or not, its .md says so, and a model
+// left without them is said once per run on stderr with the number of
+// questions and the flag that sends them; --vision off and on are obeyed
+// and say nothing.
+func TestImagesSaidAndRecorded(t *testing.T) {
+	on, off := true, false
+	const gpt4o, llava, gpt35 = "openai/gpt-4o", "ollama/llava", "openai/gpt-3.5-turbo"
+	for _, tc := range []struct {
+		name   string
+		vision *bool
+		sent   []string // models sent the image
+		said   []string // models said to be sent none
+	}{
+		{"by name", nil, []string{gpt4o}, []string{llava + ": the images of 2 questions are not sent", gpt35 + ": the images of 2 questions are not sent"}},
+		{"--vision off", &off, nil, nil},
+		{"--vision on", &on, []string{gpt4o, llava, gpt35}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writePNG(t, filepath.Join(dir, "chart.png"))
+			text := "# S\n#### files\nchart.png\n## A\n#### question\na?\n#### answer\nx\n## B\n#### question\nb?\n#### answer\ny\n"
+			if err := os.WriteFile(filepath.Join(dir, "input-s.md"), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			plain := "# P\n## C\n#### question\nc?\n#### answer\nz\n"
+			if err := os.WriteFile(filepath.Join(dir, "input-p.md"), []byte(plain), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			sum, err := Run(context.Background(), Config{Sheets: []string{filepath.Join(dir, "input-s.md"), filepath.Join(dir, "input-p.md")},
+				Models: []string{gpt4o, llava, gpt35}, DryRun: true, Vision: tc.vision, Describe: providers.Registry().Describe,
+				OutDir: filepath.Join(dir, "out"), Stderr: &stderr})
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr.String())
+			}
+			if n := strings.Count(stderr.String(), "are not sent"); n != len(tc.said) {
+				t.Errorf("%d lines about images not sent, want %d:\n%s", n, len(tc.said), stderr.String())
+			}
+			for _, s := range tc.said {
+				if !strings.Contains(stderr.String(), "warning: "+s+" (no vision by the model's name; --vision on sends them, if the model takes images)\n") {
+					t.Errorf("stderr lacks %q:\n%s", s, stderr.String())
+				}
+			}
+			checkImageRecords(t, sum.Outputs, tc.sent)
+		})
+	}
+}
+
+// checkImageRecords checks each output's questions: those of sheet S
+// sent chart.png when their model is among sent and recorded it as not
+// sent otherwise, in the JSON and the .md; sheet P's question has neither.
+func checkImageRecords(t *testing.T, outputs []string, sent []string) {
+	t.Helper()
+	if len(outputs) != 6 {
+		t.Fatalf("%d outputs, want 6", len(outputs))
+	}
+	for _, path := range outputs {
+		f, err := result.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, err := os.ReadFile(strings.TrimSuffix(path, ".json") + ".md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, line := []string{"chart.png"}, "**Images sent:** chart.png\n"
+		for _, q := range f.Questions {
+			got := q.ImagesSent
+			switch {
+			case f.Sheet.Name == "P":
+				want, line = nil, "Images"
+				got = append(q.ImagesSent, q.ImagesNotSent...)
+			case !slices.Contains(sent, f.Sheet.ModelName):
+				got, line = q.ImagesNotSent, "**Images not sent** (the model takes no images; run --vision on if it does): chart.png\n"
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: %s: images %v, not sent %v; want %v", filepath.Base(path), q.Name, q.ImagesSent, q.ImagesNotSent, want)
+			}
+		}
+		if has, n := strings.Contains(string(md), line), strings.Count(string(md), line); want == nil && has || want != nil && n != 2 {
+			t.Errorf("%s: %q %d times in\n%s", filepath.Base(path), line, n, md)
+		}
+	}
+}
