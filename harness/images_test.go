@@ -35,7 +35,8 @@ func writePNG(t *testing.T, path string) {
 // question records the images sent or not, its .md says so, and a model
 // left without them is said once per run on stderr with the number of
 // questions and the flag that sends them; --vision off and on are obeyed
-// and say nothing.
+// and say nothing, nor does an offline model (oracle), which no image
+// could inform.
 func TestImagesSaidAndRecorded(t *testing.T) {
 	on, off := true, false
 	const gpt4o, llava, gpt35 = "openai/gpt-4o", "ollama/llava", "openai/gpt-3.5-turbo"
@@ -47,7 +48,7 @@ func TestImagesSaidAndRecorded(t *testing.T) {
 	}{
 		{"by name", nil, []string{gpt4o}, []string{llava + ": the images of 2 questions are not sent", gpt35 + ": the images of 2 questions are not sent"}},
 		{"--vision off", &off, nil, nil},
-		{"--vision on", &on, []string{gpt4o, llava, gpt35}, nil},
+		{"--vision on", &on, []string{gpt4o, llava, gpt35, "oracle"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -62,7 +63,7 @@ func TestImagesSaidAndRecorded(t *testing.T) {
 			}
 			var stderr bytes.Buffer
 			sum, err := Run(context.Background(), Config{Sheets: []string{filepath.Join(dir, "input-s.md"), filepath.Join(dir, "input-p.md")},
-				Models: []string{gpt4o, llava, gpt35}, DryRun: true, Vision: tc.vision, Describe: providers.Registry().Describe,
+				Models: []string{gpt4o, llava, gpt35, "oracle"}, DryRun: true, Vision: tc.vision, Describe: providers.Registry().Describe,
 				OutDir: filepath.Join(dir, "out"), Stderr: &stderr})
 			if err != nil {
 				t.Fatalf("%v\n%s", err, stderr.String())
@@ -85,8 +86,8 @@ func TestImagesSaidAndRecorded(t *testing.T) {
 // sent otherwise, in the JSON and the .md; sheet P's question has neither.
 func checkImageRecords(t *testing.T, outputs []string, sent []string) {
 	t.Helper()
-	if len(outputs) != 6 {
-		t.Fatalf("%d outputs, want 6", len(outputs))
+	if len(outputs) != 8 {
+		t.Fatalf("%d outputs, want 8", len(outputs))
 	}
 	for _, path := range outputs {
 		f, err := result.Read(path)

@@ -306,7 +306,7 @@ func prepare(ctx context.Context, opt Options, s *Sheet, job plan.Job, minfo mod
 		return nil, err
 	}
 	qb := &questions{opt: opt, s: s, job: job, model: opt.Models[job.Model], notes: notes,
-		b: newBuilder(opt, s, job.Model, minfo, notes)}
+		b: newBuilder(opt, s, job.Model, minfo, notes), sayImages: opt.Vision == nil && !minfo.Offline}
 	qb.send = func(st model.Settings) (model.Settings, []model.SettingNote, error) {
 		return model.SendSettings(qb.model, minfo, st)
 	}
@@ -355,6 +355,10 @@ type questions struct {
 	model model.Model // nil in a dry run
 	send  func(model.Settings) (model.Settings, []model.SettingNote, error)
 	notes *notes
+	// sayImages says a question's images not sent are told of (notes):
+	// not when the run said --vision off, which asked for it, nor for an
+	// offline model, which no image could inform.
+	sayImages bool
 }
 
 // build makes question i of the job: its task and record, the record's
@@ -372,8 +376,7 @@ func (qb *questions) build(ctx context.Context, i int, keyed bool) (model.Task, 
 	}
 	epochTask(&req, job.Epoch)
 	q := questionRecord(it, &req, values, job.Model)
-	if len(q.ImagesNotSent) > 0 && qb.opt.Vision == nil {
-		// Not when the run said --vision off: it asked for that.
+	if len(q.ImagesNotSent) > 0 && qb.sayImages {
 		qb.notes.imageless(job.Model, fmt.Sprintf("%s\x00%d", qb.s.Path, job.Questions[i]))
 	}
 	if !job.Shard.IsZero() {
