@@ -82,7 +82,7 @@ func bindFlags(fs *flag.FlagSet) *flags {
 	fs.BoolVar(&f.fresh, "fresh", false, "ask every question, reusing no answer of an earlier output whose request was the same")
 	fs.StringVar(&f.price, "price", "", "price override IN,OUT in US dollars per million tokens")
 	fs.StringVar(&f.mockReply, "mock-reply", "", "the reply of the mock model")
-	fs.StringVar(&f.vision, "vision", "", "send images: on, off (default: by model name)")
+	fs.StringVar(&f.vision, "vision", "", "send images: on, off or auto (by the model's name: OpenAI's but gpt-3.5, Anthropic's)")
 	fs.StringVar(&f.logDir, "log-dir", "", "also write an Inspect log per output file into this folder")
 	fs.StringVar(&f.logFormat, "log-format", inspect.FormatEval, "format of the Inspect logs: eval or json")
 	fs.BoolVar(&f.checkOnly, "check", false, "say which providers are configured, the sandbox's state and the config in force; run nothing")

@@ -230,12 +230,12 @@ func (f *flags) buildAsking(cfg *harness.Config, conf *config.Config, stderr io.
 		cfg.Price = &p
 	}
 	switch f.vision {
-	case "":
+	case "", "auto":
 	case "on", "off":
 		v := f.vision == "on"
 		cfg.Vision = &v
 	default:
-		return cli.Usagef("--vision %q: say on or off", f.vision)
+		return cli.Usagef("--vision %q: say on, off or auto", f.vision)
 	}
 	names := strings.Split(f.models, ",")
 	if !f.given["m"] {
