@@ -250,3 +250,20 @@ func TestAcceptRefusesASheetElsewhere(t *testing.T) {
 		t.Errorf("a verdict was recorded")
 	}
 }
+
+func TestReviewer(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"EVALMD_REVIEWER": "ann", "USER": "bo"}, "ann"},
+		{map[string]string{"USER": "bo"}, "bo"},
+	} {
+		if got := Reviewer(func(k string) string { return c.env[k] }); got != c.want {
+			t.Errorf("%v: %q, want %q", c.env, got, c.want)
+		}
+	}
+	if got := Reviewer(func(string) string { return "" }); got == "" {
+		t.Error("no reviewer named at all")
+	}
+}

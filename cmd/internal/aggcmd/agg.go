@@ -50,7 +50,6 @@
 package aggcmd
 
 import (
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -67,6 +66,7 @@ import (
 	"github.com/evalmd/evalmd/internal/visible"
 	"github.com/evalmd/evalmd/report"
 	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/review"
 	"github.com/evalmd/evalmd/spreadsheet"
 )
 
@@ -165,7 +165,7 @@ func (f *flags) run(ctx context.Context, fs *flag.FlagSet, stdout, stderr io.Wri
 		if f.gate.gated(opt) || f.gate.junit != "" {
 			return cli.Usagef("--serve shows the folder; --baseline, --fail-under, --comment and --junit go without it")
 		}
-		by := cmp.Or(getenv("EVALMD_REVIEWER"), getenv("USER"), "someone")
+		by := review.Reviewer(getenv)
 		return serve(ctx, stderr, fs, serveOptions{addr: f.serveOn, allowRemote: f.allowRemote, dir: opt.Dir, page: ro, by: by, seal: look.Key})
 	} else if f.allowRemote {
 		return cli.Usagef("--allow-remote goes with --serve")

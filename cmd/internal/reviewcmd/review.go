@@ -60,7 +60,7 @@ func (f *flags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&f.accept, "accept", false, "the chosen answer is right, and one of its question's accepted answers: add it to the sheet the run read, and record it, without asking")
 	fs.BoolVar(&f.list, "list", false, "list the chosen answers, one a line, even on a terminal")
 	fs.StringVar(&f.reason, "reason", "", "why, recorded with the verdict")
-	fs.StringVar(&f.by, "by", "", "who decides (default: $EVALMD_REVIEWER, else $USER)")
+	fs.StringVar(&f.by, "by", "", "who decides (default: $EVALMD_REVIEWER, else $USER, else your login name)")
 }
 
 // Command is review's entry in the command table; look says where the
@@ -85,7 +85,7 @@ func Command(look config.Lookup, getenv func(string) string, console Console) *c
 				return cli.Usagef("%s: say one", strings.Join(said, " and "))
 			}
 			if f.by == "" {
-				f.by = cmp(getenv("EVALMD_REVIEWER"), getenv("USER"), "someone")
+				f.by = review.Reviewer(getenv)
 			}
 			flt := review.Filter{Questions: f.questions, Models: f.models, Only: f.only}
 			if err := flt.Check(); err != nil {
@@ -125,15 +125,6 @@ func (f *flags) verdictFlags() []string {
 		}
 	}
 	return said
-}
-
-func cmp(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // decide records the verdict flags give on the one answer chosen.
