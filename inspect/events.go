@@ -97,7 +97,7 @@ func (e *event) UnmarshalJSON(data []byte) error {
 type modelEvent struct {
 	Event        string         `json:"event"` // "model"
 	Timestamp    string         `json:"timestamp"`
-	WorkingStart float64        `json:"working_start"`
+	WorkingStart float        `json:"working_start"`
 	Model        string         `json:"model"`
 	Input        []ChatMessage  `json:"input"`
 	Tools        []toolInfo     `json:"tools"`
@@ -121,7 +121,7 @@ type toolInfo struct {
 type toolEvent struct {
 	Event        string         `json:"event"` // "tool"
 	Timestamp    string         `json:"timestamp"`
-	WorkingStart float64        `json:"working_start"`
+	WorkingStart float        `json:"working_start"`
 	Type         string         `json:"type"` // "function"
 	ID           string         `json:"id"`
 	Function     string         `json:"function"`
@@ -137,7 +137,7 @@ type toolEvent struct {
 type sandboxEvent struct {
 	Event        string  `json:"event"` // "sandbox"
 	Timestamp    string  `json:"timestamp"`
-	WorkingStart float64 `json:"working_start"`
+	WorkingStart float `json:"working_start"`
 	Action       string  `json:"action"` // "exec"
 	Cmd          string  `json:"cmd,omitempty"`
 	Input        string  `json:"input,omitempty"`
@@ -151,7 +151,7 @@ type sandboxEvent struct {
 type sampleLimitEvent struct {
 	Event        string  `json:"event"` // "sample_limit"
 	Timestamp    string  `json:"timestamp"`
-	WorkingStart float64 `json:"working_start"`
+	WorkingStart float `json:"working_start"`
 	Type         string  `json:"type"`
 	Message      string  `json:"message"`
 	Limit        *float  `json:"limit"` // null when not known

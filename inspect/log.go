@@ -213,7 +213,7 @@ type modelUsage struct {
 	OutputTokens    int      `json:"output_tokens"`
 	TotalTokens     int      `json:"total_tokens"`
 	ReasoningTokens int      `json:"reasoning_tokens,omitempty"` // a part of OutputTokens
-	TotalCost       *float64 `json:"total_cost,omitempty"`
+	TotalCost       *float   `json:"total_cost,omitempty"`
 }
 
 // evalError is an error that halted an evaluation or a sample (EvalError:

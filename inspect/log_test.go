@@ -1438,7 +1438,7 @@ func TestSummedOverflow(t *testing.T) {
 		t.Errorf("completed_at %q, started_at %q", lg.Stats.CompletedAt, lg.Stats.StartedAt)
 	}
 	for _, s := range lg.Samples {
-		if s.Output.Usage == nil || s.Output.Usage.TotalCost == nil || *s.Output.Usage.TotalCost != big {
+		if s.Output.Usage == nil || s.Output.Usage.TotalCost == nil || float64(*s.Output.Usage.TotalCost) != big {
 			t.Errorf("sample %v lost its own cost", s.ID)
 		}
 	}

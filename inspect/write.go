@@ -341,7 +341,8 @@ func (lg *Log) addSamples(files []*result.File, runSettings *model.Settings) sam
 		lg.notes = append(lg.notes, "the questions' costs add up past the largest number: the total cost is left out (each question keeps its own)")
 	}
 	if t.hasCost {
-		t.usage.TotalCost = &t.cost
+		c := float(t.cost)
+		t.usage.TotalCost = &c
 	}
 	if modelName != "" && (t.usage.TotalTokens > 0 || t.hasCost) {
 		lg.Stats.ModelUsage[modelName] = t.usage

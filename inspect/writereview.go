@@ -42,7 +42,7 @@ type provenance struct {
 type scoreEditEvent struct {
 	Event        string    `json:"event"` // "score_edit"
 	Timestamp    string    `json:"timestamp"`
-	WorkingStart float64   `json:"working_start"`
+	WorkingStart float   `json:"working_start"`
 	ScoreName    string    `json:"score_name"`
 	Edit         scoreEdit `json:"edit"`
 }
@@ -139,5 +139,5 @@ func applyReview(q *result.Question, name string, sc *sampleScore, fresh bool, w
 	sc.Explanation = &why
 	sc.History = append(sc.History, edit)
 	at, _ := reviewTime(q.Review)
-	return scoreEditEvent{Event: "score_edit", Timestamp: isoTime(at), WorkingStart: workingStart, ScoreName: name, Edit: edit}
+	return scoreEditEvent{Event: "score_edit", Timestamp: isoTime(at), WorkingStart: float(workingStart), ScoreName: name, Edit: edit}
 }

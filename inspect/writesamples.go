@@ -159,7 +159,7 @@ func questionUsage(q *result.Question) modelUsage {
 	usage := modelUsage{InputTokens: q.InputTokens, OutputTokens: q.OutputTokens, TotalTokens: q.InputTokens + q.OutputTokens,
 		ReasoningTokens: q.ReasoningTokens}
 	if finite(q.Cost) {
-		c := *q.Cost
+		c := float(*q.Cost)
 		usage.TotalCost = &c
 	}
 	return usage
