@@ -48,22 +48,26 @@ type record struct {
 	Model        string `json:"model,omitempty"`
 	FinishReason string `json:"finish_reason,omitempty"`
 	Live         bool   `json:"live,omitempty"` // answered live (--batch-fallback live)
-	// Reasoning and ReasoningTokens are model.Response's.
-	Reasoning       string `json:"reasoning,omitempty"`
-	ReasoningTokens int    `json:"reasoning_tokens,omitempty"`
+	// Reasoning, ReasoningTokens and the cache counts are model.Response's.
+	Reasoning        string `json:"reasoning,omitempty"`
+	ReasoningTokens  int    `json:"reasoning_tokens,omitempty"`
+	CacheReadTokens  int    `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int    `json:"cache_write_tokens,omitempty"`
 }
 
 // answerRecord is the answer record of a response, the rest left to the
 // caller.
 func answerRecord(resp model.Response) record {
 	return record{T: recAnswer, Text: resp.Text, InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens,
-		Model: resp.Model, FinishReason: resp.FinishReason, Reasoning: resp.Reasoning, ReasoningTokens: resp.ReasoningTokens}
+		Model: resp.Model, FinishReason: resp.FinishReason, Reasoning: resp.Reasoning, ReasoningTokens: resp.ReasoningTokens,
+		CacheReadTokens: resp.CacheReadTokens, CacheWriteTokens: resp.CacheWriteTokens}
 }
 
 // response is the response an answer record holds.
 func (r record) response() model.Response {
 	return model.Response{Text: r.Text, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
-		Model: r.Model, FinishReason: r.FinishReason, Reasoning: r.Reasoning, ReasoningTokens: r.ReasoningTokens}
+		Model: r.Model, FinishReason: r.FinishReason, Reasoning: r.Reasoning, ReasoningTokens: r.ReasoningTokens,
+		CacheReadTokens: r.CacheReadTokens, CacheWriteTokens: r.CacheWriteTokens}
 }
 
 // journal appends records to a locked file.

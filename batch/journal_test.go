@@ -12,8 +12,8 @@ import (
 // every field but those of code and agent modes (Work, ToolCalls,
 // ReasoningBlocks), which batches never carry.
 func TestAnswerRecordKeepsResponse(t *testing.T) {
-	want := model.Response{Text: "A", InputTokens: 1, OutputTokens: 9, Model: "m", FinishReason: "length",
-		Reasoning: "hmm", ReasoningTokens: 8}
+	want := model.Response{Text: "A", InputTokens: 9, OutputTokens: 9, Model: "m", FinishReason: "length",
+		Reasoning: "hmm", ReasoningTokens: 8, CacheReadTokens: 5, CacheWriteTokens: 2}
 	rv := reflect.ValueOf(want)
 	for i := 0; i < rv.NumField(); i++ {
 		if f := rv.Type().Field(i); f.Name != "Work" && f.Name != "ToolCalls" && f.Name != "ReasoningBlocks" && rv.Field(i).IsZero() {

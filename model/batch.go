@@ -13,7 +13,8 @@ const BatchDiscount = 0.5
 
 // BatchPrice is p at batch rates.
 func BatchPrice(p Price) Price {
-	return Price{In: p.In * BatchDiscount, Out: p.Out * BatchDiscount}
+	return Price{In: p.In * BatchDiscount, Out: p.Out * BatchDiscount,
+		CachedIn: p.CachedIn * BatchDiscount, CacheWrite: p.CacheWrite * BatchDiscount}
 }
 
 // Batcher is a model whose provider offers a batch API: requests sent in

@@ -188,8 +188,14 @@ type Response struct {
 	// ReasoningTokens are the output tokens spent on reasoning, when the
 	// provider counts them apart (a part of OutputTokens, costed as
 	// output); 0 when unknown.
-	ReasoningTokens int    `json:",omitempty"`
-	Model           string // the model the server said answered (its reply's "model"), if any; offline models leave it empty
+	ReasoningTokens int `json:",omitempty"`
+	// CacheReadTokens and CacheWriteTokens are the input tokens the
+	// provider read from and wrote to its prompt cache: parts of
+	// InputTokens, priced at the cache rates (see Cost); 0 when none or
+	// unknown.
+	CacheReadTokens  int    `json:",omitempty"`
+	CacheWriteTokens int    `json:",omitempty"`
+	Model            string // the model the server said answered (its reply's "model"), if any; offline models leave it empty
 	// FinishReason is why the model stopped, as the provider says it
 	// ("stop", "length", "end_turn", "max_tokens", ...); "" when unknown.
 	FinishReason string `json:",omitempty"`

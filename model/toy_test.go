@@ -38,7 +38,7 @@ func TestToyProvider(t *testing.T) {
 	if err != nil || resp.Text != "toy says hi" {
 		t.Errorf("Complete = %q, %v", resp.Text, err)
 	}
-	if c, ok := model.Cost(m.Info(), 1_000_000, 1_000_000, nil); !ok || c != 3 {
+	if c, ok := model.Cost(m.Info(), model.Usage{In: 1_000_000, Out: 1_000_000}, nil); !ok || c != 3 {
 		t.Errorf("Cost = %v, %v; want a known 3", c, ok)
 	}
 }
@@ -56,7 +56,7 @@ func TestToyProviderDescribed(t *testing.T) {
 		if i.Provider != "toy" || i.ContextLimit != 4096 {
 			t.Errorf("Describe(%q) = %+v", name, i)
 		}
-		if c, ok := model.Cost(i, 1_000_000, 0, nil); !ok || c != 1 {
+		if c, ok := model.Cost(i, model.Usage{In: 1_000_000}, nil); !ok || c != 1 {
 			t.Errorf("Describe(%q): cost %v, %v; want a known 1", name, c, ok)
 		}
 	}

@@ -24,13 +24,15 @@ type journalRecord struct {
 	OutputTokens int    `json:"output_tokens,omitempty"`
 	Model        string `json:"model,omitempty"` // model name the provider reported
 	FinishReason string `json:"finish_reason,omitempty"`
-	// Reasoning and ReasoningTokens are model.Response's.
-	Reasoning       string  `json:"reasoning,omitempty"`
-	ReasoningTokens int     `json:"reasoning_tokens,omitempty"`
-	ElapsedSec      float64 `json:"elapsed"`
-	Attempts        int     `json:"attempts,omitempty"`
-	Cached          bool    `json:"cached,omitempty"`
-	Time            string  `json:"time,omitempty"` // RFC 3339, when it was journaled
+	// Reasoning, ReasoningTokens and the cache counts are model.Response's.
+	Reasoning        string  `json:"reasoning,omitempty"`
+	ReasoningTokens  int     `json:"reasoning_tokens,omitempty"`
+	CacheReadTokens  int     `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int     `json:"cache_write_tokens,omitempty"`
+	ElapsedSec       float64 `json:"elapsed"`
+	Attempts         int     `json:"attempts,omitempty"`
+	Cached           bool    `json:"cached,omitempty"`
+	Time             string  `json:"time,omitempty"` // RFC 3339, when it was journaled
 	// Work is what a code- or agent-mode answer ran (transcript, code,
 	// answer), so a resumed run keeps it without running it again.
 	Work *model.Work `json:"work,omitempty"`
@@ -41,14 +43,16 @@ func (r journalRecord) outcome() Outcome {
 	o := Outcome{
 		Key: r.Key,
 		Response: model.Response{
-			Text:            r.Text,
-			InputTokens:     r.InputTokens,
-			OutputTokens:    r.OutputTokens,
-			Model:           r.Model,
-			FinishReason:    r.FinishReason,
-			Work:            r.Work,
-			Reasoning:       r.Reasoning,
-			ReasoningTokens: r.ReasoningTokens,
+			Text:             r.Text,
+			InputTokens:      r.InputTokens,
+			OutputTokens:     r.OutputTokens,
+			Model:            r.Model,
+			FinishReason:     r.FinishReason,
+			Work:             r.Work,
+			Reasoning:        r.Reasoning,
+			ReasoningTokens:  r.ReasoningTokens,
+			CacheReadTokens:  r.CacheReadTokens,
+			CacheWriteTokens: r.CacheWriteTokens,
 		},
 		Elapsed:     time.Duration(r.ElapsedSec * float64(time.Second)),
 		Attempts:    r.Attempts,
@@ -64,22 +68,24 @@ func (r journalRecord) outcome() Outcome {
 // recordOf is the journal record of a settled outcome.
 func recordOf(o Outcome, fp string, now time.Time) journalRecord {
 	return journalRecord{
-		Version:         journalVersion,
-		Key:             o.Key,
-		Fingerprint:     fp,
-		Text:            o.Response.Text,
-		NoAnswer:        errors.Is(o.Err, model.ErrNoAnswer),
-		InputTokens:     o.Response.InputTokens,
-		OutputTokens:    o.Response.OutputTokens,
-		Model:           o.Response.Model,
-		FinishReason:    o.Response.FinishReason,
-		Reasoning:       o.Response.Reasoning,
-		ReasoningTokens: o.Response.ReasoningTokens,
-		ElapsedSec:      o.Elapsed.Seconds(),
-		Attempts:        o.Attempts,
-		Cached:          o.Cached,
-		Time:            now.UTC().Format(time.RFC3339Nano),
-		Work:            o.Response.Work,
+		Version:          journalVersion,
+		Key:              o.Key,
+		Fingerprint:      fp,
+		Text:             o.Response.Text,
+		NoAnswer:         errors.Is(o.Err, model.ErrNoAnswer),
+		InputTokens:      o.Response.InputTokens,
+		OutputTokens:     o.Response.OutputTokens,
+		Model:            o.Response.Model,
+		FinishReason:     o.Response.FinishReason,
+		Reasoning:        o.Response.Reasoning,
+		ReasoningTokens:  o.Response.ReasoningTokens,
+		CacheReadTokens:  o.Response.CacheReadTokens,
+		CacheWriteTokens: o.Response.CacheWriteTokens,
+		ElapsedSec:       o.Elapsed.Seconds(),
+		Attempts:         o.Attempts,
+		Cached:           o.Cached,
+		Time:             now.UTC().Format(time.RFC3339Nano),
+		Work:             o.Response.Work,
 	}
 }
 

@@ -200,8 +200,8 @@ func TestJournalKeepsWork(t *testing.T) {
 			{Role: "assistant", Reasoning: "try 1", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: `{"code":"1"}`}}},
 			{Role: "tool", ToolCallID: "c1", Content: "1", ToolLimit: "timeout"},
 		}}
-	want := model.Response{Text: "42", InputTokens: 1, OutputTokens: 9, Model: "m", Work: work, FinishReason: model.FinishRefusal,
-		Reasoning: "six times seven", ReasoningTokens: 7}
+	want := model.Response{Text: "42", InputTokens: 9, OutputTokens: 9, Model: "m", Work: work, FinishReason: model.FinishRefusal,
+		Reasoning: "six times seven", ReasoningTokens: 7, CacheReadTokens: 5, CacheWriteTokens: 2}
 	rv := reflect.ValueOf(want)
 	for i := 0; i < rv.NumField(); i++ {
 		if f := rv.Type().Field(i); f.Name != "ToolCalls" && f.Name != "ReasoningBlocks" && rv.Field(i).IsZero() {

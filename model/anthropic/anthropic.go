@@ -187,9 +187,13 @@ type reply struct {
 	Model      string       `json:"model"`
 	StopReason string       `json:"stop_reason"`
 	Content    []replyBlock `json:"content"`
-	Usage      struct {
-		InputTokens  int `json:"input_tokens"`
-		OutputTokens int `json:"output_tokens"`
+	// Usage's input_tokens leaves out the tokens read from and written
+	// to the prompt cache, which model.Response counts in InputTokens.
+	Usage struct {
+		InputTokens              int `json:"input_tokens"`
+		OutputTokens             int `json:"output_tokens"`
+		CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+		CacheReadInputTokens     int `json:"cache_read_input_tokens"`
 	} `json:"usage"`
 }
 
@@ -219,16 +223,19 @@ func response(out reply) model.Response {
 		}
 	}
 	reasoning, blocks := thinking(out.Content)
+	u := out.Usage
 	return model.Response{
 		Text: text.String(),
 		// Anthropic counts the thinking in output_tokens, and not apart.
-		Reasoning:       reasoning,
-		ReasoningBlocks: blocks,
-		InputTokens:     out.Usage.InputTokens,
-		OutputTokens:    out.Usage.OutputTokens,
-		Model:           out.Model,
-		FinishReason:    out.StopReason,
-		ToolCalls:       calls,
+		Reasoning:        reasoning,
+		ReasoningBlocks:  blocks,
+		InputTokens:      u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
+		OutputTokens:     u.OutputTokens,
+		CacheReadTokens:  u.CacheReadInputTokens,
+		CacheWriteTokens: u.CacheCreationInputTokens,
+		Model:            out.Model,
+		FinishReason:     out.StopReason,
+		ToolCalls:        calls,
 	}
 }
 

@@ -147,7 +147,7 @@ func TestNewKeysAndInfo(t *testing.T) {
 	}{
 		{name: "anthropic/claude-sonnet-4-5", model: "claude-sonnet-4-5", key: "env-anthropic-key", base: anthropicURL, price: &sonnet},
 		{name: "claude-sonnet-4-5-20250929", model: "claude-sonnet-4-5-20250929", key: "env-anthropic-key", base: anthropicURL, price: &sonnet},
-		{name: "anthropic/claude-3-haiku", opt: model.Options{APIKeyEnv: "OTHER"}, model: "claude-3-haiku", key: "env-other", base: anthropicURL, price: &model.Price{In: 0.25, Out: 1.25}},
+		{name: "anthropic/claude-3-haiku", opt: model.Options{APIKeyEnv: "OTHER"}, model: "claude-3-haiku", key: "env-other", base: anthropicURL, price: &model.Price{In: 0.25, Out: 1.25, CachedIn: 0.025, CacheWrite: 0.3125}},
 		// Another server: not priced as Anthropic's.
 		{name: "anthropic/claude-3-haiku", opt: model.Options{BaseURL: "http://h"}, model: "claude-3-haiku", key: "env-anthropic-key", base: "http://h"},
 	} {

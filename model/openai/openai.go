@@ -267,6 +267,7 @@ func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Resp
 		InputTokens:     out.Usage.PromptTokens,
 		OutputTokens:    out.Usage.CompletionTokens,
 		ReasoningTokens: out.Usage.CompletionTokensDetails.ReasoningTokens,
+		CacheReadTokens: out.Usage.PromptTokensDetails.CachedTokens,
 		Model:           out.Model,
 		FinishReason:    out.Choices[0].FinishReason,
 	}, nil
@@ -361,9 +362,13 @@ type completion struct {
 	// Error is what a server that answered 200 without choices may say
 	// instead (gateways such as OpenRouter relay an upstream failure so).
 	Error json.RawMessage `json:"error"`
+	// Usage's prompt_tokens counts the cached tokens too.
 	Usage struct {
-		PromptTokens            int `json:"prompt_tokens"`
-		CompletionTokens        int `json:"completion_tokens"`
+		PromptTokens        int `json:"prompt_tokens"`
+		CompletionTokens    int `json:"completion_tokens"`
+		PromptTokensDetails struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 		CompletionTokensDetails struct {
 			ReasoningTokens int `json:"reasoning_tokens"`
 		} `json:"completion_tokens_details"`
@@ -521,6 +526,7 @@ func (m *chatModel) response(out *completion) (model.Response, error) {
 		InputTokens:     out.Usage.PromptTokens,
 		OutputTokens:    out.Usage.CompletionTokens,
 		ReasoningTokens: out.Usage.CompletionTokensDetails.ReasoningTokens,
+		CacheReadTokens: out.Usage.PromptTokensDetails.CachedTokens,
 		Model:           out.Model,
 		FinishReason:    finish,
 		ToolCalls:       calls,

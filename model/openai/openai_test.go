@@ -269,7 +269,7 @@ func TestNewResolvesServersKeysAndInfo(t *testing.T) {
 		{name: "openai/gpt-4o", provider: "openai", model: "gpt-4o", base: openAIURL, key: "env-openai-key", maxCT: true, vision: true, price: &gpt4o, limit: 128000},
 		{name: "gpt-4", provider: "openai", model: "gpt-4", base: openAIURL, key: "env-openai-key", maxCT: true, vision: true, price: &model.Price{In: 30, Out: 60}, limit: 8192},
 		{name: "gpt-3.5-turbo", provider: "openai", model: "gpt-3.5-turbo", base: openAIURL, key: "env-openai-key", maxCT: true, price: &model.Price{In: 0.5, Out: 1.5}, limit: 16385},
-		{name: "o3-mini", provider: "openai", model: "o3-mini", base: openAIURL, key: "env-openai-key", maxCT: true, vision: true, price: &model.Price{In: 1.1, Out: 4.4}, limit: 200000},
+		{name: "o3-mini", provider: "openai", model: "o3-mini", base: openAIURL, key: "env-openai-key", maxCT: true, vision: true, price: &model.Price{In: 1.1, Out: 4.4, CachedIn: 0.55}, limit: 200000},
 		// openai/ elsewhere: OpenAI's key (the name asks for it), max_tokens, no price.
 		{name: "openai/gpt-4o", opt: model.Options{APIKey: "flag-key", BaseURL: "http://proxy/v1"}, provider: "openai", model: "gpt-4o", base: "http://proxy/v1", key: "flag-key", vision: true, limit: 128000},
 		{name: "ollama/llama3:8b", provider: "ollama", model: "llama3:8b", base: ollamaURL, price: &model.Price{}},

@@ -246,9 +246,13 @@ type responsesReply struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
+	// Usage's input_tokens counts the cached tokens too.
 	Usage struct {
-		InputTokens         int `json:"input_tokens"`
-		OutputTokens        int `json:"output_tokens"`
+		InputTokens        int `json:"input_tokens"`
+		OutputTokens       int `json:"output_tokens"`
+		InputTokensDetails struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"input_tokens_details"`
 		OutputTokensDetails struct {
 			ReasoningTokens int `json:"reasoning_tokens"`
 		} `json:"output_tokens_details"`
@@ -291,6 +295,7 @@ func (out *responsesReply) response(provider string) (model.Response, error) {
 		InputTokens:     out.Usage.InputTokens,
 		OutputTokens:    out.Usage.OutputTokens,
 		ReasoningTokens: out.Usage.OutputTokensDetails.ReasoningTokens,
+		CacheReadTokens: out.Usage.InputTokensDetails.CachedTokens,
 		Model:           out.Model,
 	}
 	var text, refusal, reasoning []string

@@ -31,32 +31,50 @@ func TestCost(t *testing.T) {
 	override := &model.Price{In: 1, Out: 2}
 	for _, tc := range []struct {
 		info     model.Info
-		in, out  int
+		u        model.Usage
 		override *model.Price
 		want     float64
 		ok       bool
 	}{
-		{describe("openai/gpt-4o"), 1_000_000, 1_000_000, nil, 12.5, true},
-		{describe("gpt-4o-2024-08-06"), 1_000_000, 0, nil, 2.5, true},
-		{describe("openai/gpt-4o-mini"), 2_000_000, 1_000_000, nil, 0.3 + 0.6, true},
-		{describe("gpt-4"), 1000, 1000, nil, 0.03 + 0.06, true},
-		{describe("gpt-4-0613"), 1000, 0, nil, 0.03, true},
-		{describe("gpt-4-turbo-2024-04-09"), 1_000_000, 0, nil, 10, true},
-		{describe("anthropic/claude-3-5-sonnet-20241022"), 1_000_000, 1_000_000, nil, 18, true},
-		{describe("anthropic/claude-sonnet-4-5-20250929"), 0, 1_000_000, nil, 15, true},
-		{describe("Claude-3-Haiku-20240307"), 1_000_000, 0, nil, 0, false}, // not a name the providers know
-		{describe("mock"), 100, 100, nil, 0, true},
-		{describe("replay:x.jsonl"), 100, 100, nil, 0, true},
-		{describe("ollama/llama3"), 100, 100, nil, 0, true},
-		{describe("openai-api/together/meta-llama/Llama-3"), 100, 100, nil, 0, false},
-		{describe("gpt-4oops"), 100, 100, nil, 0, false},
-		{model.Info{Model: "gpt-4", Provider: "openai-api"}, 100, 100, nil, 0, false}, // a local server named gpt-4
-		{describe("unknown-model"), 1_000_000, 1_000_000, override, 3, true},
-		{describe("openai/gpt-4o"), 1_000_000, 1_000_000, override, 3, true},
+		{describe("openai/gpt-4o"), model.Usage{In: 1_000_000, Out: 1_000_000}, nil, 12.5, true},
+		{describe("gpt-4o-2024-08-06"), model.Usage{In: 1_000_000, Out: 0}, nil, 2.5, true},
+		{describe("openai/gpt-4o-mini"), model.Usage{In: 2_000_000, Out: 1_000_000}, nil, 0.3 + 0.6, true},
+		{describe("gpt-4"), model.Usage{In: 1000, Out: 1000}, nil, 0.03 + 0.06, true},
+		{describe("gpt-4-0613"), model.Usage{In: 1000, Out: 0}, nil, 0.03, true},
+		{describe("gpt-4-turbo-2024-04-09"), model.Usage{In: 1_000_000, Out: 0}, nil, 10, true},
+		{describe("anthropic/claude-3-5-sonnet-20241022"), model.Usage{In: 1_000_000, Out: 1_000_000}, nil, 18, true},
+		{describe("anthropic/claude-sonnet-4-5-20250929"), model.Usage{In: 0, Out: 1_000_000}, nil, 15, true},
+		{describe("Claude-3-Haiku-20240307"), model.Usage{In: 1_000_000, Out: 0}, nil, 0, false}, // not a name the providers know
+		{describe("mock"), model.Usage{In: 100, Out: 100}, nil, 0, true},
+		{describe("replay:x.jsonl"), model.Usage{In: 100, Out: 100}, nil, 0, true},
+		{describe("ollama/llama3"), model.Usage{In: 100, Out: 100}, nil, 0, true},
+		{describe("openai-api/together/meta-llama/Llama-3"), model.Usage{In: 100, Out: 100}, nil, 0, false},
+		{describe("gpt-4oops"), model.Usage{In: 100, Out: 100}, nil, 0, false},
+		{model.Info{Model: "gpt-4", Provider: "openai-api"}, model.Usage{In: 100, Out: 100}, nil, 0, false}, // a local server named gpt-4
+		{describe("unknown-model"), model.Usage{In: 1_000_000, Out: 1_000_000}, override, 3, true},
+		{describe("openai/gpt-4o"), model.Usage{In: 1_000_000, Out: 1_000_000}, override, 3, true},
+		// OpenAI counts cached tokens in prompt_tokens: 600k at $2.50 and
+		// 400k at gpt-4o's cached $1.25 = 1.50 + 0.50.
+		{describe("openai/gpt-4o"), model.Usage{In: 1_000_000, CacheRead: 400_000}, nil, 2, true},
+		// gpt-4 has no cached price: cached tokens cost the input price.
+		{describe("gpt-4"), model.Usage{In: 1_000_000, CacheRead: 500_000}, nil, 30, true},
+		// Anthropic's reply leaves the cache out of input_tokens; the
+		// Response counts it in: 1M plain at $3 + 300k read at $0.30 +
+		// 100k written at $3.75 = 3 + 0.09 + 0.375.
+		{describe("anthropic/claude-sonnet-4-5"), model.Usage{In: 1_400_000, CacheRead: 300_000, CacheWrite: 100_000}, nil, 3.465, true},
+		// --price IN,OUT on an Anthropic model: the cache rates are 0.1x
+		// and 1.25x of IN: 1M read at $0.10 + 1M written at $1.25.
+		{describe("anthropic/claude-sonnet-4-5"), model.Usage{In: 2_000_000, CacheRead: 1_000_000, CacheWrite: 1_000_000}, override, 1.35, true},
+		// --price IN,OUT,CACHED_IN: 1M read at $0.50.
+		{describe("openai/gpt-4o"), model.Usage{In: 1_000_000, CacheRead: 1_000_000}, &model.Price{In: 1, Out: 2, CachedIn: 0.5}, 0.5, true},
+		// elsewhere a cache rate not given is IN.
+		{describe("unknown-model"), model.Usage{In: 1_000_000, CacheRead: 1_000_000}, override, 1, true},
+		// more cached than input (a server's miscount) is never negative.
+		{describe("openai/gpt-4o"), model.Usage{In: 100, CacheRead: 1_000_000}, nil, 1.25, true},
 	} {
-		got, ok := model.Cost(tc.info, tc.in, tc.out, tc.override)
+		got, ok := model.Cost(tc.info, tc.u, tc.override)
 		if ok != tc.ok || math.Abs(got-tc.want) > 1e-9 {
-			t.Errorf("Cost(%+v, %d, %d) = %v, %v; want %v, %v", tc.info, tc.in, tc.out, got, ok, tc.want, tc.ok)
+			t.Errorf("Cost(%+v, %+v) = %v, %v; want %v, %v", tc.info, tc.u, got, ok, tc.want, tc.ok)
 		}
 	}
 	// LookupPrice itself is case-blind.

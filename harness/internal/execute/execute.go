@@ -409,7 +409,7 @@ func runnerOptions(ctx context.Context, opt Options, infos map[string]model.Info
 	ro := &s.Options
 	ro.Journal = opt.Resume.Journal
 	ro.Cost = func(name string, r model.Response) (float64, bool) {
-		return model.Cost(infos[name], r.InputTokens, r.OutputTokens, opt.Prices.For(name))
+		return model.Cost(infos[name], r.Usage(), opt.Prices.For(name))
 	}
 	if ro.Warn == nil {
 		ro.Warn = func(msg string) { opt.Console.Say("warning: %s", msg) }
@@ -696,7 +696,7 @@ func replyNote(r model.Response, thought bool) string {
 
 // costOf prices an answer, at batch prices when a batch answered it.
 func costOf(info model.Info, price *model.Price, r model.Response, batchID string) (float64, bool) {
-	c, ok := model.Cost(info, r.InputTokens, r.OutputTokens, price)
+	c, ok := model.Cost(info, r.Usage(), price)
 	if batchID != "" {
 		c *= model.BatchDiscount
 	}

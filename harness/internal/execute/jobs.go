@@ -43,7 +43,7 @@ func newJobs(ctx context.Context, outs []*plan.Output, models map[string]model.M
 	for k, o := range outs {
 		sr := &sheetRun{out: o, model: models[o.Model], left: o.Len(), spill: scratch.Spill(o.Len()), errAt: -1, held: map[int]*result.Question{}}
 		sr.useVerdicts(folders, opt.Console)
-		_, sr.priced = model.Cost(infos[o.Model], 0, 0, opt.Prices.For(o.Model))
+		_, sr.priced = model.Cost(infos[o.Model], model.Usage{}, opt.Prices.For(o.Model))
 		js.runs[k], js.starts[k] = sr, js.n
 		if len(o.Earlier) > 0 {
 			o.Outline = reuse.NewOutline(o.OutPath, &o.File.Sheet, o.Len())

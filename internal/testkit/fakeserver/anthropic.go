@@ -175,8 +175,10 @@ func answerAnthropic(c Call, r Reply) any {
 		"stop_reason":   stop,
 		"stop_sequence": nil,
 		"usage": map[string]any{
-			"input_tokens":  r.InputTokens,
-			"output_tokens": r.OutputTokens,
+			"input_tokens":                r.InputTokens - r.CacheReadTokens - r.CacheWriteTokens,
+			"output_tokens":               r.OutputTokens,
+			"cache_creation_input_tokens": r.CacheWriteTokens,
+			"cache_read_input_tokens":     r.CacheReadTokens,
 		},
 	}
 }

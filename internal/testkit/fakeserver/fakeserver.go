@@ -184,6 +184,15 @@ type Reply struct {
 	// usage.completion_tokens_details.reasoning_tokens (the Responses
 	// API's output_tokens_details.reasoning_tokens).
 	ReasoningTokens int
+	// CacheReadTokens and CacheWriteTokens are the parts of InputTokens
+	// read from and written to the prompt cache, reported as each API
+	// reports them: OpenAI's cached_tokens (chat's
+	// usage.prompt_tokens_details, the Responses API's
+	// usage.input_tokens_details) inside prompt_tokens or input_tokens
+	// (a write is not reported); Anthropic's cache_read_input_tokens and
+	// cache_creation_input_tokens beside an input_tokens that leaves them
+	// out.
+	CacheReadTokens, CacheWriteTokens int
 	// Thoughts are answered before the text: Anthropic's thinking and
 	// redacted_thinking blocks, signed, or the Responses API's reasoning
 	// items, encrypted (see Thought).

@@ -134,6 +134,9 @@ func answerOpenAI(c Call, r Reply) any {
 	if r.ReasoningTokens > 0 {
 		usage["completion_tokens_details"] = map[string]any{"reasoning_tokens": r.ReasoningTokens}
 	}
+	if r.CacheReadTokens > 0 {
+		usage["prompt_tokens_details"] = map[string]any{"cached_tokens": r.CacheReadTokens}
+	}
 	return map[string]any{
 		"id":      fmt.Sprintf("chatcmpl-fake-%d", c.N),
 		"object":  "chat.completion",

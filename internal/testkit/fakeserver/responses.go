@@ -233,7 +233,7 @@ func answerResponses(c Call, r Reply) any {
 		"output":             output,
 		"usage": map[string]any{
 			"input_tokens":          r.InputTokens,
-			"input_tokens_details":  map[string]any{"cached_tokens": 0},
+			"input_tokens_details":  map[string]any{"cached_tokens": r.CacheReadTokens},
 			"output_tokens":         r.OutputTokens,
 			"output_tokens_details": map[string]any{"reasoning_tokens": r.ReasoningTokens},
 			"total_tokens":          r.InputTokens + r.OutputTokens,
