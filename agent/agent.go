@@ -127,6 +127,8 @@ func Run(ctx context.Context, m model.Model, req model.Task, interp Interpreter,
 		out.InputTokens += resp.InputTokens
 		out.OutputTokens += resp.OutputTokens
 		out.ReasoningTokens += resp.ReasoningTokens
+		out.CacheReadTokens += resp.CacheReadTokens
+		out.CacheWriteTokens += resp.CacheWriteTokens
 		out.Model = resp.Model
 		out.FinishReason = resp.FinishReason
 		// The reasoning goes back with the turn, as Anthropic's thinking

@@ -139,6 +139,8 @@ func RunReact(ctx context.Context, m model.Model, req model.Task, interp Interpr
 			out.InputTokens += resp.InputTokens
 			out.OutputTokens += resp.OutputTokens
 			out.ReasoningTokens += resp.ReasoningTokens
+			out.CacheReadTokens += resp.CacheReadTokens
+			out.CacheWriteTokens += resp.CacheWriteTokens
 			out.Model, out.FinishReason, out.Reasoning = resp.Model, resp.FinishReason, resp.Reasoning
 			work.Transcript = append(work.Transcript, model.Message{Role: "assistant", Content: resp.Text, Reasoning: resp.Reasoning})
 			if st, perr = agentproto.ParseReact(resp.Text); perr == nil {

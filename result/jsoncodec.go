@@ -352,6 +352,10 @@ func (q *Question) UnmarshalJSON(data []byte) error {
 			v = &q.InputTokens
 		case "output_tokens":
 			v = &q.OutputTokens
+		case "cache_read_tokens":
+			v = &q.CacheReadTokens
+		case "cache_write_tokens":
+			v = &q.CacheWriteTokens
 		case "cost":
 			v = &q.Cost
 		case "grader":

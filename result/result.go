@@ -176,9 +176,13 @@ type Totals struct {
 	OutputTokens int `json:"output_tokens"`
 	// ReasoningTokens are the output tokens spent on reasoning, where the
 	// provider counts them apart (a part of OutputTokens).
-	ReasoningTokens int      `json:"reasoning_tokens,omitempty"`
-	Cost            *float64 `json:"cost"` // null when the model's price is unknown
-	WallSeconds     float64  `json:"wall_seconds"`
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// CacheReadTokens and CacheWriteTokens are the input tokens read from
+	// and written to the provider's prompt cache (parts of InputTokens).
+	CacheReadTokens  int      `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int      `json:"cache_write_tokens,omitempty"`
+	Cost             *float64 `json:"cost"` // null when the model's price is unknown
+	WallSeconds      float64  `json:"wall_seconds"`
 }
 
 // minQuestionBytes is the fewest bytes a question takes in an output
@@ -233,19 +237,24 @@ type Question struct {
 	// Accepted are the answers graded right besides the ground truth
 	// (the sheet's accept lines), tried in order when the grader finds
 	// the answer wrong against the truth; absent without any.
-	Accepted     []string        `json:"accepted,omitempty"`
-	InputTokens  int             `json:"input_tokens,omitempty"`
-	OutputTokens int             `json:"output_tokens,omitempty"`
-	Cost         *float64        `json:"cost,omitempty"`
-	Grader       string          `json:"grader,omitempty"`
-	GradeDetail  string          `json:"grade_detail,omitempty"`
-	SubAnswers   []SubAnswer     `json:"sub_answers,omitempty"`
-	Unanswered   bool            `json:"unanswered,omitempty"`    // the model had no answer (replay), not a wrong one
-	Judge        json.RawMessage `json:"judge,omitempty"`         // an LLM judge's reply and verdict
-	Settings     *model.Settings `json:"settings,omitempty"`      // the generation settings sent
-	FinishReason string          `json:"finish_reason,omitempty"` // why the model stopped ("length": cut at max_tokens; "refusal")
-	Note         string          `json:"note,omitempty"`          // what a reader must know of the answer: a reply with no text, a refusal
-	BatchID      string          `json:"batch_id,omitempty"`      // the provider's batch that answered (run --batch); its cost is at batch prices
+	Accepted     []string `json:"accepted,omitempty"`
+	InputTokens  int      `json:"input_tokens,omitempty"`
+	OutputTokens int      `json:"output_tokens,omitempty"`
+	// CacheReadTokens and CacheWriteTokens are the input tokens the
+	// provider read from and wrote to its prompt cache: parts of
+	// InputTokens, costed at the cache rates.
+	CacheReadTokens  int             `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int             `json:"cache_write_tokens,omitempty"`
+	Cost             *float64        `json:"cost,omitempty"`
+	Grader           string          `json:"grader,omitempty"`
+	GradeDetail      string          `json:"grade_detail,omitempty"`
+	SubAnswers       []SubAnswer     `json:"sub_answers,omitempty"`
+	Unanswered       bool            `json:"unanswered,omitempty"`    // the model had no answer (replay), not a wrong one
+	Judge            json.RawMessage `json:"judge,omitempty"`         // an LLM judge's reply and verdict
+	Settings         *model.Settings `json:"settings,omitempty"`      // the generation settings sent
+	FinishReason     string          `json:"finish_reason,omitempty"` // why the model stopped ("length": cut at max_tokens; "refusal")
+	Note             string          `json:"note,omitempty"`          // what a reader must know of the answer: a reply with no text, a refusal
+	BatchID          string          `json:"batch_id,omitempty"`      // the provider's batch that answered (run --batch); its cost is at batch prices
 	// RequestKey is the key of the request asked (see harness/internal/reuse):
 	// a rerun reuses this answer for a question whose request has the
 	// same key. ReusedFrom names the output file this run took the answer

@@ -128,7 +128,7 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 	q := Question{
 		Name: "Q", MetaData: map[string]string{"id": "7"}, GroundTruth: s("B"), Question: "ask",
 		Completion: s("B"), Reasoning: "B, surely", ThinkBlocks: "<think>B, surely</think>", ReasoningTokens: 2, Error: s("none"), ModelName: "m", EvalTime: &ft, Grade: &tr,
-		QuestionUsr: "own", System: s("sys"), ImagesSent: []string{"chart.png"}, ImagesNotSent: []string{"b.jpg"}, Accepted: []string{"b", " B\n"}, InputTokens: 3, OutputTokens: 4, Cost: &cost,
+		QuestionUsr: "own", System: s("sys"), ImagesSent: []string{"chart.png"}, ImagesNotSent: []string{"b.jpg"}, Accepted: []string{"b", " B\n"}, InputTokens: 3, OutputTokens: 4, CacheReadTokens: 2, CacheWriteTokens: 1, Cost: &cost,
 		Grader: "choice", GradeDetail: "extracted B", SubAnswers: []SubAnswer{{Name: "a", Want: "1", Got: "1", Found: true, Correct: true}},
 		Unanswered: true, Judge: json.RawMessage(`{"reply":"True"}`), Settings: &model.Settings{MaxTokens: 5, Stop: []string{"\n"}, ReasoningEffort: "high", ReasoningTokens: 9}, FinishReason: "length", Note: "the reply had no text", BatchID: "batch_1", RequestKey: "ab12", ReusedFrom: "output-s-m-1.json", AskedIn: "output-s-m-0.json", ServedModel: "gpt-4-0613", Position: 4, Grading: GradingLiberal, GradingFrom: GradingFromFlag, Review: &Review{By: "ann", At: "2026-12-02T01:00:00Z", Reason: "said Paris", GraderGrade: &no},
 		Mode: "code", CodeExtract: "baseline", Code: s("df.shape[0]"), Answer: s("3"), CodeError: "none",
@@ -137,7 +137,7 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 		Turns: 2, Limit: "max_turns", LimitValue: 10, Sandbox: map[string]string{"pandas": "1.5.3"}, SolveSettings: map[string]string{"agent_style": "react"}, ReformatModel: "openai/gpt-3.5-turbo-16k",
 	}
 	sh := Sheet{Name: "S", RunID: "ab", ModelName: "m", MetaData: map[string]string{"k": "v"}, Question: s("sq"),
-		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1, ReasoningTokens: 2}, DryRun: true, Version: "0123456789ab", Subset: &Subset{Limit: 3, Questions: []string{"a*"}, Of: 10}, Epoch: 2, Epochs: 3, Shard: 2, Shards: 4,
+		SheetFile: "input-s.md", Created: "2026-01-01T00:00:00Z", Totals: &Totals{Questions: 1, ReasoningTokens: 2, CacheReadTokens: 2, CacheWriteTokens: 1}, DryRun: true, Version: "0123456789ab", Subset: &Subset{Limit: 3, Questions: []string{"a*"}, Of: 10}, Epoch: 2, Epochs: 3, Shard: 2, Shards: 4,
 		ModelInfo: &model.Info{Provider: "openai-api", Label: "box", Model: "gpt-4", BaseURL: "http://box/v1", ContextLimit: 4096},
 		Settings:  &model.Settings{Temperature: &ft}, Configuration: &model.Settings{MaxTokens: 9},
 		ConnectionLimits: []aimd.Change{{Time: time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC), Limit: 8, From: 10, Reason: "HTTP 429"}}}

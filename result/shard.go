@@ -236,6 +236,8 @@ func mergeTotals(sheets []*Sheet) *Totals {
 		t.InputTokens += pt.InputTokens
 		t.OutputTokens += pt.OutputTokens
 		t.ReasoningTokens += pt.ReasoningTokens
+		t.CacheReadTokens += pt.CacheReadTokens
+		t.CacheWriteTokens += pt.CacheWriteTokens
 		if pt.Cost == nil {
 			costKnown = false
 		} else {

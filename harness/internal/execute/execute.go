@@ -112,6 +112,7 @@ type sheetRun struct {
 	noted                      int // answers with a note (replyNote): refused, or no text
 	calls, cached, resumed     int
 	inTok, outTok, reasonTok   int
+	cacheRead, cacheWrite      int
 	// cutThinking counts the chat answers cut by max_tokens while
 	// reasoning (LimitMaxTokens), said apart from the other notes.
 	cutThinking int
@@ -488,6 +489,8 @@ func (sr *sheetRun) add(o runner.Outcome, qr *result.Question, info model.Info, 
 	sr.inTok += o.Response.InputTokens
 	sr.outTok += o.Response.OutputTokens
 	sr.reasonTok += o.Response.ReasoningTokens
+	sr.cacheRead += o.Response.CacheReadTokens
+	sr.cacheWrite += o.Response.CacheWriteTokens
 }
 
 // grade grades question q, whose record is qr, puts it in the scratch
@@ -528,7 +531,8 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 	o := sr.out
 	n := o.Len()
 	o.File.Sheet.Totals = &result.Totals{Questions: n, Answered: sr.answered, Errors: sr.failed,
-		InputTokens: sr.inTok, OutputTokens: sr.outTok, ReasoningTokens: sr.reasonTok, WallSeconds: wall.Seconds()}
+		InputTokens: sr.inTok, OutputTokens: sr.outTok, ReasoningTokens: sr.reasonTok,
+		CacheReadTokens: sr.cacheRead, CacheWriteTokens: sr.cacheWrite, WallSeconds: wall.Seconds()}
 	if sr.priced {
 		c := sr.cost
 		o.File.Sheet.Totals.Cost = &c
@@ -626,6 +630,7 @@ func record(q *result.Question, o runner.Outcome, info model.Info, price *model.
 		}
 		q.ReasoningTokens = r.ReasoningTokens
 		q.InputTokens, q.OutputTokens = r.InputTokens, r.OutputTokens
+		q.CacheReadTokens, q.CacheWriteTokens = r.CacheReadTokens, r.CacheWriteTokens
 		q.FinishReason = r.FinishReason
 		q.Note = replyNote(r, r.Reasoning != "" || o.Response.Text != "")
 		q.SetWork(r.Work)
