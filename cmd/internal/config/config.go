@@ -137,8 +137,9 @@ type Config struct {
 	BaseURLs map[string]string `yaml:"base_urls"`
 	// Judge is the judge grader's model when no --judge is given.
 	Judge string `yaml:"judge"`
-	// Prices are per model name, "IN,OUT" in US dollars per million
-	// tokens (as --price, which wins), over the built-in price table.
+	// Prices are per model name, "IN,OUT[,CACHED_IN[,CACHE_WRITE]]" in US
+	// dollars per million tokens (as --price, which wins), over the
+	// built-in price table.
 	Prices map[string]string `yaml:"prices"`
 	// Concurrency is the requests in flight per model when no -c is
 	// given, as -c takes it: a number, or auto (ParseConcurrency).

@@ -14,8 +14,9 @@ type member struct {
 	schema    map[string]any
 }
 
-// price is an IN,OUT price as model.ParsePrice reads it.
-const price = `^\s*\$?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*,\s*\$?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*$`
+// price is an IN,OUT[,CACHED_IN[,CACHE_WRITE]] price as model.ParsePrice
+// reads it.
+const price = `^\s*\$?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:\s*,\s*\$?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)){1,3}\s*$`
 
 // memberTable lists the members, in Config's order.
 func memberTable() []member {
@@ -41,7 +42,7 @@ func memberTable() []member {
 		{"base_urls", "Servers by provider or openai-api NAME (openai, anthropic, ollama, vllm, llamacpp, NAME): the base URL its models are sent to when neither --base-url nor NAME_BASE_URL names one. A workspace evalmd.yaml cannot name the server of a provider whose key is in the environment.",
 			mapOf(str(`^\s*[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]`))},
 		{"judge", "The judge grader's model when no --judge is given.", str("")},
-		{"prices", "Prices by model name, IN,OUT in US dollars per million tokens (as --price, which wins).", mapOf(str(price))},
+		{"prices", "Prices by model name, IN,OUT[,CACHED_IN[,CACHE_WRITE]] in US dollars per million tokens (as --price, which wins).", mapOf(str(price))},
 		{"concurrency", "Requests in flight per model when no -c is given: a number (at least 1), or auto.",
 			map[string]any{"anyOf": []any{map[string]any{"type": "integer", "minimum": 1}, map[string]any{"type": "string", "enum": []string{"auto"}},
 				str(`^\s*\+?0*[1-9][0-9]*\s*$`)}}},

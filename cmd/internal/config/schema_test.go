@@ -47,6 +47,8 @@ func TestSchemaAgreesWithParse(t *testing.T) {
 		{"concurrency: lots\n", false},
 		{"models: [\"a,b\"]\n", false},
 		{"prices:\n  m: \"1\"\n", false},
+		{"prices:\n  m: 3, 15, 0.3, 3.75\n  n: 2.5,10,1.25\n", true},
+		{"prices:\n  m: 1,2,3,4,5\n", false},
 		{"ceilings:\n  temperature: 1\n", false},
 		{"ceilings:\n  tool_memory: lots\n", false},
 		{"base_urls:\n  x: ftp://h\n", false},

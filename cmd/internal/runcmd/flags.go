@@ -80,7 +80,7 @@ func bindFlags(fs *flag.FlagSet) *flags {
 	fs.IntVar(&f.retries, "retries", 5, "retries of a failed request after its first attempt (0: none)")
 	fs.StringVar(&f.cacheDir, "cache", "", "answer repeated requests from this cache folder")
 	fs.BoolVar(&f.fresh, "fresh", false, "ask every question, reusing no answer of an earlier output whose request was the same")
-	fs.StringVar(&f.price, "price", "", "price override IN,OUT in US dollars per million tokens")
+	fs.StringVar(&f.price, "price", "", "price override IN,OUT[,CACHED_IN[,CACHE_WRITE]] in US dollars per million tokens (input, output, prompt cache reads and writes)")
 	fs.StringVar(&f.mockReply, "mock-reply", "", "the reply of the mock model")
 	fs.StringVar(&f.vision, "vision", "", "send images: on, off or auto (by the model's name: OpenAI's but gpt-3.5, Anthropic's)")
 	fs.StringVar(&f.logDir, "log-dir", "", "also write an Inspect log per output file into this folder")
