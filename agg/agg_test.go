@@ -259,3 +259,51 @@ func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 // wilson is Wilson's 95% interval for k successes in n trials
 // (stats.WilsonZ).
 func wilson(k, n int) (lo, hi float64) { return stats.WilsonZ(k, n, stats.Z95) }
+
+// The usage table has a cache read (and a cache write) column only where
+// some answer reported such tokens: files without any keep the columns,
+// and the bytes, they had.
+func TestUsageCacheColumns(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		qs    string
+		cols  string // the header's token columns, in order
+		cells string // model m's token cells, in order
+	}{
+		{"none", `{"name": "a", "grade": true, "completion": "x", "input_tokens": 100, "output_tokens": 5}`,
+			"input tokens,output tokens", "100,5"},
+		{"read", `{"name": "a", "grade": true, "completion": "x", "input_tokens": 1000, "cache_read_tokens": 600, "output_tokens": 5},
+		  {"name": "b", "grade": true, "completion": "x", "input_tokens": 100, "output_tokens": 5}`,
+			"input tokens,cache read tokens,output tokens", "1100,600,10"},
+		{"read and write", `{"name": "a", "grade": true, "completion": "x", "input_tokens": 1000, "cache_read_tokens": 600, "cache_write_tokens": 300, "output_tokens": 5}`,
+			"input tokens,cache read tokens,cache write tokens,output tokens", "1000,600,300,5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			doc := `{"sheet": {"name": "S", "run_id": "r1", "model_name": "m"}, "questions": [` + tc.qs + `]}`
+			if err := os.WriteFile(filepath.Join(dir, "output-s-m-r1.json"), []byte(doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			d, err := Load(context.Background(), dir, io.Discard, LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab := usageTable(d.Usages(), false)
+			var cols, cells []string
+			for i, c := range tab.Columns {
+				if strings.HasSuffix(c.Name, " tokens") {
+					cols, cells = append(cols, c.Name), append(cells, tab.Rows[0][i])
+				}
+			}
+			if got := strings.Join(cols, ","); got != tc.cols {
+				t.Errorf("token columns %q, want %q", got, tc.cols)
+			}
+			if got := strings.Join(cells, ","); got != tc.cells {
+				t.Errorf("m's token cells %q, want %q", got, tc.cells)
+			}
+			if cached := strings.Contains(tab.Note, "Cache read and write tokens"); cached != (tc.name != "none") {
+				t.Errorf("note %q: says cache tokens %v", tab.Note, cached)
+			}
+		})
+	}
+}

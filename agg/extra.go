@@ -516,38 +516,32 @@ func usageTable(us []load.Usage, repeats bool) render.Table {
 		Note: "sums over every " + one + " that reported the figure; " +
 			"'-' where no " + one + " did (LIME's files carry time only), " +
 			"cost 'unknown' where no price was known (--price on run gives one)." + repeatsNote(repeats),
-		Columns: render.Cols("model", "#"+rows, "#input tokens", "#output tokens",
-			"#cost (USD)", "#time (s)", "#mean time (s)"),
 	}
-	// Reasoning tokens, where any model reported some, get a column after
-	// the output tokens they are a part of.
-	reasoning := false
+	// Cache and reasoning tokens, where any model reported some, get a
+	// column after the input or output tokens they are a part of.
+	var read, write, reasoning bool
 	for _, u := range us {
+		read, write = read || u.CacheReadTokens > 0, write || u.CacheWriteTokens > 0
 		reasoning = reasoning || u.ReasoningTokens > 0
 	}
+	cols := []string{"model", "#" + rows, "#input tokens"}
+	if read {
+		cols = append(cols, "#cache read tokens")
+	}
+	if write {
+		cols = append(cols, "#cache write tokens")
+	}
+	if read || write {
+		t.Note += " Cache read and write tokens are a part of the input tokens, and costed at the provider's cache rates."
+	}
+	cols = append(cols, "#output tokens")
 	if reasoning {
-		t.Columns = render.Cols("model", "#"+rows, "#input tokens", "#output tokens", "#reasoning tokens",
-			"#cost (USD)", "#time (s)", "#mean time (s)")
+		cols = append(cols, "#reasoning tokens")
 		t.Note += " Reasoning tokens are a part of the output tokens, and costed as output."
 	}
+	t.Columns = render.Cols(append(cols, "#cost (USD)", "#time (s)", "#mean time (s)")...)
 	for _, u := range us {
-		in, out, cost, secs, mean := "-", "-", "unknown", "-", "-"
-		if u.TokenQuestions > 0 {
-			in, out = fmt.Sprint(u.InputTokens), fmt.Sprint(u.OutputTokens)
-		}
-
-		if u.CostQuestions > 0 {
-			cost = fmt.Sprintf("%.4f", u.Cost)
-		}
-		if u.TimeQuestions > 0 {
-			secs = fmt.Sprintf("%.1f", u.Seconds)
-			mean = fmt.Sprintf("%.2f", u.Seconds/float64(u.TimeQuestions))
-		}
-		row := []string{u.Model, itoa(u.Questions), in, out}
-		if reasoning {
-			row = append(row, fmt.Sprint(u.ReasoningTokens))
-		}
-		t.Rows = append(t.Rows, append(row, cost, secs, mean))
+		t.Rows = append(t.Rows, usageRow(u, read, write, reasoning))
 		// A note is markdown: the name in it is made text, as a cell's.
 		if u.BadFigures > 0 {
 			t.Note += fmt.Sprintf(" %s: %d eval_time or cost values left out (negative, or over a billion: no real figure).",
@@ -559,6 +553,33 @@ func usageTable(us []load.Usage, repeats bool) render.Table {
 		}
 	}
 	return t
+}
+
+// usageRow is u's row of the usage table, with the columns it has.
+func usageRow(u load.Usage, read, write, reasoning bool) []string {
+	in, out, cost, secs, mean := "-", "-", "unknown", "-", "-"
+	if u.TokenQuestions > 0 {
+		in, out = fmt.Sprint(u.InputTokens), fmt.Sprint(u.OutputTokens)
+	}
+	if u.CostQuestions > 0 {
+		cost = fmt.Sprintf("%.4f", u.Cost)
+	}
+	if u.TimeQuestions > 0 {
+		secs = fmt.Sprintf("%.1f", u.Seconds)
+		mean = fmt.Sprintf("%.2f", u.Seconds/float64(u.TimeQuestions))
+	}
+	row := []string{u.Model, itoa(u.Questions), in}
+	if read {
+		row = append(row, fmt.Sprint(u.CacheReadTokens))
+	}
+	if write {
+		row = append(row, fmt.Sprint(u.CacheWriteTokens))
+	}
+	row = append(row, out)
+	if reasoning {
+		row = append(row, fmt.Sprint(u.ReasoningTokens))
+	}
+	return append(row, cost, secs, mean)
 }
 
 // itoa is strconv.Itoa for table cells.

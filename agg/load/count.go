@@ -321,6 +321,8 @@ func (u *usage) addQuestion(q *result.Question) {
 		u.inTok += int64(q.InputTokens)
 		u.reasonTok += int64(q.ReasoningTokens)
 		u.outTok += int64(q.OutputTokens)
+		u.cacheRead += int64(q.CacheReadTokens)
+		u.cacheWrite += int64(q.CacheWriteTokens)
 	}
 	switch {
 	case q.Cost == nil:
@@ -349,6 +351,8 @@ func (u *usage) merge(v *usage) {
 	u.inTok += v.inTok
 	u.outTok += v.outTok
 	u.reasonTok += v.reasonTok
+	u.cacheRead += v.cacheRead
+	u.cacheWrite += v.cacheWrite
 	u.tokQuestions += v.tokQuestions
 	u.cost += v.cost
 	u.costN += v.costN

@@ -98,13 +98,15 @@ type usage struct {
 	questions     int
 	inTok, outTok int64
 	reasonTok     int64 // a part of outTok
-	tokQuestions  int   // questions that reported any token count
-	cost          float64
-	costN         int
-	batchN        int // questions answered through a batch API
-	evalTime      float64
-	evalN         int
-	badFigures    int // eval_time or cost values left out: negative or absurdly large
+	// cacheRead and cacheWrite are parts of inTok: the prompt cache's.
+	cacheRead, cacheWrite int64
+	tokQuestions          int // questions that reported any token count
+	cost                  float64
+	costN                 int
+	batchN                int // questions answered through a batch API
+	evalTime              float64
+	evalN                 int
+	badFigures            int // eval_time or cost values left out: negative or absurdly large
 }
 
 // maxFigure bounds a question's eval_time (seconds) and cost (US dollars)
@@ -723,12 +725,15 @@ type Usage struct {
 	TokenQuestions            int // questions that reported tokens
 	InputTokens, OutputTokens int64
 	ReasoningTokens           int64 // a part of OutputTokens: tokens spent reasoning
-	CostQuestions             int   // questions that reported a cost
-	Cost                      float64
-	BatchQuestions            int // questions answered through a batch API, costed at batch prices
-	TimeQuestions             int // questions with an eval_time
-	Seconds                   float64
-	BadFigures                int // eval_time and cost values left out (negative, or past a billion)
+	// CacheReadTokens and CacheWriteTokens are parts of InputTokens: read
+	// from and written to the provider's prompt cache.
+	CacheReadTokens, CacheWriteTokens int64
+	CostQuestions                     int // questions that reported a cost
+	Cost                              float64
+	BatchQuestions                    int // questions answered through a batch API, costed at batch prices
+	TimeQuestions                     int // questions with an eval_time
+	Seconds                           float64
+	BadFigures                        int // eval_time and cost values left out (negative, or past a billion)
 }
 
 // Usages returns per-model usage, by model name.
@@ -740,6 +745,7 @@ func (d *Data) Usages() []Usage {
 		}
 		out = append(out, Usage{Model: d.strs.str(m), Questions: u.questions,
 			TokenQuestions: u.tokQuestions, InputTokens: u.inTok, OutputTokens: u.outTok, ReasoningTokens: u.reasonTok,
+			CacheReadTokens: u.cacheRead, CacheWriteTokens: u.cacheWrite,
 			CostQuestions: u.costN, Cost: u.cost, BatchQuestions: u.batchN, TimeQuestions: u.evalN, Seconds: u.evalTime,
 			BadFigures: u.badFigures})
 	}
