@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
@@ -24,6 +25,7 @@ func TestCachedTokensRecordedAndCosted(t *testing.T) {
 		reply       fakeserver.Reply
 		read, write int
 		cost        float64 // of one question
+		said        string  // the sheet's line on the console
 	}{
 		{
 			// OpenAI's prompt_tokens 1000 holds cached_tokens 600.
@@ -33,6 +35,7 @@ func TestCachedTokensRecordedAndCosted(t *testing.T) {
 			read:  600,
 			// 400 at $2, 600 at $0.50, 10 out at $8.
 			cost: (400*2 + 600*0.5 + 10*8) / 1e6,
+			said: "tokens 2000 in (1200 cache read) / 20 out",
 		},
 		{
 			// Anthropic's input_tokens 100 beside cache_read_input_tokens
@@ -43,6 +46,7 @@ func TestCachedTokensRecordedAndCosted(t *testing.T) {
 			reply: fakeserver.Reply{InputTokens: 1000, CacheReadTokens: 600, CacheWriteTokens: 300, OutputTokens: 10},
 			read:  600, write: 300,
 			cost: (100*3 + 600*0.30 + 300*3.75 + 10*15) / 1e6,
+			said: "tokens 2000 in (1200 cache read, 600 cache write) / 20 out",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,6 +62,9 @@ func TestCachedTokensRecordedAndCosted(t *testing.T) {
 			cfg.Stderr = &stderr
 			if _, err := Run(context.Background(), cfg); err != nil {
 				t.Fatalf("%v\n%s", err, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.said) {
+				t.Errorf("console does not say %q:\n%s", tc.said, stderr.String())
 			}
 			files := outputs(t, out)
 			if len(files) != 1 {

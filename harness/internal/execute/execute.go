@@ -525,6 +525,22 @@ func (sr *sheetRun) grade(ctx context.Context, q int, qr *result.Question, gr *r
 	return nil
 }
 
+// promptCacheNote says how many input tokens the provider's prompt cache
+// served and took, "" when none.
+func (sr *sheetRun) promptCacheNote() string {
+	var parts []string
+	if sr.cacheRead > 0 {
+		parts = append(parts, fmt.Sprintf("%d cache read", sr.cacheRead))
+	}
+	if sr.cacheWrite > 0 {
+		parts = append(parts, fmt.Sprintf("%d cache write", sr.cacheWrite))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
 // finish says how a completed, graded output went and hands it to the
 // writer.
 func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
@@ -580,9 +596,9 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 		sr.current, o.Current = &e, &e
 		return opt.Writer.Write(o, sr.spill)
 	}
-	opt.Console.Say("%s on %s: %d/%d correct%s%s%s, %s, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in / %d out%s, %s, %.1fs",
+	opt.Console.Say("%s on %s: %d/%d correct%s%s%s, %s, %s, %d unanswered, %d calls (%d cached, %d resumed), tokens %d in%s / %d out%s, %s, %.1fs",
 		o.Model, sheet, correct, n, subset, ungraded, sr.reusedNote(), answered, errs, sr.noAnswer,
-		sr.calls, sr.cached, sr.resumed, sr.inTok, sr.outTok, reasoning, cost, wall.Seconds())
+		sr.calls, sr.cached, sr.resumed, sr.inTok, sr.promptCacheNote(), sr.outTok, reasoning, cost, wall.Seconds())
 	if sr.cutThinking > 0 {
 		limit := "max_tokens"
 		if s := o.File.Sheet.Settings; s != nil && s.MaxTokens > 0 {
