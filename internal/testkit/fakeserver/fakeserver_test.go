@@ -302,3 +302,34 @@ func TestAnthropicThinkingRules(t *testing.T) {
 		}
 	}
 }
+
+// Cached tokens are reported as each API reports them: OpenAI's inside
+// the prompt's count, Anthropic's beside an input_tokens without them.
+func TestCachedTokensReported(t *testing.T) {
+	reply := func(Call) Reply {
+		return Reply{InputTokens: 2500, CacheReadTokens: 2000, CacheWriteTokens: 300, OutputTokens: 50}
+	}
+	anthropicBody := `{"model":"m","max_tokens":64,"messages":[{"role":"user","content":"q"}]}`
+	responsesBody := `{"model":"m","input":"q"}`
+	for _, tc := range []struct {
+		name, url, body string
+		want            []string
+	}{
+		{"chat", NewOpenAI(t, Options{Reply: reply}).URL + "/chat/completions", chatBody,
+			[]string{`"prompt_tokens":2500`, `"prompt_tokens_details":{"cached_tokens":2000}`}},
+		{"responses", NewOpenAIResponses(t, Options{Reply: reply}).URL + "/responses", responsesBody,
+			[]string{`"input_tokens":2500`, `"input_tokens_details":{"cached_tokens":2000}`}},
+		{"anthropic", NewAnthropic(t, Options{Reply: reply}).URL + "/v1/messages", anthropicBody,
+			[]string{`"input_tokens":200`, `"cache_read_input_tokens":2000`, `"cache_creation_input_tokens":300`}},
+	} {
+		status, body, err := post(t, http.DefaultClient, tc.url, tc.body)
+		if err != nil || status != 200 {
+			t.Fatalf("%s: status %d, %v: %s", tc.name, status, err, body)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s: reply has no %s: %s", tc.name, w, body)
+			}
+		}
+	}
+}
