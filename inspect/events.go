@@ -97,7 +97,7 @@ func (e *event) UnmarshalJSON(data []byte) error {
 type modelEvent struct {
 	Event        string         `json:"event"` // "model"
 	Timestamp    string         `json:"timestamp"`
-	WorkingStart float        `json:"working_start"`
+	WorkingStart float          `json:"working_start"`
 	Model        string         `json:"model"`
 	Input        []ChatMessage  `json:"input"`
 	Tools        []toolInfo     `json:"tools"`
@@ -121,7 +121,7 @@ type toolInfo struct {
 type toolEvent struct {
 	Event        string         `json:"event"` // "tool"
 	Timestamp    string         `json:"timestamp"`
-	WorkingStart float        `json:"working_start"`
+	WorkingStart float          `json:"working_start"`
 	Type         string         `json:"type"` // "function"
 	ID           string         `json:"id"`
 	Function     string         `json:"function"`
@@ -135,26 +135,26 @@ type toolEvent struct {
 // sandboxEvent is a command run in the sandbox (Inspect's SandboxEvent):
 // here, a code-mode answer's code and what it gave.
 type sandboxEvent struct {
-	Event        string  `json:"event"` // "sandbox"
-	Timestamp    string  `json:"timestamp"`
-	WorkingStart float `json:"working_start"`
-	Action       string  `json:"action"` // "exec"
-	Cmd          string  `json:"cmd,omitempty"`
-	Input        string  `json:"input,omitempty"`
-	Result       *int    `json:"result,omitempty"` // the exit status
-	Output       string  `json:"output,omitempty"`
+	Event        string `json:"event"` // "sandbox"
+	Timestamp    string `json:"timestamp"`
+	WorkingStart float  `json:"working_start"`
+	Action       string `json:"action"` // "exec"
+	Cmd          string `json:"cmd,omitempty"`
+	Input        string `json:"input,omitempty"`
+	Result       *int   `json:"result,omitempty"` // the exit status
+	Output       string `json:"output,omitempty"`
 }
 
 // sampleLimitEvent says a limit stopped the sample (Inspect's
 // SampleLimitEvent): the limit's type, as the sample's limit names it, a
 // message, and its value.
 type sampleLimitEvent struct {
-	Event        string  `json:"event"` // "sample_limit"
-	Timestamp    string  `json:"timestamp"`
-	WorkingStart float `json:"working_start"`
-	Type         string  `json:"type"`
-	Message      string  `json:"message"`
-	Limit        *float  `json:"limit"` // null when not known
+	Event        string `json:"event"` // "sample_limit"
+	Timestamp    string `json:"timestamp"`
+	WorkingStart float  `json:"working_start"`
+	Type         string `json:"type"`
+	Message      string `json:"message"`
+	Limit        *float `json:"limit"` // null when not known
 }
 
 // stopReason maps a provider's finish reason, as an output file records it,

@@ -209,11 +209,11 @@ type connectionLimitChange struct {
 
 // modelUsage counts tokens (ModelUsage).
 type modelUsage struct {
-	InputTokens     int      `json:"input_tokens"`
-	OutputTokens    int      `json:"output_tokens"`
-	TotalTokens     int      `json:"total_tokens"`
-	ReasoningTokens int      `json:"reasoning_tokens,omitempty"` // a part of OutputTokens
-	TotalCost       *float   `json:"total_cost,omitempty"`
+	InputTokens     int    `json:"input_tokens"`
+	OutputTokens    int    `json:"output_tokens"`
+	TotalTokens     int    `json:"total_tokens"`
+	ReasoningTokens int    `json:"reasoning_tokens,omitempty"` // a part of OutputTokens
+	TotalCost       *float `json:"total_cost,omitempty"`
 }
 
 // evalError is an error that halted an evaluation or a sample (EvalError:

@@ -42,7 +42,7 @@ type provenance struct {
 type scoreEditEvent struct {
 	Event        string    `json:"event"` // "score_edit"
 	Timestamp    string    `json:"timestamp"`
-	WorkingStart float   `json:"working_start"`
+	WorkingStart float     `json:"working_start"`
 	ScoreName    string    `json:"score_name"`
 	Edit         scoreEdit `json:"edit"`
 }
