@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 
 	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/internal/outfile"
@@ -108,7 +109,19 @@ func leaderboardPlot(ts []ModelTotal) (*plot.Plot, vg.Length, error) {
 		return nil, 0, fmt.Errorf("agg: leaderboard chart: %w", err)
 	}
 	errs.LineStyle.Width = vg.Points(1.2)
-	p.Add(plotter.NewGrid(), bars, errs)
+	// Each value is written past its interval's end, where no bar hides it.
+	ends := make([]float64, n)
+	for j := range ends {
+		ends[j] = vals[j] + iv.Hi[j]
+	}
+	labels, err := render.ValueLabels(ends, 0)
+	if err != nil {
+		return nil, 0, fmt.Errorf("agg: leaderboard chart: %w", err)
+	}
+	for j := range labels.Labels {
+		labels.Labels[j] = strconv.FormatFloat(vals[j], 'f', 2, 64)
+	}
+	p.Add(plotter.NewGrid(), bars, errs, labels)
 	render.NominalY(p, names)
 	h := vg.Length(n)*vg.Points(22) + vg.Inch
 	return p, h, nil

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"image/color"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -91,3 +92,25 @@ func (v Intervals) XError(i int) (float64, float64) { return v.Lo[i], v.Hi[i] }
 // BarColor fills the leaderboard's bars: a neutral blue. (gonum's first
 // default colour is a red, which reads as "bad", on every bar.)
 var BarColor = color.RGBA{R: 0x4c, G: 0x78, B: 0xa8, A: 0xff}
+
+// ValueLabels writes each value of a horizontal bar chart at its bar's end
+// (row j at y = j, moved by offset, a bar's own Offset in a group), so a
+// bar of 0, which draws nothing, still says its value.
+func ValueLabels(vals []float64, offset vg.Length) (*plotter.Labels, error) {
+	xys := make(plotter.XYs, len(vals))
+	texts := make([]string, len(vals))
+	for j, v := range vals {
+		xys[j] = plotter.XY{X: v, Y: float64(j)}
+		texts[j] = strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: texts})
+	if err != nil {
+		return nil, err
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].Font.Size = vg.Points(8)
+		l.TextStyle[i].YAlign = draw.YCenter
+	}
+	l.Offset = vg.Point{X: vg.Points(3), Y: offset}
+	return l, nil
+}

@@ -1,6 +1,12 @@
 package render
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+)
 
 func TestTableMarkdown(t *testing.T) {
 	tests := []struct {
@@ -32,6 +38,22 @@ func TestTableMarkdown(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("%s:\ngot  %q\nwant %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// A bar of 0 draws nothing: its value is still written at its end.
+func TestValueLabels(t *testing.T) {
+	p := plot.New()
+	l, err := ValueLabels([]float64{0, 0.5}, vg.Points(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Add(l)
+	svg := string(RenderSVG(p, 3*vg.Inch, 2*vg.Inch))
+	for _, want := range []string{">0.00<", ">0.50<"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("the chart does not write %s", want)
 		}
 	}
 }

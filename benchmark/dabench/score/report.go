@@ -426,7 +426,11 @@ func (metric) Charts(qs []agg.Question) ([]agg.Plot, error) {
 		// Spread the group around the concept's row, first run on top as in
 		// the legend.
 		bars.Offset = barW * vg.Length(float64(nr-1)/2-float64(i))
-		p.Add(bars)
+		labels, err := render.ValueLabels(vals, bars.Offset)
+		if err != nil {
+			return nil, fmt.Errorf("concept chart: %w", err)
+		}
+		p.Add(bars, labels)
 		p.Legend.Add(r.label, bars)
 	}
 	names := make([]string, len(concepts))
