@@ -200,7 +200,7 @@ func gradeOne(ctx context.Context, f *result.File, q *result.Question, p gradePl
 	if p.verdictsOnly {
 		q.Grade = graderGrade(q)
 		v.Correct = q.Grade
-		applyVerdict(f, q, p.verdicts, graded(f, q))
+		applyVerdict(f, q, p.verdicts)
 		return v, !cannotGrade(q), nil
 	}
 	gerr := p.err
@@ -232,7 +232,7 @@ func gradeOne(ctx context.Context, f *result.File, q *result.Question, p gradePl
 	for _, part := range v.Parts {
 		q.SubAnswers = append(q.SubAnswers, result.SubAnswer(part))
 	}
-	applyVerdict(f, q, p.verdicts, graded(f, q))
+	applyVerdict(f, q, p.verdicts)
 	return v, gerr == nil && !cannotGrade(q), nil
 }
 

@@ -19,10 +19,16 @@ type Verdicts struct {
 // applyVerdict makes a person's verdict on q's answer its grade, the
 // grader's own (just given, or kept from before when only verdicts are
 // applied) recorded beside it; without one, q's grade is the grader's.
-// graded is the text the grader read. It says whether a verdict applies.
-func applyVerdict(f *result.File, q *result.Question, vs Verdicts, graded *string) bool {
+// It says whether a verdict applies. The graded text is split again
+// only where the folder has verdicts: every question of a run is graded
+// here.
+func applyVerdict(f *result.File, q *result.Question, vs Verdicts) bool {
 	q.Review = nil
-	if vs.Set.Len() == 0 || graded == nil {
+	if vs.Set.Len() == 0 {
+		return false
+	}
+	graded := GradedText(f, q)
+	if graded == nil {
 		return false
 	}
 	v, ok := vs.Set.Find(verdict.KeyOf(f, q, vs.N, graded))
