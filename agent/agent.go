@@ -99,7 +99,7 @@ func Run(ctx context.Context, m model.Model, req model.Task, interp Interpreter,
 	req.Tools = []model.Tool{agentproto.PythonTool}
 	msgs := append([]model.Message(nil), req.Messages...)
 	asked := len(msgs) // the transcript is what comes after the question
-	work := &model.Work{Mode: "agent"}
+	work := &model.ToolRun{Mode: "agent"}
 	var out model.Response
 	out.Work = work
 	finish := func(limit string) (model.Response, error) {

@@ -109,7 +109,7 @@ func RunReact(ctx context.Context, m model.Model, req model.Task, interp Interpr
 	}
 	instruction := strings.Join(parts, "\n")
 	req.Settings.Stop = append(append([]string(nil), req.Settings.Stop...), agentproto.ReactStop)
-	work := &model.Work{Mode: model.ModeAgent}
+	work := &model.ToolRun{Mode: model.ModeAgent}
 	out := model.Response{Work: work}
 	var scratch strings.Builder
 	timedOut := func() bool { return ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) }

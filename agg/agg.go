@@ -247,7 +247,7 @@ func (d *Data) Write(opt Options, extra ...render.Table) error {
 				return err
 			}
 		}
-		out = filepath.Join(result.Root(opt.Dir), "agg-"+id+".md")
+		out = filepath.Join(result.DisplayRoot(opt.Dir), "agg-"+id+".md")
 	}
 	wopt := outfile.Options{Force: opt.Force, Inputs: d.Inputs()}
 	if out != "-" {
@@ -262,7 +262,7 @@ func (d *Data) Write(opt Options, extra ...render.Table) error {
 		// where LIME wrote its report, not into whatever folder agg
 		// was started from.
 		base := "agg"
-		dir := result.Root(opt.Dir)
+		dir := result.DisplayRoot(opt.Dir)
 		if out != "-" {
 			dir = filepath.Dir(out)
 			base = strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))

@@ -36,11 +36,11 @@ type Verdict struct {
 	Liberal bool `json:",omitempty"`
 	// Parts holds sub-answer results for graders with several answers per
 	// question (DABench's @name[value] pairs).
-	Parts []Part `json:",omitempty"`
+	Parts []SubAnswer `json:",omitempty"`
 }
 
-// Part is the result of one sub-answer.
-type Part struct {
+// SubAnswer is the result of one sub-answer.
+type SubAnswer struct {
 	Name    string `json:"name"`
 	Want    string `json:"want"`
 	Got     string `json:"got"`

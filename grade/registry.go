@@ -127,10 +127,10 @@ func (r *Registry) New(name string, opt Options) (Grader, error) {
 	return nil, fmt.Errorf("unknown grader %q (known: %s)", name, strings.Join(r.Names(), ", "))
 }
 
-// Select names the grader for a question: the override (a command-line
+// GraderName names the grader for a question: the override (a command-line
 // flag) when set, else the question's "grader" meta, else "lime", LIME's
 // only rule, so LIME's own files regrade as LIME grades them.
-func Select(meta map[string]string, override string) string {
+func GraderName(meta map[string]string, override string) string {
 	if s := strings.TrimSpace(override); s != "" {
 		return s
 	}

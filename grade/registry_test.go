@@ -76,8 +76,8 @@ func TestSelect(t *testing.T) {
 		{map[string]string{"grader": ""}, " ", "lime"},
 	}
 	for _, tt := range tests {
-		if got := Select(tt.meta, tt.override); got != tt.want {
-			t.Errorf("Select(%v, %q) = %q, want %q", tt.meta, tt.override, got, tt.want)
+		if got := GraderName(tt.meta, tt.override); got != tt.want {
+			t.Errorf("GraderName(%v, %q) = %q, want %q", tt.meta, tt.override, got, tt.want)
 		}
 	}
 }

@@ -208,7 +208,7 @@ type Response struct {
 	ReasoningBlocks []ReasoningBlock `json:",omitempty"`
 	// Work is what a code- or agent-mode answer ran; nil for a plain
 	// completion.
-	Work *Work `json:",omitempty"`
+	Work *ToolRun `json:",omitempty"`
 }
 
 // FinishRefusal is Response.FinishReason of a reply in which the model

@@ -23,12 +23,12 @@ type ToolCall struct {
 	Arguments string `json:"arguments"` // the arguments as JSON text
 }
 
-// Work is what an answer did beyond one completion: the code it ran and
+// ToolRun is what an answer did beyond one completion: the code it ran and
 // what came out (code mode), or the turns of a tool-calling loop (agent
 // mode). It travels with the Response through the runner's journal and
 // cache, so a finished question is never run again on resume, and is
 // written into the output file beside the completion.
-type Work struct {
+type ToolRun struct {
 	Mode string `json:"mode"` // "code" or "agent"
 
 	// Code mode.

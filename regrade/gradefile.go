@@ -70,7 +70,7 @@ func (g *Graders) Name(q *result.Question, sheetMeta map[string]string) string {
 	if s := strings.TrimSpace(q.Grader); s != "" {
 		return s
 	}
-	return grade.Select(sheet.Steering(q.MetaData, sheetMeta), "")
+	return grade.GraderName(sheet.Steering(q.MetaData, sheetMeta), "")
 }
 
 // Check says why question q (of a file whose sheet meta is sheetMeta)

@@ -271,7 +271,7 @@ type Builder struct {
 // NewBuilder returns a Builder for the output files below dir (a folder
 // or agg's glob pattern), which names them in the page.
 func NewBuilder(dir string) *Builder {
-	return &Builder{root: result.Root(dir), st: newStore(), runs: map[string]int{}, sheets: map[string]int{}, qs: map[string]int{}}
+	return &Builder{root: result.DisplayRoot(dir), st: newStore(), runs: map[string]int{}, sheets: map[string]int{}, qs: map[string]int{}}
 }
 
 // Add adds the output file f read from path.

@@ -20,10 +20,10 @@ func isOutputName(name string) bool {
 // than a path: Find matches it instead of walking it.
 func IsGlob(where string) bool { return strings.ContainsAny(where, "*?[") }
 
-// Root is the folder that names found by Find(where) are best shown
+// DisplayRoot is the folder that names found by Find(where) are best shown
 // relative to: where itself, or for a glob pattern the folder part before
 // its first pattern character.
-func Root(where string) string {
+func DisplayRoot(where string) string {
 	if !IsGlob(where) {
 		return where
 	}

@@ -77,8 +77,8 @@ func TestRoot(t *testing.T) {
 		"/r/[ab]/output-x.json": "/r",
 		"/*":                    "/",
 	} {
-		if got := Root(in); got != want {
-			t.Errorf("Root(%q) = %q, want %q", in, got, want)
+		if got := DisplayRoot(in); got != want {
+			t.Errorf("DisplayRoot(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -288,7 +288,7 @@ type Question struct {
 	// then the person's, so every reader (LIME's agg.py too) counts it.
 	Review *Review `json:"review,omitempty"`
 
-	// Code and agent modes (model.Work): what ran beside the completion.
+	// Code and agent modes (model.ToolRun): what ran beside the completion.
 	// Graders and regrading read Answer in code mode and never run code.
 	Mode          string            `json:"mode,omitempty"`           // "code" or "agent"; absent for chat
 	CodeExtract   string            `json:"code_extract,omitempty"`   // the extraction rule: baseline, lenient
@@ -346,7 +346,7 @@ func (q *Question) Graded() *string {
 }
 
 // SetWork records what a code- or agent-mode answer ran.
-func (q *Question) SetWork(w *model.Work) {
+func (q *Question) SetWork(w *model.ToolRun) {
 	if w == nil {
 		return
 	}

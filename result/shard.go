@@ -47,8 +47,8 @@ type Parts struct {
 	seen map[partKey]map[int]bool
 }
 
-// Whole is a run's file put together from its shards' parts.
-type Whole struct {
+// Merged is a run's file put together from its shards' parts.
+type Merged struct {
 	// Path is where one machine would have written it: the first part's
 	// folder, and its name without the shard (unshardName).
 	Path  string
@@ -78,7 +78,7 @@ type partGroup struct {
 // Add takes f, a shard's part read from path. It returns the whole once
 // the run's last part is in; dup is the path of the part of the same
 // shard already read when f is a second copy of it, which is not taken.
-func (p *Parts) Add(path string, f *File) (w *Whole, dup string) {
+func (p *Parts) Add(path string, f *File) (w *Merged, dup string) {
 	sh := &f.Sheet
 	key := partKey{runID: sh.RunID, sheet: sh.Name, sheetFile: sh.SheetFile, model: sh.ModelLabel(), epoch: max(sh.Epoch, 1), shards: sh.Shards}
 	if sh.RunID == "" {
@@ -118,8 +118,8 @@ func (p *Parts) Add(path string, f *File) (w *Whole, dup string) {
 // put together from the parts there are, in the order their first part
 // came, and empties p. Missing says which shards no run split alike has
 // a part of.
-func (p *Parts) Rest() []Whole {
-	var out []Whole
+func (p *Parts) Rest() []Merged {
+	var out []Merged
 	for _, key := range p.order {
 		g, ok := p.groups[key]
 		if !ok {
@@ -140,10 +140,10 @@ func (p *Parts) Rest() []Whole {
 }
 
 // merge puts the group's parts together (MergeParts).
-func (g *partGroup) merge() Whole {
+func (g *partGroup) merge() Merged {
 	shards := slices.Sorted(maps.Keys(g.files))
 	parts := make([]*File, len(shards))
-	w := Whole{Shards: g.files[shards[0]].Sheet.Shards}
+	w := Merged{Shards: g.files[shards[0]].Sheet.Shards}
 	for i, k := range shards {
 		parts[i] = g.files[k]
 		w.Parts = append(w.Parts, g.paths[k])
@@ -174,17 +174,17 @@ func MergeParts(parts []*File) *File {
 	for _, p := range parts {
 		f.Questions = append(f.Questions, p.Questions...)
 	}
-	slices.SortStableFunc(f.Questions, func(a, b Question) int { return cmp.Compare(PartOrder(a.Position), PartOrder(b.Position)) })
+	slices.SortStableFunc(f.Questions, func(a, b Question) int { return cmp.Compare(MergeRank(a.Position), MergeRank(b.Position)) })
 	for i := range f.Questions {
 		f.Questions[i].Position = 0
 	}
 	return f
 }
 
-// PartOrder is what a question of a shard's part at position pos is
+// MergeRank is what a question of a shard's part at position pos is
 // sorted by in the file its parts make (MergeParts): its position, and
 // those without one (0) last.
-func PartOrder(pos int) int {
+func MergeRank(pos int) int {
 	if pos <= 0 {
 		return math.MaxInt
 	}

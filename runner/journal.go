@@ -35,7 +35,7 @@ type journalRecord struct {
 	Time             string  `json:"time,omitempty"` // RFC 3339, when it was journaled
 	// Work is what a code- or agent-mode answer ran (transcript, code,
 	// answer), so a resumed run keeps it without running it again.
-	Work *model.Work `json:"work,omitempty"`
+	Work *model.ToolRun `json:"work,omitempty"`
 }
 
 // outcome rebuilds the Outcome a record stands for.

@@ -195,7 +195,7 @@ func TestJournaledOutcomesComeFirst(t *testing.T) {
 // never a settled answer's.
 func TestJournalKeepsWork(t *testing.T) {
 	answer := "42"
-	work := &model.Work{Mode: "agent", Turns: 2, Limit: "max_turns", Answer: &answer,
+	work := &model.ToolRun{Mode: "agent", Turns: 2, Limit: "max_turns", Answer: &answer,
 		Transcript: []model.Message{
 			{Role: "assistant", Reasoning: "try 1", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: `{"code":"1"}`}}},
 			{Role: "tool", ToolCallID: "c1", Content: "1", ToolLimit: "timeout"},

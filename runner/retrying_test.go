@@ -48,7 +48,7 @@ func TestRetrying(t *testing.T) {
 				if err != nil {
 					return model.Response{}, err
 				}
-				return model.Response{Text: "answer", Work: &model.Work{Answer: &r.Text}}, nil
+				return model.Response{Text: "answer", Work: &model.ToolRun{Answer: &r.Text}}, nil
 			})
 			got, st, err := collect(t, context.Background(), outer, makeJobs(2), opt)
 			o := got[makeJobs(1)[0].Key]

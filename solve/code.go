@@ -38,7 +38,7 @@ func (m *Model) code(ctx context.Context, req model.Task, complete func() (model
 	// The code is taken from the answer alone, never from the thinking
 	// before it.
 	resp = model.SplitThink(resp, s.ThinkTags)
-	w := &model.Work{Mode: model.ModeCode, Extract: string(rule)}
+	w := &model.ToolRun{Mode: model.ModeCode, Extract: string(rule)}
 	resp.Work = w
 	prompt := ""
 	if n := len(req.Messages); n > 0 {

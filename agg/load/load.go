@@ -455,7 +455,7 @@ func (l *loader) addPart(path string, f *result.File, sum [sha256.Size]byte) {
 
 // whole is a run put together from its shards' parts, as a decoded file;
 // a run without an id is told from a copy by the sums of its parts.
-func (l *loader) whole(w result.Whole) decoded {
+func (l *loader) whole(w result.Merged) decoded {
 	r := decoded{path: w.Path, file: w.File}
 	if l.d.PartsOf == nil {
 		l.d.PartsOf = map[string][]string{}

@@ -49,7 +49,7 @@ func (l *loader) scanPart(path string, sheet *result.Sheet) bool {
 // result.Parse, or whose questions are not in sheet order), what was
 // counted is taken back and the parts are decoded whole and put
 // together.
-func (l *loader) countWhole(w result.Whole) {
+func (l *loader) countWhole(w result.Merged) {
 	r := l.whole(w)
 	scanned := false
 	for _, p := range w.Parts {
@@ -93,7 +93,7 @@ func (l *loader) decodeParts(paths []string) *result.File {
 }
 
 // placed is a question of a run's parts where mergeScan reads it from:
-// its place in the merge (result.PartOrder), its part and its span there.
+// its place in the merge (result.MergeRank), its part and its span there.
 type placed struct {
 	at   int
 	part int
@@ -114,7 +114,7 @@ func mergeScan(paths []string, question func(*result.Question)) error {
 	var order []placed
 	for k, path := range paths {
 		err := result.ScanPositions(path, func(*result.Sheet) error { return nil }, func(pos int, at result.Span) error {
-			order = append(order, placed{result.PartOrder(pos), k, at})
+			order = append(order, placed{result.MergeRank(pos), k, at})
 			return nil
 		})
 		if err != nil {
@@ -163,7 +163,7 @@ func readPlaced(files []*os.File, order []placed, question func(*result.Question
 				c.qs = make([]result.Question, len(at))
 				for i, p := range at {
 					c.qs[i], c.err = result.QuestionAt(files[p.part], p.span)
-					if c.err == nil && result.PartOrder(c.qs[i].Position) != p.at {
+					if c.err == nil && result.MergeRank(c.qs[i].Position) != p.at {
 						c.err = errors.New("a question's position not the one read first") // the part changed since
 					}
 					if c.err != nil {

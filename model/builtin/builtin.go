@@ -129,7 +129,7 @@ func (m *oracleModel) Answer(ctx context.Context, req model.Task) (model.Respons
 		// The oracle checks the pipeline, not the sandbox: its answer is
 		// the ground truth, and no code is run for it.
 		truth := *req.Question.GroundTruth
-		resp.Work = &model.Work{Mode: model.ModeCode, Extract: req.Solve.Extract, Answer: &truth}
+		resp.Work = &model.ToolRun{Mode: model.ModeCode, Extract: req.Solve.Extract, Answer: &truth}
 	}
 	return resp, nil
 }

@@ -154,7 +154,7 @@ type grader struct{}
 // Name implements Grader.
 func (grader) Name() string { return "dabench" }
 
-// Grade implements Grader: one Part per labelled name; the question is
+// Grade implements Grader: one SubAnswer per labelled name; the question is
 // correct when every part is (Python's all(): a question without labels is
 // correct).
 func (grader) Grade(_ context.Context, in grade.Input) (grade.Verdict, error) {
@@ -178,15 +178,15 @@ func (grader) Grade(_ context.Context, in grade.Input) (grade.Verdict, error) {
 
 // partsOf checks each label against the extracted answers; a name the
 // response lacks is wrong (is_equal(None, label) is False).
-func partsOf(labels, got []Pair) []grade.Part {
+func partsOf(labels, got []Pair) []grade.SubAnswer {
 	byName := make(map[string]string, len(got))
 	for _, g := range got {
 		byName[g.Name] = g.Value
 	}
-	parts := make([]grade.Part, 0, len(labels))
+	parts := make([]grade.SubAnswer, 0, len(labels))
 	for _, l := range labels {
 		v, found := byName[l.Name]
-		parts = append(parts, grade.Part{
+		parts = append(parts, grade.SubAnswer{
 			Name:    l.Name,
 			Want:    l.Value,
 			Got:     v,

@@ -19,7 +19,7 @@ type scoredQuestion struct {
 	Concepts []string
 	Level    string
 	// Parts are the sub-answer results, one per distinct label name.
-	Parts []grade.Part
+	Parts []grade.SubAnswer
 	// Answered is false when the question has no non-empty response: the
 	// script then leaves it out of every figure, denominators included.
 	Answered bool

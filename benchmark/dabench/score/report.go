@@ -118,7 +118,7 @@ func tallyRuns(qs []agg.Question) (map[runKey]*runTally, map[string]map[string]b
 
 // add counts one question of the run.
 func (t *runTally) add(q agg.Question) {
-	parts := make([]grade.Part, q.SubAnswers)
+	parts := make([]grade.SubAnswer, q.SubAnswers)
 	for j := range parts {
 		parts[j].Correct = j < q.SubCorrect
 	}

@@ -282,7 +282,7 @@ func latestVersion(fs *flag.FlagSet, opt *agg.Options, look config.Lookup) error
 	if given {
 		return nil
 	}
-	conf, err := config.Load(look.ForSheets(result.Root(opt.Dir)))
+	conf, err := config.Load(look.ForSheets(result.DisplayRoot(opt.Dir)))
 	if err != nil {
 		return err
 	}

@@ -174,7 +174,7 @@ func (s *server) find(req *report.VerdictRequest) (*review.Answer, error) {
 	if !filepath.IsLocal(rel) {
 		return nil, refuse(http.StatusBadRequest, "%q: not an output file of the folder served", oneLine(req.File))
 	}
-	path := filepath.Join(result.Root(s.dir), rel)
+	path := filepath.Join(result.DisplayRoot(s.dir), rel)
 	files, err := result.Find(s.dir, nil)
 	if err != nil {
 		return nil, err

@@ -47,24 +47,24 @@ import (
 	"github.com/evalmd/evalmd/runner"
 )
 
-// Based is a model whose answer depends on more than the task it is put:
+// BasisModel is a model whose answer depends on more than the task it is put:
 // the offline built-ins answer from their own options (mock's reply,
 // random's seed) or a file (replay's lines). ReuseBasis says what its
 // answer to q depends on besides the task; Key covers it.
-type Based interface {
+type BasisModel interface {
 	ReuseBasis(q model.QuestionRef) string
 }
 
 // Key is the reuse key of t put to m: runner.RequestKey (the model, its
 // server, everything sent, and the question for a model that answers from
 // it, Info.FromQuestion: the oracle's key covers the ground truth), and
-// for a Based model what else its answer depends on. It is "" when an
+// for a BasisModel model what else its answer depends on. It is "" when an
 // answer of m cannot be reused: an offline model that answers from neither
 // the request nor the question and does not say from what.
 func Key(m model.Model, t model.Task) string {
 	info := m.Info()
 	key := runner.RequestKey(m.Name(), info, t)
-	b, ok := m.(Based)
+	b, ok := m.(BasisModel)
 	switch {
 	case ok:
 		h := sha256.New()
