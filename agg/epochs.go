@@ -18,106 +18,24 @@ import (
 // over those scores, so 5 epochs of 50 questions never claim the
 // precision of 250 questions.
 
-// answers is one model's answers to one question: n graded, c of them
-// right; with every answer counted (answersOf's all), e of them errored
-// and u ungraded.
-type answers struct {
-	q          int32
-	n, c, e, u int32
-}
+// answers is one model's answers to one question (load.Tally).
+type answers = load.Tally
 
-// unitIndex numbers the distinct questions the way a question is the same
-// across epochs and runs: its sheet, its name and which of the file's
-// questions of that name it is (LIME lets a name repeat within a sheet;
-// those are different questions, not epochs). idx[i] is row i's question,
-// -1 when its sheet or name is null.
-func (d *Data) unitIndex() (idx []int32, n int) { return d.units(false) }
-
-// units is unitIndex; with truth, a question graded against two ground
-// truths is two questions (the gate pairs a question across folders only
-// where its truth is the same).
-func (d *Data) units(truth bool) (idx []int32, n int) {
-	type ukey struct {
-		sheet, name, truth load.Str
-		occ                uint16
-	}
-	ids := map[ukey]int32{}
-	idx = make([]int32, len(d.Rows()))
-	for i := range d.Rows() {
-		r := &d.Rows()[i]
-		if r.Sheet == load.NoStr || r.Name == load.NoStr {
-			idx[i] = -1
-			continue
-		}
-		k := ukey{sheet: r.Sheet, name: r.Name, truth: load.NoStr, occ: r.Occ}
-		if truth {
-			k.truth = r.Truth
-		}
-		q, ok := ids[k]
-		if !ok {
-			q = int32(len(ids))
-			ids[k] = q
-		}
-		idx[i] = q
-	}
-	return idx, len(ids)
-}
+// unitIndex numbers the distinct questions (load.Data.Units without truths).
+func (d *Data) unitIndex() (idx []int32, n int) { return d.Units(false) }
 
 // answersByModel returns each model's graded answers per question, sorted
 // by question.
 func (d *Data) answersByModel() map[load.Str][]answers {
 	idx, _ := d.unitIndex()
-	return d.answersOf(idx, func(int) bool { return true }, false)
-}
-
-// answersOf returns each model's answers per question of idx (row i's
-// question, -1 for none), sorted by question, of the rows keep keeps:
-// the graded answers, or with all every answer (a question answered only
-// with errors or without a grade is there too, its n 0).
-func (d *Data) answersOf(idx []int32, keep func(row int) bool, all bool) map[load.Str][]answers {
-	type mq struct {
-		m load.Str
-		q int32
-	}
-	at := map[mq]int{}
-	out := map[load.Str][]answers{}
-	for i := range d.Rows() {
-		r := &d.Rows()[i]
-		if r.Model == load.NoStr || idx[i] < 0 || !all && r.Grade == load.GradeNull || !keep(i) {
-			continue
-		}
-		k := mq{r.Model, idx[i]}
-		j, ok := at[k]
-		if !ok {
-			j = len(out[r.Model])
-			at[k] = j
-			out[r.Model] = append(out[r.Model], answers{q: idx[i]})
-		}
-		a := &out[r.Model][j]
-		switch r.Grade {
-		case load.GradeTrue:
-			a.n++
-			a.c++
-		case load.GradeFalse:
-			a.n++
-		default:
-			a.u++
-		}
-		if r.Errored {
-			a.e++
-		}
-	}
-	for _, as := range out {
-		sort.Slice(as, func(i, j int) bool { return as[i].q < as[j].q })
-	}
-	return out
+	return d.Tallies(idx, func(int) bool { return true }, false)
 }
 
 // repeated says whether some model answered some question more than once.
 func repeated(by map[load.Str][]answers) bool {
 	for _, as := range by {
 		for _, a := range as {
-			if a.n > 1 {
+			if a.N > 1 {
 				return true
 			}
 		}
@@ -149,7 +67,7 @@ func meanPairs(d *Data, by map[load.Str][]answers) []MeanPair {
 		var diffs []float64
 		var sa, sb float64
 		matched(ga, gb, func(x, y answers) {
-			ma, mb := float64(x.c)/float64(x.n), float64(y.c)/float64(y.n)
+			ma, mb := float64(x.C)/float64(x.N), float64(y.C)/float64(y.N)
 			sa += ma
 			sb += mb
 			diffs = append(diffs, ma-mb)
@@ -167,10 +85,9 @@ func meanPairs(d *Data, by map[load.Str][]answers) []MeanPair {
 
 // questioned is a per-question record of one model, in lists sorted by
 // question.
-type questioned interface{ question() int32 }
+type questioned interface{ Question() int32 }
 
-func (a answers) question() int32 { return a.q }
-func (g graded) question() int32  { return g.q }
+func (g graded) Question() int32 { return g.q }
 
 // eachPair calls pair for every two models of by, in name order.
 func eachPair[T any](d *Data, by map[load.Str][]T, pair func(a, b load.Str, ga, gb []T)) {
@@ -190,7 +107,7 @@ func eachPair[T any](d *Data, by map[load.Str][]T, pair func(a, b load.Str, ga, 
 // two sorted lists together.
 func matched[T questioned](ga, gb []T, both func(a, b T)) {
 	for x, y := 0, 0; x < len(ga) && y < len(gb); {
-		switch qa, qb := ga[x].question(), gb[y].question(); {
+		switch qa, qb := ga[x].Question(), gb[y].Question(); {
 		case qa < qb:
 			x++
 		case qa > qb:

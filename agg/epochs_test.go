@@ -131,7 +131,7 @@ func perQuestion(d *Data, model string) map[string][2]int {
 			continue
 		}
 		for _, a := range as {
-			out[names[a.q]] = [2]int{int(a.c), int(a.n)}
+			out[names[a.Q]] = [2]int{int(a.C), int(a.N)}
 		}
 	}
 	return out

@@ -102,10 +102,10 @@ func (d *Data) totals() ([]ModelTotal, bool) {
 		as := answered[m]
 		scores := make([]float64, len(as))
 		for i, a := range as {
-			scores[i] = d.Reducer.Reduce(int(a.c), int(a.n))
-			if a.n > 1 {
+			scores[i] = d.Reducer.Reduce(int(a.C), int(a.N))
+			if a.N > 1 {
 				t.Repeated++
-				if a.c == 0 || a.c == a.n {
+				if a.C == 0 || a.C == a.N {
 					t.Agreed++
 				}
 			}

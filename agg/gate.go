@@ -246,7 +246,7 @@ func (d *Data) gateKeys(r *load.Row) (withTruth, without string) {
 // sideOf reduces d's answers, of the rows keep keeps, to scores; a
 // question none of whose answers was graded has answers 0.
 func (d *Data) sideOf(keep func(int) bool, red stats.Reducer) side {
-	idx, n := d.units(true)
+	idx, n := d.Units(true)
 	first := make([]int, n) // a row of each question
 	for i := len(d.Rows()) - 1; i >= 0; i-- {
 		if idx[i] >= 0 {
@@ -254,15 +254,15 @@ func (d *Data) sideOf(keep func(int) bool, red stats.Reducer) side {
 		}
 	}
 	s := side{scores: map[string]map[string]score{}, refs: map[string]QuestionRef{}, truths: map[string]bool{}}
-	for m, as := range d.answersOf(idx, keep, true) {
+	for m, as := range d.Tallies(idx, keep, true) {
 		model := d.Str(m)
 		byQ := make(map[string]score, len(as))
 		for _, a := range as {
-			r := &d.Rows()[first[a.q]]
+			r := &d.Rows()[first[a.Q]]
 			key, without := d.gateKeys(r)
 			byQ[key] = score{math.NaN(), 0}
-			if a.n > 0 {
-				byQ[key] = score{red.Reduce(int(a.c), int(a.n)), int(a.n)}
+			if a.N > 0 {
+				byQ[key] = score{red.Reduce(int(a.C), int(a.N)), int(a.N)}
 			}
 			s.refs[key] = QuestionRef{Sheet: d.Str(r.Sheet), Name: d.Str(r.Name), Occ: int(r.Occ)}
 			s.truths[model+"\x00"+without] = true
@@ -440,10 +440,10 @@ func (d *Data) floors(keep func(int) bool, g Gate) map[string]ModelChange {
 	idx, _ := d.unitIndex()
 	z := stats.ZFor(g.alpha())
 	out := map[string]ModelChange{}
-	for m, as := range d.answersOf(idx, keep, false) {
+	for m, as := range d.Tallies(idx, keep, false) {
 		scores := make([]float64, len(as))
 		for i, a := range as {
-			scores[i] = d.Reducer.Reduce(int(a.c), int(a.n))
+			scores[i] = d.Reducer.Reduce(int(a.C), int(a.N))
 		}
 		mc := ModelChange{AccQuestions: len(as)}
 		mc.Accuracy, _, mc.AccLo, mc.AccHi = stats.OverQuestionsZ(scores, z)

@@ -42,7 +42,7 @@ func (d *Data) JUnit(w io.Writer, now time.Time) error {
 			last[mq{d.Rows()[i].Model, idx[i]}] = i
 		}
 	}
-	by := d.answersOf(idx, keep, true)
+	by := d.Tallies(idx, keep, true)
 	models := map[string]load.Str{}
 	for m := range by {
 		models[d.Str(m)] = m
@@ -60,7 +60,7 @@ func (d *Data) JUnit(w io.Writer, now time.Time) error {
 			s.Time = fmt.Sprintf("%.3f", u.Seconds)
 		}
 		for _, a := range by[m] {
-			r := &d.Rows()[last[mq{m, a.q}]]
+			r := &d.Rows()[last[mq{m, a.Q}]]
 			tc := d.testCase(r, a)
 			switch {
 			case tc.Error != nil:
@@ -95,21 +95,21 @@ func (d *Data) testCase(r *load.Row, a answers) junitCase {
 		name = fmt.Sprintf("%s (#%d)", name, r.Occ+1)
 	}
 	tc := junitCase{Name: name, Classname: d.Str(r.Sheet), Time: "0"}
-	all := a.n + a.u
+	all := a.N + a.U
 	switch {
-	case a.e > 0:
-		tc.Error = &junitResult{Type: "error", Message: fmt.Sprintf("the model call failed (%d of %d answers)", a.e, all)}
-	case a.n > 0 && d.Reducer.Reduce(int(a.c), int(a.n)) < 1:
+	case a.E > 0:
+		tc.Error = &junitResult{Type: "error", Message: fmt.Sprintf("the model call failed (%d of %d answers)", a.E, all)}
+	case a.N > 0 && d.Reducer.Reduce(int(a.C), int(a.N)) < 1:
 		msg := "graded wrong"
-		if a.n > 1 {
-			msg = fmt.Sprintf("graded wrong: %d of %d answers right, %s %.3f", a.c, a.n, d.Reducer, d.Reducer.Reduce(int(a.c), int(a.n)))
+		if a.N > 1 {
+			msg = fmt.Sprintf("graded wrong: %d of %d answers right, %s %.3f", a.C, a.N, d.Reducer, d.Reducer.Reduce(int(a.C), int(a.N)))
 		}
 		text := "ground truth: (none)"
 		if r.Truth != load.NoStr {
 			text = "ground truth: " + d.Str(r.Truth)
 		}
 		tc.Failure = &junitResult{Type: "wrong", Message: msg, Text: text}
-	case a.n == 0:
+	case a.N == 0:
 		tc.Skipped = &junitSkipped{Message: "not graded"}
 	}
 	return tc

@@ -11,8 +11,9 @@
 // Answer), the answers a person's verdict covers (Reviews, as Review;
 // each grader's agreement with people: Agreements, as Agreement, each
 // answer they graded otherwise a Differ) and the notes of what was left
-// out; NewData and Data.Add count files held in memory.
-// LoadOptions say what counts.
+// out; NewData and Data.Add count files held in memory. Units numbers the
+// questions as the statistics count them, and Tallies counts each model's
+// answers to each (a Tally). LoadOptions say what counts.
 package load
 
 import (
