@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/agg/load"
+	"github.com/evalmd/evalmd/internal/testkit/outputs"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/result"
 )
@@ -43,11 +44,11 @@ func TestStreamedCountsAsWhole(t *testing.T) {
 	writeKeyed(t, dir, "b2", []keyedQ{{"Q1", "", true}, {"Q2", first, true}, {"Q3", first, true}})
 	writeKeyed(t, dir, "c3", []keyedQ{{"Q1", first, false}, {"Q2", first, true}, {"Q3", first, true}})
 	copyFile(t, filepath.Join(dir, "output-s-m-b2.json"), filepath.Join(dir, "sub", "output-s-m-b2.json"))
-	writeRun(t, dir, "e", "m", "", [][]bool{{true, false}})
+	outputs.WriteRun(t, dir, "e", "m", "", [][]bool{{true, false}})
 	copyFile(t, filepath.Join(dir, result.FileName("input-e.md", "m", "")), filepath.Join(dir, "copy", result.FileName("input-e.md", "m", "")))
-	writeRun(t, dir, "ep", "m2", "r9", [][]bool{{true, false, true}, {false, false, true}})
+	outputs.WriteRun(t, dir, "ep", "m2", "r9", [][]bool{{true, false, true}, {false, false, true}})
 	dry := &result.File{Sheet: result.Sheet{Name: "d", RunID: "d1", ModelName: "m", DryRun: true}, Questions: []result.Question{{Name: "Q1"}}}
-	writeFile(t, filepath.Join(dir, result.FileName("input-d.md", "m", "d1")), dry)
+	outputs.Write(t, filepath.Join(dir, result.FileName("input-d.md", "m", "d1")), dry)
 	os.WriteFile(filepath.Join(dir, "output-broken-m-x.json"), []byte(`{"sheet": {"name": "b"}, "questions": [{"name": "q", "grade": tru`), 0o644)
 	os.WriteFile(filepath.Join(dir, "output-late-m-l1.json"), []byte(`{"questions": [{"name": "Q1", "grade": true, "completion": "a"}], "sheet": {"name": "late", "run_id": "l1", "model_name": "m"}}`), 0o644)
 	writeShardedRun(t, filepath.Join(dir, "one"), filepath.Join(dir, "parts"), 3)
@@ -66,7 +67,7 @@ func TestStreamedCountsAsWhole(t *testing.T) {
 	} {
 		for _, p := range shardParts(run.sheet, run.id, run.at) {
 			if p != nil {
-				writeFile(t, filepath.Join(dir, "runs", result.ShardName(result.FileName("input-"+run.sheet+".md", "m", run.id), p.Sheet.Shard, p.Sheet.Shards)), p)
+				outputs.Write(t, filepath.Join(dir, "runs", result.ShardName(result.FileName("input-"+run.sheet+".md", "m", run.id), p.Sheet.Shard, p.Sheet.Shards)), p)
 			}
 		}
 	}

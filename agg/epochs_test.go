@@ -11,57 +11,15 @@ import (
 	"testing"
 
 	"github.com/evalmd/evalmd/agg/stats"
-	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/internal/testkit/outputs"
 )
-
-// writeRun writes one run of model on sheet as output files in dir: one
-// file per epoch when there are several (grades[e][q] is question q's
-// grade in epoch e+1), named and marked as run --epochs writes them.
-func writeRun(t testing.TB, dir, sheet, model, runID string, grades [][]bool) {
-	t.Helper()
-	writeRunWith(t, dir, sheet, model, runID, grades, nil)
-}
-
-// writeRunWith is writeRun with edit (when not nil) called on each
-// question before the file is written.
-func writeRunWith(t testing.TB, dir, sheet, model, runID string, grades [][]bool, edit func(q *result.Question)) {
-	t.Helper()
-	n := len(grades)
-	for e, gs := range grades {
-		f := &result.File{Sheet: result.Sheet{Name: sheet, RunID: runID, ModelName: model}}
-		if n > 1 {
-			f.Sheet.Epoch, f.Sheet.Epochs = e+1, n
-		}
-		for q, g := range gs {
-			g := g
-			c := "wrong"
-			if g {
-				c = "right"
-			}
-			name := "Q" + itoa(q+1)
-			f.Questions = append(f.Questions, result.Question{Name: name, Question: "ask " + name,
-				Completion: &c, ModelName: model, Grade: &g})
-			if edit != nil {
-				edit(&f.Questions[len(f.Questions)-1])
-			}
-		}
-		data, err := f.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := result.EpochName(result.FileName("input-"+sheet+".md", model, runID), e+1, n)
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // TestEpochFilesOneRun: the epoch files of one run id are each counted (not
 // skipped as copies of one run), LIME's Runs table counts them as one
 // run, and a true copy of an epoch is still skipped.
 func TestEpochFilesOneRun(t *testing.T) {
 	dir := t.TempDir()
-	writeRun(t, dir, "s", "m", "r1", [][]bool{{true, false}, {true, true}, {false, false}})
+	outputs.WriteRun(t, dir, "s", "m", "r1", [][]bool{{true, false}, {true, true}, {false, false}})
 	data, err := os.ReadFile(filepath.Join(dir, "output-s-m-r1-epoch2.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +104,7 @@ func TestEpochMeansWithinBinomialBounds(t *testing.T) {
 	const epochs = 20
 	p := []float64{0.02, 0.1, 0.2, 0.3, 0.45, 0.55, 0.7, 0.8, 0.9, 0.98}
 	dir := t.TempDir()
-	writeRun(t, dir, "s", "m", "r1", simulate(rand.New(rand.NewPCG(22, 1)), p, epochs))
+	outputs.WriteRun(t, dir, "s", "m", "r1", simulate(rand.New(rand.NewPCG(22, 1)), p, epochs))
 	d := loadDir(t, dir)
 	got := perQuestion(d, "m")
 	if len(got) != len(p) {
@@ -184,7 +142,7 @@ func TestReducers(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	writeRun(t, dir, "s", "m", "r1", grades)
+	outputs.WriteRun(t, dir, "s", "m", "r1", grades)
 	d := loadDir(t, dir)
 	for _, tc := range []struct {
 		reducer string
@@ -249,7 +207,7 @@ func TestEpochIntervalCoverage(t *testing.T) {
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		writeRun(t, dir, "s", "m", "r", simulate(rng, p, epochs))
+		outputs.WriteRun(t, dir, "s", "m", "r", simulate(rng, p, epochs))
 		ts := loadDir(t, dir).Totals()
 		if ts[0].Units != questions || ts[0].Graded != questions*epochs {
 			t.Fatalf("run %d: %d questions, %d answers", run, ts[0].Units, ts[0].Graded)
@@ -280,7 +238,7 @@ func TestReportsSayEpochs(t *testing.T) {
 	for e := range grades {
 		grades[e] = []bool{e%2 == 0}
 	}
-	writeRun(t, dir, "s", "m", "r1", grades)
+	outputs.WriteRun(t, dir, "s", "m", "r1", grades)
 	d, err := Load(context.Background(), dir, nil, LoadOptions{Answers: true})
 	if err != nil {
 		t.Fatal(err)

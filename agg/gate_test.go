@@ -13,6 +13,7 @@ import (
 
 	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/testkit/golden"
+	"github.com/evalmd/evalmd/internal/testkit/outputs"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -24,7 +25,7 @@ func writeGraded(t testing.TB, dir, sheet, model, runID string, grades [][]bool,
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeRunWith(t, dir, sheet, model, runID, grades, func(q *result.Question) {
+	outputs.WriteRunWith(t, dir, sheet, model, runID, grades, func(q *result.Question) {
 		truth, ok := truths[q.Name]
 		if !ok {
 			truth = "T" + strings.TrimPrefix(q.Name, "Q")
@@ -204,7 +205,7 @@ func keyedRun(t *testing.T, dir, model, runID, from string, n int, asked, wrong 
 		}
 		f.Questions = append(f.Questions, q)
 	}
-	writeOutput(t, dir, f)
+	outputs.WriteInto(t, dir, f)
 }
 
 // A CI restores the baseline's results into the folder it runs in, so the
@@ -274,10 +275,10 @@ func TestGateUngraded(t *testing.T) {
 	}
 	os.MkdirAll(base, 0o755)
 	os.MkdirAll(cur, 0o755)
-	writeRunWith(t, base, "s", "m", "r1", grades(6, qs()), failed("Q6"))
-	writeRunWith(t, cur, "s", "m", "r2", grades(6, qs()), failed("Q1", "Q2"))
-	writeRunWith(t, base, "s", "down", "r1", grades(6, qs()), failed("none"))
-	writeRunWith(t, cur, "s", "down", "r2", grades(6, qs()), failed())
+	outputs.WriteRunWith(t, base, "s", "m", "r1", grades(6, qs()), failed("Q6"))
+	outputs.WriteRunWith(t, cur, "s", "m", "r2", grades(6, qs()), failed("Q1", "Q2"))
+	outputs.WriteRunWith(t, base, "s", "down", "r1", grades(6, qs()), failed("none"))
+	outputs.WriteRunWith(t, cur, "s", "down", "r2", grades(6, qs()), failed())
 	c := compareDirs(t, base, cur, Gate{FailOn: FailRegression})
 	var got []string
 	for _, u := range c.Unpaired {

@@ -3,7 +3,6 @@ package agg
 import (
 	"bytes"
 	"encoding/xml"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,15 +10,9 @@ import (
 	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/testkit/golden"
 	"github.com/evalmd/evalmd/internal/testkit/junit"
+	"github.com/evalmd/evalmd/internal/testkit/outputs"
 	"github.com/evalmd/evalmd/result"
 )
-
-// writeOutput writes f into dir under the name run gives it.
-func writeOutput(t *testing.T, dir string, f *result.File) {
-	t.Helper()
-	name := result.EpochName(result.FileName("input-"+f.Sheet.Name+".md", f.Sheet.ModelName, f.Sheet.RunID), max(f.Sheet.Epoch, 1), max(f.Sheet.Epochs, 1))
-	writeFile(t, filepath.Join(dir, name), f)
-}
 
 // JUnit: a suite per model, a test case per question: passed, a failure
 // for a wrong answer (its truth in the text), an error for a failed call,
@@ -32,7 +25,7 @@ func TestJUnit(t *testing.T) {
 	truth, odd := "4", "a <b> & \"c\"\x01"
 	c := "answer"
 	e := "HTTP 500"
-	writeOutput(t, dir, &result.File{Sheet: result.Sheet{Name: "arith", RunID: "r1", ModelName: "m1"}, Questions: []result.Question{
+	outputs.WriteInto(t, dir, &result.File{Sheet: result.Sheet{Name: "arith", RunID: "r1", ModelName: "m1"}, Questions: []result.Question{
 		{Name: "Q1", GroundTruth: &truth, Completion: &c, Grade: &right},
 		{Name: "Q2", GroundTruth: &odd, Completion: &c, Grade: &wrong},
 		{Name: "Q3", GroundTruth: &truth, Error: &e},
@@ -40,7 +33,7 @@ func TestJUnit(t *testing.T) {
 		{Name: "Q1", GroundTruth: &truth, Completion: &c, Grade: &wrong},
 	}})
 	for epoch, g := range []*bool{&right, &wrong} {
-		writeOutput(t, dir, &result.File{Sheet: result.Sheet{Name: "arith", RunID: "r2", ModelName: "m2", Epoch: epoch + 1, Epochs: 2},
+		outputs.WriteInto(t, dir, &result.File{Sheet: result.Sheet{Name: "arith", RunID: "r2", ModelName: "m2", Epoch: epoch + 1, Epochs: 2},
 			Questions: []result.Question{{Name: "Q1", GroundTruth: &truth, Completion: &c, Grade: &right}, {Name: "Q2", GroundTruth: &truth, Completion: &c, Grade: g}}})
 	}
 	var b bytes.Buffer

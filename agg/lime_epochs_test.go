@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/testkit/outputs"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
 )
 
@@ -23,8 +24,8 @@ func TestLIMEAggReadsEpochs(t *testing.T) {
 			grades[e] = append(grades[e], (q+e)%5 < c)
 		}
 	}
-	writeRun(t, dir, "s", "model-a", "r1", grades)
-	writeRun(t, dir, "s", "model-b", "r2", [][]bool{{true, false, false, true, false}})
+	outputs.WriteRun(t, dir, "s", "model-a", "r1", grades)
+	outputs.WriteRun(t, dir, "s", "model-b", "r2", [][]bool{{true, false, false, true, false}})
 	lime := shared.LIMEAgg(t, dir)
 	d := loadDir(t, dir)
 	var mean float64

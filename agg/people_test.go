@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalmd/evalmd/internal/testkit/outputs"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -36,7 +37,7 @@ func writeReviewed(t *testing.T, dir, sheet, model, run, grader string, qs []rev
 		}
 		f.Questions = append(f.Questions, q)
 	}
-	writeOutput(t, dir, f)
+	outputs.WriteInto(t, dir, f)
 }
 
 // reviewedRun is n questions named prefix01... graded grader, the person

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/testkit/outputs"
 	"github.com/evalmd/evalmd/internal/testkit/shared"
 	"github.com/evalmd/evalmd/result"
 )
@@ -32,7 +33,7 @@ func writeShardedRun(t *testing.T, one, parts string, n int) {
 					Grade: &g, EvalTime: &et, InputTokens: 10 + i, OutputTokens: 2, RequestKey: fmt.Sprintf("%s %d %d", model, e, i)})
 			}
 			name := result.EpochName(result.FileName("input-s.md", model, "r1"), e, 3)
-			writeFile(t, filepath.Join(one, name), f)
+			outputs.Write(t, filepath.Join(one, name), f)
 			for k := 1; k <= n; k++ {
 				p := &result.File{Sheet: f.Sheet, Questions: []result.Question{}}
 				p.Sheet.Shard, p.Sheet.Shards = k, n
@@ -42,23 +43,9 @@ func writeShardedRun(t *testing.T, one, parts string, n int) {
 						p.Questions = append(p.Questions, q)
 					}
 				}
-				writeFile(t, filepath.Join(parts, result.ShardName(name, k, n)), p)
+				outputs.Write(t, filepath.Join(parts, result.ShardName(name, k, n)), p)
 			}
 		}
-	}
-}
-
-func writeFile(t *testing.T, path string, f *result.File) {
-	t.Helper()
-	data, err := f.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -130,7 +117,7 @@ func TestShardPartsReadAsOneRun(t *testing.T) {
 	for i := range f.Questions {
 		f.Questions[i].ReusedFrom = result.ShardName(result.EpochName(result.FileName("input-s.md", "m-a", "r1"), 1, 3), (i+1)%4+1, 4)
 	}
-	writeFile(t, rerun, f)
+	outputs.Write(t, rerun, f)
 	md, _, warn = report(t, parts)
 	if md != wantMD || !strings.Contains(warn, "every answer in it is counted from") {
 		t.Errorf("a rerun of reused answers: warned %q; report equal: %v", warn, md == wantMD)

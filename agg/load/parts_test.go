@@ -3,11 +3,11 @@ package load
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/testkit/outputs"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -47,7 +47,7 @@ func TestMergeScanIsMergeParts(t *testing.T) {
 			var paths []string
 			for _, p := range parts {
 				path := filepath.Join(dir, result.ShardName("output-s-m-r1.json", p.Sheet.Shard, p.Sheet.Shards))
-				writeFile(t, path, p)
+				outputs.Write(t, path, p)
 				paths = append(paths, path)
 			}
 			var got []string
@@ -92,18 +92,4 @@ func shardParts(sheet, id string, at [][]int) []*result.File {
 		parts[k] = p
 	}
 	return parts
-}
-
-func writeFile(t *testing.T, path string, f *result.File) {
-	t.Helper()
-	data, err := f.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
