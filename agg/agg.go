@@ -41,14 +41,8 @@
 // questions, not answers; MeanPair compares two models by their
 // per-question means.
 //
-// For a CI gate, Compare compares a folder with a baseline folder
-// (ReadBaseline) on the questions both have, in a Comparison: per model a
-// ModelChange (accuracy before and after, the paired difference with its
-// interval, McNemar's p, each Flip worse or better, a verdict), each
-// question not compared as Unpaired (a QuestionRef names it), and what a
-// Gate (FailOn: FailRegression or FailNever, its significance level, a
-// least drop, an accuracy floor) says of them. JUnit writes the graded
-// answers as JUnit XML.
+// For a CI gate (package agg/gate), Read reads a baseline folder too
+// (Options.Baseline, ReadBaseline), and Data.Baseline hands it over.
 package agg
 
 import (
@@ -109,12 +103,10 @@ type Options struct {
 	// runs) into the question's score in the models table; the zero value
 	// is the mean.
 	Reducer stats.Reducer
-	// Baseline is a folder (or glob) of earlier output files that
-	// Compare compares Dir's with (ReadBaseline reads it).
+	// Baseline is a folder (or glob) of earlier output files, read with
+	// Dir's (ReadBaseline) for a comparison (Data.Baseline, package
+	// agg/gate).
 	Baseline string
-	// Gate says when the comparison with Baseline, or a model's
-	// accuracy, fails.
-	Gate Gate
 
 	Stdout, Stderr io.Writer
 }
@@ -215,6 +207,15 @@ func ReadBaseline(ctx context.Context, opt Options) (*Data, error) {
 		return nil, fmt.Errorf("the baseline: %w", err)
 	}
 	return d, nil
+}
+
+// Baseline is the baseline read with d (Options.Baseline) and its folder's
+// name; nil when none was given.
+func (d *Data) Baseline() (*load.Data, string) {
+	if d.base == nil {
+		return nil, d.baseDir
+	}
+	return d.base.Data, d.baseDir
 }
 
 // Unread is the error of the output files that could not be read (each

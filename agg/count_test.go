@@ -51,7 +51,7 @@ func TestStreamedCountsAsWhole(t *testing.T) {
 	outputs.Write(t, filepath.Join(dir, result.FileName("input-d.md", "m", "d1")), dry)
 	os.WriteFile(filepath.Join(dir, "output-broken-m-x.json"), []byte(`{"sheet": {"name": "b"}, "questions": [{"name": "q", "grade": tru`), 0o644)
 	os.WriteFile(filepath.Join(dir, "output-late-m-l1.json"), []byte(`{"questions": [{"name": "Q1", "grade": true, "completion": "a"}], "sheet": {"name": "late", "run_id": "l1", "model_name": "m"}}`), 0o644)
-	writeShardedRun(t, filepath.Join(dir, "one"), filepath.Join(dir, "parts"), 3)
+	outputs.WriteShardedRun(t, filepath.Join(dir, "one"), filepath.Join(dir, "parts"), 3)
 	yes, no := true, false
 	judged := append(reviewedRun("v", 1, 2, true, &no), reviewedRun("v", 3, 2, false, nil)...)
 	judged[0].detail = "judge j/one (inspect): GRADE: C"

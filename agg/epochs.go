@@ -130,9 +130,9 @@ func meanPairsTable(ps []MeanPair) render.Table {
 		Columns: render.Cols("model A", "model B", "#questions", "#mean A", "#mean B", "#A - B", "95% CI", "#stderr", "#p"),
 	}
 	for _, p := range ps {
-		t.Rows = append(t.Rows, []string{p.A, p.B, itoa(p.Questions), fmtFrac(p.MeanA), fmtFrac(p.MeanB),
+		t.Rows = append(t.Rows, []string{p.A, p.B, itoa(p.Questions), render.Frac(p.MeanA), render.Frac(p.MeanB),
 			fmt.Sprintf("%+.3f", p.Diff), fmt.Sprintf("[%+.3f, %+.3f]", p.Lo, p.Hi),
-			fmt.Sprintf("%.4f", p.Stderr), fmtP(p.P)})
+			fmt.Sprintf("%.4f", p.Stderr), render.PValue(p.P)})
 	}
 	return t
 }

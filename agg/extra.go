@@ -359,22 +359,6 @@ func (d *Data) Discrepancies(limit int) ([]Discrepancy, int) {
 	return out, len(by)
 }
 
-// Formatting helpers shared by the table builders.
-
-func fmtFrac(x float64) string {
-	if math.IsNaN(x) {
-		return "-"
-	}
-	return fmt.Sprintf("%.3f", x)
-}
-
-func fmtP(p float64) string {
-	if p < 0.0001 {
-		return "<0.0001"
-	}
-	return fmt.Sprintf("%.4f", p)
-}
-
 // totalsTable renders Totals. When no question was answered twice it is
 // the table of one answer per question; else its figures are over
 // questions, each question's answers reduced by r.
@@ -391,7 +375,7 @@ func totalsTable(ts []ModelTotal, repeats bool, r stats.Reducer) render.Table {
 	}
 	for _, m := range ts {
 		t.Rows = append(t.Rows, []string{m.Model, itoa(m.Graded), itoa(m.Correct),
-			itoa(m.Graded - m.Correct), fmtFrac(m.Accuracy), fmtCI(m), fmt.Sprintf("%.4f", m.Stderr)})
+			itoa(m.Graded - m.Correct), render.Frac(m.Accuracy), fmtCI(m), fmt.Sprintf("%.4f", m.Stderr)})
 	}
 	return withGrading(t, ts)
 }
@@ -423,7 +407,7 @@ func epochTotalsTable(ts []ModelTotal, r stats.Reducer) render.Table {
 	}
 	for _, m := range ts {
 		t.Rows = append(t.Rows, []string{m.Model, itoa(m.Units), itoa(m.Graded), itoa(m.Correct),
-			fmtFrac(m.Score), fmtCI(m), fmt.Sprintf("%.4f", m.Stderr), fmtFrac(m.Consistency)})
+			render.Frac(m.Score), fmtCI(m), fmt.Sprintf("%.4f", m.Stderr), render.Frac(m.Consistency)})
 	}
 	return withGrading(t, ts)
 }
@@ -487,7 +471,7 @@ func pairsTable(ps []Pair) render.Table {
 	}
 	for _, p := range ps {
 		t.Rows = append(t.Rows, []string{p.A, p.B, itoa(p.Both), itoa(p.ACorrect),
-			itoa(p.BCorrect), itoa(p.OnlyA), itoa(p.OnlyB), fmtP(p.P)})
+			itoa(p.BCorrect), itoa(p.OnlyA), itoa(p.OnlyB), render.PValue(p.P)})
 	}
 	return t
 }

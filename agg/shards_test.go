@@ -14,41 +14,6 @@ import (
 	"github.com/evalmd/evalmd/result"
 )
 
-// writeShardedRun writes one run (run id r1) of sheet s on two models in
-// 3 epochs twice: whole into one folder, as one machine writes it, and
-// split in n shards' parts into another (question i of model m, epoch e
-// in shard (i+m+e) mod n, each with its position). Some question names
-// repeat; every question has a request key.
-func writeShardedRun(t *testing.T, one, parts string, n int) {
-	t.Helper()
-	names := []string{"Q1", "Q2", "Q1", "Q3", "Q4", "Q5", "Q6", "Q1", "Q7"}
-	for mi, model := range []string{"m-a", "m-b"} {
-		for e := 1; e <= 3; e++ {
-			f := &result.File{Sheet: result.Sheet{Name: "s", RunID: "r1", ModelName: model, Epoch: e, Epochs: 3,
-				SheetFile: "input-s.md", Created: "2026-03-01T10:00:00.000Z"}}
-			for i, name := range names {
-				c, g := fmt.Sprintf("answer %d", i), (i*7+mi*3+e)%5 < 3
-				et := float64(i) / 10
-				f.Questions = append(f.Questions, result.Question{Name: name, Question: "ask " + name, Completion: &c, ModelName: model,
-					Grade: &g, EvalTime: &et, InputTokens: 10 + i, OutputTokens: 2, RequestKey: fmt.Sprintf("%s %d %d", model, e, i)})
-			}
-			name := result.EpochName(result.FileName("input-s.md", model, "r1"), e, 3)
-			outputs.Write(t, filepath.Join(one, name), f)
-			for k := 1; k <= n; k++ {
-				p := &result.File{Sheet: f.Sheet, Questions: []result.Question{}}
-				p.Sheet.Shard, p.Sheet.Shards = k, n
-				for i, q := range f.Questions {
-					if (i+mi+e)%n+1 == k {
-						q.Position = i + 1
-						p.Questions = append(p.Questions, q)
-					}
-				}
-				outputs.Write(t, filepath.Join(parts, result.ShardName(name, k, n)), p)
-			}
-		}
-	}
-}
-
 // report is agg's whole markdown report of dir, what Each saw (each file
 // as path: questions) and the warnings.
 func report(t *testing.T, dir string) (md, each, warn string) {
@@ -80,7 +45,7 @@ func report(t *testing.T, dir string) (md, each, warn string) {
 func TestShardPartsReadAsOneRun(t *testing.T) {
 	dir := t.TempDir()
 	one, parts := filepath.Join(dir, "one"), filepath.Join(dir, "parts")
-	writeShardedRun(t, one, parts, 4)
+	outputs.WriteShardedRun(t, one, parts, 4)
 	wantMD, wantEach, wantWarn := report(t, one)
 	md, each, warn := report(t, parts)
 	if md != wantMD {
@@ -176,7 +141,7 @@ func writeRaw(t *testing.T, path string, data []byte) {
 func TestLIMEAggCountsShards(t *testing.T) {
 	dir := t.TempDir()
 	one, parts := filepath.Join(dir, "one"), filepath.Join(dir, "parts")
-	writeShardedRun(t, one, parts, 4)
+	outputs.WriteShardedRun(t, one, parts, 4)
 	fromOne, fromParts := shared.LIMEAgg(t, one), shared.LIMEAgg(t, parts)
 	if fromOne != fromParts {
 		t.Errorf("agg.py counts the parts otherwise:\n%s\n--- one machine\n%s", fromParts, fromOne)

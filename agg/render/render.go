@@ -12,6 +12,7 @@ package render
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -157,4 +158,20 @@ func countColumn(t *Table, counts []int, name, note string, cell func(i int) str
 	for i := range t.Rows {
 		t.Rows[i] = append(t.Rows[i], cell(i))
 	}
+}
+
+// Frac is a fraction with three decimals, "-" for NaN (nothing to divide).
+func Frac(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", x)
+}
+
+// PValue is a p-value with four decimals, "<0.0001" below them.
+func PValue(p float64) string {
+	if p < 0.0001 {
+		return "<0.0001"
+	}
+	return fmt.Sprintf("%.4f", p)
 }

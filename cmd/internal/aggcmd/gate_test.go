@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/agg/gate"
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/cmd/internal/config"
 	"github.com/evalmd/evalmd/internal/outfile"
@@ -90,7 +90,7 @@ func TestGateCommand(t *testing.T) {
 			}
 			after, _ := os.ReadFile(summary)
 			added, ok := bytes.CutPrefix(after, before)
-			if !ok || !bytes.HasPrefix(added, []byte(agg.GateMarker)) {
+			if !ok || !bytes.HasPrefix(added, []byte(gate.Marker)) {
 				t.Errorf("the step summary was not appended to:\n%s", after)
 			}
 			if tc.file == "" {

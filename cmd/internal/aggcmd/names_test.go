@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/agg/gate"
 	"github.com/evalmd/evalmd/cmd/internal/cli"
 	"github.com/evalmd/evalmd/cmd/internal/config"
 	"github.com/evalmd/evalmd/internal/outfile"
@@ -75,7 +75,7 @@ func TestGateHostileNames(t *testing.T) {
 			t.Fatal(err)
 		}
 		md := string(b)
-		if n := strings.Count(md, agg.GateMarker); n != 1 || !strings.HasPrefix(md, agg.GateMarker) {
+		if n := strings.Count(md, gate.Marker); n != 1 || !strings.HasPrefix(md, gate.Marker) {
 			t.Errorf("%s: the gate's marker %d times, want once, first", p, n)
 		}
 		for _, bad := range []string{"<img", "</details>", "@octocat", "](https://", "**bold**", "\x1b", "\x07", "\u202e"} {

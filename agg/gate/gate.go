@@ -1,4 +1,21 @@
-package agg
+// Package gate compares a folder of output files with a baseline folder,
+// as a CI gate does before a change to a prompt, a sheet or a model
+// merges: per model, question by question on the questions both folders
+// have graded answers to (the same sheet, name and ground truth), with
+// the paired statistics of agg's own tables (McNemar's exact test, paired
+// differences clustered by question), and a verdict that fails only on a
+// significant drop, never on noise alone.
+//
+// Compare reads Folders (the current data, the baseline's, a reducer)
+// into a Comparison: per model a ModelChange (accuracy before and after,
+// the paired difference with its interval, McNemar's p, each Flip worse
+// or better, a verdict), each question not compared as Unpaired (a
+// QuestionRef names it), and what the Rules (FailOn: FailRegression or
+// FailNever, ParseFailOn, FailOnNames; a significance level, a least
+// drop, an accuracy floor) say of them. A Comparison is written as a pull
+// request comment (Markdown, opened by Marker), stderr lines and tables.
+// JUnit writes the graded answers as JUnit XML.
+package gate
 
 import (
 	"cmp"
@@ -10,16 +27,9 @@ import (
 	"strings"
 
 	"github.com/evalmd/evalmd/agg/load"
+	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/agg/stats"
 )
-
-// This file compares a folder of output files with a baseline folder, as
-// a CI gate does before a change to a prompt, a sheet or a model merges:
-// per model, question by question on the questions both folders have
-// graded answers to (the same sheet, name and ground truth), with the
-// paired statistics of agg's own tables (McNemar's exact test, paired
-// differences clustered by question), and a verdict that fails only on a
-// significant drop, never on noise alone.
 
 // FailOn says which comparison with the baseline fails the gate.
 type FailOn uint8
@@ -44,8 +54,8 @@ func ParseFailOn(s string) (FailOn, error) {
 	return FailNever, fmt.Errorf("%q: known values are %s", s, FailOnNames)
 }
 
-// Gate says when a comparison, or a model's accuracy, fails.
-type Gate struct {
+// Rules say when a comparison, or a model's accuracy, fails.
+type Rules struct {
 	// FailOn fails the gate on a significant drop (FailRegression).
 	FailOn FailOn
 	// Alpha is the significance level of the tests and 1 - the level of
@@ -61,7 +71,7 @@ type Gate struct {
 }
 
 // alpha is g.Alpha, 0.05 when not set.
-func (g Gate) alpha() float64 {
+func (g Rules) alpha() float64 {
 	if g.Alpha == 0 {
 		return 0.05
 	}
@@ -69,7 +79,7 @@ func (g Gate) alpha() float64 {
 }
 
 // Check says what is wrong with g's values, or nil.
-func (g Gate) Check() error {
+func (g Rules) Check() error {
 	switch a := g.alpha(); {
 	case !(a > 0 && a < 1):
 		return fmt.Errorf("--alpha %g: a significance level between 0 and 1, such as 0.05", a)
@@ -160,7 +170,7 @@ type ModelChange struct {
 	Accuracy, AccLo, AccHi float64
 	AccQuestions           int
 	// Verdict is one of the verdict constants; BelowFloor says the
-	// accuracy's interval starts below Gate.FailUnder.
+	// accuracy's interval starts below Rules.FailUnder.
 	Verdict    string
 	BelowFloor bool
 }
@@ -172,7 +182,7 @@ type Comparison struct {
 	// floor checked alone).
 	Baseline string
 	compared bool // there is a baseline
-	Gate     Gate
+	Rules    Rules
 	Models   []ModelChange
 	// Unpaired lists the questions not compared, by model then question.
 	Unpaired []Unpaired
@@ -189,13 +199,13 @@ func (c *Comparison) Failures() []string {
 func (c *Comparison) failures(name func(string) string) []string {
 	var out []string
 	for _, m := range c.Models {
-		if c.Gate.FailOn == FailRegression && m.Verdict == verdictRegression {
+		if c.Rules.FailOn == FailRegression && m.Verdict == verdictRegression {
 			out = append(out, fmt.Sprintf("%s is significantly worse than the baseline: accuracy %s -> %s on %d questions (%+.3f), McNemar's p %s < %g; %d questions worse (%s)",
-				name(m.Model), fmtFrac(m.Before), fmtFrac(m.After), m.Questions, m.Diff, fmtP(m.P), c.Gate.alpha(), len(m.Worse), flipNames(m.Worse, 5, name)))
+				name(m.Model), render.Frac(m.Before), render.Frac(m.After), m.Questions, m.Diff, render.PValue(m.P), c.Rules.alpha(), len(m.Worse), flipNames(m.Worse, 5, name)))
 		}
 		if m.BelowFloor {
 			out = append(out, fmt.Sprintf("%s is below the floor: accuracy %s, its %s interval starts at %.3f < %g",
-				name(m.Model), fmtFrac(m.Accuracy), c.level(), m.AccLo, c.Gate.FailUnder))
+				name(m.Model), render.Frac(m.Accuracy), c.level(), m.AccLo, c.Rules.FailUnder))
 		}
 	}
 	return out
@@ -203,7 +213,7 @@ func (c *Comparison) failures(name func(string) string) []string {
 
 // level is the intervals' level, "95%".
 func (c *Comparison) level() string {
-	return strconv.FormatFloat(100*(1-c.Gate.alpha()), 'f', -1, 64) + "%"
+	return strconv.FormatFloat(100*(1-c.Rules.alpha()), 'f', -1, 64) + "%"
 }
 
 // flipNames names the first max flips (each written through name), then
@@ -234,7 +244,7 @@ type score struct {
 }
 
 // gateKeys are a row's question key with its ground truth, and without.
-func (d *Data) gateKeys(r *load.Row) (withTruth, without string) {
+func gateKeys(d *load.Data, r *load.Row) (withTruth, without string) {
 	without = d.Str(r.Sheet) + "\x00" + d.Str(r.Name) + "\x00" + strconv.Itoa(int(r.Occ))
 	t := "~" // a null truth, told from ""
 	if r.Truth != load.NoStr {
@@ -245,7 +255,7 @@ func (d *Data) gateKeys(r *load.Row) (withTruth, without string) {
 
 // sideOf reduces d's answers, of the rows keep keeps, to scores; a
 // question none of whose answers was graded has answers 0.
-func (d *Data) sideOf(keep func(int) bool, red stats.Reducer) side {
+func sideOf(d *load.Data, keep func(int) bool, red stats.Reducer) side {
 	idx, n := d.Units(true)
 	first := make([]int, n) // a row of each question
 	for i := len(d.Rows()) - 1; i >= 0; i-- {
@@ -259,7 +269,7 @@ func (d *Data) sideOf(keep func(int) bool, red stats.Reducer) side {
 		byQ := make(map[string]score, len(as))
 		for _, a := range as {
 			r := &d.Rows()[first[a.Q]]
-			key, without := d.gateKeys(r)
+			key, without := gateKeys(d, r)
 			byQ[key] = score{math.NaN(), 0}
 			if a.N > 0 {
 				byQ[key] = score{red.Reduce(int(a.C), int(a.N)), int(a.N)}
@@ -279,8 +289,9 @@ func (d *Data) sideOf(keep func(int) bool, red stats.Reducer) side {
 // run the baseline does not hold answered, only the answers such runs
 // carry count (asked or reused: row.fresh); one that none answered keeps
 // the answers it has.
-func (d *Data) current() func(int) bool {
-	if d.base == nil {
+func (f Folders) current() func(int) bool {
+	d := f.Current
+	if f.Baseline == nil {
 		return func(int) bool { return true }
 	}
 	type sm struct{ sheet, model load.Str }
@@ -296,21 +307,30 @@ func (d *Data) current() func(int) bool {
 	}
 }
 
-// Compare compares each model's graded answers in cur with those of its
-// baseline (Read with Options.Baseline, Load with LoadOptions.Baseline),
-// question by question, and checks g; without a baseline it checks only
-// g's floor.
-func Compare(cur *Data, g Gate) *Comparison {
-	c := &Comparison{Gate: g, Reducer: cur.Reducer, Baseline: cur.baseDir, compared: cur.base != nil}
+// Folders are what Compare and JUnit read: the current folder's data,
+// the baseline's (nil when none was given) and its folder's name, and the
+// reducer that turns a model's answers to a question into its score.
+type Folders struct {
+	Current     *load.Data
+	Baseline    *load.Data
+	BaselineDir string
+	Reducer     stats.Reducer
+}
+
+// Compare compares each model's graded answers in f.Current with those of
+// f.Baseline, question by question, and checks g; without a baseline it
+// checks only g's floor.
+func Compare(f Folders, g Rules) *Comparison {
+	c := &Comparison{Rules: g, Reducer: f.Reducer, Baseline: f.BaselineDir, compared: f.Baseline != nil}
 	if c.compared && c.Baseline == "" {
 		c.Baseline = "the baseline"
 	}
-	keep := cur.current()
+	keep := f.current()
 	var before side
-	if cur.base != nil {
-		before = cur.base.sideOf(func(int) bool { return true }, cur.Reducer)
+	if f.Baseline != nil {
+		before = sideOf(f.Baseline, func(int) bool { return true }, f.Reducer)
 	}
-	after := cur.sideOf(keep, cur.Reducer)
+	after := sideOf(f.Current, keep, f.Reducer)
 	models := map[string]bool{}
 	for m := range after.scores {
 		models[m] = true
@@ -318,7 +338,7 @@ func Compare(cur *Data, g Gate) *Comparison {
 	for m := range before.scores {
 		models[m] = true
 	}
-	floors := cur.floors(keep, g)
+	floors := floors(f.Current, f.Reducer, keep, g)
 	for _, m := range slices.Sorted(maps.Keys(models)) {
 		mc := c.compareModel(m, before, after)
 		f, ok := floors[m]
@@ -408,7 +428,7 @@ func (c *Comparison) compareModel(m string, before, after side) ModelChange {
 		slices.SortFunc(fs, func(x, y Flip) int { return x.QuestionRef.compare(y.QuestionRef) })
 	}
 	mc.Before, mc.After = sumB/float64(mc.Questions), sumA/float64(mc.Questions)
-	mc.Diff, mc.Stderr, mc.Lo, mc.Hi, _ = stats.PairedDiffs(diffs, stats.ZFor(c.Gate.alpha()))
+	mc.Diff, mc.Stderr, mc.Lo, mc.Hi, _ = stats.PairedDiffs(diffs, stats.ZFor(c.Rules.alpha()))
 	mc.P = stats.McNemarExact(len(mc.Worse), len(mc.Better))
 	mc.Verdict = c.verdict(mc)
 	return mc
@@ -418,12 +438,12 @@ func (c *Comparison) compareModel(m string, before, after side) ModelChange {
 // significant (McNemar's p under alpha, more questions worse than better,
 // the mean lower) and at least MinDrop to be a regression.
 func (c *Comparison) verdict(mc ModelChange) string {
-	if mc.P >= c.Gate.alpha() {
+	if mc.P >= c.Rules.alpha() {
 		return verdictNoChange
 	}
 	switch {
 	case len(mc.Worse) > len(mc.Better) && mc.Diff < 0:
-		if -mc.Diff < c.Gate.MinDrop {
+		if -mc.Diff < c.Rules.MinDrop {
 			return verdictSmallDrop
 		}
 		return verdictRegression
@@ -436,14 +456,14 @@ func (c *Comparison) verdict(mc ModelChange) string {
 // floors is each model's score over every question it has in d (of the
 // rows keep keeps), with its interval at 1 - g's alpha, and whether that
 // interval starts below g.FailUnder.
-func (d *Data) floors(keep func(int) bool, g Gate) map[string]ModelChange {
-	idx, _ := d.unitIndex()
+func floors(d *load.Data, red stats.Reducer, keep func(int) bool, g Rules) map[string]ModelChange {
+	idx, _ := d.Units(false)
 	z := stats.ZFor(g.alpha())
 	out := map[string]ModelChange{}
 	for m, as := range d.Tallies(idx, keep, false) {
 		scores := make([]float64, len(as))
 		for i, a := range as {
-			scores[i] = d.Reducer.Reduce(int(a.C), int(a.N))
+			scores[i] = red.Reduce(int(a.C), int(a.N))
 		}
 		mc := ModelChange{AccQuestions: len(as)}
 		mc.Accuracy, _, mc.AccLo, mc.AccHi = stats.OverQuestionsZ(scores, z)

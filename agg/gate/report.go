@@ -1,26 +1,27 @@
-package agg
+package gate
 
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/evalmd/evalmd/agg/render"
 	"github.com/evalmd/evalmd/internal/mdcell"
 )
 
-// GateMarker opens the markdown of a comparison (Comparison.Markdown), so
+// Marker opens the markdown of a comparison (Comparison.Markdown), so
 // that a CI step finds the pull request comment it wrote before and
 // edits it instead of adding another.
-const GateMarker = "<!-- evalmd gate -->"
+const Marker = "<!-- evalmd gate -->"
 
 // Markdown is the comparison as a pull request comment or a CI step
-// summary: GateMarker, a heading, the gate's verdict in one line, the
+// summary: Marker, a heading, the gate's verdict in one line, the
 // tables (each at most maxRows rows: 0 means 50, negative all), then link,
 // a line linking the HTML report, when not empty.
 func (c *Comparison) Markdown(maxRows int, link string) (string, error) {
 	var b strings.Builder
-	b.WriteString(GateMarker + "\n## evalmd: ")
+	b.WriteString(Marker + "\n## evalmd: ")
 	if c.compared {
 		b.WriteString("compared with the baseline\n\n")
 	} else {
@@ -48,15 +49,15 @@ func (c *Comparison) Summary() string {
 		return "**Gate failed**: " + strings.Join(f, "; ") + "."
 	}
 	var checks []string
-	if c.Gate.FailOn == FailRegression {
-		s := fmt.Sprintf("no model is significantly worse than the baseline (McNemar's p < %g", c.Gate.alpha())
-		if c.Gate.MinDrop > 0 {
-			s += fmt.Sprintf(" and a drop of %g or more", c.Gate.MinDrop)
+	if c.Rules.FailOn == FailRegression {
+		s := fmt.Sprintf("no model is significantly worse than the baseline (McNemar's p < %g", c.Rules.alpha())
+		if c.Rules.MinDrop > 0 {
+			s += fmt.Sprintf(" and a drop of %g or more", c.Rules.MinDrop)
 		}
 		checks = append(checks, s+")")
 	}
-	if c.Gate.FailUnder > 0 {
-		checks = append(checks, fmt.Sprintf("every model's accuracy interval (%s) starts at %g or above", c.level(), c.Gate.FailUnder))
+	if c.Rules.FailUnder > 0 {
+		checks = append(checks, fmt.Sprintf("every model's accuracy interval (%s) starts at %g or above", c.level(), c.Rules.FailUnder))
 	}
 	compared, models := 0, 0
 	for _, m := range c.Models {
@@ -87,7 +88,7 @@ func (c *Comparison) Lines() []string {
 		case !c.compared:
 		case m.Questions > 0:
 			s := fmt.Sprintf("%s: accuracy %.3f -> %.3f on %d questions (%+.3f), McNemar's p %s, %d worse, %d better",
-				m.Verdict, m.Before, m.After, m.Questions, m.Diff, fmtP(m.P), len(m.Worse), len(m.Better))
+				m.Verdict, m.Before, m.After, m.Questions, m.Diff, render.PValue(m.P), len(m.Worse), len(m.Better))
 			if len(m.Worse) > 0 {
 				s += " (worse: " + flipNames(m.Worse, 5, func(s string) string { return s }) + ")"
 			}
@@ -97,7 +98,7 @@ func (c *Comparison) Lines() []string {
 		}
 		if m.BelowFloor {
 			parts = append(parts, fmt.Sprintf("below the floor %g: accuracy %.3f, its %s interval from %.3f",
-				c.Gate.FailUnder, m.Accuracy, c.level(), m.AccLo))
+				c.Rules.FailUnder, m.Accuracy, c.level(), m.AccLo))
 		}
 		if len(parts) > 0 {
 			out = append(out, m.Model+": "+strings.Join(parts, "; "))
@@ -125,11 +126,11 @@ func (c *Comparison) Tables(maxRows int) []render.Table {
 // verdictCell is a model's verdict, with the floor's when it is below.
 func (c *Comparison) verdictCell(m ModelChange) string {
 	v := m.Verdict
-	if c.Gate.FailOn == FailRegression && v == verdictRegression {
+	if c.Rules.FailOn == FailRegression && v == verdictRegression {
 		v = "**" + v + "**"
 	}
 	if m.BelowFloor {
-		v = strings.TrimPrefix(v+"; ", "; ") + fmt.Sprintf("**below the floor %g**", c.Gate.FailUnder)
+		v = strings.TrimPrefix(v+"; ", "; ") + fmt.Sprintf("**below the floor %g**", c.Rules.FailUnder)
 	}
 	return v
 }
@@ -144,21 +145,21 @@ func (c *Comparison) modelsTable() render.Table {
 			"by question); p: McNemar's exact test on the questions worse and better (with several answers a "+
 			"question, the sign test on their scores); regression: p < %g, more questions worse than better%s. "+
 			"In this folder, of a sheet and model that has runs the baseline does not hold, only those count.",
-			c.Baseline, c.Reducer, ci, c.Gate.alpha(), c.minDropNote()),
+			c.Baseline, c.Reducer, ci, c.Rules.alpha(), c.minDropNote()),
 		Columns: render.Cols("model", "#questions", "#before", "#after", "#change", ci, "#p", "#worse", "#better", "#not compared", "verdict"),
 	}
-	if c.Gate.FailUnder > 0 {
+	if c.Rules.FailUnder > 0 {
 		t.Columns = append(t.Columns[:len(t.Columns)-1], render.Cols("accuracy now ("+ci+")", "verdict")...)
 	}
 	t.Columns[len(t.Columns)-1].Markdown = true // verdictCell's bold
 	for _, m := range c.Models {
-		row := []string{m.Model, itoa(m.Questions), fmtFrac(m.Before), fmtFrac(m.After), fmtSigned(m.Diff),
-			fmtInterval(m.Lo, m.Hi, "%+.3f"), fmtP(m.P), itoa(len(m.Worse)), itoa(len(m.Better)), itoa(m.Unpaired)}
+		row := []string{m.Model, strconv.Itoa(m.Questions), render.Frac(m.Before), render.Frac(m.After), fmtSigned(m.Diff),
+			fmtInterval(m.Lo, m.Hi, "%+.3f"), render.PValue(m.P), strconv.Itoa(len(m.Worse)), strconv.Itoa(len(m.Better)), strconv.Itoa(m.Unpaired)}
 		if m.Questions == 0 {
 			row[6] = "-"
 		}
-		if c.Gate.FailUnder > 0 {
-			row = append(row, fmtFrac(m.Accuracy)+" "+fmtInterval(m.AccLo, m.AccHi, "%.3f"))
+		if c.Rules.FailUnder > 0 {
+			row = append(row, render.Frac(m.Accuracy)+" "+fmtInterval(m.AccLo, m.AccHi, "%.3f"))
 		}
 		t.Rows = append(t.Rows, append(row, c.verdictCell(m)))
 	}
@@ -166,8 +167,8 @@ func (c *Comparison) modelsTable() render.Table {
 }
 
 func (c *Comparison) minDropNote() string {
-	if c.Gate.MinDrop > 0 {
-		return fmt.Sprintf(", and a drop of at least %g (--min-drop)", c.Gate.MinDrop)
+	if c.Rules.MinDrop > 0 {
+		return fmt.Sprintf(", and a drop of at least %g (--min-drop)", c.Rules.MinDrop)
 	}
 	return ""
 }
@@ -178,7 +179,7 @@ func (c *Comparison) floorTable() render.Table {
 	t := render.Table{
 		Title: "Accuracy floor",
 		Note: fmt.Sprintf("accuracy: the mean over a model's questions of each one's score (its answers reduced by %s), "+
-			"its %s over questions; a model fails when the interval starts below %g (--fail-under).", c.Reducer, ci, c.Gate.FailUnder),
+			"its %s over questions; a model fails when the interval starts below %g (--fail-under).", c.Reducer, ci, c.Rules.FailUnder),
 		Columns: render.Cols("model", "#questions", "#accuracy", ci, "verdict"),
 	}
 	t.Columns[len(t.Columns)-1].Markdown = true // verdictCell's bold
@@ -187,7 +188,7 @@ func (c *Comparison) floorTable() render.Table {
 		if m.BelowFloor {
 			v = c.verdictCell(m)
 		}
-		t.Rows = append(t.Rows, []string{m.Model, itoa(m.AccQuestions), fmtFrac(m.Accuracy), fmtInterval(m.AccLo, m.AccHi, "%.3f"), v})
+		t.Rows = append(t.Rows, []string{m.Model, strconv.Itoa(m.AccQuestions), render.Frac(m.Accuracy), fmtInterval(m.AccLo, m.AccHi, "%.3f"), v})
 	}
 	return t
 }

@@ -1,4 +1,4 @@
-package agg
+package gate
 
 import (
 	"encoding/xml"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evalmd/evalmd/agg/load"
+	"github.com/evalmd/evalmd/agg/stats"
 )
 
 // JUnit writes the graded answers as JUnit XML, the format CI test
@@ -22,14 +23,14 @@ import (
 // failure where an answer was graded wrong (its ground truth in the text),
 // an error where the model call failed, skipped where nothing was graded.
 // A question answered several times (epochs) is one testcase, failed when
-// its score under the reducer (Data.Reducer) is below 1: with mean and
+// its score under the reducer (Folders.Reducer) is below 1: with mean and
 // all-correct when any answer was wrong, with majority when most were
 // not right, with pass@K when K answers drawn may all be wrong. now is the suites' timestamp. With a baseline
 // whose runs the folder holds too, the answers counted are Compare's: of
 // a sheet and model run again since, what the new runs carry.
-func (d *Data) JUnit(w io.Writer, now time.Time) error {
-	keep := d.current()
-	idx, _ := d.unitIndex()
+func JUnit(w io.Writer, f Folders, now time.Time) error {
+	d, keep := f.Current, f.current()
+	idx, _ := d.Units(false)
 	// A row of each model's answers to each question: its names and the
 	// ground truth the model's last answer was graded against.
 	type mq struct {
@@ -61,7 +62,7 @@ func (d *Data) JUnit(w io.Writer, now time.Time) error {
 		}
 		for _, a := range by[m] {
 			r := &d.Rows()[last[mq{m, a.Q}]]
-			tc := d.testCase(r, a)
+			tc := testCase(d, f.Reducer, r, a)
 			switch {
 			case tc.Error != nil:
 				s.Errors++
@@ -89,7 +90,7 @@ func (d *Data) JUnit(w io.Writer, now time.Time) error {
 
 // testCase is the testcase of one model's answers a to the question of
 // row r.
-func (d *Data) testCase(r *load.Row, a answers) junitCase {
+func testCase(d *load.Data, red stats.Reducer, r *load.Row, a load.Tally) junitCase {
 	name := d.Str(r.Name)
 	if r.Occ > 0 {
 		name = fmt.Sprintf("%s (#%d)", name, r.Occ+1)
@@ -99,10 +100,10 @@ func (d *Data) testCase(r *load.Row, a answers) junitCase {
 	switch {
 	case a.E > 0:
 		tc.Error = &junitResult{Type: "error", Message: fmt.Sprintf("the model call failed (%d of %d answers)", a.E, all)}
-	case a.N > 0 && d.Reducer.Reduce(int(a.C), int(a.N)) < 1:
+	case a.N > 0 && red.Reduce(int(a.C), int(a.N)) < 1:
 		msg := "graded wrong"
 		if a.N > 1 {
-			msg = fmt.Sprintf("graded wrong: %d of %d answers right, %s %.3f", a.C, a.N, d.Reducer, d.Reducer.Reduce(int(a.C), int(a.N)))
+			msg = fmt.Sprintf("graded wrong: %d of %d answers right, %s %.3f", a.C, a.N, red, red.Reduce(int(a.C), int(a.N)))
 		}
 		text := "ground truth: (none)"
 		if r.Truth != load.NoStr {

@@ -1,4 +1,4 @@
-package agg
+package gate
 
 import (
 	"bytes"
@@ -37,7 +37,7 @@ func TestJUnit(t *testing.T) {
 			Questions: []result.Question{{Name: "Q1", GroundTruth: &truth, Completion: &c, Grade: &right}, {Name: "Q2", GroundTruth: &truth, Completion: &c, Grade: g}}})
 	}
 	var b bytes.Buffer
-	if err := loadDir(t, dir).JUnit(&b, time.Date(2026, 3, 4, 5, 6, 7, 0, time.FixedZone("x", 3600))); err != nil {
+	if err := JUnit(&b, Folders{Current: loadDir(t, dir)}, time.Date(2026, 3, 4, 5, 6, 7, 0, time.FixedZone("x", 3600))); err != nil {
 		t.Fatal(err)
 	}
 	if err := junit.Check(b.Bytes()); err != nil {
@@ -78,13 +78,13 @@ func TestJUnit(t *testing.T) {
 		reducer string
 		fails   bool
 	}{{"mean", true}, {"all-correct", true}, {"majority", true}, {"pass@2", false}, {"pass@1", true}} {
-		d := loadDir(t, dir)
+		f := Folders{Current: loadDir(t, dir)}
 		var err error
-		if d.Reducer, err = stats.ParseReducer(tc.reducer); err != nil {
+		if f.Reducer, err = stats.ParseReducer(tc.reducer); err != nil {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		if err := d.JUnit(&b, time.Time{}); err != nil {
+		if err := JUnit(&b, f, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 		if got := strings.Contains(b.String(), "1 of 2 answers right, "+tc.reducer); got != tc.fails {

@@ -1,4 +1,4 @@
-package agg
+package gate
 
 import (
 	"bytes"
@@ -7,17 +7,19 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/evalmd/evalmd/agg/load"
 	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/testkit/golden"
 	"github.com/evalmd/evalmd/internal/testkit/outputs"
 	"github.com/evalmd/evalmd/result"
 )
 
-// writeGraded writes one run of model on sheet as writeRun does
+// writeGraded writes one run of model on sheet as outputs.WriteRun does
 // (grades[e][q]: question Q<q+1>'s grade in epoch e+1), each question's
 // ground truth "T<q+1>" unless truths names another.
 func writeGraded(t testing.TB, dir, sheet, model, runID string, grades [][]bool, truths map[string]string) {
@@ -67,7 +69,7 @@ func TestGateOutcomes(t *testing.T) {
 		base, cur   [][]bool
 		curTruths   map[string]string
 		curN        int // questions of the current run, when not the baseline's
-		gate        Gate
+		gate        Rules
 		verdict     string
 		failures    int
 		worse       []string
@@ -77,39 +79,39 @@ func TestGateOutcomes(t *testing.T) {
 		belowFloor  bool
 		diff, p, se float64 // checked when p != 0
 	}{
-		{name: "no change", base: grades(20, qs(3, 7)), cur: grades(20, qs(3, 7)), gate: Gate{FailOn: FailRegression},
+		{name: "no change", base: grades(20, qs(3, 7)), cur: grades(20, qs(3, 7)), gate: Rules{FailOn: FailRegression},
 			verdict: verdictNoChange, questions: 20, diff: 0, p: 1, se: 0},
-		{name: "noise", base: grades(30, qs(1, 2, 3, 20)), cur: grades(30, qs(4, 5, 20, 21, 22)), gate: Gate{FailOn: FailRegression},
+		{name: "noise", base: grades(30, qs(1, 2, 3, 20)), cur: grades(30, qs(4, 5, 20, 21, 22)), gate: Rules{FailOn: FailRegression},
 			verdict: verdictNoChange, questions: 30, worse: []string{"Q21", "Q22", "Q4", "Q5"}, better: []string{"Q1", "Q2", "Q3"},
 			diff: -1.0 / 30, p: 1, se: sdOver(diffsOf(4, 3, 30))},
-		{name: "real drop", base: grades(20, none), cur: grades(20, qs(1, 2, 3, 4, 5, 6, 7, 8)), gate: Gate{FailOn: FailRegression},
+		{name: "real drop", base: grades(20, none), cur: grades(20, qs(1, 2, 3, 4, 5, 6, 7, 8)), gate: Rules{FailOn: FailRegression},
 			verdict: verdictRegression, failures: 1, questions: 20, worse: []string{"Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8"},
 			diff: -0.4, p: 2.0 / 256, se: math.Sqrt(0.4 * 0.6 / 19)},
 		{name: "real drop, reported only", base: grades(20, none), cur: grades(20, qs(1, 2, 3, 4, 5, 6, 7, 8)),
 			verdict: verdictRegression, questions: 20, worse: []string{"Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8"}},
-		{name: "drop under --min-drop", base: grades(20, none), cur: grades(20, qs(1, 2, 3, 4, 5, 6, 7, 8)), gate: Gate{FailOn: FailRegression, MinDrop: 0.5},
+		{name: "drop under --min-drop", base: grades(20, none), cur: grades(20, qs(1, 2, 3, 4, 5, 6, 7, 8)), gate: Rules{FailOn: FailRegression, MinDrop: 0.5},
 			verdict: verdictSmallDrop, questions: 20, worse: []string{"Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8"}},
-		{name: "a drop not significant at 0.001", base: grades(20, none), cur: grades(20, qs(1, 2, 3, 4, 5, 6, 7, 8)), gate: Gate{FailOn: FailRegression, Alpha: 0.001},
+		{name: "a drop not significant at 0.001", base: grades(20, none), cur: grades(20, qs(1, 2, 3, 4, 5, 6, 7, 8)), gate: Rules{FailOn: FailRegression, Alpha: 0.001},
 			verdict: verdictNoChange, questions: 20, worse: []string{"Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8"}},
-		{name: "better", base: grades(20, qs(1, 2, 3, 4, 5, 6, 7, 8)), cur: grades(20, none), gate: Gate{FailOn: FailRegression},
+		{name: "better", base: grades(20, qs(1, 2, 3, 4, 5, 6, 7, 8)), cur: grades(20, none), gate: Rules{FailOn: FailRegression},
 			verdict: verdictBetter, questions: 20, better: []string{"Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8"}},
-		{name: "floor breach", base: grades(20, none), cur: grades(20, qs(1, 2, 3, 4, 5, 6, 7, 8, 9, 10)), gate: Gate{FailUnder: 0.6},
+		{name: "floor breach", base: grades(20, none), cur: grades(20, qs(1, 2, 3, 4, 5, 6, 7, 8, 9, 10)), gate: Rules{FailUnder: 0.6},
 			verdict: verdictRegression, failures: 1, belowFloor: true, questions: 20,
 			worse: []string{"Q1", "Q10", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "Q9"}},
-		{name: "floor kept", base: grades(20, none), cur: grades(20, qs(1, 2)), gate: Gate{FailUnder: 0.6},
+		{name: "floor kept", base: grades(20, none), cur: grades(20, qs(1, 2)), gate: Rules{FailUnder: 0.6},
 			verdict: verdictNoChange, questions: 20, worse: []string{"Q1", "Q2"}},
 		{name: "questions in one folder only", base: grades(10, none), cur: grades(11, qs(1, 2)), curTruths: map[string]string{"Q3": "new"},
-			gate: Gate{FailOn: FailRegression}, verdict: verdictNoChange, questions: 9, worse: []string{"Q1", "Q2"},
+			gate: Rules{FailOn: FailRegression}, verdict: verdictNoChange, questions: 9, worse: []string{"Q1", "Q2"},
 			unpaired: []string{"Q11: " + unpairedCurrent, "Q3: " + unpairedTruth}},
 		{name: "epochs: a real drop", base: [][]bool{grades(12, none)[0], grades(12, none)[0], grades(12, none)[0]},
 			cur:  [][]bool{grades(12, qs(1, 2, 3, 4, 5, 6, 7))[0], grades(12, none)[0], grades(12, none)[0]},
-			gate: Gate{FailOn: FailRegression}, verdict: verdictRegression, failures: 1, questions: 12,
+			gate: Rules{FailOn: FailRegression}, verdict: verdictRegression, failures: 1, questions: 12,
 			worse: []string{"Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7"},
 			// the unit is the question: 7 differences of -1/3 and 5 of 0
 			diff: -7.0 / 36, p: 2.0 / 128, se: sdOver([]float64{-1. / 3, -1. / 3, -1. / 3, -1. / 3, -1. / 3, -1. / 3, -1. / 3, 0, 0, 0, 0, 0})},
 		{name: "epochs: noise", base: [][]bool{grades(12, qs(1, 2))[0], grades(12, qs(3))[0], grades(12, none)[0]},
 			cur:  [][]bool{grades(12, qs(3, 4))[0], grades(12, qs(5))[0], grades(12, qs(1))[0]},
-			gate: Gate{FailOn: FailRegression}, verdict: verdictNoChange, questions: 12,
+			gate: Rules{FailOn: FailRegression}, verdict: verdictNoChange, questions: 12,
 			worse: []string{"Q4", "Q5"}, better: []string{"Q2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -178,16 +180,15 @@ func sdOver(xs []float64) float64 {
 
 // compareDirs compares the outputs in cur with those in base, as agg -i
 // cur --baseline base does.
-func compareDirs(t *testing.T, base, cur string, g Gate) *Comparison {
+func compareDirs(t *testing.T, base, cur string, g Rules) *Comparison {
 	t.Helper()
 	b := loadDir(t, base)
 	var warn bytes.Buffer
-	d, err := Load(context.Background(), cur, &warn, LoadOptions{Baseline: b})
+	d, err := load.Load(context.Background(), cur, &warn, load.LoadOptions{Baseline: b})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.baseDir = "base"
-	return Compare(d, g)
+	return Compare(Folders{Current: d, Baseline: b, BaselineDir: "base"}, g)
 }
 
 // keyedRun is a run of model on sheet "s" of n questions Q1..Qn with
@@ -197,7 +198,7 @@ func keyedRun(t *testing.T, dir, model, runID, from string, n int, asked, wrong 
 	t.Helper()
 	f := &result.File{Sheet: result.Sheet{Name: "s", RunID: runID, ModelName: model}}
 	for i := 1; i <= n; i++ {
-		name := "Q" + itoa(i)
+		name := "Q" + strconv.Itoa(i)
 		g, truth, c := !slices.Contains(wrong, i), "T", "answer of "+runID
 		q := result.Question{Name: name, GroundTruth: &truth, Completion: &c, Grade: &g, RequestKey: runID + name}
 		if from != "" && !slices.Contains(asked, i) {
@@ -233,7 +234,7 @@ func TestGateCurrentFolderHoldsTheBaseline(t *testing.T) {
 			keyedRun(t, cur, "worse", rerun, old, 10, []int{2, 3, 4, 5, 6, 7, 8, 9}, []int{1, 2, 3, 4, 5, 6, 7, 8, 9})
 			keyedRun(t, cur, "same", rerun, old, 10, nil, []int{1}) // every answer reused
 			keyedRun(t, cur, "new", rerun, "", 10, nil, []int{1})
-			c := compareDirs(t, base, cur, Gate{FailOn: FailRegression})
+			c := compareDirs(t, base, cur, Rules{FailOn: FailRegression})
 			got := map[string]ModelChange{}
 			for _, m := range c.Models {
 				got[m.Model] = m
@@ -279,7 +280,7 @@ func TestGateUngraded(t *testing.T) {
 	outputs.WriteRunWith(t, cur, "s", "m", "r2", grades(6, qs()), failed("Q1", "Q2"))
 	outputs.WriteRunWith(t, base, "s", "down", "r1", grades(6, qs()), failed("none"))
 	outputs.WriteRunWith(t, cur, "s", "down", "r2", grades(6, qs()), failed())
-	c := compareDirs(t, base, cur, Gate{FailOn: FailRegression})
+	c := compareDirs(t, base, cur, Rules{FailOn: FailRegression})
 	var got []string
 	for _, u := range c.Unpaired {
 		got = append(got, u.Model+" "+u.Name+": "+u.Why)
@@ -304,7 +305,7 @@ func TestGateMarkdown(t *testing.T) {
 	writeGraded(t, base, "arith", "mock", "r1", grades(12, qs(1, 2, 3, 4, 5, 6)), nil)
 	writeGraded(t, cur, "arith", "openai/gpt-4o", "r2", grades(12, qs(1, 2, 3, 4, 5, 6, 7, 8)), map[string]string{"Q9": "nine"})
 	writeGraded(t, cur, "arith", "mock", "r2", grades(12, qs(1, 2, 3, 4, 5, 7)), nil)
-	c := compareDirs(t, base, cur, Gate{FailOn: FailRegression, FailUnder: 0.15})
+	c := compareDirs(t, base, cur, Rules{FailOn: FailRegression, FailUnder: 0.15})
 	c.Baseline = "baseline"
 	md, err := c.Markdown(0, "[The full report](https://ci.example/runs/1).")
 	if err != nil {
@@ -314,7 +315,7 @@ func TestGateMarkdown(t *testing.T) {
 	lines := strings.Join(c.Lines(), "\n") + "\n"
 	golden.Check(t, "testdata/gate.lines", []byte(lines))
 
-	floor := Compare(loadDir(t, cur), Gate{FailUnder: 0.15})
+	floor := Compare(Folders{Current: loadDir(t, cur)}, Rules{FailUnder: 0.15})
 	md, err = floor.Markdown(0, "")
 	if err != nil {
 		t.Fatal(err)
@@ -331,12 +332,12 @@ func TestParseFailOn(t *testing.T) {
 	if _, err := ParseFailOn("noise"); err == nil || !strings.Contains(err.Error(), FailOnNames) {
 		t.Errorf("ParseFailOn(noise): %v; want the known values", err)
 	}
-	for _, g := range []Gate{{Alpha: 1}, {Alpha: -0.1}, {MinDrop: 1}, {MinDrop: -0.01}, {FailUnder: 1.5}, {Alpha: math.NaN()}} {
+	for _, g := range []Rules{{Alpha: 1}, {Alpha: -0.1}, {MinDrop: 1}, {MinDrop: -0.01}, {FailUnder: 1.5}, {Alpha: math.NaN()}} {
 		if err := g.Check(); err == nil {
 			t.Errorf("%+v: no error", g)
 		}
 	}
-	if err := (Gate{Alpha: 0.01, MinDrop: 0.02, FailUnder: 0.7}).Check(); err != nil {
+	if err := (Rules{Alpha: 0.01, MinDrop: 0.02, FailUnder: 0.7}).Check(); err != nil {
 		t.Error(err)
 	}
 }
@@ -348,9 +349,9 @@ func TestParseFailOn(t *testing.T) {
 func TestGateShards(t *testing.T) {
 	dir := t.TempDir()
 	one, parts := filepath.Join(dir, "one"), filepath.Join(dir, "parts")
-	writeShardedRun(t, one, parts, 3)
+	outputs.WriteShardedRun(t, one, parts, 3)
 	for _, tc := range [][2]string{{one, parts}, {parts, one}} {
-		c := compareDirs(t, tc[0], tc[1], Gate{FailOn: FailRegression})
+		c := compareDirs(t, tc[0], tc[1], Rules{FailOn: FailRegression})
 		if len(c.Models) != 2 || len(c.Unpaired) != 0 || len(c.Failures()) != 0 {
 			t.Fatalf("%s against %s: %+v, not compared %v", tc[1], tc[0], c.Models, c.Unpaired)
 		}
@@ -362,13 +363,52 @@ func TestGateShards(t *testing.T) {
 	}
 	var whole, split bytes.Buffer
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	if err := loadDir(t, one).JUnit(&whole, now); err != nil {
+	if err := JUnit(&whole, Folders{Current: loadDir(t, one)}, now); err != nil {
 		t.Fatal(err)
 	}
-	if err := loadDir(t, parts).JUnit(&split, now); err != nil {
+	if err := JUnit(&split, Folders{Current: loadDir(t, parts)}, now); err != nil {
 		t.Fatal(err)
 	}
 	if whole.String() != split.String() || strings.Count(whole.String(), "<testcase ") != 18 {
 		t.Errorf("JUnit of the parts:\n%s\nof the whole run:\n%s", split.String(), whole.String())
 	}
 }
+
+// loadDir loads dir, failing on any warning.
+func loadDir(t testing.TB, dir string) *load.Data {
+	t.Helper()
+	var warn bytes.Buffer
+	d, err := load.Load(context.Background(), dir, &warn, load.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warn.Len() > 0 {
+		t.Fatalf("warnings: %s", warn.String())
+	}
+	return d
+}
+
+// The gate's floor and JUnit count a reviewed grade, the person's: the
+// grader said wrong to all four answers, people said right.
+func TestGateAndJUnitCountPeople(t *testing.T) {
+	dir := t.TempDir()
+	outputs.WriteRunWith(t, dir, "S", "m1", "r1", grades(4, qs(1, 2, 3, 4)), func(q *result.Question) {
+		right := true
+		q.Review = &result.Review{By: "ana", At: "2026-11-30T10:00:00Z", GraderGrade: q.Grade}
+		q.Grade = &right
+	})
+	d := loadDir(t, dir)
+	c := Compare(Folders{Current: d}, Rules{FailUnder: 0.5})
+	if len(c.Models) != 1 || c.Models[0].Accuracy != 1 || c.Models[0].BelowFloor {
+		t.Errorf("floor: %+v, want accuracy 1 (people's grades) above 0.5", c.Models)
+	}
+	var b bytes.Buffer
+	if err := JUnit(&b, Folders{Current: d}, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); !strings.Contains(s, `tests="4" failures="0"`) || strings.Contains(s, "<failure") {
+		t.Errorf("JUnit counts the grader's grades, not people's:\n%s", s)
+	}
+}
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
