@@ -30,7 +30,7 @@ var layers = []struct {
 	{"the reports' foundations: statistics, tables and charts as text", []string{"agg/stats", "agg/render"}},
 	{"the reports' data: output files read and counted once", []string{"agg/load"}},
 	{"reports: leaderboards, the HTML report, workbooks out, Inspect logs",
-		[]string{"agg", "agg/gate", "report", "spreadsheet", "inspect", "inspect/..."}},
+		[]string{"agg", "agg/gate", "report", "xlsxout", "inspect", "inspect/..."}},
 	{"benchmarks and the run pipeline",
 		[]string{"benchmark", "benchmark/...", "harness", "harness/..."}},
 	{"commands: each verb's flags and its one call", []string{"cmd/internal/..."}},
@@ -141,7 +141,7 @@ func TestLayerOf(t *testing.T) {
 
 // partsOf names the packages that are another's parts, kept in its folder
 // but layered below it so that the rest of its layer may import them too
-// (report and spreadsheet read agg's tables and statistics).
+// (report and xlsxout read agg's tables and statistics).
 var partsOf = map[string]string{"agg/stats": "agg", "agg/render": "agg", "agg/load": "agg", "agg/gate": "agg"}
 
 // TestFoldersShowLayers checks that the folder tree tells the layers: a

@@ -26,7 +26,7 @@
 // builds the render.Column list of the render.Tables it returns. Load
 // keeps a folder's Data for other formats: its methods return each table as plain rows, LIME's as LeaderRow,
 // RunsRow and QuestionRow, agg's own as ModelTotal, Pair (McNemar's test of
-// two models), Discrepancy and load.Usage; package spreadsheet reads the
+// two models), Discrepancy and load.Usage; package xlsxout reads the
 // leaderboard and the totals this way.
 //
 // An answer is one sample however many files carry it: the answers a

@@ -13,7 +13,7 @@ import (
 )
 
 // FuzzLoadAgreesWithParse: agg reads a file through result.Parse, the one
-// decoder of output files (what grade, report, spreadsheet and the Inspect
+// decoder of output files (what grade, report, xlsxout and the Inspect
 // logs read), so Load counts a file exactly when result.Parse reads it
 // (dry runs aside), with as many question rows, hands Each the same file,
 // and names a refused one on one line with Parse's reason. Neither

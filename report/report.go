@@ -28,7 +28,7 @@
 // Question per question with each run's Answer, and each Section shown with
 // an answer, titled by one of the Section constants (SectionCode,
 // SectionAnswer, SectionCodeError, SectionDetail, SectionSubs,
-// SectionJudge). Package spreadsheet reads it too. WriteFile reads a folder
+// SectionJudge). Package xlsxout reads it too. WriteFile reads a folder
 // and writes its page; Save writes the page of data already read.
 //
 // An answer a person's verdict covers carries its Review, which the page

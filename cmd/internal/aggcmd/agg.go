@@ -67,7 +67,7 @@ import (
 	"github.com/evalmd/evalmd/report"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/review"
-	"github.com/evalmd/evalmd/spreadsheet"
+	"github.com/evalmd/evalmd/xlsxout"
 )
 
 // Command is agg's entry in the command table, with fresh flags; look
@@ -262,7 +262,7 @@ func (f *flags) write(ctx context.Context, stderr io.Writer, getenv func(string)
 		fmt.Fprintf(stderr, "wrote %s\n", f.htmlOut)
 	}
 	if f.xlsxOut != "" {
-		if err := spreadsheet.Save(f.xlsxOut, d, qs.Data(), spreadsheet.Options{Force: opt.Force}); err != nil {
+		if err := xlsxout.Save(f.xlsxOut, d, qs.Data(), xlsxout.Options{Force: opt.Force}); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "wrote %s\n", f.xlsxOut)

@@ -43,8 +43,8 @@ import (
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/schema"
 	"github.com/evalmd/evalmd/sheet"
-	"github.com/evalmd/evalmd/spreadsheet"
 	"github.com/evalmd/evalmd/workbook"
+	"github.com/evalmd/evalmd/xlsxout"
 )
 
 // Command is convert's entry in the command table, over every benchmark
@@ -241,7 +241,7 @@ func tableCommand() *cli.Command {
 			if err := f.check(args); err != nil {
 				return err
 			}
-			t, err := spreadsheet.ReadTable(f.in)
+			t, err := xlsxout.ReadTable(f.in)
 			if err != nil {
 				return err
 			}
@@ -296,7 +296,7 @@ func xlsxCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return outfile.WriteFunc(f.out, f.write(), func(w io.Writer) error { return spreadsheet.WriteXLSX(w, doc, data) })
+			return outfile.WriteFunc(f.out, f.write(), func(w io.Writer) error { return xlsxout.WriteXLSX(w, doc, data) })
 		},
 	}
 }

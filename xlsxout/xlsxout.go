@@ -1,4 +1,4 @@
-// Package spreadsheet writes agg's results as an Excel workbook (agg
+// Package xlsxout writes Excel workbooks: agg's results as a workbook (agg
 // -xlsx): a Leaderboard sheet (LIME's), a Models sheet with 95% intervals,
 // a Grades sheet (one row per question, one column per run, coloured
 // right, wrong and not graded) and a Completions sheet that each grade
@@ -16,7 +16,7 @@
 // WriteXLSX writes a sheet as a workbook of its questions, for editing in a
 // spreadsheet; ReadTable reads such a workbook, or a CSV or xlsx question
 // table made elsewhere, back as a Table: the sheet and its text.
-package spreadsheet
+package xlsxout
 
 import (
 	"fmt"
