@@ -2,6 +2,7 @@ package execute
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/harness/internal/plan"
 	"github.com/evalmd/evalmd/harness/internal/prepare"
+	"github.com/evalmd/evalmd/harness/internal/reuse"
 	"github.com/evalmd/evalmd/harness/internal/write"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/model"
@@ -110,6 +112,12 @@ type bench struct {
 	key *outfile.Key
 	// writer, when set, replaces the output files' writer.
 	writer write.Writer
+	// runID is a new run's id ("" is r1); reuse gives each output the
+	// answers of the earlier outputs in its folder, and puts aside those
+	// it supersedes, as the harness does unless run --fresh.
+	runID string
+	reuse bool
+	runs  int
 }
 
 // newBench writes the sheets (file name, text) into a new folder.
@@ -139,7 +147,10 @@ func (b *bench) outputs(ctx context.Context, runID string) []*plan.Output {
 		made[m.Name()], infos[m.Name()] = m, m.Info()
 		names = append(names, m.Name())
 	}
-	popt := prepare.Options{Schema: schema.Default(), Created: time.Unix(1e9, 0).UTC(), Stderr: io.Discard, Models: made}
+	// Each run starts a minute after the one before: the newer answer
+	// wins a reuse.
+	b.runs++
+	popt := prepare.Options{Schema: schema.Default(), Created: time.Unix(1e9+60*int64(b.runs), 0).UTC(), Stderr: io.Discard, Models: made}
 	sheets, _, err := prepare.Read(b.sheets, popt)
 	if err != nil {
 		b.t.Fatal(err)
@@ -171,7 +182,7 @@ func (b *bench) run(ctx context.Context, ropt runner.Options) (Result, []*plan.O
 		b.t.Fatal(err)
 	}
 	if !st.Exists {
-		st.RunID = "r1"
+		st.RunID = cmp.Or(b.runID, "r1")
 	}
 	files := &write.Files{Wrote: st.Wrote, Seal: b.key}
 	if st.Exists {
@@ -183,7 +194,10 @@ func (b *bench) run(ctx context.Context, ropt runner.Options) (Result, []*plan.O
 			b.t.Fatal(err)
 		}
 	}
-	var w write.Writer = files
+	if b.reuse {
+		b.reused(outs, st.Exists)
+	}
+	var w write.Writer = write.All{files, &write.Supersede{Console: write.Console{W: &b.console}}}
 	if b.writer != nil {
 		w = b.writer
 	}
@@ -195,6 +209,25 @@ func (b *bench) run(ctx context.Context, ropt runner.Options) (Result, []*plan.O
 		Writer: w, Console: write.Console{W: &b.console}}
 	res, err := Run(ctx, outs, made(b.models), opt)
 	return res, outs, err
+}
+
+// reused gives each output the earlier outputs of its sheet and model
+// (reuse.Load), but for the one a resumed run writes itself.
+func (b *bench) reused(outs []*plan.Output, resuming bool) {
+	b.t.Helper()
+	for _, o := range outs {
+		skip := ""
+		if resuming {
+			skip = o.OutPath
+		}
+		ix, err := reuse.Load(filepath.Dir(o.OutPath), o.SheetPath, o.Model, skip, b.key)
+		if err != nil {
+			b.t.Fatal(err)
+		}
+		if !ix.Empty() {
+			o.Reuse, o.Earlier = ix, ix.Earlier
+		}
+	}
 }
 
 // made is models by name.
