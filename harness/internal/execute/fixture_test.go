@@ -118,6 +118,10 @@ type bench struct {
 	runID string
 	reuse bool
 	runs  int
+	// batch sends through the models' batch APIs (run --batch).
+	batch *Batch
+	// prices override the models' (--price).
+	prices plan.Prices
 }
 
 // newBench writes the sheets (file name, text) into a new folder.
@@ -197,6 +201,15 @@ func (b *bench) run(ctx context.Context, ropt runner.Options) (Result, []*plan.O
 	if b.reuse {
 		b.reused(outs, st.Exists)
 	}
+	if b.batch != nil {
+		// A batch is made of every request at once, as the plan makes
+		// it for --batch.
+		for _, o := range outs {
+			if err := o.Materialize(ctx); err != nil {
+				b.t.Fatal(err)
+			}
+		}
+	}
 	var w write.Writer = write.All{files, &write.Supersede{Console: write.Console{W: &b.console}}}
 	if b.writer != nil {
 		w = b.writer
@@ -205,7 +218,7 @@ func (b *bench) run(ctx context.Context, ropt runner.Options) (Result, []*plan.O
 		ropt.Concurrency = 1 // the questions asked in job order
 	}
 	ropt.MaxAttempts, ropt.BaseBackoff = 1, time.Millisecond
-	opt := Options{Runner: ropt, Resume: st, Graders: regrade.NewGraders(nil, grade.Options{}, ""),
+	opt := Options{Runner: ropt, Resume: st, Batch: b.batch, Prices: b.prices, Graders: regrade.NewGraders(nil, grade.Options{}, ""),
 		Writer: w, Console: write.Console{W: &b.console}}
 	res, err := Run(ctx, outs, made(b.models), opt)
 	return res, outs, err
