@@ -34,13 +34,15 @@ const threeQuestions = "# S\n## A\n#### question\nsay a\n#### answer\na\n## B\n#
 
 // scripted is a model for the execute step's decisions: it answers each
 // question by its name (replies; the name in lower case when absent),
-// fails the questions of fail, and records the questions asked, in order.
+// or with the whole response of responses, fails the questions of fail,
+// and records the questions asked, in order.
 // after, when set, runs after each answer (a test stops the run there).
 type scripted struct {
-	name    string
-	replies map[string]string
-	fail    map[string]bool
-	after   func(question string)
+	name      string
+	replies   map[string]string
+	responses map[string]model.Response
+	fail      map[string]bool
+	after     func(question string)
 
 	mu    sync.Mutex
 	asked []string
@@ -69,6 +71,9 @@ func (m *scripted) Answer(ctx context.Context, t model.Task) (model.Response, er
 	}
 	if m.fail[name] {
 		return model.Response{}, fmt.Errorf("model %s, question %q: the server broke", m.name, name)
+	}
+	if r, ok := m.responses[name]; ok {
+		return r, nil
 	}
 	reply, ok := m.replies[name]
 	if !ok {
@@ -137,6 +142,9 @@ func newBench(t *testing.T, models []model.Model, sheets ...string) *bench {
 	}
 	return b
 }
+
+// consoleOf is the console the step says its lines on.
+func (b *bench) consoleOf() write.Console { return write.Console{W: &b.console} }
 
 // journal is the run's journal path.
 func (b *bench) journal() string { return filepath.Join(b.dir, ".evalmd-run-test.journal") }
@@ -210,7 +218,7 @@ func (b *bench) run(ctx context.Context, ropt runner.Options) (Result, []*plan.O
 			}
 		}
 	}
-	var w write.Writer = write.All{files, &write.Supersede{Console: write.Console{W: &b.console}}}
+	var w write.Writer = write.All{files, &write.Supersede{Console: b.consoleOf()}}
 	if b.writer != nil {
 		w = b.writer
 	}
@@ -219,7 +227,7 @@ func (b *bench) run(ctx context.Context, ropt runner.Options) (Result, []*plan.O
 	}
 	ropt.MaxAttempts, ropt.BaseBackoff = 1, time.Millisecond
 	opt := Options{Runner: ropt, Resume: st, Batch: b.batch, Prices: b.prices, Graders: regrade.NewGraders(nil, grade.Options{}, ""),
-		Writer: w, Console: write.Console{W: &b.console}}
+		Writer: w, Console: b.consoleOf()}
 	res, err := Run(ctx, outs, made(b.models), opt)
 	return res, outs, err
 }
