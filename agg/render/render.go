@@ -12,6 +12,7 @@ package render
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -70,12 +71,38 @@ func (t *Table) Markdown() (string, error) {
 		b.WriteString("(none)\n\n")
 		return b.String(), nil
 	}
-	aligns := make([]tw.Align, len(t.Columns))
 	header := make([]string, len(t.Columns))
+	numeric := make([]bool, len(t.Columns))
 	for i, c := range t.Columns {
-		header[i] = mdcell.Literal(c.Name)
+		header[i], numeric[i] = mdcell.Literal(c.Name), c.Numeric
+	}
+	cell := func(col int, s string) string {
+		if col < len(t.Columns) && t.Columns[col].Markdown {
+			return mdcell.Escape(s)
+		}
+		return mdcell.Literal(s)
+	}
+	if err := writeTable(&b, t.Title, header, numeric, t.Rows, cell, tablewriter.WithRenderer(renderer.NewMarkdown())); err != nil {
+		return "", err
+	}
+	if t.More > 0 {
+		fmt.Fprintf(&b, "\n(%d more rows not shown)\n", t.More)
+	}
+	b.WriteString("\n")
+	return b.String(), nil
+}
+
+// writeTable writes header and rows (each cell as cell makes it of the
+// text of column col) to w through tablewriter, in the one configuration
+// agg's markdown and terminal tables share: header text as given (its
+// auto-format would upper-case it), no wrapping, numeric columns right
+// and the others left. opts choose the renderer (tablewriter's boxed one
+// when none). The rows given are not changed.
+func writeTable(w io.Writer, title string, header []string, numeric []bool, rows [][]string, cell func(col int, s string) string, opts ...tablewriter.Option) error {
+	aligns := make([]tw.Align, len(header))
+	for i := range aligns {
 		aligns[i] = tw.AlignLeft
-		if c.Numeric {
+		if i < len(numeric) && numeric[i] {
 			aligns[i] = tw.AlignRight
 		}
 	}
@@ -89,32 +116,21 @@ func (t *Table) Markdown() (string, error) {
 			Alignment:  tw.CellAlignment{PerColumn: aligns},
 		},
 	}
-	tbl := tablewriter.NewTable(&b,
-		tablewriter.WithRenderer(renderer.NewMarkdown()),
-		tablewriter.WithConfig(cfg),
-	)
+	tbl := tablewriter.NewTable(w, append(opts, tablewriter.WithConfig(cfg))...)
 	tbl.Header(header)
-	for _, r := range t.Rows {
+	for _, r := range rows {
 		cells := make([]string, len(r))
 		for i, c := range r {
-			if i < len(t.Columns) && t.Columns[i].Markdown {
-				cells[i] = mdcell.Escape(c)
-			} else {
-				cells[i] = mdcell.Literal(c)
-			}
+			cells[i] = cell(i, c)
 		}
 		if err := tbl.Append(cells); err != nil {
-			return "", fmt.Errorf("agg: table %q: %w", t.Title, err)
+			return fmt.Errorf("agg: table %q: %w", title, err)
 		}
 	}
 	if err := tbl.Render(); err != nil {
-		return "", fmt.Errorf("agg: table %q: %w", t.Title, err)
+		return fmt.Errorf("agg: table %q: %w", title, err)
 	}
-	if t.More > 0 {
-		fmt.Fprintf(&b, "\n(%d more rows not shown)\n", t.More)
-	}
-	b.WriteString("\n")
-	return b.String(), nil
+	return nil
 }
 
 // GradingColumn adds to t, whose row i counts answers[i] answers of which

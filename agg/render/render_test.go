@@ -57,3 +57,40 @@ func TestValueLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestOneTableLayout: the markdown and the terminal tables are laid out
+// alike (header as written, numbers right, nothing wrapped), each with its
+// own frame, and neither changes the rows it was given: a table shown on
+// a terminal and then written as markdown writes what it would have.
+func TestOneTableLayout(t *testing.T) {
+	rows := [][]string{{"a\x1b[2Jb", "7"}, {"a long model name, not wrapped at all", "10"}}
+	tbl := Table{Title: "T", Columns: Cols("Model name", "#n"), Rows: rows}
+	before, err := tbl.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	screen, err := tbl.Screen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := tbl.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows[0][0] != "a\x1b[2Jb" || md != before {
+		t.Errorf("Screen changed the rows: %q; markdown\n%s\nwas\n%s", rows[0][0], md, before)
+	}
+	for _, tc := range []struct {
+		name, got string
+		want      []string
+	}{
+		{"screen", screen, []string{"│ Model name ", "│ a long model name, not wrapped at all │ 10 │", "│  7 │", `a\x1b[2Jb`}},
+		{"markdown", md, []string{"| Model name ", "| a long model name, not wrapped at all | 10 |", "|  7 |", "|---:|"}},
+	} {
+		for _, w := range tc.want {
+			if !strings.Contains(tc.got, w) {
+				t.Errorf("%s lacks %q:\n%s", tc.name, w, tc.got)
+			}
+		}
+	}
+}

@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/evalmd/evalmd/internal/visible"
 )
 
@@ -72,39 +69,12 @@ func ScreenTable(title, note string, header []string, numeric []bool, rows [][]s
 		b.WriteString("(none)\n\n")
 		return b.String(), nil
 	}
-	aligns := make([]tw.Align, len(header))
-	for i := range header {
-		aligns[i] = tw.AlignLeft
-		if i < len(numeric) && numeric[i] {
-			aligns[i] = tw.AlignRight
-		}
-	}
-	cfg := tablewriter.Config{
-		Header: tw.CellConfig{
-			Formatting: tw.CellFormatting{AutoFormat: tw.Off, AutoWrap: tw.WrapNone},
-			Alignment:  tw.CellAlignment{PerColumn: aligns},
-		},
-		Row: tw.CellConfig{
-			Formatting: tw.CellFormatting{AutoWrap: tw.WrapNone},
-			Alignment:  tw.CellAlignment{PerColumn: aligns},
-		},
-	}
-	tbl := tablewriter.NewTable(&b, tablewriter.WithConfig(cfg))
 	shown := make([]string, len(header))
 	for i, h := range header {
 		shown[i] = visible.Lines(h)
 	}
-	tbl.Header(shown)
-	for _, r := range rows {
-		for i := range r {
-			r[i] = visible.Lines(r[i])
-		}
-		if err := tbl.Append(r); err != nil {
-			return "", fmt.Errorf("agg: table %q: %w", title, err)
-		}
-	}
-	if err := tbl.Render(); err != nil {
-		return "", fmt.Errorf("agg: table %q: %w", title, err)
+	if err := writeTable(&b, title, shown, numeric, rows, func(_ int, s string) string { return visible.Lines(s) }); err != nil {
+		return "", err
 	}
 	if more > 0 {
 		fmt.Fprintf(&b, "(%d more rows not shown)\n", more)
