@@ -36,14 +36,10 @@ func (f DataFrame) Screen(title string) (string, error) {
 func (f DataFrame) Cells() (header []string, numeric []bool, rows [][]string) {
 	n := len(f.Columns)
 	types := make([]colType, n)
-	for c := 0; c < n; c++ {
-		for _, row := range f.Rows {
-			types[c] = max(types[c], cellType(row[c]))
-		}
-	}
 	numeric = make([]bool, n)
-	for c, t := range types {
-		numeric[c] = t == typeInt || t == typeFloat
+	for c := range n {
+		types[c] = f.columnType(c)
+		numeric[c] = types[c].numeric()
 	}
 	rows = make([][]string, len(f.Rows))
 	for r, row := range f.Rows {

@@ -191,12 +191,7 @@ func Tabulate(f DataFrame) string {
 // numbers) and padded to its width, which it returns.
 func tabulateColumn(f DataFrame, c int) ([]string, string, int) {
 	const minPadding = 2
-	t := typeNone
-	for _, row := range f.Rows {
-		if ct := cellType(row[c]); ct > t {
-			t = ct
-		}
-	}
+	t := f.columnType(c)
 	col := make([]string, len(f.Rows))
 	for r, row := range f.Rows {
 		// Beyond tabulate: a '|' or a line break in a name would
@@ -205,7 +200,7 @@ func tabulateColumn(f DataFrame, c int) ([]string, string, int) {
 		col[r] = mdcell.Literal(formatCell(row[c], t))
 	}
 	align := "left"
-	if t == typeInt || t == typeFloat {
+	if t.numeric() {
 		align = "decimal"
 	}
 	switch align {
@@ -239,6 +234,19 @@ func tabulateColumn(f DataFrame, c int) ([]string, string, int) {
 	}
 	return col, align, w
 }
+
+// columnType is the type tabulate gives column c of f: the most generic
+// of its cells' (its _column_type).
+func (f DataFrame) columnType(c int) colType {
+	t := typeNone
+	for _, row := range f.Rows {
+		t = max(t, cellType(row[c]))
+	}
+	return t
+}
+
+// numeric says whether tabulate aligns a column of type t as numbers.
+func (t colType) numeric() bool { return t == typeInt || t == typeFloat }
 
 // formatCell is tabulate's _format for one cell of a column of type t.
 func formatCell(v CellValue, t colType) string {

@@ -2,6 +2,7 @@ package render
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -57,6 +58,45 @@ func TestTabulate(t *testing.T) {
 	for _, tt := range tests {
 		if got := Tabulate(tt.f); got != tt.want {
 			t.Errorf("%s:\ngot\n%s\nwant\n%s", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestCellsTypedAsTabulate: the terminal's cells of a LIME table are
+// typed and formatted by the column rule tabulate's markdown uses: the
+// most generic of a column's cells, null the least; a number column is
+// right-aligned, a text one left.
+func TestCellsTypedAsTabulate(t *testing.T) {
+	tests := []struct {
+		name    string
+		cells   []CellValue
+		numeric bool
+		shown   []string
+	}{
+		{"ints and a null", []CellValue{IntCell(3), NullCell()}, true, []string{"3", ""}},
+		{"an int among floats", []CellValue{IntCell(3), FloatCell(0.5)}, true, []string{"3", "0.5"}},
+		{"a null among floats is nan", []CellValue{FloatCell(0.5), NullCell()}, true, []string{"0.5", "nan"}},
+		{"strings that read as numbers", []CellValue{StrCell("1e3"), StrCell("2")}, true, []string{"1000", "2"}},
+		{"text stays text", []CellValue{TextCell("0001"), IntCell(2)}, false, []string{"0001", "2"}},
+		{"only nulls", []CellValue{NullCell()}, false, []string{""}},
+	}
+	for _, tt := range tests {
+		f := DataFrame{Columns: []string{"x"}}
+		for _, c := range tt.cells {
+			f.Rows = append(f.Rows, []CellValue{c})
+		}
+		_, numeric, rows := f.Cells()
+		if numeric[0] != tt.numeric {
+			t.Errorf("%s: numeric %v, want %v", tt.name, numeric[0], tt.numeric)
+		}
+		for i, want := range tt.shown {
+			if rows[i][0] != want {
+				t.Errorf("%s: row %d shows %q, want %q", tt.name, i, rows[i][0], want)
+			}
+		}
+		md := Tabulate(f)
+		if right := strings.Contains(md, "-:|"); right != tt.numeric {
+			t.Errorf("%s: tabulate right-aligns %v, want %v:\n%s", tt.name, right, tt.numeric, md)
 		}
 	}
 }
