@@ -35,13 +35,15 @@ const threeQuestions = "# S\n## A\n#### question\nsay a\n#### answer\na\n## B\n#
 // scripted is a model for the execute step's decisions: it answers each
 // question by its name (replies; the name in lower case when absent),
 // or with the whole response of responses, fails the questions of fail,
-// and records the questions asked, in order.
+// and records the questions asked, in order. The first busy[name] times
+// a question is asked, the server is overloaded (a 503).
 // after, when set, runs after each answer (a test stops the run there).
 type scripted struct {
 	name      string
 	replies   map[string]string
 	responses map[string]model.Response
 	fail      map[string]bool
+	busy      map[string]int
 	after     func(question string)
 
 	mu    sync.Mutex
@@ -68,6 +70,15 @@ func (m *scripted) Answer(ctx context.Context, t model.Task) (model.Response, er
 	}
 	if err := ctx.Err(); err != nil {
 		return model.Response{}, fmt.Errorf("model %s: %w", m.name, err)
+	}
+	m.mu.Lock()
+	busy := m.busy[name] > 0
+	if busy {
+		m.busy[name]--
+	}
+	m.mu.Unlock()
+	if busy {
+		return model.Response{}, &model.APIError{Provider: "test", Status: 503, Retryable: true, Message: "overloaded"}
 	}
 	if m.fail[name] {
 		return model.Response{}, fmt.Errorf("model %s, question %q: the server broke", m.name, name)
@@ -225,7 +236,7 @@ func (b *bench) run(ctx context.Context, ropt runner.Options) (Result, []*plan.O
 	if ropt.Concurrency == 0 {
 		ropt.Concurrency = 1 // the questions asked in job order
 	}
-	ropt.MaxAttempts, ropt.BaseBackoff = 1, time.Millisecond
+	ropt.MaxAttempts, ropt.BaseBackoff = max(ropt.MaxAttempts, 1), time.Millisecond
 	opt := Options{Runner: ropt, Resume: st, Batch: b.batch, Prices: b.prices, Graders: regrade.NewGraders(nil, grade.Options{}, ""),
 		Writer: w, Console: b.consoleOf()}
 	res, err := Run(ctx, outs, made(b.models), opt)

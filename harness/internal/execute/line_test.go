@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalmd/evalmd/internal/aimd"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/runner"
 	"github.com/evalmd/evalmd/verdict"
@@ -142,5 +143,28 @@ func TestReuseNotes(t *testing.T) {
 				t.Errorf("%d lines said, want %d:\n%s", lines, len(tt.say), got)
 			}
 		})
+	}
+}
+
+// TestAdaptiveLimitRecorded: with -c auto, a server that says it is
+// overloaded lowers its limit: the decrease is said, and each output of
+// its model records the limit's history.
+func TestAdaptiveLimitRecorded(t *testing.T) {
+	m := &scripted{name: "m1", busy: map[string]int{"A": 1}}
+	b := newBench(t, []model.Model{m}, "input-s1.md", threeQuestions)
+	ropt := runner.Options{MaxAttempts: 3, Adaptive: &aimd.Config{Initial: 4, Min: 1, Max: 8, IncreaseAfter: 100, Decrease: 0.5}}
+	res, outs, err := b.run(context.Background(), ropt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files[0].Tally.Correct != 3 {
+		t.Errorf("%d correct, want 3 once A is asked again", res.Files[0].Tally.Correct)
+	}
+	if say := "m1: at most 2 requests in flight from now (was 4): "; !strings.Contains(b.console.String(), say) {
+		t.Errorf("console lacks %q:\n%s", say, b.console.String())
+	}
+	limits := readOutput(t, outs[0].OutPath).Sheet.ConnectionLimits
+	if len(limits) < 2 || limits[0].Limit != 4 || limits[1].Limit != 2 || limits[1].From != 4 {
+		t.Errorf("limit history %+v, want 4 then 2", limits)
 	}
 }
