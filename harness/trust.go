@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/regrade"
@@ -70,7 +69,7 @@ func trustDir(dir string, key *outfile.Key, warn func(error)) (Vouched, error) {
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if !strings.HasPrefix(name, "output") || !strings.HasSuffix(name, ".json") {
+		if !result.IsOutputName(name) {
 			continue
 		}
 		out := filepath.Join(dir, name)

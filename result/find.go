@@ -10,9 +10,9 @@ import (
 	"strings"
 )
 
-// isOutputName is LIME's rule for which files are output files: the name
+// IsOutputName is LIME's rule for which files are output files: the name
 // starts with "output" and ends with ".json".
-func isOutputName(name string) bool {
+func IsOutputName(name string) bool {
 	return strings.HasPrefix(name, "output") && strings.HasSuffix(name, ".json")
 }
 
@@ -79,7 +79,7 @@ func Find(where string, warn func(error)) ([]string, error) {
 		if e.IsDir() && e.Name() == Superseded && p != where {
 			return fs.SkipDir
 		}
-		if !e.IsDir() && isOutputName(e.Name()) {
+		if !e.IsDir() && IsOutputName(e.Name()) {
 			paths = append(paths, p)
 		}
 		return nil
@@ -103,7 +103,7 @@ func findGlob(pattern string) ([]string, error) {
 	}
 	var paths []string
 	for _, p := range matches {
-		if !isOutputName(filepath.Base(p)) {
+		if !IsOutputName(filepath.Base(p)) {
 			continue
 		}
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {

@@ -5,7 +5,7 @@
 // fields this package does not know.
 //
 // Find lists the output files of a folder or a glob pattern (ErrNoMatch
-// when the pattern matches nothing).
+// when the pattern matches nothing), by LIME's rule, IsOutputName.
 //
 // A run of several epochs (each question asked N times) writes one file
 // per epoch under one run id, named by EpochName; Sheet.EpochOf says which
