@@ -150,3 +150,97 @@ func TestLIMEAggCountsShards(t *testing.T) {
 		t.Errorf("agg's LIME tables of the parts differ from agg.py's:\n--- agg\n%s\n--- agg.py\n%s", got, fromParts)
 	}
 }
+
+// writeParts writes run id of sheet s on model m in two shards' parts
+// below dir (questions Q1 to Q4, the odd in shard 1), each question
+// changed by edit first, and returns the parts' paths.
+func writeParts(t *testing.T, dir, id string, edit func(f *result.File, q *result.Question)) []string {
+	t.Helper()
+	whole := result.FileName("input-s.md", "m", id)
+	var paths []string
+	for k := 1; k <= 2; k++ {
+		f := &result.File{Sheet: result.Sheet{Name: "s", RunID: id, ModelName: "m", SheetFile: "input-s.md", Shard: k, Shards: 2,
+			Created: "2026-03-01T10:00:0" + id[len(id)-1:] + ".000Z"}}
+		for i := k; i <= 4; i += 2 {
+			c, g := fmt.Sprintf("answer %d", i), true
+			q := result.Question{Name: fmt.Sprintf("Q%d", i), Question: fmt.Sprintf("ask %d", i), Completion: &c, ModelName: "m",
+				Grade: &g, RequestKey: fmt.Sprintf("key %d", i), Position: i}
+			edit(f, &q)
+			f.Questions = append(f.Questions, q)
+		}
+		paths = append(paths, filepath.Join(dir, result.ShardName(whole, k, 2)))
+		outputs.Write(t, paths[k-1], f)
+	}
+	return paths
+}
+
+// Every note agg makes of a run split in shards names its parts, the
+// files on disk, and never the one file they make, which is on no disk.
+func TestShardNotesNameParts(t *testing.T) {
+	same := func(*result.File, *result.Question) {}
+	for _, tc := range []struct {
+		name string
+		// write writes the folder's outputs and returns the parts the
+		// note names.
+		write func(t *testing.T, dir string) []string
+		note  string
+	}{
+		{"subset", func(t *testing.T, dir string) []string {
+			return writeParts(t, dir, "r1", func(f *result.File, _ *result.Question) {
+				f.Sheet.Subset = &result.Subset{Limit: 4, Of: 9}
+			})
+		}, "a subset in "},
+		{"no answers", func(t *testing.T, dir string) []string {
+			return writeParts(t, dir, "r1", func(_ *result.File, q *result.Question) {
+				q.Completion, q.Grade = nil, nil
+				e := "timeout"
+				q.Error = &e
+			})
+		}, "no answers in "},
+		{"a rerun's answers counted from the parts", func(t *testing.T, dir string) []string {
+			first := writeParts(t, dir, "r1", same)
+			writeParts(t, dir, "r2", func(_ *result.File, q *result.Question) {
+				if q.Name == "Q1" {
+					q.RequestKey, q.ReusedFrom = "key 1", filepath.Base(first[0])
+				} else {
+					q.RequestKey += " again"
+				}
+			})
+			return first
+		}, "answers are counted from "},
+		{"versions", func(t *testing.T, dir string) []string {
+			writeParts(t, dir, "r1", same)
+			return writeParts(t, dir, "r2", func(_ *result.File, q *result.Question) {
+				q.Question += " (edited)"
+				q.RequestKey += " edited"
+			})
+		}, "versions of its questions"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			parts := tc.write(t, dir)
+			var stderr bytes.Buffer
+			if _, err := Read(context.Background(), Options{Dir: dir, Stderr: &stderr}, nil); err != nil {
+				t.Fatal(err)
+			}
+			var line string
+			for _, l := range strings.Split(stderr.String(), "\n") {
+				if strings.Contains(l, tc.note) {
+					line = l
+				}
+			}
+			names := parts
+			if tc.name == "versions" {
+				names = []string{filepath.Base(parts[0]), filepath.Base(parts[1])}
+			}
+			if !strings.Contains(line, strings.Join(names, ", ")) {
+				t.Errorf("no note naming the parts %v:\n%s", names, stderr.String())
+			}
+			for _, id := range []string{"r1", "r2"} {
+				if whole := result.FileName("input-s.md", "m", id); strings.Contains(stderr.String(), whole) {
+					t.Errorf("a note names %s, a file on no disk:\n%s", whole, stderr.String())
+				}
+			}
+		})
+	}
+}

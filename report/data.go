@@ -312,17 +312,32 @@ func (b *Builder) Add(path string, f *result.File) {
 			b.qs[key] = qi
 			b.questions = append(b.questions, Question{Key: key, Sheet: sheet, Name: q.Name})
 		}
+		at := f.Origin(i)
 		a := Answer{
-			Run: run, File: file, System: b.st.textp(q.System), User: b.st.text(q.Question),
+			Run: run, File: b.partFile(file, at), System: b.st.textp(q.System), User: b.st.text(q.Question),
 			Truth: b.st.textp(q.GroundTruth), Completion: b.st.textp(q.Completion), Reasoning: reasoningText(q, b.st), Error: b.st.textp(q.Error),
 			Grade: gradeNumber(q.Grade), Epoch: f.Sheet.Epoch, Reused: q.ReusedFrom, Info: info(q), Sections: sections(q, b.st),
 			Review: review(q),
 		}
 		if b.refs {
-			a.Ref = &Ref{Index: i, Answer: verdict.Digest(regrade.GradedText(f, q))}
+			a.Ref = &Ref{Index: at.Index, Answer: verdict.Digest(regrade.GradedText(f, q))}
 		}
 		b.questions[qi].Answers = append(b.questions[qi].Answers, a)
 	}
+}
+
+// partFile is the output file, relative to the folder read, that holds
+// a question of the file named file as it was read (at): a run split in
+// shards is the one file its parts make, on no disk, and each answer
+// names the part it is in.
+func (b *Builder) partFile(file string, at result.Origin) string {
+	if at.Part == "" {
+		return file
+	}
+	if r, err := filepath.Rel(b.root, at.Part); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return at.Part
 }
 
 // gradeNumber is a grade as the page holds it: 1 right, 0 wrong, -1 none.

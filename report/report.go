@@ -57,6 +57,7 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/evalmd/evalmd/agg"
+	"github.com/evalmd/evalmd/agg/load"
 	"github.com/evalmd/evalmd/agg/stats"
 	"github.com/evalmd/evalmd/internal/outfile"
 	"github.com/evalmd/evalmd/result"
@@ -212,7 +213,14 @@ func leftOut(d *agg.Data, root string) []leftGroup {
 		}
 		g := leftGroup{Why: why}
 		for _, f := range files {
-			if isPath {
+			if parts := d.PartsOf[f]; isPath && len(parts) > 0 {
+				// A run split in shards: named by its parts, on disk.
+				rels := make([]string, len(parts))
+				for i, p := range parts {
+					rels[i] = rel(p)
+				}
+				f = load.JoinParts(rels)
+			} else if isPath {
 				f = rel(f)
 			} else {
 				f = strings.ReplaceAll(f, root+string(filepath.Separator), "")

@@ -12,7 +12,9 @@
 // epoch a file holds. A run split over machines (run --shard K/N) writes
 // each file in N parts, one per shard, named by ShardName; CheckShard
 // accepts a shard of 1 to MaxShards, and Parts puts the parts of a run
-// back together as the one file a single machine writes.
+// back together as the one file a single machine writes (MergeParts;
+// MergeNamed). File.Origin says where each question of such a file was
+// read, its part and its index there, which File.Keep keeps.
 //
 // An answer is one Sample however many files carry it (a rerun's reused
 // answers, a shard's part and its whole): SampleOf names it by the run
@@ -54,6 +56,9 @@ type File struct {
 	Questions []Question `json:"questions"`
 
 	extra fields
+	// origins say where each question was read, when that is not f's
+	// own index in one file (Origin).
+	origins []Origin
 }
 
 // Sheet is the sheet-level record of an output file.

@@ -149,7 +149,7 @@ func (g *partGroup) merge() Merged {
 		w.Parts = append(w.Parts, g.paths[k])
 	}
 	w.Path = filepath.Join(filepath.Dir(w.Parts[0]), unshardName(filepath.Base(w.Parts[0])))
-	w.File = MergeParts(parts)
+	w.File = MergeNamed(w.Parts, parts)
 	return w
 }
 
@@ -160,25 +160,90 @@ func (g *partGroup) merge() Merged {
 // order after the others. agg reads big parts a question at a time in
 // this order instead.
 func MergeParts(parts []*File) *File {
+	f, _ := mergeParts(parts)
+	return f
+}
+
+// mergeParts is MergeParts, and where each question of the file came
+// from: its part's index in parts (Origin.Part left "") and its index
+// there.
+func mergeParts(parts []*File) (*File, []partAt) {
 	if len(parts) == 0 {
-		return nil
+		return nil, nil
 	}
 	sheets := make([]*Sheet, len(parts))
-	n := 0
+	var at []partAt
 	for i, p := range parts {
 		sheets[i] = &p.Sheet
-		n += len(p.Questions)
+		for j := range p.Questions {
+			at = append(at, partAt{part: i, index: j})
+		}
 	}
+	slices.SortStableFunc(at, func(a, b partAt) int {
+		return cmp.Compare(MergeRank(parts[a.part].Questions[a.index].Position), MergeRank(parts[b.part].Questions[b.index].Position))
+	})
 	f := &File{Sheet: mergeSheets(sheets), extra: parts[0].extra}
-	f.Questions = make([]Question, 0, n)
-	for _, p := range parts {
-		f.Questions = append(f.Questions, p.Questions...)
-	}
-	slices.SortStableFunc(f.Questions, func(a, b Question) int { return cmp.Compare(MergeRank(a.Position), MergeRank(b.Position)) })
-	for i := range f.Questions {
+	f.Questions = make([]Question, len(at))
+	for i, a := range at {
+		f.Questions[i] = parts[a.part].Questions[a.index]
 		f.Questions[i].Position = 0
 	}
+	return f, at
+}
+
+// MergeNamed is MergeParts of the parts read from paths, each question's
+// Origin naming its part and its index there.
+func MergeNamed(paths []string, parts []*File) *File {
+	f, at := mergeParts(parts)
+	if f == nil {
+		return nil
+	}
+	f.origins = make([]Origin, len(at))
+	for i, a := range at {
+		f.origins[i] = Origin{Part: paths[a.part], Index: a.index}
+	}
 	return f
+}
+
+// partAt is where mergeParts took a question: its part and its index.
+type partAt struct{ part, index int }
+
+// Origin is where a question was read: of a file Parts put together, its
+// part's path (Merged.Parts) and its index there; of any other file,
+// Part is "" and Index the question's index in the file as read.
+type Origin struct {
+	Part  string
+	Index int
+}
+
+// Origin says where f's question i was read (Origin), so that a reader
+// showing a question of a file Parts made names the file it is in, and a
+// question after Keep took others out keeps its index.
+func (f *File) Origin(i int) Origin {
+	if f.origins == nil {
+		return Origin{Index: i}
+	}
+	return f.origins[i]
+}
+
+// Keep keeps the questions of f that keep (one per question) says to
+// keep, in order; each keeps its Origin.
+func (f *File) Keep(keep []bool) {
+	if f.origins == nil {
+		f.origins = make([]Origin, len(f.Questions))
+		for i := range f.origins {
+			f.origins[i].Index = i
+		}
+	}
+	n := 0
+	for i := range f.Questions {
+		if keep[i] {
+			f.Questions[n], f.origins[n] = f.Questions[i], f.origins[i]
+			n++
+		}
+	}
+	clear(f.Questions[n:])
+	f.Questions, f.origins = f.Questions[:n], f.origins[:n]
 }
 
 // MergeRank is what a question of a shard's part at position pos is

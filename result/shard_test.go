@@ -189,3 +189,37 @@ func TestParts(t *testing.T) {
 		t.Error("parts of two folders put together though their run has no id")
 	}
 }
+
+// A file put together from parts says where each question was read: its
+// part and its index there, which Keep keeps; a file read whole says its
+// own index.
+func TestOrigin(t *testing.T) {
+	s := func(x string) *string { return &x }
+	var p Parts
+	var w *Merged
+	for k, qs := range [][]Question{{{Name: "Q2", Position: 2}, {Name: "Q3", Position: 3}}, {{Name: "Q1", Position: 1, Completion: s("a")}}} {
+		f := &File{Sheet: Sheet{Name: "S", RunID: "r1", ModelName: "m", Shard: k + 1, Shards: 2}, Questions: qs}
+		w, _ = p.Add(fmt.Sprintf("out/part%d.json", k+1), f)
+	}
+	if w == nil {
+		t.Fatal("no whole of two parts of two")
+	}
+	want := []Origin{{"out/part2.json", 0}, {"out/part1.json", 0}, {"out/part1.json", 1}}
+	for i, o := range want {
+		if got := w.File.Origin(i); got != o || w.File.Questions[i].Name != fmt.Sprintf("Q%d", i+1) {
+			t.Errorf("question %d (%s) read at %+v, want %+v", i, w.File.Questions[i].Name, got, o)
+		}
+	}
+	w.File.Keep([]bool{false, true, true})
+	if got := w.File.Origin(0); got != want[1] || len(w.File.Questions) != 2 {
+		t.Errorf("after Keep: %d questions, the first read at %+v", len(w.File.Questions), got)
+	}
+	whole := &File{Questions: []Question{{Name: "A"}, {Name: "B"}, {Name: "C"}}}
+	if whole.Origin(2) != (Origin{Index: 2}) {
+		t.Errorf("a file read whole: question 2 at %+v", whole.Origin(2))
+	}
+	whole.Keep([]bool{true, false, true})
+	if whole.Origin(1) != (Origin{Index: 2}) || whole.Questions[1].Name != "C" {
+		t.Errorf("after Keep: question 1 (%s) at %+v", whole.Questions[1].Name, whole.Origin(1))
+	}
+}

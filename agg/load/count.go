@@ -145,12 +145,12 @@ func (c *fileCount) end() (counted, all bool) {
 	case notCopy:
 		d.Duplicates = append(d.Duplicates, c.path)
 		fmt.Fprintf(l.warn, "agg: skipping %s: the same run as %s (run id %q, sheet %q, model %q)\n",
-			c.path, c.dupOf, sh.RunID, sh.Name, sh.ModelName)
+			d.Named(c.path), d.Named(c.dupOf), sh.RunID, sh.Name, sh.ModelName)
 	default:
 		l.seen.remember(c.path, sh, c.sum)
 		if c.nKept == 0 && c.total > 0 {
 			d.Duplicates = append(d.Duplicates, c.path)
-			fmt.Fprintf(l.warn, "agg: skipping %s: every answer in it is counted from %s (a rerun reused them: one answer, one sample)\n", c.path, c.first)
+			fmt.Fprintf(l.warn, "agg: skipping %s: every answer in it is counted from %s (a rerun reused them: one answer, one sample)\n", d.Named(c.path), d.Named(c.first))
 			return false, true
 		}
 		c.commit()
@@ -166,13 +166,13 @@ func (c *fileCount) commit() {
 	l, d, sh := c.l, c.l.d, c.sheet
 	if c.first != "" {
 		fmt.Fprintf(l.warn, "agg: %s: %d of its %d answers are counted from %s (a rerun reused them: one answer, one sample)\n",
-			c.path, c.total-c.nKept, c.total, c.first)
+			d.Named(c.path), c.total-c.nKept, c.total, d.Named(c.first))
 	}
 	if !c.answered && c.nKept > 0 {
-		d.NoAnswers = append(d.NoAnswers, fmt.Sprintf("%s (model %s, sheet %s)", c.path, sh.ModelName, sh.Name))
+		d.NoAnswers = append(d.NoAnswers, fmt.Sprintf("%s (model %s, sheet %s)", d.Named(c.path), sh.ModelName, sh.Name))
 	}
 	if sh.Subset != nil {
-		d.Subsets = append(d.Subsets, fmt.Sprintf("%s (model %s, sheet %s): %s", c.path, sh.ModelName, sh.Name, sh.Subset.Describe(c.total)))
+		d.Subsets = append(d.Subsets, fmt.Sprintf("%s (model %s, sheet %s): %s", d.Named(c.path), sh.ModelName, sh.Name, sh.Subset.Describe(c.total)))
 	}
 	d.Files++
 	d.Counted = append(d.Counted, c.path)
@@ -212,7 +212,7 @@ func (c *fileCount) fileVersion() fileVersion {
 	if c.version != nil {
 		v = c.version.Sum()
 	}
-	return fileVersionOf(c.path, c.sheet, v)
+	return fileVersionOf(c.path, c.l.d.PartsOf[c.path], c.sheet, v)
 }
 
 // dropCarried takes out of f, a file decoded whole and counted, the
@@ -222,14 +222,7 @@ func (c *fileCount) dropCarried(f *result.File) {
 	if c.nKept == len(f.Questions) {
 		return
 	}
-	qs := f.Questions[:0]
-	for i := range f.Questions {
-		if c.kept[i] {
-			qs = append(qs, f.Questions[i])
-		}
-	}
-	clear(f.Questions[len(qs):])
-	f.Questions = qs
+	f.Keep(c.kept)
 }
 
 // adder reduces the questions of one file to rows, its usage summed apart

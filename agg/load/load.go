@@ -11,7 +11,8 @@
 // Answer), the answers a person's verdict covers (Reviews, as Review;
 // each grader's agreement with people: Agreements, as Agreement, each
 // answer they graded otherwise a Differ) and the notes of what was left
-// out; NewData and Data.Add count files held in memory. Units numbers the
+// out, a run split in shards named by its parts (Data.Named, JoinParts);
+// NewData and Data.Add count files held in memory. Units numbers the
 // questions as the statistics count them, and Tallies counts each model's
 // answers to each (a Tally). LoadOptions say what counts.
 package load
@@ -185,6 +186,26 @@ func (d *Data) Found() int {
 		n += 1 - len(parts)
 	}
 	return n
+}
+
+// Named names the output file at path as it is on disk: a run split in
+// shards (PartsOf) by its parts (JoinParts), the one file they make
+// being on no disk; any other file by its path.
+func (d *Data) Named(path string) string {
+	if parts := d.PartsOf[path]; len(parts) > 0 {
+		return JoinParts(parts)
+	}
+	return path
+}
+
+// JoinParts names the parts of a run split in shards in one line: each,
+// up to four, then how many more.
+func JoinParts(parts []string) string {
+	const shown = 4
+	if len(parts) <= shown {
+		return strings.Join(parts, ", ")
+	}
+	return fmt.Sprintf("%s and %d more parts", strings.Join(parts[:shown], ", "), len(parts)-shown)
 }
 
 // Questions is the number of question rows read.

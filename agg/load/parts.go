@@ -77,19 +77,20 @@ func (l *loader) countWhole(w result.Merged) {
 }
 
 // decodeParts decodes the parts at paths whole and puts them together
-// (result.MergeParts); a part that cannot be decoded is skipped and said,
+// (result.MergeNamed); a part that cannot be decoded is skipped and said,
 // as any file, and nil is returned when none can.
 func (l *loader) decodeParts(paths []string) *result.File {
 	var files []*result.File
+	var read []string
 	for _, p := range paths {
 		r, _ := decodeOne(p, nil, never)
 		if r.err != nil {
 			l.count(r)
 			continue
 		}
-		files = append(files, r.file)
+		files, read = append(files, r.file), append(read, p)
 	}
-	return result.MergeParts(files)
+	return result.MergeNamed(read, files)
 }
 
 // placed is a question of a run's parts where mergeScan reads it from:

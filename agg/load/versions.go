@@ -20,11 +20,27 @@ import (
 // started (the file's modification time when not recorded, as in LIME's).
 type fileVersion struct {
 	path, sheet, version string
+	// parts are the parts of a run split in shards (Data.PartsOf),
+	// which the notes name: the file at path is on no disk.
+	parts []string
 	// when the run started, and when the file was written: runs whose
 	// start is recorded alike (LIME's record none; evalmd's before
 	// result.CreatedLayout only seconds) are told apart by it.
 	when, written time.Time
 	dryRun        bool
+}
+
+// name is how the notes name the file: its base name, or its parts'
+// (JoinParts).
+func (a fileVersion) name() string {
+	if len(a.parts) == 0 {
+		return filepath.Base(a.path)
+	}
+	names := make([]string, len(a.parts))
+	for i, p := range a.parts {
+		names[i] = filepath.Base(p)
+	}
+	return JoinParts(names)
 }
 
 // after says whether a's run came after b's.
@@ -112,11 +128,14 @@ func sheetVersions(paths []string, latest, includeDry bool) (leave map[string]bo
 // fileVersionOf is the version of a file Load read, as readVersion reads
 // it (without --latest-version, agg tells versions apart in its one
 // read): of the file at path whose sheet record is sheet and the version
-// of its questions version.
-func fileVersionOf(path string, sheet *result.Sheet, version string) fileVersion {
-	fv := fileVersion{path: path, sheet: sheet.Name, version: version, dryRun: sheet.DryRun}
-	if st, err := os.Stat(path); err == nil {
-		fv.written = st.ModTime()
+// of its questions version; parts are its parts when it is a run split in
+// shards, the last written of which is when it was.
+func fileVersionOf(path string, parts []string, sheet *result.Sheet, version string) fileVersion {
+	fv := fileVersion{path: path, parts: parts, sheet: sheet.Name, version: version, dryRun: sheet.DryRun}
+	for _, p := range append([]string{path}, parts...) {
+		if st, err := os.Stat(p); err == nil && st.ModTime().After(fv.written) {
+			fv.written = st.ModTime()
+		}
 	}
 	var err error
 	if fv.when, err = time.Parse(time.RFC3339, sheet.Created); err != nil {
@@ -159,7 +178,7 @@ func versions(fvs []fileVersion, latest bool) (leave map[string]bool, notes []st
 				byID[fv.version] = v
 				versions = append(versions, v)
 			}
-			v.files = append(v.files, filepath.Base(fv.path))
+			v.files = append(v.files, fv.name())
 		}
 		if len(versions) == 1 {
 			continue
