@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"image/color"
+	"math"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -113,4 +114,53 @@ func ValueLabels(vals []float64, offset vg.Length) (*plotter.Labels, error) {
 	}
 	l.Offset = vg.Point{X: vg.Points(3), Y: offset}
 	return l, nil
+}
+
+// Whiskers draws the 95% intervals of a horizontal bar chart's bars: row
+// j's from Lo[j] to Hi[j], capped at both ends, at y = j moved by Offset
+// (a bar's own Offset in a group, which plotter.XErrorBars cannot
+// follow). A row whose Lo is NaN (no interval) draws nothing.
+type Whiskers struct {
+	Lo, Hi    []float64
+	Offset    vg.Length
+	LineStyle draw.LineStyle
+	Cap       vg.Length // the caps' length
+}
+
+// NewWhiskers returns Whiskers of the intervals lo..hi at offset, drawn
+// in a thin dark line.
+func NewWhiskers(lo, hi []float64, offset vg.Length) *Whiskers {
+	return &Whiskers{Lo: lo, Hi: hi, Offset: offset, Cap: vg.Points(5),
+		LineStyle: draw.LineStyle{Color: color.Gray{Y: 0x30}, Width: vg.Points(1)}}
+}
+
+// Plot draws the intervals.
+func (w *Whiskers) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for j := range w.Lo {
+		if math.IsNaN(w.Lo[j]) || math.IsNaN(w.Hi[j]) {
+			continue
+		}
+		y := trY(float64(j)) + w.Offset
+		x0, x1 := trX(w.Lo[j]), trX(w.Hi[j])
+		c.StrokeLine2(w.LineStyle, x0, y, x1, y)
+		for _, x := range []vg.Length{x0, x1} {
+			c.StrokeLine2(w.LineStyle, x, y-w.Cap/2, x, y+w.Cap/2)
+		}
+	}
+}
+
+// LegendAbove moves p's legend, once its entries are added, out of the
+// data area into a band of its own between the title and the bars, at
+// the right, where gonum draws it over the data (Legend.Top puts it in
+// the data area's top corner, on the top bars).
+func LegendAbove(p *plot.Plot) {
+	gap := vg.Points(4)
+	h := p.Legend.Rectangle(draw.Canvas{}).Size().Y
+	descent := p.Legend.TextStyle.FontExtents().Descent
+	p.Legend.Top = true
+	// The legend's top entry is drawn an entry's height and a descent
+	// below the data area's top, YOffs above that.
+	p.Legend.YOffs = h + descent + gap
+	p.Title.Padding += h + descent + 2*gap
 }

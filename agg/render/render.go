@@ -4,7 +4,9 @@
 // visible); a DataFrame of CellValue cells as pandas' to_markdown prints
 // it (Tabulate, python-tabulate's pipe format, byte for byte as LIME's
 // tables); and a gonum plot as SVG (RenderSVG), a bar chart's rows named
-// by NominalY with their Intervals, in BarColor; the columns of a
+// by NominalY with their Intervals, in BarColor, each value written
+// (ValueLabels), grouped bars' intervals drawn (Whiskers, NewWhiskers)
+// and a legend set above the bars (LegendAbove); the columns of a
 // leaderboard's grading (GradingColumn, PeopleColumn) and the tables of
 // graders against people (AgreementTables). It knows nothing of output
 // files: every table comes to it as text cells and counts.

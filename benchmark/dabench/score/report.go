@@ -45,6 +45,9 @@ type run struct {
 	// abqLo, abqHi and strictLo, strictHi are the 95% intervals of ABQ and
 	// strict ABQ over questions (stats.MeanCI).
 	abqLo, abqHi, strictLo, strictHi float64
+	// conceptCI is each concept's ABQ interval over its questions, as
+	// abqLo and abqHi are ABQ's.
+	conceptCI map[string][2]float64
 }
 
 // runs scores each model run. A question with no response leaves every
@@ -89,8 +92,12 @@ type epochTally struct {
 }
 
 // unitTally is one question's epochs: how many it was scored in
-// (answered) and all right in, and all right without a limit (strict).
-type unitTally struct{ n, scored, right, strict int }
+// (answered) and all right in, and all right without a limit (strict),
+// and its concepts.
+type unitTally struct {
+	n, scored, right, strict int
+	concepts                 []string
+}
 
 // tallyRuns sorts the questions into their runs, and says which runs each
 // model has.
@@ -135,7 +142,7 @@ func (t *runTally) add(q agg.Question) {
 	}
 	u := t.units[q.Unit]
 	if u == nil {
-		u = &unitTally{}
+		u = &unitTally{concepts: s.Concepts}
 		t.units[q.Unit] = u
 	}
 	u.n++
@@ -173,15 +180,25 @@ func (t *runTally) figures(label string) run {
 		r.levels = append(r.levels, namedRate{Name: l, Rate: meanRate(levels[l])})
 	}
 	var abq, strict []float64
+	byConcept := map[string][]float64{}
 	for _, id := range slices.Sorted(maps.Keys(t.units)) {
 		u := t.units[id]
 		if u.scored > 0 {
-			abq = append(abq, float64(u.right)/float64(u.scored))
+			share := float64(u.right) / float64(u.scored)
+			abq = append(abq, share)
+			for _, c := range u.concepts {
+				byConcept[c] = append(byConcept[c], share)
+			}
 		}
 		strict = append(strict, float64(u.strict)/float64(u.n))
 	}
 	_, _, r.abqLo, r.abqHi = stats.MeanCI(abq)
 	_, _, r.strictLo, r.strictHi = stats.MeanCI(strict)
+	r.conceptCI = map[string][2]float64{}
+	for c, shares := range byConcept {
+		_, _, lo, hi := stats.MeanCI(shares)
+		r.conceptCI[c] = [2]float64{lo, hi}
+	}
 	return r
 }
 
@@ -372,10 +389,12 @@ func (metric) Tables(qs []agg.Question) []render.Table {
 	return []render.Table{main, concepts, counts, levels}
 }
 
-// Charts draws ABQ per concept, one bar per run in each concept's group.
-// The DABench paper draws concepts as a spider chart; grouped horizontal
-// bars show the same numbers, stay readable with many models and need no
-// custom plotter.
+// Charts draws ABQ per concept, one bar per run in each concept's group,
+// each with its 95% interval over the concept's questions and its value
+// written past the interval; the legend sits above the bars. The DABench
+// paper draws concepts as a spider chart; grouped horizontal bars show
+// the same numbers, stay readable with many models and need no custom
+// plotter.
 func (metric) Charts(qs []agg.Question) ([]agg.Plot, error) {
 	runs := runs(qs)
 	var concepts []string
@@ -393,53 +412,71 @@ func (metric) Charts(qs []agg.Question) ([]agg.Plot, error) {
 	}
 	sort.Strings(concepts) // the order of the per-concept table
 	p := plot.New()
-	p.Title.Text = "DABench: accuracy by question (ABQ) per concept"
+	p.Title.Text = "DABench: accuracy by question (ABQ) per concept, 95% interval"
 	p.Title.Padding = vg.Points(8)
 	p.X.Label.Text = "ABQ"
 	p.X.Min, p.X.Max = 0, 1
-	p.Legend.Top = true
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	nr := len(runs)
 	barW := vg.Points(10)
 	rowH := barW*vg.Length(nr) + vg.Points(12) // one concept's group
-	// Leave room above the top group for the legend, which sits inside the
-	// plot area: one legend line is about 14 points.
-	p.Y.Min = -0.6
-	p.Y.Max = float64(len(concepts)) - 0.4 + float64(vg.Points(14)*vg.Length(nr)/rowH)
+	p.Y.Min, p.Y.Max = -0.6, float64(len(concepts))-0.4
+	p.Add(plotter.NewGrid()) // first, under the bars
 	for i, r := range runs {
-		vals := make(plotter.Values, len(concepts))
-		for _, c := range r.report.Concepts {
-			for j, name := range concepts {
-				if name == c.Name {
-					// Row 0 at the bottom: reverse so the first concept is on top.
-					vals[len(concepts)-1-j] = c.Rate.Value
-				}
-			}
-		}
-		bars, err := plotter.NewBarChart(vals, barW)
-		if err != nil {
-			return nil, fmt.Errorf("concept chart: %w", err)
-		}
-		bars.Horizontal = true
-		bars.Color = plotutil.Color(i)
-		bars.LineStyle.Width = 0
 		// Spread the group around the concept's row, first run on top as in
 		// the legend.
-		bars.Offset = barW * vg.Length(float64(nr-1)/2-float64(i))
-		labels, err := render.ValueLabels(vals, bars.Offset)
+		bars, err := conceptBars(p, r, concepts, barW, barW*vg.Length(float64(nr-1)/2-float64(i)))
 		if err != nil {
 			return nil, fmt.Errorf("concept chart: %w", err)
 		}
-		p.Add(bars, labels)
+		bars.Color = plotutil.Color(i)
 		p.Legend.Add(r.label, bars)
 	}
 	names := make([]string, len(concepts))
 	for j, c := range concepts {
 		names[len(concepts)-1-j] = c
 	}
-	p.Add(plotter.NewGrid())
 	render.NominalY(p, names)
-	h := vg.Length(len(concepts))*rowH + vg.Inch + vg.Points(14)*vg.Length(nr)
+	render.LegendAbove(p)
+	h := vg.Length(len(concepts))*rowH + vg.Inch + vg.Points(16)*vg.Length(nr)
 	return []agg.Plot{{Title: "DABench: accuracy by question per concept", Name: "concepts",
 		Plot: p, Width: 7 * vg.Inch, Height: h}}, nil
+}
+
+// conceptBars adds to p run r's bars of ABQ per concept (row 0 at the
+// bottom: the first concept on top), at offset in each group, with their
+// intervals and values, and returns the bars for the legend.
+func conceptBars(p *plot.Plot, r run, concepts []string, barW, offset vg.Length) (*plotter.BarChart, error) {
+	n := len(concepts)
+	vals := make(plotter.Values, n)
+	lo, hi, ends := make([]float64, n), make([]float64, n), make([]float64, n)
+	for j := range lo {
+		lo[j], hi[j] = math.NaN(), math.NaN()
+	}
+	for _, c := range r.report.Concepts {
+		j := n - 1 - slices.Index(concepts, c.Name)
+		vals[j], ends[j] = c.Rate.Value, c.Rate.Value
+		if ci, ok := r.conceptCI[c.Name]; ok && !math.IsNaN(ci[0]) {
+			lo[j], hi[j] = ci[0], ci[1]
+			ends[j] = max(ci[1], c.Rate.Value)
+		}
+	}
+	bars, err := plotter.NewBarChart(vals, barW)
+	if err != nil {
+		return nil, err
+	}
+	bars.Horizontal = true
+	bars.LineStyle.Width = 0
+	bars.Offset = offset
+	// Each value is written past its interval's end, where no bar or
+	// interval hides it.
+	labels, err := render.ValueLabels(ends, offset)
+	if err != nil {
+		return nil, err
+	}
+	for j := range labels.Labels {
+		labels.Labels[j] = fmt.Sprintf("%.2f", vals[j])
+	}
+	p.Add(bars, render.NewWhiskers(lo, hi, offset), labels)
+	return bars, nil
 }
