@@ -4,16 +4,20 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"github.com/evalmd/evalmd/model"
 	"hash/fnv"
 	"path/filepath"
 	"regexp"
+	"strings"
+
+	"github.com/evalmd/evalmd/model"
 )
 
 // randomModel is the chance baseline: it answers one of the options it finds
-// in the question text, chosen by a hash of the seed and the question's
-// identity, so a question gets the same pick in every run with that seed,
-// whatever order or concurrency the requests come in.
+// in the question text, or, to a question that asks for its answer as
+// @name[value] lines (DABench), each name asked with a random value,
+// chosen by a hash of the seed and the question's identity, so a question
+// gets the same pick in every run with that seed, whatever order or
+// concurrency the requests come in.
 type randomModel struct {
 	name string
 	seed int64
@@ -24,7 +28,7 @@ func newRandom(name string, opt model.Options) *randomModel {
 }
 
 // noOptionsReply is what "random" answers to a question in which it finds no
-// options: a free-form question's chance score is zero, so the baseline
+// options and no @name[value] format: a free-form question's chance score is zero, so the baseline
 // answers, and is graded wrong, rather than skipping it.
 const noOptionsReply = "(random: no options found)"
 
@@ -32,6 +36,11 @@ const noOptionsReply = "(random: no options found)"
 // optional "-" or "*" bullet before it. Capital letters only, so that prose
 // such as "e.g." or "a. m." is not taken for an option.
 var optionLine = regexp.MustCompile(`(?m)^[ \t]*(?:[-*][ \t]+)?(?:\(([A-Z])\)|([A-Z])[.)])[ \t]+\S`)
+
+// formatName matches a name a question asks its answer under, "@name[" of
+// DABench's "@mean_fare[mean_fare_value]", with the letters its grader
+// reads a name with.
+var formatName = regexp.MustCompile(`@([\p{L}\p{N}_]+)\[`)
 
 // Name returns "random".
 func (m *randomModel) Name() string { return m.name }
@@ -63,11 +72,39 @@ func (m *randomModel) Answer(ctx context.Context, req model.Task) (model.Respons
 			text += msg.Content + "\n"
 		}
 	}
+	if names := formatNames(text); len(names) > 0 {
+		return model.Response{Text: formatted(names, m.pick(req, text))}, nil
+	}
 	opts := options(text)
 	if len(opts) == 0 {
 		return model.Response{Text: noOptionsReply}, nil
 	}
 	return model.Response{Text: opts[m.pick(req, text)%uint64(len(opts))]}, nil
+}
+
+// formatNames returns the names text asks answers under (formatName), each
+// once, in order.
+func formatNames(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, sub := range formatName.FindAllStringSubmatch(text, -1) {
+		if !seen[sub[1]] {
+			seen[sub[1]] = true
+			out = append(out, sub[1])
+		}
+	}
+	return out
+}
+
+// formatted is the answer in the format asked: one @name[value] line per
+// name, each value a number from 0 to 0.99 drawn from pick, as the
+// two-decimal figures DABench mostly asks for are written.
+func formatted(names []string, pick uint64) string {
+	var b strings.Builder
+	for i, n := range names {
+		fmt.Fprintf(&b, "@%s[0.%02d]\n", n, mix(pick+uint64(i))%100)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // ReuseBasis is what the baseline's pick depends on beyond the task: the
