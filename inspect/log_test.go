@@ -901,6 +901,11 @@ func TestAgentAndCodeModeLog(t *testing.T) {
 				}},
 			{Name: "old-token-budget", GroundTruth: s("49"), Question: "Total?", Completion: s(""), ModelName: "openai/gpt-4o",
 				Mode: "agent", Turns: 1, Limit: "token_budget", Transcript: []model.Message{{Role: "assistant", Content: "x"}}},
+			{Name: "react-max-turns", GroundTruth: s("49"), Question: "Total?", Completion: s(""), ModelName: "openai/gpt-4o",
+				MetaData: map[string]string{"agent_style": "react"}, Mode: "agent", Turns: 1, Limit: "max_turns", LimitValue: 1, Transcript: []model.Message{
+					{Role: "assistant", Content: "Thought: sum it.\nAction: python_code_sandbox\nAction Input:\n```python\nprint(49)\n```"},
+					{Role: "tool", Content: "49\n"},
+				}},
 		},
 	}
 	dir := t.TempDir()
@@ -1021,6 +1026,14 @@ func TestAgentAndCodeModeLog(t *testing.T) {
 	}
 	if c := back.Samples[4].Output.Choices; len(c) != 1 || c[0].StopReason != "tool_calls" || len(c[0].Message.ToolCalls) != 1 {
 		t.Errorf("max-turns output %+v, want its last call's", c)
+	}
+	// Its empty completion is written as Inspect's reader fills it: the
+	// text of its output's message, its last call's (a ReAct step's too).
+	for i, want := range map[int]string{4: "Loading.", 5: "x", 6: "Thought: sum it.\nAction: python_code_sandbox\nAction Input:\n```python\nprint(49)\n```"} {
+		o := back.Samples[i].Output
+		if len(o.Choices) != 1 || o.Choices[0].Message.Content.String() != want || o.Completion != want {
+			t.Errorf("sample %d: output completion %q of %+v, want %q, its message's text", i, o.Completion, o.Choices, want)
+		}
 	}
 	for i, want := range map[int]string{4: "model,tool,sample_limit", 5: "model,sample_limit"} {
 		if got := kinds(back.Samples[i]); got != want {

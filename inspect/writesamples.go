@@ -203,6 +203,12 @@ func (s *evalSample) setAnswer(q *result.Question, served string, asked int, msg
 		s.Messages = append(s.Messages, asst)
 	}
 	s.Output.Completion = *q.Completion
+	if s.Output.Completion == "" && len(s.Output.Choices) > 0 {
+		// Inspect's reader fills an empty completion with its first
+		// choice's text (ModelOutput's validator): a turn-limited agent's
+		// last call's. Written so, the log reads back as it was written.
+		s.Output.Completion = s.Output.Choices[0].Message.Content.String()
+	}
 	if q.Mode == model.ModeCode && q.Code != nil {
 		// The code ran as Inspect's python tool would have run it: a
 		// call on the answer and the tool's result after it, so the
