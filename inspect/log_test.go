@@ -654,8 +654,10 @@ func TestLogOptions(t *testing.T) {
 			}
 		})
 	}
-	// A dry run asked no model: its log is "cancelled", with no results
-	// (read_eval_log takes none) and no events, and says why in metadata.
+	// A dry run asked no model: its log is "cancelled", with no events,
+	// says why in metadata, and its results are those of samples with no
+	// score, none completed, as Inspect's recompute_metrics makes them:
+	// no scores, and no reductions.
 	dry := syntheticOutput()
 	dry.Sheet.DryRun = true
 	for i := range dry.Questions {
@@ -666,8 +668,11 @@ func TestLogOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lg.Status != "cancelled" || lg.Results != nil || lg.Metadata["dry_run"] != true || lg.Stats.CompletedAt != "" {
-		t.Errorf("dry run: status %q results %v metadata %v completed_at %q", lg.Status, lg.Results, lg.Metadata, lg.Stats.CompletedAt)
+	if lg.Status != "cancelled" || lg.Metadata["dry_run"] != true || lg.Stats.CompletedAt != "" {
+		t.Errorf("dry run: status %q metadata %v completed_at %q", lg.Status, lg.Metadata, lg.Stats.CompletedAt)
+	}
+	if r := lg.Results; r == nil || r.TotalSamples != len(dry.Questions) || r.CompletedSamples != 0 || r.Scores == nil || len(r.Scores) != 0 || lg.Reductions != nil {
+		t.Errorf("dry run: results %+v, reductions %v; want %d samples, 0 completed, scores [], no reductions", r, lg.Reductions, len(dry.Questions))
 	}
 	// Each sample is one Inspect's viewer lists as cancelled (an error
 	// "CancelledError()", as Inspect's recovered samples that never

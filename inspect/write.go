@@ -372,7 +372,8 @@ func (t *sampleTally) add(q *result.Question) {
 }
 
 // finish sets what the samples decide: an error status when every one
-// failed, the results and when the run completed.
+// failed, the results (of a dry run too: its samples, none scored) and
+// when the run completed.
 func (lg *Log) finish(f *result.File, opt LogOptions, t sampleTally, created time.Time) {
 	allFailed := t.samples > 0 && t.completed == 0 && !f.Sheet.DryRun
 	if opt.Status == "" && allFailed {
@@ -390,6 +391,13 @@ func (lg *Log) finish(f *result.File, opt LogOptions, t sampleTally, created tim
 			CompletedSamples: t.completed,
 			Scores:           scoresOf(lg.Reductions),
 		}
+	}
+	if lg.Status != "started" && f.Sheet.DryRun {
+		// Samples with no score, none completed (each is cancelled):
+		// Inspect's results of such samples, with no scorer, which its
+		// recompute_metrics makes of the log too, where a log without
+		// results recomputed to other results than it held.
+		lg.Results = &evalResults{TotalSamples: t.samples, CompletedSamples: 0, Scores: []evalScore{}}
 	}
 	if lg.Status != "started" && !f.Sheet.DryRun {
 		wall := time.Duration(0)
