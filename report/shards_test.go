@@ -90,3 +90,47 @@ func writeFileIn(t *testing.T, path string, data []byte) {
 		t.Fatal(err)
 	}
 }
+
+// A rerun's answers reused from an earlier run are shown once, from the
+// earlier run; the rerun's own answers keep their index in its file, so
+// a verdict on one names that question, not the one now before it.
+func TestReusedLeaveIndexes(t *testing.T) {
+	dir := t.TempDir()
+	yes := true
+	first := result.FileName("input-s.md", "m1", "r1")
+	for _, run := range []string{"r1", "r2"} {
+		f := &result.File{Sheet: result.Sheet{Name: "S", ModelName: "m1", RunID: run}}
+		for _, n := range []string{"Q1", "Q2"} {
+			c := "answer to " + n + " in " + run
+			q := result.Question{Name: n, Question: n + "?", Completion: &c, ModelName: "m1", Grade: &yes, Grader: "exact", RequestKey: run + n}
+			if run == "r2" && n == "Q1" {
+				c = "answer to Q1 in r1"
+				q.ReusedFrom, q.RequestKey = first, "r1Q1"
+			}
+			f.Questions = append(f.Questions, q)
+		}
+		if err := f.Write(filepath.Join(dir, result.FileName("input-s.md", "m1", run)), outfile.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, d, err := read(context.Background(), dir, Options{Verdicts: &Verdicts{URL: "/verdict", Token: "t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := result.FileName("input-s.md", "m1", "r2")
+	var found bool
+	for _, q := range d.Questions {
+		for _, a := range q.Answers {
+			if a.File != second {
+				continue
+			}
+			found = true
+			if q.Name != "Q2" || a.Ref == nil || a.Ref.Index != 1 {
+				t.Errorf("%s's answer to %s: ref %+v, want Q2's, question 1 of its file", second, q.Name, a.Ref)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no answer of %s on the page", second)
+	}
+}
