@@ -1,6 +1,7 @@
 package result
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 )
@@ -34,6 +35,35 @@ func BenchmarkParse10k(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		f, err := Parse(data)
 		if err != nil || len(f.Questions) != 10000 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkScan10k reads a 10,000-question output file a question at a
+// time (what a rerun's index and agg past a few megabytes read).
+func BenchmarkScan10k(b *testing.B) {
+	data := bigFile(10000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		err := Scan(bytes.NewReader(data), func(*Sheet) error { return nil }, func(*Question, Span) error { n++; return nil })
+		if err != nil || n != 10000 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseWalked1k decodes a 1,000-question output file each of
+// whose questions has a member the fast decoding leaves to the walk.
+func BenchmarkParseWalked1k(b *testing.B) {
+	data := bytes.ReplaceAll(bigFile(1000), []byte(`"grade_detail":`), []byte(`"Grade": true, "grade_detail":`))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := Parse(data)
+		if err != nil || len(f.Questions) != 1000 {
 			b.Fatal(err)
 		}
 	}

@@ -3,7 +3,6 @@ package result
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"strings"
 	"unicode/utf8"
 )
@@ -14,42 +13,20 @@ import (
 // walk is kept for what Unmarshal cannot tell: it places an error at its
 // line, refuses a null name and keeps members no field names. So the fast
 // path takes a file only when it can prove the walk would decode it to the
-// same File: a scan of the validated bytes (scanObject) finds the unknown
-// members to keep, and any doubt (a null name, a key repeated or written
-// with escapes, a key that differs from a field's only in case, which
-// Unmarshal would match, a question that is not an object) sends the file
-// to the walk, which then decodes it or says why not.
+// same File: a scan of the validated bytes (scanObject, over the members
+// the records name) finds the unknown members to keep, and any doubt (a
+// null name, a key repeated or written with escapes, a key that differs
+// from a field's only in case, which Unmarshal would match) in a question
+// sends that question to the walk (settle, as every reader decodes a
+// question), and in the rest of the file, or a question that is not an
+// object or that the walk refuses, sends the file to the walk, which then
+// decodes it or says why not.
 
 // fastFile is File as json.Unmarshal decodes it, without UnmarshalJSON.
 type fastFile struct {
 	Sheet     sheetAlias      `json:"sheet"`
 	Questions []questionAlias `json:"questions"`
 }
-
-// Member names of each record, from the struct tags (the walk's switches
-// name the same members; TestEveryFieldRoundTrips covers each one).
-var (
-	fileMembers     = jsonNames(reflect.TypeFor[File]())
-	sheetMembers    = jsonNames(reflect.TypeFor[Sheet]())
-	questionMembers = jsonNames(reflect.TypeFor[Question]())
-)
-
-// jsonNames numbers the member names of a struct type from 0, for the
-// bits of scanObject's seen (at most maxMembers: TestParseFastTakesLIME).
-func jsonNames(t reflect.Type) map[string]int {
-	names := map[string]int{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if f.IsExported() && tag != "" && tag != "-" {
-			names[tag] = len(names)
-		}
-	}
-	return names
-}
-
-// maxMembers bounds the members of a record scanObject tells apart.
-const maxMembers = 128
 
 // parseFast decodes data as Parse does, or reports false when it cannot
 // be sure to (then Parse walks the file and says what is wrong, if
@@ -68,16 +45,14 @@ func parseFast(data []byte) (*File, bool) {
 	var haveSheet, haveQuestions bool
 	var qi int
 	ok := true
-	f.extra, ok = scanObject(data, start, fileMembers, func(name []byte, v int) bool {
+	f.extra, ok = scanObject(data, start, fileRecord, func(name []byte, v int) bool {
 		switch string(name) {
 		case "sheet":
 			if haveSheet || data[v] != '{' {
 				return false
 			}
 			haveSheet = true
-			ex, ok := scanObject(data, v, sheetMembers, func(name []byte, v int) bool {
-				return !(data[v] == 'n' && isName(name))
-			})
+			ex, ok := scanObject(data, v, sheetRecord, nil)
 			f.Sheet.extra = ex
 			return ok
 		case "questions":
@@ -103,11 +78,7 @@ func parseFast(data []byte) (*File, bool) {
 				}
 				q := &f.Questions[qi]
 				qi++
-				ex, ok := scanObject(data, v, questionMembers, func(name []byte, v int) bool {
-					return !(data[v] == 'n' && string(name) == "name")
-				})
-				q.extra = ex
-				return ok
+				return q.settle(data, v) == nil
 			})
 		}
 		return false
@@ -122,11 +93,12 @@ func parseFast(data []byte) (*File, bool) {
 }
 
 // scanObject walks the members of the valid JSON object at data[at]. A
-// member known names is passed to member with the offset of its value;
-// member returns false to give up. Unknown members are returned raw. It
-// gives up on a repeated member, a key with escapes or invalid UTF-8 and
-// an unknown key that matches a known one but for case.
-func scanObject(data []byte, at int, known map[string]int, member func(name []byte, v int) bool) (fields, bool) {
+// member r names is passed to member, unless nil, with the offset of its
+// value; member returns false to give up. Unknown members are returned
+// raw. It gives up on a repeated member, a null r refuses, a key with
+// escapes or invalid UTF-8 and an unknown key that matches a known one but
+// for case.
+func scanObject(data []byte, at int, r *record, member func(name []byte, v int) bool) (fields, bool) {
 	var ex fields
 	var seen [maxMembers / 64]uint64
 	i := skipSpace(data, at+1)
@@ -144,14 +116,14 @@ func scanObject(data []byte, at int, known map[string]int, member func(name []by
 		}
 		v := skipSpace(data, skipSpace(data, end)+1) // past ':'
 		vend := skipValue(data, v)
-		if idx, ok := known[string(key)]; ok {
-			if seen[idx/64]&(1<<(idx%64)) != 0 || !member(key, v) {
+		if idx, ok := r.index[string(key)]; ok {
+			if seen[idx/64]&(1<<(idx%64)) != 0 || r.refusesNull(idx, data, v) || member != nil && !member(key, v) {
 				return nil, false
 			}
 			seen[idx/64] |= 1 << (idx % 64)
 		} else {
 			name := string(key)
-			if !utf8.Valid(key) || foldsToKnown(name, known) {
+			if !utf8.Valid(key) || foldsToKnown(name, r.index) {
 				return nil, false
 			}
 			if ex == nil {
@@ -260,14 +232,4 @@ func skipValue(data []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-// isName says whether a sheet member is one of the names decodeName
-// refuses null for.
-func isName(name []byte) bool {
-	switch string(name) {
-	case "name", "run_id", "model_name":
-		return true
-	}
-	return false
 }

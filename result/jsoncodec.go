@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"sort"
 )
 
@@ -169,7 +170,7 @@ func joinExtra(obj []byte, ex fields) ([]byte, error) {
 
 // decodeQuestions reads the questions array one element at a time, so
 // each question's bytes are scanned once by the decoder and once by its
-// own UnmarshalJSON (a plain Decode would skip over each element first).
+// walk (a plain Decode would skip over each element first).
 func decodeQuestions(dec *json.Decoder, qs *[]Question) error {
 	tok, err := dec.Token()
 	if err != nil {
@@ -192,7 +193,7 @@ func decodeQuestions(dec *json.Decoder, qs *[]Question) error {
 			return unexpected(err)
 		}
 		var q Question
-		if err := q.UnmarshalJSON(raw); err != nil {
+		if err := q.walk(raw); err != nil {
 			// Offsets count from the array (the member's value).
 			at := int(dec.InputOffset()) - len(raw) - start
 			return atOffset(at, fmt.Errorf("question %d: %w", len(out)+1, err))
@@ -244,52 +245,7 @@ func (f File) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON keeps unknown members (LIME's "type", "sub_sections").
 func (s *Sheet) UnmarshalJSON(data []byte) error {
-	ex, err := decodeObject(data, func(name string, dec *json.Decoder) (bool, error) {
-		var v any
-		switch name {
-		case "name":
-			return true, decodeName(dec, &s.Name)
-		case "run_id":
-			return true, decodeName(dec, &s.RunID)
-		case "model_name":
-			return true, decodeName(dec, &s.ModelName)
-		case "meta_data":
-			v = &s.MetaData
-		case "question":
-			v = &s.Question
-		case "sheet_file":
-			v = &s.SheetFile
-		case "created":
-			v = &s.Created
-		case "totals":
-			v = &s.Totals
-		case "model_info":
-			v = &s.ModelInfo
-		case "settings":
-			v = &s.Settings
-		case "dry_run":
-			v = &s.DryRun
-		case "subset":
-			v = &s.Subset
-		case "epoch":
-			v = &s.Epoch
-		case "epochs":
-			v = &s.Epochs
-		case "shard":
-			v = &s.Shard
-		case "shards":
-			v = &s.Shards
-		case "connection_limit_history":
-			v = &s.ConnectionLimits
-		case "version":
-			v = &s.Version
-		case "configuration":
-			v = &s.Configuration
-		default:
-			return false, nil
-		}
-		return true, dec.Decode(v)
-	})
+	ex, err := sheetRecord.walk(data, reflect.ValueOf(s).Elem())
 	s.extra = ex
 	if err == nil {
 		err = CheckEpoch(s.Epoch, s.Epochs)
@@ -309,119 +265,11 @@ func (s Sheet) MarshalJSON() ([]byte, error) {
 	return joinExtra(obj, s.extra)
 }
 
-// UnmarshalJSON keeps unknown members (LIME's "question_sys").
+// UnmarshalJSON keeps unknown members (LIME's "question_sys"). It is
+// decodeQuestion, the decoder of every reader.
 func (q *Question) UnmarshalJSON(data []byte) error {
-	ex, err := decodeObject(data, func(name string, dec *json.Decoder) (bool, error) {
-		var v any
-		switch name {
-		case "name":
-			return true, decodeName(dec, &q.Name)
-		case "meta_data":
-			v = &q.MetaData
-		case "ground_truth":
-			v = &q.GroundTruth
-		case "question":
-			v = &q.Question
-		case "completion":
-			v = &q.Completion
-		case "reasoning":
-			v = &q.Reasoning
-		case "think_blocks":
-			v = &q.ThinkBlocks
-		case "reasoning_tokens":
-			v = &q.ReasoningTokens
-		case "error":
-			v = &q.Error
-		case "model_name":
-			v = &q.ModelName
-		case "eval_time":
-			v = &q.EvalTime
-		case "grade":
-			v = &q.Grade
-		case "question_usr":
-			v = &q.QuestionUsr
-		case "system":
-			v = &q.System
-		case "images_sent":
-			v = &q.ImagesSent
-		case "images_not_sent":
-			v = &q.ImagesNotSent
-		case "accepted":
-			v = &q.Accepted
-		case "input_tokens":
-			v = &q.InputTokens
-		case "output_tokens":
-			v = &q.OutputTokens
-		case "cache_read_tokens":
-			v = &q.CacheReadTokens
-		case "cache_write_tokens":
-			v = &q.CacheWriteTokens
-		case "cost":
-			v = &q.Cost
-		case "grader":
-			v = &q.Grader
-		case "grade_detail":
-			v = &q.GradeDetail
-		case "grading":
-			v = &q.Grading
-		case "grading_from":
-			v = &q.GradingFrom
-		case "review":
-			v = &q.Review
-		case "sub_answers":
-			v = &q.SubAnswers
-		case "unanswered":
-			v = &q.Unanswered
-		case "judge":
-			v = &q.Judge
-		case "settings":
-			v = &q.Settings
-		case "finish_reason":
-			v = &q.FinishReason
-		case "note":
-			v = &q.Note
-		case "batch_id":
-			v = &q.BatchID
-		case "request_key":
-			v = &q.RequestKey
-		case "reused_from":
-			v = &q.ReusedFrom
-		case "asked_in":
-			v = &q.AskedIn
-		case "served_model":
-			v = &q.ServedModel
-		case "position":
-			v = &q.Position
-		case "mode":
-			v = &q.Mode
-		case "code_extract":
-			v = &q.CodeExtract
-		case "code":
-			v = &q.Code
-		case "answer":
-			v = &q.Answer
-		case "code_error":
-			v = &q.CodeError
-		case "transcript":
-			v = &q.Transcript
-		case "turns":
-			v = &q.Turns
-		case "limit":
-			v = &q.Limit
-		case "limit_value":
-			v = &q.LimitValue
-		case "sandbox":
-			v = &q.Sandbox
-		case "reformat_model":
-			v = &q.ReformatModel
-		case "solve_settings":
-			v = &q.SolveSettings
-		default:
-			return false, nil
-		}
-		return true, dec.Decode(v)
-	})
-	q.extra = ex
+	var err error
+	*q, err = decodeQuestion(data)
 	return err
 }
 

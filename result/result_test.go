@@ -119,9 +119,9 @@ func nonZero(t *testing.T, v any) {
 	}
 }
 
-// Every field survives Marshal then Parse. The decoders name each member
-// by hand; this catches a name that drifts from the struct tag (the field
-// would land in the unknown members and read back empty).
+// Every field survives Marshal then Parse: each decoder takes the members
+// from the struct tags (record), and a field they missed would land in the
+// unknown members and read back empty.
 func TestEveryFieldRoundTrips(t *testing.T) {
 	s := func(x string) *string { return &x }
 	ft, tr, no, cost := 1.5, true, false, 0.25

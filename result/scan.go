@@ -85,9 +85,9 @@ func QuestionAt(r io.ReaderAt, at Span) (Question, error) {
 	if _, err := r.ReadAt(raw, at.Off); err != nil {
 		return Question{}, err
 	}
-	q, ok := parseQuestion(raw)
-	if !ok {
-		return Question{}, fmt.Errorf("no question at byte %d", at.Off)
+	q, err := decodeQuestion(raw)
+	if err != nil {
+		return Question{}, fmt.Errorf("question at byte %d: %w", at.Off, err)
 	}
 	return q, nil
 }
@@ -198,12 +198,12 @@ func scanQuestions(dec *json.Decoder, question func(*Question, Span) error) erro
 const batchSize = 256
 
 // batch is questions of the array as read (raw, at spans) and decoded
-// (qs; ok false when one would be walked), done once decoded.
+// (qs, or err for the first that cannot be), done once decoded.
 type batch struct {
 	raws  []json.RawMessage
 	spans []Span
 	qs    []Question
-	ok    bool
+	err   error
 	done  chan struct{}
 }
 
@@ -313,18 +313,18 @@ func (b *batch) decode() {
 	defer close(b.done)
 	b.qs = make([]Question, len(b.raws))
 	for i, raw := range b.raws {
-		var ok bool
-		if b.qs[i], ok = parseQuestion(raw); !ok {
+		var err error
+		if b.qs[i], err = decodeQuestion(raw); err != nil {
+			b.err = scanError(fmt.Errorf("question at byte %d: %w", b.spans[i].Off, err))
 			return
 		}
 	}
-	b.ok = true
 }
 
 // hand hands the batch's questions over, in order.
 func (b *batch) hand(question func(*Question, Span) error) error {
-	if !b.ok {
-		return scanError(errors.New("a question Parse would walk"))
+	if b.err != nil {
+		return b.err
 	}
 	for i := range b.qs {
 		if err := question(&b.qs[i], b.spans[i]); err != nil {
@@ -332,22 +332,6 @@ func (b *batch) hand(question func(*Question, Span) error) error {
 		}
 	}
 	return nil
-}
-
-// parseQuestion decodes one question as parseFast does, or reports false
-// when it cannot be sure to (the walk would decode it otherwise, or
-// refuse it).
-func parseQuestion(raw []byte) (Question, bool) {
-	var qa questionAlias
-	if raw[0] != '{' || json.Unmarshal(raw, &qa) != nil {
-		return Question{}, false
-	}
-	q := Question(qa)
-	ex, ok := scanObject(raw, 0, questionMembers, func(name []byte, v int) bool {
-		return !(raw[v] == 'n' && string(name) == "name")
-	})
-	q.extra = ex
-	return q, ok
 }
 
 // delim reads the delimiter d from dec.
