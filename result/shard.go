@@ -298,11 +298,7 @@ func mergeTotals(sheets []*Sheet) *Totals {
 		t.Questions += pt.Questions
 		t.Answered += pt.Answered
 		t.Errors += pt.Errors
-		t.InputTokens += pt.InputTokens
-		t.OutputTokens += pt.OutputTokens
-		t.ReasoningTokens += pt.ReasoningTokens
-		t.CacheReadTokens += pt.CacheReadTokens
-		t.CacheWriteTokens += pt.CacheWriteTokens
+		t.AddTokens(pt)
 		if pt.Cost == nil {
 			costKnown = false
 		} else {

@@ -25,3 +25,21 @@ func (t *Tally) Add(q *Question) {
 		t.Reviewed++
 	}
 }
+
+// AddTokens adds the token counts of u, a question's (Question.Tokens)
+// or another run's totals, to t's: input and output tokens, and their
+// parts counted apart (reasoning, cache read and cache write). It is the
+// one sum of them, for the totals of a run's parts and agg's per model.
+func (t *Totals) AddTokens(u *Totals) {
+	t.InputTokens += u.InputTokens
+	t.OutputTokens += u.OutputTokens
+	t.ReasoningTokens += u.ReasoningTokens
+	t.CacheReadTokens += u.CacheReadTokens
+	t.CacheWriteTokens += u.CacheWriteTokens
+}
+
+// Tokens is q's token counts as Totals holds them, the rest zero.
+func (q *Question) Tokens() Totals {
+	return Totals{InputTokens: q.InputTokens, OutputTokens: q.OutputTokens, ReasoningTokens: q.ReasoningTokens,
+		CacheReadTokens: q.CacheReadTokens, CacheWriteTokens: q.CacheWriteTokens}
+}

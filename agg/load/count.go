@@ -311,11 +311,8 @@ func (u *usage) addQuestion(q *result.Question) {
 	u.questions++
 	if q.InputTokens != 0 || q.OutputTokens != 0 {
 		u.tokQuestions++
-		u.inTok += int64(q.InputTokens)
-		u.reasonTok += int64(q.ReasoningTokens)
-		u.outTok += int64(q.OutputTokens)
-		u.cacheRead += int64(q.CacheReadTokens)
-		u.cacheWrite += int64(q.CacheWriteTokens)
+		tok := q.Tokens()
+		u.tok.AddTokens(&tok)
 	}
 	switch {
 	case q.Cost == nil:
@@ -341,11 +338,7 @@ func (u *usage) addQuestion(q *result.Question) {
 // merge adds v's sums to u's.
 func (u *usage) merge(v *usage) {
 	u.questions += v.questions
-	u.inTok += v.inTok
-	u.outTok += v.outTok
-	u.reasonTok += v.reasonTok
-	u.cacheRead += v.cacheRead
-	u.cacheWrite += v.cacheWrite
+	u.tok.AddTokens(&v.tok)
 	u.tokQuestions += v.tokQuestions
 	u.cost += v.cost
 	u.costN += v.costN

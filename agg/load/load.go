@@ -97,18 +97,15 @@ type Row struct {
 
 // usage sums a model's tokens, cost and time.
 type usage struct {
-	questions     int
-	inTok, outTok int64
-	reasonTok     int64 // a part of outTok
-	// cacheRead and cacheWrite are parts of inTok: the prompt cache's.
-	cacheRead, cacheWrite int64
-	tokQuestions          int // questions that reported any token count
-	cost                  float64
-	costN                 int
-	batchN                int // questions answered through a batch API
-	evalTime              float64
-	evalN                 int
-	badFigures            int // eval_time or cost values left out: negative or absurdly large
+	questions    int
+	tok          result.Totals // the token counts alone (Totals.AddTokens)
+	tokQuestions int           // questions that reported any token count
+	cost         float64
+	costN        int
+	batchN       int // questions answered through a batch API
+	evalTime     float64
+	evalN        int
+	badFigures   int // eval_time or cost values left out: negative or absurdly large
 }
 
 // maxFigure bounds a question's eval_time (seconds) and cost (US dollars)
@@ -766,8 +763,8 @@ func (d *Data) Usages() []Usage {
 			continue
 		}
 		out = append(out, Usage{Model: d.strs.str(m), Questions: u.questions,
-			TokenQuestions: u.tokQuestions, InputTokens: u.inTok, OutputTokens: u.outTok, ReasoningTokens: u.reasonTok,
-			CacheReadTokens: u.cacheRead, CacheWriteTokens: u.cacheWrite,
+			TokenQuestions: u.tokQuestions, InputTokens: int64(u.tok.InputTokens), OutputTokens: int64(u.tok.OutputTokens),
+			ReasoningTokens: int64(u.tok.ReasoningTokens), CacheReadTokens: int64(u.tok.CacheReadTokens), CacheWriteTokens: int64(u.tok.CacheWriteTokens),
 			CostQuestions: u.costN, Cost: u.cost, BatchQuestions: u.batchN, TimeQuestions: u.evalN, Seconds: u.evalTime,
 			BadFigures: u.badFigures})
 	}
