@@ -355,6 +355,13 @@ func TestSlurmArray(t *testing.T) {
 	if !strings.Contains(one["report.md"], "### Leaderboard") || len(one) != 4 {
 		t.Fatalf("agg of one process wrote %d files, want report.md, report.html and 2 logs:\n%s", len(one), one["report.md"])
 	}
+	// The array's page names each answer's part, where a verdict on it is
+	// written; one process's names the one file.
+	partName := regexp.MustCompile(`("f":"[^"]*)-shard[0-9]+of[0-9]+(\.json")`)
+	if html := sharded["report.html"]; !partName.MatchString(html) {
+		t.Errorf("report.html of the array names no shard's part")
+	}
+	sharded["report.html"] = partName.ReplaceAllString(sharded["report.html"], "$1$2")
 	for name, want := range one {
 		if got := sharded[name]; got != want {
 			t.Errorf("%s of the array differs from one process's (%d and %d bytes)", name, len(got), len(want))
