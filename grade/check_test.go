@@ -28,6 +28,13 @@ func TestCheck(t *testing.T) {
 		{"numeric", s("3"), map[string]string{"tolerance": "abc"}, `numeric: meta tolerance "abc" is not a non-negative number`},
 		{"numeric", s("3"), map[string]string{"rel_tolerance": "-1"}, `numeric: meta rel_tolerance "-1" is not a non-negative number`},
 		{"numeric", s(" "), nil, "no ground truth"}, // no number: the exact grader's rule
+		{"json", s(`{"a": [1]}`), nil, ""},
+		{"json", s(`{'a': (1,)}`), nil, ""},
+		{"json", s("Paris"), nil, `json: ground truth "Paris" is not JSON (invalid character 'P' looking for beginning of value) nor a Python literal`},
+		{"json", s("[1]"), map[string]string{"json_arrays": "bag"}, `json: meta json_arrays "bag" is not order or set`},
+		{"regex", s("x"), map[string]string{"pattern": `\d+`}, ""},
+		{"regex", s("x"), map[string]string{"pattern": `(`}, "regex: meta pattern \"(\" does not compile: error parsing regexp: missing closing ): `(`"},
+		{"regex", s("x"), nil, "regex: no pattern meta"},
 		{"judge", nil, nil, "no ground truth"},
 		{"judge", s("x"), nil, ""}, // a judge reads any truth
 	} {

@@ -5,7 +5,13 @@
 // builds (benchmark/benchmarks), whose Names are every grader. A grader that can tell, before any
 // answer, that it cannot grade a question (its truth or meta are not what
 // it reads) is a Checker: Check asks it, and run asks it of every
-// question before it asks a model anything.
+// question before it asks a model anything; a MetaError names the meta
+// key at fault, so run can point at its line.
+//
+// Besides LIME's rule, choice, exact and numeric, the graders read
+// structured answers (json: the first JSON value or Python literal of a
+// reply against the truth, recursively) and regular expressions (regex:
+// the "pattern" meta, found or matching the whole answer).
 package grade
 
 import (
@@ -70,3 +76,23 @@ var errNoTruth = errors.New("no ground truth")
 
 // Bool returns a pointer to b, for Verdict.Correct.
 func Bool(b bool) *bool { return &b }
+
+// MetaError is a Checker's error about one meta key (a pattern that does
+// not compile, a tolerance that is no number), so that run can name the
+// line the key is set on.
+type MetaError struct {
+	Key string // the meta key, as the sheet's meta lowercases it
+	Err error
+}
+
+func (e *MetaError) Error() string { return e.Err.Error() }
+
+func (e *MetaError) Unwrap() error { return e.Err }
+
+// metaErr is err about meta key, or nil.
+func metaErr(key string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &MetaError{Key: key, Err: err}
+}

@@ -77,6 +77,8 @@ func NewRegistry() *Registry {
 		"choice":  func(o Options) (Grader, error) { return newChoice(o), nil },
 		"exact":   func(o Options) (Grader, error) { return newExact(o), nil },
 		"numeric": func(o Options) (Grader, error) { return newNumeric(o), nil },
+		"json":    func(o Options) (Grader, error) { return newJSON(o), nil },
+		"regex":   func(o Options) (Grader, error) { return newRegex(o), nil },
 		"judge":   newJudge,
 	} {
 		r.factories[name] = f

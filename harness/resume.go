@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,11 +13,13 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/evalmd/evalmd/grade"
 	"github.com/evalmd/evalmd/harness/internal/execute"
 	"github.com/evalmd/evalmd/harness/internal/plan"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/result"
+	"github.com/evalmd/evalmd/sheet"
 )
 
 // BatchConfig is run --batch: the questions go through the providers'
@@ -49,7 +52,7 @@ type checks struct {
 // keyed model's question is noted.
 func (c *checks) question(o *plan.Output, i int, t *model.Task, q *result.Question) error {
 	if err := c.graders.Check(q, o.File.Sheet.MetaData); err != nil {
-		u := regrade.Ungradable{At: fmt.Sprintf("%s:%d", o.SheetPath, o.Item(i).Line), Name: q.Name, Why: err.Error()}
+		u := regrade.Ungradable{At: fmt.Sprintf("%s:%d", o.SheetPath, checkLine(o.Item(i), err)), Name: q.Name, Why: err.Error()}
 		if c.seen == nil {
 			c.seen = map[regrade.Ungradable]bool{}
 		}
@@ -68,6 +71,16 @@ func (c *checks) question(o *plan.Output, i int, t *model.Task, q *result.Questi
 		c.keyed[o.Model] = append(c.keyed[o.Model], t.Question)
 	}
 	return nil
+}
+
+// checkLine is the line a question's check error is at: the meta key's
+// line when the error is about one (grade.MetaError), else the question's.
+func checkLine(it *sheet.Item, err error) int {
+	var me *grade.MetaError
+	if errors.As(err, &me) && it.MetaLines[me.Key] > 0 {
+		return it.MetaLines[me.Key]
+	}
+	return it.Line
 }
 
 // ungradedError names the questions that cannot be graded, which stop a

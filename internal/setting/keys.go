@@ -15,6 +15,9 @@ type Key struct {
 var Keys = []Key{
 	{"tolerance", "numeric grader: the absolute tolerance"},
 	{"rel_tolerance", "numeric grader: the relative tolerance"},
+	{"json_arrays", "json grader: order (the default) or set, how arrays compare"},
+	{"pattern", "regex grader: the regular expression (Go's RE2 syntax)"},
+	{"match", "regex grader: find (the default: anywhere in the answer) or whole (the whole answer)"},
 	{"judge_template", "judge grader: dsbench, inspect, or a template of its own"},
 	{"judge_question", "judge grader: the question the judge is shown"},
 	{"id", "the question's id (replay files, exports)"},
