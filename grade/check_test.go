@@ -35,6 +35,8 @@ func TestCheck(t *testing.T) {
 		{"regex", s("x"), map[string]string{"pattern": `\d+`}, ""},
 		{"regex", s("x"), map[string]string{"pattern": `(`}, "regex: meta pattern \"(\" does not compile: error parsing regexp: missing closing ): `(`"},
 		{"regex", s("x"), nil, "regex: no pattern meta"},
+		{"script", s("x"), nil, "script: no script meta"},
+		{"script", s("x"), map[string]string{"script": "g.py"}, "script g.py: the sheet's folder is not known (the output names no sheet_file)"},
 		{"judge", nil, nil, "no ground truth"},
 		{"judge", s("x"), nil, ""}, // a judge reads any truth
 	} {

@@ -10,8 +10,11 @@
 //
 // Besides LIME's rule, choice, exact and numeric, the graders read
 // structured answers (json: the first JSON value or Python literal of a
-// reply against the truth, recursively) and regular expressions (regex:
-// the "pattern" meta, found or matching the whole answer).
+// reply against the truth, recursively), regular expressions (regex: the
+// "pattern" meta, found or matching the whole answer) and a sheet's own
+// program (script), which runs confined by the ScriptRunner the command
+// passes in Options.Scripts (sandbox.Config's RunScript): this package
+// links no sandbox, since agg links it.
 package grade
 
 import (
@@ -28,6 +31,9 @@ type Input struct {
 	// QuestionText is the question's own text (LIME's question_usr), which
 	// a judge is shown instead of a long templated message; "" if unknown.
 	QuestionText string
+	// SheetDir is the folder of the sheet the question is from, which the
+	// script grader's "script" meta is relative to; "" if unknown.
+	SheetDir string
 }
 
 // Verdict is a grader's decision on one question.

@@ -18,6 +18,9 @@ type Options struct {
 	Liberal bool
 	// JudgeOptions configure the "judge" grader.
 	JudgeOptions
+	// Scripts runs the "script" grader's programs (the run's sandbox:
+	// sandbox.Config.RunScript); nil: that grader refuses every question.
+	Scripts ScriptRunner
 }
 
 // JudgeOptions configure the "judge" grader. Nothing in them comes from the
@@ -79,6 +82,7 @@ func NewRegistry() *Registry {
 		"numeric": func(o Options) (Grader, error) { return newNumeric(o), nil },
 		"json":    func(o Options) (Grader, error) { return newJSON(o), nil },
 		"regex":   func(o Options) (Grader, error) { return newRegex(o), nil },
+		"script":  func(o Options) (Grader, error) { return newScript(o), nil },
 		"judge":   newJudge,
 	} {
 		r.factories[name] = f

@@ -9,7 +9,7 @@ import (
 
 func TestRegistry(t *testing.T) {
 	r := NewRegistry()
-	want := []string{"choice", "exact", "json", "judge", "lime", "numeric", "regex"}
+	want := []string{"choice", "exact", "json", "judge", "lime", "numeric", "regex", "script"}
 	if got := r.Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}

@@ -65,7 +65,7 @@ func Check(ctx context.Context, cfg Config) ([]Problem, error) {
 		cfg.Now = time.Now
 	}
 	cfg.Models, cfg.DryRun, cfg.Subset, cfg.Shard = nil, false, Subset{}, Shard{}
-	graders := regrade.NewGraders(cfg.Graders, grade.Options{JudgeOptions: cfg.Judge}, "")
+	graders := regrade.NewGraders(cfg.Graders, grade.Options{JudgeOptions: cfg.Judge, Scripts: cfg.Sandbox.RunScript}, "")
 	ms := models{names: []string{"dry-run"}, made: map[string]model.Model{}, infos: map[string]model.Info{}}
 	var found prepare.Problems
 	if _, err := cfg.plan(ctx, &Summary{}, ms, "check", graders, nil, &found); err != nil {

@@ -204,7 +204,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	// The graders are built once: each question's is checked when it is
 	// planned, and grades it when it is answered.
-	graders := regrade.NewGraders(cfg.Graders, grade.Options{JudgeOptions: cfg.Judge}, "")
+	graders := regrade.NewGraders(cfg.Graders, grade.Options{JudgeOptions: cfg.Judge, Scripts: cfg.Sandbox.RunScript}, "")
 	// A dry run keeps no journal; a real one resumes the same command's.
 	var st execute.Resume
 	if !cfg.DryRun {

@@ -51,7 +51,7 @@ type checks struct {
 // gathered for ungradedError; that an agent-mode question can run; and a
 // keyed model's question is noted.
 func (c *checks) question(o *plan.Output, i int, t *model.Task, q *result.Question) error {
-	if err := c.graders.Check(q, o.File.Sheet.MetaData); err != nil {
+	if err := c.graders.CheckIn(q, &o.File.Sheet); err != nil {
 		u := regrade.Ungradable{At: fmt.Sprintf("%s:%d", o.SheetPath, checkLine(o.Item(i), err)), Name: q.Name, Why: err.Error()}
 		if c.seen == nil {
 			c.seen = map[regrade.Ungradable]bool{}

@@ -3,6 +3,7 @@ package regrade
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -79,15 +80,31 @@ func (g *Graders) Name(q *result.Question, sheetMeta map[string]string) string {
 // meta (grade.Check). run refuses a sheet with such a question before it
 // asks anything.
 func (g *Graders) Check(q *result.Question, sheetMeta map[string]string) error {
-	p := g.plan(q, sheetMeta)
+	return g.CheckIn(q, &result.Sheet{MetaData: sheetMeta})
+}
+
+// CheckIn is Check of question q of a file whose sheet record is sh: its
+// meta, and the sheet's file, whose folder a script grader's script is in.
+func (g *Graders) CheckIn(q *result.Question, sh *result.Sheet) error {
+	p := g.plan(q, sh.MetaData)
 	if p.err != nil {
 		return p.err
 	}
-	in := grade.Input{Meta: sheet.Steering(q.MetaData, sheetMeta), Question: q.Question, QuestionText: q.QuestionUsr}
+	in := inputOf(q, sh)
 	if err := grade.Check(p.gr, q.GroundTruth, in); err != nil {
 		return err
 	}
 	return checkAccepted(p.gr, q, in)
+}
+
+// inputOf is what a grader sees of q, a question of the file whose sheet
+// record is sh, before its answer and truth are added.
+func inputOf(q *result.Question, sh *result.Sheet) grade.Input {
+	in := grade.Input{Meta: sheet.Steering(q.MetaData, sh.MetaData), Question: q.Question, QuestionText: q.QuestionUsr}
+	if sh.SheetFile != "" {
+		in.SheetDir = filepath.Dir(sh.SheetFile)
+	}
+	return in
 }
 
 // fileGrades is what grading did to one file.
@@ -211,7 +228,7 @@ func gradeOne(ctx context.Context, f *result.File, q *result.Question, p gradePl
 	case why != "" && q.GroundTruth != nil:
 		v = grade.Verdict{Correct: grade.Bool(false), Detail: why}
 	default:
-		in := grade.Input{Meta: sheet.Steering(q.MetaData, f.Sheet.MetaData), Question: q.Question, QuestionText: q.QuestionUsr}
+		in := inputOf(q, &f.Sheet)
 		if cerr := grade.Check(p.gr, q.GroundTruth, in); cerr != nil {
 			// Said as run says it before asking: the same reason.
 			v = grade.Verdict{Detail: cerr.Error()}

@@ -59,6 +59,9 @@ type Options struct {
 	// Judge configures the "judge" grader: its model, template and
 	// max_tokens (grade.Options' Judge fields).
 	Judge grade.JudgeOptions
+	// Scripts runs the script grader's programs (grade.Options.Scripts);
+	// nil: a question that grader grades is graded null, saying why.
+	Scripts grade.ScriptRunner
 	// Graders names the graders; nil means grade.NewRegistry(), the
 	// generic ones. Commands pass their benchmark Set's.
 	Graders *grade.Registry
@@ -145,7 +148,7 @@ func Regrade(ctx context.Context, paths []string, opt Options) (Report, error) {
 		rep.Sheet = opt.Sheet.Path
 	}
 	files, errs := collect(paths)
-	graders := NewGraders(opt.Graders, grade.Options{JudgeOptions: opt.Judge}, opt.GraderOverride)
+	graders := NewGraders(opt.Graders, grade.Options{JudgeOptions: opt.Judge, Scripts: opt.Scripts}, opt.GraderOverride)
 	var fv folderVerdicts
 	for _, path := range files {
 		if err := ctx.Err(); err != nil {

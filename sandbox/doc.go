@@ -13,9 +13,12 @@
 //
 // A Session (Pool.Open, Pool.OpenWith) is one question's interpreter with
 // its files, its state kept from call to call until Close. Pool.Run is the
-// one-shot mode (a fresh interpreter, one call). Check is NewPool and
-// Close: call it before any model call, and a missing bubblewrap, Python
-// or pandas is one error naming the Debian packages (AptPackages).
+// one-shot mode (a fresh interpreter, one call). Config.RunScript runs a
+// sheet's grader program once so (an interpreter of its own, nothing
+// imported ahead, the program a child process: the grade package's
+// script grader). Check is NewPool and Close: call it before any model
+// call, and a missing bubblewrap, Python or pandas is one error naming
+// the Debian packages (AptPackages).
 //
 // # The interpreter
 //

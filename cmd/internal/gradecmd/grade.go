@@ -22,6 +22,7 @@ import (
 	"github.com/evalmd/evalmd/regrade"
 	"github.com/evalmd/evalmd/result"
 	"github.com/evalmd/evalmd/runner"
+	"github.com/evalmd/evalmd/sandbox"
 	"github.com/evalmd/evalmd/sheet"
 )
 
@@ -99,6 +100,13 @@ func Command(look config.Lookup, getenv func(string) string) *cli.Command {
 			}
 			opt := regrade.Options{Settings: slices.Concat(conf.Settings(), []setting.Layer{*settings}), Write: *write, Verbose: *verbose,
 				GraderOverride: grading.Grader, Judge: jo, Force: *force, Graders: set.Graders}
+			// A script grader runs where run would run it: the config's
+			// sandbox (grade has no --sandbox).
+			vals, err := setting.Resolve("", nil, opt.Settings...)
+			if err != nil {
+				return err
+			}
+			opt.Scripts = sandbox.Config{Backend: sandbox.Backend(vals.Sandbox), Image: vals.SandboxImage}.RunScript
 			if *write {
 				// An output evalmd sealed here stays sealed as regraded.
 				if opt.Seal, err = look.Key(); err != nil {
