@@ -21,6 +21,9 @@ const (
 	scriptMaxTimeout = 10 * time.Minute
 	scriptMemory     = 512 << 20
 	scriptMaxMemory  = 4 << 30
+	// scriptMaxMessage bounds the message recorded, in characters: a
+	// grade_detail is a line a person reads.
+	scriptMaxMessage = 500
 )
 
 // script grades by a program the sheet names in its "script" meta: a
@@ -36,7 +39,8 @@ const (
 // writes one JSON object on stdout, {"correct": true, "message": "..."}
 // (correct false: wrong; null: cannot grade), alone or as its last line;
 // anything else it prints goes to stderr. The message is the verdict's
-// detail. Options.Scripts runs it; without one, Check refuses every
+// detail (its white space collapsed, at most 500 characters).
+// Options.Scripts runs it; without one, Check refuses every
 // question. A script that exits non-zero, prints no verdict or is stopped
 // at a limit is the grader's error (a null grade saying why).
 type script struct {
@@ -47,7 +51,7 @@ func newScript(o Options) Grader { return script{run: o.Scripts} }
 
 // ScriptRunner runs a script grader's program at path, confined, with
 // stdin as its standard input and the time and memory limits given, and
-// returns its exit code and the tails of its stdout and stderr (4000 and
+// returns its exit code and the tails of its stdout and stderr (16000 and
 // 1000 characters); the error says why it did not run or was stopped (a
 // limit). sandbox.Config's RunScript is one: the commands pass the run's
 // sandbox, so this package links no sandbox (agg links it).
@@ -189,7 +193,11 @@ func scriptRead(code int, stdout, stderr string) (Verdict, error) {
 	}
 	v := Verdict{Correct: sv.Correct}
 	if sv.Message != nil {
-		v.Detail = "script: " + strings.Join(strings.Fields(*sv.Message), " ")
+		msg := []rune(strings.Join(strings.Fields(*sv.Message), " "))
+		if len(msg) > scriptMaxMessage {
+			msg = append(msg[:scriptMaxMessage-3], []rune("...")...)
+		}
+		v.Detail = "script: " + string(msg)
 	} else {
 		v.Detail = "script: no message"
 	}

@@ -67,6 +67,8 @@ verdict(ok, "answer %r, truth %r, meta %s, question %r" % (q["answer"], q["truth
 	writeScript(t, dir, "null.py", scriptHead+`verdict(None, "cannot tell")`, 0o644)
 	writeScript(t, dir, "fails.py", scriptHead+`raise SystemExit("truth unreadable")`, 0o644)
 	writeScript(t, dir, "mute.py", scriptHead+`print("right, I think")`, 0o644)
+	writeScript(t, dir, "long.py", scriptHead+`verdict(True, "x" * 5000)`, 0o644)
+	writeScript(t, dir, "uni.py", scriptHead+`verdict(q["answer"] == "Pärïs 🙂", q["answer"] + " <&>")`, 0o644)
 	for _, tc := range []struct {
 		script, answer string
 		want           string // limeFmtBool of the verdict
@@ -76,6 +78,8 @@ verdict(ok, "answer %r, truth %r, meta %s, question %r" % (q["answer"], q["truth
 		{"same.py", "Lyon", "false", "script: answer 'Lyon'", ""},
 		{"no.sh", "Paris", "false", "script: sh says no", ""},
 		{"null.py", "Paris", "null", "script: cannot tell", ""},
+		{"long.py", "Paris", "true", "script: " + strings.Repeat("x", 497) + "...", ""},
+		{"uni.py", "Pärïs 🙂", "true", "script: Pärïs 🙂 <&>", ""},
 		{"fails.py", "Paris", "null", "", "script fails.py: exit status 1: truth unreadable"},
 		{"mute.py", "Paris", "null", "", `script mute.py: printed no {"correct": ..., "message": ...} verdict: "right, I think"`},
 	} {

@@ -16,13 +16,14 @@ import (
 // code, in an interpreter of its own that imports nothing ahead: its file
 // read-only in the working directory, stdin given, bounded by timeout
 // (wall and CPU) and memory. It returns the program's exit code and the
-// tails of its stdout and stderr (4000 and 1000 characters); err says
+// tails of its stdout and stderr (16000 and 1000 characters); err says
 // why it did not run, or the limit that stopped it. It is a sheet's
 // script grader's runner (grade.ScriptRunner).
 func (c Config) RunScript(ctx context.Context, path string, stdin []byte, timeout time.Duration, memory int64) (code int, stdout, stderr string, err error) {
 	c.Timeout, c.CPUTime, c.Memory = timeout, timeout, memory
 	c.Warm, c.MaxInFlight, c.Preload = 1, 1, []string{}
-	c.OutputCap = 64 << 10
+	// Room for the report with every character escaped (up to 12 bytes).
+	c.OutputCap = 256 << 10
 	pool, err := NewPool(ctx, c)
 	if err != nil {
 		return 0, "", "", err
@@ -78,7 +79,7 @@ func scriptCell(name string, stdin []byte, mark string) string {
     r = subprocess.run(cmd, input=` + q(string(stdin)) + `.encode(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out = r.stdout.decode('utf-8', 'replace')
     err = r.stderr.decode('utf-8', 'replace')
-    print(` + q(mark) + ` + json.dumps({'rc': r.returncode, 'out': out[-4000:], 'err': err[-1000:]}))
+    print(` + q(mark) + ` + json.dumps({'rc': r.returncode, 'out': out[-16000:], 'err': err[-1000:]}))
 _evalmd_script()
 `
 }
