@@ -52,6 +52,8 @@ var checkCases = []struct {
 		[]string{`S:4: question "Q" cannot be graded: json: ground truth "Paris" is not JSON (invalid character 'P' looking for beginning of value) nor a Python literal`}},
 	{"missing script", "# S\n## Q\n#### meta\ngrader: script\nscript: grade.py\n#### question\nq\n#### answer\na\n",
 		[]string{`S:5: question "Q" cannot be graded: script grade.py: lstat `}},
+	{"also_grade that cannot grade", "# S\n## Q\n#### meta\ngrader: exact\nalso_grade: json\n#### question\nq\n#### answer\na\n",
+		[]string{`S:5: question "Q" cannot be graded: also_grade json: json: ground truth "a" is not JSON`}},
 	{"missing file", "# S\n## Q\n#### question\nq\n#### files\nnone.csv\n#### answer\na\n",
 		[]string{"S:6: open "}},
 	{"empty section", "# S\n## Q\n#### question\nq\n#### system\n\n#### answer\na\n",

@@ -94,7 +94,10 @@ func (g *Graders) CheckIn(q *result.Question, sh *result.Sheet) error {
 	if err := grade.Check(p.gr, q.GroundTruth, in); err != nil {
 		return err
 	}
-	return checkAccepted(p.gr, q, in)
+	if err := checkAccepted(p.gr, q, in); err != nil {
+		return err
+	}
+	return checkAlso(p.also, q, in)
 }
 
 // inputOf is what a grader sees of q, a question of the file whose sheet
@@ -198,6 +201,9 @@ type gradePlan struct {
 	// recorded grade instead of grading again (ApplyVerdicts).
 	verdicts     Verdicts
 	verdictsOnly bool
+	// also are the graders whose verdicts are recorded beside the grade
+	// (the also_grade meta).
+	also []alsoGrader
 }
 
 func (g *Graders) plan(q *result.Question, sheetMeta map[string]string) gradePlan {
@@ -206,7 +212,7 @@ func (g *Graders) plan(q *result.Question, sheetMeta map[string]string) gradePla
 	if gr != nil {
 		name = gr.Name()
 	}
-	return gradePlan{name: name, gr: gr, err: err}
+	return gradePlan{name: name, gr: gr, err: err, also: g.alsoGraders(q, sheetMeta)}
 }
 
 // gradeOne grades q, a question of f, by p and records the verdict in it.
@@ -221,6 +227,7 @@ func gradeOne(ctx context.Context, f *result.File, q *result.Question, p gradePl
 		return v, !cannotGrade(q), nil
 	}
 	gerr := p.err
+	var also []result.AlsoGrade
 	switch why := noAnswer(q); {
 	case gerr != nil:
 	case p.why != "":
@@ -239,8 +246,11 @@ func gradeOne(ctx context.Context, f *result.File, q *result.Question, p gradePl
 		if gerr != nil && ctx.Err() != nil {
 			return v, false, ctx.Err()
 		}
+		if also, err = gradeAlso(ctx, f, q, p.also, in); err != nil {
+			return v, false, err
+		}
 	}
-	q.Grader = p.name
+	q.Grader, q.AlsoGraded = p.name, also
 	q.SubAnswers = nil
 	if gerr != nil {
 		v = grade.Verdict{Detail: "grader error: " + oneLine(gerr).Error()}

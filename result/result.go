@@ -254,6 +254,7 @@ type Question struct {
 	Grader           string          `json:"grader,omitempty"`
 	GradeDetail      string          `json:"grade_detail,omitempty"`
 	SubAnswers       []SubAnswer     `json:"sub_answers,omitempty"`
+	AlsoGraded       []AlsoGrade     `json:"also_graded,omitempty"`   // the verdicts of the also_grade meta's graders, beside the grade, never changing it
 	Unanswered       bool            `json:"unanswered,omitempty"`    // the model had no answer (replay), not a wrong one
 	Judge            json.RawMessage `json:"judge,omitempty"`         // an LLM judge's reply and verdict
 	Settings         *model.Settings `json:"settings,omitempty"`      // the generation settings sent
@@ -333,6 +334,14 @@ type SubAnswer struct {
 	Got     string `json:"got"`
 	Found   bool   `json:"found"`
 	Correct bool   `json:"correct"`
+}
+
+// AlsoGrade is one further grader's verdict on a question's answer (the
+// also_grade meta): recorded, not counted.
+type AlsoGrade struct {
+	Grader string `json:"grader"`
+	Grade  *bool  `json:"grade"`
+	Detail string `json:"grade_detail,omitempty"`
 }
 
 // HasAnswer says whether q was answered: its completion is a text that is

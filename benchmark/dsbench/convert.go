@@ -150,6 +150,12 @@ func (c *Competition) sheet(csvs *[]sheetCSV) *sheet.Doc {
 		if q.Answer.Kind != kindString {
 			qmeta = append(qmeta, "answer_json: "+q.Answer.JSON)
 		}
+		if q.Answer.Kind == kindObject {
+			// A dict is also graded by its members (the json grader reads
+			// the Python text the judge is shown), recorded beside the
+			// judge's grade.
+			qmeta = append(qmeta, "also_grade: json")
+		}
 		doc.Blocks = append(doc.Blocks, sheet.Block{
 			Kind: sheet.QuestionKind,
 			Name: q.Name,

@@ -2,6 +2,7 @@ package dsbench
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/evalmd/evalmd/grade"
@@ -45,6 +46,17 @@ func TestJSONGraderReadsTruths(t *testing.T) {
 	}
 	if n[kindObject] == 0 {
 		t.Errorf("no dict answers read: %v", n)
+	}
+	// The converter asks for the json verdict beside the judge's on the
+	// dicts, and nowhere else.
+	for _, c := range comps {
+		doc := c.Sheet()
+		for i, q := range c.Questions {
+			meta := doc.Blocks[i+1].Sections[0].Text
+			if has := strings.Contains(meta, "\nalso_grade: json\n"); has != (q.Answer.Kind == kindObject) {
+				t.Errorf("%s %s (%v): also_grade in meta %v", c.ID, q.Name, q.Answer.Kind, has)
+			}
+		}
 	}
 	t.Logf("truths read by the json grader: %d numbers, %d objects, %d arrays", n[kindNumber], n[kindObject], n[kindArray])
 }

@@ -18,6 +18,7 @@ var Keys = []Key{
 	{"json_arrays", "json grader: order (the default) or set, how arrays compare"},
 	{"pattern", "regex grader: the regular expression (Go's RE2 syntax)"},
 	{"match", "regex grader: find (the default: anywhere in the answer) or whole (the whole answer)"},
+	{"also_grade", "graders whose verdicts are recorded beside the grade (also_graded), never changing it: json, ..."},
 	{"script", "script grader: the program that grades, relative to the sheet's folder"},
 	{"script_timeout", "script grader: its time limit, seconds or a duration (60s; at most 10m)"},
 	{"script_memory", "script grader: its memory limit, a size (512M; at most 4G)"},
