@@ -101,19 +101,30 @@ func MarkdownQuestion(s *Sheet, q *Question) []byte {
 	for _, a := range q.Accepted {
 		fmt.Fprintf(&b, "**Also accepted:**\n%s\n", fence(a))
 	}
-	grade := "None"
-	if q.Grade != nil {
-		grade = "False"
-		if *q.Grade {
-			grade = "True"
-		}
-	}
-	fmt.Fprintf(&b, "**Grade:**\n%s\n", grade)
+	fmt.Fprintf(&b, "**Grade:**\n%s\n", pyBool(q.Grade))
 	if q.Grading != "" {
 		// Both are names this tool writes, or the file's own: escaped.
 		fmt.Fprintf(&b, "**Grading:** %s (%s)\n", esc(q.Grading), esc(q.GradingFrom))
 	}
+	for _, a := range q.AlsoGraded {
+		// The detail may quote the answer: fenced, as the answer is.
+		fmt.Fprintf(&b, "**Also graded by %s:** %s\n", esc(a.Grader), pyBool(a.Grade))
+		if a.Detail != "" {
+			fmt.Fprintf(&b, "%s\n", fence(a.Detail))
+		}
+	}
 	return []byte(b.String())
+}
+
+// pyBool is a grade as LIME's markdown writes it: True, False or None.
+func pyBool(g *bool) string {
+	switch {
+	case g == nil:
+		return "None"
+	case *g:
+		return "True"
+	}
+	return "False"
 }
 
 // servedOther is the model the server said answered q when it is not the

@@ -227,6 +227,22 @@ func TestMarkdownGrading(t *testing.T) {
 	}
 }
 
+// The verdicts of the also_grade graders follow the grade, each detail
+// fenced; a question without any shows none.
+func TestMarkdownAlsoGraded(t *testing.T) {
+	yes, no := true, false
+	f := &File{Sheet: Sheet{Name: "S"}, Questions: []Question{{Name: "Q", Grade: &yes,
+		AlsoGraded: []AlsoGrade{{Grader: "json", Grade: &no, Detail: "json (whole): $.Q: 2 != 1"}, {Grader: "regex"}}}}}
+	md := Markdown(f)
+	want := "**Grade:**\nTrue\n**Also graded by json:** False\n```\njson (whole): $.Q: 2 != 1\n```\n\n**Also graded by regex:** None\n"
+	if !strings.HasSuffix(md, want) {
+		t.Errorf("markdown\n%s\nwant it to end with\n%s", md, want)
+	}
+	if strings.Contains(Markdown(&File{Sheet: Sheet{Name: "S"}, Questions: []Question{{Name: "Q"}}}), "Also graded") {
+		t.Error("a question without also_graded shows one")
+	}
+}
+
 // Each accepted answer is shown, fenced, under the ground truth; a
 // question without any shows none.
 func TestMarkdownAccepted(t *testing.T) {
