@@ -81,15 +81,27 @@ func FuzzParse(f *testing.F) {
 		"## Q\n#### question\n```\n## x\n```\n\\# esc\n",
 		"# A\r\n## B\r#### question\r\nx",
 		"#### question\n## Q\n####  Question \nx<EVAL-ENDCHAR>y|EVAL-ENDCHAR|z\n",
+		"# S\n#### user\n2+2?<EVAL-ENDCHAR>\n#### assistant\n4<EVAL-ENDCHAR>\n## Q\n#### user\nhi\n#### question\nx\n",
+		"## Q\n#### question\nx\n#### user\nlate\n",
+		"## Q\n#### schema\n{\"type\": \"object\", \"properties\": {\"a\": {\"type\": [\"integer\", \"null\"]}}}<EVAL-ENDCHAR>\n#### question\nx\n",
+		"# S\n#### schema\n{\"items\": [\n#### question\nx\n## Q\n#### question\ny\n",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := Parse("fuzz.md", data, nil)
 		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.md:") || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("refusal is not one line naming the file: %q", err)
+			}
 			return
 		}
-		doc.Resolve()
+		_, items := doc.Resolve()
+		for _, it := range items {
+			if it.Schema != nil && CheckSchema([]byte(it.Schema.Text)) != nil {
+				t.Fatalf("question %q: schema accepted that CheckSchema refuses: %q", it.Name, it.Schema.Text)
+			}
+		}
 		out, err := Format(doc, nil)
 		if err != nil {
 			return

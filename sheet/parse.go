@@ -316,9 +316,15 @@ func (p *parser) check() {
 				p.warn(b.Line, "question without a name")
 			}
 		}
+		if b.Kind == QuestionKind {
+			p.checkTurns(b)
+		}
 		for _, s := range b.Sections {
 			if b.Kind == QuestionKind && s.Kind == "answer" {
 				p.checkAccepted(s)
+			}
+			if s.Kind == "schema" {
+				p.checkSchema(s)
 			}
 			if py.Strip(CutEnd(s.Text)) == "" && s.Kind != "meta" {
 				p.warn(s.Line, "empty %s section", s.Kind)

@@ -48,6 +48,13 @@ type Item struct {
 	Context  *string
 	Template *Located
 	Files    []Located // one path per line, relative to the sheet
+	// Turns are the conversation sent before the question, in order: the
+	// sheet's few-shot turns, then the question's own; nil without any.
+	Turns []Turn
+	// Schema is the JSON Schema the answer must follow (the question's
+	// schema section, else the sheet's), checked by CheckSchema; nil
+	// without one.
+	Schema *Located
 }
 
 // Located is a text with the line its section starts at, for errors.
@@ -105,12 +112,23 @@ type extras struct {
 	context  *string
 	template *Located
 	files    []Located
+	turns    []Turn
+	schema   *Located
 }
 
-// over is e with the block's own extras over it: its system, context and
-// template replace e's; its files replace e's, or, with add (a question's
-// under its sheet's), come after them.
+// over is e with the block's own extras over it: its system, context,
+// template and schema replace e's; its files and turns replace e's, or,
+// with add (a question's under its sheet's), come after them.
 func (e extras) over(b *Block, add bool) extras {
+	if s := b.First("schema"); s != nil {
+		e.schema = &Located{CutEnd(s.Text), s.Line}
+	}
+	if t := turns(b); t != nil {
+		if add {
+			t = append(append([]Turn(nil), e.turns...), t...)
+		}
+		e.turns = t
+	}
 	if s := b.First("system"); s != nil {
 		e.system = cutPtr(s.Text)
 	}
@@ -192,6 +210,7 @@ func (c *cascade) item(b *Block) (Item, bool) {
 	}
 	x := c.extras.over(b, true)
 	it.System, it.Context, it.Template, it.Files = x.system, x.context, x.template, x.files
+	it.Turns, it.Schema = x.turns, x.schema
 	return it, true
 }
 

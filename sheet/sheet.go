@@ -16,6 +16,13 @@
 // A question's answers accepted besides its truth follow the answer's end
 // token, where LIME's parser drops them: AcceptLine writes one such line,
 // and AddAccepted adds one to a sheet file in place.
+//
+// Beyond LIME, a question may hold a conversation before its question:
+// "user" and "assistant" sections, each a Turn, in order before its
+// question section (a turn after it is an *Error at its line); the same
+// sections in the sheet block are few-shot turns every question gets
+// first. A "schema" section is the JSON Schema an answer must follow,
+// refused at its line when CheckSchema finds it is not one.
 package sheet
 
 import (

@@ -36,6 +36,14 @@ func sameItems(t *testing.T, name string, a, b *Doc) {
 		if x.Template != nil && y.Template != nil {
 			x.Template.Line, y.Template.Line = 0, 0
 		}
+		if x.Schema != nil && y.Schema != nil {
+			x.Schema.Line, y.Schema.Line = 0, 0
+		}
+		for _, ts := range [][]Turn{x.Turns, y.Turns} {
+			for j := range ts {
+				ts[j].Line = 0
+			}
+		}
 		fx, fy := stripLines(x.Files), stripLines(y.Files)
 		x.Files, y.Files = nil, nil
 		if !reflect.DeepEqual(x, y) || !reflect.DeepEqual(fx, fy) {
