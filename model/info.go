@@ -48,6 +48,11 @@ type Info struct {
 	Endpoint string `json:"-"`
 	// Vision says whether the model is sent images.
 	Vision bool `json:"vision"`
+	// UserFirst says the API refuses a conversation whose first message
+	// is an assistant turn (Anthropic's), so a sheet's conversation that
+	// opens with one is refused at its line before any call. Not recorded
+	// in files, as FromQuestion.
+	UserFirst bool `json:"-"`
 	// Price is what a token costs; nil when unknown (a hosted server this
 	// package has no price for). Offline and local models cost zero.
 	Price *Price `json:"price,omitempty"`

@@ -16,6 +16,14 @@
 // from a Ref and the Options. A provider that takes batches reports each
 // batch as a BatchState (running, ended or failed).
 //
+// A request may hold a conversation (user and assistant turns before the
+// last user message) and ask for a JSON answer: Settings.ResponseFormat
+// ResponseJSON, or ResponseSchema with Request.Schema, a JSON Schema sent
+// as each provider's structured output (named SchemaName where a
+// provider names it). A
+// model whose Info says UserFirst refuses a conversation that opens with
+// an assistant turn.
+//
 // A reply's answer and what the model thought before it are kept apart,
 // in Response.Text and Response.Reasoning; SplitThink applies the
 // think_tags rule to a reply that opens with <think> blocks. What a
@@ -25,6 +33,7 @@ package model
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -76,7 +85,17 @@ type Settings struct {
 	// Verbosity is how long an answer is (low, medium or high: OpenAI's
 	// verbosity); "" is the provider's default.
 	Verbosity string `json:"verbosity,omitempty"`
+	// ResponseFormat is ResponseJSON to ask for a JSON answer (each
+	// provider's JSON mode), ResponseSchema for one following the
+	// request's Schema (its structured output); "" is plain text.
+	ResponseFormat string `json:"response_format,omitempty"`
 }
+
+// The values of Settings.ResponseFormat but plain text's "".
+const (
+	ResponseJSON   = "json"
+	ResponseSchema = "json_schema"
+)
 
 // The values of Settings.ReasoningEffort, from the least thinking to the
 // most: OpenAI's (none to xhigh) and Claude's (low to max).
@@ -109,7 +128,15 @@ type Request struct {
 	Settings Settings
 	// Tools are offered to the model (agent mode); nil for none.
 	Tools []Tool
+	// Schema is the JSON Schema the answer must follow, sent as the
+	// provider's structured output; nil for none. A request with a
+	// schema asks for JSON (Settings.ResponseFormat is ResponseSchema).
+	Schema json.RawMessage
 }
+
+// SchemaName is the name a provider that names a response schema
+// (OpenAI's json_schema.name) is sent: the sheet gives none.
+const SchemaName = "answer"
 
 // Check says what no provider can send of r, as every HTTP provider
 // refuses it: no messages, a role other than user, assistant and tool,
