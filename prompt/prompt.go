@@ -5,6 +5,10 @@
 //
 // A sheet's template sees Data: the question's texts, meta and each File,
 // and Data.Table, which renders one of its tables ({{.Table "data.csv"}}).
+//
+// A question's turns (the sheet's few-shot turns, then its own) are sent
+// as messages before the user message, which stays the last; its schema
+// section is the request's Schema, and asks for a JSON answer.
 package prompt
 
 import (
@@ -71,6 +75,10 @@ type Builder struct {
 	Model string
 	// Vision says whether the model takes images.
 	Vision bool
+	// UserFirst says the model refuses a conversation that opens with an
+	// assistant turn (model.Info.UserFirst): such a question is refused
+	// at its first turn's line.
+	UserFirst bool
 	// RenderWorkbook renders a workbook as the model sees it (package
 	// workbook). Nil means workbooks are an error.
 	RenderWorkbook func(ctx context.Context, path string) (string, error)
@@ -209,8 +217,14 @@ func (b *Builder) BuildResolved(ctx context.Context, sheetPath string, it *sheet
 	if system != nil {
 		req.System = *system
 	}
-	req.Messages = []model.Message{{Role: "user", Content: user, Images: files.images}}
+	if req.Messages, err = b.conversation(sheetPath, it); err != nil {
+		return req, none, err
+	}
+	req.Messages = append(req.Messages, model.Message{Role: "user", Content: user, Images: files.images})
 	req.Settings = v.Gen
+	if err := answerFormat(sheetPath, it, &req); err != nil {
+		return req, none, err
+	}
 	if sv := v.Solving(); sv != nil {
 		// Code and agent modes see every file of the question under its
 		// base name, images included.

@@ -80,6 +80,13 @@ func MarkdownQuestion(s *Sheet, q *Question) []byte {
 	if len(q.ImagesNotSent) > 0 {
 		fmt.Fprintf(&b, "\n**Images not sent** (the model takes no images; run --vision on if it does): %s\n", literals(q.ImagesNotSent))
 	}
+	for _, m := range q.Conversation {
+		// The role is this tool's word, or a file's own: escaped.
+		fmt.Fprintf(&b, "\n**Turn (%s):**\n%s\n", esc(m.Role), fence(m.Content))
+	}
+	if q.ResponseSchema != "" {
+		fmt.Fprintf(&b, "\n**Response schema:**\n%s\n", fence(q.ResponseSchema))
+	}
 	fmt.Fprintf(&b, "\n**Question:**\n%s\n", fence(q.Question))
 	fmt.Fprintf(&b, "**Completion:**\n%s\n", fenceOrNone(q.Completion))
 	if q.ReusedFrom != "" {

@@ -234,6 +234,15 @@ type Question struct {
 	// This tool's additions (absent from LIME's files).
 	QuestionUsr string  `json:"question_usr,omitempty"` // the question's own text (LIME's name), for judges
 	System      *string `json:"system,omitempty"`       // the system message sent
+	// Conversation are the turns sent before Question, in order: the
+	// sheet's few-shot turns, then the question's own; absent without
+	// any, so Question is the whole user side of a sheet without turns.
+	Conversation []model.Message `json:"conversation,omitempty"`
+	// ResponseSchema is the JSON Schema the answer was asked to follow
+	// (the sheet's schema section, compacted), as text, so that it reads
+	// back as it was sent; absent without one. The settings record
+	// response_format.
+	ResponseSchema string `json:"response_schema,omitempty"`
 	// ImagesSent are the base names of the question's images sent with
 	// its message; ImagesNotSent those left out because the model takes
 	// no images (run --vision). Both absent for a question without one.

@@ -128,7 +128,7 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 	q := Question{
 		Name: "Q", MetaData: map[string]string{"id": "7"}, GroundTruth: s("B"), Question: "ask",
 		Completion: s("B"), Reasoning: "B, surely", ThinkBlocks: "<think>B, surely</think>", ReasoningTokens: 2, Error: s("none"), ModelName: "m", EvalTime: &ft, Grade: &tr,
-		QuestionUsr: "own", System: s("sys"), ImagesSent: []string{"chart.png"}, ImagesNotSent: []string{"b.jpg"}, Accepted: []string{"b", " B\n"}, InputTokens: 3, OutputTokens: 4, CacheReadTokens: 2, CacheWriteTokens: 1, Cost: &cost,
+		QuestionUsr: "own", System: s("sys"), Conversation: []model.Message{{Role: "user", Content: "2+2?"}, {Role: "assistant", Content: "4"}}, ResponseSchema: `{"type":"object"}`, ImagesSent: []string{"chart.png"}, ImagesNotSent: []string{"b.jpg"}, Accepted: []string{"b", " B\n"}, InputTokens: 3, OutputTokens: 4, CacheReadTokens: 2, CacheWriteTokens: 1, Cost: &cost,
 		Grader: "choice", GradeDetail: "extracted B", SubAnswers: []SubAnswer{{Name: "a", Want: "1", Got: "1", Found: true, Correct: true}},
 		AlsoGraded: []AlsoGrade{{Grader: "json", Grade: &no, Detail: "json (whole): $.Q: 2 != 1"}},
 		Unanswered: true, Judge: json.RawMessage(`{"reply":"True"}`), Settings: &model.Settings{MaxTokens: 5, Stop: []string{"\n"}, ReasoningEffort: "high", ReasoningTokens: 9}, FinishReason: "length", Note: "the reply had no text", BatchID: "batch_1", RequestKey: "ab12", ReusedFrom: "output-s-m-1.json", AskedIn: "output-s-m-0.json", ServedModel: "gpt-4-0613", Position: 4, Grading: GradingLiberal, GradingFrom: GradingFromFlag, Review: &Review{By: "ann", At: "2026-12-02T01:00:00Z", Reason: "said Paris", GraderGrade: &no},

@@ -397,7 +397,8 @@ func newBuilder(opt Options, s *Sheet, modelName string, minfo model.Info, notes
 		vision = *opt.Vision
 	}
 	b := &prompt.Builder{
-		Dir: filepath.Dir(s.Path), Model: modelName, Vision: vision, SheetMeta: s.Info.Meta, SheetMetaLines: s.Info.MetaLines,
+		Dir: filepath.Dir(s.Path), Model: modelName, Vision: vision, UserFirst: minfo.UserFirst,
+		SheetMeta: s.Info.Meta, SheetMetaLines: s.Info.MetaLines,
 		Warn:              opt.warn,
 		AllowOutsideFiles: opt.AllowOutsideFiles,
 		DataRoots:         opt.DataRoots,
@@ -444,10 +445,15 @@ func newOutputFile(opt Options, s *Sheet, job plan.Job, minfo model.Info, runID 
 // unanswered: what its request sends (req) and its settings (values).
 func questionRecord(it *sheet.Item, req *model.Task, values setting.Values, modelName string) result.Question {
 	sent := req.Settings
+	last := len(req.Messages) - 1 // the question, after the conversation's turns
 	q := result.Question{
 		Name: it.Name, MetaData: it.Meta, GroundTruth: it.GroundTruth, Accepted: it.Accepted,
-		Question: req.Messages[0].Content, ModelName: modelName, Settings: &sent, SolveSettings: values.Record(),
-		Grader: cmp.Or(strings.TrimSpace(values.Grader), "lime"),
+		Question: req.Messages[last].Content, ModelName: modelName, Settings: &sent, SolveSettings: values.Record(),
+		Grader:       cmp.Or(strings.TrimSpace(values.Grader), "lime"),
+		Conversation: req.Messages[:last:last], ResponseSchema: string(req.Schema),
+	}
+	if last == 0 {
+		q.Conversation = nil
 	}
 	if o, ok := values.From["grading"]; ok {
 		q.Grading, q.GradingFrom = values.Grading, o.Source.String()
@@ -464,7 +470,7 @@ func questionRecord(it *sheet.Item, req *model.Task, values setting.Values, mode
 	if names := prompt.ImageNames(it); len(names) > 0 {
 		// The builder sends every image of a question or, for a model
 		// without vision, none.
-		if len(req.Messages[0].Images) > 0 {
+		if len(req.Messages[last].Images) > 0 {
 			q.ImagesSent = names
 		} else {
 			q.ImagesNotSent = names
