@@ -28,6 +28,9 @@ func NewAnthropic(t testing.TB, opt Options) *Server {
 func decodeAnthropic(body map[string]any, c *Call) error {
 	c.Model = stringField(body, "model")
 	var err error
+	if c.Format, err = anthropicFormat(body); err != nil {
+		return err
+	}
 	if c.Settings, err = settings(body, "stop_sequences"); err != nil {
 		return err
 	}

@@ -140,7 +140,10 @@ type Call struct {
 	// ThinkingBudget is Anthropic's thinking.budget_tokens; 0 when
 	// thinking is not enabled.
 	ThinkingBudget int
-	Body           map[string]any // the decoded JSON body, for fields not lifted above
+	// Format is the structured output asked for; the zero Format when
+	// none.
+	Format Format
+	Body   map[string]any // the decoded JSON body, for fields not lifted above
 
 	// Fault is the fault injected into this call's answer, NoFault if none.
 	// The Call passed to Options.Reply does not have it yet.

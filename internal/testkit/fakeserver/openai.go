@@ -24,6 +24,9 @@ func NewOpenAI(t testing.TB, opt Options) *Server {
 func decodeOpenAI(body map[string]any, c *Call) error {
 	c.Model = stringField(body, "model")
 	var err error
+	if c.Format, err = openAIFormat(body); err != nil {
+		return err
+	}
 	if c.Settings, err = settings(body, "stop"); err != nil {
 		return err
 	}

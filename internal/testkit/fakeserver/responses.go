@@ -44,6 +44,9 @@ func reasoningModel(name string) bool {
 func decodeResponses(body map[string]any, c *Call) error {
 	c.Model = stringField(body, "model")
 	var err error
+	if c.Format, err = responsesFormat(body); err != nil {
+		return err
+	}
 	if c.Settings, err = settings(body, "stop"); err != nil {
 		return err
 	}
