@@ -231,22 +231,27 @@ func (m *textModel) Info() model.Info { return m.cfg.info }
 
 // textRequest is the body of POST /completions.
 type textRequest struct {
-	Prompt string `json:"prompt"`
-	Model  string `json:"model"`
+	Prompt         string      `json:"prompt"`
+	Model          string      `json:"model"`
+	ResponseFormat *chatFormat `json:"response_format,omitempty"`
 	sampling
 }
 
-// Complete sends the request as one text prompt: the system text, then the
-// user messages, each followed by nothing (no template, no separators but
-// a blank line between parts). The server's text is the answer.
+// Complete sends the request as one text prompt: the system text, then
+// the messages' texts, a conversation's turns as they are (no template,
+// no role names, no separators but a blank line between parts), as
+// lm-evaluation-harness lays out few-shot examples without
+// --fewshot_as_multiturn. The server's text is the answer. A JSON answer
+// is asked as chat asks it (response_format), which vLLM's completions
+// endpoint takes and a server that does not ignores.
 func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
 	var parts []string
 	if req.System != "" {
 		parts = append(parts, req.System)
 	}
 	for i, msg := range req.Messages {
-		if msg.Role != "user" || len(msg.Images) > 0 || len(msg.ToolCalls) > 0 {
-			return model.Response{}, m.cfg.wrap(fmt.Errorf("message %d: the completions API takes user text only (role %s)", i, msg.Role))
+		if (msg.Role != "user" && msg.Role != "assistant") || len(msg.Images) > 0 || len(msg.ToolCalls) > 0 {
+			return model.Response{}, m.cfg.wrap(fmt.Errorf("message %d: the completions API takes the text of user and assistant turns only (role %s)", i, msg.Role))
 		}
 		parts = append(parts, msg.Content)
 	}
@@ -254,7 +259,8 @@ func (m *textModel) Complete(ctx context.Context, req model.Request) (model.Resp
 		return model.Response{}, m.cfg.wrap(fmt.Errorf("the completions API cannot offer tools (agent mode needs chat)"))
 	}
 	s, _ := m.sent(req.Settings)
-	body := textRequest{Prompt: strings.Join(parts, "\n\n"), Model: m.cfg.info.Model, sampling: sampled(s, false)}
+	body := textRequest{Prompt: strings.Join(parts, "\n\n"), Model: m.cfg.info.Model, sampling: sampled(s, false),
+		ResponseFormat: responseFormat(s, req.Schema)}
 	var out completion
 	if err := m.cfg.api.Post(ctx, "/completions", body, &out); err != nil {
 		return model.Response{}, m.cfg.wrap(err)
@@ -308,6 +314,50 @@ func (m *textModel) SendSettings(s model.Settings) (model.Settings, []model.Sett
 // request does not carry it.
 func (c config) wrap(err error) error {
 	return fmt.Errorf("model %s: %w", c.name, err)
+}
+
+// content is a user message's content as the chat and Responses APIs
+// take it: its text alone, or, with images, its text as a part (text
+// makes it) and each image as a part of its own (image makes it of the
+// image's data URL), in that order.
+func content(msg model.Message, text func(string) any, image func(url string) any) any {
+	if len(msg.Images) == 0 {
+		return msg.Content
+	}
+	parts := []any{text(msg.Content)}
+	for _, img := range msg.Images {
+		parts = append(parts, image(dataURL(img)))
+	}
+	return parts
+}
+
+// responseFormat is the response_format member asking for what s and
+// schema say: json_schema with the schema (OpenAI's structured output,
+// which vLLM, llama.cpp and ollama take too), json_object (JSON mode),
+// or nil for text.
+func responseFormat(s model.Settings, schema json.RawMessage) *chatFormat {
+	switch {
+	case s.ResponseFormat == model.ResponseSchema && len(schema) > 0:
+		return &chatFormat{Type: "json_schema", JSONSchema: &namedSchema{Name: model.SchemaName, Schema: schema}}
+	case s.ResponseFormat != "":
+		return &chatFormat{Type: "json_object"}
+	}
+	return nil
+}
+
+// chatFormat is the response_format member of a chat or text completion.
+type chatFormat struct {
+	Type       string       `json:"type"` // json_object, json_schema
+	JSONSchema *namedSchema `json:"json_schema,omitempty"`
+}
+
+// namedSchema is a json_schema format's schema with the name OpenAI
+// requires. Strict is not sent: OpenAI's default (false) takes any
+// schema, where strict refuses one that does not list every property as
+// required and forbid others.
+type namedSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
 }
 
 // dataURL is an image as the chat and Responses APIs take it inline.
@@ -423,6 +473,7 @@ type chatRequest struct {
 	Tools           []chatTool    `json:"tools,omitempty"`
 	ReasoningEffort string        `json:"reasoning_effort,omitempty"`
 	Verbosity       string        `json:"verbosity,omitempty"`
+	ResponseFormat  *chatFormat   `json:"response_format,omitempty"`
 	sampling
 	// budget is the thinking budget's member, named as the server names
 	// it (budgetBody); MarshalJSON adds it beside the others.
@@ -573,15 +624,9 @@ func (m *chatModel) body(req model.Request) (chatRequest, error) {
 	for _, msg := range req.Messages {
 		switch msg.Role {
 		case "user":
-			if len(msg.Images) == 0 {
-				b.Messages = append(b.Messages, chatMessage{Role: "user", Content: msg.Content})
-				continue
-			}
-			parts := []any{chatText{Type: "text", Text: msg.Content}}
-			for _, img := range msg.Images {
-				parts = append(parts, chatImage{Type: "image_url", ImageURL: imageURL{dataURL(img)}})
-			}
-			b.Messages = append(b.Messages, chatMessage{Role: "user", Content: parts})
+			b.Messages = append(b.Messages, chatMessage{Role: "user", Content: content(msg,
+				func(text string) any { return chatText{Type: "text", Text: text} },
+				func(url string) any { return chatImage{Type: "image_url", ImageURL: imageURL{url}} })})
 		case "assistant":
 			a := chatMessage{Role: "assistant", Content: msg.Content}
 			if msg.Content == "" && len(msg.ToolCalls) > 0 {
@@ -608,6 +653,7 @@ func (m *chatModel) body(req model.Request) (chatRequest, error) {
 	s, _ := m.sent(req.Settings)
 	b.sampling = sampled(s, m.cfg.maxCompletionTokens)
 	b.ReasoningEffort, b.Verbosity = s.ReasoningEffort, s.Verbosity
+	b.ResponseFormat = responseFormat(s, req.Schema)
 	if s.ReasoningTokens > 0 {
 		// Sendable kept it: the server takes a budget (and, where it
 		// refuses an effort beside it, BudgetAlone, left the effort out).

@@ -77,9 +77,33 @@ type responsesReasoning struct {
 	Summary string `json:"summary,omitempty"`
 }
 
-// responsesText is the request's text object: the answer's verbosity.
+// responsesText is the request's text object: the answer's verbosity
+// and format.
 type responsesText struct {
-	Verbosity string `json:"verbosity"`
+	Verbosity string           `json:"verbosity,omitempty"`
+	Format    *responsesFormat `json:"format,omitempty"`
+}
+
+// responsesFormat is text.format: chat's response_format with the
+// json_schema's members beside its type.
+type responsesFormat struct {
+	Type   string          `json:"type"` // json_object, json_schema
+	Name   string          `json:"name,omitempty"`
+	Schema json.RawMessage `json:"schema,omitempty"`
+}
+
+// responsesFormatOf is the text.format asking what s and schema say (see
+// responseFormat), nil for text.
+func responsesFormatOf(s model.Settings, schema json.RawMessage) *responsesFormat {
+	f := responseFormat(s, schema)
+	if f == nil {
+		return nil
+	}
+	out := &responsesFormat{Type: f.Type}
+	if f.JSONSchema != nil {
+		out.Name, out.Schema = f.JSONSchema.Name, f.JSONSchema.Schema
+	}
+	return out
 }
 
 // responsesTool is a function tool, in the Responses API's flat form.
@@ -137,8 +161,8 @@ func (m *responsesModel) body(req model.Request) (responsesRequest, error) {
 		b.Reasoning = &responsesReasoning{Effort: s.ReasoningEffort, Summary: "auto"}
 		b.Include = []string{"reasoning.encrypted_content"}
 	}
-	if s.Verbosity != "" {
-		b.Text = &responsesText{Verbosity: s.Verbosity}
+	if f := responsesFormatOf(s, req.Schema); s.Verbosity != "" || f != nil {
+		b.Text = &responsesText{Verbosity: s.Verbosity, Format: f}
 	}
 	if err := req.Check(); err != nil {
 		return b, err
@@ -146,15 +170,9 @@ func (m *responsesModel) body(req model.Request) (responsesRequest, error) {
 	for _, msg := range req.Messages {
 		switch msg.Role {
 		case "user":
-			if len(msg.Images) == 0 {
-				b.Input = append(b.Input, responsesMessage{Role: "user", Content: msg.Content})
-				continue
-			}
-			parts := []responsesPart{{Type: "input_text", Text: msg.Content}}
-			for _, img := range msg.Images {
-				parts = append(parts, responsesPart{Type: "input_image", ImageURL: dataURL(img)})
-			}
-			b.Input = append(b.Input, responsesMessage{Role: "user", Content: parts})
+			b.Input = append(b.Input, responsesMessage{Role: "user", Content: content(msg,
+				func(text string) any { return responsesPart{Type: "input_text", Text: text} },
+				func(url string) any { return responsesPart{Type: "input_image", ImageURL: url} })})
 		case "assistant":
 			// The turn's items in the order they came: reasoning, the
 			// message, the function calls.
