@@ -38,7 +38,7 @@ func claimBare(name string, withBaseURL bool) (string, bool, error) {
 // describe says what a model is from its name alone: Anthropic's, at its
 // own server, with images, its price and its context.
 func describe(ref model.Ref) model.Info {
-	info := model.Info{Provider: ref.Provider, Model: ref.Model, BaseURL: anthropicURL, Vision: true, ReasoningBudget: "thinking.budget_tokens"}
+	info := model.Info{Provider: ref.Provider, Model: ref.Model, BaseURL: anthropicURL, Vision: true, UserFirst: true, ReasoningBudget: "thinking.budget_tokens"}
 	if p, ok := model.LookupPrice(ref.Model); ok {
 		info.Price = &p
 	}
@@ -77,7 +77,7 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 		}
 		return nil, fmt.Errorf("model %q: no Anthropic API key: set %s", ref.Name, want)
 	}
-	info := model.Info{Provider: ref.Provider, Model: ref.Model, BaseURL: base, Vision: true,
+	info := model.Info{Provider: ref.Provider, Model: ref.Model, BaseURL: base, Vision: true, UserFirst: true,
 		ReasoningBudget: "thinking.budget_tokens"}
 	if base == "" {
 		info.BaseURL = anthropicURL
@@ -133,8 +133,16 @@ type request struct {
 		BudgetTokens int    `json:"budget_tokens,omitempty"`
 	} `json:"thinking,omitzero"`
 	OutputConfig struct {
-		Effort string `json:"effort,omitempty"`
+		Effort string        `json:"effort,omitempty"`
+		Format *outputFormat `json:"format,omitempty"`
 	} `json:"output_config,omitzero"`
+}
+
+// outputFormat is output_config.format: the JSON Schema the answer
+// follows (Anthropic's structured outputs).
+type outputFormat struct {
+	Type   string          `json:"type"` // json_schema
+	Schema json.RawMessage `json:"schema"`
 }
 
 type message struct {
@@ -307,6 +315,9 @@ func (m *messagesModel) params(req model.Request) (request, error) {
 	}
 	p.MaxTokens = s.MaxTokens
 	setReasoning(&p, s)
+	if s.ResponseFormat == model.ResponseSchema && len(req.Schema) > 0 {
+		p.OutputConfig.Format = &outputFormat{Type: "json_schema", Schema: req.Schema}
+	}
 	p.Temperature, p.TopP = s.Temperature, s.TopP
 	if len(s.Stop) > 0 {
 		p.StopSequences = s.Stop

@@ -67,6 +67,10 @@ func sent(s model.Settings) (model.Settings, []model.SettingNote, error) {
 		note("verbosity", "", "Anthropic takes none (reasoning_effort, Claude's effort, also sets how much it writes)")
 		s.Verbosity = ""
 	}
+	if s.ResponseFormat == model.ResponseJSON {
+		note("response_format", "", "Anthropic has no JSON mode without a schema (a schema section is sent as its structured output)")
+		s.ResponseFormat = ""
+	}
 	if s.MaxTokens == 0 {
 		s.MaxTokens = defaultMaxTokens
 	}
