@@ -211,3 +211,28 @@ func TestRequestKeyChunks(t *testing.T) {
 		t.Errorf("RequestKey = %s, the whole encoding hashes to %s", got, want)
 	}
 }
+
+// A sheet's few-shot turn and its schema are part of the key: a question
+// asked with other examples, or for other JSON, is asked again; a
+// request with neither keys as before they existed (the pinned key).
+func TestRequestKeyConversationAndSchema(t *testing.T) {
+	info := model.Info{BaseURL: "u"}
+	q := model.Message{Role: "user", Content: "q"}
+	base := model.Task{Request: model.Request{Messages: []model.Message{q}}}
+	turns := base
+	turns.Messages = []model.Message{{Role: "user", Content: "2+2?"}, {Role: "assistant", Content: "4"}, q}
+	other := base
+	other.Messages = []model.Message{{Role: "user", Content: "2+2?"}, {Role: "assistant", Content: "5"}, q}
+	schema := base
+	schema.Schema, schema.Settings.ResponseFormat = []byte(`{"type":"object"}`), model.ResponseSchema
+	schema2 := schema
+	schema2.Schema = []byte(`{"type":"array"}`)
+	seen := map[string]string{}
+	for name, task := range map[string]model.Task{"plain": base, "turns": turns, "other turns": other, "schema": schema, "other schema": schema2} {
+		k := RequestKey("m", info, task)
+		if prev, dup := seen[k]; dup {
+			t.Errorf("%s keys as %s", name, prev)
+		}
+		seen[k] = name
+	}
+}
