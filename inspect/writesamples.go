@@ -6,6 +6,7 @@ package inspect
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -141,17 +142,26 @@ func (s *evalSample) setError(q *result.Question, dryRun bool) {
 }
 
 // setInput sets the sample's input and its first messages: the question,
-// after the system message when there is one.
+// after the system message when there is one and the conversation's
+// turns when there are any; a question alone is Inspect's input text.
 func (s *evalSample) setInput(q *result.Question, msgID func(string) string) {
 	user := ChatMessage{ID: msgID("user"), Role: "user", Content: MessageContent{Text: q.Question}, Source: "input"}
-	if q.System != nil {
-		sys := ChatMessage{ID: msgID("system"), Role: "system", Content: MessageContent{Text: *q.System}, Source: "input"}
-		s.Input = SampleInput{Messages: []ChatMessage{sys, user}}
-		s.Messages = []ChatMessage{sys, user}
+	if q.System == nil && len(q.Conversation) == 0 {
+		s.Input = SampleInput{Text: q.Question}
+		s.Messages = []ChatMessage{user}
 		return
 	}
-	s.Input = SampleInput{Text: q.Question}
-	s.Messages = []ChatMessage{user}
+	var msgs []ChatMessage
+	if q.System != nil {
+		msgs = append(msgs, ChatMessage{ID: msgID("system"), Role: "system", Content: MessageContent{Text: *q.System}, Source: "input"})
+	}
+	for i, m := range q.Conversation {
+		// Numbered: a conversation has more than one turn of a role.
+		msgs = append(msgs, ChatMessage{ID: msgID("turn" + strconv.Itoa(i)), Role: m.Role, Content: MessageContent{Text: m.Content}, Source: "input"})
+	}
+	msgs = append(msgs, user)
+	s.Input = SampleInput{Messages: msgs}
+	s.Messages = slices.Clone(msgs)
 }
 
 // questionUsage is the tokens and cost a question's output file records.

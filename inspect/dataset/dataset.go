@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/evalmd/evalmd/inspect"
+	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/prompt"
 	"github.com/evalmd/evalmd/sheet"
 )
@@ -122,16 +123,8 @@ func samples(ctx context.Context, path string, opt Options) ([]sample, error) {
 		if len(req.Messages) == 0 {
 			return nil, fmt.Errorf("%s:%d: question %q: no user message", path, it.Line, it.Name)
 		}
-		user := req.Messages[0].Content
-		s := sample{Metadata: map[string]any{}}
-		if req.System != "" {
-			s.Input = inspect.SampleInput{Messages: []inspect.ChatMessage{
-				{Role: "system", Content: inspect.MessageContent{Text: req.System}},
-				{Role: "user", Content: inspect.MessageContent{Text: user}},
-			}}
-		} else {
-			s.Input = inspect.SampleInput{Text: user}
-		}
+		user := req.Messages[len(req.Messages)-1].Content // after the conversation's turns
+		s := sample{Metadata: map[string]any{}, Input: input(req.System, req.Messages)}
 		if it.GroundTruth != nil {
 			s.Target = *it.GroundTruth
 		}
@@ -164,4 +157,20 @@ func samples(ctx context.Context, path string, opt Options) ([]sample, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// input is a sample's input: the user message alone as text, or, with a
+// system message or a conversation's turns before it, the messages.
+func input(system string, msgs []model.Message) inspect.SampleInput {
+	if system == "" && len(msgs) == 1 {
+		return inspect.SampleInput{Text: msgs[0].Content}
+	}
+	var out []inspect.ChatMessage
+	if system != "" {
+		out = append(out, inspect.ChatMessage{Role: "system", Content: inspect.MessageContent{Text: system}})
+	}
+	for _, m := range msgs {
+		out = append(out, inspect.ChatMessage{Role: m.Role, Content: inspect.MessageContent{Text: m.Content}})
+	}
+	return inspect.SampleInput{Messages: out}
 }
