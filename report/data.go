@@ -122,6 +122,7 @@ const (
 	SectionDetail    = "Grade detail"
 	SectionSubs      = "Sub-answers"
 	SectionJudge     = "Judge"
+	SectionSchema    = "Response schema"
 )
 
 // sections lists what an answer shows beside its completion, in order: what
@@ -165,6 +166,9 @@ func sections(q *result.Question, st *store) []Section {
 		for _, c := range m.ToolCalls {
 			add(turn+" calls "+c.Name, toolCode(c.Arguments), "code")
 		}
+	}
+	if q.ResponseSchema != "" {
+		add(SectionSchema, q.ResponseSchema, "code")
 	}
 	if q.GradeDetail != "" {
 		add(SectionDetail, q.GradeDetail, "")
@@ -244,6 +248,21 @@ func info(q *result.Question) string {
 }
 
 // reasoningText is the id of q's reasoning text, nil when it has none.
+// promptText is the user side of q's prompt as the question view shows
+// it: the user message, after the conversation's turns when there are
+// any, each turn under its role in brackets.
+func promptText(q *result.Question) string {
+	if len(q.Conversation) == 0 {
+		return q.Question
+	}
+	var b strings.Builder
+	for _, m := range q.Conversation {
+		fmt.Fprintf(&b, "[%s]\n%s\n\n", m.Role, m.Content)
+	}
+	b.WriteString("[user]\n" + q.Question)
+	return b.String()
+}
+
 func reasoningText(q *result.Question, st *store) *int {
 	if q.Reasoning == "" {
 		return nil
@@ -314,7 +333,7 @@ func (b *Builder) Add(path string, f *result.File) {
 		}
 		at := f.Origin(i)
 		a := Answer{
-			Run: run, File: b.partFile(file, at), System: b.st.textp(q.System), User: b.st.text(q.Question),
+			Run: run, File: b.partFile(file, at), System: b.st.textp(q.System), User: b.st.text(promptText(q)),
 			Truth: b.st.textp(q.GroundTruth), Completion: b.st.textp(q.Completion), Reasoning: reasoningText(q, b.st), Error: b.st.textp(q.Error),
 			Grade: gradeNumber(q.Grade), Epoch: f.Sheet.Epoch, Reused: q.ReusedFrom, Info: info(q), Sections: sections(q, b.st),
 			Review: review(q),

@@ -28,7 +28,9 @@
 // Question per question with each run's Answer, and each Section shown with
 // an answer, titled by one of the Section constants (SectionCode,
 // SectionAnswer, SectionCodeError, SectionDetail, SectionSubs,
-// SectionJudge). Package xlsxout reads it too. WriteFile reads a folder
+// SectionJudge, SectionSchema). A question asked after a conversation
+// shows its turns, each under its role, before its user message.
+// Package xlsxout reads it too. WriteFile reads a folder
 // and writes its page; Save writes the page of data already read.
 //
 // An answer a person's verdict covers carries its Review, which the page
