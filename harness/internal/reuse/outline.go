@@ -76,6 +76,15 @@ func outline(path string, q *result.Question) outlined {
 		// a rerun only repeats: a regrade would miss them.
 		asked = append(asked, digestOf(q.Accepted...).string())
 	}
+	if len(q.Conversation) > 0 || q.ResponseSchema != "" {
+		// Only then, so the outlines of outputs without either stay as
+		// they were: another conversation or schema is another question.
+		turns := []string{q.ResponseSchema}
+		for _, m := range q.Conversation {
+			turns = append(turns, m.Role, m.Content)
+		}
+		asked = append(asked, digestOf(turns...).string())
+	}
 	return outlined{
 		sample:   digestOf(s.From, s.Key, s.Name),
 		name:     shortOf(q.Name),

@@ -494,6 +494,7 @@ func (ix *Index) Take(q *result.Question) (Grading, bool) {
 	n.Resplit(rule, q.SolveSettings["think_tags"])
 	n.Name, n.MetaData, n.GroundTruth, n.Accepted, n.Question, n.ModelName = q.Name, q.MetaData, q.GroundTruth, q.Accepted, q.Question, q.ModelName
 	n.QuestionUsr, n.System, n.Settings, n.SolveSettings, n.Grader = q.QuestionUsr, q.System, q.Settings, q.SolveSettings, q.Grader
+	n.Conversation, n.ResponseSchema = q.Conversation, q.ResponseSchema
 	n.Grade, n.GradeDetail, n.SubAnswers, n.Judge = nil, "", nil, nil
 	n.SetGrading(q.Grading, q.GradingFrom)
 	n.RequestKey, n.Position = q.RequestKey, q.Position

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/result"
 )
 
@@ -147,5 +148,26 @@ func TestRepeats(t *testing.T) {
 		if got != tc.want || got && e.Path != old {
 			t.Errorf("%s: Repeats = %q, %v; want %v", tc.name, e.Path, got, tc.want)
 		}
+	}
+}
+
+// A question outlined with a conversation or a schema is not one asked
+// without them, nor with others; without either, its outline is as it
+// was before they existed.
+func TestOutlineConversation(t *testing.T) {
+	base := result.Question{Name: "q", Question: "Who am I?", RequestKey: "k"}
+	turns := base
+	turns.Conversation = []model.Message{{Role: "user", Content: "I am Ada."}}
+	other := base
+	other.Conversation = []model.Message{{Role: "user", Content: "I am Bob."}}
+	schema := base
+	schema.ResponseSchema = `{"type":"object"}`
+	seen := map[digest]string{}
+	for name, q := range map[string]result.Question{"plain": base, "turns": turns, "other turns": other, "schema": schema} {
+		d := outline("output-s-m-1.json", &q).asked
+		if prev, dup := seen[d]; dup {
+			t.Errorf("%s is outlined as %s", name, prev)
+		}
+		seen[d] = name
 	}
 }
