@@ -47,6 +47,11 @@ import (
 // sectionColumns are the question sections that have a column, in order.
 var sectionColumns = []string{"question", "answer", "system", "context", "files", "templates"}
 
+// sheetRowKinds are the sections a Sheet sheet's rows may hold: the
+// columns', and a sheet block's few-shot turns and schema, which are rows
+// there, in order, however many.
+var sheetRowKinds = append(slices.Clip(sectionColumns), "user", "assistant", "schema")
+
 const (
 	questionsSheet = "Questions"
 	sheetSheet     = "Sheet"
@@ -602,7 +607,7 @@ func sheetBlock(where string, head [][]string) (sheet.Block, error) {
 			b.Notes = text
 			continue
 		}
-		if r[0] != "meta" && !slices.Contains(sectionColumns, r[0]) {
+		if r[0] != "meta" && !slices.Contains(sheetRowKinds, r[0]) {
 			return b, fmt.Errorf("%s: Sheet row %d: %q is not a sheet section", where, i+2, r[0])
 		}
 		b.Sections = append(b.Sections, sheet.Section{Kind: r[0], Text: text})
