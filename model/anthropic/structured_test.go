@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
@@ -48,5 +49,23 @@ func TestStructuredOutputAnthropic(t *testing.T) {
 	sent, notes, err := model.SendSettings(m, m.Info(), model.Settings{ResponseFormat: model.ResponseJSON})
 	if err != nil || sent.ResponseFormat != "" || len(notes) != 1 || notes[0].Name != "response_format" {
 		t.Errorf("SendSettings = %+v, %+v, %v: want response_format left out, said once", sent, notes, err)
+	}
+}
+
+// A schema Anthropic refuses (HTTP 400) fails that question alone.
+func TestRefusedSchemaAnthropic(t *testing.T) {
+	srv := fakeserver.NewAnthropic(t, fakeserver.Options{Reply: func(fakeserver.Call) fakeserver.Reply {
+		return fakeserver.Reply{Status: 400, Message: "output_config.format.schema: For 'object' type, 'additionalProperties' must be explicitly set to false"}
+	}})
+	m, err := newModel("anthropic/claude-sonnet-4-5", model.Options{BaseURL: srv.URL, APIKey: "sk-ant-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := model.Request{Messages: []model.Message{{Role: "user", Content: "Who am I?"}}, Schema: []byte(`{"type":"object"}`)}
+	req.Settings.ResponseFormat = model.ResponseSchema
+	_, err = m.Complete(t.Context(), req)
+	var ae *model.APIError
+	if !errors.As(err, &ae) || ae.Status != 400 || ae.Retryable || ae.Fatal {
+		t.Fatalf("err = %#v, want a 400 neither retryable nor fatal", err)
 	}
 }
