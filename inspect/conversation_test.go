@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/evalmd/evalmd/model"
@@ -14,6 +15,7 @@ func TestConversationInput(t *testing.T) {
 	f := syntheticOutput()
 	f.Questions = f.Questions[:1]
 	q := &f.Questions[0]
+	q.Settings, q.ResponseSchema = &model.Settings{ResponseFormat: model.ResponseSchema}, `{"type":"object"}`
 	q.Conversation = []model.Message{{Role: "user", Content: "2+2?"}, {Role: "assistant", Content: "4"}, {Role: "user", Content: "3+3?"}, {Role: "assistant", Content: "6"}}
 	for _, system := range []*string{q.System, nil} {
 		q.System = system
@@ -27,6 +29,9 @@ func TestConversationInput(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := lg.Samples[0]
+		if got, _ := json.Marshal(s.Metadata["response_schema"]); string(got) != `{"type":"object"}` {
+			t.Errorf("metadata response_schema %s", got)
+		}
 		wantIn, roles := "user assistant user assistant user", "user assistant user assistant user assistant"
 		if system != nil {
 			wantIn, roles = "system "+wantIn, "system "+roles

@@ -40,6 +40,11 @@ func buildSample(q *result.Question, id SampleID, index int, r sampleRun) evalSa
 		sent = generateConfigOf(nil, q.Settings)
 		s.Metadata["generate_config"] = sent
 	}
+	if q.ResponseSchema != "" && json.Valid([]byte(q.ResponseSchema)) {
+		// The schema the answer was asked to follow, as Inspect's
+		// response_schema holds it: a JSON object, not its text.
+		s.Metadata["response_schema"] = json.RawMessage(q.ResponseSchema)
+	}
 	s.Choices = Choices(q.Question)
 	msgID := func(role string) string { return shortID("msg", r.seed, strconv.Itoa(index), role) }
 	s.setInput(q, msgID)
