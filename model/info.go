@@ -70,6 +70,12 @@ type Info struct {
 	// BudgetAlone says the server refuses an effort beside a budget
 	// (OpenRouter, Gemini): given both, the budget is sent alone.
 	BudgetAlone bool `json:"budget_alone,omitempty"`
+	// CacheMin is the fewest tokens of a shared prefix (Request.Prefix)
+	// the provider's prompt cache keeps for the model: Anthropic's
+	// per-model minimum, OpenAI's 1,024; 0 when it has no prompt cache
+	// evalmd knows of, and the run marks no prefix for it. Not recorded
+	// in files, as FromQuestion.
+	CacheMin int `json:"-"`
 }
 
 // Sendable is s without the settings the model does not take (Info's

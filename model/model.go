@@ -20,9 +20,13 @@
 // last user message) and ask for a JSON answer: Settings.ResponseFormat
 // ResponseJSON, or ResponseSchema with Request.Schema, a JSON Schema sent
 // as each provider's structured output (named SchemaName where a
-// provider names it). A
-// model whose Info says UserFirst refuses a conversation that opens with
-// an assistant turn.
+// provider names it). A model whose Info says UserFirst refuses a
+// conversation that opens with an assistant turn.
+//
+// A Request's Prefix is the start of it that its sheet's other requests
+// send too (CommonPrefix finds it): a provider's prompt cache keeps it
+// once and serves it to the rest, when it is past the model's
+// Info.CacheMin.
 //
 // A reply's answer and what the model thought before it are kept apart,
 // in Response.Text and Response.Reasoning; SplitThink applies the
@@ -132,6 +136,11 @@ type Request struct {
 	// provider's structured output; nil for none. A request with a
 	// schema asks for JSON (Settings.ResponseFormat is ResponseSchema).
 	Schema json.RawMessage
+	// Prefix is the start of the request that its sheet's other requests
+	// send too, which a provider's prompt cache can serve them; the zero
+	// Prefix marks none. It changes how the request is sent (Anthropic's
+	// cache breakpoints), never what the model reads.
+	Prefix Prefix
 }
 
 // SchemaName is the name a provider that names a response schema

@@ -38,6 +38,10 @@ var keyLeftOut = map[string]string{
 	// one prompt share a cache entry, and an edited answer does not ask a
 	// model again that never sees it.
 	"Question": "not sent: names the question for the models that answer from it",
+	// Where the shared prefix ends changes how a request is sent (a
+	// cache breakpoint), not what the model reads, nor its answer: a
+	// run with --prompt-cache off reuses the answers of one with it.
+	"Prefix": "not read: marks the prefix a prompt cache keeps",
 }
 
 // truthLeftOut is what the key of a model that answers from the question

@@ -142,6 +142,7 @@ func infoOf(ref model.Ref, base string, official bool) model.Info {
 		info.Vision = vision(ref.Model)
 		info.FixedSampling = reasoningModel(ref.Model)
 		info.ExactTokens = true
+		info.CacheMin = cacheMin(ref.Model)
 		if official {
 			// Another server under an OpenAI name (a proxy, a local
 			// server) is not priced as OpenAI: its price is unknown.
@@ -156,6 +157,17 @@ func infoOf(ref model.Ref, base string, official bool) model.Info {
 		info.Price = &model.Price{} // served locally: no charge per token
 	}
 	return info
+}
+
+// cacheMin is the fewest prompt tokens OpenAI's automatic prompt cache
+// keeps (1,024, then in steps of 128) for a model with a cached-input
+// price in the price table; 0 for the others (gpt-3.5, gpt-4), which
+// have no prompt cache.
+func cacheMin(name string) int {
+	if p, ok := model.LookupPrice(name); ok && p.CachedIn > 0 {
+		return 1024
+	}
+	return 0
 }
 
 // reasoningModel says whether an OpenAI model is one of its reasoning

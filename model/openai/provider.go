@@ -92,6 +92,7 @@ func describe(ref model.Ref) model.Info {
 		return info
 	}
 	info.BaseURL, info.Vision, info.FixedSampling, info.ExactTokens = openAIURL, vision(ref.Model), reasoningModel(ref.Model), true
+	info.CacheMin = cacheMin(ref.Model)
 	if p, ok := model.LookupPrice(ref.Model); ok {
 		info.Price = &p
 	}
