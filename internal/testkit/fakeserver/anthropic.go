@@ -31,6 +31,9 @@ func decodeAnthropic(body map[string]any, c *Call) error {
 	if c.Format, err = anthropicFormat(body); err != nil {
 		return err
 	}
+	if c.CacheMarks, err = cacheMarks(body); err != nil {
+		return err
+	}
 	if c.Settings, err = settings(body, "stop_sequences"); err != nil {
 		return err
 	}

@@ -143,7 +143,10 @@ type Call struct {
 	// Format is the structured output asked for; the zero Format when
 	// none.
 	Format Format
-	Body   map[string]any // the decoded JSON body, for fields not lifted above
+	// CacheMarks are the cache_control breakpoints of an Anthropic
+	// request, in order (checked as the API checks them).
+	CacheMarks []CacheMark
+	Body       map[string]any // the decoded JSON body, for fields not lifted above
 
 	// Fault is the fault injected into this call's answer, NoFault if none.
 	// The Call passed to Options.Reply does not have it yet.
