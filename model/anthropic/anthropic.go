@@ -38,7 +38,8 @@ func claimBare(name string, withBaseURL bool) (string, bool, error) {
 // describe says what a model is from its name alone: Anthropic's, at its
 // own server, with images, its price and its context.
 func describe(ref model.Ref) model.Info {
-	info := model.Info{Provider: ref.Provider, Model: ref.Model, BaseURL: anthropicURL, Vision: true, UserFirst: true, ReasoningBudget: "thinking.budget_tokens"}
+	info := model.Info{Provider: ref.Provider, Model: ref.Model, BaseURL: anthropicURL, Vision: true, UserFirst: true, ReasoningBudget: "thinking.budget_tokens",
+		CacheMin: cacheMin(ref.Model)}
 	if p, ok := model.LookupPrice(ref.Model); ok {
 		info.Price = &p
 	}
@@ -78,7 +79,7 @@ func newClient(ref model.Ref, opt model.Options) (model.Model, error) {
 		return nil, fmt.Errorf("model %q: no Anthropic API key: set %s", ref.Name, want)
 	}
 	info := model.Info{Provider: ref.Provider, Model: ref.Model, BaseURL: base, Vision: true, UserFirst: true,
-		ReasoningBudget: "thinking.budget_tokens"}
+		ReasoningBudget: "thinking.budget_tokens", CacheMin: cacheMin(ref.Model)}
 	if base == "" {
 		info.BaseURL = anthropicURL
 		if p, ok := model.LookupPrice(ref.Model); ok {
@@ -166,6 +167,8 @@ type block struct {
 	Thinking  *string         `json:"thinking,omitempty"`
 	Signature string          `json:"signature,omitempty"`
 	Data      string          `json:"data,omitempty"`
+	// CacheControl marks the end of the prefix the prompt cache keeps.
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
 }
 
 type imageSource struct {
@@ -257,8 +260,12 @@ func (m *messagesModel) wrap(err error) error {
 // params translates a Request into the API's request body.
 func (m *messagesModel) params(req model.Request) (request, error) {
 	p := request{Model: m.cfg.info.Model}
+	cache := cachePoint(req, m.cfg.info.CacheMin)
 	if req.System != "" {
 		p.System = []block{textBlock(req.System)}
+		if cache.system {
+			p.System[0].CacheControl = ephemeral()
+		}
 	}
 	if err := req.Check(); err != nil {
 		return p, err
@@ -288,7 +295,7 @@ func (m *messagesModel) params(req model.Request) (request, error) {
 		if msg.Content != "" || (len(blocks) == 0 && len(msg.ToolCalls) == 0) {
 			// Anthropic rejects empty text blocks, so an image-only turn
 			// or a turn of tool calls alone has none.
-			blocks = append(blocks, textBlock(msg.Content))
+			blocks = append(blocks, cache.textBlocks(i, msg.Content)...)
 		}
 		for _, c := range msg.ToolCalls {
 			input := json.RawMessage(c.Arguments)
@@ -296,6 +303,9 @@ func (m *messagesModel) params(req model.Request) (request, error) {
 				input = json.RawMessage("{}")
 			}
 			blocks = append(blocks, block{Type: "tool_use", ID: c.ID, Name: c.Name, Input: input})
+		}
+		if cache.endsBefore(i) && len(blocks) > 0 {
+			blocks[len(blocks)-1].CacheControl = ephemeral()
 		}
 		p.Messages = append(p.Messages, message{Role: msg.Role, Content: blocks})
 	}
