@@ -13,7 +13,11 @@
 // (one per model with Options.SeparateLimits; offline models each have
 // their own), all pools at once. A pool takes its jobs in the order given,
 // so a caller listing jobs sheet by sheet sees sheets finish in turn while
-// every slot stays busy across sheet boundaries. Run hands each outcome to
+// every slot stays busy across sheet boundaries. Jobs of one Job.Group
+// (a sheet's questions sharing a prompt prefix) wait for the first of
+// them taken to settle before any is sent, so a provider's prompt cache
+// is written once and read by the rest; meanwhile the workers take the
+// jobs after them. Run hands each outcome to
 // the caller's emit function as it arrives, from Run's own goroutine, one
 // at a time. A server that refuses Options.MaxRefusals connections in a
 // row (default 20), or 3 when it has refused every one since the run

@@ -29,6 +29,12 @@ type Job struct {
 	// Model is the model to ask; nil means the model given to Run. Jobs
 	// of several models run in one pool (see Options.SeparateLimits).
 	Model model.Model
+	// Group, when set, names the jobs that share a prompt prefix (a
+	// sheet's questions to one model): the first of them taken is sent
+	// alone, and the rest after it is settled, so that the prefix it
+	// writes to the provider's prompt cache is read by them; the jobs of
+	// other groups go on meanwhile.
+	Group string
 	// Timeout, when not 0, replaces Options.Timeout for this job
 	// (negative: none), e.g. for an agent question whose one job is many
 	// calls.
@@ -341,27 +347,30 @@ func (r *run) startWorkers(start, finish context.Context, jobs Jobs, pending []i
 	}
 	done := make(chan Outcome, max(1, slots))
 	var wg sync.WaitGroup
+	var stops []func() bool
 	for _, p := range order {
-		// Workers take the next job by index: a worker whose answer came
-		// back asks its next question at once, without waiting for a
-		// feeding goroutine to be scheduled (at the end of a wave of
-		// answers, on few cores, that wait adds up over a run).
+		// Workers take the next job themselves (taker): a worker whose
+		// answer came back asks its next question at once, without
+		// waiting for a feeding goroutine to be scheduled (at the end of
+		// a wave of answers, on few cores, that wait adds up over a run).
 		queue := queues[p]
-		var next atomic.Int64
+		t, stop := newTaker(start, jobs, queue)
+		stops = append(stops, stop)
 		for range min(p.limit, len(queue)) {
 			wg.Go(func() {
-				for start.Err() == nil {
-					i := next.Add(1) - 1
-					if i >= int64(len(queue)) {
-						return
-					}
-					j, err := jobs.Job(queue[i])
+				for {
+					place, j, ok, err := t.take(start)
 					if err != nil {
 						r.stop(err)
 						return
 					}
-					if o, ok := r.do(start, finish, j); ok {
-						o.Index = queue[i]
+					if !ok {
+						return
+					}
+					o, ok := r.do(start, finish, j)
+					t.settled(j)
+					if ok {
+						o.Index = place
 						r.keep(o, j)
 						done <- o
 					}
@@ -371,6 +380,9 @@ func (r *run) startWorkers(start, finish context.Context, jobs Jobs, pending []i
 	}
 	go func() {
 		wg.Wait()
+		for _, stop := range stops {
+			stop()
+		}
 		close(done)
 	}()
 	return done
