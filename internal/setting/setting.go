@@ -89,6 +89,10 @@ type Values struct {
 	// SandboxImage docker's image: the user's own choice, never a
 	// workspace file's or a sheet's.
 	Sandbox, SandboxImage string
+	// PromptCache is off when the run asks for no prompt caching; "" or
+	// auto: the shared prefix of a sheet's questions is marked where the
+	// model's provider caches one (model.Info.CacheMin).
+	PromptCache string
 	// From says where each setting set by some source came from, by name.
 	From map[string]Origin
 }
@@ -414,6 +418,10 @@ var All = []*Setting{
 			}
 			return strconv.Itoa(v.Epochs)
 		}},
+	{Name: "prompt_cache", Arg: "auto|off", Type: "auto or off", Default: "auto", From: Config | Flag, Apart: true,
+		Doc:    "auto: the prefix a sheet's questions share is marked for the provider's prompt cache (Anthropic's breakpoints) and a sheet's first question asked before the rest; off: neither (docs/models.md: Prompt caching)",
+		reader: choice(func(v *Values) *string { return &v.PromptCache }, "auto", "off"),
+		get:    func(v *Values) string { return v.PromptCache }},
 	{Name: "sandbox", Arg: "NAME", Type: "bwrap, docker or none", Default: "bwrap", From: Own, Apart: true,
 		Doc:    "where code and agent modes run Python; none runs it unconfined, as you: it can read and change your files and read your API keys",
 		reader: choice(func(v *Values) *string { return &v.Sandbox }, "bwrap", "docker", "none"), // sandbox's Backends (TestSandboxNames)

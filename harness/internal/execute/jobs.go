@@ -166,6 +166,11 @@ func (js *jobs) Job(i int) (runner.Job, error) {
 	sr.held[q] = rec
 	sr.mu.Unlock()
 	j := runner.Job{Key: sr.out.Key(q), Task: t, Model: sr.model}
+	if !sr.out.Prefix.IsZero() {
+		// The first question asked writes the prefix to the prompt
+		// cache; the output's others read it (runner.Job.Group).
+		j.Group = sr.out.OutPath
+	}
 	if t.Solve != nil && t.Solve.Mode == model.ModeAgent {
 		// An agent question is many calls and runs of code: each call has
 		// the provider's own timeout, each run the sandbox's, the whole

@@ -262,6 +262,9 @@ type Output struct {
 	Item  func(i int) *sheet.Item
 	// Solve says some question runs code or an agent (the sandbox).
 	Solve bool
+	// Prefix is what its questions' requests share, marked for the
+	// model's prompt cache (model.Request.Prefix); zero when none is.
+	Prefix model.Prefix
 	// Reuse holds the answers earlier outputs of its sheet and model got
 	// to the same requests: the execute step takes each question's from
 	// there instead of asking it (see harness/internal/reuse); nil when

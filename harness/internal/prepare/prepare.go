@@ -326,6 +326,7 @@ func prepare(ctx context.Context, opt Options, s *Sheet, job plan.Job, minfo mod
 	o := &plan.Output{Job: job, SheetPath: s.Path, File: out,
 		Build: func(ctx context.Context, i int) (model.Task, result.Question, error) { return qb.build(ctx, i, true) },
 		Item:  func(i int) *sheet.Item { return &s.Items[job.Questions[i]] }}
+	var shared model.CommonPrefix
 	for i := range job.Questions {
 		t, q, err := qb.build(ctx, i, false)
 		if err != nil {
@@ -334,6 +335,7 @@ func prepare(ctx context.Context, opt Options, s *Sheet, job plan.Job, minfo mod
 			}
 			continue
 		}
+		shared.Add(t.Request)
 		o.Solve = o.Solve || t.Solve != nil
 		if opt.Check != nil {
 			if err := opt.Check(o, i, &t, &q); err != nil {
@@ -341,7 +343,32 @@ func prepare(ctx context.Context, opt Options, s *Sheet, job plan.Job, minfo mod
 			}
 		}
 	}
+	if run.PromptCache != "off" {
+		qb.prefix = cachedPrefix(shared, minfo)
+		o.Prefix = qb.prefix
+	}
 	return o, nil
+}
+
+// cachedPrefix is the prefix the questions of an output share, when the
+// model's provider caches one that long (model.Info.CacheMin), its tokens
+// counted by tiktoken (the model's encoding, else cl100k_base: an
+// estimate for a model that is not OpenAI's); else none.
+func cachedPrefix(shared model.CommonPrefix, minfo model.Info) model.Prefix {
+	p := shared.Prefix()
+	if minfo.CacheMin <= 0 || p.IsZero() {
+		return model.Prefix{}
+	}
+	enc, err := tokens.EncodingFor(minfo.Model)
+	if err != nil || enc == "" {
+		enc = tokens.Cl100kBase
+	}
+	n, err := tokens.Count(shared.SharedText(), enc)
+	if err != nil || n < minfo.CacheMin {
+		return model.Prefix{}
+	}
+	p.Tokens = n
+	return p
 }
 
 // questions builds the questions of one output: each one's request and
@@ -355,6 +382,9 @@ type questions struct {
 	model model.Model // nil in a dry run
 	send  func(model.Settings) (model.Settings, []model.SettingNote, error)
 	notes *notes
+	// prefix is what the questions share, marked for the provider's
+	// prompt cache; zero when none is (cachedPrefix).
+	prefix model.Prefix
 	// sayImages says a question's images not sent are told of (notes):
 	// not when the run said --vision off, which asked for it, nor for an
 	// offline model, which no image could inform.
@@ -375,6 +405,7 @@ func (qb *questions) build(ctx context.Context, i int, keyed bool) (model.Task, 
 		}
 	}
 	epochTask(&req, job.Epoch)
+	req.Prefix = qb.prefix
 	q := questionRecord(it, &req, values, job.Model)
 	if len(q.ImagesNotSent) > 0 && qb.sayImages {
 		qb.notes.imageless(job.Model, fmt.Sprintf("%s\x00%d", qb.s.Path, job.Questions[i]))
