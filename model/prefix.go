@@ -7,8 +7,9 @@ import (
 )
 
 // Prefix is the start of a request that other requests send too, byte for
-// byte: the system message, whole messages from the first, then the
-// first Text bytes of the next message's Content. A provider's prompt
+// byte: the system message, whole messages from the first (images
+// included), then the first Text bytes of the next message's Content,
+// which a provider sends before that message's images. A provider's prompt
 // cache keeps it once and serves it to the rest (Info.CacheMin).
 type Prefix struct {
 	System   bool // the system message is shared (and not empty)
@@ -108,10 +109,11 @@ func (c *CommonPrefix) Prefix() Prefix {
 func (c *CommonPrefix) SharedText() string { return c.Prefix().SharedText(c.first) }
 
 // sharedBytes is how many bytes of content a and b share from the start;
-// 0 when their role, images or tool calls differ, which are sent before
-// or beside the text.
+// 0 when their role differs or they call tools. Their images may differ
+// (a question's own figure): providers send a message's images after the
+// text its prefix shares (OpenAI's text first, Anthropic's split).
 func sharedBytes(a, b Message) int {
-	if a.Role != b.Role || !sameImages(a.Images, b.Images) || len(a.ToolCalls) > 0 || len(b.ToolCalls) > 0 {
+	if a.Role != b.Role || len(a.ToolCalls) > 0 || len(b.ToolCalls) > 0 {
 		return 0
 	}
 	i := 0

@@ -287,15 +287,28 @@ func (m *messagesModel) params(req model.Request) (request, error) {
 		}
 		// An assistant turn's thinking goes back first, as it came.
 		blocks := thinkingParams(msg.ReasoningBlocks)
-		// Images go before the text, as Anthropic recommends for vision prompts.
+		var images []block
 		for _, img := range msg.Images {
-			blocks = append(blocks, block{Type: "image", Source: &imageSource{Type: "base64", MediaType: img.MediaType,
+			images = append(images, block{Type: "image", Source: &imageSource{Type: "base64", MediaType: img.MediaType,
 				Data: base64.StdEncoding.EncodeToString(img.Data)}})
 		}
-		if msg.Content != "" || (len(blocks) == 0 && len(msg.ToolCalls) == 0) {
-			// Anthropic rejects empty text blocks, so an image-only turn
-			// or a turn of tool calls alone has none.
-			blocks = append(blocks, cache.textBlocks(i, msg.Content)...)
+		if shared, own, ok := cache.split(i, msg.Content); ok {
+			// The shared text, marked, then the question's images and
+			// its own text: the images still come before the text that
+			// asks about them.
+			blocks = append(append(blocks, shared), images...)
+			if own != "" {
+				blocks = append(blocks, textBlock(own))
+			}
+		} else {
+			// Images go before the text, as Anthropic recommends for
+			// vision prompts.
+			blocks = append(blocks, images...)
+			if msg.Content != "" || (len(blocks) == 0 && len(msg.ToolCalls) == 0) {
+				// Anthropic rejects empty text blocks, so an image-only
+				// turn or a turn of tool calls alone has none.
+				blocks = append(blocks, textBlock(msg.Content))
+			}
 		}
 		for _, c := range msg.ToolCalls {
 			input := json.RawMessage(c.Arguments)

@@ -24,23 +24,31 @@ func TestCacheBreakpoints(t *testing.T) {
 		req   model.Request
 		where string // the block marked; "" for none
 		text  string // the prefix the mark keeps
+		order string // the first message's block types, when checked
 	}{
 		{"context in the question's message", "claude-sonnet-4-5",
 			model.Request{System: "sys", Messages: []model.Message{q}, Prefix: model.Prefix{System: true, Text: len(ctx), Tokens: 1200}},
-			"messages[0].content[0]", "sys" + ctx},
+			"messages[0].content[0]", "sys" + ctx, "text text"},
+		{"the question's image after the shared text", "claude-sonnet-4-5",
+			model.Request{Messages: []model.Message{{Role: "user", Content: q.Content, Images: []model.Image{{MediaType: "image/png", Data: []byte("png")}}}},
+				Prefix: model.Prefix{Text: len(ctx), Tokens: 1200}},
+			"messages[0].content[0]", ctx, "text image text"},
+		{"unmarked, the image first", "claude-sonnet-4-5",
+			model.Request{Messages: []model.Message{{Role: "user", Content: q.Content, Images: []model.Image{{MediaType: "image/png", Data: []byte("png")}}}}},
+			"", "", "image text"},
 		{"below the model's minimum", "claude-haiku-4-5",
 			model.Request{System: "sys", Messages: []model.Message{q}, Prefix: model.Prefix{System: true, Text: len(ctx), Tokens: 1200}},
-			"", ""},
+			"", "", "text"},
 		{"past Haiku 4.5's 4096", "claude-haiku-4-5",
 			model.Request{Messages: []model.Message{q}, Prefix: model.Prefix{Text: len(ctx), Tokens: 5000}},
-			"messages[0].content[0]", ctx},
+			"messages[0].content[0]", ctx, "text text"},
 		{"the system message alone", "claude-sonnet-4-5",
 			model.Request{System: ctx, Messages: []model.Message{{Role: "user", Content: "q"}}, Prefix: model.Prefix{System: true, Tokens: 1200}},
-			"system[0]", ctx},
+			"system[0]", ctx, "text"},
 		{"whole few-shot turns", "claude-sonnet-4-5",
 			model.Request{Messages: []model.Message{few, ans, {Role: "user", Content: "q"}}, Prefix: model.Prefix{Messages: 2, Tokens: 2000}},
-			"messages[1].content[0]", few.Content + ans.Content},
-		{"no prefix", "claude-sonnet-4-5", model.Request{System: "sys", Messages: []model.Message{q}}, "", ""},
+			"messages[1].content[0]", few.Content + ans.Content, "text"},
+		{"no prefix", "claude-sonnet-4-5", model.Request{System: "sys", Messages: []model.Message{q}}, "", "", "text"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newFakeAnthropic(t, fakeserver.Options{})
@@ -57,6 +65,15 @@ func TestCacheBreakpoints(t *testing.T) {
 				t.Errorf("marks %+v, want none", c.CacheMarks)
 			case tc.where != "" && (len(c.CacheMarks) != 1 || c.CacheMarks[0].Where != tc.where || c.CacheMarks[0].Prefix != tc.text):
 				t.Errorf("marks %+v, want one at %s", c.CacheMarks, tc.where)
+			}
+			if tc.order != "" {
+				var kinds []string
+				for _, rb := range c.Body["messages"].([]any)[0].(map[string]any)["content"].([]any) {
+					kinds = append(kinds, rb.(map[string]any)["type"].(string))
+				}
+				if got := strings.Join(kinds, " "); got != tc.order {
+					t.Errorf("blocks %s, want %s", got, tc.order)
+				}
 			}
 			// What the model reads is what it read before: the text
 			// blocks of each message joined are its content.

@@ -59,19 +59,16 @@ func cachePoint(req model.Request, min int) cacheAt {
 	return cacheAt{marked: true, msg: p.Messages, text: p.Text}
 }
 
-// textBlocks are the text blocks of req's message i: one, or, when the
-// prefix ends inside it, the shared start (marked) and the rest, which
-// concatenated are the message's text.
-func (c cacheAt) textBlocks(i int, content string) []block {
-	if !c.marked || c.msg != i || c.text <= 0 || c.text > len(content) {
-		return []block{textBlock(content)}
+// split says whether req's prefix ends inside the text of its message i,
+// and if so the text block of the shared start (marked) and the rest of
+// the text, which joined are the message's text.
+func (c cacheAt) split(i int, content string) (shared block, own string, ok bool) {
+	if !c.marked || c.system || c.msg != i || c.text <= 0 || c.text > len(content) {
+		return block{}, "", false
 	}
-	head := textBlock(content[:c.text])
-	head.CacheControl = ephemeral()
-	if c.text == len(content) {
-		return []block{head}
-	}
-	return []block{head, textBlock(content[c.text:])}
+	shared = textBlock(content[:c.text])
+	shared.CacheControl = ephemeral()
+	return shared, content[c.text:], true
 }
 
 // endsBefore says the prefix ends with the whole of req's message i
