@@ -275,8 +275,10 @@ func TestUsageCacheColumns(t *testing.T) {
 		{"read", `{"name": "a", "grade": true, "completion": "x", "input_tokens": 1000, "cache_read_tokens": 600, "output_tokens": 5},
 		  {"name": "b", "grade": true, "completion": "x", "input_tokens": 100, "output_tokens": 5}`,
 			"input tokens,cache read tokens,output tokens", "1100,600,10"},
-		{"read and write", `{"name": "a", "grade": true, "completion": "x", "input_tokens": 1000, "cache_read_tokens": 600, "cache_write_tokens": 300, "output_tokens": 5}`,
-			"input tokens,cache read tokens,cache write tokens,output tokens", "1000,600,300,5"},
+		{"read and write", `{"name": "a", "grade": true, "completion": "x", "input_tokens": 1000, "cache_read_tokens": 600, "cache_write_tokens": 300, "output_tokens": 5,
+		  "cost": 0.0025, "cache_saved": 0.0008},
+		  {"name": "b", "grade": true, "completion": "x", "input_tokens": 1000, "cache_read_tokens": 1000, "output_tokens": 5, "cost": 0.001, "cache_saved": 0.0027}`,
+			"input tokens,cache read tokens,cache write tokens,output tokens", "2000,1600,300,10"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -303,6 +305,16 @@ func TestUsageCacheColumns(t *testing.T) {
 			}
 			if cached := strings.Contains(tab.Note, "Cache read and write tokens"); cached != (tc.name != "none") {
 				t.Errorf("note %q: says cache tokens %v", tab.Note, cached)
+			}
+			// What the cache saved, summed, beside the cost.
+			saved := ""
+			for i, c := range tab.Columns {
+				if c.Name == "cache saved (USD)" {
+					saved = tab.Rows[0][i]
+				}
+			}
+			if want := map[string]string{"read": "unknown", "read and write": "0.0035"}[tc.name]; saved != want {
+				t.Errorf("cache saved %q, want %q", saved, want)
 			}
 		})
 	}

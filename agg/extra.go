@@ -516,14 +516,19 @@ func usageTable(us []load.Usage, repeats bool) render.Table {
 		cols = append(cols, "#cache write tokens")
 	}
 	if read || write {
-		t.Note += " Cache read and write tokens are a part of the input tokens, and costed at the provider's cache rates."
+		t.Note += " Cache read and write tokens are a part of the input tokens, and costed at the provider's cache rates;" +
+			" cache saved is the cost at the full input price less the cost paid."
 	}
 	cols = append(cols, "#output tokens")
 	if reasoning {
 		cols = append(cols, "#reasoning tokens")
 		t.Note += " Reasoning tokens are a part of the output tokens, and costed as output."
 	}
-	t.Columns = render.Cols(append(cols, "#cost (USD)", "#time (s)", "#mean time (s)")...)
+	cols = append(cols, "#cost (USD)")
+	if read || write {
+		cols = append(cols, "#cache saved (USD)")
+	}
+	t.Columns = render.Cols(append(cols, "#time (s)", "#mean time (s)")...)
 	for _, u := range us {
 		t.Rows = append(t.Rows, usageRow(u, read, write, reasoning))
 		// A note is markdown: the name in it is made text, as a cell's.
@@ -563,7 +568,15 @@ func usageRow(u load.Usage, read, write, reasoning bool) []string {
 	if reasoning {
 		row = append(row, fmt.Sprint(u.ReasoningTokens))
 	}
-	return append(row, cost, secs, mean)
+	row = append(row, cost)
+	if read || write {
+		saved := "unknown"
+		if u.CostQuestions > 0 {
+			saved = fmt.Sprintf("%.4f", u.CacheSaved)
+		}
+		row = append(row, saved)
+	}
+	return append(row, secs, mean)
 }
 
 // itoa is strconv.Itoa for table cells.

@@ -187,7 +187,9 @@ type Totals struct {
 	CacheReadTokens  int      `json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens int      `json:"cache_write_tokens,omitempty"`
 	Cost             *float64 `json:"cost"` // null when the model's price is unknown
-	WallSeconds      float64  `json:"wall_seconds"`
+	// CacheSaved sums the questions' CacheSaved; absent when none has one.
+	CacheSaved  *float64 `json:"cache_saved,omitempty"`
+	WallSeconds float64  `json:"wall_seconds"`
 }
 
 // minQuestionBytes is the fewest bytes a question takes in an output
@@ -257,19 +259,24 @@ type Question struct {
 	// CacheReadTokens and CacheWriteTokens are the input tokens the
 	// provider read from and wrote to its prompt cache: parts of
 	// InputTokens, costed at the cache rates.
-	CacheReadTokens  int             `json:"cache_read_tokens,omitempty"`
-	CacheWriteTokens int             `json:"cache_write_tokens,omitempty"`
-	Cost             *float64        `json:"cost,omitempty"`
-	Grader           string          `json:"grader,omitempty"`
-	GradeDetail      string          `json:"grade_detail,omitempty"`
-	SubAnswers       []SubAnswer     `json:"sub_answers,omitempty"`
-	AlsoGraded       []AlsoGrade     `json:"also_graded,omitempty"`   // the verdicts of the also_grade meta's graders, beside the grade, never changing it
-	Unanswered       bool            `json:"unanswered,omitempty"`    // the model had no answer (replay), not a wrong one
-	Judge            json.RawMessage `json:"judge,omitempty"`         // an LLM judge's reply and verdict
-	Settings         *model.Settings `json:"settings,omitempty"`      // the generation settings sent
-	FinishReason     string          `json:"finish_reason,omitempty"` // why the model stopped ("length": cut at max_tokens; "refusal")
-	Note             string          `json:"note,omitempty"`          // what a reader must know of the answer: a reply with no text, a refusal
-	BatchID          string          `json:"batch_id,omitempty"`      // the provider's batch that answered (run --batch); its cost is at batch prices
+	CacheReadTokens  int      `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int      `json:"cache_write_tokens,omitempty"`
+	Cost             *float64 `json:"cost,omitempty"`
+	// CacheSaved is what the prompt cache saved on the question: its cost
+	// with every input token at the full input price, less Cost (below 0
+	// where a cache write cost more than it saved); absent when nothing
+	// was read from or written to the cache, or the price is unknown.
+	CacheSaved   *float64        `json:"cache_saved,omitempty"`
+	Grader       string          `json:"grader,omitempty"`
+	GradeDetail  string          `json:"grade_detail,omitempty"`
+	SubAnswers   []SubAnswer     `json:"sub_answers,omitempty"`
+	AlsoGraded   []AlsoGrade     `json:"also_graded,omitempty"`   // the verdicts of the also_grade meta's graders, beside the grade, never changing it
+	Unanswered   bool            `json:"unanswered,omitempty"`    // the model had no answer (replay), not a wrong one
+	Judge        json.RawMessage `json:"judge,omitempty"`         // an LLM judge's reply and verdict
+	Settings     *model.Settings `json:"settings,omitempty"`      // the generation settings sent
+	FinishReason string          `json:"finish_reason,omitempty"` // why the model stopped ("length": cut at max_tokens; "refusal")
+	Note         string          `json:"note,omitempty"`          // what a reader must know of the answer: a reply with no text, a refusal
+	BatchID      string          `json:"batch_id,omitempty"`      // the provider's batch that answered (run --batch); its cost is at batch prices
 	// RequestKey is the key of the request asked (see harness/internal/reuse):
 	// a rerun reuses this answer for a question whose request has the
 	// same key. ReusedFrom names the output file this run took the answer

@@ -299,6 +299,13 @@ func mergeTotals(sheets []*Sheet) *Totals {
 		t.Answered += pt.Answered
 		t.Errors += pt.Errors
 		t.AddTokens(pt)
+		if pt.CacheSaved != nil {
+			c := *pt.CacheSaved
+			if t.CacheSaved != nil {
+				c += *t.CacheSaved
+			}
+			t.CacheSaved = &c
+		}
 		if pt.Cost == nil {
 			costKnown = false
 		} else {

@@ -314,6 +314,9 @@ func (u *usage) addQuestion(q *result.Question) {
 		tok := q.Tokens()
 		u.tok.AddTokens(&tok)
 	}
+	if q.CacheSaved != nil && figure(math.Abs(*q.CacheSaved)) {
+		u.saved += *q.CacheSaved
+	}
 	switch {
 	case q.Cost == nil:
 	case figure(*q.Cost):
@@ -339,6 +342,7 @@ func (u *usage) addQuestion(q *result.Question) {
 func (u *usage) merge(v *usage) {
 	u.questions += v.questions
 	u.tok.AddTokens(&v.tok)
+	u.saved += v.saved
 	u.tokQuestions += v.tokQuestions
 	u.cost += v.cost
 	u.costN += v.costN

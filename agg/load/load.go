@@ -100,6 +100,7 @@ type usage struct {
 	questions    int
 	tok          result.Totals // the token counts alone (Totals.AddTokens)
 	tokQuestions int           // questions that reported any token count
+	saved        float64       // what the prompt cache saved (cache_saved)
 	cost         float64
 	costN        int
 	batchN       int // questions answered through a batch API
@@ -747,12 +748,15 @@ type Usage struct {
 	// CacheReadTokens and CacheWriteTokens are parts of InputTokens: read
 	// from and written to the provider's prompt cache.
 	CacheReadTokens, CacheWriteTokens int64
-	CostQuestions                     int // questions that reported a cost
-	Cost                              float64
-	BatchQuestions                    int // questions answered through a batch API, costed at batch prices
-	TimeQuestions                     int // questions with an eval_time
-	Seconds                           float64
-	BadFigures                        int // eval_time and cost values left out (negative, or past a billion)
+	// CacheSaved sums what the prompt cache saved on the questions
+	// (their cache_saved): the cost at the full input price less the cost.
+	CacheSaved     float64
+	CostQuestions  int // questions that reported a cost
+	Cost           float64
+	BatchQuestions int // questions answered through a batch API, costed at batch prices
+	TimeQuestions  int // questions with an eval_time
+	Seconds        float64
+	BadFigures     int // eval_time and cost values left out (negative, or past a billion)
 }
 
 // Usages returns per-model usage, by model name.
@@ -765,6 +769,7 @@ func (d *Data) Usages() []Usage {
 		out = append(out, Usage{Model: d.strs.str(m), Questions: u.questions,
 			TokenQuestions: u.tokQuestions, InputTokens: int64(u.tok.InputTokens), OutputTokens: int64(u.tok.OutputTokens),
 			ReasoningTokens: int64(u.tok.ReasoningTokens), CacheReadTokens: int64(u.tok.CacheReadTokens), CacheWriteTokens: int64(u.tok.CacheWriteTokens),
+			CacheSaved:    u.saved,
 			CostQuestions: u.costN, Cost: u.cost, BatchQuestions: u.batchN, TimeQuestions: u.evalN, Seconds: u.evalTime,
 			BadFigures: u.badFigures})
 	}

@@ -32,9 +32,23 @@ func writeSummary(w io.Writer, files []harness.OutputFile) error {
 	if epochs {
 		cols = slices.Insert(cols, 2, "#epochs")
 	}
+	cached := false
+	for _, m := range models {
+		cached = cached || rows[m].cacheRead > 0 || rows[m].cacheWrite > 0
+	}
+	if cached {
+		// After the input tokens, which they are a part of, and the cost.
+		at := slices.Index(cols, "#tokens in") + 1
+		cols = slices.Insert(cols, at, "#cache read")
+		cols = slices.Insert(cols, slices.Index(cols, "#cost")+1, "#cache saved")
+	}
 	t := render.Table{Title: "Run summary", Columns: render.Cols(cols...)}
 	for _, m := range models {
-		t.Rows = append(t.Rows, rows[m].cells(m, epochs))
+		t.Rows = append(t.Rows, rows[m].cells(m, epochs, cached))
+	}
+	if cached {
+		t.Note = "cache read: input tokens the provider's prompt cache served (a part of tokens in); " +
+			"cache saved: the cost at the full input price less the cost paid (cache writes cost more than they save)."
 	}
 	liberal, answers := make([]int, len(models)), make([]int, len(models))
 	for i, m := range models {
@@ -65,6 +79,8 @@ type summaryRow struct {
 	subset                                                   bool
 	cost                                                     float64
 	priced                                                   bool
+	cacheRead, cacheWrite                                    int
+	saved                                                    float64 // what the prompt cache saved, where priced
 	wall                                                     float64
 }
 
@@ -118,6 +134,11 @@ func (r *summaryRow) add(f harness.OutputFile) {
 		r.in += t.InputTokens
 		r.out += t.OutputTokens
 		r.reasoning += t.ReasoningTokens
+		r.cacheRead += t.CacheReadTokens
+		r.cacheWrite += t.CacheWriteTokens
+		if t.CacheSaved != nil {
+			r.saved += *t.CacheSaved
+		}
 		r.wall = max(r.wall, t.WallSeconds)
 		if t.Cost != nil {
 			r.cost += *t.Cost
@@ -128,8 +149,8 @@ func (r *summaryRow) add(f harness.OutputFile) {
 }
 
 // cells are the row's cells for model m, with an epochs column when the
-// run has one.
-func (r *summaryRow) cells(m string, epochs bool) []string {
+// run has one and the prompt cache's columns when cached.
+func (r *summaryRow) cells(m string, epochs, cached bool) []string {
 	correct := fmt.Sprint(r.correct)
 	if r.answers > 0 {
 		correct = fmt.Sprintf("%d (%.0f%%)", r.correct, 100*float64(r.correct)/float64(r.answers))
@@ -154,6 +175,14 @@ func (r *summaryRow) cells(m string, epochs bool) []string {
 	}
 	cells := []string{m, questions, correct, fmt.Sprint(r.answered), fmt.Sprint(r.errors),
 		fmt.Sprint(r.in), out, cost, (time.Duration(r.wall * float64(time.Second))).Round(100 * time.Millisecond).String()}
+	if cached {
+		saved := "unknown"
+		if r.priced {
+			saved = fmt.Sprintf("$%.4f", r.saved)
+		}
+		cells = slices.Insert(cells, 6, fmt.Sprint(r.cacheRead))
+		cells = slices.Insert(cells, 9, saved)
+	}
 	if epochs {
 		cells = slices.Insert(cells, 2, fmt.Sprint(r.epochs))
 	}

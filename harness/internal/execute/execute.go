@@ -118,7 +118,11 @@ type sheetRun struct {
 	cutThinking int
 	cost        float64
 	priced      bool
-	reused      int // answered from an earlier output, not asked
+	// saved is what the prompt cache saved (result.Question.CacheSaved),
+	// savedAny says some answer read from or wrote to it.
+	saved    float64
+	savedAny bool
+	reused   int // answered from an earlier output, not asked
 	// reusedFrom are the files reused answers came from, each once, in
 	// the order of the questions; kept and undone are the reused answers
 	// whose grading a flag set before (reusing).
@@ -473,6 +477,9 @@ func (sr *sheetRun) add(o runner.Outcome, qr *result.Question, info model.Info, 
 		if c, ok := costOf(info, price, o.Response, batchID); ok {
 			sr.cost += c
 		}
+		if saved, ok := cacheSaved(info, price, o.Response, batchID); ok {
+			sr.saved, sr.savedAny = sr.saved+saved, true
+		}
 	case errors.Is(o.Err, model.ErrNoAnswer):
 		sr.noAnswer++
 	default:
@@ -553,6 +560,10 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 		c := sr.cost
 		o.File.Sheet.Totals.Cost = &c
 	}
+	if sr.savedAny {
+		saved := sr.saved
+		o.File.Sheet.Totals.CacheSaved = &saved
+	}
 	correct, liberal := sr.tally.Correct, sr.tally.Liberal
 	ungraded := ""
 	if liberal > 0 {
@@ -571,6 +582,9 @@ func (sr *sheetRun) finish(opt Options, wall time.Duration) error {
 	cost := "cost unknown (no price for this model; --price IN,OUT)"
 	if sr.priced {
 		cost = fmt.Sprintf("$%.4f", sr.cost)
+		if sr.savedAny {
+			cost += fmt.Sprintf(" (the prompt cache saved $%.4f)", sr.saved)
+		}
 	}
 	answered := fmt.Sprintf("%d answered", sr.answered)
 	if sr.noted > 0 {
@@ -662,6 +676,9 @@ func record(q *result.Question, o runner.Outcome, info model.Info, price *model.
 		if c, ok := costOf(info, price, o.Response, batchID); ok {
 			q.Cost = &c
 		}
+		if saved, ok := cacheSaved(info, price, o.Response, batchID); ok {
+			q.CacheSaved = &saved
+		}
 	case errors.Is(o.Err, model.ErrNoAnswer):
 		q.Unanswered = true
 	default:
@@ -716,6 +733,20 @@ func replyNote(r model.Response, thought bool) string {
 }
 
 // costOf prices an answer, at batch prices when a batch answered it.
+// cacheSaved is what the prompt cache saved on r: its cost with every
+// input token at the full input price, less its cost; false when r read
+// and wrote nothing to the cache, or has no price.
+func cacheSaved(info model.Info, price *model.Price, r model.Response, batchID string) (float64, bool) {
+	if r.CacheReadTokens == 0 && r.CacheWriteTokens == 0 {
+		return 0, false
+	}
+	paid, ok := costOf(info, price, r, batchID)
+	full := r
+	full.CacheReadTokens, full.CacheWriteTokens = 0, 0
+	whole, _ := costOf(info, price, full, batchID)
+	return whole - paid, ok
+}
+
 func costOf(info model.Info, price *model.Price, r model.Response, batchID string) (float64, bool) {
 	c, ok := model.Cost(info, r.Usage(), price)
 	if batchID != "" {
