@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/evalmd/evalmd/internal/setting"
 	"github.com/evalmd/evalmd/internal/testkit/fakeserver"
 	"github.com/evalmd/evalmd/model"
+	"github.com/evalmd/evalmd/model/providers"
 )
 
 // dsbenchShaped writes a sheet shaped as a DSBench case: a system
@@ -136,6 +139,14 @@ func TestDSBenchCasePromptCache(t *testing.T) {
 			}
 			var total float64
 			for _, f := range outputs(t, cfg.OutDir) {
+				// What caching saved: the cost at the full input price
+				// less the cost paid, $0.15270 - $0.03495.
+				saved := f.Sheet.Totals.CacheSaved
+				if tc.marked && (saved == nil || math.Abs(*saved-(0.15270-0.03495)) > 1e-9) {
+					t.Errorf("totals' cache_saved %v, want $0.11775", saved)
+				} else if !tc.marked && saved != nil {
+					t.Errorf("totals' cache_saved %v with nothing cached", *saved)
+				}
 				for _, q := range f.Questions {
 					if q.Cost == nil {
 						t.Fatalf("%s: no cost", q.Name)
@@ -148,4 +159,65 @@ func TestDSBenchCasePromptCache(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The dry run's estimate expects the prompt cache: the case's prefix
+// written once and read by its nine other questions, priced at the cache
+// rates (Anthropic's reads at 0.1x and writes at 1.25x, OpenAI's reads at
+// gpt-4o's $1.25 and writes at the input price); with caching off, none.
+func TestDryRunEstimatesPromptCache(t *testing.T) {
+	line := regexp.MustCompile(`(?m)^(\S+): about (\d+) input tokens \((\d+) expected read from the prompt cache, (\d+) written to it\): estimated cost \$([0-9.]+) \(\$([0-9.]+) without the prompt cache\)`)
+	for _, tc := range []struct {
+		model          string
+		in, read, cwrt float64 // $ per million: input, cache read, cache write
+		cache          string
+	}{
+		{"anthropic/claude-sonnet-4-5", 3, 0.30, 3.75, ""},
+		{"openai/gpt-4o", 2.50, 1.25, 2.50, ""},
+		{"openai/gpt-4o", 2.50, 1.25, 2.50, "off"},
+	} {
+		t.Run(tc.model+tc.cache, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := Config{Sheets: []string{dsbenchShaped(t, dir, 10)}, Models: []string{tc.model}, OutDir: filepath.Join(dir, "out"),
+				DryRun: true, Key: testKey(t), Describe: providers.Registry().Describe}
+			if tc.cache != "" {
+				cfg.Settings = []setting.Layer{{Source: setting.Flag, Values: map[string]string{"prompt_cache": tc.cache}}}
+			}
+			var stderr bytes.Buffer
+			cfg.Stderr = &stderr
+			if _, err := Run(context.Background(), cfg); err != nil {
+				t.Fatalf("%v\n%s", err, stderr.String())
+			}
+			m := line.FindStringSubmatch(stderr.String())
+			if tc.cache == "off" {
+				if m != nil || strings.Contains(stderr.String(), "prompt cache") {
+					t.Errorf("caching off, the estimate expects it:\n%s", stderr.String())
+				}
+				return
+			}
+			if m == nil || m[1] != tc.model {
+				t.Fatalf("no estimate with the prompt cache:\n%s", stderr.String())
+			}
+			in, read, written := atof(t, m[2]), atof(t, m[3]), atof(t, m[4])
+			if written < 1024 || read != 9*written {
+				t.Errorf("prefix written %v tokens and read %v: want one write of over 1,024 and nine reads", written, read)
+			}
+			want := ((in-read-written)*tc.in + read*tc.read + written*tc.cwrt) / 1e6
+			if got := atof(t, m[5]); math.Abs(got-want) > 0.00005 {
+				t.Errorf("estimate $%v, want $%.4f: %s", got, want, m[0])
+			}
+			if got := atof(t, m[6]); math.Abs(got-in*tc.in/1e6) > 0.00005 {
+				t.Errorf("estimate without the cache $%v, want $%.4f", got, in*tc.in/1e6)
+			}
+		})
+	}
+}
+
+func atof(t *testing.T, s string) float64 {
+	t.Helper()
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

@@ -352,8 +352,9 @@ func prepare(ctx context.Context, opt Options, s *Sheet, job plan.Job, minfo mod
 
 // cachedPrefix is the prefix the questions of an output share, when the
 // model's provider caches one that long (model.Info.CacheMin), its tokens
-// counted by tiktoken (the model's encoding, else cl100k_base: an
-// estimate for a model that is not OpenAI's); else none.
+// counted by tiktoken (the model's encoding, else o200k_base, as the dry
+// run's estimate counts: an estimate for a model that is not OpenAI's);
+// else none.
 func cachedPrefix(shared model.CommonPrefix, minfo model.Info) model.Prefix {
 	p := shared.Prefix()
 	if minfo.CacheMin <= 0 || p.IsZero() {
@@ -361,7 +362,7 @@ func cachedPrefix(shared model.CommonPrefix, minfo model.Info) model.Prefix {
 	}
 	enc, err := tokens.EncodingFor(minfo.Model)
 	if err != nil || enc == "" {
-		enc = tokens.Cl100kBase
+		enc = tokens.O200kBase
 	}
 	n, err := tokens.Count(shared.SharedText(), enc)
 	if err != nil || n < minfo.CacheMin {

@@ -171,6 +171,41 @@ type estimate struct {
 	in, outMax int
 	capped     bool
 	info       model.Info
+	// read and write are the input tokens the prompt cache is expected
+	// to serve and take (cached): each output's shared prefix
+	// (model.Request.Prefix) written by its first question, read by the
+	// others; written holds the outputs whose prefix is written.
+	read, write int
+	written     map[string]bool
+}
+
+// cached counts t's prefix, if it has one, as written to the prompt cache
+// by the first question of output out, and read by the others.
+func (e *estimate) cached(out string, t model.Task) {
+	if t.Prefix.IsZero() {
+		return
+	}
+	if e.written[out] {
+		e.read += t.Prefix.Tokens
+		return
+	}
+	if e.written == nil {
+		e.written = map[string]bool{}
+	}
+	e.written[out] = true
+	e.write += t.Prefix.Tokens
+}
+
+// inputCost is what e's input tokens cost at p: with the prompt cache's
+// rates for the tokens it is expected to serve and take, and without.
+func (e *estimate) inputCost(p *model.Price) (cached, whole float64) {
+	whole = float64(e.in) * p.In / 1e6
+	// Counted apart, prefix and prompt may round apart: the cached part
+	// is never more than the whole.
+	read := min(e.read, e.in)
+	write := min(e.write, e.in-read)
+	cached, _ = model.Cost(e.info, model.Usage{In: e.in, CacheRead: read, CacheWrite: write}, p)
+	return cached, whole
 }
 
 // Ask counts question t of output o, which the run would ask: a dry run
@@ -192,6 +227,7 @@ func (d *DryRunReport) Ask(o *plan.Output, t model.Task) {
 		d.estimates[o.Model] = e
 	}
 	e.in += inputTokens(e.info, t.Request)
+	e.cached(o.OutPath, t)
 	if t.Settings.MaxTokens <= 0 {
 		e.capped = false
 	}
@@ -248,15 +284,25 @@ func (d *DryRunReport) say(name string) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: about %d input tokens", name, e.in)
-	switch {
-	case p == nil:
+	if e.read+e.write > 0 {
+		fmt.Fprintf(&b, " (%d expected read from the prompt cache, %d written to it)", e.read, e.write)
+	}
+	if p == nil {
 		b.WriteString("; cost unknown (no price for this model; --price IN,OUT)")
+		return b.String()
+	}
+	in, whole := e.inputCost(p)
+	cost := dollars(in)
+	if e.read+e.write > 0 {
+		cost += fmt.Sprintf(" (%s without the prompt cache)", dollars(whole))
+	}
+	switch {
 	case p.In == 0 && p.Out == 0:
 		b.WriteString(": no cost (priced at $0)")
 	case e.capped:
-		fmt.Fprintf(&b, ": estimated cost %s, plus at most %s for output (%d tokens at most)", dollars(float64(e.in)*p.In/1e6), dollars(float64(e.outMax)*p.Out/1e6), e.outMax)
+		fmt.Fprintf(&b, ": estimated cost %s, plus at most %s for output (%d tokens at most)", cost, dollars(float64(e.outMax)*p.Out/1e6), e.outMax)
 	default:
-		fmt.Fprintf(&b, ": estimated cost %s, plus output (no max_tokens to bound it)", dollars(float64(e.in)*p.In/1e6))
+		fmt.Fprintf(&b, ": estimated cost %s, plus output (no max_tokens to bound it)", cost)
 	}
 	return b.String()
 }
