@@ -109,6 +109,9 @@ func RunReact(ctx context.Context, m model.Model, req model.Task, interp Interpr
 	}
 	instruction := strings.Join(parts, "\n")
 	req.Settings.Stop = append(append([]string(nil), req.Settings.Stop...), agentproto.ReactStop)
+	// Each step sends a prompt of its own making: the prefix the
+	// question's message shared is not where it was.
+	req.Prefix = model.Prefix{}
 	work := &model.ToolRun{Mode: model.ModeAgent}
 	out := model.Response{Work: work}
 	var scratch strings.Builder

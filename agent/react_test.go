@@ -67,3 +67,30 @@ func TestTrimMiddle(t *testing.T) {
 		t.Error("short text changed")
 	}
 }
+
+// A ReAct step sends a prompt of its own making, so the prefix the
+// question's message shared with its sheet's (model.Request.Prefix) is
+// not sent on; the tools loop keeps it, its message first as it was.
+func TestPromptPrefixKeptWhereItHolds(t *testing.T) {
+	shared := model.Prefix{Text: 5, Tokens: 2000}
+	for _, tc := range []struct {
+		name string
+		run  func(context.Context, model.Model, model.Task, Interpreter, Options) (model.Response, error)
+		want model.Prefix
+	}{
+		{"react", RunReact, model.Prefix{}},
+		{"tools", Run, shared},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &scripted{replies: []model.Response{{Text: "Final Answer: @rows[42]"}}}
+			q := question()
+			q.Prefix = shared
+			if _, err := tc.run(context.Background(), m, q, &fakeInterp{}, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := m.reqs[0].Prefix; got != tc.want {
+				t.Errorf("prefix sent %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
