@@ -322,6 +322,7 @@ func (m *messagesModel) params(req model.Request) (request, error) {
 		}
 		p.Messages = append(p.Messages, message{Role: msg.Role, Content: blocks})
 	}
+	cache.markTurns(&p, req)
 	for _, t := range req.Tools {
 		tl := tool{Name: t.Name, Description: t.Description}
 		if len(t.Parameters) > 0 {

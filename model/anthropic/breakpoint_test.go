@@ -49,6 +49,9 @@ func TestCacheBreakpoints(t *testing.T) {
 			model.Request{Messages: []model.Message{few, ans, {Role: "user", Content: "q"}}, Prefix: model.Prefix{Messages: 2, Tokens: 2000}},
 			"messages[1].content[0]", few.Content + ans.Content, "text"},
 		{"no prefix", "claude-sonnet-4-5", model.Request{System: "sys", Messages: []model.Message{q}}, "", "", "text"},
+		{"never inside a character", "claude-sonnet-4-5",
+			model.Request{Messages: []model.Message{{Role: "user", Content: "é" + q.Content}}, Prefix: model.Prefix{Text: 1, Tokens: 2000}},
+			"", "", "text"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newFakeAnthropic(t, fakeserver.Options{})
@@ -104,5 +107,42 @@ func TestCacheMin(t *testing.T) {
 		if got := cacheMin(name); got != want {
 			t.Errorf("cacheMin(%s) = %d, want %d", name, got, want)
 		}
+	}
+}
+
+// An agent's turn marks the end of its conversation too, so the next turn
+// reads what this one sent: two marks, the sheet's prefix and the turn's.
+func TestCacheBreakpointsAgentTurn(t *testing.T) {
+	ctx := strings.Repeat("workbook row\n", 400)
+	req := model.Request{
+		Messages: []model.Message{
+			{Role: "user", Content: ctx + "Question: the mean?"},
+			{Role: "assistant", ToolCalls: []model.ToolCall{{ID: "c1", Name: "python", Arguments: `{"code":"1"}`}}},
+			{Role: "tool", ToolCallID: "c1", Content: "1"},
+		},
+		Tools:  []model.Tool{{Name: "python", Description: "run", Parameters: []byte(`{"type":"object","properties":{"code":{"type":"string"}}}`)}},
+		Prefix: model.Prefix{Text: len(ctx), Tokens: 1500},
+	}
+	srv := newFakeAnthropic(t, fakeserver.Options{})
+	m, err := newModel("anthropic/claude-sonnet-4-5", model.Options{BaseURL: srv.URL, APIKey: "sk-ant-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, prefix := range []model.Prefix{req.Prefix, {}} {
+		req.Prefix = prefix
+		if _, err := m.Complete(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls := srv.Calls()
+	var where []string
+	for _, mk := range calls[0].CacheMarks {
+		where = append(where, mk.Where)
+	}
+	if got := strings.Join(where, " "); got != "messages[0].content[0] messages[2].content[0]" {
+		t.Errorf("marks at %s", got)
+	}
+	if len(calls[1].CacheMarks) != 0 {
+		t.Errorf("no prefix, yet marks %+v", calls[1].CacheMarks)
 	}
 }

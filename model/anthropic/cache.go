@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/evalmd/evalmd/model"
 )
@@ -63,7 +64,10 @@ func cachePoint(req model.Request, min int) cacheAt {
 // and if so the text block of the shared start (marked) and the rest of
 // the text, which joined are the message's text.
 func (c cacheAt) split(i int, content string) (shared block, own string, ok bool) {
-	if !c.marked || c.system || c.msg != i || c.text <= 0 || c.text > len(content) {
+	if !c.marked || c.system || c.msg != i || c.text <= 0 || c.text > len(content) ||
+		(c.text < len(content) && !utf8.RuneStart(content[c.text])) {
+		// Never inside a character: the halves would not encode back to
+		// the text.
 		return block{}, "", false
 	}
 	shared = textBlock(content[:c.text])
@@ -78,3 +82,18 @@ func (c cacheAt) endsBefore(i int) bool {
 }
 
 func ephemeral() *cacheControl { return &cacheControl{Type: "ephemeral"} }
+
+// markTurns marks the end of an agent's conversation so far (a request
+// offering tools, past its first message), where the sheet's prefix is
+// marked: each turn sends the one before it again, so the next turn
+// reads from the cache what this one writes. With the prefix's, two of
+// the four marks a request may carry.
+func (c cacheAt) markTurns(p *request, req model.Request) {
+	if !c.marked || len(req.Tools) == 0 || len(p.Messages) < 2 {
+		return
+	}
+	last := p.Messages[len(p.Messages)-1].Content
+	if n := len(last); n > 0 && last[n-1].CacheControl == nil && (last[n-1].Type != "text" || *last[n-1].Text != "") {
+		last[n-1].CacheControl = ephemeral()
+	}
+}
