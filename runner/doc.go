@@ -94,6 +94,22 @@
 // Within a run, jobs with the same key wait for each other, so a repeated
 // prompt is paid for once.
 //
+// # Budget
+//
+// Options.Budget caps what a run spends (run --max-cost): before each
+// attempt, what this run's answers cost plus the worst case of every
+// request in flight plus this request's worst case (Budget.Worst: its
+// input and max_tokens at list price) must stay within Budget.Max. A
+// request that does not fit waits for those in flight, whose worst case
+// is given back as each settles and its real cost counted; one that does
+// not fit with nothing in flight ends the sending: the requests in flight
+// are answered, journaled and emitted, the rest are not sent, and Run
+// returns a *BudgetError (the cap, what was spent, the jobs unasked).
+// Answers from the journal and the cache cost the run nothing. Measured
+// in TestBudgetNeverPassed (400 jobs, -c 16, a $0.50 cap, a worst case
+// of $0.018 a request): 50 answered for $0.4869, at most $0.4997 owed
+// and held at once.
+//
 // # Progress
 //
 // Options.Progress gets a line per run, a part per model (done/total,

@@ -71,10 +71,15 @@ func (r *run) call(start, finish context.Context, l *lane, j Job) (Outcome, bool
 		if err := r.wait(start, l, tokens); err != nil {
 			return Outcome{}, false
 		}
+		worst, ok := r.reserveFor(start, l, j)
+		if !ok {
+			return Outcome{}, false
+		}
 		var slot *aimd.Slot
 		if lim := l.pool.adaptive; lim != nil {
 			s, err := lim.Acquire(start)
 			if err != nil {
+				r.spend(l, worst, model.Response{}, err)
 				return Outcome{}, false
 			}
 			slot = s
@@ -83,6 +88,7 @@ func (r *run) call(start, finish context.Context, l *lane, j Job) (Outcome, bool
 		r.calls.Add(1)
 		res := r.attempt(start, finish, l, j, slot, timeout)
 		resp, err, again, after := res.resp, res.err, res.again, res.after
+		r.spend(l, worst, resp, err)
 		o.Elapsed = res.elapsed
 		r.countRefusal(l, err, finish)
 		if ae := (*model.APIError)(nil); errors.As(err, &ae) && ae.Fatal && finish.Err() == nil {

@@ -161,6 +161,12 @@ type Options struct {
 	// limiter waits always use the real clock.
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
+
+	// Budget, when set, caps what the run spends (see Budget): a request
+	// that would not fit waits for those in flight, and once one does not
+	// fit with none in flight nothing more is sent, the requests in
+	// flight are answered and emitted, and Run returns a *BudgetError.
+	Budget *Budget
 }
 
 // Stats sums a run.
@@ -283,6 +289,7 @@ func RunJobs(ctx context.Context, jobs Jobs, opt Options, emit func(Outcome)) (S
 	start, stopStarting := context.WithCancel(ctx)
 	defer stopStarting()
 	defer context.AfterFunc(finish, stopStarting)()
+	r.stopSending = stopStarting
 	r.stopWorkers = func() {
 		// Both at once: AfterFunc would end start a moment later, when a
 		// worker might take its next job.
@@ -398,6 +405,10 @@ func (r *run) stats(ctx context.Context, c *collector) (Stats, error) {
 	switch fatal := r.halted(); {
 	case fatal != nil:
 		return st, fmt.Errorf("runner: stopped with %d jobs unfinished: %w", st.Unfinished, fatal)
+	case r.budget != nil && st.Unfinished > 0 && ctx.Err() == nil:
+		if spent, reached := r.budget.state(); reached {
+			return st, &BudgetError{Max: r.budget.max, Spent: spent, Unasked: st.Unfinished}
+		}
 	case st.Unfinished > 0 && ctx.Err() != nil:
 		return st, fmt.Errorf("runner: stopped with %d jobs unfinished: %w", st.Unfinished, ctx.Err())
 	case st.Unfinished > 0:
@@ -442,7 +453,7 @@ func checkKeys(jobs []Job) error {
 
 // newRun sets up a lane per model and a pool per server.
 func newRun(jobs Jobs, opt Options) *run {
-	r := &run{opt: opt, lanes: map[string]*lane{}, inflight: make(map[string]*sync.Mutex)}
+	r := &run{opt: opt, lanes: map[string]*lane{}, inflight: make(map[string]*sync.Mutex), budget: newBudget(opt.Budget)}
 	pools := map[string]*pool{}
 	for i := range jobs.Len() {
 		m := jobs.Model(i)
@@ -518,6 +529,10 @@ type run struct {
 	inflight    map[string]*sync.Mutex // per cache key, so one request is paid for once
 	halt        error                  // why the run was stopped (a server down, the journal failing)
 	stopWorkers func()
+	// stopSending ends the start of new requests and lets those in
+	// flight finish (the budget reached).
+	stopSending func()
+	budget      *budget // nil: no cap
 }
 
 // lane is one model's share of a run: its rate limits and its pool.
