@@ -152,6 +152,10 @@ type Config struct {
 	// --data-root's (a relative one from the file's folder). Only the
 	// user's own file may name them: a workspace file travels with sheets.
 	DataRoots []string `yaml:"data_roots"`
+	// MaxCost is run --max-cost when it is not given: the most a run may
+	// spend, in US dollars. Only the user's own file may give it: a
+	// workspace file travels with sheets, and the cap is yours.
+	MaxCost *float64 `yaml:"max_cost"`
 	// LatestVersion is agg's --latest-version when it is not given: count
 	// only the runs of each sheet's newest version (evalmd init's folder
 	// turns it on); nil when no file says.
@@ -328,8 +332,9 @@ func (c *Config) notTheUsers(path string) error {
 	why := map[string]string{
 		"data_roots": "cannot vouch for folders outside them; name them in your own config file or with --data-root",
 		"ceilings":   "cannot raise what a sheet may ask; raise it in your own config file or with --ceiling",
+		"max_cost":   "cannot set what your runs may spend; set it in your own config file or with --max-cost",
 	}
-	for _, k := range []string{"data_roots", "ceilings"} {
+	for _, k := range []string{"data_roots", "ceilings", "max_cost"} {
 		if line, ok := c.userOnly[k]; ok {
 			return fmt.Errorf("config %s:%d: %s: a workspace evalmd.yaml (it may have come with sheets) %s", path, line, k, why[k])
 		}
@@ -486,6 +491,9 @@ func (c *Config) merge(f *Config, path string) {
 	}
 	if f.LatestVersion != nil {
 		c.LatestVersion, c.from["latest_version"] = f.LatestVersion, path
+	}
+	if f.MaxCost != nil {
+		c.MaxCost, c.from["max_cost"] = f.MaxCost, path
 	}
 	for k, v := range f.BaseURLs {
 		if c.BaseURLs == nil {

@@ -203,6 +203,44 @@ func TestDataRootsFromUserOnly(t *testing.T) {
 	}
 }
 
+// max_cost caps what your runs spend: your own file may set it, a
+// workspace file may not (it could lift the cap, or set one you did not
+// mean), and it must be a positive number.
+func TestMaxCostFromUserOnly(t *testing.T) {
+	root := t.TempDir()
+	xdg, ws := filepath.Join(root, "xdg"), filepath.Join(root, "ws")
+	user := filepath.Join(xdg, "evalmd", "config.yaml")
+	env := map[string]string{"XDG_CONFIG_HOME": xdg}
+	look := Lookup{Dir: root, Getenv: func(k string) string { return env[k] }}
+	for _, tc := range []struct {
+		user, workspace string
+		want            float64
+		err             string
+	}{
+		{user: "max_cost: 12.5\n", want: 12.5},
+		{user: "max_cost: 12.5\n", workspace: "models: [mock]\nmax_cost: 1000\n", err: "evalmd.yaml:2: max_cost: a workspace evalmd.yaml (it may have come with sheets) cannot set what your runs may spend"},
+		{user: "models: [mock]\nmax_cost: -3\n", err: "config.yaml:2: max_cost: give a positive number of US dollars"},
+		{user: "max_cost: lots\n", err: "config.yaml:1"},
+	} {
+		write(t, user, tc.user)
+		os.Remove(filepath.Join(ws, "evalmd.yaml"))
+		at := look
+		if tc.workspace != "" {
+			write(t, filepath.Join(ws, "evalmd.yaml"), tc.workspace)
+			at = look.ForSheets(ws)
+		}
+		c, err := Load(at)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q over %q: %v, want %q", tc.workspace, tc.user, err, tc.err)
+			}
+		case err != nil || c.MaxCost == nil || *c.MaxCost != tc.want:
+			t.Errorf("%q: max_cost %v, %v; want %v", tc.user, c.MaxCost, err, tc.want)
+		}
+	}
+}
+
 // Every bad file is one error naming the file and line; a key is never
 // accepted and never printed.
 func TestParseErrors(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -109,10 +110,13 @@ func (c *Config) checkMembers(name string, doc *yaml.Node) error {
 	for _, k := range []string{"judge", "base_urls", "models"} {
 		c.lines[k] = topLine(doc, k)
 	}
-	for _, k := range []string{"data_roots", "ceilings"} {
+	for _, k := range []string{"data_roots", "ceilings", "max_cost"} {
 		if n := topLine(doc, k); n != 0 {
 			c.userOnly[k] = n
 		}
+	}
+	if v := c.MaxCost; v != nil && (*v <= 0 || math.IsNaN(*v) || math.IsInf(*v, 0)) {
+		return fmt.Errorf("config %s:%d: max_cost: give a positive number of US dollars", name, topLine(doc, "max_cost"))
 	}
 	for i, d := range c.DataRoots {
 		if strings.TrimSpace(d) == "" {
