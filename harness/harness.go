@@ -106,6 +106,12 @@ type Config struct {
 	// Vision forces images on (true) or off (false) for every model;
 	// nil decides by the model's name.
 	Vision *bool
+	// MaxCost caps what the run spends, in US dollars (run --max-cost; 0:
+	// no cap): before each request, what was spent plus the worst case
+	// of the requests in flight and of this one must fit. At the cap the
+	// run stops sending, writes its outputs with the questions not asked
+	// noted, and returns a *runner.BudgetError.
+	MaxCost float64
 	// AllowOutsideFiles sends files a sheet names outside its folder and
 	// DataRoots (see prompt.Builder).
 	AllowOutsideFiles bool
@@ -202,6 +208,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
+	if err := cfg.checkBudget(ms); err != nil {
+		return sum, err
+	}
 	// The graders are built once: each question's is checked when it is
 	// planned, and grades it when it is answered.
 	graders := regrade.NewGraders(cfg.Graders, grade.Options{JudgeOptions: cfg.Judge, Scripts: cfg.Sandbox.RunScript}, "")
@@ -244,7 +253,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return sum, err
 	}
 	res, err := execute.Run(ctx, outs, ms.made, execute.Options{Runner: cfg.Runner, Resume: st, Batch: cfg.Batch,
-		Graders: graders, Prices: cfg.prices(), Sandbox: cfg.Sandbox, Reformat: ms.reformat, Writer: w, Console: cfg.console()})
+		Graders: graders, Prices: cfg.prices(), Sandbox: cfg.Sandbox, Reformat: ms.reformat, Writer: w, Console: cfg.console(), MaxCost: cfg.MaxCost})
 	return cfg.summarize(sum, res, err)
 }
 
@@ -356,7 +365,7 @@ func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID strin
 		AllowOutsideFiles: cfg.AllowOutsideFiles, DataRoots: cfg.DataRoots,
 		NoModel: len(cfg.Models) == 0, DryRun: cfg.DryRun, Reformat: ms.reformat != nil, Created: cfg.Now(), Stderr: cfg.Stderr, Clear: cfg.clear,
 		Models: ms.made, Problems: problems}
-	checks := &checks{graders: graders, batch: cfg.Batch != nil, made: ms.made}
+	checks := &checks{graders: graders, batch: cfg.Batch != nil, made: ms.made, capped: cfg.MaxCost > 0 && !cfg.DryRun}
 	popt.Check = checks.question
 	sheets, warnings, err := prepare.Read(cfg.Sheets, popt)
 	sum.Warnings += warnings

@@ -35,7 +35,10 @@ type Subset = plan.Subset
 type checks struct {
 	graders *regrade.Graders
 	batch   bool
-	made    map[string]model.Model
+	// capped says the run has a cap (MaxCost): every question must bound
+	// its output.
+	capped bool
+	made   map[string]model.Model
 	// ungraded are the questions that cannot be graded, each once (not
 	// once per model), at its sheet's line.
 	ungraded []regrade.Ungradable
@@ -63,6 +66,11 @@ func (c *checks) question(o *plan.Output, i int, t *model.Task, q *result.Questi
 	}
 	if err := checkAgentMode(o, t, q.Name, c.batch); err != nil {
 		return err
+	}
+	if c.capped {
+		if err := boundedOutput(o, i, t, q); err != nil {
+			return err
+		}
 	}
 	if _, ok := c.made[o.Model].(keyedAnswers); ok {
 		if c.keyed == nil {

@@ -37,6 +37,10 @@ func (e *BudgetError) Error() string {
 	return fmt.Sprintf("the budget of $%.4f was reached: $%.4f spent, %d questions left unasked", e.Max, e.Spent, e.Unasked)
 }
 
+// BudgetReached says the run stopped at its cap, for a command's exit
+// status.
+func (e *BudgetError) BudgetReached() bool { return true }
+
 // budget is a Budget's state in a run, shared by the workers.
 type budget struct {
 	max float64

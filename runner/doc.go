@@ -104,7 +104,8 @@
 // is given back as each settles and its real cost counted; one that does
 // not fit with nothing in flight ends the sending: the requests in flight
 // are answered, journaled and emitted, the rest are not sent, and Run
-// returns a *BudgetError (the cap, what was spent, the jobs unasked).
+// returns a *BudgetError (the cap, what was spent, the jobs unasked;
+// its BudgetReached method lets a command give it an exit status).
 // Answers from the journal and the cache cost the run nothing. Measured
 // in TestBudgetNeverPassed (400 jobs, -c 16, a $0.50 cap, a worst case
 // of $0.018 a request): 50 answered for $0.4869, at most $0.4997 owed

@@ -11,6 +11,9 @@
 //     (a *PartialError, whose count goes to stderr).
 //   - 4: finished, and a gate failed: agg's comparison with a baseline
 //     found a model significantly worse, or under a floor (a *GateError).
+//   - 5: stopped at its spending cap (run --max-cost): the answers are
+//     written, some questions were not asked (an error whose
+//     BudgetReached says so: the runner's *BudgetError).
 package cli
 
 import (
@@ -121,6 +124,7 @@ func ExitCode(err error) int {
 	var pe *PartialError
 	var pf partial
 	var ge *GateError
+	var br budgetReached
 	switch {
 	case err == nil, errors.Is(err, ErrHelp):
 		return 0
@@ -128,10 +132,19 @@ func ExitCode(err error) int {
 		return 2
 	case errors.As(err, &ge):
 		return 4
+	case errors.As(err, &br) && br.BudgetReached():
+		return 5
 	case errors.As(err, &pe), errors.As(err, &pf) && pf.Partial():
 		return 3
 	}
 	return 1
+}
+
+// budgetReached is implemented by the runner's error of a run stopped at
+// its spending cap: exit status 5.
+type budgetReached interface {
+	error
+	BudgetReached() bool
 }
 
 // partial is implemented by the errors of library packages (harness,

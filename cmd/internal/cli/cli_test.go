@@ -121,6 +121,13 @@ type libPartial struct{}
 func (libPartial) Error() string { return "3 of 10 questions failed" }
 func (libPartial) Partial() bool { return true }
 
+// libBudget is a library's error of a run stopped at its cap, as the
+// runner's BudgetError is.
+type libBudget struct{}
+
+func (libBudget) Error() string       { return "the budget was reached" }
+func (libBudget) BudgetReached() bool { return true }
+
 func TestExitCodeOfLibraryPartialErrors(t *testing.T) {
 	for _, tc := range []struct {
 		err  error
@@ -131,6 +138,8 @@ func TestExitCodeOfLibraryPartialErrors(t *testing.T) {
 		{errors.Join(libPartial{}, libPartial{}), 3},
 		{errors.New("could not run"), 1},
 		{&PartialError{Failed: 1}, 3},
+		{fmt.Errorf("run: %w; kept", libBudget{}), 5},
+		{errors.Join(libPartial{}, libBudget{}), 5},
 	} {
 		if got := ExitCode(tc.err); got != tc.want {
 			t.Errorf("ExitCode(%v) = %d, want %d", tc.err, got, tc.want)

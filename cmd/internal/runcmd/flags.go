@@ -2,6 +2,7 @@ package runcmd
 
 import (
 	"flag"
+	"math"
 	"strings"
 	"time"
 
@@ -32,6 +33,7 @@ type flags struct {
 	cacheDir                        string
 	fresh                           bool
 	price, mockReply, vision        string
+	maxCost                         float64
 	logDir, logFormat               string
 	checkOnly                       bool
 	batchOn                         bool
@@ -81,6 +83,7 @@ func bindFlags(fs *flag.FlagSet) *flags {
 	fs.StringVar(&f.cacheDir, "cache", "", "answer repeated requests from this cache folder")
 	fs.BoolVar(&f.fresh, "fresh", false, "ask every question, reusing no answer of an earlier output whose request was the same")
 	fs.StringVar(&f.price, "price", "", "price override IN,OUT[,CACHED_IN[,CACHE_WRITE]] in US dollars per million tokens (input, output, prompt cache reads and writes)")
+	fs.Float64Var(&f.maxCost, "max-cost", 0, "stop sending before the run's spending could pass `USD` (what was spent plus the worst case in flight); exit status 5, and the same command asks the rest (0: no cap; the config's max_cost, your own file only)")
 	fs.StringVar(&f.mockReply, "mock-reply", "", "the reply of the mock model")
 	fs.StringVar(&f.vision, "vision", "", "send images: on, off or auto (by the model's name: OpenAI's but gpt-3.5, Anthropic's)")
 	fs.StringVar(&f.logDir, "log-dir", "", "also write an Inspect log per output file into this folder")
@@ -131,6 +134,8 @@ func (f *flags) check() error {
 		return cli.Usagef("--watch and --batch: a batch's answers take up to 24 h; watch reruns live")
 	case f.batchPoll <= 0:
 		return cli.Usagef("--batch-poll %v: give a positive duration", f.batchPoll)
+	case f.maxCost < 0 || math.IsNaN(f.maxCost) || math.IsInf(f.maxCost, 0):
+		return cli.Usagef("--max-cost %v: give a number of US dollars, 0 for no cap", f.maxCost)
 	case f.timeout <= 0:
 		return cli.Usagef("--timeout %v: give a positive duration", f.timeout)
 	}

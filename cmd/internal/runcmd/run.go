@@ -202,6 +202,10 @@ func (f *flags) build(cfg *harness.Config, conf *config.Config, s settled, geten
 	}
 	cfg.Subset = f.subset
 	cfg.Fresh = f.fresh
+	cfg.MaxCost = f.maxCost
+	if !f.given["max-cost"] && conf.MaxCost != nil {
+		cfg.MaxCost = *conf.MaxCost // the user's own file: a workspace's is refused
+	}
 	cfg.Shard, cfg.RunID = s.shard, f.runID
 	if f.batchOn {
 		cfg.Batch = &harness.BatchConfig{FallbackLive: f.batchFall == "live", Poll: f.batchPoll}

@@ -52,6 +52,9 @@ type Options struct {
 	Reformat model.Model
 	Writer   write.Writer
 	Console  write.Console
+	// MaxCost caps what the run spends, in dollars (run --max-cost; 0:
+	// no cap): see budget.go.
+	MaxCost float64
 }
 
 // Batch is run --batch: the questions go through the providers' batch
@@ -181,6 +184,8 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 	}
 	defer scratch.Close()
 	ropt := runnerOptions(ctx, opt, infos)
+	ropt.Budget = budget(opt.MaxCost, infos, opt.Prices)
+	t0 := time.Now()
 
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -203,11 +208,18 @@ func Run(ctx context.Context, outs []*plan.Output, models map[string]model.Model
 	settle := g.settler(js, infos, opt.Prices)
 	var stats runner.Stats
 	if opt.Batch != nil {
+		if err := checkBatchBudget(js, ropt.Budget); err != nil {
+			g.wait()
+			return Result{}, err
+		}
 		stats, err = sendBatch(rctx, opt, js, ropt.Options, settle)
 	} else {
 		stats, err = runner.RunJobs(rctx, js, ropt.Options, func(o runner.Outcome) { settle(o, "") })
 	}
 	finishErr := g.wait()
+	if be := (*runner.BudgetError)(nil); errors.As(err, &be) && finishErr == nil {
+		finishErr = writeUnasked(ctx, js.runs, opt, time.Since(t0))
+	}
 
 	res := gather(js.runs)
 	if err := runError(ctx, opt, stats, finishErr, err); err != nil {

@@ -226,3 +226,6 @@ func (r *reader) copy(w io.Writer, p *part, off int64, n int) error {
 	_, err := w.Write(lru.buf[off-start : off-start+int64(n)])
 	return err
 }
+
+// Has says whether question i was put.
+func (s *Spill) Has(i int) bool { return s.at[i].jsonLen > 0 }
