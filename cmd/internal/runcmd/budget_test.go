@@ -153,3 +153,28 @@ func TestMaxCostRefusals(t *testing.T) {
 		t.Errorf("%d calls made", len(srv.Calls()))
 	}
 }
+
+// TestMaxCostBatch: a batch is submitted only when its worst case at
+// batch prices fits the cap (a submitted batch cannot be stopped
+// halfway); one that does not fit is refused before any upload.
+func TestMaxCostBatch(t *testing.T) {
+	for _, tc := range []struct {
+		cap     string
+		batches int
+		want    string
+	}{
+		{"0.0005", 0, "the batch's 3 requests could cost up to $0.00"},
+		{"1", 1, ""},
+	} {
+		srv := fakeserver.NewOpenAIBatch(t, fakeserver.BatchOptions{Polls: 1, InputTokens: 100, OutputTokens: 10,
+			Reply: func(c fakeserver.Call) fakeserver.Reply { return fakeserver.Reply{Text: "7.50"} }})
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), &stdout, &stderr, batchArgs("openai/gpt-4o", srv.URL, t.TempDir(), "--max-tokens", "100", "--max-cost", tc.cap))
+		switch {
+		case tc.want == "" && err != nil, tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("--max-cost %s: %v, want %q", tc.cap, err, tc.want)
+		case srv.Batches() != tc.batches:
+			t.Errorf("--max-cost %s: %d batches, want %d", tc.cap, srv.Batches(), tc.batches)
+		}
+	}
+}
