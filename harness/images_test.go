@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -114,6 +115,76 @@ func checkImageRecords(t *testing.T, outputs []string, sent []string) {
 		}
 		if has, n := strings.Contains(string(md), line), strings.Count(string(md), line); want == nil && has || want != nil && n != 2 {
 			t.Errorf("%s: %q %d times in\n%s", filepath.Base(path), line, n, md)
+		}
+	}
+}
+
+// writeSizedPNG writes a real w x h PNG image to path.
+func writeSizedPNG(t *testing.T, path string, w, h int) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, w, h))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDryRunCountsImages: the dry run's estimate counts each image sent
+// by its provider's rule, a 1024x600 PNG on two questions: OpenAI's 85 +
+// 170 per 512-pixel tile (2x2 tiles, its short side under 768: 765),
+// Anthropic's width*height/750 (820); with --vision off neither is sent
+// nor counted, and the .md says the image was not sent.
+func TestDryRunCountsImages(t *testing.T) {
+	dir := t.TempDir()
+	writeSizedPNG(t, filepath.Join(dir, "chart.png"), 1024, 600)
+	text := "# S\n#### files\nchart.png\n## A\n#### question\na?\n#### answer\nx\n## B\n#### question\nb?\n#### answer\ny\n"
+	if err := os.WriteFile(filepath.Join(dir, "input-s.md"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const gpt, claude = "openai/gpt-4o", "anthropic/claude-sonnet-4-5"
+	estimate := func(vision *bool) map[string]int {
+		var stderr bytes.Buffer
+		sum, err := Run(context.Background(), Config{Sheets: []string{filepath.Join(dir, "input-s.md")}, Models: []string{gpt, claude},
+			DryRun: true, Force: true, Vision: vision, Describe: providers.Registry().Describe, OutDir: filepath.Join(dir, "out"), Stderr: &stderr})
+		if err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+		if vision != nil {
+			checkImageRecords1(t, sum.Outputs)
+		}
+		got := map[string]int{}
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			for _, m := range []string{gpt, claude} {
+				var n int
+				if _, err := fmt.Sscanf(line, m+": about %d input tokens", &n); err == nil {
+					got[m] = n
+				}
+			}
+		}
+		return got
+	}
+	off := false
+	with, without := estimate(nil), estimate(&off)
+	for m, want := range map[string]int{gpt: 2 * 765, claude: 2 * 820} {
+		if d := with[m] - without[m]; d != want {
+			t.Errorf("%s: %d input tokens with the image, %d without: %d for the images, want %d", m, with[m], without[m], d, want)
+		}
+	}
+}
+
+// checkImageRecords1 checks that no output's question sent its image and
+// that each .md says it was not sent.
+func checkImageRecords1(t *testing.T, outputs []string) {
+	t.Helper()
+	for _, path := range outputs {
+		md, err := os.ReadFile(strings.TrimSuffix(path, ".json") + ".md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(md), "**Images not sent**"); n != 2 {
+			t.Errorf("%s: %d questions say their image was not sent, want 2", filepath.Base(path), n)
 		}
 	}
 }

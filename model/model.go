@@ -3,6 +3,8 @@
 // A Request (system text, messages and the settings sent) goes in and a
 // Response (text, reasoning and usage) comes out. A model's Info says what
 // it can do: its provider, server, vision, price and context.
+// ImageTokens says what an image costs in input tokens on it, by its
+// provider's published rule, for estimates made before a request is sent.
 //
 // A Task is a request with what travels beside it: the question, for the
 // offline models that answer from it, and the code or agent mode's Solve.

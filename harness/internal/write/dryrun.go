@@ -103,7 +103,7 @@ func (b *BatchFiles) Close() error {
 
 // batchEstimate says what jobs would cost at batch prices: input tokens
 // counted with tiktoken (an estimate for models that are not OpenAI's;
-// images not counted), output tokens at most the max_tokens each request
+// images by the provider's rule), output tokens at most the max_tokens each request
 // line sends.
 func batchEstimate(info model.Info, override *model.Price, jobs []batch.Job, files []batch.File) string {
 	p := info.Price
@@ -309,7 +309,8 @@ func (d *DryRunReport) say(name string) string {
 
 // inputTokens estimates the input tokens of a request: its text counted
 // with tiktoken (the model's encoding, else o200k_base: an estimate for
-// models that are not OpenAI's; images and files sent apart not counted).
+// models that are not OpenAI's), and its images by the provider's rule
+// (model.ImageTokens).
 func inputTokens(info model.Info, r model.Request) int {
 	enc, err := tokens.EncodingFor(info.Model)
 	if err != nil || enc == "" {
@@ -322,6 +323,11 @@ func inputTokens(info model.Info, r model.Request) int {
 	n, err := tokens.Count(text, enc)
 	if err != nil {
 		n = len(text) / 4
+	}
+	for _, msg := range r.Messages {
+		for _, img := range msg.Images {
+			n += model.ImageTokens(info, img)
+		}
 	}
 	return n
 }
