@@ -104,8 +104,11 @@ type Config struct {
 	LogDir    string
 	LogFormat string
 	// Vision forces images on (true) or off (false) for every model;
-	// nil decides by the model's name.
+	// nil decides by VisionOf, else by the model's name.
 	Vision *bool
+	// VisionOf says, by model name, whether the model is sent images
+	// (run --vision MODEL=on, the config's vision member).
+	VisionOf map[string]bool
 	// MaxCost caps what the run spends, in US dollars (run --max-cost; 0:
 	// no cap): before each request, what was spent plus the worst case
 	// of the requests in flight and of this one must fit. At the cap the
@@ -361,7 +364,7 @@ func openModels(cfg Config, names []string) (models, error) {
 // With problems set (Check), nothing is written (files is nil) and every
 // problem of the sheets is gathered there, where a run stops at the first.
 func (cfg Config) plan(ctx context.Context, sum *Summary, ms models, runID string, graders *regrade.Graders, files *write.Files, problems *prepare.Problems) ([]*plan.Output, error) {
-	popt := prepare.Options{Schema: cfg.Schema, DataKeys: cfg.DataKeys, Settings: cfg.Settings, Vision: cfg.Vision,
+	popt := prepare.Options{Schema: cfg.Schema, DataKeys: cfg.DataKeys, Settings: cfg.Settings, Vision: cfg.Vision, VisionOf: cfg.VisionOf,
 		AllowOutsideFiles: cfg.AllowOutsideFiles, DataRoots: cfg.DataRoots,
 		NoModel: len(cfg.Models) == 0, DryRun: cfg.DryRun, Reformat: ms.reformat != nil, Created: cfg.Now(), Stderr: cfg.Stderr, Clear: cfg.clear,
 		Models: ms.made, Problems: problems}

@@ -152,6 +152,10 @@ type Config struct {
 	// --data-root's (a relative one from the file's folder). Only the
 	// user's own file may name them: a workspace file travels with sheets.
 	DataRoots []string `yaml:"data_roots"`
+	// Vision says, by model name, whether the model is sent images, over
+	// what its name says (run --vision, which wins): a local vision model
+	// (ollama/llava: true), or one a server takes none for (false).
+	Vision map[string]bool `yaml:"vision"`
 	// MaxCost is run --max-cost when it is not given: the most a run may
 	// spend, in US dollars. Only the user's own file may give it: a
 	// workspace file travels with sheets, and the cap is yours.
@@ -491,6 +495,12 @@ func (c *Config) merge(f *Config, path string) {
 	}
 	if f.LatestVersion != nil {
 		c.LatestVersion, c.from["latest_version"] = f.LatestVersion, path
+	}
+	for k, v := range f.Vision {
+		if c.Vision == nil {
+			c.Vision = map[string]bool{}
+		}
+		c.Vision[k], c.from["vision."+k] = v, path
 	}
 	if f.MaxCost != nil {
 		c.MaxCost, c.from["max_cost"] = f.MaxCost, path

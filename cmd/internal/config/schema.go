@@ -50,6 +50,8 @@ func memberTable() []member {
 			map[string]any{"type": "object", "properties": ceilings, "additionalProperties": false}},
 		{"data_roots", "Folders whose files sheets may send, besides each sheet's own (as run --data-root; a relative one from the file's folder). Your own config file only.",
 			map[string]any{"type": "array", "items": str(`\S`)}},
+		{"vision", "By model name, whether the model is sent a question's images (true or false), over what its name says (OpenAI's but gpt-3.5, Anthropic's); run --vision wins.",
+			mapOf(map[string]any{"type": "boolean"})},
 		{"max_cost", "run --max-cost when it is not given: the most a run may spend, in US dollars (what was spent plus the worst case of the requests in flight). Your own config file only.",
 			map[string]any{"type": "number", "exclusiveMinimum": 0}},
 		{"latest_version", "agg --latest-version when it is not given: count only the runs of each sheet's newest version.", map[string]any{"type": "boolean"}},

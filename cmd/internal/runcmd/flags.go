@@ -85,7 +85,7 @@ func bindFlags(fs *flag.FlagSet) *flags {
 	fs.StringVar(&f.price, "price", "", "price override IN,OUT[,CACHED_IN[,CACHE_WRITE]] in US dollars per million tokens (input, output, prompt cache reads and writes)")
 	fs.Float64Var(&f.maxCost, "max-cost", 0, "stop sending before the run's spending could pass `USD` (what was spent plus the worst case in flight); exit status 5, and the same command asks the rest (0: no cap; the config's max_cost, your own file only)")
 	fs.StringVar(&f.mockReply, "mock-reply", "", "the reply of the mock model")
-	fs.StringVar(&f.vision, "vision", "", "send images: on, off or auto (by the model's name: OpenAI's but gpt-3.5, Anthropic's)")
+	fs.StringVar(&f.vision, "vision", "", "send images: on, off or auto (by the config's vision member, else the model's name: OpenAI's but gpt-3.5, Anthropic's), or per model: MODEL=on,MODEL=off")
 	fs.StringVar(&f.logDir, "log-dir", "", "also write an Inspect log per output file into this folder")
 	fs.StringVar(&f.logFormat, "log-format", inspect.FormatEval, "format of the Inspect logs: eval or json")
 	fs.BoolVar(&f.checkOnly, "check", false, "say which providers are configured, the sandbox's state and the config in force; run nothing")

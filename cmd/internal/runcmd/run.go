@@ -233,13 +233,8 @@ func (f *flags) buildAsking(cfg *harness.Config, conf *config.Config, stderr io.
 		}
 		cfg.Price = &p
 	}
-	switch f.vision {
-	case "", "auto":
-	case "on", "off":
-		v := f.vision == "on"
-		cfg.Vision = &v
-	default:
-		return cli.Usagef("--vision %q: say on, off or auto", f.vision)
+	if err := f.buildVision(cfg, conf); err != nil {
+		return err
 	}
 	names := strings.Split(f.models, ",")
 	if !f.given["m"] {

@@ -17,7 +17,9 @@ import (
 
 // --vision auto (as no flag) decides by the model's name and says a local
 // model is sent no image; on sends it, off leaves it out quietly, and any
-// other word is a usage error naming the three.
+// other word is a usage error naming the three. A model's own vision
+// (--vision MODEL=on|off, the config's vision member, which the flag
+// overrides) is obeyed and not said either.
 func TestVisionFlag(t *testing.T) {
 	dir := t.TempDir()
 	var pic bytes.Buffer
@@ -29,20 +31,33 @@ func TestVisionFlag(t *testing.T) {
 	os.WriteFile(sheet, []byte("# V\n## Q\n#### files\nchart.png\n#### question\nwhat is drawn?\n#### answer\na dot\n"), 0o644)
 	const said = "warning: ollama/llava: the images of 1 question are not sent (no vision by the model's name; --vision on sends them, if the model takes images)\n"
 	for _, tc := range []struct {
-		flag  []string
-		sent  bool
-		said  bool
-		usage string
+		flag   []string
+		config string
+		sent   bool
+		said   bool
+		usage  string
 	}{
-		{nil, false, true, ""},
-		{[]string{"--vision", "auto"}, false, true, ""},
-		{[]string{"--vision", "on"}, true, false, ""},
-		{[]string{"--vision", "off"}, false, false, ""},
-		{[]string{"--vision", "yes"}, false, false, `--vision "yes": say on, off or auto`},
+		{[]string{"--vision", "ollama/llava=on,openai/gpt-4o=off"}, "", true, false, ""},
+		{[]string{"--vision", "ollama/llava=off"}, "", false, false, ""},
+		{nil, "vision:\n  ollama/llava: true\n", true, false, ""},
+		{[]string{"--vision", "ollama/llava=off"}, "vision:\n  ollama/llava: true\n", false, false, ""},
+		{[]string{"--vision", "off"}, "vision:\n  ollama/llava: true\n", false, false, ""},
+		{[]string{"--vision", "ollama/llava=maybe"}, "", false, false, `"ollama/llava=maybe": say MODEL=on or MODEL=off`},
+		{nil, "", false, true, ""},
+		{[]string{"--vision", "auto"}, "", false, true, ""},
+		{[]string{"--vision", "on"}, "", true, false, ""},
+		{[]string{"--vision", "off"}, "", false, false, ""},
+		{[]string{"--vision", "yes"}, "", false, false, `--vision "yes": say on, off or auto, or MODEL=on,MODEL=off`},
 	} {
+		os.Remove(filepath.Join(dir, "evalmd.yaml"))
+		if tc.config != "" {
+			os.WriteFile(filepath.Join(dir, "evalmd.yaml"), []byte(tc.config), 0o644)
+		}
 		out := t.TempDir()
 		var stdout, stderr bytes.Buffer
-		err := run(context.Background(), &stdout, &stderr, append([]string{"-y", "-f", sheet, "-m", "ollama/llava", "-o", out, "-u", "0"}, tc.flag...))
+		look := testLookup()
+		look.Dir = dir // the workspace's evalmd.yaml, when the case writes one
+		err := cli.Execute(context.Background(), &stdout, &stderr, Command(look, os.Getenv, os.Environ), append([]string{"-y", "-f", sheet, "-m", "ollama/llava", "-o", out, "-u", "0"}, tc.flag...))
 		if tc.usage != "" {
 			if ue := (*cli.UsageError)(nil); !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.usage) {
 				t.Errorf("%q: %v, want the usage error %q", tc.flag, err, tc.usage)

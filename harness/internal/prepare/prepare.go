@@ -40,6 +40,9 @@ type Options struct {
 	Settings []setting.Layer
 	// Vision forces images on or off; nil decides by the model.
 	Vision *bool
+	// VisionOf says, by model name, whether a model is sent images, over
+	// what its name says and under Vision.
+	VisionOf map[string]bool
 	// AllowOutsideFiles and DataRoots: see prompt.Builder.
 	AllowOutsideFiles bool
 	DataRoots         []string
@@ -306,7 +309,7 @@ func prepare(ctx context.Context, opt Options, s *Sheet, job plan.Job, minfo mod
 		return nil, err
 	}
 	qb := &questions{opt: opt, s: s, job: job, model: opt.Models[job.Model], notes: notes,
-		b: newBuilder(opt, s, job.Model, minfo, notes), sayImages: opt.Vision == nil && !minfo.Offline}
+		b: newBuilder(opt, s, job.Model, minfo, notes), sayImages: opt.saysImages(job.Model, minfo)}
 	qb.send = func(st model.Settings) (model.Settings, []model.SettingNote, error) {
 		return model.SendSettings(qb.model, minfo, st)
 	}
@@ -420,11 +423,22 @@ func (qb *questions) build(ctx context.Context, i int, keyed bool) (model.Task, 
 	return req, q, nil
 }
 
+// saysImages says whether the images a model is not sent are told of
+// (notes): not when the run said so (--vision off, or the model's own
+// vision setting), nor for an offline model.
+func (opt Options) saysImages(modelName string, minfo model.Info) bool {
+	_, stated := opt.VisionOf[modelName]
+	return opt.Vision == nil && !stated && !minfo.Offline
+}
+
 // newBuilder is the prompt builder of a job's requests: for the model
 // (its vision, unless the run says, and its context, which a dry run
 // without a model does not cut the prompts for).
 func newBuilder(opt Options, s *Sheet, modelName string, minfo model.Info, notes *notes) *prompt.Builder {
 	vision := minfo.Vision
+	if v, ok := opt.VisionOf[modelName]; ok {
+		vision = v
+	}
 	if opt.Vision != nil {
 		vision = *opt.Vision
 	}
