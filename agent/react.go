@@ -95,16 +95,20 @@ func trimMiddle(s string) string {
 
 // RunReact answers the question with InfiAgent's ReAct loop. The question
 // is the text of req's user messages; each model call is one user message
-// holding the whole prompt with the scratchpad so far. The transcript keeps
-// each reply (assistant) and each observation (tool).
+// holding the whole prompt with the scratchpad so far, and the images of
+// req's user messages (the prompt builder attached them only for a model
+// that takes images). The transcript keeps each reply (assistant) and each
+// observation (tool).
 func RunReact(ctx context.Context, m model.Model, req model.Task, interp Interpreter, opt Options) (model.Response, error) {
 	opt = opt.withDefaults()
 	qctx, cancel := opt.questionContext(ctx)
 	defer cancel()
 	var parts []string
+	var images []model.Image
 	for _, msg := range req.Messages {
 		if msg.Role == "user" {
 			parts = append(parts, msg.Content)
+			images = append(images, msg.Images...)
 		}
 	}
 	instruction := strings.Join(parts, "\n")
@@ -128,7 +132,7 @@ func RunReact(ctx context.Context, m model.Model, req model.Task, interp Interpr
 				work.Limit, work.LimitValue = limitTokenBudget, opt.limitValue(limitTokenBudget)
 				return out, nil
 			}
-			req.Messages = []model.Message{{Role: "user", Content: reactPrompt(instruction, scratch.String())}}
+			req.Messages = []model.Message{{Role: "user", Content: reactPrompt(instruction, scratch.String()), Images: images}}
 			resp, err := model.Ask(qctx, m, req)
 			if err != nil {
 				if timedOut() {

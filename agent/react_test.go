@@ -1,7 +1,11 @@
 package agent
 
 import (
+	"bytes"
 	"context"
+	"image"
+	"image/color"
+	"image/png"
 	"strings"
 	"testing"
 
@@ -37,6 +41,50 @@ func TestRunReact(t *testing.T) {
 	}
 	if stop := m.reqs[0].Settings.Stop; len(stop) != 1 || stop[0] != "Observation:" {
 		t.Errorf("stop = %q", stop)
+	}
+}
+
+// The images of the question's message go with every prompt the loop
+// rebuilds as text: a chart the model was sent stays in view at each
+// turn. A question without images sends none.
+func TestRunReactKeepsImages(t *testing.T) {
+	var buf bytes.Buffer
+	img := image.NewRGBA(image.Rect(0, 0, 3, 2))
+	img.Set(1, 1, color.RGBA{R: 255, A: 255})
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	chart := model.Image{MediaType: "image/png", Data: buf.Bytes()}
+	for _, tc := range []struct {
+		name   string
+		images []model.Image
+	}{
+		{"with a chart", []model.Image{chart}},
+		{"without images", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &scripted{replies: []model.Response{
+				{Text: "Look.\nAction: python_code_sandbox\nAction Input:\n```python\nprint(1)\n```\n"},
+				{Text: "Final Answer: @bar[red]"},
+			}}
+			q := question()
+			q.Messages[0].Images = tc.images
+			if _, err := RunReact(context.Background(), m, q, &fakeInterp{results: map[string]sandbox.Result{"print(1)": {Output: "1"}}}, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if len(m.reqs) != 2 {
+				t.Fatalf("%d calls, want 2", len(m.reqs))
+			}
+			for i, r := range m.reqs {
+				got := r.Messages[0].Images
+				if len(got) != len(tc.images) || len(got) == 1 && (got[0].MediaType != "image/png" || !bytes.Equal(got[0].Data, chart.Data)) {
+					t.Errorf("call %d: %d images, want %d", i+1, len(got), len(tc.images))
+				}
+				if err := r.Check(); err != nil {
+					t.Errorf("call %d: %v", i+1, err)
+				}
+			}
+		})
 	}
 }
 
