@@ -49,8 +49,18 @@ func (b *bill) dollars() float64 {
 // of about $0.0011 a request, replies of 1 to 100 tokens): the server's
 // bill never passes the cap, the run exits with status 5 and says what it
 // spent and left unasked, its output holds every answer and notes the
-// questions not asked; the same command then asks only those.
+// questions not asked; the same command then asks only those, resuming
+// the journal or, with the journal gone, reusing the output's answers.
 func TestMaxCost(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		dropJournal bool
+	}{{"resumed", false}, {"reused", true}} {
+		t.Run(tc.name, func(t *testing.T) { testMaxCost(t, tc.dropJournal) })
+	}
+}
+
+func testMaxCost(t *testing.T, dropJournal bool) {
 	const n, cap = 80, 0.03
 	var b bill
 	srv := fakeserver.NewOpenAI(t, fakeserver.Options{MaxRequests: 2 * n, Reply: func(c fakeserver.Call) fakeserver.Reply {
@@ -93,11 +103,20 @@ func TestMaxCost(t *testing.T) {
 	if answered != first || noted != n-first || costs > cap {
 		t.Errorf("output: %d answered, %d not asked, $%.4f recorded; the server had %d calls", answered, noted, costs, first)
 	}
-	t.Logf("first run: %d of %d asked, $%.4f billed of $%.2f\n%s\n%v", first, n, b.dollars(), cap, stderr.String(), err)
+	t.Logf("first run: %d of %d asked, $%.4f billed of $%.2f", first, n, b.dollars(), cap)
 
 	stderr.Reset()
+	if dropJournal {
+		js, _ := filepath.Glob(filepath.Join(out, ".evalmd-run-*"))
+		for _, j := range js {
+			os.Remove(j)
+		}
+	}
 	if err := run(context.Background(), &stdout, &stderr, args); err != nil {
 		t.Fatalf("rerun: %v\n%s", err, stderr.String())
+	}
+	if want := fmt.Sprintf("%d reused", first); dropJournal && !strings.Contains(stderr.String(), want) {
+		t.Errorf("the rerun without the journal does not say %q:\n%s", want, stderr.String())
 	}
 	if again := len(srv.Calls()) - first; again != n-first {
 		t.Errorf("the rerun asked %d questions, want the %d left", again, n-first)
