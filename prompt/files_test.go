@@ -64,7 +64,7 @@ func TestFilesStayInPlace(t *testing.T) {
 			b.SheetMeta = map[string]string{"data_root": tc.dataRoot}
 			b.SheetMetaLines = map[string]int{"data_root": 3}
 		}
-		it := &sheet.Item{Name: "q", Text: "x", Files: []sheet.Located{{Text: tc.file, Line: 7}}}
+		it := &sheet.Item{Name: "q", Text: "x", Sections: &sheet.Sections{Files: []sheet.Located{{Text: tc.file, Line: 7}}}}
 		_, err := b.Build(t.Context(), filepath.Join(sheets, "input-s.md"), it)
 		if strings.HasPrefix(tc.file, "/etc/") {
 			if _, serr := os.Stat(tc.file); serr != nil {
@@ -100,7 +100,7 @@ func TestLargeFileWarns(t *testing.T) {
 	f.Close()
 	var warned []string
 	b := &Builder{Dir: dir, Warn: func(m string) { warned = append(warned, m) }}
-	it := &sheet.Item{Name: "q", Text: "x", Files: []sheet.Located{{Text: "big.parquet", Line: 3}}}
+	it := &sheet.Item{Name: "q", Text: "x", Sections: &sheet.Sections{Files: []sheet.Located{{Text: "big.parquet", Line: 3}}}}
 	if _, err := b.Build(t.Context(), filepath.Join(dir, "input-s.md"), it); err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestImageNames(t *testing.T) {
 		{[]string{"t.csv", "b.xlsx", "notes.txt"}, nil},
 		{[]string{"data/chart.PNG", "t.csv", "x/y/photo.jpeg", "a.gif", "w.webp", "p.jpg"}, []string{"chart.PNG", "photo.jpeg", "a.gif", "w.webp", "p.jpg"}},
 	} {
-		it := &sheet.Item{}
+		it := &sheet.Item{Sections: &sheet.Sections{}}
 		for _, f := range tc.files {
 			it.Files = append(it.Files, sheet.Located{Text: f})
 		}

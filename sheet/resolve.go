@@ -42,8 +42,15 @@ type Item struct {
 	SheetText string // the sheet question part of Prompt (LIME's question_sys)
 	Text      string // the question's own part of Prompt (LIME's question_usr)
 
-	// Sections this tool adds; a question's own section wins over the
-	// sheet's. Texts are cut at the end token.
+	// Sections are the sections this tool adds, never nil in an Item
+	// Resolve returns. The questions that take them all from the sheet
+	// share one: an Item stays small in a sheet of a million questions.
+	*Sections
+}
+
+// Sections are the sections beyond LIME's a question gets: a question's
+// own section wins over the sheet's. Texts are cut at the end token.
+type Sections struct {
 	System   *string
 	Context  *string
 	Template *Located
@@ -102,47 +109,50 @@ type cascade struct {
 	meta     map[string]string
 	lines    map[string]int
 	question string
-	extras
+	// sections are the sheet's, shared by the questions that have none of
+	// their own (its copy made once, when the first such question asks).
+	sections Sections
+	shared   *Sections
 }
 
-// extras are the sections beyond LIME's a block gives: its system,
-// context, template and files.
-type extras struct {
-	system   *string
-	context  *string
-	template *Located
-	files    []Located
-	turns    []Turn
-	schema   *Located
+// ownSections says whether a block has a section of Sections.
+func ownSections(b *Block) bool {
+	for _, s := range b.Sections {
+		switch s.Kind {
+		case "schema", "system", "context", "templates", "files", "user", "assistant":
+			return true
+		}
+	}
+	return false
 }
 
-// over is e with the block's own extras over it: its system, context,
+// over is e with the block's own sections over it: its system, context,
 // template and schema replace e's; its files and turns replace e's, or,
 // with add (a question's under its sheet's), come after them.
-func (e extras) over(b *Block, add bool) extras {
+func (e Sections) over(b *Block, add bool) Sections {
 	if s := b.First("schema"); s != nil {
-		e.schema = &Located{CutEnd(s.Text), s.Line}
+		e.Schema = &Located{CutEnd(s.Text), s.Line}
 	}
 	if t := turns(b); t != nil {
 		if add {
-			t = append(append([]Turn(nil), e.turns...), t...)
+			t = append(append([]Turn(nil), e.Turns...), t...)
 		}
-		e.turns = t
+		e.Turns = t
 	}
 	if s := b.First("system"); s != nil {
-		e.system = cutPtr(s.Text)
+		e.System = cutPtr(s.Text)
 	}
 	if s := b.First("context"); s != nil {
-		e.context = cutPtr(s.Text)
+		e.Context = cutPtr(s.Text)
 	}
 	if s := b.First("templates"); s != nil {
-		e.template = &Located{CutEnd(s.Text), s.Line}
+		e.Template = &Located{CutEnd(s.Text), s.Line}
 	}
 	if s := b.First("files"); s != nil {
 		if add {
-			e.files = append(append([]Located(nil), e.files...), fileLines(s)...)
+			e.Files = append(append([]Located(nil), e.Files...), fileLines(s)...)
 		} else {
-			e.files = fileLines(s)
+			e.Files = fileLines(s)
 		}
 	}
 	return e
@@ -172,7 +182,8 @@ func (c *cascade) sheet(b *Block, info *Info) {
 			}
 		}
 	}
-	c.extras = c.extras.over(b, false)
+	c.sections = c.sections.over(b, false)
+	c.shared = nil
 }
 
 // item is the question of a question block, with what the cascade gives
@@ -208,9 +219,16 @@ func (c *cascade) item(b *Block) (Item, bool) {
 		it.GroundTruth = cutPtr(a.Text)
 		it.Accepted, _ = readAccepted(a.Text)
 	}
-	x := c.extras.over(b, true)
-	it.System, it.Context, it.Template, it.Files = x.system, x.context, x.template, x.files
-	it.Turns, it.Schema = x.turns, x.schema
+	if ownSections(b) {
+		x := c.sections.over(b, true)
+		it.Sections = &x
+	} else {
+		if c.shared == nil {
+			x := c.sections
+			c.shared = &x
+		}
+		it.Sections = c.shared
+	}
 	return it, true
 }
 
