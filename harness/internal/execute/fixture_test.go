@@ -1,7 +1,6 @@
 package execute
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -20,6 +19,7 @@ import (
 	"github.com/evalmd/evalmd/harness/internal/reuse"
 	"github.com/evalmd/evalmd/harness/internal/write"
 	"github.com/evalmd/evalmd/internal/outfile"
+	"github.com/evalmd/evalmd/internal/testkit/syncbuf"
 	"github.com/evalmd/evalmd/model"
 	"github.com/evalmd/evalmd/model/builtin"
 	"github.com/evalmd/evalmd/regrade"
@@ -123,7 +123,7 @@ type bench struct {
 	dir     string
 	sheets  []string
 	models  []model.Model
-	console bytes.Buffer
+	console syncbuf.Buffer // written by the step and a batch's progress at once
 	// key seals the outputs written, so a later run reuses their answers.
 	key *outfile.Key
 	// writer, when set, replaces the output files' writer.
