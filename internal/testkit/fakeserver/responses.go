@@ -50,7 +50,34 @@ func decodeResponses(body map[string]any, c *Call) error {
 	if c.Settings, err = settings(body, "stop"); err != nil {
 		return err
 	}
-	if reasoningModel(c.Model) {
+	if err := responsesParams(body, c.Model); err != nil {
+		return err
+	}
+	mot, err := intField(body, "max_output_tokens")
+	if err != nil {
+		return err
+	}
+	c.Settings.MaxTokens = intPtr(mot)
+	c.System = stringField(body, "instructions")
+	if err := responsesInput(body, c); err != nil {
+		return err
+	}
+	if tools, ok := body["tools"].([]any); ok {
+		for j, rt := range tools {
+			t, _ := rt.(map[string]any)
+			if stringField(t, "type") != "function" || stringField(t, "name") == "" {
+				return fmt.Errorf("tools[%d]: want a function tool with a name (the Responses API's flat form)", j)
+			}
+			c.Tools = append(c.Tools, stringField(t, "name"))
+		}
+	}
+	return nil
+}
+
+// responsesParams refuses what the Responses API refuses: sampling
+// settings on a reasoning model, and chat's parameters.
+func responsesParams(body map[string]any, model string) error {
+	if reasoningModel(model) {
 		for _, k := range []string{"temperature", "top_p"} {
 			if _, ok := body[k]; ok {
 				return &APIError{http.StatusBadRequest, fmt.Sprintf("Unsupported parameter: '%s' is not supported with this model.", k)}
@@ -62,12 +89,13 @@ func decodeResponses(body map[string]any, c *Call) error {
 			return &APIError{http.StatusBadRequest, fmt.Sprintf("Unsupported parameter: '%s'. In the Responses API, this parameter has moved or does not exist.", k)}
 		}
 	}
-	mot, err := intField(body, "max_output_tokens")
-	if err != nil {
-		return err
-	}
-	c.Settings.MaxTokens = intPtr(mot)
-	c.System = stringField(body, "instructions")
+	return nil
+}
+
+// responsesInput reads the request's input (a string or items) into c's
+// messages, an assistant turn put together from consecutive reasoning,
+// function_call and assistant message items.
+func responsesInput(body map[string]any, c *Call) error {
 	store, _ := body["store"].(bool)
 	if _, set := body["store"]; !set {
 		store = true // the API's default
@@ -81,8 +109,6 @@ func decodeResponses(body map[string]any, c *Call) error {
 	default:
 		return fmt.Errorf("input: want a string or items, got %T", body["input"])
 	}
-	// The assistant turn being put together from consecutive reasoning,
-	// function_call and assistant message items.
 	var turn *Message
 	flush := func() {
 		if turn != nil {
@@ -147,15 +173,6 @@ func decodeResponses(body map[string]any, c *Call) error {
 		}
 	}
 	flush()
-	if tools, ok := body["tools"].([]any); ok {
-		for j, rt := range tools {
-			t, _ := rt.(map[string]any)
-			if stringField(t, "type") != "function" || stringField(t, "name") == "" {
-				return fmt.Errorf("tools[%d]: want a function tool with a name (the Responses API's flat form)", j)
-			}
-			c.Tools = append(c.Tools, stringField(t, "name"))
-		}
-	}
 	return nil
 }
 
